@@ -1,0 +1,77 @@
+// How a compiled or interpreted IR function runs on one warp: the contract
+// between ir (interpreter), the backends and runtime. Plain data, C layout,
+// because JIT code reads these fields at fixed offsets.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "ir/types.h"
+
+namespace gpurc::ir {
+
+enum class RunStatus : uint32_t {
+  Done = 0,      // reached return
+  Barrier = 1,   // stopped at a barrier; call again (with the same context) to resume
+  Fault = 2,     // guest fault: see WarpContext::fault_*
+};
+
+enum class FaultKind : uint32_t {
+  None = 0,
+  Trap = 1,         // trap op; fault_code = its imm
+  OutOfBounds = 2,  // memory access outside every buffer; fault_addr, fault_space
+  Watchdog = 3,     // instruction budget exhausted
+  Unsupported = 4,  // op the engine cannot run
+  Misaligned = 5,
+};
+
+// A contiguous guest range backed by host memory: the JIT's inline fast path
+// for one address space. Accesses outside it go through GuestMemory::access.
+struct MemWindow {
+  uint64_t base = 0;
+  uint64_t size = 0;     // 0 = no window
+  uint8_t* host = nullptr;
+};
+
+// Memory accesses outside the windows (and every access of the interpreter).
+// Implemented by runtime; must be thread-safe for atomics.
+struct GuestMemory {
+  enum class Kind : uint32_t { Load, Store, Atomic, AtomicCas };
+  // Performs one lane's access of `bytes` (1, 2, 4, 8) at `addr` in `space`.
+  // Load: writes the zero-extended value to *value. Store: stores *value.
+  // Atomic: op applied with operand *value, old value written back to *value.
+  // AtomicCas: compares with *compare, stores *value if equal, old -> *value.
+  // Returns false when the address is not backed (a guest fault).
+  virtual bool access(Kind kind, Space space, uint64_t addr, unsigned bytes, uint64_t* value,
+                      AtomicOp op = AtomicOp::Add, const uint64_t* compare = nullptr) = 0;
+  // Host pointer for [addr, addr+bytes) if it lies inside one buffer, else null.
+  virtual uint8_t* translate(Space space, uint64_t addr, uint64_t bytes) = 0;
+  virtual ~GuestMemory() = default;
+};
+
+struct WarpContext {
+  uint8_t* vars = nullptr;          // Function::vars_bytes(), layout from Function::var_offset
+  const uint8_t* uniforms = nullptr;// Function::uniform_bytes
+  uint8_t* frame = nullptr;         // engine scratch that persists across a barrier (Executable::frame_bytes)
+  uint32_t entry_mask = 0xffffffffu;
+  uint32_t resume = 0;              // 0 = start; set by the engine at a barrier
+  int64_t budget = 1ll << 40;       // watchdog budget in guest "cost" units (budget ops)
+  RunStatus status = RunStatus::Done;
+  FaultKind fault = FaultKind::None;
+  uint64_t fault_code = 0;
+  uint64_t fault_addr = 0;
+  uint32_t fault_space = 0;
+  uint32_t fault_lane = 0;
+  MemWindow windows[kNumSpaces];
+  GuestMemory* memory = nullptr;
+};
+
+// Something that runs one IR function on warps: the IR interpreter, a JIT tier.
+class Executable {
+ public:
+  virtual ~Executable() = default;
+  virtual size_t frame_bytes() const = 0;
+  // Runs until return, barrier or fault; sets and returns ctx.status.
+  virtual RunStatus run(WarpContext& ctx) const = 0;
+};
+
+}  // namespace gpurc::ir

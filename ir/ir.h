@@ -1,0 +1,97 @@
+// SSA IR: functions of basic blocks of instructions. Values are instruction ids.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/types.h"
+
+namespace gpurc::ir {
+
+enum class Opcode : uint16_t {
+#define OPCODE(name, text, res, args, attr, props) name,
+#include "ir/opcodes.inc"
+#undef OPCODE
+  Count
+};
+constexpr int kNumOpcodes = int(Opcode::Count);
+
+enum class AttrKind : uint8_t { None, Imm, Sign, IntPred, FloatPred, Shift, MinMax, Mem, Atomic, Reduce, Transc };
+
+// Static description of an opcode, expanded from opcodes.inc.
+struct OpInfo {
+  const char* name;       // text form
+  char result;            // result class letter
+  const char* args;       // argument letters
+  AttrKind attr;
+  bool pure, effect, terminator, uses_fflags, cross_lane;
+};
+const OpInfo& op_info(Opcode op);
+std::string_view op_name(Opcode op);
+bool parse_opcode(std::string_view s, Opcode& out);
+
+using ValueId = uint32_t;
+using BlockId = uint32_t;
+constexpr ValueId kNoValue = ~0u;
+constexpr BlockId kNoBlock = ~0u;
+
+constexpr uint8_t mem_attr(Space s, AddrClass c) { return uint8_t(uint8_t(s) | (uint8_t(c) << 4)); }
+constexpr Space mem_space(uint8_t attr) { return Space(attr & 15); }
+constexpr AddrClass mem_class(uint8_t attr) { return AddrClass(attr >> 4); }
+
+struct Inst {
+  Opcode op = Opcode::Undef;
+  Type type = Type::Void;
+  uint8_t attr = 0;            // op-specific enum (see OpInfo::attr)
+  uint32_t fflags = 0;         // float flags (ff::*) for ops with the F property
+  uint64_t imm = 0;            // constant bits, var / uniform slot, lut, trap code, cost
+  BlockId block = kNoBlock;    // owning block; kNoBlock once removed
+  bool uniform = false;        // set by the uniformity analysis: same value in every lane
+  std::vector<ValueId> args;
+};
+
+struct Block {
+  std::string name;                 // optional label (printer invents b<N> otherwise)
+  std::vector<ValueId> insts;       // phis first, terminator last
+  std::vector<BlockId> succs;       // successors named by the terminator
+  std::vector<BlockId> preds;       // filled by Function::compute_preds()
+};
+
+// A guest register (or other per-lane guest state) the translator reads and
+// writes with get_var/set_var and that lives in the warp context between runs.
+struct Var {
+  std::string name;
+  Type type = Type::I32;
+};
+
+struct Function {
+  std::string name;
+  std::vector<Inst> insts;      // indexed by ValueId
+  std::vector<Block> blocks;    // block 0 is the entry
+  std::vector<Var> vars;
+  uint32_t uniform_bytes = 0;   // size of the uniform block read by load_uniform
+
+  BlockId add_block(std::string name = {});
+  uint32_t add_var(std::string name, Type t);
+  void compute_preds();
+  const Inst& operator[](ValueId v) const { return insts[v]; }
+  Inst& operator[](ValueId v) { return insts[v]; }
+  ValueId terminator(BlockId b) const;  // kNoValue if the block has none yet
+
+  // Warp-context layout of vars: each var has 32 lanes of lane_bytes(type),
+  // 64-byte aligned so a backend can use aligned vector loads.
+  uint32_t var_offset(uint32_t var) const;
+  uint32_t vars_bytes() const;
+};
+
+// Text form (see docs/ir.md). print() output parses back to an equal function.
+std::string print(const Function& f);
+std::string print_inst(const Function& f, ValueId v);
+// Parses the text form; on failure returns false and sets error ("line N: ...").
+bool parse(std::string_view text, Function& out, std::string& error);
+// Checks types, arities, SSA dominance, terminators and phi arity; returns the
+// first problem found or an empty string.
+std::string verify(const Function& f);
+
+}  // namespace gpurc::ir

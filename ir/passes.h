@@ -1,0 +1,41 @@
+// IR passes and the standard pipeline.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace gpurc::ir {
+
+struct PassOptions {
+  bool ssa = true;          // get_var/set_var -> SSA values, load_var/store_var at entry/exits
+  bool const_fold = true;
+  bool cse = true;
+  bool dce = true;
+  bool uniformity = true;   // mark uniform values (Inst::uniform); required by divergence lowering
+  bool divergence = true;   // divergent branches -> masked straight-line code + uniform branches
+  bool loop_budget = true;  // a budget op in every loop header
+  bool verify_each = false; // run verify() after every pass (tests, debug builds)
+};
+
+// Runs the pipeline in its fixed order. Returns "" or the first error (a
+// verifier failure names the pass). When `dumps` is given, appends
+// (pass name, function text after the pass) for `gpurc ir`.
+std::string run_pipeline(Function& f, const PassOptions& opt,
+                         std::vector<std::pair<std::string, std::string>>* dumps = nullptr);
+
+// Single passes (each keeps the function verified).
+void demote_cross_block_values(Function& f);  // values used outside their block and phis -> vars
+void analyze_uniformity(Function& f);
+void lower_divergence(Function& f);
+void construct_ssa(Function& f);
+void const_fold(Function& f);
+void cse(Function& f);
+void dce(Function& f);
+void insert_loop_budget(Function& f);
+
+// After lowering: true if no branch condition can differ between lanes.
+bool is_lowered(const Function& f);
+
+}  // namespace gpurc::ir

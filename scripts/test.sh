@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The whole test suite: an optimised build and an ASan+UBSan build, each run
+# through ctest. Slow fuzz and benchmark runs are not part of it.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/setup.sh"
+"$root/scripts/build.sh" "$root/build/release" -DCMAKE_BUILD_TYPE=Release
+(cd "$root/build/release" && ctest --output-on-failure -j2)
+"$root/scripts/build.sh" "$root/build/asan" -DCMAKE_BUILD_TYPE=Debug -DGPURC_SANITIZE=ON
+(cd "$root/build/asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 GPURC_TEST_LIGHT=1 ctest --output-on-failure -j2)
