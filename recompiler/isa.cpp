@@ -1,0 +1,17 @@
+#include "recompiler/isa.h"
+
+namespace gpurc {
+
+const std::vector<const IsaSupport*>& all_isas() {
+  static const std::vector<const IsaSupport*> isas = {&pica200_support(), &tesla_support(), &g13_support(),
+                                                       &bifrost_support()};
+  return isas;
+}
+
+const IsaSupport* find_isa(const std::string& name) {
+  for (auto* i : all_isas())
+    if (i->name() == name) return i;
+  return nullptr;
+}
+
+}  // namespace gpurc
