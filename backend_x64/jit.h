@@ -1,5 +1,6 @@
 // The x86-64 JIT: lowered IR -> AVX-512 or AVX2 host code.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -22,6 +23,7 @@ class CompiledFunction : public ir::Executable {
  public:
   virtual std::string disassemble() const = 0;   // Zydis, Intel syntax, one instruction per line
   virtual size_t code_bytes() const = 0;
+  virtual const uint8_t* code() const = 0;       // start of the executable code (code_bytes() long)
 };
 
 // Compiles a function that passed the pipeline (is_lowered). On failure

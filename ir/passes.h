@@ -1,5 +1,6 @@
 // IR passes and the standard pipeline.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,5 +38,12 @@ void insert_loop_budget(Function& f);
 
 // After lowering: true if no branch condition can differ between lanes.
 bool is_lowered(const Function& f);
+
+// The uniformity analysis without writing Inst::uniform: 1 per uniform value
+// (indexed by ValueId). Terminators: 1 when the branch is uniform.
+std::vector<uint8_t> compute_uniformity(const Function& f);
+// construct_ssa with only vars [0, persistent_vars) treated as guest state:
+// the others (created by the passes) read undef at entry and are not stored.
+void construct_ssa(Function& f, uint32_t persistent_vars);
 
 }  // namespace gpurc::ir

@@ -1,25 +1,39 @@
+// Apple G13 in the CLI and public API: raw code bytes <-> applegpu syntax.
+#include "frontend/g13/g13.h"
 #include "recompiler/isa.h"
 
 namespace gpurc {
 namespace {
-// The g13 frontend is not wired into the CLI yet: every call reports that.
-class Unavailable final : public IsaSupport {
+class G13Support final : public IsaSupport {
  public:
   std::string name() const override { return "g13"; }
   std::vector<std::string> variants() const override { return {"default"}; }
   unsigned hex_unit_bytes() const override { return 1; }
-  bool disassemble(const std::vector<uint8_t>&, const DisasmOptions&, std::string&, std::string& err) const override {
-    err = "g13: the disassembler is not implemented yet";
-    return false;
+  bool disassemble(const std::vector<uint8_t>& code, const DisasmOptions& opt, std::string& out,
+                   std::string& err) const override {
+    if (!opt.variant.empty() && opt.variant != "default") {
+      err = "g13: unknown variant '" + opt.variant + "' (only 'default')";
+      return false;
+    }
+    fe::Diagnostic d;
+    if (!g13::disassemble_buffer(code.data(), code.size(), opt.raw, out, d)) {
+      err = d.message;
+      return false;
+    }
+    return true;
   }
-  bool assemble(const std::string&, const std::string&, std::vector<uint8_t>&, std::string& err) const override {
-    err = "g13: the assembler is not implemented yet";
-    return false;
+  bool assemble(const std::string& text, const std::string& variant, std::vector<uint8_t>& out,
+                std::string& err) const override {
+    if (!variant.empty() && variant != "default") {
+      err = "g13: unknown variant '" + variant + "' (only 'default')";
+      return false;
+    }
+    return g13::assemble(text, out, err);
   }
 };
 }  // namespace
 const IsaSupport& g13_support() {
-  static Unavailable s;
+  static G13Support s;
   return s;
 }
 }  // namespace gpurc

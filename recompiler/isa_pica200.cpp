@@ -1,25 +1,65 @@
+// The pica200 ISA for the CLI and public API: .shbin or raw words in,
+// picasso-syntax text out; picasso text in, .shbin bytes out.
+#include "frontend/pica200/assembler.h"
+#include "frontend/pica200/disasm.h"
+#include "frontend/pica200/shbin.h"
 #include "recompiler/isa.h"
 
 namespace gpurc {
 namespace {
-// The pica200 frontend is not wired into the CLI yet: every call reports that.
-class Unavailable final : public IsaSupport {
+
+class Pica200Support final : public IsaSupport {
  public:
   std::string name() const override { return "pica200"; }
   std::vector<std::string> variants() const override { return {"default"}; }
   unsigned hex_unit_bytes() const override { return 4; }
-  bool disassemble(const std::vector<uint8_t>&, const DisasmOptions&, std::string&, std::string& err) const override {
-    err = "pica200: the disassembler is not implemented yet";
-    return false;
+
+  bool disassemble(const std::vector<uint8_t>& code, const DisasmOptions& opt, std::string& out,
+                   std::string& err) const override {
+    if (!opt.variant.empty() && opt.variant != "default") {
+      err = "pica200: unknown variant '" + opt.variant + "'";
+      return false;
+    }
+    pica::ListingOptions lo;
+    lo.raw = opt.raw;
+    if (pica::is_shbin(code.data(), code.size())) {
+      pica::Shbin s;
+      if (!pica::parse_shbin(code.data(), code.size(), s, err)) return false;
+      return pica::disasm_shbin(s, lo, out, err);
+    }
+    if (code.size() % 4) {
+      err = "pica200: raw code must be a whole number of 32-bit words (got " + std::to_string(code.size()) + " bytes)";
+      return false;
+    }
+    std::vector<uint32_t> words(code.size() / 4);
+    for (size_t i = 0; i < words.size(); ++i)
+      words[i] = uint32_t(code[4 * i]) | uint32_t(code[4 * i + 1]) << 8 | uint32_t(code[4 * i + 2]) << 16 |
+                 uint32_t(code[4 * i + 3]) << 24;
+    // Raw words carry no descriptor table: descriptors print as desc[N].
+    return pica::disasm_words(words, nullptr, lo, out, err);
   }
-  bool assemble(const std::string&, const std::string&, std::vector<uint8_t>&, std::string& err) const override {
-    err = "pica200: the assembler is not implemented yet";
-    return false;
+
+  bool assemble(const std::string& text, const std::string& variant, std::vector<uint8_t>& out,
+                std::string& err) const override {
+    if (!variant.empty() && variant != "default") {
+      err = "pica200: unknown variant '" + variant + "'";
+      return false;
+    }
+    pica::Shbin s;
+    if (!pica::assemble(text, s, err)) {
+      err = "pica200: " + err;
+      return false;
+    }
+    out = pica::write_shbin(s);
+    return true;
   }
 };
+
 }  // namespace
+
 const IsaSupport& pica200_support() {
-  static Unavailable s;
+  static Pica200Support s;
   return s;
 }
+
 }  // namespace gpurc

@@ -1,1 +1,5 @@
-int main() { return 0; }
+#include <iostream>
+
+#include "recompiler/cli.h"
+
+int main(int argc, char** argv) { return gpurc::run_cli(argc, argv, std::cout, std::cerr); }

@@ -1,0 +1,533 @@
+#include "backend_x64/emitter.h"
+
+#include <cstddef>
+
+#include "ir/abi.h"
+
+namespace gpurc::x64 {
+
+using namespace ir;
+using namespace Xbyak;
+
+namespace {
+constexpr int kWarpLaneBytes4 = kWarpLanes * 4;  // one 4-byte-per-lane array
+#define CTX(field) (rbx + int(offsetof(WarpContext, field)))
+}  // namespace
+
+Emitter::Emitter(const Function& f, Tier tier, size_t max_code)
+    : CodeGenerator(max_code, DontSetProtectRWE), f_(f), tier_(tier) {
+  z_ = tier == Tier::Avx512;
+  lanes_ = z_ ? 16 : 8;
+  vbytes_ = lanes_ * 4;
+  nregs_ = z_ ? 32 : 16;
+  plan_ = make_plan(f);
+  vals_.assign(f.insts.size(), ValState{});
+  slot_.assign(f.insts.size(), -1);
+  stage_slot_.assign(f.insts.size(), -1);
+  block_label_.resize(f.blocks.size());
+}
+
+Xmm Emitter::V(int idx) const {
+  if (z_) return Zmm(idx);
+  return Ymm(idx);
+}
+
+// ---------------------------------------------------------------- frame
+
+uint32_t Emitter::slot(ValueId v) {
+  if (slot_[v] < 0) {
+    slot_[v] = frame_bytes_;
+    frame_bytes_ += (lane_bytes(f_.insts[v].type) * kWarpLanes + 63) & ~63u;
+  }
+  return uint32_t(slot_[v]);
+}
+
+uint32_t Emitter::stage_slot(ValueId phi) {
+  if (stage_slot_[phi] < 0) {
+    stage_slot_[phi] = frame_bytes_;
+    frame_bytes_ += (lane_bytes(f_.insts[phi].type) * kWarpLanes + 63) & ~63u;
+  }
+  return uint32_t(stage_slot_[phi]);
+}
+
+Address Emitter::strip_mem(ValueId v, int half) {
+  uint32_t s = slot(v);
+  if (wide(v)) return ptr[r12 + r14 * 2 + int(s + half * vbytes_)];
+  return ptr[r12 + r14 + int(s)];
+}
+
+Address Emitter::var_mem(uint32_t var, int half) {
+  uint32_t off = f_.var_offset(var);
+  if (lane_bytes(f_.vars[var].type) == 8) return ptr[r13 + r14 * 2 + int(off + half * vbytes_)];
+  return ptr[r13 + r14 + int(off)];
+}
+
+// ---------------------------------------------------------------- register cache
+
+int Emitter::alloc_reg() {
+  int victim = -1;
+  for (int r = kFirstCacheReg; r < nregs_; ++r) {
+    if (regs_[r].locked) continue;
+    if (regs_[r].v == kNoValue) {
+      victim = r;
+      break;
+    }
+    if (victim < 0 || regs_[r].stamp < regs_[victim].stamp) victim = r;
+  }
+  if (victim < 0) throw CompileError("x64 jit: out of vector registers (too many operands locked)");
+  if (regs_[victim].v != kNoValue) spill(victim);
+  regs_[victim].locked = true;
+  regs_[victim].stamp = ++clock_;
+  return victim;
+}
+
+void Emitter::spill(int r) {
+  ValueId v = regs_[r].v;
+  if (!vals_[v].in_frame) {
+    vstore(strip_mem(v), r);
+    vals_[v].in_frame = true;
+  }
+  vals_[v].reg = -1;
+  regs_[r] = RegState{};
+}
+
+int Emitter::use(ValueId v) {
+  if (wide(v)) throw CompileError("x64 jit: internal: 64-bit value used from a register");
+  int r = vals_[v].reg;
+  if (r >= 0) {
+    regs_[r].locked = true;
+    regs_[r].stamp = ++clock_;
+    return r;
+  }
+  r = alloc_reg();
+  vload(r, strip_mem(v));
+  regs_[r].v = v;
+  vals_[v].reg = int8_t(r);
+  vals_[v].in_frame = true;
+  return r;
+}
+
+int Emitter::def(ValueId v) {
+  int r = alloc_reg();
+  regs_[r].v = v;
+  vals_[v].reg = int8_t(r);
+  vals_[v].in_frame = false;
+  return r;
+}
+
+void Emitter::end_op(ValueId v) {
+  for (int r = 0; r < nregs_; ++r) regs_[r].locked = false;
+  int r = vals_[v].reg;
+  if (r >= 0 && plan_.escapes[v] && !vals_[v].in_frame) {
+    vstore(strip_mem(v), r);
+    vals_[v].in_frame = true;
+  }
+  int32_t pos = plan_.position[v];
+  auto release = [&](ValueId a) {
+    int ar = vals_[a].reg;
+    if (ar < 0) return;
+    vals_[a].reg = -1;
+    regs_[ar] = RegState{};
+  };
+  for (ValueId a : f_.insts[v].args)
+    if (plan_.segment_of[a] == plan_.segment_of[v] && plan_.last_use[a] == pos) release(a);
+  if (r >= 0 && plan_.last_use[v] < 0) release(v);  // never read in this segment
+}
+
+void Emitter::reset_cache() {
+  for (int r = 0; r < nregs_; ++r) {
+    if (regs_[r].v != kNoValue) vals_[regs_[r].v].reg = -1;
+    regs_[r] = RegState{};
+  }
+}
+
+void Emitter::spill_live_for_call(ValueId at) {
+  int32_t pos = plan_.position[at];
+  for (int r = 0; r < nregs_; ++r) {
+    ValueId u = regs_[r].v;
+    if (u == kNoValue) continue;
+    if (!vals_[u].in_frame && (plan_.escapes[u] || plan_.last_use[u] >= pos)) {
+      vstore(strip_mem(u), r);
+      vals_[u].in_frame = true;
+    }
+  }
+  reset_cache();
+}
+
+// ---------------------------------------------------------------- tier helpers
+
+void Emitter::vmov(int d, int s) {
+  if (d == s) return;
+  if (z_) vmovdqa32(V(d), V(s));
+  else vmovdqa(V(d), V(s));
+}
+void Emitter::vload(int d, const Address& a) {
+  if (z_) vmovdqu32(V(d), a);
+  else vmovdqu(V(d), a);
+}
+void Emitter::vstore(const Address& a, int s) {
+  if (z_) vmovdqu32(a, V(s));
+  else vmovdqu(a, V(s));
+}
+void Emitter::vand(int d, int a, int b) {
+  if (z_) vpandd(V(d), V(a), V(b));
+  else vpand(V(d), V(a), V(b));
+}
+void Emitter::vor(int d, int a, int b) {
+  if (z_) vpord(V(d), V(a), V(b));
+  else vpor(V(d), V(a), V(b));
+}
+void Emitter::vxor(int d, int a, int b) {
+  if (z_) vpxord(V(d), V(a), V(b));
+  else vpxor(V(d), V(a), V(b));
+}
+void Emitter::vandn(int d, int a, int b) {
+  if (z_) vpandnd(V(d), V(a), V(b));
+  else vpandn(V(d), V(a), V(b));
+}
+
+Address Emitter::const_mem(uint32_t bits) { return dword[rip + const32_[bits]]; }
+Address Emitter::const_vec(uint32_t bits) { return ptr[rip + constvec_[bits]]; }
+
+void Emitter::bcast_const(int d, uint32_t bits) {
+  if (bits == 0) {
+    vxor(d, d, d);
+    return;
+  }
+  vpbroadcastd(V(d), const_mem(bits));
+}
+
+void Emitter::bcast_gpr(int d, const Reg32& r) {
+  if (z_) {
+    vpbroadcastd(V(d), r);
+  } else {
+    vmovd(Xmm(d), r);
+    vpbroadcastd(V(d), Xmm(d));
+  }
+}
+
+void Emitter::mask_to_width(int d, ir::Type t) {
+  unsigned w = bit_width(t);
+  if (w >= 32) return;
+  uint32_t m = uint32_t(type_mask(t));
+  if (z_) vpandd(V(d), V(d), ptr_b[rip + const32_[m]]);
+  else vpand(V(d), V(d), const_vec(m));
+}
+
+void Emitter::sext_to32(int d, int s, ir::Type t) {
+  unsigned w = bit_width(t);
+  if (w >= 32) {
+    vmov(d, s);
+    return;
+  }
+  vpslld(V(d), V(s), uint8_t(32 - w));
+  vpsrad(V(d), V(d), uint8_t(32 - w));
+}
+
+void Emitter::bool_from_cmp_avx2(int d, bool invert) {
+  vpsrld(V(d), V(d), 31);
+  if (invert) vpxor(V(d), V(d), const_vec(1));
+}
+
+void Emitter::bool_from_k(int d, int k) {
+  vpbroadcastd(V(d) | Opmask(k) | T_z, const_mem(1));
+}
+
+void Emitter::select_bits(int d, int c, int t, int f) {
+  if (z_) {
+    vptestmd(k1, V(c), V(c));
+    vpblendmd(V(d) | k1, V(f), V(t));
+  } else {
+    vpslld(V(0), V(c), 31);
+    vblendvps(V(d), V(f), V(t), V(0));
+  }
+}
+
+void Emitter::blend_mask(int d, int m, int t) {
+  if (z_) {
+    vpmovd2m(k1, V(m));
+    vpblendmd(V(d) | k1, V(d), V(t));
+  } else {
+    vblendvps(V(d), V(d), V(t), V(m));
+  }
+}
+
+// ---------------------------------------------------------------- structure
+
+void Emitter::call_abs(const void* fn) {
+  mov(rax, reinterpret_cast<uint64_t>(fn));
+  vzeroupper();
+  call(rax);
+}
+
+void Emitter::emit_fault_return(FaultKind kind, uint64_t code, uint64_t addr, uint32_t space, int lane) {
+  mov(dword[CTX(fault)], uint32_t(kind));
+  mov(rax, code);
+  mov(qword[CTX(fault_code)], rax);
+  mov(rax, addr);
+  mov(qword[CTX(fault_addr)], rax);
+  mov(dword[CTX(fault_space)], space);
+  if (lane < 0) {
+    mov(eax, dword[CTX(entry_mask)]);
+    bsf(eax, eax);  // entry_mask is nonzero here (an empty warp returns at entry)
+    mov(dword[CTX(fault_lane)], eax);
+  } else {
+    mov(dword[CTX(fault_lane)], uint32_t(lane));
+  }
+  mov(dword[CTX(resume)], 0);
+  mov(eax, uint32_t(RunStatus::Fault));
+  jmp(epilogue_, T_NEAR);
+}
+
+void Emitter::emit_prologue() {
+  push(rbp);
+  mov(rbp, rsp);
+  push(rbx);
+  push(r12);
+  push(r13);
+  push(r14);
+  push(r15);
+  sub(rsp, 24);  // keeps rsp 16-byte aligned at helper calls; [rsp] is MXCSR scratch
+  mov(rbx, rdi);
+  mov(r12, qword[CTX(frame)]);
+  mov(r13, qword[CTX(vars)]);
+  mov(r15, qword[CTX(uniforms)]);
+  mov(dword[CTX(fault)], uint32_t(FaultKind::None));
+  // Resume after a barrier: ctx.resume names the block to continue at.
+  mov(eax, dword[CTX(resume)]);
+  mov(dword[CTX(resume)], 0);
+  for (BlockId b = 0; b < f_.blocks.size(); ++b) {
+    ValueId t = f_.terminator(b);
+    if (t == kNoValue || f_.insts[t].op != Opcode::Barrier) continue;
+    BlockId to = f_.blocks[b].succs.at(0);
+    cmp(eax, to);
+    je(block_label_[to], T_NEAR);
+  }
+  // A warp without launched lanes has nothing to run (as the interpreter).
+  cmp(dword[CTX(entry_mask)], 0);
+  jne(block_label_[0], T_NEAR);
+  mov(eax, uint32_t(RunStatus::Done));
+  jmp(epilogue_, T_NEAR);
+}
+
+void Emitter::emit_function() {
+  emit_prologue();
+  for (BlockId b = 0; b < f_.blocks.size(); ++b) emit_block(b);
+
+  L(fault_return_);  // eax already holds the status
+  L(epilogue_);
+  mov(dword[CTX(status)], eax);
+  vzeroupper();
+  add(rsp, 24);
+  pop(r15);
+  pop(r14);
+  pop(r13);
+  pop(r12);
+  pop(rbx);
+  pop(rbp);
+  ret();
+
+  // Constant pool.
+  align(64);
+  L(iota_);
+  for (int i = 0; i < 16; ++i) dd(uint32_t(i));
+  for (auto& [bits, label] : constvec_) {
+    L(label);
+    for (int i = 0; i < vbytes_ / 4; ++i) dd(bits);
+  }
+  for (auto& [bits, label] : const32_) {
+    L(label);
+    dd(bits);
+  }
+}
+
+void Emitter::emit_block(BlockId b) {
+  L(block_label_[b]);
+  if (f_.terminator(b) == kNoValue) throw CompileError("x64 jit: block " + std::to_string(b) + " has no terminator");
+  for (uint32_t si : plan_.block_segments[b]) {
+    const Segment& s = plan_.segments[si];
+    if (s.strip) emit_strip_segment(s);
+    else emit_warp_op(s.ops[0]);
+  }
+  emit_terminator(b);
+}
+
+void Emitter::emit_strip_segment(const Segment& s) {
+  Label loop;
+  xor_(r14d, r14d);
+  L(loop);
+  reset_cache();
+  for (ValueId v : s.ops) {
+    lower_strip_op(v);
+    end_op(v);
+  }
+  reset_cache();
+  add(r14d, vbytes_);
+  cmp(r14d, kWarpLaneBytes4);
+  jb(loop, T_NEAR);
+}
+
+void Emitter::lower_strip_op(ValueId v) {
+  if (!lower_native(v)) lower_helper(v);
+}
+
+void Emitter::lower_helper(ValueId v) {
+  const Inst& in = f_.insts[v];
+  if (in.args.size() > size_t(rt::kMaxArgs))
+    throw CompileError("x64 jit: " + std::string(op_name(in.op)) + " has too many operands");
+  spill_live_for_call(v);
+  auto d = std::make_unique<rt::EvalOp>();
+  d->op = lane_op(f_, v);
+  d->nargs = uint32_t(in.args.size());
+  for (size_t i = 0; i < in.args.size(); ++i) {
+    d->arg_slot[i] = slot(in.args[i]);
+    d->arg_bytes[i] = uint8_t(lane_bytes(f_.insts[in.args[i]].type));
+  }
+  d->res_slot = slot(v);
+  d->res_bytes = uint8_t(lane_bytes(in.type));
+  d->lanes = uint32_t(lanes_);
+  mov(rdi, reinterpret_cast<uint64_t>(d.get()));
+  mov(rsi, r12);
+  mov(edx, r14d);
+  shr(edx, 2);
+  call_abs(reinterpret_cast<const void*>(&rt::eval_strip));
+  eval_ops.push_back(std::move(d));
+  vals_[v].in_frame = true;
+}
+
+void Emitter::emit_warp_op(ValueId v) {
+  const Inst& in = f_.insts[v];
+  if (in.op == Opcode::Budget) {
+    Label ok;
+    mov(rax, in.imm);
+    sub(qword[CTX(budget)], rax);
+    jge(ok, T_NEAR);
+    emit_fault_return(FaultKind::Watchdog, v);
+    L(ok);
+    return;
+  }
+  if (in.args.size() > size_t(rt::kMaxArgs))
+    throw CompileError("x64 jit: " + std::string(op_name(in.op)) + " has too many operands");
+  auto d = std::make_unique<rt::WarpOp>();
+  d->op = in.op;
+  d->type = in.type;
+  d->attr = in.attr;
+  d->fflags = in.fflags;
+  d->imm = in.imm;
+  d->nargs = uint32_t(in.args.size());
+  for (size_t i = 0; i < in.args.size(); ++i) {
+    d->arg_slot[i] = slot(in.args[i]);
+    d->arg_type[i] = f_.insts[in.args[i]].type;
+  }
+  d->res_slot = in.type == ir::Type::Void ? 0 : slot(v);
+  d->value = v;
+  mov(rdi, reinterpret_cast<uint64_t>(d.get()));
+  mov(rsi, rbx);
+  call_abs(reinterpret_cast<const void*>(&rt::run_warp_op));
+  test(eax, eax);
+  jnz(fault_return_, T_NEAR);
+  warp_ops.push_back(std::move(d));
+  vals_[v].in_frame = true;
+}
+
+void Emitter::copy_warp(uint32_t dst, uint32_t src, unsigned bytes) {
+  for (unsigned off = 0; off < bytes; off += unsigned(vbytes_)) {
+    vload(0, ptr[r12 + int(src + off)]);
+    vstore(ptr[r12 + int(dst + off)], 0);
+  }
+}
+
+void Emitter::emit_edge(BlockId from, size_t succ_index) {
+  const Block& fb = f_.blocks[from];
+  BlockId to = fb.succs[succ_index];
+  size_t occurrence = 0;
+  for (size_t i = 0; i < succ_index; ++i)
+    if (fb.succs[i] == to) ++occurrence;
+  const auto& preds = plan_.preds[to];
+  size_t idx = preds.size();
+  for (size_t i = 0, seen = 0; i < preds.size(); ++i)
+    if (preds[i] == from && seen++ == occurrence) {
+      idx = i;
+      break;
+    }
+  std::vector<std::pair<ValueId, ValueId>> copies;  // (phi, incoming)
+  bool reads_phi = false;
+  for (ValueId p : f_.blocks[to].insts) {
+    const Inst& pi = f_.insts[p];
+    if (pi.op != Opcode::Phi) break;
+    if (idx >= pi.args.size()) throw CompileError("x64 jit: phi %" + std::to_string(p) + " lacks an operand for its predecessor");
+    ValueId a = pi.args[idx];
+    if (a == p || f_.insts[a].op == Opcode::Undef) continue;
+    if (f_.insts[a].op == Opcode::Phi && f_.insts[a].block == to) reads_phi = true;
+    copies.emplace_back(p, a);
+  }
+  // Phis of one block are a parallel copy: stage them when one reads another.
+  for (auto& [p, a] : copies) {
+    unsigned bytes = lane_bytes(f_.insts[p].type) * kWarpLanes;
+    copy_warp(reads_phi ? stage_slot(p) : slot(p), slot(a), bytes);
+  }
+  if (reads_phi)
+    for (auto& [p, a] : copies) copy_warp(slot(p), stage_slot(p), lane_bytes(f_.insts[p].type) * kWarpLanes);
+}
+
+void Emitter::emit_terminator(BlockId b) {
+  ValueId t = f_.terminator(b);
+  const Inst& in = f_.insts[t];
+  const Block& bl = f_.blocks[b];
+  auto need_succs = [&](size_t n) {
+    if (bl.succs.size() < n) throw CompileError("x64 jit: block " + std::to_string(b) + " lacks successors");
+  };
+  switch (in.op) {
+    case Opcode::Br:
+      need_succs(1);
+      emit_edge(b, 0);
+      jmp(block_label_[bl.succs[0]], T_NEAR);
+      break;
+    case Opcode::CondBr: {
+      need_succs(2);
+      Label other;
+      cmp(dword[r12 + int(slot(in.args[0]))], 0);  // uniform: lane 0 decides
+      je(other, T_NEAR);
+      emit_edge(b, 0);
+      jmp(block_label_[bl.succs[0]], T_NEAR);
+      L(other);
+      emit_edge(b, 1);
+      jmp(block_label_[bl.succs[1]], T_NEAR);
+      break;
+    }
+    case Opcode::Switch: {
+      need_succs(1);
+      mov(ecx, dword[r12 + int(slot(in.args[0]))]);
+      for (size_t i = 0; i + 1 < bl.succs.size(); ++i) {
+        Label next;
+        cmp(ecx, uint32_t(i));
+        jne(next, T_NEAR);
+        emit_edge(b, i);
+        jmp(block_label_[bl.succs[i]], T_NEAR);
+        L(next);
+      }
+      emit_edge(b, bl.succs.size() - 1);
+      jmp(block_label_[bl.succs.back()], T_NEAR);
+      break;
+    }
+    case Opcode::Barrier:
+      need_succs(1);
+      emit_edge(b, 0);
+      mov(dword[CTX(resume)], bl.succs[0]);
+      mov(eax, uint32_t(RunStatus::Barrier));
+      jmp(epilogue_, T_NEAR);
+      break;
+    case Opcode::Return:
+      mov(dword[CTX(resume)], 0);
+      mov(eax, uint32_t(RunStatus::Done));
+      jmp(epilogue_, T_NEAR);
+      break;
+    case Opcode::Unreachable:
+      emit_fault_return(FaultKind::Unsupported, t, 0, 0, -1);
+      break;
+    default:
+      throw CompileError("x64 jit: unknown terminator " + std::string(op_name(in.op)));
+  }
+}
+
+}  // namespace gpurc::x64

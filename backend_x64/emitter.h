@@ -1,0 +1,131 @@
+// The x86-64 emitter shared by both tiers: frame layout, strip loops, the
+// vector register cache, control flow, helper calls. Instruction selection
+// for individual ops lives in lower_*.cpp (member functions of this class).
+#pragma once
+#include <xbyak/xbyak.h>
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backend_x64/helpers.h"
+#include "backend_x64/jit.h"
+#include "backend_x64/plan.h"
+#include "ir/ir.h"
+
+namespace gpurc::x64 {
+
+struct CompileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Emitter : public Xbyak::CodeGenerator {
+ public:
+  Emitter(const ir::Function& f, Tier tier, size_t max_code);
+  void emit_function();
+  uint32_t frame_bytes() const { return frame_bytes_; }
+  // Descriptors referenced by the code; the compiled function keeps them alive.
+  std::vector<std::unique_ptr<rt::EvalOp>> eval_ops;
+  std::vector<std::unique_ptr<rt::WarpOp>> warp_ops;
+
+ private:
+  // ---- registers of the generated code
+  // rbx = WarpContext*, r12 = frame, r13 = vars, r14 = byte offset of the
+  // strip's first lane in a 4-byte-per-lane array, r15 = uniforms.
+  // Vector registers 0..3 are scratch; 4 and 5 hold Avx2 lane masks (Avx512 uses k2, k3).
+  static constexpr int kFirstCacheReg = 6;
+  static constexpr int kM0 = 0, kM1 = 1;  // mask ids for the f* helpers below
+  Xbyak::Xmm V(int idx) const;              // zmm (Avx512) or ymm (Avx2)
+
+  // ---- frame
+  uint32_t slot(ir::ValueId v);
+  uint32_t stage_slot(ir::ValueId phi);
+  Xbyak::Address strip_mem(ir::ValueId v, int half = 0);
+  Xbyak::Address var_mem(uint32_t var, int half = 0);
+  bool wide(ir::ValueId v) const { return ir::lane_bytes(f_.insts[v].type) == 8; }
+
+  // ---- register cache (valid within one strip segment)
+  int use(ir::ValueId v);        // register holding v (loaded if needed), locked until end_op
+  int def(ir::ValueId v);        // fresh register for v's result, locked until end_op
+  int alloc_reg();
+  void spill(int reg);
+  void end_op(ir::ValueId v);
+  void reset_cache();
+  void spill_live_for_call(ir::ValueId at);  // helper calls clobber every vector register
+
+  // ---- structure
+  void emit_prologue();
+  void emit_block(ir::BlockId b);
+  void emit_strip_segment(const Segment& s);
+  void emit_warp_op(ir::ValueId v);
+  void emit_terminator(ir::BlockId b);
+  void emit_edge(ir::BlockId from, size_t succ_index);
+  void copy_warp(uint32_t dst_off, uint32_t src_off, unsigned bytes);
+  // lane < 0: the first launched lane
+  void emit_fault_return(ir::FaultKind kind, uint64_t code, uint64_t addr = 0, uint32_t space = 0, int lane = 0);
+  void call_abs(const void* fn);
+
+  // ---- per-op lowering
+  void lower_strip_op(ir::ValueId v);
+  void lower_helper(ir::ValueId v);     // eval_lane per lane of the strip
+  bool lower_native(ir::ValueId v);     // false: no native lowering for this op/type
+  bool lower_int(ir::ValueId v);
+  bool lower_float(ir::ValueId v);
+  bool lower_wide(ir::ValueId v);
+
+  // ---- instruction helpers that differ per tier
+  void vmov(int d, int s);
+  void vload(int d, const Xbyak::Address& a);
+  void vstore(const Xbyak::Address& a, int s);
+  void vand(int d, int a, int b);
+  void vor(int d, int a, int b);
+  void vxor(int d, int a, int b);
+  void vandn(int d, int a, int b);           // ~a & b
+  void bcast_const(int d, uint32_t bits);    // all lanes = bits
+  void bcast_gpr(int d, const Xbyak::Reg32& r);
+  void mask_to_width(int d, ir::Type t);     // zero bits above the type's width
+  void sext_to32(int d, int s, ir::Type t);  // sign-extend a narrow value to 32 bits
+  void bool_from_cmp_avx2(int d, bool invert);  // d holds an all-ones/zero mask -> 0/1
+  void bool_from_k(int d, int k);            // Avx512: k mask -> 0/1
+  void select_bits(int d, int cond_bool, int if_true, int if_false);
+  void blend_mask(int d, int mask_reg, int if_true);  // d = lane mask (all ones) ? if_true : d
+  // Float helpers (lower_float.cpp). A mask id names k2/k3 (Avx512) or
+  // vector 4/5 (Avx2).
+  void fnan_mask(int m, int x);                 // m = lanes where x is NaN
+  void fblend(int d, int m, int src);           // d = m ? src : d
+  void fblend_const(int d, int m, uint32_t bits);
+  void flush_subnormal(int x);                  // subnormal -> signed zero (uses scratch 0, 1)
+  void float_finish(ir::ValueId v, int d, const int* nan_args, int n);  // NaN rule, FtzOut, Sat
+  void round_begin(ir::Round m);                // Avx2: install the MXCSR rounding mode
+  void round_end(ir::Round m);
+  void mxcsr_begin(ir::Round m);               // both tiers: MXCSR save, set rounding
+  void mxcsr_end(ir::Round m);                 // restore the saved MXCSR
+  Xbyak::Xmm rop(int r, ir::Round m) const;     // Avx512: register operand with embedded rounding
+  Xbyak::Address const_mem(uint32_t bits);   // a 4-byte constant in the pool
+  Xbyak::Address const_vec(uint32_t bits);   // a vector-width constant in the pool
+
+  const ir::Function& f_;
+  Tier tier_;
+  bool z_;          // Avx512
+  int lanes_;       // lanes per strip
+  int vbytes_;      // bytes of a vector register
+  int nregs_;       // vector registers available
+  Plan plan_;
+
+  struct ValState { int8_t reg = -1; bool in_frame = false; };
+  struct RegState { ir::ValueId v = ir::kNoValue; uint32_t stamp = 0; bool locked = false; };
+  std::vector<ValState> vals_;
+  RegState regs_[32];
+  uint32_t clock_ = 0;
+
+  std::vector<int64_t> slot_, stage_slot_;
+  uint32_t frame_bytes_ = 0;
+
+  std::map<uint32_t, Xbyak::Label> const32_, constvec_;
+  Xbyak::Label iota_, epilogue_, fault_return_;
+  std::vector<Xbyak::Label> block_label_;
+};
+
+}  // namespace gpurc::x64

@@ -1,0 +1,56 @@
+#include "backend_x64/exec_memory.h"
+
+#include <asmjit/core.h>
+
+#include <cstring>
+#include <mutex>
+
+namespace gpurc::x64 {
+
+namespace {
+// One allocator for the process; JitAllocator itself is not thread-safe.
+asmjit::JitAllocator::CreateParams dual_mapping_params() {
+  asmjit::JitAllocator::CreateParams p{};
+  p.options = asmjit::JitAllocatorOptions::kUseDualMapping;
+  return p;
+}
+struct SharedAllocator {
+  std::mutex lock;
+  asmjit::JitAllocator::CreateParams params = dual_mapping_params();
+  asmjit::JitAllocator allocator{&params};
+};
+SharedAllocator& shared() {
+  static SharedAllocator* s = new SharedAllocator();  // never destroyed: code may outlive statics
+  return *s;
+}
+}  // namespace
+
+ExecMemory::~ExecMemory() {
+  if (rx_) {
+    auto& s = shared();
+    std::lock_guard<std::mutex> g(s.lock);
+    s.allocator.release(rx_);
+  }
+}
+
+bool ExecMemory::install(const uint8_t* code, size_t size, std::string* error) {
+  auto& s = shared();
+  void* rx = nullptr;
+  void* rw = nullptr;
+  {
+    std::lock_guard<std::mutex> g(s.lock);
+    asmjit::Error err = s.allocator.alloc(&rx, &rw, size);
+    if (err != asmjit::kErrorOk) {
+      if (error) *error = std::string("x64 jit: executable memory allocation failed: ") +
+                          asmjit::DebugUtils::errorAsString(err);
+      return false;
+    }
+  }
+  std::memcpy(rw, code, size);
+  asmjit::VirtMem::flushInstructionCache(rx, size);
+  rx_ = static_cast<uint8_t*>(rx);
+  size_ = size;
+  return true;
+}
+
+}  // namespace gpurc::x64

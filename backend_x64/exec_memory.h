@@ -1,0 +1,28 @@
+// Executable memory for JIT code: asmjit's JitAllocator with dual mapping, so
+// code is written through a read-write view and run from a separate
+// read-execute view (no page is ever writable and executable at once).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace gpurc::x64 {
+
+class ExecMemory {
+ public:
+  ExecMemory() = default;
+  ExecMemory(const ExecMemory&) = delete;
+  ExecMemory& operator=(const ExecMemory&) = delete;
+  ~ExecMemory();
+  // Copies `size` bytes of position-independent code into fresh executable
+  // memory. Returns false and sets *error on failure.
+  bool install(const uint8_t* code, size_t size, std::string* error);
+  const uint8_t* entry() const { return rx_; }
+  size_t size() const { return size_; }
+
+ private:
+  uint8_t* rx_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace gpurc::x64

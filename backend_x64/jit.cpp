@@ -1,0 +1,132 @@
+// compile(): runs the emitter, installs the code, and wraps it as an
+// ir::Executable; plus host feature detection, disassembly and the perf map.
+#include "backend_x64/jit.h"
+
+#include <Zydis/Zydis.h>
+#include <unistd.h>
+#include <xbyak/xbyak_util.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <mutex>
+
+#include "backend_x64/emitter.h"
+#include "backend_x64/exec_memory.h"
+
+namespace gpurc::x64 {
+
+const char* tier_name(Tier t) { return t == Tier::Avx512 ? "avx512" : "avx2"; }
+
+bool host_supports(Tier t) {
+  using Xbyak::util::Cpu;
+  static const Cpu cpu;  // reads CPUID and XCR0 (OS-enabled register state)
+  bool avx2 = cpu.has(Cpu::tAVX2) && cpu.has(Cpu::tFMA);
+  if (t == Tier::Avx2) return avx2;
+  return avx2 && cpu.has(Cpu::tAVX512F) && cpu.has(Cpu::tAVX512BW) && cpu.has(Cpu::tAVX512DQ) &&
+         cpu.has(Cpu::tAVX512VL) && cpu.has(Cpu::tAVX512CD);
+}
+
+namespace {
+
+class JitFunction final : public CompiledFunction {
+ public:
+  ExecMemory mem;
+  size_t frame = 0;
+  std::vector<std::unique_ptr<rt::EvalOp>> eval_ops;
+  std::vector<std::unique_ptr<rt::WarpOp>> warp_ops;
+
+  size_t frame_bytes() const override { return frame; }
+  size_t code_bytes() const override { return mem.size(); }
+  const uint8_t* code() const override { return mem.entry(); }
+
+  ir::RunStatus run(ir::WarpContext& ctx) const override {
+    if (frame > 0 && ctx.frame == nullptr) {
+      ctx.fault = ir::FaultKind::Unsupported;
+      ctx.status = ir::RunStatus::Fault;
+      return ctx.status;
+    }
+    auto fn = reinterpret_cast<uint32_t (*)(ir::WarpContext*)>(const_cast<uint8_t*>(mem.entry()));
+    ctx.status = ir::RunStatus(fn(&ctx));
+    return ctx.status;
+  }
+
+  std::string disassemble() const override {
+    std::string out;
+    const uint8_t* p = mem.entry();
+    size_t off = 0, n = mem.size();
+    char line[160];
+    while (off < n) {
+      ZydisDisassembledInstruction insn;
+      if (!ZYAN_SUCCESS(ZydisDisassembleIntel(ZYDIS_MACHINE_MODE_LONG_64, uint64_t(uintptr_t(p + off)), p + off,
+                                              n - off, &insn))) {
+        std::snprintf(line, sizeof line, "%8zx  db 0x%02x\n", off, p[off]);
+        out += line;
+        ++off;
+        continue;
+      }
+      std::snprintf(line, sizeof line, "%8zx  %s\n", off, insn.text);
+      out += line;
+      off += insn.info.length;
+    }
+    return out;
+  }
+};
+
+void append_perf_map(const void* addr, size_t size, const std::string& symbol) {
+  static std::mutex lock;
+  std::lock_guard<std::mutex> g(lock);
+  std::string path = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
+  if (FILE* f = std::fopen(path.c_str(), "a")) {
+    std::fprintf(f, "%" PRIxPTR " %zx %s\n", uintptr_t(addr), size, symbol.c_str());
+    std::fclose(f);
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<CompiledFunction> compile(const ir::Function& f, const JitOptions& opt, std::string* error) {
+  auto fail = [&](const std::string& msg) -> std::unique_ptr<CompiledFunction> {
+    if (error) *error = msg;
+    return nullptr;
+  };
+  if (!host_supports(opt.tier)) return fail(std::string("x64 jit: host lacks ") + tier_name(opt.tier));
+  if (f.blocks.empty()) return fail("x64 jit: function has no blocks");
+  for (const auto& b : f.blocks)
+    for (ir::ValueId v : b.insts) {
+      if (v >= f.insts.size()) return fail("x64 jit: block lists unknown value %" + std::to_string(v));
+      const ir::Inst& in = f.insts[v];
+      for (ir::ValueId a : in.args)
+        if (a >= f.insts.size()) return fail("x64 jit: %" + std::to_string(v) + " reads unknown value");
+      if (in.op == ir::Opcode::GetVar || in.op == ir::Opcode::SetVar)
+        return fail("x64 jit: %" + std::to_string(v) + ": " + std::string(ir::op_name(in.op)) +
+                    " (run ir::run_pipeline first)");
+    }
+  for (const auto& b : f.blocks)
+    for (ir::BlockId s : b.succs)
+      if (s >= f.blocks.size()) return fail("x64 jit: branch to unknown block");
+
+  size_t max_code = 65536 + f.insts.size() * 512;
+  for (int attempt = 0; attempt < 6; ++attempt, max_code *= 2) {
+    try {
+      Emitter e(f, opt.tier, max_code);
+      e.emit_function();
+      e.ready();
+      auto fn = std::make_unique<JitFunction>();
+      std::string err;
+      if (!fn->mem.install(e.getCode(), e.getSize(), &err)) return fail(err);
+      fn->frame = e.frame_bytes();
+      fn->eval_ops = std::move(e.eval_ops);
+      fn->warp_ops = std::move(e.warp_ops);
+      if (opt.perf_map) append_perf_map(fn->mem.entry(), fn->mem.size(), opt.symbol);
+      return fn;
+    } catch (const CompileError& ex) {
+      return fail(ex.what());
+    } catch (const Xbyak::Error& ex) {
+      if (int(ex) == Xbyak::ERR_CODE_IS_TOO_BIG) continue;
+      return fail(std::string("x64 jit: assembler: ") + ex.what());
+    }
+  }
+  return fail("x64 jit: function too large");
+}
+
+}  // namespace gpurc::x64

@@ -1,0 +1,344 @@
+// Native lowering of f32 ops. Host arithmetic is IEEE with exact subnormals;
+// what differs from ir::eval_lane (NaN payloads, FtzIn/FtzOut, Sat, ZeroMul,
+// rounding modes) is applied explicitly per lane. Other float types and the
+// transcendental functions other than sqrt/rcp go through the eval_lane helper.
+#include "backend_x64/emitter.h"
+
+namespace gpurc::x64 {
+
+using namespace ir;
+using namespace Xbyak;
+
+namespace {
+constexpr uint32_t kCanonicalNan = 0x7FC00000u;
+constexpr uint32_t kQuietBit = 0x00400000u;
+constexpr uint32_t kOne = 0x3F800000u;
+constexpr uint32_t kTwo31 = 0x4F000000u;  // 2^31 as f32
+
+// x86 compare predicates (vcmpps imm) for each FloatPred.
+constexpr uint8_t kCmpImm[] = {0x00, 0x0C, 0x11, 0x12, 0x1E, 0x1D, 0x07, 0x03, 0x08, 0x04, 0x19, 0x1A, 0x16, 0x15};
+// vroundps / vrndscaleps immediates (precision exception suppressed).
+uint8_t round_imm(Round m) {
+  switch (m) {
+    case Round::TowardZero: return 0x0B;
+    case Round::Down: return 0x09;
+    case Round::Up: return 0x0A;
+    default: return 0x08;
+  }
+}
+uint32_t mxcsr_rc(Round m) {
+  switch (m) {
+    case Round::TowardZero: return 3;
+    case Round::Down: return 1;
+    case Round::Up: return 2;
+    default: return 0;
+  }
+}
+}  // namespace
+
+void Emitter::fnan_mask(int m, int x) {
+  if (z_) vcmpps(Opmask(2 + m), V(x), V(x), 0x03);
+  else vcmpps(V(4 + m), V(x), V(x), 0x03);
+}
+
+void Emitter::fblend(int d, int m, int src) {
+  if (z_) vmovdqa32(V(d) | Opmask(2 + m), V(src));
+  else vblendvps(V(d), V(d), V(src), V(4 + m));
+}
+
+void Emitter::fblend_const(int d, int m, uint32_t bits) {
+  if (z_) vpbroadcastd(V(d) | Opmask(2 + m), const_mem(bits));
+  else vblendvps(V(d), V(d), const_vec(bits), V(4 + m));
+}
+
+void Emitter::flush_subnormal(int x) {
+  if (z_) {
+    vptestnmd(k1, V(x), ptr_b[rip + const32_[0x7F800000u]]);
+    vpandd(V(x) | k1, V(x), ptr_b[rip + const32_[0x80000000u]]);
+  } else {
+    vpand(V(0), V(x), const_vec(0x7F800000u));
+    vpcmpeqd(V(0), V(0), const_vec(0));
+    vpand(V(1), V(x), const_vec(0x80000000u));
+    vblendvps(V(x), V(x), V(1), V(0));
+  }
+}
+
+void Emitter::round_begin(Round m) {
+  if (!z_) mxcsr_begin(m);
+}
+
+void Emitter::round_end(Round m) {
+  if (!z_) mxcsr_end(m);
+}
+
+void Emitter::mxcsr_begin(Round m) {
+  if (m == Round::NearestEven) return;
+  stmxcsr(dword[rsp]);
+  mov(eax, dword[rsp]);
+  and_(eax, ~0x6000u);
+  or_(eax, mxcsr_rc(m) << 13);
+  mov(dword[rsp + 4], eax);
+  ldmxcsr(dword[rsp + 4]);
+}
+
+void Emitter::mxcsr_end(Round m) {
+  if (m == Round::NearestEven) return;
+  ldmxcsr(dword[rsp]);
+}
+
+Xmm Emitter::rop(int r, Round m) const {
+  if (!z_) return V(r);
+  switch (m) {
+    case Round::TowardZero: return V(r) | T_rz_sae;
+    case Round::Down: return V(r) | T_rd_sae;
+    case Round::Up: return V(r) | T_ru_sae;
+    default: return V(r);
+  }
+}
+
+void Emitter::float_finish(ValueId v, int d, const int* nan_args, int n) {
+  uint32_t fl = f_.insts[v].fflags;
+  fnan_mask(kM0, d);
+  switch (nan_rule(fl)) {
+    case NanRule::AllOnes: fblend_const(d, kM0, 0x7FFFFFFFu); break;
+    case NanRule::Propagate:
+      bcast_const(0, kCanonicalNan);
+      for (int i = n - 1; i >= 0; --i) {
+        fnan_mask(kM1, nan_args[i]);
+        if (z_) vpord(V(1), V(nan_args[i]), ptr_b[rip + const32_[kQuietBit]]);
+        else vpor(V(1), V(nan_args[i]), const_vec(kQuietBit));
+        fblend(0, kM1, 1);
+      }
+      fblend(d, kM0, 0);
+      break;
+    default: fblend_const(d, kM0, kCanonicalNan); break;
+  }
+  if (fl & ff::FtzOut) flush_subnormal(d);
+  if (fl & ff::Sat) {
+    vmaxps(V(d), V(d), const_vec(0));     // NaN and -0 -> +0
+    vminps(V(d), V(d), const_vec(kOne));
+  }
+}
+
+bool Emitter::lower_float(ValueId v) {
+  const Inst& in = f_.insts[v];
+  uint32_t fl = in.fflags;
+  Round rm = round_mode(fl);
+  bool ftz_in = fl & ff::FtzIn;
+  size_t n = in.args.size();
+  ir::Type at = n ? f_.insts[in.args[0]].type : ir::Type::Void;
+
+  switch (in.op) {
+    case Opcode::FAdd: case Opcode::FSub: case Opcode::FMul: case Opcode::FFma: case Opcode::FMad:
+    case Opcode::FMin: case Opcode::FMax: case Opcode::FFloor: case Opcode::FCeil: case Opcode::FTrunc:
+    case Opcode::FRint:
+      if (in.type != ir::Type::F32) return false;
+      break;
+    case Opcode::FSqrt: case Opcode::FRcp:
+      if (in.type != ir::Type::F32 || Transc(in.attr) != Transc::Ieee) return false;
+      break;
+    case Opcode::FCmp:
+      if (at != ir::Type::F32) return false;
+      break;
+    case Opcode::FToI:
+      if (at != ir::Type::F32 || in.type != ir::Type::I32 || Sign(in.attr) != Sign::Signed) return false;
+      break;
+    case Opcode::IToF:
+      if (in.type != ir::Type::F32) return false;
+      if (at == ir::Type::I32 && Sign(in.attr) != Sign::Signed) return false;
+      break;
+    default:
+      return false;
+  }
+
+  int r[3] = {-1, -1, -1};
+  for (size_t i = 0; i < n && i < 3; ++i) r[i] = use(in.args[i]);
+  int d = def(v);
+
+  if (in.op == Opcode::IToF) {
+    int src = r[0];
+    if (Sign(in.attr) == Sign::Signed && bit_width(at) < 32) {
+      sext_to32(2, r[0], at);
+      src = 2;
+    }
+    round_begin(rm);
+    vcvtdq2ps(V(d), rop(src, rm));
+    round_end(rm);
+    float_finish(v, d, nullptr, 0);
+    return true;
+  }
+
+  // Flushed copies of the float operands (NaNs are unchanged by flushing, so
+  // the NaN rule still reads the original registers).
+  int x[3] = {r[0], r[1], r[2]};
+  if (ftz_in) {
+    for (int i = 0; i < 2 && i < int(n); ++i) {
+      vmov(2 + i, r[i]);
+      flush_subnormal(2 + i);
+      x[i] = 2 + i;
+    }
+  }
+
+  switch (in.op) {
+    case Opcode::FCmp: {
+      uint8_t imm = kCmpImm[in.attr];
+      if (z_) {
+        vcmpps(k1, V(x[0]), V(x[1]), imm);
+        bool_from_k(d, 1);
+      } else {
+        vcmpps(V(d), V(x[0]), V(x[1]), imm);
+        vpsrld(V(d), V(d), 31);
+      }
+      return true;
+    }
+    case Opcode::FToI: {
+      if (z_) vrndscaleps(V(0), V(x[0]), round_imm(rm));
+      else vroundps(V(0), V(x[0]), round_imm(rm));
+      vcvttps2dq(V(d), V(0));  // out of range and NaN -> 0x80000000
+      if (z_) {
+        vcmpps(k2, V(0), ptr_b[rip + const32_[kTwo31]], 0x1D);
+        vpbroadcastd(V(d) | k2, const_mem(0x7FFFFFFFu));
+        vcmpps(k3, V(0), V(0), 0x03);
+        vpxord(V(d) | k3, V(d), V(d));
+      } else {
+        vcmpps(V(4), V(0), const_vec(kTwo31), 0x1D);
+        vblendvps(V(d), V(d), const_vec(0x7FFFFFFFu), V(4));
+        vcmpps(V(5), V(0), V(0), 0x03);
+        vpandn(V(d), V(5), V(d));
+      }
+      return true;
+    }
+    case Opcode::FMin: case Opcode::FMax: {
+      bool is_max = in.op == Opcode::FMax;
+      MinMaxNan rule = MinMaxNan(in.attr);
+      if (rule == MinMaxNan::SecondOnNan) {
+        // Exactly the x86 semantics: (a < b) ? a : b, b on NaN or equal.
+        is_max ? vmaxps(V(d), V(x[0]), V(x[1])) : vminps(V(d), V(x[0]), V(x[1]));
+        float_finish(v, d, &r[1], 1);
+        return true;
+      }
+      // Both operand orders, combined bitwise, order -0 below +0.
+      if (is_max) {
+        vmaxps(V(0), V(x[0]), V(x[1]));
+        vmaxps(V(d), V(x[1]), V(x[0]));
+        vand(d, d, 0);
+      } else {
+        vminps(V(0), V(x[0]), V(x[1]));
+        vminps(V(d), V(x[1]), V(x[0]));
+        vor(d, d, 0);
+      }
+      if (rule == MinMaxNan::NumberWins) {
+        fnan_mask(kM0, x[0]);
+        fblend(d, kM0, x[1]);
+        fnan_mask(kM1, x[1]);
+        fblend(d, kM1, x[0]);
+      } else {
+        if (z_) vcmpps(k2, V(x[0]), V(x[1]), 0x03);
+        else vcmpps(V(4), V(x[0]), V(x[1]), 0x03);
+        fblend_const(d, kM0, kCanonicalNan);
+      }
+      float_finish(v, d, r, 2);
+      return true;
+    }
+    case Opcode::FFloor: case Opcode::FCeil: case Opcode::FTrunc: case Opcode::FRint: {
+      uint8_t imm = in.op == Opcode::FFloor ? 0x09 : in.op == Opcode::FCeil ? 0x0A
+                  : in.op == Opcode::FTrunc ? 0x0B : round_imm(rm);
+      if (z_) vrndscaleps(V(d), V(x[0]), imm);
+      else vroundps(V(d), V(x[0]), imm);
+      float_finish(v, d, r, 1);
+      return true;
+    }
+    case Opcode::FSqrt:
+      round_begin(rm);
+      vsqrtps(V(d), rop(x[0], rm));
+      round_end(rm);
+      float_finish(v, d, r, 1);
+      return true;
+    case Opcode::FRcp:
+      bcast_const(0, kOne);
+      round_begin(rm);
+      vdivps(V(d), V(0), rop(x[0], rm));
+      round_end(rm);
+      float_finish(v, d, r, 1);
+      return true;
+    default: break;
+  }
+
+  // add / sub / mul / ffma / fmad
+  bool zero_mul = (fl & ff::ZeroMul) &&
+                  (in.op == Opcode::FMul || in.op == Opcode::FFma || in.op == Opcode::FMad);
+  if (zero_mul) {
+    // kM0 = lanes whose product is 0 * inf.
+    if (z_) {
+      vfpclassps(k2, V(x[0]), 0x18);
+      vfpclassps(k3, V(x[1]), 0x06);
+      kandw(k2, k2, k3);
+      vfpclassps(k3, V(x[0]), 0x06);
+      vfpclassps(k4, V(x[1]), 0x18);
+      kandw(k3, k3, k4);
+      korw(k2, k2, k3);
+    } else {
+      vpand(V(0), V(x[0]), const_vec(0x7FFFFFFFu));
+      vpand(V(1), V(x[1]), const_vec(0x7FFFFFFFu));
+      vpcmpeqd(V(4), V(0), const_vec(0x7F800000u));
+      vpcmpeqd(V(5), V(1), const_vec(0));
+      vpand(V(4), V(4), V(5));
+      vpcmpeqd(V(5), V(0), const_vec(0));
+      vpcmpeqd(V(0), V(1), const_vec(0x7F800000u));
+      vpand(V(5), V(5), V(0));
+      vpor(V(4), V(4), V(5));
+    }
+    if (in.op == Opcode::FFma) {
+      // 0 * inf lanes compute (+0 * +0) + c, which is 0.0 + c.
+      for (int i = 0; i < 2; ++i) {
+        if (x[i] == r[i]) vmov(2 + i, r[i]);
+        x[i] = 2 + i;
+        if (z_) vpxord(V(x[i]) | k2, V(x[i]), V(x[i]));
+        else vpandn(V(x[i]), V(4), V(x[i]));
+      }
+    }
+  }
+
+  round_begin(rm);
+  switch (in.op) {
+    case Opcode::FAdd: vaddps(V(d), V(x[0]), rop(x[1], rm)); break;
+    case Opcode::FSub: vsubps(V(d), V(x[0]), rop(x[1], rm)); break;
+    case Opcode::FMul: vmulps(V(d), V(x[0]), rop(x[1], rm)); break;
+    case Opcode::FFma:
+      vmov(d, r[2]);
+      if (ftz_in) flush_subnormal(d);
+      if (z_ && rm != Round::NearestEven) {
+        // xbyak 6.68 rejects {er} on vfmadd231ps: use MXCSR for this one.
+        mxcsr_begin(rm);
+        vfmadd231ps(V(d), V(x[0]), V(x[1]));
+        mxcsr_end(rm);
+      } else {
+        vfmadd231ps(V(d), V(x[0]), rop(x[1], rm));
+      }
+      break;
+    case Opcode::FMad:
+      vmulps(V(d), V(x[0]), rop(x[1], rm));
+      if (zero_mul) {
+        if (z_) vpxord(V(d) | k2, V(d), V(d));
+        else vpandn(V(d), V(4), V(d));
+      }
+      if (ftz_in) {
+        vmov(3, r[2]);
+        flush_subnormal(3);
+        vaddps(V(d), V(d), rop(3, rm));
+      } else {
+        vaddps(V(d), V(d), rop(r[2], rm));
+      }
+      break;
+    default: break;
+  }
+  round_end(rm);
+  if (zero_mul && in.op == Opcode::FMul) {
+    if (z_) vpxord(V(d) | k2, V(d), V(d));
+    else vpandn(V(d), V(4), V(d));
+  }
+  float_finish(v, d, r, int(n));
+  return true;
+}
+
+}  // namespace gpurc::x64

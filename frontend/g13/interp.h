@@ -1,0 +1,80 @@
+// Reference interpreter for G13 machine code: one SIMD-group of 32 threads,
+// executed instruction by instruction straight from the decoded bytes. It is
+// the oracle the JIT path is checked against, so it favours being obviously
+// right over being fast. Semantics: g13-encodings.md §4 and the seed's
+// pseudocode; every choice beyond them is listed in docs/g13.md.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "frontend/g13/g13.h"
+#include "ir/abi.h"
+
+namespace gpurc::g13 {
+
+// Architectural state of one SIMD-group.
+struct SimdGroup {
+  static constexpr unsigned kLanes = 32;
+  // r0..r127 as 16-bit halves: half 2N = rNl, 2N+1 = rNh; [half][lane].
+  std::array<std::array<uint16_t, kLanes>, 256> regs{};
+  std::array<uint16_t, 512> uniforms{};  // u0..u255 as halves
+  uint32_t launched = 0xFFFFFFFFu;        // lanes that exist (partial SIMD-groups)
+  uint32_t exec = 0xFFFFFFFFu;            // current execution mask (always within `launched`)
+  uint64_t pc = 0;
+  // Special registers other than the ones derived from the exec mask
+  // (52, 56-59, 63); reading one that is absent here is an error.
+  std::map<unsigned, std::array<uint32_t, kLanes>> special;
+  // Per-thread stack memory for stack_load/stack_store (bytes).
+  std::vector<uint8_t> stack[kLanes];
+
+  uint32_t r32(unsigned reg, unsigned lane) const {
+    return uint32_t(regs[2 * reg][lane]) | (uint32_t(regs[2 * reg + 1][lane]) << 16);
+  }
+  void set_r32(unsigned reg, unsigned lane, uint32_t v) {
+    regs[2 * reg][lane] = uint16_t(v);
+    regs[2 * reg + 1][lane] = uint16_t(v >> 16);
+  }
+  uint32_t u32(unsigned reg) const { return uint32_t(uniforms[2 * reg]) | (uint32_t(uniforms[2 * reg + 1]) << 16); }
+  void set_u32(unsigned reg, uint32_t v) {
+    uniforms[2 * reg] = uint16_t(v);
+    uniforms[2 * reg + 1] = uint16_t(v >> 16);
+  }
+  void set_u64(unsigned reg, uint64_t v) {
+    set_u32(reg, uint32_t(v));
+    set_u32(reg + 1, uint32_t(v >> 32));
+  }
+  // exec from the r0l nesting counters (lanes with r0l == 0), within `launched`.
+  void recompute_exec();
+};
+
+struct StepResult {
+  enum class Kind { Running, Done, Barrier, Fault, Error };
+  Kind kind = Kind::Running;
+  std::string message;         // Fault/Error: what happened, naming the instruction and pc
+  ir::FaultKind fault = ir::FaultKind::None;
+  uint64_t fault_addr = 0;
+  uint32_t fault_lane = 0;
+};
+
+class Interpreter {
+ public:
+  // `code` is the program (byte offset 0 = pc 0). Memory accesses of device
+  // (Space::Global) and threadgroup (Space::Shared) memory go to `memory`.
+  Interpreter(std::vector<uint8_t> code, ir::GuestMemory* memory);
+  // Executes one instruction at sg.pc.
+  StepResult step(SimdGroup& sg);
+  // Runs until stop, a barrier (pc is past it: call run again to resume), a
+  // fault, an error, or `max_steps` instructions (a Watchdog fault).
+  StepResult run(SimdGroup& sg, uint64_t max_steps = 1u << 24);
+
+ private:
+  const Insn* fetch(uint64_t pc, std::string& err);
+  std::vector<uint8_t> code_;
+  ir::GuestMemory* memory_;
+  std::map<uint64_t, Insn> decoded_;
+};
+
+}  // namespace gpurc::g13

@@ -1,0 +1,298 @@
+#include "frontend/pica200/disasm.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "frontend/pica200/float.h"
+
+namespace gpurc::pica {
+namespace {
+
+constexpr const char* kComp = "xyzw";
+
+// Shortest picasso swizzle: trailing repeats of the last component are implied.
+std::string swizzle_suffix(const Swizzle& s) {
+  if (s.identity()) return "";
+  int n = 4;
+  while (n > 1 && s.comp[size_t(n - 1)] == s.comp[size_t(n - 2)]) --n;
+  std::string r = ".";
+  for (int i = 0; i < n; ++i) r.push_back(kComp[s.comp[size_t(i)]]);
+  return r;
+}
+
+std::string mask_suffix(unsigned mask) {
+  if (mask == 0xF) return "";
+  if (mask == 0) return ".none";
+  std::string r = ".";
+  for (int c = 0; c < 4; ++c)
+    if ((mask >> (3 - c)) & 1) r.push_back(kComp[c]);
+  return r;
+}
+
+const char* kIndexNames[4] = {"", "a0.x", "a0.y", "aL"};
+const char* kCmpNames[8] = {"eq", "ne", "lt", "le", "gt", "ge", "6", "7"};
+
+std::string cond_text(const Instr& in) {
+  std::string x = std::string(in.refx ? "" : "!") + "cmp.x";
+  std::string y = std::string(in.refy ? "" : "!") + "cmp.y";
+  switch (in.condop & 3) {
+    case 0: return x + " || " + y;
+    case 1: return x + " && " + y;
+    case 2: return x;
+    default: return y;
+  }
+}
+
+std::string hex3(uint32_t v) {
+  char b[16];
+  std::snprintf(b, sizeof b, "0x%03X", v);
+  return b;
+}
+
+}  // namespace
+
+std::string disasm_instr(const Instr& in, const std::vector<uint32_t>* descs, const TargetNamer& target) {
+  const OpInfo& oi = info(in.op);
+  std::string name(oi.name);
+  const unsigned nsrc = num_sources(in.op);
+  if (nsrc == 0) {
+    auto tgt = [&](uint32_t a) { return target ? target(a) : hex3(a); };
+    switch (in.op) {
+      case Op::BREAKC: return name + " " + cond_text(in);
+      case Op::CALL: return name + " " + tgt(in.target) + ", " + std::to_string(in.num);
+      case Op::CALLC:
+      case Op::IFC: return name + " " + cond_text(in) + ", " + tgt(in.target) + ", " + std::to_string(in.num);
+      case Op::CALLU:
+      case Op::IFU: return name + " b" + std::to_string(in.uniform) + ", " + tgt(in.target) + ", " + std::to_string(in.num);
+      case Op::LOOP: return name + " i" + std::to_string(in.uniform & 3) + ", " + tgt(in.target);
+      case Op::JMPC: return name + " " + cond_text(in) + ", " + tgt(in.target);
+      case Op::JMPU:
+        return name + " " + std::string((in.num & 1) ? "!" : "") + "b" + std::to_string(in.uniform) + ", " + tgt(in.target);
+      case Op::SETEMIT: {
+        std::string s = name + " " + std::to_string(in.vtxid);
+        if (in.prim || in.winding) {
+          s += ",";
+          if (in.prim) s += " prim";
+          if (in.winding) s += " inv";
+        }
+        return s;
+      }
+      default: return name;
+    }
+  }
+
+  const bool have_desc = descs && in.desc < descs->size();
+  OperandDesc d = have_desc ? OperandDesc::decode((*descs)[in.desc]) : OperandDesc{};
+  const unsigned wide = wide_source(in.op);
+  auto src = [&](unsigned which) {
+    unsigned field = which == 1 ? in.src1 : which == 2 ? in.src2 : in.src3;
+    const Swizzle& sw = d.src[which - 1];
+    std::string s = (sw.negate ? "-" : "") + src_reg_name(field);
+    if (which == wide && in.idx) s += std::string("[") + kIndexNames[in.idx] + "]";
+    return s + swizzle_suffix(sw);
+  };
+  // Mnemonic: the inverted forms are written as such unless picasso's automatic
+  // choice (inverted when the second operand needs the wide field) gives the same form.
+  auto needs_wide = [&](unsigned field) { return field >= 0x20 || in.idx != 0; };
+  switch (in.op) {
+    case Op::DPHI:
+    case Op::DSTI:
+    case Op::SGEI:
+    case Op::SLTI:
+      if (needs_wide(in.src2)) name.pop_back();
+      break;
+    case Op::MADI:
+      if (needs_wide(in.src3)) name = "mad";
+      break;
+    case Op::MAD:
+      break;
+    default: break;
+  }
+  std::string s = name + " ";
+  if (in.op == Op::MOVA) {
+    s += "a0" + mask_suffix(d.mask) + ", " + src(1);
+  } else if (in.op == Op::CMP) {
+    s += src(1) + ", " + kCmpNames[in.cmpx] + ", " + kCmpNames[in.cmpy] + ", " + src(2);
+  } else {
+    s += dst_reg_name(in.dst) + mask_suffix(d.mask);
+    for (unsigned k = 1; k <= nsrc; ++k) s += ", " + src(k);
+  }
+  if (!have_desc) s += ", desc[" + std::to_string(in.desc) + "]";
+  return s;
+}
+
+namespace {
+
+bool listing(const std::vector<uint32_t>& code, const std::vector<uint32_t>* descs, const ListingOptions& opt,
+             const std::map<uint32_t, std::string>& names_in, std::string& out, std::string& err) {
+  std::vector<Instr> ins;
+  for (uint32_t a = 0; a < code.size(); ++a) {
+    auto d = decode(code[a], a, &err);
+    if (!d) return false;
+    ins.push_back(*d);
+  }
+  std::map<uint32_t, std::string> names = names_in;
+  if (!opt.raw) {
+    for (const Instr& in : ins) {
+      switch (in.format()) {
+        case Format::F2:
+        case Format::F3:
+          if (in.op != Op::BREAKC) {
+            char b[16];
+            std::snprintf(b, sizeof b, "l_%03x", in.target);
+            names.emplace(in.target, b);
+          }
+          break;
+        default: break;
+      }
+    }
+  }
+  TargetNamer namer;
+  if (!opt.raw) namer = [&](uint32_t a) { return names.at(a); };
+  for (uint32_t a = 0; a < ins.size(); ++a) {
+    if (!opt.raw) {
+      auto it = names.find(a);
+      if (it != names.end()) out += it->second + ":\n";
+    }
+    std::string line = disasm_instr(ins[a], descs, namer);
+    if (opt.raw) {
+      out += line + "\n";
+    } else {
+      char c[40];
+      std::snprintf(c, sizeof c, "; %03X: %08X", a, code[a]);
+      line = "    " + line;
+      if (line.size() < 44) line.append(44 - line.size(), ' ');
+      out += line + " " + c + "\n";
+    }
+  }
+  if (!opt.raw) {
+    // Labels past the last instruction (end of a block at the end of the program).
+    for (auto it = names.lower_bound(uint32_t(ins.size())); it != names.end(); ++it) {
+      if (it->first > ins.size()) {
+        err = "pica200: target " + hex3(it->first) + " lies past the end of the program";
+        return false;
+      }
+      out += it->second + ":\n";
+    }
+  }
+  return true;
+}
+
+std::string fmt_float(float f) {
+  if (std::isnan(f)) return "nan";
+  if (std::isinf(f)) return f > 0 ? "inf" : "-inf";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.9g", double(f));
+  std::string s = b;
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string uniform_reg(uint16_t id) {
+  if (id >= 0x10 && id < 0x20) return "v" + std::to_string(id - 0x10);
+  if (id >= 0x20 && id < 0x80) return "c" + std::to_string(id - 0x20);
+  if (id >= 0x80 && id < 0x84) return "i" + std::to_string(id - 0x80);
+  if (id >= 0x88 && id < 0x98) return "b" + std::to_string(id - 0x88);
+  return "";
+}
+
+bool valid_ident(const std::string& s) {
+  if (s.empty() || !(std::isalpha((unsigned char)s[0]) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum((unsigned char)c) || c == '_' || c == '.' || c == '$')) return false;
+  return true;
+}
+
+}  // namespace
+
+bool disasm_words(const std::vector<uint32_t>& code, const std::vector<uint32_t>* descs, const ListingOptions& opt,
+                  std::string& out, std::string& err) {
+  return listing(code, descs, opt, {}, out, err);
+}
+
+bool disasm_shbin(const Shbin& s, const ListingOptions& opt, std::string& out, std::string& err) {
+  // Label names from the DVLE label tables (first valid, unused name per address).
+  std::map<uint32_t, std::string> names;
+  std::set<std::string> used;
+  for (const Dvle& d : s.dvles)
+    for (const ShbinLabel& l : d.labels)
+      if (l.offset <= s.code.size() && valid_ident(l.name) && !used.count(l.name) && !names.count(l.offset)) {
+        names[l.offset] = l.name;
+        used.insert(l.name);
+      }
+  auto name_at = [&](uint32_t a) {
+    auto it = names.find(a);
+    if (it != names.end()) return it->second;
+    char b[16];
+    std::snprintf(b, sizeof b, "l_%03x", a);
+    names[a] = b;
+    return std::string(b);
+  };
+  std::string head;
+  for (size_t k = 0; k < s.dvles.size(); ++k) {
+    const Dvle& d = s.dvles[k];
+    if (d.main_offset > s.code.size() || d.endmain_offset > s.code.size()) {
+      err = "shbin: DVLE " + std::to_string(k) + " entry point lies outside the code";
+      return false;
+    }
+    if (k) head += ".dvle\n";
+    head += "; DVLE " + std::to_string(k) + (d.is_geometry ? " (geometry shader)\n" : " (vertex shader)\n");
+    head += ".entry " + name_at(d.main_offset) + " " + name_at(d.endmain_offset) + "\n";
+    if (d.is_geometry) {
+      static const char* modes[3] = {"point", "variable", "fixed"};
+      if (d.gs_mode > 2) {
+        err = "shbin: DVLE " + std::to_string(k) + " has unknown geometry shader mode " + std::to_string(d.gs_mode);
+        return false;
+      }
+      head += std::string(".gsh ") + modes[d.gs_mode] + " c" + std::to_string(d.gs_float_start);
+      if (d.gs_mode == 1) head += " " + std::to_string(d.gs_fully_defined);
+      if (d.gs_mode == 2) head += " " + std::to_string(d.gs_vertex_count);
+      head += "\n";
+    }
+    if (d.merge_outmaps) head += ".merge_outmaps\n";
+    for (const ShbinOutput& o : d.outputs) {
+      const char* sem = output_semantic_name(o.semantic);
+      std::string semtext = sem ? sem : std::to_string(o.semantic);
+      std::string m;
+      if ((o.mask & 0xF) != 0xF)
+        for (int c = 0; c < 4; ++c)
+          if ((o.mask >> c) & 1) m.push_back(kComp[c]);
+      head += ".out - " + semtext + (m.empty() ? "" : "." + m) + " o" + std::to_string(o.reg) + "\n";
+    }
+    for (const ShbinUniform& u : d.uniforms) {
+      std::string r = uniform_reg(u.start);
+      if (r.empty() || u.end < u.start || !valid_ident(u.name)) {
+        head += "; uniform '" + u.name + "' with register ids " + std::to_string(u.start) + "-" + std::to_string(u.end) + " not representable\n";
+        continue;
+      }
+      const char* dir = r[0] == 'v' ? ".in" : r[0] == 'c' ? ".fvec" : r[0] == 'i' ? ".ivec" : ".bool";
+      std::string n = u.name;
+      for (char& c : n) if (c == '.') c = '$';
+      head += std::string(dir) + " " + n;
+      if (u.end > u.start) head += "[" + std::to_string(u.end - u.start + 1) + "]";
+      head += " " + r + "\n";
+    }
+    for (const ShbinConstant& c : d.constants) {
+      if (c.kind == ConstKind::Bool) {
+        head += ".setb b" + std::to_string(c.reg) + " " + (c.value[0] ? "true" : "false") + "\n";
+      } else if (c.kind == ConstKind::IVec) {
+        head += ".seti i" + std::to_string(c.reg) + "(" + std::to_string(c.value[0]) + ", " + std::to_string(c.value[1]) +
+                ", " + std::to_string(c.value[2]) + ", " + std::to_string(c.value[3]) + ")\n";
+      } else {
+        head += ".setf c" + std::to_string(c.reg) + "(";
+        for (int j = 0; j < 4; ++j) head += (j ? ", " : "") + fmt_float(fp::f24_to_f32(c.value[size_t(j)]));
+        head += ")\n";
+      }
+    }
+  }
+  std::string body;
+  if (!listing(s.code, &s.descs, ListingOptions{false}, names, body, err)) return false;
+  out += head + body;
+  (void)opt;
+  return true;
+}
+
+}  // namespace gpurc::pica

@@ -1,0 +1,227 @@
+#include "frontend/pica200/encoding.h"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace gpurc::pica {
+namespace {
+
+constexpr OpInfo kOps[] = {
+#define PICA_INFO(id, name, opc, bits, fmt) {Op::id, name, opc, bits, Format::fmt},
+    PICA_OPCODES(PICA_INFO)
+#undef PICA_INFO
+};
+static_assert(sizeof(kOps) / sizeof(kOps[0]) == size_t(Op::Count));
+
+// Bit pattern (MSB first) of everything below the opcode, per format. Letters:
+// d dst, i idx, s src1, t src2, u src3, D desc, x cmpx, y cmpy, X refx, Y refy,
+// c condop, a target, n num, b bool/int uniform, v vtxid, p prim, w winding.
+std::string_view body_pattern(Format f) {
+  switch (f) {
+    case Format::F0: return "-------------------------- ";
+    case Format::F1: return "ddddd ii sssssss ttttt DDDDDDD";
+    case Format::F1i: return "ddddd ii sssss ttttttt DDDDDDD";
+    case Format::F1u: return "ddddd ii sssssss ----- DDDDDDD";
+    case Format::F1m: return "----- ii sssssss ----- DDDDDDD";
+    case Format::F1c: return "xxx yyy ii sssssss ttttt DDDDDDD";
+    case Format::F2: return "X Y cc aaaaaaaaaaaa -- nnnnnnnn";
+    case Format::F3: return "bbbb aaaaaaaaaaaa -- nnnnnnnn";
+    case Format::F4: return "vv p w ----------------------";
+    case Format::F5: return "ddddd ii sssss ttttttt uuuuu DDDDD";
+    case Format::F5i: return "ddddd ii sssss ttttt uuuuuuu DDDDD";
+  }
+  return "";
+}
+
+fe::EncodingTable build_table() {
+  fe::EncodingTable t;
+  for (const OpInfo& oi : kOps) {
+    std::string pat;
+    for (int b = int(oi.op_bits) - 1; b >= 0; --b) pat.push_back(((oi.opcode >> b) & 1) ? '1' : '0');
+    pat += ' ';
+    pat += body_pattern(oi.format);
+    auto& e = t.add(std::string(oi.name), int(oi.op), pat,
+                    {{'d', "dst"}, {'i', "idx"}, {'s', "src1"}, {'t', "src2"}, {'u', "src3"}, {'D', "desc"},
+                     {'x', "cmpx"}, {'y', "cmpy"}, {'X', "refx"}, {'Y', "refy"}, {'c', "condop"}, {'a', "target"},
+                     {'n', "num"}, {'b', "uniform"}, {'v', "vtxid"}, {'p', "prim"}, {'w', "winding"}});
+    if (e.bits != 32) throw std::logic_error("pica200 encoding is not 32 bits: " + e.name);
+  }
+  return t;
+}
+
+}  // namespace
+
+const OpInfo& info(Op op) { return kOps[size_t(op)]; }
+
+const OpInfo* find_op(std::string_view mnemonic) {
+  for (const OpInfo& oi : kOps)
+    if (oi.name == mnemonic) return &oi;
+  return nullptr;
+}
+
+const fe::EncodingTable& encoding_table() {
+  static const fe::EncodingTable t = build_table();
+  return t;
+}
+
+std::optional<Instr> decode(uint32_t word, uint32_t address, std::string* err) {
+  fe::Bits128 b;
+  b.w[0] = word;
+  const fe::Encoding* e = encoding_table().decode(b, 32);
+  if (!e) {
+    if (err) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "pica200: unknown opcode 0x%02X in word 0x%08X at address 0x%03X", word >> 26, word,
+                    address);
+      *err = buf;
+    }
+    return std::nullopt;
+  }
+  Instr in;
+  in.op = Op(e->id);
+  in.word = word;
+  in.dst = uint8_t(e->get(b, "dst"));
+  in.idx = uint8_t(e->get(b, "idx"));
+  in.src1 = uint8_t(e->get(b, "src1"));
+  in.src2 = uint8_t(e->get(b, "src2"));
+  in.src3 = uint8_t(e->get(b, "src3"));
+  in.desc = uint8_t(e->get(b, "desc"));
+  in.cmpx = uint8_t(e->get(b, "cmpx"));
+  in.cmpy = uint8_t(e->get(b, "cmpy"));
+  in.refx = uint8_t(e->get(b, "refx"));
+  in.refy = uint8_t(e->get(b, "refy"));
+  in.condop = uint8_t(e->get(b, "condop"));
+  in.target = uint16_t(e->get(b, "target"));
+  in.num = uint8_t(e->get(b, "num"));
+  in.uniform = uint8_t(e->get(b, "uniform"));
+  in.vtxid = uint8_t(e->get(b, "vtxid"));
+  in.prim = uint8_t(e->get(b, "prim"));
+  in.winding = uint8_t(e->get(b, "winding"));
+  return in;
+}
+
+uint32_t encode(const Instr& in) {
+  const fe::EncodingTable& t = encoding_table();
+  const fe::Encoding* e = t.find(info(in.op).name);
+  std::map<std::string, uint64_t, std::less<>> f;
+  auto put = [&](const char* name, uint64_t v) {
+    if (e->has(name)) f[name] = v;
+  };
+  put("dst", in.dst);
+  put("idx", in.idx);
+  put("src1", in.src1);
+  put("src2", in.src2);
+  put("src3", in.src3);
+  put("desc", in.desc);
+  put("cmpx", in.cmpx);
+  put("cmpy", in.cmpy);
+  put("refx", in.refx);
+  put("refy", in.refy);
+  put("condop", in.condop);
+  put("target", in.target);
+  put("num", in.num);
+  put("uniform", in.uniform);
+  put("vtxid", in.vtxid);
+  put("prim", in.prim);
+  put("winding", in.winding);
+  return uint32_t(t.encode(*e, f).w[0]);
+}
+
+uint32_t random_word(Op op, std::mt19937_64& rng) {
+  const fe::EncodingTable& t = encoding_table();
+  return uint32_t(t.random(*t.find(info(op).name), rng).w[0]);
+}
+
+std::string src_reg_name(unsigned field) {
+  field &= 0x7F;
+  if (field < 0x10) return "v" + std::to_string(field);
+  if (field < 0x20) return "r" + std::to_string(field - 0x10);
+  return "c" + std::to_string(field - 0x20);
+}
+
+std::string dst_reg_name(unsigned field) {
+  field &= 0x1F;
+  if (field < 0x10) return "o" + std::to_string(field);
+  return "r" + std::to_string(field - 0x10);
+}
+
+Swizzle Swizzle::from_bits(unsigned sel, bool neg) {
+  Swizzle s;
+  for (int i = 0; i < 4; ++i) s.comp[i] = uint8_t((sel >> (6 - 2 * i)) & 3);
+  s.negate = neg;
+  return s;
+}
+
+unsigned Swizzle::selector() const {
+  unsigned v = 0;
+  for (int i = 0; i < 4; ++i) v |= unsigned(comp[i] & 3) << (6 - 2 * i);
+  return v;
+}
+
+OperandDesc OperandDesc::decode(uint32_t b) {
+  OperandDesc d;
+  d.mask = uint8_t(b & 0xF);
+  for (int s = 0; s < 3; ++s) {
+    unsigned base = 4 + 9 * s;
+    d.src[s] = Swizzle::from_bits((b >> (base + 1)) & 0xFF, (b >> base) & 1);
+  }
+  return d;
+}
+
+uint32_t OperandDesc::encode() const {
+  uint32_t b = mask & 0xF;
+  for (int s = 0; s < 3; ++s) {
+    unsigned base = 4 + 9 * s;
+    b |= uint32_t(src[s].negate) << base;
+    b |= uint32_t(src[s].selector()) << (base + 1);
+  }
+  return b;
+}
+
+unsigned num_sources(Op op) {
+  switch (info(op).format) {
+    case Format::F1:
+    case Format::F1i:
+    case Format::F1c: return 2;
+    case Format::F1u:
+    case Format::F1m: return 1;
+    case Format::F5:
+    case Format::F5i: return 3;
+    default: return 0;
+  }
+}
+
+bool has_dst(Op op) {
+  switch (info(op).format) {
+    case Format::F1:
+    case Format::F1i:
+    case Format::F1u:
+    case Format::F5:
+    case Format::F5i: return true;
+    default: return false;
+  }
+}
+
+unsigned wide_source(Op op) {
+  switch (info(op).format) {
+    case Format::F1:
+    case Format::F1u:
+    case Format::F1m:
+    case Format::F1c: return 1;
+    case Format::F1i:
+    case Format::F5: return 2;
+    case Format::F5i: return 3;
+    default: return 0;
+  }
+}
+
+uint32_t desc_used_bits(Op op) {
+  unsigned n = num_sources(op);
+  if (n == 0) return 0;
+  // CMP writes flags, not a register: its mask bits are unused.
+  uint32_t m = op == Op::CMP ? 0 : 0xF;
+  for (unsigned s = 0; s < n; ++s) m |= 0x1FFu << (4 + 9 * s);
+  return m;
+}
+
+}  // namespace gpurc::pica

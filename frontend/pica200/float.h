@@ -1,0 +1,141 @@
+// PICA200 float rules, one definition shared by the reference interpreter and
+// (through the matching IR float flags / Transc::Pica) the translator.
+//
+// Registers hold IEEE fp32 values (the hardware computes in a 24-bit format;
+// fp32 is this project's model, see docs/pica200.md). The rules:
+//  - subnormal inputs and results are flushed to zero of the same sign in the
+//    arithmetic ops; exceptions: CMP compares unflushed values, MAX returns its
+//    selected operand unchanged, MOV/MOVA-free moves keep bits;
+//  - a product of 0 and infinity is +0 (MUL, MAD, DP3/DP4/DPH, DST); NaN * 0 stays NaN;
+//  - MAD is a multiply rounded to fp32 and then an add (not fused);
+//  - NaN results of arithmetic are the canonical quiet NaN 0x7FC00000;
+//  - MIN/MAX: (a < b) ? a : b and (a > b) ? a : b, so a NaN in either gives b;
+//  - RCP(+-0) = +inf, RSQ(+-0) = +inf, RSQ(x < 0) = NaN, LG2(+-0) = -inf,
+//    LG2(x < 0) = NaN; EX2/LG2 are computed in double and rounded once.
+#pragma once
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+
+namespace gpurc::pica::fp {
+
+struct Options {
+  // max(a, b) where b is +-inf returns b (so max(0, -inf) = -inf), as
+  // Panda3DS models hardware; the default follows the plain (a > b) ? a : b
+  // rule (max(0, -inf) = 0). Hardware truth is disputed: see docs/pica200.md.
+  bool max_inf_quirk = false;
+};
+
+inline uint32_t bits(float f) { return std::bit_cast<uint32_t>(f); }
+inline float from_bits(uint32_t b) { return std::bit_cast<float>(b); }
+constexpr uint32_t kCanonicalNan = 0x7FC00000u;
+
+inline float flush(float f) {
+  uint32_t b = bits(f);
+  if ((b & 0x7F800000u) == 0) return from_bits(b & 0x80000000u);
+  return f;
+}
+inline float canon(float f) { return std::isnan(f) ? from_bits(kCanonicalNan) : f; }
+// Result of an arithmetic op: NaN canonical, subnormal flushed.
+inline float out(float f) { return flush(canon(f)); }
+
+inline float mul(float a, float b) {
+  a = flush(a);
+  b = flush(b);
+  if ((a == 0.0f && std::isinf(b)) || (std::isinf(a) && b == 0.0f)) return 0.0f;
+  return out(a * b);
+}
+inline float add(float a, float b) { return out(flush(a) + flush(b)); }
+inline float mad(float a, float b, float c) { return add(mul(a, b), c); }
+
+// Dot products sum left to right: ((x + y) + z) + w, each step rounded to fp32.
+inline float dp3(const float* a, const float* b) { return add(add(mul(a[0], b[0]), mul(a[1], b[1])), mul(a[2], b[2])); }
+inline float dp4(const float* a, const float* b) { return add(dp3(a, b), mul(a[3], b[3])); }
+// DPH: src1.w is taken as 1.0 (src1 homogenised): dp3 + src2.w.
+inline float dph(const float* a, const float* b) { return add(dp3(a, b), b[3]); }
+
+inline float fmax(float a, float b, const Options& o) {
+  if (o.max_inf_quirk && std::isinf(b)) return b;
+  return a > b ? a : b;
+}
+inline float fmin(float a, float b) {
+  a = flush(a);
+  b = flush(b);
+  return a < b ? a : b;
+}
+
+inline float rcp(float x) {
+  x = flush(x);
+  if (x == 0.0f) return INFINITY;
+  return out(1.0f / x);
+}
+inline float rsq(float x) {
+  x = flush(x);
+  if (x == 0.0f) return INFINITY;
+  if (x < 0.0f || std::isnan(x)) return from_bits(kCanonicalNan);
+  return out(float(1.0 / std::sqrt(double(x))));
+}
+inline float ex2(float x) {
+  x = flush(x);
+  if (std::isnan(x)) return from_bits(kCanonicalNan);
+  return out(float(std::exp2(double(x))));
+}
+inline float lg2(float x) {
+  x = flush(x);
+  if (x == 0.0f) return -INFINITY;
+  if (x < 0.0f || std::isnan(x)) return from_bits(kCanonicalNan);
+  return out(float(std::log2(double(x))));
+}
+inline float flr(float x) { return out(std::floor(flush(x))); }
+inline float sge(float a, float b) { return flush(a) >= flush(b) ? 1.0f : 0.0f; }
+inline float slt(float a, float b) { return flush(a) < flush(b) ? 1.0f : 0.0f; }
+
+// MOVA: truncation toward zero; NaN -> 0; out-of-range saturates to int32.
+inline int32_t to_addr(float x) {
+  if (std::isnan(x)) return 0;
+  double t = std::trunc(double(x));
+  if (t >= 2147483647.0) return INT32_MAX;
+  if (t <= -2147483648.0) return INT32_MIN;
+  return int32_t(t);
+}
+
+// LITP clamps src.y to +-(128 - 1/256), the largest 8.8 fixed-point magnitude.
+constexpr float kLitpLimit = 127.99609375f;
+
+// CMP operators 0..5 (eq ne lt le gt ge); 6 and 7 are always true. Unflushed.
+inline bool compare(unsigned op, float a, float b) {
+  switch (op & 7) {
+    case 0: return a == b;
+    case 1: return a != b;
+    case 2: return a < b;
+    case 3: return a <= b;
+    case 4: return a > b;
+    case 5: return a >= b;
+    default: return true;
+  }
+}
+
+// float24 (1.7.16, exponent bias 63, no subnormals) as stored in SHBIN
+// constant tables and uniform uploads.
+inline float f24_to_f32(uint32_t v) {
+  v &= 0xFFFFFF;
+  uint32_t sign = (v >> 23) & 1, exp = (v >> 16) & 0x7F, mant = v & 0xFFFF;
+  uint32_t out_bits;
+  if (exp == 0) out_bits = sign << 31;
+  else if (exp == 0x7F) out_bits = (sign << 31) | 0x7F800000u | (mant << 7);
+  else out_bits = (sign << 31) | ((exp + 64) << 23) | (mant << 7);
+  return from_bits(out_bits);
+}
+// Truncates the mantissa; out-of-range exponents become +-inf / +-0.
+inline uint32_t f32_to_f24(float f) {
+  uint32_t b = bits(f);
+  uint32_t sign = b >> 31, exp = (b >> 23) & 0xFF, mant = (b & 0x7FFFFF) >> 7;
+  if (exp == 0xFF) return (sign << 23) | (0x7Fu << 16) | (mant ? (mant | 1) : 0);
+  int e = int(exp) - 127 + 63;
+  if (exp == 0 || e <= 0) return sign << 23;
+  if (e >= 0x7F) return (sign << 23) | (0x7Fu << 16);
+  return (sign << 23) | (uint32_t(e) << 16) | mant;
+}
+
+}  // namespace gpurc::pica::fp

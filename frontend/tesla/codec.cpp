@@ -1,0 +1,1083 @@
+// The template walker: decode, print, assemble and generate Tesla
+// instructions from the tables in tables.cpp.
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <stdexcept>
+
+#include "frontend/tesla/encoding.h"
+#include "frontend/tesla/tables.h"
+
+namespace gpurc::tesla {
+
+using detail::Field;
+using detail::Prim;
+using detail::Row;
+using detail::Table;
+using detail::Tables;
+using detail::Tok;
+
+// ---------------------------------------------------------------- targets
+
+const std::vector<std::string>& variant_names() {
+  static const std::vector<std::string> v = {"g200", "g80", "g84", "mcp77", "gt215"};
+  return v;
+}
+
+bool parse_target(const std::string& spec, Target& out, std::string& err) {
+  std::string var = spec, pt;
+  if (auto c = spec.find(':'); c != std::string::npos) {
+    var = spec.substr(0, c);
+    pt = spec.substr(c + 1);
+  }
+  if (var.empty() || var == "default") var = "g200";
+  Target t;
+  t.variant = var;
+  if (var == "g80") t.features = 0;
+  else if (var == "g84") t.features = kSm11;
+  else if (var == "g200") t.features = kSm11 | kSm12 | kFp64;
+  else if (var == "mcp77") t.features = kSm11 | kSm12;
+  else if (var == "gt215") t.features = kSm11 | kSm12 | kD3d101;
+  else {
+    err = "tesla: unknown variant '" + var + "' (g80, g84, g200, mcp77, gt215)";
+    return false;
+  }
+  if (pt.empty() || pt == "cp") t.ptype = kCP;
+  else if (pt == "vp") t.ptype = kVP;
+  else if (pt == "gp") t.ptype = kGP;
+  else if (pt == "fp") t.ptype = kFP;
+  else {
+    err = "tesla: unknown program type '" + pt + "' (vp, gp, fp, cp)";
+    return false;
+  }
+  out = t;
+  return true;
+}
+
+static bool var_ok(unsigned feat, unsigned ptype, const Target& t) {
+  return (feat & ~t.features) == 0 && (ptype == 0 || (ptype & t.ptype) != 0);
+}
+
+const char* op_name(Op op) {
+  switch (op) {
+#define X(n) case Op::n: return #n;
+    X(None) X(Illegal) X(Mov) X(MovFromC) X(MovFromA) X(MovFromSr) X(MovToC) X(ShlA) X(AddA) X(LdA) X(StO) X(StS)
+    X(LdC) X(LdS) X(LdSLock) X(VoteAny) X(VoteAll) X(IAdd) X(ISet) X(IMax) X(IMin) X(Shl) X(Shr) X(Mul16) X(Mul24)
+    X(Sad) X(IMad) X(LogOp) X(Interp) X(Rcp) X(Rsqrt) X(Lg2) X(Sin) X(Cos) X(Ex2) X(Cvt) X(FAdd) X(FSet) X(FMax)
+    X(FMin) X(PreSin) X(PreEx2) X(FMul) X(FSlct) X(QuadOp) X(FMad) X(DFma) X(DAdd) X(DMul) X(DMin) X(DMax) X(DSet)
+    X(LdL) X(StL) X(LdG) X(StG) X(RedG) X(AtomG) X(Tex) X(Emit) X(Restart) X(Nop) X(PmEvent) X(Discard) X(Bra)
+    X(Call) X(Ret) X(PreBrk) X(Brk) X(QuadOn) X(QuadPop) X(Bar) X(Trap) X(JoinAt) X(Brkpt) X(BraC) X(PreRet)
+#undef X
+  }
+  return "?";
+}
+
+const char* decode_error_name(DecodeError e) {
+  switch (e) {
+    case DecodeError::None: return "none";
+    case DecodeError::IllegalOpcode: return "ILLEGAL_OPCODE";
+    case DecodeError::UnalignedLong: return "UNALIGNED_LONG_INSTRUCTION";
+    case DecodeError::IllegalPostIncr: return "ILLEGAL_POSTINCR";
+    case DecodeError::IllegalMemorySize: return "ILLEGAL_MEMORY_SIZE";
+    case DecodeError::IllegalMemorySign: return "ILLEGAL_MEMORY_SIGN";
+    case DecodeError::IllegalMemoryByte: return "ILLEGAL_MEMORY_BYTE";
+  }
+  return "?";
+}
+
+// ---------------------------------------------------------------- compile
+
+void detail::Tables::compile() {
+  for (auto& [name, rows] : raw) tabs[name].name = name;
+  for (auto& [name, rows] : raw) {
+    Table& tb = tabs[name];
+    for (auto& r : rows) {
+      Row row{r.val, r.mask, r.feat, r.ptype, r.op, r.syn, {}};
+      std::string s = r.syn;
+      size_t i = 0;
+      while (i < s.size()) {
+        while (i < s.size() && s[i] == ' ') ++i;
+        if (i >= s.size()) break;
+        size_t j = s.find(' ', i);
+        if (j == std::string::npos) j = s.size();
+        std::string w = s.substr(i, j - i);
+        i = j;
+        Tok t;
+        if (w == "(") t.type = Tok::Open;
+        else if (w == ")") t.type = Tok::Close;
+        else if (w == "???") t.type = Tok::Unknown;
+        else if (w == "OP4" || w == "OP8") { t.type = Tok::Len; t.len = w == "OP4" ? 1 : 2; }
+        else if (w == "PREDMARK") t.type = Tok::PredMark;
+        else if (w.rfind("IGN:", 0) == 0) {
+          t.type = Tok::Ign;
+          if (std::sscanf(w.c_str(), "IGN:%d:%d", &t.pos, &t.len) != 2) throw std::logic_error("bad IGN " + w);
+        } else if (w[0] == '?') {
+          t.type = Tok::Flag;
+          auto at = w.find('@');
+          t.name = w.substr(1, at - 1);
+          auto sl = w.find('/', at);
+          t.pos = std::stoi(w.substr(at + 1, sl == std::string::npos ? std::string::npos : sl - at - 1));
+          if (sl != std::string::npos) t.feat = unsigned(std::stoi(w.substr(sl + 1)));
+        } else if (w.find('|') != std::string::npos) {
+          t.type = Tok::Choice;
+          auto at = w.find('@');
+          std::string list = w.substr(0, at);
+          t.pos = std::stoi(w.substr(at + 1));
+          size_t k = 0;
+          while (true) {
+            size_t e = list.find('|', k);
+            t.names.push_back(list.substr(k, e == std::string::npos ? std::string::npos : e - k));
+            if (e == std::string::npos) break;
+            k = e + 1;
+          }
+          t.len = 0;
+          while ((1u << t.len) < t.names.size()) ++t.len;
+          if ((1u << t.len) != t.names.size()) throw std::logic_error("choice not a power of two: " + w);
+        } else if (std::isupper(static_cast<unsigned char>(w[0]))) {
+          if (auto it = tabs.find(w); it != tabs.end() && raw.count(w)) {
+            t.type = Tok::Sub;
+            t.sub = &it->second;
+          } else if (auto p = prims.find(w); p != prims.end()) {
+            t.type = Tok::Prim;
+            t.prim = &p->second;
+          } else {
+            throw std::logic_error("tesla table: unknown template token " + w + " in " + name);
+          }
+        } else {
+          t.type = Tok::Lit;
+          t.name = w;
+        }
+        row.toks.push_back(std::move(t));
+      }
+      tb.rows.push_back(std::move(row));
+    }
+  }
+}
+
+// ---------------------------------------------------------------- decode
+
+namespace {
+
+const int kMainTables = 4;
+const char* const kMainNames[kMainTables] = {"S", "I", "L", "C"};
+
+int64_t sext(uint64_t v, int bits) {
+  if (bits <= 0 || bits >= 64) return int64_t(v);
+  uint64_t s = 1ull << (bits - 1);
+  return int64_t((v ^ s) - s);
+}
+
+const char* sreg_name(int n, const Target& t) {
+  switch (n) {
+    case 0: return "physid";
+    case 1: return "clock";
+    case 3: return "vstride";
+    case 4: return "pm0";
+    case 5: return "pm1";
+    case 6: return "pm2";
+    case 7: return "pm3";
+    case 8: return (t.features & kD3d101) ? "sampleid" : nullptr;
+    default: return nullptr;
+  }
+}
+
+struct Decoder {
+  uint64_t w;
+  const Target& t;
+  Insn& insn;
+  int main_table = -1, main_row = -1;
+  std::vector<const Table*> stack;
+
+  void name(const std::string& n) {
+    Atom a;
+    a.type = Atom::Name;
+    a.name = n;
+    if (n == "???") insn.valid = false;
+    insn.atoms.push_back(std::move(a));
+  }
+  void use(uint64_t m) { insn.used |= m; }
+
+  void walk(const std::vector<Tok>& toks) {
+    for (auto& k : toks) {
+      switch (k.type) {
+        case Tok::Lit: name(k.name); break;
+        case Tok::Flag:
+          if (!var_ok(k.feat, 0, t)) break;
+          use(1ull << k.pos);
+          if ((w >> k.pos) & 1) name(k.name);
+          break;
+        case Tok::Choice: {
+          Field f{k.pos, k.len};
+          use(f.mask());
+          const std::string& n = k.names[f.get(w)];
+          name(n == "-" ? "???" : n);
+          break;
+        }
+        case Tok::Open: insn.atoms.push_back(Atom{Atom::Open, "", {}}); break;
+        case Tok::Close: insn.atoms.push_back(Atom{Atom::Close, "", {}}); break;
+        case Tok::Unknown: name("???"); break;
+        case Tok::Ign: {
+          Field f{k.pos, k.len};
+          use(f.mask());
+          insn.ignored |= f.mask();
+          break;
+        }
+        case Tok::Len: insn.words = unsigned(k.len); break;
+        case Tok::PredMark:
+          insn.pred = int((w >> 39) & 0x1f);
+          insn.pred_c = int((w >> 44) & 3);
+          break;
+        case Tok::Sub: sub(*k.sub); break;
+        case Tok::Prim: prim(*k.prim); break;
+      }
+    }
+  }
+
+  void sub(const Table& tb) {
+    for (size_t i = 0; i < tb.rows.size(); ++i) {
+      const Row& r = tb.rows[i];
+      if ((w & r.mask) != r.val || !var_ok(r.feat, r.ptype, t)) continue;
+      use(r.mask);
+      if (r.op != Op::None) insn.op = r.op;
+      for (int m = 0; m < kMainTables; ++m)
+        if (tb.name == kMainNames[m]) {
+          main_table = m;
+          main_row = int(i);
+        }
+      stack.push_back(&tb);
+      walk(r.toks);
+      stack.pop_back();
+      return;
+    }
+    name("???");
+  }
+
+  void prim(const Prim& p) {
+    Operand o;
+    o.role = p.role;
+    switch (p.type) {
+      case Prim::Reg: {
+        uint64_t n = p.f.get(w);
+        use(p.f.mask());
+        o.reg = int(n);
+        switch (p.rclass) {
+          case 'r':
+            o.kind = OKind::Reg;
+            o.size = p.size;
+            if (p.size == RSize::H) {
+              o.reg = int(n >> 1);
+              o.high = n & 1;
+            }
+            break;
+          case 'a': o.kind = OKind::AReg; break;
+          case 'c': o.kind = OKind::CReg; break;
+          case 't': o.kind = OKind::Tex; break;
+          case 's': o.kind = OKind::Samp; break;
+          case 'S': {
+            o.kind = OKind::SReg;
+            const char* sn = sreg_name(int(n), t);
+            o.sname = sn ? sn : "sr" + std::to_string(n);
+            break;
+          }
+        }
+        break;
+      }
+      case Prim::Imm:
+      case Prim::Target: {
+        uint64_t v = p.f.get(w);
+        use(p.f.mask());
+        o.kind = OKind::Imm;
+        o.imm_signed = p.sgn;
+        o.imm = p.sgn ? sext(v, p.f.width()) * (int64_t(1) << p.shr) : int64_t(v << p.shr);
+        break;
+      }
+      case Prim::Mem: {
+        o.kind = OKind::Mem;
+        o.space = p.space;
+        o.access = p.access;
+        o.postinc = p.pi;
+        if (p.idx.width()) {
+          o.idx = int(p.idx.get(w));
+          use(p.idx.mask());
+        }
+        if (p.aregmode == 1 || p.aregmode == 2) {
+          Field af = p.aregmode == 1 ? Field{26, 2} : Field{26, 2, 34, 1};
+          o.areg = int(af.get(w));
+          use(af.mask());
+        } else if (p.aregmode == 3) {
+          Field gf{9, 7};
+          o.greg = int(gf.get(w));
+          use(gf.mask());
+        }
+        if (p.f.width()) {
+          uint64_t v = p.f.get(w);
+          use(p.f.mask());
+          o.offset = p.sgn ? sext(v, p.f.width()) * (int64_t(1) << p.shr) : int64_t(v << p.shr);
+        }
+        for (auto* tb : stack)
+          if (tb->name == "SSH" || tb->name == "ISH" || tb->name == "LSH") o.half_ctx = true;
+        break;
+      }
+      case Prim::Vec: {
+        o.kind = OKind::Vec;
+        uint64_t base = p.f.get(w);
+        use(p.f.mask());
+        uint64_t cnt = uint64_t(p.shr);
+        if (p.idx.width()) {
+          cnt += p.idx.get(w);
+          use(p.idx.mask());
+        }
+        uint64_t mask = ~0ull;
+        if (p.vmask.width()) {
+          mask = p.vmask.get(w);
+          use(p.vmask.mask());
+        }
+        int k = 0;
+        for (uint64_t i = 0; i < cnt; ++i) o.vec.push_back((mask >> i) & 1 ? int(base) + k++ : -1);
+        break;
+      }
+      case Prim::Discard: o.kind = OKind::Discard; break;
+    }
+    Atom a;
+    a.type = Atom::Opnd;
+    a.op = std::move(o);
+    insn.atoms.push_back(std::move(a));
+  }
+};
+
+const Table& root() { return detail::tables().get("ROOT"); }
+
+Insn decode_word(uint64_t w, unsigned avail_words, const Target& t, int* main_table = nullptr, int* main_row = nullptr) {
+  Insn insn;
+  insn.bits = w;
+  Decoder d{w, t, insn, -1, -1, {}};
+  d.sub(root());
+  if (insn.words == 2 && avail_words < 2) {
+    // A long instruction cut off by the end of the code: nothing is known.
+    Insn bad;
+    bad.bits = w & 0xffffffffull;
+    bad.words = 1;
+    bad.valid = false;
+    bad.op = Op::Illegal;
+    bad.atoms.push_back(Atom{Atom::Name, "???", {}});
+    return bad;
+  }
+  if (insn.words == 1) insn.bits &= 0xffffffffull;
+  insn.is_long = insn.words == 2;
+  insn.is_control = (w & 3) == 3;
+  insn.is_imm = insn.is_long && (w & 3) == 1 && ((w >> 32) & 3) == 3;
+  if (insn.is_long && !insn.is_control && !insn.is_imm) {
+    unsigned x = unsigned((w >> 32) & 3);
+    insn.exit = x == 1;
+    insn.join = x == 2;
+  }
+  if (insn.op == Op::None) insn.op = Op::Illegal;
+  if (main_table) *main_table = d.main_table;
+  if (main_row) *main_row = d.main_row;
+  return insn;
+}
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+std::string num(int64_t v) { return v < 0 ? "-" + hex(uint64_t(-v)) : hex(uint64_t(v)); }
+
+}  // namespace
+
+Insn decode(const uint32_t* code, size_t nwords, size_t pos, const Target& t) {
+  uint64_t w = 0;
+  unsigned avail = 0;
+  if (pos < nwords) {
+    w = code[pos];
+    avail = 1;
+  }
+  if (pos + 1 < nwords) {
+    w |= uint64_t(code[pos + 1]) << 32;
+    avail = 2;
+  }
+  return decode_word(w, avail, t);
+}
+
+bool Insn::has(const char* n) const {
+  for (auto& a : atoms)
+    if (a.type == Atom::Name && a.name == n) return true;
+  return false;
+}
+const Operand* Insn::find(Role r, int nth) const {
+  for (auto& a : atoms)
+    if (a.type == Atom::Opnd && a.op.role == r && nth-- == 0) return &a.op;
+  return nullptr;
+}
+std::string Insn::name_before(const Operand* o) const {
+  std::string last;
+  for (auto& a : atoms) {
+    if (a.type == Atom::Opnd && &a.op == o) return last;
+    last = a.type == Atom::Name ? a.name : "";
+  }
+  return "";
+}
+std::vector<std::string> Insn::names() const {
+  std::vector<std::string> v;
+  for (auto& a : atoms)
+    if (a.type == Atom::Name) v.push_back(a.name);
+  return v;
+}
+
+DecodeError check(const Insn& insn, size_t pos) {
+  if (insn.words == 2 && (pos & 1)) return DecodeError::UnalignedLong;
+  if (!insn.valid || insn.op == Op::Illegal || insn.op == Op::None) return DecodeError::IllegalOpcode;
+  std::string prev2, prev1;
+  for (auto& a : insn.atoms) {
+    if (a.type == Atom::Opnd && a.op.kind == OKind::Mem) {
+      const Operand& o = a.op;
+      if (o.postinc && (o.areg <= 0 || o.areg == 5 || o.areg == 6)) return DecodeError::IllegalPostIncr;
+      if (o.space == 's' && (o.role == Role::Src1)) {
+        // prev1 is the s[] mode, prev2 the operand type the instruction wants.
+        if (o.half_ctx && prev1 == "b32") return DecodeError::IllegalMemorySize;
+        if ((prev2 == "u16" && prev1 == "s16") || (prev2 == "s16" && prev1 == "u16"))
+          return DecodeError::IllegalMemorySign;
+        if ((prev2 == "u8" || prev2 == "s8") && insn.op == Op::Cvt && prev1 != "u8")
+          return DecodeError::IllegalMemoryByte;
+      }
+    }
+    prev2 = prev1;
+    prev1 = a.type == Atom::Name ? a.name : "";
+  }
+  return DecodeError::None;
+}
+
+// ---------------------------------------------------------------- print
+
+std::string format_operand(const Operand& o) {
+  auto reg = [](const char* p, int n) { return std::string("$") + p + std::to_string(n); };
+  switch (o.kind) {
+    case OKind::Reg: {
+      std::string s = reg("r", o.reg);
+      if (o.size == RSize::H) s += o.high ? "h" : "l";
+      if (o.size == RSize::D) s += "d";
+      if (o.size == RSize::Q) s += "q";
+      return s;
+    }
+    case OKind::AReg: return o.reg == 0 ? "0x0" : reg("a", o.reg);
+    case OKind::CReg: return reg("c", o.reg);
+    case OKind::SReg: return "$" + o.sname;
+    case OKind::Tex: return reg("t", o.reg);
+    case OKind::Samp: return reg("s", o.reg);
+    case OKind::Imm: return num(o.imm);
+    case OKind::Discard: return "#";
+    case OKind::Zero: return "0x0";
+    case OKind::Vec: {
+      if (o.vec.empty()) return "()";
+      std::string s;
+      for (size_t i = 0; i < o.vec.size(); ++i) {
+        if (i) s += ":";
+        s += o.vec[i] < 0 ? "#" : reg("r", o.vec[i]);
+      }
+      return s;
+    }
+    case OKind::Mem: {
+      std::string s(1, o.space);
+      if (o.idx >= 0) s += std::to_string(o.idx);
+      s += "[";
+      std::string base = o.greg >= 0 ? reg("r", o.greg) : o.areg > 0 ? reg("a", o.areg) : "";
+      if (o.postinc) s += (base.empty() ? "0x0" : base) + "++" + num(o.offset);
+      else if (o.greg >= 0) s += base;
+      else if (base.empty()) s += num(o.offset);
+      else if (o.offset == 0) s += base;
+      else s += base + (o.offset > 0 ? "+" + hex(uint64_t(o.offset)) : "-" + hex(uint64_t(-o.offset)));
+      return s + "]";
+    }
+  }
+  return "?";
+}
+
+static std::string format_atoms(const std::vector<Atom>& atoms) {
+  std::string s;
+  bool after_open = true;
+  for (auto& a : atoms) {
+    if (a.type == Atom::Close) {
+      s += ")";
+      after_open = false;
+      continue;
+    }
+    if (!after_open) s += " ";
+    after_open = false;
+    switch (a.type) {
+      case Atom::Name: s += a.name; break;
+      case Atom::Opnd: s += format_operand(a.op); break;
+      case Atom::Open: s += "("; after_open = true; break;
+      case Atom::Close: break;
+    }
+  }
+  return s;
+}
+
+std::string format(const Insn& insn) { return format_atoms(insn.atoms); }
+
+// ---------------------------------------------------------------- parse text
+
+namespace {
+
+bool parse_int(const std::string& s, int64_t& v) {
+  if (s.empty()) return false;
+  size_t i = 0;
+  bool neg = false;
+  if (s[0] == '-') {
+    neg = true;
+    i = 1;
+  }
+  if (i >= s.size() || !std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long u = std::strtoull(s.c_str() + i, &end, 0);
+  if (*end || errno) return false;
+  v = neg ? -int64_t(u) : int64_t(u);
+  return true;
+}
+
+bool parse_reg(const std::string& s, Operand& o) {
+  if (s.size() < 2 || s[0] != '$') return false;
+  std::string b = s.substr(1);
+  static const char* sregs[] = {"physid", "clock", "sr2", "vstride", "pm0", "pm1", "pm2", "pm3", "sampleid"};
+  for (int i = 0; i < 9; ++i)
+    if (b == sregs[i]) {
+      o.kind = OKind::SReg;
+      o.reg = i;
+      o.sname = b;
+      return true;
+    }
+  auto number = [](const std::string& d, int& n) {
+    if (d.empty() || d.size() > 4) return false;
+    for (char c : d)
+      if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+    n = std::stoi(d);
+    return true;
+  };
+  if (b.rfind("sr", 0) == 0 && number(b.substr(2), o.reg)) {
+    o.kind = OKind::SReg;
+    o.sname = b;
+    return true;
+  }
+  char c = b[0];
+  std::string rest = b.substr(1);
+  if (c == 'r') {
+    o.kind = OKind::Reg;
+    o.size = RSize::W;
+    char last = rest.empty() ? 0 : rest.back();
+    if (last == 'l' || last == 'h' || last == 'd' || last == 'q') {
+      rest.pop_back();
+      o.size = last == 'd' ? RSize::D : last == 'q' ? RSize::Q : RSize::H;
+      o.high = last == 'h';
+    }
+    return number(rest, o.reg);
+  }
+  OKind k;
+  switch (c) {
+    case 'a': k = OKind::AReg; break;
+    case 'c': k = OKind::CReg; break;
+    case 't': k = OKind::Tex; break;
+    case 's': k = OKind::Samp; break;
+    default: return false;
+  }
+  o.kind = k;
+  return number(rest, o.reg);
+}
+
+bool parse_mem(const std::string& s, Operand& o) {
+  auto lb = s.find('[');
+  if (lb == std::string::npos || s.back() != ']' || lb == 0) return false;
+  std::string sp = s.substr(0, lb), in = s.substr(lb + 1, s.size() - lb - 2);
+  o.kind = OKind::Mem;
+  o.space = sp[0];
+  if (!std::strchr("sclgaovp", o.space)) return false;
+  if (sp.size() > 1) {
+    int64_t v;
+    if (!parse_int(sp.substr(1), v) || v < 0 || v > 63) return false;
+    o.idx = int(v);
+  }
+  auto base_of = [&](const std::string& b) {
+    if (b == "0x0" || b == "0") return true;
+    Operand r;
+    if (!parse_reg(b, r)) return false;
+    if (r.kind == OKind::AReg) o.areg = r.reg;
+    else if (r.kind == OKind::Reg && r.size == RSize::W) o.greg = r.reg;
+    else return false;
+    return true;
+  };
+  if (auto pp = in.find("++"); pp != std::string::npos) {
+    o.postinc = true;
+    return base_of(in.substr(0, pp)) && parse_int(in.substr(pp + 2), o.offset);
+  }
+  if (in.empty()) return false;
+  if (in[0] == '$') {
+    size_t k = 1;
+    while (k < in.size() && in[k] != '+' && in[k] != '-') ++k;
+    if (!base_of(in.substr(0, k))) return false;
+    if (k == in.size()) return true;
+    int64_t v;
+    if (!parse_int(in.substr(k + 1), v)) return false;
+    o.offset = in[k] == '-' ? -v : v;
+    return true;
+  }
+  return parse_int(in, o.offset);
+}
+
+bool parse_operand(const std::string& s, Operand& o) {
+  if (s == "()") {
+    o.kind = OKind::Vec;
+    return true;
+  }
+  if (s.find('[') != std::string::npos) return parse_mem(s, o);
+  if (s[0] == '$' || s[0] == '#') {
+    if (s.find(':') == std::string::npos) {
+      if (s == "#") {
+        o.kind = OKind::Discard;
+        return true;
+      }
+      return parse_reg(s, o);
+    }
+    o.kind = OKind::Vec;
+    size_t k = 0;
+    while (true) {
+      size_t e = s.find(':', k);
+      std::string part = s.substr(k, e == std::string::npos ? std::string::npos : e - k);
+      if (part == "#") o.vec.push_back(-1);
+      else {
+        Operand r;
+        if (!parse_reg(part, r) || r.kind != OKind::Reg || r.size != RSize::W) return false;
+        o.vec.push_back(r.reg);
+      }
+      if (e == std::string::npos) break;
+      k = e + 1;
+    }
+    return true;
+  }
+  if (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-') {
+    o.kind = OKind::Imm;
+    return parse_int(s, o.imm);
+  }
+  return false;
+}
+
+bool parse_atoms(const std::string& text, std::vector<Atom>& atoms, std::string& err) {
+  size_t i = 0;
+  while (i < text.size()) {
+    char c = text[i];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+      continue;
+    }
+    if (c == '(' && i + 1 < text.size() && text[i + 1] == ')') {
+      Atom a;
+      a.type = Atom::Opnd;
+      a.op.kind = OKind::Vec;
+      atoms.push_back(a);
+      i += 2;
+      continue;
+    }
+    if (c == '(' || c == ')') {
+      atoms.push_back(Atom{c == '(' ? Atom::Open : Atom::Close, "", {}});
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < text.size() && !std::isspace(static_cast<unsigned char>(text[j])) && text[j] != '(' && text[j] != ')')
+      ++j;
+    std::string w = text.substr(i, j - i);
+    i = j;
+    Atom a;
+    bool looks_operand = w[0] == '$' || w[0] == '#' || w[0] == '-' || std::isdigit(static_cast<unsigned char>(w[0])) ||
+                         w.find('[') != std::string::npos;
+    if (looks_operand) {
+      a.type = Atom::Opnd;
+      if (!parse_operand(w, a.op)) {
+        err = "cannot parse operand '" + w + "'";
+        return false;
+      }
+    } else {
+      for (char ch : w)
+        if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '?') {
+          err = "unexpected '" + w + "'";
+          return false;
+        }
+      a.type = Atom::Name;
+      a.name = w;
+    }
+    atoms.push_back(std::move(a));
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------- encode
+
+struct EncState {
+  uint64_t w = 0, fixed = 0;
+  size_t cur = 0;
+};
+
+struct Cont {
+  const std::vector<Tok>* toks;
+  size_t i;
+  const Cont* next;
+};
+
+struct Encoder {
+  const std::vector<Atom>& atoms;
+  const Target& t;
+  std::string want;      // canonical text the result must print as
+  unsigned want_words = 0;  // 2 when the text says "long", else any
+  uint64_t result = 0;
+  unsigned words = 0;
+  int steps = 0;
+
+  static bool put(EncState& s, const Field& f, uint64_t v) {
+    uint64_t m = f.mask();
+    uint64_t nw = f.put(s.w, v);
+    if ((nw ^ s.w) & s.fixed & m) return false;
+    s.w = nw;
+    s.fixed |= m;
+    return true;
+  }
+  static bool put_bits(EncState& s, uint64_t mask, uint64_t val) {
+    if ((s.w ^ val) & s.fixed & mask) return false;
+    s.w = (s.w & ~mask) | (val & mask);
+    s.fixed |= mask;
+    return true;
+  }
+  const Atom* at(const EncState& s) const { return s.cur < atoms.size() ? &atoms[s.cur] : nullptr; }
+
+  static bool fits(int64_t v, int width, bool sgn) {
+    if (width >= 63) return true;
+    if (sgn) return v >= -(int64_t(1) << (width - 1)) && v < (int64_t(1) << (width - 1));
+    return v >= 0 && v < (int64_t(1) << width);
+  }
+  static bool put_scaled(EncState& s, const Field& f, int shr, bool sgn, int64_t v) {
+    if (v & ((int64_t(1) << shr) - 1)) return false;
+    int64_t fv = v >> shr;
+    if (!fits(fv, f.width(), sgn)) return false;
+    return put(s, f, uint64_t(fv));
+  }
+
+  bool prim(const Prim& p, EncState& s) {
+    const Atom* a = at(s);
+    if (!a || a->type != Atom::Opnd) return false;
+    const Operand& o = a->op;
+    switch (p.type) {
+      case Prim::Reg: {
+        uint64_t n;
+        switch (p.rclass) {
+          case 'r':
+            if (o.kind != OKind::Reg || o.size != p.size) return false;
+            n = p.size == RSize::H ? uint64_t(o.reg) * 2 + (o.high ? 1 : 0) : uint64_t(o.reg);
+            break;
+          case 'a':
+            if (o.kind == OKind::Imm && o.imm == 0) n = 0;
+            else if (o.kind == OKind::AReg && o.reg != 0) n = uint64_t(o.reg);
+            else return false;
+            break;
+          case 'c': if (o.kind != OKind::CReg) return false; n = uint64_t(o.reg); break;
+          case 't': if (o.kind != OKind::Tex) return false; n = uint64_t(o.reg); break;
+          case 's': if (o.kind != OKind::Samp) return false; n = uint64_t(o.reg); break;
+          case 'S': if (o.kind != OKind::SReg) return false; n = uint64_t(o.reg); break;
+          default: return false;
+        }
+        if (p.f.width() == 0) return n == 0;
+        if (n >> p.f.width()) return false;
+        return put(s, p.f, n);
+      }
+      case Prim::Imm:
+      case Prim::Target:
+        if (o.kind != OKind::Imm) return false;
+        return put_scaled(s, p.f, p.shr, p.sgn, o.imm);
+      case Prim::Mem: {
+        if (o.kind != OKind::Mem || o.space != p.space || o.postinc != p.pi) return false;
+        if (p.idx.width()) {
+          if (o.idx < 0 || (uint64_t(o.idx) >> p.idx.width()) || !put(s, p.idx, uint64_t(o.idx))) return false;
+        } else if (o.idx >= 0) {
+          return false;
+        }
+        if (p.aregmode == 0) {
+          if (o.areg > 0 || o.greg >= 0) return false;
+        } else if (p.aregmode == 3) {
+          if (o.greg < 0 || o.greg > 127 || o.areg > 0 || o.offset || !put(s, Field{9, 7}, uint64_t(o.greg))) return false;
+          return true;
+        } else {
+          if (o.greg >= 0) return false;
+          int ar = o.areg < 0 ? 0 : o.areg;
+          Field af = p.aregmode == 1 ? Field{26, 2} : Field{26, 2, 34, 1};
+          if ((uint64_t(ar) >> af.width()) || !put(s, af, uint64_t(ar))) return false;
+        }
+        if (!p.f.width()) return o.offset == 0;
+        return put_scaled(s, p.f, p.shr, p.sgn, o.offset);
+      }
+      case Prim::Vec: {
+        std::vector<int> v;
+        if (o.kind == OKind::Vec) v = o.vec;
+        else if (o.kind == OKind::Reg && o.size == RSize::W) v = {o.reg};
+        else if (o.kind == OKind::Discard) v = {-1};
+        else return false;
+        int64_t cnt = int64_t(v.size()) - p.shr;
+        if (p.idx.width()) {
+          if (!fits(cnt, p.idx.width(), false) || !put(s, p.idx, uint64_t(cnt))) return false;
+        } else if (cnt != 0) {
+          return false;
+        }
+        uint64_t mask = 0;
+        int base = -1, k = 0;
+        for (size_t i = 0; i < v.size(); ++i) {
+          if (v[i] < 0) continue;
+          mask |= 1ull << i;
+          if (base < 0) base = v[i];
+          if (v[i] != base + k++) return false;
+        }
+        if (p.vmask.width()) {
+          if (!put(s, p.vmask, mask)) return false;
+        } else if (mask != (v.empty() ? 0 : (1ull << v.size()) - 1)) {
+          return false;
+        }
+        if (base >= 0 && ((uint64_t(base) >> p.f.width()) || !put(s, p.f, uint64_t(base)))) return false;
+        return true;
+      }
+      case Prim::Discard: return o.kind == OKind::Discard;
+    }
+    return false;
+  }
+
+  bool finish(const EncState& s, unsigned len) {
+    if (s.cur != atoms.size()) return false;
+    Insn d = decode_word(s.w, 2, t);
+    if (d.words != len || format(d) != want) return false;
+    if (want_words && d.words != want_words) return false;
+    result = d.words == 1 ? (s.w & 0xffffffffull) : s.w;
+    words = d.words;
+    return true;
+  }
+
+  bool run(const Cont* c, EncState s, unsigned len) {
+    if (++steps > 200000) return false;  // the tables never need this many; bounds pathological input
+    while (c && c->i >= c->toks->size()) c = c->next;
+    if (!c) return finish(s, len);
+    const Tok& k = (*c->toks)[c->i];
+    Cont nc{c->toks, c->i + 1, c->next};
+    const Atom* a = at(s);
+    switch (k.type) {
+      case Tok::Lit:
+        if (!a || a->type != Atom::Name || a->name != k.name) return false;
+        ++s.cur;
+        return run(&nc, s, len);
+      case Tok::Flag: {
+        if (!var_ok(k.feat, 0, t)) return run(&nc, s, len);
+        Field f{k.pos, 1};
+        if (a && a->type == Atom::Name && a->name == k.name) {
+          EncState s2 = s;
+          ++s2.cur;
+          if (put(s2, f, 1) && run(&nc, s2, len)) return true;
+        }
+        return put(s, f, 0) && run(&nc, s, len);
+      }
+      case Tok::Choice: {
+        if (!a || a->type != Atom::Name) return false;
+        for (size_t i = 0; i < k.names.size(); ++i)
+          if (k.names[i] == a->name) {
+            EncState s2 = s;
+            ++s2.cur;
+            if (put(s2, Field{k.pos, k.len}, i) && run(&nc, s2, len)) return true;
+          }
+        return false;
+      }
+      case Tok::Open:
+      case Tok::Close:
+        if (!a || a->type != (k.type == Tok::Open ? Atom::Open : Atom::Close)) return false;
+        ++s.cur;
+        return run(&nc, s, len);
+      case Tok::Unknown: return false;
+      case Tok::Ign: return run(&nc, s, len);
+      case Tok::PredMark: return run(&nc, s, len);
+      case Tok::Len: return run(&nc, s, unsigned(k.len));
+      case Tok::Sub:
+        for (auto& r : k.sub->rows) {
+          if (!var_ok(r.feat, r.ptype, t)) continue;
+          EncState s2 = s;
+          if (!put_bits(s2, r.mask, r.val)) continue;
+          Cont sc{&r.toks, 0, &nc};
+          if (run(&sc, s2, len)) return true;
+        }
+        return false;
+      case Tok::Prim:
+        if (!prim(*k.prim, s)) return false;
+        ++s.cur;
+        return run(&nc, s, len);
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
+bool assemble_one(const std::string& text, const Target& t, uint64_t& bits, unsigned& words, std::string& err) {
+  std::vector<Atom> atoms;
+  if (!parse_atoms(text, atoms, err)) return false;
+  if (atoms.empty()) {
+    err = "empty instruction";
+    return false;
+  }
+  // envyas' "long" prefix forces the two-word form of an instruction that
+  // also has a short one (trap, brkpt); envydis never prints it.
+  unsigned want_words = 0;
+  if (atoms[0].type == Atom::Name && atoms[0].name == "long") {
+    atoms.erase(atoms.begin());
+    want_words = 2;
+  }
+  Encoder e{atoms, t, format_atoms(atoms), want_words};
+  Tok rt;
+  rt.type = Tok::Sub;
+  rt.sub = &root();
+  std::vector<Tok> top{rt};
+  Cont c{&top, 0, nullptr};
+  if (!e.run(&c, EncState{}, 1)) {
+    err = "no " + t.variant + " instruction prints as '" + e.want + "'";
+    return false;
+  }
+  bits = e.result;
+  words = e.words;
+  return true;
+}
+
+bool assemble(const std::string& text, const Target& t, std::vector<uint32_t>& out, std::string& err) {
+  // Two passes: label addresses need instruction sizes, which do not depend on
+  // label values (a target is always the same field).
+  std::vector<std::pair<int, std::string>> lines;
+  {
+    size_t i = 0;
+    int ln = 0;
+    while (i <= text.size()) {
+      size_t e = text.find('\n', i);
+      if (e == std::string::npos) e = text.size();
+      std::string l = text.substr(i, e - i);
+      ++ln;
+      if (auto c = l.find("//"); c != std::string::npos) l = l.substr(0, c);
+      lines.emplace_back(ln, l);
+      i = e + 1;
+    }
+  }
+  std::map<std::string, uint64_t> labels;
+  for (int pass = 0; pass < 2; ++pass) {
+    out.clear();
+    for (auto& [ln, raw] : lines) {
+      std::string l = raw;
+      // labels "name:" at the start of the line
+      while (true) {
+        size_t s = l.find_first_not_of(" \t\r");
+        if (s == std::string::npos) {
+          l.clear();
+          break;
+        }
+        size_t k = s;
+        while (k < l.size() && (std::isalnum(static_cast<unsigned char>(l[k])) || l[k] == '_')) ++k;
+        if (k > s && k < l.size() && l[k] == ':') {
+          if (pass == 0) {
+            std::string name = l.substr(s, k - s);
+            if (labels.count(name)) {
+              err = "line " + std::to_string(ln) + ": label '" + name + "' defined twice";
+              return false;
+            }
+            labels[name] = out.size() * 4;
+          }
+          l = l.substr(k + 1);
+          continue;
+        }
+        break;
+      }
+      if (l.find_first_not_of(" \t\r") == std::string::npos) continue;
+      // "#name" label references become byte addresses
+      std::string r;
+      for (size_t i = 0; i < l.size(); ++i) {
+        if (l[i] == '#' && i + 1 < l.size() && (std::isalpha(static_cast<unsigned char>(l[i + 1])) || l[i + 1] == '_')) {
+          size_t k = i + 1;
+          while (k < l.size() && (std::isalnum(static_cast<unsigned char>(l[k])) || l[k] == '_')) ++k;
+          std::string name = l.substr(i + 1, k - i - 1);
+          auto it = labels.find(name);
+          if (it == labels.end() && pass == 1) {
+            err = "line " + std::to_string(ln) + ": unknown label '" + name + "'";
+            return false;
+          }
+          r += hex(it == labels.end() ? 0 : it->second);
+          i = k - 1;
+        } else {
+          r += l[i];
+        }
+      }
+      uint64_t bits;
+      unsigned words;
+      std::string e;
+      if (!assemble_one(r, t, bits, words, e)) {
+        err = "line " + std::to_string(ln) + ": " + e;
+        return false;
+      }
+      if (words == 2 && (out.size() & 1)) {
+        err = "line " + std::to_string(ln) + ": long instruction at odd word " + std::to_string(out.size()) +
+              " (UNALIGNED_LONG_INSTRUCTION)";
+        return false;
+      }
+      out.push_back(uint32_t(bits));
+      if (words == 2) out.push_back(uint32_t(bits >> 32));
+    }
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------- random
+
+std::vector<RowRef> all_rows(const Target& t) {
+  std::vector<RowRef> v;
+  for (int m = 0; m < kMainTables; ++m) {
+    auto& tb = detail::tables().get(kMainNames[m]);
+    for (size_t i = 0; i < tb.rows.size(); ++i)
+      if (var_ok(tb.rows[i].feat, tb.rows[i].ptype, t)) v.push_back(RowRef{m, int(i)});
+  }
+  return v;
+}
+
+std::string row_describe(RowRef r) {
+  auto& row = detail::tables().get(kMainNames[r.table]).rows[size_t(r.row)];
+  return std::string(kMainNames[r.table]) + "[" + std::to_string(r.row) + "] " + row.syn;
+}
+
+bool random_insn(RowRef r, const Target& t, std::mt19937_64& rng, uint64_t& bits, unsigned& words) {
+  auto& row = detail::tables().get(kMainNames[r.table]).rows[size_t(r.row)];
+  for (int attempt = 0; attempt < 400; ++attempt) {
+    uint64_t w = rng();
+    // Bias toward canonical encodings so rarely-true selector bits get covered too.
+    if (attempt & 1) w &= rng();
+    switch (r.table) {
+      case 0: w = (w & 0xfffffffeull); break;
+      case 1: w = (w & ~0x300000003ull) | 0x300000001ull; break;
+      case 2: {
+        uint64_t x = rng() % 3;
+        w = (w & ~0x300000003ull) | 1ull | (x << 32);
+        break;
+      }
+      case 3: w |= 3; break;
+    }
+    w = (w & ~row.mask) | row.val;
+    if (r.table == 0) w &= ~1ull;
+    int mt = -1, mr = -1;
+    Insn d = decode_word(w, 2, t, &mt, &mr);
+    if (mt != r.table || mr != r.row) continue;
+    // Keep only the bits the decoder reads (the rest are don't-care).
+    w &= d.used & ~d.ignored;
+    d = decode_word(w, 2, t, &mt, &mr);
+    if (mt != r.table || mr != r.row) continue;
+    bits = d.words == 1 ? (w & 0xffffffffull) : w;
+    words = d.words;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace gpurc::tesla

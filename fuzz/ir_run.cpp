@@ -1,0 +1,235 @@
+#include "fuzz/ir_run.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "fuzz/ir_gen.h"
+#include "ir/interp.h"
+#include "ir/passes.h"
+#include "runtime/memory.h"
+#ifdef GPURC_HAVE_X64
+#include "backend_x64/jit.h"
+#endif
+
+namespace gpurc::fuzz {
+
+using namespace ir;
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+
+void put_lane(std::vector<uint8_t>& bytes, uint32_t offset, unsigned size, uint64_t v) {
+  std::memcpy(bytes.data() + offset, &v, size);  // little-endian host
+}
+uint64_t get_lane(const std::vector<uint8_t>& bytes, uint32_t offset, unsigned size) {
+  uint64_t v = 0;
+  std::memcpy(&v, bytes.data() + offset, size);
+  return v;
+}
+
+// Fills `out` with values of mixed types so loads of any width see special
+// numbers where they land.
+void fill_mixed(Rng& rng, std::vector<uint8_t>& out) {
+  static const Type kChunk[] = {Type::F32, Type::F32, Type::I32, Type::F64, Type::I64, Type::F16, Type::I16, Type::I8};
+  size_t pos = 0;
+  while (pos < out.size()) {
+    Type t = kChunk[rng.below(std::size(kChunk))];
+    unsigned size = bit_width(t) / 8;
+    if (pos % size != 0 || pos + size > out.size()) t = Type::I8, size = 1;
+    uint64_t v = interesting_bits(rng, t);
+    std::memcpy(out.data() + pos, &v, size);
+    pos += size;
+  }
+}
+
+// Aligned zeroed scratch (vars and frames are read with aligned vector loads).
+struct Aligned {
+  explicit Aligned(size_t n) : bytes(n ? n : 64), p(rt::allocate_aligned(bytes)) {}
+  size_t bytes;
+  std::unique_ptr<uint8_t[], rt::Buffer::AlignedFree> p;
+};
+
+}  // namespace
+
+const char* fault_kind_name(FaultKind k) {
+  switch (k) {
+    case FaultKind::None: return "none";
+    case FaultKind::Trap: return "trap";
+    case FaultKind::OutOfBounds: return "out-of-bounds";
+    case FaultKind::Watchdog: return "watchdog";
+    case FaultKind::Unsupported: return "unsupported";
+    case FaultKind::Misaligned: return "misaligned";
+  }
+  return "?";
+}
+
+IrState random_state(const Function& f, Rng& rng) {
+  IrState st;
+  unsigned r = rng.below(100);
+  if (r < 60) st.entry_mask = 0xffffffffu;
+  else if (r < 85) st.entry_mask = uint32_t(rng.next()) | (1u << rng.below(32));
+  else st.entry_mask = 1u << rng.below(32);
+  st.vars.assign(f.vars_bytes(), 0);
+  for (uint32_t v = 0; v < f.vars.size(); ++v) {
+    Type t = f.vars[v].type;
+    // A var is often the same in many lanes in real code: sometimes splat.
+    bool splat = rng.chance(15);
+    uint64_t first = interesting_bits(rng, t);
+    for (int l = 0; l < kWarpLanes; ++l)
+      put_lane(st.vars, f.var_offset(v) + l * lane_bytes(t), lane_bytes(t),
+               splat ? first : interesting_bits(rng, t));
+  }
+  st.uniforms.assign(std::max<uint32_t>(f.uniform_bytes, kUniformBytes), 0);
+  fill_mixed(rng, st.uniforms);
+  st.memory.assign(kGlobalSize, 0);
+  fill_mixed(rng, st.memory);
+  return st;
+}
+
+std::vector<std::string> host_jit_engines() {
+  std::vector<std::string> out;
+#ifdef GPURC_HAVE_X64
+  if (x64::host_supports(x64::Tier::Avx512)) out.push_back("avx512");
+  if (x64::host_supports(x64::Tier::Avx2)) out.push_back("avx2");
+#endif
+  return out;
+}
+
+bool is_known_engine(const std::string& name) {
+  return name == "interp" || name == "interp-pipeline" || name == "avx512" || name == "avx2" || name == "a64";
+}
+
+IrProgram prepare_program(const Function& f) {
+  IrProgram p;
+  p.original = f;
+  p.lowered = f;
+  PassOptions opt;
+  opt.verify_each = true;
+  p.pipeline_error = run_pipeline(p.lowered, opt);
+  if (p.pipeline_error.empty() && p.lowered.vars.size() < f.vars.size())
+    p.pipeline_error = "the pipeline dropped guest vars";
+  for (size_t v = 0; p.pipeline_error.empty() && v < f.vars.size(); ++v)
+    if (p.lowered.vars[v].type != f.vars[v].type ||
+        p.lowered.var_offset(uint32_t(v)) != f.var_offset(uint32_t(v)))
+      p.pipeline_error = "the pipeline changed the layout of var " + f.vars[v].name;
+  return p;
+}
+
+IrOutcome run_engine(const std::string& engine, const IrProgram& p, const IrState& st) {
+  IrOutcome out;
+  const bool reference = engine == "interp";
+  if (!reference && !p.pipeline_error.empty()) {
+    out.error = "pipeline failed: " + p.pipeline_error;
+    return out;
+  }
+  const Function& f = reference ? p.original : p.lowered;
+  std::unique_ptr<Executable> exe;
+  if (engine == "interp" || engine == "interp-pipeline") {
+    exe = make_ir_interpreter(f);
+  }
+#ifdef GPURC_HAVE_X64
+  else if (engine == "avx512" || engine == "avx2") {
+    x64::JitOptions jo;
+    jo.tier = engine == "avx512" ? x64::Tier::Avx512 : x64::Tier::Avx2;
+    if (!x64::host_supports(jo.tier)) {
+      out.error = "engine " + engine + " is not supported by this host";
+      return out;
+    }
+    std::string err;
+    exe = x64::compile(f, jo, &err);
+    if (!exe) {
+      out.error = "compile failed: " + err;
+      return out;
+    }
+  }
+#endif
+  else {
+    out.error = "engine " + engine + " is not built into this binary";
+    return out;
+  }
+  if (!exe) {
+    out.error = "engine " + engine + " returned no executable";
+    return out;
+  }
+
+  Aligned vars(f.vars_bytes());
+  std::memcpy(vars.p.get(), st.vars.data(), std::min(st.vars.size(), vars.bytes));
+  Aligned uniforms(std::max<size_t>(st.uniforms.size(), f.uniform_bytes));
+  std::memcpy(uniforms.p.get(), st.uniforms.data(), st.uniforms.size());
+  Aligned frame(exe->frame_bytes());
+  rt::Memory mem;
+  std::string err;
+  if (!mem.add_buffer("global", Space::Global, kGlobalBase, kGlobalSize, err)) {
+    out.error = "memory: " + err;
+    return out;
+  }
+  std::memcpy(mem.find("global")->data(), st.memory.data(), kGlobalSize);
+
+  WarpContext ctx;
+  ctx.vars = vars.p.get();
+  ctx.uniforms = uniforms.p.get();
+  ctx.frame = frame.p.get();
+  ctx.entry_mask = st.entry_mask;
+  ctx.budget = kFuzzBudget;
+  ctx.memory = &mem;
+  mem.fill_windows(ctx);
+  // Barriers of a single warp just resume; a bound keeps a broken engine that
+  // reports a barrier forever from hanging the fuzzer.
+  RunStatus s = RunStatus::Barrier;
+  for (int resumes = 0; s == RunStatus::Barrier; ++resumes) {
+    if (resumes > 1000) {
+      out.error = "more than 1000 barrier stops";
+      return out;
+    }
+    s = exe->run(ctx);
+  }
+  out.status = s;
+  out.fault = s == RunStatus::Fault ? ctx.fault : FaultKind::None;
+  out.fault_code = ctx.fault_code;
+  out.vars.assign(vars.p.get(), vars.p.get() + p.original.vars_bytes());
+  out.memory.assign(mem.find("global")->data(), mem.find("global")->data() + kGlobalSize);
+  return out;
+}
+
+std::string compare_outcomes(const Function& f, const IrOutcome& ref, const IrOutcome& got) {
+  if (!ref.error.empty()) return "reference failed: " + ref.error;
+  if (!got.error.empty()) return got.error;
+  auto status_text = [](const IrOutcome& o) {
+    if (o.status == RunStatus::Done) return std::string("done");
+    if (o.status == RunStatus::Fault) return std::string("fault ") + fault_kind_name(o.fault);
+    return std::string("status ") + std::to_string(unsigned(o.status));
+  };
+  if (ref.status != got.status || (ref.status == RunStatus::Fault && ref.fault != got.fault))
+    return "status: expected " + status_text(ref) + ", got " + status_text(got);
+  if (ref.status == RunStatus::Fault) {
+    if (ref.fault == FaultKind::Trap && ref.fault_code != got.fault_code)
+      return "trap code: expected " + std::to_string(ref.fault_code) + ", got " + std::to_string(got.fault_code);
+    return "";
+  }
+  for (uint32_t v = 0; v < f.vars.size(); ++v) {
+    Type t = f.vars[v].type;
+    for (int l = 0; l < kWarpLanes; ++l) {
+      uint32_t off = f.var_offset(v) + l * lane_bytes(t);
+      uint64_t a = get_lane(ref.vars, off, lane_bytes(t)), b = get_lane(got.vars, off, lane_bytes(t));
+      if (a != b)
+        return "var " + f.vars[v].name + " (" + std::string(type_name(t)) + ") lane " + std::to_string(l) +
+               ": expected " + hex(a) + ", got " + hex(b);
+    }
+  }
+  for (uint32_t i = 0; i < kGlobalSize; ++i)
+    if (ref.memory[i] != got.memory[i]) {
+      uint32_t w = i & ~7u;
+      return "memory " + hex(kGlobalBase + i) + ": expected byte " + hex(ref.memory[i]) + ", got " +
+             hex(got.memory[i]) + " (8 bytes at " + hex(kGlobalBase + w) + ": expected " +
+             hex(get_lane(ref.memory, w, 8)) + ", got " + hex(get_lane(got.memory, w, 8)) + ")";
+    }
+  return "";
+}
+
+}  // namespace gpurc::fuzz

@@ -1,0 +1,55 @@
+// run_pipeline: the passes in their fixed order (docs/passes.md explains it).
+#include <functional>
+
+#include "ir/pass_util.h"
+#include "ir/passes.h"
+
+namespace gpurc::ir {
+
+std::string run_pipeline(Function& f, const PassOptions& opt,
+                         std::vector<std::pair<std::string, std::string>>* dumps) {
+  // Vars the passes add (demoted values, execution masks, lane PCs) are
+  // compiler temporaries: SSA construction neither loads nor stores them, and
+  // they are dropped afterwards so the warp-context layout is the guest's.
+  const uint32_t guest_vars = uint32_t(f.vars.size());
+  std::string err;
+  auto step = [&](const char* name, const std::function<void()>& pass) {
+    if (!err.empty()) return;
+    pass();
+    if (opt.verify_each) {
+      std::string v = verify(f);
+      if (!v.empty()) err = std::string("after ") + name + ": " + v;
+    }
+    if (dumps) dumps->push_back({name, print(f)});
+  };
+  if (opt.verify_each) {
+    std::string v = verify(f);
+    if (!v.empty()) return "input: " + v;
+  }
+  step("demote_cross_block_values", [&] { demote_cross_block_values(f); });
+  if (opt.uniformity) step("analyze_uniformity", [&] { analyze_uniformity(f); });
+  if (opt.divergence) step("lower_divergence", [&] { lower_divergence(f); });
+  if (opt.ssa)
+    step("construct_ssa", [&] {
+      construct_ssa(f, guest_vars);
+      bool temps_used = false;
+      for (auto& b : f.blocks)
+        for (ValueId v : b.insts) {
+          const Inst& in = f.insts[v];
+          bool var_op = in.op == Opcode::GetVar || in.op == Opcode::SetVar || in.op == Opcode::LoadVar ||
+                        in.op == Opcode::StoreVar;
+          temps_used |= var_op && in.imm >= guest_vars;
+        }
+      if (!temps_used) f.vars.resize(guest_vars);
+    });
+  if (opt.const_fold) step("const_fold", [&] { const_fold(f); });
+  if (opt.cse) step("cse", [&] { cse(f); });
+  if (opt.dce) step("dce", [&] { dce(f); });
+  if (opt.loop_budget) step("insert_loop_budget", [&] { insert_loop_budget(f); });
+  // The backends read Inst::uniform: recompute it for the final code.
+  if (opt.uniformity) step("analyze_uniformity", [&] { analyze_uniformity(f); });
+  if (err.empty() && opt.divergence && !is_lowered(f)) err = "lower_divergence left a divergent branch";
+  return err;
+}
+
+}  // namespace gpurc::ir

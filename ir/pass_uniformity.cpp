@@ -1,0 +1,108 @@
+// analyze_uniformity: which values are the same in all 32 lanes.
+//
+// Optimistic fixpoint: every value starts uniform except the varying sources,
+// and a value becomes varying when one of its inputs is; iterating until
+// nothing changes also handles loops (a loop counter phi(0, i+1) stays
+// uniform). Rules:
+//  - uniform: const, undef (the engine may pick any value, so it picks one
+//    for all lanes), load_uniform, ballot/any/all/reduce/broadcast results;
+//    a load from Space::Const with AddrClass::Uniform and a uniform address.
+//  - varying: get_var, load_var (per-lane guest state), entry_mask, lane_id,
+//    shuffle, quad_shuffle, scans, other loads, atomics.
+//  - a pure op is uniform when all its operands are.
+//  - a phi is uniform when all its operands are and no branch of the
+//    function is divergent (a join after a divergent branch mixes values from
+//    different paths even when each is uniform).
+//  - cond_br / switch: the branch is uniform (Inst::uniform on the
+//    terminator) exactly when its condition value is uniform. Inside a
+//    divergent region this still means all *active* lanes agree, which is
+//    all the lowering needs: it keeps such a branch under the region's mask.
+#include "ir/pass_util.h"
+#include "ir/passes.h"
+
+namespace gpurc::ir {
+
+namespace {
+
+bool always_uniform(const Function& f, const Inst& in) {
+  switch (in.op) {
+    case Opcode::Const: case Opcode::Undef: case Opcode::LoadUniform:
+    case Opcode::Ballot: case Opcode::Any: case Opcode::All: case Opcode::Reduce:
+    case Opcode::Broadcast:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool always_varying(const Inst& in) {
+  switch (in.op) {
+    case Opcode::GetVar: case Opcode::LoadVar: case Opcode::EntryMask: case Opcode::LaneId:
+    case Opcode::Shuffle: case Opcode::QuadShuffle: case Opcode::ScanIncl: case Opcode::ScanExcl:
+    case Opcode::AtomicRmw: case Opcode::AtomicCas:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::vector<uint8_t> compute_uniformity(const Function& f) {
+  std::vector<uint8_t> uni(f.insts.size(), 0);
+  std::vector<ValueId> live;
+  for (BlockId b = 0; b < f.blocks.size(); ++b)
+    for (ValueId v : f.blocks[b].insts) live.push_back(v);
+  for (ValueId v : live) uni[v] = !always_varying(f.insts[v]);
+  for (bool changed = true; changed;) {
+    changed = false;
+    bool divergent_branch = false;
+    for (ValueId v : live) {
+      const Inst& in = f.insts[v];
+      if ((in.op == Opcode::CondBr || in.op == Opcode::Switch) && !in.args.empty() && !uni[in.args[0]])
+        divergent_branch = true;
+    }
+    for (ValueId v : live) {
+      if (!uni[v]) continue;
+      const Inst& in = f.insts[v];
+      if (always_uniform(f, in)) continue;
+      bool u = true;
+      const OpInfo& info = op_info(in.op);
+      if (in.op == Opcode::Load) {
+        u = mem_space(in.attr) == Space::Const && mem_class(in.attr) == AddrClass::Uniform &&
+            !in.args.empty() && uni[in.args[0]];
+      } else if (in.op == Opcode::Phi) {
+        u = !divergent_branch;
+        for (ValueId a : in.args) u = u && uni[a];
+      } else if (info.pure || info.terminator) {
+        for (ValueId a : in.args) u = u && uni[a];
+      } else {
+        u = false;  // other effects (set_var, store, ...) produce no value
+      }
+      if (!u) {
+        uni[v] = 0;
+        changed = true;
+      }
+    }
+  }
+  return uni;
+}
+
+void analyze_uniformity(Function& f) {
+  auto uni = compute_uniformity(f);
+  for (ValueId v = 0; v < f.insts.size(); ++v) f.insts[v].uniform = uni[v] != 0;
+}
+
+bool is_lowered(const Function& f) {
+  auto uni = compute_uniformity(f);
+  for (BlockId b = 0; b < f.blocks.size(); ++b) {
+    ValueId t = f.terminator(b);
+    if (t == kNoValue) continue;
+    const Inst& in = f.insts[t];
+    if ((in.op == Opcode::CondBr || in.op == Opcode::Switch) && (in.args.empty() || !uni[in.args[0]]))
+      return false;
+  }
+  return true;
+}
+
+}  // namespace gpurc::ir

@@ -1,0 +1,78 @@
+// Helpers shared by the IR passes (ir/pass_*.cpp): CFG orders, dominators,
+// value replacement and CFG edits that keep phi operands in predecessor order.
+// Not part of the public IR API.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace gpurc::ir {
+class Builder;
+}
+
+namespace gpurc::ir::passutil {
+
+// Blocks reachable from the entry in reverse post-order (DFS visiting
+// successors in terminator order): the order the IR interpreter schedules by.
+std::vector<BlockId> reverse_post_order(const Function& f);
+
+// Immediate dominators (Cooper, Harvey, Kennedy). idom[entry] = entry,
+// kNoBlock for unreachable blocks.
+std::vector<BlockId> immediate_dominators(const Function& f, const std::vector<BlockId>& rpo);
+bool dominates(const std::vector<BlockId>& idom, BlockId a, BlockId b);
+
+// Creates an instruction owned by block b without placing it in the block's
+// list (the caller decides where it goes).
+ValueId make_inst(Function& f, Opcode op, Type t, std::vector<ValueId> args, BlockId b,
+                  uint8_t attr = 0, uint64_t imm = 0, uint32_t fflags = 0);
+// Marks an instruction as removed (the caller drops it from its block's list).
+void kill_inst(Function& f, ValueId v);
+
+// Value replacement map with path compression: apply() rewrites every live
+// instruction's arguments.
+struct Replacements {
+  std::vector<ValueId> to;
+  explicit Replacements(const Function& f) : to(f.insts.size(), kNoValue) {}
+  void grow(const Function& f) { to.resize(f.insts.size(), kNoValue); }
+  ValueId find(ValueId v);
+  void set(ValueId from, ValueId into) { grow_to(from); to[from] = into; }
+  bool any() const;
+  void apply(Function& f);
+ private:
+  void grow_to(ValueId v) { if (v >= to.size()) to.resize(v + 1, kNoValue); }
+};
+
+// Current predecessor lists (compute_preds() is called first).
+std::vector<std::vector<BlockId>> snapshot_preds(Function& f);
+// After successor lists changed: recomputes preds and rewrites every phi's
+// operands to the new predecessor order. A new edge's operand is undef (an
+// undef placed at the start of the entry block).
+void remap_phis(Function& f, const std::vector<std::vector<BlockId>>& old_preds);
+
+// Drops blocks not reachable from the entry and renumbers the rest (the
+// entry stays block 0); phi operands of removed edges are dropped.
+void remove_unreachable_blocks(Function& f);
+
+// Ensures the entry block has no predecessors by giving the function a new
+// entry block that branches to the old one.
+void ensure_entry_without_preds(Function& f);
+
+bool has_mask_operand(Opcode op);
+// Index of the mask operand of an op with one (see has_mask_operand).
+size_t mask_operand_index(Opcode op);
+
+// Moves an existing instruction to the end of block b.
+void place(Function& f, BlockId b, ValueId v);
+// Emits the non-terminator instructions of an original block into the
+// builder's block under `mask`: var writes keep the old value in lanes off
+// the mask, ops with a mask operand get it ANDed in.
+void emit_masked_body(Function& f, Builder& bld, const std::vector<ValueId>& insts, ValueId mask);
+
+}  // namespace gpurc::ir::passutil
+
+namespace gpurc::ir {
+// Divergence lowering schemes (pass_divergence.cpp, pass_edge_masks.cpp).
+// Edge masks return false, changing nothing, when the CFG is irreducible.
+bool lower_with_edge_masks(Function& f);
+}  // namespace gpurc::ir

@@ -1,0 +1,129 @@
+// `gpurc bench`: the fixed kernels of bench/ (replay files) on the
+// interpreter and every JIT tier of the host, side by side. Benchmarks are
+// measurements, never tests: a kernel whose expect fails is marked, not fatal.
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "recompiler/cli_verbs.h"
+#include "recompiler/replay.h"
+#include "runtime/thread_pool.h"
+
+namespace gpurc::cli {
+
+namespace {
+
+using replay::json;
+
+struct Row {
+  std::string kernel, engine;
+  double lane_ips = 0, items_ps = 0, compile_us = 0, items_ps_1 = 0;  // _1: one host thread
+  bool expect_ok = true;
+};
+
+// Best run time (us) of repeated runs lasting about `seconds` (at least 2 runs).
+double measure(const json& doc, const std::filesystem::path& dir, Engine e, unsigned threads, double seconds,
+               bool& expect_ok) {
+  double best = 1e300, total = 0;
+  for (int i = 0; i < 2 || (total < seconds * 1e6 && i < 1000); ++i) {
+    replay::ReplayRun r = replay::run_document(doc, dir, e, threads, false);
+    if (r.fault || !replay::check_expect(doc, r).empty()) expect_ok = false;
+    best = std::min(best, r.run_us);
+    total += r.run_us + r.compile_us;
+  }
+  return std::max(best, 1e-3);
+}
+
+}  // namespace
+
+int bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
+  if (a.isa != "ir") {
+    err << "error: gpurc bench --isa " << a.isa << ": benchmarks of isa " << a.isa << " are not supported yet (ir)\n";
+    return 2;
+  }
+  std::filesystem::path dir = a.dir.empty() ? std::filesystem::path(GPURC_SOURCE_DIR) / "bench" : std::filesystem::path(a.dir);
+  std::vector<std::filesystem::path> files;
+  std::error_code ec;
+  for (const auto& ent : std::filesystem::directory_iterator(dir, ec))
+    if (ent.path().extension() == ".json") files.push_back(ent.path());
+  if (ec || files.empty()) {
+    err << "error: no kernel replay files (*.json) in " << dir.string() << "\n";
+    return 2;
+  }
+  std::sort(files.begin(), files.end());
+  unsigned threads = a.threads ? a.threads : rt::ThreadPool::host_cores();
+  std::vector<Row> rows;
+  for (const auto& file : files) {
+    json doc;
+    try {
+      doc = replay::load_file(file);
+      if (doc["isa"] != a.isa) continue;
+      std::string kernel = doc.value("name", file.stem().string());
+      // Work per launch: lane-instructions counted once on the interpreter.
+      replay::ReplayRun counted = replay::run_document(doc, file.parent_path(), Engine::Interp, threads, true);
+      uint64_t items = 0;
+      {
+        rt::LaunchConfig cfg = replay::parse_launch(doc.contains("launch") ? doc["launch"] : json::object());
+        items = cfg.grid.count() * cfg.block.count();
+      }
+      for (Engine e : host_engines()) {
+        Row row;
+        row.kernel = kernel;
+        row.engine = engine_name(e);
+        code_cache().clear();  // so compile time is measured, not a cache hit
+        replay::ReplayRun first = replay::run_document(doc, file.parent_path(), e, threads, false);
+        row.compile_us = first.compile_us;
+        double us = measure(doc, file.parent_path(), e, threads, a.min_seconds, row.expect_ok);
+        row.lane_ips = double(counted.guest_instructions) / us * 1e6;
+        row.items_ps = double(items) / us * 1e6;
+        if (!a.json && threads > 1) {
+          double us1 = measure(doc, file.parent_path(), e, 1, a.min_seconds / 2, row.expect_ok);
+          row.items_ps_1 = double(items) / us1 * 1e6;
+        }
+        rows.push_back(row);
+      }
+    } catch (const replay::ReplayError& x) {
+      err << "error: " << file.string() << ": " << x.what() << "\n";
+      return 2;
+    }
+  }
+  if (a.json) {
+    json arr = json::array();
+    for (const Row& r : rows)
+      arr.push_back({{"isa", a.isa},
+                     {"kernel", r.kernel},
+                     {"engine", r.engine},
+                     {"lane_instructions_per_s", r.lane_ips},
+                     {"items_per_s", r.items_ps},
+                     {"compile_us", r.compile_us},
+                     {"threads", threads},
+                     {"expect", r.expect_ok ? "pass" : "fail"}});
+    out << arr.dump(2) << "\n";
+    return 0;
+  }
+  out << fmt::format("gpurc bench, isa {}, {} host threads\n", a.isa, threads);
+  out << fmt::format("{:<16} {:<11} {:>14} {:>12} {:>11} {:>9} {:>12} {:>8}\n", "kernel", "engine", "lane-instr/s",
+                     "items/s", "compile_us", "vs interp", "items/s 1thr", "scaling");
+  std::map<std::string, double> interp_rate, avx512, avx2;
+  for (const Row& r : rows) {
+    if (r.engine == "interp") interp_rate[r.kernel] = r.lane_ips;
+    if (r.engine == "jit-avx512") avx512[r.kernel] = r.lane_ips;
+    if (r.engine == "jit-avx2") avx2[r.kernel] = r.lane_ips;
+  }
+  for (const Row& r : rows) {
+    double base = interp_rate[r.kernel];
+    out << fmt::format("{:<16} {:<11} {:>14.3g} {:>12.3g} {:>11.0f} {:>8.1f}x {:>12} {:>8}{}\n", r.kernel, r.engine,
+                       r.lane_ips, r.items_ps, r.compile_us, base > 0 ? r.lane_ips / base : 0.0,
+                       r.items_ps_1 > 0 ? fmt::format("{:.3g}", r.items_ps_1) : "-",
+                       r.items_ps_1 > 0 ? fmt::format("{:.2f}x", r.items_ps / r.items_ps_1) : "-",
+                       r.expect_ok ? "" : "  (expect FAILED)");
+  }
+  for (const auto& [k, v] : avx512)
+    if (avx2.count(k) && avx2[k] > 0) out << fmt::format("{}: avx512/avx2 = {:.2f}x\n", k, v / avx2[k]);
+  return 0;
+}
+
+}  // namespace gpurc::cli

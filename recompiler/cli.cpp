@@ -1,0 +1,436 @@
+#include "recompiler/cli.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "fuzz/ir_fuzz.h"
+#include "ir/ir.h"
+#include "ir/passes.h"
+#include "recompiler/cli_verbs.h"
+#include "recompiler/engine.h"
+#include "recompiler/isa.h"
+#include "recompiler/replay.h"
+
+namespace gpurc {
+
+namespace cli {
+
+bool read_input(const std::string& path, std::string& data, std::string& err) {
+  std::stringstream ss;
+  if (path == "-") {
+    ss << std::cin.rdbuf();
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      err = path + ": cannot open";
+      return false;
+    }
+    ss << in.rdbuf();
+  }
+  data = ss.str();
+  return true;
+}
+
+bool parse_hex_text(const std::string& text, unsigned unit, std::vector<uint8_t>& out, std::string& err) {
+  out.clear();
+  size_t i = 0, n = text.size();
+  auto hexval = [](char c) {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+  };
+  std::string digits;  // unit 1: all digits concatenated
+  while (i < n) {
+    char c = text[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',') {
+      ++i;
+      continue;
+    }
+    size_t start = i;
+    if (c == '0' && i + 1 < n && (text[i + 1] == 'x' || text[i + 1] == 'X')) i += 2;
+    std::string tok;
+    while (i < n && hexval(text[i]) >= 0) tok += text[i++];
+    if (i < n && !(text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r' || text[i] == ',')) {
+      err = fmt::format("hex input: '{}' at offset {} is not a hex digit", text[i], i);
+      return false;
+    }
+    if (tok.empty()) {
+      err = fmt::format("hex input: empty number at offset {}", start);
+      return false;
+    }
+    if (unit == 4) {
+      if (tok.size() > 8) {
+        err = fmt::format("hex input: '{}' at offset {} is longer than a 32-bit word", tok, start);
+        return false;
+      }
+      uint32_t w = uint32_t(std::stoul(tok, nullptr, 16));
+      for (int b = 0; b < 4; ++b) out.push_back(uint8_t(w >> (8 * b)));
+    } else {
+      digits += tok;
+    }
+  }
+  if (unit != 4) {
+    if (digits.size() % 2) {
+      err = "hex input: odd number of hex digits";
+      return false;
+    }
+    for (size_t k = 0; k < digits.size(); k += 2) out.push_back(uint8_t(hexval(digits[k]) << 4 | hexval(digits[k + 1])));
+  }
+  return true;
+}
+
+std::string format_hex_text(const std::vector<uint8_t>& bytes, unsigned unit) {
+  std::string s;
+  if (unit == 4) {
+    for (size_t i = 0; i < bytes.size(); i += 4) {
+      uint32_t w = 0;
+      for (size_t b = 0; b < 4 && i + b < bytes.size(); ++b) w |= uint32_t(bytes[i + b]) << (8 * b);
+      s += fmt::format("0x{:08x}\n", w);
+    }
+    return s;
+  }
+  for (size_t i = 0; i < bytes.size(); ++i) s += fmt::format("{:02x}{}", bytes[i], (i % 16 == 15 || i + 1 == bytes.size()) ? "\n" : " ");
+  return s;
+}
+
+}  // namespace cli
+
+namespace {
+
+std::string isa_list() {
+  std::string s;
+  for (auto* i : all_isas()) s += (s.empty() ? "" : ", ") + i->name();
+  return s;
+}
+
+const IsaSupport* isa_or_error(const std::string& name, std::ostream& err) {
+  const IsaSupport* isa = find_isa(name);
+  if (!isa) err << "error: unknown isa '" << name << "' (one of: " << isa_list() << ")\n";
+  return isa;
+}
+
+bool check_variant(const IsaSupport& isa, const std::string& v, std::ostream& err) {
+  if (v.empty()) return true;
+  for (const auto& x : isa.variants())
+    if (x == v) return true;
+  std::string list;
+  for (const auto& x : isa.variants()) list += (list.empty() ? "" : ", ") + x;
+  err << "error: isa " << isa.name() << " has no variant '" << v << "' (one of: " << list << ")\n";
+  return false;
+}
+
+int verb_disasm(const std::string& isa_name, const std::string& variant, bool hex, bool raw, const std::string& file,
+                std::ostream& out, std::ostream& err) {
+  const IsaSupport* isa = isa_or_error(isa_name, err);
+  if (!isa || !check_variant(*isa, variant, err)) return 2;
+  std::string data, e;
+  if (!cli::read_input(file, data, e)) {
+    err << "error: " << e << "\n";
+    return 2;
+  }
+  std::vector<uint8_t> code(data.begin(), data.end());
+  if (hex && !cli::parse_hex_text(data, isa->hex_unit_bytes(), code, e)) {
+    err << "error: " << file << ": " << e << "\n";
+    return 2;
+  }
+  DisasmOptions opt;
+  opt.variant = variant;
+  opt.raw = raw;
+  std::string text;
+  if (!isa->disassemble(code, opt, text, e)) {
+    err << "error: " << e << "\n";
+    return 2;
+  }
+  out << text;
+  if (!text.empty() && text.back() != '\n') out << "\n";
+  return 0;
+}
+
+int verb_asm(const std::string& isa_name, const std::string& variant, const std::string& output, bool hex,
+             const std::string& file, std::ostream& out, std::ostream& err) {
+  const IsaSupport* isa = isa_or_error(isa_name, err);
+  if (!isa || !check_variant(*isa, variant, err)) return 2;
+  std::string text, e;
+  if (!cli::read_input(file, text, e)) {
+    err << "error: " << e << "\n";
+    return 2;
+  }
+  std::vector<uint8_t> code;
+  if (!isa->assemble(text, variant, code, e)) {
+    err << "error: " << e << "\n";
+    return 2;
+  }
+  if (output.empty()) {
+    out << cli::format_hex_text(code, isa->hex_unit_bytes());
+    return 0;
+  }
+  std::ofstream f(output, std::ios::binary);
+  if (hex) {
+    std::string s = cli::format_hex_text(code, isa->hex_unit_bytes());
+    f.write(s.data(), std::streamsize(s.size()));
+  } else {
+    f.write(reinterpret_cast<const char*>(code.data()), std::streamsize(code.size()));
+  }
+  if (!f) {
+    err << "error: " << output << ": cannot write\n";
+    return 2;
+  }
+  return 0;
+}
+
+// Reads an IR function from a .ir text file, or from the program of a
+// replay file of isa "ir" (.json).
+bool load_ir(const std::string& file, ir::Function& f, std::ostream& err) {
+  std::string text, e;
+  if (!cli::read_input(file, text, e)) {
+    err << "error: " << e << "\n";
+    return false;
+  }
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '{') {
+    try {
+      replay::json doc = replay::load_file(file);
+      if (doc["isa"] != "ir") {
+        err << "error: " << file << ": a replay file of isa " << doc["isa"].get<std::string>()
+            << " (only isa ir programs are supported here so far)\n";
+        return false;
+      }
+      text = replay::program_text(doc, std::filesystem::path(file).parent_path());
+    } catch (const replay::ReplayError& x) {
+      err << "error: " << file << ": " << x.what() << "\n";
+      return false;
+    }
+  }
+  if (!ir::parse(text, f, e)) {
+    err << "error: " << file << ": " << e << "\n";
+    return false;
+  }
+  if (std::string v = ir::verify(f); !v.empty()) {
+    err << "error: " << file << ": invalid IR: " << v << "\n";
+    return false;
+  }
+  return true;
+}
+
+int verb_ir(const std::string& file, const std::string& isa, const ir::PassOptions& opt, std::ostream& out,
+            std::ostream& err) {
+  if (!isa.empty() && isa != "ir") {
+    err << "error: gpurc ir --isa " << isa << ": translating " << isa << " programs to IR is not supported yet\n";
+    return 2;
+  }
+  ir::Function f;
+  if (!load_ir(file, f, err)) return 2;
+  std::vector<std::pair<std::string, std::string>> dumps;
+  out << "== input ==\n" << ir::print(f);
+  std::string e = ir::run_pipeline(f, opt, &dumps);
+  for (auto& [pass, text] : dumps) out << "\n== " << pass << " ==\n" << text;
+  if (!e.empty()) {
+    err << "error: " << e << "\n";
+    return 2;
+  }
+  return 0;
+}
+
+int verb_host(const std::string& file, const std::string& engine_s, bool perf_map, std::ostream& out,
+              std::ostream& err) {
+  Engine eng, resolved;
+  std::string e;
+  if (!parse_engine(engine_s, eng) || eng == Engine::Interp) {
+    err << "error: --engine " << engine_s << ": expected jit, jit-avx512, jit-avx2 or jit-a64\n";
+    return 2;
+  }
+  if (!resolve_engine(eng, resolved, e)) {
+    err << "error: " << e << "\n";
+    return 2;
+  }
+  ir::Function f;
+  if (!load_ir(file, f, err)) return 2;
+  IrCompileOptions opt;
+  opt.perf_map = perf_map;
+  opt.symbol = "gpurc_" + (f.name.empty() ? std::string("kernel") : f.name);
+  std::string listing;
+  size_t bytes = 0;
+  if (!host_code_listing(f, resolved, opt, listing, bytes, e)) {
+    err << "error: " << e << "\n";
+    return 2;
+  }
+  out << "; " << engine_name(resolved) << ", " << bytes << " bytes of host code\n" << listing;
+  if (!listing.empty() && listing.back() != '\n') out << "\n";
+  return 0;
+}
+
+int verb_fuzz(bool ir_mode, const std::string& isa, uint64_t iterations, uint64_t seed, const std::string& engines,
+              const std::string& out_dir, std::ostream& out, std::ostream& err) {
+  if (!isa.empty()) {
+    err << "error: gpurc fuzz --isa " << isa << ": fuzzing of isa " << isa << " is not supported yet (use --ir)\n";
+    return 2;
+  }
+  if (!ir_mode) {
+    err << "error: gpurc fuzz: give --ir (IR-level differential fuzzing) or --isa ISA\n";
+    return 2;
+  }
+  fuzz::IrFuzzOptions opt;
+  opt.iterations = iterations;
+  opt.seed = seed;
+  if (!out_dir.empty()) opt.out_dir = out_dir;
+  std::stringstream ss(engines);
+  for (std::string tok; std::getline(ss, tok, ',');) {
+    if (tok.empty()) continue;
+    Engine e;
+    if (!parse_engine("jit-" + tok, e)) {
+      err << "error: --engines: unknown engine '" << tok << "' (avx512, avx2, a64)\n";
+      return 2;
+    }
+    if (!engine_available(e)) {
+      err << "error: --engines: this host cannot run " << tok << "\n";
+      return 2;
+    }
+    opt.engines.push_back(tok);
+  }
+  // Progress only on a terminal, so logs and tests see just the summary.
+  bool tty = &err == &std::cerr && isatty(STDERR_FILENO);
+  auto t0 = std::chrono::steady_clock::now();
+  if (tty)
+    opt.progress = [&](uint64_t done, uint64_t mism) {
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      err << fmt::format("\r{} / {} programs, {:.0f} programs/s, {} mismatches   ", done, iterations,
+                         s > 0 ? double(done) / s : 0.0, mism)
+          << std::flush;
+    };
+  fuzz::IrFuzzReport r = fuzz::run_ir_fuzz(opt);
+  if (tty) err << "\n";
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::string engs;
+  for (auto& e : r.engines) engs += (engs.empty() ? "" : ",") + e;
+  out << fmt::format("fuzz ir: {} programs, {} runs compared on [{}], {:.1f} s, {} mismatches\n", r.programs, r.runs,
+                     engs, s, r.mismatches.size());
+  for (const auto& m : r.mismatches)
+    out << fmt::format("  iteration {} engine {}: {}{}\n", m.iteration, m.engine, m.what,
+                       m.reproducer.empty() ? "" : " (reproducer: " + m.reproducer + ")");
+  if (!r.error.empty()) {
+    err << "error: " << r.error << "\n";
+    return 1;
+  }
+  return r.mismatches.empty() ? 0 : 1;
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"gpurc: runs GPU shader and compute binaries on CPUs"};
+  app.name("gpurc");
+  app.require_subcommand(1);
+  std::string engine_help = "interp, jit, jit-avx512, jit-avx2 or jit-a64";
+
+  // disasm
+  std::string d_isa, d_variant, d_file;
+  bool d_hex = false, d_raw = false;
+  auto* disasm = app.add_subcommand("disasm", "disassemble guest code");
+  disasm->add_option("--isa", d_isa, "instruction set: " + isa_list())->required();
+  disasm->add_option("--variant", d_variant, "ISA revision (default: the ISA's first)");
+  disasm->add_flag("--hex", d_hex, "input is hex text (32-bit words for pica200/tesla, bytes for g13/bifrost)");
+  disasm->add_flag("--raw", d_raw, "one instruction per line, without address and encoding columns");
+  disasm->add_option("file", d_file, "code file, or - for stdin")->required();
+
+  // asm
+  std::string a_isa, a_variant, a_out, a_file;
+  bool a_hex = false;
+  auto* as = app.add_subcommand("asm", "assemble guest code");
+  as->add_option("--isa", a_isa, "instruction set: " + isa_list())->required();
+  as->add_option("--variant", a_variant, "ISA revision");
+  as->add_option("-o,--output", a_out, "write the binary here (default: hex text to stdout)");
+  as->add_flag("--hex", a_hex, "write hex text instead of binary to --output");
+  as->add_option("file", a_file, "assembly source, or - for stdin")->required();
+
+  // ir
+  std::string i_file, i_isa;
+  ir::PassOptions i_opt;
+  bool no_ssa = false, no_cf = false, no_cse = false, no_dce = false, no_uni = false, no_div = false, no_lb = false;
+  auto* irc = app.add_subcommand("ir", "print the IR after each pass of the pipeline");
+  irc->add_option("file", i_file, "IR text (.ir) or a replay file of isa ir (.json)")->required();
+  irc->add_option("--isa", i_isa, "translate a program of this ISA first (not supported yet)");
+  irc->add_flag("--no-ssa", no_ssa, "skip SSA construction");
+  irc->add_flag("--no-const-fold", no_cf, "skip constant folding");
+  irc->add_flag("--no-cse", no_cse, "skip common subexpression elimination");
+  irc->add_flag("--no-dce", no_dce, "skip dead code elimination");
+  irc->add_flag("--no-uniformity", no_uni, "skip the uniformity analysis");
+  irc->add_flag("--no-divergence", no_div, "skip divergence lowering");
+  irc->add_flag("--no-loop-budget", no_lb, "skip the loop watchdog budget");
+  irc->add_flag("--verify-each", i_opt.verify_each, "verify the function after every pass");
+
+  // host
+  std::string h_file, h_engine = "jit";
+  bool h_perf = false;
+  auto* host = app.add_subcommand("host", "compile IR and print the generated host code (Zydis)");
+  host->add_option("file", h_file, "IR text (.ir) or a replay file of isa ir (.json)")->required();
+  host->add_option("--engine", h_engine, "JIT tier: jit, jit-avx512, jit-avx2 or jit-a64");
+  host->add_flag("--perf-map", h_perf, "append the code's symbol to /tmp/perf-<pid>.map");
+
+  // replay
+  cli::ReplayArgs r;
+  auto* rep = app.add_subcommand("replay", "run a replay file (docs/replay-format.md)");
+  rep->add_option("file", r.file, "replay file (.json)")->required();
+  rep->add_option("--engine", r.engine, engine_help);
+  rep->add_flag("--json", r.json, "print one JSON object");
+  rep->add_option("--compare", r.compare, "run each engine of a comma-separated list and report differences");
+  rep->add_option("--threads", r.threads, "host threads (default: all cores)");
+
+  // fuzz
+  bool f_ir = false;
+  std::string f_isa, f_engines, f_out;
+  uint64_t f_iter = 1000, f_seed = 1;
+  auto* fz = app.add_subcommand("fuzz", "differential fuzzing of the JIT tiers against the interpreter");
+  fz->add_flag("--ir", f_ir, "random IR programs");
+  fz->add_option("--isa", f_isa, "random programs of an ISA (not supported yet)");
+  fz->add_option("--iterations", f_iter, "programs to generate");
+  fz->add_option("--seed", f_seed, "random seed");
+  fz->add_option("--engines", f_engines, "comma-separated JIT tiers: avx512, avx2, a64 (default: all the host has)");
+  fz->add_option("--out", f_out, "folder for reproducers (default fuzz-out)");
+
+  // bench
+  cli::BenchArgs b;
+  auto* bn = app.add_subcommand("bench", "benchmark the interpreter and every JIT tier on fixed kernels");
+  bn->add_option("--isa", b.isa, "kernels of this ISA (so far: ir)");
+  bn->add_flag("--json", b.json, "print a JSON array");
+  bn->add_option("--threads", b.threads, "host threads (default: all cores)");
+  bn->add_option("--dir", b.dir, "folder of kernel replay files (default: the source tree's bench/)");
+  bn->add_option("--seconds", b.min_seconds, "measuring time per kernel and engine");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e, out, err);  // --help
+    app.exit(e, err, err);
+    return 2;
+  }
+  try {
+    if (*disasm) return verb_disasm(d_isa, d_variant, d_hex, d_raw, d_file, out, err);
+    if (*as) return verb_asm(a_isa, a_variant, a_out, a_hex, a_file, out, err);
+    if (*irc) {
+      i_opt.ssa = !no_ssa;
+      i_opt.const_fold = !no_cf;
+      i_opt.cse = !no_cse;
+      i_opt.dce = !no_dce;
+      i_opt.uniformity = !no_uni;
+      i_opt.divergence = !no_div;
+      i_opt.loop_budget = !no_lb;
+      return verb_ir(i_file, i_isa, i_opt, out, err);
+    }
+    if (*host) return verb_host(h_file, h_engine, h_perf, out, err);
+    if (*rep) return cli::replay(r, out, err);
+    if (*fz) return verb_fuzz(f_ir, f_isa, f_iter, f_seed, f_engines, f_out, out, err);
+    if (*bn) return cli::bench(b, out, err);
+  } catch (const std::exception& e) {
+    err << "error: " << e.what() << "\n";
+    return 2;
+  }
+  return 2;
+}
+
+}  // namespace gpurc

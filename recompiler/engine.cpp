@@ -1,0 +1,252 @@
+#include "recompiler/engine.h"
+
+#include <chrono>
+
+#include "ir/interp.h"
+#if GPURC_HAVE_X64
+#include "backend_x64/jit.h"
+#endif
+
+namespace gpurc {
+
+const char* engine_name(Engine e) {
+  switch (e) {
+    case Engine::Interp: return "interp";
+    case Engine::Jit: return "jit";
+    case Engine::JitAvx512: return "jit-avx512";
+    case Engine::JitAvx2: return "jit-avx2";
+    case Engine::JitA64: return "jit-a64";
+  }
+  return "?";
+}
+
+bool parse_engine(std::string_view s, Engine& out) {
+  for (Engine e : {Engine::Interp, Engine::Jit, Engine::JitAvx512, Engine::JitAvx2, Engine::JitA64})
+    if (s == engine_name(e)) {
+      out = e;
+      return true;
+    }
+  return false;
+}
+
+bool engine_available(Engine e) {
+  switch (e) {
+    case Engine::Interp: return true;
+    case Engine::Jit: return !host_jit_tiers().empty();
+#if GPURC_HAVE_X64
+    case Engine::JitAvx512: return x64::host_supports(x64::Tier::Avx512);
+    case Engine::JitAvx2: return x64::host_supports(x64::Tier::Avx2);
+#else
+    case Engine::JitAvx512:
+    case Engine::JitAvx2: return false;
+#endif
+    case Engine::JitA64: return false;  // the AArch64 tier is not built yet
+  }
+  return false;
+}
+
+std::vector<Engine> host_jit_tiers() {
+  std::vector<Engine> out;
+  for (Engine e : {Engine::JitAvx512, Engine::JitAvx2, Engine::JitA64})
+    if (engine_available(e)) out.push_back(e);
+  return out;
+}
+
+std::vector<Engine> host_engines() {
+  std::vector<Engine> out{Engine::Interp};
+  for (Engine e : host_jit_tiers()) out.push_back(e);
+  return out;
+}
+
+bool resolve_engine(Engine requested, Engine& resolved, std::string& error) {
+  if (requested == Engine::Jit) {
+    auto tiers = host_jit_tiers();
+    if (tiers.empty()) {
+      error = "engine jit: this host supports no JIT tier (use --engine interp)";
+      return false;
+    }
+    resolved = tiers.front();
+    return true;
+  }
+  if (!engine_available(requested)) {
+    error = std::string("engine ") + engine_name(requested) + ": not supported by this host" +
+            (requested == Engine::JitA64 ? " (the AArch64 tier is not part of this build)" : " (CPU or OS lacks it)");
+    return false;
+  }
+  resolved = requested;
+  return true;
+}
+
+namespace {
+
+// Keeps the function an executable was made from alive as long as the
+// executable: engines may refer to it while running.
+class OwningExecutable final : public ir::Executable {
+ public:
+  OwningExecutable(std::shared_ptr<const ir::Function> f, std::unique_ptr<ir::Executable> exe)
+      : f_(std::move(f)), exe_(std::move(exe)) {}
+  size_t frame_bytes() const override { return exe_->frame_bytes(); }
+  ir::RunStatus run(ir::WarpContext& ctx) const override { return exe_->run(ctx); }
+  const ir::Executable& inner() const { return *exe_; }
+
+ private:
+  std::shared_ptr<const ir::Function> f_;
+  std::unique_ptr<ir::Executable> exe_;
+};
+
+struct Built {
+  std::shared_ptr<ir::Executable> exe;
+  uint32_t vars_bytes = 0;
+};
+
+// Cache entries hold the executable; the vars size rides along in a wrapper.
+class CachedIr final : public ir::Executable {
+ public:
+  CachedIr(std::shared_ptr<ir::Executable> e, uint32_t vars_bytes) : exe(std::move(e)), vars_bytes(vars_bytes) {}
+  size_t frame_bytes() const override { return exe->frame_bytes(); }
+  ir::RunStatus run(ir::WarpContext& ctx) const override { return exe->run(ctx); }
+  std::shared_ptr<ir::Executable> exe;
+  uint32_t vars_bytes;
+};
+
+bool build(const ir::Function& f, Engine engine, const IrCompileOptions& opt, Built& out, std::string& error) {
+  if (std::string v = ir::verify(f); !v.empty()) {
+    error = "invalid IR: " + v;
+    return false;
+  }
+  if (engine == Engine::Interp) {
+    auto fn = std::make_shared<const ir::Function>(f);
+    auto exe = ir::make_ir_interpreter(*fn);
+    if (!exe) {
+      error = "the IR interpreter rejected the function";
+      return false;
+    }
+    out.vars_bytes = fn->vars_bytes();
+    out.exe = std::make_shared<OwningExecutable>(fn, std::move(exe));
+    return true;
+  }
+  auto lowered = std::make_shared<ir::Function>(f);
+  if (std::string e = ir::run_pipeline(*lowered, opt.passes); !e.empty()) {
+    error = "pass pipeline: " + e;
+    return false;
+  }
+  for (uint32_t i = 0; i < f.vars.size(); ++i)
+    if (i >= lowered->vars.size() || lowered->vars[i].type != f.vars[i].type ||
+        lowered->var_offset(i) != f.var_offset(i)) {
+      error = "pass pipeline changed the layout of var '" + f.vars[i].name + "'";
+      return false;
+    }
+#if GPURC_HAVE_X64
+  if (engine == Engine::JitAvx512 || engine == Engine::JitAvx2) {
+    x64::JitOptions jo;
+    jo.tier = engine == Engine::JitAvx512 ? x64::Tier::Avx512 : x64::Tier::Avx2;
+    jo.perf_map = opt.perf_map;
+    jo.symbol = opt.symbol;
+    std::string err;
+    std::unique_ptr<x64::CompiledFunction> code = x64::compile(*lowered, jo, &err);
+    if (!code) {
+      error = std::string(engine_name(engine)) + ": " + (err.empty() ? "compilation failed" : err);
+      return false;
+    }
+    out.vars_bytes = lowered->vars_bytes();
+    out.exe = std::make_shared<OwningExecutable>(lowered, std::move(code));
+    return true;
+  }
+#endif
+  error = std::string("engine ") + engine_name(engine) + " is not available in this build";
+  return false;
+}
+
+bool lower(const ir::Function& f, const IrCompileOptions& opt, ir::Function& lowered, std::string& error) {
+  if (std::string v = ir::verify(f); !v.empty()) {
+    error = "invalid IR: " + v;
+    return false;
+  }
+  lowered = f;
+  if (std::string e = ir::run_pipeline(lowered, opt.passes); !e.empty()) {
+    error = "pass pipeline: " + e;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool host_code_listing(const ir::Function& f, Engine engine, const IrCompileOptions& opt, std::string& listing,
+                       size_t& code_bytes, std::string& error) {
+#if GPURC_HAVE_X64
+  if (engine == Engine::JitAvx512 || engine == Engine::JitAvx2) {
+    ir::Function lowered;
+    if (!lower(f, opt, lowered, error)) return false;
+    x64::JitOptions jo;
+    jo.tier = engine == Engine::JitAvx512 ? x64::Tier::Avx512 : x64::Tier::Avx2;
+    jo.perf_map = opt.perf_map;
+    jo.symbol = opt.symbol;
+    std::string err;
+    auto code = x64::compile(lowered, jo, &err);
+    if (!code) {
+      error = std::string(engine_name(engine)) + ": " + (err.empty() ? "compilation failed" : err);
+      return false;
+    }
+    listing = code->disassemble();
+    code_bytes = code->code_bytes();
+    return true;
+  }
+#endif
+  error = std::string("engine ") + engine_name(engine) + " generates no host code in this build";
+  return false;
+}
+
+rt::CodeCache& code_cache() {
+  static rt::CodeCache cache;
+  return cache;
+}
+
+std::string compile_options_key(Engine engine, const IrCompileOptions& opt) {
+  const ir::PassOptions& p = opt.passes;
+  std::string k = std::string("engine=") + engine_name(engine);
+  if (engine != Engine::Interp) {
+    k += ";passes=";
+    for (bool b : {p.ssa, p.const_fold, p.cse, p.dce, p.uniformity, p.divergence, p.loop_budget, p.verify_each})
+      k += b ? '1' : '0';
+    k += ";perf_map=" + std::to_string(opt.perf_map) + ";symbol=" + opt.symbol;
+  }
+  return k;
+}
+
+bool compile_ir(const ir::Function& f, Engine engine, const IrCompileOptions& opt, CompiledIr& out,
+                std::string& error) {
+  if (engine == Engine::Jit) {
+    error = "compile_ir: resolve engine jit to a tier first";
+    return false;
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  auto finish = [&](std::shared_ptr<ir::Executable> exe, uint32_t vars_bytes, bool hit) {
+    out.exe = std::move(exe);
+    out.vars_bytes = vars_bytes;
+    out.cache_hit = hit;
+    out.compile_us = hit ? 0 : std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  };
+  if (!opt.use_cache) {
+    Built b;
+    if (!build(f, engine, opt, b, error)) return false;
+    finish(b.exe, b.vars_bytes, false);
+    return true;
+  }
+  // The printed text is the program's identity: equal text, equal function.
+  std::string text = ir::print(f);
+  rt::CacheKey key = rt::make_cache_key(text.data(), text.size(), compile_options_key(engine, opt));
+  bool compiled_here = false;
+  auto exe = code_cache().get_or_compile(key, [&](std::string& err) -> std::shared_ptr<ir::Executable> {
+    compiled_here = true;
+    Built b;
+    if (!build(f, engine, opt, b, err)) return nullptr;
+    return std::make_shared<CachedIr>(b.exe, b.vars_bytes);
+  }, error);
+  if (!exe) return false;
+  auto* c = static_cast<CachedIr*>(exe.get());
+  finish(exe, c->vars_bytes, !compiled_here);
+  return true;
+}
+
+}  // namespace gpurc

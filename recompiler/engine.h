@@ -1,0 +1,64 @@
+// Engine selection: which executor runs a program (the reference interpreter
+// or a JIT tier), and compiling IR functions for it through the code cache.
+#pragma once
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/abi.h"
+#include "ir/ir.h"
+#include "ir/passes.h"
+#include "runtime/code_cache.h"
+
+namespace gpurc {
+
+enum class Engine { Interp, Jit, JitAvx512, JitAvx2, JitA64 };
+
+// "interp", "jit", "jit-avx512", "jit-avx2", "jit-a64".
+const char* engine_name(Engine e);
+bool parse_engine(std::string_view s, Engine& out);
+// Whether this host can run the engine (Jit: any JIT tier).
+bool engine_available(Engine e);
+// Jit -> the best tier of this host; a forced tier the host lacks -> false
+// with a message naming it. Interp resolves to itself.
+bool resolve_engine(Engine requested, Engine& resolved, std::string& error);
+// Interp followed by every JIT tier the host supports, best first.
+std::vector<Engine> host_engines();
+// The JIT tiers the host supports, best first.
+std::vector<Engine> host_jit_tiers();
+
+// An executable with what a launch needs to know about its var layout.
+struct CompiledIr {
+  std::shared_ptr<ir::Executable> exe;
+  uint32_t vars_bytes = 0;   // of the function the engine runs (passes may add vars after the guest's)
+  double compile_us = 0;     // 0 on a cache hit
+  bool cache_hit = false;
+};
+
+struct IrCompileOptions {
+  ir::PassOptions passes;    // JIT only: the pipeline before code generation
+  bool perf_map = false;
+  std::string symbol = "gpurc_jit";
+  bool use_cache = true;
+};
+
+// Compiles an IR function for a resolved engine (not Engine::Jit). Interp:
+// the IR interpreter on the function as given (the reference). JIT tiers:
+// run_pipeline on a copy, then the tier's code generator. The first
+// f.vars.size() vars keep their layout. False with `error` on failure.
+bool compile_ir(const ir::Function& f, Engine engine, const IrCompileOptions& opt, CompiledIr& out,
+                std::string& error);
+
+// Compiles for a JIT tier (resolved) without the cache and returns the host
+// code as text (`gpurc host`): one instruction per line, Intel syntax.
+bool host_code_listing(const ir::Function& f, Engine engine, const IrCompileOptions& opt, std::string& listing,
+                       size_t& code_bytes, std::string& error);
+
+// The process-wide code cache compile_ir uses.
+rt::CodeCache& code_cache();
+
+// Options string for the cache key: every setting that changes compiled code.
+std::string compile_options_key(Engine engine, const IrCompileOptions& opt);
+
+}  // namespace gpurc

@@ -1,0 +1,169 @@
+#include "runtime/launch.h"
+
+#include <atomic>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace gpurc::rt {
+
+const char* fault_kind_name(ir::FaultKind k) {
+  switch (k) {
+    case ir::FaultKind::None: return "none";
+    case ir::FaultKind::Trap: return "trap";
+    case ir::FaultKind::OutOfBounds: return "out-of-bounds";
+    case ir::FaultKind::Watchdog: return "watchdog";
+    case ir::FaultKind::Unsupported: return "unsupported";
+    case ir::FaultKind::Misaligned: return "misaligned";
+  }
+  return "unknown";
+}
+
+std::string LaunchFault::describe() const {
+  std::string s = fmt::format("{} fault in block ({},{},{}) warp {} lane {}", fault_kind_name(kind), block.x, block.y,
+                              block.z, warp, lane);
+  if (kind == ir::FaultKind::OutOfBounds || kind == ir::FaultKind::Misaligned)
+    s += fmt::format(" at {} address 0x{:x}", space < unsigned(ir::kNumSpaces) ? space_name(ir::Space(space)) : "?", addr);
+  if (kind == ir::FaultKind::Trap) s += fmt::format(" (code {})", code);
+  return s;
+}
+
+WarpInfo warp_info(const Dim3& grid, const Dim3& block, uint64_t block_linear, uint32_t warp) {
+  WarpInfo w;
+  w.block_linear = block_linear;
+  w.block.x = uint32_t(block_linear % grid.x);
+  w.block.y = uint32_t(block_linear / grid.x % grid.y);
+  w.block.z = uint32_t(block_linear / (uint64_t(grid.x) * grid.y));
+  w.warp = warp;
+  uint64_t threads = block.count();
+  uint64_t first = uint64_t(warp) * ir::kWarpLanes;
+  w.lanes = uint32_t(std::min<uint64_t>(ir::kWarpLanes, threads - first));
+  w.entry_mask = w.lanes >= 32 ? 0xffffffffu : ((1u << w.lanes) - 1);
+  for (unsigned l = 0; l < w.lanes; ++l) {
+    uint64_t t = first + l;
+    w.thread[l] = Dim3{uint32_t(t % block.x), uint32_t(t / block.x % block.y), uint32_t(t / (uint64_t(block.x) * block.y))};
+  }
+  return w;
+}
+
+namespace {
+
+constexpr size_t align64(size_t n) { return (n + 63) & ~size_t(63); }
+
+struct WarpSlot {
+  WarpInfo info;
+  ir::WarpContext ctx;
+  bool done = false;
+};
+
+// Runs one block to completion or to its first fault.
+std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, const LaunchConfig& cfg,
+                                     const WarpInit& init, const WarpFinish& finish, uint64_t block_linear,
+                                     uint64_t& warps_done) {
+  uint64_t threads = cfg.block.count();
+  uint32_t nwarps = uint32_t((threads + ir::kWarpLanes - 1) / ir::kWarpLanes);
+  size_t vars_stride = align64(cfg.vars_bytes), frame_stride = align64(exe.frame_bytes());
+  size_t per_warp = vars_stride + frame_stride;
+  auto storage = allocate_aligned(uint64_t(per_warp) * nwarps + cfg.shared_bytes);
+  uint8_t* shared = storage.get() + per_warp * nwarps;
+  BlockMemory view(memory, cfg.shared_bytes ? shared : nullptr, cfg.shared_bytes);
+
+  std::vector<WarpSlot> warps(nwarps);
+  for (uint32_t w = 0; w < nwarps; ++w) {
+    WarpSlot& s = warps[w];
+    s.info = warp_info(cfg.grid, cfg.block, block_linear, w);
+    s.ctx.vars = storage.get() + per_warp * w;
+    s.ctx.frame = s.ctx.vars + vars_stride;
+    s.ctx.uniforms = cfg.uniforms;
+    s.ctx.entry_mask = s.info.entry_mask;
+    s.ctx.budget = cfg.budget;
+    s.ctx.memory = &view;
+    view.fill_windows(s.ctx);
+    if (init) init(s.info, s.ctx.vars);
+  }
+  // Each round runs every unfinished warp up to its next barrier (or the end);
+  // a round ends with all of them at the barrier, so the next round passes it.
+  for (;;) {
+    bool pending = false;
+    for (WarpSlot& s : warps) {
+      if (s.done) continue;
+      ir::RunStatus st = exe.run(s.ctx);
+      if (st == ir::RunStatus::Fault) {
+        LaunchFault f;
+        f.kind = s.ctx.fault;
+        f.block = s.info.block;
+        f.warp = s.info.warp;
+        f.lane = s.ctx.fault_lane;
+        f.space = s.ctx.fault_space;
+        f.addr = s.ctx.fault_addr;
+        f.code = s.ctx.fault_code;
+        return f;
+      }
+      if (st == ir::RunStatus::Done) {
+        s.done = true;
+        ++warps_done;
+        if (finish) finish(s.info, s.ctx.vars);
+      } else {
+        pending = true;
+      }
+    }
+    if (!pending) return std::nullopt;
+  }
+}
+
+}  // namespace
+
+LaunchResult launch(const ir::Executable& exe, Memory& memory, const LaunchConfig& cfg, const WarpInit& init,
+                    const WarpFinish& finish, ThreadPool* pool) {
+  LaunchResult r;
+  for (uint32_t d : {cfg.grid.x, cfg.grid.y, cfg.grid.z, cfg.block.x, cfg.block.y, cfg.block.z})
+    if (d == 0) {
+      r.error = "launch: every grid and block dimension must be at least 1";
+      return r;
+    }
+  if (cfg.block.count() > (uint64_t(1) << 20)) {
+    r.error = "launch: a block has more than 2^20 threads";
+    return r;
+  }
+  if (cfg.grid.count() > (uint64_t(1) << 32)) {
+    r.error = "launch: the grid has more than 2^32 blocks";
+    return r;
+  }
+  if (cfg.shared_bytes > (uint64_t(1) << 30)) {
+    r.error = "launch: shared_bytes is larger than 1 GiB";
+    return r;
+  }
+  uint64_t blocks = cfg.grid.count();
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> warps_done{0};
+  std::mutex fault_lock;
+  std::optional<LaunchFault> fault;
+  uint64_t fault_block = std::numeric_limits<uint64_t>::max();
+  auto one = [&](size_t b) {
+    if (stop.load(std::memory_order_relaxed)) return;
+    uint64_t done = 0;
+    std::optional<LaunchFault> f = run_block(exe, memory, cfg, init, finish, b, done);
+    warps_done += done;
+    if (f) {
+      std::lock_guard<std::mutex> g(fault_lock);
+      if (b < fault_block) {
+        fault_block = b;
+        fault = f;
+      }
+      stop = true;
+    }
+  };
+  if (pool && pool->threads() > 1 && blocks > 1) {
+    pool->parallel_for(size_t(blocks), one);
+  } else {
+    for (uint64_t b = 0; b < blocks && !stop; ++b) one(size_t(b));
+  }
+  r.fault = fault;
+  r.warps = warps_done;
+  return r;
+}
+
+}  // namespace gpurc::rt

@@ -1,0 +1,267 @@
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "recompiler/cli.h"
+#include "recompiler/cli_verbs.h"
+#include "recompiler/engine.h"
+
+using namespace gpurc;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int rc;
+  std::string out, err;
+};
+
+Result run(std::vector<std::string> args) {
+  args.insert(args.begin(), "gpurc");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::ostringstream out, err;
+  int rc = run_cli(int(args.size()), argv.data(), out, err);
+  return {rc, out.str(), err.str()};
+}
+
+std::string example(const std::string& name) { return std::string(GPURC_TEST_DATA) + "/examples/ir/" + name; }
+
+// A scratch folder for files the tests write, removed at exit.
+struct Scratch {
+  fs::path dir = fs::temp_directory_path() / ("gpurc-cli-test-" + std::to_string(getpid()));
+  Scratch() { fs::create_directories(dir); }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  std::string write(const std::string& name, const std::string& text) {
+    std::ofstream(dir / name, std::ios::binary) << text;
+    return (dir / name).string();
+  }
+};
+
+json load(const std::string& path) {
+  std::ifstream in(path);
+  return json::parse(in);
+}
+
+// The saxpy example as a document whose program is inline, so a modified copy
+// can live anywhere.
+json saxpy_doc() {
+  json d = load(example("saxpy.json"));
+  std::ifstream in(example("saxpy.ir"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  d["program"] = {{"asm", ss.str()}};
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("cli: --help lists the seven verbs and every verb has --help") {
+  Result r = run({"--help"});
+  CHECK(r.rc == 0);
+  for (const char* verb : {"asm", "disasm", "replay", "fuzz", "bench", "ir", "host"}) {
+    CHECK(r.out.find(verb) != std::string::npos);
+    Result h = run({verb, "--help"});
+    CHECK(h.rc == 0);
+    CHECK(h.out.find("--help") != std::string::npos);
+    CHECK(h.out.find(verb) != std::string::npos);
+  }
+  CHECK(run({"replay", "--help"}).out.find("--compare") != std::string::npos);
+}
+
+TEST_CASE("cli: bad arguments exit 2 with a message") {
+  CHECK(run({}).rc == 2);
+  CHECK(run({"frobnicate"}).rc == 2);
+  CHECK(run({"replay"}).rc == 2);  // missing FILE
+  Result r = run({"replay", example("saxpy.json"), "--bogus"});
+  CHECK(r.rc == 2);
+  CHECK_FALSE(r.err.empty());
+  r = run({"replay", example("saxpy.json"), "--engine", "warp-drive"});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("warp-drive") != std::string::npos);
+  CHECK(run({"replay", example("saxpy.json"), "--compare", "interp"}).rc == 2);
+  CHECK(run({"replay", example("saxpy.json"), "--threads", "many"}).rc == 2);
+  r = run({"disasm", "--isa", "z80", example("saxpy.ir")});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("unknown isa") != std::string::npos);
+  CHECK(run({"disasm", "--isa", "tesla", "/nonexistent/file.bin"}).rc == 2);
+  CHECK(run({"asm", "--isa", "tesla"}).rc == 2);
+  CHECK(run({"disasm", "--isa", "tesla", "--variant", "nv50-not-a-variant", example("saxpy.ir")}).rc == 2);
+  r = run({"fuzz", "--isa", "tesla"});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("not supported yet") != std::string::npos);
+  CHECK(run({"fuzz"}).rc == 2);
+  CHECK(run({"fuzz", "--ir", "--engines", "sse9"}).rc == 2);
+  r = run({"bench", "--isa", "g13"});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("not supported yet") != std::string::npos);
+  CHECK(run({"ir", "/nonexistent.ir"}).rc == 2);
+  CHECK(run({"ir", example("saxpy.ir"), "--isa", "tesla"}).rc == 2);
+  CHECK(run({"host", example("saxpy.ir"), "--engine", "interp"}).rc == 2);
+}
+
+TEST_CASE("cli: hex text input") {
+  std::vector<uint8_t> b;
+  std::string err;
+  REQUIRE(cli::parse_hex_text("0x12345678, 0xAB\n9", 4, b, err));
+  CHECK(b == std::vector<uint8_t>{0x78, 0x56, 0x34, 0x12, 0xab, 0, 0, 0, 9, 0, 0, 0});
+  REQUIRE(cli::parse_hex_text("0a0B 0x0c,\n0d", 1, b, err));
+  CHECK(b == std::vector<uint8_t>{0x0a, 0x0b, 0x0c, 0x0d});
+  CHECK_FALSE(cli::parse_hex_text("0x123456789", 4, b, err));
+  CHECK_FALSE(cli::parse_hex_text("abc", 1, b, err));
+  CHECK_FALSE(cli::parse_hex_text("12 zz", 1, b, err));
+  CHECK(err.find("offset") != std::string::npos);
+  CHECK(cli::format_hex_text({0x78, 0x56, 0x34, 0x12}, 4) == "0x12345678\n");
+  CHECK(cli::format_hex_text({1, 2}, 1) == "01 02\n");
+
+  Scratch s;
+  std::string bad = s.write("bad.hex", "0xZZ");
+  CHECK(run({"disasm", "--isa", "tesla", "--hex", bad}).rc == 2);
+}
+
+TEST_CASE("cli: replay of every bundled ir example passes on the interpreter and the JIT") {
+  std::vector<std::string> engines = {"interp"};
+  if (engine_available(Engine::Jit)) engines.push_back("jit");
+  for (const char* name : {"saxpy.json", "block_sum.json", "collatz.json"})
+    for (const auto& e : engines) {
+      CAPTURE(name);
+      CAPTURE(e);
+      Result r = run({"replay", example(name), "--engine", e});
+      CHECK(r.rc == 0);
+      CHECK(r.out.find("expect: pass") != std::string::npos);
+      if (r.rc != 0) MESSAGE(std::string(r.out + r.err));
+    }
+}
+
+TEST_CASE("cli: replay --json shape and instruction counting") {
+  Result r = run({"replay", example("saxpy.json"), "--engine", "interp", "--json"});
+  REQUIRE(r.rc == 0);
+  json j = json::parse(r.out);
+  CHECK(j["engine"] == "interp");
+  CHECK(j["expect"] == "pass");
+  CHECK(j["mismatches"].is_array());
+  CHECK(j["mismatches"].empty());
+  REQUIRE(j["memory"].contains("y"));
+  CHECK(j["memory"]["y"]["f32"].size() == 1024);
+  CHECK(j["memory"]["y"]["f32"][3] == 6.5);
+  // 1024 threads run the 17 instructions of the single block once each.
+  CHECK(j["stats"]["guest_instructions"] == 1024 * 17);
+  CHECK(j["stats"]["compile_us"].is_number());
+  CHECK(j["stats"]["run_us"].is_number());
+  CHECK(j["vars"].contains("i"));
+
+  r = run({"replay", example("collatz.json"), "--engine", "interp", "--json"});
+  REQUIRE(r.rc == 0);
+  j = json::parse(r.out);
+  CHECK(j["vars"]["steps"]["u32"][26] == 111);  // 27 takes 111 steps
+  CHECK(j["stats"]["guest_instructions"].get<uint64_t>() > 200 * 10);
+}
+
+TEST_CASE("cli: replay --compare reports agreement and differences") {
+  std::string second = engine_available(Engine::Jit) ? "jit" : "interp";
+  Result r = run({"replay", example("saxpy.json"), "--compare", "interp," + second});
+  CHECK(r.rc == 0);
+  CHECK(r.out.find("engines agree") != std::string::npos);
+  r = run({"replay", example("saxpy.json"), "--compare", "interp," + second, "--json"});
+  REQUIRE(r.rc == 0);
+  json j = json::parse(r.out);
+  CHECK(j["runs"].size() == 2);
+  CHECK(j["engines_agree"] == true);
+  CHECK(j["differences"].empty());
+}
+
+TEST_CASE("cli: replay exit statuses for failed expect, guest faults and invalid files") {
+  Scratch s;
+  json d = saxpy_doc();
+  d["expect"]["memory"][0]["f32"][5] = 11.0;  // really 10.5
+  Result r = run({"replay", s.write("wrong.json", d.dump()), "--engine", "interp"});
+  CHECK(r.rc == 1);
+  CHECK(r.out.find("memory y[5]: expected 11.0, got 10.5") != std::string::npos);
+
+  d = saxpy_doc();
+  d["expect"]["memory"][0]["f32"][5] = 10.5000009537;  // one ulp above 10.5
+  d["expect"]["tolerance"] = {{"ulp", 1}};
+  CHECK(run({"replay", s.write("ulp.json", d.dump()), "--engine", "interp"}).rc == 0);
+
+  d = saxpy_doc();
+  d["memory"][1]["size"] = 2048;  // y too small: thread 512 stores out of bounds
+  d.erase("expect");
+  r = run({"replay", s.write("fault.json", d.dump()), "--engine", "interp"});
+  CHECK(r.rc == 3);
+  CHECK(r.out.find("out-of-bounds") != std::string::npos);
+  r = run({"replay", s.write("fault.json", d.dump()), "--engine", "interp", "--json"});
+  CHECK(r.rc == 3);
+  CHECK(json::parse(r.out)["fault"]["kind"] == "out-of-bounds");
+
+  auto invalid = [&](json doc, const std::string& needle) {
+    Result x = run({"replay", s.write("invalid.json", doc.dump()), "--engine", "interp"});
+    CHECK(x.rc == 2);
+    CHECK_MESSAGE(x.err.find(needle) != std::string::npos, x.err);
+  };
+  d = saxpy_doc();
+  d["gpurc"] = 2;
+  invalid(d, "version");
+  d = saxpy_doc();
+  d["isa"] = "tesla";
+  invalid(d, "replay of isa tesla is not supported yet");
+  d = saxpy_doc();
+  d["launch"]["grid"] = json::array({0});
+  invalid(d, "launch.grid");
+  d = saxpy_doc();
+  d["memory"][0]["init"] = {{"f32", {1.0, "fast"}}};
+  invalid(d, "memory[0] (x).init.f32[1]");
+  d = saxpy_doc();
+  d["memory"][1]["address"] = "0x100800";  // overlaps x
+  invalid(d, "overlaps");
+  d = saxpy_doc();
+  d["state"]["vars"]["nope"] = {{"u32", {1}}};
+  invalid(d, "state.vars.nope");
+  d = saxpy_doc();
+  d["program"]["asm"] = "func \"x\" {\nb0:\n  %0 = frobnicate i32\n}\n";
+  invalid(d, "program");
+  d = saxpy_doc();
+  d["expect"]["memory"][0]["name"] = "zz";
+  invalid(d, "zz");
+  r = run({"replay", s.write("notjson.json", "{ not json")});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("JSON") != std::string::npos);
+}
+
+TEST_CASE("cli: ir prints every pass and host prints host code") {
+  Result r = run({"ir", example("saxpy.ir")});
+  CHECK(r.rc == 0);
+  CHECK(r.out.find("== input ==") != std::string::npos);
+  CHECK(r.out.find("== construct_ssa ==") != std::string::npos);
+  r = run({"ir", example("saxpy.json"), "--no-cse"});  // the program of a replay file
+  CHECK(r.rc == 0);
+  CHECK(r.out.find("== cse ==") == std::string::npos);
+  if (engine_available(Engine::Jit)) {
+    r = run({"host", example("saxpy.ir")});
+    CHECK(r.rc == 0);
+    CHECK(r.out.find("bytes of host code") != std::string::npos);
+    CHECK(r.out.find("ret") != std::string::npos);
+  }
+  if (!engine_available(Engine::JitAvx512)) CHECK(run({"host", example("saxpy.ir"), "--engine", "jit-avx512"}).rc == 2);
+  CHECK(run({"host", example("saxpy.ir"), "--engine", "jit-a64"}).rc == 2);
+}
+
+TEST_CASE("cli: fuzz exit status follows its mismatches") {
+  Scratch s;
+  Result r = run({"fuzz", "--ir", "--iterations", "20", "--seed", "7", "--out", (s.dir / "fuzz").string()});
+  CHECK((r.rc == 0 || r.rc == 1));
+  CHECK((r.rc == 0) == (r.out.find(", 0 mismatches") != std::string::npos && r.err.empty()));
+  CHECK(r.out.find("20 programs") != std::string::npos);
+}

@@ -1,0 +1,265 @@
+// Structural checks of single passes.
+#include <doctest/doctest.h>
+
+#include "harness.h"
+#include "ir/scalar.h"
+#include "programs.h"
+
+using namespace passtest;
+
+namespace {
+
+ValueId store_var_arg(const Function& f, uint32_t var) {
+  for (auto& b : f.blocks)
+    for (ValueId v : b.insts)
+      if (f.insts[v].op == Opcode::StoreVar && f.insts[v].imm == var) return f.insts[v].args[0];
+  return kNoValue;
+}
+
+// entry: x = load_var r0; ...build...; store_var r1, result; return
+template <class Body>
+Function ssa_function(Body body) {
+  Function f;
+  f.add_var("r0", Type::I32);
+  f.add_var("r1", Type::I32);
+  f.add_var("r2", Type::F32);
+  Builder b(f);
+  b.set_block(f.add_block("entry"));
+  ValueId x = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 0);
+  ValueId y = b.emit(Opcode::LoadVar, Type::F32, {}, 0, 0, 2);
+  body(b, x, y);
+  b.ret();
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("demote: no value is used outside its block and no phi remains") {
+  for (Function f : {prog_if_else(), prog_phis()}) {
+    demote_cross_block_values(f);
+    CHECK(verify(f) == "");
+    CHECK(count_op(f, Opcode::Phi) == 0);
+    for (BlockId bl = 0; bl < f.blocks.size(); ++bl)
+      for (ValueId v : f.blocks[bl].insts)
+        for (ValueId a : f.insts[v].args) CHECK(f.insts[a].block == bl);
+  }
+}
+
+TEST_CASE("uniformity: sources and propagation") {
+  Prog p;
+  BlockId b0 = p.block("entry"), t = p.block("t"), e = p.block("e");
+  p.f.uniform_bytes = 8;
+  p.b.set_block(b0);
+  ValueId u = p.b.load_uniform(Type::I32, 0);
+  ValueId uu = p.add(u, p.c32(3));
+  ValueId lane = p.b.emit(Opcode::LaneId, Type::I32, {});
+  ValueId vary = p.add(u, lane);
+  ValueId any = p.b.emit(Opcode::Any, Type::I1, {p.b.icmp(IntPred::Eq, vary, p.c32(0)), p.b.i1(true)});
+  ValueId g = p.get(0);
+  ValueId cu = p.b.load(Type::I32, Space::Const, AddrClass::Uniform, uu, p.b.i1(true));
+  ValueId cr = p.b.load(Type::I32, Space::Const, AddrClass::Random, uu, p.b.i1(true));
+  p.set(1, p.add(g, cu));
+  p.set(2, cr);
+  p.b.cond_br(any, t, e);
+  p.b.set_block(t);
+  p.b.ret();
+  p.b.set_block(e);
+  p.b.ret();
+  analyze_uniformity(p.f);
+  CHECK(p.f[u].uniform);
+  CHECK(p.f[uu].uniform);
+  CHECK(!p.f[lane].uniform);
+  CHECK(!p.f[vary].uniform);
+  CHECK(p.f[any].uniform);
+  CHECK(!p.f[g].uniform);
+  CHECK(p.f[cu].uniform);
+  CHECK(!p.f[cr].uniform);
+  CHECK(p.f[p.f.terminator(b0)].uniform);
+  CHECK(is_lowered(p.f));
+}
+
+TEST_CASE("uniformity: a loop counter phi stays uniform, a phi after a divergent branch does not") {
+  Function f = prog_phis();  // i, acc: phis; the branch compares i with r0 (varying)
+  analyze_uniformity(f);
+  ValueId i = f.blocks[1].insts[0];
+  REQUIRE(f[i].op == Opcode::Phi);
+  CHECK(!f[i].uniform);  // the loop exit is divergent
+  CHECK(!is_lowered(f));
+  // Same loop bounded by a uniform value: everything uniform.
+  Function g = prog_phis();
+  g.uniform_bytes = 4;
+  ValueId n = g.blocks[0].insts[0];
+  REQUIRE(g[n].op == Opcode::GetVar);
+  g[n].op = Opcode::LoadUniform;
+  g[n].imm = 0;
+  analyze_uniformity(g);
+  CHECK(g[g.blocks[1].insts[0]].uniform);
+  CHECK(is_lowered(g));
+}
+
+TEST_CASE("ssa: no var access remains, entry reads are load_var, exits store written vars") {
+  Function f = prog_loop();
+  construct_ssa(f);
+  CHECK(verify(f) == "");
+  CHECK(count_op(f, Opcode::GetVar) == 0);
+  CHECK(count_op(f, Opcode::SetVar) == 0);
+  CHECK(count_op(f, Opcode::LoadVar) >= 1);                    // r0 is read before any write
+  CHECK(count_op(f, Opcode::StoreVar) == 2);                   // r1, r2 written; one return
+  CHECK(count_op(f, Opcode::Phi) == 2);                        // r1 and r2 in the loop header
+  CHECK(store_var_arg(f, 0) == kNoValue);                      // r0 never written
+}
+
+TEST_CASE("ssa: trivial phis are removed") {
+  // r0 is written once before a loop and only read inside: no phi for it.
+  Prog p;
+  BlockId b0 = p.block("entry"), h = p.block("head"), ex = p.block("exit");
+  p.b.set_block(b0);
+  p.set(0, p.c32(5));
+  p.set(1, p.c32(0));
+  p.b.br(h);
+  p.b.set_block(h);
+  p.set(1, p.add(p.get(1), p.get(0)));
+  p.b.cond_br(p.b.icmp(IntPred::Ult, p.get(1), p.c32(100)), h, ex);
+  p.b.set_block(ex);
+  p.b.ret();
+  construct_ssa(p.f);
+  CHECK(verify(p.f) == "");
+  CHECK(count_op(p.f, Opcode::Phi) == 1);  // r1 only
+}
+
+TEST_CASE("ssa: stores before a barrier terminator") {
+  Function f = prog_barrier();
+  construct_ssa(f);
+  CHECK(verify(f) == "");
+  for (BlockId b = 0; b < f.blocks.size(); ++b) {
+    ValueId t = f.terminator(b);
+    if (t == kNoValue || f[t].op != Opcode::Barrier) continue;
+    auto& ins = f.blocks[b].insts;
+    REQUIRE(ins.size() >= 2);
+    CHECK(f[ins[ins.size() - 2]].op == Opcode::StoreVar);
+  }
+}
+
+TEST_CASE("const_fold: pure ops use eval_lane, identities are exact") {
+  ValueId add = 0, fsum = 0, ident = 0, fzero = 0, mul0 = 0, sel = 0;
+  Function f = ssa_function([&](Builder& b, ValueId x, ValueId y) {
+    add = b.binary(Opcode::IAdd, b.i32(3), b.i32(0xfffffffe));
+    fsum = b.binary(Opcode::FAdd, b.f32_bits(0x3f800000), b.f32_bits(0x40000000));  // 1 + 2
+    ident = b.binary(Opcode::Xor, b.binary(Opcode::IMul, b.binary(Opcode::IAdd, x, b.i32(0)), b.i32(1)), b.i32(0));
+    fzero = b.binary(Opcode::FAdd, y, b.f32_bits(0));  // -0 + 0 = +0: must stay
+    mul0 = b.binary(Opcode::And, x, b.i32(0));
+    sel = b.select(b.i1(false), x, add);
+    b.emit(Opcode::StoreVar, Type::Void, {b.binary(Opcode::IAdd, add, mul0)}, 0, 0, 1);
+    b.emit(Opcode::StoreVar, Type::Void, {b.binary(Opcode::FAdd, fsum, fzero)}, 0, 0, 2);
+    b.emit(Opcode::StoreVar, Type::Void, {b.binary(Opcode::IAdd, ident, sel)}, 0, 0, 0);
+  });
+  REQUIRE(verify(f) == "");
+  const_fold(f);
+  dce(f);
+  CHECK(verify(f) == "");
+  // 3 + (-2) = 1, and x & 0 = 0 folded into it.
+  ValueId r1 = store_var_arg(f, 1);
+  REQUIRE(f[r1].op == Opcode::Const);
+  CHECK(f[r1].imm == 1);
+  CHECK(f[fsum].op == Opcode::Const);
+  CHECK(f[fsum].imm == 0x40400000);  // 3.0f
+  CHECK(f[fzero].op == Opcode::FAdd);
+  // ((x + 0) * 1) ^ 0 + select(false, x, 1) = x + 1
+  ValueId r0 = store_var_arg(f, 0);
+  REQUIRE(f[r0].op == Opcode::IAdd);
+  CHECK(f[f[r0].args[0]].op == Opcode::LoadVar);
+  CHECK(f[f[r0].args[1]].op == Opcode::Const);
+}
+
+TEST_CASE("const_fold: branch on a constant becomes br, dce drops the dead block and phi operand") {
+  Function f;
+  f.add_var("r0", Type::I32);
+  Builder b(f);
+  BlockId e = f.add_block("entry"), t = f.add_block("t"), x = f.add_block("x"), j = f.add_block("j");
+  b.set_block(e);
+  ValueId one = b.i32(1), two = b.i32(2);
+  b.cond_br(b.icmp(IntPred::Eq, one, two), t, x);
+  b.set_block(t);
+  b.br(j);
+  b.set_block(x);
+  b.br(j);
+  b.set_block(j);
+  ValueId phi = b.emit(Opcode::Phi, Type::I32, {one, two});
+  b.emit(Opcode::StoreVar, Type::Void, {phi}, 0, 0, 0);
+  b.ret();
+  REQUIRE(verify(f) == "");
+  const_fold(f);
+  CHECK(verify(f) == "");
+  dce(f);
+  CHECK(verify(f) == "");
+  CHECK(f.blocks.size() == 3);
+  CHECK(count_op(f, Opcode::CondBr) == 0);
+  const_fold(f);  // the phi now has one operand
+  ValueId r0 = store_var_arg(f, 0);
+  REQUIRE(f[r0].op == Opcode::Const);
+  CHECK(f[r0].imm == 2);
+}
+
+TEST_CASE("cse merges pure ops, never effects") {
+  ValueId a1 = 0, a2 = 0, l1 = 0, l2 = 0;
+  Function f = ssa_function([&](Builder& b, ValueId x, ValueId) {
+    a1 = b.binary(Opcode::IAdd, x, b.i32(7));
+    a2 = b.binary(Opcode::IAdd, x, b.i32(7));
+    ValueId m = b.i1(true);
+    l1 = b.load(Type::I32, Space::Global, AddrClass::Random, x, m);
+    l2 = b.load(Type::I32, Space::Global, AddrClass::Random, x, m);
+    b.emit(Opcode::StoreVar, Type::Void, {b.binary(Opcode::IAdd, a1, a2)}, 0, 0, 0);
+    b.emit(Opcode::StoreVar, Type::Void, {b.binary(Opcode::IAdd, l1, l2)}, 0, 0, 1);
+  });
+  cse(f);
+  CHECK(verify(f) == "");
+  ValueId s0 = store_var_arg(f, 0), s1 = store_var_arg(f, 1);
+  CHECK(f[s0].args[0] == f[s0].args[1]);
+  CHECK(f[s1].args[0] != f[s1].args[1]);
+  CHECK(f[a2].block == kNoBlock);
+}
+
+TEST_CASE("dce removes unused pure values and keeps effects") {
+  ValueId dead = 0, dead2 = 0;
+  Function f = ssa_function([&](Builder& b, ValueId x, ValueId) {
+    dead = b.binary(Opcode::IMul, x, x);
+    dead2 = b.binary(Opcode::IAdd, dead, x);
+    b.store(Space::Global, AddrClass::Random, x, x, b.i1(true));
+  });
+  dce(f);
+  CHECK(verify(f) == "");
+  CHECK(f[dead].block == kNoBlock);
+  CHECK(f[dead2].block == kNoBlock);
+  CHECK(count_op(f, Opcode::Store) == 1);
+}
+
+TEST_CASE("loop budget: one budget per loop header, imm = body size") {
+  Function f = prog_loop();
+  insert_loop_budget(f);
+  CHECK(verify(f) == "");
+  REQUIRE(count_op(f, Opcode::Budget) == 1);
+  BlockId head = 1;
+  ValueId bud = f.blocks[head].insts[0];
+  REQUIRE(f[bud].op == Opcode::Budget);
+  // head + body blocks (the budget itself not counted).
+  CHECK(f[bud].imm == f.blocks[1].insts.size() - 1 + f.blocks[2].insts.size());
+  Function g = prog_irreducible();  // a cycle without a dominating header still gets one
+  insert_loop_budget(g);
+  CHECK(count_op(g, Opcode::Budget) >= 1);
+  Function h = prog_if_else();  // no loop, no budget
+  insert_loop_budget(h);
+  CHECK(count_op(h, Opcode::Budget) == 0);
+}
+
+TEST_CASE("pipeline dumps name every pass") {
+  Function f = prog_nested_if();
+  std::vector<std::pair<std::string, std::string>> dumps;
+  PassOptions opt;
+  opt.verify_each = true;
+  REQUIRE(run_pipeline(f, opt, &dumps) == "");
+  REQUIRE(dumps.size() >= 8);
+  CHECK(dumps[0].first == "demote_cross_block_values");
+  CHECK(dumps[2].first == "lower_divergence");
+  CHECK(dumps[3].first == "construct_ssa");
+  for (auto& d : dumps) CHECK(!d.second.empty());
+}
