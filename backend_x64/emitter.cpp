@@ -25,6 +25,9 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code)
   slot_.assign(f.insts.size(), -1);
   stage_slot_.assign(f.insts.size(), -1);
   block_label_.resize(f.blocks.size());
+  for (const ir::Inst& in : f.insts)
+    if (in.op == Opcode::Phi && in.block != kNoBlock) has_phis_ = true;
+  if (has_phis_) frame_bytes_ = kLaunchMaskBytes;  // launch masks at frame offset 0
 }
 
 Xmm Emitter::V(int idx) const {
@@ -304,10 +307,29 @@ void Emitter::emit_prologue() {
     je(block_label_[to], T_NEAR);
   }
   // A warp without launched lanes has nothing to run (as the interpreter).
+  Label run;
   cmp(dword[CTX(entry_mask)], 0);
-  jne(block_label_[0], T_NEAR);
+  jne(run, T_NEAR);
   mov(eax, uint32_t(RunStatus::Done));
   jmp(epilogue_, T_NEAR);
+  L(run);
+  if (has_phis_) {
+    // Per-lane all-ones / zero masks of the launched lanes (32 x 4 and 32 x 8
+    // bytes): phi copies keep lanes that were not launched at 0, as the
+    // interpreter (which only moves launched lanes along edges) does.
+    Label next;
+    mov(eax, dword[CTX(entry_mask)]);
+    xor_(ecx, ecx);
+    L(next);
+    bt(eax, ecx);
+    sbb(rdx, rdx);
+    mov(dword[r12 + rcx * 4], edx);
+    mov(qword[r12 + rcx * 8 + kWarpLanes * 4], rdx);
+    inc(ecx);
+    cmp(ecx, kWarpLanes);
+    jb(next);
+  }
+  jmp(block_label_[0], T_NEAR);
 }
 
 void Emitter::emit_function() {
@@ -378,6 +400,9 @@ void Emitter::lower_helper(ValueId v) {
   spill_live_for_call(v);
   auto d = std::make_unique<rt::EvalOp>();
   d->op = lane_op(f_, v);
+  std::string why;
+  if (!lane_op_supported(d->op, &why))
+    throw CompileError("x64 jit: %" + std::to_string(v) + " (block " + std::to_string(in.block) + "): " + why);
   d->nargs = uint32_t(in.args.size());
   for (size_t i = 0; i < in.args.size(); ++i) {
     d->arg_slot[i] = slot(in.args[i]);
@@ -430,9 +455,18 @@ void Emitter::emit_warp_op(ValueId v) {
   vals_[v].in_frame = true;
 }
 
-void Emitter::copy_warp(uint32_t dst, uint32_t src, unsigned bytes) {
+void Emitter::copy_warp(uint32_t dst, uint32_t src, unsigned bytes, bool launched_only) {
+  uint32_t mask = bytes == kWarpLanes * 8 ? kWarpLanes * 4 : 0;  // launch mask of this lane size
   for (unsigned off = 0; off < bytes; off += unsigned(vbytes_)) {
-    vload(0, ptr[r12 + int(src + off)]);
+    if (src == kZeroSource) {
+      vxor(0, 0, 0);
+    } else {
+      vload(0, ptr[r12 + int(src + off)]);
+      if (launched_only) {
+        if (z_) vpandd(V(0), V(0), ptr[r12 + int(mask + off)]);
+        else vpand(V(0), V(0), ptr[r12 + int(mask + off)]);
+      }
+    }
     vstore(ptr[r12 + int(dst + off)], 0);
   }
 }
@@ -457,17 +491,18 @@ void Emitter::emit_edge(BlockId from, size_t succ_index) {
     if (pi.op != Opcode::Phi) break;
     if (idx >= pi.args.size()) throw CompileError("x64 jit: phi %" + std::to_string(p) + " lacks an operand for its predecessor");
     ValueId a = pi.args[idx];
-    if (a == p || f_.insts[a].op == Opcode::Undef) continue;
+    if (a == p) continue;
     if (f_.insts[a].op == Opcode::Phi && f_.insts[a].block == to) reads_phi = true;
     copies.emplace_back(p, a);
   }
   // Phis of one block are a parallel copy: stage them when one reads another.
   for (auto& [p, a] : copies) {
     unsigned bytes = lane_bytes(f_.insts[p].type) * kWarpLanes;
-    copy_warp(reads_phi ? stage_slot(p) : slot(p), slot(a), bytes);
+    uint32_t src = f_.insts[a].op == Opcode::Undef ? kZeroSource : slot(a);  // undef reads as 0
+    copy_warp(reads_phi ? stage_slot(p) : slot(p), src, bytes, true);
   }
   if (reads_phi)
-    for (auto& [p, a] : copies) copy_warp(slot(p), stage_slot(p), lane_bytes(f_.insts[p].type) * kWarpLanes);
+    for (auto& [p, a] : copies) copy_warp(slot(p), stage_slot(p), lane_bytes(f_.insts[p].type) * kWarpLanes, false);
 }
 
 void Emitter::emit_terminator(BlockId b) {

@@ -62,7 +62,9 @@ class Emitter : public Xbyak::CodeGenerator {
   void emit_warp_op(ir::ValueId v);
   void emit_terminator(ir::BlockId b);
   void emit_edge(ir::BlockId from, size_t succ_index);
-  void copy_warp(uint32_t dst_off, uint32_t src_off, unsigned bytes);
+  static constexpr uint32_t kZeroSource = ~0u;  // copy_warp source that stores zeros
+  static constexpr uint32_t kLaunchMaskBytes = ir::kWarpLanes * 12;
+  void copy_warp(uint32_t dst_off, uint32_t src_off, unsigned bytes, bool launched_only);
   // lane < 0: the first launched lane
   void emit_fault_return(ir::FaultKind kind, uint64_t code, uint64_t addr = 0, uint32_t space = 0, int lane = 0);
   void call_abs(const void* fn);
@@ -122,6 +124,7 @@ class Emitter : public Xbyak::CodeGenerator {
 
   std::vector<int64_t> slot_, stage_slot_;
   uint32_t frame_bytes_ = 0;
+  bool has_phis_ = false;
 
   std::map<uint32_t, Xbyak::Label> const32_, constvec_;
   Xbyak::Label iota_, epilogue_, fault_return_;

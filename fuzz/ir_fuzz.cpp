@@ -57,13 +57,10 @@ bool parse_hex_bytes(const std::string& s, std::vector<uint8_t>& out) {
   }
   return hi < 0;
 }
-// The replay-format element type naming a var's lane values.
+// The replay-format element type of a var's lanes: elements are lane-sized
+// (4 bytes for i1..i32 and f16, 8 for i64 and f64), as `gpurc replay` wants.
 const char* elem_name(Type t) {
   switch (t) {
-    case Type::I1: case Type::I8: return "u8";
-    case Type::I16: return "u16";
-    case Type::F16: return "f16";
-    case Type::I32: return "u32";
     case Type::F32: return "f32";
     case Type::I64: return "u64";
     case Type::F64: return "f64";
@@ -117,26 +114,35 @@ bool save_ir_reproducer(const std::string& path, const IrReproducer& r, std::str
   doc["gpurc"] = 1;
   doc["isa"] = "ir";
   doc["name"] = f.name;
-  doc["program"] = {{"ir", print(f)}};
-  doc["launch"] = {{"entry_mask", hex(r.state.entry_mask, 8)}, {"budget", kFuzzBudget}};
+  doc["program"] = {{"asm", print(f)}};  // isa ir: the "assembly" is IR text
+  // gpurc replay runs lanes 0..n-1 of a block of n threads: exact for
+  // prefix masks; any other mask is only honoured by load_ir_reproducer.
+  const uint32_t em = r.state.entry_mask;
+  const bool prefix = (em & (em + 1)) == 0;
+  const unsigned threads = prefix ? unsigned(__builtin_popcount(em)) : kWarpLanes;
+  doc["launch"] = {{"grid", {1, 1, 1}}, {"block", {threads, 1, 1}}, {"budget", kFuzzBudget}};
   json vars = json::object();
   for (uint32_t v = 0; v < f.vars.size(); ++v) {
     Type t = f.vars[v].type;
     json lanes = json::array();
-    for (int l = 0; l < kWarpLanes; ++l) {
+    for (int l = 0; l < kWarpLanes; ++l) {  // all 32: lanes outside the mask keep theirs
       uint64_t bits = 0;
       std::memcpy(&bits, r.state.vars.data() + f.var_offset(v) + l * lane_bytes(t), lane_bytes(t));
-      lanes.push_back(hex(bits, bit_width(t) > 32 ? 16 : bit_width(t) > 16 ? 8 : 4));
+      lanes.push_back(hex(bits, lane_bytes(t) * 2));
     }
     vars[f.vars[v].name] = {{elem_name(t), lanes}};
   }
-  doc["state"] = {{"vars", vars}, {"uniforms", {{"hex", hex_bytes(r.state.uniforms)}}}};
+  doc["state"] = {{"vars", vars}, {"uniforms", {{"bytes", hex_bytes(r.state.uniforms)}}}};
   doc["memory"] = json::array({{{"name", "global"},
                                 {"space", "global"},
                                 {"address", hex(kGlobalBase, 1)},
                                 {"size", kGlobalSize},
                                 {"init", {{"hex", hex_bytes(r.state.memory)}}}}});
-  doc["fuzz"] = {{"engine", r.engine}, {"what", r.what}};
+  doc["description"] = {{"tool", "gpurc fuzz --ir"},
+                        {"engine", r.engine},
+                        {"what", r.what},
+                        {"entry_mask", hex(em, 8)},
+                        {"note", prefix ? "" : "gpurc replay runs all 32 lanes; the fuzzer ran only entry_mask"}};
   std::error_code ec;
   std::filesystem::path p(path);
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
@@ -159,19 +165,28 @@ bool load_ir_reproducer(const std::string& path, IrReproducer& r, std::string* e
   json doc = json::parse(in, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) return fail("not a JSON object");
   if (doc.value("isa", "") != "ir") return fail("\"isa\" is not \"ir\"");
-  if (!doc.contains("program") || !doc["program"].contains("ir") || !doc["program"]["ir"].is_string())
-    return fail("program.ir (IR text) is missing");
+  if (!doc.contains("program") || !doc["program"].is_object() || !doc["program"].contains("asm") ||
+      !doc["program"]["asm"].is_string())
+    return fail("program.asm (the IR text) is missing");
   std::string perr;
   r.function = Function();
-  if (!parse(doc["program"]["ir"].get<std::string>(), r.function, perr)) return fail("program.ir: " + perr);
+  if (!parse(doc["program"]["asm"].get<std::string>(), r.function, perr)) return fail("program.asm: " + perr);
   std::string verr = verify(r.function);
-  if (!verr.empty()) return fail("program.ir does not verify: " + verr);
+  if (!verr.empty()) return fail("program.asm does not verify: " + verr);
   const Function& f = r.function;
   r.state = IrState();
+  const json desc = doc.value("description", json::object());
   uint64_t mask = 0xffffffffu;
-  if (doc.contains("launch") && doc["launch"].contains("entry_mask") &&
-      !lane_bits(doc["launch"]["entry_mask"], Type::I32, mask))
-    return fail("launch.entry_mask: expected a hex string or an integer");
+  if (desc.is_object() && desc.contains("entry_mask")) {
+    if (!lane_bits(desc["entry_mask"], Type::I32, mask) || mask == 0)
+      return fail("description.entry_mask: expected a non-zero hex string or integer");
+  } else if (doc.contains("launch") && doc["launch"].contains("block")) {
+    const json& b = doc["launch"]["block"];
+    uint64_t n = b.is_array() && !b.empty() && b[0].is_number_unsigned() ? b[0].get<uint64_t>() : 0;
+    if (n == 0 || n > uint64_t(kWarpLanes) || (b.is_array() && b.size() > 1 && b[1] != 1))
+      return fail("launch.block: the IR fuzzer's reproducers are one warp of 1..32 threads in x");
+    mask = n == 32 ? 0xffffffffu : (1u << n) - 1;
+  }
   r.state.entry_mask = uint32_t(mask);
   r.state.vars.assign(f.vars_bytes(), 0);
   const json state = doc.value("state", json::object());
@@ -195,8 +210,11 @@ bool load_ir_reproducer(const std::string& path, IrReproducer& r, std::string* e
   r.state.uniforms.assign(std::max<uint32_t>(f.uniform_bytes, kUniformBytes), 0);
   if (state.contains("uniforms")) {
     std::vector<uint8_t> u;
-    if (!state["uniforms"].is_object() || !parse_hex_bytes(state["uniforms"].value("hex", ""), u))
-      return fail("state.uniforms: expected {\"hex\": \"...\"}");
+    const json& uj = state["uniforms"];
+    if (!uj.is_object() || uj.size() != 1 || !uj.begin().value().is_string() ||
+        (uj.begin().key() != "bytes" && uj.begin().key() != "hex") ||
+        !parse_hex_bytes(uj.begin().value().get<std::string>(), u))
+      return fail("state.uniforms: expected {\"bytes\": \"<hex>\"}");
     if (u.size() > r.state.uniforms.size()) r.state.uniforms.resize(u.size());
     std::copy(u.begin(), u.end(), r.state.uniforms.begin());
   }
@@ -217,9 +235,8 @@ bool load_ir_reproducer(const std::string& path, IrReproducer& r, std::string* e
       std::copy(b.begin(), b.end(), r.state.memory.begin());
     }
   }
-  const json fz = doc.value("fuzz", json::object());
-  r.engine = fz.value("engine", "");
-  r.what = fz.value("what", "");
+  r.engine = desc.is_object() ? desc.value("engine", "") : "";
+  r.what = desc.is_object() ? desc.value("what", "") : "";
   return true;
 }
 
@@ -360,7 +377,7 @@ void minimize_isolated(const std::string& path, const IrReproducer& full, unsign
   pid_t pid = ::fork();
   if (pid == 0) {
     no_core_dumps();
-    ::alarm(timeout * 10);
+    ::alarm(timeout * 2);
     IrReproducer r = full;
     r.function = minimize_ir(full.function, full.state, full.engine);
     IrProgram mp = prepare_program(r.function);
@@ -406,7 +423,7 @@ IrFuzzReport run_ir_fuzz(const IrFuzzOptions& opt) {
 #endif
   using clock = std::chrono::steady_clock;
   auto last_progress = clock::now();
-  uint64_t minimized = 0;
+  uint64_t minimized = 0, saved_count = 0;
   IrGenOptions gen;
   for (uint64_t it = 0; it < opt.iterations; ++it) {
     const uint64_t pseed = ir_program_seed(opt.seed, it);
@@ -426,34 +443,46 @@ IrFuzzReport run_ir_fuzz(const IrFuzzOptions& opt) {
       diffs = compare_program(f, st, rep.engines, [](const std::string&) {});
     ++rep.programs;
     rep.runs += rep.engines.size();
+    // One reproducer per program (the state is the same for every engine),
+    // named after the first engine that differs; one minimised copy.
+    std::string saved, shrunk;
+    bool tried_shrink = false;
     for (auto& [engine, what] : diffs) {
       IrFuzzMismatch m;
       m.iteration = it;
       m.engine = engine;
       m.what = what;
-      if (opt.save_reproducers) {
-        std::string base = opt.out_dir + "/ir-s" + std::to_string(opt.seed) + "-i" + std::to_string(it) + "-" + engine;
-        IrReproducer r{f, st, engine, what};
+      if (opt.save_reproducers && saved.empty() && saved_count < opt.max_saved) {
+        std::string path = opt.out_dir + "/ir-s" + std::to_string(opt.seed) + "-i" + std::to_string(it) + "-" + engine + ".json";
         std::string err;
-        if (save_ir_reproducer(base + "-full.json", r, &err)) m.reproducer = base + "-full.json";
-        const bool can_shrink = engine != "interp" && what.rfind("reference failed", 0) != 0 && !is_crash(what);
-        if (opt.minimize && can_shrink && minimized < opt.max_minimized) {
-          ++minimized;
-#ifdef __unix__
-          if (opt.isolate) {
-            minimize_isolated(base + ".json", r, opt.timeout_seconds);
-            if (std::filesystem::exists(base + ".json")) m.reproducer = base + ".json";
-          } else
-#endif
-          {
-            r.function = minimize_ir(f, st, engine);
-            IrProgram mp = prepare_program(r.function);
-            r.what = compare_outcomes(r.function, run_engine("interp", mp, st), run_engine(engine, mp, st));
-            if (save_ir_reproducer(base + ".json", r, &err)) m.reproducer = base + ".json";
-          }
+        if (save_ir_reproducer(path, IrReproducer{f, st, engine, what}, &err)) {
+          saved = path;
+          ++saved_count;
+        } else {
+          m.what += " (reproducer not saved: " + err + ")";
         }
-        if (m.reproducer.empty()) m.what += " (reproducer not saved: " + err + ")";
       }
+      const bool can_shrink = engine != "interp" && what.rfind("reference failed", 0) != 0 && !is_crash(what);
+      if (!saved.empty() && !tried_shrink && can_shrink && opt.minimize && minimized < opt.max_minimized) {
+        tried_shrink = true;
+        ++minimized;
+        std::string path = saved.substr(0, saved.size() - 5) + "-min-" + engine + ".json";
+        IrReproducer r{f, st, engine, what};
+#ifdef __unix__
+        if (opt.isolate) {
+          minimize_isolated(path, r, opt.timeout_seconds);
+          if (std::filesystem::exists(path)) shrunk = path;
+        } else
+#endif
+        {
+          r.function = minimize_ir(f, st, engine);
+          IrProgram mp = prepare_program(r.function);
+          r.what = compare_outcomes(r.function, run_engine("interp", mp, st), run_engine(engine, mp, st));
+          if (save_ir_reproducer(path, r, nullptr)) shrunk = path;
+        }
+        m.reproducer = shrunk;
+      }
+      if (m.reproducer.empty()) m.reproducer = saved;
       rep.mismatches.push_back(std::move(m));
     }
     if (opt.progress && clock::now() - last_progress >= std::chrono::milliseconds(100)) {

@@ -23,6 +23,7 @@ struct IrFuzzOptions {
   // Shrink each mismatching program before saving it (the full program is saved beside it).
   bool minimize = true;
   uint64_t max_minimized = 20;        // minimise at most this many mismatches per campaign
+  uint64_t max_saved = 200;           // save at most this many reproducers (one per mismatching program)
   // Run each program in a child process (POSIX): a crash or hang of an engine
   // becomes a reported mismatch ("crash: signal N", "timeout") with a saved
   // reproducer instead of ending the campaign.

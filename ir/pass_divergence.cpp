@@ -7,7 +7,10 @@
 //
 // Three schemes, chosen per function:
 //  1. uniform: no divergent branch. The CFG is kept; the execution mask is
-//     entry_mask everywhere.
+//     entry_mask everywhere. Var writes stay unmasked so that uniform vars
+//     (loop counters) stay uniform in all 32 lanes: a set_var only changes
+//     active lanes when an engine runs it, and after SSA construction the
+//     exit store_var selects the entry value for lanes not launched.
 //  2. edge masks (reducible CFGs): each block has a mask var, the OR of its
 //     incoming edge masks; blocks run in a loop-contiguous topological order
 //     behind an any(mask) skip check; a loop repeats while any lane took a
@@ -41,13 +44,10 @@ void lower_uniform(Function& f) {
     f.blocks[b].insts.clear();
     bld.set_block(b);
     bool needs_mask = false;
-    for (ValueId v : old) {
-      Opcode op = f.insts[v].op;
-      needs_mask |= op == Opcode::SetVar || op == Opcode::StoreVar || has_mask_operand(op);
-    }
+    for (ValueId v : old) needs_mask |= has_mask_operand(f.insts[v].op);
     if (needs_mask) {
       ValueId em = bld.emit(Opcode::EntryMask, Type::I1, {});
-      emit_masked_body(f, bld, old, em);
+      emit_masked_body(f, bld, old, em, false);
     } else {
       for (ValueId v : old)
         if (!op_info(f.insts[v].op).terminator) place(f, b, v);
@@ -106,7 +106,7 @@ void lower_with_pc(Function& f) {
     ValueId p = bld.get_var(pc);
     ValueId here = bld.icmp(IntPred::Eq, p, bld.i32(uint32_t(i)));
     ValueId em = bld.emit(Opcode::EntryMask, Type::I1, {});
-    ValueId mask = bld.binary(Opcode::And, here, em);
+    ValueId mask = here;
     emit_masked_body(f, bld, ob.insts, mask);
     ValueId t = ob.insts.empty() ? kNoValue : ob.insts.back();
     if (t == kNoValue || !op_info(f.insts[t].op).terminator) {

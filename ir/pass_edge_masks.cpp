@@ -111,7 +111,7 @@ class EdgeMaskLowering {
   // by reverse post-order (close to the interpreter's schedule).
   std::vector<Item> order_region(int region) {
     std::vector<Item> items;
-    std::vector<int> index_of(f_.blocks.size(), -1);  // by item block
+    std::vector<int> index_of(old_.size(), -1);  // by item block
     for (BlockId b : rpo_) {
       if (!in_region(b, region)) continue;
       Item it = item_of(b, region);
@@ -127,7 +127,7 @@ class EdgeMaskLowering {
     for (BlockId u : rpo_) {
       if (!in_region(u, region)) continue;
       int iu = index_of[item_block(item_of(u, region))];
-      for (BlockId s : f_.blocks[u].succs) {
+      for (BlockId s : old_[u].succs) {
         if (!in_region(s, region) || s == header) continue;
         int is = index_of[item_block(item_of(s, region))];
         if (is == iu) continue;
@@ -195,7 +195,7 @@ class EdgeMaskLowering {
         ValueId c = term.args[0];
         add_lanes(ob.succs[0], bld_.binary(Opcode::And, mask, c));
         ValueId not_c = bld_.binary(Opcode::Xor, c, bld_.i1(true));
-        add_lanes(ob.succs[1], bld_.binary(Opcode::And, mask, not_c));
+        add_lanes(ob.succs[1], mask);
         bld_.br(after);
         break;
       }

@@ -7,8 +7,10 @@
 //
 // Guest state at the boundaries: a read with no reaching definition is a
 // load_var in the entry block; at every return and before every barrier
-// terminator each written guest var is stored (store_var writes all 32
-// lanes, which is right because lowering kept off-mask lanes' old values).
+// terminator each written guest var is stored: store_var writes all 32
+// lanes, so the value is select(entry_mask, value, entry value) — lanes that
+// were not launched keep their state even where SSA values (phis) are
+// unspecified for them.
 #include <algorithm>
 #include <unordered_map>
 
@@ -145,10 +147,19 @@ void construct_ssa(Function& f, uint32_t persistent_vars) {
         continue;
       }
       if (in.op == Opcode::Return || in.op == Opcode::Barrier) {
+        // Lanes that were not launched keep their state: their SSA values
+        // (phis in particular) are unspecified, so select the entry value.
+        ValueId em = kNoValue;
         for (uint32_t var = 0; var < persistent_vars; ++var) {
           if (!written[var]) continue;
+          if (em == kNoValue) {
+            em = make_inst(f, Opcode::EntryMask, Type::I1, {}, b);
+            out.push_back(em);
+          }
           ValueId val = sb.read(var, b);
-          out.push_back(make_inst(f, Opcode::StoreVar, Type::Void, {val}, b, 0, var));
+          ValueId keep = make_inst(f, Opcode::Select, f.vars[var].type, {em, val, sb.entry(var)}, b);
+          out.push_back(keep);
+          out.push_back(make_inst(f, Opcode::StoreVar, Type::Void, {keep}, b, 0, var));
           sb.repl.grow(f);
         }
       }

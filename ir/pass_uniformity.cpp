@@ -9,6 +9,9 @@
 //    a load from Space::Const with AddrClass::Uniform and a uniform address.
 //  - varying: get_var, load_var (per-lane guest state), entry_mask, lane_id,
 //    shuffle, quad_shuffle, scans, other loads, atomics.
+//  - vars: pre-SSA input is analysed on an SSA copy, so a value computed
+//    from a var (a loop counter in a var) is uniform when every definition
+//    reaching it is (a var read before any write reads per-lane guest state).
 //  - a pure op is uniform when all its operands are.
 //  - a phi is uniform when all its operands are and no branch of the
 //    function is divergent (a join after a divergent branch mixes values from
@@ -48,7 +51,8 @@ bool always_varying(const Inst& in) {
 
 }  // namespace
 
-std::vector<uint8_t> compute_uniformity(const Function& f) {
+namespace {
+std::vector<uint8_t> compute_uniformity_ssa(const Function& f) {
   std::vector<uint8_t> uni(f.insts.size(), 0);
   std::vector<ValueId> live;
   for (BlockId b = 0; b < f.blocks.size(); ++b)
@@ -85,6 +89,26 @@ std::vector<uint8_t> compute_uniformity(const Function& f) {
       }
     }
   }
+  return uni;
+}
+
+}  // namespace
+
+std::vector<uint8_t> compute_uniformity(const Function& f) {
+  bool has_vars = false;
+  for (auto& b : f.blocks)
+    for (ValueId v : b.insts)
+      has_vars |= f.insts[v].op == Opcode::GetVar || f.insts[v].op == Opcode::SetVar;
+  if (!has_vars) return compute_uniformity_ssa(f);
+  // Var-level dataflow by way of SSA: analyse an SSA copy (construct_ssa
+  // keeps the ValueId of every instruction that is not a var access) and map
+  // the result back. A get_var itself stays varying.
+  Function g = f;
+  construct_ssa(g);
+  auto ug = compute_uniformity_ssa(g);
+  std::vector<uint8_t> uni(f.insts.size(), 0);
+  for (ValueId v = 0; v < f.insts.size(); ++v)
+    uni[v] = f.insts[v].op != Opcode::GetVar && v < ug.size() && g.insts[v].block != kNoBlock && ug[v];
   return uni;
 }
 

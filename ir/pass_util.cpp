@@ -236,16 +236,17 @@ void place(Function& f, BlockId b, ValueId v) {
 // Emits the non-terminator instructions of an original block into the
 // builder's block under `mask`: var writes keep the old value in lanes off
 // the mask, ops with a mask operand get it ANDed in.
-void emit_masked_body(Function& f, Builder& bld, const std::vector<ValueId>& insts, ValueId mask) {
+void emit_masked_body(Function& f, Builder& bld, const std::vector<ValueId>& insts, ValueId mask,
+                      bool mask_vars) {
   for (ValueId v : insts) {
     Inst in = f.insts[v];
     const OpInfo& info = op_info(in.op);
     if (info.terminator) continue;
-    if (in.op == Opcode::SetVar) {
+    if (in.op == Opcode::SetVar && mask_vars) {
       ValueId old = bld.get_var(uint32_t(in.imm));
       ValueId sel = bld.select(mask, in.args[0], old);
       f.insts[v].args[0] = sel;
-    } else if (in.op == Opcode::StoreVar) {
+    } else if (in.op == Opcode::StoreVar && mask_vars) {
       ValueId old = bld.emit(Opcode::LoadVar, f.insts[in.args[0]].type, {}, 0, 0, in.imm);
       ValueId sel = bld.select(mask, in.args[0], old);
       f.insts[v].args[0] = sel;

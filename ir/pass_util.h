@@ -66,8 +66,9 @@ size_t mask_operand_index(Opcode op);
 void place(Function& f, BlockId b, ValueId v);
 // Emits the non-terminator instructions of an original block into the
 // builder's block under `mask`: var writes keep the old value in lanes off
-// the mask, ops with a mask operand get it ANDed in.
-void emit_masked_body(Function& f, Builder& bld, const std::vector<ValueId>& insts, ValueId mask);
+// the mask (only with mask_vars), ops with a mask operand get it ANDed in.
+void emit_masked_body(Function& f, Builder& bld, const std::vector<ValueId>& insts, ValueId mask,
+                      bool mask_vars = true);
 
 }  // namespace gpurc::ir::passutil
 

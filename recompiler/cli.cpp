@@ -377,7 +377,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   auto* rep = app.add_subcommand("replay", "run a replay file (docs/replay-format.md)");
   rep->add_option("file", r.file, "replay file (.json)")->required();
   rep->add_option("--engine", r.engine, engine_help);
-  rep->add_flag("--json", r.json, "print one JSON object");
+  rep->add_flag("--json", r.json, "print one JSON object (counts lane-instructions)");
+  rep->add_flag("--count", r.count, "count executed lane-instructions (one extra interpreter run)");
   rep->add_option("--compare", r.compare, "run each engine of a comma-separated list and report differences");
   rep->add_option("--threads", r.threads, "host threads (default: all cores)");
 

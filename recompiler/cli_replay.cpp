@@ -132,7 +132,7 @@ int replay(const ReplayArgs& a, std::ostream& out, std::ostream& err) {
       engines.push_back(e);
     }
     std::vector<Outcome> outcomes;
-    for (Engine e : engines) outcomes.push_back(run_one(doc, dir, e, a.threads, a.json));
+    for (Engine e : engines) outcomes.push_back(run_one(doc, dir, e, a.threads, a.json || a.count));
 
     if (engines.size() == 1) {
       const Outcome& o = outcomes[0];

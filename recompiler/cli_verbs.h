@@ -14,6 +14,7 @@ struct ReplayArgs {
   std::string file;
   std::string engine = "jit";
   bool json = false;
+  bool count = false;   // count lane-instructions (an extra interpreter run); implied by json
   std::string compare;  // "E1,E2[,...]"
   unsigned threads = 0;
 };

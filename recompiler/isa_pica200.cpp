@@ -20,6 +20,7 @@ class Pica200Support final : public IsaSupport {
       err = "pica200: unknown variant '" + opt.variant + "'";
       return false;
     }
+    out.clear();
     pica::ListingOptions lo;
     lo.raw = opt.raw;
     if (pica::is_shbin(code.data(), code.size())) {

@@ -1,25 +1,69 @@
+// The Tesla ISA for the CLI and public API: raw words or a text .cubin in,
+// envydis-syntax text out; envyas-syntax text in, raw words out.
+#include "frontend/tesla/cubin.h"
+#include "frontend/tesla/disasm.h"
+#include "frontend/tesla/encoding.h"
 #include "recompiler/isa.h"
 
 namespace gpurc {
 namespace {
-// The tesla frontend is not wired into the CLI yet: every call reports that.
-class Unavailable final : public IsaSupport {
+
+class TeslaSupport final : public IsaSupport {
  public:
   std::string name() const override { return "tesla"; }
-  std::vector<std::string> variants() const override { return {"default"}; }
+  std::vector<std::string> variants() const override { return tesla::variant_names(); }
   unsigned hex_unit_bytes() const override { return 4; }
-  bool disassemble(const std::vector<uint8_t>&, const DisasmOptions&, std::string&, std::string& err) const override {
-    err = "tesla: the disassembler is not implemented yet";
-    return false;
+
+  bool disassemble(const std::vector<uint8_t>& code, const DisasmOptions& opt, std::string& out,
+                   std::string& err) const override {
+    tesla::Target t;
+    if (!tesla::parse_target(opt.variant, t, err)) return false;
+    if (tesla::looks_like_cubin(code)) {
+      tesla::Cubin c;
+      if (!tesla::parse_cubin(std::string(code.begin(), code.end()), c, err)) {
+        err = "tesla: " + err;
+        return false;
+      }
+      out.clear();
+      for (auto& k : c.kernels) {
+        if (!opt.raw) out += "// kernel " + k.name + "\n";
+        out += tesla::disassemble_words(k.code, t, opt.raw);
+      }
+      return true;
+    }
+    if (code.size() % 4) {
+      err = "tesla: raw code must be a whole number of 32-bit words (got " + std::to_string(code.size()) + " bytes)";
+      return false;
+    }
+    std::vector<uint32_t> words(code.size() / 4);
+    for (size_t i = 0; i < words.size(); ++i)
+      words[i] = uint32_t(code[4 * i]) | uint32_t(code[4 * i + 1]) << 8 | uint32_t(code[4 * i + 2]) << 16 |
+                 uint32_t(code[4 * i + 3]) << 24;
+    out = tesla::disassemble_words(words, t, opt.raw);
+    return true;
   }
-  bool assemble(const std::string&, const std::string&, std::vector<uint8_t>&, std::string& err) const override {
-    err = "tesla: the assembler is not implemented yet";
-    return false;
+
+  bool assemble(const std::string& text, const std::string& variant, std::vector<uint8_t>& out,
+                std::string& err) const override {
+    tesla::Target t;
+    if (!tesla::parse_target(variant, t, err)) return false;
+    std::vector<uint32_t> words;
+    if (!tesla::assemble(text, t, words, err)) {
+      err = "tesla: " + err;
+      return false;
+    }
+    out.clear();
+    for (uint32_t w : words)
+      for (int b = 0; b < 4; ++b) out.push_back(uint8_t(w >> (8 * b)));
+    return true;
   }
 };
+
 }  // namespace
+
 const IsaSupport& tesla_support() {
-  static Unavailable s;
+  static TeslaSupport s;
   return s;
 }
+
 }  // namespace gpurc

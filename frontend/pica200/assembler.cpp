@@ -707,7 +707,9 @@ class Assembler {
       if (ops.size() == 2) {
         std::string t = lower(trim(ops[0]));
         if (t.rfind("a0", 0) != 0) fail("mova writes a0");
-        mask = t.size() > 2 ? (t[2] == '.' ? parse_mask(t.substr(3)) : (fail("bad a0 mask"), uint8_t(0))) : 0xC;
+        if (t.size() == 2) mask = 0xF;
+        else if (t[2] == '.') mask = parse_mask(t.substr(3));
+        else fail("bad a0 mask");
       }
       Operand a = parse_operand(ops.back());
       check_plain(a);

@@ -246,10 +246,12 @@ struct Decoder {
         if (tb.name == kMainNames[m]) {
           main_table = m;
           main_row = int(i);
+          insn.body = insn.atoms.size();
         }
       stack.push_back(&tb);
       walk(r.toks);
       stack.pop_back();
+      if (tb.name == "PRED") insn.body = insn.atoms.size();
       return;
     }
     name("???");
@@ -404,8 +406,8 @@ Insn decode(const uint32_t* code, size_t nwords, size_t pos, const Target& t) {
 }
 
 bool Insn::has(const char* n) const {
-  for (auto& a : atoms)
-    if (a.type == Atom::Name && a.name == n) return true;
+  for (size_t i = body; i < atoms.size(); ++i)
+    if (atoms[i].type == Atom::Name && atoms[i].name == n) return true;
   return false;
 }
 const Operand* Insn::find(Role r, int nth) const {
@@ -423,8 +425,8 @@ std::string Insn::name_before(const Operand* o) const {
 }
 std::vector<std::string> Insn::names() const {
   std::vector<std::string> v;
-  for (auto& a : atoms)
-    if (a.type == Atom::Name) v.push_back(a.name);
+  for (size_t i = body; i < atoms.size(); ++i)
+    if (atoms[i].type == Atom::Name) v.push_back(atoms[i].name);
   return v;
 }
 

@@ -94,11 +94,12 @@ struct Insn {
   bool exit = false, join = false;
   int pred = 15;            // 0..31; 15 = always
   int pred_c = 0;           // $c register of the predicate
-  bool has(const char* name) const;              // a Name atom
+  size_t body = 0;          // first atom after the exit/join marker and predicate
+  bool has(const char* name) const;              // a Name atom of the body
   const Operand* find(Role r, int nth = 0) const; // nth operand with that role
   // The Name atom right before operand `o` (e.g. the "u16" in "u16 s[...]").
   std::string name_before(const Operand* o) const;
-  std::vector<std::string> names() const;
+  std::vector<std::string> names() const;       // Name atoms of the body
 };
 
 // Decodes the instruction at word `pos` of `code` (`nwords` words). Always

@@ -11,7 +11,6 @@ using irtest::TestMemory;
 using irtest::Warp;
 
 namespace {
-constexpr uint8_t kUlt = uint8_t(IntPred::Ult);
 ValueId lane(Builder& b) { return b.emit(Opcode::LaneId, Type::I32, {}); }
 ValueId add(Builder& b, ValueId x, ValueId y) { return b.binary(Opcode::IAdd, x, y); }
 void check_verified(const Function& f) {
@@ -526,5 +525,4 @@ TEST_CASE("interp: one executable, many threads") {
   for (auto& th : threads) th.join();
   for (bool x : ok) CHECK(x);
   (void)entry;
-  (void)kUlt;
 }

@@ -65,14 +65,16 @@ TEST_CASE("tesla assembler: programs, labels, errors") {
   std::vector<uint32_t> out;
   std::string err;
   REQUIRE(assemble("start: mov b32 $r2 $r4\n"
+                   "  mov b32 $r3 $r3\n"
                    "  bra #start // loop\n"
-                   "exit mov b32 $r0 $r0\n",
+                   "exit mov b32 $r0 $r0\n"
+                   "long trap\n",
                    t, out, err));
-  REQUIRE(out.size() == 6);
-  CHECK(out[0] == 0x10000809);
-  CHECK(out[1] == 0x0403c780);
+  REQUIRE(out.size() == 8);
+  CHECK(out[0] == 0x10008808);  // short mov: dst 2 (bits 2..7), src 4 (bits 9..14), b32 (bit 15)
   CHECK(format(decode(out.data(), out.size(), 2, t)) == "bra 0x0");
   CHECK(format(decode(out.data(), out.size(), 4, t)) == "exit mov b32 $r0 $r0");
+  CHECK(out[6] == 0x90000003);
   CHECK_FALSE(assemble("mov b32 $r1 $r1\nmov b32 $r2 $r200\n", t, out, err));
   CHECK(err.find("line 2") != std::string::npos);
   // short then long: the long one would sit at an odd word

@@ -1,0 +1,169 @@
+// Properties of the generated code: the AVX2 tier never uses an EVEX
+// (AVX-512) encoding, the AVX-512 tier does, disassembly covers the code,
+// perf map lines are written, and bad input is rejected with an error.
+#include <doctest/doctest.h>
+#include <Zydis/Zydis.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "harness.h"
+#include "ir/scalar.h"
+#include "op_cases.h"
+
+using namespace gpurc;
+using namespace gpurc::x64;
+using namespace gpurc::x64::test;
+using ir::Opcode;
+using ir::Type;
+
+namespace {
+
+// One function holding every per-lane op configuration of a type family
+// (each result stored to its own var), so one compile covers every lowering.
+ir::Function many_ops_function(bool floats) {
+  ir::Function f;
+  f.add_block("entry");
+  ir::Builder b(f);
+  for (const OpCase& c : all_op_cases(true)) {
+    bool is_f = ir::is_float(c.type) || (!c.args.empty() && ir::is_float(c.args[0]));
+    if (is_f != floats) continue;
+    std::vector<ir::ValueId> args;
+    for (Type t : c.args) {
+      uint32_t var = f.add_var("in", t);
+      args.push_back(b.emit(Opcode::LoadVar, t, {}, 0, 0, var));
+    }
+    ir::Inst in;
+    in.op = c.op;
+    in.type = c.type;
+    in.attr = c.attr;
+    in.fflags = c.fflags;
+    in.imm = c.imm;
+    in.block = 0;
+    in.args = args;
+    f.insts.push_back(in);
+    ir::ValueId v = ir::ValueId(f.insts.size() - 1);
+    f.blocks[0].insts.push_back(v);
+    uint32_t out = f.add_var("out", c.type);
+    b.emit(Opcode::StoreVar, Type::Void, {v}, 0, 0, out);
+  }
+  b.ret();
+  return f;
+}
+
+struct EncodingCount {
+  size_t evex = 0, total = 0, undecodable = 0;
+};
+
+EncodingCount count_encodings(const CompiledFunction& cf) {
+  EncodingCount n;
+  ZydisDecoder dec;
+  ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+  const uint8_t* p = cf.code();
+  size_t off = 0;
+  // The constant pool follows the code after a 64-byte aligned label; stop at
+  // the final ret.
+  while (off < cf.code_bytes()) {
+    ZydisDecodedInstruction insn;
+    ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+    if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, p + off, cf.code_bytes() - off, &insn, ops))) {
+      ++n.undecodable;
+      break;
+    }
+    ++n.total;
+    if (insn.encoding == ZYDIS_INSTRUCTION_ENCODING_EVEX) ++n.evex;
+    off += insn.length;
+    if (insn.mnemonic == ZYDIS_MNEMONIC_RET) break;
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("x64 jit: the AVX2 tier emits no EVEX instruction; the AVX-512 tier does") {
+  for (bool floats : {false, true}) {
+    ir::Function f = many_ops_function(floats);
+    for (Tier t : host_tiers()) {
+      std::string err;
+      JitOptions o;
+      o.tier = t;
+      auto cf = compile(f, o, &err);
+      REQUIRE_MESSAGE(cf, err);
+      EncodingCount n = count_encodings(*cf);
+      CHECK(n.undecodable == 0);
+      CHECK(n.total > 1000);
+      if (t == Tier::Avx2) CHECK(n.evex == 0);
+      else CHECK(n.evex > 100);
+      std::string text = cf->disassemble();
+      CHECK(text.find("ret") != std::string::npos);
+      CHECK(text.find(t == Tier::Avx512 ? "zmm" : "ymm") != std::string::npos);
+      if (t == Tier::Avx2) CHECK(text.find("zmm") == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("x64 jit: perf map lines name the compiled code") {
+  auto tiers = host_tiers();
+  REQUIRE(!tiers.empty());
+  ir::Function f;
+  f.add_block("entry");
+  ir::Builder b(f);
+  b.ret();
+  JitOptions o;
+  o.tier = tiers[0];
+  o.perf_map = true;
+  o.symbol = "gpurc_test_symbol_" + std::to_string(::getpid());
+  std::string err;
+  auto cf = compile(f, o, &err);
+  REQUIRE_MESSAGE(cf, err);
+  std::ifstream in("/tmp/perf-" + std::to_string(::getpid()) + ".map");
+  std::string line, found;
+  while (std::getline(in, line))
+    if (line.find(o.symbol) != std::string::npos) found = line;
+  char want[64];
+  std::snprintf(want, sizeof want, "%lx %zx ", (unsigned long)(uintptr_t)cf->code(), cf->code_bytes());
+  CHECK(found == std::string(want) + o.symbol);
+}
+
+TEST_CASE("x64 jit: unsupported input is a compile error naming the op, not a crash") {
+  for (Tier t : host_tiers()) {
+    JitOptions o;
+    o.tier = t;
+    std::string err;
+    {  // pre-SSA IR
+      ir::Function f;
+      f.add_var("x", Type::I32);
+      f.add_block("entry");
+      ir::Builder b(f);
+      b.set_var(0, b.get_var(0));
+      b.ret();
+      CHECK(compile(f, o, &err) == nullptr);
+      CHECK(err.find("get_var") != std::string::npos);
+    }
+    {  // a transcendental variant eval_lane does not implement
+      ir::Function f;
+      f.add_var("x", Type::F32);
+      f.add_block("entry");
+      ir::Builder b(f);
+      auto x = b.emit(Opcode::LoadVar, Type::F32, {}, 0, 0, 0);
+      auto y = b.emit(Opcode::FSinStep, Type::F32, {x, x}, uint8_t(ir::Transc::Ieee));
+      b.emit(Opcode::StoreVar, Type::Void, {y}, 0, 0, 0);
+      b.ret();
+      err.clear();
+      CHECK(compile(f, o, &err) == nullptr);
+      CHECK(err.find("fsin_step") != std::string::npos);
+    }
+    {  // a block without terminator, an out-of-range operand
+      ir::Function f;
+      f.add_block("entry");
+      ir::Builder b(f);
+      b.i32(1);
+      err.clear();
+      CHECK(compile(f, o, &err) == nullptr);
+      CHECK(!err.empty());
+      f.insts[0].args.push_back(12345);
+      err.clear();
+      CHECK(compile(f, o, &err) == nullptr);
+    }
+  }
+}

@@ -1,0 +1,143 @@
+// Runs one function on the IR interpreter and on every host tier from the
+// same start state, and reports the first difference (status, fault fields,
+// vars, memory).
+#pragma once
+#include <doctest/doctest.h>
+
+#include <mutex>
+
+#include "harness.h"
+
+namespace gpurc::x64::test {
+
+// Flat guest memory for Global space at [base, base+size).
+struct TestMemory final : ir::GuestMemory {
+  uint64_t base = 0x10000;
+  std::vector<uint8_t> bytes;
+  std::mutex lock;
+  explicit TestMemory(size_t size = 4096) : bytes(size) {}
+  uint8_t* translate(ir::Space s, uint64_t addr, uint64_t n) override {
+    if (s != ir::Space::Global || addr < base || addr - base > bytes.size() || bytes.size() - (addr - base) < n)
+      return nullptr;
+    return bytes.data() + (addr - base);
+  }
+  bool access(Kind kind, ir::Space s, uint64_t addr, unsigned n, uint64_t* value, ir::AtomicOp op,
+              const uint64_t* compare) override {
+    std::lock_guard<std::mutex> g(lock);
+    uint8_t* p = translate(s, addr, n);
+    if (!p) return false;
+    uint64_t old = 0;
+    std::memcpy(&old, p, n);
+    uint64_t m = n >= 8 ? ~0ull : ((1ull << (8 * n)) - 1);
+    uint64_t next = old;
+    switch (kind) {
+      case Kind::Load: *value = old; return true;
+      case Kind::Store: next = *value; break;
+      case Kind::AtomicCas: next = old == (*compare & m) ? *value : old; break;
+      case Kind::Atomic:
+        switch (op) {
+          case ir::AtomicOp::Add: next = old + *value; break;
+          case ir::AtomicOp::Sub: next = old - *value; break;
+          case ir::AtomicOp::UMin: next = old < *value ? old : *value; break;
+          case ir::AtomicOp::UMax: next = old > *value ? old : *value; break;
+          case ir::AtomicOp::And: next = old & *value; break;
+          case ir::AtomicOp::Or: next = old | *value; break;
+          case ir::AtomicOp::Xor: next = old ^ *value; break;
+          case ir::AtomicOp::Exch: next = *value; break;
+          default: next = old + 1; break;
+        }
+        break;
+    }
+    next &= m;
+    std::memcpy(p, &next, n);
+    if (kind != Kind::Store) *value = old;
+    return true;
+  }
+};
+
+struct RunSpec {
+  std::vector<uint8_t> vars;
+  std::vector<uint8_t> uniforms;
+  uint32_t entry_mask = ~0u;
+  int64_t budget = 1ll << 40;
+  bool memory = false;
+  bool window = false;  // also expose the memory as the Global window (JIT fast path)
+  size_t memory_bytes = 4096;
+  std::vector<uint8_t> memory_init;
+};
+
+struct Outcome {
+  ir::RunStatus status;
+  ir::WarpContext ctx;
+  std::vector<uint8_t> vars, memory;
+  int barriers = 0;
+};
+
+inline Outcome run_one(const ir::Executable& e, const ir::Function& f, const RunSpec& s) {
+  Outcome o;
+  o.vars = s.vars;
+  o.vars.resize(f.vars_bytes());
+  TestMemory mem(s.memory_bytes);
+  if (!s.memory_init.empty()) std::memcpy(mem.bytes.data(), s.memory_init.data(), std::min(s.memory_init.size(), mem.bytes.size()));
+  std::vector<uint64_t> frame((e.frame_bytes() + 7) / 8 + 8);
+  ir::WarpContext ctx;
+  ctx.vars = o.vars.data();
+  ctx.uniforms = s.uniforms.empty() ? nullptr : s.uniforms.data();
+  ctx.frame = reinterpret_cast<uint8_t*>(frame.data());
+  ctx.entry_mask = s.entry_mask;
+  ctx.budget = s.budget;
+  if (s.memory) {
+    ctx.memory = &mem;
+    if (s.window) ctx.windows[0] = ir::MemWindow{mem.base, mem.bytes.size(), mem.bytes.data()};
+  }
+  while ((o.status = e.run(ctx)) == ir::RunStatus::Barrier && o.barriers < 1000) ++o.barriers;
+  o.ctx = ctx;
+  o.memory = mem.bytes;
+  return o;
+}
+
+// Returns "" or a description of the first difference from the interpreter.
+inline std::string compare_with_interpreter(const ir::Function& f, const RunSpec& s, Tier tier) {
+  auto ref = ir::make_ir_interpreter(f);
+  Outcome want = run_one(*ref, f, s);
+  std::string err;
+  JitOptions o;
+  o.tier = tier;
+  auto jit = compile(f, o, &err);
+  if (!jit) return "compile failed: " + err;
+  Outcome got = run_one(*jit, f, s);
+  auto str = [](uint64_t v) { return std::to_string(v); };
+  if (want.status != got.status) return "status " + str(uint64_t(want.status)) + " vs " + str(uint64_t(got.status));
+  if (want.barriers != got.barriers) return "barriers " + str(want.barriers) + " vs " + str(got.barriers);
+  if (want.status == ir::RunStatus::Fault) {
+    if (want.ctx.fault != got.ctx.fault) return "fault " + str(uint64_t(want.ctx.fault)) + " vs " + str(uint64_t(got.ctx.fault));
+    if (want.ctx.fault_code != got.ctx.fault_code) return "fault_code " + str(want.ctx.fault_code) + " vs " + str(got.ctx.fault_code);
+    if (want.ctx.fault_lane != got.ctx.fault_lane) return "fault_lane " + str(want.ctx.fault_lane) + " vs " + str(got.ctx.fault_lane);
+    if (want.ctx.fault_addr != got.ctx.fault_addr) return "fault_addr " + str(want.ctx.fault_addr) + " vs " + str(got.ctx.fault_addr);
+    return "";  // vars after a fault are not compared (strips may have run further)
+  }
+  for (uint32_t var = 0; var < f.vars.size(); ++var)
+    for (unsigned l = 0; l < 32; ++l) {
+      uint64_t a = get_lane(want.vars, f, var, l), b = get_lane(got.vars, f, var, l);
+      if (a != b) return "var " + f.vars[var].name + " lane " + str(l) + ": " + str(a) + " vs " + str(b);
+    }
+  if (want.memory != got.memory) {
+    for (size_t i = 0; i < want.memory.size(); ++i)
+      if (want.memory[i] != got.memory[i]) return "memory byte " + str(i) + ": " + str(want.memory[i]) + " vs " + str(got.memory[i]);
+  }
+  if (want.ctx.budget != got.ctx.budget) return "budget " + str(uint64_t(want.ctx.budget)) + " vs " + str(uint64_t(got.ctx.budget));
+  return "";
+}
+
+inline void check_all_tiers(const ir::Function& f, const RunSpec& s, const std::string& what) {
+  for (Tier t : host_tiers()) {
+    std::string d = compare_with_interpreter(f, s, t);
+    CHECK_MESSAGE(d.empty(), what << " on " << tier_name(t) << ": " << d);
+  }
+}
+
+inline void fill_random(std::vector<uint8_t>& v, std::mt19937_64& rng) {
+  for (auto& b : v) b = uint8_t(rng());
+}
+
+}  // namespace gpurc::x64::test

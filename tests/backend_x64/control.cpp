@@ -1,0 +1,247 @@
+// Control flow, phis, barriers, faults, memory and cross-lane ops: whole
+// functions run on both tiers and compared with the IR interpreter.
+#include <doctest/doctest.h>
+
+#include "compare.h"
+
+using namespace gpurc;
+using namespace gpurc::x64;
+using namespace gpurc::x64::test;
+using ir::Opcode;
+using ir::Type;
+
+namespace {
+
+ir::ValueId load_var(ir::Builder& b, uint32_t var) {
+  return b.emit(Opcode::LoadVar, b.func().vars[var].type, {}, 0, 0, var);
+}
+void store_var(ir::Builder& b, uint32_t var, ir::ValueId v) { b.emit(Opcode::StoreVar, Type::Void, {v}, 0, 0, var); }
+ir::ValueId phi(ir::Builder& b, Type t, std::initializer_list<ir::ValueId> in) { return b.emit(Opcode::Phi, t, in); }
+void set_phi_arg(ir::Function& f, ir::ValueId p, size_t i, ir::ValueId v) { f.insts[p].args[i] = v; }
+
+RunSpec random_spec(const ir::Function& f, std::mt19937_64& rng, uint32_t uniform_bytes = 0) {
+  RunSpec s;
+  s.vars.resize(f.vars_bytes());
+  fill_random(s.vars, rng);
+  s.uniforms.resize(uniform_bytes);
+  fill_random(s.uniforms, rng);
+  s.entry_mask = uint32_t(rng()) | 1u << (rng() % 32);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("x64 jit: counted loop with phis (including a swap) matches the interpreter") {
+  ir::Function f;
+  f.add_var("x", Type::I32);
+  f.add_var("y", Type::I32);
+  f.add_var("s", Type::I64);
+  f.uniform_bytes = 4;
+  auto entry = f.add_block("entry"), loop = f.add_block("loop"), exit = f.add_block("exit");
+  ir::Builder b(f);
+  b.set_block(entry);
+  auto x = load_var(b, 0), y = load_var(b, 1), s = load_var(b, 2);
+  auto n = b.load_uniform(Type::I32, 0);
+  auto n7 = b.binary(Opcode::And, n, b.i32(7));
+  auto zero = b.i32(0);
+  b.br(loop);
+  b.set_block(loop);
+  auto i = phi(b, Type::I32, {zero, zero});
+  auto a = phi(b, Type::I32, {x, x});
+  auto c = phi(b, Type::I32, {y, y});
+  auto w = phi(b, Type::I64, {s, s});
+  b.emit(Opcode::Budget, Type::Void, {}, 0, 0, 1);
+  auto i1 = b.binary(Opcode::IAdd, i, b.i32(1));
+  auto w1 = b.binary(Opcode::IAdd, w, b.emit(Opcode::Zext, Type::I64, {a}));
+  auto more = b.icmp(ir::IntPred::Ule, i1, n7);
+  b.cond_br(more, loop, exit);
+  set_phi_arg(f, i, 1, i1);
+  set_phi_arg(f, a, 1, c);  // a and c swap every iteration: a parallel copy
+  set_phi_arg(f, c, 1, a);
+  set_phi_arg(f, w, 1, w1);
+  b.set_block(exit);
+  store_var(b, 0, a);
+  store_var(b, 1, c);
+  store_var(b, 2, w1);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  std::mt19937_64 rng(7);
+  for (int k = 0; k < 20; ++k) check_all_tiers(f, random_spec(f, rng, 4), "loop");
+}
+
+TEST_CASE("x64 jit: barrier resumes at its successor with values kept in the frame") {
+  ir::Function f;
+  f.add_var("x", Type::I32);
+  f.add_var("y", Type::F32);
+  auto entry = f.add_block("entry"), mid = f.add_block("mid"), last = f.add_block("last");
+  ir::Builder b(f);
+  b.set_block(entry);
+  auto x = load_var(b, 0), y = load_var(b, 1);
+  auto x2 = b.binary(Opcode::IMul, x, b.i32(3));
+  b.barrier(mid);
+  b.set_block(mid);
+  auto y2 = b.binary(Opcode::FAdd, y, y);
+  b.barrier(last);
+  b.set_block(last);
+  store_var(b, 0, b.binary(Opcode::IAdd, x2, b.i32(5)));
+  store_var(b, 1, y2);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  std::mt19937_64 rng(8);
+  for (int k = 0; k < 10; ++k) check_all_tiers(f, random_spec(f, rng), "barrier");
+}
+
+TEST_CASE("x64 jit: switch, budget exhaustion, trap and unreachable match the interpreter") {
+  ir::Function f;
+  f.add_var("x", Type::I32);
+  f.uniform_bytes = 8;
+  auto entry = f.add_block("entry");
+  std::vector<ir::BlockId> arms;
+  for (int i = 0; i < 4; ++i) arms.push_back(f.add_block("arm" + std::to_string(i)));
+  auto trap_arm = f.add_block("trap"), dead = f.add_block("dead"), spin = f.add_block("spin");
+  ir::Builder b(f);
+  b.set_block(entry);
+  auto x = load_var(b, 0);
+  auto sel = b.load_uniform(Type::I32, 0);
+  b.switch_(b.binary(Opcode::And, sel, b.i32(7)), {arms[0], arms[1], arms[2], arms[3], trap_arm, dead, spin});
+  for (int i = 0; i < 4; ++i) {
+    b.set_block(arms[size_t(i)]);
+    store_var(b, 0, b.binary(Opcode::IAdd, x, b.i32(uint32_t(100 * i))));
+    b.ret();
+  }
+  b.set_block(trap_arm);
+  auto odd = b.binary(Opcode::And, b.emit(Opcode::LaneId, Type::I32, {}), b.i32(1));
+  auto bit = b.emit(Opcode::Trunc, Type::I1, {b.binary(Opcode::And, x, odd)});
+  b.emit(Opcode::Trap, Type::Void, {bit}, 0, 0, 42);
+  b.ret();
+  b.set_block(dead);
+  b.emit(Opcode::Unreachable, Type::Void, {});
+  b.set_block(spin);
+  b.emit(Opcode::Budget, Type::Void, {}, 0, 0, 1000);
+  b.br(spin);
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  std::mt19937_64 rng(9);
+  for (uint32_t s = 0; s < 8; ++s)
+    for (int k = 0; k < 3; ++k) {
+      RunSpec spec = random_spec(f, rng, 8);
+      std::memcpy(spec.uniforms.data(), &s, 4);
+      spec.budget = 50000;
+      check_all_tiers(f, spec, "switch selector " + std::to_string(s));
+    }
+  // An empty warp runs nothing.
+  RunSpec spec = random_spec(f, rng, 8);
+  spec.entry_mask = 0;
+  check_all_tiers(f, spec, "empty warp");
+}
+
+TEST_CASE("x64 jit: loads, stores and atomics match the interpreter, in and out of the window") {
+  std::mt19937_64 rng(10);
+  for (Type t : {Type::I8, Type::I16, Type::I32, Type::I64, Type::F32, Type::I1}) {
+    for (int kind = 0; kind < 4; ++kind) {
+      ir::Function f;
+      f.add_var("addr", Type::I32);
+      f.add_var("val", t == Type::I1 ? Type::I1 : t);
+      f.add_var("mask", Type::I1);
+      f.add_var("out", t);
+      f.add_block("entry");
+      ir::Builder b(f);
+      auto addr = load_var(b, 0), val = load_var(b, 1), mask = load_var(b, 2);
+      unsigned bytes = t == Type::I1 ? 1 : ir::bit_width(t) / 8;
+      // Lane-scaled addresses inside the buffer, plus the raw var for lanes
+      // that are meant to stray out of bounds.
+      auto lane = b.emit(Opcode::LaneId, Type::I32, {});
+      auto in_bounds = b.binary(Opcode::IAdd, b.binary(Opcode::IMul, lane, b.i32(bytes)), b.i32(0x10000));
+      auto stray = b.icmp(ir::IntPred::Ugt, addr, b.i32(0xFFFFFFF0u));
+      auto a = b.select(stray, addr, in_bounds);
+      auto a2 = b.binary(Opcode::IAdd, b.binary(Opcode::And, addr, b.i32(0x3f8)), b.i32(0x10000));  // colliding
+      ir::ValueId out = val;
+      if (kind == 0) {
+        out = b.load(t, ir::Space::Global, ir::AddrClass::Random, a, mask);
+      } else if (kind == 1) {
+        b.store(ir::Space::Global, ir::AddrClass::Random, a2, val, mask);
+        out = b.load(t, ir::Space::Global, ir::AddrClass::Random, a, mask);
+      } else if (kind == 2) {
+        if (!ir::is_int(t) || t == Type::I1) continue;
+        out = b.emit(Opcode::AtomicRmw, t, {a2, val, mask}, uint8_t(ir::AtomicOp::Add), 0, 0);
+      } else {
+        if (!ir::is_int(t) || t == Type::I1) continue;
+        out = b.emit(Opcode::AtomicCas, t, {a, val, val, mask}, 0, 0, 0);
+      }
+      store_var(b, 3, out);
+      b.ret();
+      f.compute_preds();
+      REQUIRE(ir::verify(f) == "");
+      for (int k = 0; k < 12; ++k) {
+        RunSpec s = random_spec(f, rng);
+        s.memory = true;
+        s.window = k % 2 == 0;
+        s.memory_init.resize(4096);
+        fill_random(s.memory_init, rng);
+        if (k < 8)  // mostly in bounds
+          for (unsigned l = 0; l < 32; ++l) set_lane(s.vars, f, 0, l, get_lane(s.vars, f, 0, l) & 0xFFFF);
+        check_all_tiers(f, s, "memory " + std::string(ir::type_name(t)) + " kind " + std::to_string(kind));
+      }
+    }
+  }
+}
+
+TEST_CASE("x64 jit: cross-lane ops match the interpreter") {
+  std::mt19937_64 rng(11);
+  struct C { Opcode op; Type t; uint8_t attr; uint32_t fflags; };
+  std::vector<C> cases;
+  for (Type t : {Type::I1, Type::I32, Type::I64, Type::F32})
+    for (Opcode op : {Opcode::Shuffle, Opcode::Broadcast, Opcode::QuadShuffle}) cases.push_back({op, t, 0, 0});
+  for (Opcode op : {Opcode::Ballot, Opcode::Any, Opcode::All}) cases.push_back({op, Type::I32, 0, 0});
+  for (Type t : {Type::I8, Type::I32, Type::I64})
+    for (uint8_t r = 0; r <= uint8_t(ir::ReduceOp::Xor); ++r)
+      for (Opcode op : {Opcode::Reduce, Opcode::ScanIncl, Opcode::ScanExcl}) cases.push_back({op, t, r, 0});
+  for (Type t : {Type::F32, Type::F64})
+    for (uint8_t r = uint8_t(ir::ReduceOp::FAdd); r <= uint8_t(ir::ReduceOp::FMax); ++r)
+      for (Opcode op : {Opcode::Reduce, Opcode::ScanIncl, Opcode::ScanExcl}) cases.push_back({op, t, r, ir::ff::FtzIn});
+  for (const C& c : cases) {
+    ir::Function f;
+    bool pred = c.op == Opcode::Ballot || c.op == Opcode::Any || c.op == Opcode::All;
+    f.add_var("v", pred ? Type::I1 : c.t);
+    f.add_var("m", pred || c.op == Opcode::Reduce || c.op == Opcode::ScanIncl || c.op == Opcode::ScanExcl ? Type::I1 : Type::I32);
+    f.add_var("out", pred ? (c.op == Opcode::Ballot ? Type::I32 : Type::I1) : c.t);
+    f.add_block("entry");
+    ir::Builder b(f);
+    auto v = load_var(b, 0), m = load_var(b, 1);
+    // Values computed in a strip segment before and used after the op.
+    auto v2 = pred ? v : c.t == Type::I1 ? b.unary(Opcode::Not, v) : v;
+    auto r = b.emit(c.op, f.vars[2].type, {v2, m}, c.attr, c.fflags);
+    store_var(b, 2, r);
+    b.ret();
+    f.compute_preds();
+    REQUIRE(ir::verify(f) == "");
+    for (int k = 0; k < 6; ++k) {
+      RunSpec s = random_spec(f, rng);
+      if (k == 0) s.entry_mask = ~0u;
+      check_all_tiers(f, s, std::string(ir::op_name(c.op)) + " " + std::string(ir::type_name(c.t)) + " attr " +
+                                std::to_string(c.attr));
+    }
+  }
+}
+
+TEST_CASE("x64 jit: many simultaneously live values spill and reload correctly") {
+  ir::Function f;
+  f.add_var("x", Type::I32);
+  f.add_var("out", Type::I32);
+  f.add_block("entry");
+  ir::Builder b(f);
+  auto x = load_var(b, 0);
+  std::vector<ir::ValueId> live;
+  for (uint32_t i = 0; i < 70; ++i) live.push_back(b.binary(Opcode::IMul, x, b.i32(2 * i + 1)));
+  auto acc = b.i32(0);
+  for (size_t i = 0; i < live.size(); ++i)
+    acc = b.binary(i % 2 ? Opcode::Xor : Opcode::IAdd, acc, live[live.size() - 1 - i]);
+  store_var(b, 1, acc);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  std::mt19937_64 rng(12);
+  for (int k = 0; k < 5; ++k) check_all_tiers(f, random_spec(f, rng), "pressure");
+}
