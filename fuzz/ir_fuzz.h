@@ -27,7 +27,11 @@ struct IrFuzzOptions {
   // Run each program in a child process (POSIX): a crash or hang of an engine
   // becomes a reported mismatch ("crash: signal N", "timeout") with a saved
   // reproducer instead of ending the campaign.
+#ifdef __unix__
+  bool isolate = true;
+#else
   bool isolate = false;
+#endif
   unsigned timeout_seconds = 60;      // per program, with isolate
 };
 

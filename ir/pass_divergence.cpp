@@ -106,7 +106,7 @@ void lower_with_pc(Function& f) {
     ValueId p = bld.get_var(pc);
     ValueId here = bld.icmp(IntPred::Eq, p, bld.i32(uint32_t(i)));
     ValueId em = bld.emit(Opcode::EntryMask, Type::I1, {});
-    ValueId mask = here;
+    ValueId mask = bld.binary(Opcode::And, here, em);
     emit_masked_body(f, bld, ob.insts, mask);
     ValueId t = ob.insts.empty() ? kNoValue : ob.insts.back();
     if (t == kNoValue || !op_info(f.insts[t].op).terminator) {

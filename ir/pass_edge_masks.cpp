@@ -195,7 +195,7 @@ class EdgeMaskLowering {
         ValueId c = term.args[0];
         add_lanes(ob.succs[0], bld_.binary(Opcode::And, mask, c));
         ValueId not_c = bld_.binary(Opcode::Xor, c, bld_.i1(true));
-        add_lanes(ob.succs[1], mask);
+        add_lanes(ob.succs[1], bld_.binary(Opcode::And, mask, not_c));
         bld_.br(after);
         break;
       }

@@ -1,6 +1,7 @@
 #include "frontend/g13/translate.h"
 
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -30,6 +31,9 @@ class Translator {
   // A source as an integer of `bits` (16 or 32), zero- or sign-extended.
   bool src(const Operand& o, unsigned bits, bool sign, ValueId& v);
   ValueId exec();
+  // A float source as F32: f16 widened exactly, f32 as is (compares use FtzIn),
+  // minifloat immediates, abs then neg.
+  bool fsrc(const Operand& o, ValueId& v);
   // Writes `v` (I16 or I32) to destination `d` in active lanes only.
   bool write(const Operand& d, ValueId v, ValueId ex);
   bool insn(const Insn& in, uint64_t pc, std::string& err);
@@ -78,6 +82,28 @@ bool Translator::src(const Operand& o, unsigned bits, bool sign, ValueId& v) {
   if (from < bits) x = b_.convert(sign ? Opcode::Sext : Opcode::Zext, t, x);
   else if (from > bits) x = b_.convert(Opcode::Trunc, t, x);
   v = x;
+  return true;
+}
+
+bool Translator::fsrc(const Operand& o, ValueId& v) {
+  if (o.type == OpType::Float) {
+    const float f = float(o.fv);
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    v = b_.f32_bits(bits);
+  } else if (o.type == OpType::Reg16 || o.type == OpType::UReg16) {
+    ValueId raw;
+    if (!src(o, 16, false, raw)) return false;
+    v = b_.convert(Opcode::FToF, Type::F32, b_.emit(Opcode::Bitcast, Type::F16, {raw}));
+  } else if (o.type == OpType::Reg32 || o.type == OpType::UReg32) {
+    ValueId raw;
+    if (!src(o, 32, false, raw)) return false;
+    v = b_.emit(Opcode::Bitcast, Type::F32, {raw});
+  } else {
+    return false;
+  }
+  if (o.abs) v = b_.unary(Opcode::FAbs, v);
+  if (o.neg) v = b_.unary(Opcode::FNeg, v);
   return true;
 }
 
@@ -157,16 +183,39 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
     fallthrough();
     return true;
   }
-  if (n == "icmpsel" || n == "if_icmp" || n == "else_icmp" || n == "while_icmp") {
+  const bool is_icmp = n == "icmpsel" || n == "if_icmp" || n == "else_icmp" || n == "while_icmp";
+  const bool is_fcmp = n == "if_fcmp" || n == "else_fcmp" || n == "while_fcmp";
+  if (is_icmp || is_fcmp) {
     const Operand A = op("A"), B = op("B");
     const unsigned cond = unsigned(in.f("cc") | in.f("ccn") << 3);
-    if ((cond & 3) == 3) return fail(in, pc, "undefined condition", err);
-    const bool sign = cond & 4;
-    ValueId a, b;
-    if (!src(A, 32, sign, a) || !src(B, 32, sign, b)) return fail(in, pc, "bad source", err);
-    static const ir::IntPred preds[2][3] = {{ir::IntPred::Eq, ir::IntPred::Ult, ir::IntPred::Ugt},
-                                            {ir::IntPred::Eq, ir::IntPred::Slt, ir::IntPred::Sgt}};
-    ValueId c = b_.icmp(preds[sign][cond & 3], a, b);
+    ValueId c;
+    if (is_icmp) {
+      if ((cond & 3) == 3) return fail(in, pc, "undefined condition", err);
+      const bool sign = cond & 4;
+      ValueId a, b;
+      if (!src(A, 32, sign, a) || !src(B, 32, sign, b)) return fail(in, pc, "bad source", err);
+      static const ir::IntPred preds[2][3] = {{ir::IntPred::Eq, ir::IntPred::Ult, ir::IntPred::Ugt},
+                                              {ir::IntPred::Eq, ir::IntPred::Slt, ir::IntPred::Sgt}};
+      c = b_.icmp(preds[sign][cond & 3], a, b);
+    } else {
+      ValueId a, b;
+      if (!fsrc(A, a) || !fsrc(B, b)) return fail(in, pc, "bad float source", err);
+      const uint32_t ftz = ir::ff::FtzIn;
+      switch (cond & 7) {
+        case 0: c = b_.fcmp(ir::FloatPred::Oeq, a, b, ftz); break;
+        case 1: c = b_.fcmp(ir::FloatPred::Olt, a, b, ftz); break;
+        case 2: c = b_.fcmp(ir::FloatPred::Ogt, a, b, ftz); break;
+        case 5: c = b_.fcmp(ir::FloatPred::Oge, a, b, ftz); break;
+        case 6: c = b_.fcmp(ir::FloatPred::Ole, a, b, ftz); break;
+        case 3: case 7: {  // NaN loses (docs/g13.md)
+          const ValueId a_num = b_.fcmp(ir::FloatPred::Ord, a, a, ftz), b_nan = b_.fcmp(ir::FloatPred::Uno, b, b, ftz);
+          const ValueId rel = b_.fcmp((cond & 7) == 3 ? ir::FloatPred::Olt : ir::FloatPred::Ogt, a, b, ftz);
+          c = b_.binary(Opcode::And, a_num, b_.binary(Opcode::Or, b_nan, rel));
+          break;
+        }
+        default: return fail(in, pc, "undefined float condition", err);
+      }
+    }
     if (cond & 8) c = b_.unary(Opcode::Not, c);
     if (n == "icmpsel") {
       const Operand D = op("D"), X = op("X"), Y = op("Y");
@@ -182,10 +231,10 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
     const ValueId nn = b_.constant(Type::I16, in.f("n"));
     const ValueId zero = b_.constant(Type::I16, 0), one = b_.constant(Type::I16, 1);
     ValueId nv;
-    if (n == "if_icmp") {
+    if (n == "if_icmp" || n == "if_fcmp") {
       const ValueId busy = b_.icmp(ir::IntPred::Ne, v, zero);
       nv = b_.select(busy, b_.binary(Opcode::IAdd, v, nn), b_.select(c, zero, one));
-    } else if (n == "else_icmp") {
+    } else if (n == "else_icmp" || n == "else_fcmp") {
       const ValueId is0 = b_.icmp(ir::IntPred::Eq, v, zero), is1 = b_.icmp(ir::IntPred::Eq, v, one);
       nv = b_.select(is0, nn, b_.select(is1, b_.select(c, zero, one), v));
     } else {

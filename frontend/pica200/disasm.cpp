@@ -214,6 +214,8 @@ bool disasm_words(const std::vector<uint32_t>& code, const std::vector<uint32_t>
 }
 
 bool disasm_shbin(const Shbin& s, const ListingOptions& opt, std::string& out, std::string& err) {
+  // Raw mode: the shared code only, one instruction per line, numeric targets.
+  if (opt.raw) return listing(s.code, &s.descs, opt, {}, out, err);
   // Label names from the DVLE label tables (first valid, unused name per address).
   std::map<uint32_t, std::string> names;
   std::set<std::string> used;
@@ -291,7 +293,6 @@ bool disasm_shbin(const Shbin& s, const ListingOptions& opt, std::string& out, s
   std::string body;
   if (!listing(s.code, &s.descs, ListingOptions{false}, names, body, err)) return false;
   out += head + body;
-  (void)opt;
   return true;
 }
 

@@ -1044,9 +1044,14 @@ void BlockInterpreter::Impl::alu(Warp& w, const Insn& in, uint32_t lanes) {
               double r = rint_mode(v, rint ? mode : FE_TOWARDZERO);
               double lo = dt[0] == 's' ? -std::ldexp(1.0, db - 1) : 0.0;
               double hi = dt[0] == 's' ? std::ldexp(1.0, db - 1) - 1 : std::ldexp(1.0, db) - 1;
+              // 64-bit limits are not doubles (2^63 - 1 rounds up): clamp in integers.
               if (r < lo) r = lo;
-              if (r > hi) r = hi;
-              out = dt[0] == 's' ? uint64_t(int64_t(r)) : uint64_t(r);
+              if (dt[0] == 's' && db == 64 && r >= std::ldexp(1.0, 63)) out = uint64_t(INT64_MAX);
+              else if (dt[0] == 'u' && db == 64 && r >= std::ldexp(1.0, 64)) out = ~0ull;
+              else {
+                if (r > hi) r = hi;
+                out = dt[0] == 's' ? uint64_t(int64_t(r)) : uint64_t(r);
+              }
               if (db < 64) out &= (1ull << db) - 1;
             }
           } else {

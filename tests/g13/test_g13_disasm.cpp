@@ -147,3 +147,22 @@ TEST_CASE("g13 decode coverage: every Mesa case decodes with the right length an
   CHECK(n == 555);
   CHECK(family_ok == n);
 }
+
+#include "recompiler/isa.h"
+
+TEST_CASE("g13 IsaSupport: byte hex unit, raw disassembly, assembly round trip") {
+  const IsaSupport& isa = g13_support();
+  CHECK(isa.name() == "g13");
+  CHECK(isa.hex_unit_bytes() == 1);
+  const std::vector<uint8_t> code = unhex("0a01c082" "8800");
+  std::string out, err;
+  DisasmOptions opt;
+  opt.raw = true;
+  REQUIRE_MESSAGE(isa.disassemble(code, opt, out, err), err);
+  CHECK(out == "rcp r0, r0.discard\nstop\n");
+  std::vector<uint8_t> bytes;
+  REQUIRE_MESSAGE(isa.assemble(out, "", bytes, err), err);
+  CHECK(bytes == code);
+  CHECK_FALSE(isa.disassemble({0x3a, 0x8c, 0x40}, opt, out, err));
+  CHECK(err.find("offset 0") != std::string::npos);
+}

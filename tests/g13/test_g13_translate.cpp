@@ -115,7 +115,7 @@ std::string random_alu(std::mt19937_64& rng) {
       for (int i = 0; i < 4; ++i) tt += char('0' + rng() % 2);
       return "bitop " + tt + ", " + d + ", " + src(rng, half) + ", " + src(rng, half);
     }
-    case 2: return "icmpsel " + std::string(conds[rng() % 12]) + ", " + d + ", " + src(rng, true) + ", " +
+    case 2: return "icmpsel " + std::string(conds[rng() % 6]) + ", " + d + ", " + src(rng, true) + ", " +
                    src(rng, false) + ", " + std::to_string(rng() % 256) + ", " + reg(rng, half);
     default: return half ? "mov_imm " + d + ", " + std::to_string(rng() % 65536)
                          : "mov_imm " + d + ", " + std::to_string(uint32_t(rng())) + ", 0b0";
@@ -152,19 +152,42 @@ TEST_CASE("g13 translate: if/else/while/pop_exec and jmp_exec_any/none match the
     compare("if_icmp r0l, ult, r2, 8, 1\n" + random_alu(rng) + "\n" +
                 "else_icmp r0l, ugte, r3, 4, 1\n" + random_alu(rng) + "\n" +
                 "pop_exec r0l, 1\n" + random_alu(rng) + "\n"
-                "mov_imm r4, 0, 0b0\n"
+                "mov_imm r12, 0, 0b0\n"
+                "and r13, r5, 7\n"  // per-lane trip count 0..7
                 "push_exec r0l, 1\n"
-                "while_icmp r0l, ult, r4, r5, 1\n"
+                "while_icmp r0l, ult, r12, r13, 1\n"
                 "loop:\n"
-                "iadd r4, r4, 1\n" + random_alu(rng) + "\n"
-                "while_icmp r0l, ult, r4, r5, 1\n"
+                "iadd r12, r12, 1\n" + random_alu(rng) + "\n"
+                "while_icmp r0l, ult, r12, r13, 1\n"
                 "jmp_exec_any loop\n"
                 "pop_exec r0l, 1\n"
-                "if_icmp r0l, ueq, r4, 1000, 1\n"
+                "if_icmp r0l, ueq, r12, 200, 1\n"
                 "jmp_exec_none skip\n"
                 "mov_imm r6, 12345, 0b0\n"
                 "skip:\n"
                 "pop_exec r0l, 1",
+            sg);
+  }
+}
+
+TEST_CASE("g13 translate: float conditions (NaN, ltn/gtn, f16 and f32 sources) match the interpreter") {
+  std::mt19937_64 rng(5);
+  static const char* conds[] = {"eq", "lt", "gt", "ltn", "gte", "lte", "gtn", "neq", "nlt", "ngt", "ngte", "nlte"};
+  static const uint32_t f32s[] = {0x7FC00000u, 0x3F800000u, 0xBF800000u, 0x00000001u, 0x80000000u, 0x7F800000u, 0x40490FDBu};
+  static const uint16_t f16s[] = {0x7E00, 0x3C00, 0xBC00, 0x0001, 0x8000, 0x7C00, 0x4248};
+  const int n = std::getenv("GPURC_TEST_LIGHT") ? 10 : 60;
+  for (int i = 0; i < n; ++i) {
+    g13::SimdGroup sg = random_state(rng, 0xFFFFFFFFu);
+    for (unsigned l = 0; l < 32; ++l) {
+      sg.set_r32(2, l, f32s[rng() % 7]);
+      sg.set_r32(3, l, f32s[rng() % 7]);
+      sg.regs[8][l] = f16s[rng() % 7];
+      sg.regs[9][l] = f16s[rng() % 7];
+    }
+    const std::string c1 = conds[rng() % 12], c2 = conds[rng() % 12];
+    compare("if_fcmp r0l, " + c1 + ", r2, r3.abs, 1\nmov_imm r6, 1, 0b0\n"
+            "else_fcmp r0l, " + c2 + ", r4l.neg, r4h, 1\nmov_imm r6, 2, 0b0\npop_exec r0l, 1\n"
+            "if_fcmp r0l, " + c2 + ", r4h, 0.5, 1\nmov_imm r7, 3, 0b0\npop_exec r0l, 1",
             sg);
   }
 }

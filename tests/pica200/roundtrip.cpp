@@ -324,3 +324,39 @@ TEST_CASE("pica200 examples assemble and round-trip") {
     CHECK(s2.descs == s1.descs);
   }
 }
+
+TEST_CASE("pica200 robustness: mutated shbins and random programs never crash") {
+  Shbin s = must_assemble(kExample);
+  std::vector<uint8_t> good = write_shbin(s);
+  std::mt19937_64 rng(5);
+  int rounds = light() ? 300 : 3000;
+  for (int i = 0; i < rounds; ++i) {
+    std::vector<uint8_t> m = good;
+    int flips = 1 + int(rng() % 4);
+    for (int k = 0; k < flips; ++k) m[rng() % m.size()] = uint8_t(rng());
+    if (rng() % 4 == 0) m.resize(rng() % m.size());
+    Shbin out;
+    std::string err, text;
+    if (parse_shbin(m.data(), m.size(), out, err)) disasm_shbin(out, {}, text, err);
+  }
+  // Random words, including unknown opcodes, with random uniforms: every run ends (END or a fault).
+  for (int p = 0; p < rounds / 10; ++p) {
+    Program prog;
+    uint32_t n = 1 + uint32_t(rng() % 64);
+    for (uint32_t i = 0; i < n; ++i) prog.code.push_back(uint32_t(rng()));
+    for (int i = 0; i < int(rng() % 129); ++i) prog.descs.push_back(uint32_t(rng()));
+    Uniforms u;
+    for (auto& v : u.f)
+      for (auto& c : v) c = fp::from_bits(uint32_t(rng()));
+    for (auto& v : u.i)
+      for (auto& c : v) c = uint8_t(rng());
+    u.b = uint16_t(rng());
+    VertexState st;
+    for (auto& v : st.v)
+      for (auto& c : v) c = fp::from_bits(uint32_t(rng()));
+    GsState gs;
+    Interpreter it(prog, u);
+    RunResult r = it.run(uint32_t(rng() % n), st, (p & 1) ? &gs : nullptr, 20000);
+    CHECK((r.ok || !r.fault.empty()));
+  }
+}

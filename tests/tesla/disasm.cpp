@@ -45,7 +45,7 @@ TEST_CASE("tesla disasm: long normal forms") {
 TEST_CASE("tesla disasm: short and immediate forms") {
   // tabs: mov b32 SDST T(ssw)
   CHECK(dis({0x10008204}) == "mov b32 $r1 $r1");
-  // tabs: s[] source in b32 mode for a 32-bit add; short mode bit 15 = b32 (bit 23, offset 0x10<<2? field 16..20 scaled by 4)
+  // tabs: add b32 with a c0[] source 2 (bit 23; offset field 16..20 scaled by 4)
   CHECK(dis({0x20818204}) == "add b32 $r1 $r1 c0[0x4]");
   // tabs: s[] source 1 (bit 24) in b32 mode (bits 13..14 = 3), $a1 (bits 26..27)
   CHECK(dis({0x2501e604}) == "add b32 $r1 b32 s[$a1+0xc] $r1");
