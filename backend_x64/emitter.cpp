@@ -291,6 +291,11 @@ void Emitter::emit_prologue() {
   push(r14);
   push(r15);
   sub(rsp, 24);  // keeps rsp 16-byte aligned at helper calls; [rsp] is MXCSR scratch
+  // Native float code assumes IEEE defaults: round to nearest, no DAZ/FTZ,
+  // exceptions masked. Install them for the run; the caller's MXCSR is restored.
+  stmxcsr(dword[rsp + 12]);
+  mov(dword[rsp + 16], 0x1F80);
+  ldmxcsr(dword[rsp + 16]);
   mov(rbx, rdi);
   mov(r12, qword[CTX(frame)]);
   mov(r13, qword[CTX(vars)]);
@@ -313,6 +318,12 @@ void Emitter::emit_prologue() {
   mov(eax, uint32_t(RunStatus::Done));
   jmp(epilogue_, T_NEAR);
   L(run);
+  // Branch conditions are uniform but only launched lanes are guaranteed to
+  // hold them (phis zero the others): branches read the first launched lane.
+  mov(eax, dword[CTX(entry_mask)]);
+  bsf(eax, eax);
+  shl(eax, 2);
+  mov(dword[rsp + kFirstLaneOffset], eax);
   if (has_phis_) {
     // Per-lane all-ones / zero masks of the launched lanes (32 x 4 and 32 x 8
     // bytes): phi copies keep lanes that were not launched at 0, as the
@@ -340,6 +351,7 @@ void Emitter::emit_function() {
   L(epilogue_);
   mov(dword[CTX(status)], eax);
   vzeroupper();
+  ldmxcsr(dword[rsp + 12]);
   add(rsp, 24);
   pop(r15);
   pop(r14);
@@ -521,7 +533,8 @@ void Emitter::emit_terminator(BlockId b) {
     case Opcode::CondBr: {
       need_succs(2);
       Label other;
-      cmp(dword[r12 + int(slot(in.args[0]))], 0);  // uniform: lane 0 decides
+      mov(eax, dword[rsp + kFirstLaneOffset]);
+      cmp(dword[r12 + rax + int(slot(in.args[0]))], 0);  // uniform: the first launched lane decides
       je(other, T_NEAR);
       emit_edge(b, 0);
       jmp(block_label_[bl.succs[0]], T_NEAR);
@@ -532,7 +545,8 @@ void Emitter::emit_terminator(BlockId b) {
     }
     case Opcode::Switch: {
       need_succs(1);
-      mov(ecx, dword[r12 + int(slot(in.args[0]))]);
+      mov(eax, dword[rsp + kFirstLaneOffset]);
+      mov(ecx, dword[r12 + rax + int(slot(in.args[0]))]);
       for (size_t i = 0; i + 1 < bl.succs.size(); ++i) {
         Label next;
         cmp(ecx, uint32_t(i));

@@ -115,7 +115,15 @@ bool build(const ir::Function& f, Engine engine, const IrCompileOptions& opt, Bu
     return false;
   }
   if (engine == Engine::Interp) {
-    auto fn = std::make_shared<const ir::Function>(f);
+    // The reference runs the function as written, plus the loop watchdog
+    // (budget ops only count; they change no result), so a guest that never
+    // ends is a Watchdog fault on every engine.
+    auto counted = std::make_shared<ir::Function>(f);
+    if (opt.passes.loop_budget) {
+      ir::insert_loop_budget(*counted);
+      if (!ir::verify(*counted).empty()) *counted = f;
+    }
+    std::shared_ptr<const ir::Function> fn = counted;
     auto exe = ir::make_ir_interpreter(*fn);
     if (!exe) {
       error = "the IR interpreter rejected the function";
@@ -204,7 +212,7 @@ rt::CodeCache& code_cache() {
 
 std::string compile_options_key(Engine engine, const IrCompileOptions& opt) {
   const ir::PassOptions& p = opt.passes;
-  std::string k = std::string("engine=") + engine_name(engine);
+  std::string k = std::string("engine=") + engine_name(engine) + ";budget=" + (p.loop_budget ? "1" : "0");
   if (engine != Engine::Interp) {
     k += ";passes=";
     for (bool b : {p.ssa, p.const_fold, p.cse, p.dce, p.uniformity, p.divergence, p.loop_budget, p.verify_each})

@@ -325,6 +325,7 @@ rt::Dim3 parse_dim3(const json& v, const std::string& where) {
 
 rt::LaunchConfig parse_launch(const json& launch) {
   rt::LaunchConfig cfg;
+  cfg.budget = kDefaultReplayBudget;
   if (!launch.is_object()) throw ReplayError("launch: expected an object {\"grid\": [...], \"block\": [...]}");
   for (auto it = launch.begin(); it != launch.end(); ++it)
     if (it.key() != "grid" && it.key() != "block" && it.key() != "shared_bytes" && it.key() != "budget")

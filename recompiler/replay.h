@@ -68,6 +68,8 @@ void load_memory(const json& doc, rt::Memory& mem);
 
 // ---- launch ----------------------------------------------------------------
 rt::Dim3 parse_dim3(const json& v, const std::string& where);
+// Watchdog budget per warp of a replay unless launch.budget says otherwise.
+constexpr int64_t kDefaultReplayBudget = int64_t(1) << 34;
 // grid, block, shared_bytes, budget (gpurc extension) of "launch".
 rt::LaunchConfig parse_launch(const json& launch);
 

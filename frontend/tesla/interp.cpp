@@ -1269,6 +1269,10 @@ RunResult BlockInterpreter::run() {
 
 RunResult BlockInterpreter::run_with(const std::vector<ThreadState>& initial) {
   threads_ = initial;
+  nthreads_ = unsigned(initial.size());
+  // Whole warps of state: quadon and quad/cross-lane reads may touch lanes
+  // that were never launched.
+  threads_.resize((threads_.size() + 31) / 32 * 32);
   if (shared_.size() < cfg_.smem) shared_.resize(cfg_.smem, 0);
   local_.assign(threads_.size(), std::vector<uint8_t>(cfg_.lmem, 0));
   out_.assign(threads_.size(), std::vector<uint8_t>(cfg_.attr_bytes, 0));
@@ -1279,7 +1283,7 @@ RunResult BlockInterpreter::run_with(const std::vector<ThreadState>& initial) {
 RunResult BlockInterpreter::execute() {
   Impl im(*this);
   im.cache.resize(code_.size());
-  unsigned n = unsigned(threads_.size());
+  unsigned n = nthreads_;
   for (unsigned first = 0; first < n; first += 32) {
     Warp w;
     w.first = first;

@@ -61,7 +61,7 @@ class BlockInterpreter {
   RunResult run_with(const std::vector<ThreadState>& initial);
 
   const ThreadState& thread(unsigned tid) const { return threads_[tid]; }
-  unsigned threads() const { return unsigned(threads_.size()); }
+  unsigned threads() const { return nthreads_; }
   std::vector<uint8_t>& shared() { return shared_; }
   std::vector<uint8_t>& local(unsigned tid) { return local_[tid]; }
   std::vector<uint8_t>& out(unsigned tid) { return out_[tid]; }
@@ -73,7 +73,8 @@ class BlockInterpreter {
   Target target_;
   BlockConfig cfg_;
   LaunchMemory* mem_;
-  std::vector<ThreadState> threads_;
+  std::vector<ThreadState> threads_;  // padded to whole warps
+  unsigned nthreads_ = 0;
   std::vector<uint8_t> shared_;
   std::vector<std::vector<uint8_t>> local_, out_, attr_;
   RunResult execute();

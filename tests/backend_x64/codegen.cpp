@@ -167,3 +167,39 @@ TEST_CASE("x64 jit: unsupported input is a compile error naming the op, not a cr
     }
   }
 }
+
+#include <xmmintrin.h>
+
+TEST_CASE("x64 jit: results do not depend on the caller's MXCSR, which is preserved") {
+  ir::Function f;
+  f.add_var("a", Type::F32);
+  f.add_var("b", Type::F32);
+  f.add_block("entry");
+  ir::Builder b(f);
+  auto x = b.emit(Opcode::LoadVar, Type::F32, {}, 0, 0, 0);
+  auto y = b.emit(Opcode::LoadVar, Type::F32, {}, 0, 0, 1);
+  b.emit(Opcode::StoreVar, Type::Void, {b.binary(Opcode::FAdd, x, x)}, 0, 0, 0);
+  b.emit(Opcode::StoreVar, Type::Void, {b.binary(Opcode::FAdd, y, b.f32_bits(0x33C00000u))}, 0, 0, 1);
+  b.ret();
+  for (Tier t : host_tiers()) {
+    JitOptions o;
+    o.tier = t;
+    std::string err;
+    auto cf = compile(f, o, &err);
+    REQUIRE_MESSAGE(cf, err);
+    std::vector<uint8_t> vars(f.vars_bytes());
+    for (unsigned l = 0; l < 32; ++l) {
+      set_lane(vars, f, 0, l, 1);            // smallest subnormal
+      set_lane(vars, f, 1, l, 0x3F800000u);  // 1.0, plus 0.75 ulp below
+    }
+    unsigned old = _mm_getcsr();
+    unsigned odd = (old & ~0x6000u) | 0x8040u | 0x6000u;  // FTZ, DAZ, round toward zero
+    _mm_setcsr(odd);
+    run_to_end(*cf, f, vars, {}, ~0u);
+    unsigned after = _mm_getcsr();
+    _mm_setcsr(old);
+    CHECK(after == odd);
+    CHECK(get_lane(vars, f, 0, 5) == 2u);            // no DAZ/FTZ: subnormal + subnormal
+    CHECK(get_lane(vars, f, 1, 3) == 0x3F800001u);   // nearest, not toward zero
+  }
+}

@@ -206,6 +206,19 @@ TEST_CASE("cli: replay exit statuses for failed expect, guest faults and invalid
   CHECK(r.rc == 3);
   CHECK(json::parse(r.out)["fault"]["kind"] == "out-of-bounds");
 
+  // A guest that never ends is a watchdog fault on every engine.
+  json forever = {{"gpurc", 1}, {"isa", "ir"}, {"launch", {{"grid", {2}}, {"block", {40}}, {"budget", 100000}}},
+                  {"program", {{"asm", "func \"forever\" {\n  var \"x\" i32\nb0:\n  br b1\nb1:\n"
+                                       "  %0 = get_var i32 #0x0\n  %1 = const i32 #0x1\n  %2 = iadd i32 %0, %1\n"
+                                       "  set_var %2, #0x0\n  br b1\n}\n"}}}};
+  std::string fpath = s.write("forever.json", forever.dump());
+  for (Engine e : host_engines()) {
+    CAPTURE(engine_name(e));
+    r = run({"replay", fpath, "--engine", engine_name(e)});
+    CHECK(r.rc == 3);
+    CHECK(r.out.find("watchdog") != std::string::npos);
+  }
+
   auto invalid = [&](json doc, const std::string& needle) {
     Result x = run({"replay", s.write("invalid.json", doc.dump()), "--engine", "interp"});
     CHECK(x.rc == 2);

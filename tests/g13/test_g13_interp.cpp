@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <map>
 
 #include "frontend/g13/fp.h"
@@ -499,4 +501,21 @@ TEST_CASE("g13 interp: convert, get_sr, errors name the instruction") {
   CHECK(t.fault == ir::FaultKind::Trap);
   const StepResult s = run(e, "get_sr r1, sr80 (thread_position_in_grid.x)");
   CHECK(s.kind == StepResult::Kind::Error);
+}
+
+TEST_CASE("g13 interp: the compute preamble example end to end") {
+  std::ifstream f(std::string(GPURC_TEST_DATA) + "/examples/g13/compute_preamble.s");
+  REQUIRE(f.good());
+  const std::string src((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  TestMemory mem;
+  mem.spaces[int(ir::Space::Global)] = {0x20000, std::vector<uint8_t>(64)};
+  const uint32_t dims[2] = {64, 16};
+  std::memcpy(mem.spaces[int(ir::Space::Global)].bytes.data(), dims, 8);
+  SimdGroup sg = fresh(0x1u);  // a single thread, as a preamble runs
+  sg.set_u64(2, 0x20000);
+  g13::Interpreter it(asm_ok(src), &mem);
+  const StepResult r = it.run(sg);
+  REQUIRE_MESSAGE(r.kind == StepResult::Kind::Done, r.message);
+  CHECK(sg.u32(4) == f32(1.0f / 32.0f));
+  CHECK(sg.u32(5) == f32(1.0f / 8.0f));
 }
