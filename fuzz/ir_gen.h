@@ -27,8 +27,8 @@ constexpr uint64_t kOutOfBoundsBase = 0x400000;
 constexpr uint32_t kUniformBytes = 64;
 
 struct IrGenOptions {
-  int min_insts = 10;          // rough size of the program in generated operations
-  int max_insts = 40;
+  int min_insts = 8;           // rough size of the program in generated operations
+  int max_insts = 30;
   int max_depth = 3;           // nesting of divergent regions
   bool faults = true;          // occasionally one trap or out-of-bounds access in a divergent region
   bool barriers = true;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "fuzz/ir_fuzz.h"
+#include "ir/passes.h"
 
 namespace gpurc::fuzz {
 
@@ -16,11 +17,17 @@ namespace {
 // candidate must keep it, so shrinking does not wander off to another bug.
 std::string category(const std::string& what) { return what.substr(0, what.find(' ')); }
 
+// Shrinking can make a loop endless (its counter update became a constant):
+// the reference gets the pipeline's loop budget and every run a small budget,
+// so such a candidate ends in a watchdog fault instead of hanging.
+constexpr int64_t kShrinkBudget = 1 << 22;
+
 std::string difference(const Function& f, const IrState& st, const std::string& engine) {
   IrProgram p = prepare_program(f);
-  IrOutcome ref = run_engine("interp", p, st);
-  if (!ref.error.empty()) return "";
-  return compare_outcomes(f, ref, run_engine(engine, p, st));
+  insert_loop_budget(p.original);
+  IrOutcome ref = run_engine("interp", p, st, kShrinkBudget);
+  if (!ref.error.empty() || ref.fault == FaultKind::Watchdog) return "";
+  return compare_outcomes(f, ref, run_engine(engine, p, st, kShrinkBudget));
 }
 
 // Drops blocks unreachable from the entry and renumbers the rest. False if a

@@ -121,7 +121,7 @@ IrProgram prepare_program(const Function& f) {
   return p;
 }
 
-IrOutcome run_engine(const std::string& engine, const IrProgram& p, const IrState& st) {
+IrOutcome run_engine(const std::string& engine, const IrProgram& p, const IrState& st, int64_t budget) {
   IrOutcome out;
   const bool reference = engine == "interp";
   if (!reference && !p.pipeline_error.empty()) {
@@ -176,7 +176,7 @@ IrOutcome run_engine(const std::string& engine, const IrProgram& p, const IrStat
   ctx.uniforms = uniforms.p.get();
   ctx.frame = frame.p.get();
   ctx.entry_mask = st.entry_mask;
-  ctx.budget = kFuzzBudget;
+  ctx.budget = budget;
   ctx.memory = &mem;
   mem.fill_windows(ctx);
   // Barriers of a single warp just resume; a bound keeps a broken engine that

@@ -53,7 +53,8 @@ IrProgram prepare_program(const ir::Function& f);
 // Budget large enough for every generated program's bounded loops.
 constexpr int64_t kFuzzBudget = 1ll << 32;
 
-IrOutcome run_engine(const std::string& engine, const IrProgram& p, const IrState& st);
+IrOutcome run_engine(const std::string& engine, const IrProgram& p, const IrState& st,
+                     int64_t budget = kFuzzBudget);
 
 // "" if `got` matches `ref`, else the first difference: status, fault kind,
 // trap code, a var lane, a memory byte. After a fault only status, kind and

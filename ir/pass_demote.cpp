@@ -23,15 +23,15 @@ void demote_cross_block_values(Function& f) {
   for (BlockId b = 0; b < f.blocks.size(); ++b) {
     const auto preds = f.blocks[b].preds;
     for (ValueId v : f.blocks[b].insts) {
-      Inst& in = f.insts[v];
-      if (in.op != Opcode::Phi) continue;
-      uint32_t var = f.add_var("phi_v" + std::to_string(v), in.type);
+      if (f.insts[v].op != Opcode::Phi) continue;
+      const std::vector<ValueId> args = f.insts[v].args;  // make_inst below may move f.insts
+      uint32_t var = f.add_var("phi_v" + std::to_string(v), f.insts[v].type);
       std::vector<uint8_t> done(f.blocks.size(), 0);
-      for (size_t i = 0; i < preds.size() && i < in.args.size(); ++i) {
+      for (size_t i = 0; i < preds.size() && i < args.size(); ++i) {
         BlockId p = preds[i];
         if (done[p]) continue;  // a duplicated edge carries one value
         done[p] = 1;
-        ValueId w = make_inst(f, Opcode::SetVar, Type::Void, {f.insts[v].args[i]}, p, 0, var);
+        ValueId w = make_inst(f, Opcode::SetVar, Type::Void, {args[i]}, p, 0, var);
         tail_writes[p].push_back(w);
       }
       Inst& phi = f.insts[v];

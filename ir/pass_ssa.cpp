@@ -134,19 +134,20 @@ void construct_ssa(Function& f, uint32_t persistent_vars) {
     std::vector<ValueId> out;
     auto insts = f.blocks[b].insts;
     for (ValueId v : insts) {
-      Inst& in = f.insts[v];
-      if (in.op == Opcode::GetVar) {
-        ValueId val = sb.read(uint32_t(in.imm), b);
+      const Opcode op = f.insts[v].op;  // reads below may grow f.insts: no references
+      const uint32_t var_of_inst = uint32_t(f.insts[v].imm);
+      if (op == Opcode::GetVar) {
+        ValueId val = sb.read(var_of_inst, b);
         sb.repl.set(v, val);
         kill_inst(f, v);
         continue;
       }
-      if (in.op == Opcode::SetVar) {
-        sb.write(uint32_t(in.imm), b, in.args[0]);
+      if (op == Opcode::SetVar) {
+        sb.write(var_of_inst, b, f.insts[v].args[0]);
         kill_inst(f, v);
         continue;
       }
-      if (in.op == Opcode::Return || in.op == Opcode::Barrier) {
+      if (op == Opcode::Return || op == Opcode::Barrier) {
         // Lanes that were not launched keep their state: their SSA values
         // (phis in particular) are unspecified, so select the entry value.
         ValueId em = kNoValue;

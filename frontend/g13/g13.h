@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,6 +72,11 @@ unsigned insn_size(const Desc& d, const fe::Bits128& bits);
 // Decodes one instruction at `p` (`avail` bytes left). False with `err` (byte
 // offset `addr`) on truncated or unknown input.
 bool decode(const uint8_t* p, size_t avail, uint64_t addr, Insn& out, fe::Diagnostic& err);
+
+// Random instruction of descriptor `d` (fixed bits set, every other bit
+// random, length from its L bit) for fuzzing and round-trip tests. False when
+// the bits decode as an earlier descriptor (first-match shadowing).
+bool random_instruction(const Desc& d, std::mt19937_64& rng, std::vector<uint8_t>& out);
 
 // A decoded operand value.
 enum class OpType : uint8_t {

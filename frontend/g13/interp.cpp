@@ -498,6 +498,7 @@ bool shuffle(Ctx& c, const std::string& name) {
   for (unsigned l = 0; l < kLanes; ++l)
     if ((c.sg.launched >> l & 1) && !c.read(A, l, av[l])) return false;
   uint64_t out[kLanes] = {};
+  bool keep[kLanes] = {};
   for (unsigned l = 0; l < kLanes; ++l) {
     if (!c.active(l)) continue;
     uint64_t b;
@@ -510,7 +511,7 @@ bool shuffle(Ctx& c, const std::string& name) {
     else if (name.find("_xor") != std::string::npos) src = long((idx ^ b) & (width - 1));
     else {
       if (b >= width) {  // out-of-range index: destination keeps its value
-        out[l] = ~0ull;
+        keep[l] = true;
         continue;
       }
       src = long(b);
@@ -520,7 +521,7 @@ bool shuffle(Ctx& c, const std::string& name) {
     out[l] = av[s];
   }
   for (unsigned l = 0; l < kLanes; ++l)
-    if (c.active(l) && out[l] != ~0ull && !c.write(D, l, out[l])) return false;
+    if (c.active(l) && !keep[l] && !c.write(D, l, out[l])) return false;
   return true;
 }
 

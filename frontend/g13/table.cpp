@@ -169,4 +169,17 @@ bool decode(const uint8_t* p, size_t avail, uint64_t addr, Insn& out, fe::Diagno
   return false;
 }
 
+bool random_instruction(const Desc& d, std::mt19937_64& rng, std::vector<uint8_t>& out) {
+  fe::Bits128 b;
+  b.w[0] = (rng() & ~d.mask.w[0]) | d.value.w[0];
+  b.w[1] = (rng() & ~d.mask.w[1]) | d.value.w[1];
+  uint8_t bytes[16];
+  b.to_bytes(bytes, 16);
+  Insn in;
+  fe::Diagnostic err;
+  if (!decode(bytes, 12, 0, in, err) || in.desc != &d) return false;
+  out.assign(bytes, bytes + in.size);
+  return true;
+}
+
 }  // namespace gpurc::g13

@@ -278,3 +278,25 @@ TEST_CASE("cli: fuzz exit status follows its mismatches") {
   CHECK((r.rc == 0) == (r.out.find(", 0 mismatches") != std::string::npos && r.err.empty()));
   CHECK(r.out.find("20 programs") != std::string::npos);
 }
+
+// The output shape of bench --json on one tiny kernel (no speed is checked:
+// benchmarks are measurements, not tests).
+TEST_CASE("cli: bench --json lists every host engine per kernel") {
+  Scratch s;
+  s.write("tiny.json", saxpy_doc().dump());
+  Result r = run({"bench", "--json", "--dir", s.dir.string(), "--seconds", "0.01", "--threads", "1"});
+  REQUIRE(r.rc == 0);
+  json j = json::parse(r.out);
+  REQUIRE(j.is_array());
+  CHECK(j.size() == host_engines().size());
+  for (const json& row : j) {
+    CHECK(row["isa"] == "ir");
+    CHECK(row["kernel"] == "saxpy");
+    CHECK(row["lane_instructions_per_s"].get<double>() > 0);
+    CHECK(row["items_per_s"].get<double>() > 0);
+    CHECK(row["compile_us"].is_number());
+    CHECK(row["expect"] == "pass");
+  }
+  CHECK(j[0]["engine"] == "interp");
+  CHECK(run({"bench", "--dir", (s.dir / "nothing-here").string()}).rc == 2);
+}

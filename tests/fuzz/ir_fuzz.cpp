@@ -136,8 +136,12 @@ TEST_CASE("ir_fuzz: interpreter, pipeline and every JIT tier agree on random pro
   opt.iterations = light() ? 300 : 2000;
   opt.seed = 20240601;
   opt.out_dir = temp_dir("ir-fuzz");
+  std::filesystem::remove_all(opt.out_dir);  // only this run's reproducers
   opt.max_minimized = 3;
-  opt.isolate = true;  // an engine crash is reported as a mismatch, not the end of the suite
+  // An engine crash is reported as a mismatch, not the end of the suite. The
+  // sanitizer build (light) runs in-process: forking ASan processes is slow,
+  // and ASan reports a crash itself.
+  opt.isolate = !light();
   opt.timeout_seconds = 20;
   opt.max_saved = 50;
   fuzz::IrFuzzReport rep = fuzz::run_ir_fuzz(opt);
@@ -161,7 +165,9 @@ TEST_CASE("ir_fuzz: interpreter, pipeline and every JIT tier agree on random pro
 // here still fail (a known bug, reported to its owner): they run in a test
 // case marked may_fail until the owner fixes the bug and removes the entry.
 static const char* const kKnownFailing[] = {
-    nullptr,
+    // ir/interp.cpp: plain RPO puts a while loop's exit before its body when the
+    // body is succ[0], so lanes that left run the exit before the rest finish.
+    "interp-loop-exit-runs-before-body.json",
 };
 
 static void check_regression(const std::filesystem::path& p) {

@@ -106,7 +106,7 @@ TEST_CASE("scheme choice: uniform CFG kept, reducible -> edge masks, irreducible
 
 TEST_CASE("random reducible CFGs (edge masks)") {
   std::mt19937 rng(99);
-  int programs = light() ? 6 : 24;
+  int programs = light() ? 10 : 150;
   for (int i = 0; i < programs; ++i) {
     Function f = prog_random(rng, 3 + int(rng() % 6), true);
     CAPTURE(i);
@@ -116,7 +116,7 @@ TEST_CASE("random reducible CFGs (edge masks)") {
 
 TEST_CASE("random CFGs, mostly irreducible (lane PC)") {
   std::mt19937 rng(7);
-  int programs = light() ? 6 : 24;
+  int programs = light() ? 10 : 150;
   for (int i = 0; i < programs; ++i) {
     Function f = prog_random(rng, 3 + int(rng() % 6), false);
     CAPTURE(i);
