@@ -4,6 +4,8 @@
 // and so one Interpreter object can serve many threads at once.
 #include "ir/interp.h"
 
+#include "ir/cfg_order.h"
+
 #include <cstring>
 #include <string>
 #include <vector>
@@ -95,25 +97,10 @@ Interpreter::Interpreter(const Function& f) : f_(f), structural_problem_(structu
   for (BlockId b = 0; b < nb; ++b)
     for (BlockId s : f_.blocks[b].succs)
       if (s < nb) preds_[s].push_back(b);
-  // Reverse post-order from the entry (iterative DFS, successors in order).
+  // Minimum-PC scheduling order (loop blocks before their exits; see cfg_order.h).
   rpo_index_.assign(nb, -1);
-  if (nb) {
-    std::vector<BlockId> post;
-    std::vector<uint8_t> seen(nb, 0);
-    std::vector<std::pair<BlockId, size_t>> stack{{0, 0}};
-    seen[0] = 1;
-    while (!stack.empty()) {
-      auto& [b, i] = stack.back();
-      if (i < f_.blocks[b].succs.size()) {
-        BlockId s = f_.blocks[b].succs[i++];
-        if (s < nb && !seen[s]) seen[s] = 1, stack.push_back({s, 0});
-      } else {
-        post.push_back(b);
-        stack.pop_back();
-      }
-    }
-    for (size_t i = 0; i < post.size(); ++i) rpo_index_[post[post.size() - 1 - i]] = int(i);
-  }
+  std::vector<BlockId> order = schedule_order(f_);
+  for (size_t i = 0; i < order.size(); ++i) rpo_index_[order[i]] = int(i);
   lane_ops_.resize(f_.insts.size());
   supported_.assign(f_.insts.size(), 0);
   for (ValueId v = 0; v < f_.insts.size(); ++v) {

@@ -1,5 +1,7 @@
 #include "ir/pass_util.h"
 
+#include "ir/cfg_order.h"
+
 #include "ir/builder.h"
 
 #include <algorithm>
@@ -7,29 +9,9 @@
 namespace gpurc::ir::passutil {
 
 std::vector<BlockId> reverse_post_order(const Function& f) {
-  std::vector<BlockId> post;
-  if (f.blocks.empty()) return post;
-  std::vector<uint8_t> seen(f.blocks.size(), 0);
-  // Iterative DFS: (block, next successor index).
-  std::vector<std::pair<BlockId, size_t>> stack;
-  stack.push_back({0, 0});
-  seen[0] = 1;
-  while (!stack.empty()) {
-    auto& [b, i] = stack.back();
-    const auto& succs = f.blocks[b].succs;
-    if (i < succs.size()) {
-      BlockId s = succs[i++];
-      if (s < f.blocks.size() && !seen[s]) {
-        seen[s] = 1;
-        stack.push_back({s, 0});
-      }
-    } else {
-      post.push_back(b);
-      stack.pop_back();
-    }
-  }
-  std::reverse(post.begin(), post.end());
-  return post;
+  // The SIMT schedule order: any DFS reverse post-order serves the dominator
+  // computation, and per-lane-PC lowering must follow the interpreter's order.
+  return schedule_order(f);
 }
 
 std::vector<BlockId> immediate_dominators(const Function& f, const std::vector<BlockId>& rpo) {

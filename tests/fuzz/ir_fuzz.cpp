@@ -161,15 +161,7 @@ TEST_CASE("ir_fuzz: interpreter, pipeline and every JIT tier agree on random pro
 }
 
 // Reproducers saved by the fuzzer and minimised become files in
-// tests/regressions/; each is run on every engine of the host. Files listed
-// here still fail (a known bug, reported to its owner): they run in a test
-// case marked may_fail until the owner fixes the bug and removes the entry.
-static const char* const kKnownFailing[] = {
-    // ir/interp.cpp: plain RPO puts a while loop's exit before its body when the
-    // body is succ[0], so lanes that left run the exit before the rest finish.
-    "interp-loop-exit-runs-before-body.json",
-};
-
+// tests/regressions/; each is run on every engine of the host and must pass.
 static void check_regression(const std::filesystem::path& p) {
   fuzz::IrReproducer r;
   std::string err;
@@ -183,20 +175,8 @@ TEST_CASE("ir_fuzz: regression reproducers (tests/regressions) pass on every eng
   if (!std::filesystem::exists(dir)) return;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     if (e.path().extension() != ".json") continue;
-    bool known = false;
-    for (const char* k : kKnownFailing) known |= k && e.path().filename() == k;
-    if (known) continue;
     CAPTURE(e.path().string());
     check_regression(e.path());
   }
 }
 
-TEST_CASE("ir_fuzz: known-failing regression reproducers (bugs awaiting their owner)" * doctest::may_fail()) {
-  std::filesystem::path dir = std::filesystem::path(GPURC_TEST_DATA) / "tests" / "regressions";
-  for (const char* k : kKnownFailing) {
-    if (!k) continue;
-    CAPTURE(std::string(k));
-    REQUIRE(std::filesystem::exists(dir / k));
-    check_regression(dir / k);
-  }
-}
