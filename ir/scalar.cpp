@@ -332,8 +332,11 @@ uint64_t eval_float(const LaneOp& o, const uint64_t* in) {
     case Opcode::FMul: r = zero_mul ? 0 : arith(Arith::Mul, t, m, x, y); break;
     case Opcode::FFma:
       if (zero_mul) r = arith(Arith::Add, t, m, 0.0, z);
-      else if (t == Type::F64) r = arith(Arith::Fma, t, m, x, y, z);
-      else r = arith(Arith::Add, t, m, x * y, z);  // the f16/f32 product is exact in double
+      // One fused rounding for every width. (x * y is exact in double for
+      // f16/f32, but x * y + z is not: adding in double with round-to-nearest
+      // and then rounding to f32 can round twice, so the fma goes through the
+      // round-to-odd path of arith() like the other directed cases.)
+      else r = arith(Arith::Fma, t, m, x, y, z);
       break;
     case Opcode::FMad: {
       uint64_t p = zero_mul ? 0 : arith(Arith::Mul, t, m, x, y);

@@ -604,3 +604,26 @@ TEST_CASE("scalar: f16 arithmetic agrees with the compiler's _Float16") {
   }
 }
 #endif
+
+// Found by the backend's op test: an f32 fma whose addend is far below the
+// product's last bit was computed as (exact product + addend) rounded to double
+// and then to f32, which rounds twice. Oracle: the host's fmaf (one rounding).
+TEST_CASE("ffma f32 rounds once when the addend is tiny against the product") {
+  struct Case { uint32_t a, b, c; };
+  const Case cases[] = {{0x7128c939, 0xbfc00000, 0x4f000000}, {0x4bca3fe2, 0xc0200000, 0x807fffff},
+                        {0xc0200000, 0x6e37201e, 0x10771395}, {0xbfc00000, 0x6fda6e1a, 0x1706d73a}};
+  for (auto c : cases) {
+    float fa, fb, fc;
+    std::memcpy(&fa, &c.a, 4);
+    std::memcpy(&fb, &c.b, 4);
+    std::memcpy(&fc, &c.c, 4);
+    volatile float r = std::fmaf(fa, fb, fc);
+    uint32_t want;
+    float rv = r;
+    std::memcpy(&want, &rv, 4);
+    CHECK(ev(Opcode::FFma, Type::F32, {c.a, c.b, c.c}) == want);
+  }
+  // The first case pinned: a single rounding gives 0xf17d2dd5, the double
+  // rounding gave 0xf17d2dd6.
+  CHECK(ev(Opcode::FFma, Type::F32, {0x7128c939, 0xbfc00000, 0x4f000000}) == 0xf17d2dd5);
+}
