@@ -301,16 +301,6 @@ void Emitter::emit_prologue() {
   mov(r13, qword[CTX(vars)]);
   mov(r15, qword[CTX(uniforms)]);
   mov(dword[CTX(fault)], uint32_t(FaultKind::None));
-  // Resume after a barrier: ctx.resume names the block to continue at.
-  mov(eax, dword[CTX(resume)]);
-  mov(dword[CTX(resume)], 0);
-  for (BlockId b = 0; b < f_.blocks.size(); ++b) {
-    ValueId t = f_.terminator(b);
-    if (t == kNoValue || f_.insts[t].op != Opcode::Barrier) continue;
-    BlockId to = f_.blocks[b].succs.at(0);
-    cmp(eax, to);
-    je(block_label_[to], T_NEAR);
-  }
   // A warp without launched lanes has nothing to run (as the interpreter).
   Label run;
   cmp(dword[CTX(entry_mask)], 0);
@@ -339,6 +329,18 @@ void Emitter::emit_prologue() {
     inc(ecx);
     cmp(ecx, kWarpLanes);
     jb(next);
+  }
+  // Resume after a barrier: ctx.resume names the block to continue at. This
+  // comes after the per-run setup above (first launched lane on the stack,
+  // launched-lane masks), which every entry, fresh or resumed, needs.
+  mov(eax, dword[CTX(resume)]);
+  mov(dword[CTX(resume)], 0);
+  for (BlockId b = 0; b < f_.blocks.size(); ++b) {
+    ValueId t = f_.terminator(b);
+    if (t == kNoValue || f_.insts[t].op != Opcode::Barrier) continue;
+    BlockId to = f_.blocks[b].succs.at(0);
+    cmp(eax, to);
+    je(block_label_[to], T_NEAR);
   }
   jmp(block_label_[0], T_NEAR);
 }
