@@ -9,6 +9,7 @@
 //    result was inexact). 53 >= 2 * 24 + 2 bits, so rounding that once more to
 //    f32 / f16 in the op's mode gives the correctly rounded result.
 #include "ir/scalar.h"
+#include "ir/transc.h"
 
 #include <bit>
 #include <cfenv>
@@ -348,8 +349,13 @@ uint64_t eval_float(const LaneOp& o, const uint64_t* in) {
     case Opcode::FTrunc: r = round_result(std::trunc(x), t, m); break;
     case Opcode::FRint: r = round_result(round_integral(x, m), t, m); break;
     case Opcode::FRcp: case Opcode::FRsqrt: case Opcode::FSqrt: case Opcode::FExp2:
-    case Opcode::FLog2: case Opcode::FSin: case Opcode::FCos:
-      r = transcendental(o, a[0]);
+    case Opcode::FLog2: case Opcode::FSin: case Opcode::FCos: case Opcode::FSinStep:
+      switch (Transc(o.attr)) {
+        case Transc::Pica: r = transc::pica(o, a[0], a[1]); break;
+        case Transc::Tesla: r = transc::tesla(o, a[0], a[1]); break;
+        case Transc::G13: r = transc::g13(o, a[0], a[1]); break;
+        default: r = transcendental(o, a[0]); break;
+      }
       break;
     default: return 0;
   }
@@ -529,9 +535,22 @@ bool lane_op_supported(const LaneOp& o, std::string* why) {
     case AttrKind::Shift: if (o.attr > 1) return fail("bad shift mode"); break;
     case AttrKind::MinMax: if (o.attr > 2) return fail("bad min/max NaN rule"); break;
     case AttrKind::Transc:
-      if (Transc(o.attr) != Transc::Ieee)
-        return fail("unsupported transcendental variant " + std::to_string(unsigned(o.attr)));
-      if (o.op == Opcode::FSinStep) return fail("unsupported transcendental variant ieee (no step op)");
+      switch (Transc(o.attr)) {
+        case Transc::Ieee:
+          if (o.op == Opcode::FSinStep) return fail("unsupported transcendental variant ieee (no step op)");
+          break;
+        case Transc::Pica:
+          if (!transc::pica_defines(o.op, o.type)) return fail("transcendental variant pica does not define this op");
+          break;
+        case Transc::Tesla:
+          if (!transc::tesla_defines(o.op, o.type)) return fail("transcendental variant tesla does not define this op");
+          break;
+        case Transc::G13:
+          if (!transc::g13_defines(o.op, o.type)) return fail("transcendental variant g13 does not define this op");
+          break;
+        default:
+          return fail("unsupported transcendental variant " + std::to_string(unsigned(o.attr)));
+      }
       break;
     default: break;
   }

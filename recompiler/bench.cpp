@@ -40,13 +40,15 @@ double measure(const json& doc, const std::filesystem::path& dir, Engine e, unsi
 }  // namespace
 
 int bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
-  if (a.isa != "ir") {
-    err << "error: gpurc bench --isa " << a.isa << ": benchmarks of isa " << a.isa << " are not supported yet (ir)\n";
+  if (!replay::find_handler(a.isa)) {
+    err << "error: gpurc bench --isa " << a.isa << ": no replay support for isa " << a.isa << "\n";
     return 2;
   }
   std::filesystem::path dir = a.dir.empty() ? std::filesystem::path(GPURC_SOURCE_DIR) / "bench" : std::filesystem::path(a.dir);
   std::vector<std::filesystem::path> files;
   std::error_code ec;
+  // bench/ holds one folder per ISA (bench/ir, bench/pica200, ...).
+  if (a.dir.empty()) dir /= a.isa;
   for (const auto& ent : std::filesystem::directory_iterator(dir, ec))
     if (ent.path().extension() == ".json") files.push_back(ent.path());
   if (ec || files.empty()) {
@@ -64,8 +66,8 @@ int bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
       std::string kernel = doc.value("name", file.stem().string());
       // Work per launch: lane-instructions counted once on the interpreter.
       replay::ReplayRun counted = replay::run_document(doc, file.parent_path(), Engine::Interp, threads, true);
-      uint64_t items = 0;
-      {
+      uint64_t items = counted.items;
+      if (items == 0) {
         rt::LaunchConfig cfg = replay::parse_launch(doc.contains("launch") ? doc["launch"] : json::object());
         items = cfg.grid.count() * cfg.block.count();
       }

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "fuzz/ir_fuzz.h"
+#include "fuzz/isa_fuzz.h"
 #include "ir/ir.h"
 #include "ir/passes.h"
 #include "recompiler/cli_verbs.h"
@@ -220,12 +221,22 @@ bool load_ir(const std::string& file, ir::Function& f, std::ostream& err) {
 
 int verb_ir(const std::string& file, const std::string& isa, const ir::PassOptions& opt, std::ostream& out,
             std::ostream& err) {
+  ir::Function f;
   if (!isa.empty() && isa != "ir") {
-    err << "error: gpurc ir --isa " << isa << ": translating " << isa << " programs to IR is not supported yet\n";
+    const IsaSupport* s = isa_or_error(isa, err);
+    if (!s) return 2;
+    std::string data, e;
+    if (!cli::read_input(file, data, e)) {
+      err << "error: " << e << "\n";
+      return 2;
+    }
+    if (!s->translate(std::vector<uint8_t>(data.begin(), data.end()), "", f, e)) {
+      err << "error: " << file << ": " << e << "\n";
+      return 2;
+    }
+  } else if (!load_ir(file, f, err)) {
     return 2;
   }
-  ir::Function f;
-  if (!load_ir(file, f, err)) return 2;
   std::vector<std::pair<std::string, std::string>> dumps;
   out << "== input ==\n" << ir::print(f);
   std::string e = ir::run_pipeline(f, opt, &dumps);
@@ -265,12 +276,73 @@ int verb_host(const std::string& file, const std::string& engine_s, bool perf_ma
   return 0;
 }
 
-int verb_fuzz(bool ir_mode, const std::string& isa, uint64_t iterations, uint64_t seed, const std::string& engines,
-              const std::string& out_dir, std::ostream& out, std::ostream& err) {
-  if (!isa.empty()) {
-    err << "error: gpurc fuzz --isa " << isa << ": fuzzing of isa " << isa << " is not supported yet (use --ir)\n";
+// --engines "avx512,avx2" -> tier names; false with a message on a bad one.
+bool parse_fuzz_engines(const std::string& engines, std::vector<std::string>& out, std::ostream& err) {
+  std::stringstream ss(engines);
+  for (std::string tok; std::getline(ss, tok, ',');) {
+    if (tok.empty()) continue;
+    Engine e;
+    if (!parse_engine("jit-" + tok, e)) {
+      err << "error: --engines: unknown engine '" << tok << "' (avx512, avx2, a64)\n";
+      return false;
+    }
+    if (!engine_available(e)) {
+      err << "error: --engines: this host cannot run " << tok << "\n";
+      return false;
+    }
+    out.push_back(tok);
+  }
+  return true;
+}
+
+int verb_isa_fuzz(const std::string& isa, const std::string& variant, uint64_t iterations, uint64_t seed,
+                  const std::string& engines, const std::string& out_dir, std::ostream& out, std::ostream& err) {
+  fuzz::IsaFuzzer run = fuzz::find_isa_fuzzer(isa);
+  if (!run) {
+    std::string list;
+    for (auto& i : fuzz::fuzzable_isas()) list += (list.empty() ? "" : ", ") + i;
+    err << "error: gpurc fuzz --isa " << isa << ": no fuzzer for isa " << isa << " (one of: " << list << ")\n";
     return 2;
   }
+  fuzz::IsaFuzzOptions opt;
+  opt.iterations = iterations;
+  opt.seed = seed;
+  opt.variant = variant;
+  if (!out_dir.empty()) opt.out_dir = out_dir;
+  if (!parse_fuzz_engines(engines, opt.engines, err)) return 2;
+  bool tty = &err == &std::cerr && isatty(STDERR_FILENO);
+  auto t0 = std::chrono::steady_clock::now();
+  if (tty)
+    opt.progress = [&](uint64_t done, uint64_t mism) {
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      err << fmt::format("\r{} / {} programs, {:.0f} programs/s, {} mismatches   ", done, iterations,
+                         s > 0 ? double(done) / s : 0.0, mism)
+          << std::flush;
+    };
+  fuzz::IsaFuzzReport r = run(opt);
+  if (tty) err << "\n";
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::string engs;
+  for (auto& e : r.engines) engs += (engs.empty() ? "" : ",") + e;
+  out << fmt::format("fuzz {}: {} programs, {} runs compared on [{}], {:.1f} s, {} mismatches\n", isa, r.programs,
+                     r.runs, engs, s, r.mismatches.size());
+  for (const auto& m : r.mismatches)
+    out << fmt::format("  iteration {} engine {}: {}{}\n", m.iteration, m.engine, m.what,
+                       m.reproducer.empty() ? "" : " (reproducer: " + m.reproducer + ")");
+  if (!r.error.empty()) {
+    err << "error: " << r.error << "\n";
+    return r.programs == 0 ? 2 : 1;
+  }
+  return r.mismatches.empty() ? 0 : 1;
+}
+
+int verb_fuzz(bool ir_mode, const std::string& isa, const std::string& variant, uint64_t iterations, uint64_t seed,
+              const std::string& engines, const std::string& out_dir, std::ostream& out, std::ostream& err) {
+  if (ir_mode && !isa.empty()) {
+    err << "error: gpurc fuzz: give either --ir or --isa ISA, not both\n";
+    return 2;
+  }
+  if (!isa.empty()) return verb_isa_fuzz(isa, variant, iterations, seed, engines, out_dir, out, err);
   if (!ir_mode) {
     err << "error: gpurc fuzz: give --ir (IR-level differential fuzzing) or --isa ISA\n";
     return 2;
@@ -279,20 +351,7 @@ int verb_fuzz(bool ir_mode, const std::string& isa, uint64_t iterations, uint64_
   opt.iterations = iterations;
   opt.seed = seed;
   if (!out_dir.empty()) opt.out_dir = out_dir;
-  std::stringstream ss(engines);
-  for (std::string tok; std::getline(ss, tok, ',');) {
-    if (tok.empty()) continue;
-    Engine e;
-    if (!parse_engine("jit-" + tok, e)) {
-      err << "error: --engines: unknown engine '" << tok << "' (avx512, avx2, a64)\n";
-      return 2;
-    }
-    if (!engine_available(e)) {
-      err << "error: --engines: this host cannot run " << tok << "\n";
-      return 2;
-    }
-    opt.engines.push_back(tok);
-  }
+  if (!parse_fuzz_engines(engines, opt.engines, err)) return 2;
   // Progress only on a terminal, so logs and tests see just the summary.
   bool tty = &err == &std::cerr && isatty(STDERR_FILENO);
   auto t0 = std::chrono::steady_clock::now();
@@ -354,7 +413,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   bool no_ssa = false, no_cf = false, no_cse = false, no_dce = false, no_uni = false, no_div = false, no_lb = false;
   auto* irc = app.add_subcommand("ir", "print the IR after each pass of the pipeline");
   irc->add_option("file", i_file, "IR text (.ir) or a replay file of isa ir (.json)")->required();
-  irc->add_option("--isa", i_isa, "translate a program of this ISA first (not supported yet)");
+  irc->add_option("--isa", i_isa, "translate a program of this ISA (its binary or container) first");
   irc->add_flag("--no-ssa", no_ssa, "skip SSA construction");
   irc->add_flag("--no-const-fold", no_cf, "skip constant folding");
   irc->add_flag("--no-cse", no_cse, "skip common subexpression elimination");
@@ -384,11 +443,12 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
   // fuzz
   bool f_ir = false;
-  std::string f_isa, f_engines, f_out;
+  std::string f_isa, f_variant, f_engines, f_out;
   uint64_t f_iter = 1000, f_seed = 1;
   auto* fz = app.add_subcommand("fuzz", "differential fuzzing of the JIT tiers against the interpreter");
   fz->add_flag("--ir", f_ir, "random IR programs");
-  fz->add_option("--isa", f_isa, "random programs of an ISA (not supported yet)");
+  fz->add_option("--isa", f_isa, "random programs of an ISA: pica200, tesla, g13");
+  fz->add_option("--variant", f_variant, "ISA revision for --isa (default: the ISA's first)");
   fz->add_option("--iterations", f_iter, "programs to generate");
   fz->add_option("--seed", f_seed, "random seed");
   fz->add_option("--engines", f_engines, "comma-separated JIT tiers: avx512, avx2, a64 (default: all the host has)");
@@ -397,10 +457,10 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   // bench
   cli::BenchArgs b;
   auto* bn = app.add_subcommand("bench", "benchmark the interpreter and every JIT tier on fixed kernels");
-  bn->add_option("--isa", b.isa, "kernels of this ISA (so far: ir)");
+  bn->add_option("--isa", b.isa, "kernels of this ISA: ir (default), pica200, tesla, g13");
   bn->add_flag("--json", b.json, "print a JSON array");
   bn->add_option("--threads", b.threads, "host threads (default: all cores)");
-  bn->add_option("--dir", b.dir, "folder of kernel replay files (default: the source tree's bench/)");
+  bn->add_option("--dir", b.dir, "folder of kernel replay files (default: the source tree's bench/<isa>/)");
   bn->add_option("--seconds", b.min_seconds, "measuring time per kernel and engine");
 
   try {
@@ -425,7 +485,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     }
     if (*host) return verb_host(h_file, h_engine, h_perf, out, err);
     if (*rep) return cli::replay(r, out, err);
-    if (*fz) return verb_fuzz(f_ir, f_isa, f_iter, f_seed, f_engines, f_out, out, err);
+    if (*fz) return verb_fuzz(f_ir, f_isa, f_variant, f_iter, f_seed, f_engines, f_out, out, err);
     if (*bn) return cli::bench(b, out, err);
   } catch (const std::exception& e) {
     err << "error: " << e.what() << "\n";

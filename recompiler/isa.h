@@ -6,6 +6,9 @@
 #include <vector>
 
 namespace gpurc {
+namespace ir {
+struct Function;
+}
 
 struct DisasmOptions {
   std::string variant;   // "" = the ISA's default
@@ -27,6 +30,10 @@ class IsaSupport {
   // the syntax describes a container, e.g. picasso -> .shbin).
   virtual bool assemble(const std::string& text, const std::string& variant, std::vector<uint8_t>& out,
                         std::string& err) const = 0;
+  // Code (as disassemble reads it) -> the pre-SSA IR function the JIT compiles
+  // for its default entry point (`gpurc ir --isa`). Default: not supported.
+  virtual bool translate(const std::vector<uint8_t>& code, const std::string& variant, ir::Function& out,
+                         std::string& err) const;
 };
 
 const IsaSupport& pica200_support();

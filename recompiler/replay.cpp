@@ -66,7 +66,8 @@ std::mutex& registry_lock() {
   return m;
 }
 std::map<std::string, Handler>& registry() {
-  static std::map<std::string, Handler> r = {{"ir", &replay_ir}};
+  static std::map<std::string, Handler> r = {
+      {"ir", &replay_ir}, {"pica200", &replay_pica200}, {"tesla", &replay_tesla}, {"g13", &replay_g13}};
   return r;
 }
 

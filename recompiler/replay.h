@@ -88,6 +88,7 @@ struct ReplayRun {
   std::optional<std::string> fault;  // a guest fault stopped the run
   std::string fault_kind;
   uint64_t guest_instructions = 0;   // lane-instructions executed; 0 = not counted
+  uint64_t items = 0;                // vertices / threads run (0: bench uses grid x block)
   double compile_us = 0, run_us = 0;
   const Observed* find(const std::string& kind, const std::string& name) const;
 };
@@ -108,8 +109,13 @@ bool register_handler(const std::string& isa, Handler h);
 const Handler* find_handler(const std::string& isa);
 std::vector<std::string> handler_isas();
 
-// The handler of isa "ir" (IR text programs, recompiler/replay_ir.cpp).
+// The handler of isa "ir" (IR text programs, recompiler/replay_ir.cpp) and
+// of each guest ISA (recompiler/replay_<isa>.cpp). Listed by name rather than
+// registered from static initialisers, which a static library would drop.
 void replay_ir(const ReplayJob& job, ReplayRun& run);
+void replay_pica200(const ReplayJob& job, ReplayRun& run);
+void replay_tesla(const ReplayJob& job, ReplayRun& run);
+void replay_g13(const ReplayJob& job, ReplayRun& run);
 // Runs a loaded document on one engine through its ISA's handler; an isa
 // without one is a ReplayError ("replay of isa X is not supported yet").
 ReplayRun run_document(const json& doc, const std::filesystem::path& dir, Engine engine, unsigned threads,

@@ -1,0 +1,9 @@
+// Transc::tesla: placeholder until the ISA's definitions land (defines nothing).
+#include "ir/transc.h"
+
+namespace gpurc::ir::transc {
+
+bool tesla_defines(Opcode, Type) { return false; }
+uint64_t tesla(const LaneOp&, uint64_t, uint64_t) { return 0; }
+
+}  // namespace gpurc::ir::transc
