@@ -121,12 +121,11 @@ IrProgram prepare_program(const Function& f) {
   return p;
 }
 
-IrOutcome run_engine(const std::string& engine, const IrProgram& p, const IrState& st, int64_t budget) {
-  IrOutcome out;
+std::unique_ptr<Executable> make_executable(const std::string& engine, const IrProgram& p, std::string& error) {
   const bool reference = engine == "interp";
   if (!reference && !p.pipeline_error.empty()) {
-    out.error = "pipeline failed: " + p.pipeline_error;
-    return out;
+    error = "pipeline failed: " + p.pipeline_error;
+    return nullptr;
   }
   const Function& f = reference ? p.original : p.lowered;
   std::unique_ptr<Executable> exe;
@@ -138,25 +137,30 @@ IrOutcome run_engine(const std::string& engine, const IrProgram& p, const IrStat
     x64::JitOptions jo;
     jo.tier = engine == "avx512" ? x64::Tier::Avx512 : x64::Tier::Avx2;
     if (!x64::host_supports(jo.tier)) {
-      out.error = "engine " + engine + " is not supported by this host";
-      return out;
+      error = "engine " + engine + " is not supported by this host";
+      return nullptr;
     }
     std::string err;
     exe = x64::compile(f, jo, &err);
     if (!exe) {
-      out.error = "compile failed: " + err;
-      return out;
+      error = "compile failed: " + err;
+      return nullptr;
     }
   }
 #endif
   else {
-    out.error = "engine " + engine + " is not built into this binary";
-    return out;
+    error = "engine " + engine + " is not built into this binary";
+    return nullptr;
   }
-  if (!exe) {
-    out.error = "engine " + engine + " returned no executable";
-    return out;
-  }
+  if (!exe) error = "engine " + engine + " returned no executable";
+  return exe;
+}
+
+IrOutcome run_engine(const std::string& engine, const IrProgram& p, const IrState& st, int64_t budget) {
+  IrOutcome out;
+  const Function& f = engine == "interp" ? p.original : p.lowered;
+  std::unique_ptr<Executable> exe = make_executable(engine, p, out.error);
+  if (!exe) return out;
 
   Aligned vars(f.vars_bytes());
   std::memcpy(vars.p.get(), st.vars.data(), std::min(st.vars.size(), vars.bytes));

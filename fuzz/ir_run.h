@@ -3,6 +3,7 @@
 // shared by run_ir_fuzz, the minimiser and the regression tests.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,10 @@ IrProgram prepare_program(const ir::Function& f);
 
 // Budget large enough for every generated program's bounded loops.
 constexpr int64_t kFuzzBudget = 1ll << 32;
+
+// The executable of `engine` for `p` (the original function for "interp",
+// the pipelined one otherwise), or null with `error` set.
+std::unique_ptr<ir::Executable> make_executable(const std::string& engine, const IrProgram& p, std::string& error);
 
 IrOutcome run_engine(const std::string& engine, const IrProgram& p, const IrState& st,
                      int64_t budget = kFuzzBudget);

@@ -35,6 +35,7 @@ struct IsaFuzzReport {
   std::vector<std::string> engines;
   std::vector<IsaFuzzMismatch> mismatches;
   std::string error;         // generator / translation failure (counts as a failure)
+  std::vector<std::string> notes;  // informational lines, e.g. instruction kinds skipped as unsupported
 };
 
 IsaFuzzReport run_pica200_fuzz(const IsaFuzzOptions& opt);

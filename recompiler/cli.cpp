@@ -329,6 +329,7 @@ int verb_isa_fuzz(const std::string& isa, const std::string& variant, uint64_t i
   for (const auto& m : r.mismatches)
     out << fmt::format("  iteration {} engine {}: {}{}\n", m.iteration, m.engine, m.what,
                        m.reproducer.empty() ? "" : " (reproducer: " + m.reproducer + ")");
+  for (const auto& n : r.notes) out << "  note: " << n << "\n";
   if (!r.error.empty()) {
     err << "error: " << r.error << "\n";
     return r.programs == 0 ? 2 : 1;

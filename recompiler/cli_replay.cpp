@@ -66,7 +66,7 @@ json run_json(const json& doc, const Outcome& o) {
 }
 
 void print_text(const json& doc, const Outcome& o, std::ostream& out) {
-  for (const auto& k : {"memory", "vars", "outputs", "registers"}) {
+  for (const auto& k : {"memory", "vars", "outputs", "registers", "emitted"}) {
     json objs = replay::observed_to_json(doc, o.run, k);
     for (const auto& ob : o.run.observed) {
       if (ob.kind != k || !shown(doc, ob)) continue;

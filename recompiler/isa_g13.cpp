@@ -1,5 +1,7 @@
-// Apple G13 in the CLI and public API: raw code bytes <-> applegpu syntax.
+// Apple G13 in the CLI and public API: raw code bytes <-> applegpu syntax, and
+// code -> IR for the JIT.
 #include "frontend/g13/g13.h"
+#include "frontend/g13/translate.h"
 #include "recompiler/isa.h"
 
 namespace gpurc {
@@ -29,6 +31,15 @@ class G13Support final : public IsaSupport {
       return false;
     }
     return g13::assemble(text, out, err);
+  }
+  // Raw code from byte 0 -> pre-SSA IR (frontend/g13/translate.h for the state layout).
+  bool translate(const std::vector<uint8_t>& code, const std::string& variant, ir::Function& out,
+                 std::string& err) const override {
+    if (!variant.empty() && variant != "default") {
+      err = "g13: unknown variant '" + variant + "' (only 'default')";
+      return false;
+    }
+    return g13::translate(code.data(), code.size(), out, err);
   }
 };
 }  // namespace

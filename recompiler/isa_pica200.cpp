@@ -3,6 +3,8 @@
 #include "frontend/pica200/assembler.h"
 #include "frontend/pica200/disasm.h"
 #include "frontend/pica200/shbin.h"
+#include "frontend/pica200/translate.h"
+#include "ir/ir.h"
 #include "recompiler/isa.h"
 
 namespace gpurc {
@@ -53,6 +55,43 @@ class Pica200Support final : public IsaSupport {
     }
     out = pica::write_shbin(s);
     return true;
+  }
+
+  // .shbin: the first DVLE's entry point (its geometry flag selects a geometry
+  // shader); raw words: entry 0, no operand descriptors (an instruction that
+  // needs one traps at run time, as in the interpreter).
+  bool translate(const std::vector<uint8_t>& code, const std::string& variant, ir::Function& out,
+                 std::string& err) const override {
+    if (!variant.empty() && variant != "default") {
+      err = "pica200: unknown variant '" + variant + "'";
+      return false;
+    }
+    pica::Program prog;
+    pica::TranslateOptions opt;
+    if (pica::is_shbin(code.data(), code.size())) {
+      pica::Shbin s;
+      if (!pica::parse_shbin(code.data(), code.size(), s, err)) return false;
+      prog = pica::program_of(s);
+      if (!s.dvles.empty()) {
+        opt.entry = s.dvles[0].main_offset;
+        opt.geometry = s.dvles[0].is_geometry != 0;
+      }
+    } else {
+      if (code.size() % 4) {
+        err = "pica200: raw code must be a whole number of 32-bit words (got " + std::to_string(code.size()) +
+              " bytes)";
+        return false;
+      }
+      prog.code.resize(code.size() / 4);
+      for (size_t i = 0; i < prog.code.size(); ++i)
+        prog.code[i] = uint32_t(code[4 * i]) | uint32_t(code[4 * i + 1]) << 8 | uint32_t(code[4 * i + 2]) << 16 |
+                       uint32_t(code[4 * i + 3]) << 24;
+    }
+    if (prog.code.empty()) {
+      err = "pica200: no code words";
+      return false;
+    }
+    return pica::translate(prog, opt, out, err);
   }
 };
 

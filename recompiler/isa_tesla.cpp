@@ -3,6 +3,8 @@
 #include "frontend/tesla/cubin.h"
 #include "frontend/tesla/disasm.h"
 #include "frontend/tesla/encoding.h"
+#include "frontend/tesla/translate.h"
+#include "ir/ir.h"
 #include "recompiler/isa.h"
 
 namespace gpurc {
@@ -55,6 +57,48 @@ class TeslaSupport final : public IsaSupport {
     out.clear();
     for (uint32_t w : words)
       for (int b = 0; b < 4; ++b) out.push_back(uint8_t(w >> (8 * b)));
+    return true;
+  }
+
+  // Raw words (entry at word 0) or a text .cubin (its first kernel, with the
+  // kernel's lmem/smem/reg counts). Parameters are not known here: the
+  // uniform block has the 16-byte launch ABI header only.
+  bool translate(const std::vector<uint8_t>& code, const std::string& variant, ir::Function& out,
+                 std::string& err) const override {
+    tesla::Target t;
+    if (!tesla::parse_target(variant, t, err)) return false;
+    tesla::TranslateOptions opt;
+    opt.target = t;
+    std::vector<uint32_t> words;
+    if (tesla::looks_like_cubin(code)) {
+      tesla::Cubin c;
+      if (!tesla::parse_cubin(std::string(code.begin(), code.end()), c, err)) {
+        err = "tesla: " + err;
+        return false;
+      }
+      if (c.kernels.empty()) {
+        err = "tesla: the .cubin has no kernel";
+        return false;
+      }
+      const tesla::CubinKernel& k = c.kernels.front();
+      words = k.code;
+      opt.lmem = k.lmem;
+      if (k.smem) opt.smem = k.smem;
+      if (k.reg) opt.regs = k.reg;
+    } else {
+      if (code.size() % 4) {
+        err = "tesla: raw code must be a whole number of 32-bit words (got " + std::to_string(code.size()) + " bytes)";
+        return false;
+      }
+      words.resize(code.size() / 4);
+      for (size_t i = 0; i < words.size(); ++i)
+        words[i] = uint32_t(code[4 * i]) | uint32_t(code[4 * i + 1]) << 8 | uint32_t(code[4 * i + 2]) << 16 |
+                   uint32_t(code[4 * i + 3]) << 24;
+    }
+    if (!tesla::translate(words, opt, out, err)) {
+      err = "tesla: " + err;
+      return false;
+    }
     return true;
   }
 };

@@ -170,14 +170,30 @@ TypedValues parse_typed(const json& obj, const std::string& where, const std::ve
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     if (std::find(ignore.begin(), ignore.end(), it.key()) != ignore.end()) continue;
     ElemType t;
-    if (!parse_elem_type(it.key(), t)) throw ReplayError(where + ": unknown key \"" + it.key() + "\"");
+    // "<type>xN" (e.g. "f32x4", pica200 outputs): a list of N-element rows, flattened row by row.
+    size_t row = 0;
+    std::string key = it.key();
+    if (size_t x = key.rfind('x'); !parse_elem_type(key, t) && x != std::string::npos && x + 1 < key.size() &&
+                                   key.find_first_not_of("0123456789", x + 1) == std::string::npos &&
+                                   key.size() - x <= 3 && parse_elem_type(key.substr(0, x), t)) {
+      row = std::stoul(key.substr(x + 1));
+      if (row < 2) throw ReplayError(where + ": unknown key \"" + key + "\"");
+    }
+    if (!row && !parse_elem_type(key, t)) throw ReplayError(where + ": unknown key \"" + key + "\"");
     if (found) throw ReplayError(where + ": more than one value list");
-    if (!it.value().is_array()) throw ReplayError(where + "." + it.key() + ": expected an array");
+    if (!it.value().is_array()) throw ReplayError(where + "." + key + ": expected an array");
     found = true;
     out.type = t;
     size_t i = 0;
     for (const json& v : it.value()) {
-      out.bits.push_back(parse_elem(v, t, where + "." + it.key() + "[" + std::to_string(i) + "]"));
+      std::string at = where + "." + key + "[" + std::to_string(i) + "]";
+      if (!row) {
+        out.bits.push_back(parse_elem(v, t, at));
+      } else {
+        if (!v.is_array() || v.size() != row)
+          throw ReplayError(at + ": expected a row of " + std::to_string(row) + " values");
+        for (size_t j = 0; j < row; ++j) out.bits.push_back(parse_elem(v[j], t, at + "[" + std::to_string(j) + "]"));
+      }
       ++i;
     }
   }

@@ -1,11 +1,237 @@
-// Replay handler of isa tesla (docs/replay-format.md). Placeholder until the
-// tesla translation lands: every file is reported as not supported.
+// Replay handler of isa tesla (docs/replay-format.md, docs/tesla.md "Replay"):
+// program (words, envyas text, raw words or a text .cubin with a kernel
+// name), launch, state.params / state.const, memory buffers in g[] / c[];
+// the run itself is recompiler/tesla_run.
+#include <cctype>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "frontend/tesla/cubin.h"
+#include "frontend/tesla/translate.h"
 #include "recompiler/replay.h"
+#include "recompiler/tesla_run.h"
 
 namespace gpurc::replay {
 
-void replay_tesla(const ReplayJob&, ReplayRun&) {
-  throw ReplayError("replay of isa tesla is not supported yet");
+namespace {
+
+void check_fields(const json& obj, const std::vector<std::string>& known, const std::string& where) {
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    bool ok = false;
+    for (const auto& k : known) ok |= it.key() == k;
+    if (!ok) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw ReplayError(where + it.key() + ": unknown field (" + list + ")");
+    }
+  }
+}
+
+std::vector<uint8_t> read_binary(const std::filesystem::path& p, const std::string& where) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw ReplayError(where + ": cannot open " + p.string());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string s = ss.str();
+  return std::vector<uint8_t>(s.begin(), s.end());
+}
+
+// A cubin constant segment as a c[] buffer.
+void add_cubin_const(const tesla::CubinConst& c, const std::string& owner, std::vector<tesla_run::Buffer>& out) {
+  if (c.segnum < 0 || c.segnum > 15)
+    throw ReplayError("program.binary_file: constant segment '" + c.name + "' has segnum " + std::to_string(c.segnum) + " (c0..c15)");
+  uint32_t bytes = std::max<uint32_t>(c.bytes, uint32_t(c.mem.size() * 4));
+  if (!bytes) return;
+  tesla_run::Buffer b;
+  b.name = "cubin " + owner + (c.name.empty() ? "" : " " + c.name) + " c" + std::to_string(c.segnum) + "[0x" +
+           [&] { char s[16]; std::snprintf(s, sizeof s, "%x", c.offset); return std::string(s); }() + "]";
+  b.space = ir::Space::Const;
+  b.address = tesla::const_address(unsigned(c.segnum), c.offset);
+  b.bytes.assign(bytes, 0);
+  std::memcpy(b.bytes.data(), c.mem.data(), std::min<size_t>(bytes, c.mem.size() * 4));
+  out.push_back(std::move(b));
+}
+
+struct Program {
+  tesla_run::Kernel kernel;
+  std::vector<tesla_run::Buffer> consts;  // from a cubin
+  uint32_t cubin_smem = 0;
+};
+
+Program load_program(const json& doc, const std::filesystem::path& dir) {
+  Program p;
+  std::string variant = doc.contains("variant") ? doc["variant"].get<std::string>() : "g200";
+  std::string err;
+  if (!tesla::parse_target(variant, p.kernel.target, err)) throw ReplayError("variant: " + err);
+  if (!(p.kernel.target.ptype & tesla::kCP)) throw ReplayError("variant: only compute programs (:cp) run");
+  if (!doc.contains("program") || !doc["program"].is_object()) throw ReplayError("program: missing or not an object");
+  const json& prog = doc["program"];
+  check_fields(prog, {"asm", "asm_file", "binary_file", "words", "entry", "kernel", "regs", "lmem"}, "program.");
+  int sources = int(prog.contains("asm")) + int(prog.contains("asm_file")) + int(prog.contains("binary_file")) +
+                int(prog.contains("words"));
+  if (sources != 1) throw ReplayError("program: give exactly one of asm, asm_file, binary_file, words");
+  std::string kernel_name;
+  if (prog.contains("kernel")) {
+    if (!prog["kernel"].is_string()) throw ReplayError("program.kernel: expected a string");
+    kernel_name = prog["kernel"].get<std::string>();
+  }
+  if (prog.contains("entry")) {
+    const json& e = prog["entry"];
+    if (e.is_string()) {
+      if (!kernel_name.empty() && kernel_name != e.get<std::string>())
+        throw ReplayError("program.entry: names another kernel than program.kernel");
+      kernel_name = e.get<std::string>();
+    } else if (parse_uint(e, "program.entry") != 0) {
+      // The reference interpreter starts every thread at word 0.
+      throw ReplayError("program.entry: only offset 0 is supported (put the kernel first)");
+    }
+  }
+  if (prog.contains("words")) {
+    const json& w = prog["words"];
+    if (!w.is_array()) throw ReplayError("program.words: expected an array of 32-bit words");
+    for (size_t i = 0; i < w.size(); ++i) {
+      uint64_t v = parse_uint(w[i], "program.words[" + std::to_string(i) + "]");
+      if (v > 0xffffffffu) throw ReplayError("program.words[" + std::to_string(i) + "]: more than 32 bits");
+      p.kernel.code.push_back(uint32_t(v));
+    }
+  } else if (prog.contains("binary_file")) {
+    if (!prog["binary_file"].is_string()) throw ReplayError("program.binary_file: expected a path");
+    std::vector<uint8_t> bytes = read_binary(dir / prog["binary_file"].get<std::string>(), "program.binary_file");
+    if (tesla::looks_like_cubin(bytes)) {
+      tesla::Cubin c;
+      if (!tesla::parse_cubin(std::string(bytes.begin(), bytes.end()), c, err))
+        throw ReplayError("program.binary_file: " + err);
+      if (c.kernels.empty()) throw ReplayError("program.binary_file: the cubin has no kernel");
+      const tesla::CubinKernel* k = kernel_name.empty() ? &c.kernels[0] : c.find(kernel_name);
+      if (!k) throw ReplayError("program.kernel: the cubin has no kernel named '" + kernel_name + "'");
+      if (kernel_name.empty() && c.kernels.size() > 1)
+        throw ReplayError("program.kernel: the cubin has several kernels; name one");
+      p.kernel.code = k->code;
+      p.kernel.lmem = k->lmem;
+      if (k->reg) p.kernel.regs = std::min<uint32_t>(k->reg, 128);
+      p.cubin_smem = k->smem;
+      for (const auto& cc : c.consts) add_cubin_const(cc, "module", p.consts);
+      for (const auto& cc : k->consts) add_cubin_const(cc, k->name, p.consts);
+    } else {
+      if (bytes.size() % 4) throw ReplayError("program.binary_file: raw code must be whole 32-bit words");
+      p.kernel.code.resize(bytes.size() / 4);
+      std::memcpy(p.kernel.code.data(), bytes.data(), bytes.size());
+    }
+  } else {
+    std::string text = program_text(doc, dir);
+    if (!tesla::assemble(text, p.kernel.target, p.kernel.code, err)) throw ReplayError("program: " + err);
+  }
+  if (!kernel_name.empty() && !prog.contains("binary_file"))
+    throw ReplayError("program.kernel: a kernel name needs a .cubin binary_file");
+  if (p.kernel.code.empty()) throw ReplayError("program: no code");
+  if (prog.contains("regs")) {
+    uint64_t r = parse_uint(prog["regs"], "program.regs");
+    if (r < 1 || r > 128) throw ReplayError("program.regs: 1..128");
+    p.kernel.regs = unsigned(r);
+  }
+  if (prog.contains("lmem")) {
+    uint64_t m = parse_uint(prog["lmem"], "program.lmem");
+    if (m > 0x10000) throw ReplayError("program.lmem: l[] addresses are 16-bit (at most 65536 bytes)");
+    p.kernel.lmem = uint32_t(m);
+  }
+  return p;
+}
+
+std::vector<uint8_t> typed_or_hex(const json& v, const std::string& where) {
+  if (v.is_array()) {
+    TypedValues tv;
+    for (size_t i = 0; i < v.size(); ++i) tv.bits.push_back(parse_elem(v[i], ElemType::U32, where + "[" + std::to_string(i) + "]"));
+    return to_bytes(tv);
+  }
+  if (v.is_object() && v.size() == 1 && v.contains("hex")) {
+    if (!v["hex"].is_string()) throw ReplayError(where + ".hex: expected a string");
+    return parse_hex_bytes(v["hex"].get<std::string>(), where + ".hex");
+  }
+  if (!v.is_object()) throw ReplayError(where + ": expected {\"u32\": [...]} (any element type), {\"hex\": \"..\"} or a u32 list");
+  return to_bytes(parse_typed(v, where));
+}
+
+}  // namespace
+
+void replay_tesla(const ReplayJob& job, ReplayRun& run) {
+  const json& doc = job.doc;
+  check_fields(doc, {"gpurc", "isa", "variant", "name", "program", "launch", "state", "memory", "expect", "description"}, "");
+  if (doc.contains("variant") && !doc["variant"].is_string()) throw ReplayError("variant: expected a string");
+  Program prog = load_program(doc, job.dir);
+
+  rt::LaunchConfig lc = parse_launch(doc.contains("launch") ? doc["launch"] : json::object());
+  tesla_run::Launch launch;
+  launch.grid = lc.grid;
+  launch.block = lc.block;
+  launch.budget = doc.contains("launch") && doc["launch"].contains("budget") ? lc.budget : 0;
+  if (lc.shared_bytes > 0x10000) throw ReplayError("launch.shared_bytes: s[] addresses are 16-bit (at most 65536 bytes)");
+  launch.smem = uint32_t(lc.shared_bytes ? lc.shared_bytes : prog.cubin_smem);
+
+  std::vector<tesla_run::Buffer> buffers = std::move(prog.consts);
+  if (doc.contains("state")) {
+    const json& st = doc["state"];
+    if (!st.is_object()) throw ReplayError("state: expected an object");
+    check_fields(st, {"params", "const"}, "state.");
+    if (st.contains("params")) launch.params = typed_or_hex(st["params"], "state.params");
+    if (st.contains("const")) {
+      const json& cs = st["const"];
+      if (!cs.is_object()) throw ReplayError("state.const: expected {\"c0\": {\"u32\": [...]}, ...}");
+      for (auto it = cs.begin(); it != cs.end(); ++it) {
+        std::string where = "state.const." + it.key();
+        const std::string& k = it.key();
+        unsigned idx = 16;
+        if (k.size() >= 2 && k.size() <= 3 && k[0] == 'c' && std::isdigit(static_cast<unsigned char>(k[1])) &&
+            (k.size() == 2 || std::isdigit(static_cast<unsigned char>(k[2]))))
+          idx = unsigned(std::stoul(k.substr(1)));
+        if (idx > 15) throw ReplayError(where + ": constant banks are c0..c15");
+        tesla_run::Buffer b;
+        b.name = k;
+        b.space = ir::Space::Const;
+        b.address = tesla::const_address(idx, 0);
+        b.bytes = typed_or_hex(it.value(), where);
+        if (b.bytes.empty()) throw ReplayError(where + ": empty");
+        if (b.bytes.size() > 0x10000) throw ReplayError(where + ": more than 64 KiB");
+        buffers.push_back(std::move(b));
+      }
+    }
+  }
+  if (launch.params.size() % 4) launch.params.resize((launch.params.size() + 3) & ~size_t(3), 0);
+
+  rt::Memory mem;
+  load_memory(doc, mem);
+  for (const auto& b : mem.buffers()) {
+    tesla_run::Buffer tb;
+    tb.name = b->name;
+    tb.space = b->space;
+    tb.address = b->address;
+    tb.bytes.assign(b->data(), b->data() + b->size);
+    buffers.push_back(std::move(tb));
+  }
+  // Buffers from state.const / the cubin may overlap memory[] const buffers.
+  {
+    rt::Memory check;
+    std::string err;
+    for (const auto& b : buffers)
+      if (!check.add_buffer(b.name, b.space, b.address, b.bytes.size(), err)) throw ReplayError("memory: " + err);
+  }
+
+  tesla_run::Options opt;
+  opt.engine = job.engine;
+  opt.threads = job.threads;
+  opt.count_instructions = job.count_instructions;
+  tesla_run::Outcome out = tesla_run::run(prog.kernel, launch, buffers, opt);
+  if (!out.error.empty()) throw ReplayError(out.error);
+  run.compile_us = out.compile_us;
+  run.run_us = out.run_us;
+  run.items = launch.grid.count() * launch.block.count();
+  if (job.count_instructions) run.guest_instructions = out.lane_instructions;
+  if (out.faulted) {
+    run.fault = out.fault_message;
+    run.fault_kind = out.fault_kind;
+  }
+  for (auto& b : buffers)
+    run.observed.push_back(Observed{"memory", b.name, b.bytes.size() % 4 ? ElemType::U8 : ElemType::U32, std::move(b.bytes)});
 }
 
 }  // namespace gpurc::replay

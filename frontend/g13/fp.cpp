@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "ir/transc_g13.h"
+
 namespace gpurc::g13::fp {
 namespace {
 uint64_t bits64(double x) {
@@ -94,24 +96,14 @@ uint32_t to_dest(double x, unsigned dest_bits, bool op32) {
   return f64_to_f16(x);
 }
 
-double rcp(double x) { return 1.0 / x; }
-double rsqrt(double x) { return 1.0 / std::sqrt(x); }
-double rsqrt_special(double x) {
-  if (x == 0 || (std::isinf(x) && x > 0)) return x;
-  return 1.0 / std::sqrt(x);
-}
-double sin_pt_1(double x) {
-  if (std::isnan(x) || std::isinf(x)) return std::nan("");
-  if (x < 1.0) return x;
-  if (x < 3.0) return 2.0 - x;
-  return x - 4.0;
-}
-double sin_pt_2(double y) {
-  if (y == 0) return M_PI / 2;
-  return std::sin(y * (M_PI / 2)) / y;
-}
-double log2(double x) { return std::log2(x); }
-double exp2(double x) { return std::exp2(x); }
+// The transcendental model lives in ir/transc_g13.cpp (shared with the JIT).
+double rcp(double x) { return ir::transc::g13model::rcp(x); }
+double rsqrt(double x) { return ir::transc::g13model::rsqrt(x); }
+double rsqrt_special(double x) { return ir::transc::g13model::rsqrt_special(x); }
+double sin_pt_1(double x) { return ir::transc::g13model::sin_pt_1(x); }
+double sin_pt_2(double y) { return ir::transc::g13model::sin_pt_2(y); }
+double log2(double x) { return ir::transc::g13model::log2(x); }
+double exp2(double x) { return ir::transc::g13model::exp2(x); }
 double rint(double x) { return std::nearbyint(x); }
 
 }  // namespace gpurc::g13::fp

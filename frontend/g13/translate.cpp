@@ -1,104 +1,68 @@
+// G13 -> IR: state access, control flow, the driver and the public helpers
+// (translate.h); the instruction families live in translate_*.cpp.
 #include "frontend/g13/translate.h"
 
-#include <cstdio>
 #include <cstring>
 #include <map>
 #include <set>
 
-#include "frontend/g13/g13.h"
-#include "ir/builder.h"
+#include "frontend/g13/translate_impl.h"
 
 namespace gpurc::g13 {
-namespace {
+namespace detail {
 
-using ir::Opcode;
-using ir::Type;
-using ir::ValueId;
-
-std::string hex(uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
-  return b;
+ValueId Translator::resize(ValueId v, Type t, bool sign) {
+  const unsigned from = ir::bit_width(b_.type(v)), to = ir::bit_width(t);
+  if (from == to) return v;
+  if (from < to) return b_.convert(sign ? Opcode::Sext : Opcode::Zext, t, v);
+  return b_.convert(Opcode::Trunc, t, v);
 }
 
-class Translator {
- public:
-  Translator(ir::Function& f) : f_(f), b_(f) {}
-
-  bool run(const uint8_t* code, size_t size, std::string& err);
-
- private:
-  // A source as an integer of `bits` (16 or 32), zero- or sign-extended.
-  bool src(const Operand& o, unsigned bits, bool sign, ValueId& v);
-  ValueId exec();
-  // A float source as F32: f16 widened exactly, f32 as is (compares use FtzIn),
-  // minifloat immediates, abs then neg.
-  bool fsrc(const Operand& o, ValueId& v);
-  // Writes `v` (I16 or I32) to destination `d` in active lanes only.
-  bool write(const Operand& d, ValueId v, ValueId ex);
-  bool insn(const Insn& in, uint64_t pc, std::string& err);
-  bool fail(const Insn& in, uint64_t pc, const std::string& why, std::string& err) {
-    err = "g13 translate: " + in.desc->name + " at pc " + hex(pc) + ": " + why;
-    return false;
-  }
-  ir::BlockId block_at(uint64_t pc) { return blocks_.at(pc); }
-
-  ir::Function& f_;
-  ir::Builder b_;
-  std::map<uint64_t, ir::BlockId> blocks_;
-  std::map<uint64_t, Insn> insns_;
-  ir::BlockId end_block_ = 0;
-};
-
-bool Translator::src(const Operand& o, unsigned bits, bool sign, ValueId& v) {
+bool Translator::src(const Op& o, unsigned bits, bool sign, ValueId& v) {
   const Type t = ir::int_type(bits);
   ValueId x;
-  unsigned from;
   switch (o.type) {
-    case OpType::Imm: v = b_.constant(t, uint64_t(o.n) & 0xFFFF); return true;
+    case OpType::Imm:  // 16 bits, sign-extended only when asked (signed compares, asr)
+      v = k(t, sign ? uint64_t(int64_t(int16_t(uint16_t(o.n)))) : uint64_t(o.n) & 0xFFFF);
+      return true;
     case OpType::Reg16:
       if (o.n > 255) return false;
       x = b_.emit(Opcode::Extract16, Type::I16, {b_.get_var(uint32_t(o.n >> 1))}, 0, 0, uint64_t(o.n & 1));
-      from = 16;
       break;
     case OpType::Reg32:
       if (o.n > 127) return false;
       x = b_.get_var(uint32_t(o.n));
-      from = 32;
       break;
-    case OpType::UReg16:
-      if (o.n > 511) return false;
-      x = b_.load_uniform(Type::I16, uint32_t(o.n * 2));
-      from = 16;
+    case OpType::Reg64: {
+      if (o.n > 126) return false;
+      const ValueId lo = resize(b_.get_var(uint32_t(o.n)), Type::I64);
+      const ValueId hi = resize(b_.get_var(uint32_t(o.n + 1)), Type::I64);
+      x = b_.binary(Opcode::Or, lo, b_.binary(Opcode::Shl, hi, b_.i32(32)));
       break;
-    case OpType::UReg32:
-      if (o.n > 255) return false;
-      x = b_.load_uniform(Type::I32, uint32_t(o.n * 4));
-      from = 32;
-      break;
-    default:
-      return false;
+    }
+    case OpType::UReg16: if (o.n > 511) return false; x = b_.load_uniform(Type::I16, uint32_t(o.n * 2)); break;
+    case OpType::UReg32: if (o.n > 255) return false; x = b_.load_uniform(Type::I32, uint32_t(o.n * 4)); break;
+    case OpType::UReg64: if (o.n > 254) return false; x = b_.load_uniform(Type::I64, uint32_t(o.n * 4)); break;
+    default: return false;
   }
-  if (from < bits) x = b_.convert(sign ? Opcode::Sext : Opcode::Zext, t, x);
-  else if (from > bits) x = b_.convert(Opcode::Trunc, t, x);
-  v = x;
+  v = resize(x, t, sign);
   return true;
 }
 
-bool Translator::fsrc(const Operand& o, ValueId& v) {
+bool Translator::fsrc(const Op& o, Type t, ValueId& v) {
   if (o.type == OpType::Float) {
-    const float f = float(o.fv);
-    uint32_t bits;
-    std::memcpy(&bits, &f, 4);
-    v = b_.f32_bits(bits);
+    v = fconst(t, o.fv);  // minifloats are exact in f16
   } else if (o.type == OpType::Reg16 || o.type == OpType::UReg16) {
     ValueId raw;
     if (!src(o, 16, false, raw)) return false;
-    v = b_.convert(Opcode::FToF, Type::F32, b_.emit(Opcode::Bitcast, Type::F16, {raw}));
+    v = b_.emit(Opcode::Bitcast, Type::F16, {raw});
+    if (t != Type::F16) v = b_.convert(Opcode::FToF, t, v);
   } else if (o.type == OpType::Reg32 || o.type == OpType::UReg32) {
+    if (t == Type::F16) return false;
     ValueId raw;
     if (!src(o, 32, false, raw)) return false;
     v = b_.emit(Opcode::Bitcast, Type::F32, {raw});
+    if (t == Type::F64) v = b_.convert(Opcode::FToF, Type::F64, v, 0, ff::FtzIn);
   } else {
     return false;
   }
@@ -109,176 +73,223 @@ bool Translator::fsrc(const Operand& o, ValueId& v) {
 
 ValueId Translator::exec() {
   const ValueId r0l = b_.emit(Opcode::Extract16, Type::I16, {b_.get_var(0)}, 0, 0, 0);
-  const ValueId zero = b_.icmp(ir::IntPred::Eq, r0l, b_.constant(Type::I16, 0));
-  return b_.binary(Opcode::And, zero, b_.emit(Opcode::EntryMask, Type::I1, {}));
+  const ValueId zero = b_.icmp(IntPred::Eq, r0l, k(Type::I16, 0));
+  return b_.binary(Opcode::And, zero, entry());
 }
 
-bool Translator::write(const Operand& d, ValueId v, ValueId ex) {
+bool Translator::write(const Op& d, ValueId v, ValueId ex) {
+  if (ir::is_float(b_.type(v))) v = b_.emit(Opcode::Bitcast, ir::int_type(ir::bit_width(b_.type(v))), {v});
   if (d.type == OpType::Reg32 && d.n <= 127) {
     const ValueId old = b_.get_var(uint32_t(d.n));
-    if (b_.type(v) != Type::I32) v = b_.convert(Opcode::Zext, Type::I32, v);
-    b_.set_var(uint32_t(d.n), b_.select(ex, v, old));
+    b_.set_var(uint32_t(d.n), b_.select(ex, resize(v, Type::I32), old));
+    return true;
+  }
+  if (d.type == OpType::Reg64 && d.n <= 126) {
+    const ValueId w = resize(v, Type::I64);
+    const ValueId lo = resize(w, Type::I32), hi = resize(b_.binary(Opcode::LShr, w, b_.i32(32)), Type::I32);
+    const ValueId old_lo = b_.get_var(uint32_t(d.n)), old_hi = b_.get_var(uint32_t(d.n + 1));
+    b_.set_var(uint32_t(d.n), b_.select(ex, lo, old_lo));
+    b_.set_var(uint32_t(d.n + 1), b_.select(ex, hi, old_hi));
     return true;
   }
   if (d.type == OpType::Reg16 && d.n <= 255) {
     const uint32_t reg = uint32_t(d.n >> 1);
     const ValueId old = b_.get_var(reg);
-    if (b_.type(v) != Type::I16) v = b_.convert(Opcode::Trunc, Type::I16, v);
-    const ValueId merged = b_.emit(Opcode::Insert16, Type::I32, {old, v}, 0, 0, uint64_t(d.n & 1));
+    const ValueId merged = b_.emit(Opcode::Insert16, Type::I32, {old, resize(v, Type::I16)}, 0, 0, uint64_t(d.n & 1));
     b_.set_var(reg, b_.select(ex, merged, old));
     return true;
   }
   return false;
 }
 
+// ---- control ---------------------------------------------------------------
+
+void Translator::indirect_jump(ValueId target) {
+  // Switch over every instruction address; the last successor traps.
+  std::vector<ir::BlockId> succ;
+  ValueId sel = b_.i32(uint32_t(insns_.size()));
+  for (const auto& [p, in] : insns_) {
+    sel = b_.select(b_.icmp(IntPred::Eq, target, b_.i32(uint32_t(p))), b_.i32(uint32_t(succ.size())), sel);
+    succ.push_back(block_at(p));
+  }
+  const ir::BlockId bad = f_.add_block("bad_target_" + hex(pc_));
+  succ.push_back(bad);
+  const ir::BlockId cur = b_.block();
+  b_.emit(Opcode::Switch, Type::Void, {sel});
+  f_.blocks[cur].succs = succ;
+  b_.set_block(bad);
+  b_.emit(Opcode::Trap, Type::Void, {entry()}, 0, 0, pc_);
+  b_.ret();
+}
+
 bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
+  pc_ = pc;
   const std::string& n = in.desc->name;
-  auto op = [&](const char* name) {
-    for (const OperandDef& od : in.desc->operands)
-      if (od.name == name) return decode_operand(in, od, pc);
-    return Operand{};
-  };
   const uint64_t next = pc + in.size;
   auto fallthrough = [&] { b_.br(blocks_.count(next) ? block_at(next) : end_block_); };
+  std::string why;
+  auto done = [&](bool ok) {
+    if (!ok) return fail(in, pc, why, err);
+    fallthrough();
+    return true;
+  };
 
   if (n == "mov_imm") {
-    const Operand D = op("D");
+    const Op D = op(in, "D");
     const uint64_t v = in.has("imm32") ? in.f("imm32") : in.f("imm16");
-    const ValueId ex = exec();
-    if (!write(D, D.bits() == 32 ? b_.i32(uint32_t(v)) : b_.constant(Type::I16, v & 0xFFFF), ex))
+    if (!write(D, D.bits() == 32 ? b_.i32(uint32_t(v)) : k(Type::I16, v & 0xFFFF), exec()))
       return fail(in, pc, "bad destination", err);
     fallthrough();
     return true;
   }
-  if (n == "iadd") {
-    const Operand D = op("D"), A = op("A"), B = op("B");
-    if (in.f("S") || D.bits() > 32 || A.bits() > 32 || B.bits() > 32)
-      return fail(in, pc, "saturating or 64-bit forms are not translated yet", err);
-    const unsigned bits = D.bits();
-    ValueId a, b;
-    if (!src(A, bits, A.sx, a) || !src(B, bits, B.sx, b)) return fail(in, pc, "bad source", err);
-    const unsigned shift = unsigned(in.f("s"));
-    if (shift >= 5) b = b_.constant(ir::int_type(bits), 0);
-    else if (shift) b = b_.binary(Opcode::Shl, b, b_.i32(shift));
-    const ValueId r = b_.binary(in.f("N") ? Opcode::ISub : Opcode::IAdd, a, b);
-    if (!write(D, r, exec())) return fail(in, pc, "bad destination", err);
-    fallthrough();
-    return true;
-  }
+  if (n == "get_sr") return done(get_sr(in, why));
+  if (n == "iadd") return done(int_add(in, false, why));
+  if (n == "imadd") return done(int_add(in, true, why));
+  if (n == "convert") return done(convert(in, why));
+  if (n == "bfi" || n == "bfeil" || n == "extr" || n == "shlhi" || n == "shrhi" || n == "asr" || n == "asrh")
+    return done(bitfield(in, n, why));
+  if (n == "bitrev" || n == "popcount" || n == "ffs" || n == "intl") return done(int_unary(in, n, why));
   if (n == "bitop") {
-    const Operand D = op("D"), A = op("A"), B = op("B");
-    const unsigned bits = D.bits();
+    const Op D = op(in, "D"), A = op(in, "A"), B = op(in, "B");
+    const unsigned bits = D.bits() == 64 ? 64 : 32;
     ValueId a, b;
     if (!src(A, bits, false, a) || !src(B, bits, false, b)) return fail(in, pc, "bad source", err);
     const unsigned tt = unsigned(in.f("tt0") | in.f("tt1") << 1 | in.f("tt2") << 2 | in.f("tt3") << 3);
     ValueId r;
-    if (tt == 0xC) r = b_.unary(Opcode::Not, a);       // table 0011: not A (docs/g13.md)
-    else if (tt == 0x3) r = a;                           // table 1100: A
+    if (tt == 0xC) r = b_.unary(Opcode::Not, a);  // table 0011: not A (docs/g13.md)
+    else if (tt == 0x3) r = a;                      // table 1100: A
     else {
       // lut3 index = a<<2 | b<<1 | c with c = 0.
       const uint64_t lut = (tt & 1) | ((tt >> 1 & 1) << 4) | ((tt >> 2 & 1) << 2) | ((tt >> 3 & 1) << 6);
-      r = b_.emit(Opcode::Lut3, ir::int_type(bits), {a, b, b_.constant(ir::int_type(bits), 0)}, 0, 0, lut);
+      r = b_.emit(Opcode::Lut3, ir::int_type(bits), {a, b, k(ir::int_type(bits), 0)}, 0, 0, lut);
     }
     if (!write(D, r, exec())) return fail(in, pc, "bad destination", err);
     fallthrough();
     return true;
   }
-  const bool is_icmp = n == "icmpsel" || n == "if_icmp" || n == "else_icmp" || n == "while_icmp";
+  if (n == "fmadd32" || n == "fmadd16" || n == "fadd32" || n == "fadd16" || n == "fmul32" || n == "fmul16")
+    return done(float_arith(in, n, why));
+  if (n == "floor" || n == "ceil" || n == "trunc" || n == "rint" || n == "rcp" || n == "rsqrt" ||
+      n == "rsqrt_special" || n == "sin_pt_1" || n == "sin_pt_2" || n == "log2" || n == "exp2" || n == "dfdx" ||
+      n == "dfdy")
+    return done(float_unary(in, n, why));
+  if (n == "icmpsel" || n == "fcmpsel") return done(cmpsel(in, n == "fcmpsel", why));
+  if (n == "icmp_ballot" || n == "icmp_quad_ballot" || n == "fcmp_ballot" || n == "fcmp_quad_ballot")
+    return done(ballot_op(in, n[0] == 'f', n.find("quad") != std::string::npos, why));
+  if (n.compare(0, 12, "simd_shuffle") == 0 || n.compare(0, 12, "quad_shuffle") == 0) return done(shuffle(in, n, why));
+  if ((n.compare(0, 5, "quad_") == 0 || n.compare(0, 5, "simd_") == 0) && n != "simd_op" && n != "simd_shuf_op" &&
+      n.compare(0, 11, "simd_matrix") != 0)
+    return done(reduce(in, n, why));
+  if (n == "device_load" || n == "device_store" || n == "threadgroup_load" || n == "threadgroup_store" ||
+      n == "stack_load" || n == "stack_store")
+    return done(memory(in, n, why));
+  if (n == "wait") {  // loads complete synchronously
+    fallthrough();
+    return true;
+  }
+  if (n == "threadgroup_barrier") {
+    b_.barrier(blocks_.count(next) ? block_at(next) : end_block_);
+    return true;
+  }
+  if (n == "trap") {
+    b_.emit(Opcode::Trap, Type::Void, {entry()}, 0, 0, pc);
+    fallthrough();
+    return true;
+  }
+
+  const bool is_icmp = n == "if_icmp" || n == "else_icmp" || n == "while_icmp";
   const bool is_fcmp = n == "if_fcmp" || n == "else_fcmp" || n == "while_fcmp";
   if (is_icmp || is_fcmp) {
-    const Operand A = op("A"), B = op("B");
-    const unsigned cond = unsigned(in.f("cc") | in.f("ccn") << 3);
     ValueId c;
-    if (is_icmp) {
-      if ((cond & 3) == 3) return fail(in, pc, "undefined condition", err);
-      const bool sign = cond & 4;
-      ValueId a, b;
-      if (!src(A, 32, sign, a) || !src(B, 32, sign, b)) return fail(in, pc, "bad source", err);
-      static const ir::IntPred preds[2][3] = {{ir::IntPred::Eq, ir::IntPred::Ult, ir::IntPred::Ugt},
-                                              {ir::IntPred::Eq, ir::IntPred::Slt, ir::IntPred::Sgt}};
-      c = b_.icmp(preds[sign][cond & 3], a, b);
-    } else {
-      ValueId a, b;
-      if (!fsrc(A, a) || !fsrc(B, b)) return fail(in, pc, "bad float source", err);
-      const uint32_t ftz = ir::ff::FtzIn;
-      switch (cond & 7) {
-        case 0: c = b_.fcmp(ir::FloatPred::Oeq, a, b, ftz); break;
-        case 1: c = b_.fcmp(ir::FloatPred::Olt, a, b, ftz); break;
-        case 2: c = b_.fcmp(ir::FloatPred::Ogt, a, b, ftz); break;
-        case 5: c = b_.fcmp(ir::FloatPred::Oge, a, b, ftz); break;
-        case 6: c = b_.fcmp(ir::FloatPred::Ole, a, b, ftz); break;
-        case 3: case 7: {  // NaN loses (docs/g13.md)
-          const ValueId a_num = b_.fcmp(ir::FloatPred::Ord, a, a, ftz), b_nan = b_.fcmp(ir::FloatPred::Uno, b, b, ftz);
-          const ValueId rel = b_.fcmp((cond & 7) == 3 ? ir::FloatPred::Olt : ir::FloatPred::Ogt, a, b, ftz);
-          c = b_.binary(Opcode::And, a_num, b_.binary(Opcode::Or, b_nan, rel));
-          break;
-        }
-        default: return fail(in, pc, "undefined float condition", err);
-      }
-    }
-    if (cond & 8) c = b_.unary(Opcode::Not, c);
-    if (n == "icmpsel") {
-      const Operand D = op("D"), X = op("X"), Y = op("Y");
-      ValueId x, y;
-      if (!src(X, D.bits(), false, x) || !src(Y, D.bits(), false, y)) return fail(in, pc, "bad source", err);
-      if (!write(D, b_.select(c, x, y), exec())) return fail(in, pc, "bad destination", err);
-      fallthrough();
-      return true;
-    }
+    if (!compare(in, is_fcmp, c, why)) return fail(in, pc, why, err);
     // r0l nesting counter update on every launched lane (§4.6).
     const ValueId r0 = b_.get_var(0);
     const ValueId v = b_.emit(Opcode::Extract16, Type::I16, {r0}, 0, 0, 0);
-    const ValueId nn = b_.constant(Type::I16, in.f("n"));
-    const ValueId zero = b_.constant(Type::I16, 0), one = b_.constant(Type::I16, 1);
+    const ValueId nn = k(Type::I16, in.f("n"));
+    const ValueId zero = k(Type::I16, 0), one = k(Type::I16, 1);
     ValueId nv;
+    // Lanes whose counter makes the condition matter (the interpreter evaluates it only there).
+    if (n[0] == 'i') need_compare(b_.binary(Opcode::And, entry(), b_.icmp(IntPred::Eq, v, zero)));
+    else if (n[0] == 'e') need_compare(b_.binary(Opcode::And, entry(), b_.icmp(IntPred::Eq, v, one)));
+    else need_compare(b_.binary(Opcode::And, entry(), b_.icmp(IntPred::Ult, v, nn)));
     if (n == "if_icmp" || n == "if_fcmp") {
-      const ValueId busy = b_.icmp(ir::IntPred::Ne, v, zero);
+      const ValueId busy = b_.icmp(IntPred::Ne, v, zero);
       nv = b_.select(busy, b_.binary(Opcode::IAdd, v, nn), b_.select(c, zero, one));
     } else if (n == "else_icmp" || n == "else_fcmp") {
-      const ValueId is0 = b_.icmp(ir::IntPred::Eq, v, zero), is1 = b_.icmp(ir::IntPred::Eq, v, one);
+      const ValueId is0 = b_.icmp(IntPred::Eq, v, zero), is1 = b_.icmp(IntPred::Eq, v, one);
       nv = b_.select(is0, nn, b_.select(is1, b_.select(c, zero, one), v));
     } else {
-      const ValueId below = b_.icmp(ir::IntPred::Ult, v, nn);
+      const ValueId below = b_.icmp(IntPred::Ult, v, nn);
       nv = b_.select(below, b_.select(c, zero, nn), v);
     }
     const ValueId merged = b_.emit(Opcode::Insert16, Type::I32, {r0, nv}, 0, 0, 0);
-    b_.set_var(0, b_.select(b_.emit(Opcode::EntryMask, Type::I1, {}), merged, r0));
+    b_.set_var(0, b_.select(entry(), merged, r0));
     fallthrough();
     return true;
   }
   if (n == "pop_exec") {
     const ValueId r0 = b_.get_var(0);
     const ValueId v = b_.emit(Opcode::Extract16, Type::I16, {r0}, 0, 0, 0);
-    const ValueId nn = b_.constant(Type::I16, in.f("n"));
-    const ValueId nv = b_.select(b_.icmp(ir::IntPred::Ugt, v, nn), b_.binary(Opcode::ISub, v, nn), b_.constant(Type::I16, 0));
+    const ValueId nn = k(Type::I16, in.f("n"));
+    const ValueId nv = b_.select(b_.icmp(IntPred::Ugt, v, nn), b_.binary(Opcode::ISub, v, nn), k(Type::I16, 0));
     const ValueId merged = b_.emit(Opcode::Insert16, Type::I32, {r0, nv}, 0, 0, 0);
-    b_.set_var(0, b_.select(b_.emit(Opcode::EntryMask, Type::I1, {}), merged, r0));
+    b_.set_var(0, b_.select(entry(), merged, r0));
     fallthrough();
     return true;
   }
   if (n == "jmp_exec_any" || n == "jmp_exec_none") {
     const uint64_t target = uint64_t(decode_operand(in, in.desc->operands[0], pc).n);
     if (!blocks_.count(target)) return fail(in, pc, "branch target " + hex(target) + " is not an instruction", err);
-    const ValueId any = b_.emit(Opcode::Any, Type::I1, {exec(), b_.emit(Opcode::EntryMask, Type::I1, {})});
+    const ValueId any = b_.emit(Opcode::Any, Type::I1, {exec(), entry()});
     const ir::BlockId taken = block_at(target), not_taken = blocks_.count(next) ? block_at(next) : end_block_;
     if (n == "jmp_exec_any") b_.cond_br(any, taken, not_taken);
     else b_.cond_br(any, not_taken, taken);
+    return true;
+  }
+  if (n == "call" || n == "ret") {
+    const ValueId ex = exec();
+    const bool indirect = n == "ret" || in.size == 2;
+    ValueId target;
+    if (indirect) {
+      // The register must agree across the active lanes (or the launched
+      // ones when none is active); a divergent return/call traps.
+      const unsigned rn = unsigned(in.f("reg32"));
+      if (rn > 127) return fail(in, pc, "register out of range", err);
+      const ValueId lanes = b_.select(b_.emit(Opcode::Any, Type::I1, {ex, entry()}), ex, entry());
+      const ValueId first = b_.emit(Opcode::FindLsb, Type::I32, {ballot(b_.i1(true), lanes)});
+      const ValueId r = b_.get_var(rn);
+      target = b_.emit(Opcode::Broadcast, Type::I32, {r, first});
+      b_.emit(Opcode::Trap, Type::Void, {b_.binary(Opcode::And, lanes, b_.icmp(IntPred::Ne, r, target))}, 0, 0, pc);
+    }
+    if (n == "call") {
+      const ValueId old = b_.get_var(1);
+      b_.set_var(1, b_.select(ex, b_.i32(uint32_t(next)), old));  // link register r1
+    }
+    if (indirect) {
+      indirect_jump(target);
+      return true;
+    }
+    const uint64_t dest = uint64_t(decode_operand(in, in.desc->operands[0], pc).n);
+    if (!blocks_.count(dest)) return fail(in, pc, "call target " + hex(dest) + " is not an instruction", err);
+    b_.br(block_at(dest));
     return true;
   }
   if (n == "stop") {
     b_.ret();
     return true;
   }
-  return fail(in, pc, "not translated yet (the interpreter runs it)", err);
+  if (n == "uniform_store") return fail(in, pc, "uniform writes have no IR form (the interpreter runs it)", err);
+  return fail(in, pc, "not translated (the interpreter does not run it either)", err);
 }
 
 bool Translator::run(const uint8_t* code, size_t size, std::string& err) {
   f_.name = "g13";
   f_.uniform_bytes = kUniformBytes;
-  for (unsigned r = 0; r < 128; ++r) f_.add_var("r" + std::to_string(r), Type::I32);
-  // Decode everything reachable in order; one block per instruction keeps
-  // branch targets trivially block starts (the passes merge straight lines).
+  for (unsigned r = 0; r < kNumGprVars; ++r) f_.add_var("r" + std::to_string(r), Type::I32);
+  // Decode everything in order; one block per instruction keeps branch
+  // targets trivially block starts (the passes merge straight lines).
   uint64_t pc = 0;
+  std::set<unsigned> srs;
   while (pc < size) {
     Insn in;
     fe::Diagnostic d;
@@ -286,9 +297,11 @@ bool Translator::run(const uint8_t* code, size_t size, std::string& err) {
       err = d.message;
       return false;
     }
+    if (in.desc->name == "get_sr" && !derived_sr(unsigned(in.f("SR")))) srs.insert(unsigned(in.f("SR")));
     insns_[pc] = in;
     pc += in.size;
   }
+  for (unsigned sr : srs) sr_vars_[sr] = f_.add_var("sr" + std::to_string(sr), Type::I32);
   const ir::BlockId entry = f_.add_block("entry");
   for (const auto& [p, in] : insns_) blocks_[p] = f_.add_block("pc_" + hex(p));
   end_block_ = f_.add_block("end");
@@ -309,12 +322,102 @@ bool Translator::run(const uint8_t* code, size_t size, std::string& err) {
   return true;
 }
 
-}  // namespace
+}  // namespace detail
+
+using detail::Translator;
 
 bool translate(const uint8_t* code, size_t size, ir::Function& out, std::string& err) {
   out = ir::Function{};
   Translator t(out);
   return t.run(code, size, err);
+}
+
+int special_var(const ir::Function& f, unsigned sr) {
+  const std::string name = "sr" + std::to_string(sr);
+  for (size_t i = kNumGprVars; i < f.vars.size(); ++i)
+    if (f.vars[i].name == name) return int(i);
+  return -1;
+}
+
+int missing_special(const SimdGroup& sg, const ir::Function& f) {
+  for (size_t i = kNumGprVars; i < f.vars.size(); ++i) {
+    if (f.vars[i].name.compare(0, 2, "sr") != 0) continue;
+    const unsigned sr = unsigned(std::stoul(f.vars[i].name.substr(2)));
+    if (!sg.special.count(sr)) return int(sr);
+  }
+  return -1;
+}
+
+namespace {
+// Bytes var r takes in the var area (the step Function::var_offset sums).
+uint32_t var_stride(const ir::Function& f, uint32_t r) {
+  return (ir::lane_bytes(f.vars[r].type) * ir::kWarpLanes + 63) & ~63u;
+}
+}  // namespace
+
+void pack_vars(const SimdGroup& sg, const ir::Function& f, uint8_t* vars) {
+  std::memset(vars, 0, f.vars_bytes());
+  // Function::var_offset(r) sums the sizes before r: walk the offset along
+  // instead (this runs once per SIMD-group of every launch).
+  uint32_t off = 0;
+  for (uint32_t r = 0; r < kNumGprVars && r < f.vars.size(); off += var_stride(f, r), ++r) {
+    for (unsigned l = 0; l < SimdGroup::kLanes; ++l) {
+      const uint32_t v = sg.r32(r, l);
+      std::memcpy(vars + off + l * 4, &v, 4);
+    }
+  }
+  for (size_t i = kNumGprVars; i < f.vars.size(); ++i) {
+    if (f.vars[i].name.compare(0, 2, "sr") != 0) continue;
+    auto it = sg.special.find(unsigned(std::stoul(f.vars[i].name.substr(2))));
+    if (it == sg.special.end()) continue;
+    std::memcpy(vars + f.var_offset(uint32_t(i)), it->second.data(), SimdGroup::kLanes * 4);
+  }
+}
+
+void unpack_vars(const uint8_t* vars, const ir::Function& f, SimdGroup& sg) {
+  uint32_t off = 0;
+  for (uint32_t r = 0; r < kNumGprVars && r < f.vars.size(); off += var_stride(f, r), ++r) {
+    for (unsigned l = 0; l < SimdGroup::kLanes; ++l) {
+      if (!(sg.launched >> l & 1)) continue;
+      uint32_t v;
+      std::memcpy(&v, vars + off + l * 4, 4);
+      sg.set_r32(r, l, v);
+    }
+  }
+  sg.recompute_exec();
+}
+
+void pack_uniforms(const SimdGroup& sg, uint8_t* uniforms) {
+  for (unsigned i = 0; i < 512; ++i) {
+    uniforms[2 * i] = uint8_t(sg.uniforms[i]);
+    uniforms[2 * i + 1] = uint8_t(sg.uniforms[i] >> 8);
+  }
+}
+
+bool StackMemory::access(Kind kind, ir::Space space, uint64_t addr, unsigned bytes, uint64_t* value, ir::AtomicOp op,
+                         const uint64_t* compare) {
+  if (space != ir::Space::Local) return next_ && next_->access(kind, space, addr, bytes, value, op, compare);
+  uint8_t* p = translate(space, addr, bytes);
+  if (!p || bytes > 8) return false;
+  if (kind == Kind::Load) {
+    *value = 0;
+    std::memcpy(value, p, bytes);  // little-endian host
+    return true;
+  }
+  if (kind == Kind::Store) {
+    std::memcpy(p, value, bytes);
+    return true;
+  }
+  return false;  // no atomics on the stack
+}
+
+uint8_t* StackMemory::translate(ir::Space space, uint64_t addr, uint64_t bytes) {
+  if (space != ir::Space::Local) return next_ ? next_->translate(space, addr, bytes) : nullptr;
+  const uint64_t lane = addr / kStackStride, off = addr % kStackStride;
+  if (lane >= SimdGroup::kLanes) return nullptr;
+  auto& st = sg_.stack[lane];
+  if (off + bytes > st.size() || bytes > kStackStride) return nullptr;
+  return st.data() + off;
 }
 
 }  // namespace gpurc::g13

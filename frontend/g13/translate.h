@@ -1,23 +1,86 @@
-// Translation of G13 machine code to pre-SSA IR (first slice: the integer ALU
-// subset and the exec-mask control flow; see docs/g13.md for the list).
+// Translation of G13 machine code to pre-SSA IR: everything the reference
+// interpreter (interp.h) runs, except uniform_store (the IR has no uniform
+// writes); see docs/g13.md "Translation to IR" for the list and the choices.
 //
-// Guest state: var N = rN (I32, 32 lanes) for N in 0..127. Uniform registers
-// are the uniform block (u-half i at byte 2*i, 1024 bytes). The G13 exec mask
-// is explicit: every instruction computes exec = entry_mask & (r0l == 0) and
-// writes its results through select(exec, new, old), so the IR's own
-// divergence machinery only sees the warp-uniform jmp_exec_any/none branches.
+// Guest state layout (what a runner marshals; use the helpers below rather
+// than repeating it):
+// - var N = rN (I32, 32 lanes) for N in 0..127, always present.
+// - vars 128.. : one I32 var "srK" per special register K that the program
+//   reads with get_sr and that is not derived from the lane and exec mask
+//   (derived: 52, 56-59, 63). In increasing K; special_var() finds them.
+// - The uniform block is u0..u255 as little-endian halves (u-half i at byte
+//   2*i), kUniformBytes bytes.
+// - Device memory: ir::Space::Global, byte addresses as the interpreter
+//   computes them. Threadgroup memory: ir::Space::Shared, same addresses as
+//   the interpreter. Both go through the same ir::GuestMemory the interpreter
+//   is given.
+// - Per-thread stack (stack_load/stack_store): ir::Space::Local at address
+//   lane * kStackStride + offset. Offsets outside [0, kStackStride) are sent
+//   to an address no memory backs (so they fault OutOfBounds). StackMemory
+//   below serves that space from SimdGroup::stack, so the JIT and the
+//   interpreter see the same stack bytes and the same bounds.
+// - threadgroup_barrier is an IR barrier (the warp returns RunStatus::Barrier
+//   and resumes on the next run with the same context), like the
+//   interpreter's StepResult::Kind::Barrier.
+//
+// - What the interpreter reports as an error at run time (undefined operand
+//   or condition in a lane that needs it, divergent ret/call register, return
+//   to a non-instruction, shuffle/derivative reading an unlaunched lane) and
+//   the trap instruction are IR traps: FaultKind::Trap, fault_code = the pc.
+//
+// The G13 exec mask is explicit: every instruction computes
+// exec = entry_mask & (r0l == 0) and writes its results through
+// select(exec, new, old), so the IR's own divergence machinery only sees
+// warp-uniform branches (jmp_exec_any/none, call/ret).
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include "frontend/g13/interp.h"
+#include "ir/abi.h"
 #include "ir/ir.h"
 
 namespace gpurc::g13 {
 
 constexpr uint32_t kUniformBytes = 1024;
+constexpr uint32_t kNumGprVars = 128;
+// Distance between two lanes' stacks in ir::Space::Local (max stack bytes per thread).
+constexpr uint64_t kStackStride = 1ull << 20;
 
 // False with `err` naming the first unsupported instruction and its pc.
 bool translate(const uint8_t* code, size_t size, ir::Function& out, std::string& err);
+
+// Var index of special register `sr` in a translated function, -1 when the
+// program does not read it through a var (never read, or derived).
+int special_var(const ir::Function& f, unsigned sr);
+
+// SimdGroup <-> the var area of a translated function (f.vars_bytes() bytes,
+// layout from f.var_offset): r0..r127 and the "srK" vars (from
+// sg.special; a missing entry packs as 0 -- the interpreter reports it as an
+// error, so check missing_special() first). unpack_vars copies r0..r127 back
+// for the launched lanes (sg.launched) and recomputes sg.exec.
+void pack_vars(const SimdGroup& sg, const ir::Function& f, uint8_t* vars);
+void unpack_vars(const uint8_t* vars, const ir::Function& f, SimdGroup& sg);
+// First special register the function reads that sg.special lacks, -1 if none.
+int missing_special(const SimdGroup& sg, const ir::Function& f);
+// The uniform block (kUniformBytes) of a SimdGroup's u-registers.
+void pack_uniforms(const SimdGroup& sg, uint8_t* uniforms);
+
+// GuestMemory for a run of one SIMD-group: ir::Space::Local is the
+// SimdGroup's per-thread stacks (lane = addr / kStackStride, offset =
+// addr % kStackStride, bounded by the lane's stack size); every other space
+// is forwarded to `next` (may be null: refused).
+class StackMemory final : public ir::GuestMemory {
+ public:
+  StackMemory(SimdGroup& sg, ir::GuestMemory* next) : sg_(sg), next_(next) {}
+  bool access(Kind kind, ir::Space space, uint64_t addr, unsigned bytes, uint64_t* value,
+              ir::AtomicOp op = ir::AtomicOp::Add, const uint64_t* compare = nullptr) override;
+  uint8_t* translate(ir::Space space, uint64_t addr, uint64_t bytes) override;
+
+ private:
+  SimdGroup& sg_;
+  ir::GuestMemory* next_;
+};
 
 }  // namespace gpurc::g13

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "frontend/tesla/interp.h"
+#include "ir/transc_tesla.h"
 
 namespace gpurc::tesla::sem {
 
@@ -141,81 +142,19 @@ bool pred(uint8_t c, unsigned code) {
   }
 }
 
-// preex2/presin produce a sign + 7.23 fixed-point value; 0x40000000 marks NaN
-// and 0x40800000 infinity (envydis g80.c notes on preex2).
-static uint32_t to_fixed(double v, bool neg) {
-  double m = std::fabs(v) * 8388608.0;
-  uint32_t bits = m >= 1073741823.0 ? 0x3fffffffu : uint32_t(m);
-  return bits | (neg ? 0x80000000u : 0);
-}
-
-uint32_t preex2(uint32_t a) {
-  a = ftz(a);
-  if (is_nan(a)) return 0x40000000u;
-  bool neg = a >> 31;
-  if ((a & 0x7fffffffu) == 0x7f800000u) return 0x40800000u | (neg ? 0x80000000u : 0);
-  return to_fixed(f(a), neg);
-}
-
-uint32_t presin(uint32_t a) {
-  a = ftz(a);
-  if (is_nan(a) || (a & 0x7fffffffu) == 0x7f800000u) return 0x40000000u;
-  double x = f(a);
-  // Quarter turns, reduced modulo 4 (a full turn), sign kept.
-  double q = std::fmod(std::fabs(x) / (M_PI / 2), 4.0);
-  return to_fixed(q, x < 0);
-}
-
-static double from_fixed(uint32_t v, bool& nan, bool& inf) {
-  nan = (v & 0x7fffffffu) == 0x40000000u;
-  inf = (v & 0x7fffffffu) == 0x40800000u;
-  double m = double(v & 0x3fffffffu) / 8388608.0;
-  return (v >> 31) ? -m : m;
-}
-
-static uint32_t to_f32(double d) {
-  if (std::isnan(d)) return kNaN;
-  return ftz(u(float(d)));
-}
+// The SFU model lives in ir/transc_tesla.cpp so the IR's Transc::Tesla ops
+// and this interpreter share one definition.
+uint32_t preex2(uint32_t a) { return ir::tesla_sfu::preex2(a); }
+uint32_t presin(uint32_t a) { return ir::tesla_sfu::presin(a); }
 
 uint32_t sfu(Op op, uint32_t a) {
   switch (op) {
-    case Op::Rcp: {
-      a = ftz(a);
-      if (is_nan(a)) return kNaN;
-      return to_f32(1.0 / double(f(a)));
-    }
-    case Op::Rsqrt: {
-      a = ftz(a);
-      if (is_nan(a)) return kNaN;
-      double x = f(a);
-      if (x < 0) return kNaN;
-      if (x == 0) return (a & 0x80000000u) ? 0xff800000u : 0x7f800000u;
-      return to_f32(1.0 / std::sqrt(x));
-    }
-    case Op::Lg2: {
-      a = ftz(a);
-      if (is_nan(a)) return kNaN;
-      double x = f(a);
-      if (x < 0) return kNaN;
-      if (x == 0) return 0xff800000u;
-      return to_f32(std::log2(x));
-    }
-    case Op::Ex2: {
-      bool nan, inf;
-      double v = from_fixed(a, nan, inf);
-      if (nan) return kNaN;
-      if (inf) return (a >> 31) ? 0 : 0x7f800000u;
-      return to_f32(std::exp2(v));
-    }
-    case Op::Sin:
-    case Op::Cos: {
-      bool nan, inf;
-      double v = from_fixed(a, nan, inf);
-      if (nan || inf) return kNaN;
-      double x = v * (M_PI / 2);
-      return to_f32(op == Op::Sin ? std::sin(x) : std::cos(x));
-    }
+    case Op::Rcp: return ir::tesla_sfu::rcp(a);
+    case Op::Rsqrt: return ir::tesla_sfu::rsqrt(a);
+    case Op::Lg2: return ir::tesla_sfu::lg2(a);
+    case Op::Ex2: return ir::tesla_sfu::ex2(a);
+    case Op::Sin: return ir::tesla_sfu::sin(a);
+    case Op::Cos: return ir::tesla_sfu::cos(a);
     default: return kNaN;
   }
 }

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Writes the replay files of examples/tesla and bench/tesla.
+
+Expectations are computed here from what each kernel is meant to do (plain
+Python arithmetic), independently of gpurc's interpreter and JIT. Run from
+anywhere: python3 examples/tesla/make_replays.py
+"""
+import json
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BENCH = os.path.join(HERE, "..", "..", "bench", "tesla")
+
+
+def f32(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def lcg(n, seed):
+    out, s = [], seed
+    for _ in range(n):
+        s = (s * 1103515245 + 12345) & 0xffffffff
+        out.append(s >> 8)
+    return out
+
+
+def write(path, doc):
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+
+def doc(name, asm, grid, block, params, memory, expect=None, shared=None, desc=None, asm_dir=""):
+    d = {"gpurc": 1, "isa": "tesla", "variant": "g200", "name": name}
+    if desc:
+        d["description"] = desc
+    d["program"] = {"asm_file": asm_dir + asm}
+    d["launch"] = {"grid": grid, "block": block}
+    if shared:
+        d["launch"]["shared_bytes"] = shared
+    d["state"] = {"params": {"u32": params}}
+    d["memory"] = memory
+    if expect:
+        d["expect"] = {"memory": expect}
+    return d
+
+
+def saxpy(threads_x, blocks, n, path, asm_dir=""):
+    total = threads_x * blocks
+    a = 2.0
+    y = [f32(a * i + i) if i < n else float(i) for i in range(total)]
+    return doc("saxpy", "saxpy.asm", [blocks], [threads_x], ["0x100000", "0x200000", "0x40000000", n],
+               [{"name": "x", "address": "0x100000", "size": 4 * total, "init": {"iota": "f32"}},
+                {"name": "y", "address": "0x200000", "size": 4 * total, "init": {"iota": "f32"}}],
+               [{"name": "y", "f32": y}], desc="y = 2 x + y on iota inputs, the last threads past n", asm_dir=asm_dir)
+
+
+def reduce(threads_x, blocks, asm_dir=""):
+    total = threads_x * blocks
+    out = [sum(range(b * threads_x, (b + 1) * threads_x)) & 0xffffffff for b in range(blocks)]
+    return doc("reduce", "reduce.asm", [blocks], [threads_x], ["0x100000", "0x200000"],
+               [{"name": "x", "address": "0x100000", "size": 4 * total, "init": {"iota": "u32"}},
+                {"name": "out", "address": "0x200000", "size": 4 * blocks}],
+               [{"name": "out", "u32": out}], shared=0x40 + 4 * threads_x,
+               desc="per-block sums of iota in shared memory with bar", asm_dir=asm_dir)
+
+
+def divergent(threads_x, blocks, n, asm_dir=""):
+    total = threads_x * blocks
+    y = [(3 * i + 1 if i % 2 else i // 2) if i < n else 0xdeadbeef for i in range(total)]
+    return doc("divergent", "divergent.asm", [blocks], [threads_x], ["0x100000", "0x200000", n],
+               [{"name": "x", "address": "0x100000", "size": 4 * total, "init": {"iota": "u32"}},
+                {"name": "y", "address": "0x200000", "size": 4 * total, "init": {"fill": "0xdeadbeef"}}],
+               [{"name": "y", "u32": y}], desc="one Collatz step: odd and even lanes take different sides",
+               asm_dir=asm_dir)
+
+
+def collatz_steps(v):
+    s = 0
+    while v > 1:
+        v = 3 * v + 1 if v % 2 else v // 2
+        s += 1
+    return s
+
+
+ex = {}
+ex["saxpy"] = saxpy(64, 4, 250, None)
+ex["reduce"] = reduce(128, 8)
+total = 4 * 128
+ex["scan"] = doc("scan", "scan.asm", [4], [128], ["0x100000", "0x200000"],
+                 [{"name": "x", "address": "0x100000", "size": 4 * total, "init": {"iota": "u32"}},
+                  {"name": "y", "address": "0x200000", "size": 4 * total}],
+                 [{"name": "y", "u32": [sum(range(i - i % 128, i + 1)) for i in range(total)]}], shared=0x40 + 4 * 128,
+                 desc="inclusive prefix sums of iota within each block")
+ex["divergent"] = divergent(96, 2, 190)
+xs = [i + 1 for i in range(128)]
+ex["collatz"] = doc("collatz", "collatz.asm", [2], [64], ["0x100000", "0x200000", 128],
+                    [{"name": "x", "address": "0x100000", "size": 512, "init": {"u32": xs}},
+                     {"name": "steps", "address": "0x200000", "size": 512}],
+                    [{"name": "steps", "u32": [collatz_steps(v) for v in xs]}],
+                    desc="data-dependent loop left with break (Collatz step counts of 1..128)")
+ex["call"] = doc("call", "call.asm", [2], [64], ["0x100000", "0x200000", 120],
+                 [{"name": "x", "address": "0x100000", "size": 512, "init": {"iota": "u32"}},
+                  {"name": "y", "address": "0x200000", "size": 512}],
+                 [{"name": "y", "u32": [(i * i + 7 + (i + 1) * (i + 1) + 7) if i < 120 else 0 for i in range(128)]}],
+                 desc="a subroutine called twice per thread")
+hx = lcg(1024, 7)
+bins = [0] * 16
+for v in hx[:1000]:
+    bins[v & 15] += 1
+h = doc("histogram", "histogram.asm", [8], [128], ["0x100000", "0x200000", "0x300000", 1000],
+        [{"name": "x", "address": "0x100000", "size": 4096, "init": {"u32": hx}},
+         {"name": "bins", "address": "0x200000", "size": 64},
+         {"name": "total", "address": "0x300000", "size": 4}],
+        [{"name": "bins", "u32": bins}, {"name": "total", "u32": [1000]}],
+        desc="red add / atomic add from every block (blocks may run on several host threads)")
+h["state"]["const"] = {"c0": {"u32": [15]}}
+ex["histogram"] = h
+T = 128
+ex["dot64"] = doc("dot64", "dot64.asm", [4], [32], ["0x100000", "0x200000", "0x300000", "0x400000", T],
+                  [{"name": "x", "address": "0x100000", "size": 8 * 4 * T, "init": {"iota": "f64"}},
+                   {"name": "y", "address": "0x200000", "size": 8 * 4 * T, "init": {"fill": "0x3FE0000000000000"}},
+                   {"name": "partial", "address": "0x300000", "size": 8 * T},
+                   {"name": "out", "address": "0x400000", "size": 8 * 4}],
+                  [{"name": "partial", "f64": [0.5 * sum(t + T * k for k in range(4)) for t in range(T)]},
+                   {"name": "out", "f64": [0.5 * sum(t + T * k for t in range(32 * b, 32 * b + 32) for k in range(4))
+                                           for b in range(4)]}],
+                  desc="f64 fma dot product of iota and 0.5 (exact sums), G200")
+vx = [float(i) for i in range(200)]
+ex["vecadd"] = {"gpurc": 1, "isa": "tesla", "name": "vecadd", "description": "the text .cubin with its kernel name",
+                "program": {"binary_file": "vecadd.cubin", "kernel": "vecadd"},
+                "launch": {"grid": [2], "block": [128]},
+                "state": {"params": {"u32": ["0x100000", "0x200000", "0x300000", 200]}},
+                "memory": [{"name": "a", "address": "0x100000", "size": 1024, "init": {"iota": "f32"}},
+                           {"name": "b", "address": "0x200000", "size": 1024, "init": {"iota": "f32"}},
+                           {"name": "c", "address": "0x300000", "size": 1024}],
+                "expect": {"memory": [{"name": "c", "f32": [2 * v for v in vx] + [0.0] * 56}]}}
+for name, d in ex.items():
+    write(os.path.join(HERE, name + ".json"), d)
+
+# Benchmarks: 64K threads each (without full expect lists: a few values suffice).
+os.makedirs(BENCH, exist_ok=True)
+b = saxpy(256, 256, 65536, None, asm_dir="../../examples/tesla/")
+b["expect"]["memory"][0]["f32"] = b["expect"]["memory"][0]["f32"][:64]
+write(os.path.join(BENCH, "saxpy.json"), b)
+b = reduce(256, 256, asm_dir="../../examples/tesla/")
+write(os.path.join(BENCH, "reduce.json"), b)
+b = divergent(256, 256, 65536, asm_dir="../../examples/tesla/")
+b["expect"]["memory"][0]["u32"] = b["expect"]["memory"][0]["u32"][:64]
+write(os.path.join(BENCH, "divergent.json"), b)

@@ -1,0 +1,302 @@
+// G13 -> IR: integer, float and compare instructions (see translate_impl.h).
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "frontend/g13/translate_impl.h"
+#include "ir/float_bits.h"
+#include "ir/transc_g13.h"
+
+namespace gpurc::g13::detail {
+
+// ---- integer ---------------------------------------------------------------
+
+// iadd/isub and imadd/imsub: a (* b) +- (addend << s), exact in i64 when
+// saturating (only with S, shift 0 and operands/destination <= 32 bits),
+// modulo 2^64 otherwise and truncated to the destination.
+bool Translator::int_add(const Insn& in, bool is_mul, std::string& why) {
+  const Op D = op(in, "D"), A = op(in, "A"), B = op(in, "B");
+  const Op C = is_mul ? op(in, "C") : Op{};
+  const unsigned shift = unsigned(in.f("s")), dbits = D.bits();
+  const bool small = is_mul ? (C.bits() <= 32 && dbits <= 32) : (A.bits() <= 32 && B.bits() <= 32 && dbits <= 32);
+  const bool saturate = in.f("S") && shift == 0 && small;
+  const bool is_signed = A.sx || B.sx || (is_mul && C.sx);
+  ValueId a, b, x;
+  if (!src(A, 64, A.sx, a) || !src(B, 64, B.sx, b) || (is_mul && !src(C, 64, C.sx, x)))
+    return why = "bad source", false;
+  ValueId addend = is_mul ? x : b;
+  if (in.f("N")) addend = b_.unary(Opcode::INeg, addend);
+  if (shift >= 5) addend = b_.i64(0);
+  else if (shift) addend = b_.binary(Opcode::Shl, addend, b_.i32(shift));
+  const ValueId base = is_mul ? b_.binary(Opcode::IMul, a, b) : a;
+  ValueId r = b_.binary(Opcode::IAdd, base, addend);
+  if (saturate) {
+    const int64_t lo = is_signed ? -(int64_t(1) << (dbits - 1)) : 0;
+    const int64_t hi = is_signed ? (int64_t(1) << (dbits - 1)) - 1 : int64_t((uint64_t(1) << dbits) - 1);
+    const ValueId vlo = b_.i64(uint64_t(lo)), vhi = b_.i64(uint64_t(hi));
+    ValueId clamped = b_.binary(Opcode::IMax, b_.binary(Opcode::IMin, r, vhi, kSigned), vlo, kSigned);
+    if (is_mul) {
+      // The exact a*b+c can leave i64: a product of two zero-extended 32-bit
+      // values may reach 2^64, and the sum can overflow. Both only happen far
+      // outside [lo, hi].
+      const ValueId ovf = b_.emit(Opcode::IOverflow, Type::I1, {base, addend, b_.i1(false)});
+      const ValueId neg_addend = b_.icmp(IntPred::Slt, addend, b_.i64(0));
+      clamped = b_.select(ovf, b_.select(neg_addend, vlo, vhi), clamped);
+      if (!A.sx && !B.sx && A.bits() == 32 && B.bits() == 32) {
+        const ValueId huge = b_.icmp(IntPred::Slt, base, b_.i64(0));
+        clamped = b_.select(huge, vhi, clamped);
+      }
+    }
+    r = clamped;
+  }
+  if (!write(D, r, exec())) return why = "bad destination", false;
+  return true;
+}
+
+// Bitfield ops per the seed pseudocode with a 64-bit intermediate (only the
+// low 32 result bits reach a destination).
+bool Translator::bitfield(const Insn& in, const std::string& n, std::string& why) {
+  const Op D = op(in, "D"), A = op(in, "A"), B = op(in, "B");
+  const bool has_c = n != "asr" && n != "asrh";
+  const Op C = has_c ? op(in, "C") : Op{};
+  const unsigned m = unsigned(in.f("m"));
+  const uint64_t mask = m ? (1ull << m) - 1 : 0xFFFFFFFFull;
+  ValueId a, b, c;
+  if (!src(A, 64, false, a) || !src(B, 64, false, b) || (has_c && !src(C, 32, false, c)))
+    return why = "bad source", false;
+  const ValueId sh = b_.binary(Opcode::And, has_c ? c : resize(b, Type::I32), b_.i32(0x7F));
+  const ValueId M = b_.i64(mask);
+  auto shl = [&](ValueId v, ValueId s) { return b_.binary(Opcode::Shl, v, s, kClamp); };
+  auto shr = [&](ValueId v, ValueId s) { return b_.binary(Opcode::LShr, v, s, kClamp); };
+  auto band = [&](ValueId x, ValueId y) { return b_.binary(Opcode::And, x, y); };
+  auto bor = [&](ValueId x, ValueId y) { return b_.binary(Opcode::Or, x, y); };
+  auto bnot = [&](ValueId x) { return b_.unary(Opcode::Not, x); };
+  ValueId r;
+  if (n == "bfi") {
+    r = bor(band(a, bnot(shl(M, sh))), shl(band(b, M), sh));
+  } else if (n == "bfeil") {
+    r = bor(band(a, bnot(M)), band(shr(b, sh), M));
+  } else if (n == "extr") {
+    // (b:a) >> sh; b has at most 32 bits, so the pair fits in 64.
+    r = band(shr(bor(shl(b, b_.i32(32)), a), sh), M);
+  } else if (n == "shlhi") {
+    const ValueId gt32 = b_.icmp(IntPred::Ugt, sh, b_.i32(32));
+    const ValueId smask = shl(M, b_.select(gt32, b_.binary(Opcode::ISub, sh, b_.i32(32)), b_.i32(0)));
+    const ValueId v = shr(shl(b, sh), b_.i32(32));  // bits [32, 64) of b << sh
+    r = bor(band(v, smask), band(a, bnot(smask)));
+  } else if (n == "shrhi") {
+    const ValueId lt32 = b_.icmp(IntPred::Ult, sh, b_.i32(32));
+    const ValueId smask = shr(shl(M, b_.i32(32)), b_.select(lt32, sh, b_.i32(32)));
+    const ValueId v = shr(shl(b, b_.i32(32)), sh);
+    r = bor(band(v, smask), band(a, bnot(smask)));
+  } else {
+    ValueId sa;
+    if (!src(A, 64, true, sa)) return why = "bad source", false;
+    if (n == "asr") {
+      r = b_.binary(Opcode::AShr, sa, sh, kClamp);
+    } else {  // asrh: bits [s, s+32) of sa * 2^32
+      const ValueId ge32 = b_.icmp(IntPred::Uge, sh, b_.i32(32));
+      r = b_.select(ge32, b_.binary(Opcode::AShr, sa, b_.binary(Opcode::ISub, sh, b_.i32(32)), kClamp),
+                    shl(sa, b_.binary(Opcode::ISub, b_.i32(32), sh)));
+    }
+  }
+  if (!write(D, r, exec())) return why = "bad destination", false;
+  return true;
+}
+
+bool Translator::int_unary(const Insn& in, const std::string& n, std::string& why) {
+  const Op D = op(in, "D"), A = op(in, "A");
+  ValueId a, r;
+  if (!src(A, 32, false, a)) return why = "bad source", false;
+  if (n == "bitrev") r = b_.unary(Opcode::BitReverse, a);
+  else if (n == "popcount") r = b_.emit(Opcode::Popcount, Type::I32, {a});
+  else if (n == "ffs") r = b_.emit(Opcode::FindMsb, Type::I32, {a}, kUnsigned);  // all ones for 0
+  else {  // intl: bit i of a -> bit 2i, bit i of b -> bit 2i+1 (low 16 bits each)
+    ValueId bb;
+    if (!src(op(in, "B"), 32, false, bb)) return why = "bad source", false;
+    auto spread = [&](ValueId x) {
+      static const uint32_t masks[4] = {0x00FF00FFu, 0x0F0F0F0Fu, 0x33333333u, 0x55555555u};
+      x = b_.binary(Opcode::And, x, b_.i32(0xFFFF));
+      for (unsigned i = 0, s = 8; i < 4; ++i, s >>= 1)
+        x = b_.binary(Opcode::And, b_.binary(Opcode::Or, x, b_.binary(Opcode::Shl, x, b_.i32(s))), b_.i32(masks[i]));
+      return x;
+    };
+    r = b_.binary(Opcode::Or, spread(a), b_.binary(Opcode::Shl, spread(bb), b_.i32(1)));
+  }
+  if (!write(D, r, exec())) return why = "bad destination", false;
+  return true;
+}
+
+// convert (§5.2): int -> float rounds once (round 0 = toward zero, 1 = nearest
+// even); float -> int truncates/rounds, NaN -> 0, saturates (ftoi does all of it).
+bool Translator::convert(const Insn& in, std::string& why) {
+  const Op D = op(in, "D"), S = op(in, "src");
+  const unsigned mode = unsigned(in.f("mode")), round = unsigned(in.f("round"));
+  if (round > 1) return why = "rounding mode " + std::to_string(round) + " is not characterised", false;
+  const uint32_t rnd = ir::with_round(0, round == 0 ? ir::Round::TowardZero : ir::Round::NearestEven);
+  ValueId raw;
+  if (!src(S, 32, false, raw)) return why = "bad source", false;
+  ValueId out;
+  switch (mode) {
+    case 0: case 1: case 6: case 7: case 10: case 11: {
+      const Type it = mode <= 1 ? Type::I8 : mode <= 7 ? Type::I16 : Type::I32;
+      const bool sign = mode & 1;
+      const Type ft = D.bits() == 32 ? Type::F32 : Type::F16;
+      out = b_.convert(Opcode::IToF, ft, resize(raw, it), sign ? kSigned : kUnsigned, rnd);
+      break;
+    }
+    case 4: case 5: case 8: case 9: {
+      const bool from16 = S.bits() == 16;
+      const ValueId f = from16 ? b_.emit(Opcode::Bitcast, Type::F16, {resize(raw, Type::I16)})
+                               : b_.emit(Opcode::Bitcast, Type::F32, {raw});
+      const bool sign = mode == 5 || mode == 9;
+      const Type it = mode <= 5 ? Type::I16 : Type::I32;
+      out = resize(b_.convert(Opcode::FToI, it, f, sign ? kSigned : kUnsigned, rnd | ff::FtzIn), Type::I32, sign);
+      break;
+    }
+    default: return why = "unknown convert mode " + std::to_string(mode), false;
+  }
+  if (!write(D, out, exec())) return why = "bad destination", false;
+  return true;
+}
+
+// ---- float -----------------------------------------------------------------
+
+// fmadd/fadd/fmul: one exact operation rounded once (fadd = fma(a, 1, b),
+// fmul = fma(a, b, +0) as the interpreter defines them). 32-bit ops and
+// 32-bit destinations compute in f32 with input and output flush; a 32-bit op
+// writing a 16-bit register then rounds again to f16. 16-bit ops into 16-bit
+// registers compute in f16 (no flush), or in f64 when a source is a 32-bit
+// uniform.
+bool Translator::float_arith(const Insn& in, const std::string& n, std::string& why) {
+  const Op D = op(in, "D"), A = op(in, "A"), B = op(in, "B");
+  const bool is_fma = n.compare(0, 5, "fmadd") == 0, is_add = n.compare(0, 4, "fadd") == 0;
+  const Op C = is_fma ? op(in, "C") : Op{};
+  const bool op32 = n.back() == '2';
+  auto wide = [](const Op& o) { return o.type == OpType::Reg32 || o.type == OpType::UReg32; };
+  Type ct = Type::F32;
+  uint32_t flags = kFtz;
+  if (!op32 && D.bits() == 16) {
+    ct = (wide(A) || wide(B) || (is_fma && wide(C))) ? Type::F64 : Type::F16;
+    flags = 0;
+  }
+  if (in.f("S")) flags |= ff::Sat;
+  ValueId a, b, c;
+  if (!fsrc(A, ct, a) || !fsrc(B, ct, b) || (is_fma && !fsrc(C, ct, c))) return why = "bad float source", false;
+  ValueId r;
+  if (is_fma) r = b_.emit(Opcode::FFma, ct, {a, b, c}, 0, flags);
+  else if (is_add) r = b_.emit(Opcode::FFma, ct, {a, fconst(ct, 1.0), b}, 0, flags);
+  else r = b_.emit(Opcode::FFma, ct, {a, b, fconst(ct, 0.0)}, 0, flags);
+  if (D.bits() == 16 && ct != Type::F16) r = b_.convert(Opcode::FToF, Type::F16, r);
+  if (!write(D, r, exec())) return why = "bad destination", false;
+  return true;
+}
+
+// Unary float ops: f32 with input/output flush, then f16 if the destination
+// is 16-bit. The transcendentals are Transc::G13 (ir/transc_g13.cpp, the one
+// model the interpreter also uses); rsqrt_special and the sine steps are
+// fsin_step with a selector operand (see ir/transc_g13.h).
+bool Translator::float_unary(const Insn& in, const std::string& n, std::string& why) {
+  const Op D = op(in, "D"), A = op(in, "A");
+  uint32_t flags = kFtz | (in.f("S") ? ff::Sat : 0);
+  ValueId a;
+  if (!fsrc(A, Type::F32, a)) return why = "bad float source", false;
+  const uint8_t g13 = uint8_t(ir::Transc::G13);
+  ValueId r;
+  const ValueId ex = exec();
+  if (n == "floor") r = b_.unary(Opcode::FFloor, a, 0, flags);
+  else if (n == "ceil") r = b_.unary(Opcode::FCeil, a, 0, flags);
+  else if (n == "trunc") r = b_.unary(Opcode::FTrunc, a, 0, flags);
+  else if (n == "rint") r = b_.unary(Opcode::FRint, a, 0, flags);
+  else if (n == "rcp") r = b_.unary(Opcode::FRcp, a, g13, flags);
+  else if (n == "rsqrt") r = b_.unary(Opcode::FRsqrt, a, g13, flags);
+  else if (n == "log2") r = b_.unary(Opcode::FLog2, a, g13, flags);
+  else if (n == "exp2") r = b_.unary(Opcode::FExp2, a, g13, flags);
+  else if (n == "rsqrt_special" || n == "sin_pt_1" || n == "sin_pt_2") {
+    const double sel = n == "sin_pt_1" ? ir::transc::kG13SinPt1 : n == "sin_pt_2" ? ir::transc::kG13SinPt2
+                                                                                  : ir::transc::kG13RsqrtSpecial;
+    r = b_.emit(Opcode::FSinStep, Type::F32, {a, fconst(Type::F32, sel)}, g13, flags);
+  } else {  // dfdx/dfdy: quad differences, reading active or inactive quad lanes
+    const uint32_t bit = n == "dfdx" ? 1 : 2;
+    const ValueId q = b_.binary(Opcode::And, lane(), b_.i32(3));
+    const ValueId hi = b_.emit(Opcode::QuadShuffle, Type::F32, {a, b_.binary(Opcode::Or, q, b_.i32(bit))});
+    const ValueId lo = b_.emit(Opcode::QuadShuffle, Type::F32, {a, b_.binary(Opcode::And, q, b_.i32(~bit))});
+    const ValueId L = launched_mask();
+    const ValueId lo_lane = b_.binary(Opcode::And, lane(), b_.i32(~bit)), hi_lane = b_.binary(Opcode::Or, lane(), b_.i32(bit));
+    const ValueId both = b_.binary(Opcode::And, bit_set(L, lo_lane), bit_set(L, hi_lane));
+    b_.emit(Opcode::Trap, Type::Void, {b_.binary(Opcode::And, ex, b_.unary(Opcode::Not, both))}, 0, 0, pc_);
+    r = b_.emit(Opcode::FSub, Type::F32, {hi, lo}, 0, flags);
+  }
+  if (D.bits() == 16) r = b_.convert(Opcode::FToF, Type::F16, r);
+  if (!write(D, r, ex)) return why = "bad destination", false;
+  return true;
+}
+
+// ---- comparisons -----------------------------------------------------------
+
+bool Translator::compare(const Insn& in, bool is_float, ValueId& c, std::string&) {
+  cmp_undefined_ = false;
+  const Op A = op(in, "A"), B = op(in, "B");
+  const unsigned cond = unsigned(in.f("cc") | in.f("ccn") << 3);
+  if (!is_float) {
+    const bool sign = cond & 4;
+    ValueId a, b;
+    if ((cond & 3) == 3 || !src(A, 32, sign, a) || !src(B, 32, sign, b)) return undefined_compare(c);
+    static const IntPred preds[2][3] = {{IntPred::Eq, IntPred::Ult, IntPred::Ugt},
+                                        {IntPred::Eq, IntPred::Slt, IntPred::Sgt}};
+    c = b_.icmp(preds[sign][cond & 3], a, b);
+  } else {
+    ValueId a, b;
+    if ((cond & 7) == 4 || !fsrc(A, Type::F32, a) || !fsrc(B, Type::F32, b)) return undefined_compare(c);
+    const uint32_t ftz = ff::FtzIn;
+    switch (cond & 7) {
+      case 0: c = b_.fcmp(FloatPred::Oeq, a, b, ftz); break;
+      case 1: c = b_.fcmp(FloatPred::Olt, a, b, ftz); break;
+      case 2: c = b_.fcmp(FloatPred::Ogt, a, b, ftz); break;
+      case 5: c = b_.fcmp(FloatPred::Oge, a, b, ftz); break;
+      case 6: c = b_.fcmp(FloatPred::Ole, a, b, ftz); break;
+      case 3: case 7: {  // NaN loses (docs/g13.md)
+        const ValueId a_num = b_.fcmp(FloatPred::Ord, a, a, ftz), b_nan = b_.fcmp(FloatPred::Uno, b, b, ftz);
+        const ValueId rel = b_.fcmp((cond & 7) == 3 ? FloatPred::Olt : FloatPred::Ogt, a, b, ftz);
+        c = b_.binary(Opcode::And, a_num, b_.binary(Opcode::Or, b_nan, rel));
+        break;
+      }
+      default: return undefined_compare(c);
+    }
+  }
+  if (cond & 8) c = b_.unary(Opcode::Not, c);
+  return true;
+}
+
+bool Translator::cmpsel(const Insn& in, bool is_float, std::string& why) {
+  const Op D = op(in, "D"), X = op(in, "X"), Y = op(in, "Y");
+  ValueId c, x, y;
+  if (!compare(in, is_float, c, why)) return false;
+  const ValueId ex = exec();
+  need_compare(ex);
+  // An undefined X/Y is an error only for the lanes that select it (as in the
+  // interpreter): those trap.
+  const bool has_x = src(X, D.bits(), false, x), has_y = src(Y, D.bits(), false, y);
+  if (!has_x && !has_y) return why = "bad source", false;
+  if (!has_x) x = k(ir::int_type(D.bits()), 0);
+  if (!has_y) y = k(ir::int_type(D.bits()), 0);
+  if (!has_x || !has_y)
+    b_.emit(Opcode::Trap, Type::Void, {b_.binary(Opcode::And, ex, has_x ? b_.unary(Opcode::Not, c) : c)}, 0, 0, pc_);
+  if (!write(D, b_.select(c, x, y), ex)) return why = "bad destination", false;
+  return true;
+}
+
+bool Translator::ballot_op(const Insn& in, bool is_float, bool quad, std::string& why) {
+  const Op D = op(in, "D");
+  ValueId c;
+  if (!compare(in, is_float, c, why)) return false;
+  const ValueId ex = exec();
+  need_compare(ex);
+  ValueId bits = ballot(c, ex);
+  // Quad ballot: the lane's quad in the low 4 bits (docs/g13.md).
+  if (quad) bits = b_.binary(Opcode::LShr, bits, b_.binary(Opcode::And, lane(), b_.i32(~3u)));
+  if (!write(D, bits, ex)) return why = "bad destination", false;
+  return true;
+}
+
+}  // namespace gpurc::g13::detail

@@ -1,0 +1,130 @@
+// Internal to the G13 translation (translate*.cpp): the Translator class
+// shared by the per-family files. translate.cpp: state access, control flow,
+// the driver and the public helpers; translate_alu.cpp: integer, float and
+// compare ops; translate_lanes.cpp: ballots, shuffles, reductions, get_sr;
+// translate_memory.cpp: device/threadgroup/stack memory.
+#pragma once
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "frontend/g13/g13.h"
+#include "frontend/g13/translate.h"
+#include "ir/builder.h"
+#include "ir/float_bits.h"
+
+namespace gpurc::g13::detail {
+
+using ir::FloatPred;
+using ir::IntPred;
+using ir::Opcode;
+using ir::Type;
+using ir::ValueId;
+namespace ff = ir::ff;
+
+inline std::string hex(uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
+  return b;
+}
+
+// Special registers the interpreter derives from the lane and the exec mask.
+inline bool derived_sr(unsigned sr) { return sr == 52 || (sr >= 56 && sr <= 59) || sr == 63; }
+
+// Memory formats (g13-encodings.md §5): element bytes, 0 = packed (not modelled).
+inline unsigned format_bytes(unsigned f) {
+  switch (f) {
+    case 0: case 4: case 5: return 1;
+    case 1: case 3: case 6: case 7: return 2;
+    case 2: return 4;
+    default: return 0;
+  }
+}
+
+constexpr uint32_t kFtz = ff::FtzIn | ff::FtzOut;
+constexpr uint8_t kSigned = uint8_t(ir::Sign::Signed), kUnsigned = uint8_t(ir::Sign::Unsigned);
+constexpr uint8_t kClamp = uint8_t(ir::ShiftMode::Clamp);
+// Unmapped Space::Local address for stack offsets outside a lane's window.
+constexpr uint64_t kBadStackAddr = 0xFFFF000000000000ull;
+
+class Translator {
+ public:
+  explicit Translator(ir::Function& f) : f_(f), b_(f) {}
+  bool run(const uint8_t* code, size_t size, std::string& err);
+
+ private:
+  using Op = Operand;
+  // ---- state access
+  // A source as an integer of `bits` (16, 32 or 64), zero- or sign-extended
+  // from its own size (immediates are 16-bit).
+  bool src(const Op& o, unsigned bits, bool sign, ValueId& v);
+  // A float source in type `t` (exact widening; f32 registers raw, so the
+  // consuming op's FtzIn flushes them, except when widened to f64 where the
+  // widening flushes), abs then neg.
+  bool fsrc(const Op& o, Type t, ValueId& v);
+  ValueId exec();
+  ValueId entry() { return b_.emit(Opcode::EntryMask, Type::I1, {}); }
+  // Writes `v` (any int type; truncated or zero-extended) to `d` where `ex`.
+  bool write(const Op& d, ValueId v, ValueId ex);
+  ValueId resize(ValueId v, Type t, bool sign = false);
+  ValueId k(Type t, uint64_t bits) { return b_.constant(t, bits); }
+  ValueId fconst(Type t, double x) { return b_.constant(t, ir::fbits::from_double(x, t, ir::Round::NearestEven)); }
+  ValueId lane() { return b_.emit(Opcode::LaneId, Type::I32, {}); }
+  ValueId ballot(ValueId pred, ValueId mask) { return b_.emit(Opcode::Ballot, Type::I32, {pred, mask}); }
+  // Lanes launched in this warp as an i32 mask (uniform).
+  ValueId launched_mask() { return ballot(b_.i1(true), entry()); }
+  ValueId bit_set(ValueId mask32, ValueId idx32) {
+    return b_.convert(Opcode::Trunc, Type::I1, b_.binary(Opcode::LShr, mask32, idx32, kClamp));
+  }
+
+  // ---- instruction families (false + err on failure)
+  bool insn(const Insn& in, uint64_t pc, std::string& err);
+  bool int_add(const Insn& in, bool is_mul, std::string& why);
+  bool bitfield(const Insn& in, const std::string& n, std::string& why);
+  bool int_unary(const Insn& in, const std::string& n, std::string& why);
+  bool convert(const Insn& in, std::string& why);
+  bool float_arith(const Insn& in, const std::string& n, std::string& why);
+  bool float_unary(const Insn& in, const std::string& n, std::string& why);
+  // Sets cmp_undefined_ (and c = false) for an undefined condition or
+  // operand: the interpreter reports those only when a lane needs the
+  // condition, so the callers trap exactly there (need_compare).
+  bool compare(const Insn& in, bool is_float, ValueId& c, std::string& why);
+  bool undefined_compare(ValueId& c) {
+    cmp_undefined_ = true;
+    c = b_.i1(false);
+    return true;
+  }
+  void need_compare(ValueId lanes) {
+    if (cmp_undefined_) b_.emit(Opcode::Trap, Type::Void, {lanes}, 0, 0, pc_);
+  }
+  bool cmpsel(const Insn& in, bool is_float, std::string& why);
+  bool ballot_op(const Insn& in, bool is_float, bool quad, std::string& why);
+  bool shuffle(const Insn& in, const std::string& n, std::string& why);
+  bool reduce(const Insn& in, const std::string& n, std::string& why);
+  bool get_sr(const Insn& in, std::string& why);
+  bool memory(const Insn& in, const std::string& n, std::string& why);
+  // Jumps to the instruction at the (uniform) i64 pc `target`; anything else traps.
+  void indirect_jump(ValueId target);
+
+  bool fail(const Insn& in, uint64_t pc, const std::string& why, std::string& err) {
+    err = "g13 translate: " + in.desc->name + " at pc " + hex(pc) + ": " + why;
+    return false;
+  }
+  ir::BlockId block_at(uint64_t pc) { return blocks_.at(pc); }
+  Op op(const Insn& in, const char* name) const {
+    for (const OperandDef& od : in.desc->operands)
+      if (od.name == name) return decode_operand(in, od, pc_);
+    return Op{};
+  }
+
+  ir::Function& f_;
+  ir::Builder b_;
+  std::map<uint64_t, ir::BlockId> blocks_;
+  std::map<uint64_t, Insn> insns_;
+  std::map<unsigned, uint32_t> sr_vars_;
+  ir::BlockId end_block_ = 0, bad_target_block_ = 0;
+  uint64_t pc_ = 0;
+  bool cmp_undefined_ = false;
+};
+
+}  // namespace gpurc::g13::detail

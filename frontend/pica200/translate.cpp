@@ -1,0 +1,676 @@
+// PICA200 -> IR translation (see translate.h for the layout contract and
+// docs/pica200.md "Translation" for the mapping).
+#include "frontend/pica200/translate.h"
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <unordered_map>
+
+#include "frontend/pica200/encoding.h"
+#include "ir/builder.h"
+
+namespace gpurc::pica {
+
+namespace {
+
+void put_u32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, 4); }
+uint32_t get_u32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+}  // namespace
+
+std::vector<uint8_t> pack_uniforms(const Uniforms& u) {
+  std::vector<uint8_t> out(kUniformBytes, 0);
+  for (unsigned n = 0; n < 96; ++n)
+    for (unsigned c = 0; c < 4; ++c) put_u32(&out[kUniformFloat + 16 * n + 4 * c], fp::bits(u.f[n][c]));
+  for (unsigned n = 0; n < 4; ++n)
+    for (unsigned c = 0; c < 4; ++c) put_u32(&out[kUniformInt + 16 * n + 4 * c], u.i[n][c]);
+  put_u32(&out[kUniformBool], u.b);
+  return out;
+}
+
+// Offsets of the state vars in one pass: Function::var_offset walks every
+// earlier var, which made packing O(vars^2) per lane (the runner's hot spot).
+// Same layout rule as ir::Function::var_offset (docs/architecture.md, warp ABI).
+static std::array<uint32_t, kNumStateVars> state_var_offsets(const ir::Function& f) {
+  std::array<uint32_t, kNumStateVars> off{};
+  uint32_t o = 0;
+  for (uint32_t i = 0; i < kNumStateVars && i < f.vars.size(); ++i) {
+    off[i] = o;
+    o += (ir::lane_bytes(f.vars[i].type) * ir::kWarpLanes + 63) & ~63u;
+  }
+  return off;
+}
+
+void pack_lanes(const ir::Function& f, const std::vector<VertexState>& states, size_t first, uint8_t* vars,
+                uint32_t& mask) {
+  mask = 0;
+  const auto off = state_var_offsets(f);
+  auto slot = [&](uint32_t var, unsigned lane) { return vars + off[var] + 4 * lane; };
+  for (unsigned lane = 0; lane < uint32_t(ir::kWarpLanes) && first + lane < states.size(); ++lane) {
+    const VertexState& s = states[first + lane];
+    mask |= 1u << lane;
+    for (unsigned n = 0; n < 16; ++n)
+      for (unsigned c = 0; c < 4; ++c) {
+        put_u32(slot(kVarInput + 4 * n + c, lane), fp::bits(s.v[n][c]));
+        put_u32(slot(kVarOutput + 4 * n + c, lane), fp::bits(s.o[n][c]));
+        put_u32(slot(kVarTemp + 4 * n + c, lane), fp::bits(s.r[n][c]));
+      }
+    put_u32(slot(kVarA0X, lane), uint32_t(s.a0x));
+    put_u32(slot(kVarA0Y, lane), uint32_t(s.a0y));
+    put_u32(slot(kVarAL, lane), s.aL);
+    put_u32(slot(kVarCmpX, lane), s.cmpx);
+    put_u32(slot(kVarCmpY, lane), s.cmpy);
+  }
+}
+
+void unpack_lanes(const ir::Function& f, const uint8_t* vars, size_t first, std::vector<VertexState>& states) {
+  const auto off = state_var_offsets(f);
+  auto slot = [&](uint32_t var, unsigned lane) { return vars + off[var] + 4 * lane; };
+  for (unsigned lane = 0; lane < uint32_t(ir::kWarpLanes) && first + lane < states.size(); ++lane) {
+    VertexState& s = states[first + lane];
+    for (unsigned n = 0; n < 16; ++n)
+      for (unsigned c = 0; c < 4; ++c) {
+        s.v[n][c] = fp::from_bits(get_u32(slot(kVarInput + 4 * n + c, lane)));
+        s.o[n][c] = fp::from_bits(get_u32(slot(kVarOutput + 4 * n + c, lane)));
+        s.r[n][c] = fp::from_bits(get_u32(slot(kVarTemp + 4 * n + c, lane)));
+      }
+    s.a0x = int32_t(get_u32(slot(kVarA0X, lane)));
+    s.a0y = int32_t(get_u32(slot(kVarA0Y, lane)));
+    s.aL = uint8_t(get_u32(slot(kVarAL, lane)));
+    s.cmpx = get_u32(slot(kVarCmpX, lane)) & 1;
+    s.cmpy = get_u32(slot(kVarCmpY, lane)) & 1;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Translation.
+//
+// The PICA200 control stacks (CALL 4, IF 8, LOOP 4) hold only addresses that
+// are fixed by the code, so they are expanded statically: the translator
+// explores "nodes" = (pc, stack contents) from the entry and gives each its
+// IR code. Only the LOOP iteration counters are dynamic (a private I32 var per
+// loop depth). A node is either Exec (run the instruction at pc) or LoopEnd
+// (the top LOOP frame ends at `pc`: step aL, count down, branch back or fall
+// out). Straight-line chains of nodes share one IR block.
+
+namespace {
+
+struct CallFrame { uint32_t end, ret; };
+struct IfFrame { uint32_t end, next; };
+struct LoopFrame { uint32_t start, end, ireg; };
+
+struct Stacks {
+  std::vector<CallFrame> calls;
+  std::vector<IfFrame> ifs;
+  std::vector<LoopFrame> loops;
+};
+
+enum class NodeKind : uint8_t { Exec, LoopEnd };
+
+struct Node {
+  NodeKind kind;
+  uint32_t pc;
+  Stacks st;
+};
+
+// Identity of a node: kind, pc and every stack entry.
+std::vector<uint32_t> node_key(const Node& n) {
+  std::vector<uint32_t> k{uint32_t(n.kind), n.pc, uint32_t(n.st.calls.size()), uint32_t(n.st.ifs.size())};
+  for (auto& c : n.st.calls) k.insert(k.end(), {c.end, c.ret});
+  for (auto& i : n.st.ifs) k.insert(k.end(), {i.end, i.next});
+  for (auto& l : n.st.loops) k.insert(k.end(), {l.start, l.end, l.ireg});
+  return k;
+}
+
+struct KeyHash {
+  size_t operator()(const std::vector<uint32_t>& k) const {
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t v : k) h = (h ^ v) * 1099511628211ull;
+    return size_t(h);
+  }
+};
+
+// How control leaves a node.
+enum class Exit : uint8_t {
+  Return,     // END, or a trap (the trap faults the warp first)
+  Goto,       // succ[0]
+  Branch,     // cond ? succ[0] : succ[1]
+};
+
+struct Edge {
+  Exit exit = Exit::Return;
+  uint32_t succ[2] = {0, 0};
+};
+
+constexpr uint32_t kMaxNodes = 1u << 15;
+
+std::string hex_addr(uint32_t a) {
+  char b[16];
+  std::snprintf(b, sizeof b, "0x%03X", a);
+  return b;
+}
+
+class Translator {
+ public:
+  Translator(const Program& p, const TranslateOptions& opt, ir::Function& f) : p_(p), opt_(opt), f_(f), b_(f) {}
+
+  bool run(std::string& err) {
+    make_vars();
+    nodes_.push_back(Node{NodeKind::Exec, opt_.entry, {}});
+    index_.emplace(node_key(nodes_[0]), 0);
+    // Phase 1: the node graph.
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      Edge e;
+      if (!successors(uint32_t(n), e, err)) return false;
+      edges_.push_back(e);
+      if (nodes_.size() > kMaxNodes) {
+        err = "pica200: control flow too complex to expand (more than " + std::to_string(kMaxNodes) +
+              " (address, stack) states) near " + hex_addr(nodes_[n].pc);
+        return false;
+      }
+    }
+    // Phase 2: blocks. A node starts a block unless it has exactly one
+    // predecessor and that predecessor falls into it unconditionally.
+    std::vector<uint32_t> preds(nodes_.size(), 0);
+    std::vector<uint8_t> via_goto(nodes_.size(), 0);
+    for (auto& e : edges_) {
+      if (e.exit == Exit::Goto) { ++preds[e.succ[0]]; via_goto[e.succ[0]] = 1; }
+      if (e.exit == Exit::Branch) { ++preds[e.succ[0]]; ++preds[e.succ[1]]; }
+    }
+    // A separate entry block, so a jump back to the entry address is an
+    // ordinary edge (the entry block of an IR function has no predecessors).
+    ir::BlockId entry = f_.add_block("entry");
+    block_of_.assign(nodes_.size(), ir::kNoBlock);
+    for (uint32_t n = 0; n < nodes_.size(); ++n) {
+      bool leader = n == 0 || preds[n] != 1 || !via_goto[n];
+      if (leader) block_of_[n] = f_.add_block();
+    }
+    for (uint32_t n = 0; n < nodes_.size(); ++n) {
+      if (block_of_[n] == ir::kNoBlock) continue;
+      b_.set_block(block_of_[n]);
+      uint32_t cur = n;
+      while (true) {
+        if (!emit_node(cur, err)) return false;
+        const Edge& e = edges_[cur];
+        if (e.exit == Exit::Goto && block_of_[e.succ[0]] == ir::kNoBlock) {
+          cur = e.succ[0];
+          continue;
+        }
+        break;
+      }
+    }
+    b_.set_block(entry);
+    b_.br(block_of_[0]);
+    f_.compute_preds();
+    return true;
+  }
+
+ private:
+  // ---- phase 1 -----------------------------------------------------------
+
+  uint32_t intern(Node n) {
+    auto key = node_key(n);
+    auto it = index_.find(key);
+    if (it != index_.end()) return it->second;
+    uint32_t id = uint32_t(nodes_.size());
+    nodes_.push_back(std::move(n));
+    index_.emplace(std::move(key), id);
+    return id;
+  }
+
+  // The IF and CALL end checks (one each, in that order) for `next`.
+  uint32_t after_loop_check(uint32_t next, Stacks st) {
+    if (!st.ifs.empty() && next == st.ifs.back().end) {
+      next = st.ifs.back().next;
+      st.ifs.pop_back();
+    }
+    if (!st.calls.empty() && next == st.calls.back().end) {
+      next = st.calls.back().ret;
+      st.calls.pop_back();
+    }
+    return intern(Node{NodeKind::Exec, next, std::move(st)});
+  }
+  // All end checks for control arriving at `next`.
+  uint32_t arrive(uint32_t next, Stacks st) {
+    if (!st.loops.empty() && next == st.loops.back().end) return intern(Node{NodeKind::LoopEnd, next, std::move(st)});
+    return after_loop_check(next, std::move(st));
+  }
+
+  // Why an Exec node cannot run its instruction (a runtime fault, as in the
+  // reference interpreter); empty if it can.
+  std::string fault_of(const Node& n, std::optional<Instr>& dec) {
+    if (n.pc >= p_.code.size()) return "execution ran past the end of the program";
+    std::string derr;
+    dec = decode(p_.code[n.pc], n.pc, &derr);
+    if (!dec) return derr.empty() ? "invalid instruction" : derr;
+    const Instr& in = *dec;
+    if (num_sources(in.op) > 0 && in.desc >= p_.descs.size())
+      return "operand descriptor " + std::to_string(in.desc) + " is not loaded";
+    switch (in.op) {
+      case Op::CALL: case Op::CALLC: case Op::CALLU:
+        if (n.st.calls.size() == Interpreter::kCallDepth) return "CALL stack overflow (depth 4)";
+        break;
+      case Op::IFU: case Op::IFC:
+        if (n.st.ifs.size() == Interpreter::kIfDepth) return "IF stack overflow (depth 8)";
+        break;
+      case Op::LOOP:
+        if (n.st.loops.size() == Interpreter::kLoopDepth) return "LOOP stack overflow (depth 4)";
+        break;
+      case Op::SETEMIT: case Op::EMIT:
+        if (!opt_.geometry) return std::string(info(in.op).name) + " outside a geometry shader";
+        break;
+      default: break;
+    }
+    return {};
+  }
+
+  bool successors(uint32_t id, Edge& e, std::string& err) {
+    const Node n = nodes_[id];  // copy: intern() may grow nodes_
+    if (n.kind == NodeKind::LoopEnd) {
+      Stacks out = n.st, back = n.st;
+      uint32_t start = back.loops.back().start;
+      out.loops.pop_back();
+      e.exit = Exit::Branch;
+      e.succ[0] = after_loop_check(n.pc, std::move(out));   // counter reached 0
+      e.succ[1] = after_loop_check(start, std::move(back));
+      return true;
+    }
+    std::optional<Instr> dec;
+    if (!fault_of(n, dec).empty()) {
+      e.exit = Exit::Return;
+      return true;
+    }
+    const Instr& in = *dec;
+    const uint32_t here = n.pc;
+    if ((in.op == Op::SETEMIT || in.op == Op::EMIT) && opt_.geometry) {
+      err = "pica200: " + std::string(info(in.op).name) + " at " + hex_addr(here) +
+            ": geometry shaders are not translated yet (use the interp engine)";
+      return false;
+    }
+    auto go = [&](uint32_t next, Stacks st) {
+      e.exit = Exit::Goto;
+      e.succ[0] = arrive(next, std::move(st));
+    };
+    auto branch = [&](uint32_t t_next, Stacks t_st, uint32_t f_next, Stacks f_st) {
+      e.exit = Exit::Branch;
+      e.succ[0] = arrive(t_next, std::move(t_st));
+      e.succ[1] = arrive(f_next, std::move(f_st));
+    };
+    Stacks st = n.st;
+    switch (in.op) {
+      case Op::END: e.exit = Exit::Return; return true;
+      case Op::BREAK:
+      case Op::BREAKC: {
+        Stacks taken = st;
+        uint32_t tnext = here + 1;
+        if (!taken.loops.empty()) {
+          tnext = taken.loops.back().end;
+          taken.loops.pop_back();
+        }
+        if (in.op == Op::BREAK) go(tnext, std::move(taken));
+        else branch(tnext, std::move(taken), here + 1, st);
+        return true;
+      }
+      case Op::CALL:
+      case Op::CALLC:
+      case Op::CALLU: {
+        Stacks taken = st;
+        taken.calls.push_back({uint32_t(in.target + in.num), here + 1});
+        if (in.op == Op::CALL) go(in.target, std::move(taken));
+        else branch(in.target, std::move(taken), here + 1, st);
+        return true;
+      }
+      case Op::IFU:
+      case Op::IFC: {
+        Stacks taken = st;
+        taken.ifs.push_back({in.target, uint32_t(in.target + in.num)});
+        branch(here + 1, std::move(taken), in.target, st);
+        return true;
+      }
+      case Op::LOOP:
+        st.loops.push_back({here + 1, uint32_t(in.target + 1), uint32_t(in.uniform & 3)});
+        go(here + 1, std::move(st));
+        return true;
+      case Op::JMPC:
+      case Op::JMPU: branch(in.target, st, here + 1, st); return true;
+      default: go(here + 1, std::move(st)); return true;
+    }
+  }
+
+  // ---- phase 2 -----------------------------------------------------------
+
+  void make_vars() {
+    f_ = ir::Function{};
+    f_.name = "pica200";
+    static const char* kComp = "xyzw";
+    for (const char* bank : {"v", "o", "r"})
+      for (int n = 0; n < 16; ++n)
+        for (int c = 0; c < 4; ++c) f_.add_var(std::string(bank) + std::to_string(n) + "." + kComp[c], ir::Type::F32);
+    f_.add_var("a0.x", ir::Type::I32);
+    f_.add_var("a0.y", ir::Type::I32);
+    f_.add_var("aL", ir::Type::I32);
+    f_.add_var("cmp.x", ir::Type::I1);
+    f_.add_var("cmp.y", ir::Type::I1);
+    for (unsigned d = 0; d < Interpreter::kLoopDepth; ++d)
+      loop_var_[d] = f_.add_var("loop" + std::to_string(d) + ".remaining", ir::Type::I32);
+    f_.uniform_bytes = kUniformBytes;
+  }
+
+  // Flags of the PICA arithmetic: flushed inputs and results, canonical NaN.
+  static constexpr uint32_t kArith = ir::ff::FtzIn | ir::ff::FtzOut;
+  static constexpr uint32_t kMul = kArith | ir::ff::ZeroMul;
+
+  ir::ValueId fconst(float x) { return b_.f32_bits(fp::bits(x)); }
+  ir::ValueId fadd(ir::ValueId a, ir::ValueId b) { return b_.binary(ir::Opcode::FAdd, a, b, 0, kArith); }
+  ir::ValueId fmul(ir::ValueId a, ir::ValueId b) { return b_.binary(ir::Opcode::FMul, a, b, 0, kMul); }
+  // fp::out: canonical NaN, flushed; x + -0 is x for every other x.
+  ir::ValueId out(ir::ValueId x) { return fadd(x, fconst(-0.0f)); }
+  // fp::flush: subnormal -> zero of the same sign, everything else (NaN payloads too) unchanged.
+  ir::ValueId flush(ir::ValueId x) {
+    ir::ValueId is_zero = b_.fcmp(ir::FloatPred::Oeq, x, fconst(0.0f), ir::ff::FtzIn);
+    ir::ValueId bits = b_.convert(ir::Opcode::Bitcast, ir::Type::I32, x);
+    ir::ValueId zero = b_.convert(ir::Opcode::Bitcast, ir::Type::F32, b_.binary(ir::Opcode::And, bits, b_.i32(0x80000000u)));
+    return b_.select(is_zero, zero, x);
+  }
+  ir::ValueId uniform_i32(uint32_t offset) { return b_.load_uniform(ir::Type::I32, offset); }
+  ir::ValueId bool_uniform(unsigned n) {
+    ir::ValueId word = uniform_i32(kUniformBool);
+    ir::ValueId bit = b_.binary(ir::Opcode::And, word, b_.i32(1u << (n & 15)));
+    return b_.icmp(ir::IntPred::Ne, bit, b_.i32(0));
+  }
+  ir::ValueId condition(const Instr& in) {
+    ir::ValueId x = b_.icmp(ir::IntPred::Eq, b_.get_var(kVarCmpX), b_.i1(in.refx));
+    ir::ValueId y = b_.icmp(ir::IntPred::Eq, b_.get_var(kVarCmpY), b_.i1(in.refy));
+    switch (in.condop & 3) {
+      case 0: return b_.binary(ir::Opcode::Or, x, y);
+      case 1: return b_.binary(ir::Opcode::And, x, y);
+      case 2: return x;
+      default: return y;
+    }
+  }
+
+  // c[index].comp for a per-lane index in 0..127: a select tree over the
+  // index bits (entries 96..127 read as 1.0, as in the interpreter).
+  ir::ValueId const_select(ir::ValueId index, unsigned comp) {
+    std::vector<ir::ValueId> level(128);
+    ir::ValueId one = fconst(1.0f);
+    for (unsigned k = 0; k < 128; ++k)
+      level[k] = k < 96 ? b_.load_uniform(ir::Type::F32, kUniformFloat + 16 * k + 4 * comp) : one;
+    for (unsigned bit = 0; level.size() > 1; ++bit) {
+      ir::ValueId set = b_.icmp(ir::IntPred::Ne, b_.binary(ir::Opcode::And, index, b_.i32(1u << bit)), b_.i32(0));
+      std::vector<ir::ValueId> next(level.size() / 2);
+      for (size_t k = 0; k < next.size(); ++k)
+        next[k] = level[2 * k] == level[2 * k + 1] ? level[2 * k] : b_.select(set, level[2 * k + 1], level[2 * k]);
+      level = std::move(next);
+    }
+    return level[0];
+  }
+
+  // A source operand after swizzle and negation: 4 values.
+  std::array<ir::ValueId, 4> read(unsigned field, bool wide, unsigned idx, const Swizzle& sw) {
+    std::array<ir::ValueId, 4> comp{};
+    std::array<ir::ValueId, 4> cache{ir::kNoValue, ir::kNoValue, ir::kNoValue, ir::kNoValue};
+    auto base_comp = [&](unsigned c) -> ir::ValueId {
+      if (cache[c] != ir::kNoValue) return cache[c];
+      ir::ValueId v;
+      if (field < 0x10) {
+        v = b_.get_var(kVarInput + 4 * field + c);
+      } else if (field < 0x20) {
+        v = b_.get_var(kVarTemp + 4 * (field - 0x10) + c);
+      } else if (wide && idx != 0) {
+        v = const_select(rel_index(field - 0x20, idx), c);
+      } else {
+        unsigned n = field - 0x20;
+        v = n > 95 ? fconst(1.0f) : b_.load_uniform(ir::Type::F32, kUniformFloat + 16 * n + 4 * c);
+      }
+      return cache[c] = v;
+    };
+    for (unsigned i = 0; i < 4; ++i) {
+      ir::ValueId v = base_comp(sw.comp[i] & 3);
+      comp[i] = sw.negate ? b_.unary(ir::Opcode::FNeg, v) : v;
+    }
+    return comp;
+  }
+
+  // (base + offset) & 0x7F: aL as 0..255, a0.x/a0.y only when in -128..127 (else 0).
+  ir::ValueId rel_index(unsigned base, unsigned idx) {
+    ir::ValueId offset;
+    if (idx == 3) {
+      offset = b_.get_var(kVarAL);
+    } else {
+      ir::ValueId a = b_.get_var(idx == 1 ? kVarA0X : kVarA0Y);
+      ir::ValueId in_range = b_.binary(ir::Opcode::And, b_.icmp(ir::IntPred::Sge, a, b_.i32(uint32_t(-128))),
+                                       b_.icmp(ir::IntPred::Sle, a, b_.i32(127)));
+      offset = b_.select(in_range, a, b_.i32(0));
+    }
+    return b_.binary(ir::Opcode::And, b_.binary(ir::Opcode::IAdd, offset, b_.i32(base)), b_.i32(0x7F));
+  }
+
+  void trap(uint32_t reason, uint32_t addr) {
+    b_.emit(ir::Opcode::Trap, ir::Type::Void, {b_.i1(true)}, 0, 0, trap_code(TrapReason(reason), addr));
+  }
+
+  bool emit_node(uint32_t id, std::string& err) {
+    const Node& n = nodes_[id];
+    const Edge& e = edges_[id];
+    if (n.kind == NodeKind::LoopEnd) {
+      const LoopFrame& l = n.st.loops.back();
+      uint32_t depth = uint32_t(n.st.loops.size() - 1);
+      ir::ValueId step = uniform_i32(kUniformInt + 16 * l.ireg + 8);
+      ir::ValueId al = b_.binary(ir::Opcode::IAdd, b_.get_var(kVarAL), step);
+      b_.set_var(kVarAL, b_.binary(ir::Opcode::And, al, b_.i32(0xFF)));
+      ir::ValueId left = b_.binary(ir::Opcode::ISub, b_.get_var(loop_var_[depth]), b_.i32(1));
+      b_.set_var(loop_var_[depth], left);
+      finish(e, b_.icmp(ir::IntPred::Eq, left, b_.i32(0)));
+      return true;
+    }
+    std::optional<Instr> dec;
+    std::string why = fault_of(n, dec);
+    if (!why.empty()) {
+      TrapReason r = n.pc >= p_.code.size() ? TrapReason::PastEnd
+                     : !dec                  ? TrapReason::InvalidInstruction
+                     : num_sources(dec->op) > 0 && dec->desc >= p_.descs.size() ? TrapReason::MissingDescriptor
+                     : dec->op == Op::LOOP   ? TrapReason::LoopOverflow
+                     : (dec->op == Op::IFU || dec->op == Op::IFC) ? TrapReason::IfOverflow
+                     : (dec->op == Op::CALL || dec->op == Op::CALLC || dec->op == Op::CALLU) ? TrapReason::CallOverflow
+                                             : TrapReason::EmitOutsideGeometry;
+      trap(uint32_t(r), n.pc);
+      b_.ret();
+      return true;
+    }
+    const Instr& in = *dec;
+    if (num_sources(in.op) > 0) return emit_arith(in, n.pc, e, err);
+    ir::ValueId cond = ir::kNoValue;
+    switch (in.op) {
+      case Op::BREAKC: case Op::CALLC: case Op::IFC: case Op::JMPC: cond = condition(in); break;
+      case Op::CALLU: case Op::IFU: cond = bool_uniform(in.uniform); break;
+      case Op::JMPU: {
+        // NUM bit 0 set inverts the test: jump when the boolean is false.
+        cond = bool_uniform(in.uniform);
+        if (in.num & 1) cond = b_.binary(ir::Opcode::Xor, cond, b_.i1(true));
+        break;
+      }
+      case Op::LOOP: {
+        uint32_t base = kUniformInt + 16 * (in.uniform & 3);
+        b_.set_var(loop_var_[n.st.loops.size()],
+                   b_.binary(ir::Opcode::IAdd, uniform_i32(base), b_.i32(1)));
+        b_.set_var(kVarAL, uniform_i32(base + 4));
+        break;
+      }
+      default: break;  // NOP, END, BREAK, CALL
+    }
+    finish(e, cond);
+    return true;
+  }
+
+  bool emit_arith(const Instr& in, uint32_t here, const Edge& e, std::string& err) {
+    const OperandDesc d = OperandDesc::decode(p_.descs[in.desc]);
+    const unsigned wide = wide_source(in.op);
+    const unsigned nsrc = num_sources(in.op);
+    std::array<ir::ValueId, 4> s1 = read(in.src1, wide == 1, in.idx, d.src[0]), s2{}, s3{};
+    if (nsrc >= 2) s2 = read(in.src2, wide == 2, in.idx, d.src[1]);
+    if (nsrc >= 3) s3 = read(in.src3, wide == 3, in.idx, d.src[2]);
+    std::array<ir::ValueId, 4> r{};
+    auto each = [&](auto fn) { for (int i = 0; i < 4; ++i) if (d.writes(unsigned(i))) r[size_t(i)] = fn(size_t(i)); };
+    auto fill = [&](ir::ValueId v) { r.fill(v); };
+    auto dp3 = [&] { return fadd(fadd(fmul(s1[0], s2[0]), fmul(s1[1], s2[1])), fmul(s1[2], s2[2])); };
+    auto transc = [&](ir::Opcode op) {
+      return b_.emit(op, ir::Type::F32, {s1[0]}, uint8_t(ir::Transc::Pica), kArith);
+    };
+    auto one_zero = [&](ir::FloatPred p, size_t i) {
+      return b_.select(b_.fcmp(p, s1[i], s2[i], ir::ff::FtzIn), fconst(1.0f), fconst(0.0f));
+    };
+    switch (in.op) {
+      case Op::ADD: each([&](size_t i) { return fadd(s1[i], s2[i]); }); break;
+      case Op::MUL: each([&](size_t i) { return fmul(s1[i], s2[i]); }); break;
+      // fp::mad is a flushed, rounded product and then an add: fmul + fadd
+      // (fmad would keep a subnormal product unflushed).
+      case Op::MAD: case Op::MADI: each([&](size_t i) { return fadd(fmul(s1[i], s2[i]), s3[i]); }); break;
+      case Op::DP3: if (d.mask) fill(dp3()); break;
+      case Op::DP4: if (d.mask) fill(fadd(dp3(), fmul(s1[3], s2[3]))); break;
+      case Op::DPH: case Op::DPHI: if (d.mask) fill(fadd(dp3(), s2[3])); break;
+      case Op::DST: case Op::DSTI:
+        r = {fconst(1.0f), d.writes(1) ? fmul(s1[1], s2[1]) : ir::kNoValue, d.writes(2) ? out(s1[2]) : ir::kNoValue,
+             d.writes(3) ? out(s2[3]) : ir::kNoValue};
+        break;
+      case Op::EX2: if (d.mask) fill(transc(ir::Opcode::FExp2)); break;
+      case Op::LG2: if (d.mask) fill(transc(ir::Opcode::FLog2)); break;
+      case Op::RCP: if (d.mask) fill(transc(ir::Opcode::FRcp)); break;
+      case Op::RSQ: if (d.mask) fill(transc(ir::Opcode::FRsqrt)); break;
+      case Op::LITP: {
+        // cmp flags from the unflushed x and w; x, w = max(flush(v), 0) (NaN -> 0);
+        // y = flushed, clamped to +-kLitpLimit, NaN canonical; z = 0.
+        b_.set_var(kVarCmpX, b_.fcmp(ir::FloatPred::Oge, s1[0], fconst(0.0f)));
+        b_.set_var(kVarCmpY, b_.fcmp(ir::FloatPred::Oge, s1[3], fconst(0.0f)));
+        auto pos = [&](ir::ValueId v) {
+          return b_.binary(ir::Opcode::FMax, v, fconst(0.0f), uint8_t(ir::MinMaxNan::SecondOnNan), kArith);
+        };
+        ir::ValueId y = out(s1[1]);
+        ir::ValueId lim = fconst(fp::kLitpLimit), nlim = fconst(-fp::kLitpLimit);
+        y = b_.select(b_.fcmp(ir::FloatPred::Olt, y, nlim), nlim, y);
+        y = b_.select(b_.fcmp(ir::FloatPred::Ogt, y, lim), lim, y);
+        r = {d.writes(0) ? pos(s1[0]) : ir::kNoValue, y, fconst(0.0f), d.writes(3) ? pos(s1[3]) : ir::kNoValue};
+        break;
+      }
+      case Op::SGE: case Op::SGEI: each([&](size_t i) { return one_zero(ir::FloatPred::Oge, i); }); break;
+      case Op::SLT: case Op::SLTI: each([&](size_t i) { return one_zero(ir::FloatPred::Olt, i); }); break;
+      case Op::FLR: each([&](size_t i) { return b_.unary(ir::Opcode::FFloor, s1[i], 0, kArith); }); break;
+      case Op::MAX:
+        // fp::fmax returns the selected operand unflushed and unchanged (NaN payloads too).
+        each([&](size_t i) {
+          ir::ValueId v = b_.select(b_.fcmp(ir::FloatPred::Ogt, s1[i], s2[i]), s1[i], s2[i]);
+          if (opt_.fp.max_inf_quirk) {
+            ir::ValueId inf = b_.fcmp(ir::FloatPred::Oeq, b_.unary(ir::Opcode::FAbs, s2[i]), fconst(INFINITY));
+            v = b_.select(inf, s2[i], v);
+          }
+          return v;
+        });
+        break;
+      case Op::MIN:
+        // fp::fmin: both flushed, then (a < b) ? a : b; a NaN b is kept as is.
+        each([&](size_t i) {
+          ir::ValueId lt = b_.fcmp(ir::FloatPred::Olt, s1[i], s2[i], ir::ff::FtzIn);
+          return b_.select(lt, flush(s1[i]), flush(s2[i]));
+        });
+        break;
+      case Op::MOV: each([&](size_t i) { return s1[i]; }); break;
+      case Op::MOVA: {
+        // Truncation toward zero, NaN -> 0, saturating: ftoi.s with rtz.
+        uint32_t rtz = ir::with_round(0, ir::Round::TowardZero);
+        if (d.writes(0)) b_.set_var(kVarA0X, b_.convert(ir::Opcode::FToI, ir::Type::I32, s1[0], uint8_t(ir::Sign::Signed), rtz));
+        if (d.writes(1)) b_.set_var(kVarA0Y, b_.convert(ir::Opcode::FToI, ir::Type::I32, s1[1], uint8_t(ir::Sign::Signed), rtz));
+        break;
+      }
+      case Op::CMP: {
+        // Unflushed compares; operators 6 and 7 are always true.
+        static constexpr ir::FloatPred kPred[6] = {ir::FloatPred::Oeq, ir::FloatPred::Une, ir::FloatPred::Olt,
+                                                   ir::FloatPred::Ole, ir::FloatPred::Ogt, ir::FloatPred::Oge};
+        auto cmp = [&](unsigned op, ir::ValueId a, ir::ValueId b) {
+          return (op & 7) >= 6 ? b_.i1(true) : b_.fcmp(kPred[op & 7], a, b);
+        };
+        ir::ValueId x = cmp(in.cmpx, s1[0], s2[0]), y = cmp(in.cmpy, s1[1], s2[1]);
+        b_.set_var(kVarCmpX, x);
+        b_.set_var(kVarCmpY, y);
+        break;
+      }
+      default:
+        err = "pica200: no translation for " + std::string(info(in.op).name) + " at " + hex_addr(here);
+        return false;
+    }
+    if (has_dst(in.op)) {
+      uint32_t base = in.dst < 0x10 ? kVarOutput + 4 * in.dst : kVarTemp + 4 * (in.dst - 0x10u);
+      for (unsigned i = 0; i < 4; ++i)
+        if (d.writes(i)) b_.set_var(base + i, r[i]);
+    }
+    finish(e, ir::kNoValue);
+    return true;
+  }
+
+  // The node's terminator, or nothing when the next node continues this block.
+  void finish(const Edge& e, ir::ValueId cond) {
+    switch (e.exit) {
+      case Exit::Return: b_.ret(); break;
+      case Exit::Goto:
+        if (block_of_[e.succ[0]] != ir::kNoBlock) b_.br(block_of_[e.succ[0]]);
+        break;
+      case Exit::Branch: b_.cond_br(cond, block_of_[e.succ[0]], block_of_[e.succ[1]]); break;
+    }
+  }
+
+  const Program& p_;
+  const TranslateOptions& opt_;
+  ir::Function& f_;
+  ir::Builder b_;
+  std::vector<Node> nodes_;
+  std::vector<Edge> edges_;
+  std::unordered_map<std::vector<uint32_t>, uint32_t, KeyHash> index_;
+  std::vector<ir::BlockId> block_of_;
+  uint32_t loop_var_[Interpreter::kLoopDepth] = {};
+};
+
+}  // namespace
+
+uint64_t trap_code(TrapReason r, uint32_t addr) { return (uint64_t(r) << 16) | (addr & 0xFFFF); }
+
+std::string describe_trap(uint64_t code) {
+  uint32_t addr = uint32_t(code & 0xFFFF);
+  const char* what = "unknown fault";
+  switch (TrapReason(code >> 16)) {
+    case TrapReason::InvalidInstruction: what = "invalid instruction"; break;
+    case TrapReason::PastEnd: what = "execution ran past the end of the program"; break;
+    case TrapReason::MissingDescriptor: what = "operand descriptor is not loaded"; break;
+    case TrapReason::CallOverflow: what = "CALL stack overflow (depth 4)"; break;
+    case TrapReason::IfOverflow: what = "IF stack overflow (depth 8)"; break;
+    case TrapReason::LoopOverflow: what = "LOOP stack overflow (depth 4)"; break;
+    case TrapReason::EmitOutsideGeometry: what = "SETEMIT/EMIT outside a geometry shader"; break;
+  }
+  return std::string("pica200: ") + what + " at " + hex_addr(addr);
+}
+
+bool translate(const Program& p, const TranslateOptions& opt, ir::Function& out, std::string& err) {
+  if (p.code.size() > 4096 || p.descs.size() > 128) {
+    err = "pica200: program too large (at most 4096 words and 128 operand descriptors)";
+    return false;
+  }
+  Translator t(p, opt, out);
+  if (!t.run(err)) {
+    out = ir::Function{};
+    return false;
+  }
+  std::string v = ir::verify(out);
+  if (!v.empty()) {
+    err = "pica200: translation produced invalid IR (a translator bug): " + v;
+    out = ir::Function{};
+    return false;
+  }
+  return true;
+}
+
+}  // namespace gpurc::pica

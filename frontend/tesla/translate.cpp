@@ -1,0 +1,1468 @@
+// Tesla -> pre-SSA IR (see translate.h for the state layout and docs/tesla.md
+// "Translation to IR" for the choices).
+//
+// Control flow is per lane: a predicated bra is a cond_br and the IR's own
+// divergence handling reconverges the lanes, so joinat and the join marker
+// need no code. What the hardware keeps on the warp stack for call/ret and
+// prebrk/brk is kept per lane in private vars (a small stack of
+// kind << 28 | word address entries); ret and brk pop it in a shared dispatch
+// block that compares the popped address against every possible return or
+// break site.
+#include "frontend/tesla/translate.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "ir/builder.h"
+
+namespace gpurc::tesla {
+
+namespace {
+
+using ir::Opcode;
+using ir::Type;
+using V = ir::ValueId;
+
+// Private vars after the public state.
+constexpr uint32_t kVarSp = kNumStateVars;           // I32: stack depth
+constexpr uint32_t kVarLimDepth = kNumStateVars + 1; // I32: limited-call entries on the stack
+constexpr uint32_t kVarStack = kNumStateVars + 2;    // I32 x kStackDepth
+constexpr unsigned kStackDepth = 16;
+
+enum Entry : uint32_t { kEntryPreBrk = 1, kEntryCall = 2, kEntryCallLim = 3 };
+
+
+uint32_t float_flags(bool ftz_in, bool ftz_out, ir::Round r = ir::Round::NearestEven, bool sat = false) {
+  uint32_t f = ir::with_nan(0, ir::NanRule::AllOnes);
+  f = ir::with_round(f, r);
+  if (ftz_in) f |= ir::ff::FtzIn;
+  if (ftz_out) f |= ir::ff::FtzOut;
+  if (sat) f |= ir::ff::Sat;
+  return f;
+}
+
+struct Translator {
+  const std::vector<uint32_t>& code;
+  const TranslateOptions& opt;
+  ir::Function& f;
+  ir::Builder b;
+  std::string& err;
+
+  std::map<uint32_t, Insn> insns;            // reachable instructions by word address
+  std::map<uint32_t, ir::BlockId> blocks;    // their IR blocks
+  std::set<uint32_t> ret_sites, brk_sites, loop_heads, decode_errors;
+  bool uses_stack = false;
+  ir::BlockId ret_dispatch = ir::kNoBlock, brk_dispatch = ir::kNoBlock;
+
+  // Per-instruction state.
+  const Insn* cur = nullptr;
+  uint32_t pc = 0;
+  V guard = ir::kNoValue;  // i1 predicate of the instruction, kNoValue = always
+  struct PostInc {
+    int areg;
+    int64_t delta;
+  };
+  std::vector<PostInc> postinc;
+
+  Translator(const std::vector<uint32_t>& c, const TranslateOptions& o, ir::Function& out, std::string& e)
+      : code(c), opt(o), f(out), b(out), err(e) {}
+
+  bool fail(const std::string& what) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " at word 0x%x", pc);
+    err = what + (cur ? " '" + format(*cur) + "'" : std::string()) + buf;
+    return false;
+  }
+  bool unsupported(const char* why) { return fail(std::string("cannot translate ") + op_name(cur->op) + " (" + why + ")"); }
+
+  // ------------------------------------------------------------ discovery
+  static bool branch_target(const Insn& in, int64_t& t) {
+    for (auto& a : in.atoms)
+      if (a.type == Atom::Opnd && a.op.kind == OKind::Imm) {
+        t = a.op.imm / 4;
+        return true;
+      }
+    return false;
+  }
+
+  bool discover() {
+    std::vector<uint32_t> work{opt.entry};
+    auto add = [&](int64_t t) {
+      if (t >= 0 && uint64_t(t) < code.size() && !insns.count(uint32_t(t))) work.push_back(uint32_t(t));
+    };
+    while (!work.empty()) {
+      uint32_t p = work.back();
+      work.pop_back();
+      if (insns.count(p) || p >= code.size()) continue;
+      Insn in = decode(code.data(), code.size(), p, opt.target);
+      pc = p;
+      cur = nullptr;
+      // An instruction the hardware refuses faults when it is reached (as in
+      // the interpreter): it becomes a decode trap, not a translation error.
+      if (check(in, p) != DecodeError::None) {
+        decode_errors.insert(p);
+        insns.emplace(p, std::move(in));
+        continue;
+      }
+      uint32_t next = p + in.words;
+      auto& slot = insns.emplace(p, std::move(in)).first->second;
+      int64_t t = -1;
+      if (slot.is_control) {
+        bool has_t = branch_target(slot, t);
+        switch (slot.op) {
+          case Op::Bra:
+            if (has_t) add(t);
+            if (has_t && t <= int64_t(p)) loop_heads.insert(uint32_t(t));
+            add(next);
+            break;
+          case Op::Call:
+            if (has_t) add(t), loop_heads.insert(uint32_t(t));
+            ret_sites.insert(next), add(next), uses_stack = true;
+            break;
+          case Op::PreRet:
+            if (has_t) ret_sites.insert(uint32_t(t)), add(t);
+            add(next), uses_stack = true;
+            break;
+          case Op::PreBrk:
+            if (has_t) brk_sites.insert(uint32_t(t)), add(t);
+            add(next), uses_stack = true;
+            break;
+          case Op::Ret:
+          case Op::Brk: add(next), uses_stack = true; break;
+          case Op::Trap: break;
+          default: add(next); break;
+        }
+      } else if (!slot.exit) {
+        add(next);
+      }
+    }
+    for (uint32_t s : ret_sites) loop_heads.insert(s);
+    for (uint32_t s : brk_sites) loop_heads.insert(s);
+    return true;
+  }
+
+  // ------------------------------------------------------------ state access
+  V reg(int n) { return unsigned(n) < opt.regs && n < 128 ? b.get_var(kVarR + unsigned(n)) : b.i32(0); }
+  void set_reg(int n, V v) {
+    if (unsigned(n) >= opt.regs || n >= 128) return;
+    if (guard != ir::kNoValue) v = b.select(guard, v, b.get_var(kVarR + unsigned(n)));
+    b.set_var(kVarR + unsigned(n), v);
+  }
+  static bool areg_is_zero(int n) { return n <= 0 || n == 5 || n == 6 || n > 7; }
+  V areg(int n) { return areg_is_zero(n) ? b.i32(0) : b.get_var(kVarA + unsigned(n)); }
+  bool set_areg(int n, V v) {
+    if (areg_is_zero(n)) return true;
+    if (n == 7) return unsupported("$a7 is one register per warp");
+    v = b.binary(Opcode::And, v, b.i32(0xffff));
+    if (guard != ir::kNoValue) v = b.select(guard, v, b.get_var(kVarA + unsigned(n)));
+    b.set_var(kVarA + unsigned(n), v);
+    return true;
+  }
+  V creg(int n) { return b.get_var(kVarC + unsigned(n & 3)); }
+  void set_creg(int n, V v) {
+    if (guard != ir::kNoValue) v = b.select(guard, v, creg(n));
+    b.set_var(kVarC + unsigned(n & 3), v);
+  }
+  void set_flags(V fl) {
+    if (const Operand* c = cur->find(Role::CDst)) set_creg(c->reg, fl);
+  }
+
+  V mask() { return guard != ir::kNoValue ? guard : b.i1(true); }
+  V k32(uint32_t v) { return b.i32(v); }
+  V bin(Opcode op, V x, V y, uint8_t attr = 0, uint32_t fflags = 0) { return b.binary(op, x, y, attr, fflags); }
+  V band(V x, uint32_t m) { return bin(Opcode::And, x, k32(m)); }
+  V shr(V x, unsigned n) { return b.emit(Opcode::LShr, Type::I32, {x, k32(n)}, uint8_t(ir::ShiftMode::Clamp)); }
+  V shl(V x, unsigned n) { return b.emit(Opcode::Shl, Type::I32, {x, k32(n)}, uint8_t(ir::ShiftMode::Clamp)); }
+  V bit(V x, unsigned n) { return band(shr(x, n), 1); }
+  V to_i32(V c) { return b.convert(Opcode::Zext, Type::I32, c); }
+  V ne0(V x) { return b.icmp(ir::IntPred::Ne, x, k32(0)); }
+  V eq0(V x) { return b.icmp(ir::IntPred::Eq, x, k32(0)); }
+  V sel32(V c, uint32_t t, uint32_t e) { return b.select(c, k32(t), k32(e)); }
+
+  // Z=1 S=2 of an integer result of `bits` (16 or 32).
+  V flags_int(V res, unsigned bits) {
+    V m = bits == 16 ? band(res, 0xffff) : res;
+    return bin(Opcode::Or, to_i32(eq0(m)), shl(bit(m, bits - 1), 1));
+  }
+  // Z: zero or NaN, S: negative or NaN.
+  V flags_float(V res) {
+    V mag = band(res, 0x7fffffffu);
+    V nan = b.icmp(ir::IntPred::Ugt, mag, k32(0x7f800000u));
+    V z = bin(Opcode::Or, nan, eq0(mag));
+    V s = bin(Opcode::Or, nan, b.icmp(ir::IntPred::Ne, shr(res, 31), k32(0)));
+    return bin(Opcode::Or, to_i32(z), shl(to_i32(s), 1));
+  }
+  V flags_double(V res64) {
+    V f = b.convert(Opcode::Bitcast, Type::F64, res64);
+    V nan = b.fcmp(ir::FloatPred::Uno, f, f);
+    V z = bin(Opcode::Or, nan, b.fcmp(ir::FloatPred::Oeq, f, b.constant(Type::F64, 0)));
+    V sign = b.icmp(ir::IntPred::Slt, res64, b.i64(0));
+    V s = bin(Opcode::Or, nan, sign);
+    return bin(Opcode::Or, to_i32(z), shl(to_i32(s), 1));
+  }
+
+  // The 32 predicate conditions of a $c register (sem::pred).
+  V pred(int creg_n, unsigned code) {
+    if (code == 15) return b.i1(true);
+    V c = creg(creg_n);
+    auto flag = [&](unsigned n) { return ne0(band(c, 1u << n)); };
+    V Z = flag(0), S = flag(1), C = flag(2), O = flag(3);
+    auto NOT = [&](V x) { return b.unary(Opcode::Not, x); };
+    auto AND = [&](V x, V y) { return bin(Opcode::And, x, y); };
+    auto OR = [&](V x, V y) { return bin(Opcode::Or, x, y); };
+    auto XOR = [&](V x, V y) { return bin(Opcode::Xor, x, y); };
+    switch (code) {
+      case 0x01: return XOR(AND(S, NOT(Z)), O);
+      case 0x02: return AND(Z, NOT(S));
+      case 0x03: return XOR(S, OR(Z, O));
+      case 0x04: return AND(NOT(Z), NOT(XOR(S, O)));
+      case 0x05: return NOT(Z);
+      case 0x06: return NOT(XOR(S, O));
+      case 0x07: return OR(NOT(Z), NOT(S));
+      case 0x08: return AND(Z, S);
+      case 0x09: return XOR(S, O);
+      case 0x0a: return Z;
+      case 0x0b: return OR(Z, XOR(S, O));
+      case 0x0c: return XOR(NOT(S), OR(Z, O));
+      case 0x0d: return OR(NOT(Z), S);
+      case 0x0e: return XOR(OR(NOT(S), Z), O);
+      case 0x10: return O;
+      case 0x11: return C;
+      case 0x12: return AND(NOT(Z), C);
+      case 0x13: return S;
+      case 0x1c: return NOT(S);
+      case 0x1d: return OR(Z, NOT(C));
+      case 0x1e: return NOT(C);
+      case 0x1f: return NOT(O);
+      default: return b.i1(false);
+    }
+  }
+
+  // ------------------------------------------------------------ memory
+  // Byte address (i64) of a memory operand; post-increments are queued.
+  V address(const Operand& o) {
+    if (o.space == 'g') return bin(Opcode::Or, b.convert(Opcode::Zext, Type::I64, reg(o.greg)),
+                                   b.i64(global_address(unsigned(o.idx < 0 ? 0 : o.idx), 0)));
+    V base = o.areg > 0 ? areg(o.areg) : k32(0);
+    V a;
+    if (o.postinc) {
+      postinc.push_back(PostInc{o.areg, o.offset});
+      a = band(base, 0xffff);
+    } else {
+      a = band(bin(Opcode::IAdd, base, k32(uint32_t(o.offset))), 0xffff);
+    }
+    V a64 = b.convert(Opcode::Zext, Type::I64, a);
+    if (o.space == 'c') return bin(Opcode::Or, a64, b.i64(const_address(unsigned(o.idx < 0 ? 0 : o.idx), 0)));
+    return a64;  // l[]: bounds and the thread's base are applied by checked()
+  }
+  // Final address for an access of `bytes`: misaligned and (l[]) out-of-range
+  // accesses go to kUnbackedAddress.
+  V checked(const Operand& o, V a64, unsigned bytes) {
+    V bad = b.icmp(ir::IntPred::Ne, bin(Opcode::And, a64, b.i64(bytes - 1)), b.i64(0));
+    V a = a64;
+    if (o.space == 'l') {
+      V end = bin(Opcode::IAdd, a64, b.i64(bytes));
+      bad = bin(Opcode::Or, bad, b.icmp(ir::IntPred::Ugt, end, b.i64(opt.lmem)));
+      a = bin(Opcode::IAdd, a64, b.get_var(kVarLocalBase));
+    }
+    return b.select(bad, b.i64(kUnbackedAddress), a);
+  }
+  bool space_of(const Operand& o, ir::Space& s) {
+    switch (o.space) {
+      case 'g': s = ir::Space::Global; return true;
+      case 'c': s = ir::Space::Const; return true;
+      case 's': s = ir::Space::Shared; return true;
+      case 'l': s = ir::Space::Local; return true;
+      default: return unsupported("a[]/o[]/v[]/p[] spaces are not translated (compute programs only)");
+    }
+  }
+  // Loads `bytes` (1, 2, 4, 8) as an i32 (zero-extended) or i64.
+  bool load(const Operand& o, V a64, unsigned bytes, V& out) {
+    ir::Space s = ir::Space::Global;
+    if (!space_of(o, s)) return false;
+    V a = checked(o, a64, bytes);
+    Type t = bytes == 1 ? Type::I8 : bytes == 2 ? Type::I16 : bytes == 4 ? Type::I32 : Type::I64;
+    V v = b.load(t, s, ir::AddrClass::Random, a, mask());
+    out = bytes < 4 ? b.convert(Opcode::Zext, Type::I32, v) : v;
+    return true;
+  }
+  bool store(const Operand& o, V a64, unsigned bytes, V v) {
+    ir::Space s = ir::Space::Global;
+    if (!space_of(o, s)) return false;
+    V a = checked(o, a64, bytes);
+    if (bytes < 4) v = b.convert(Opcode::Trunc, bytes == 1 ? Type::I8 : Type::I16, v);
+    b.store(s, ir::AddrClass::Random, a, v, mask());
+    return true;
+  }
+
+  // ------------------------------------------------------------ operands
+  bool read(const Operand* o, V& out) {
+    if (!o) return fail("missing operand");
+    switch (o->kind) {
+      case OKind::Reg:
+        out = reg(o->reg);
+        if (o->size == RSize::H) out = band(shr(out, o->high ? 16 : 0), 0xffff);
+        return true;
+      case OKind::Imm: out = k32(uint32_t(o->imm)); return true;
+      case OKind::AReg: out = areg(o->reg); return true;
+      case OKind::CReg: out = creg(o->reg); return true;
+      case OKind::Mem: {
+        std::string mode = cur->name_before(o);
+        unsigned bytes = o->access;
+        bool sign = false;
+        if (o->space == 's' || (o->space == 'c' && (mode == "u8" || mode == "u16" || mode == "s16" || mode == "b32"))) {
+          if (mode == "u8") bytes = 1;
+          else if (mode == "u16") bytes = 2;
+          else if (mode == "s16") bytes = 2, sign = true;
+          else if (mode == "b32") bytes = 4;
+        }
+        if (bytes != 1 && bytes != 2 && bytes != 4) return unsupported("memory operand size");
+        if (!load(*o, address(*o), bytes, out)) return false;
+        if (sign) out = b.convert(Opcode::Sext, Type::I32, b.convert(Opcode::Trunc, Type::I16, out));
+        return true;
+      }
+      default: return fail("operand " + format_operand(*o) + " cannot be read");
+    }
+  }
+  bool read64(const Operand* o, V& out) {
+    if (o && o->kind == OKind::Reg && o->size == RSize::D) {
+      V lo = b.convert(Opcode::Zext, Type::I64, reg(o->reg));
+      V hi = b.convert(Opcode::Zext, Type::I64, reg(o->reg + 1));
+      out = bin(Opcode::Or, lo, b.emit(Opcode::Shl, Type::I64, {hi, k32(32)}, uint8_t(ir::ShiftMode::Clamp)));
+      return true;
+    }
+    V v;
+    if (!read(o, v)) return false;
+    out = b.convert(Opcode::Zext, Type::I64, v);
+    return true;
+  }
+  bool write(const Operand* o, V v) {
+    if (!o) return true;
+    switch (o->kind) {
+      case OKind::Reg:
+        if (o->size == RSize::H) {
+          V old = reg(o->reg);
+          unsigned sh = o->high ? 16 : 0;
+          V nv = bin(Opcode::Or, band(old, ~(0xffffu << sh)), shl(band(v, 0xffff), sh));
+          set_reg(o->reg, nv);
+        } else {
+          set_reg(o->reg, v);
+        }
+        return true;
+      case OKind::Discard: return true;
+      default: return fail("operand " + format_operand(*o) + " cannot be written");
+    }
+  }
+  bool write64(const Operand* o, V v) {
+    if (o && o->kind == OKind::Reg && o->size == RSize::D) {
+      set_reg(o->reg, b.convert(Opcode::Trunc, Type::I32, v));
+      set_reg(o->reg + 1,
+              b.convert(Opcode::Trunc, Type::I32, b.emit(Opcode::LShr, Type::I64, {v, k32(32)}, uint8_t(ir::ShiftMode::Clamp))));
+      return true;
+    }
+    return write(o, b.convert(Opcode::Trunc, Type::I32, v));
+  }
+
+  // neg/abs/not modifier names before and after source 1 (print order).
+  void side_flags(const char* name, bool out[2]) {
+    out[0] = out[1] = false;
+    int side = 0;
+    for (auto& a : cur->atoms) {
+      if (a.type == Atom::Opnd && a.op.role == Role::Src1) side = 1;
+      if (a.type == Atom::Name && a.name == name) out[side] = true;
+    }
+  }
+
+  V as_f32(V i) { return b.convert(Opcode::Bitcast, Type::F32, i); }
+  V as_i32(V x) { return b.convert(Opcode::Bitcast, Type::I32, x); }
+  V as_f64(V i) { return b.convert(Opcode::Bitcast, Type::F64, i); }
+  V as_i64(V x) { return b.convert(Opcode::Bitcast, Type::I64, x); }
+
+  // ------------------------------------------------------------ ALU
+  bool alu();
+  bool int_add();
+  bool cvt();
+  bool cvt_from_64(const std::string& dt, const std::string& st, int db);
+
+  // ------------------------------------------------------------ control
+  void push_entry(uint32_t entry) {
+    V sp = b.get_var(kVarSp);
+    // Overflow traps (the interpreter's stack is deeper, see docs/tesla.md).
+    b.emit(Opcode::Trap, Type::Void, {b.icmp(ir::IntPred::Uge, sp, k32(kStackDepth))}, 0, 0,
+           uint64_t(kTrapStackOverflow) << 24 | pc);
+    for (unsigned i = 0; i < kStackDepth; ++i) {
+      V at = b.icmp(ir::IntPred::Eq, sp, k32(i));
+      b.set_var(kVarStack + i, b.select(at, k32(entry), b.get_var(kVarStack + i)));
+    }
+    b.set_var(kVarSp, bin(Opcode::IAdd, sp, k32(1)));
+  }
+  V stack_top(V index) {
+    V v = k32(0);
+    for (unsigned i = 0; i < kStackDepth; ++i) v = b.select(b.icmp(ir::IntPred::Eq, index, k32(i)), b.get_var(kVarStack + i), v);
+    return v;
+  }
+  // Jumps to the block of word address `target` (a value), one of `sites`.
+  void dispatch(V target, const std::set<uint32_t>& sites) {
+    for (uint32_t s : sites) {
+      ir::BlockId no = f.add_block();
+      b.cond_br(b.icmp(ir::IntPred::Eq, target, k32(s)), blocks.at(s), no);
+      b.set_block(no);
+    }
+    b.emit(Opcode::Trap, Type::Void, {b.i1(true)}, 0, 0, uint64_t(kTrapBadTarget) << 24 | pc);
+    b.ret();
+  }
+  // Pops entries until one of kind `want` (ret: call or limited call; brk:
+  // prebrk) and continues at its address; an empty stack exits the thread
+  // (ret) or traps (brk).
+  ir::BlockId make_dispatch(bool is_ret) {
+    ir::BlockId saved = b.block();
+    ir::BlockId head = f.add_block(is_ret ? "ret_pop" : "brk_pop");
+    ir::BlockId empty = f.add_block(), pop = f.add_block(), found = f.add_block();
+    b.set_block(head);
+    V sp = b.get_var(kVarSp);
+    b.cond_br(eq0(sp), empty, pop);
+    b.set_block(empty);
+    if (is_ret) b.set_var(kVarExited, k32(1));
+    else b.emit(Opcode::Trap, Type::Void, {b.i1(true)}, 0, 0, uint64_t(kTrapNoBreak) << 24);
+    b.ret();
+    b.set_block(pop);
+    V sp1 = bin(Opcode::ISub, b.get_var(kVarSp), k32(1));
+    V e = stack_top(sp1);
+    b.set_var(kVarSp, sp1);
+    V kind = shr(e, 28);
+    V is_lim = b.icmp(ir::IntPred::Eq, kind, k32(kEntryCallLim));
+    b.set_var(kVarLimDepth, bin(Opcode::ISub, b.get_var(kVarLimDepth), to_i32(is_lim)));
+    V hit = is_ret ? b.icmp(ir::IntPred::Ne, kind, k32(kEntryPreBrk)) : b.icmp(ir::IntPred::Eq, kind, k32(kEntryPreBrk));
+    b.cond_br(hit, found, head);
+    b.set_block(found);
+    dispatch(band(e, 0x0fffffffu), is_ret ? ret_sites : brk_sites);
+    b.set_block(saved);
+    return head;
+  }
+
+  ir::BlockId block_at(uint32_t p) {
+    if (p >= code.size() || !blocks.count(p)) {
+      ir::BlockId bad = f.add_block();
+      ir::BlockId saved = b.block();
+      b.set_block(bad);
+      // Past the end: the address execution would continue at; otherwise the branching instruction.
+      bool past_end = p == code.size() || (p > code.size() && p != ~0u && p - code.size() < 2);
+      uint64_t trap = past_end ? uint64_t(kTrapPastEnd) << 24 | p : uint64_t(kTrapBadTarget) << 24 | pc;
+      b.emit(Opcode::Trap, Type::Void, {b.i1(true)}, 0, 0, trap);
+      b.ret();
+      b.set_block(saved);
+      return bad;
+    }
+    return blocks.at(p);
+  }
+
+  bool control(uint32_t next) {
+    const Insn& in = *cur;
+    int64_t t = -1;
+    branch_target(in, t);
+    auto target = [&]() { return t >= 0 && uint64_t(t) < code.size() ? block_at(uint32_t(t)) : block_at(~0u); };
+    switch (in.op) {
+      case Op::Bra:
+        if (in.pred == 15) b.br(target());
+        else if (guard == ir::kNoValue) b.br(block_at(next));
+        else b.cond_br(guard, target(), block_at(next));
+        return true;
+      case Op::Call: {
+        ir::BlockId go = f.add_block();
+        if (in.has("lim")) {
+          ir::BlockId skip = block_at(next);
+          V full = b.icmp(ir::IntPred::Uge, b.get_var(kVarLimDepth), k32(opt.call_limit));
+          b.cond_br(full, skip, go);
+          b.set_block(go);
+          b.set_var(kVarLimDepth, bin(Opcode::IAdd, b.get_var(kVarLimDepth), k32(1)));
+          push_entry(kEntryCallLim << 28 | next);
+        } else {
+          b.br(go);
+          b.set_block(go);
+          push_entry(kEntryCall << 28 | next);
+        }
+        b.br(target());
+        return true;
+      }
+      case Op::PreRet: push_entry(kEntryCall << 28 | uint32_t(t)); b.br(block_at(next)); return true;
+      case Op::PreBrk: push_entry(kEntryPreBrk << 28 | uint32_t(t)); b.br(block_at(next)); return true;
+      case Op::JoinAt: b.br(block_at(next)); return true;  // reconvergence is implicit per lane
+      case Op::Ret:
+      case Op::Brk: {
+        ir::BlockId& d = in.op == Op::Ret ? ret_dispatch : brk_dispatch;
+        if (d == ir::kNoBlock) d = make_dispatch(in.op == Op::Ret);
+        if (in.pred == 15) b.br(d);
+        else if (guard == ir::kNoValue) b.br(block_at(next));
+        else b.cond_br(guard, d, block_at(next));
+        return true;
+      }
+      case Op::Bar: {
+        bool inc = in.has("inc"), wait = in.has("wait");
+        int nimm = 0;
+        for (auto& a : in.atoms) nimm += a.type == Atom::Opnd && a.op.kind == OKind::Imm;
+        if (inc != wait || nimm > 1) return unsupported("only the plain 'bar sync' form is translated");
+        ir::BlockId after = f.add_block();
+        b.barrier(after);
+        b.set_block(after);
+        b.br(block_at(next));
+        return true;
+      }
+      case Op::Trap:
+        b.emit(Opcode::Trap, Type::Void, {b.i1(true)}, 0, 0, uint64_t(kTrapInsn) << 24 | pc);
+        b.ret();
+        return true;
+      case Op::Brkpt: b.br(block_at(next)); return true;
+      default: return unsupported("control instruction");
+    }
+  }
+
+  bool run() {
+    if (code.size() > opt.max_words) return fail("program too large");
+    if (opt.entry >= code.size()) return fail("entry outside the code");
+    if (opt.target.ptype != kCP) {
+      err = "only compute programs are translated";
+      return false;
+    }
+    if (!discover()) return false;
+    f = ir::Function{};
+    f.name = "tesla";
+    static const char* anames[8] = {"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"};
+    for (unsigned i = 0; i < 128; ++i) f.add_var("r" + std::to_string(i), Type::I32);
+    for (auto* n : anames) f.add_var(n, Type::I32);
+    for (unsigned i = 0; i < 4; ++i) f.add_var("c" + std::to_string(i), Type::I32);
+    f.add_var("exited", Type::I32);
+    f.add_var("ctaid", Type::I32);
+    f.add_var("local_base", Type::I64);
+    f.add_var("abi_writer", Type::I32);
+    f.add_var("sp", Type::I32);
+    f.add_var("lim_depth", Type::I32);
+    for (unsigned i = 0; i < kStackDepth; ++i) f.add_var("stack" + std::to_string(i), Type::I32);
+    f.uniform_bytes = uniform_bytes(opt);
+
+    ir::BlockId entry = f.add_block("entry");
+    for (auto& [p, in] : insns) {
+      char name[24];
+      std::snprintf(name, sizeof name, "w%x", p);
+      blocks[p] = f.add_block(name);
+    }
+    b.set_block(entry);
+    if (opt.launch_abi) {
+      // The launch ABI block in s[]: written once per block by its first thread.
+      V writer = ne0(b.get_var(kVarAbiWriter));
+      uint32_t n = 0x10 + opt.param_bytes;
+      for (uint32_t off = 0; off < n;) {
+        unsigned bytes = n - off >= 4 ? 4 : 1;
+        Type t = bytes == 4 ? Type::I32 : Type::I8;
+        V v = off == 0xc ? b.get_var(kVarCtaid) : b.load_uniform(t, off);
+        b.store(ir::Space::Shared, ir::AddrClass::Uniform, b.i64(off), v, writer);
+        off += bytes;
+      }
+    }
+    b.br(blocks.at(opt.entry));
+
+    for (auto& [p, in] : insns) {
+      pc = p;
+      cur = &in;
+      b.set_block(blocks.at(p));
+      if (loop_heads.count(p)) b.emit(Opcode::Budget, Type::Void, {}, 0, 0, 1);
+      uint32_t next = p + in.words;
+      if (decode_errors.count(p)) {
+        b.emit(Opcode::Trap, Type::Void, {b.i1(true)}, 0, 0, uint64_t(kTrapDecode) << 24 | p);
+        b.ret();
+        continue;
+      }
+      guard = in.pred == 15 ? ir::kNoValue : pred(in.pred_c, unsigned(in.pred));
+      if (in.is_control) {
+        if (!control(next)) return false;
+        continue;
+      }
+      postinc.clear();
+      bool vote = in.op == Op::VoteAny || in.op == Op::VoteAll;
+      if (in.pred != 0 || vote) {
+        if (!alu()) return false;
+        for (auto& pi : postinc)
+          if (!set_areg(pi.areg, bin(Opcode::IAdd, areg(pi.areg), k32(uint32_t(pi.delta))))) return false;
+      }
+      if (in.exit) {  // acts on every active lane whatever the predicate
+        b.set_var(kVarExited, k32(1));
+        b.ret();
+      } else {
+        b.br(block_at(next));
+      }
+    }
+    return true;
+  }
+};
+
+bool Translator::int_add() {
+  const Insn& in = *cur;
+  const Operand* dst = in.find(Role::Dst);
+  const Operand* s1 = in.find(Role::Src1);
+  const Operand* s2 = in.find(Role::Src2);
+  const Operand* s3 = in.find(Role::Src3);
+  bool mad = in.op == Op::IMad;
+  bool b16 = in.has("b16") || in.has("u16") || in.has("s16");
+  unsigned bits = (!mad && b16) ? 16 : 32;
+  uint32_t m = bits == 16 ? 0xffffu : 0xffffffffu;
+  int opk = in.has("sub") ? 1 : in.has("subr") ? 2 : in.has("addc") ? 3 : 0;
+  const Operand* a = s1;
+  const Operand* bo = s2 ? s2 : s3;
+  const Operand* c = mad ? (in.is_long ? s3 : in.find(Role::Dst, 1)) : nullptr;
+  if (mad && !in.is_long) bo = s2;
+  V x, y;
+  if (mad) {
+    V p1, p2;
+    if (!read(a, p1) || !read(bo, p2)) return false;
+    if (in.has("u24") || in.has("s24")) {
+      bool sg = in.has("s24");
+      auto ext24 = [&](V v) {
+        V lo = b.emit(Opcode::BfExtract, Type::I32, {v, k32(0), k32(24)}, uint8_t(sg ? ir::Sign::Signed : ir::Sign::Unsigned));
+        return b.convert(sg ? Opcode::Sext : Opcode::Zext, Type::I64, lo);
+      };
+      V prod = bin(Opcode::IMul, ext24(p1), ext24(p2));
+      if (in.has("high")) prod = b.emit(Opcode::LShr, Type::I64, {prod, k32(16)}, uint8_t(ir::ShiftMode::Clamp));
+      x = b.convert(Opcode::Trunc, Type::I32, prod);
+    } else {
+      bool sg = in.has("s16");
+      auto ext16 = [&](V v) {
+        return b.emit(Opcode::BfExtract, Type::I32, {v, k32(0), k32(16)}, uint8_t(sg ? ir::Sign::Signed : ir::Sign::Unsigned));
+      };
+      x = bin(Opcode::IMul, ext16(p1), ext16(p2));
+    }
+    if (!read(c, y)) return false;
+  } else {
+    if (!read(a, x) || !read(bo, y)) return false;
+    x = band(x, m);
+    y = band(y, m);
+  }
+  V s1v = x, s2v = y, cin = b.i1(false);
+  if (opk == 1) s2v = band(b.unary(Opcode::Not, y), m), cin = b.i1(true);
+  if (opk == 2) s1v = band(b.unary(Opcode::Not, x), m), cin = b.i1(true);
+  if (opk == 3) {
+    const Operand* cond = in.find(Role::Cond);
+    cin = ne0(band(creg(cond ? cond->reg : 0), 4));
+  }
+  V res, C, O;
+  if (bits == 32) {
+    res = b.emit(Opcode::IAddC, Type::I32, {s1v, s2v, cin});
+    C = b.emit(Opcode::ICarry, Type::I1, {s1v, s2v, cin});
+    O = b.emit(Opcode::IOverflow, Type::I1, {s1v, s2v, cin});
+  } else {
+    V t1 = b.convert(Opcode::Trunc, Type::I16, s1v), t2 = b.convert(Opcode::Trunc, Type::I16, s2v);
+    res = b.convert(Opcode::Zext, Type::I32, b.emit(Opcode::IAddC, Type::I16, {t1, t2, cin}));
+    C = b.emit(Opcode::ICarry, Type::I1, {t1, t2, cin});
+    O = b.emit(Opcode::IOverflow, Type::I1, {t1, t2, cin});
+  }
+  if (in.has("sat")) {
+    V neg = ne0(bit(res, bits - 1));
+    res = b.select(O, sel32(neg, m >> 1, 1u << (bits - 1)), res);
+  }
+  V fl = bin(Opcode::Or, flags_int(res, bits), bin(Opcode::Or, shl(to_i32(C), 2), shl(to_i32(O), 3)));
+  if (!write(dst, res)) return false;
+  set_flags(fl);
+  return true;
+}
+
+// cvt from s64/u64 (the encodings only have f32/f64 destinations for
+// them): one rounding in the instruction's mode.
+bool Translator::cvt_from_64(const std::string& dt, const std::string& st, int db) {
+  const Insn& in = *cur;
+  if (dt[0] != 'f' || db == 16) return unsupported("64-bit integer source to this type");
+  if (in.has("neg") || in.has("abs")) return unsupported("neg/abs of a 64-bit integer source");
+  V v;
+  if (!read64(in.find(Role::Src1), v)) return false;
+  ir::Sign sgn = st[0] == 's' ? ir::Sign::Signed : ir::Sign::Unsigned;
+  ir::Round mode = in.has("rm") ? ir::Round::Down : in.has("rp") ? ir::Round::Up
+                 : in.has("rz") ? ir::Round::TowardZero : ir::Round::NearestEven;
+  uint32_t fl = float_flags(false, false, mode) | (in.has("sat") ? ir::ff::Sat : 0);
+  const Operand* dst = in.find(Role::Dst);
+  if (db == 64) {
+    V out = as_i64(b.convert(Opcode::IToF, Type::F64, v, uint8_t(sgn), fl));
+    if (!write64(dst, out)) return false;
+    set_flags(flags_double(out));
+    return true;
+  }
+  V out = as_i32(b.convert(Opcode::IToF, Type::F32, v, uint8_t(sgn), fl));
+  if (!write(dst, out)) return false;
+  set_flags(flags_float(out));
+  return true;
+}
+
+bool Translator::cvt() {
+  const Insn& in = *cur;
+  static const char* tnames[] = {"u8", "s8", "u16", "s16", "u32", "s32", "f16", "f32", "u64", "s64", "f64"};
+  std::vector<std::string> types;
+  for (auto& n : in.names())
+    for (auto* t : tnames)
+      if (n == t && types.size() < 2) types.push_back(n);
+  if (types.size() < 2) return unsupported("without two types");
+  const std::string& dt = types[0];
+  const std::string& st = types[1];
+  auto bits_of = [](const std::string& t) { return std::stoi(t.substr(1)); };
+  int db = bits_of(dt), sb = bits_of(st);
+  bool sfloat = st[0] == 'f', dfloat = dt[0] == 'f';
+  bool n = in.has("neg"), ab = in.has("abs");
+  const Operand* dst = in.find(Role::Dst);
+  const Operand* s1 = in.find(Role::Src1);
+  // Integer -> integer of at most 32 bits: extend, abs, neg exactly (in 64
+  // bits), clamp to the destination range.
+  if (!sfloat && !dfloat && sb <= 32 && db <= 32) {
+    V raw;
+    if (!read(s1, raw)) return false;
+    V v = b.emit(Opcode::BfExtract, Type::I32, {raw, k32(0), k32(unsigned(sb))},
+                 uint8_t(st[0] == 's' ? ir::Sign::Signed : ir::Sign::Unsigned));
+    V w = b.convert(st[0] == 's' ? Opcode::Sext : Opcode::Zext, Type::I64, v);
+    if (ab) w = b.unary(Opcode::IAbs, w);
+    if (n) w = b.unary(Opcode::INeg, w);
+    int64_t lo = dt[0] == 's' ? -(int64_t(1) << (db - 1)) : 0;
+    int64_t hi = dt[0] == 's' ? (int64_t(1) << (db - 1)) - 1 : (int64_t(1) << db) - 1;
+    w = b.binary(Opcode::IMax, w, b.i64(uint64_t(lo)), uint8_t(ir::Sign::Signed));
+    w = b.binary(Opcode::IMin, w, b.i64(uint64_t(hi)), uint8_t(ir::Sign::Signed));
+    // The clamped value is written sign-extended (a register half gets its low 16 bits).
+    V out = b.convert(Opcode::Trunc, Type::I32, w);
+    if (!write(dst, out)) return false;
+    V fl = flags_int(out, db >= 32 ? 32 : 16);
+    if (db == 8) fl = bin(Opcode::Or, to_i32(eq0(band(out, 0xff))), shl(bit(out, 7), 1));
+    set_flags(fl);
+    return true;
+  }
+  if (!sfloat && sb == 64) return cvt_from_64(dt, st, db);
+  ir::Round mode = ir::Round::NearestEven;
+  bool rint = false;
+  for (auto& nm : in.names()) {
+    if (nm == "rn" || nm == "rni") mode = ir::Round::NearestEven;
+    if (nm == "rm" || nm == "rmi") mode = ir::Round::Down;
+    if (nm == "rp" || nm == "rpi") mode = ir::Round::Up;
+    if (nm == "rz" || nm == "rzi") mode = ir::Round::TowardZero;
+    if (nm == "rni" || nm == "rmi" || nm == "rpi" || nm == "rzi") rint = true;
+  }
+  bool sat = in.has("sat");
+  V raw, out;
+  if (sb == 64) {
+    if (!read64(s1, raw)) return false;
+  } else if (!read(s1, raw)) {
+    return false;
+  }
+  // Clamp to [0, 1] keeping NaN and -0 (the interpreter's "sat": v < 0 -> 0, v > 1 -> 1).
+  auto clamp01 = [&](V v) {
+    Type t = b.type(v);
+    uint64_t one = t == Type::F64 ? 0x3ff0000000000000ull : t == Type::F32 ? 0x3f800000u : 0x3c00u;
+    V zero = b.constant(t, 0), onev = b.constant(t, one);
+    v = b.select(b.fcmp(ir::FloatPred::Olt, v, zero), zero, v);
+    return b.select(b.fcmp(ir::FloatPred::Ogt, v, onev), onev, v);
+  };
+  auto float_out_flags = [&](V o) -> V {
+    if (db == 64) return flags_double(o);
+    if (db == 32) return flags_float(o);
+    V mag = band(o, 0x7fff);
+    V nan = b.icmp(ir::IntPred::Ugt, mag, k32(0x7c00));
+    V z = bin(Opcode::Or, nan, eq0(mag));
+    V sgn = bin(Opcode::Or, nan, ne0(band(o, 0x8000)));
+    return bin(Opcode::Or, to_i32(z), shl(to_i32(sgn), 1));
+  };
+  auto to_f16_bits = [&](V f32v) {
+    return b.convert(Opcode::Zext, Type::I32,
+                     b.convert(Opcode::Bitcast, Type::I16, b.convert(Opcode::FToF, Type::F16, f32v, 0, float_flags(false, false))));
+  };
+  if (sfloat) {
+    // The source as f32 (f16 widened exactly, f32 flushed) or f64, then abs/neg.
+    V v;
+    if (sb == 16) {
+      V h = b.convert(Opcode::Bitcast, Type::F16, b.convert(Opcode::Trunc, Type::I16, raw));
+      v = b.convert(Opcode::FToF, Type::F32, h, 0, float_flags(false, false));
+    } else if (sb == 32) {
+      v = as_f32(raw);
+    } else {
+      v = as_f64(raw);
+    }
+    Type vt = b.type(v);
+    V one = b.constant(vt, vt == Type::F64 ? 0x3ff0000000000000ull : 0x3f800000u);
+    if (sb == 32) v = bin(Opcode::FMul, v, one, 0, float_flags(true, false));  // flush (x * 1 is exact)
+    if (ab) v = b.unary(Opcode::FAbs, v);
+    if (n) v = b.unary(Opcode::FNeg, v);
+    if (!dfloat) {
+      Type it = ir::int_type(unsigned(db));
+      ir::Round r = rint ? mode : ir::Round::TowardZero;
+      V iv = b.convert(Opcode::FToI, it, v, uint8_t(dt[0] == 's' ? ir::Sign::Signed : ir::Sign::Unsigned),
+                       float_flags(false, false, r));
+      if (db == 64) {
+        if (!write64(dst, iv)) return false;
+        V z = b.icmp(ir::IntPred::Eq, iv, b.i64(0)), sg = b.icmp(ir::IntPred::Slt, iv, b.i64(0));
+        set_flags(bin(Opcode::Or, to_i32(z), shl(to_i32(sg), 1)));
+        return true;
+      }
+      out = db == 32 ? iv : b.convert(Opcode::Zext, Type::I32, iv);
+      if (!write(dst, out)) return false;
+      V fl = flags_int(out, db >= 32 ? 32 : 16);
+      if (db == 8) fl = bin(Opcode::Or, to_i32(eq0(band(out, 0xff))), shl(bit(out, 7), 1));
+      set_flags(fl);
+      return true;
+    }
+    if (rint) v = b.unary(Opcode::FRint, v, 0, float_flags(false, false, mode));
+    if (sat) v = clamp01(v);
+    if (db == 64) {
+      V d = vt == Type::F64 ? bin(Opcode::FMul, v, one, 0, float_flags(false, false))
+                            : b.convert(Opcode::FToF, Type::F64, v, 0, float_flags(false, false));
+      out = as_i64(d);
+      if (!write64(dst, out)) return false;
+    } else if (db == 32) {
+      V f = vt == Type::F64 ? b.convert(Opcode::FToF, Type::F32, v, 0, float_flags(false, true, mode))
+                            : bin(Opcode::FMul, v, one, 0, float_flags(false, true));
+      out = as_i32(f);
+      if (!write(dst, out)) return false;
+    } else {
+      V f = vt == Type::F64 ? b.convert(Opcode::FToF, Type::F32, v, 0, float_flags(false, false, mode)) : v;
+      out = to_f16_bits(f);
+      if (!write(dst, out)) return false;
+    }
+    set_flags(float_out_flags(out));
+    return true;
+  }
+  // Integer source -> float: extend, abs, neg exactly in 64 bits, one rounding.
+  V iv = b.emit(Opcode::BfExtract, Type::I32, {raw, k32(0), k32(unsigned(sb))},
+                uint8_t(st[0] == 's' ? ir::Sign::Signed : ir::Sign::Unsigned));
+  V w = b.convert(st[0] == 's' ? Opcode::Sext : Opcode::Zext, Type::I64, iv);
+  if (ab) w = b.unary(Opcode::IAbs, w);
+  if (n) w = b.unary(Opcode::INeg, w);
+  uint32_t satf = sat ? ir::ff::Sat : 0;
+  if (db == 64) {
+    out = as_i64(b.convert(Opcode::IToF, Type::F64, w, uint8_t(ir::Sign::Signed), float_flags(false, false, mode) | satf));
+    if (!write64(dst, out)) return false;
+    set_flags(flags_double(out));
+    return true;
+  }
+  V f32v = b.convert(Opcode::IToF, Type::F32, w, uint8_t(ir::Sign::Signed), float_flags(false, false, mode) | satf);
+  if (db == 32) {
+    out = as_i32(f32v);
+    if (!write(dst, out)) return false;
+    set_flags(flags_float(out));
+    return true;
+  }
+  out = to_f16_bits(f32v);
+  if (!write(dst, out)) return false;
+  set_flags(float_out_flags(out));
+  return true;
+
+}
+
+bool Translator::alu() {
+  const Insn& in = *cur;
+  const Operand* dst = in.find(Role::Dst);
+  const Operand* s1 = in.find(Role::Src1);
+  const Operand* s2 = in.find(Role::Src2);
+  const Operand* s3 = in.find(Role::Src3);
+  const Operand* mem = in.find(Role::Mem);
+  auto has = [&](const char* n) { return in.has(n); };
+  bool b16 = has("b16") || has("u16") || has("s16");
+  V x, y, z;
+  switch (in.op) {
+    case Op::Mov: {
+      unsigned lm = 0xf;
+      if (in.is_long && !in.is_imm) lm = unsigned((in.bits >> 46) & 0xf);
+      if (!read(s1 ? s1 : s2, x)) return false;
+      if (lm != 0xf) {
+        // Lane mask: only lanes whose quad position is enabled write.
+        V q = band(b.emit(Opcode::LaneId, Type::I32, {}), 3);
+        V en = ne0(band(b.emit(Opcode::LShr, Type::I32, {k32(lm), q}, uint8_t(ir::ShiftMode::Clamp)), 1));
+        V saved = guard;
+        guard = saved == ir::kNoValue ? en : bin(Opcode::And, saved, en);
+        bool ok = write(dst, x);
+        guard = saved;
+        return ok;
+      }
+      return write(dst, x);
+    }
+    case Op::MovFromC: return write(dst, creg(in.find(Role::Cond)->reg));
+    case Op::MovFromA: return write(dst, areg(in.find(Role::ASrc)->reg));
+    case Op::MovFromSr:
+      if (s1->reg == 3) return write(dst, k32(0x20));
+      if (s1->reg == 0 || s1->reg == 1) return unsupported("physid/clock are not translated");
+      return write(dst, k32(0));
+    case Op::MovToC:
+      if (!read(s1, x)) return false;
+      set_creg(in.find(Role::CDst)->reg, band(x, 15));
+      return true;
+    case Op::ShlA:
+      if (!read(s1, x)) return false;
+      return set_areg(in.find(Role::ADst)->reg, shl(x, unsigned(s2->imm & 31)));
+    case Op::AddA:
+      return set_areg(in.find(Role::ADst)->reg, bin(Opcode::IAdd, areg(in.find(Role::ASrc)->reg), k32(uint32_t(s2->imm))));
+    case Op::IAdd:
+    case Op::IMad: return int_add();
+    case Op::Mul16:
+    case Op::Mul24: {
+      std::vector<std::string> sg;
+      for (auto& nm : in.names())
+        if (nm == "u16" || nm == "s16" || nm == "u24" || nm == "s24") sg.push_back(nm);
+      if (!read(s1, x) || !read(s2, y)) return false;
+      V res;
+      if (in.op == Op::Mul16) {
+        bool g1 = !sg.empty() && sg[0] == "s16";
+        bool g2 = sg.size() > 1 && sg.back() == "s16";
+        if (s1 && s1->kind == OKind::Mem && sg.size() >= 3) g2 = sg[2] == "s16";
+        auto ext = [&](V v, bool s) {
+          return b.emit(Opcode::BfExtract, Type::I32, {v, k32(0), k32(16)}, uint8_t(s ? ir::Sign::Signed : ir::Sign::Unsigned));
+        };
+        res = bin(Opcode::IMul, ext(x, g1), ext(y, g2));
+      } else {
+        bool g = !sg.empty() && sg[0] == "s24";
+        auto ext = [&](V v) {
+          V lo = b.emit(Opcode::BfExtract, Type::I32, {v, k32(0), k32(24)}, uint8_t(g ? ir::Sign::Signed : ir::Sign::Unsigned));
+          return b.convert(g ? Opcode::Sext : Opcode::Zext, Type::I64, lo);
+        };
+        V prod = bin(Opcode::IMul, ext(x), ext(y));
+        if (has("high")) prod = b.emit(Opcode::LShr, Type::I64, {prod, k32(16)}, uint8_t(ir::ShiftMode::Clamp));
+        res = b.convert(Opcode::Trunc, Type::I32, prod);
+      }
+      if (!write(dst, res)) return false;
+      set_flags(flags_int(res, 32));
+      return true;
+    }
+    case Op::Sad: {
+      bool sg = has("s16") || has("s32");
+      unsigned bits = (has("u16") || has("s16")) ? 16 : 32;
+      uint32_t m = bits == 16 ? 0xffffu : 0xffffffffu;
+      const Operand* c = in.is_long ? s3 : in.find(Role::Dst, 1);
+      if (!read(s1, x) || !read(s2, y) || !read(c, z)) return false;
+      auto ext = [&](V v) {
+        return b.emit(Opcode::BfExtract, Type::I32, {v, k32(0), k32(bits)}, uint8_t(sg ? ir::Sign::Signed : ir::Sign::Unsigned));
+      };
+      V mres = band(b.emit(Opcode::ISad, Type::I32, {ext(x), ext(y), k32(0)}, uint8_t(sg ? ir::Sign::Signed : ir::Sign::Unsigned)), m);
+      z = band(z, m);
+      V res, C, O;
+      if (bits == 32) {
+        res = bin(Opcode::IAdd, mres, z);
+        C = b.emit(Opcode::ICarry, Type::I1, {mres, z, b.i1(false)});
+        O = b.emit(Opcode::IOverflow, Type::I1, {mres, z, b.i1(false)});
+      } else {
+        V t1 = b.convert(Opcode::Trunc, Type::I16, mres), t2 = b.convert(Opcode::Trunc, Type::I16, z);
+        res = b.convert(Opcode::Zext, Type::I32, bin(Opcode::IAdd, t1, t2));
+        C = b.emit(Opcode::ICarry, Type::I1, {t1, t2, b.i1(false)});
+        O = b.emit(Opcode::IOverflow, Type::I1, {t1, t2, b.i1(false)});
+      }
+      if (!write(dst, res)) return false;
+      set_flags(bin(Opcode::Or, flags_int(res, bits), bin(Opcode::Or, shl(to_i32(C), 2), shl(to_i32(O), 3))));
+      return true;
+    }
+    case Op::IMin:
+    case Op::IMax:
+    case Op::ISet: {
+      bool sg = has("s16") || has("s32");
+      unsigned bits = b16 ? 16 : 32;
+      uint32_t m = bits == 16 ? 0xffffu : 0xffffffffu;
+      static const char* cn[8] = {"never", "l", "e", "le", "g", "lg", "ge", "always"};
+      unsigned cond = 0;
+      for (unsigned i = 0; i < 8; ++i)
+        if (has(cn[i])) cond = i;
+      if (!read(s1, x) || !read(s2, y)) return false;
+      x = band(x, m);
+      y = band(y, m);
+      auto ext = [&](V v) {
+        return b.emit(Opcode::BfExtract, Type::I32, {v, k32(0), k32(bits)}, uint8_t(sg ? ir::Sign::Signed : ir::Sign::Unsigned));
+      };
+      V ea = ext(x), eb = ext(y);
+      V lt = b.icmp(sg ? ir::IntPred::Slt : ir::IntPred::Ult, ea, eb);
+      V res;
+      if (in.op == Op::ISet) {
+        V eq = b.icmp(ir::IntPred::Eq, ea, eb);
+        V gt = b.icmp(sg ? ir::IntPred::Sgt : ir::IntPred::Ugt, ea, eb);
+        V t = b.i1(false);
+        if (cond & 1) t = bin(Opcode::Or, t, lt);
+        if (cond & 2) t = bin(Opcode::Or, t, eq);
+        if (cond & 4) t = bin(Opcode::Or, t, gt);
+        res = b.select(t, k32(m), k32(0));
+      } else if (in.op == Op::IMin) {
+        res = b.select(lt, x, y);
+      } else {
+        res = b.select(lt, y, x);
+      }
+      if (!write(dst, res)) return false;
+      set_flags(flags_int(res, bits));
+      return true;
+    }
+    case Op::LogOp: {
+      unsigned bits = b16 ? 16 : 32;
+      uint32_t m = bits == 16 ? 0xffffu : 0xffffffffu;
+      int k = has("and") ? 0 : has("or") ? 1 : has("xor") ? 2 : 3;
+      bool nt[2];
+      side_flags("not", nt);
+      if (!read(s1, x) || !read(s2, y)) return false;
+      if (nt[0]) x = b.unary(Opcode::Not, x);
+      if (nt[1]) y = b.unary(Opcode::Not, y);
+      V r = k == 0 ? bin(Opcode::And, x, y) : k == 1 ? bin(Opcode::Or, x, y) : k == 2 ? bin(Opcode::Xor, x, y) : y;
+      r = band(r, m);
+      if (!write(dst, r)) return false;
+      set_flags(flags_int(r, bits));
+      return true;
+    }
+    case Op::Shl:
+    case Op::Shr: {
+      unsigned bits = b16 ? 16 : 32;
+      uint32_t m = bits == 16 ? 0xffffu : 0xffffffffu;
+      bool sg = has("s16") || has("s32");
+      if (!read(s1, x) || !read(s2, y)) return false;  // shift counts are not masked
+      x = band(x, m);
+      V res, C;
+      V in_range = bin(Opcode::And, ne0(y), b.icmp(ir::IntPred::Ult, y, k32(bits)));
+      auto sh = [&](Opcode op, V v, V n) { return b.emit(op, Type::I32, {v, n}, uint8_t(ir::ShiftMode::Clamp)); };
+      if (in.op == Op::Shl) {
+        res = band(sh(Opcode::Shl, x, y), m);
+        C = band(sh(Opcode::LShr, x, bin(Opcode::ISub, k32(bits), y)), 1);
+      } else {
+        V sx = sg ? b.emit(Opcode::BfExtract, Type::I32, {x, k32(0), k32(bits)}, uint8_t(ir::Sign::Signed)) : x;
+        res = band(sh(sg ? Opcode::AShr : Opcode::LShr, sx, y), m);
+        C = band(sh(Opcode::LShr, x, bin(Opcode::ISub, y, k32(1))), 1);
+      }
+      C = b.select(in_range, C, k32(0));
+      V O = to_i32(bin(Opcode::And, b.icmp(ir::IntPred::Eq, y, k32(1)),
+                       b.icmp(ir::IntPred::Ne, bit(x, bits - 1), bit(res, bits - 1))));
+      if (!write(dst, res)) return false;
+      set_flags(bin(Opcode::Or, flags_int(res, bits), bin(Opcode::Or, shl(C, 2), shl(O, 3))));
+      return true;
+    }
+    case Op::FAdd:
+    case Op::FMul:
+    case Op::FMad: {
+      bool ng[2];
+      side_flags("neg", ng);
+      bool rz = has("rz"), sat = has("sat");
+      const Operand* bo = in.op == Op::FAdd ? (s2 ? s2 : s3) : s2;
+      if (!read(s1, x) || !read(bo, y)) return false;
+      V r;
+      ir::Round rnd = rz ? ir::Round::TowardZero : ir::Round::NearestEven;
+      if (in.op == Op::FMad) {
+        const Operand* c = in.is_long ? s3 : in.find(Role::Dst, 1);
+        if (!read(c, z)) return false;
+        if (ng[0]) x = bin(Opcode::Xor, x, k32(0x80000000u));
+        if (ng[1]) z = bin(Opcode::Xor, z, k32(0x80000000u));
+        // The product is truncated (exact when an input is zero), the sum rounds to nearest.
+        V p = bin(Opcode::FMul, as_f32(x), as_f32(y), 0, float_flags(true, true, ir::Round::TowardZero));
+        r = bin(Opcode::FAdd, p, as_f32(z), 0, float_flags(true, true, ir::Round::NearestEven, sat));
+      } else {
+        if (ng[0]) x = bin(Opcode::Xor, x, k32(0x80000000u));
+        if (ng[1]) y = bin(Opcode::Xor, y, k32(0x80000000u));
+        r = bin(in.op == Op::FAdd ? Opcode::FAdd : Opcode::FMul, as_f32(x), as_f32(y), 0, float_flags(true, true, rnd, sat));
+      }
+      V ri = as_i32(r);
+      if (!write(dst, ri)) return false;
+      set_flags(flags_float(ri));
+      return true;
+    }
+    case Op::FSet:
+    case Op::FMin:
+    case Op::FMax:
+    case Op::DSet:
+    case Op::DMin:
+    case Op::DMax: {
+      bool dbl = in.op == Op::DSet || in.op == Op::DMin || in.op == Op::DMax;
+      bool ng[2], ab[2];
+      side_flags("neg", ng);
+      side_flags("abs", ab);
+      static const char* cn[16] = {"never", "l", "e", "le", "g", "lg", "ge", "lge",
+                                   "u", "lu", "eu", "leu", "gu", "lgu", "geu", "always"};
+      unsigned cond = 0;
+      for (unsigned i = 0; i < 16; ++i)
+        if (has(cn[i])) cond = i;
+      V fa, fb;
+      if (dbl) {
+        if (!read64(s1, x) || !read64(s2, y)) return false;
+        fa = as_f64(x), fb = as_f64(y);
+      } else {
+        if (!read(s1, x) || !read(s2, y)) return false;
+        fa = as_f32(x), fb = as_f32(y);
+      }
+      if (ab[0]) fa = b.unary(Opcode::FAbs, fa);
+      if (ng[0]) fa = b.unary(Opcode::FNeg, fa);
+      if (ab[1]) fb = b.unary(Opcode::FAbs, fb);
+      if (ng[1]) fb = b.unary(Opcode::FNeg, fb);
+      uint32_t ftz = dbl ? 0 : ir::ff::FtzIn;
+      if (in.op == Op::FSet || in.op == Op::DSet) {
+        static const ir::FloatPred fp[16] = {
+            ir::FloatPred::Oeq, ir::FloatPred::Olt, ir::FloatPred::Oeq, ir::FloatPred::Ole, ir::FloatPred::Ogt,
+            ir::FloatPred::One, ir::FloatPred::Oge, ir::FloatPred::Ord, ir::FloatPred::Uno, ir::FloatPred::Ult,
+            ir::FloatPred::Ueq, ir::FloatPred::Ule, ir::FloatPred::Ugt, ir::FloatPred::Une, ir::FloatPred::Uge,
+            ir::FloatPred::Oeq};
+        V t = cond == 0 ? b.i1(false) : cond == 15 ? b.i1(true) : b.fcmp(fp[cond], fa, fb, ftz);
+        V r = sel32(t, 0xffffffffu, 0);
+        if (!write(dst, r)) return false;
+        set_flags(flags_int(r, 32));
+        return true;
+      }
+      bool mn = in.op == Op::FMin || in.op == Op::DMin;
+      uint32_t fl = ir::with_nan(ftz, ir::NanRule::AllOnes);
+      V r = bin(mn ? Opcode::FMin : Opcode::FMax, fa, fb, uint8_t(ir::MinMaxNan::NumberWins), fl);
+      if (dbl) {
+        V ri = as_i64(r);
+        if (!write64(dst, ri)) return false;
+        set_flags(flags_double(ri));
+      } else {
+        V ri = as_i32(r);
+        if (!write(dst, ri)) return false;
+        set_flags(flags_float(ri));
+      }
+      return true;
+    }
+    case Op::FSlct: {
+      if (!read(s3, z)) return false;
+      if (has("neg")) z = bin(Opcode::Xor, z, k32(0x80000000u));
+      V ge = b.fcmp(ir::FloatPred::Oge, as_f32(z), b.f32_bits(0), ir::ff::FtzIn);
+      if (!read(s1, x) || !read(s2, y)) return false;
+      V r = b.select(ge, x, y);
+      if (!write(dst, r)) return false;
+      set_flags(flags_int(r, 32));
+      return true;
+    }
+    case Op::Rcp:
+    case Op::Rsqrt:
+    case Op::Lg2:
+    case Op::Sin:
+    case Op::Cos:
+    case Op::Ex2:
+    case Op::PreSin:
+    case Op::PreEx2: {
+      if (!read(s1, x)) return false;
+      if (has("abs")) x = band(x, 0x7fffffffu);
+      if (has("neg")) x = bin(Opcode::Xor, x, k32(0x80000000u));
+      bool sat = has("sat");
+      uint8_t tesla = uint8_t(ir::Transc::Tesla);
+      V fx = as_f32(x), r;
+      // Float inputs flush; the fixed-point side (sin/cos/ex2 inputs,
+      // presin/preex2 results) must not, as small fixed values look subnormal.
+      switch (in.op) {
+        case Op::Rcp: r = b.unary(Opcode::FRcp, fx, tesla, float_flags(true, true, ir::Round::NearestEven, sat)); break;
+        case Op::Rsqrt: r = b.unary(Opcode::FRsqrt, fx, tesla, float_flags(true, true, ir::Round::NearestEven, sat)); break;
+        case Op::Lg2: r = b.unary(Opcode::FLog2, fx, tesla, float_flags(true, true, ir::Round::NearestEven, sat)); break;
+        case Op::Sin: r = b.unary(Opcode::FSin, fx, tesla, float_flags(false, false, ir::Round::NearestEven, sat)); break;
+        case Op::Cos: r = b.unary(Opcode::FCos, fx, tesla, float_flags(false, false, ir::Round::NearestEven, sat)); break;
+        case Op::Ex2: r = b.unary(Opcode::FExp2, fx, tesla, float_flags(false, false, ir::Round::NearestEven, sat)); break;
+        default:
+          r = b.emit(Opcode::FSinStep, Type::F32, {fx, b.f32_bits(in.op == Op::PreSin ? 0 : 1)}, tesla,
+                     float_flags(false, false, ir::Round::NearestEven, sat));
+          break;
+      }
+      return write(dst, as_i32(r));
+    }
+    case Op::Cvt: return cvt();
+    case Op::DAdd:
+    case Op::DMul:
+    case Op::DFma: {
+      bool ng[2];
+      side_flags("neg", ng);
+      ir::Round rnd = has("rm") ? ir::Round::Down : has("rp") ? ir::Round::Up : has("rz") ? ir::Round::TowardZero
+                                                                                          : ir::Round::NearestEven;
+      uint32_t fl = float_flags(false, false, rnd);
+      if (!read64(s1, x)) return false;
+      V fa = as_f64(x);
+      if (ng[0]) fa = b.unary(Opcode::FNeg, fa);
+      V r;
+      if (in.op == Op::DAdd) {
+        if (!read64(s3, y)) return false;
+        V fb = as_f64(y);
+        if (ng[1]) fb = b.unary(Opcode::FNeg, fb);
+        r = bin(Opcode::FAdd, fa, fb, 0, fl);
+      } else if (in.op == Op::DMul) {
+        if (!read64(s2, y)) return false;
+        r = bin(Opcode::FMul, fa, as_f64(y), 0, fl);
+      } else {
+        if (!read64(s2, y) || !read64(s3, z)) return false;
+        V fc = as_f64(z);
+        if (ng[1]) fc = b.unary(Opcode::FNeg, fc);
+        r = b.emit(Opcode::FFma, Type::F64, {fa, as_f64(y), fc}, 0, fl);
+      }
+      V ri = as_i64(r);
+      if (!write64(dst, ri)) return false;
+      set_flags(flags_double(ri));
+      return true;
+    }
+    case Op::LdC:
+    case Op::LdS:
+      if (!read(mem, x)) return false;
+      return write(dst, x);
+    case Op::StS: {
+      unsigned bytes = has("b8") ? 1 : has("b16") ? 2 : 4;
+      if (!read(s3, x)) return false;
+      return store(*mem, address(*mem), bytes, x);
+    }
+    case Op::LdL:
+    case Op::StL:
+    case Op::LdG:
+    case Op::StG: {
+      static const char* sz[7] = {"u8", "s8", "u16", "s16", "b32", "b64", "b128"};
+      static const unsigned bytes_of[7] = {1, 1, 2, 2, 4, 8, 16};
+      auto names = in.names();
+      int k = -1;
+      for (int i = 0; i < 7 && k < 0; ++i)
+        if (names.size() > 1 && names[1] == sz[i]) k = i;
+      if (k < 0) return unsupported("unknown size");
+      unsigned bytes = bytes_of[k];
+      bool st = in.op == Op::StL || in.op == Op::StG;
+      V a = address(*mem);
+      if (bytes == 16) {
+        // Two 8-byte halves, both checked against the 16-byte alignment first.
+        V bad = b.icmp(ir::IntPred::Ne, bin(Opcode::And, a, b.i64(15)), b.i64(0));
+        a = b.select(bad, b.i64(kUnbackedAddress), a);
+        if (mem->space == 'l') {
+          V over = b.icmp(ir::IntPred::Ugt, bin(Opcode::IAdd, a, b.i64(16)), b.i64(opt.lmem));
+          a = b.select(over, b.i64(kUnbackedAddress), a);
+        }
+      }
+      unsigned chunks = bytes == 16 ? 2 : 1, cb = bytes == 16 ? 8 : bytes;
+      std::vector<V> loaded;
+      for (unsigned i = 0; i < chunks; ++i) {
+        V ai = bin(Opcode::IAdd, a, b.i64(8 * i));
+        if (st) {
+          V v;
+          if (cb == 8) {
+            V lo = b.convert(Opcode::Zext, Type::I64, reg(dst->reg + int(2 * i)));
+            V hi = b.convert(Opcode::Zext, Type::I64, reg(dst->reg + int(2 * i) + 1));
+            v = bin(Opcode::Or, lo, b.emit(Opcode::Shl, Type::I64, {hi, k32(32)}, uint8_t(ir::ShiftMode::Clamp)));
+          } else {
+            v = reg(dst->reg);
+          }
+          if (!store(*mem, ai, cb, v)) return false;
+        } else {
+          V v;
+          if (!load(*mem, ai, cb, v)) return false;
+          loaded.push_back(v);
+        }
+      }
+      if (st) return true;
+      if (bytes <= 4) {
+        V v = loaded[0];
+        if (k == 1) v = b.convert(Opcode::Sext, Type::I32, b.convert(Opcode::Trunc, Type::I8, v));
+        if (k == 3) v = b.convert(Opcode::Sext, Type::I32, b.convert(Opcode::Trunc, Type::I16, v));
+        set_reg(dst->reg, v);
+      } else {
+        for (unsigned i = 0; i < chunks; ++i) {
+          V v = loaded[i];
+          set_reg(dst->reg + int(2 * i), b.convert(Opcode::Trunc, Type::I32, v));
+          set_reg(dst->reg + int(2 * i) + 1,
+                  b.convert(Opcode::Trunc, Type::I32, b.emit(Opcode::LShr, Type::I64, {v, k32(32)}, uint8_t(ir::ShiftMode::Clamp))));
+        }
+      }
+      return true;
+    }
+    case Op::RedG:
+    case Op::AtomG: {
+      bool is64 = has("u64") || has("b64");
+      bool sg = has("s32");
+      std::string opn;
+      for (auto& nm : in.names())
+        if (nm == "add" || nm == "inc" || nm == "dec" || nm == "max" || nm == "min" || nm == "and" || nm == "or" ||
+            nm == "xor" || nm == "exch" || nm == "cas")
+          opn = nm;
+      const Operand* val = in.op == Op::RedG ? dst : s2;
+      const Operand* cmp = opn == "cas" ? s2 : nullptr;
+      if (opn == "cas") val = s3;
+      unsigned bytes = is64 ? 8 : 4;
+      Type t = is64 ? Type::I64 : Type::I32;
+      V v, c;
+      if (is64) {
+        if (!read64(val, v)) return false;
+      } else if (!read(val, v)) {
+        return false;
+      }
+      if (cmp) {
+        if (is64) {
+          if (!read64(cmp, c)) return false;
+        } else if (!read(cmp, c)) {
+          return false;
+        }
+      }
+      V a = checked(*mem, address(*mem), bytes);
+      V old;
+      if (opn == "cas") {
+        old = b.emit(Opcode::AtomicCas, t, {a, c, v, mask()}, 0, 0, uint64_t(ir::Space::Global));
+      } else {
+        ir::AtomicOp op;
+        if (opn == "add") op = ir::AtomicOp::Add;
+        else if (opn == "inc") op = ir::AtomicOp::Inc;
+        else if (opn == "dec") op = ir::AtomicOp::Dec;
+        else if (opn == "max") op = sg ? ir::AtomicOp::SMax : ir::AtomicOp::UMax;
+        else if (opn == "min") op = sg ? ir::AtomicOp::SMin : ir::AtomicOp::UMin;
+        else if (opn == "and") op = ir::AtomicOp::And;
+        else if (opn == "or") op = ir::AtomicOp::Or;
+        else if (opn == "xor") op = ir::AtomicOp::Xor;
+        else if (opn == "exch") op = ir::AtomicOp::Exch;
+        else return unsupported("unknown atomic operation");
+        if (is64 && opn != "add" && opn != "exch" && opn != "cas") return unsupported("64-bit atomic other than add/exch/cas");
+        old = b.emit(Opcode::AtomicRmw, t, {a, v, mask()}, uint8_t(op), 0, uint64_t(ir::Space::Global));
+      }
+      if (in.op == Op::AtomG) return is64 ? write64(dst, old) : write(dst, old);
+      return true;
+    }
+    case Op::VoteAny:
+    case Op::VoteAll: {
+      // The predicate is the input, over the active lanes; true -> $c = 0, false -> Z.
+      V p = pred(in.pred_c, unsigned(in.pred));
+      V r = b.emit(in.op == Op::VoteAny ? Opcode::Any : Opcode::All, Type::I1, {p, b.i1(true)});
+      V saved = guard;
+      guard = ir::kNoValue;
+      set_flags(sel32(r, 0, 1));
+      guard = saved;
+      return true;
+    }
+    case Op::Nop:
+    case Op::PmEvent: return true;
+    default: return unsupported("not translated yet");
+  }
+}
+
+}  // namespace
+
+std::string describe_trap(uint64_t code) {
+  static const char* what[] = {"trap", "trap instruction", "execution ran past the end of the code",
+                               "control-flow stack overflow", "break without a breakaddr entry",
+                               "return/break address outside the code", "instruction the hardware refuses (decode error)"};
+  uint32_t kind = uint32_t(code >> 24);
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "%s at word 0x%x", what[kind < 7 ? kind : 0], unsigned(code & 0xffffff));
+  return buf;
+}
+
+uint32_t uniform_bytes(const TranslateOptions& opt) { return opt.launch_abi ? 0x10 + opt.param_bytes : 0; }
+
+bool translate(const std::vector<uint32_t>& code, const TranslateOptions& opt, ir::Function& out, std::string& err) {
+  Translator t(code, opt, out, err);
+  if (!t.run()) return false;
+  std::string v = ir::verify(out);
+  if (!v.empty()) {
+    err = "internal error: translated IR does not verify: " + v;
+    return false;
+  }
+  return true;
+}
+
+bool translate(const std::vector<uint32_t>& code, uint32_t entry, const TranslateOptions& opt, ir::Function& out,
+               std::string& err) {
+  TranslateOptions o = opt;
+  o.entry = entry;
+  return translate(code, o, out, err);
+}
+
+TranslateOptions options_for(const BlockConfig& cfg, const Target& target, uint32_t entry) {
+  TranslateOptions o;
+  o.target = target;
+  o.entry = entry;
+  o.regs = cfg.regs;
+  o.smem = std::max<uint32_t>(cfg.smem, 0x10 + uint32_t(cfg.params.size()));
+  o.lmem = cfg.lmem;
+  o.param_bytes = uint32_t(cfg.params.size());
+  o.call_limit = cfg.call_limit;
+  return o;
+}
+
+std::vector<uint8_t> pack_uniforms(const BlockConfig& cfg) {
+  std::vector<uint8_t> u(0x10 + cfg.params.size(), 0);
+  uint16_t hdr[8] = {0, uint16_t(cfg.block[0]), uint16_t(cfg.block[1]), uint16_t(cfg.block[2]),
+                     uint16_t(cfg.grid[0]), uint16_t(cfg.grid[1]), 0, 0};
+  std::memcpy(u.data(), hdr, 16);
+  if (!cfg.params.empty()) std::memcpy(u.data() + 0x10, cfg.params.data(), cfg.params.size());
+  return u;
+}
+
+namespace {
+template <class T>
+void put(const ir::Function& f, uint8_t* vars, uint32_t var, unsigned lane, T v) {
+  std::memcpy(vars + f.var_offset(var) + lane * ir::lane_bytes(f.vars[var].type), &v, sizeof v);
+}
+uint32_t get32(const ir::Function& f, const uint8_t* vars, uint32_t var, unsigned lane) {
+  uint32_t v;
+  std::memcpy(&v, vars + f.var_offset(var) + lane * 4, 4);
+  return v;
+}
+}  // namespace
+
+void init_launch_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const unsigned tid[3],
+                      const unsigned ctaid[2], uint64_t local_base) {
+  put<uint32_t>(f, vars, kVarR, lane, tid[0] | tid[1] << 16 | tid[2] << 26);
+  put<uint32_t>(f, vars, kVarCtaid, lane, (ctaid[0] & 0xffff) | ctaid[1] << 16);
+  put<uint64_t>(f, vars, kVarLocalBase, lane, local_base);
+  put<uint32_t>(f, vars, kVarAbiWriter, lane, tid[0] == 0 && tid[1] == 0 && tid[2] == 0);
+}
+
+void init_state_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const ThreadState& st, uint64_t local_base) {
+  for (unsigned i = 0; i < 128; ++i) put<uint32_t>(f, vars, kVarR + i, lane, st.r[i]);
+  for (unsigned i = 0; i < 8; ++i) put<uint32_t>(f, vars, kVarA + i, lane, st.a[i]);
+  for (unsigned i = 0; i < 4; ++i) put<uint32_t>(f, vars, kVarC + i, lane, st.c[i] & 15u);
+  put<uint32_t>(f, vars, kVarExited, lane, st.exited);
+  put<uint64_t>(f, vars, kVarLocalBase, lane, local_base);
+  put<uint32_t>(f, vars, kVarAbiWriter, lane, 0);
+}
+
+void read_lane(const ir::Function& f, const uint8_t* vars, unsigned lane, ThreadState& out) {
+  for (unsigned i = 0; i < 128; ++i) out.r[i] = get32(f, vars, kVarR + i, lane);
+  for (unsigned i = 0; i < 8; ++i) out.a[i] = uint16_t(get32(f, vars, kVarA + i, lane));
+  for (unsigned i = 0; i < 4; ++i) out.c[i] = uint8_t(get32(f, vars, kVarC + i, lane) & 15);
+  out.exited = get32(f, vars, kVarExited, lane) != 0;
+}
+
+// ---------------------------------------------------------------- TeslaMemory
+
+uint8_t* TeslaMemory::translate(ir::Space space, uint64_t addr, uint64_t bytes) {
+  std::vector<uint8_t>* buf = nullptr;
+  uint64_t off = addr;
+  switch (space) {
+    case ir::Space::Global:
+    case ir::Space::Const: {
+      if (!mem_) return nullptr;
+      uint64_t idx = addr >> 32;
+      if (idx > 15) return nullptr;
+      buf = space == ir::Space::Global ? &mem_->global[idx] : &mem_->cbuf[idx];
+      off = addr & 0xffffffffu;
+      break;
+    }
+    case ir::Space::Shared: buf = shared_; break;
+    case ir::Space::Local: {
+      if (!locals_) return nullptr;
+      uint64_t t = addr / kLocalStride;
+      if (t >= locals_->size()) return nullptr;
+      buf = &(*locals_)[t];
+      off = addr % kLocalStride;
+      break;
+    }
+  }
+  if (!buf || bytes > buf->size() || off > buf->size() - bytes) return nullptr;
+  return buf->data() + off;
+}
+
+bool TeslaMemory::access(Kind kind, ir::Space space, uint64_t addr, unsigned bytes, uint64_t* value, ir::AtomicOp op,
+                         const uint64_t* compare) {
+  uint8_t* p = translate(space, addr, bytes);
+  if (!p) return false;
+  uint64_t old = 0;
+  std::memcpy(&old, p, bytes);
+  uint64_t m = bytes >= 8 ? ~0ull : (1ull << (8 * bytes)) - 1;
+  uint64_t v = *value & m, nv = old;
+  auto sx = [&](uint64_t x) { return bytes >= 8 ? int64_t(x) : int64_t(x << (64 - 8 * bytes)) >> (64 - 8 * bytes); };
+  switch (kind) {
+    case Kind::Load: *value = old; return true;
+    case Kind::Store: std::memcpy(p, &v, bytes); return true;
+    case Kind::AtomicCas: nv = old == (*compare & m) ? v : old; break;
+    case Kind::Atomic:
+      switch (op) {
+        case ir::AtomicOp::Add: nv = old + v; break;
+        case ir::AtomicOp::Sub: nv = old - v; break;
+        case ir::AtomicOp::SMin: nv = sx(old) < sx(v) ? old : v; break;
+        case ir::AtomicOp::SMax: nv = sx(old) > sx(v) ? old : v; break;
+        case ir::AtomicOp::UMin: nv = old < v ? old : v; break;
+        case ir::AtomicOp::UMax: nv = old > v ? old : v; break;
+        case ir::AtomicOp::And: nv = old & v; break;
+        case ir::AtomicOp::Or: nv = old | v; break;
+        case ir::AtomicOp::Xor: nv = old ^ v; break;
+        case ir::AtomicOp::Exch: nv = v; break;
+        case ir::AtomicOp::Inc: nv = old >= v ? 0 : old + 1; break;
+        case ir::AtomicOp::Dec: nv = (old == 0 || old > v) ? v : old - 1; break;
+      }
+      break;
+  }
+  nv &= m;
+  std::memcpy(p, &nv, bytes);
+  *value = old;
+  return true;
+}
+
+}  // namespace gpurc::tesla

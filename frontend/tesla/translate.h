@@ -1,0 +1,141 @@
+// Translation of NVIDIA Tesla (sm_1x) code to pre-SSA IR: one lane per
+// thread, 32 threads per warp, as the reference interpreter (interp.h) lays
+// them out. The translated function runs one warp from the kernel entry to
+// the end of every thread; see docs/tesla.md "Translation to IR".
+//
+// The layout below is the contract between the translator, the runners
+// (replay, examples, bench, public API) and the fuzzer: state moves in and out
+// of WarpContext::vars / uniforms only through the functions declared here.
+//
+// Guest state (Function::vars, in this order; translate may append private
+// vars after kNumStateVars):
+//   var kVarR + n    $r0..$r127, I32
+//   var kVarA + n    $a0..$a7, I32 holding the 16-bit value ($a0 reads 0)
+//   var kVarC + n    $c0..$c3, I32 holding the 4 flag bits (Z=1 S=2 C=4 O=8)
+//   kVarExited       I32, 1 once the thread has exited (exit, ret on an empty stack)
+//   kVarCtaid        I32, ctaid.x | ctaid.y << 16 of the thread's block
+//   kVarLocalBase    I64, Space::Local address of the thread's l[0]
+//   kVarAbiWriter    I32, 1 for the single thread per block that stores the
+//                    launch ABI block (s[0x0 .. 0x10+params)) before anything
+//                    else runs; 0 for every other thread and in run_with mode.
+//                    (tid 0 is in warp 0, which rt::launch runs first.)
+//
+// Uniform block (WarpContext::uniforms, Function::uniform_bytes =
+// uniform_bytes(options)): the image of s[0x0 .. 0x10 + param_bytes) the
+// launch ABI writes (u16: 0, ntid.x, ntid.y, ntid.z, nctaid.x, nctaid.y, then
+// ctaid.x/ctaid.y slots that the writer fills from kVarCtaid, then params).
+// Present only with TranslateOptions::launch_abi.
+//
+// Memory spaces (all addresses I64):
+//   g<i>[a]  ir::Space::Global at (i << 32) + a   (a = $rN, 32 bits)
+//   c<i>[a]  ir::Space::Const  at (i << 32) + a   (a 16 bits, wrapped as the interpreter does)
+//   s[a]     ir::Space::Shared at a               (per block, smem bytes)
+//   l[a]     ir::Space::Local  at local_base + a; a + bytes > lmem goes to
+//            kUnbackedAddress instead, so it faults like the interpreter.
+// Misaligned accesses also go to kUnbackedAddress (the interpreter faults
+// OutOfBounds for them). TeslaMemory below serves these spaces from a
+// LaunchMemory + shared + per-thread local vectors, i.e. the same bytes the
+// interpreter uses.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "frontend/tesla/interp.h"
+#include "ir/abi.h"
+#include "ir/ir.h"
+
+namespace gpurc::tesla {
+
+constexpr uint32_t kVarR = 0;
+constexpr uint32_t kVarA = 128;
+constexpr uint32_t kVarC = 136;
+constexpr uint32_t kVarExited = 140;
+constexpr uint32_t kVarCtaid = 141;
+constexpr uint32_t kVarLocalBase = 142;
+constexpr uint32_t kVarAbiWriter = 143;
+constexpr uint32_t kNumStateVars = 144;
+
+// Address no TeslaMemory / rt::Memory buffer backs: accesses there fault.
+constexpr uint64_t kUnbackedAddress = ~0ull - 0xffff;
+// Default distance between two threads' l[] in Space::Local (TeslaMemory's
+// layout: thread t's l[] at t * kLocalStride). l[] addresses are 16-bit.
+constexpr uint64_t kLocalStride = 0x10000;
+
+constexpr uint64_t global_address(unsigned idx, uint32_t a) { return uint64_t(idx & 15) << 32 | a; }
+constexpr uint64_t const_address(unsigned idx, uint32_t a) { return uint64_t(idx & 15) << 32 | a; }
+
+// Trap codes (WarpContext::fault_code of FaultKind::Trap): kind << 24 | word address.
+enum TrapKind : uint32_t {
+  kTrapInsn = 1,            // the trap instruction
+  kTrapPastEnd = 2,         // execution ran past the end of the code
+  kTrapStackOverflow = 3,   // more than 16 call/breakaddr entries on a lane's stack
+  kTrapNoBreak = 4,         // break without a breakaddr entry
+  kTrapBadTarget = 5,       // branch/return address outside the code
+  kTrapDecode = 6,          // an instruction check() refuses (ILLEGAL_OPCODE, ...)
+};
+// "trap instruction at word 0x12", etc.
+std::string describe_trap(uint64_t code);
+
+struct TranslateOptions {
+  Target target;                 // variant / features / program type (compute only is translated)
+  uint32_t entry = 0;            // word address where execution starts
+  unsigned regs = 128;           // allocated $r count; higher registers read 0, writes dropped
+  uint32_t smem = 0x4000;        // s[] bytes (informational: the memory bounds it)
+  uint32_t lmem = 0;             // l[] bytes per thread (accesses beyond fault)
+  bool launch_abi = true;        // emit the ABI-writer prologue (kVarAbiWriter) and the uniform block
+  uint32_t param_bytes = 0;      // kernel parameter bytes at s[0x10..] (launch_abi)
+  unsigned call_limit = 16;      // limited calls ignored beyond this depth (as BlockConfig::call_limit)
+  uint32_t max_words = 1u << 20; // refuse bigger programs
+};
+
+// Size of the uniform block the translated function reads.
+uint32_t uniform_bytes(const TranslateOptions& opt);
+
+// Translates `code` (32-bit words) from opt.entry. False with `err` naming the
+// first instruction the translator cannot handle and its word address.
+// Reached instructions that do not decode (and branches outside the code)
+// become traps that fault when executed, as the interpreter faults then.
+bool translate(const std::vector<uint32_t>& code, const TranslateOptions& opt, ir::Function& out,
+               std::string& err);
+// Same with entry given separately (overrides opt.entry).
+bool translate(const std::vector<uint32_t>& code, uint32_t entry, const TranslateOptions& opt, ir::Function& out,
+               std::string& err);
+
+// Options matching an interpreter BlockConfig (regs, smem, lmem, params, call limit).
+TranslateOptions options_for(const BlockConfig& cfg, const Target& target, uint32_t entry = 0);
+
+// ---- marshalling (vars area: f.vars_bytes() bytes, zero it first)
+// The launch ABI uniform block for `cfg` (ctaid slots zero: they come from kVarCtaid).
+std::vector<uint8_t> pack_uniforms(const BlockConfig& cfg);
+// Thread `tid` (x, y, z) of block `ctaid` (x, y) in lane `lane` of the vars
+// area: $r0 = tid.x | tid.y << 16 | tid.z << 26, kVarCtaid, kVarLocalBase,
+// and kVarAbiWriter = (tid == 0).
+void init_launch_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const unsigned tid[3],
+                      const unsigned ctaid[2], uint64_t local_base);
+// Explicit initial state (the interpreter's run_with): $r, $a, $c; no ABI.
+void init_state_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const ThreadState& st,
+                     uint64_t local_base);
+// Reads lane `lane` back ($r limited to `regs`, $a, $c, exited).
+void read_lane(const ir::Function& f, const uint8_t* vars, unsigned lane, ThreadState& out);
+
+// GuestMemory over the interpreter's memory: Global/Const from `mem`
+// (i << 32 | offset), Shared from `shared`, Local thread t = addr / kLocalStride
+// from `locals[t]`. Used by tests and the fuzzer to compare with the
+// interpreter on identical bytes. Atomics are not thread-safe (one warp at a time).
+class TeslaMemory final : public ir::GuestMemory {
+ public:
+  TeslaMemory(LaunchMemory* mem, std::vector<uint8_t>* shared, std::vector<std::vector<uint8_t>>* locals)
+      : mem_(mem), shared_(shared), locals_(locals) {}
+  bool access(Kind kind, ir::Space space, uint64_t addr, unsigned bytes, uint64_t* value,
+              ir::AtomicOp op = ir::AtomicOp::Add, const uint64_t* compare = nullptr) override;
+  uint8_t* translate(ir::Space space, uint64_t addr, uint64_t bytes) override;
+
+ private:
+  LaunchMemory* mem_;
+  std::vector<uint8_t>* shared_;
+  std::vector<std::vector<uint8_t>>* locals_;
+};
+
+}  // namespace gpurc::tesla

@@ -1,0 +1,485 @@
+#include "fuzz/g13_gen.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <random>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "frontend/g13/g13.h"
+#include "frontend/g13/translate.h"
+#include "fuzz/ir_gen.h"
+#include "runtime/memory.h"
+
+namespace gpurc::fuzz {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr unsigned kLaneReg = 118, kIndexReg = 119, kFirstCounter = 120;
+constexpr unsigned kMaxLoopDepth = 3, kMaxIfDepth = 4;
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%" PRIX64, v);
+  return buf;
+}
+
+// Descriptors the structured part of the generator emits itself (control
+// flow, memory) or that cannot run in a compute fuzz program.
+bool structural(const g13::Desc& d) {
+  static const std::set<std::string> names = {
+      "pop_exec", "if_icmp", "if_fcmp", "while_icmp", "while_fcmp", "else_icmp", "else_fcmp", "jmp_exec_any",
+      "jmp_exec_none", "call", "ret", "stop", "trap", "jmp_incomplete", "threadgroup_barrier", "uniform_store",
+      "device_load", "device_store", "threadgroup_load", "threadgroup_store", "stack_load", "stack_store"};
+  if (names.count(d.name)) return true;
+  for (const auto& op : d.operands)
+    if (op.kind == g13::Kind::BranchOffset) return true;
+  return false;
+}
+
+// Specials of a grid [1] x block [threads] compute launch: the values
+// recompiler/g13_run gives such a launch, so a reproducer replays the same.
+void fill_specials(g13::SimdGroup& sg, uint32_t threads) {
+  auto splat = [&](unsigned sr, uint32_t v) { sg.special[sr].fill(v); };
+  for (unsigned sr : {0u, 1u, 2u, 20u, 21u, 49u, 50u, 53u, 81u, 82u}) splat(sr, 0);
+  for (unsigned sr : {5u, 6u, 9u, 10u}) splat(sr, 1);
+  splat(4, threads);
+  splat(8, threads);
+  for (unsigned sr : {48u, 51u, 80u})
+    for (unsigned l = 0; l < 32; ++l) sg.special[sr][l] = l < threads ? l : 0;
+}
+
+// Whether a decoded instruction writes r0 (the exec-mask stack) or a register
+// the generator reserves.
+bool writes_reserved(const g13::Insn& in) {
+  for (const auto& op : in.desc->operands) {
+    if (op.name.empty() || op.name[0] != 'D') continue;
+    g13::Operand o = g13::decode_operand(in, op, 0);
+    unsigned first_half = 0, halves = 0;
+    switch (o.type) {
+      case g13::OpType::Reg16: first_half = unsigned(o.n); halves = 1; break;
+      case g13::OpType::Reg32: first_half = unsigned(o.n) * 2; halves = 2; break;
+      case g13::OpType::Reg64: first_half = unsigned(o.n) * 2; halves = 4; break;
+      case g13::OpType::Tuple16: first_half = unsigned(o.n); halves = unsigned(o.count); break;
+      case g13::OpType::Tuple32: first_half = unsigned(o.n) * 2; halves = 2 * unsigned(o.count); break;
+      default: continue;
+    }
+    if (first_half < 2 || first_half + halves > 2 * kLaneReg) return true;
+  }
+  return false;
+}
+
+// A random encoding is usable if it decodes as its descriptor, writes no
+// reserved register, translates, and runs on the interpreter without error.
+bool usable(const std::vector<uint8_t>& bytes, const g13::SimdGroup& probe) {
+  g13::Insn in;
+  fe::Diagnostic d;
+  if (!g13::decode(bytes.data(), bytes.size(), 0, in, d) || in.size != bytes.size()) return false;
+  if (writes_reserved(in)) return false;
+  static const std::vector<uint8_t> stop = [] {
+    std::vector<uint8_t> b;
+    std::string e;
+    g13::assemble_one("stop", 0, b, e);
+    return b;
+  }();
+  std::vector<uint8_t> code = bytes;
+  code.insert(code.end(), stop.begin(), stop.end());
+  ir::Function f;
+  std::string err;
+  if (!g13::translate(code.data(), code.size(), f, err)) return false;
+  g13::SimdGroup sg = probe;
+  g13::Interpreter it(code, nullptr);
+  return it.run(sg, 16).kind == g13::StepResult::Kind::Done;
+}
+
+g13::SimdGroup probe_group() {
+  g13::SimdGroup sg;
+  std::mt19937_64 r(7);
+  for (auto& half : sg.regs)
+    for (auto& v : half) v = uint16_t(r());
+  for (auto& l : sg.regs[0]) l = 0;
+  for (auto& u : sg.uniforms) u = uint16_t(r());
+  fill_specials(sg, 32);
+  sg.recompute_exec();
+  return sg;
+}
+
+struct Candidates {
+  std::vector<const g13::Desc*> descs;
+  std::vector<bool> cross_lane;  // per descs entry: may read lanes a partial SIMD-group lacks
+  g13::SimdGroup probe, probe_one_lane;
+};
+
+const Candidates& candidates() {
+  static const Candidates c = [] {
+    Candidates out;
+    out.probe = probe_group();
+    out.probe_one_lane = out.probe;
+    out.probe_one_lane.launched = 1;
+    out.probe_one_lane.recompute_exec();
+    std::mt19937_64 rng(1);
+    std::vector<uint8_t> bytes;
+    for (const g13::Desc& d : g13::table()) {
+      if (structural(d)) continue;
+      bool any = false, cross = false;
+      for (int i = 0; i < 24; ++i)
+        if (g13::random_instruction(d, rng, bytes) && usable(bytes, out.probe)) {
+          any = true;
+          // The interpreter refuses reads of lanes that were never launched
+          // (shuffles, quad derivatives): such descriptors only go into
+          // programs of full SIMD-groups.
+          cross |= !usable(bytes, out.probe_one_lane);
+        }
+      if (any) {
+        out.descs.push_back(&d);
+        out.cross_lane.push_back(cross);
+      }
+    }
+    return out;
+  }();
+  return c;
+}
+
+class Generator {
+ public:
+  Generator(Rng& rng, bool partial, const std::vector<std::string>& exclude)
+      : rng_(rng), mt_(rng.next()), partial_(partial), exclude_(exclude) {}
+
+  std::vector<uint8_t> run() {
+    prologue();
+    block(0, 0, -1, 6 + int(rng_.below(20)));
+    emit_text("stop");
+    for (const Patch& p : patches_) {
+      std::vector<uint8_t> b;
+      std::string err;
+      if (!g13::assemble_one(p.text + " " + hex(p.target), p.pc, b, err) || b.size() != p.size)
+        throw std::runtime_error("g13 fuzz generator: cannot patch '" + p.text + "': " + err);
+      std::memcpy(code_.data() + p.pc, b.data(), b.size());
+    }
+    return std::move(code_);
+  }
+
+ private:
+  struct Patch {
+    uint64_t pc, target;
+    size_t size;
+    std::string text;
+  };
+
+  void emit_text(const std::string& text) {
+    std::vector<uint8_t> b;
+    std::string err;
+    if (!g13::assemble_one(text, code_.size(), b, err))
+      throw std::runtime_error("g13 fuzz generator: cannot assemble '" + text + "': " + err);
+    code_.insert(code_.end(), b.begin(), b.end());
+  }
+
+  std::string reg(unsigned lo = 1, unsigned hi = kLaneReg - 1) { return "r" + std::to_string(rng_.range(int(lo), int(hi))); }
+  std::string src32() {
+    if (rng_.chance(20)) return std::to_string(rng_.below(256));
+    return reg(1, 127);
+  }
+
+  uint32_t interesting32() {
+    static const uint32_t kSpecial[] = {0, 1, 2, 0xFFFFFFFFu, 0x80000000u, 0x7FFFFFFFu, 0x3F800000u, 0xBF800000u,
+                                        0x7F800000u, 0xFF800000u, 0x7FC00000u, 0x00000001u, 0x00800000u, 0x80000000u,
+                                        0x3C003C00u, 0x7C00FC00u, 0x00010001u, 0x3F000000u, 0x4B000000u, 0x80000001u};
+    switch (rng_.below(4)) {
+      case 0: return kSpecial[rng_.below(std::size(kSpecial))];
+      case 1: return uint32_t(rng_.below(64));
+      default: return uint32_t(rng_.next());
+    }
+  }
+
+  void prologue() {
+    emit_text("get_sr r" + std::to_string(kLaneReg) + ", sr52 (thread_index_in_simdgroup)");
+    for (unsigned r = 1; r < kLaneReg; ++r) {
+      uint32_t v = interesting32();
+      emit_text("mov_imm r" + std::to_string(r) + ", " + std::to_string(v) + ", 0b0");
+      if (rng_.chance(40)) emit_text("iadd r" + std::to_string(r) + ", r" + std::to_string(r) + ", r" + std::to_string(kLaneReg));
+    }
+  }
+
+  void random_alu() {
+    const auto& c = candidates();
+    if (c.descs.empty()) return;
+    std::vector<uint8_t> bytes;
+    for (int tries = 0; tries < 64; ++tries) {
+      const uint32_t k = rng_.below(uint32_t(c.descs.size()));
+      if (partial_ && c.cross_lane[k]) continue;
+      const g13::Desc& d = *c.descs[k];
+      if (std::find(exclude_.begin(), exclude_.end(), d.name) != exclude_.end()) continue;
+      for (int i = 0; i < 16; ++i)
+        if (g13::random_instruction(d, mt_, bytes) && usable(bytes, partial_ ? c.probe_one_lane : c.probe)) {
+          code_.insert(code_.end(), bytes.begin(), bytes.end());
+          return;
+        }
+    }
+  }
+
+  std::string icond() {
+    static const char* k[] = {"ueq", "ult", "ugt", "seq", "slt", "sgt", "nueq", "ugte", "ulte", "nseq", "sgte", "slte"};
+    return k[rng_.below(std::size(k))];
+  }
+  std::string fcond() {
+    static const char* k[] = {"eq", "lt", "gt", "ltn", "gte", "lte", "gtn", "neq", "nlt", "ngt", "nltn", "ngte", "nlte", "ngtn"};
+    return k[rng_.below(std::size(k))];
+  }
+  std::string condition(const char* icmp, const char* fcmp) {
+    const bool no_float = std::find(exclude_.begin(), exclude_.end(), fcmp) != exclude_.end();
+    if (rng_.chance(70) || no_float) return std::string(icmp) + " r0l, " + icond() + ", " + reg(1, 127) + ", " + src32() + ", 1";
+    return std::string(fcmp) + " r0l, " + fcond() + ", " + reg(1, 127) + ", " + reg(1, 127) + ", 1";
+  }
+
+  void memory_op() {
+    // r119 = lane + 32k: distinct per lane, so no two lanes store to one address.
+    static const struct { const char* fmt; unsigned bytes; bool r32; } kFormats[] = {
+        {"i32", 4, true}, {"i16", 2, false}, {"i8", 1, false}, {"f16", 2, false}, {"u8norm", 1, true},
+        {"s16norm", 2, false}};
+    const auto& f = kFormats[rng_.below(std::size(kFormats))];
+    static const char* kMasks[] = {"x", "xy", "xyz", "xyzw"};
+    const unsigned n = 1 + rng_.below(4);
+    // Element index lane + 32k with up to 4 elements of up to 4 bytes: (31 + 32k) * 4 * 4 + 16 <= kGlobalSize.
+    const unsigned k = rng_.below(7);
+    emit_text("iadd r" + std::to_string(kIndexReg) + ", r" + std::to_string(kLaneReg) + ", " + std::to_string(32 * k));
+    const bool store = rng_.chance(50);
+    std::string regs;
+    if (f.r32) {
+      unsigned r = unsigned(rng_.range(1, int(kLaneReg) - int(n)));
+      regs = "r" + std::to_string(r);
+      for (unsigned i = 1; i < n; ++i) regs += "_r" + std::to_string(r + i);
+    } else {
+      unsigned h = unsigned(rng_.range(2, int(2 * kLaneReg) - int(n)));
+      auto hname = [](unsigned half) { return "r" + std::to_string(half / 2) + (half % 2 ? "h" : "l"); };
+      regs = hname(h);
+      for (unsigned i = 1; i < n; ++i) regs += "_" + hname(h + i);
+    }
+    // Vector element i of lane L sits at (L + 32k) * 4 + i when the index is
+    // shifted by 2 (lsl 2): lanes never overlap.
+    std::string text = std::string(store ? "device_store" : "device_load") + " 0, " + f.fmt + ", " + kMasks[n - 1] +
+                       ", " + regs + ", u0_u1, r" + std::to_string(kIndexReg) + ", unsigned, lsl 2";
+    if (store) text += ", 0";
+    emit_text(text);
+    if (!store) emit_text("wait 0");
+  }
+
+  // A region of `count` items at if-depth `ifs`, loop-depth `loops`;
+  // `ifs_in_loop` is the number of enclosing ifs inside the innermost loop
+  // (-1 outside loops), which a break needs to leave the loop.
+  void block(unsigned ifs, unsigned loops, int ifs_in_loop, int count) {
+    for (int i = 0; i < count && code_.size() < 6000; ++i) {
+      unsigned r = rng_.below(100);
+      if (r < 55) random_alu();
+      else if (r < 65) memory_op();
+      else if (r < 78 && ifs < kMaxIfDepth) if_region(ifs, loops, ifs_in_loop);
+      else if (r < 86 && loops < kMaxLoopDepth) loop_region(ifs, loops);
+      else if (r < 92 && ifs_in_loop >= 0 && ifs_in_loop + 1 <= int(kMaxIfDepth)) brk(ifs_in_loop);
+      else random_alu();
+    }
+  }
+
+  void if_region(unsigned ifs, unsigned loops, int ifs_in_loop) {
+    emit_text(condition("if_icmp", "if_fcmp"));
+    const int inner = ifs_in_loop >= 0 ? ifs_in_loop + 1 : -1;
+    size_t patch = 0;
+    const bool skip = rng_.chance(25);
+    if (skip) {
+      patch = patches_.size();
+      patches_.push_back({code_.size(), 0, 6, "jmp_exec_none"});
+      emit_text("jmp_exec_none " + hex(code_.size()));  // placeholder, patched in run()
+    }
+    block(ifs + 1, loops, inner, 1 + int(rng_.below(5)));
+    if (rng_.chance(50)) {
+      if (rng_.chance(50)) emit_text("else_fcmp r0l, eq, 0.0, 0.0, 1");  // plain else
+      else emit_text(condition("else_icmp", "else_fcmp"));              // else-if
+      block(ifs + 1, loops, inner, 1 + int(rng_.below(4)));
+    }
+    if (skip) patches_[patch].target = code_.size();  // skip to the pop_exec
+    emit_text("pop_exec r0l, 1");
+  }
+
+  void loop_region(unsigned ifs, unsigned loops) {
+    const std::string ctr = "r" + std::to_string(kFirstCounter + loops);
+    const std::string limit = std::to_string(1 + rng_.below(4));
+    emit_text("mov_imm " + ctr + ", 0, 0b0");
+    emit_text("push_exec r0l, 1");
+    emit_text("while_icmp r0l, ult, " + ctr + ", " + limit + ", 1");
+    const uint64_t top = code_.size();
+    block(ifs, loops + 1, 0, 1 + int(rng_.below(5)));
+    emit_text("iadd " + ctr + ", " + ctr + ", 1");
+    emit_text("while_icmp r0l, ult, " + ctr + ", " + limit + ", 1");
+    emit_text("jmp_exec_any " + hex(top));
+    emit_text("pop_exec r0l, 1");
+  }
+
+  // Break out of the innermost loop from inside `ifs_in_loop` ifs: r0l =
+  // ifs + 1, so each enclosing if's pop_exec 1 leaves the lane at 1, outside
+  // the loop; pop_exec 0 re-evaluates the exec mask at once.
+  void brk(int ifs_in_loop) {
+    emit_text(condition("if_icmp", "if_fcmp"));
+    emit_text("mov_imm r0l, " + std::to_string(ifs_in_loop + 2));
+    emit_text("pop_exec r0l, 0");
+    if (rng_.chance(50)) random_alu();  // runs for nobody who broke
+    emit_text("pop_exec r0l, 1");
+  }
+
+  Rng& rng_;
+  std::mt19937_64 mt_;
+  bool partial_;
+  const std::vector<std::string>& exclude_;
+  std::vector<uint8_t> code_;
+  std::vector<Patch> patches_;
+};
+
+void put_u32(json& doc, const std::string& key, uint32_t v) { doc[key] = hex(v); }
+
+}  // namespace
+
+std::vector<std::string> g13_fuzz_descriptors() {
+  std::vector<std::string> out;
+  for (const g13::Desc* d : candidates().descs) out.push_back(d->name);
+  return out;
+}
+
+G13FuzzProgram generate_g13_program(Rng& rng, const std::vector<std::string>& exclude) {
+  G13FuzzProgram p;
+  unsigned r = rng.below(100);
+  p.threads = r < 60 ? 32 : 1 + rng.below(31);
+  for (auto& u : p.uniforms) u = uint16_t(rng.next());
+  p.uniforms[0] = uint16_t(kGlobalBase);
+  p.uniforms[1] = uint16_t(kGlobalBase >> 16);
+  p.uniforms[2] = uint16_t(kGlobalBase >> 32);
+  p.uniforms[3] = uint16_t(kGlobalBase >> 48);
+  p.memory.resize(kGlobalSize);
+  for (size_t i = 0; i < p.memory.size(); i += 8) {
+    uint64_t v = rng.next();
+    std::memcpy(p.memory.data() + i, &v, std::min<size_t>(8, p.memory.size() - i));
+  }
+  // A program the interpreter refuses (a value-dependent read of an
+  // unlaunched lane slipped through) is replaced by the next one.
+  for (int attempt = 0;; ++attempt) {
+    Generator g(rng, p.threads < 32, exclude);
+    p.code = g.run();
+    if (attempt >= 16 || run_g13_reference(p).error.empty()) return p;
+  }
+}
+
+g13::SimdGroup g13_initial_group(const G13FuzzProgram& p) {
+  g13::SimdGroup sg;
+  sg.uniforms = p.uniforms;
+  sg.launched = p.threads >= 32 ? 0xFFFFFFFFu : (1u << p.threads) - 1;
+  fill_specials(sg, p.threads);
+  sg.recompute_exec();
+  return sg;
+}
+
+G13Outcome run_g13_reference(const G13FuzzProgram& p) {
+  G13Outcome out;
+  rt::Memory mem;
+  std::string err;
+  if (!mem.add_buffer("global", ir::Space::Global, kGlobalBase, kGlobalSize, err)) {
+    out.error = err;
+    return out;
+  }
+  std::memcpy(mem.find("global")->data(), p.memory.data(), kGlobalSize);
+  out.sg = g13_initial_group(p);
+  g13::Interpreter it(p.code, &mem);
+  g13::StepResult r = it.run(out.sg, 1u << 22);
+  if (r.kind == g13::StepResult::Kind::Error) out.error = "interpreter: " + r.message;
+  else if (r.kind == g13::StepResult::Kind::Fault) {
+    out.fault = true;
+    out.fault_text = r.message;
+  } else if (r.kind != g13::StepResult::Kind::Done) {
+    out.error = "interpreter stopped at a barrier";
+  }
+  out.memory.assign(mem.find("global")->data(), mem.find("global")->data() + kGlobalSize);
+  return out;
+}
+
+G13Outcome run_g13_translated(const std::string& engine, const G13FuzzProgram& p, const IrProgram& ir) {
+  G13Outcome out;
+  out.sg = g13_initial_group(p);
+  IrState st;
+  st.entry_mask = out.sg.launched;
+  st.vars.assign(ir.original.vars_bytes(), 0);
+  g13::pack_vars(out.sg, ir.original, st.vars.data());
+  st.uniforms.assign(std::max<size_t>(g13::kUniformBytes, ir.original.uniform_bytes) + 64, 0);
+  g13::pack_uniforms(out.sg, st.uniforms.data());
+  st.memory = p.memory;
+  IrOutcome o = run_engine(engine == "ir-interp" ? "interp" : engine, ir, st);
+  if (!o.error.empty()) {
+    out.error = o.error;
+    return out;
+  }
+  if (o.status == ir::RunStatus::Fault) {
+    out.fault = true;
+    out.fault_text = std::string("fault ") + fault_kind_name(o.fault);
+  }
+  g13::unpack_vars(o.vars.data(), ir.original, out.sg);
+  out.memory = std::move(o.memory);
+  return out;
+}
+
+std::string compare_g13(const G13FuzzProgram& p, const G13Outcome& ref, const G13Outcome& got) {
+  if (!ref.error.empty()) return "reference failed: " + ref.error;
+  if (!got.error.empty()) return got.error;
+  if (ref.fault != got.fault)
+    return "status: expected " + (ref.fault ? ref.fault_text : std::string("done")) + ", got " +
+           (got.fault ? got.fault_text : std::string("done"));
+  if (ref.fault) return "";
+  const uint32_t launched = g13_initial_group(p).launched;
+  for (unsigned h = 0; h < 256; ++h)
+    for (unsigned l = 0; l < 32; ++l)
+      if ((launched >> l & 1) && ref.sg.regs[h][l] != got.sg.regs[h][l])
+        return "r" + std::to_string(h / 2) + (h % 2 ? "h" : "l") + " lane " + std::to_string(l) + ": expected " +
+               hex(ref.sg.regs[h][l]) + ", got " + hex(got.sg.regs[h][l]);
+  for (size_t i = 0; i < ref.memory.size() && i < got.memory.size(); ++i)
+    if (ref.memory[i] != got.memory[i])
+      return "memory " + hex(kGlobalBase + i) + ": expected byte " + hex(ref.memory[i]) + ", got " + hex(got.memory[i]);
+  return "";
+}
+
+std::string g13_replay_text(const G13FuzzProgram& p, const G13Outcome& ref, const std::string& name,
+                            const std::string& note) {
+  static const char* digits = "0123456789abcdef";
+  auto to_hex = [&](const std::vector<uint8_t>& b) {
+    std::string s;
+    for (uint8_t x : b) {
+      s += digits[x >> 4];
+      s += digits[x & 15];
+    }
+    return s;
+  };
+  json doc;
+  doc["gpurc"] = 1;
+  doc["isa"] = "g13";
+  doc["name"] = name;
+  doc["description"] = note;
+  doc["program"] = {{"bytes", to_hex(p.code)}};
+  doc["launch"] = {{"grid", json::array({1})}, {"block", json::array({p.threads})}, {"budget", 1ll << 32}};
+  json uniforms = json::object();
+  for (unsigned u = 0; u < 256; ++u)
+    put_u32(uniforms, "u" + std::to_string(u), uint32_t(p.uniforms[2 * u]) | uint32_t(p.uniforms[2 * u + 1]) << 16);
+  doc["state"] = {{"uniforms", uniforms}};
+  doc["memory"] = json::array({{{"name", "global"}, {"space", "global"}, {"address", hex(kGlobalBase)},
+                                {"size", kGlobalSize}, {"init", {{"hex", to_hex(p.memory)}}}}});
+  if (ref.error.empty() && !ref.fault) {
+    json regs = json::object();
+    for (unsigned r = 1; r < 128; ++r) {
+      json lanes = json::array();
+      for (unsigned l = 0; l < p.threads; ++l) lanes.push_back(ref.sg.r32(r, l));
+      regs["r" + std::to_string(r)] = {{"u32", lanes}};
+    }
+    json mem = {{"name", "global"}, {"u8", ref.memory}};
+    doc["expect"] = {{"memory", json::array({mem})}, {"registers", regs}};
+  }
+  return doc.dump(1) + "\n";
+}
+
+}  // namespace gpurc::fuzz

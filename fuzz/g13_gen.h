@@ -1,0 +1,81 @@
+// Random G13 programs for differential fuzzing, and running one on the
+// reference interpreter and on the translation (IR interpreter, pipelined IR
+// interpreter, JIT tiers through fuzz/ir_run.h).
+//
+// A program is one SIMD-group of `threads` launched lanes (the low ones: a
+// partial SIMD-group when < 32) that starts from the state a replay launch of
+// grid [1], block [threads] gives: zero registers, the special registers of
+// that launch, the uniform registers and one device buffer of kGlobalSize
+// bytes at kGlobalBase (fuzz/ir_gen.h), u0_u1 pointing at it. So every program
+// is also a replay file (g13_replay_text), which is how reproducers are saved.
+//
+// Layout of a program:
+// - prologue: r118 = thread_index_in_simdgroup, r1..r117 = random 32-bit values
+//   (special floats and integers), some of them mixed with the lane index;
+// - body: random instructions of every encoding-table descriptor the
+//   translator and the interpreter accept (random bits from
+//   g13::random_instruction; destinations never r0 or r118-r127), nested
+//   if/else regions, bounded while loops with breaks through r0l,
+//   jmp_exec_none skips and in-bounds device loads/stores;
+// - stop.
+// Reserved registers: r0l (exec-mask stack), r118 (lane), r119 (memory index),
+// r120-r127 (loop counters by depth).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "frontend/g13/interp.h"
+#include "fuzz/ir_run.h"
+#include "fuzz/rng.h"
+
+namespace gpurc::fuzz {
+
+struct G13FuzzProgram {
+  std::vector<uint8_t> code;
+  uint32_t threads = 32;                  // launched lanes: the low `threads`
+  std::array<uint16_t, 512> uniforms{};   // u-halves; u0_u1 = kGlobalBase
+  std::vector<uint8_t> memory;            // kGlobalSize bytes at kGlobalBase
+};
+
+// `exclude`: descriptor names the random-instruction part must not use (to
+// keep a known, reported translator bug from masking everything else).
+G13FuzzProgram generate_g13_program(Rng& rng, const std::vector<std::string>& exclude = {});
+
+// Descriptor names the random-instruction part of the generator draws from
+// (the table's descriptors of which random encodings pass the checks).
+std::vector<std::string> g13_fuzz_descriptors();
+
+// The SimdGroup a program starts from (registers zero, specials of a
+// grid [1] x block [threads] launch, uniforms).
+g13::SimdGroup g13_initial_group(const G13FuzzProgram& p);
+
+struct G13Outcome {
+  std::string error;          // could not run (translation, compile, interpreter error)
+  bool fault = false;
+  std::string fault_text;
+  g13::SimdGroup sg;          // final registers (launched lanes)
+  std::vector<uint8_t> memory;
+};
+
+G13Outcome run_g13_reference(const G13FuzzProgram& p);
+// engine: "ir-interp" (IR interpreter on the translation), "interp-pipeline",
+// or a JIT tier "avx512" / "avx2" / "a64". `ir` is the prepared translation.
+G13Outcome run_g13_translated(const std::string& engine, const G13FuzzProgram& p, const IrProgram& ir);
+// "" if equal, else the first difference (register half and lane, or memory byte).
+std::string compare_g13(const G13FuzzProgram& p, const G13Outcome& ref, const G13Outcome& got);
+
+// The program as a g13 replay file (code as bytes, expect = the reference's
+// memory and registers r1..r127).
+std::string g13_replay_text(const G13FuzzProgram& p, const G13Outcome& ref, const std::string& name,
+                            const std::string& note);
+
+}  // namespace gpurc::fuzz
+
+#include "fuzz/isa_fuzz.h"
+
+namespace gpurc::fuzz {
+// run_g13_fuzz with descriptors left out of the generated programs.
+IsaFuzzReport run_g13_fuzz_excluding(const IsaFuzzOptions& opt, const std::vector<std::string>& exclude);
+}  // namespace gpurc::fuzz

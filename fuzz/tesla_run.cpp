@@ -1,0 +1,293 @@
+#include "fuzz/tesla_run.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "frontend/tesla/translate.h"
+#include "fuzz/tesla_fuzz.h"
+#include "runtime/memory.h"
+
+namespace gpurc::fuzz {
+
+using namespace tesla;
+
+namespace {
+
+std::string hex(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+const char* interp_fault_name(FaultKind k) {
+  switch (k) {
+    case FaultKind::None: return "";
+    case FaultKind::Decode: return "decode";
+    case FaultKind::Trap: return "trap";
+    case FaultKind::OutOfBounds: return "out-of-bounds";
+    case FaultKind::Unsupported: return "unsupported";
+    case FaultKind::Watchdog: return "watchdog";
+    case FaultKind::Stack: return "stack";
+  }
+  return "?";
+}
+
+// The IR fault a Tesla fault becomes: misaligned accesses are routed to an
+// unbacked address by the translation, so they are out-of-bounds there too;
+// stack faults (break without prebrk, overflow) become traps.
+const char* ir_fault_name(ir::FaultKind k) {
+  switch (k) {
+    case ir::FaultKind::Misaligned: return "out-of-bounds";
+    default: return fault_kind_name(k);
+  }
+}
+
+uint32_t launched_mask(const TeslaProgram& p) {
+  size_t n = p.threads.size();
+  return n >= 32 ? 0xffffffffu : (1u << n) - 1;
+}
+
+}  // namespace
+
+TeslaOutcome run_tesla_reference(const TeslaProgram& p) {
+  TeslaOutcome out;
+  out.mem = p.mem;
+  BlockInterpreter bi(p.words, p.target, p.cfg, &out.mem);
+  bi.shared() = p.shared;
+  RunResult r = bi.run_with(p.threads);
+  if (!r.ok()) {
+    out.fault = interp_fault_name(r.fault);
+    out.fault_message = r.message;
+  }
+  for (unsigned t = 0; t < p.threads.size(); ++t) {
+    out.threads.push_back(bi.thread(t));
+    out.locals.push_back(bi.local(t));
+  }
+  out.shared = bi.shared();
+  return out;
+}
+
+TeslaTranslation translate_tesla(const TeslaProgram& p) {
+  TeslaTranslation t;
+  TranslateOptions opt = options_for(p.cfg, p.target);
+  opt.launch_abi = false;
+  ir::Function f;
+  if (!translate(p.words, opt, f, t.error)) {
+    if (t.error.empty()) t.error = "translate failed";
+    return t;
+  }
+  t.program = prepare_program(f);
+  return t;
+}
+
+namespace {
+
+// Runs a translated function on one warp over copies of `p`'s memory (with
+// `extra` as g15[] when not empty). Registers come from `p.threads`
+// (run_with mode) or, with `launch_abi`, from the launch ABI only.
+TeslaOutcome run_ir(const std::string& engine, const IrProgram& prog, const TeslaProgram& p, bool launch_abi,
+                    const std::vector<uint8_t>& extra) {
+  TeslaOutcome out;
+  std::string ir_engine = engine == "ir-interp" ? "interp" : engine;
+  std::unique_ptr<ir::Executable> exe = make_executable(ir_engine, prog, out.error);
+  if (!exe) return out;
+  const ir::Function& f = prog.original;
+
+  // State: the translation's var layout (translate.h), filled through its helpers.
+  auto vars = rt::allocate_aligned(std::max<uint64_t>(f.vars_bytes(), 64));
+  std::memset(vars.get(), 0, f.vars_bytes());
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    uint64_t local_base = uint64_t(lane) * kLocalStride;
+    if (launch_abi) {
+      const unsigned tid[3] = {lane, 0, 0}, ctaid[2] = {0, 0};
+      if (lane < p.threads.size()) init_launch_lane(f, vars.get(), lane, tid, ctaid, local_base);
+      continue;
+    }
+    ThreadState st{};
+    if (lane < p.threads.size()) st = p.threads[lane];
+    init_state_lane(f, vars.get(), lane, st, local_base);
+  }
+  auto uniforms = rt::allocate_aligned(std::max<uint64_t>(f.uniform_bytes, 64));
+  if (launch_abi) {
+    std::vector<uint8_t> u = pack_uniforms(p.cfg);
+    std::memcpy(uniforms.get(), u.data(), std::min<size_t>(u.size(), f.uniform_bytes));
+  }
+  auto frame = rt::allocate_aligned(std::max<uint64_t>(exe->frame_bytes(), 64));
+
+  out.mem = p.mem;
+  if (!extra.empty()) out.mem.global[15] = extra;
+  out.shared = p.shared;
+  out.locals.assign(32, std::vector<uint8_t>(p.cfg.lmem, 0));
+  TeslaMemory memory(&out.mem, &out.shared, &out.locals);
+
+  ir::WarpContext ctx;
+  ctx.vars = vars.get();
+  ctx.uniforms = uniforms.get();
+  ctx.frame = frame.get();
+  ctx.entry_mask = launched_mask(p);
+  ctx.budget = kFuzzBudget;
+  ctx.memory = &memory;
+  ir::RunStatus s = ir::RunStatus::Barrier;
+  for (int resumes = 0; s == ir::RunStatus::Barrier; ++resumes) {
+    if (resumes > 1000) {
+      out.error = "more than 1000 barrier stops";
+      return out;
+    }
+    s = exe->run(ctx);
+  }
+  if (s == ir::RunStatus::Fault) {
+    out.fault = ir_fault_name(ctx.fault);
+    out.fault_message = "fault code " + hex(ctx.fault_code) + " at " + hex(ctx.fault_addr) + " lane " +
+                        std::to_string(ctx.fault_lane);
+  }
+  for (unsigned lane = 0; lane < p.threads.size(); ++lane) {
+    ThreadState st{};
+    read_lane(f, vars.get(), lane, st);
+    out.threads.push_back(st);
+  }
+  out.locals.resize(p.threads.size());
+  if (!extra.empty()) out.mem.global[15].clear();
+  return out;
+}
+
+}  // namespace
+
+TeslaOutcome run_tesla_engine(const std::string& engine, const TeslaTranslation& t, const TeslaProgram& p) {
+  if (!t.error.empty()) {
+    TeslaOutcome out;
+    out.error = "translate: " + t.error;
+    return out;
+  }
+  return run_ir(engine, t.program, p, false, {});
+}
+
+TeslaOutcome run_tesla_replay(const std::string& engine, const TeslaProgram& p) {
+  TeslaOutcome out;
+  std::vector<uint32_t> words;
+  uint32_t entry = 0;
+  std::vector<uint8_t> init;
+  if (!tesla_replay_prologue(p, words, entry, init, out.error)) return out;
+  TranslateOptions opt = options_for(p.cfg, p.target, entry);
+  opt.launch_abi = true;
+  ir::Function f;
+  if (!translate(words, entry, opt, f, out.error)) {
+    out.error = "translate: " + out.error;
+    return out;
+  }
+  IrProgram prog = prepare_program(f);
+  return run_ir(engine, prog, p, true, init);
+}
+
+std::string compare_tesla(const TeslaProgram& p, const TeslaOutcome& ref, const TeslaOutcome& got) {
+  if (!ref.error.empty()) return "reference failed: " + ref.error;
+  if (!got.error.empty()) return got.error;
+  if (ref.fault != got.fault)
+    return "fault: expected " + (ref.fault.empty() ? std::string("none") : ref.fault + " (" + ref.fault_message + ")") +
+           ", got " + (got.fault.empty() ? std::string("none") : got.fault + " (" + got.fault_message + ")");
+  if (!ref.fault.empty()) return "";
+  const unsigned regs = std::min(p.cfg.regs, 128u);
+  for (unsigned t = 0; t < ref.threads.size() && t < got.threads.size(); ++t) {
+    const ThreadState& a = ref.threads[t];
+    const ThreadState& b = got.threads[t];
+    std::string lane = " lane " + std::to_string(t) + ": expected ";
+    for (unsigned r = 0; r < regs; ++r)
+      if (a.r[r] != b.r[r]) return "$r" + std::to_string(r) + lane + hex(a.r[r]) + ", got " + hex(b.r[r]);
+    for (unsigned r = 1; r < 8; ++r)
+      if (r != 5 && r != 6 && a.a[r] != b.a[r])
+        return "$a" + std::to_string(r) + lane + hex(a.a[r]) + ", got " + hex(b.a[r]);
+    for (unsigned c = 0; c < 4; ++c)
+      if ((a.c[c] & 15) != (b.c[c] & 15)) return "$c" + std::to_string(c) + lane + hex(a.c[c]) + ", got " + hex(b.c[c]);
+    if (a.exited != b.exited)
+      return "exited" + lane + std::to_string(a.exited) + ", got " + std::to_string(b.exited);
+  }
+  auto bytes = [](const std::string& what, const std::vector<uint8_t>& x, const std::vector<uint8_t>& y) {
+    if (x.size() != y.size()) return what + ": size " + std::to_string(x.size()) + " vs " + std::to_string(y.size());
+    for (size_t i = 0; i < x.size(); ++i)
+      if (x[i] != y[i]) return what + "[" + hex(i) + "]: expected byte " + hex(x[i]) + ", got " + hex(y[i]);
+    return std::string();
+  };
+  std::string d;
+  for (int g = 0; g < 16; ++g)
+    if (!(d = bytes("g" + std::to_string(g), ref.mem.global[g], got.mem.global[g])).empty()) return d;
+  if (!(d = bytes("s", ref.shared, got.shared)).empty()) return d;
+  for (unsigned t = 0; t < ref.locals.size() && t < got.locals.size(); ++t)
+    if (!(d = bytes("l(lane " + std::to_string(t) + ")", ref.locals[t], got.locals[t])).empty()) return d;
+  return "";
+}
+
+
+namespace {
+
+// The difference `engine` shows on `p` ("" = none, or the reference cannot run it).
+std::string difference(const TeslaProgram& p, const std::string& engine, bool ref_may_fault) {
+  TeslaOutcome ref = run_tesla_reference(p);
+  if (!ref.fault.empty() && (!ref_may_fault || ref.fault != "out-of-bounds")) return "";
+  TeslaTranslation tr = translate_tesla(p);
+  if (!tr.error.empty()) return engine == "translate" ? "translate" : "";
+  if (engine == "translate") return "";
+  TeslaOutcome got = run_tesla_engine(engine, tr, p);
+  return compare_tesla(p, ref, got);
+}
+
+// The kind of a difference: its first word ("$r3", "fault", "s[0x10]", ...)
+// without lane or address details.
+std::string kind_of(const std::string& d) {
+  std::string k = d.substr(0, d.find_first_of(" [:"));
+  return k;
+}
+
+}  // namespace
+
+unsigned minimize_tesla(TeslaProgram& p, const std::string& engine) {
+  uint64_t short_nop = 0, long_nop = 0;
+  unsigned n = 0;
+  std::string err;
+  if (!assemble_one("mov b32 $r30 $r30", p.target, short_nop, n, err) || !assemble_one("nop", p.target, long_nop, n, err))
+    return 0;
+  const bool ref_may_fault = !run_tesla_reference(p).fault.empty();
+  const std::string kind = kind_of(difference(p, engine, ref_may_fault));
+  if (kind.empty()) return 0;
+  unsigned removed = 0;
+  // Control flow stays: removing half of a joinat/bra or prebrk/brk pair
+  // makes a program outside the generator's structure, where the reference
+  // and the translation may legitimately disagree.
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (size_t pos = 0; pos < p.words.size();) {
+      Insn in = decode(p.words.data(), p.words.size(), pos, p.target);
+      size_t len = in.words;
+      uint64_t nop = len == 2 ? long_nop : short_nop;
+      uint64_t cur = len == 2 ? (uint64_t(p.words[pos + 1]) << 32 | p.words[pos]) : p.words[pos];
+      // Template instructions that keep loops bounded and addresses in
+      // bounds (destinations above the data registers) stay too.
+      const Operand* dst = in.find(Role::Dst);
+      bool control = in.join || in.exit || in.is_control ||
+                     (dst && dst->kind == OKind::Reg && dst->reg >= kTeslaDataRegs);
+      if (cur != nop && !control) {
+        TeslaProgram q = p;
+        q.words[pos] = uint32_t(nop);
+        if (len == 2) q.words[pos + 1] = uint32_t(nop >> 32);
+        std::string d = difference(q, engine, ref_may_fault);
+        if (!d.empty() && kind_of(d) == kind) {
+          p.words = std::move(q.words);
+          ++removed;
+          progress = true;
+        }
+      }
+      pos += len;
+    }
+  }
+  // Refresh the listing.
+  p.listing.clear();
+  for (size_t pos = 0; pos < p.words.size();) {
+    Insn in = decode(p.words.data(), p.words.size(), pos, p.target);
+    char b[16];
+    std::snprintf(b, sizeof b, "%04zx: ", pos);
+    p.listing.push_back(b + format(in));
+    pos += in.words;
+  }
+  return removed;
+}
+
+}  // namespace gpurc::fuzz

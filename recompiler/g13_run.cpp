@@ -1,0 +1,323 @@
+#include "recompiler/g13_run.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <mutex>
+
+#include "frontend/g13/translate.h"
+#include "runtime/thread_pool.h"
+
+namespace gpurc {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr size_t align64(size_t n) { return (n + 63) & ~size_t(63); }
+
+// What one threadgroup ended with: nothing (all SIMD-groups done), a fault or an error.
+struct BlockOutcome {
+  std::optional<rt::LaunchFault> fault;
+  std::string message;  // fault or error text
+  bool error = false;
+  uint64_t lane_instructions = 0;
+};
+
+g13::SimdGroup initial_group(const G13Launch& L, const rt::WarpInfo& w) {
+  g13::SimdGroup sg;
+  sg.uniforms = L.uniforms;
+  sg.launched = w.entry_mask;
+  sg.pc = L.entry;
+  sg.recompute_exec();
+  g13_fill_special(L.grid, L.block, w, sg);
+  if (L.stack_bytes)
+    for (unsigned l = 0; l < g13::SimdGroup::kLanes; ++l) sg.stack[l].assign(size_t(L.stack_bytes), 0);
+  return sg;
+}
+
+std::string interp_fault_text(const g13::StepResult& r, const rt::WarpInfo& w) {
+  return r.message + " (threadgroup (" + std::to_string(w.block.x) + "," + std::to_string(w.block.y) + "," +
+         std::to_string(w.block.z) + ") simdgroup " + std::to_string(w.warp) + ")";
+}
+
+// Runs one threadgroup on the reference interpreter. SIMD-groups run in turn
+// up to their next threadgroup_barrier; a round ends with all of them at the
+// barrier (or finished), so the next round passes it.
+BlockOutcome run_block_interp(const G13Launch& L, const std::vector<uint8_t>& code, rt::Memory& mem,
+                              uint64_t block, const G13Finish& finish, bool count) {
+  BlockOutcome out;
+  const uint64_t threads = L.block.count();
+  const uint32_t nwarps = uint32_t((threads + 31) / 32);
+  auto shared = rt::allocate_aligned(L.shared_bytes ? L.shared_bytes : 1);
+  rt::BlockMemory view(mem, L.shared_bytes ? shared.get() : nullptr, L.shared_bytes);
+  g13::Interpreter interp(code, &view);
+  std::vector<rt::WarpInfo> info(nwarps);
+  std::vector<std::unique_ptr<g13::SimdGroup>> groups(nwarps);
+  std::vector<bool> done(nwarps, false);
+  for (uint32_t w = 0; w < nwarps; ++w) {
+    info[w] = rt::warp_info(L.grid, L.block, block, w);
+    groups[w] = std::make_unique<g13::SimdGroup>(initial_group(L, info[w]));
+  }
+  for (;;) {
+    bool pending = false;
+    for (uint32_t w = 0; w < nwarps; ++w) {
+      if (done[w]) continue;
+      g13::SimdGroup& sg = *groups[w];
+      g13::StepResult r;
+      if (count) {
+        // Step by step to count active lanes; same watchdog as run().
+        int64_t steps = 0;
+        for (;;) {
+          if (steps++ >= L.budget) {
+            r.kind = g13::StepResult::Kind::Fault;
+            r.fault = ir::FaultKind::Watchdog;
+            r.message = "watchdog: more than " + std::to_string(L.budget) + " instructions";
+            break;
+          }
+          out.lane_instructions += uint64_t(__builtin_popcount(sg.exec));
+          r = interp.step(sg);
+          if (r.kind != g13::StepResult::Kind::Running) break;
+        }
+      } else {
+        r = interp.run(sg, uint64_t(L.budget));
+      }
+      switch (r.kind) {
+        case g13::StepResult::Kind::Done:
+          done[w] = true;
+          if (finish) finish(info[w], sg);
+          break;
+        case g13::StepResult::Kind::Barrier:
+        case g13::StepResult::Kind::Running:
+          pending = true;
+          break;
+        case g13::StepResult::Kind::Fault: {
+          rt::LaunchFault f;
+          f.kind = r.fault;
+          f.block = info[w].block;
+          f.warp = w;
+          f.lane = r.fault_lane;
+          f.addr = r.fault_addr;
+          out.fault = f;
+          out.message = interp_fault_text(r, info[w]);
+          return out;
+        }
+        case g13::StepResult::Kind::Error:
+          out.error = true;
+          out.message = r.message;
+          return out;
+      }
+    }
+    if (!pending) return out;
+  }
+}
+
+struct JitProgram {
+  ir::Function f;
+  CompiledIr compiled;
+  std::vector<uint8_t> uniforms;  // the uniform block, padded for vector loads
+};
+
+// Runs one threadgroup on a compiled translation: the same rounds as the
+// interpreter, with each SIMD-group's registers marshalled through the
+// translation's var area and its stack served by g13::StackMemory.
+BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& mem, uint64_t block,
+                           const G13Finish& finish) {
+  BlockOutcome out;
+  const ir::Executable& exe = *P.compiled.exe;
+  const uint64_t threads = L.block.count();
+  const uint32_t nwarps = uint32_t((threads + 31) / 32);
+  const size_t vars_stride = align64(std::max<size_t>(P.compiled.vars_bytes, P.f.vars_bytes()));
+  const size_t frame_stride = align64(exe.frame_bytes());
+  auto storage = rt::allocate_aligned((vars_stride + frame_stride) * nwarps + L.shared_bytes + 64);
+  uint8_t* shared = storage.get() + (vars_stride + frame_stride) * nwarps;
+  rt::BlockMemory view(mem, L.shared_bytes ? shared : nullptr, L.shared_bytes);
+  struct Slot {
+    rt::WarpInfo info;
+    std::unique_ptr<g13::SimdGroup> sg;
+    std::unique_ptr<g13::StackMemory> stack;
+    ir::WarpContext ctx;
+    bool done = false;
+  };
+  std::vector<Slot> slots(nwarps);
+  for (uint32_t w = 0; w < nwarps; ++w) {
+    Slot& s = slots[w];
+    s.info = rt::warp_info(L.grid, L.block, block, w);
+    s.sg = std::make_unique<g13::SimdGroup>(initial_group(L, s.info));
+    s.stack = std::make_unique<g13::StackMemory>(*s.sg, &view);
+    s.ctx.vars = storage.get() + (vars_stride + frame_stride) * w;
+    s.ctx.frame = s.ctx.vars + vars_stride;
+    s.ctx.uniforms = P.uniforms.data();
+    s.ctx.entry_mask = s.info.entry_mask;
+    s.ctx.budget = L.budget;
+    s.ctx.memory = s.stack.get();
+    view.fill_windows(s.ctx);
+    g13::pack_vars(*s.sg, P.f, s.ctx.vars);
+  }
+  for (;;) {
+    bool pending = false;
+    for (Slot& s : slots) {
+      if (s.done) continue;
+      ir::RunStatus st = exe.run(s.ctx);
+      if (st == ir::RunStatus::Fault) {
+        rt::LaunchFault f;
+        f.kind = s.ctx.fault;
+        f.block = s.info.block;
+        f.warp = s.info.warp;
+        f.lane = s.ctx.fault_lane;
+        f.space = s.ctx.fault_space;
+        f.addr = s.ctx.fault_addr;
+        f.code = s.ctx.fault_code;
+        out.fault = f;
+        out.message = f.describe();
+        return out;
+      }
+      if (st == ir::RunStatus::Done) {
+        s.done = true;
+        g13::unpack_vars(s.ctx.vars, P.f, *s.sg);
+        if (finish) finish(s.info, *s.sg);
+      } else {
+        pending = true;
+      }
+    }
+    if (!pending) return out;
+  }
+}
+
+}  // namespace
+
+void g13_fill_special(const rt::Dim3& grid, const rt::Dim3& block, const rt::WarpInfo& w, g13::SimdGroup& sg) {
+  (void)grid;
+  auto splat = [&](unsigned sr, uint32_t v) { sg.special[sr].fill(v); };
+  splat(0, w.block.x);
+  splat(1, w.block.y);
+  splat(2, w.block.z);
+  splat(4, block.x);
+  splat(5, block.y);
+  splat(6, block.z);
+  splat(8, block.x);
+  splat(9, block.y);
+  splat(10, block.z);
+  splat(20, 0);
+  splat(21, 0);
+  splat(53, w.warp);
+  auto& px = sg.special[48];
+  auto& py = sg.special[49];
+  auto& pz = sg.special[50];
+  auto& idx = sg.special[51];
+  auto& gx = sg.special[80];
+  auto& gy = sg.special[81];
+  auto& gz = sg.special[82];
+  for (unsigned l = 0; l < g13::SimdGroup::kLanes; ++l) {
+    // Lanes past the end of a partial SIMD-group are not launched: zero.
+    const rt::Dim3 t = l < w.lanes ? w.thread[l] : rt::Dim3{0, 0, 0};
+    px[l] = t.x;
+    py[l] = t.y;
+    pz[l] = t.z;
+    idx[l] = l < w.lanes ? uint32_t(w.thread_linear(l)) : 0;
+    gx[l] = w.block.x * block.x + t.x;
+    gy[l] = w.block.y * block.y + t.y;
+    gz[l] = w.block.z * block.z + t.z;
+  }
+}
+
+G13Result run_g13(const G13Launch& L, Engine engine, rt::Memory& memory, unsigned threads, const G13Finish& finish,
+                  bool count_instructions) {
+  G13Result res;
+  for (uint32_t d : {L.grid.x, L.grid.y, L.grid.z, L.block.x, L.block.y, L.block.z})
+    if (d == 0) {
+      res.error = "launch: every grid and block dimension must be at least 1";
+      return res;
+    }
+  if (L.block.count() > 1024) {
+    res.error = "launch: a threadgroup has more than 1024 threads";
+    return res;
+  }
+  if (L.grid.count() > (uint64_t(1) << 32)) {
+    res.error = "launch: the grid has more than 2^32 threadgroups";
+    return res;
+  }
+  if (L.shared_bytes > (uint64_t(1) << 16)) {
+    res.error = "launch: shared_bytes is larger than 64 KiB (16-bit threadgroup addresses)";
+    return res;
+  }
+  if (L.stack_bytes > g13::kStackStride) {
+    res.error = "launch: stack_bytes is larger than " + std::to_string(g13::kStackStride);
+    return res;
+  }
+  if (L.entry >= L.code.size()) {
+    res.error = "program: entry " + std::to_string(L.entry) + " is past the end of the code (" +
+                std::to_string(L.code.size()) + " bytes)";
+    return res;
+  }
+  if (engine == Engine::Jit) {
+    res.error = "run_g13: engine must be resolved";
+    return res;
+  }
+
+  JitProgram prog;
+  const bool jit = engine != Engine::Interp;
+  if (jit) {
+    // The translation starts at the entry: branch targets are pc-relative.
+    std::string err;
+    if (!g13::translate(L.code.data() + L.entry, L.code.size() - L.entry, prog.f, err)) {
+      res.error = err;
+      return res;
+    }
+    g13::SimdGroup probe;
+    g13_fill_special(L.grid, L.block, rt::warp_info(L.grid, L.block, 0, 0), probe);
+    if (int sr = g13::missing_special(probe, prog.f); sr >= 0) {
+      res.error = "program: reads special register sr" + std::to_string(sr) + ", which a compute launch does not provide";
+      return res;
+    }
+    IrCompileOptions opt;
+    opt.symbol = "gpurc_g13";
+    if (!compile_ir(prog.f, engine, opt, prog.compiled, err)) {
+      res.error = "program: " + err;
+      return res;
+    }
+    res.compile_us = prog.compiled.compile_us;
+    prog.uniforms.assign(align64(std::max<size_t>(g13::kUniformBytes, prog.f.uniform_bytes)), 0);
+    probe.uniforms = L.uniforms;
+    g13::pack_uniforms(probe, prog.uniforms.data());
+  }
+
+  const uint64_t blocks = L.grid.count();
+  std::atomic<bool> stop{false};
+  std::mutex lock;
+  uint64_t first_bad = std::numeric_limits<uint64_t>::max();
+  BlockOutcome bad;
+  std::atomic<uint64_t> lanes{0};
+  auto one = [&](size_t b) {
+    if (stop.load(std::memory_order_relaxed)) return;
+    BlockOutcome o = jit ? run_block_jit(L, prog, memory, b, finish)
+                         : run_block_interp(L, L.code, memory, b, finish, count_instructions);
+    lanes += o.lane_instructions;
+    if (o.fault || o.error) {
+      std::lock_guard<std::mutex> g(lock);
+      if (b < first_bad) {
+        first_bad = b;
+        bad = std::move(o);
+      }
+      stop = true;
+    }
+  };
+  auto t0 = Clock::now();
+  const unsigned nthreads = threads ? threads : rt::ThreadPool::host_cores();
+  if (nthreads > 1 && blocks > 1) {
+    rt::ThreadPool::shared(nthreads).parallel_for(size_t(blocks), one);
+  } else {
+    for (uint64_t b = 0; b < blocks && !stop; ++b) one(size_t(b));
+  }
+  res.run_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+  res.lane_instructions = lanes;
+  if (bad.error) res.error = bad.message;
+  else if (bad.fault) {
+    res.fault = bad.fault;
+    res.fault_message = bad.message;
+  }
+  return res;
+}
+
+}  // namespace gpurc

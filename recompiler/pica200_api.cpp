@@ -1,0 +1,216 @@
+// The public PICA200 API (include/gpurc/pica200.h) over recompiler/pica200_run.h.
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "frontend/pica200/assembler.h"
+#include "frontend/pica200/shbin.h"
+#include "gpurc/pica200.h"
+#include "recompiler/pica200_run.h"
+#include "runtime/code_cache.h"
+
+namespace gpurc::pica200 {
+
+struct Shader::Impl {
+  pica::PreparedShader prepared;
+};
+
+namespace {
+
+struct KeyHash {
+  size_t operator()(const rt::CacheKey& k) const { return size_t(k.lo ^ (k.hi * 0x9E3779B97F4A7C15ull)); }
+};
+
+// Compiled shaders by content. Translation is skipped on a hit; the IR code
+// cache under compile_ir would share the host code anyway.
+struct ShaderCache {
+  std::mutex m;
+  std::unordered_map<rt::CacheKey, std::shared_ptr<const Shader::Impl>, KeyHash> map;
+};
+ShaderCache& shader_cache() {
+  static ShaderCache c;
+  return c;
+}
+
+Engine engine_of(Backend b) {
+  switch (b) {
+    case Backend::Auto: return host_jit_tiers().empty() ? Engine::Interp : Engine::Jit;
+    case Backend::Interpreter: return Engine::Interp;
+    case Backend::Avx512: return Engine::JitAvx512;
+    case Backend::Avx2: return Engine::JitAvx2;
+  }
+  return Engine::Interp;
+}
+
+rt::CacheKey key_of(const ShaderSetup& s, Engine resolved) {
+  std::vector<uint32_t> bytes;
+  bytes.reserve(s.code.size() + s.descriptors.size() + 1);
+  bytes.push_back(uint32_t(s.code.size()));  // where code ends and descriptors start
+  bytes.insert(bytes.end(), s.code.begin(), s.code.end());
+  bytes.insert(bytes.end(), s.descriptors.begin(), s.descriptors.end());
+  std::string opts = fmt::format("pica200;entry={};geometry={};max_inf_quirk={};engine={}", s.entry,
+                                 int(s.type == ShaderType::Geometry), int(s.max_inf_quirk), engine_name(resolved));
+  return rt::make_cache_key(bytes.data(), bytes.size() * 4, opts);
+}
+
+pica::VertexState state_of(const InputVertex& in) {
+  pica::VertexState st;
+  st.v = in.v;
+  return st;
+}
+
+RunResult result_of(const pica::BatchResult& b) {
+  RunResult r;
+  r.ok = b.ok;
+  r.error = b.fault;
+  r.failed_vertex = b.fault_vertex;
+  r.run_us = b.run_us;
+  return r;
+}
+
+pica::BatchOptions batch_options(const RunOptions& o) {
+  pica::BatchOptions b;
+  b.threads = o.threads;
+  b.budget = o.budget;
+  return b;
+}
+
+}  // namespace
+
+std::shared_ptr<const Shader> Shader::compile(const ShaderSetup& setup) {
+  Engine resolved;
+  std::string err;
+  if (!resolve_engine(engine_of(setup.backend), resolved, err)) throw Error("gpurc::pica200: " + err);
+  rt::CacheKey key = key_of(setup, resolved);
+  ShaderCache& cache = shader_cache();
+  {
+    std::lock_guard<std::mutex> g(cache.m);
+    if (auto it = cache.map.find(key); it != cache.map.end())
+      return std::make_shared<const Shader>(setup, it->second, 0.0);
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  pica::Program program{setup.code, setup.descriptors};
+  pica::TranslateOptions topt;
+  topt.entry = setup.entry;
+  topt.geometry = setup.type == ShaderType::Geometry;
+  topt.fp.max_inf_quirk = setup.max_inf_quirk;
+  auto impl = std::make_shared<Shader::Impl>();
+  if (!pica::prepare_shader(program, topt, resolved, impl->prepared, err)) throw Error(err);
+  double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  {
+    // Two threads compiling the same setup at once both succeed; the first stored wins.
+    std::lock_guard<std::mutex> g(cache.m);
+    auto [it, inserted] = cache.map.emplace(key, impl);
+    return std::make_shared<const Shader>(setup, it->second, us);
+  }
+}
+
+const char* Shader::backend_name() const { return engine_name(impl_->prepared.engine); }
+
+RunResult Shader::run(const Uniforms& u, std::span<const InputVertex> in, std::span<OutputVertex> out,
+                      const RunOptions& opt) const {
+  if (out.size() != in.size()) {
+    RunResult r;
+    r.ok = false;
+    r.error = fmt::format("gpurc::pica200: {} inputs but room for {} outputs", in.size(), out.size());
+    return r;
+  }
+  if (setup_.type != ShaderType::Vertex) {
+    RunResult r;
+    r.ok = false;
+    r.error = "gpurc::pica200: run() on a geometry shader (use run_geometry)";
+    return r;
+  }
+  pica::Uniforms pu;
+  pu.f = u.f;
+  pu.i = u.i;
+  pu.b = u.b;
+  std::vector<pica::VertexState> states(in.size());
+  for (size_t k = 0; k < in.size(); ++k) states[k] = state_of(in[k]);
+  pica::BatchResult b = pica::run_vertices(impl_->prepared, pu, states, batch_options(opt));
+  for (size_t k = 0; k < in.size(); ++k) out[k].o = states[k].o;
+  return result_of(b);
+}
+
+RunResult Shader::run_geometry(const Uniforms& u, std::span<const InputVertex> in,
+                               std::vector<EmittedPrimitive>& emitted, const RunOptions& opt) const {
+  if (setup_.type != ShaderType::Geometry) {
+    RunResult r;
+    r.ok = false;
+    r.error = "gpurc::pica200: run_geometry() on a vertex shader (use run)";
+    return r;
+  }
+  pica::Uniforms pu;
+  pu.f = u.f;
+  pu.i = u.i;
+  pu.b = u.b;
+  std::vector<pica::VertexState> states(in.size());
+  for (size_t k = 0; k < in.size(); ++k) states[k] = state_of(in[k]);
+  std::vector<pica::GsState> gs;
+  pica::BatchResult b = pica::run_geometry(impl_->prepared, pu, states, gs, batch_options(opt));
+  for (size_t k = 0; k < gs.size(); ++k)
+    for (const pica::GsPrimitive& p : gs[k].primitives) {
+      EmittedPrimitive e;
+      for (size_t j = 0; j < 3; ++j) e.vertices[j].o = p.vertices[j];
+      e.winding = p.winding;
+      e.invocation = uint32_t(k);
+      emitted.push_back(e);
+    }
+  return result_of(b);
+}
+
+namespace {
+pica::Shbin parse(std::span<const uint8_t> bytes) {
+  pica::Shbin s;
+  std::string err;
+  if (!pica::parse_shbin(bytes.data(), bytes.size(), s, err)) throw Error("gpurc::pica200: SHBIN: " + err);
+  return s;
+}
+}  // namespace
+
+size_t shbin_entries(std::span<const uint8_t> bytes) { return parse(bytes).dvles.size(); }
+
+ShaderSetup load_shbin(std::span<const uint8_t> bytes, size_t dvle, Uniforms* constants) {
+  pica::Shbin s = parse(bytes);
+  if (dvle >= s.dvles.size())
+    throw Error(fmt::format("gpurc::pica200: SHBIN: entry {} requested, the file has {}", dvle, s.dvles.size()));
+  const pica::Dvle& d = s.dvles[dvle];
+  ShaderSetup setup;
+  setup.code = s.code;
+  setup.descriptors = s.descs;
+  setup.entry = d.main_offset;
+  setup.type = d.is_geometry ? ShaderType::Geometry : ShaderType::Vertex;
+  if (constants) {
+    pica::Uniforms u;
+    u.f = constants->f;
+    u.i = constants->i;
+    u.b = constants->b;
+    pica::load_constants(d, u);
+    constants->f = u.f;
+    constants->i = u.i;
+    constants->b = u.b;
+  }
+  return setup;
+}
+
+std::vector<uint8_t> assemble(const std::string& picasso_text) {
+  pica::Shbin s;
+  std::string err;
+  if (!pica::assemble(picasso_text, s, err)) throw Error("gpurc::pica200: assembler: " + err);
+  return pica::write_shbin(s);
+}
+
+size_t cached_shaders() {
+  std::lock_guard<std::mutex> g(shader_cache().m);
+  return shader_cache().map.size();
+}
+
+void clear_cache() {
+  std::lock_guard<std::mutex> g(shader_cache().m);
+  shader_cache().map.clear();
+}
+
+}  // namespace gpurc::pica200

@@ -1,0 +1,63 @@
+// Running a PICA200 shader on many vertices with one engine: the reference
+// interpreter (Engine::Interp) or a JIT tier (pica::translate -> compile_ir ->
+// warps of 32 vertices). Shared by the replay handler, the public API
+// (include/gpurc/pica200.h) and the tests, so every way in runs the same code.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frontend/pica200/interp.h"
+#include "frontend/pica200/translate.h"
+#include "recompiler/engine.h"
+
+namespace gpurc::pica {
+
+// A shader made ready for one engine. Immutable after prepare_shader, so one
+// PreparedShader may run on many threads at once.
+struct PreparedShader {
+  Program program;
+  TranslateOptions options;   // entry, geometry, fp options
+  Engine engine = Engine::Interp;  // resolved (never Engine::Jit)
+  // JIT tiers only: the translated function (its var layout is what
+  // pack_lanes/unpack_lanes use) and its compiled code.
+  std::shared_ptr<const ir::Function> function;
+  CompiledIr compiled;
+  double translate_us = 0;
+};
+
+// Checks the program (size limits, entry inside it), and for a JIT tier
+// translates and compiles it (compile_ir: cached by the IR's content).
+// `engine` may be Engine::Jit (the host's best tier). False with `err`.
+bool prepare_shader(const Program& program, const TranslateOptions& options, Engine engine, PreparedShader& out,
+                    std::string& err);
+
+struct BatchOptions {
+  unsigned threads = 0;             // 0: all host cores; 1: the calling thread only
+  uint64_t budget = 1u << 22;       // executed instructions allowed per vertex (interp) / watchdog units per warp (JIT)
+  size_t min_parallel = 256;        // fewer vertices than this run on the calling thread
+  bool count_instructions = false;  // fill BatchResult::instructions (JIT: an extra interpreter run)
+};
+
+struct BatchResult {
+  bool ok = true;
+  std::string fault;          // the first fault (lowest vertex index), empty when ok
+  std::string fault_kind;     // "watchdog" (budget exhausted) or "trap" (any other guest fault)
+  size_t fault_vertex = 0;    // index of that vertex (JIT: the faulting lane of the first faulting warp)
+  uint64_t instructions = 0;  // PICA instructions executed, summed over vertices (count_instructions)
+  double run_us = 0;
+};
+
+// Vertex shader: runs every state from its inputs (v, and whatever else the
+// caller set) to END. Each state is one invocation; states are independent.
+BatchResult run_vertices(const PreparedShader& s, const Uniforms& u, std::vector<VertexState>& states,
+                         const BatchOptions& opt = {});
+
+// Geometry shader: one invocation per state, each with its own fresh GsState
+// (gs[k] belongs to states[k]; resized to states.size()). Uniforms are used as
+// given for every invocation (b15 is not toggled: that is the caller's choice).
+BatchResult run_geometry(const PreparedShader& s, const Uniforms& u, std::vector<VertexState>& states,
+                         std::vector<GsState>& gs, const BatchOptions& opt = {});
+
+}  // namespace gpurc::pica

@@ -1,0 +1,316 @@
+// Tesla kernel launches on the reference interpreter or a JIT tier; see
+// tesla_run.h for the memory layout both engines share.
+#include "recompiler/tesla_run.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+
+#include "frontend/tesla/interp.h"
+#include "frontend/tesla/translate.h"
+#include "ir/interp.h"
+#include "recompiler/lane_count.h"
+#include "runtime/memory.h"
+#include "runtime/thread_pool.h"
+
+namespace gpurc::tesla_run {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double us_since(Clock::time_point t0) { return std::chrono::duration<double, std::micro>(Clock::now() - t0).count(); }
+
+// The interpreter keeps g<i>/c<i> as linear byte vectors from offset 0: a
+// buffer far out makes that vector large, so cap it.
+constexpr uint64_t kMaxInterpSpaceBytes = uint64_t(1) << 30;
+// sm_1x hardware limit (it also keeps tid.x/y/z inside their $r0 fields).
+constexpr uint64_t kMaxBlockThreads = 512;
+// Per-thread l[] of a JIT launch lives in one Space::Local buffer.
+constexpr uint64_t kMaxLocalBytes = uint64_t(1) << 31;
+
+const char* interp_fault_name(tesla::FaultKind k) {
+  switch (k) {
+    case tesla::FaultKind::None: return "none";
+    case tesla::FaultKind::Decode: return "decode";
+    case tesla::FaultKind::Trap: return "trap";
+    case tesla::FaultKind::OutOfBounds: return "out-of-bounds";
+    case tesla::FaultKind::Unsupported: return "unsupported";
+    case tesla::FaultKind::Watchdog: return "watchdog";
+    case tesla::FaultKind::Stack: return "stack";
+  }
+  return "unknown";
+}
+
+std::string check_buffers(const std::vector<Buffer>& buffers) {
+  for (const Buffer& b : buffers) {
+    if (b.space != ir::Space::Global && b.space != ir::Space::Const)
+      return "buffer '" + b.name + "': tesla buffers are in space global (g[]) or const (c[]); s[] is sized by launch.shared_bytes and l[] by the program's lmem";
+    if (b.bytes.empty()) return "buffer '" + b.name + "': size 0";
+    uint64_t idx = b.address >> 32, off = b.address & 0xffffffffu;
+    if (idx > 15) return "buffer '" + b.name + "': address bits 32.. select g0..g15 / c0..c15, got index " + std::to_string(idx);
+    if (off + b.bytes.size() > (uint64_t(1) << 32))
+      return "buffer '" + b.name + "': crosses the 4 GiB end of its space";
+    if (b.space == ir::Space::Const && off + b.bytes.size() > 0x10000)
+      return "buffer '" + b.name + "': c[] addresses are 16-bit (ends past 0x10000)";
+  }
+  return {};
+}
+
+uint64_t block_threads(const Launch& l) { return l.block.count(); }
+
+tesla::BlockConfig block_config(const Kernel& k, const Launch& l) {
+  tesla::BlockConfig cfg;
+  cfg.block[0] = l.block.x, cfg.block[1] = l.block.y, cfg.block[2] = l.block.z;
+  cfg.grid[0] = l.grid.x, cfg.grid[1] = l.grid.y;
+  cfg.params = l.params;
+  cfg.smem = shared_bytes(l);
+  cfg.lmem = k.lmem;
+  cfg.regs = k.regs;
+  cfg.call_limit = k.call_limit;
+  if (l.budget > 0) {
+    uint64_t warps = (block_threads(l) + 31) / 32;
+    cfg.max_steps = uint64_t(l.budget) > (uint64_t(1) << 62) / warps ? uint64_t(1) << 62 : uint64_t(l.budget) * warps;
+  }
+  return cfg;
+}
+
+// ---------------------------------------------------------------- interp
+Outcome run_interp(const Kernel& k, const Launch& l, std::vector<Buffer>& buffers, const Options& opt) {
+  Outcome out;
+  tesla::LaunchMemory mem;
+  for (const Buffer& b : buffers) {
+    uint64_t end = (b.address & 0xffffffffu) + b.bytes.size();
+    if (end > kMaxInterpSpaceBytes) {
+      out.error = "buffer '" + b.name + "': the interpreter keeps g[]/c[] linear from 0 and supports ends up to 1 GiB";
+      return out;
+    }
+    auto& v = (b.space == ir::Space::Global ? mem.global : mem.cbuf)[b.address >> 32];
+    if (v.size() < end) v.resize(size_t(end), 0);
+    std::memcpy(v.data() + (b.address & 0xffffffffu), b.bytes.data(), b.bytes.size());
+  }
+  tesla::BlockConfig base = block_config(k, l);
+  uint64_t nblocks = l.grid.count();
+  // The fault of the lowest faulting block is reported (as rt::launch does).
+  std::mutex fault_lock;
+  uint64_t fault_block = UINT64_MAX;
+  tesla::RunResult fault;
+  std::atomic<bool> stop{false};
+  auto run_block = [&](size_t b) {
+    if (stop.load(std::memory_order_relaxed)) return;
+    tesla::BlockConfig cfg = base;
+    cfg.block_idx[0] = unsigned(b % l.grid.x);
+    cfg.block_idx[1] = unsigned(b / l.grid.x);
+    tesla::BlockInterpreter bi(k.code, k.target, cfg, &mem);
+    tesla::RunResult r = bi.run();
+    if (r.ok()) return;
+    stop = true;
+    std::lock_guard<std::mutex> g(fault_lock);
+    if (b < fault_block) fault_block = b, fault = std::move(r);
+  };
+  auto t0 = Clock::now();
+  bool parallel = opt.threads != 1 && nblocks > 1 && interp_blocks_parallel_safe(k);
+  if (parallel) {
+    rt::ThreadPool::shared(opt.threads).parallel_for(size_t(nblocks), run_block);
+  } else {
+    for (size_t b = 0; b < nblocks && !stop; ++b) run_block(b);
+  }
+  out.run_us = us_since(t0);
+  if (fault_block != UINT64_MAX) {
+    out.faulted = true;
+    out.fault_kind = interp_fault_name(fault.fault);
+    out.fault_message = "block (" + std::to_string(fault_block % l.grid.x) + "," +
+                        std::to_string(fault_block / l.grid.x) + "): " + fault.message;
+  }
+  for (Buffer& b : buffers) {
+    const auto& v = (b.space == ir::Space::Global ? mem.global : mem.cbuf)[b.address >> 32];
+    std::memcpy(b.bytes.data(), v.data() + (b.address & 0xffffffffu), b.bytes.size());
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- JIT
+struct Prepared {
+  tesla::BlockConfig cfg;
+  ir::Function f;
+  std::vector<uint8_t> uniforms;
+  uint32_t local_stride = 0;
+};
+
+// Translation; false with `err` naming the instruction the translator cannot handle.
+bool prepare(const Kernel& k, const Launch& l, Prepared& p, std::string& err) {
+  p.cfg = block_config(k, l);
+  tesla::TranslateOptions topt = tesla::options_for(p.cfg, k.target, 0);
+  if (!tesla::translate(k.code, topt, p.f, err)) return false;
+  p.uniforms = tesla::pack_uniforms(p.cfg);
+  if (p.uniforms.size() < p.f.uniform_bytes) p.uniforms.resize(p.f.uniform_bytes, 0);
+  p.uniforms.resize((p.uniforms.size() + 63) & ~size_t(63), 0);  // engines may read whole vectors
+  p.local_stride = (k.lmem + 15) & ~uint32_t(15);
+  return true;
+}
+
+bool build_memory(const Launch& l, const Prepared& p, const std::vector<Buffer>& buffers, rt::Memory& mem,
+                  std::string& err) {
+  for (const Buffer& b : buffers) {
+    if (!mem.add_buffer(b.name, b.space, b.address, b.bytes.size(), err)) return false;
+    std::memcpy(mem.find(b.name)->data(), b.bytes.data(), b.bytes.size());
+  }
+  if (p.local_stride) {
+    uint64_t bytes = uint64_t(p.local_stride) * l.grid.count() * block_threads(l);
+    if (bytes > kMaxLocalBytes) {
+      err = "l[] of every thread (" + std::to_string(bytes) + " bytes) exceeds 2 GiB";
+      return false;
+    }
+    if (!mem.add_buffer(" tesla l[]", ir::Space::Local, 0, bytes, err)) return false;
+  }
+  return true;
+}
+
+rt::LaunchResult launch_function(const Launch& l, const Prepared& p, const ir::Function& layout,
+                                 const ir::Executable& exe, uint32_t vars_bytes, rt::Memory& mem, unsigned threads,
+                                 const rt::WarpFinish& finish) {
+  rt::LaunchConfig cfg;
+  cfg.grid = l.grid;
+  cfg.block = l.block;
+  cfg.shared_bytes = p.cfg.smem;
+  cfg.vars_bytes = vars_bytes;
+  cfg.uniforms = p.uniforms.data();
+  if (l.budget > 0) cfg.budget = l.budget;
+  uint64_t per_block = block_threads(l);
+  auto init = [&](const rt::WarpInfo& w, uint8_t* vars) {
+    for (unsigned lane = 0; lane < w.lanes; ++lane) {
+      unsigned tid[3] = {w.thread[lane].x, w.thread[lane].y, w.thread[lane].z};
+      unsigned ctaid[2] = {w.block.x, w.block.y};
+      uint64_t gid = w.block_linear * per_block + w.thread_linear(lane);
+      tesla::init_launch_lane(layout, vars, lane, tid, ctaid, gid * p.local_stride);
+    }
+  };
+  return rt::launch(exe, mem, cfg, init, finish, threads == 1 ? nullptr : &rt::ThreadPool::shared(threads));
+}
+
+void set_fault(Outcome& out, const rt::LaunchResult& r) {
+  if (!r.error.empty()) out.error = r.error;
+  if (r.fault) {
+    out.faulted = true;
+    out.fault_kind = rt::fault_kind_name(r.fault->kind);
+    out.fault_message = r.fault->describe();
+  }
+}
+
+// Lane-instructions of the translated kernel, counted on the IR interpreter
+// on a scratch copy of the memory. 0 if that run faults.
+uint64_t count_lane_instructions(const Launch& l, const Prepared& p, const std::vector<Buffer>& initial,
+                                 unsigned threads) {
+  uint32_t counter = 0;
+  ir::Function counted = instrument_lane_count(p.f, counter);
+  auto exe = ir::make_ir_interpreter(counted);
+  rt::Memory scratch;
+  std::string err;
+  if (!build_memory(l, p, initial, scratch, err)) return 0;
+  std::atomic<uint64_t> total{0};
+  uint32_t off = counted.var_offset(counter);
+  auto finish = [&](const rt::WarpInfo& w, const uint8_t* vars) {
+    uint64_t sum = 0;
+    for (unsigned lane = 0; lane < w.lanes; ++lane) {
+      uint64_t c;
+      std::memcpy(&c, vars + off + lane * 8, 8);
+      sum += c;
+    }
+    total += sum;
+  };
+  rt::LaunchResult r = launch_function(l, p, counted, *exe, counted.vars_bytes(), scratch, threads, finish);
+  return r.ok() ? total.load() : 0;
+}
+
+Outcome run_jit(const Launch& l, std::vector<Buffer>& buffers, const Options& opt,
+                const Prepared& p) {
+  Outcome out;
+  CompiledIr compiled;
+  IrCompileOptions copt;
+  std::string err;
+  if (!compile_ir(p.f, opt.engine, copt, compiled, err)) {
+    out.error = "compile: " + err;
+    return out;
+  }
+  out.compile_us = compiled.compile_us;
+  rt::Memory mem;
+  if (!build_memory(l, p, buffers, mem, err)) {
+    out.error = err;
+    return out;
+  }
+  auto t0 = Clock::now();
+  rt::LaunchResult r = launch_function(l, p, p.f, *compiled.exe, compiled.vars_bytes, mem, opt.threads, nullptr);
+  out.run_us = us_since(t0);
+  set_fault(out, r);
+  for (Buffer& b : buffers) std::memcpy(b.bytes.data(), mem.find(b.name)->data(), b.bytes.size());
+  return out;
+}
+
+}  // namespace
+
+uint32_t shared_bytes(const Launch& l) {
+  if (l.smem) return l.smem;
+  return uint32_t((0x10 + l.params.size() + 15) & ~size_t(15));
+}
+
+std::string check_launch(const Launch& l) {
+  if (l.block.count() > kMaxBlockThreads)
+    return "block: sm_1x blocks have at most " + std::to_string(kMaxBlockThreads) + " threads";
+  if (l.grid.z != 1) return "grid: CUDA 1.x grids are two-dimensional (grid z must be 1)";
+  if (l.grid.x >= 0x10000 || l.grid.y >= 0x10000) return "grid: nctaid is a u16 (at most 65535 per dimension)";
+  if (l.params.size() > 0x10000 - 0x10) return "params: more than s[] can hold";
+  uint32_t smem = shared_bytes(l);
+  if (smem < 0x10 + l.params.size())
+    return "shared_bytes: s[] must hold the launch block and params (at least " +
+           std::to_string(0x10 + l.params.size()) + " bytes)";
+  if (smem > 0x10000) return "shared_bytes: s[] addresses are 16-bit (at most 65536 bytes)";
+  return {};
+}
+
+bool interp_blocks_parallel_safe(const Kernel& k) {
+  for (size_t pos = 0; pos < k.code.size();) {
+    tesla::Insn in = tesla::decode(k.code.data(), k.code.size(), pos, k.target);
+    if (in.op == tesla::Op::RedG || in.op == tesla::Op::AtomG) return false;
+    pos += in.words ? in.words : 1;
+  }
+  return true;
+}
+
+Outcome run(const Kernel& k, const Launch& l, std::vector<Buffer>& buffers, const Options& opt) {
+  Outcome out;
+  if (std::string e = check_launch(l); !e.empty()) {
+    out.error = "launch: " + e;
+    return out;
+  }
+  if (std::string e = check_buffers(buffers); !e.empty()) {
+    out.error = "memory: " + e;
+    return out;
+  }
+  if (k.code.empty()) {
+    out.error = "program: no code";
+    return out;
+  }
+  std::vector<Buffer> initial;
+  if (opt.count_instructions) initial = buffers;
+  Prepared p;
+  std::string terr;
+  bool translated = opt.engine != Engine::Interp || opt.count_instructions ? prepare(k, l, p, terr) : false;
+  if (opt.engine == Engine::Interp) {
+    out = run_interp(k, l, buffers, opt);
+  } else if (!translated) {
+    // The kernel is valid; this engine cannot run it (yet): a guest-level
+    // "unsupported" fault naming the instruction, like the interpreter's.
+    out.faulted = true;
+    out.fault_kind = "unsupported";
+    out.fault_message = "tesla translation: " + terr;
+    return out;
+  } else {
+    out = run_jit(l, buffers, opt, p);
+  }
+  if (opt.count_instructions && translated && out.ok()) out.lane_instructions = count_lane_instructions(l, p, initial, opt.threads);
+  return out;
+}
+
+}  // namespace gpurc::tesla_run

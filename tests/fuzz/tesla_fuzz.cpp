@@ -1,0 +1,176 @@
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <string>
+
+#include "frontend/tesla/interp.h"
+#include "fuzz/isa_fuzz.h"
+#include "fuzz/tesla_fuzz.h"
+#include "fuzz/tesla_gen.h"
+#include "fuzz/tesla_run.h"
+
+using namespace gpurc;
+using namespace gpurc::fuzz;
+
+namespace {
+
+bool light() {
+  const char* e = std::getenv("GPURC_TEST_LIGHT");
+  return e && *e && std::string(e) != "0";
+}
+
+tesla::Target target_of(const char* variant) {
+  tesla::Target t;
+  std::string err;
+  REQUIRE(tesla::parse_target(variant, t, err));
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("tesla_gen: generated programs run on the reference without faults") {
+  const int n = light() ? 60 : 300;
+  for (const char* variant : {"g200", "g80", "gt215"}) {
+    tesla::Target t = target_of(variant);
+    int faults = 0;
+    for (int i = 0; i < n; ++i) {
+      TeslaProgram p = generate_tesla(tesla_program_seed(5, uint64_t(i)), t, {});
+      REQUIRE(!p.words.empty());
+      TeslaOutcome ref = run_tesla_reference(p);
+      // Every instruction decodes for the variant and checks clean, and no
+      // access leaves its buffer: the generator's whole contract.
+      if (!ref.fault.empty() && faults++ < 3) FAIL_CHECK(variant << " program " << i << ": " << ref.fault_message);
+    }
+    CHECK(faults == 0);
+  }
+}
+
+TEST_CASE("tesla_gen: same seed, same program; different seeds differ") {
+  tesla::Target t = target_of("g200");
+  std::set<std::vector<uint32_t>> seen;
+  for (uint64_t s = 0; s < 50; ++s) {
+    TeslaProgram a = generate_tesla(tesla_program_seed(9, s), t, {});
+    TeslaProgram b = generate_tesla(tesla_program_seed(9, s), t, {});
+    CHECK(a.words == b.words);
+    CHECK(a.shared == b.shared);
+    REQUIRE(a.threads.size() == b.threads.size());
+    for (size_t l = 0; l < a.threads.size(); ++l) CHECK(std::memcmp(a.threads[l].r, b.threads[l].r, sizeof a.threads[l].r) == 0);
+    seen.insert(a.words);
+  }
+  CHECK(seen.size() == 50);
+}
+
+TEST_CASE("tesla_gen: every instruction group and control structure is generated") {
+  tesla::Target t = target_of("g200");
+  TeslaGenStats stats;
+  for (uint64_t s = 0; s < (light() ? 150u : 400u); ++s) generate_tesla(tesla_program_seed(3, s), t, {}, &stats);
+  const char* groups[] = {"Mov", "MovFromC", "MovFromA", "MovToC", "ShlA", "AddA", "LdC", "LdS", "StS",
+                          "VoteAny", "VoteAll", "IAdd", "ISet", "IMax", "IMin", "Shl", "Shr", "Mul16",
+                          "Mul24", "Sad", "IMad", "LogOp", "Rcp", "Rsqrt", "Lg2", "Sin", "Cos", "Ex2",
+                          "Cvt", "FAdd", "FSet", "FMax", "FMin", "PreSin", "PreEx2", "FMul", "FSlct",
+                          "FMad", "DFma", "DAdd", "DMul", "DMin", "DMax", "DSet", "LdG", "StG", "RedG",
+                          "AtomG", "bra (divergent)", "prebrk/brk loop", "call", "ld l[]", "st l[]"};
+  for (const char* g : groups) CHECK_MESSAGE(stats.generated[g] > 0, g);
+  // g80 has no f64 and no atomics: none may be generated.
+  TeslaGenStats g80;
+  tesla::Target t80 = target_of("g80");
+  for (uint64_t s = 0; s < 100; ++s) generate_tesla(tesla_program_seed(3, s), t80, {}, &g80);
+  for (const char* g : {"DFma", "DAdd", "AtomG", "RedG", "VoteAny"}) CHECK_MESSAGE(g80.generated.count(g) == 0, g);
+}
+
+TEST_CASE("tesla_gen: the accept hook skips refused instructions") {
+  tesla::Target t = target_of("g200");
+  TeslaGenOptions opt;
+  opt.accept = [](const tesla::Insn& in) { return in.op != tesla::Op::FAdd && in.op != tesla::Op::Cvt; };
+  TeslaGenStats stats;
+  for (uint64_t s = 0; s < 100; ++s) {
+    TeslaProgram p = generate_tesla(tesla_program_seed(4, s), t, opt, &stats);
+    for (size_t pos = 0; pos < p.words.size();) {
+      tesla::Insn in = tesla::decode(p.words.data(), p.words.size(), pos, t);
+      CHECK(in.op != tesla::Op::FAdd);
+      CHECK(in.op != tesla::Op::Cvt);
+      pos += in.words;
+    }
+  }
+  CHECK(stats.skipped["FAdd"] > 0);
+  CHECK(stats.skipped["Cvt"] > 0);
+}
+
+TEST_CASE("tesla fuzz: comparison reports registers, flags, memory and faults") {
+  tesla::Target t = target_of("g200");
+  TeslaProgram p = generate_tesla(tesla_program_seed(1, 1), t, {});
+  TeslaOutcome ref = run_tesla_reference(p);
+  REQUIRE(ref.fault.empty());
+  CHECK(compare_tesla(p, ref, ref).empty());
+  TeslaOutcome got = ref;
+  got.threads.back().r[7] ^= 1;
+  CHECK(compare_tesla(p, ref, got).rfind("$r7 lane", 0) == 0);
+  got = ref;
+  got.threads[0].c[2] ^= 4;
+  CHECK(compare_tesla(p, ref, got).rfind("$c2 lane 0", 0) == 0);
+  got = ref;
+  got.threads[0].a[3] ^= 4;
+  CHECK(compare_tesla(p, ref, got).rfind("$a3 lane 0", 0) == 0);
+  got = ref;
+  got.mem.global[1][17] ^= 0x80;
+  CHECK(compare_tesla(p, ref, got).rfind("g1[0x11]", 0) == 0);
+  got = ref;
+  got.shared[0x1234] ^= 1;
+  CHECK(compare_tesla(p, ref, got).rfind("s[0x1234]", 0) == 0);
+  got = ref;
+  got.locals[0][3] ^= 1;
+  CHECK(compare_tesla(p, ref, got).rfind("l(lane 0)[0x3]", 0) == 0);
+  got = ref;
+  got.fault = "trap";
+  CHECK(compare_tesla(p, ref, got).rfind("fault: expected none, got trap", 0) == 0);
+  got = ref;
+  got.error = "compile failed";
+  CHECK(compare_tesla(p, ref, got) == "compile failed");
+}
+
+TEST_CASE("tesla fuzz: a reproducer's prologue recreates the initial state through the launch ABI") {
+  // The replay file starts at a prologue that loads $r, $a and $c from the
+  // init buffer, then jumps to word 0; run that way (translated with that
+  // entry, launch ABI on) the program must end as the fuzzer's run did.
+  tesla::Target t = target_of("g200");
+  int checked = 0;
+  for (uint64_t s = 0; s < (light() ? 10u : 40u); ++s) {
+    TeslaProgram p = generate_tesla(tesla_program_seed(11, s), t, {});
+    TeslaOutcome ref = run_tesla_reference(p);
+    std::vector<uint32_t> words;
+    uint32_t entry = 0;
+    std::vector<uint8_t> init;
+    std::string err;
+    REQUIRE_MESSAGE(tesla_replay_prologue(p, words, entry, init, err), err);
+    CHECK(entry % 2 == 0);
+    CHECK(std::equal(p.words.begin(), p.words.end(), words.begin()));
+    CHECK(init.size() == p.threads.size() * kTeslaReproStride);
+    TeslaOutcome direct = run_tesla_engine("ir-interp", translate_tesla(p), p);
+    if (!direct.error.empty() || !compare_tesla(p, ref, direct).empty()) continue;  // the campaign test reports those
+    TeslaOutcome replay = run_tesla_replay("ir-interp", p);
+    CHECK_MESSAGE(compare_tesla(p, ref, replay).empty(), "program " << s << ": " << compare_tesla(p, ref, replay));
+    ++checked;
+  }
+  CHECK(checked > 0);
+  // The document names everything a replay needs.
+  std::string doc = tesla_replay_json(generate_tesla(1, t, {}), "x", "y");
+  for (const char* key : {"\"words\"", "\"entry\"", "\"init\"", "\"g1\"", "\"c0\"", "\"shared\""})
+    CHECK_MESSAGE(doc.find(key) != std::string::npos, key);
+}
+
+TEST_CASE("tesla fuzz: interpreter, IR interpreter and every JIT tier agree") {
+  IsaFuzzOptions opt;
+  opt.iterations = light() ? 60 : 500;
+  opt.seed = 1;
+  opt.save_reproducers = false;
+  IsaFuzzReport r = run_tesla_fuzz(opt);
+  CHECK(r.error.empty());
+  CHECK(r.programs == opt.iterations);
+  CHECK(r.runs == r.programs * r.engines.size());
+  for (size_t i = 0; i < r.mismatches.size() && i < 10; ++i)
+    FAIL_CHECK("iteration " << r.mismatches[i].iteration << " engine " << r.mismatches[i].engine << ": "
+                            << r.mismatches[i].what);
+  CHECK(r.mismatches.empty());
+}

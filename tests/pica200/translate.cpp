@@ -1,0 +1,406 @@
+// PICA200 translation: every program runs on the reference interpreter and,
+// translated, on the IR interpreter and every JIT tier of the host; the end
+// states of all vertices (and faults) must agree bit for bit.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+
+#include "frontend/pica200/assembler.h"
+#include "frontend/pica200/interp.h"
+#include "frontend/pica200/translate.h"
+#include "frontend/pica200/shbin.h"
+#include "recompiler/engine.h"
+#include "recompiler/isa.h"
+#include "runtime/memory.h"
+
+using namespace gpurc;
+using namespace gpurc::pica;
+
+namespace {
+
+bool light() { return std::getenv("GPURC_TEST_LIGHT") != nullptr; }
+
+// Bit patterns the float rules treat specially.
+constexpr uint32_t kEdge[] = {
+    0x00000000, 0x80000000, 0x3F800000, 0xBF800000, 0x3F000000, 0x40000000, 0x40600000, 0xC0100000,
+    0x00000001, 0x807FFFFF, 0x00400000, 0x00800000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000,
+    0x7F800001, 0x7F7FFFFF, 0xFF7FFFFF, 0x42FFFE00, 0x43480000, 0x3FC00000, 0x4B000001, 0xC2F00000,
+};
+
+uint32_t random_float_bits(std::mt19937_64& rng) {
+  switch (rng() % 4) {
+    case 0: case 1: return kEdge[rng() % std::size(kEdge)];
+    case 2: return fp::bits(float(int(rng() % 41) - 20) * 0.25f);  // small exact values
+    default: return uint32_t(rng());
+  }
+}
+
+Vec4 random_vec(std::mt19937_64& rng) {
+  Vec4 v;
+  for (float& x : v) x = fp::from_bits(random_float_bits(rng));
+  return v;
+}
+
+VertexState random_state(std::mt19937_64& rng) {
+  VertexState s;
+  for (auto& v : s.v) v = random_vec(rng);
+  for (auto& r : s.r) r = random_vec(rng);
+  for (auto& o : s.o) o = random_vec(rng);
+  static const int32_t kAddr[] = {0, 1, -1, 5, 127, -128, 128, -129, 200, 90, INT32_MIN, INT32_MAX};
+  s.a0x = kAddr[rng() % std::size(kAddr)];
+  s.a0y = int32_t(rng() % 300) - 150;
+  s.aL = uint8_t(rng());
+  s.cmpx = rng() & 1;
+  s.cmpy = rng() & 1;
+  return s;
+}
+
+// Compares every field by its bits; "" when equal.
+std::string diff(const VertexState& a, const VertexState& b) {
+  auto vecs = [](const char* name, const std::array<Vec4, 16>& x, const std::array<Vec4, 16>& y) -> std::string {
+    for (int n = 0; n < 16; ++n)
+      for (int c = 0; c < 4; ++c)
+        if (fp::bits(x[n][c]) != fp::bits(y[n][c])) {
+          char buf[96];
+          std::snprintf(buf, sizeof buf, "%s%d.%c: 0x%08X vs 0x%08X", name, n, "xyzw"[c], fp::bits(x[n][c]),
+                        fp::bits(y[n][c]));
+          return buf;
+        }
+    return {};
+  };
+  for (auto s : {vecs("v", a.v, b.v), vecs("o", a.o, b.o), vecs("r", a.r, b.r)})
+    if (!s.empty()) return s;
+  if (a.a0x != b.a0x) return "a0.x " + std::to_string(a.a0x) + " vs " + std::to_string(b.a0x);
+  if (a.a0y != b.a0y) return "a0.y " + std::to_string(a.a0y) + " vs " + std::to_string(b.a0y);
+  if (a.aL != b.aL) return "aL " + std::to_string(a.aL) + " vs " + std::to_string(b.aL);
+  if (a.cmpx != b.cmpx || a.cmpy != b.cmpy) return "cmp flags";
+  return {};
+}
+
+struct Engines {
+  std::vector<Engine> list{Engine::Interp};  // Interp here = the IR interpreter on the translated function
+  Engines() {
+    for (Engine e : host_jit_tiers()) list.push_back(e);
+  }
+};
+const char* label(Engine e) { return e == Engine::Interp ? "ir-interp" : engine_name(e); }
+
+struct Outcome {
+  bool ok = true;
+  uint32_t fault_addr = 0;
+  std::string fault;
+  ir::FaultKind kind = ir::FaultKind::Trap;
+};
+
+// Runs all states in warps of 32 on one engine; stops at the first faulting warp.
+Outcome run_translated(const ir::Function& f, Engine e, const Uniforms& u, std::vector<VertexState>& states,
+                       int64_t budget = int64_t(1) << 26) {
+  Outcome out;
+  CompiledIr c;
+  std::string err;
+  IrCompileOptions co;
+  co.passes.verify_each = true;
+  REQUIRE_MESSAGE(compile_ir(f, e, co, c, err), label(e), ": ", err);
+  std::vector<uint8_t> packed = pack_uniforms(u);
+  packed.resize(((std::max<size_t>(packed.size(), f.uniform_bytes) + 63) & ~size_t(63)) + 64, 0);
+  size_t vars = (c.vars_bytes + 63) & ~size_t(63), frame = (c.exe->frame_bytes() + 63) & ~size_t(63);
+  auto storage = rt::allocate_aligned(vars + frame + 64);
+  for (size_t w = 0; w < states.size(); w += ir::kWarpLanes) {
+    std::memset(storage.get(), 0, vars + frame);
+    ir::WarpContext ctx;
+    ctx.vars = storage.get();
+    ctx.frame = storage.get() + vars;
+    ctx.uniforms = packed.data();
+    ctx.budget = budget;
+    uint32_t mask = 0;
+    pack_lanes(f, states, w, ctx.vars, mask);
+    ctx.entry_mask = mask;
+    ir::RunStatus st = c.exe->run(ctx);
+    if (st == ir::RunStatus::Fault) {
+      out.ok = false;
+      if (ctx.fault == ir::FaultKind::Trap) {
+        out.fault = describe_trap(ctx.fault_code);
+        out.fault_addr = uint32_t(ctx.fault_code & 0xFFFF);
+      } else {
+        out.fault = "fault kind " + std::to_string(int(ctx.fault));
+        out.fault_addr = ~0u;
+        out.kind = ctx.fault;
+      }
+      return out;
+    }
+    REQUIRE(st == ir::RunStatus::Done);
+    unpack_lanes(f, ctx.vars, w, states);
+  }
+  return out;
+}
+
+struct Program_ {
+  Shbin shbin;
+  Program prog;
+  uint32_t entry = 0;
+  explicit Program_(const std::string& text) {
+    std::string err;
+    bool ok = assemble(text, shbin, err);
+    INFO(err);
+    REQUIRE(ok);
+    prog = program_of(shbin);
+    if (!shbin.dvles.empty()) entry = shbin.dvles[0].main_offset;
+  }
+};
+
+Uniforms random_uniforms(std::mt19937_64& rng) {
+  Uniforms u;
+  for (size_t i = 0; i < 96; ++i) u.f[i] = rng() % 2 ? random_vec(rng) : Vec4{float(i), -float(i), 0.5f * float(i), 1};
+  for (auto& iv : u.i) iv = {uint8_t(rng() % 4), uint8_t(rng()), uint8_t(rng() % 5), 0};
+  u.b = uint16_t(rng());
+  return u;
+}
+
+// The comparison: reference interpreter vs every engine, for each vertex count.
+void check(const std::string& text, const std::function<void(Uniforms&)>& setup = {},
+           const std::function<void(VertexState&, size_t)>& init = {}, fp::Options fpo = {}, int rounds = 3) {
+  static const Engines engines;
+  Program_ p(text);
+  TranslateOptions to;
+  to.entry = p.entry;
+  to.fp = fpo;
+  ir::Function f;
+  std::string err;
+  REQUIRE_MESSAGE(translate(p.prog, to, f, err), err);
+  std::mt19937_64 rng(std::hash<std::string>{}(text));
+  std::vector<size_t> counts = light() ? std::vector<size_t>{1, 33} : std::vector<size_t>{1, 31, 32, 33, 70};
+  if (light()) rounds = 1;
+  for (int round = 0; round < rounds; ++round)
+    for (size_t n : counts) {
+      Uniforms u = random_uniforms(rng);
+      if (setup) setup(u);
+      std::vector<VertexState> init_states(n);
+      for (size_t k = 0; k < n; ++k) {
+        init_states[k] = random_state(rng);
+        if (init) init(init_states[k], k);
+      }
+      std::vector<VertexState> ref = init_states;
+      Interpreter it(p.prog, u, fpo);
+      RunResult rr;
+      size_t failed = 0;
+      for (size_t k = 0; k < n && rr.ok; ++k) {
+        rr = it.run(p.entry, ref[k]);
+        failed = k;
+      }
+      for (Engine e : engines.list) {
+        std::vector<VertexState> got = init_states;
+        Outcome o = run_translated(f, e, u, got);
+        INFO("engine ", std::string(label(e)), ", ", n, " vertices, round ", round);
+        REQUIRE_MESSAGE(o.ok == rr.ok, "reference: ", rr.fault, " / translated: ", o.fault);
+        if (!rr.ok) {
+          CHECK(o.fault_addr == rr.fault_addr);
+          (void)failed;
+          continue;
+        }
+        for (size_t k = 0; k < n; ++k) {
+          std::string d = diff(ref[k], got[k]);
+          INFO("vertex ", k);
+          REQUIRE_MESSAGE(d.empty(), d);
+        }
+      }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("pica200 translate: arithmetic, edge floats, swizzles, negation, masks") {
+  check("add r0, v0, v1\nmul r1, v2, -v3.yxwz\nmad r2, v4, v5, v6\nmad r3.xz, v1, r2, c5\n"  // mad wide third: madi
+        "dp3 r4, v0, v1\ndp4 r5.yw, -c3.wzyx, v2\ndph r6, v0, v1\ndph r7, v0, c7\n"  // dph c: dphi
+        "dst r8, v1, v2\ndst r9, v3, c9\nmov o0, r0\nmov o1.xy, -v7.wwxy\nmul r10, r0, r1\nend\n");
+  check("ex2 r0, v0\nlg2 r1, v1.y\nrcp r2, -v2.z\nrsq r3.xw, v3.w\nex2 r4, v4.yyyy\nlg2 r5, r0\nrcp r6, v6\n"
+        "rsq r7, v7\nflr r8, v8\nflr r9, -v0.wzyx\nend\n");
+  check("max r0, v0, v1\nmin r1, v2, v3\nmax r2, c1, v4.x\nmin r3, c2.y, -v5\nsge r4, v0, v1\nslt r5, v2, v3\n"
+        "sge r6, v0, c4\nslt r7, v1, c5\nlitp r8, v8\nlitp r9.xz, -v9.wzyx\nmov o3, r8\nend\n");
+  check("max r0, v0, v1\nmax r1, c1, v2.x\nend\n", {}, {}, fp::Options{true});
+}
+
+TEST_CASE("pica200 translate: CMP (all operators), MOVA and relative addressing") {
+  for (const char* ops : {"eq, ne", "lt, le", "gt, ge", "6, 7", "ge, lt"}) {
+    std::string src = std::string("cmp v0, ") + ops + ", v1\nend\n";
+    check(src);
+  }
+  check("mova a0.xy, v0\nmov r0, c10[a0.x]\nmov r1, -c20[a0.y].wzyx\nmova a0.x, v1\nadd r2, c90[a0.x], v2\n"
+        "mova a0.y, v3\ndp4 r3, c0[a0.y], r0\nmad r4, v1, r1, c3[a0.x]\nend\n",
+        {}, [](VertexState& s, size_t k) {
+          // Indices that stay in range, wrap, exceed 95 and leave [-128, 127].
+          static const float kIdx[] = {0, 1.7f, -2.7f, 70, 100, -100, 127.9f, -128.5f, 200, NAN, INFINITY, -1e10f};
+          s.v[0][0] = kIdx[k % 12];
+          s.v[0][1] = kIdx[(k * 5 + 3) % 12];
+          s.v[1][0] = kIdx[(k * 7 + 1) % 12];
+          s.v[3][1] = kIdx[(k * 11 + 2) % 12];
+        });
+  check("mova a0.x, v0\nmov r0, c95[a0.x]\nend\n");  // random a0 values (huge ones too)
+}
+
+TEST_CASE("pica200 translate: uniform control flow (IFU/ELSE, LOOP with aL, CALL, CALLU, JMPU inversion)") {
+  const char* src =
+      ".proc main\n"
+      "  ifu b0\n    mov r0, v0.x\n    ifu b2\n      mov r5, v5\n    .else\n      add r5, v5, v6\n    .end\n"
+      "  .else\n    mov r0, v0.y\n  .end\n"
+      "  mov r1, v1\n"
+      "  for i0\n    add r1, c0[aL], r1\n    for i1\n      mad r2, r2, c1[aL], v2\n    .end\n  .end\n"
+      "  call addone\n  callu b3, addone\n  call twice\n"
+      "  jmpu !b1, skip\n  mov r3, v0.z\nskip:\n"
+      "  jmpu b4, skip2\n  mov r4, v0.w\nskip2:\n"
+      "  end\n"
+      ".end\n"
+      ".proc addone\n  add r6, v0.w, r6\n.end\n"
+      ".proc twice\n  call addone\n  call addone\n.end\n";
+  for (unsigned bits = 0; bits < 32; bits += light() ? 7 : 1)
+    check(src, [&](Uniforms& u) {
+      u.b = uint16_t(bits);
+      u.i[0][0] = uint8_t(bits % 3);
+      u.i[1][0] = uint8_t(bits % 2);
+    }, {}, {}, 1);
+}
+
+TEST_CASE("pica200 translate: divergent IFC/JMPC/BREAKC/CALLC") {
+  const char* src =
+      ".proc main\n"
+      "  cmp v0, lt, ge, v1\n"
+      "  ifc cmp.x\n    mov r0, v2\n    ifc !cmp.y\n      add r0, r0, v3\n    .else\n      mul r0, r0, v3\n    .end\n"
+      "  .else\n    mov r0, v4\n  .end\n"
+      "  callc cmp.x && cmp.y, f\n"
+      "  callc !cmp.x || cmp.y, g\n"
+      "  for i0\n    add r1, r1, v5\n    cmp r1, ge, ge, v6\n    breakc cmp.x\n    add r2, c0[aL], r2\n  .end\n"
+      "  for i1\n    cmp r1, gt, lt, r2\n    ifc cmp.y\n      breakc cmp.x\n    .end\n    add r3, r3, v7\n  .end\n"
+      "  cmp v1, eq, eq, v2\n"
+      "  jmpc !cmp.x && !cmp.y, skip\n  mov o0, v8\nskip:\n"
+      "  end\n"
+      ".end\n"
+      ".proc f\n  add r4, r4, v9\n  callc cmp.x, g\n.end\n"
+      ".proc g\n  mul r5, r5, v10\n.end\n";
+  check(src, [](Uniforms& u) {
+    u.i[0] = {9, 0, 1, 0};
+    u.i[1] = {6, 250, 3, 0};
+  }, [](VertexState& s, size_t k) {
+    // Varying loop exits: the sum reaches the bound after k % 7 iterations.
+    s.v[5] = {1, 1, 1, 1};
+    s.v[6] = {float(k % 7), 3, 3, 3};
+    s.r[1] = {0, 0, 0, 0};
+    s.r[2] = {float(k % 5), 0, 0, 0};
+  });
+}
+
+TEST_CASE("pica200 translate: blocks ending on one instruction (LOOP, then IF, then CALL), explicit forms") {
+  // Raw forms so several blocks share their last instruction.
+  //  0: call 2, 5  -> proc 2..6
+  //  1: end
+  //  2: ifu b0, 6, 1   (then 2..5, else 6)
+  //  3: loop i0, 5     (body 4..5)
+  //  4: add r0, r0, v0
+  //  5: add r1, c0[aL], r1   <- loop, if and call end here (next = 6)
+  //  6: mul r2, r2, v1
+  const char* src =
+      "call 2, 5\nend\nifu b0, 6, 1\nloop i0, 5\nadd r0, r0, v0\nadd r1, c0[aL], r1\nmul r2, r2, v1\n";
+  for (int b = 0; b < 2; ++b)
+    check(src, [&](Uniforms& u) {
+      u.b = uint16_t(b);
+      u.i[0] = {2, 1, 2, 0};
+    });
+  // IFC whose else part is also a loop end; JMPC backwards (a guest loop).
+  check("mov r0, v0\nloop:\nadd r0, c1, r0\ncmp c2, gt, gt, r0\njmpc cmp.x, loop\nend\n", [](Uniforms& u) {
+    u.f[1] = {1, 1, 1, 1};
+    u.f[2] = {5, 5, 5, 5};
+  }, [](VertexState& s, size_t k) { s.v[0] = {float(k % 9) - 2, 0, 0, 0}; });
+}
+
+TEST_CASE("pica200 translate: faults match the interpreter (stack overflows, bad words, missing descriptors)") {
+  // Recursion overflows the 4-deep CALL stack only for vertices taking the CALLC.
+  check(".proc main\n  cmp v0, lt, lt, v1\n  callc cmp.x, main\n  end\n.end\n");
+  // IF stack: 9 nested IFUs.
+  {
+    std::string s;
+    for (int i = 0; i < 9; ++i) s += "ifu b0\n";
+    s += "mov r0, v0\n";
+    for (int i = 0; i < 9; ++i) s += ".end\n";
+    s += "end\n";
+    check(s, [](Uniforms& u) { u.b = 1; });
+  }
+  // Running past the end; EMIT in a vertex shader.
+  check("mov r0, v0\n");
+  check("cmp v0, lt, lt, v1\nifc cmp.x\nemit\n.end\nend\n");
+  // An invalid word behind a divergent branch.
+  Program_ p("cmp v0, lt, lt, v1\njmpc cmp.x, 4\nmov r0, v0\nend\nnop\nend\n");
+  p.prog.code[4] = 0x10u << 26;
+  TranslateOptions to;
+  ir::Function f;
+  std::string err;
+  REQUIRE(translate(p.prog, to, f, err));
+  std::vector<VertexState> st(40);
+  for (size_t k = 0; k < st.size(); ++k) st[k].v[0][0] = k == 37 ? -1.0f : 1.0f;
+  Uniforms u;
+  Outcome o = run_translated(f, Engine::Interp, u, st);
+  CHECK(!o.ok);
+  CHECK(o.fault_addr == 4);
+  CHECK(o.fault.find("invalid instruction at 0x004") != std::string::npos);
+  // Raw words without descriptors: ALU ops trap.
+  Program raw{{p.prog.code[2], p.prog.code[3]}, {}};
+  REQUIRE(translate(raw, to, f, err));
+  st.assign(3, VertexState{});
+  o = run_translated(f, Engine::Interp, u, st);
+  CHECK(!o.ok);
+  CHECK(o.fault.find("descriptor") != std::string::npos);
+}
+
+TEST_CASE("pica200 translate: the IR names the PICA float rules") {
+  Program_ p("mul r0, v0, v1\nrcp r1, v2\nend\n");
+  ir::Function f;
+  std::string err;
+  REQUIRE(translate(p.prog, TranslateOptions{}, f, err));
+  std::string text = ir::print(f);
+  CHECK(text.find("zero_mul") != std::string::npos);
+  CHECK(text.find("frcp.pica") != std::string::npos);
+  CHECK(f.uniform_bytes == kUniformBytes);
+  CHECK(f.vars.size() >= kNumStateVars);
+}
+
+TEST_CASE("pica200 translate: an endless guest loop stops at the watchdog on every engine") {
+  static const Engines engines;
+  Program_ p("top:\njmpu !b0, top\nend\n");
+  ir::Function f;
+  std::string err;
+  REQUIRE(translate(p.prog, TranslateOptions{}, f, err));
+  Uniforms u;  // b0 false: jump forever
+  for (Engine e : engines.list) {
+    std::vector<VertexState> st(33);
+    Outcome o = run_translated(f, e, u, st, int64_t(1) << 16);
+    INFO(std::string(label(e)));
+    CHECK(!o.ok);
+    CHECK(o.kind == ir::FaultKind::Watchdog);
+  }
+  CHECK(engines.list.size() == 1 + host_jit_tiers().size());
+}
+
+TEST_CASE("pica200 translate: IsaSupport::translate takes .shbin (first DVLE's entry) and raw words") {
+  Shbin s;
+  std::string err;
+  REQUIRE(assemble(".proc helper\n  mov r1, v1\n.end\n.proc main\n  call helper\n  mul r0, v0, v1\n  end\n.end\n", s, err));
+  std::vector<uint8_t> bytes = write_shbin(s);
+  ir::Function f;
+  REQUIRE_MESSAGE(pica200_support().translate(bytes, "", f, err), err);
+  // Same IR as translating the program from the DVLE's entry directly.
+  ir::Function direct;
+  TranslateOptions to;
+  to.entry = s.dvles[0].main_offset;
+  REQUIRE(translate(program_of(s), to, direct, err));
+  CHECK(ir::print(f) == ir::print(direct));
+  CHECK(to.entry != 0);
+  // Raw words: entry 0; the odd byte count is an error.
+  std::vector<uint8_t> raw;
+  for (uint32_t w : s.code)
+    for (int k = 0; k < 4; ++k) raw.push_back(uint8_t(w >> (8 * k)));
+  CHECK(pica200_support().translate(raw, "", f, err));
+  raw.push_back(0);
+  CHECK(!pica200_support().translate(raw, "", f, err));
+  CHECK(!pica200_support().translate(bytes, "nosuchvariant", f, err));
+}

@@ -1,0 +1,219 @@
+// Tesla replay files: every example on every engine of the host, the
+// examples' assembly round trip, and invalid documents as ReplayError.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <sstream>
+
+#include "frontend/tesla/disasm.h"
+#include "frontend/tesla/encoding.h"
+#include "recompiler/replay.h"
+#include "recompiler/tesla_run.h"
+
+using namespace gpurc;
+using replay::json;
+
+namespace {
+
+std::filesystem::path examples_dir() { return std::filesystem::path(GPURC_TEST_DATA) / "examples" / "tesla"; }
+
+std::vector<std::filesystem::path> example_files(const char* ext) {
+  std::vector<std::filesystem::path> out;
+  for (const auto& e : std::filesystem::directory_iterator(examples_dir()))
+    if (e.path().extension() == ext) out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A small valid document the error cases below modify.
+json base_doc() {
+  return json::parse(R"({
+    "gpurc": 1, "isa": "tesla", "name": "t",
+    "program": {"asm": "ld $r1 b32 s[0x10]\nshl b32 $r2 $r0 0x2\nlong add b32 $r1 $r1 $r2\nst b32 g0[$r1] $r0\nexit nop\n"},
+    "launch": {"grid": [2], "block": [32]},
+    "state": {"params": {"u32": ["0x1000"]}},
+    "memory": [{"name": "out", "address": "0x1000", "size": 128}]
+  })");
+}
+
+replay::ReplayRun run_doc(const json& d, Engine e = Engine::Interp, unsigned threads = 1) {
+  return replay::run_document(d, examples_dir(), e, threads, false);
+}
+
+}  // namespace
+
+TEST_CASE("tesla replay: every example passes its expect on every engine of the host") {
+  auto files = example_files(".json");
+  REQUIRE(files.size() >= 9);  // eight kernels + vecadd
+  // Sanitizer runs (GPURC_TEST_LIGHT): one host-thread setting only.
+  std::vector<unsigned> thread_counts = std::getenv("GPURC_TEST_LIGHT") ? std::vector<unsigned>{4} : std::vector<unsigned>{1, 4};
+  for (const auto& f : files) {
+    json doc = replay::load_file(f);
+    for (Engine e : host_engines()) {
+      for (unsigned threads : thread_counts) {
+        CAPTURE(f.filename().string());
+        CAPTURE(engine_name(e));
+        CAPTURE(threads);
+        replay::ReplayRun r = replay::run_document(doc, f.parent_path(), e, threads, false);
+        INFO(r.fault.value_or(""));
+        CHECK(!r.fault);
+        auto mism = replay::check_expect(doc, r);
+        for (const auto& m : mism) INFO(m.what << ": expected " << m.expected << ", got " << m.actual);
+        CHECK(mism.empty());
+        rt::LaunchConfig lc = replay::parse_launch(doc["launch"]);
+        CHECK(r.items == lc.grid.count() * lc.block.count());
+      }
+    }
+  }
+}
+
+TEST_CASE("tesla replay: the example kernels assemble and every instruction's listing assembles back to its bits") {
+  for (const auto& f : example_files(".asm")) {
+    CAPTURE(f.filename().string());
+    tesla::Target t;
+    std::vector<uint32_t> words;
+    std::string err;
+    REQUIRE_MESSAGE(tesla::assemble(read_text(f), t, words, err), err);
+    for (size_t pos = 0; pos < words.size();) {
+      tesla::Insn in = tesla::decode(words.data(), words.size(), pos, t);
+      REQUIRE(in.valid);
+      std::string text = tesla::format(in);
+      CAPTURE(text);
+      // The listing does not say which size was chosen: ask for the same one.
+      uint64_t bits = 0;
+      unsigned n = 0;
+      bool ok = tesla::assemble_one(in.words == 2 ? "long " + text : text, t, bits, n, err);
+      if (!ok && in.words == 2) ok = tesla::assemble_one(text, t, bits, n, err);
+      REQUIRE_MESSAGE(ok, err);
+      CHECK(n == in.words);
+      CHECK(bits == in.bits);
+      pos += in.words;
+    }
+  }
+}
+
+TEST_CASE("tesla replay: instruction counts and engines agree on the divergent examples") {
+  for (const char* name : {"divergent.json", "collatz.json", "reduce.json"}) {
+    CAPTURE(name);
+    json doc = replay::load_file(examples_dir() / name);
+    replay::ReplayRun counted = replay::run_document(doc, examples_dir(), Engine::Interp, 1, true);
+    CHECK(counted.guest_instructions > counted.items);  // every thread runs several instructions
+    for (Engine e : host_engines()) {
+      replay::ReplayRun r = run_doc(doc, e, 2);
+      CHECK(replay::compare_runs(counted, r).empty());
+    }
+  }
+}
+
+TEST_CASE("tesla replay: guest faults are reported, not crashes, on every engine") {
+  json d = base_doc();
+  d["memory"][0]["size"] = 64;  // threads 16.. of block 0 and all of block 1 write past the buffer
+  for (Engine e : host_engines()) {
+    CAPTURE(engine_name(e));
+    replay::ReplayRun r = run_doc(d, e);
+    REQUIRE(r.fault);
+    CHECK(r.fault_kind == "out-of-bounds");
+  }
+  json w = base_doc();
+  w["program"] = {{"asm", "L: bra #L\n"}};
+  w["launch"]["budget"] = 1000;
+  for (Engine e : host_engines()) {
+    CAPTURE(engine_name(e));
+    replay::ReplayRun r = run_doc(w, e);
+    REQUIRE(r.fault);
+    CHECK(r.fault_kind == "watchdog");
+  }
+}
+
+TEST_CASE("tesla replay: the base document runs and writes tid.x per thread") {
+  replay::ReplayRun r = run_doc(base_doc());
+  REQUIRE(!r.fault);
+  const replay::Observed* o = r.find("memory", "out");
+  REQUIRE(o);
+  for (unsigned i = 0; i < 32; ++i) {
+    uint32_t v;
+    std::memcpy(&v, o->bytes.data() + 4 * i, 4);
+    CHECK(v == i);  // both blocks write tid.x at the same addresses
+  }
+}
+
+TEST_CASE("tesla replay: invalid documents are ReplayError naming the field") {
+  struct Case {
+    const char* what;
+    std::function<void(json&)> edit;
+    const char* needle;
+  };
+  std::vector<Case> cases = {
+      {"no program", [](json& d) { d.erase("program"); }, "program"},
+      {"two sources", [](json& d) { d["program"]["words"] = json::array({"0xf0000001", "0xe0000781"}); }, "exactly one"},
+      {"bad word", [](json& d) { d["program"] = {{"words", json::array({"0x1ffffffff"})}}; }, "program.words[0]"},
+      {"asm error", [](json& d) { d["program"]["asm"] = "frobnicate $r1\n"; }, "program"},
+      {"unknown variant", [](json& d) { d["variant"] = "gf100"; }, "variant"},
+      {"unknown field", [](json& d) { d["inputs"] = json::object(); }, "inputs"},
+      {"unknown program field", [](json& d) { d["program"]["type"] = "vertex"; }, "program.type"},
+      {"3d grid", [](json& d) { d["launch"]["grid"] = json::array({2, 2, 2}); }, "grid"},
+      {"huge block", [](json& d) { d["launch"]["block"] = json::array({32, 2000}); }, "block"},
+      {"small s[]", [](json& d) { d["launch"]["shared_bytes"] = 8; }, "shared_bytes"},
+      {"shared buffer", [](json& d) { d["memory"][0]["space"] = "shared"; }, "space global"},
+      {"g16", [](json& d) { d["memory"][0]["address"] = "0x1000000000"; }, "g0..g15"},
+      {"entry offset", [](json& d) { d["program"]["entry"] = 4; }, "program.entry"},
+      {"kernel without cubin", [](json& d) { d["program"]["kernel"] = "k"; }, "program.kernel"},
+      {"c16", [](json& d) { d["state"]["const"] = {{"c16", {{"u32", {1}}}}}; }, "state.const.c16"},
+      {"bad params", [](json& d) { d["state"]["params"] = "0x10"; }, "state.params"},
+      {"missing cubin kernel", [](json& d) { d["program"] = {{"binary_file", "vecadd.cubin"}, {"kernel", "nope"}}; }, "nope"},
+      {"missing file", [](json& d) { d["program"] = {{"binary_file", "nope.bin"}}; }, "binary_file"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.what);
+    json d = base_doc();
+    c.edit(d);
+    bool thrown = false;
+    try {
+      run_doc(d);
+    } catch (const replay::ReplayError& e) {
+      thrown = true;
+      CHECK_MESSAGE(std::string(e.what()).find(c.needle) != std::string::npos, e.what());
+    }
+    CHECK(thrown);
+  }
+}
+
+TEST_CASE("tesla run: interpreter blocks run in parallel only without atomics") {
+  tesla_run::Kernel k;
+  std::string err;
+  REQUIRE(tesla::assemble("red add u32 g0[$r5] $r6\nexit nop\n", k.target, k.code, err));
+  CHECK(!tesla_run::interp_blocks_parallel_safe(k));
+  REQUIRE(tesla::assemble("st b32 g0[$r5] $r6\nexit nop\n", k.target, k.code, err));
+  CHECK(tesla_run::interp_blocks_parallel_safe(k));
+}
+
+TEST_CASE("tesla replay: atomics on one word from many blocks on several host threads") {
+  json doc = replay::load_file(examples_dir() / "histogram.json");
+  const unsigned blocks = std::getenv("GPURC_TEST_LIGHT") ? 16 : 64, threads = blocks * 128;
+  doc["launch"]["grid"] = json::array({blocks});
+  doc["state"]["params"]["u32"][3] = threads;
+  doc["state"]["const"]["c0"] = {{"u32", {0}}};  // every thread hits bin 0
+  doc["memory"][0] = {{"name", "x"}, {"address", "0x100000"}, {"size", 4 * threads}, {"init", {{"iota", "u32"}}}};
+  std::vector<uint64_t> bins(16, 0);
+  bins[0] = threads;
+  doc["expect"]["memory"] = {{{"name", "bins"}, {"u32", bins}}, {{"name", "total"}, {"u32", {threads}}}};
+  for (Engine e : host_engines()) {
+    CAPTURE(engine_name(e));
+    for (int rep = 0; rep < 3; ++rep) {
+      replay::ReplayRun r = replay::run_document(doc, examples_dir(), e, 4, false);
+      REQUIRE(!r.fault);
+      CHECK(replay::check_expect(doc, r).empty());
+    }
+  }
+}
