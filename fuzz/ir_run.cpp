@@ -174,6 +174,14 @@ IrOutcome run_engine(const std::string& engine, const IrProgram& p, const IrStat
     return out;
   }
   std::memcpy(mem.find("global")->data(), st.memory.data(), kGlobalSize);
+  for (size_t i = 0; i < st.extra.size(); ++i) {
+    const std::string name = "extra" + std::to_string(i);
+    if (!mem.add_buffer(name, Space::Global, st.extra[i].base, st.extra[i].bytes.size(), err)) {
+      out.error = "memory: " + err;
+      return out;
+    }
+    std::memcpy(mem.find(name)->data(), st.extra[i].bytes.data(), st.extra[i].bytes.size());
+  }
 
   WarpContext ctx;
   ctx.vars = vars.p.get();
@@ -198,6 +206,10 @@ IrOutcome run_engine(const std::string& engine, const IrProgram& p, const IrStat
   out.fault_code = ctx.fault_code;
   out.vars.assign(vars.p.get(), vars.p.get() + p.original.vars_bytes());
   out.memory.assign(mem.find("global")->data(), mem.find("global")->data() + kGlobalSize);
+  for (size_t i = 0; i < st.extra.size(); ++i) {
+    const uint8_t* d = mem.find("extra" + std::to_string(i))->data();
+    out.extra.emplace_back(d, d + st.extra[i].bytes.size());
+  }
   return out;
 }
 

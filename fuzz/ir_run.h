@@ -21,6 +21,13 @@ struct IrState {
   std::vector<uint8_t> vars;
   std::vector<uint8_t> uniforms;
   std::vector<uint8_t> memory;
+  // More global buffers (e.g. the PICA200 emit records), copied back into
+  // IrOutcome::extra after the run.
+  struct Buffer {
+    uint64_t base = 0;
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<Buffer> extra;
 };
 
 // Random initial state for `f`: canonical lane values biased to special
@@ -35,6 +42,7 @@ struct IrOutcome {
   uint64_t fault_code = 0;
   std::vector<uint8_t> vars;         // the original function's var area after the run
   std::vector<uint8_t> memory;       // the global buffer after the run
+  std::vector<std::vector<uint8_t>> extra;  // IrState::extra's buffers after the run
 };
 
 // Engine names: "interp" (the reference: the IR interpreter on the function as

@@ -58,6 +58,39 @@ std::string compare_vertex(size_t k, const pica::VertexState& want, const pica::
   return "";
 }
 
+// First difference between two geometry emission states, or "".
+std::string compare_gs(size_t k, const pica::GsState& want, const pica::GsState& got) {
+  const std::string at = "vertex " + std::to_string(k) + " geometry ";
+  if (want.emits != got.emits)
+    return at + "emits: expected " + std::to_string(want.emits) + ", got " + std::to_string(got.emits);
+  if (want.vtxid != got.vtxid || want.prim != got.prim || want.winding != got.winding)
+    return at + "SETEMIT latch differs";
+  auto vertex = [&](const std::string& what, const std::array<pica::Vec4, 16>& a,
+                    const std::array<pica::Vec4, 16>& b) -> std::string {
+    for (size_t n = 0; n < 16; ++n)
+      for (size_t c = 0; c < 4; ++c)
+        if (bits(a[n][c]) != bits(b[n][c]))
+          return at + what + " o" + std::to_string(n) + "." + kComp[c] + ": expected " + hex32(bits(a[n][c])) +
+                 ", got " + hex32(bits(b[n][c]));
+    return "";
+  };
+  for (size_t e = 0; e < 4; ++e)
+    if (auto d = vertex("buffer[" + std::to_string(e) + "]", want.buffer[e], got.buffer[e]); !d.empty()) return d;
+  if (want.primitives.size() != got.primitives.size())
+    return at + "primitives: expected " + std::to_string(want.primitives.size()) + ", got " +
+           std::to_string(got.primitives.size());
+  for (size_t p = 0; p < want.primitives.size(); ++p) {
+    if (want.primitives[p].winding != got.primitives[p].winding)
+      return at + "primitive " + std::to_string(p) + " winding differs";
+    for (size_t v = 0; v < 3; ++v)
+      if (auto d = vertex("primitive " + std::to_string(p) + " vertex " + std::to_string(v),
+                          want.primitives[p].vertices[v], got.primitives[p].vertices[v]);
+          !d.empty())
+        return d;
+  }
+  return "";
+}
+
 bool warp_faulted(const PicaCaseResult& r, size_t vertex) {
   const size_t first = vertex - vertex % kWarp;
   for (size_t k = first; k < std::min(r.faults.size(), first + kWarp); ++k)
@@ -78,7 +111,12 @@ PicaCaseResult run_pica200_case(const PicaCase& c, const std::vector<std::string
   for (size_t k = 0; k < res.expected.size(); ++k) {
     pica::RunResult r = interp.run(c.entry, res.expected[k], c.geometry ? &res.expected_gs[k] : nullptr,
                                    kReferenceBudget);
-    if (r.ok) continue;
+    if (r.ok) {
+      // The JIT records at most kEmitMaxPerInvocation EMITs per vertex and traps beyond.
+      if (c.geometry && res.expected_gs[k].emits > pica::kEmitMaxPerInvocation)
+        res.faults[k] = "more than " + std::to_string(pica::kEmitMaxPerInvocation) + " EMITs (JIT limit)";
+      continue;
+    }
     if (!c.shared_ends) {
       res.error = "reference interpreter, vertex " + std::to_string(k) + ": " + r.fault;
       return res;
@@ -106,6 +144,7 @@ PicaCaseResult run_pica200_case(const PicaCase& c, const std::vector<std::string
   for (const std::string& engine : engines) {
     const std::string runner = engine == "ir-interp" ? "interp" : engine;
     std::vector<pica::VertexState> states = c.inputs;
+    std::vector<pica::GsState> gs(c.geometry ? states.size() : 0);
     std::string diff;
     for (size_t first = 0; first < states.size() && diff.empty(); first += kWarp) {
       IrState st;
@@ -113,6 +152,7 @@ PicaCaseResult run_pica200_case(const PicaCase& c, const std::vector<std::string
       pica::pack_lanes(f, states, first, st.vars.data(), st.entry_mask);
       st.uniforms = uniforms;
       st.memory.assign(kGlobalSize, 0);
+      if (c.geometry) st.extra.push_back({pica::kEmitBase, std::vector<uint8_t>(pica::kEmitWarpBytes, 0)});
       IrOutcome out = run_engine(runner, prog, st);
       ++res.runs;
       const std::string at = "warp at vertex " + std::to_string(first) + ": ";
@@ -134,10 +174,14 @@ PicaCaseResult run_pica200_case(const PicaCase& c, const std::vector<std::string
         diff = at + "stopped with " + status_text();
       } else {
         pica::unpack_lanes(f, out.vars.data(), first, states);
+        if (c.geometry) pica::unpack_emits(f, out.vars.data(), out.extra.at(0).data(), first, gs);
       }
     }
     for (size_t k = 0; k < states.size() && diff.empty(); ++k)
-      if (!warp_faulted(res, k)) diff = compare_vertex(k, res.expected[k], states[k]);
+      if (!warp_faulted(res, k)) {
+        diff = compare_vertex(k, res.expected[k], states[k]);
+        if (diff.empty() && c.geometry) diff = compare_gs(k, res.expected_gs[k], gs[k]);
+      }
     if (!diff.empty()) res.diffs.push_back({engine, diff});
   }
   return res;

@@ -28,10 +28,13 @@ struct PicaCaseResult {
 };
 
 // Runs `c` on the reference interpreter, then on every engine in `engines`,
-// comparing every vertex's o, r, a0, aL, cmp and v bit for bit. A warp that
-// holds a vertex on which the reference faulted (possible only with shared
-// ends: a stack overflow) must stop with a trap instead; its state is not
-// compared.
+// comparing every vertex's o, r, a0, aL, cmp and v bit for bit, and for
+// geometry programs its emission state (emit count, SETEMIT latch, the
+// 4-entry buffer, the primitives; read back with pica::unpack_emits). A warp
+// that holds a vertex on which the reference faulted (possible only with
+// shared ends: a stack overflow) or that emitted more than
+// pica::kEmitMaxPerInvocation vertices (the JIT's limit) must stop with a trap
+// instead; its state is not compared.
 PicaCaseResult run_pica200_case(const PicaCase& c, const std::vector<std::string>& engines,
                                 const pica::fp::Options& fp = {});
 

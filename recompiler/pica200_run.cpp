@@ -89,8 +89,10 @@ BatchResult run_interp(const PreparedShader& s, const Uniforms& u, std::vector<V
   return res;
 }
 
+// `gs` (geometry shaders): each work item gives its warps one emit record
+// area at kEmitBase (translate.h); unpack_emits turns it into gs[k].
 BatchResult run_jit(const PreparedShader& s, const Uniforms& u, std::vector<VertexState>& states,
-                    const BatchOptions& opt) {
+                    std::vector<GsState>* gs, const BatchOptions& opt) {
   BatchResult res;
   const ir::Function& f = *s.function;
   const ir::Executable& exe = *s.compiled.exe;
@@ -102,12 +104,26 @@ BatchResult run_jit(const PreparedShader& s, const Uniforms& u, std::vector<Vert
   auto t0 = Clock::now();
   for_chunks(states.size(), kWarp * kWarpsPerItem, opt, [&](size_t first, size_t count) {
     auto storage = rt::allocate_aligned(vars_stride + frame_stride + 64);
+    rt::Memory emits;
+    const uint8_t* records = nullptr;
+    if (gs) {
+      std::string err;
+      if (!emits.add_buffer("pica200_gs_emits", ir::Space::Global, kEmitBase, kEmitWarpBytes, err)) {
+        ff.offer(first, "pica200: " + err, false);
+        return;
+      }
+      records = emits.find("pica200_gs_emits")->data();
+    }
     for (size_t w = first; w < first + count && !ff.any.load(std::memory_order_relaxed); w += kWarp) {
       std::memset(storage.get(), 0, vars_stride + frame_stride);
       ir::WarpContext ctx;
       ctx.vars = storage.get();
       ctx.frame = storage.get() + vars_stride;
       ctx.uniforms = packed.data();
+      if (gs) {
+        emits.fill_windows(ctx);
+        ctx.memory = &emits;
+      }
       // One watchdog unit is at least one guest instruction of one warp.
       ctx.budget = int64_t(std::min<uint64_t>(opt.budget, uint64_t(1) << 40)) * int64_t(kWarp);
       uint32_t mask = 0;
@@ -131,6 +147,7 @@ BatchResult run_jit(const PreparedShader& s, const Uniforms& u, std::vector<Vert
         continue;
       }
       unpack_lanes(f, ctx.vars, w, states);
+      if (gs) unpack_emits(f, ctx.vars, records, w, *gs);
     }
   });
   res.run_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
@@ -195,7 +212,7 @@ BatchResult run_vertices(const PreparedShader& s, const Uniforms& u, std::vector
   // The JIT does not count guest instructions: the reference counts them on a copy of the initial states.
   std::vector<VertexState> initial;
   if (opt.count_instructions) initial = states;
-  BatchResult r = run_jit(s, u, states, opt);
+  BatchResult r = run_jit(s, u, states, nullptr, opt);
   if (opt.count_instructions && r.ok) r.instructions = run_interp(s, u, initial, nullptr, opt).instructions;
   return r;
 }
@@ -210,10 +227,13 @@ BatchResult run_geometry(const PreparedShader& s, const Uniforms& u, std::vector
     return r;
   }
   if (s.engine == Engine::Interp) return run_interp(s, u, states, &gs, opt);
-  BatchResult r;
-  r.ok = false;
-  r.fault = fmt::format("pica200: geometry shaders on engine {} are not supported yet (use interp)",
-                        engine_name(s.engine));
+  std::vector<VertexState> initial;
+  if (opt.count_instructions) initial = states;
+  BatchResult r = run_jit(s, u, states, &gs, opt);
+  if (opt.count_instructions && r.ok) {
+    std::vector<GsState> scratch(initial.size());
+    r.instructions = run_interp(s, u, initial, &scratch, opt).instructions;
+  }
   return r;
 }
 

@@ -179,12 +179,13 @@ rt::LaunchResult launch_function(const Launch& l, const Prepared& p, const ir::F
   cfg.uniforms = p.uniforms.data();
   if (l.budget > 0) cfg.budget = l.budget;
   uint64_t per_block = block_threads(l);
+  const tesla::LaunchSlots slots = tesla::launch_slots(layout);
   auto init = [&](const rt::WarpInfo& w, uint8_t* vars) {
     for (unsigned lane = 0; lane < w.lanes; ++lane) {
       unsigned tid[3] = {w.thread[lane].x, w.thread[lane].y, w.thread[lane].z};
       unsigned ctaid[2] = {w.block.x, w.block.y};
       uint64_t gid = w.block_linear * per_block + w.thread_linear(lane);
-      tesla::init_launch_lane(layout, vars, lane, tid, ctaid, gid * p.local_stride);
+      tesla::init_launch_lane(slots, vars, lane, tid, ctaid, gid * p.local_stride);
     }
   };
   return rt::launch(exe, mem, cfg, init, finish, threads == 1 ? nullptr : &rt::ThreadPool::shared(threads));

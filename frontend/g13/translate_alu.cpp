@@ -183,10 +183,26 @@ bool Translator::float_arith(const Insn& in, const std::string& n, std::string& 
   if (in.f("S")) flags |= ff::Sat;
   ValueId a, b, c;
   if (!fsrc(A, ct, a) || !fsrc(B, ct, b) || (is_fma && !fsrc(C, ct, c))) return why = "bad float source", false;
+  if (!is_fma) {
+    c = is_add ? b : fconst(ct, 0.0);
+    b = is_add ? fconst(ct, 1.0) : b;
+  }
   ValueId r;
-  if (is_fma) r = b_.emit(Opcode::FFma, ct, {a, b, c}, 0, flags);
-  else if (is_add) r = b_.emit(Opcode::FFma, ct, {a, fconst(ct, 1.0), b}, 0, flags);
-  else r = b_.emit(Opcode::FFma, ct, {a, b, fconst(ct, 0.0)}, 0, flags);
+  if (ct == Type::F64) {
+    // One rounding to f16 as the interpreter does: the f64 result must be
+    // rounded to odd (an f64 rounded to nearest and then to f16 can round
+    // twice). Round to odd = truncate, then set the last bit if inexact
+    // (truncated != rounded up). Saturation applies to that exact-enough value.
+    const ValueId tz = b_.emit(Opcode::FFma, ct, {a, b, c}, 0, ir::with_round(0, ir::Round::TowardZero));
+    const ValueId up = b_.emit(Opcode::FFma, ct, {a, b, c}, 0, ir::with_round(0, ir::Round::Up));
+    const ValueId tz_bits = b_.convert(Opcode::Bitcast, Type::I64, tz);
+    const ValueId inexact = b_.icmp(IntPred::Ne, tz_bits, b_.convert(Opcode::Bitcast, Type::I64, up));
+    const ValueId odd = b_.select(inexact, b_.binary(Opcode::Or, tz_bits, b_.i64(1)), tz_bits);
+    r = b_.convert(Opcode::Bitcast, Type::F64, odd);
+    if (flags & ff::Sat) r = b_.emit(Opcode::FFma, ct, {r, fconst(ct, 1.0), fconst(ct, 0.0)}, 0, ff::Sat);
+  } else {
+    r = b_.emit(Opcode::FFma, ct, {a, b, c}, 0, flags);
+  }
   if (D.bits() == 16 && ct != Type::F16) r = b_.convert(Opcode::FToF, Type::F16, r);
   if (!write(D, r, exec())) return why = "bad destination", false;
   return true;

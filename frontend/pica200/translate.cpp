@@ -2,7 +2,9 @@
 // docs/pica200.md "Translation" for the mapping).
 #include "frontend/pica200/translate.h"
 
+#include <algorithm>
 #include <array>
+#include <cassert>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -86,6 +88,35 @@ void unpack_lanes(const ir::Function& f, const uint8_t* vars, size_t first, std:
     s.aL = uint8_t(get_u32(slot(kVarAL, lane)));
     s.cmpx = get_u32(slot(kVarCmpX, lane)) & 1;
     s.cmpy = get_u32(slot(kVarCmpY, lane)) & 1;
+  }
+}
+
+void unpack_emits(const ir::Function& f, const uint8_t* vars, const uint8_t* records, size_t first,
+                  std::vector<GsState>& gs) {
+  if (f.vars.size() <= kVarEmitCount) return;  // not a geometry translation
+  const uint32_t latch_off = f.var_offset(kVarEmitLatch), count_off = f.var_offset(kVarEmitCount);
+  for (unsigned lane = 0; lane < uint32_t(ir::kWarpLanes) && first + lane < gs.size(); ++lane) {
+    GsState& g = gs[first + lane];
+    const uint32_t count = std::min(get_u32(vars + count_off + 4 * lane), kEmitMaxPerInvocation);
+    const uint8_t* rec = records + lane * kEmitLaneStride;
+    // The interpreter's EMIT, replayed record by record.
+    for (uint32_t k = 0; k < count; ++k, rec += kEmitRecordBytes) {
+      const uint32_t header = get_u32(rec);
+      auto& slot = g.buffer[header & 3];
+      for (unsigned n = 0; n < 16; ++n)
+        for (unsigned c = 0; c < 4; ++c) slot[n][c] = fp::from_bits(get_u32(rec + kEmitHeaderBytes + 16 * n + 4 * c));
+      ++g.emits;
+      if (header & 0x100) {
+        GsPrimitive prim;
+        for (size_t v = 0; v < 3; ++v) prim.vertices[v] = g.buffer[v];
+        prim.winding = (header >> 9) & 1;
+        g.primitives.push_back(prim);
+      }
+    }
+    const uint32_t latch = get_u32(vars + latch_off + 4 * lane);
+    g.vtxid = uint8_t(latch & 0xFF);
+    g.prim = (latch >> 8) & 1;
+    g.winding = (latch >> 9) & 1;
   }
 }
 
@@ -207,6 +238,11 @@ class Translator {
       }
     }
     b_.set_block(entry);
+    if (opt_.geometry) {
+      // A fresh GsState: nothing latched, nothing emitted.
+      b_.set_var(kVarEmitLatch, b_.i32(0));
+      b_.set_var(kVarEmitCount, b_.i32(0));
+    }
     b_.br(block_of_[0]);
     f_.compute_preds();
     return true;
@@ -289,11 +325,6 @@ class Translator {
     }
     const Instr& in = *dec;
     const uint32_t here = n.pc;
-    if ((in.op == Op::SETEMIT || in.op == Op::EMIT) && opt_.geometry) {
-      err = "pica200: " + std::string(info(in.op).name) + " at " + hex_addr(here) +
-            ": geometry shaders are not translated yet (use the interp engine)";
-      return false;
-    }
     auto go = [&](uint32_t next, Stacks st) {
       e.exit = Exit::Goto;
       e.succ[0] = arrive(next, std::move(st));
@@ -360,6 +391,12 @@ class Translator {
     f_.add_var("cmp.y", ir::Type::I1);
     for (unsigned d = 0; d < Interpreter::kLoopDepth; ++d)
       loop_var_[d] = f_.add_var("loop" + std::to_string(d) + ".remaining", ir::Type::I32);
+    if (opt_.geometry) {
+      uint32_t latch = f_.add_var("emit.latch", ir::Type::I32);
+      uint32_t count = f_.add_var("emit.count", ir::Type::I32);
+      (void)latch, (void)count;
+      assert(latch == kVarEmitLatch && count == kVarEmitCount);
+    }
     f_.uniform_bytes = kUniformBytes;
   }
 
@@ -504,6 +541,8 @@ class Translator {
         b_.set_var(kVarAL, uniform_i32(base + 4));
         break;
       }
+      case Op::SETEMIT: b_.set_var(kVarEmitLatch, b_.i32(emit_header(in.vtxid, in.prim, in.winding))); break;
+      case Op::EMIT: emit_record(n.pc); break;
       default: break;  // NOP, END, BREAK, CALL
     }
     finish(e, cond);
@@ -613,6 +652,24 @@ class Translator {
     return true;
   }
 
+  // EMIT: one record (latched header, o0..o15) at the lane's next record slot;
+  // unpack_emits turns the records into the vertex buffer and primitives.
+  void emit_record(uint32_t here) {
+    ir::ValueId count = b_.get_var(kVarEmitCount);
+    b_.emit(ir::Opcode::Trap, ir::Type::Void, {b_.icmp(ir::IntPred::Uge, count, b_.i32(kEmitMaxPerInvocation))}, 0, 0,
+            trap_code(TrapReason::EmitOverflow, here));
+    ir::ValueId lane_base = b_.binary(ir::Opcode::IMul, b_.emit(ir::Opcode::LaneId, ir::Type::I32, {}),
+                                      b_.i32(uint32_t(kEmitLaneStride)));
+    ir::ValueId rec = b_.binary(ir::Opcode::IAdd, b_.binary(ir::Opcode::IMul, count, b_.i32(kEmitRecordBytes)),
+                                b_.binary(ir::Opcode::IAdd, lane_base, b_.i32(uint32_t(kEmitBase))));
+    ir::ValueId all = b_.i1(true);
+    auto at = [&](uint32_t offset) { return b_.binary(ir::Opcode::IAdd, rec, b_.i32(offset)); };
+    b_.store(ir::Space::Global, ir::AddrClass::Random, rec, b_.get_var(kVarEmitLatch), all);
+    for (uint32_t k = 0; k < 64; ++k)
+      b_.store(ir::Space::Global, ir::AddrClass::Random, at(kEmitHeaderBytes + 4 * k), b_.get_var(kVarOutput + k), all);
+    b_.set_var(kVarEmitCount, b_.binary(ir::Opcode::IAdd, count, b_.i32(1)));
+  }
+
   // The node's terminator, or nothing when the next node continues this block.
   void finish(const Edge& e, ir::ValueId cond) {
     switch (e.exit) {
@@ -639,6 +696,8 @@ class Translator {
 
 uint64_t trap_code(TrapReason r, uint32_t addr) { return (uint64_t(r) << 16) | (addr & 0xFFFF); }
 
+static_assert(kEmitMaxPerInvocation == 64, "the EmitOverflow message below names the limit");
+
 std::string describe_trap(uint64_t code) {
   uint32_t addr = uint32_t(code & 0xFFFF);
   const char* what = "unknown fault";
@@ -650,6 +709,7 @@ std::string describe_trap(uint64_t code) {
     case TrapReason::IfOverflow: what = "IF stack overflow (depth 8)"; break;
     case TrapReason::LoopOverflow: what = "LOOP stack overflow (depth 4)"; break;
     case TrapReason::EmitOutsideGeometry: what = "SETEMIT/EMIT outside a geometry shader"; break;
+    case TrapReason::EmitOverflow: what = "EMIT limit of the JIT exceeded (more than 64 EMITs in one invocation)"; break;
   }
   return std::string("pica200: ") + what + " at " + hex_addr(addr);
 }

@@ -25,6 +25,29 @@ constexpr uint32_t kVarAL = 194;      // I32 (low 8 bits meaningful)
 constexpr uint32_t kVarCmpX = 195;    // I1
 constexpr uint32_t kVarCmpY = 196;    // I1
 constexpr uint32_t kNumStateVars = 197;
+// Private vars the translation appends: the LOOP iteration counters (one per
+// depth), then, for a geometry shader only, the emission state.
+constexpr uint32_t kVarLoopRemaining = 197;  // 4 vars, I32
+constexpr uint32_t kVarEmitLatch = 201;      // I32: SETEMIT's latch, an emit header word (below)
+constexpr uint32_t kVarEmitCount = 202;      // I32: EMITs executed so far in this invocation
+
+// ---- geometry shader emit records (guest memory, Space::Global)
+// Every EMIT stores one record: a header (the latched SETEMIT state) and
+// o0..o15 as EMIT saw them. The 4-entry vertex buffer and the primitives are
+// rebuilt from the records by unpack_emits, in the order the lane executed
+// them, so the JIT code carries no buffer. Lane L of a warp writes record k
+// at kEmitBase + L * kEmitLaneStride + k * kEmitRecordBytes; EMIT number
+// kEmitMaxPerInvocation + 1 traps (TrapReason::EmitOverflow).
+constexpr uint64_t kEmitBase = 0x10000000;     // guest address of lane 0's first record
+constexpr uint32_t kEmitMaxPerInvocation = 64;
+constexpr uint32_t kEmitHeaderBytes = 16;      // u32 header word, 12 bytes unused (keeps o0 16-aligned)
+constexpr uint32_t kEmitRecordBytes = kEmitHeaderBytes + 16 * 16;  // + o0.x, o0.y, ... o15.w as f32
+constexpr uint64_t kEmitLaneStride = uint64_t(kEmitMaxPerInvocation) * kEmitRecordBytes;
+constexpr uint64_t kEmitWarpBytes = kEmitLaneStride * ir::kWarpLanes;
+// Header word: vertex id (bits 0-7), primitive flag (bit 8), winding flag (bit 9).
+constexpr uint32_t emit_header(uint32_t vtxid, bool prim, bool winding) {
+  return (vtxid & 0xFF) | (uint32_t(prim) << 8) | (uint32_t(winding) << 9);
+}
 
 // ---- uniform block (WarpContext::uniforms)
 constexpr uint32_t kUniformFloat = 0;     // c0..c95: 16 bytes each, x y z w as f32
@@ -40,7 +63,10 @@ struct TranslateOptions {
 };
 
 // False with `err` naming the instruction and its address for code the
-// translator cannot handle (an invalid opcode, a target outside the program).
+// translator cannot handle (control flow whose static stack expansion exceeds
+// 32768 states).
+// Where the interpreter faults at run time (an invalid opcode, running past
+// the end, ...) the translation traps instead: see TrapReason below.
 bool translate(const Program& p, const TranslateOptions& opt, ir::Function& out, std::string& err);
 
 // Moves states[first .. first+32) (fewer at the end) into / out of the var
@@ -48,6 +74,13 @@ bool translate(const Program& p, const TranslateOptions& opt, ir::Function& out,
 void pack_lanes(const ir::Function& f, const std::vector<VertexState>& states, size_t first, uint8_t* vars,
                 uint32_t& mask);
 void unpack_lanes(const ir::Function& f, const uint8_t* vars, size_t first, std::vector<VertexState>& states);
+// Geometry shaders: after a warp of states[first .. first+32) ran to the end,
+// rebuilds gs[first + lane] (buffer, emits, primitives, the SETEMIT latch) from
+// the emit counter and latch vars and the warp's record area `records`
+// (kEmitWarpBytes bytes, the host copy of guest [kEmitBase, kEmitBase + kEmitWarpBytes)).
+// gs[k] must be fresh (GsState{}) as the interpreter's would be.
+void unpack_emits(const ir::Function& f, const uint8_t* vars, const uint8_t* records, size_t first,
+                  std::vector<GsState>& gs);
 
 // ---- runtime faults of translated code
 // Where the reference interpreter faults (an invalid word, running past the
@@ -62,6 +95,7 @@ enum class TrapReason : uint32_t {
   IfOverflow = 5,
   LoopOverflow = 6,
   EmitOutsideGeometry = 7,
+  EmitOverflow = 8,  // more than kEmitMaxPerInvocation EMITs in one invocation (a JIT limit)
 };
 uint64_t trap_code(TrapReason r, uint32_t addr);
 std::string describe_trap(uint64_t code);

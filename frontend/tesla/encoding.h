@@ -100,6 +100,10 @@ struct Insn {
   // The Name atom right before operand `o` (e.g. the "u16" in "u16 s[...]").
   std::string name_before(const Operand* o) const;
   std::vector<std::string> names() const;       // Name atoms of the body
+  // The addend of mad / fmad / sad: the long register form encodes it as
+  // source 3; the short and the long immediate forms add the destination
+  // register (envydis prints it again after the product).
+  const Operand* addend() const { return is_long && !is_imm ? find(Role::Src3) : find(Role::Dst, 1); }
 };
 
 // Decodes the instruction at word `pos` of `code` (`nwords` words). Always

@@ -648,8 +648,8 @@ void BlockInterpreter::Impl::alu(Warp& w, const Insn& in, uint32_t lanes) {
       bool sat = has("sat");
       const Operand* a = s1;
       const Operand* b = s2 ? s2 : s3;
-      const Operand* c = mad ? (in.is_long ? s3 : in.find(Role::Dst, 1)) : nullptr;
-      if (mad && !in.is_long) b = s2;  // short/imm mad: (mul s1 s2) + dst
+      const Operand* c = mad ? in.addend() : nullptr;
+      if (mad && !in.is_long) b = s2;  // short mad: (mul s1 s2) + dst
       const Operand* cond = in.find(Role::Cond);
       each([&](unsigned l) {
         uint32_t x, y;
@@ -727,7 +727,7 @@ void BlockInterpreter::Impl::alu(Warp& w, const Insn& in, uint32_t lanes) {
       bool sg = has("s16") || has("s32");
       unsigned bits = (has("u16") || has("s16")) ? 16 : 32;
       uint32_t m = bits == 16 ? 0xffffu : 0xffffffffu;
-      const Operand* c = in.is_long ? s3 : in.find(Role::Dst, 1);
+      const Operand* c = in.addend();
       each([&](unsigned l) {
         uint32_t x = read(w, in, l, s1) & m, y = read(w, in, l, s2) & m, z = read(w, in, l, c) & m;
         int64_t a = sg ? (bits == 16 ? int16_t(x) : int32_t(x)) : int64_t(x);
@@ -839,7 +839,7 @@ void BlockInterpreter::Impl::alu(Warp& w, const Insn& in, uint32_t lanes) {
       }
       bool rz = has("rz"), sat = has("sat");
       const Operand* b = in.op == Op::FAdd ? (s2 ? s2 : s3) : s2;
-      const Operand* c = in.op == Op::FMad ? (in.is_long ? s3 : in.find(Role::Dst, 1)) : nullptr;
+      const Operand* c = in.op == Op::FMad ? in.addend() : nullptr;
       each([&](unsigned l) {
         uint32_t x = read(w, in, l, s1), y = read(w, in, l, b);
         uint32_t r;
@@ -935,7 +935,9 @@ void BlockInterpreter::Impl::alu(Warp& w, const Insn& in, uint32_t lanes) {
         uint32_t z = read(w, in, l, s3);
         if (n) z ^= 0x80000000u;
         float fz = asf(ftz32(z));
-        uint32_t r = (!std::isnan(fz) && fz >= 0.0f) ? read(w, in, l, s1) : read(w, in, l, s2);
+        // Both sources are read (and post-incremented) whichever one is selected.
+        uint32_t x = read(w, in, l, s1), y = read(w, in, l, s2);
+        uint32_t r = (!std::isnan(fz) && fz >= 0.0f) ? x : y;
         write(w, in, l, dst, r);
         set_flags(w, in, l, sem::flags_int(r, 32));
       });

@@ -31,6 +31,11 @@ constexpr uint32_t kVarSp = kNumStateVars;           // I32: stack depth
 constexpr uint32_t kVarLimDepth = kNumStateVars + 1; // I32: limited-call entries on the stack
 constexpr uint32_t kVarStack = kNumStateVars + 2;    // I32 x kStackDepth
 constexpr unsigned kStackDepth = 16;
+// I32: the entry the ret/brk dispatch popped. It crosses blocks in a var, not
+// as an SSA value: while one lane waits in the dispatch chain, other lanes may
+// run the pop block again, and the IR interpreter recomputes pure values for
+// inactive lanes too (docs/ir.md: their values are unspecified).
+constexpr uint32_t kVarPopped = kVarStack + kStackDepth;
 
 enum Entry : uint32_t { kEntryPreBrk = 1, kEntryCall = 2, kEntryCallLim = 3 };
 
@@ -404,10 +409,12 @@ struct Translator {
     for (unsigned i = 0; i < kStackDepth; ++i) v = b.select(b.icmp(ir::IntPred::Eq, index, k32(i)), b.get_var(kVarStack + i), v);
     return v;
   }
-  // Jumps to the block of word address `target` (a value), one of `sites`.
-  void dispatch(V target, const std::set<uint32_t>& sites) {
+  // Jumps to the block of the word address in var kVarPopped, one of `sites`
+  // (each block of the chain reads the var itself, see kVarPopped).
+  void dispatch(const std::set<uint32_t>& sites) {
     for (uint32_t s : sites) {
       ir::BlockId no = f.add_block();
+      V target = band(b.get_var(kVarPopped), 0x0fffffffu);
       b.cond_br(b.icmp(ir::IntPred::Eq, target, k32(s)), blocks.at(s), no);
       b.set_block(no);
     }
@@ -432,13 +439,14 @@ struct Translator {
     V sp1 = bin(Opcode::ISub, b.get_var(kVarSp), k32(1));
     V e = stack_top(sp1);
     b.set_var(kVarSp, sp1);
+    b.set_var(kVarPopped, e);
     V kind = shr(e, 28);
     V is_lim = b.icmp(ir::IntPred::Eq, kind, k32(kEntryCallLim));
     b.set_var(kVarLimDepth, bin(Opcode::ISub, b.get_var(kVarLimDepth), to_i32(is_lim)));
     V hit = is_ret ? b.icmp(ir::IntPred::Ne, kind, k32(kEntryPreBrk)) : b.icmp(ir::IntPred::Eq, kind, k32(kEntryPreBrk));
     b.cond_br(hit, found, head);
     b.set_block(found);
-    dispatch(band(e, 0x0fffffffu), is_ret ? ret_sites : brk_sites);
+    dispatch(is_ret ? ret_sites : brk_sites);
     b.set_block(saved);
     return head;
   }
@@ -540,6 +548,7 @@ struct Translator {
     f.add_var("sp", Type::I32);
     f.add_var("lim_depth", Type::I32);
     for (unsigned i = 0; i < kStackDepth; ++i) f.add_var("stack" + std::to_string(i), Type::I32);
+    f.add_var("popped", Type::I32);
     f.uniform_bytes = uniform_bytes(opt);
 
     ir::BlockId entry = f.add_block("entry");
@@ -610,7 +619,7 @@ bool Translator::int_add() {
   int opk = in.has("sub") ? 1 : in.has("subr") ? 2 : in.has("addc") ? 3 : 0;
   const Operand* a = s1;
   const Operand* bo = s2 ? s2 : s3;
-  const Operand* c = mad ? (in.is_long ? s3 : in.find(Role::Dst, 1)) : nullptr;
+  const Operand* c = mad ? in.addend() : nullptr;
   if (mad && !in.is_long) bo = s2;
   V x, y;
   if (mad) {
@@ -925,7 +934,7 @@ bool Translator::alu() {
       bool sg = has("s16") || has("s32");
       unsigned bits = (has("u16") || has("s16")) ? 16 : 32;
       uint32_t m = bits == 16 ? 0xffffu : 0xffffffffu;
-      const Operand* c = in.is_long ? s3 : in.find(Role::Dst, 1);
+      const Operand* c = in.addend();
       if (!read(s1, x) || !read(s2, y) || !read(c, z)) return false;
       auto ext = [&](V v) {
         return b.emit(Opcode::BfExtract, Type::I32, {v, k32(0), k32(bits)}, uint8_t(sg ? ir::Sign::Signed : ir::Sign::Unsigned));
@@ -1034,7 +1043,7 @@ bool Translator::alu() {
       V r;
       ir::Round rnd = rz ? ir::Round::TowardZero : ir::Round::NearestEven;
       if (in.op == Op::FMad) {
-        const Operand* c = in.is_long ? s3 : in.find(Role::Dst, 1);
+        const Operand* c = in.addend();
         if (!read(c, z)) return false;
         if (ng[0]) x = bin(Opcode::Xor, x, k32(0x80000000u));
         if (ng[1]) z = bin(Opcode::Xor, z, k32(0x80000000u));
@@ -1376,12 +1385,24 @@ uint32_t get32(const ir::Function& f, const uint8_t* vars, uint32_t var, unsigne
 }
 }  // namespace
 
+LaunchSlots launch_slots(const ir::Function& f) {
+  return LaunchSlots{f.var_offset(kVarR), f.var_offset(kVarCtaid), f.var_offset(kVarLocalBase),
+                     f.var_offset(kVarAbiWriter)};
+}
+
+void init_launch_lane(const LaunchSlots& s, uint8_t* vars, unsigned lane, const unsigned tid[3],
+                      const unsigned ctaid[2], uint64_t local_base) {
+  uint32_t r0 = tid[0] | tid[1] << 16 | tid[2] << 26, cta = (ctaid[0] & 0xffff) | ctaid[1] << 16;
+  uint32_t writer = tid[0] == 0 && tid[1] == 0 && tid[2] == 0;
+  std::memcpy(vars + s.r0 + lane * 4, &r0, 4);
+  std::memcpy(vars + s.ctaid + lane * 4, &cta, 4);
+  std::memcpy(vars + s.local_base + lane * 8, &local_base, 8);
+  std::memcpy(vars + s.abi_writer + lane * 4, &writer, 4);
+}
+
 void init_launch_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const unsigned tid[3],
                       const unsigned ctaid[2], uint64_t local_base) {
-  put<uint32_t>(f, vars, kVarR, lane, tid[0] | tid[1] << 16 | tid[2] << 26);
-  put<uint32_t>(f, vars, kVarCtaid, lane, (ctaid[0] & 0xffff) | ctaid[1] << 16);
-  put<uint64_t>(f, vars, kVarLocalBase, lane, local_base);
-  put<uint32_t>(f, vars, kVarAbiWriter, lane, tid[0] == 0 && tid[1] == 0 && tid[2] == 0);
+  init_launch_lane(launch_slots(f), vars, lane, tid, ctaid, local_base);
 }
 
 void init_state_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const ThreadState& st, uint64_t local_base) {

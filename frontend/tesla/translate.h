@@ -114,6 +114,14 @@ std::vector<uint8_t> pack_uniforms(const BlockConfig& cfg);
 // and kVarAbiWriter = (tid == 0).
 void init_launch_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const unsigned tid[3],
                       const unsigned ctaid[2], uint64_t local_base);
+// The same with the var offsets computed once per function (launch_slots),
+// for launch loops: Function::var_offset walks every earlier var.
+struct LaunchSlots {
+  uint32_t r0 = 0, ctaid = 0, local_base = 0, abi_writer = 0;
+};
+LaunchSlots launch_slots(const ir::Function& f);
+void init_launch_lane(const LaunchSlots& s, uint8_t* vars, unsigned lane, const unsigned tid[3],
+                      const unsigned ctaid[2], uint64_t local_base);
 // Explicit initial state (the interpreter's run_with): $r, $a, $c; no ABI.
 void init_state_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const ThreadState& st,
                      uint64_t local_base);

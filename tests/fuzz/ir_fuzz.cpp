@@ -5,6 +5,7 @@
 #include <set>
 
 #include "fuzz/ir_fuzz.h"
+#include "recompiler/replay.h"
 #include "fuzz/ir_gen.h"
 #include "ir/ir.h"
 
@@ -160,9 +161,24 @@ TEST_CASE("ir_fuzz: interpreter, pipeline and every JIT tier agree on random pro
   CHECK(rep.mismatches.size() == 0);
 }
 
-// Reproducers saved by the fuzzer and minimised become files in
+// Reproducers saved by the fuzzers and minimised become files in
 // tests/regressions/; each is run on every engine of the host and must pass.
+// IR reproducers compare every engine with the IR interpreter; guest-ISA
+// replay files (pica200, tesla, g13 fuzzer output) must meet their expect
+// (the reference interpreter's end state) on every engine.
+static void check_isa_regression(const std::filesystem::path& p, const replay::json& doc) {
+  for (Engine e : host_engines()) {
+    CAPTURE(engine_name(e));
+    replay::ReplayRun run = replay::run_document(doc, p.parent_path(), e, 1, false);
+    CHECK_MESSAGE(!run.fault, p.filename().string() << ": " << run.fault.value_or(""));
+    for (const auto& m : replay::check_expect(doc, run))
+      FAIL_CHECK(p.filename().string() << ": " << m.what << ": expected " << m.expected << ", got " << m.actual);
+  }
+}
+
 static void check_regression(const std::filesystem::path& p) {
+  replay::json doc = replay::load_file(p);
+  if (doc["isa"] != "ir") return check_isa_regression(p, doc);
   fuzz::IrReproducer r;
   std::string err;
   REQUIRE_MESSAGE(fuzz::load_ir_reproducer(p.string(), r, &err), err);

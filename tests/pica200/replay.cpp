@@ -63,20 +63,7 @@ TEST_CASE("pica200 replay: every example passes its expectations on every engine
     for (Engine e : host_engines()) {
       CAPTURE(f.filename().string());
       CAPTURE(std::string(engine_name(e)));
-      bool geometry_jit = doc["program"].value("type", "vertex") == "geometry" && e != Engine::Interp;
-      ReplayRun r;
-      try {
-        r = run_document(doc, f.parent_path(), e, 0, e == Engine::Interp);
-      } catch (const ReplayError& x) {
-        // Geometry shaders on the JIT wait for the translator's emit support.
-        if (!geometry_jit || std::string(x.what()).find("not translated yet") == std::string::npos) throw;
-        MESSAGE((f.filename().string() + " on " + engine_name(e) + ": " + x.what()));
-        continue;
-      }
-      if (geometry_jit && r.fault && r.fault->find("not supported yet") != std::string::npos) {
-        MESSAGE((f.filename().string() + " on " + engine_name(e) + ": " + *r.fault));
-        continue;
-      }
+      ReplayRun r = run_document(doc, f.parent_path(), e, 0, e == Engine::Interp);
       REQUIRE_MESSAGE(!r.fault, r.fault.value_or(""));
       CHECK(r.items == doc["launch"]["vertices"].get<uint64_t>());
       if (e == Engine::Interp) CHECK(r.guest_instructions > 0);

@@ -1,0 +1,286 @@
+// PICA200 geometry shaders on the translation: SETEMIT/EMIT become emit
+// records in guest memory (translate.h) that unpack_emits turns back into
+// GsState. Every engine (IR interpreter, each JIT tier, and the runner
+// run_geometry) must give the reference interpreter's GsState and end
+// state bit for bit.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <cstring>
+#include <random>
+
+#include "frontend/pica200/assembler.h"
+#include "frontend/pica200/interp.h"
+#include "frontend/pica200/translate.h"
+#include "ir/interp.h"
+#include "recompiler/engine.h"
+#include "recompiler/pica200_run.h"
+#include "runtime/memory.h"
+
+using namespace gpurc;
+using namespace gpurc::pica;
+
+namespace {
+
+bool light() { return std::getenv("GPURC_TEST_LIGHT") != nullptr; }
+
+Program assemble_program(const std::string& text, uint32_t& entry) {
+  Shbin shbin;
+  std::string err;
+  bool ok = assemble(text, shbin, err);
+  INFO(err);
+  REQUIRE(ok);
+  entry = shbin.dvles.empty() ? 0 : shbin.dvles[0].main_offset;
+  return program_of(shbin);
+}
+
+bool same_bits(const std::array<Vec4, 16>& a, const std::array<Vec4, 16>& b) {
+  for (size_t n = 0; n < 16; ++n)
+    for (size_t c = 0; c < 4; ++c)
+      if (fp::bits(a[n][c]) != fp::bits(b[n][c])) return false;
+  return true;
+}
+
+// "" when the vertex state and emission state agree bit for bit.
+std::string diff(const VertexState& a, const VertexState& b, const GsState& ga, const GsState& gb) {
+  if (!same_bits(a.o, b.o) || !same_bits(a.r, b.r) || !same_bits(a.v, b.v)) return "registers";
+  if (a.a0x != b.a0x || a.a0y != b.a0y || a.aL != b.aL || a.cmpx != b.cmpx || a.cmpy != b.cmpy) return "a0/aL/cmp";
+  if (ga.vtxid != gb.vtxid || ga.prim != gb.prim || ga.winding != gb.winding) return "SETEMIT latch";
+  if (ga.emits != gb.emits) return "emits " + std::to_string(ga.emits) + " vs " + std::to_string(gb.emits);
+  for (size_t k = 0; k < 4; ++k)
+    if (!same_bits(ga.buffer[k], gb.buffer[k])) return "vertex buffer " + std::to_string(k);
+  if (ga.primitives.size() != gb.primitives.size())
+    return "primitives " + std::to_string(ga.primitives.size()) + " vs " + std::to_string(gb.primitives.size());
+  for (size_t p = 0; p < ga.primitives.size(); ++p) {
+    if (ga.primitives[p].winding != gb.primitives[p].winding) return "winding of primitive " + std::to_string(p);
+    for (size_t v = 0; v < 3; ++v)
+      if (!same_bits(ga.primitives[p].vertices[v], gb.primitives[p].vertices[v]))
+        return "primitive " + std::to_string(p) + " vertex " + std::to_string(v);
+  }
+  return {};
+}
+
+struct Outcome {
+  bool ok = true;
+  std::string fault;
+};
+
+// Warps of 32 through one executable with the emit record area as the only
+// guest memory; independent of recompiler/pica200_run.cpp on purpose.
+Outcome run_warps(const ir::Function& f, const ir::Executable& exe, size_t vars_bytes, const Uniforms& u,
+                  std::vector<VertexState>& states, std::vector<GsState>& gs) {
+  gs.assign(states.size(), GsState{});
+  std::vector<uint8_t> packed = pack_uniforms(u);
+  packed.resize(((std::max<size_t>(packed.size(), f.uniform_bytes) + 63) & ~size_t(63)) + 64, 0);
+  size_t vars = (vars_bytes + 63) & ~size_t(63), frame = (exe.frame_bytes() + 63) & ~size_t(63);
+  auto storage = rt::allocate_aligned(vars + frame + 64);
+  rt::Memory mem;
+  std::string err;
+  REQUIRE(mem.add_buffer("emits", ir::Space::Global, kEmitBase, kEmitWarpBytes, err));
+  for (size_t w = 0; w < states.size(); w += ir::kWarpLanes) {
+    std::memset(storage.get(), 0, vars + frame);
+    ir::WarpContext ctx;
+    ctx.vars = storage.get();
+    ctx.frame = storage.get() + vars;
+    ctx.uniforms = packed.data();
+    ctx.budget = int64_t(1) << 30;
+    mem.fill_windows(ctx);
+    ctx.memory = &mem;
+    uint32_t mask = 0;
+    pack_lanes(f, states, w, ctx.vars, mask);
+    ctx.entry_mask = mask;
+    if (exe.run(ctx) == ir::RunStatus::Fault) {
+      Outcome o;
+      o.ok = false;
+      o.fault = ctx.fault == ir::FaultKind::Trap ? describe_trap(ctx.fault_code)
+                                                 : "fault kind " + std::to_string(int(ctx.fault));
+      return o;
+    }
+    unpack_lanes(f, ctx.vars, w, states);
+    unpack_emits(f, ctx.vars, mem.find("emits")->data(), w, gs);
+  }
+  return {};
+}
+
+VertexState random_state(std::mt19937_64& rng) {
+  VertexState s;
+  auto small = [&] { return float(int(rng() % 17) - 8) * 0.5f; };
+  for (auto* bank : {&s.v, &s.r, &s.o})
+    for (auto& v : *bank)
+      for (float& x : v) x = small();
+  s.aL = uint8_t(rng());
+  s.cmpx = rng() & 1;
+  s.cmpy = rng() & 1;
+  return s;
+}
+
+// Reference interpreter vs IR interpreter vs every JIT tier (own warp loop)
+// vs the runner (run_geometry) on each JIT tier, vertex counts 1, 33, 70.
+void check_geometry(const std::string& text, int rounds = 2) {
+  uint32_t entry = 0;
+  Program prog = assemble_program(text, entry);
+  TranslateOptions to;
+  to.entry = entry;
+  to.geometry = true;
+  auto f = std::make_shared<ir::Function>();
+  std::string err;
+  REQUIRE_MESSAGE(translate(prog, to, *f, err), err);
+  auto ir_exec = ir::make_ir_interpreter(*f);
+  std::vector<std::pair<std::string, CompiledIr>> jits;
+  for (Engine e : host_jit_tiers()) {
+    CompiledIr c;
+    IrCompileOptions co;
+    co.passes.verify_each = true;
+    REQUIRE_MESSAGE(compile_ir(*f, e, co, c, err), err);
+    jits.emplace_back(engine_name(e), std::move(c));
+  }
+  std::mt19937_64 rng(std::hash<std::string>{}(text));
+  if (light()) rounds = 1;
+  for (int round = 0; round < rounds; ++round)
+    for (size_t n : {size_t(1), size_t(33), size_t(70)}) {
+      Uniforms u;
+      for (size_t i = 0; i < 96; ++i) u.f[i] = {float(i), -0.5f * float(i), 0.25f, 1};
+      u.i[0] = {uint8_t(rng() % 5), 0, 1, 0};
+      u.b = uint16_t(rng());
+      std::vector<VertexState> init(n);
+      for (auto& s : init) s = random_state(rng);
+      std::vector<VertexState> ref = init;
+      std::vector<GsState> ref_gs(n);
+      Interpreter it(prog, u);
+      for (size_t k = 0; k < n; ++k) {
+        RunResult r = it.run(entry, ref[k], &ref_gs[k]);
+        REQUIRE_MESSAGE(r.ok, r.fault);
+      }
+      REQUIRE(std::any_of(ref_gs.begin(), ref_gs.end(), [](const GsState& g) { return !g.primitives.empty(); }));
+      auto compare = [&](const std::string& engine, const std::vector<VertexState>& got,
+                         const std::vector<GsState>& got_gs) {
+        for (size_t k = 0; k < n; ++k) {
+          INFO(engine, ", ", n, " invocations, round ", round, ", invocation ", k);
+          std::string d = diff(ref[k], got[k], ref_gs[k], got_gs[k]);
+          REQUIRE_MESSAGE(d.empty(), d);
+        }
+      };
+      {
+        std::vector<VertexState> got = init;
+        std::vector<GsState> got_gs;
+        Outcome o = run_warps(*f, *ir_exec, f->vars_bytes(), u, got, got_gs);
+        REQUIRE_MESSAGE(o.ok, o.fault);
+        compare("ir-interp", got, got_gs);
+      }
+      for (auto& [name, c] : jits) {
+        std::vector<VertexState> got = init;
+        std::vector<GsState> got_gs;
+        Outcome o = run_warps(*f, *c.exe, c.vars_bytes, u, got, got_gs);
+        REQUIRE_MESSAGE(o.ok, o.fault);
+        compare(name, got, got_gs);
+      }
+      for (Engine e : host_jit_tiers()) {
+        PreparedShader ps;
+        REQUIRE_MESSAGE(prepare_shader(prog, to, e, ps, err), err);
+        std::vector<VertexState> got = init;
+        std::vector<GsState> got_gs;
+        BatchOptions bo;
+        bo.threads = 2;
+        bo.min_parallel = 32;
+        bo.count_instructions = true;
+        BatchResult r = run_geometry(ps, u, got, got_gs, bo);
+        REQUIRE_MESSAGE(r.ok, r.fault);
+        CHECK(r.instructions > 0);
+        compare(std::string("run_geometry ") + engine_name(e), got, got_gs);
+      }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("pica200 translate gs: the hand-worked quad example") {
+  std::ifstream in(std::string(GPURC_TEST_DATA) + "/examples/pica200/geometry_quad.pica", std::ios::binary);
+  REQUIRE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  check_geometry(text.str());
+}
+
+TEST_CASE("pica200 translate gs: divergent SETEMIT/EMIT, loops, buffer reuse across primitives") {
+  // Lanes take different paths (cmp on random inputs), so latches, emit
+  // counts and primitives differ per lane; the loop emits a strip whose length
+  // comes from i0; some lanes end with a latch that was never emitted.
+  const char* src =
+      ".proc main\n"
+      "  cmp v0, lt, ge, v1\n"
+      "  mov r7, v2\n  mov o0, r7\n"
+      "  ifc cmp.x\n"
+      "    setemit 1\n    emit\n"
+      "    mov o1, v3\n    setemit 3\n    emit\n"
+      "  .else\n"
+      "    setemit 2, prim inv\n    emit\n"
+      "  .end\n"
+      "  for i0\n"
+      "    add r7, r7, v4\n    mov o0, r7\n"
+      "    mov o2, c0[aL]\n"
+      "    ifc cmp.y\n      setemit 0, prim\n    .else\n      setemit 2, prim inv\n    .end\n"
+      "    emit\n"
+      "  .end\n"
+      "  callc cmp.x && !cmp.y, tail\n"
+      "  end\n"
+      ".end\n"
+      ".proc tail\n  mul o3, v5, v6\n  setemit 1, inv\n.end\n";
+  check_geometry(src);
+}
+
+TEST_CASE("pica200 translate gs: more EMITs than the record area holds trap naming the EMIT") {
+  // i0.x = 255: 256 iterations, one EMIT each. The interpreter has no limit;
+  // the translation traps at EMIT number kEmitMaxPerInvocation + 1.
+  const char* src =
+      ".proc main\n"
+      "  for i0\n    setemit 0, prim\n    emit\n  .end\n"
+      "  end\n"
+      ".end\n";
+  uint32_t entry = 0;
+  Program prog = assemble_program(src, entry);
+  TranslateOptions to;
+  to.entry = entry;
+  to.geometry = true;
+  Uniforms u;
+  u.i[0] = {255, 0, 1, 0};
+  std::vector<VertexState> ref(1);
+  std::vector<GsState> ref_gs(1);
+  REQUIRE(Interpreter(prog, u).run(entry, ref[0], &ref_gs[0]).ok);
+  CHECK(ref_gs[0].emits == 256);
+  for (Engine e : host_jit_tiers()) {
+    PreparedShader ps;
+    std::string err;
+    REQUIRE_MESSAGE(prepare_shader(prog, to, e, ps, err), err);
+    std::vector<VertexState> states(40);
+    std::vector<GsState> gs;
+    BatchResult r = run_geometry(ps, u, states, gs, {});
+    CAPTURE(engine_name(e));
+    REQUIRE_FALSE(r.ok);
+    CHECK(r.fault_kind == "trap");
+    CHECK(r.fault_vertex == 0);
+    // The EMIT is word 2 (after LOOP and SETEMIT).
+    CHECK(r.fault.find("EMIT limit") != std::string::npos);
+    CHECK(r.fault.find("0x002") != std::string::npos);
+  }
+  // Exactly the limit is fine and matches the interpreter.
+  u.i[0] = {uint8_t(kEmitMaxPerInvocation - 1), 0, 1, 0};
+  std::vector<VertexState> st(3), ist(3);
+  std::vector<GsState> igs(3);
+  for (size_t k = 0; k < 3; ++k) REQUIRE(Interpreter(prog, u).run(entry, ist[k], &igs[k]).ok);
+  for (Engine e : host_jit_tiers()) {
+    PreparedShader ps;
+    std::string err;
+    REQUIRE(prepare_shader(prog, to, e, ps, err));
+    std::vector<VertexState> got(3);
+    std::vector<GsState> gs;
+    BatchResult r = run_geometry(ps, u, got, gs, {});
+    REQUIRE_MESSAGE(r.ok, r.fault);
+    for (size_t k = 0; k < 3; ++k) {
+      CHECK(gs[k].emits == kEmitMaxPerInvocation);
+      CHECK(diff(ist[k], got[k], igs[k], gs[k]) == "");
+    }
+  }
+}
