@@ -412,14 +412,6 @@ class Generator {
       d = decode_bits(bits, t_);
       if (!d.valid || d.join || d.exit) return false;
     }
-    // The reference interpreter cannot run mad with a long immediate (it looks
-    // for source 3 where the form adds the destination): reported, skipped.
-    if (d.is_imm && (d.op == Op::IMad || d.op == Op::FMad)) return false;
-    // The reference reads only the slct source it selects, so a post-increment
-    // on the other one is not applied (reported): no post-increment in slct.
-    if (d.op == Op::FSlct)
-      for (size_t k = d.body; k < d.atoms.size(); ++k)
-        if (d.atoms[k].type == Atom::Opnd && d.atoms[k].op.kind == OKind::Mem && d.atoms[k].op.postinc) return false;
     // $a stays a multiple of 4 so s[]/c[] operands (at most 4 bytes) line up:
     // writes to $a must keep that.
     if (d.op == Op::AddA || d.op == Op::ShlA) {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cassert>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -391,11 +390,12 @@ class Translator {
     f_.add_var("cmp.y", ir::Type::I1);
     for (unsigned d = 0; d < Interpreter::kLoopDepth; ++d)
       loop_var_[d] = f_.add_var("loop" + std::to_string(d) + ".remaining", ir::Type::I32);
+    static_assert(kVarLoopRemaining == kNumStateVars && kVarEmitLatch == kVarLoopRemaining + Interpreter::kLoopDepth &&
+                      kVarEmitCount == kVarEmitLatch + 1,
+                  "translate.h's private var numbers follow the order they are added here");
     if (opt_.geometry) {
-      uint32_t latch = f_.add_var("emit.latch", ir::Type::I32);
-      uint32_t count = f_.add_var("emit.count", ir::Type::I32);
-      (void)latch, (void)count;
-      assert(latch == kVarEmitLatch && count == kVarEmitCount);
+      f_.add_var("emit.latch", ir::Type::I32);
+      f_.add_var("emit.count", ir::Type::I32);
     }
     f_.uniform_bytes = kUniformBytes;
   }

@@ -603,8 +603,10 @@ void BlockInterpreter::Impl::alu(Warp& w, const Insn& in, uint32_t lanes) {
       unsigned lm = 0xf;
       if (in.is_long && !in.is_imm) lm = unsigned((in.bits >> 46) & 0xf);
       each([&](unsigned l) {
-        if (!(lm >> (l & 3) & 1)) return;
+        // The source is read (and post-incremented) in every executing lane;
+        // the lane mask only gates the write, as for slct's unselected source.
         uint32_t v = read(w, in, l, s1 ? s1 : s2);
+        if (!(lm >> (l & 3) & 1)) return;
         write(w, in, l, dst, v);
       });
       return;

@@ -57,7 +57,6 @@ struct Translator {
   std::string& err;
 
   std::map<uint32_t, Insn> insns;            // reachable instructions by word address
-  std::map<uint32_t, ir::BlockId> blocks;    // their IR blocks
   std::set<uint32_t> ret_sites, brk_sites, loop_heads, decode_errors;
   bool uses_stack = false;
   ir::BlockId ret_dispatch = ir::kNoBlock, brk_dispatch = ir::kNoBlock;
@@ -83,6 +82,100 @@ struct Translator {
   }
   bool unsupported(const char* why) { return fail(std::string("cannot translate ") + op_name(cur->op) + " (" + why + ")"); }
 
+  // ret/brk whose stack entry is known statically (word address -> the
+  // address it continues at): see resolve_stack().
+  std::map<uint32_t, uint32_t> resolved_exits;
+
+  // Blocks per (word, static stack): see clone_contexts(). Without cloning
+  // every word has one block, context 0.
+  using Stack = std::vector<uint32_t>;
+  std::map<Stack, int> ctx_ids;
+  std::vector<Stack> ctx_stacks;
+  std::map<std::pair<uint32_t, int>, ir::BlockId> node_blocks;
+  bool cloned = false;
+  int cur_ctx = 0;
+
+  static bool pop_entry(Stack st, bool want_call, uint32_t& addr, Stack& rest) {
+    while (!st.empty()) {
+      uint32_t e = st.back();
+      st.pop_back();
+      if (((e >> 28) != kEntryPreBrk) == want_call) {
+        addr = e & 0x0fffffffu;
+        rest = std::move(st);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Translates every word once per call/prebreak stack it can be reached
+  // with (calls are inlined, loops keep their own break targets), so every
+  // ret/brk knows the entry it pops and the CFG has no edges between
+  // unrelated call sites or loops. Those edges formed spurious cycles through
+  // shared function bodies and dispatch blocks, and the minimum-PC order then
+  // let lanes run ahead of lanes still inside a call or loop (vote, shared
+  // memory and flag mismatches in the fuzz campaign). False (and nothing
+  // cloned) when the stacks do not stay bounded (recursion) or the copies
+  // would be too many; the translation then uses one block per word.
+  bool clone_contexts() {
+    auto id = [&](const Stack& st) {
+      auto [it, fresh] = ctx_ids.emplace(st, int(ctx_stacks.size()));
+      if (fresh) ctx_stacks.push_back(st);
+      return it->second;
+    };
+    std::vector<std::pair<uint32_t, int>> work;
+    auto flow = [&](int64_t p, const Stack& st) {
+      if (p < 0 || !insns.count(uint32_t(p)) || st.size() > kStackDepth) return;
+      std::pair<uint32_t, int> n{uint32_t(p), id(st)};
+      if (!node_blocks.count(n)) node_blocks.emplace(n, ir::kNoBlock), work.push_back(n);
+    };
+    size_t limit = 4 * insns.size() + 256;
+    flow(opt.entry, {});
+    while (!work.empty()) {
+      if (node_blocks.size() > limit) return false;
+      auto [p, c] = work.back();
+      work.pop_back();
+      const Insn& in = insns.at(p);
+      const Stack st = ctx_stacks[size_t(c)];
+      uint32_t next = p + in.words;
+      if (decode_errors.count(p)) continue;
+      if (!in.is_control) {
+        if (!in.exit) flow(next, st);
+        continue;
+      }
+      int64_t t = -1;
+      branch_target(in, t);
+      auto push = [&](uint32_t e) {
+        Stack s2 = st;
+        s2.push_back(e);
+        return s2;
+      };
+      switch (in.op) {
+        case Op::Bra:
+          flow(t, st);
+          if (in.pred != 15) flow(next, st);
+          break;
+        case Op::Call:
+          flow(t, push((in.has("lim") ? kEntryCallLim : kEntryCall) << 28 | next));
+          if (in.has("lim")) flow(next, st);
+          break;
+        case Op::PreRet: flow(next, push(kEntryCall << 28 | uint32_t(t))); break;
+        case Op::PreBrk: flow(next, push(kEntryPreBrk << 28 | uint32_t(t))); break;
+        case Op::Ret:
+        case Op::Brk: {
+          uint32_t addr = 0;
+          Stack rest;
+          if (pop_entry(st, in.op == Op::Ret, addr, rest)) flow(addr, rest);
+          if (in.pred != 15) flow(next, st);
+          break;
+        }
+        case Op::Trap: break;
+        default: flow(next, st); break;
+      }
+    }
+    return true;
+  }
+
   // ------------------------------------------------------------ discovery
   static bool branch_target(const Insn& in, int64_t& t) {
     for (auto& a : in.atoms)
@@ -91,6 +184,104 @@ struct Translator {
         return true;
       }
     return false;
+  }
+
+  // Follows the call/prebreak stack along every path from the entry (entries
+  // as pushed at run time, kind << 28 | address). Where all paths reaching a
+  // ret or brk agree on the stack, the entry it pops is known and the
+  // translation branches there directly instead of through the shared
+  // dispatch: a shared dispatch has edges from every break to every break
+  // target, which makes all loops one cycle in the CFG, so the minimum-PC
+  // order no longer keeps a loop's lanes ahead of the code after it (lanes
+  // left a loop early and ran a vote before the others had caught up).
+  void resolve_stack() {
+    std::map<uint32_t, std::vector<uint32_t>> at;  // stack on entry to a word
+    std::set<uint32_t> conflict;
+    std::vector<uint32_t> work;
+    auto flow = [&](uint32_t p, const std::vector<uint32_t>& st) {
+      if (!insns.count(p) || conflict.count(p)) return;
+      auto [it, fresh] = at.emplace(p, st);
+      if (fresh) work.push_back(p);
+      else if (it->second != st) conflict.insert(p), work.push_back(p);
+    };
+    // Pops to the first entry `hit` accepts; false if the stack runs out.
+    auto pop_to = [](std::vector<uint32_t> st, bool want_call, uint32_t& addr, std::vector<uint32_t>& rest) {
+      while (!st.empty()) {
+        uint32_t e = st.back();
+        st.pop_back();
+        if (((e >> 28) != kEntryPreBrk) == want_call) {
+          addr = e & 0x0fffffffu;
+          rest = std::move(st);
+          return true;
+        }
+      }
+      return false;
+    };
+    flow(opt.entry, {});
+    std::set<uint32_t> unresolved;
+    while (!work.empty()) {
+      uint32_t p = work.back();
+      work.pop_back();
+      const Insn& in = insns.at(p);
+      uint32_t next = p + in.words;
+      if (decode_errors.count(p)) continue;
+      if (conflict.count(p)) {
+        // Unknown stack from here on: everything reachable stays unresolved.
+        if (unresolved.insert(p).second) {
+          int64_t t = -1;
+          branch_target(in, t);
+          for (int64_t s : {int64_t(next), t})
+            if (s >= 0 && insns.count(uint32_t(s)) && !conflict.count(uint32_t(s)))
+              conflict.insert(uint32_t(s)), work.push_back(uint32_t(s));
+          if (in.op == Op::Ret || in.op == Op::Brk) {
+            for (uint32_t s : in.op == Op::Ret ? ret_sites : brk_sites)
+              if (insns.count(s) && !conflict.count(s)) conflict.insert(s), work.push_back(s);
+          }
+        }
+        continue;
+      }
+      std::vector<uint32_t> st = at.at(p);
+      if (st.size() > kStackDepth) continue;  // overflows: traps at run time
+      if (!in.is_control) {
+        if (!in.exit) flow(next, st);
+        continue;
+      }
+      int64_t t = -1;
+      bool has_t = branch_target(in, t);
+      auto push = [&](uint32_t e) {
+        std::vector<uint32_t> s2 = st;
+        s2.push_back(e);
+        return s2;
+      };
+      switch (in.op) {
+        case Op::Bra:
+          if (has_t && t >= 0) flow(uint32_t(t), st);
+          if (in.pred != 15) flow(next, st);
+          break;
+        case Op::Call:
+          if (has_t && t >= 0) flow(uint32_t(t), push((in.has("lim") ? kEntryCallLim : kEntryCall) << 28 | next));
+          if (in.has("lim")) flow(next, st);
+          break;
+        case Op::PreRet: flow(next, push(kEntryCall << 28 | uint32_t(t))); break;
+        case Op::PreBrk: flow(next, push(kEntryPreBrk << 28 | uint32_t(t))); break;
+        case Op::Ret:
+        case Op::Brk: {
+          uint32_t addr = 0;
+          std::vector<uint32_t> rest;
+          if (pop_to(st, in.op == Op::Ret, addr, rest)) {
+            resolved_exits[p] = addr;
+            flow(addr, rest);
+          }
+          if (in.pred != 15) flow(next, st);
+          break;
+        }
+        case Op::Trap: break;
+        default: flow(next, st); break;
+      }
+    }
+    // A site reached with differing stacks makes every ret/brk after it unknown.
+    for (uint32_t p : conflict) resolved_exits.erase(p);
+    for (uint32_t p : unresolved) resolved_exits.erase(p);
   }
 
   bool discover() {
@@ -411,20 +602,20 @@ struct Translator {
   }
   // Jumps to the block of the word address in var kVarPopped, one of `sites`
   // (each block of the chain reads the var itself, see kVarPopped).
-  void dispatch(const std::set<uint32_t>& sites) {
+  void dispatch(const std::set<uint32_t>& sites, const Stack* rest) {
     for (uint32_t s : sites) {
       ir::BlockId no = f.add_block();
       V target = band(b.get_var(kVarPopped), 0x0fffffffu);
-      b.cond_br(b.icmp(ir::IntPred::Eq, target, k32(s)), blocks.at(s), no);
+      b.cond_br(b.icmp(ir::IntPred::Eq, target, k32(s)), block_at(s, rest), no);
       b.set_block(no);
     }
     b.emit(Opcode::Trap, Type::Void, {b.i1(true)}, 0, 0, uint64_t(kTrapBadTarget) << 24 | pc);
     b.ret();
   }
   // Pops entries until one of kind `want` (ret: call or limited call; brk:
-  // prebrk) and continues at its address; an empty stack exits the thread
-  // (ret) or traps (brk).
-  ir::BlockId make_dispatch(bool is_ret) {
+  // prebrk) and continues at its address, one of `sites`; an empty stack
+  // exits the thread (ret) or traps (brk).
+  ir::BlockId make_dispatch(bool is_ret, const std::set<uint32_t>& sites, const Stack* rest = nullptr) {
     ir::BlockId saved = b.block();
     ir::BlockId head = f.add_block(is_ret ? "ret_pop" : "brk_pop");
     ir::BlockId empty = f.add_block(), pop = f.add_block(), found = f.add_block();
@@ -446,13 +637,20 @@ struct Translator {
     V hit = is_ret ? b.icmp(ir::IntPred::Ne, kind, k32(kEntryPreBrk)) : b.icmp(ir::IntPred::Eq, kind, k32(kEntryPreBrk));
     b.cond_br(hit, found, head);
     b.set_block(found);
-    dispatch(is_ret ? ret_sites : brk_sites);
+    dispatch(sites, rest);
     b.set_block(saved);
     return head;
   }
 
-  ir::BlockId block_at(uint32_t p) {
-    if (p >= code.size() || !blocks.count(p)) {
+  // The block of word `p` reached with stack `st` (cloned) or the current
+  // context's stack (nullptr).
+  ir::BlockId block_at(uint32_t p, const Stack* st = nullptr) {
+    int ctx = 0;
+    if (cloned) {
+      auto c = ctx_ids.find(st ? *st : ctx_stacks[size_t(cur_ctx)]);
+      ctx = c == ctx_ids.end() ? -1 : c->second;
+    }
+    if (p >= code.size() || !node_blocks.count({p, ctx})) {
       ir::BlockId bad = f.add_block();
       ir::BlockId saved = b.block();
       b.set_block(bad);
@@ -464,14 +662,21 @@ struct Translator {
       b.set_block(saved);
       return bad;
     }
-    return blocks.at(p);
+    return node_blocks.at({p, ctx});
   }
 
   bool control(uint32_t next) {
     const Insn& in = *cur;
     int64_t t = -1;
     branch_target(in, t);
-    auto target = [&]() { return t >= 0 && uint64_t(t) < code.size() ? block_at(uint32_t(t)) : block_at(~0u); };
+    auto target = [&](const Stack* st = nullptr) {
+      return t >= 0 && uint64_t(t) < code.size() ? block_at(uint32_t(t), st) : block_at(~0u);
+    };
+    auto pushed = [&](uint32_t e) {
+      Stack s2 = cloned ? ctx_stacks[size_t(cur_ctx)] : Stack{};
+      s2.push_back(e);
+      return s2;
+    };
     switch (in.op) {
       case Op::Bra:
         if (in.pred == 15) b.br(target());
@@ -492,16 +697,37 @@ struct Translator {
           b.set_block(go);
           push_entry(kEntryCall << 28 | next);
         }
-        b.br(target());
+        Stack callee = pushed((in.has("lim") ? kEntryCallLim : kEntryCall) << 28 | next);
+        b.br(target(&callee));
         return true;
       }
-      case Op::PreRet: push_entry(kEntryCall << 28 | uint32_t(t)); b.br(block_at(next)); return true;
-      case Op::PreBrk: push_entry(kEntryPreBrk << 28 | uint32_t(t)); b.br(block_at(next)); return true;
+      case Op::PreRet:
+      case Op::PreBrk: {
+        uint32_t e = (in.op == Op::PreRet ? kEntryCall : kEntryPreBrk) << 28 | uint32_t(t);
+        push_entry(e);
+        Stack after = pushed(e);
+        b.br(block_at(next, &after));
+        return true;
+      }
       case Op::JoinAt: b.br(block_at(next)); return true;  // reconvergence is implicit per lane
       case Op::Ret:
       case Op::Brk: {
-        ir::BlockId& d = in.op == Op::Ret ? ret_dispatch : brk_dispatch;
-        if (d == ir::kNoBlock) d = make_dispatch(in.op == Op::Ret);
+        bool is_ret = in.op == Op::Ret;
+        ir::BlockId d = ir::kNoBlock;
+        // Statically known entry: a dispatch of its own with that one site
+        // (the pops still run, so the stack vars stay exact).
+        uint32_t addr = 0;
+        Stack rest;
+        if (cloned) {
+          bool known = pop_entry(ctx_stacks[size_t(cur_ctx)], is_ret, addr, rest);
+          d = known ? make_dispatch(is_ret, {addr}, &rest) : make_dispatch(is_ret, {});
+        } else if (auto r = resolved_exits.find(pc); r != resolved_exits.end()) {
+          d = make_dispatch(is_ret, {r->second});
+        } else {
+          ir::BlockId& shared = is_ret ? ret_dispatch : brk_dispatch;
+          if (shared == ir::kNoBlock) shared = make_dispatch(is_ret, is_ret ? ret_sites : brk_sites);
+          d = shared;
+        }
         if (in.pred == 15) b.br(d);
         else if (guard == ir::kNoValue) b.br(block_at(next));
         else b.cond_br(guard, d, block_at(next));
@@ -535,6 +761,14 @@ struct Translator {
       return false;
     }
     if (!discover()) return false;
+    cloned = clone_contexts();
+    if (!cloned) {
+      ctx_ids.clear();
+      ctx_stacks.assign(1, Stack{});
+      node_blocks.clear();
+      for (auto& [p, in] : insns) node_blocks.emplace(std::pair{p, 0}, ir::kNoBlock);
+      resolve_stack();
+    }
     f = ir::Function{};
     f.name = "tesla";
     static const char* anames[8] = {"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"};
@@ -552,10 +786,11 @@ struct Translator {
     f.uniform_bytes = uniform_bytes(opt);
 
     ir::BlockId entry = f.add_block("entry");
-    for (auto& [p, in] : insns) {
-      char name[24];
-      std::snprintf(name, sizeof name, "w%x", p);
-      blocks[p] = f.add_block(name);
+    for (auto& [node, blk] : node_blocks) {
+      char name[40];
+      if (node.second == 0) std::snprintf(name, sizeof name, "w%x", node.first);
+      else std::snprintf(name, sizeof name, "w%x.%d", node.first, node.second);
+      blk = f.add_block(name);
     }
     b.set_block(entry);
     if (opt.launch_abi) {
@@ -570,12 +805,15 @@ struct Translator {
         off += bytes;
       }
     }
-    b.br(blocks.at(opt.entry));
+    b.br(node_blocks.at({opt.entry, 0}));
 
-    for (auto& [p, in] : insns) {
+    for (auto& [node, blk] : node_blocks) {
+      uint32_t p = node.first;
+      const Insn& in = insns.at(p);
+      cur_ctx = node.second;
       pc = p;
       cur = &in;
-      b.set_block(blocks.at(p));
+      b.set_block(blk);
       if (loop_heads.count(p)) b.emit(Opcode::Budget, Type::Void, {}, 0, 0, 1);
       uint32_t next = p + in.words;
       if (decode_errors.count(p)) {
