@@ -4,10 +4,12 @@
 // Control flow is per lane: a predicated bra is a cond_br and the IR's own
 // divergence handling reconverges the lanes, so joinat and the join marker
 // need no code. What the hardware keeps on the warp stack for call/ret and
-// prebrk/brk is kept per lane in private vars (a small stack of
-// kind << 28 | word address entries); ret and brk pop it in a shared dispatch
-// block that compares the popped address against every possible return or
-// break site.
+// prebrk/brk is known statically in most programs: every word is translated
+// once per stack it is reached with (clone_contexts), so ret and brk branch
+// directly. Otherwise the stack is kept per lane in private vars (a small
+// stack of kind << 28 | word address entries) and ret and brk pop it in a
+// dispatch block that compares the popped address against the possible
+// return or break sites.
 #include "frontend/tesla/translate.h"
 
 #include <algorithm>
@@ -589,7 +591,9 @@ struct Translator {
     // Overflow traps (the interpreter's stack is deeper, see docs/tesla.md).
     b.emit(Opcode::Trap, Type::Void, {b.icmp(ir::IntPred::Uge, sp, k32(kStackDepth))}, 0, 0,
            uint64_t(kTrapStackOverflow) << 24 | pc);
-    for (unsigned i = 0; i < kStackDepth; ++i) {
+    // Cloned contexts know every entry statically: only the depth is kept
+    // (for the overflow trap).
+    for (unsigned i = 0; i < kStackDepth && !cloned; ++i) {
       V at = b.icmp(ir::IntPred::Eq, sp, k32(i));
       b.set_var(kVarStack + i, b.select(at, k32(entry), b.get_var(kVarStack + i)));
     }
@@ -719,8 +723,24 @@ struct Translator {
         uint32_t addr = 0;
         Stack rest;
         if (cloned) {
-          bool known = pop_entry(ctx_stacks[size_t(cur_ctx)], is_ret, addr, rest);
-          d = known ? make_dispatch(is_ret, {addr}, &rest) : make_dispatch(is_ret, {});
+          // The pops are known: adjust the depths and branch directly.
+          const Stack& st = ctx_stacks[size_t(cur_ctx)];
+          bool known = pop_entry(st, is_ret, addr, rest);
+          d = f.add_block(is_ret ? "ret" : "brk");
+          ir::BlockId saved = b.block();
+          b.set_block(d);
+          if (!known) {
+            if (is_ret) b.set_var(kVarExited, k32(1));
+            else b.emit(Opcode::Trap, Type::Void, {b.i1(true)}, 0, 0, uint64_t(kTrapNoBreak) << 24);
+            b.ret();
+          } else {
+            uint32_t lims = 0;
+            for (size_t k = rest.size(); k < st.size(); ++k) lims += (st[k] >> 28) == kEntryCallLim;
+            b.set_var(kVarSp, bin(Opcode::ISub, b.get_var(kVarSp), k32(uint32_t(st.size() - rest.size()))));
+            if (lims) b.set_var(kVarLimDepth, bin(Opcode::ISub, b.get_var(kVarLimDepth), k32(lims)));
+            b.br(block_at(addr, &rest));
+          }
+          b.set_block(saved);
         } else if (auto r = resolved_exits.find(pc); r != resolved_exits.end()) {
           d = make_dispatch(is_ret, {r->second});
         } else {

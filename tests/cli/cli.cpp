@@ -229,8 +229,8 @@ TEST_CASE("cli: replay exit statuses for failed expect, guest faults and invalid
   d["gpurc"] = 2;
   invalid(d, "version");
   d = saxpy_doc();
-  d["isa"] = "tesla";
-  invalid(d, "replay of isa tesla is not supported yet");
+  d["isa"] = "bifrost";
+  invalid(d, "replay of isa bifrost is not supported yet");
   d = saxpy_doc();
   d["launch"]["grid"] = json::array({0});
   invalid(d, "launch.grid");

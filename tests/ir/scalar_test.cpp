@@ -487,11 +487,16 @@ TEST_CASE("scalar: IEEE transcendentals and their special values") {
 
 TEST_CASE("scalar: unsupported combinations are reported, never crash") {
   std::string why;
-  LaneOp pica{Opcode::FRcp, F32, F32, uint8_t(Transc::Pica), 0, 0};
-  CHECK_FALSE(lane_op_supported(pica, &why));
+  // Bifrost's transcendental model is not written yet; the guest variants
+  // that are (pica, tesla, g13) evaluate.
+  LaneOp bifrost{Opcode::FRcp, F32, F32, uint8_t(Transc::Bifrost), 0, 0};
+  CHECK_FALSE(lane_op_supported(bifrost, &why));
   CHECK(why.find("transcendental") != std::string::npos);
   uint64_t args[4] = {0x40000000, 0, 0, 0};
-  CHECK(eval_lane(pica, args) == 0);
+  CHECK(eval_lane(bifrost, args) == 0);
+  LaneOp pica{Opcode::FRcp, F32, F32, uint8_t(Transc::Pica), 0, 0};
+  CHECK(lane_op_supported(pica, &why));
+  CHECK(eval_lane(pica, args) == 0x3f000000);  // rcp(2) = 0.5
   LaneOp step{Opcode::FSinStep, F32, F32, uint8_t(Transc::Ieee), 0, 0};
   CHECK_FALSE(lane_op_supported(step, &why));
   LaneOp phi{Opcode::Phi, I32, I32, 0, 0, 0};

@@ -125,3 +125,50 @@ TEST_CASE("tesla translate: post-increments in slct and lane-masked mov") {
               "(l012) mov b32 $r7 b32 s[$a3++0x4]\n"
               "exit nop\n");
 }
+
+// One function called from three sites (one inside a break loop, one in a
+// divergent if), with its own break loop and a vote, then votes after the
+// calls: exercises the per-call-stack copies of translate.cpp
+// (clone_contexts). The fuzz programs that failed before the copies (e.g.
+// seed 1 iteration 601) need their generated state; this case passes with or
+// without the copies and guards the copies' correctness.
+TEST_CASE("tesla translate: vote after calls of one function from several sites") {
+  check_lanes("mov b32 $r30 0xffffffff\n"
+              "and b32 $r26 $r1 0x3\n"
+              "call #F\n"
+              "breakaddr #out\n"
+              "L: add b32 $c3 $r26 $r26 $r30\n"
+              "(le $c3) break\n"
+              "call #F\n"
+              "bra #L\n"
+              "out: joinat #j\n"
+              "(lg $c1) bra #j\n"
+              "call #F\n"
+              "j: join nop\n"
+              "vote any $c2\n"
+              "(e $c0) vote all $c3\n"
+              "exit nop\n"
+              "F: and b32 $r27 $r2 0x3\n"
+              "breakaddr #fo\n"
+              "FL: add b32 $c0 $r27 $r27 $r30\n"
+              "(le $c0) break\n"
+              "add b32 $r20 $r20 $r27\n"
+              "bra #FL\n"
+              "fo: (gu $c1) vote any $c1\n"
+              "ret\n");
+}
+
+// Recursion: the per-call-stack copies stop at the 16-entry stack limit.
+TEST_CASE("tesla translate: recursive call with a per-lane depth") {
+  check_lanes("mov b32 $r30 0xffffffff\n"
+              "and b32 $r26 $r1 0x7\n"
+              "call #F\n"
+              "vote any $c1\n"
+              "exit nop\n"
+              "F: add b32 $c0 $r26 $r26 $r30\n"
+              "(le $c0) ret\n"
+              "add b32 $r20 $r20 $r26\n"
+              "call #F\n"
+              "add b32 $r21 $r21 $r20\n"
+              "ret\n");
+}
