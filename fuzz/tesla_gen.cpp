@@ -423,9 +423,9 @@ class Generator {
       if (d.op == Op::ShlA && imm->imm < 2) return false;
     }
     for (size_t k = d.body; k < d.atoms.size(); ++k) {
-      const Atom& a = d.atoms[k];
+      const Atom a = d.atoms[k];  // copies: d is re-decoded below
       if (a.type != Atom::Opnd) continue;
-      const Operand& o = a.op;
+      const Operand o = a.op;
       switch (o.kind) {
         case OKind::Reg: {
           int step = o.size == RSize::D ? 2 : o.size == RSize::Q ? 4 : 1;

@@ -61,6 +61,14 @@ std::string check_buffers(const std::vector<Buffer>& buffers) {
 
 uint64_t block_threads(const Launch& l) { return l.block.count(); }
 
+// The interpreter's g<i> / c<i> bytes a (checked) buffer lives in. (Written
+// without indexing a conditional expression of two arrays, which GCC 12's
+// -fsanitize=bounds misreports.)
+std::vector<uint8_t>& space_bytes(tesla::LaunchMemory& mem, const Buffer& b) {
+  std::vector<uint8_t>* bank = b.space == ir::Space::Global ? mem.global : mem.cbuf;
+  return bank[b.address >> 32];
+}
+
 tesla::BlockConfig block_config(const Kernel& k, const Launch& l) {
   tesla::BlockConfig cfg;
   cfg.block[0] = l.block.x, cfg.block[1] = l.block.y, cfg.block[2] = l.block.z;
@@ -87,7 +95,7 @@ Outcome run_interp(const Kernel& k, const Launch& l, std::vector<Buffer>& buffer
       out.error = "buffer '" + b.name + "': the interpreter keeps g[]/c[] linear from 0 and supports ends up to 1 GiB";
       return out;
     }
-    auto& v = (b.space == ir::Space::Global ? mem.global : mem.cbuf)[b.address >> 32];
+    std::vector<uint8_t>& v = space_bytes(mem, b);
     if (v.size() < end) v.resize(size_t(end), 0);
     std::memcpy(v.data() + (b.address & 0xffffffffu), b.bytes.data(), b.bytes.size());
   }
@@ -125,7 +133,7 @@ Outcome run_interp(const Kernel& k, const Launch& l, std::vector<Buffer>& buffer
                         std::to_string(fault_block / l.grid.x) + "): " + fault.message;
   }
   for (Buffer& b : buffers) {
-    const auto& v = (b.space == ir::Space::Global ? mem.global : mem.cbuf)[b.address >> 32];
+    const std::vector<uint8_t>& v = space_bytes(mem, b);
     std::memcpy(b.bytes.data(), v.data() + (b.address & 0xffffffffu), b.bytes.size());
   }
   return out;
