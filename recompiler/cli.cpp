@@ -295,44 +295,37 @@ bool parse_fuzz_engines(const std::string& engines, std::vector<std::string>& ou
   return true;
 }
 
-int verb_isa_fuzz(const std::string& isa, const std::string& variant, uint64_t iterations, uint64_t seed,
-                  const std::string& engines, const std::string& out_dir, std::ostream& out, std::ostream& err) {
-  fuzz::IsaFuzzer run = fuzz::find_isa_fuzzer(isa);
-  if (!run) {
-    std::string list;
-    for (auto& i : fuzz::fuzzable_isas()) list += (list.empty() ? "" : ", ") + i;
-    err << "error: gpurc fuzz --isa " << isa << ": no fuzzer for isa " << isa << " (one of: " << list << ")\n";
-    return 2;
-  }
-  fuzz::IsaFuzzOptions opt;
-  opt.iterations = iterations;
-  opt.seed = seed;
-  opt.variant = variant;
-  if (!out_dir.empty()) opt.out_dir = out_dir;
-  if (!parse_fuzz_engines(engines, opt.engines, err)) return 2;
+// Runs one fuzz campaign (IR or guest ISA: both reports have the same shape)
+// with a progress line on a terminal only, so logs and tests see just the
+// summary, then prints that summary. Returns the exit status; `setup_error`
+// is the status when the campaign could not start (error and no program).
+template <class Options, class Run>
+int run_fuzz_campaign(const std::string& label, Options& opt, Run run, int setup_error, std::ostream& out,
+                      std::ostream& err) {
   bool tty = &err == &std::cerr && isatty(STDERR_FILENO);
   auto t0 = std::chrono::steady_clock::now();
   if (tty)
     opt.progress = [&](uint64_t done, uint64_t mism) {
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      err << fmt::format("\r{} / {} programs, {:.0f} programs/s, {} mismatches   ", done, iterations,
+      err << fmt::format("\r{} / {} programs, {:.0f} programs/s, {} mismatches   ", done, opt.iterations,
                          s > 0 ? double(done) / s : 0.0, mism)
           << std::flush;
     };
-  fuzz::IsaFuzzReport r = run(opt);
+  auto r = run(opt);
   if (tty) err << "\n";
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string engs;
   for (auto& e : r.engines) engs += (engs.empty() ? "" : ",") + e;
-  out << fmt::format("fuzz {}: {} programs, {} runs compared on [{}], {:.1f} s, {} mismatches\n", isa, r.programs,
+  out << fmt::format("fuzz {}: {} programs, {} runs compared on [{}], {:.1f} s, {} mismatches\n", label, r.programs,
                      r.runs, engs, s, r.mismatches.size());
   for (const auto& m : r.mismatches)
     out << fmt::format("  iteration {} engine {}: {}{}\n", m.iteration, m.engine, m.what,
                        m.reproducer.empty() ? "" : " (reproducer: " + m.reproducer + ")");
-  for (const auto& n : r.notes) out << "  note: " << n << "\n";
+  if constexpr (requires { r.notes; })
+    for (const auto& n : r.notes) out << "  note: " << n << "\n";
   if (!r.error.empty()) {
     err << "error: " << r.error << "\n";
-    return r.programs == 0 ? 2 : 1;
+    return r.programs == 0 ? setup_error : 1;
   }
   return r.mismatches.empty() ? 0 : 1;
 }
@@ -343,7 +336,22 @@ int verb_fuzz(bool ir_mode, const std::string& isa, const std::string& variant, 
     err << "error: gpurc fuzz: give either --ir or --isa ISA, not both\n";
     return 2;
   }
-  if (!isa.empty()) return verb_isa_fuzz(isa, variant, iterations, seed, engines, out_dir, out, err);
+  if (!isa.empty()) {
+    fuzz::IsaFuzzer run = fuzz::find_isa_fuzzer(isa);
+    if (!run) {
+      std::string list;
+      for (auto& i : fuzz::fuzzable_isas()) list += (list.empty() ? "" : ", ") + i;
+      err << "error: gpurc fuzz --isa " << isa << ": no fuzzer for isa " << isa << " (one of: " << list << ")\n";
+      return 2;
+    }
+    fuzz::IsaFuzzOptions opt;
+    opt.iterations = iterations;
+    opt.seed = seed;
+    opt.variant = variant;
+    if (!out_dir.empty()) opt.out_dir = out_dir;
+    if (!parse_fuzz_engines(engines, opt.engines, err)) return 2;
+    return run_fuzz_campaign(isa, opt, run, 2, out, err);
+  }
   if (!ir_mode) {
     err << "error: gpurc fuzz: give --ir (IR-level differential fuzzing) or --isa ISA\n";
     return 2;
@@ -353,31 +361,7 @@ int verb_fuzz(bool ir_mode, const std::string& isa, const std::string& variant, 
   opt.seed = seed;
   if (!out_dir.empty()) opt.out_dir = out_dir;
   if (!parse_fuzz_engines(engines, opt.engines, err)) return 2;
-  // Progress only on a terminal, so logs and tests see just the summary.
-  bool tty = &err == &std::cerr && isatty(STDERR_FILENO);
-  auto t0 = std::chrono::steady_clock::now();
-  if (tty)
-    opt.progress = [&](uint64_t done, uint64_t mism) {
-      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      err << fmt::format("\r{} / {} programs, {:.0f} programs/s, {} mismatches   ", done, iterations,
-                         s > 0 ? double(done) / s : 0.0, mism)
-          << std::flush;
-    };
-  fuzz::IrFuzzReport r = fuzz::run_ir_fuzz(opt);
-  if (tty) err << "\n";
-  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::string engs;
-  for (auto& e : r.engines) engs += (engs.empty() ? "" : ",") + e;
-  out << fmt::format("fuzz ir: {} programs, {} runs compared on [{}], {:.1f} s, {} mismatches\n", r.programs, r.runs,
-                     engs, s, r.mismatches.size());
-  for (const auto& m : r.mismatches)
-    out << fmt::format("  iteration {} engine {}: {}{}\n", m.iteration, m.engine, m.what,
-                       m.reproducer.empty() ? "" : " (reproducer: " + m.reproducer + ")");
-  if (!r.error.empty()) {
-    err << "error: " << r.error << "\n";
-    return 1;
-  }
-  return r.mismatches.empty() ? 0 : 1;
+  return run_fuzz_campaign("ir", opt, fuzz::run_ir_fuzz, 1, out, err);
 }
 
 }  // namespace

@@ -71,6 +71,27 @@ RunResult result_of(const pica::BatchResult& b) {
   return r;
 }
 
+RunResult failure(std::string message) {
+  RunResult r;
+  r.ok = false;
+  r.error = std::move(message);
+  return r;
+}
+
+pica::Uniforms uniforms_of(const Uniforms& u) {
+  pica::Uniforms pu;
+  pu.f = u.f;
+  pu.i = u.i;
+  pu.b = u.b;
+  return pu;
+}
+
+std::vector<pica::VertexState> states_of(std::span<const InputVertex> in) {
+  std::vector<pica::VertexState> states(in.size());
+  for (size_t k = 0; k < in.size(); ++k) states[k] = state_of(in[k]);
+  return states;
+}
+
 pica::BatchOptions batch_options(const RunOptions& o) {
   pica::BatchOptions b;
   b.threads = o.threads;
@@ -112,45 +133,22 @@ const char* Shader::backend_name() const { return engine_name(impl_->prepared.en
 
 RunResult Shader::run(const Uniforms& u, std::span<const InputVertex> in, std::span<OutputVertex> out,
                       const RunOptions& opt) const {
-  if (out.size() != in.size()) {
-    RunResult r;
-    r.ok = false;
-    r.error = fmt::format("gpurc::pica200: {} inputs but room for {} outputs", in.size(), out.size());
-    return r;
-  }
-  if (setup_.type != ShaderType::Vertex) {
-    RunResult r;
-    r.ok = false;
-    r.error = "gpurc::pica200: run() on a geometry shader (use run_geometry)";
-    return r;
-  }
-  pica::Uniforms pu;
-  pu.f = u.f;
-  pu.i = u.i;
-  pu.b = u.b;
-  std::vector<pica::VertexState> states(in.size());
-  for (size_t k = 0; k < in.size(); ++k) states[k] = state_of(in[k]);
-  pica::BatchResult b = pica::run_vertices(impl_->prepared, pu, states, batch_options(opt));
+  if (out.size() != in.size())
+    return failure(fmt::format("gpurc::pica200: {} inputs but room for {} outputs", in.size(), out.size()));
+  if (setup_.type != ShaderType::Vertex) return failure("gpurc::pica200: run() on a geometry shader (use run_geometry)");
+  std::vector<pica::VertexState> states = states_of(in);
+  pica::BatchResult b = pica::run_vertices(impl_->prepared, uniforms_of(u), states, batch_options(opt));
   for (size_t k = 0; k < in.size(); ++k) out[k].o = states[k].o;
   return result_of(b);
 }
 
 RunResult Shader::run_geometry(const Uniforms& u, std::span<const InputVertex> in,
                                std::vector<EmittedPrimitive>& emitted, const RunOptions& opt) const {
-  if (setup_.type != ShaderType::Geometry) {
-    RunResult r;
-    r.ok = false;
-    r.error = "gpurc::pica200: run_geometry() on a vertex shader (use run)";
-    return r;
-  }
-  pica::Uniforms pu;
-  pu.f = u.f;
-  pu.i = u.i;
-  pu.b = u.b;
-  std::vector<pica::VertexState> states(in.size());
-  for (size_t k = 0; k < in.size(); ++k) states[k] = state_of(in[k]);
+  if (setup_.type != ShaderType::Geometry)
+    return failure("gpurc::pica200: run_geometry() on a vertex shader (use run)");
+  std::vector<pica::VertexState> states = states_of(in);
   std::vector<pica::GsState> gs;
-  pica::BatchResult b = pica::run_geometry(impl_->prepared, pu, states, gs, batch_options(opt));
+  pica::BatchResult b = pica::run_geometry(impl_->prepared, uniforms_of(u), states, gs, batch_options(opt));
   for (size_t k = 0; k < gs.size(); ++k)
     for (const pica::GsPrimitive& p : gs[k].primitives) {
       EmittedPrimitive e;

@@ -97,6 +97,8 @@ struct Translator {
   bool cloned = false;
   int cur_ctx = 0;
 
+  // Pops to the first call entry (want_call) or prebrk entry (!want_call);
+  // false if the stack runs out.
   static bool pop_entry(Stack st, bool want_call, uint32_t& addr, Stack& rest) {
     while (!st.empty()) {
       uint32_t e = st.back();
@@ -206,19 +208,6 @@ struct Translator {
       if (fresh) work.push_back(p);
       else if (it->second != st) conflict.insert(p), work.push_back(p);
     };
-    // Pops to the first entry `hit` accepts; false if the stack runs out.
-    auto pop_to = [](std::vector<uint32_t> st, bool want_call, uint32_t& addr, std::vector<uint32_t>& rest) {
-      while (!st.empty()) {
-        uint32_t e = st.back();
-        st.pop_back();
-        if (((e >> 28) != kEntryPreBrk) == want_call) {
-          addr = e & 0x0fffffffu;
-          rest = std::move(st);
-          return true;
-        }
-      }
-      return false;
-    };
     flow(opt.entry, {});
     std::set<uint32_t> unresolved;
     while (!work.empty()) {
@@ -270,7 +259,7 @@ struct Translator {
         case Op::Brk: {
           uint32_t addr = 0;
           std::vector<uint32_t> rest;
-          if (pop_to(st, in.op == Op::Ret, addr, rest)) {
+          if (pop_entry(st, in.op == Op::Ret, addr, rest)) {
             resolved_exits[p] = addr;
             flow(addr, rest);
           }
