@@ -77,6 +77,12 @@ class Emitter : public Xbyak::CodeGenerator {
   bool lower_int(ir::ValueId v);
   bool lower_float(ir::ValueId v);
   bool lower_wide(ir::ValueId v);
+  bool lower_wide_int(ir::ValueId v);
+  // 64-bit lanes (lower_int.cpp): a strip's lanes as two halves of qwords.
+  void widen_half(int d, int r, int h, bool sign);  // d = half h of 32-bit register r, zero/sign-extended
+  void narrow_halves(int d, int lo, int hi);       // d = low dwords of qword vectors lo, hi (hi clobbered)
+  void qword_ones(int d, int shift);                // d = all-ones qwords << shift
+  void mul64_avx2(int d, int a, int b);             // Avx2 64-bit multiply (scratch 2, 3)
 
   // ---- instruction helpers that differ per tier
   void vmov(int d, int s);

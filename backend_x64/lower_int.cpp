@@ -306,6 +306,60 @@ bool Emitter::lower_int(ValueId v) {
   }
 }
 
+// 64-bit lanes. A strip's lanes of a 64-bit value are two "halves" of
+// lanes_/2 qwords (one vector each), read from and written to the value's
+// frame slot; 32-bit operands are widened from their register per half.
+
+void Emitter::widen_half(int d, int r, int h, bool sign) {
+  if (z_) {
+    Ymm src = Ymm(r);
+    if (h) {
+      vextracti32x8(Ymm(d), Zmm(r), 1);
+      src = Ymm(d);
+    }
+    if (sign) vpmovsxdq(Zmm(d), src);
+    else vpmovzxdq(Zmm(d), src);
+  } else {
+    Xmm src = Xmm(r);
+    if (h) {
+      vextracti128(Xmm(d), Ymm(r), 1);
+      src = Xmm(d);
+    }
+    if (sign) vpmovsxdq(Ymm(d), src);
+    else vpmovzxdq(Ymm(d), src);
+  }
+}
+
+void Emitter::narrow_halves(int d, int lo, int hi) {
+  if (z_) {
+    vpmovqd(Ymm(d), Zmm(lo));
+    vpmovqd(Ymm(hi), Zmm(hi));
+    vinserti32x8(Zmm(d), Zmm(d), Ymm(hi), 1);
+  } else {
+    vshufps(Ymm(d), Ymm(lo), Ymm(hi), 0x88);  // per 128-bit lane: lo.q0 lo.q1 hi.q0 hi.q1 (low dwords)
+    vpermq(Ymm(d), Ymm(d), 0xD8);
+  }
+}
+
+// d = all-ones qwords shifted left by `shift` (e.g. 63: the sign bit of each qword).
+void Emitter::qword_ones(int d, int shift) {
+  if (z_) vpternlogq(V(d), V(d), V(d), 0xFF);
+  else vpcmpeqq(V(d), V(d), V(d));
+  if (shift) vpsllq(V(d), V(d), uint8_t(shift));
+}
+
+// AVX2 (no vpmullq): d = a * b modulo 2^64 per qword; uses scratch 2, 3 (a, b kept).
+void Emitter::mul64_avx2(int d, int a, int b) {
+  vpsrlq(V(2), V(a), 32);
+  vpmuludq(V(2), V(2), V(b));   // hi(a) * lo(b)
+  vpsrlq(V(3), V(b), 32);
+  vpmuludq(V(3), V(3), V(a));   // hi(b) * lo(a)
+  vpaddq(V(2), V(2), V(3));
+  vpsllq(V(2), V(2), 32);
+  vpmuludq(V(d), V(a), V(b));   // lo(a) * lo(b)
+  vpaddq(V(d), V(d), V(2));
+}
+
 bool Emitter::lower_wide(ValueId v) {
   const Inst& in = f_.insts[v];
   auto store_halves = [&](int r0, int r1) {
@@ -353,24 +407,247 @@ bool Emitter::lower_wide(ValueId v) {
       vload(1, strip_mem(in.args[0], 1));
       store_halves(0, 1);
       return true;
-    case Opcode::Zext: {
-      if (wide(in.args[0])) return false;
-      int a = use(in.args[0]);
-      if (z_) {
-        vpmovzxdq(V(0), Ymm(a));
-        vextracti32x8(Ymm(1), Zmm(a), 1);
-        vpmovzxdq(V(1), Ymm(1));
-      } else {
-        vpmovzxdq(V(0), Xmm(a));
-        vextracti128(Xmm(1), Ymm(a), 1);
-        vpmovzxdq(V(1), Xmm(1));
-      }
-      store_halves(0, 1);
-      return true;
-    }
+    default: break;
+  }
+  return lower_wide_int(v);
+}
+
+// Integer ops with a 64-bit result or operand (i64 only; f64 arithmetic stays
+// with the helper). Returns false for anything else.
+bool Emitter::lower_wide_int(ValueId v) {
+  const Inst& in = f_.insts[v];
+  ir::Type t = in.type;
+  auto is64 = [&](ValueId a) { return f_.insts[a].type == ir::Type::I64; };
+  bool res_wide = lane_bytes(t) == 8;
+  switch (in.op) {
+    case Opcode::IAdd: case Opcode::ISub: case Opcode::IMul: case Opcode::And: case Opcode::Or: case Opcode::Xor:
+    case Opcode::IMin: case Opcode::IMax: case Opcode::IMad: case Opcode::IAddC: case Opcode::INeg:
+    case Opcode::Not: case Opcode::IAbs:
+      if (t != ir::Type::I64) return false;
+      break;
+    case Opcode::Shl: case Opcode::LShr: case Opcode::AShr:
+      if (t != ir::Type::I64 || wide(in.args[1])) return false;
+      break;
+    case Opcode::Select:
+      if (!res_wide || wide(in.args[0])) return false;  // any 64-bit type: bits are moved
+      break;
+    case Opcode::ICmp:
+      if (!is64(in.args[0])) return false;
+      break;
+    case Opcode::Zext: case Opcode::Sext:
+      if (t != ir::Type::I64) return false;
+      break;
+    case Opcode::Trunc:
+      if (!is64(in.args[0])) return false;
+      break;
+    case Opcode::IMulWide:
+      if (t != ir::Type::I64) return false;  // i32 x i32 -> i64
+      break;
     default:
       return false;
   }
+  // 32-bit operands: their registers (kept locked until end_op).
+  int nreg[rt::kMaxArgs] = {-1, -1, -1, -1};
+  for (size_t i = 0; i < in.args.size() && i < size_t(rt::kMaxArgs); ++i)
+    if (!wide(in.args[i])) nreg[i] = use(in.args[i]);
+  int d = res_wide ? -1 : def(v);
+  ir::Type at = f_.insts[in.args[0]].type;
+  // Per-op preparation on 32-bit operands (scratch 3 is free until the halves loop).
+  int count = -1;
+  if (in.op == Opcode::Shl || in.op == Opcode::LShr || in.op == Opcode::AShr) {
+    count = 5;  // scratch 5: the count as 32-bit lanes (vector 5 is not a lane mask outside float ops)
+    if (ShiftMode(in.attr) == ShiftMode::Mask) {
+      if (z_) vpandd(V(count), V(nreg[1]), ptr_b[rip + const32_[63]]);
+      else vpand(V(count), V(nreg[1]), const_vec(63));
+    } else if (in.op == Opcode::AShr) {
+      vpminud(V(count), V(nreg[1]), z_ ? ptr_b[rip + const32_[63]] : const_vec(63));  // >= 64 fills with the sign like 63
+    } else {
+      vmov(count, nreg[1]);  // >= 64 gives 0 with vpsllvq / vpsrlvq
+    }
+  }
+  int sext_src = -1;
+  if (in.op == Opcode::Sext && !wide(in.args[0])) {
+    sext_to32(5, nreg[0], at);
+    sext_src = 5;
+  }
+  // Wide-result ops write each half to the frame; i32/i1 results collect the
+  // halves in vectors 4 (half 0) and 1 (half 1), or k2/k3 for Avx512 compares.
+  for (int h = 0; h < 2; ++h) {
+    auto arg = [&](int i, int r) -> int {  // operand i's half h in vector r
+      ValueId a = in.args[size_t(i)];
+      if (wide(a)) vload(r, strip_mem(a, h));
+      else widen_half(r, nreg[i], h, false);
+      return r;
+    };
+    int out = 0;  // the half's result vector (wide results)
+    switch (in.op) {
+      case Opcode::IAdd: case Opcode::ISub: case Opcode::And: case Opcode::Or: case Opcode::Xor: {
+        int a = arg(0, 0), b = arg(1, 1);
+        if (in.op == Opcode::IAdd) vpaddq(V(0), V(a), V(b));
+        else if (in.op == Opcode::ISub) vpsubq(V(0), V(a), V(b));
+        else if (in.op == Opcode::And) z_ ? vpandq(V(0), V(a), V(b)) : vpand(V(0), V(a), V(b));
+        else if (in.op == Opcode::Or) z_ ? vporq(V(0), V(a), V(b)) : vpor(V(0), V(a), V(b));
+        else z_ ? vpxorq(V(0), V(a), V(b)) : vpxor(V(0), V(a), V(b));
+        break;
+      }
+      case Opcode::IAddC: {
+        arg(0, 0), arg(1, 1), arg(2, 2);  // the carry is a canonical i1 (0 or 1)
+        vpaddq(V(0), V(0), V(1));
+        vpaddq(V(0), V(0), V(2));
+        break;
+      }
+      case Opcode::IMul: case Opcode::IMad: {
+        arg(0, 0), arg(1, 1);
+        if (z_) vpmullq(V(0), V(0), V(1));
+        else mul64_avx2(4, 0, 1), vmov(0, 4);
+        if (in.op == Opcode::IMad) {
+          arg(2, 1);
+          vpaddq(V(0), V(0), V(1));
+        }
+        break;
+      }
+      case Opcode::IMulWide: {
+        arg(0, 0), arg(1, 1);
+        if (Sign(in.attr) == Sign::Signed) vpmuldq(V(0), V(0), V(1));  // reads the low dwords signed
+        else vpmuludq(V(0), V(0), V(1));
+        break;
+      }
+      case Opcode::INeg: case Opcode::Not: {
+        arg(0, 1);
+        if (in.op == Opcode::INeg) {
+          vxor(0, 0, 0);
+          vpsubq(V(0), V(0), V(1));
+        } else {
+          qword_ones(0, 0);
+          vxor(0, 0, 1);
+        }
+        break;
+      }
+      case Opcode::IAbs: {
+        arg(0, 1);
+        if (z_) {
+          vpabsq(V(0), V(1));
+        } else {
+          vxor(2, 2, 2);
+          vpcmpgtq(V(2), V(2), V(1));  // all ones where negative
+          vxor(0, 1, 2);
+          vpsubq(V(0), V(0), V(2));
+        }
+        break;
+      }
+      case Opcode::IMin: case Opcode::IMax: {
+        arg(0, 0), arg(1, 1);
+        bool is_signed = Sign(in.attr) == Sign::Signed, is_min = in.op == Opcode::IMin;
+        if (z_) {
+          if (is_signed) is_min ? vpminsq(V(0), V(0), V(1)) : vpmaxsq(V(0), V(0), V(1));
+          else is_min ? vpminuq(V(0), V(0), V(1)) : vpmaxuq(V(0), V(0), V(1));
+        } else {
+          int a = 0, b = 1;
+          if (!is_signed) {  // unsigned order = signed order of sign-flipped values
+            qword_ones(3, 63);
+            vpxor(V(2), V(0), V(3));
+            vpxor(V(3), V(1), V(3));
+            a = 2, b = 3;
+          }
+          vpcmpgtq(V(4), V(a), V(b));  // a > b
+          if (is_min) vblendvpd(Ymm(0), Ymm(0), Ymm(1), Ymm(4));
+          else vblendvpd(Ymm(0), Ymm(1), Ymm(0), Ymm(4));
+        }
+        break;
+      }
+      case Opcode::Shl: case Opcode::LShr: case Opcode::AShr: {
+        arg(0, 0);
+        widen_half(1, count, h, false);
+        if (in.op == Opcode::Shl) vpsllvq(V(0), V(0), V(1));
+        else if (in.op == Opcode::LShr) vpsrlvq(V(0), V(0), V(1));
+        else if (z_) vpsravq(V(0), V(0), V(1));
+        else {  // (x >>u c) | (sign << (64 - c)), c in [0, 63]; a shift by 64 gives 0
+          vxor(2, 2, 2);
+          vpcmpgtq(V(2), V(2), V(0));
+          vpsrlvq(V(0), V(0), V(1));
+          mov(eax, 64);
+          vmovq(Xmm(3), rax);
+          vpbroadcastq(V(3), Xmm(3));
+          vpsubq(V(1), V(3), V(1));
+          vpsllvq(V(2), V(2), V(1));
+          vpor(V(0), V(0), V(2));
+        }
+        break;
+      }
+      case Opcode::Select: {
+        arg(1, 1), arg(2, 2);
+        if (z_) {
+          vptestmd(k1, V(nreg[0]), V(nreg[0]));
+          if (h) kshiftrw(k1, k1, 8);
+          vpblendmq(V(0) | k1, V(2), V(1));
+        } else {
+          widen_half(0, nreg[0], h, false);
+          vpsllq(V(0), V(0), 63);
+          vblendvpd(Ymm(0), Ymm(2), Ymm(1), Ymm(0));
+        }
+        break;
+      }
+      case Opcode::Zext: case Opcode::Sext:
+        if (wide(in.args[0])) arg(0, 0);
+        else if (in.op == Opcode::Sext) widen_half(0, sext_src, h, true);
+        else widen_half(0, nreg[0], h, false);  // narrow lanes are already zero-extended
+        break;
+      case Opcode::Trunc:
+        out = arg(0, res_wide ? 0 : h ? 1 : 4);
+        break;
+      case Opcode::ICmp: {
+        IntPred p = IntPred(in.attr);
+        int a = arg(0, 0), b = arg(1, 1);
+        if (z_) {
+          static const uint8_t kImm[] = {0, 4, 1, 2, 6, 5, 1, 2, 6, 5};
+          Opmask k(h ? 3 : 2);
+          if (p >= IntPred::Ult) vpcmpuq(k, V(a), V(b), kImm[size_t(p)]);
+          else vpcmpq(k, V(a), V(b), kImm[size_t(p)]);
+          break;
+        }
+        if (p >= IntPred::Ult) {
+          qword_ones(3, 63);
+          vpxor(V(0), V(0), V(3));
+          vpxor(V(1), V(1), V(3));
+        }
+        int r = h ? 1 : 4;
+        bool invert = false;
+        switch (p) {
+          case IntPred::Eq: vpcmpeqq(V(r), V(a), V(b)); break;
+          case IntPred::Ne: vpcmpeqq(V(r), V(a), V(b)); invert = true; break;
+          case IntPred::Sgt: case IntPred::Ugt: vpcmpgtq(V(r), V(a), V(b)); break;
+          case IntPred::Slt: case IntPred::Ult: vpcmpgtq(V(r), V(b), V(a)); break;
+          case IntPred::Sle: case IntPred::Ule: vpcmpgtq(V(r), V(a), V(b)); invert = true; break;
+          case IntPred::Sge: case IntPred::Uge: vpcmpgtq(V(r), V(b), V(a)); invert = true; break;
+        }
+        if (invert) {
+          qword_ones(2, 0);
+          vpxor(V(r), V(r), V(2));
+        }
+        break;
+      }
+      default:
+        throw CompileError("x64 jit: internal: lower_wide_int");
+    }
+    if (res_wide) vstore(strip_mem(v, h), out);
+  }
+  if (res_wide) {
+    vals_[v].in_frame = true;
+    return true;
+  }
+  if (in.op == Opcode::ICmp) {
+    if (z_) {
+      kunpckbw(k1, k3, k2);
+      bool_from_k(d, 1);
+    } else {
+      narrow_halves(d, 4, 1);
+      bool_from_cmp_avx2(d, false);
+    }
+    return true;
+  }
+  narrow_halves(d, 4, 1);  // trunc
+  mask_to_width(d, t);
+  return true;
 }
 
 }  // namespace gpurc::x64

@@ -11,6 +11,7 @@
 #include "ir/scalar.h"
 #include "ir/transc.h"
 
+#include <array>
 #include <bit>
 #include <cfenv>
 #include <cmath>
@@ -466,7 +467,15 @@ uint64_t eval_int(const LaneOp& o, const uint64_t* in) {
 
 }  // namespace
 
-unsigned lane_op_arity(Opcode op) { return unsigned(std::char_traits<char>::length(op_info(op).args)); }
+unsigned lane_op_arity(Opcode op) {
+  // Operand counts of the op table, computed once (this sits on eval_lane's hot path).
+  static const auto table = [] {
+    std::array<uint8_t, size_t(Opcode::Count)> n{};
+    for (size_t i = 0; i < n.size(); ++i) n[i] = uint8_t(std::char_traits<char>::length(op_info(Opcode(i)).args));
+    return n;
+  }();
+  return size_t(op) < table.size() ? table[size_t(op)] : 0;
+}
 
 LaneOp lane_op(const Function& f, ValueId v) {
   const Inst& in = f.insts[v];
