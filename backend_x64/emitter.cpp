@@ -460,13 +460,152 @@ void Emitter::emit_warp_op(ValueId v) {
   }
   d->res_slot = in.type == ir::Type::Void ? 0 : slot(v);
   d->value = v;
+  if (emit_vote(v)) {
+    vals_[v].in_frame = true;
+    return;
+  }
+  Label done;
+  bool fast = emit_memory_fast(v, done);  // falls through to the helper when it cannot do the access
   mov(rdi, reinterpret_cast<uint64_t>(d.get()));
   mov(rsi, rbx);
   call_abs(reinterpret_cast<const void*>(&rt::run_warp_op));
   test(eax, eax);
   jnz(fault_return_, T_NEAR);
+  if (fast) L(done);
   warp_ops.push_back(std::move(d));
   vals_[v].in_frame = true;
+}
+
+void Emitter::lane_bits(const Reg32& r, uint32_t off) {
+  if (z_) {
+    for (int i = 0; i < 2; ++i) {
+      vmovdqu32(Zmm(0), ptr[r12 + int(off + 64 * i)]);
+      vpslld(Zmm(0), Zmm(0), 31);
+      vpmovd2m(Opmask(1 + i), Zmm(0));
+    }
+    kunpckwd(k1, k2, k1);
+    kmovd(r, k1);
+    return;
+  }
+  xor_(r, r);
+  for (int i = 0; i < 4; ++i) {
+    vmovdqu(Ymm(0), ptr[r12 + int(off + 32 * i)]);
+    vpslld(Ymm(0), Ymm(0), 31);
+    vmovmskps(edx, Ymm(0));
+    if (i) shl(edx, uint8_t(8 * i));
+    or_(r, edx);
+  }
+}
+
+void Emitter::store_uniform_gpr(uint32_t off, const Reg32& r) {
+  bcast_gpr(0, r);
+  for (int o = 0; o < kWarpLaneBytes4; o += vbytes_) vstore(ptr[r12 + int(off + o)], 0);
+}
+
+// ballot / any / all: bit masks of the predicate and mask operands' 32 lanes.
+bool Emitter::emit_vote(ValueId v) {
+  const Inst& in = f_.insts[v];
+  if (in.op != Opcode::Ballot && in.op != Opcode::Any && in.op != Opcode::All) return false;
+  if (in.args.size() != 2 || wide(in.args[0]) || wide(in.args[1]) || wide(v)) return false;
+  lane_bits(ecx, slot(in.args[1]));
+  and_(ecx, dword[CTX(entry_mask)]);  // lanes taking part
+  lane_bits(eax, slot(in.args[0]));
+  and_(eax, ecx);
+  if (in.op == Opcode::Any) {
+    test(eax, eax);
+    setne(al);
+    movzx(eax, al);
+  } else if (in.op == Opcode::All) {
+    cmp(eax, ecx);
+    sete(al);
+    movzx(eax, al);
+  }
+  store_uniform_gpr(slot(v), eax);
+  return true;
+}
+
+// Loads and stores whose every taking-part lane lies in the space's window
+// (ctx.windows, read at run time): a check pass over the lanes, then the
+// accesses in lane order. Anything else (no window, a lane outside it) jumps
+// past this code to the helper, which does the whole op with exact fault
+// semantics; the check pass has no side effects, so nothing is done twice.
+bool Emitter::emit_memory_fast(ValueId v, Label& done) {
+  const Inst& in = f_.insts[v];
+  bool is_load = in.op == Opcode::Load;
+  if (!is_load && in.op != Opcode::Store) return false;
+  if ((in.attr & 15) >= kNumSpaces || (in.attr >> 4) > 2) return false;  // the helper faults Unsupported
+  if (in.args.size() != (is_load ? 2u : 3u)) return false;
+  ir::Type addr_t = f_.insts[in.args[0]].type;
+  if (addr_t != ir::Type::I32 && addr_t != ir::Type::I64) return false;
+  ir::Type data_t = is_load ? in.type : f_.insts[in.args[1]].type;
+  unsigned bytes = data_t == ir::Type::I1 ? 1 : bit_width(data_t) / 8;
+  unsigned lb = lane_bytes(data_t), ab = lane_bytes(addr_t);
+  uint32_t addr_slot = slot(in.args[0]);
+  uint32_t data_slot = is_load ? slot(v) : slot(in.args[1]);
+  size_t win = offsetof(WarpContext, windows) + size_t(mem_space(in.attr)) * sizeof(MemWindow);
+  Label slow, check, access;
+  lane_bits(ecx, slot(in.args.back()));
+  and_(ecx, dword[CTX(entry_mask)]);
+  jz(done, T_NEAR);  // no lane takes part
+  mov(r8, qword[rbx + int(win + offsetof(MemWindow, host))]);
+  test(r8, r8);
+  jz(slow, T_NEAR);
+  mov(r9, qword[rbx + int(win + offsetof(MemWindow, base))]);
+  mov(r10, qword[rbx + int(win + offsetof(MemWindow, size))]);
+  sub(r10, bytes);
+  jb(slow, T_NEAR);  // window smaller than one access (or none)
+  auto load_offset = [&] {  // rsi = address of lane eax - window base
+    if (ab == 4) mov(esi, dword[r12 + rax * 4 + int(addr_slot)]);
+    else mov(rsi, qword[r12 + rax * 8 + int(addr_slot)]);
+    sub(rsi, r9);
+  };
+  mov(edx, ecx);
+  L(check);
+  bsf(eax, edx);
+  load_offset();
+  jb(slow, T_NEAR);
+  cmp(rsi, r10);
+  ja(slow, T_NEAR);
+  lea(edi, ptr[rdx - 1]);
+  and_(edx, edi);
+  jnz(check, T_NEAR);
+  L(access);
+  bsf(eax, ecx);
+  load_offset();
+  Address lane_data = lb == 8 ? ptr[r12 + rax * 8 + int(data_slot)] : ptr[r12 + rax * 4 + int(data_slot)];
+  if (is_load) {
+    switch (bytes) {
+      case 1: movzx(edi, byte[r8 + rsi]); break;
+      case 2: movzx(edi, word[r8 + rsi]); break;
+      case 4: mov(edi, dword[r8 + rsi]); break;
+      default: mov(rdi, qword[r8 + rsi]); break;
+    }
+    if (data_t == ir::Type::I1) {
+      test(edi, edi);
+      setne(dil);
+      movzx(edi, dil);
+    }
+    if (lb == 8) mov(lane_data, rdi);
+    else mov(lane_data, edi);
+  } else {
+    if (lb == 8) mov(rdi, lane_data);
+    else mov(edi, lane_data);
+    switch (bytes) {
+      case 1:
+        if (data_t == ir::Type::I1) and_(edi, 1);
+        mov(byte[r8 + rsi], dil);
+        break;
+      case 2: mov(word[r8 + rsi], di); break;
+      case 4: mov(dword[r8 + rsi], edi); break;
+      default: mov(qword[r8 + rsi], rdi); break;
+    }
+  }
+  lea(edx, ptr[rcx - 1]);
+  and_(ecx, edx);
+  jnz(access, T_NEAR);
+  jmp(done, T_NEAR);
+  L(slow);
+  return true;
 }
 
 void Emitter::copy_warp(uint32_t dst, uint32_t src, unsigned bytes, bool launched_only) {

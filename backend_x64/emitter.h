@@ -60,6 +60,10 @@ class Emitter : public Xbyak::CodeGenerator {
   void emit_block(ir::BlockId b);
   void emit_strip_segment(const Segment& s);
   void emit_warp_op(ir::ValueId v);
+  bool emit_vote(ir::ValueId v);                            // native ballot / any / all
+  bool emit_memory_fast(ir::ValueId v, Xbyak::Label& done);  // window fast path of load / store
+  void lane_bits(const Xbyak::Reg32& r, uint32_t slot_off);  // r = bit 0 of each lane of a 4-byte slot
+  void store_uniform_gpr(uint32_t slot_off, const Xbyak::Reg32& r);  // all 32 lanes of a 4-byte slot = r
   void emit_terminator(ir::BlockId b);
   void emit_edge(ir::BlockId from, size_t succ_index);
   static constexpr int kFirstLaneOffset = 8;  // [rsp+8]: 4 * first launched lane
