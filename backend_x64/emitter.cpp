@@ -543,32 +543,72 @@ bool Emitter::emit_memory_fast(ValueId v, Label& done) {
   uint32_t addr_slot = slot(in.args[0]);
   uint32_t data_slot = is_load ? slot(v) : slot(in.args[1]);
   size_t win = offsetof(WarpContext, windows) + size_t(mem_space(in.attr)) * sizeof(MemWindow);
-  Label slow, check, access;
-  lane_bits(ecx, slot(in.args.back()));
-  and_(ecx, dword[CTX(entry_mask)]);
+  Label slow, range, check, minmax, access;
+  auto taking_part = [&] {  // ecx = lanes taking part
+    lane_bits(ecx, slot(in.args.back()));
+    and_(ecx, dword[CTX(entry_mask)]);
+  };
+  auto load_addr = [&] {  // rsi = address of lane eax
+    if (ab == 4) mov(esi, dword[r12 + rax * 4 + int(addr_slot)]);
+    else mov(rsi, qword[r12 + rax * 8 + int(addr_slot)]);
+  };
+  auto load_offset = [&] {  // rsi = address of lane eax - r9 (CF: below r9)
+    load_addr();
+    sub(rsi, r9);
+  };
+  taking_part();
   jz(done, T_NEAR);  // no lane takes part
   mov(r8, qword[rbx + int(win + offsetof(MemWindow, host))]);
   test(r8, r8);
-  jz(slow, T_NEAR);
+  jz(range, T_NEAR);
   mov(r9, qword[rbx + int(win + offsetof(MemWindow, base))]);
   mov(r10, qword[rbx + int(win + offsetof(MemWindow, size))]);
   sub(r10, bytes);
-  jb(slow, T_NEAR);  // window smaller than one access (or none)
-  auto load_offset = [&] {  // rsi = address of lane eax - window base
-    if (ab == 4) mov(esi, dword[r12 + rax * 4 + int(addr_slot)]);
-    else mov(rsi, qword[r12 + rax * 8 + int(addr_slot)]);
-    sub(rsi, r9);
-  };
+  jb(range, T_NEAR);  // window smaller than one access
   mov(edx, ecx);
   L(check);
   bsf(eax, edx);
   load_offset();
-  jb(slow, T_NEAR);
+  jb(range, T_NEAR);
   cmp(rsi, r10);
-  ja(slow, T_NEAR);
+  ja(range, T_NEAR);
   lea(edi, ptr[rdx - 1]);
   and_(edx, edi);
   jnz(check, T_NEAR);
+  xor_(r9d, r9d);  // the access pass adds r8 + (address - r9)
+  sub(r8, qword[rbx + int(win + offsetof(MemWindow, base))]);
+  jmp(access, T_NEAR);
+
+  // Not all in the window: ask ctx.memory for one buffer holding the whole
+  // span [lowest address, highest address + bytes) of the lanes.
+  L(range);
+  mov(edx, ecx);
+  mov(rdi, uint64_t(-1));
+  xor_(r11d, r11d);
+  L(minmax);
+  bsf(eax, edx);
+  load_addr();
+  cmp(rsi, rdi);
+  cmovb(rdi, rsi);
+  cmp(rsi, r11);
+  cmova(r11, rsi);
+  lea(eax, ptr[rdx - 1]);
+  and_(edx, eax);
+  jnz(minmax, T_NEAR);
+  mov(qword[rsp + kScratchOffset], rdi);
+  mov(rdx, rdi);
+  mov(rcx, r11);
+  mov(rdi, rbx);
+  mov(esi, uint32_t(mem_space(in.attr)));
+  mov(r8d, bytes);
+  call_abs(reinterpret_cast<const void*>(&rt::translate_span));
+  test(rax, rax);
+  jz(slow, T_NEAR);
+  sub(rax, qword[rsp + kScratchOffset]);
+  mov(r8, rax);  // host address of guest address 0 of that buffer (modulo 2^64)
+  xor_(r9d, r9d);
+  taking_part();
+
   L(access);
   bsf(eax, ecx);
   load_offset();

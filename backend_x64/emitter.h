@@ -67,6 +67,7 @@ class Emitter : public Xbyak::CodeGenerator {
   void emit_terminator(ir::BlockId b);
   void emit_edge(ir::BlockId from, size_t succ_index);
   static constexpr int kFirstLaneOffset = 8;  // [rsp+8]: 4 * first launched lane
+  static constexpr int kScratchOffset = 16;   // [rsp+16]: a qword free between ops
   static constexpr uint32_t kZeroSource = ~0u;  // copy_warp source that stores zeros
   static constexpr uint32_t kLaunchMaskBytes = ir::kWarpLanes * 12;
   void copy_warp(uint32_t dst_off, uint32_t src_off, unsigned bytes, bool launched_only);

@@ -249,6 +249,11 @@ void eval_strip(const EvalOp* op, uint8_t* frame, uint32_t lane0) {
   }
 }
 
+uint8_t* translate_span(WarpContext* ctx, uint32_t space, uint64_t lo, uint64_t hi, uint32_t bytes) {
+  if (!ctx->memory || hi - lo > ~uint64_t(0) - bytes) return nullptr;
+  return ctx->memory->translate(Space(space), lo, hi - lo + bytes);
+}
+
 uint32_t run_warp_op(const WarpOp* op, WarpContext* ctx) {
   switch (op->op) {
     case Opcode::Load: case Opcode::Store: case Opcode::AtomicRmw: case Opcode::AtomicCas:

@@ -42,4 +42,9 @@ struct WarpOp {
 // Returns 0 to continue, or RunStatus::Fault after filling ctx's fault fields.
 uint32_t run_warp_op(const WarpOp* op, ir::WarpContext* ctx);
 
+// Host address of guest address `lo` when [lo, hi + bytes) lies in one buffer
+// of `space` (ctx.memory->translate), else null. The load/store fast path uses
+// it when some lane is outside the space's window.
+uint8_t* translate_span(ir::WarpContext* ctx, uint32_t space, uint64_t lo, uint64_t hi, uint32_t bytes);
+
 }  // namespace gpurc::x64::rt
