@@ -38,6 +38,8 @@ class JitFunction final : public CompiledFunction {
   size_t frame_bytes() const override { return frame; }
   size_t code_bytes() const override { return mem.size(); }
   const uint8_t* code() const override { return mem.entry(); }
+  size_t lane_helper_ops() const override { return eval_ops.size(); }
+  size_t warp_helper_ops() const override { return warp_ops.size(); }
 
   ir::RunStatus run(ir::WarpContext& ctx) const override {
     if (frame > 0 && ctx.frame == nullptr) {

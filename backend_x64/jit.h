@@ -24,6 +24,10 @@ class CompiledFunction : public ir::Executable {
   virtual std::string disassemble() const = 0;   // Zydis, Intel syntax, one instruction per line
   virtual size_t code_bytes() const = 0;
   virtual const uint8_t* code() const = 0;       // start of the executable code (code_bytes() long)
+  // Ops compiled to calls of the per-lane eval_lane helper, and warp ops that
+  // call a C++ helper (memory ops count too: their fast path falls back to it).
+  virtual size_t lane_helper_ops() const = 0;
+  virtual size_t warp_helper_ops() const = 0;
 };
 
 // Compiles a function that passed the pipeline (is_lowered). On failure

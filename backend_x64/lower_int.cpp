@@ -273,6 +273,35 @@ bool Emitter::lower_int(ValueId v) {
       vor(d, 0, 1);
       return true;
     }
+    case Opcode::BfExtract: {
+      // i32 only: offset and count (& 0xff) as per-lane shift counts; x86
+      // variable shifts give 0 (logical) or the sign fill (arithmetic) for
+      // counts >= 32, which is what bits past the top read as.
+      if (t != ir::Type::I32 || f_.insts[in.args[1]].type != ir::Type::I32 || f_.insts[in.args[2]].type != ir::Type::I32)
+        return false;
+      int a = arg(0), o = arg(1), c = arg(2), d = def(v);
+      if (z_) {
+        vpandd(V(1), V(o), ptr_b[rip + const32_[0xff]]);
+        vpandd(V(2), V(c), ptr_b[rip + const32_[0xff]]);
+      } else {
+        vpand(V(1), V(o), const_vec(0xff));
+        vpand(V(2), V(c), const_vec(0xff));
+      }
+      if (Sign(in.attr) == Sign::Unsigned) {
+        vpsrlvd(V(d), V(a), V(1));
+        bcast_const(3, 0xffffffffu);
+        vpsllvd(V(3), V(3), V(2));  // ones above the field (none when count >= 32)
+        vandn(d, 3, d);
+      } else {
+        vpsravd(V(d), V(a), V(1));
+        vpminud(V(2), V(2), z_ ? ptr_b[rip + const32_[32]] : const_vec(32));
+        bcast_const(3, 32);
+        vpsubd(V(3), V(3), V(2));  // 32 - min(count, 32): count 0 shifts everything out
+        vpsllvd(V(d), V(d), V(3));
+        vpsravd(V(d), V(d), V(3));
+      }
+      return true;
+    }
     case Opcode::Lut3: {
       if (!z_) return false;
       int a = arg(0), b = arg(1), c = arg(2), d = def(v);

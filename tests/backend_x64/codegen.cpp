@@ -5,6 +5,7 @@
 #include <Zydis/Zydis.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "harness.h"
@@ -202,4 +203,93 @@ TEST_CASE("x64 jit: results do not depend on the caller's MXCSR, which is preser
     CHECK(get_lane(vars, f, 0, 5) == 2u);            // no DAZ/FTZ: subnormal + subnormal
     CHECK(get_lane(vars, f, 1, 3) == 0x3F800001u);   // nearest, not toward zero
   }
+}
+
+TEST_CASE("x64 jit: 64-bit integer ops, i32 bfe and ballot/any/all compile without helpers on both tiers") {
+  using O = Opcode;
+  const O native64[] = {O::IAdd, O::ISub, O::IMul, O::And, O::Or, O::Xor, O::IMin, O::IMax, O::IMad, O::IAddC,
+                        O::INeg, O::Not, O::IAbs, O::Shl, O::LShr, O::AShr, O::Select, O::ICmp, O::Zext, O::Sext,
+                        O::Trunc, O::IMulWide, O::Const, O::Bitcast};
+  size_t checked = 0;
+  for (const OpCase& c : all_op_cases(true)) {
+    bool i64 = c.type == Type::I64 || (!c.args.empty() && c.args[0] == Type::I64);
+    bool ok64 = i64 && std::find(std::begin(native64), std::end(native64), c.op) != std::end(native64);
+    bool bfe32 = c.op == O::BfExtract && c.type == Type::I32;
+    if (!ok64 && !bfe32) continue;
+    ir::Function f;
+    f.add_block("entry");
+    ir::Builder b(f);
+    std::vector<ir::ValueId> args;
+    for (Type t : c.args) args.push_back(b.emit(Opcode::LoadVar, t, {}, 0, 0, f.add_var("in", t)));
+    ir::Inst in;
+    in.op = c.op;
+    in.type = c.type;
+    in.attr = c.attr;
+    in.fflags = c.fflags;
+    in.imm = c.imm;
+    in.block = 0;
+    in.args = args;
+    f.insts.push_back(in);
+    ir::ValueId v = ir::ValueId(f.insts.size() - 1);
+    f.blocks[0].insts.push_back(v);
+    b.emit(Opcode::StoreVar, Type::Void, {v}, 0, 0, f.add_var("out", c.type));
+    b.ret();
+    for (Tier t : host_tiers()) {
+      std::string err;
+      JitOptions o;
+      o.tier = t;
+      auto cf = compile(f, o, &err);
+      REQUIRE_MESSAGE(cf, err);
+      CHECK_MESSAGE(cf->lane_helper_ops() == 0, describe(c) << " on " << tier_name(t));
+      ++checked;
+    }
+  }
+  CHECK(checked > 60);
+  for (O op : {O::Ballot, O::Any, O::All}) {
+    ir::Function f;
+    f.add_block("entry");
+    ir::Builder b(f);
+    auto p = b.emit(Opcode::LoadVar, Type::I1, {}, 0, 0, f.add_var("p", Type::I1));
+    auto m = b.emit(Opcode::LoadVar, Type::I1, {}, 0, 0, f.add_var("m", Type::I1));
+    Type rt = op == O::Ballot ? Type::I32 : Type::I1;
+    auto r = b.emit(op, rt, {p, m});
+    b.emit(Opcode::StoreVar, Type::Void, {r}, 0, 0, f.add_var("out", rt));
+    b.ret();
+    for (Tier t : host_tiers()) {
+      JitOptions o;
+      o.tier = t;
+      std::string err;
+      auto cf = compile(f, o, &err);
+      REQUIRE_MESSAGE(cf, err);
+      CHECK(cf->warp_helper_ops() == 0);
+      CHECK(cf->lane_helper_ops() == 0);
+    }
+  }
+}
+
+TEST_CASE("x64 jit: the AVX2 tier's load/store fast path and votes use no EVEX instruction") {
+  if (!host_supports(Tier::Avx2)) return;
+  ir::Function f;
+  f.add_block("entry");
+  ir::Builder b(f);
+  auto a32 = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, f.add_var("a", Type::I32));
+  auto a64 = b.emit(Opcode::LoadVar, Type::I64, {}, 0, 0, f.add_var("a64", Type::I64));
+  auto m = b.emit(Opcode::LoadVar, Type::I1, {}, 0, 0, f.add_var("m", Type::I1));
+  auto x = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, a32, m);
+  auto y = b.load(Type::I64, ir::Space::Shared, ir::AddrClass::Random, a64, m);
+  b.store(ir::Space::Global, ir::AddrClass::Random, a64, x, m);
+  b.store(ir::Space::Shared, ir::AddrClass::Random, a32, y, m);
+  auto any = b.emit(Opcode::Any, Type::I1, {m, m});
+  auto bal = b.emit(Opcode::Ballot, Type::I32, {any, m});
+  b.emit(Opcode::StoreVar, Type::Void, {bal}, 0, 0, f.add_var("out", Type::I32));
+  b.ret();
+  JitOptions o;
+  o.tier = Tier::Avx2;
+  std::string err;
+  auto cf = compile(f, o, &err);
+  REQUIRE_MESSAGE(cf, err);
+  EncodingCount n = count_encodings(*cf);
+  CHECK(n.undecodable == 0);
+  CHECK(n.total > 50);
+  CHECK(n.evex == 0);
 }

@@ -62,6 +62,7 @@ struct RunSpec {
   int64_t budget = 1ll << 40;
   bool memory = false;
   bool window = false;  // also expose the memory as the Global window (JIT fast path)
+  size_t window_offset = 0, window_bytes = 0;  // the window's part of the memory (0 bytes: all of it)
   size_t memory_bytes = 4096;
   std::vector<uint8_t> memory_init;
 };
@@ -88,7 +89,10 @@ inline Outcome run_one(const ir::Executable& e, const ir::Function& f, const Run
   ctx.budget = s.budget;
   if (s.memory) {
     ctx.memory = &mem;
-    if (s.window) ctx.windows[0] = ir::MemWindow{mem.base, mem.bytes.size(), mem.bytes.data()};
+    if (s.window && s.window_bytes)
+      ctx.windows[0] = ir::MemWindow{mem.base + s.window_offset, s.window_bytes, mem.bytes.data() + s.window_offset};
+    else if (s.window)
+      ctx.windows[0] = ir::MemWindow{mem.base, mem.bytes.size(), mem.bytes.data()};
   }
   while ((o.status = e.run(ctx)) == ir::RunStatus::Barrier && o.barriers < 1000) ++o.barriers;
   o.ctx = ctx;

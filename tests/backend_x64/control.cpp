@@ -188,6 +188,62 @@ TEST_CASE("x64 jit: loads, stores and atomics match the interpreter, in and out 
   }
 }
 
+TEST_CASE("x64 jit: load/store fast path at window and buffer edges, 32- and 64-bit addresses") {
+  // Lanes in the window, outside it but inside the memory (one-buffer span
+  // path), and a few bytes past either end of the memory (helper, fault with
+  // the first failing lane); each store is followed by a load of the same lanes.
+  std::mt19937_64 rng(12);
+  for (Type at : {Type::I32, Type::I64})
+    for (Type t : {Type::I8, Type::I16, Type::I32, Type::I64, Type::F32, Type::I1}) {
+      ir::Function f;
+      f.add_var("addr", at);
+      f.add_var("val", t);
+      f.add_var("mask", Type::I1);
+      f.add_var("out", t);
+      f.add_block("entry");
+      ir::Builder b(f);
+      auto addr = load_var(b, 0), val = load_var(b, 1), mask = load_var(b, 2);
+      b.store(ir::Space::Global, ir::AddrClass::Random, addr, val, mask);
+      auto out = b.load(t, ir::Space::Global, ir::AddrClass::Random, addr, mask);
+      store_var(b, 3, out);
+      b.ret();
+      f.compute_preds();
+      REQUIRE(ir::verify(f) == "");
+      unsigned bytes = t == Type::I1 ? 1 : ir::bit_width(t) / 8;
+      for (int k = 0; k < 24; ++k) {
+        RunSpec s = random_spec(f, rng);
+        s.memory = true;
+        s.window = k % 3 != 0;
+        s.window_offset = 64 * (k % 4);
+        s.window_bytes = k % 3 == 2 ? 0 : 256 + 8 * (k % 5);
+        s.memory_bytes = 1024;
+        s.memory_init.resize(1024);
+        fill_random(s.memory_init, rng);
+        uint64_t base = 0x10000;
+        for (unsigned l = 0; l < 32; ++l) {
+          uint64_t a;
+          switch (rng() % 6) {
+            case 0: a = base + s.window_offset + rng() % 8; break;                                // window start
+            case 1: a = base + s.window_offset + (s.window_bytes ? s.window_bytes : 1024 - s.window_offset) - bytes - rng() % 3; break;  // window end
+            case 2: a = base + 1024 - bytes - rng() % 4; break;                                   // memory end
+            case 3: a = base + rng() % 4; break;                                                  // memory start
+            case 4: a = k % 4 == 3 ? base + 1024 - bytes + 1 + rng() % bytes : base + rng() % 1000;  // straddles the end
+            default: a = k % 8 == 7 && l > 20 ? base - 1 - rng() % 4 : base + rng() % (1024 - 8); break;  // below
+          }
+          if (at == Type::I64 && k % 2) a |= k % 4 == 1 ? 0x100000000ull : 0;  // far above: outside
+          set_lane(s.vars, f, 0, l, a & ir::type_mask(at));
+        }
+        if (k % 4 == 3) {  // one taking-part lane surely straddles the end
+          set_lane(s.vars, f, 0, 5, base + 1024 - bytes + 1 + rng() % bytes);
+          set_lane(s.vars, f, 2, 5, 1);
+          s.entry_mask |= 1u << 5;
+        }
+        check_all_tiers(f, s, "edges addr " + std::string(ir::type_name(at)) + " data " + std::string(ir::type_name(t)) +
+                                  " k " + std::to_string(k));
+      }
+    }
+}
+
 TEST_CASE("x64 jit: cross-lane ops match the interpreter") {
   std::mt19937_64 rng(11);
   struct C { Opcode op; Type t; uint8_t attr; uint32_t fflags; };
