@@ -335,6 +335,20 @@ void Emitter::emit_prologue() {
   // launched-lane masks), which every entry, fresh or resumed, needs.
   mov(eax, dword[CTX(resume)]);
   mov(dword[CTX(resume)], 0);
+  // The frame is not zeroed by the caller (frame_needs_zero() is false).
+  // Every slot is written for all 32 lanes before it is read, except the
+  // results of loads and atomics, which write only the lanes taking part:
+  // a fresh run starts those at 0, as the interpreter's zeroed frame does.
+  if (!partial_slots_.empty()) {
+    Label resumed;
+    test(eax, eax);
+    jnz(resumed, T_NEAR);
+    vxor(0, 0, 0);
+    for (ValueId v : partial_slots_)
+      for (unsigned off = 0; off < lane_bytes(f_.insts[v].type) * kWarpLanes; off += unsigned(vbytes_))
+        vstore(ptr[r12 + int(slot(v) + off)], 0);
+    L(resumed);
+  }
   for (BlockId b = 0; b < f_.blocks.size(); ++b) {
     ValueId t = f_.terminator(b);
     if (t == kNoValue || f_.insts[t].op != Opcode::Barrier) continue;
@@ -346,6 +360,10 @@ void Emitter::emit_prologue() {
 }
 
 void Emitter::emit_function() {
+  for (const ir::Inst& in : f_.insts)
+    if ((in.op == Opcode::Load || in.op == Opcode::AtomicRmw || in.op == Opcode::AtomicCas) && in.block != kNoBlock &&
+        in.type != ir::Type::Void)
+      partial_slots_.push_back(ValueId(&in - f_.insts.data()));
   emit_prologue();
   for (BlockId b = 0; b < f_.blocks.size(); ++b) emit_block(b);
 

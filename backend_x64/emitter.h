@@ -137,6 +137,7 @@ class Emitter : public Xbyak::CodeGenerator {
   std::vector<int64_t> slot_, stage_slot_;
   uint32_t frame_bytes_ = 0;
   bool has_phis_ = false;
+  std::vector<ir::ValueId> partial_slots_;  // results written only for some lanes (loads, atomics)
 
   std::map<uint32_t, Xbyak::Label> const32_, constvec_;
   Xbyak::Label iota_, epilogue_, fault_return_;

@@ -36,6 +36,7 @@ class JitFunction final : public CompiledFunction {
   std::vector<std::unique_ptr<rt::WarpOp>> warp_ops;
 
   size_t frame_bytes() const override { return frame; }
+  bool frame_needs_zero() const override { return false; }  // the prologue zeroes what is read before written
   size_t code_bytes() const override { return mem.size(); }
   const uint8_t* code() const override { return mem.entry(); }
   size_t lane_helper_ops() const override { return eval_ops.size(); }

@@ -70,6 +70,10 @@ class Executable {
  public:
   virtual ~Executable() = default;
   virtual size_t frame_bytes() const = 0;
+  // True when run() may read frame bytes it has not written since a fresh
+  // start (resume == 0), so the frame must be zeroed before. Engines that
+  // initialize what they read return false and callers may skip the zeroing.
+  virtual bool frame_needs_zero() const { return true; }
   // Runs until return, barrier or fault; sets and returns ctx.status.
   virtual RunStatus run(WarpContext& ctx) const = 0;
 };

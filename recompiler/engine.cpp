@@ -86,6 +86,7 @@ class OwningExecutable final : public ir::Executable {
   OwningExecutable(std::shared_ptr<const ir::Function> f, std::unique_ptr<ir::Executable> exe)
       : f_(std::move(f)), exe_(std::move(exe)) {}
   size_t frame_bytes() const override { return exe_->frame_bytes(); }
+  bool frame_needs_zero() const override { return exe_->frame_needs_zero(); }
   ir::RunStatus run(ir::WarpContext& ctx) const override { return exe_->run(ctx); }
   const ir::Executable& inner() const { return *exe_; }
 

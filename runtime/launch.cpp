@@ -42,9 +42,14 @@ WarpInfo warp_info(const Dim3& grid, const Dim3& block, uint64_t block_linear, u
   uint64_t first = uint64_t(warp) * ir::kWarpLanes;
   w.lanes = uint32_t(std::min<uint64_t>(ir::kWarpLanes, threads - first));
   w.entry_mask = w.lanes >= 32 ? 0xffffffffu : ((1u << w.lanes) - 1);
+  // The first lane's coordinates by division, the others by counting on.
+  Dim3 t{uint32_t(first % block.x), uint32_t(first / block.x % block.y), uint32_t(first / (uint64_t(block.x) * block.y))};
   for (unsigned l = 0; l < w.lanes; ++l) {
-    uint64_t t = first + l;
-    w.thread[l] = Dim3{uint32_t(t % block.x), uint32_t(t / block.x % block.y), uint32_t(t / (uint64_t(block.x) * block.y))};
+    w.thread[l] = t;
+    if (++t.x == block.x) {
+      t.x = 0;
+      if (++t.y == block.y) t.y = 0, ++t.z;
+    }
   }
   return w;
 }
@@ -67,8 +72,11 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
   uint32_t nwarps = uint32_t((threads + ir::kWarpLanes - 1) / ir::kWarpLanes);
   size_t vars_stride = align64(cfg.vars_bytes), frame_stride = align64(exe.frame_bytes());
   size_t per_warp = vars_stride + frame_stride;
-  auto storage = allocate_aligned(uint64_t(per_warp) * nwarps + cfg.shared_bytes);
+  // Vars and shared memory start zeroed; frames only when the engine needs it.
+  auto storage = allocate_aligned(uint64_t(per_warp) * nwarps + cfg.shared_bytes, false);
   uint8_t* shared = storage.get() + per_warp * nwarps;
+  std::memset(shared, 0, cfg.shared_bytes);
+  bool zero_frames = exe.frame_needs_zero();
   BlockMemory view(memory, cfg.shared_bytes ? shared : nullptr, cfg.shared_bytes);
 
   std::vector<WarpSlot> warps(nwarps);
@@ -77,6 +85,7 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
     s.info = warp_info(cfg.grid, cfg.block, block_linear, w);
     s.ctx.vars = storage.get() + per_warp * w;
     s.ctx.frame = s.ctx.vars + vars_stride;
+    std::memset(s.ctx.vars, 0, zero_frames ? per_warp : vars_stride);
     s.ctx.uniforms = cfg.uniforms;
     s.ctx.entry_mask = s.info.entry_mask;
     s.ctx.budget = cfg.budget;

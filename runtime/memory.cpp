@@ -15,11 +15,11 @@ using Kind = ir::GuestMemory::Kind;
 
 void Buffer::AlignedFree::operator()(uint8_t* p) const { ::operator delete[](p, std::align_val_t(64)); }
 
-std::unique_ptr<uint8_t[], Buffer::AlignedFree> allocate_aligned(uint64_t bytes) {
+std::unique_ptr<uint8_t[], Buffer::AlignedFree> allocate_aligned(uint64_t bytes, bool zero) {
   uint64_t rounded = (bytes + 63) & ~uint64_t(63);
   if (rounded == 0) rounded = 64;
   auto* p = static_cast<uint8_t*>(::operator new[](size_t(rounded), std::align_val_t(64)));
-  std::memset(p, 0, size_t(rounded));
+  if (zero) std::memset(p, 0, size_t(rounded));
   return std::unique_ptr<uint8_t[], Buffer::AlignedFree>(p);
 }
 

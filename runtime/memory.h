@@ -35,8 +35,8 @@ struct Buffer {
 bool access_host(ir::GuestMemory::Kind kind, uint8_t* p, unsigned bytes, uint64_t* value, ir::AtomicOp op,
                  const uint64_t* compare);
 
-// Zeroed, 64-byte aligned host storage of `bytes` (rounded up to 64).
-std::unique_ptr<uint8_t[], Buffer::AlignedFree> allocate_aligned(uint64_t bytes);
+// 64-byte aligned host storage of `bytes` (rounded up to 64), zeroed unless `zero` is false.
+std::unique_ptr<uint8_t[], Buffer::AlignedFree> allocate_aligned(uint64_t bytes, bool zero = true);
 
 class Memory final : public ir::GuestMemory {
  public:

@@ -81,6 +81,8 @@ inline Outcome run_one(const ir::Executable& e, const ir::Function& f, const Run
   TestMemory mem(s.memory_bytes);
   if (!s.memory_init.empty()) std::memcpy(mem.bytes.data(), s.memory_init.data(), std::min(s.memory_init.size(), mem.bytes.size()));
   std::vector<uint64_t> frame((e.frame_bytes() + 7) / 8 + 8);
+  // An engine that does not need a zeroed frame gets garbage: results must not depend on it.
+  if (!e.frame_needs_zero()) std::fill(frame.begin(), frame.end(), 0xA5A5A5A5DEADBEEFull);
   ir::WarpContext ctx;
   ctx.vars = o.vars.data();
   ctx.uniforms = s.uniforms.empty() ? nullptr : s.uniforms.data();
