@@ -130,8 +130,11 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
   const uint32_t nwarps = uint32_t((threads + 31) / 32);
   const size_t vars_stride = align64(std::max<size_t>(P.compiled.vars_bytes, P.f.vars_bytes()));
   const size_t frame_stride = align64(exe.frame_bytes());
-  auto storage = rt::allocate_aligned((vars_stride + frame_stride) * nwarps + L.shared_bytes + 64);
+  // Vars and shared memory start zeroed; frames only when the engine needs it.
+  auto storage = rt::allocate_aligned((vars_stride + frame_stride) * nwarps + L.shared_bytes + 64, false);
   uint8_t* shared = storage.get() + (vars_stride + frame_stride) * nwarps;
+  std::memset(shared, 0, L.shared_bytes + 64);
+  const size_t zeroed = exe.frame_needs_zero() ? vars_stride + frame_stride : vars_stride;
   rt::BlockMemory view(mem, L.shared_bytes ? shared : nullptr, L.shared_bytes);
   struct Slot {
     rt::WarpInfo info;
@@ -148,6 +151,7 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
     s.stack = std::make_unique<g13::StackMemory>(*s.sg, &view);
     s.ctx.vars = storage.get() + (vars_stride + frame_stride) * w;
     s.ctx.frame = s.ctx.vars + vars_stride;
+    std::memset(s.ctx.vars, 0, zeroed);
     s.ctx.uniforms = P.uniforms.data();
     s.ctx.entry_mask = s.info.entry_mask;
     s.ctx.budget = L.budget;

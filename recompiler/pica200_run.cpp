@@ -104,6 +104,7 @@ BatchResult run_jit(const PreparedShader& s, const Uniforms& u, std::vector<Vert
   auto t0 = Clock::now();
   for_chunks(states.size(), kWarp * kWarpsPerItem, opt, [&](size_t first, size_t count) {
     auto storage = rt::allocate_aligned(vars_stride + frame_stride + 64);
+    const size_t zeroed = exe.frame_needs_zero() ? vars_stride + frame_stride : vars_stride;
     rt::Memory emits;
     const uint8_t* records = nullptr;
     if (gs) {
@@ -115,7 +116,7 @@ BatchResult run_jit(const PreparedShader& s, const Uniforms& u, std::vector<Vert
       records = emits.find("pica200_gs_emits")->data();
     }
     for (size_t w = first; w < first + count && !ff.any.load(std::memory_order_relaxed); w += kWarp) {
-      std::memset(storage.get(), 0, vars_stride + frame_stride);
+      std::memset(storage.get(), 0, zeroed);
       ir::WarpContext ctx;
       ctx.vars = storage.get();
       ctx.frame = storage.get() + vars_stride;
