@@ -583,6 +583,50 @@ bool Emitter::emit_memory_fast(ValueId v, Label& done) {
   mov(r10, qword[rbx + int(win + offsetof(MemWindow, size))]);
   sub(r10, bytes);
   jb(range, T_NEAR);  // window smaller than one access
+  if (z_ && (bytes == 4 || bytes == 8) && lb == bytes) {
+    // AVX-512, 4- and 8-byte data: the window offsets of all 32 lanes as
+    // qwords (zmm6..9; the register cache is empty between segments), one
+    // unsigned compare for the check, then gathers / scatters under the lane
+    // mask. Scatters write overlapping addresses in lane order.
+    vpbroadcastq(Zmm(1), r9);
+    vpbroadcastq(Zmm(2), r10);
+    xor_(edx, edx);
+    for (int q = 0; q < 4; ++q) {
+      Zmm o(6 + q);
+      if (ab == 4) vpmovzxdq(o, ptr[r12 + int(addr_slot + 32 * q)]);
+      else vmovdqu64(o, ptr[r12 + int(addr_slot + 64 * q)]);
+      vpsubq(o, o, Zmm(1));  // below the base wraps past size - bytes
+      vpcmpuq(k2, o, Zmm(2), 6);
+      kmovb(eax, k2);
+      if (q) shl(eax, uint8_t(8 * q));
+      or_(edx, eax);
+    }
+    test(edx, ecx);
+    jnz(range, T_NEAR);
+    for (int q = 0; q < 4; ++q) {
+      mov(eax, ecx);
+      if (q) shr(eax, uint8_t(8 * q));
+      kmovb(k2, eax);
+      Zmm o(6 + q);
+      if (is_load) {
+        kmovb(k3, eax);  // the gather clears k2
+        if (bytes == 4) {
+          vpgatherqd(Ymm(1) | k2, ptr[r8 + o]);
+          vmovdqu32(ptr[r12 + int(data_slot + 32 * q)] | k3, Ymm(1));
+        } else {
+          vpgatherqq(Zmm(1) | k2, ptr[r8 + o]);
+          vmovdqu64(ptr[r12 + int(data_slot + 64 * q)] | k3, Zmm(1));
+        }
+      } else if (bytes == 4) {
+        vmovdqu32(Ymm(1), ptr[r12 + int(data_slot + 32 * q)]);
+        vpscatterqd(ptr[r8 + o], Ymm(1) | k2);
+      } else {
+        vmovdqu64(Zmm(1), ptr[r12 + int(data_slot + 64 * q)]);
+        vpscatterqq(ptr[r8 + o], Zmm(1) | k2);
+      }
+    }
+    jmp(done, T_NEAR);
+  }
   mov(edx, ecx);
   L(check);
   bsf(eax, edx);
