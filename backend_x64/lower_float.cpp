@@ -145,7 +145,6 @@ bool Emitter::lower_float(ValueId v) {
       break;
     case Opcode::IToF:
       if (in.type != ir::Type::F32) return false;
-      if (at == ir::Type::I32 && Sign(in.attr) != Sign::Signed) return false;
       break;
     default:
       return false;
@@ -155,6 +154,22 @@ bool Emitter::lower_float(ValueId v) {
   for (size_t i = 0; i < n && i < 3; ++i) r[i] = use(in.args[i]);
   int d = def(v);
 
+  if (in.op == Opcode::IToF && at == ir::Type::I32 && Sign(in.attr) == Sign::Unsigned) {
+    round_begin(rm);
+    if (z_) {
+      vcvtudq2ps(V(d), rop(r[0], rm));
+    } else {  // hi * 65536 and lo are exact in f32: the add is the one rounding
+      vpsrld(V(2), V(r[0]), 16);
+      vcvtdq2ps(V(2), V(2));
+      vmulps(V(2), V(2), const_vec(0x47800000u));  // 65536.0f
+      vpand(V(3), V(r[0]), const_vec(0xffffu));
+      vcvtdq2ps(V(3), V(3));
+      vaddps(V(d), V(2), V(3));
+    }
+    round_end(rm);
+    float_finish(v, d, nullptr, 0);
+    return true;
+  }
   if (in.op == Opcode::IToF) {
     int src = r[0];
     if (Sign(in.attr) == Sign::Signed && bit_width(at) < 32) {

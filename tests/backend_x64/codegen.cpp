@@ -205,7 +205,7 @@ TEST_CASE("x64 jit: results do not depend on the caller's MXCSR, which is preser
   }
 }
 
-TEST_CASE("x64 jit: 64-bit integer ops, i32 bfe and ballot/any/all compile without helpers on both tiers") {
+TEST_CASE("x64 jit: 64-bit integer ops, i32 bfe, i32 itof and ballot/any/all compile without helpers on both tiers") {
   using O = Opcode;
   const O native64[] = {O::IAdd, O::ISub, O::IMul, O::And, O::Or, O::Xor, O::IMin, O::IMax, O::IMad, O::IAddC,
                         O::INeg, O::Not, O::IAbs, O::Shl, O::LShr, O::AShr, O::Select, O::ICmp, O::Zext, O::Sext,
@@ -215,7 +215,8 @@ TEST_CASE("x64 jit: 64-bit integer ops, i32 bfe and ballot/any/all compile witho
     bool i64 = c.type == Type::I64 || (!c.args.empty() && c.args[0] == Type::I64);
     bool ok64 = i64 && std::find(std::begin(native64), std::end(native64), c.op) != std::end(native64);
     bool bfe32 = c.op == O::BfExtract && c.type == Type::I32;
-    if (!ok64 && !bfe32) continue;
+    bool u32tof = c.op == O::IToF && c.type == Type::F32 && c.args[0] == Type::I32;
+    if (!ok64 && !bfe32 && !u32tof) continue;
     ir::Function f;
     f.add_block("entry");
     ir::Builder b(f);
