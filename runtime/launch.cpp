@@ -58,6 +58,44 @@ namespace {
 
 constexpr size_t align64(size_t n) { return (n + 63) & ~size_t(63); }
 
+// Per host thread, the block storage of the previous block is kept for the
+// next one (up to kReuseBytes): no allocation and no fresh pages per block.
+constexpr uint64_t kReuseBytes = uint64_t(16) << 20;
+
+class BlockStorage {
+ public:
+  uint8_t* get(uint64_t bytes) {
+    Cache& c = cache();
+    if (bytes > kReuseBytes || c.in_use) {  // too large to keep, or a nested launch on this thread
+      own_ = allocate_aligned(bytes, false);
+      return own_.get();
+    }
+    c.in_use = took_ = true;
+    if (c.bytes < bytes) {
+      c.p.reset();
+      c.p = allocate_aligned(bytes, false);
+      c.bytes = bytes;
+    }
+    return c.p.get();
+  }
+  ~BlockStorage() {
+    if (took_) cache().in_use = false;
+  }
+
+ private:
+  struct Cache {
+    std::unique_ptr<uint8_t[], Buffer::AlignedFree> p;
+    uint64_t bytes = 0;
+    bool in_use = false;
+  };
+  static Cache& cache() {
+    thread_local Cache c;
+    return c;
+  }
+  std::unique_ptr<uint8_t[], Buffer::AlignedFree> own_;
+  bool took_ = false;
+};
+
 struct WarpSlot {
   WarpInfo info;
   ir::WarpContext ctx;
@@ -73,8 +111,9 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
   size_t vars_stride = align64(cfg.vars_bytes), frame_stride = align64(exe.frame_bytes());
   size_t per_warp = vars_stride + frame_stride;
   // Vars and shared memory start zeroed; frames only when the engine needs it.
-  auto storage = allocate_aligned(uint64_t(per_warp) * nwarps + cfg.shared_bytes, false);
-  uint8_t* shared = storage.get() + per_warp * nwarps;
+  BlockStorage block_storage;
+  uint8_t* storage = block_storage.get(uint64_t(per_warp) * nwarps + cfg.shared_bytes);
+  uint8_t* shared = storage + per_warp * nwarps;
   std::memset(shared, 0, cfg.shared_bytes);
   bool zero_frames = exe.frame_needs_zero();
   BlockMemory view(memory, cfg.shared_bytes ? shared : nullptr, cfg.shared_bytes);
@@ -83,7 +122,7 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
   for (uint32_t w = 0; w < nwarps; ++w) {
     WarpSlot& s = warps[w];
     s.info = warp_info(cfg.grid, cfg.block, block_linear, w);
-    s.ctx.vars = storage.get() + per_warp * w;
+    s.ctx.vars = storage + per_warp * w;
     s.ctx.frame = s.ctx.vars + vars_stride;
     std::memset(s.ctx.vars, 0, zero_frames ? per_warp : vars_stride);
     s.ctx.uniforms = cfg.uniforms;

@@ -34,17 +34,7 @@ ir::Function many_ops_function(bool floats) {
       uint32_t var = f.add_var("in", t);
       args.push_back(b.emit(Opcode::LoadVar, t, {}, 0, 0, var));
     }
-    ir::Inst in;
-    in.op = c.op;
-    in.type = c.type;
-    in.attr = c.attr;
-    in.fflags = c.fflags;
-    in.imm = c.imm;
-    in.block = 0;
-    in.args = args;
-    f.insts.push_back(in);
-    ir::ValueId v = ir::ValueId(f.insts.size() - 1);
-    f.blocks[0].insts.push_back(v);
+    ir::ValueId v = append_op(f, c, args);
     uint32_t out = f.add_var("out", c.type);
     b.emit(Opcode::StoreVar, Type::Void, {v}, 0, 0, out);
   }
@@ -205,6 +195,16 @@ TEST_CASE("x64 jit: results do not depend on the caller's MXCSR, which is preser
   }
 }
 
+// Compiles f for tier t (the test fails if it cannot).
+static std::unique_ptr<CompiledFunction> compile_for(const ir::Function& f, Tier t) {
+  JitOptions o;
+  o.tier = t;
+  std::string err;
+  auto cf = compile(f, o, &err);
+  REQUIRE_MESSAGE(cf, err);
+  return cf;
+}
+
 TEST_CASE("x64 jit: 64-bit integer ops, i32 bfe, i32 itof and ballot/any/all compile without helpers on both tiers") {
   using O = Opcode;
   const O native64[] = {O::IAdd, O::ISub, O::IMul, O::And, O::Or, O::Xor, O::IMin, O::IMax, O::IMad, O::IAddC,
@@ -218,29 +218,9 @@ TEST_CASE("x64 jit: 64-bit integer ops, i32 bfe, i32 itof and ballot/any/all com
     bool u32tof = c.op == O::IToF && c.type == Type::F32 && c.args[0] == Type::I32;
     if (!ok64 && !bfe32 && !u32tof) continue;
     ir::Function f;
-    f.add_block("entry");
-    ir::Builder b(f);
-    std::vector<ir::ValueId> args;
-    for (Type t : c.args) args.push_back(b.emit(Opcode::LoadVar, t, {}, 0, 0, f.add_var("in", t)));
-    ir::Inst in;
-    in.op = c.op;
-    in.type = c.type;
-    in.attr = c.attr;
-    in.fflags = c.fflags;
-    in.imm = c.imm;
-    in.block = 0;
-    in.args = args;
-    f.insts.push_back(in);
-    ir::ValueId v = ir::ValueId(f.insts.size() - 1);
-    f.blocks[0].insts.push_back(v);
-    b.emit(Opcode::StoreVar, Type::Void, {v}, 0, 0, f.add_var("out", c.type));
-    b.ret();
+    build_op_function(c, f);
     for (Tier t : host_tiers()) {
-      std::string err;
-      JitOptions o;
-      o.tier = t;
-      auto cf = compile(f, o, &err);
-      REQUIRE_MESSAGE(cf, err);
+      auto cf = compile_for(f, t);
       CHECK_MESSAGE(cf->lane_helper_ops() == 0, describe(c) << " on " << tier_name(t));
       ++checked;
     }
@@ -257,11 +237,7 @@ TEST_CASE("x64 jit: 64-bit integer ops, i32 bfe, i32 itof and ballot/any/all com
     b.emit(Opcode::StoreVar, Type::Void, {r}, 0, 0, f.add_var("out", rt));
     b.ret();
     for (Tier t : host_tiers()) {
-      JitOptions o;
-      o.tier = t;
-      std::string err;
-      auto cf = compile(f, o, &err);
-      REQUIRE_MESSAGE(cf, err);
+      auto cf = compile_for(f, t);
       CHECK(cf->warp_helper_ops() == 0);
       CHECK(cf->lane_helper_ops() == 0);
     }
@@ -284,11 +260,7 @@ TEST_CASE("x64 jit: the AVX2 tier's load/store fast path and votes use no EVEX i
   auto bal = b.emit(Opcode::Ballot, Type::I32, {any, m});
   b.emit(Opcode::StoreVar, Type::Void, {bal}, 0, 0, f.add_var("out", Type::I32));
   b.ret();
-  JitOptions o;
-  o.tier = Tier::Avx2;
-  std::string err;
-  auto cf = compile(f, o, &err);
-  REQUIRE_MESSAGE(cf, err);
+  auto cf = compile_for(f, Tier::Avx2);
   EncodingCount n = count_encodings(*cf);
   CHECK(n.undecodable == 0);
   CHECK(n.total > 50);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/builder.h"
 #include "ir/ir.h"
 
 namespace gpurc::x64::test {
@@ -117,6 +118,39 @@ inline std::vector<OpCase> all_op_cases(bool light) {
             cs.push_back({O::FToF, u, {t}, 0, with_round(with_nan(nan == 1 ? ff::FtzIn | ff::FtzOut : 0, NanRule(nan)), Round(rnd))});
   }
   return cs;
+}
+
+// Appends c's op with the given operands to block 0; returns its value id.
+inline ir::ValueId append_op(ir::Function& f, const OpCase& c, const std::vector<ir::ValueId>& args) {
+  ir::Inst in;
+  in.op = c.op;
+  in.type = c.type;
+  in.attr = c.attr;
+  in.fflags = c.fflags;
+  in.imm = c.imm;
+  in.block = 0;
+  in.args = args;
+  f.insts.push_back(in);
+  ir::ValueId v = ir::ValueId(f.insts.size() - 1);
+  f.blocks[0].insts.push_back(v);
+  return v;
+}
+
+// load_var inputs -> op -> store_var out; returns the op's value id.
+inline ir::ValueId build_op_function(const OpCase& c, ir::Function& f) {
+  f.name = "op";
+  f.add_block("entry");
+  ir::Builder b(f);
+  std::vector<ir::ValueId> args;
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    uint32_t var = f.add_var("in" + std::to_string(i), c.args[i]);
+    args.push_back(b.emit(ir::Opcode::LoadVar, c.args[i], {}, 0, 0, var));
+  }
+  uint32_t out = f.add_var("out", c.type);
+  ir::ValueId v = append_op(f, c, args);
+  b.emit(ir::Opcode::StoreVar, ir::Type::Void, {v}, 0, 0, out);
+  b.ret();
+  return v;
 }
 
 }  // namespace gpurc::x64::test

@@ -14,33 +14,6 @@ using namespace gpurc::x64::test;
 
 namespace {
 
-// load_var inputs -> op -> store_var out; returns the op's value id.
-ir::ValueId build_op_function(const OpCase& c, ir::Function& f) {
-  f.name = "op";
-  f.add_block("entry");
-  ir::Builder b(f);
-  std::vector<ir::ValueId> args;
-  for (size_t i = 0; i < c.args.size(); ++i) {
-    uint32_t var = f.add_var("in" + std::to_string(i), c.args[i]);
-    args.push_back(b.emit(ir::Opcode::LoadVar, c.args[i], {}, 0, 0, var));
-  }
-  uint32_t out = f.add_var("out", c.type);
-  ir::Inst in;
-  in.op = c.op;
-  in.type = c.type;
-  in.attr = c.attr;
-  in.fflags = c.fflags;
-  in.imm = c.imm;
-  in.block = 0;
-  in.args = args;
-  f.insts.push_back(in);
-  ir::ValueId v = ir::ValueId(f.insts.size() - 1);
-  f.blocks[0].insts.push_back(v);
-  b.emit(ir::Opcode::StoreVar, ir::Type::Void, {v}, 0, 0, out);
-  b.ret();
-  return v;
-}
-
 std::string hex(uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
