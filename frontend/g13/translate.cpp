@@ -40,9 +40,25 @@ bool Translator::src(const Op& o, unsigned bits, bool sign, ValueId& v) {
       x = b_.binary(Opcode::Or, lo, b_.binary(Opcode::Shl, hi, b_.i32(32)));
       break;
     }
-    case OpType::UReg16: if (o.n > 511) return false; x = b_.load_uniform(Type::I16, uint32_t(o.n * 2)); break;
-    case OpType::UReg32: if (o.n > 255) return false; x = b_.load_uniform(Type::I32, uint32_t(o.n * 4)); break;
-    case OpType::UReg64: if (o.n > 254) return false; x = b_.load_uniform(Type::I64, uint32_t(o.n * 4)); break;
+    case OpType::UReg16:
+      if (o.n > 511) return false;
+      if (written_uniform(unsigned(o.n >> 1)))
+        x = b_.emit(Opcode::Extract16, Type::I16, {uniform32(unsigned(o.n >> 1))}, 0, 0, uint64_t(o.n & 1));
+      else
+        x = b_.load_uniform(Type::I16, uint32_t(o.n * 2));
+      break;
+    case OpType::UReg32: if (o.n > 255) return false; x = uniform32(unsigned(o.n)); break;
+    case OpType::UReg64: {
+      if (o.n > 254) return false;
+      const unsigned n = unsigned(o.n);
+      if (!written_uniform(n) && !written_uniform(n + 1)) {
+        x = b_.load_uniform(Type::I64, uint32_t(n * 4));
+        break;
+      }
+      const ValueId lo = resize(uniform32(n), Type::I64), hi = resize(uniform32(n + 1), Type::I64);
+      x = b_.binary(Opcode::Or, lo, b_.binary(Opcode::Shl, hi, b_.i32(32)));
+      break;
+    }
     default: return false;
   }
   v = resize(x, t, sign);
@@ -69,6 +85,11 @@ bool Translator::fsrc(const Op& o, Type t, ValueId& v) {
   if (o.abs) v = b_.unary(Opcode::FAbs, v);
   if (o.neg) v = b_.unary(Opcode::FNeg, v);
   return true;
+}
+
+ValueId Translator::uniform32(unsigned n) {
+  auto it = u_vars_.find(n);
+  return it != u_vars_.end() ? b_.get_var(it->second) : b_.load_uniform(Type::I32, uint32_t(n * 4));
 }
 
 ValueId Translator::exec() {
@@ -278,7 +299,7 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
     b_.ret();
     return true;
   }
-  if (n == "uniform_store") return fail(in, pc, "uniform writes have no IR form (the interpreter runs it)", err);
+  if (n == "uniform_store") return done(uniform_store(in, why));
   return fail(in, pc, "not translated (the interpreter does not run it either)", err);
 }
 
@@ -289,7 +310,7 @@ bool Translator::run(const uint8_t* code, size_t size, std::string& err) {
   // Decode everything in order; one block per instruction keeps branch
   // targets trivially block starts (the passes merge straight lines).
   uint64_t pc = 0;
-  std::set<unsigned> srs;
+  std::set<unsigned> srs, us;
   while (pc < size) {
     Insn in;
     fe::Diagnostic d;
@@ -298,10 +319,16 @@ bool Translator::run(const uint8_t* code, size_t size, std::string& err) {
       return false;
     }
     if (in.desc->name == "get_sr" && !derived_sr(unsigned(in.f("SR")))) srs.insert(unsigned(in.f("SR")));
+    if (in.desc->name == "uniform_store") {
+      const UniformStoreShape u = uniform_store_shape(in);
+      if (u.unmodelled.empty() && u.in_range())
+        for (unsigned i = 0; i < u.halves; ++i) us.insert(unsigned((u.u_half + i) / 2));
+    }
     insns_[pc] = in;
     pc += in.size;
   }
   for (unsigned sr : srs) sr_vars_[sr] = f_.add_var("sr" + std::to_string(sr), Type::I32);
+  for (unsigned u : us) u_vars_[u] = f_.add_var(std::string(1, 'u').append(std::to_string(u)), Type::I32);
   const ir::BlockId entry = f_.add_block("entry");
   for (const auto& [p, in] : insns_) blocks_[p] = f_.add_block("pc_" + hex(p));
   end_block_ = f_.add_block("end");
@@ -348,6 +375,13 @@ int missing_special(const SimdGroup& sg, const ir::Function& f) {
   return -1;
 }
 
+int uniform_var_reg(const ir::Function& f, size_t var) {
+  if (var < kNumGprVars || var >= f.vars.size()) return -1;
+  const std::string& n = f.vars[var].name;
+  if (n.size() < 2 || n[0] != 'u' || n.find_first_not_of("0123456789", 1) != std::string::npos) return -1;
+  return int(std::stoul(n.substr(1)));
+}
+
 namespace {
 // Bytes var r takes in the var area (the step Function::var_offset sums).
 uint32_t var_stride(const ir::Function& f, uint32_t r) {
@@ -367,10 +401,16 @@ void pack_vars(const SimdGroup& sg, const ir::Function& f, uint8_t* vars) {
     }
   }
   for (size_t i = kNumGprVars; i < f.vars.size(); ++i) {
+    uint8_t* slot = vars + f.var_offset(uint32_t(i));
+    if (int u = uniform_var_reg(f, i); u >= 0) {
+      const uint32_t v = sg.u32(unsigned(u));
+      for (unsigned l = 0; l < SimdGroup::kLanes; ++l) std::memcpy(slot + l * 4, &v, 4);
+      continue;
+    }
     if (f.vars[i].name.compare(0, 2, "sr") != 0) continue;
     auto it = sg.special.find(unsigned(std::stoul(f.vars[i].name.substr(2))));
     if (it == sg.special.end()) continue;
-    std::memcpy(vars + f.var_offset(uint32_t(i)), it->second.data(), SimdGroup::kLanes * 4);
+    std::memcpy(slot, it->second.data(), SimdGroup::kLanes * 4);
   }
 }
 
@@ -384,6 +424,14 @@ void unpack_vars(const uint8_t* vars, const ir::Function& f, SimdGroup& sg) {
       sg.set_r32(r, l, v);
     }
   }
+  // Written u-registers: the same in every launched lane; take the lowest.
+  const unsigned first = sg.launched ? unsigned(__builtin_ctz(sg.launched)) : 0;
+  for (size_t i = kNumGprVars; i < f.vars.size(); ++i)
+    if (int u = uniform_var_reg(f, i); u >= 0) {
+      uint32_t v;
+      std::memcpy(&v, vars + f.var_offset(uint32_t(i)) + first * 4, 4);
+      sg.set_u32(unsigned(u), v);
+    }
   sg.recompute_exec();
 }
 

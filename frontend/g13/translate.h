@@ -1,6 +1,6 @@
 // Translation of G13 machine code to pre-SSA IR: everything the reference
-// interpreter (interp.h) runs, except uniform_store (the IR has no uniform
-// writes); see docs/g13.md "Translation to IR" for the list and the choices.
+// interpreter (interp.h) runs; see docs/g13.md "Translation to IR" for the
+// list and the choices.
 //
 // Guest state layout (what a runner marshals; use the helpers below rather
 // than repeating it):
@@ -9,7 +9,11 @@
 //   reads with get_sr and that is not derived from the lane and exec mask
 //   (derived: 52, 56-59, 63). In increasing K; special_var() finds them.
 // - The uniform block is u0..u255 as little-endian halves (u-half i at byte
-//   2*i), kUniformBytes bytes.
+//   2*i), kUniformBytes bytes. It is read-only in the IR, so each uN that a
+//   uniform_store of the program writes is an I32 var "uN" instead (after the
+//   "srK" vars, in increasing N; uniform_var_reg() finds them): pack_vars
+//   fills it from sg.uniforms in all lanes, every read of uN goes to it, and
+//   unpack_vars copies it back (it stays the same in every launched lane).
 // - Device memory: ir::Space::Global, byte addresses as the interpreter
 //   computes them. Threadgroup memory: ir::Space::Shared, same addresses as
 //   the interpreter. Both go through the same ir::GuestMemory the interpreter
@@ -51,15 +55,20 @@ constexpr uint64_t kStackStride = 1ull << 20;
 // False with `err` naming the first unsupported instruction and its pc.
 bool translate(const uint8_t* code, size_t size, ir::Function& out, std::string& err);
 
+// The u-register held by var `var` (a "uN" var: the program writes uN with
+// uniform_store), -1 for any other var.
+int uniform_var_reg(const ir::Function& f, size_t var);
+
 // Var index of special register `sr` in a translated function, -1 when the
 // program does not read it through a var (never read, or derived).
 int special_var(const ir::Function& f, unsigned sr);
 
 // SimdGroup <-> the var area of a translated function (f.vars_bytes() bytes,
-// layout from f.var_offset): r0..r127 and the "srK" vars (from
-// sg.special; a missing entry packs as 0 -- the interpreter reports it as an
-// error, so check missing_special() first). unpack_vars copies r0..r127 back
-// for the launched lanes (sg.launched) and recomputes sg.exec.
+// layout from f.var_offset): r0..r127, the "srK" vars (from sg.special; a
+// missing entry packs as 0 -- the interpreter reports it as an error, so
+// check missing_special() first) and the "uN" vars (sg.uniforms). unpack_vars
+// copies r0..r127 back for the launched lanes (sg.launched) and the "uN" vars
+// into sg.uniforms, and recomputes sg.exec.
 void pack_vars(const SimdGroup& sg, const ir::Function& f, uint8_t* vars);
 void unpack_vars(const uint8_t* vars, const ir::Function& f, SimdGroup& sg);
 // First special register the function reads that sg.special lacks, -1 if none.
