@@ -416,12 +416,17 @@ void pack_vars(const SimdGroup& sg, const ir::Function& f, uint8_t* vars) {
 
 void unpack_vars(const uint8_t* vars, const ir::Function& f, SimdGroup& sg) {
   uint32_t off = 0;
+  // Branch-free per lane (a select instead of skipping lanes that were not
+  // launched), so the compiler vectorises it: this runs once per SIMD-group.
   for (uint32_t r = 0; r < kNumGprVars && r < f.vars.size(); off += var_stride(f, r), ++r) {
+    uint16_t* lo = sg.regs[2 * r].data();
+    uint16_t* hi = sg.regs[2 * r + 1].data();
     for (unsigned l = 0; l < SimdGroup::kLanes; ++l) {
-      if (!(sg.launched >> l & 1)) continue;
       uint32_t v;
       std::memcpy(&v, vars + off + l * 4, 4);
-      sg.set_r32(r, l, v);
+      const bool on = sg.launched >> l & 1;
+      lo[l] = on ? uint16_t(v) : lo[l];
+      hi[l] = on ? uint16_t(v >> 16) : hi[l];
     }
   }
   // Written u-registers: the same in every launched lane; take the lowest.
