@@ -147,7 +147,12 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
   pc_ = pc;
   const std::string& n = in.desc->name;
   const uint64_t next = pc + in.size;
-  auto fallthrough = [&] { b_.br(blocks_.count(next) ? block_at(next) : end_block_); };
+  // Straight-line code stays in one block; a branch only where the next
+  // instruction starts a block (or the code ends).
+  auto fallthrough = [&] {
+    if (blocks_.count(next)) b_.br(block_at(next));
+    else if (!insns_.count(next)) b_.br(end_block_);
+  };
   std::string why;
   auto done = [&](bool ok) {
     if (!ok) return fail(in, pc, why, err);
@@ -260,7 +265,7 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
   }
   if (n == "jmp_exec_any" || n == "jmp_exec_none") {
     const uint64_t target = uint64_t(decode_operand(in, in.desc->operands[0], pc).n);
-    if (!blocks_.count(target)) return fail(in, pc, "branch target " + hex(target) + " is not an instruction", err);
+    if (!insns_.count(target)) return fail(in, pc, "branch target " + hex(target) + " is not an instruction", err);
     const ValueId any = b_.emit(Opcode::Any, Type::I1, {exec(), entry()});
     const ir::BlockId taken = block_at(target), not_taken = blocks_.count(next) ? block_at(next) : end_block_;
     if (n == "jmp_exec_any") b_.cond_br(any, taken, not_taken);
@@ -291,7 +296,7 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
       return true;
     }
     const uint64_t dest = uint64_t(decode_operand(in, in.desc->operands[0], pc).n);
-    if (!blocks_.count(dest)) return fail(in, pc, "call target " + hex(dest) + " is not an instruction", err);
+    if (!insns_.count(dest)) return fail(in, pc, "call target " + hex(dest) + " is not an instruction", err);
     b_.br(block_at(dest));
     return true;
   }
@@ -303,12 +308,36 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
   return fail(in, pc, "not translated (the interpreter does not run it either)", err);
 }
 
+// Instructions that begin an IR block: the first, every direct branch or call
+// target, and every instruction after one that ends a block (branches,
+// call/ret, stop, barrier). A program with an indirect jump (ret, call rN)
+// can go to any instruction, so then each instruction is a block.
+std::set<uint64_t> Translator::block_starts() const {
+  std::set<uint64_t> starts;
+  if (insns_.empty()) return starts;
+  starts.insert(insns_.begin()->first);
+  bool indirect = false;
+  for (const auto& [p, in] : insns_) {
+    const std::string& n = in.desc->name;
+    const bool direct = n == "jmp_exec_any" || n == "jmp_exec_none" || (n == "call" && in.size != 2);
+    if (direct) starts.insert(uint64_t(decode_operand(in, in.desc->operands[0], p).n));
+    indirect |= n == "ret" || (n == "call" && in.size == 2);
+    if (direct || n == "call" || n == "ret" || n == "stop" || n == "threadgroup_barrier") starts.insert(p + in.size);
+  }
+  if (indirect)
+    for (const auto& [p, in] : insns_) starts.insert(p);
+  std::set<uint64_t> out;
+  for (uint64_t p : starts)
+    if (insns_.count(p)) out.insert(p);
+  return out;
+}
+
 bool Translator::run(const uint8_t* code, size_t size, std::string& err) {
   f_.name = "g13";
   f_.uniform_bytes = kUniformBytes;
   for (unsigned r = 0; r < kNumGprVars; ++r) f_.add_var("r" + std::to_string(r), Type::I32);
-  // Decode everything in order; one block per instruction keeps branch
-  // targets trivially block starts (the passes merge straight lines).
+  // Decode everything in order; blocks begin only where control can enter
+  // (block_starts), so straight-line code is one block for the backends.
   uint64_t pc = 0;
   std::set<unsigned> srs, us;
   while (pc < size) {
@@ -330,12 +359,12 @@ bool Translator::run(const uint8_t* code, size_t size, std::string& err) {
   for (unsigned sr : srs) sr_vars_[sr] = f_.add_var("sr" + std::to_string(sr), Type::I32);
   for (unsigned u : us) u_vars_[u] = f_.add_var(std::string(1, 'u').append(std::to_string(u)), Type::I32);
   const ir::BlockId entry = f_.add_block("entry");
-  for (const auto& [p, in] : insns_) blocks_[p] = f_.add_block("pc_" + hex(p));
+  for (uint64_t p : block_starts()) blocks_[p] = f_.add_block("pc_" + hex(p));
   end_block_ = f_.add_block("end");
   b_.set_block(entry);
   b_.br(insns_.empty() ? end_block_ : blocks_.begin()->second);
   for (const auto& [p, in] : insns_) {
-    b_.set_block(block_at(p));
+    if (blocks_.count(p)) b_.set_block(block_at(p));  // else the previous instruction's block goes on
     if (!insn(in, p, err)) return false;
   }
   b_.set_block(end_block_);

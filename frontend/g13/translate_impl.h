@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdio>
 #include <map>
+#include <set>
 #include <string>
 
 #include "frontend/g13/g13.h"
@@ -108,6 +109,7 @@ class Translator {
   // the uniform block.
   ValueId uniform32(unsigned n);
   bool written_uniform(unsigned n) const { return u_vars_.count(n) != 0; }
+  std::set<uint64_t> block_starts() const;
   // Jumps to the instruction at the (uniform) i64 pc `target`; anything else traps.
   void indirect_jump(ValueId target);
 
