@@ -443,11 +443,23 @@ void pack_vars(const SimdGroup& sg, const ir::Function& f, uint8_t* vars) {
   }
 }
 
+std::vector<bool> written_vars(const ir::Function& f) {
+  std::vector<bool> w(f.vars.size(), false);
+  for (const ir::Inst& in : f.insts)
+    if (in.op == ir::Opcode::SetVar && in.block != ir::kNoBlock && in.imm < w.size()) w[size_t(in.imm)] = true;
+  return w;
+}
+
 void unpack_vars(const uint8_t* vars, const ir::Function& f, SimdGroup& sg) {
+  unpack_vars(vars, f, sg, std::vector<bool>(f.vars.size(), true));
+}
+
+void unpack_vars(const uint8_t* vars, const ir::Function& f, SimdGroup& sg, const std::vector<bool>& written) {
   uint32_t off = 0;
-  // Branch-free per lane (a select instead of skipping lanes that were not
-  // launched), so the compiler vectorises it: this runs once per SIMD-group.
+  // A select instead of skipping lanes that were not launched; registers the
+  // program never writes are left alone (this runs once per SIMD-group).
   for (uint32_t r = 0; r < kNumGprVars && r < f.vars.size(); off += var_stride(f, r), ++r) {
+    if (r >= written.size() || !written[r]) continue;
     uint16_t* lo = sg.regs[2 * r].data();
     uint16_t* hi = sg.regs[2 * r + 1].data();
     for (unsigned l = 0; l < SimdGroup::kLanes; ++l) {
@@ -461,7 +473,7 @@ void unpack_vars(const uint8_t* vars, const ir::Function& f, SimdGroup& sg) {
   // Written u-registers: the same in every launched lane; take the lowest.
   const unsigned first = sg.launched ? unsigned(__builtin_ctz(sg.launched)) : 0;
   for (size_t i = kNumGprVars; i < f.vars.size(); ++i)
-    if (int u = uniform_var_reg(f, i); u >= 0) {
+    if (int u = uniform_var_reg(f, i); u >= 0 && i < written.size() && written[i]) {
       uint32_t v;
       std::memcpy(&v, vars + f.var_offset(uint32_t(i)) + first * 4, 4);
       sg.set_u32(unsigned(u), v);

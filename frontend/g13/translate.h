@@ -40,6 +40,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "frontend/g13/interp.h"
 #include "ir/abi.h"
@@ -71,6 +72,11 @@ int special_var(const ir::Function& f, unsigned sr);
 // into sg.uniforms, and recomputes sg.exec.
 void pack_vars(const SimdGroup& sg, const ir::Function& f, uint8_t* vars);
 void unpack_vars(const uint8_t* vars, const ir::Function& f, SimdGroup& sg);
+// Which vars of the translation `f` it can write (a set_var of the var
+// anywhere), indexed by var. Passing that to unpack_vars skips the rest, whose
+// var area still holds what pack_vars put there: the same as unpacking all.
+std::vector<bool> written_vars(const ir::Function& f);
+void unpack_vars(const uint8_t* vars, const ir::Function& f, SimdGroup& sg, const std::vector<bool>& written);
 // First special register the function reads that sg.special lacks, -1 if none.
 int missing_special(const SimdGroup& sg, const ir::Function& f);
 // The uniform block (kUniformBytes) of a SimdGroup's u-registers.

@@ -480,6 +480,11 @@ TEST_CASE("g13 translate: get_sr special registers come from vars the helpers fi
   g13::SimdGroup empty;
   CHECK(g13::missing_special(empty, f) == 80);
   CHECK(g13::missing_special(sg, f) == -1);
+  const std::vector<bool> w = g13::written_vars(f);
+  CHECK(w[3]);
+  CHECK(w[4]);
+  CHECK_FALSE(w[5]);
+  CHECK_FALSE(w[128]);  // sr80 is only read
   compare_code(code, sg, TestMemory{}, "get_sr");
 }
 
