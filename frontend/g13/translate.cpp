@@ -182,12 +182,26 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
     if (!src(A, bits, false, a) || !src(B, bits, false, b)) return fail(in, pc, "bad source", err);
     const unsigned tt = unsigned(in.f("tt0") | in.f("tt1") << 1 | in.f("tt2") << 2 | in.f("tt3") << 3);
     ValueId r;
+    const Type t = ir::int_type(bits);
+    auto bin = [&](Opcode o) { return b_.binary(o, a, b); };
+    // Bit tt[a + 2b] of the table is the result for input bits a, b. The
+    // common tables are plain ops (native on every tier), the rest lut3.
     if (tt == 0xC) r = b_.unary(Opcode::Not, a);  // table 0011: not A (docs/g13.md)
     else if (tt == 0x3) r = a;                      // table 1100: A
+    else if (tt == 0x0) r = k(t, 0);
+    else if (tt == 0xF) r = k(t, bits == 64 ? ~uint64_t(0) : 0xFFFFFFFFull);
+    else if (tt == 0xA) r = a;
+    else if (tt == 0x5) r = b_.unary(Opcode::Not, a);
+    else if (tt == 0x8) r = bin(Opcode::And);
+    else if (tt == 0xE) r = bin(Opcode::Or);
+    else if (tt == 0x6) r = bin(Opcode::Xor);
+    else if (tt == 0x7) r = b_.unary(Opcode::Not, bin(Opcode::And));
+    else if (tt == 0x1) r = b_.unary(Opcode::Not, bin(Opcode::Or));
+    else if (tt == 0x9) r = b_.unary(Opcode::Not, bin(Opcode::Xor));
     else {
       // lut3 index = a<<2 | b<<1 | c with c = 0.
       const uint64_t lut = (tt & 1) | ((tt >> 1 & 1) << 4) | ((tt >> 2 & 1) << 2) | ((tt >> 3 & 1) << 6);
-      r = b_.emit(Opcode::Lut3, ir::int_type(bits), {a, b, k(ir::int_type(bits), 0)}, 0, 0, lut);
+      r = b_.emit(Opcode::Lut3, t, {a, b, k(t, 0)}, 0, 0, lut);
     }
     if (!write(D, r, exec())) return fail(in, pc, "bad destination", err);
     fallthrough();
