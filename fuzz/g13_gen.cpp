@@ -312,18 +312,22 @@ class Generator {
   // which may belong to the other SIMD-group (slots of threads that were not
   // launched or did not store read as zero).
   void exchange() {
-    const unsigned base = exchanges_++ * stride_;
+    // Region k is bytes [4 k stride, 4 (k + 1) stride): i32 element index
+    // k stride + slot, i16 element index 2 k stride + slot.
+    const unsigned k = exchanges_++;
     const std::string T = "r" + std::to_string(kThreadReg), S = "r" + std::to_string(kSlotReg),
                       P = "r" + std::to_string(kPartnerReg);
-    emit_text("iadd " + S + ", " + T + ", " + std::to_string(base));
-    if (rng_.chance(50)) emit_text("threadgroup_store i32, x, " + reg() + ", 0, " + S + "l");
-    else emit_text("threadgroup_store i16, x, " + reg() + (rng_.chance(50) ? "h" : "l") + ", 0, " + S + "l");
+    auto half = [&] { return reg() + (rng_.chance(50) ? "h" : "l"); };
+    const bool store32 = rng_.chance(50), load32 = rng_.chance(50);
+    emit_text("iadd " + S + ", " + T + ", " + std::to_string((store32 ? 1 : 2) * k * stride_));
+    if (store32) emit_text("threadgroup_store i32, x, " + reg() + ", 0, " + S + "l");
+    else emit_text("threadgroup_store i16, x, " + half() + ", 0, " + S + "l");
     emit_text("threadgroup_barrier");
     emit_text("iadd " + P + ", " + T + ", " + std::to_string(1 + rng_.below(stride_ - 1)));
     emit_text("and " + P + ", " + P + ", " + std::to_string(stride_ - 1));
-    emit_text("iadd " + P + ", " + P + ", " + std::to_string(base));
-    if (rng_.chance(50)) emit_text("threadgroup_load i32, x, " + reg() + ", 0, " + P + "l");
-    else emit_text("threadgroup_load i16, x, " + reg() + (rng_.chance(50) ? "h" : "l") + ", 0, " + P + "l");
+    emit_text("iadd " + P + ", " + P + ", " + std::to_string((load32 ? 1 : 2) * k * stride_));
+    if (load32) emit_text("threadgroup_load i32, x, " + reg() + ", 0, " + P + "l");
+    else emit_text("threadgroup_load i16, x, " + half() + ", 0, " + P + "l");
   }
 
   // A region of `count` items at if-depth `ifs`, loop-depth `loops`;
