@@ -319,13 +319,16 @@ class Generator {
                       P = "r" + std::to_string(kPartnerReg);
     auto half = [&] { return reg() + (rng_.chance(50) ? "h" : "l"); };
     const bool store32 = rng_.chance(50), load32 = rng_.chance(50);
-    emit_text("iadd " + S + ", " + T + ", " + std::to_string((store32 ? 1 : 2) * k * stride_));
+    // Bases up to 2 * 3 * 64 do not fit an 8-bit ALU immediate: mov_imm first.
+    emit_text("mov_imm " + S + ", " + std::to_string((store32 ? 1 : 2) * k * stride_) + ", 0b0");
+    emit_text("iadd " + S + ", " + S + ", " + T);
     if (store32) emit_text("threadgroup_store i32, x, " + reg() + ", 0, " + S + "l");
     else emit_text("threadgroup_store i16, x, " + half() + ", 0, " + S + "l");
     emit_text("threadgroup_barrier");
     emit_text("iadd " + P + ", " + T + ", " + std::to_string(1 + rng_.below(stride_ - 1)));
     emit_text("and " + P + ", " + P + ", " + std::to_string(stride_ - 1));
-    emit_text("iadd " + P + ", " + P + ", " + std::to_string((load32 ? 1 : 2) * k * stride_));
+    emit_text("mov_imm " + S + ", " + std::to_string((load32 ? 1 : 2) * k * stride_) + ", 0b0");
+    emit_text("iadd " + P + ", " + P + ", " + S);
     if (load32) emit_text("threadgroup_load i32, x, " + reg() + ", 0, " + P + "l");
     else emit_text("threadgroup_load i16, x, " + half() + ", 0, " + P + "l");
   }
@@ -390,6 +393,9 @@ class Generator {
   void brk(int ifs_in_loop) {
     emit_text(condition("if_icmp", "if_fcmp"));
     emit_text("mov_imm r0l, " + std::to_string(ifs_in_loop + 2));
+    // The write of r0l does not change the execution mask: the breaking
+    // lanes keep running until pop_exec re-evaluates it.
+    if (rng_.chance(40)) random_alu();
     emit_text("pop_exec r0l, 0");
     if (rng_.chance(50)) random_alu();  // runs for nobody who broke
     emit_text("pop_exec r0l, 1");

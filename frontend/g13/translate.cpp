@@ -92,11 +92,10 @@ ValueId Translator::uniform32(unsigned n) {
   return it != u_vars_.end() ? b_.get_var(it->second) : b_.load_uniform(Type::I32, uint32_t(n * 4));
 }
 
-ValueId Translator::exec() {
-  const ValueId r0l = b_.emit(Opcode::Extract16, Type::I16, {b_.get_var(0)}, 0, 0, 0);
-  const ValueId zero = b_.icmp(IntPred::Eq, r0l, k(Type::I16, 0));
-  return b_.binary(Opcode::And, zero, entry());
-}
+// The execution mask is state of its own (var "exec"): only the exec-stack
+// instructions set it from r0l (seed: "the only known way to manipulate
+// exec_mask"); an ordinary write of r0l changes nothing until then.
+ValueId Translator::exec() { return b_.binary(Opcode::And, b_.get_var(exec_var_), entry()); }
 
 bool Translator::write(const Op& d, ValueId v, ValueId ex) {
   if (ir::is_float(b_.type(v))) v = b_.emit(Opcode::Bitcast, ir::int_type(ir::bit_width(b_.type(v))), {v});
@@ -264,6 +263,7 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
     }
     const ValueId merged = b_.emit(Opcode::Insert16, Type::I32, {r0, nv}, 0, 0, 0);
     b_.set_var(0, b_.select(entry(), merged, r0));
+    b_.set_var(exec_var_, b_.icmp(IntPred::Eq, nv, k(Type::I16, 0)));
     fallthrough();
     return true;
   }
@@ -274,6 +274,7 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
     const ValueId nv = b_.select(b_.icmp(IntPred::Ugt, v, nn), b_.binary(Opcode::ISub, v, nn), k(Type::I16, 0));
     const ValueId merged = b_.emit(Opcode::Insert16, Type::I32, {r0, nv}, 0, 0, 0);
     b_.set_var(0, b_.select(entry(), merged, r0));
+    b_.set_var(exec_var_, b_.icmp(IntPred::Eq, nv, k(Type::I16, 0)));
     fallthrough();
     return true;
   }
@@ -372,6 +373,7 @@ bool Translator::run(const uint8_t* code, size_t size, std::string& err) {
   }
   for (unsigned sr : srs) sr_vars_[sr] = f_.add_var("sr" + std::to_string(sr), Type::I32);
   for (unsigned u : us) u_vars_[u] = f_.add_var(std::string(1, 'u').append(std::to_string(u)), Type::I32);
+  exec_var_ = f_.add_var("exec", Type::I1);
   const ir::BlockId entry = f_.add_block("entry");
   for (uint64_t p : block_starts()) blocks_[p] = f_.add_block("pc_" + hex(p));
   end_block_ = f_.add_block("end");
@@ -445,6 +447,13 @@ void pack_vars(const SimdGroup& sg, const ir::Function& f, uint8_t* vars) {
   }
   for (size_t i = kNumGprVars; i < f.vars.size(); ++i) {
     uint8_t* slot = vars + f.var_offset(uint32_t(i));
+    if (f.vars[i].name == "exec") {
+      for (unsigned l = 0; l < SimdGroup::kLanes; ++l) {
+        const uint32_t on = sg.exec >> l & 1;
+        std::memcpy(slot + l * 4, &on, 4);
+      }
+      continue;
+    }
     if (int u = uniform_var_reg(f, i); u >= 0) {
       const uint32_t v = sg.u32(unsigned(u));
       for (unsigned l = 0; l < SimdGroup::kLanes; ++l) std::memcpy(slot + l * 4, &v, 4);
@@ -492,7 +501,16 @@ void unpack_vars(const uint8_t* vars, const ir::Function& f, SimdGroup& sg, cons
       std::memcpy(&v, vars + f.var_offset(uint32_t(i)) + first * 4, 4);
       sg.set_u32(unsigned(u), v);
     }
-  sg.recompute_exec();
+  for (size_t i = kNumGprVars; i < f.vars.size() && i < written.size(); ++i) {
+    if (f.vars[i].name != "exec" || !written[i]) continue;
+    uint32_t m = 0;
+    for (unsigned l = 0; l < SimdGroup::kLanes; ++l) {
+      uint32_t on;
+      std::memcpy(&on, vars + f.var_offset(uint32_t(i)) + l * 4, 4);
+      m |= (on & 1) << l;
+    }
+    sg.exec = m & sg.launched;
+  }
 }
 
 void pack_uniforms(const SimdGroup& sg, uint8_t* uniforms) {

@@ -32,8 +32,11 @@
 //   to a non-instruction, shuffle/derivative reading an unlaunched lane) and
 //   the trap instruction are IR traps: FaultKind::Trap, fault_code = the pc.
 //
-// The G13 exec mask is explicit: every instruction computes
-// exec = entry_mask & (r0l == 0) and writes its results through
+// - The execution mask is the I1 var "exec" (last): set from r0l == 0 by the
+//   exec-stack instructions only, like the interpreter's SimdGroup::exec.
+//
+// The G13 exec mask is explicit: every instruction reads
+// exec = entry_mask & var "exec" and writes its results through
 // select(exec, new, old), so the IR's own divergence machinery only sees
 // warp-uniform branches (jmp_exec_any/none, call/ret).
 #pragma once
@@ -67,9 +70,9 @@ int special_var(const ir::Function& f, unsigned sr);
 // SimdGroup <-> the var area of a translated function (f.vars_bytes() bytes,
 // layout from f.var_offset): r0..r127, the "srK" vars (from sg.special; a
 // missing entry packs as 0 -- the interpreter reports it as an error, so
-// check missing_special() first) and the "uN" vars (sg.uniforms). unpack_vars
-// copies r0..r127 back for the launched lanes (sg.launched) and the "uN" vars
-// into sg.uniforms, and recomputes sg.exec.
+// check missing_special() first), the "uN" vars (sg.uniforms) and "exec"
+// (sg.exec). unpack_vars copies r0..r127 back for the launched lanes
+// (sg.launched), the "uN" vars into sg.uniforms and "exec" into sg.exec.
 void pack_vars(const SimdGroup& sg, const ir::Function& f, uint8_t* vars);
 void unpack_vars(const uint8_t* vars, const ir::Function& f, SimdGroup& sg);
 // Which vars of the translation `f` it can write (a set_var of the var

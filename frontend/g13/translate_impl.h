@@ -130,6 +130,7 @@ class Translator {
   std::map<uint64_t, Insn> insns_;
   std::map<unsigned, uint32_t> sr_vars_;
   std::map<unsigned, uint32_t> u_vars_;  // uN written by uniform_store -> var "uN"
+  uint32_t exec_var_ = 0;                 // var "exec": the execution mask (i1 per lane)
   ir::BlockId end_block_ = 0, bad_target_block_ = 0;
   uint64_t pc_ = 0;
   bool cmp_undefined_ = false;

@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <random>
 #include <set>
@@ -327,6 +328,28 @@ TEST_CASE("g13 translate: uniform_store writes u-registers from the first active
       for (unsigned k = 0; k < 4; ++k) want |= uint32_t(uint8_t((4 * e + k) * 7 + 3)) << (8 * k);
       CHECK(ref.sg.r32(10, l) == want);
     }
+  }
+}
+
+TEST_CASE("g13 translate: the compute preamble example (uniform_store of computed values) on every engine") {
+  std::ifstream in(std::string(GPURC_TEST_DATA) + "/examples/g13/compute_preamble.s");
+  REQUIRE(in.good());
+  const std::string src((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (uint32_t launched : {0x1u, 0xFFFFFFFFu}) {
+    TestMemory mem;
+    mem.spaces[int(ir::Space::Global)].base = 0x20000;
+    mem.spaces[int(ir::Space::Global)].bytes.assign(64, 0);
+    const uint32_t dims[2] = {64, 16};
+    std::memcpy(mem.spaces[int(ir::Space::Global)].bytes.data(), dims, 8);
+    g13::SimdGroup sg;
+    sg.launched = launched;
+    sg.recompute_exec();
+    sg.set_u64(2, 0x20000);
+    const auto code = asm_ok(src);
+    compare_code(code, sg, mem, "compute_preamble.s");
+    const EndState ref = run_reference(code, sg, mem);
+    CHECK(ref.sg.u32(4) == 0x3D000000u);  // 1 / 32
+    CHECK(ref.sg.u32(5) == 0x3E000000u);  // 1 / 8
   }
 }
 
