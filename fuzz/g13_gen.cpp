@@ -4,6 +4,8 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <set>
@@ -21,8 +23,9 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr unsigned kLaneReg = 118, kIndexReg = 119, kFirstCounter = 120;
-constexpr unsigned kMaxLoopDepth = 3, kMaxIfDepth = 4;
+constexpr unsigned kLaneReg = 118, kIndexReg = 119, kFirstCounter = 120, kThreadReg = 123, kSlotReg = 124,
+                   kPartnerReg = 125;
+constexpr unsigned kMaxLoopDepth = 3, kMaxIfDepth = 4, kMaxExchanges = 4;
 
 std::string hex(uint64_t v) {
   char buf[24];
@@ -43,16 +46,21 @@ bool structural(const g13::Desc& d) {
   return false;
 }
 
-// Specials of a grid [1] x block [threads] compute launch: the values
-// recompiler/g13_run gives such a launch, so a reproducer replays the same.
-void fill_specials(g13::SimdGroup& sg, uint32_t threads) {
+// Specials of SIMD-group `warp` of a grid [1] x block [threads] compute
+// launch: the values recompiler/g13_run gives such a launch, so a reproducer
+// replays the same.
+void fill_specials(g13::SimdGroup& sg, uint32_t threads, unsigned warp) {
   auto splat = [&](unsigned sr, uint32_t v) { sg.special[sr].fill(v); };
-  for (unsigned sr : {0u, 1u, 2u, 20u, 21u, 49u, 50u, 53u, 81u, 82u}) splat(sr, 0);
+  for (unsigned sr : {0u, 1u, 2u, 20u, 21u, 49u, 50u, 81u, 82u}) splat(sr, 0);
   for (unsigned sr : {5u, 6u, 9u, 10u}) splat(sr, 1);
   splat(4, threads);
   splat(8, threads);
+  splat(53, warp);
   for (unsigned sr : {48u, 51u, 80u})
-    for (unsigned l = 0; l < 32; ++l) sg.special[sr][l] = l < threads ? l : 0;
+    for (unsigned l = 0; l < 32; ++l) {
+      const uint32_t t = 32 * warp + l;
+      sg.special[sr][l] = t < threads ? t : 0;
+    }
 }
 
 // Whether a decoded instruction writes r0 (the exec-mask stack) or a register
@@ -105,7 +113,7 @@ g13::SimdGroup probe_group() {
     for (auto& v : half) v = uint16_t(r());
   for (auto& l : sg.regs[0]) l = 0;
   for (auto& u : sg.uniforms) u = uint16_t(r());
-  fill_specials(sg, 32);
+  fill_specials(sg, 32, 0);
   sg.recompute_exec();
   return sg;
 }
@@ -148,8 +156,9 @@ const Candidates& candidates() {
 
 class Generator {
  public:
-  Generator(Rng& rng, bool partial, const std::vector<std::string>& exclude)
-      : rng_(rng), mt_(rng.next()), partial_(partial), exclude_(exclude) {}
+  Generator(Rng& rng, uint32_t threads, const std::vector<std::string>& exclude)
+      : rng_(rng), mt_(rng.next()), partial_(threads % 32 != 0), stride_(32 * ((threads + 31) / 32)),
+        exclude_(exclude) {}
 
   std::vector<uint8_t> run() {
     prologue();
@@ -199,6 +208,7 @@ class Generator {
 
   void prologue() {
     emit_text("get_sr r" + std::to_string(kLaneReg) + ", sr52 (thread_index_in_simdgroup)");
+    emit_text("get_sr r" + std::to_string(kThreadReg) + ", sr51 (thread_index_in_threadgroup)");
     for (unsigned r = 1; r < kLaneReg; ++r) {
       uint32_t v = interesting32();
       emit_text("mov_imm r" + std::to_string(r) + ", " + std::to_string(v) + ", 0b0");
@@ -238,16 +248,19 @@ class Generator {
   }
 
   void memory_op() {
-    // r119 = lane + 32k: distinct per lane, so no two lanes store to one address.
+    // r119 = thread + stride * k (stride = 32 per SIMD-group): distinct per
+    // thread, so no two threads store to one address.
     static const struct { const char* fmt; unsigned bytes; bool r32; } kFormats[] = {
         {"i32", 4, true}, {"i16", 2, false}, {"i8", 1, false}, {"f16", 2, false}, {"u8norm", 1, true},
         {"s16norm", 2, false}};
     const auto& f = kFormats[rng_.below(std::size(kFormats))];
     static const char* kMasks[] = {"x", "xy", "xyz", "xyzw"};
     const unsigned n = 1 + rng_.below(4);
-    // Element index lane + 32k with up to 4 elements of up to 4 bytes: (31 + 32k) * 4 * 4 + 16 <= kGlobalSize.
-    const unsigned k = rng_.below(7);
-    emit_text("iadd r" + std::to_string(kIndexReg) + ", r" + std::to_string(kLaneReg) + ", " + std::to_string(32 * k));
+    // Element index thread + stride * k, up to 4 elements of up to 4 bytes:
+    // (stride - 1 + stride * k) * 4 * 4 + 16 <= kGlobalSize for k < 256 / stride.
+    const unsigned k = rng_.below(256 / stride_ - 1);
+    emit_text("iadd r" + std::to_string(kIndexReg) + ", r" + std::to_string(kThreadReg) + ", " +
+              std::to_string(stride_ * k));
     const bool store = rng_.chance(50);
     std::string regs;
     if (f.r32) {
@@ -260,13 +273,64 @@ class Generator {
       regs = hname(h);
       for (unsigned i = 1; i < n; ++i) regs += "_" + hname(h + i);
     }
-    // Vector element i of lane L sits at (L + 32k) * 4 + i when the index is
-    // shifted by 2 (lsl 2): lanes never overlap.
+    // Vector element i of thread T sits at (T + stride * k) * 4 + i when the
+    // index is shifted by 2 (lsl 2): threads never overlap.
     std::string text = std::string(store ? "device_store" : "device_load") + " 0, " + f.fmt + ", " + kMasks[n - 1] +
                        ", " + regs + ", u0_u1, r" + std::to_string(kIndexReg) + ", unsigned, lsl 2";
     if (store) text += ", 0";
     emit_text(text);
     if (!store) emit_text("wait 0");
+  }
+
+  // uniform_store of one or two halves (or two 32-bit registers) into u2..u255
+  // (u0_u1 is the device base), often followed by a read of what it stored.
+  void uniform_store_op() {
+    const bool wide = rng_.chance(25);
+    const unsigned halves = wide ? 2 * (1 + rng_.below(2)) : 1 + rng_.below(2);
+    const unsigned u_half = 4 + rng_.below(512 - 4 - halves + 1);
+    std::string regs;
+    if (wide) {
+      const unsigned r = unsigned(rng_.range(1, 116));
+      regs = "r" + std::to_string(r) + (halves == 4 ? "_r" + std::to_string(r + 1) : "");
+    } else {
+      const unsigned h = unsigned(rng_.range(2, 2 * 117 - 1));
+      auto hname = [](unsigned half) { return "r" + std::to_string(half / 2) + (half % 2 ? "h" : "l"); };
+      regs = hname(h) + (halves == 2 ? "_" + hname(h + 1) : "");
+    }
+    const char* mask = (wide ? halves / 2 : halves) == 2 ? "xy" : "x";
+    emit_text("uniform_store 2, i16, " + std::string(mask) + ", 0, " + regs + ", " + std::to_string(u_half));
+    if (rng_.chance(60)) {
+      const unsigned u = u_half / 2;
+      if (rng_.chance(50)) emit_text("iadd " + reg() + ", u" + std::to_string(u) + ", " + reg());
+      else emit_text("iadd " + reg() + "l, u" + std::to_string(u) + (rng_.chance(50) ? "h" : "l") + ", 1");
+    }
+  }
+
+  // Threadgroup exchange (top level only, so every SIMD-group meets the same
+  // barriers): each thread stores to its own slot of this exchange's region,
+  // threadgroup_barrier, then loads the slot of thread (T + d) mod stride,
+  // which may belong to the other SIMD-group (slots of threads that were not
+  // launched or did not store read as zero).
+  void exchange() {
+    // Region k is bytes [4 k stride, 4 (k + 1) stride): i32 element index
+    // k stride + slot, i16 element index 2 k stride + slot.
+    const unsigned k = exchanges_++;
+    const std::string T = "r" + std::to_string(kThreadReg), S = "r" + std::to_string(kSlotReg),
+                      P = "r" + std::to_string(kPartnerReg);
+    auto half = [&] { return reg() + (rng_.chance(50) ? "h" : "l"); };
+    const bool store32 = rng_.chance(50), load32 = rng_.chance(50);
+    // Bases up to 2 * 3 * 64 do not fit an 8-bit ALU immediate: mov_imm first.
+    emit_text("mov_imm " + S + ", " + std::to_string((store32 ? 1 : 2) * k * stride_) + ", 0b0");
+    emit_text("iadd " + S + ", " + S + ", " + T);
+    if (store32) emit_text("threadgroup_store i32, x, " + reg() + ", 0, " + S + "l");
+    else emit_text("threadgroup_store i16, x, " + half() + ", 0, " + S + "l");
+    emit_text("threadgroup_barrier");
+    emit_text("iadd " + P + ", " + T + ", " + std::to_string(1 + rng_.below(stride_ - 1)));
+    emit_text("and " + P + ", " + P + ", " + std::to_string(stride_ - 1));
+    emit_text("mov_imm " + S + ", " + std::to_string((load32 ? 1 : 2) * k * stride_) + ", 0b0");
+    emit_text("iadd " + P + ", " + P + ", " + S);
+    if (load32) emit_text("threadgroup_load i32, x, " + reg() + ", 0, " + P + "l");
+    else emit_text("threadgroup_load i16, x, " + half() + ", 0, " + P + "l");
   }
 
   // A region of `count` items at if-depth `ifs`, loop-depth `loops`;
@@ -275,8 +339,13 @@ class Generator {
   void block(unsigned ifs, unsigned loops, int ifs_in_loop, int count) {
     for (int i = 0; i < count && code_.size() < 6000; ++i) {
       unsigned r = rng_.below(100);
-      if (r < 55) random_alu();
-      else if (r < 65) memory_op();
+      if (r < 51) random_alu();
+      else if (r < 61) memory_op();
+      else if (r < 63) uniform_store_op();
+      else if (r < 65) {
+        if (ifs == 0 && loops == 0 && exchanges_ < kMaxExchanges) exchange();
+        else random_alu();
+      }
       else if (r < 78 && ifs < kMaxIfDepth) if_region(ifs, loops, ifs_in_loop);
       else if (r < 86 && loops < kMaxLoopDepth) loop_region(ifs, loops);
       else if (r < 92 && ifs_in_loop >= 0 && ifs_in_loop + 1 <= int(kMaxIfDepth)) brk(ifs_in_loop);
@@ -324,6 +393,9 @@ class Generator {
   void brk(int ifs_in_loop) {
     emit_text(condition("if_icmp", "if_fcmp"));
     emit_text("mov_imm r0l, " + std::to_string(ifs_in_loop + 2));
+    // The write of r0l does not change the execution mask: the breaking
+    // lanes keep running until pop_exec re-evaluates it.
+    if (rng_.chance(40)) random_alu();
     emit_text("pop_exec r0l, 0");
     if (rng_.chance(50)) random_alu();  // runs for nobody who broke
     emit_text("pop_exec r0l, 1");
@@ -332,6 +404,8 @@ class Generator {
   Rng& rng_;
   std::mt19937_64 mt_;
   bool partial_;
+  unsigned stride_;          // 32 per SIMD-group: slots and memory elements per thread index
+  unsigned exchanges_ = 0;
   const std::vector<std::string>& exclude_;
   std::vector<uint8_t> code_;
   std::vector<Patch> patches_;
@@ -349,8 +423,10 @@ std::vector<std::string> g13_fuzz_descriptors() {
 
 G13FuzzProgram generate_g13_program(Rng& rng, const std::vector<std::string>& exclude) {
   G13FuzzProgram p;
-  unsigned r = rng.below(100);
-  p.threads = r < 60 ? 32 : 1 + rng.below(31);
+  // 45 % one full SIMD-group, 30 % one partial, 25 % two (the second often partial).
+  const unsigned r = rng.below(100);
+  p.threads = r < 45 ? 32 : r < 75 ? 1 + rng.below(31) : 33 + rng.below(32);
+  p.shared_bytes = 4 * 32 * p.groups() * kMaxExchanges;
   for (auto& u : p.uniforms) u = uint16_t(rng.next());
   p.uniforms[0] = uint16_t(kGlobalBase);
   p.uniforms[1] = uint16_t(kGlobalBase >> 16);
@@ -364,65 +440,124 @@ G13FuzzProgram generate_g13_program(Rng& rng, const std::vector<std::string>& ex
   // A program the interpreter refuses (a value-dependent read of an
   // unlaunched lane slipped through) is replaced by the next one.
   for (int attempt = 0;; ++attempt) {
-    Generator g(rng, p.threads < 32, exclude);
+    Generator g(rng, p.threads, exclude);
     p.code = g.run();
     if (attempt >= 16 || run_g13_reference(p).error.empty()) return p;
   }
 }
 
-g13::SimdGroup g13_initial_group(const G13FuzzProgram& p) {
+g13::SimdGroup g13_initial_group(const G13FuzzProgram& p, unsigned warp) {
   g13::SimdGroup sg;
   sg.uniforms = p.uniforms;
-  sg.launched = p.threads >= 32 ? 0xFFFFFFFFu : (1u << p.threads) - 1;
-  fill_specials(sg, p.threads);
+  const uint32_t lanes = std::min(32u, p.threads - std::min(p.threads, 32 * warp));
+  sg.launched = lanes >= 32 ? 0xFFFFFFFFu : (1u << lanes) - 1;
+  fill_specials(sg, p.threads, warp);
   sg.recompute_exec();
   return sg;
 }
 
+namespace {
+
+// One slice of a SIMD-group: it finished, stopped at a barrier, or stopped the
+// launch (fault or error, recorded by the caller).
+enum class Slice { Done, Barrier, Stop };
+
+// The rounds of recompiler/g13_run: SIMD-groups in turn up to their next
+// barrier, until all finished. False when a slice stopped the launch or the
+// rounds did not end (an engine reporting barriers forever).
+bool run_rounds(unsigned groups, const std::function<Slice(unsigned)>& slice, std::string& error) {
+  std::vector<bool> done(groups, false);
+  for (int round = 0; round < 4096; ++round) {
+    bool pending = false;
+    for (unsigned w = 0; w < groups; ++w) {
+      if (done[w]) continue;
+      const Slice s = slice(w);
+      if (s == Slice::Stop) return false;
+      if (s == Slice::Done) done[w] = true;
+      else pending = true;
+    }
+    if (!pending) return true;
+  }
+  error = "more than 4096 barrier rounds";
+  return false;
+}
+
+// Device memory of a program plus its threadgroup memory.
+struct FuzzMemory {
+  rt::Memory global;
+  std::vector<uint8_t> shared;
+  std::unique_ptr<rt::BlockMemory> view;
+  bool init(const G13FuzzProgram& p, std::string& err) {
+    if (!global.add_buffer("global", ir::Space::Global, kGlobalBase, kGlobalSize, err)) return false;
+    std::memcpy(global.find("global")->data(), p.memory.data(), kGlobalSize);
+    shared.assign(std::max<size_t>(p.shared_bytes, 1), 0);
+    view = std::make_unique<rt::BlockMemory>(global, shared.data(), p.shared_bytes);
+    return true;
+  }
+  std::vector<uint8_t> device() { return {global.find("global")->data(), global.find("global")->data() + kGlobalSize}; }
+};
+
+}  // namespace
+
 G13Outcome run_g13_reference(const G13FuzzProgram& p) {
   G13Outcome out;
-  rt::Memory mem;
-  std::string err;
-  if (!mem.add_buffer("global", ir::Space::Global, kGlobalBase, kGlobalSize, err)) {
-    out.error = err;
-    return out;
-  }
-  std::memcpy(mem.find("global")->data(), p.memory.data(), kGlobalSize);
-  out.sg = g13_initial_group(p);
-  g13::Interpreter it(p.code, &mem);
-  g13::StepResult r = it.run(out.sg, 1u << 22);
-  if (r.kind == g13::StepResult::Kind::Error) out.error = "interpreter: " + r.message;
-  else if (r.kind == g13::StepResult::Kind::Fault) {
-    out.fault = true;
-    out.fault_text = r.message;
-  } else if (r.kind != g13::StepResult::Kind::Done) {
-    out.error = "interpreter stopped at a barrier";
-  }
-  out.memory.assign(mem.find("global")->data(), mem.find("global")->data() + kGlobalSize);
+  FuzzMemory mem;
+  if (!mem.init(p, out.error)) return out;
+  for (unsigned w = 0; w < p.groups(); ++w) out.groups.push_back(g13_initial_group(p, w));
+  g13::Interpreter it(p.code, mem.view.get());
+  run_rounds(p.groups(), [&](unsigned w) {
+    const g13::StepResult r = it.run(out.groups[w], 1u << 22);
+    if (r.kind == g13::StepResult::Kind::Done) return Slice::Done;
+    if (r.kind == g13::StepResult::Kind::Barrier) return Slice::Barrier;
+    if (r.kind == g13::StepResult::Kind::Fault) {
+      out.fault = true;
+      out.fault_text = r.message;
+    } else {
+      out.error = "interpreter: " + r.message;
+    }
+    return Slice::Stop;
+  }, out.error);
+  out.memory = mem.device();
   return out;
 }
 
 G13Outcome run_g13_translated(const std::string& engine, const G13FuzzProgram& p, const IrProgram& ir) {
   G13Outcome out;
-  out.sg = g13_initial_group(p);
-  IrState st;
-  st.entry_mask = out.sg.launched;
-  st.vars.assign(ir.original.vars_bytes(), 0);
-  g13::pack_vars(out.sg, ir.original, st.vars.data());
-  st.uniforms.assign(std::max<size_t>(g13::kUniformBytes, ir.original.uniform_bytes) + 64, 0);
-  g13::pack_uniforms(out.sg, st.uniforms.data());
-  st.memory = p.memory;
-  IrOutcome o = run_engine(engine == "ir-interp" ? "interp" : engine, ir, st);
-  if (!o.error.empty()) {
-    out.error = o.error;
-    return out;
+  const std::string name = engine == "ir-interp" ? "interp" : engine;
+  std::unique_ptr<ir::Executable> exe = make_executable(name, ir, out.error);
+  if (!exe) return out;
+  FuzzMemory mem;
+  if (!mem.init(p, out.error)) return out;
+  const ir::Function& f = name == "interp" ? ir.original : ir.lowered;
+  const size_t vars_bytes = (std::max(f.vars_bytes(), ir.original.vars_bytes()) + 63) & ~size_t(63);
+  const size_t frame_bytes = (exe->frame_bytes() + 63) & ~size_t(63);
+  auto storage = rt::allocate_aligned((vars_bytes + frame_bytes) * p.groups());
+  std::vector<uint8_t> uniforms(std::max<size_t>(g13::kUniformBytes, ir.original.uniform_bytes) + 64, 0);
+  std::vector<ir::WarpContext> ctx(p.groups());
+  for (unsigned w = 0; w < p.groups(); ++w) {
+    out.groups.push_back(g13_initial_group(p, w));
+    if (w == 0) g13::pack_uniforms(out.groups[0], uniforms.data());
+    ctx[w].vars = storage.get() + (vars_bytes + frame_bytes) * w;
+    ctx[w].frame = ctx[w].vars + vars_bytes;
+    ctx[w].uniforms = uniforms.data();
+    ctx[w].entry_mask = out.groups[w].launched;
+    ctx[w].budget = kFuzzBudget;
+    ctx[w].memory = mem.view.get();
+    mem.view->fill_windows(ctx[w]);
+    g13::pack_vars(out.groups[w], ir.original, ctx[w].vars);
   }
-  if (o.status == ir::RunStatus::Fault) {
+  run_rounds(p.groups(), [&](unsigned w) {
+    const ir::RunStatus st = exe->run(ctx[w]);
+    if (st == ir::RunStatus::Barrier) return Slice::Barrier;
+    if (st == ir::RunStatus::Done) {
+      g13::unpack_vars(ctx[w].vars, ir.original, out.groups[w]);
+      return Slice::Done;
+    }
     out.fault = true;
-    out.fault_text = std::string("fault ") + fault_kind_name(o.fault);
-  }
-  g13::unpack_vars(o.vars.data(), ir.original, out.sg);
-  out.memory = std::move(o.memory);
+    out.fault_text = std::string("fault ") + fault_kind_name(ctx[w].fault);
+    return Slice::Stop;
+  }, out.error);
+  out.memory = mem.device();
   return out;
 }
 
@@ -433,12 +568,19 @@ std::string compare_g13(const G13FuzzProgram& p, const G13Outcome& ref, const G1
     return "status: expected " + (ref.fault ? ref.fault_text : std::string("done")) + ", got " +
            (got.fault ? got.fault_text : std::string("done"));
   if (ref.fault) return "";
-  const uint32_t launched = g13_initial_group(p).launched;
-  for (unsigned h = 0; h < 256; ++h)
-    for (unsigned l = 0; l < 32; ++l)
-      if ((launched >> l & 1) && ref.sg.regs[h][l] != got.sg.regs[h][l])
-        return "r" + std::to_string(h / 2) + (h % 2 ? "h" : "l") + " lane " + std::to_string(l) + ": expected " +
-               hex(ref.sg.regs[h][l]) + ", got " + hex(got.sg.regs[h][l]);
+  if (ref.groups.size() != got.groups.size()) return "SIMD-group count differs";
+  for (unsigned w = 0; w < ref.groups.size(); ++w) {
+    const g13::SimdGroup &a = ref.groups[w], &b = got.groups[w];
+    for (unsigned h = 0; h < 256; ++h)
+      for (unsigned l = 0; l < 32; ++l)
+        if ((a.launched >> l & 1) && a.regs[h][l] != b.regs[h][l])
+          return "r" + std::to_string(h / 2) + (h % 2 ? "h" : "l") + " thread " + std::to_string(32 * w + l) +
+                 ": expected " + hex(a.regs[h][l]) + ", got " + hex(b.regs[h][l]);
+    for (unsigned h = 0; h < 512; ++h)
+      if (a.uniforms[h] != b.uniforms[h])
+        return "u" + std::to_string(h / 2) + (h % 2 ? "h" : "l") + " of SIMD-group " + std::to_string(w) +
+               ": expected " + hex(a.uniforms[h]) + ", got " + hex(b.uniforms[h]);
+  }
   for (size_t i = 0; i < ref.memory.size() && i < got.memory.size(); ++i)
     if (ref.memory[i] != got.memory[i])
       return "memory " + hex(kGlobalBase + i) + ": expected byte " + hex(ref.memory[i]) + ", got " + hex(got.memory[i]);
@@ -463,6 +605,7 @@ std::string g13_replay_text(const G13FuzzProgram& p, const G13Outcome& ref, cons
   doc["description"] = note;
   doc["program"] = {{"bytes", to_hex(p.code)}};
   doc["launch"] = {{"grid", json::array({1})}, {"block", json::array({p.threads})}, {"budget", 1ll << 32}};
+  if (p.shared_bytes) doc["launch"]["shared_bytes"] = p.shared_bytes;
   json uniforms = json::object();
   for (unsigned u = 0; u < 256; ++u)
     put_u32(uniforms, "u" + std::to_string(u), uint32_t(p.uniforms[2 * u]) | uint32_t(p.uniforms[2 * u + 1]) << 16);
@@ -473,7 +616,7 @@ std::string g13_replay_text(const G13FuzzProgram& p, const G13Outcome& ref, cons
     json regs = json::object();
     for (unsigned r = 1; r < 128; ++r) {
       json lanes = json::array();
-      for (unsigned l = 0; l < p.threads; ++l) lanes.push_back(ref.sg.r32(r, l));
+      for (unsigned t = 0; t < p.threads; ++t) lanes.push_back(ref.groups[t / 32].r32(r, t % 32));
       regs["r" + std::to_string(r)] = {{"u32", lanes}};
     }
     json mem = {{"name", "global"}, {"u8", ref.memory}};

@@ -117,6 +117,7 @@ struct JitProgram {
   ir::Function f;
   CompiledIr compiled;
   std::vector<uint8_t> uniforms;  // the uniform block, padded for vector loads
+  std::vector<bool> written;      // g13::written_vars(f): what unpack_vars copies back
 };
 
 // Runs one threadgroup on a compiled translation: the same rounds as the
@@ -179,7 +180,7 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
       }
       if (st == ir::RunStatus::Done) {
         s.done = true;
-        g13::unpack_vars(s.ctx.vars, P.f, *s.sg);
+        g13::unpack_vars(s.ctx.vars, P.f, *s.sg, P.written);
         if (finish) finish(s.info, *s.sg);
       } else {
         pending = true;
@@ -282,6 +283,7 @@ G13Result run_g13(const G13Launch& L, Engine engine, rt::Memory& memory, unsigne
       return res;
     }
     res.compile_us = prog.compiled.compile_us;
+    prog.written = g13::written_vars(prog.f);
     prog.uniforms.assign(align64(std::max<size_t>(g13::kUniformBytes, prog.f.uniform_bytes)), 0);
     probe.uniforms = L.uniforms;
     g13::pack_uniforms(probe, prog.uniforms.data());

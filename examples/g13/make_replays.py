@@ -183,15 +183,35 @@ def int64_accum(groups=1, block=40, seed=8, name="int64_accum", asm_dir=""):
                {"memory": [{"name": "sum", "u64": sums}]}, asm_dir=asm_dir)
 
 
+def int_hash(groups=2, block=48, seed=9, name="int_hash", asm_dir=""):
+    rng = random.Random(seed)
+    n = groups * block
+    a = [rng.getrandbits(32) for _ in range(n)]
+    h = []
+    for x in a:
+        for _ in range(64):
+            x = (x * 1664525 + 1013904223) & M32
+            x ^= (x + (x << 4)) & M32
+        h.append(x)
+    u = uni(A, B)
+    u["u4"] = "0x%X" % 1664525
+    u["u5"] = "0x%X" % 1013904223
+    return doc(name, "int_hash.s", [groups], [block], u,
+               [buf("a", A, 4 * n, {"u32": a}), buf("h", B, 4 * n)],
+               {"memory": [{"name": "h", "u32": h}]}, asm_dir=asm_dir)
+
+
 def main():
     examples = [vector_add(), reduction(), nested(), loop_break(), half_float(), shuffle_ballot(), call_ret(),
-                int64_accum()]
+                int64_accum(), int_hash()]
     for d in examples:
         write(os.path.join(HERE, d["name"] + ".json"), d)
-    # Benchmarks (measurements, not tests): bigger launches of three of the
-    # kernels -- arithmetic (64-bit accumulation loop), memory (vector add),
-    # divergent (nested if/else and a data-dependent while loop) -- with
-    # generated inputs and no expect (the examples above check the results).
+    # Benchmarks (measurements, not tests): bigger launches of four of the
+    # kernels -- arithmetic (64-bit accumulation loop with a load per step;
+    # `alu`: the integer hash, 64 rounds of 32-bit ALU work per load), memory
+    # (vector add), divergent (nested if/else and a data-dependent while
+    # loop) -- with generated inputs and no expect (the examples above check
+    # the results).
     os.makedirs(BENCH, exist_ok=True)
     rel = "../../examples/g13/"
 
@@ -206,6 +226,8 @@ def main():
 
     write(os.path.join(BENCH, "arith.json"),
           bench(int64_accum(groups=64, block=256, name="arith"), {"a": {"seed": 11, "type": "u32"}}))
+    write(os.path.join(BENCH, "alu.json"),
+          bench(int_hash(groups=64, block=256, name="alu"), {"a": {"seed": 15, "type": "u32"}}))
     write(os.path.join(BENCH, "memory.json"),
           bench(vector_add(n_groups=256, block=256, name="memory"),
                 {"a": {"seed": 12, "type": "f32", "min": -100, "max": 100},

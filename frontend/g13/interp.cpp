@@ -737,20 +737,12 @@ bool stack_mem(Ctx& c, bool store) {
 
 // uniform_store: 16-bit halves from the first active thread into u-halves at O.
 bool uniform_store(Ctx& c) {
-  if (c.in.f("F") != 1) return c.error("uniform_store is modelled for format i16 only");
-  const Operand O = c.op("O");
-  if (O.type != OpType::Imm) return c.error("uniform_store with a register index is not modelled");
-  const unsigned count = unsigned(__builtin_popcountll(c.in.f("mask") & 15));
-  const bool r32 = c.in.f("Rt");
-  const unsigned first = unsigned(c.in.f("R"));  // 16-bit units
+  const UniformStoreShape u = uniform_store_shape(c.in);
+  if (!u.unmodelled.empty()) return c.error(u.unmodelled);
   if (!c.sg.exec) return true;
+  if (!u.in_range()) return c.error("uniform_store out of range");
   const unsigned lane = unsigned(__builtin_ctz(c.sg.exec));
-  const unsigned halves = r32 ? count * 2 : count;
-  for (unsigned i = 0; i < halves; ++i) {
-    const uint64_t idx = uint64_t(O.n & 0xFFFF) + i;
-    if (idx >= 512 || first + i >= 256) return c.error("uniform_store out of range");
-    c.sg.uniforms[idx] = c.sg.regs[first + i][lane];
-  }
+  for (unsigned i = 0; i < u.halves; ++i) c.sg.uniforms[size_t(u.u_half + i)] = c.sg.regs[u.reg_half + i][lane];
   return true;
 }
 
@@ -893,6 +885,26 @@ bool execute(Ctx& c) {
 }
 
 }  // namespace
+
+UniformStoreShape uniform_store_shape(const Insn& in) {
+  UniformStoreShape u;
+  if (in.f("F") != 1) {
+    u.unmodelled = "uniform_store is modelled for format i16 only";
+    return u;
+  }
+  Operand O;
+  for (const OperandDef& od : in.desc->operands)
+    if (od.name == "O") O = decode_operand(in, od, 0);
+  if (O.type != OpType::Imm) {
+    u.unmodelled = "uniform_store with a register index is not modelled";
+    return u;
+  }
+  const unsigned count = unsigned(__builtin_popcountll(in.f("mask") & 15));
+  u.reg_half = unsigned(in.f("R"));
+  u.halves = in.f("Rt") ? count * 2 : count;
+  u.u_half = uint64_t(O.n) & 0xFFFF;
+  return u;
+}
 
 Interpreter::Interpreter(std::vector<uint8_t> code, ir::GuestMemory* memory)
     : code_(std::move(code)), memory_(memory) {}

@@ -59,6 +59,20 @@ struct StepResult {
   uint32_t fault_lane = 0;
 };
 
+// The form of uniform_store that is modelled (format i16, immediate index
+// O): `halves` register halves from half `reg_half` (16-bit units: R) of the
+// first active thread go to the u-halves from `u_half` (O) on. The
+// interpreter and the translation both read an instruction through this.
+struct UniformStoreShape {
+  std::string unmodelled;  // non-empty: why this encoding is not modelled
+  unsigned reg_half = 0, halves = 0;
+  uint64_t u_half = 0;
+  // Every half inside r0l..r127h and u0l..u255h (otherwise the store is an
+  // error as soon as a thread is active).
+  bool in_range() const { return reg_half + halves <= 256 && u_half + halves <= 512; }
+};
+UniformStoreShape uniform_store_shape(const Insn& in);
+
 class Interpreter {
  public:
   // `code` is the program (byte offset 0 = pc 0). Memory accesses of device

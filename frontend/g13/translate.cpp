@@ -40,9 +40,25 @@ bool Translator::src(const Op& o, unsigned bits, bool sign, ValueId& v) {
       x = b_.binary(Opcode::Or, lo, b_.binary(Opcode::Shl, hi, b_.i32(32)));
       break;
     }
-    case OpType::UReg16: if (o.n > 511) return false; x = b_.load_uniform(Type::I16, uint32_t(o.n * 2)); break;
-    case OpType::UReg32: if (o.n > 255) return false; x = b_.load_uniform(Type::I32, uint32_t(o.n * 4)); break;
-    case OpType::UReg64: if (o.n > 254) return false; x = b_.load_uniform(Type::I64, uint32_t(o.n * 4)); break;
+    case OpType::UReg16:
+      if (o.n > 511) return false;
+      if (written_uniform(unsigned(o.n >> 1)))
+        x = b_.emit(Opcode::Extract16, Type::I16, {uniform32(unsigned(o.n >> 1))}, 0, 0, uint64_t(o.n & 1));
+      else
+        x = b_.load_uniform(Type::I16, uint32_t(o.n * 2));
+      break;
+    case OpType::UReg32: if (o.n > 255) return false; x = uniform32(unsigned(o.n)); break;
+    case OpType::UReg64: {
+      if (o.n > 254) return false;
+      const unsigned n = unsigned(o.n);
+      if (!written_uniform(n) && !written_uniform(n + 1)) {
+        x = b_.load_uniform(Type::I64, uint32_t(n * 4));
+        break;
+      }
+      const ValueId lo = resize(uniform32(n), Type::I64), hi = resize(uniform32(n + 1), Type::I64);
+      x = b_.binary(Opcode::Or, lo, b_.binary(Opcode::Shl, hi, b_.i32(32)));
+      break;
+    }
     default: return false;
   }
   v = resize(x, t, sign);
@@ -71,11 +87,15 @@ bool Translator::fsrc(const Op& o, Type t, ValueId& v) {
   return true;
 }
 
-ValueId Translator::exec() {
-  const ValueId r0l = b_.emit(Opcode::Extract16, Type::I16, {b_.get_var(0)}, 0, 0, 0);
-  const ValueId zero = b_.icmp(IntPred::Eq, r0l, k(Type::I16, 0));
-  return b_.binary(Opcode::And, zero, entry());
+ValueId Translator::uniform32(unsigned n) {
+  auto it = u_vars_.find(n);
+  return it != u_vars_.end() ? b_.get_var(it->second) : b_.load_uniform(Type::I32, uint32_t(n * 4));
 }
+
+// The execution mask is state of its own (var "exec"): only the exec-stack
+// instructions set it from r0l (seed: "the only known way to manipulate
+// exec_mask"); an ordinary write of r0l changes nothing until then.
+ValueId Translator::exec() { return b_.binary(Opcode::And, b_.get_var(exec_var_), entry()); }
 
 bool Translator::write(const Op& d, ValueId v, ValueId ex) {
   if (ir::is_float(b_.type(v))) v = b_.emit(Opcode::Bitcast, ir::int_type(ir::bit_width(b_.type(v))), {v});
@@ -126,7 +146,12 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
   pc_ = pc;
   const std::string& n = in.desc->name;
   const uint64_t next = pc + in.size;
-  auto fallthrough = [&] { b_.br(blocks_.count(next) ? block_at(next) : end_block_); };
+  // Straight-line code stays in one block; a branch only where the next
+  // instruction starts a block (or the code ends).
+  auto fallthrough = [&] {
+    if (blocks_.count(next)) b_.br(block_at(next));
+    else if (!insns_.count(next)) b_.br(end_block_);
+  };
   std::string why;
   auto done = [&](bool ok) {
     if (!ok) return fail(in, pc, why, err);
@@ -156,12 +181,26 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
     if (!src(A, bits, false, a) || !src(B, bits, false, b)) return fail(in, pc, "bad source", err);
     const unsigned tt = unsigned(in.f("tt0") | in.f("tt1") << 1 | in.f("tt2") << 2 | in.f("tt3") << 3);
     ValueId r;
+    const Type t = ir::int_type(bits);
+    auto bin = [&](Opcode o) { return b_.binary(o, a, b); };
+    // Bit tt[a + 2b] of the table is the result for input bits a, b. The
+    // common tables are plain ops (native on every tier), the rest lut3.
     if (tt == 0xC) r = b_.unary(Opcode::Not, a);  // table 0011: not A (docs/g13.md)
     else if (tt == 0x3) r = a;                      // table 1100: A
+    else if (tt == 0x0) r = k(t, 0);
+    else if (tt == 0xF) r = k(t, bits == 64 ? ~uint64_t(0) : 0xFFFFFFFFull);
+    else if (tt == 0xA) r = a;
+    else if (tt == 0x5) r = b_.unary(Opcode::Not, a);
+    else if (tt == 0x8) r = bin(Opcode::And);
+    else if (tt == 0xE) r = bin(Opcode::Or);
+    else if (tt == 0x6) r = bin(Opcode::Xor);
+    else if (tt == 0x7) r = b_.unary(Opcode::Not, bin(Opcode::And));
+    else if (tt == 0x1) r = b_.unary(Opcode::Not, bin(Opcode::Or));
+    else if (tt == 0x9) r = b_.unary(Opcode::Not, bin(Opcode::Xor));
     else {
       // lut3 index = a<<2 | b<<1 | c with c = 0.
       const uint64_t lut = (tt & 1) | ((tt >> 1 & 1) << 4) | ((tt >> 2 & 1) << 2) | ((tt >> 3 & 1) << 6);
-      r = b_.emit(Opcode::Lut3, ir::int_type(bits), {a, b, k(ir::int_type(bits), 0)}, 0, 0, lut);
+      r = b_.emit(Opcode::Lut3, t, {a, b, k(t, 0)}, 0, 0, lut);
     }
     if (!write(D, r, exec())) return fail(in, pc, "bad destination", err);
     fallthrough();
@@ -224,6 +263,7 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
     }
     const ValueId merged = b_.emit(Opcode::Insert16, Type::I32, {r0, nv}, 0, 0, 0);
     b_.set_var(0, b_.select(entry(), merged, r0));
+    b_.set_var(exec_var_, b_.icmp(IntPred::Eq, nv, k(Type::I16, 0)));
     fallthrough();
     return true;
   }
@@ -234,12 +274,13 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
     const ValueId nv = b_.select(b_.icmp(IntPred::Ugt, v, nn), b_.binary(Opcode::ISub, v, nn), k(Type::I16, 0));
     const ValueId merged = b_.emit(Opcode::Insert16, Type::I32, {r0, nv}, 0, 0, 0);
     b_.set_var(0, b_.select(entry(), merged, r0));
+    b_.set_var(exec_var_, b_.icmp(IntPred::Eq, nv, k(Type::I16, 0)));
     fallthrough();
     return true;
   }
   if (n == "jmp_exec_any" || n == "jmp_exec_none") {
     const uint64_t target = uint64_t(decode_operand(in, in.desc->operands[0], pc).n);
-    if (!blocks_.count(target)) return fail(in, pc, "branch target " + hex(target) + " is not an instruction", err);
+    if (!insns_.count(target)) return fail(in, pc, "branch target " + hex(target) + " is not an instruction", err);
     const ValueId any = b_.emit(Opcode::Any, Type::I1, {exec(), entry()});
     const ir::BlockId taken = block_at(target), not_taken = blocks_.count(next) ? block_at(next) : end_block_;
     if (n == "jmp_exec_any") b_.cond_br(any, taken, not_taken);
@@ -270,7 +311,7 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
       return true;
     }
     const uint64_t dest = uint64_t(decode_operand(in, in.desc->operands[0], pc).n);
-    if (!blocks_.count(dest)) return fail(in, pc, "call target " + hex(dest) + " is not an instruction", err);
+    if (!insns_.count(dest)) return fail(in, pc, "call target " + hex(dest) + " is not an instruction", err);
     b_.br(block_at(dest));
     return true;
   }
@@ -278,18 +319,42 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
     b_.ret();
     return true;
   }
-  if (n == "uniform_store") return fail(in, pc, "uniform writes have no IR form (the interpreter runs it)", err);
+  if (n == "uniform_store") return done(uniform_store(in, why));
   return fail(in, pc, "not translated (the interpreter does not run it either)", err);
+}
+
+// Instructions that begin an IR block: the first, every direct branch or call
+// target, and every instruction after one that ends a block (branches,
+// call/ret, stop, barrier). A program with an indirect jump (ret, call rN)
+// can go to any instruction, so then each instruction is a block.
+std::set<uint64_t> Translator::block_starts() const {
+  std::set<uint64_t> starts;
+  if (insns_.empty()) return starts;
+  starts.insert(insns_.begin()->first);
+  bool indirect = false;
+  for (const auto& [p, in] : insns_) {
+    const std::string& n = in.desc->name;
+    const bool direct = n == "jmp_exec_any" || n == "jmp_exec_none" || (n == "call" && in.size != 2);
+    if (direct) starts.insert(uint64_t(decode_operand(in, in.desc->operands[0], p).n));
+    indirect |= n == "ret" || (n == "call" && in.size == 2);
+    if (direct || n == "call" || n == "ret" || n == "stop" || n == "threadgroup_barrier") starts.insert(p + in.size);
+  }
+  if (indirect)
+    for (const auto& [p, in] : insns_) starts.insert(p);
+  std::set<uint64_t> out;
+  for (uint64_t p : starts)
+    if (insns_.count(p)) out.insert(p);
+  return out;
 }
 
 bool Translator::run(const uint8_t* code, size_t size, std::string& err) {
   f_.name = "g13";
   f_.uniform_bytes = kUniformBytes;
   for (unsigned r = 0; r < kNumGprVars; ++r) f_.add_var("r" + std::to_string(r), Type::I32);
-  // Decode everything in order; one block per instruction keeps branch
-  // targets trivially block starts (the passes merge straight lines).
+  // Decode everything in order; blocks begin only where control can enter
+  // (block_starts), so straight-line code is one block for the backends.
   uint64_t pc = 0;
-  std::set<unsigned> srs;
+  std::set<unsigned> srs, us;
   while (pc < size) {
     Insn in;
     fe::Diagnostic d;
@@ -298,17 +363,24 @@ bool Translator::run(const uint8_t* code, size_t size, std::string& err) {
       return false;
     }
     if (in.desc->name == "get_sr" && !derived_sr(unsigned(in.f("SR")))) srs.insert(unsigned(in.f("SR")));
+    if (in.desc->name == "uniform_store") {
+      const UniformStoreShape u = uniform_store_shape(in);
+      if (u.unmodelled.empty() && u.in_range())
+        for (unsigned i = 0; i < u.halves; ++i) us.insert(unsigned((u.u_half + i) / 2));
+    }
     insns_[pc] = in;
     pc += in.size;
   }
   for (unsigned sr : srs) sr_vars_[sr] = f_.add_var("sr" + std::to_string(sr), Type::I32);
+  for (unsigned u : us) u_vars_[u] = f_.add_var(std::string(1, 'u').append(std::to_string(u)), Type::I32);
+  exec_var_ = f_.add_var("exec", Type::I1);
   const ir::BlockId entry = f_.add_block("entry");
-  for (const auto& [p, in] : insns_) blocks_[p] = f_.add_block("pc_" + hex(p));
+  for (uint64_t p : block_starts()) blocks_[p] = f_.add_block("pc_" + hex(p));
   end_block_ = f_.add_block("end");
   b_.set_block(entry);
   b_.br(insns_.empty() ? end_block_ : blocks_.begin()->second);
   for (const auto& [p, in] : insns_) {
-    b_.set_block(block_at(p));
+    if (blocks_.count(p)) b_.set_block(block_at(p));  // else the previous instruction's block goes on
     if (!insn(in, p, err)) return false;
   }
   b_.set_block(end_block_);
@@ -348,6 +420,13 @@ int missing_special(const SimdGroup& sg, const ir::Function& f) {
   return -1;
 }
 
+int uniform_var_reg(const ir::Function& f, size_t var) {
+  if (var < kNumGprVars || var >= f.vars.size()) return -1;
+  const std::string& n = f.vars[var].name;
+  if (n.size() < 2 || n[0] != 'u' || n.find_first_not_of("0123456789", 1) != std::string::npos) return -1;
+  return int(std::stoul(n.substr(1)));
+}
+
 namespace {
 // Bytes var r takes in the var area (the step Function::var_offset sums).
 uint32_t var_stride(const ir::Function& f, uint32_t r) {
@@ -367,24 +446,71 @@ void pack_vars(const SimdGroup& sg, const ir::Function& f, uint8_t* vars) {
     }
   }
   for (size_t i = kNumGprVars; i < f.vars.size(); ++i) {
+    uint8_t* slot = vars + f.var_offset(uint32_t(i));
+    if (f.vars[i].name == "exec") {
+      for (unsigned l = 0; l < SimdGroup::kLanes; ++l) {
+        const uint32_t on = sg.exec >> l & 1;
+        std::memcpy(slot + l * 4, &on, 4);
+      }
+      continue;
+    }
+    if (int u = uniform_var_reg(f, i); u >= 0) {
+      const uint32_t v = sg.u32(unsigned(u));
+      for (unsigned l = 0; l < SimdGroup::kLanes; ++l) std::memcpy(slot + l * 4, &v, 4);
+      continue;
+    }
     if (f.vars[i].name.compare(0, 2, "sr") != 0) continue;
     auto it = sg.special.find(unsigned(std::stoul(f.vars[i].name.substr(2))));
     if (it == sg.special.end()) continue;
-    std::memcpy(vars + f.var_offset(uint32_t(i)), it->second.data(), SimdGroup::kLanes * 4);
+    std::memcpy(slot, it->second.data(), SimdGroup::kLanes * 4);
   }
 }
 
+std::vector<bool> written_vars(const ir::Function& f) {
+  std::vector<bool> w(f.vars.size(), false);
+  for (const ir::Inst& in : f.insts)
+    if (in.op == ir::Opcode::SetVar && in.block != ir::kNoBlock && in.imm < w.size()) w[size_t(in.imm)] = true;
+  return w;
+}
+
 void unpack_vars(const uint8_t* vars, const ir::Function& f, SimdGroup& sg) {
+  unpack_vars(vars, f, sg, std::vector<bool>(f.vars.size(), true));
+}
+
+void unpack_vars(const uint8_t* vars, const ir::Function& f, SimdGroup& sg, const std::vector<bool>& written) {
   uint32_t off = 0;
+  // A select instead of skipping lanes that were not launched; registers the
+  // program never writes are left alone (this runs once per SIMD-group).
   for (uint32_t r = 0; r < kNumGprVars && r < f.vars.size(); off += var_stride(f, r), ++r) {
+    if (r >= written.size() || !written[r]) continue;
+    uint16_t* lo = sg.regs[2 * r].data();
+    uint16_t* hi = sg.regs[2 * r + 1].data();
     for (unsigned l = 0; l < SimdGroup::kLanes; ++l) {
-      if (!(sg.launched >> l & 1)) continue;
       uint32_t v;
       std::memcpy(&v, vars + off + l * 4, 4);
-      sg.set_r32(r, l, v);
+      const bool on = sg.launched >> l & 1;
+      lo[l] = on ? uint16_t(v) : lo[l];
+      hi[l] = on ? uint16_t(v >> 16) : hi[l];
     }
   }
-  sg.recompute_exec();
+  // Written u-registers: the same in every launched lane; take the lowest.
+  const unsigned first = sg.launched ? unsigned(__builtin_ctz(sg.launched)) : 0;
+  for (size_t i = kNumGprVars; i < f.vars.size(); ++i)
+    if (int u = uniform_var_reg(f, i); u >= 0 && i < written.size() && written[i]) {
+      uint32_t v;
+      std::memcpy(&v, vars + f.var_offset(uint32_t(i)) + first * 4, 4);
+      sg.set_u32(unsigned(u), v);
+    }
+  for (size_t i = kNumGprVars; i < f.vars.size() && i < written.size(); ++i) {
+    if (f.vars[i].name != "exec" || !written[i]) continue;
+    uint32_t m = 0;
+    for (unsigned l = 0; l < SimdGroup::kLanes; ++l) {
+      uint32_t on;
+      std::memcpy(&on, vars + f.var_offset(uint32_t(i)) + l * 4, 4);
+      m |= (on & 1) << l;
+    }
+    sg.exec = m & sg.launched;
+  }
 }
 
 void pack_uniforms(const SimdGroup& sg, uint8_t* uniforms) {

@@ -1,6 +1,6 @@
 // Translation of G13 machine code to pre-SSA IR: everything the reference
-// interpreter (interp.h) runs, except uniform_store (the IR has no uniform
-// writes); see docs/g13.md "Translation to IR" for the list and the choices.
+// interpreter (interp.h) runs; see docs/g13.md "Translation to IR" for the
+// list and the choices.
 //
 // Guest state layout (what a runner marshals; use the helpers below rather
 // than repeating it):
@@ -9,7 +9,11 @@
 //   reads with get_sr and that is not derived from the lane and exec mask
 //   (derived: 52, 56-59, 63). In increasing K; special_var() finds them.
 // - The uniform block is u0..u255 as little-endian halves (u-half i at byte
-//   2*i), kUniformBytes bytes.
+//   2*i), kUniformBytes bytes. It is read-only in the IR, so each uN that a
+//   uniform_store of the program writes is an I32 var "uN" instead (after the
+//   "srK" vars, in increasing N; uniform_var_reg() finds them): pack_vars
+//   fills it from sg.uniforms in all lanes, every read of uN goes to it, and
+//   unpack_vars copies it back (it stays the same in every launched lane).
 // - Device memory: ir::Space::Global, byte addresses as the interpreter
 //   computes them. Threadgroup memory: ir::Space::Shared, same addresses as
 //   the interpreter. Both go through the same ir::GuestMemory the interpreter
@@ -28,14 +32,18 @@
 //   to a non-instruction, shuffle/derivative reading an unlaunched lane) and
 //   the trap instruction are IR traps: FaultKind::Trap, fault_code = the pc.
 //
-// The G13 exec mask is explicit: every instruction computes
-// exec = entry_mask & (r0l == 0) and writes its results through
+// - The execution mask is the I1 var "exec" (last): set from r0l == 0 by the
+//   exec-stack instructions only, like the interpreter's SimdGroup::exec.
+//
+// The G13 exec mask is explicit: every instruction reads
+// exec = entry_mask & var "exec" and writes its results through
 // select(exec, new, old), so the IR's own divergence machinery only sees
 // warp-uniform branches (jmp_exec_any/none, call/ret).
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "frontend/g13/interp.h"
 #include "ir/abi.h"
@@ -51,17 +59,27 @@ constexpr uint64_t kStackStride = 1ull << 20;
 // False with `err` naming the first unsupported instruction and its pc.
 bool translate(const uint8_t* code, size_t size, ir::Function& out, std::string& err);
 
+// The u-register held by var `var` (a "uN" var: the program writes uN with
+// uniform_store), -1 for any other var.
+int uniform_var_reg(const ir::Function& f, size_t var);
+
 // Var index of special register `sr` in a translated function, -1 when the
 // program does not read it through a var (never read, or derived).
 int special_var(const ir::Function& f, unsigned sr);
 
 // SimdGroup <-> the var area of a translated function (f.vars_bytes() bytes,
-// layout from f.var_offset): r0..r127 and the "srK" vars (from
-// sg.special; a missing entry packs as 0 -- the interpreter reports it as an
-// error, so check missing_special() first). unpack_vars copies r0..r127 back
-// for the launched lanes (sg.launched) and recomputes sg.exec.
+// layout from f.var_offset): r0..r127, the "srK" vars (from sg.special; a
+// missing entry packs as 0 -- the interpreter reports it as an error, so
+// check missing_special() first), the "uN" vars (sg.uniforms) and "exec"
+// (sg.exec). unpack_vars copies r0..r127 back for the launched lanes
+// (sg.launched), the "uN" vars into sg.uniforms and "exec" into sg.exec.
 void pack_vars(const SimdGroup& sg, const ir::Function& f, uint8_t* vars);
 void unpack_vars(const uint8_t* vars, const ir::Function& f, SimdGroup& sg);
+// Which vars of the translation `f` it can write (a set_var of the var
+// anywhere), indexed by var. Passing that to unpack_vars skips the rest, whose
+// var area still holds what pack_vars put there: the same as unpacking all.
+std::vector<bool> written_vars(const ir::Function& f);
+void unpack_vars(const uint8_t* vars, const ir::Function& f, SimdGroup& sg, const std::vector<bool>& written);
 // First special register the function reads that sg.special lacks, -1 if none.
 int missing_special(const SimdGroup& sg, const ir::Function& f);
 // The uniform block (kUniformBytes) of a SimdGroup's u-registers.

@@ -13,7 +13,11 @@ namespace gpurc::g13::detail {
 
 // iadd/isub and imadd/imsub: a (* b) +- (addend << s), exact in i64 when
 // saturating (only with S, shift 0 and operands/destination <= 32 bits),
-// modulo 2^64 otherwise and truncated to the destination.
+// modulo 2^64 otherwise and truncated to the destination. Without saturation
+// a destination of <= 32 bits only sees the low 32 bits, which depend only on
+// the low 32 bits of the sources (+, -, *, << are all compatible with
+// reduction modulo 2^32), so that case is computed in i32 (native on every
+// tier; i64 lane ops mostly are not).
 bool Translator::int_add(const Insn& in, bool is_mul, std::string& why) {
   const Op D = op(in, "D"), A = op(in, "A"), B = op(in, "B");
   const Op C = is_mul ? op(in, "C") : Op{};
@@ -21,12 +25,13 @@ bool Translator::int_add(const Insn& in, bool is_mul, std::string& why) {
   const bool small = is_mul ? (C.bits() <= 32 && dbits <= 32) : (A.bits() <= 32 && B.bits() <= 32 && dbits <= 32);
   const bool saturate = in.f("S") && shift == 0 && small;
   const bool is_signed = A.sx || B.sx || (is_mul && C.sx);
+  const unsigned w = !saturate && dbits <= 32 ? 32 : 64;
   ValueId a, b, x;
-  if (!src(A, 64, A.sx, a) || !src(B, 64, B.sx, b) || (is_mul && !src(C, 64, C.sx, x)))
+  if (!src(A, w, A.sx, a) || !src(B, w, B.sx, b) || (is_mul && !src(C, w, C.sx, x)))
     return why = "bad source", false;
   ValueId addend = is_mul ? x : b;
   if (in.f("N")) addend = b_.unary(Opcode::INeg, addend);
-  if (shift >= 5) addend = b_.i64(0);
+  if (shift >= 5) addend = k(ir::int_type(w), 0);
   else if (shift) addend = b_.binary(Opcode::Shl, addend, b_.i32(shift));
   const ValueId base = is_mul ? b_.binary(Opcode::IMul, a, b) : a;
   ValueId r = b_.binary(Opcode::IAdd, base, addend);

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdio>
 #include <map>
+#include <set>
 #include <string>
 
 #include "frontend/g13/g13.h"
@@ -103,6 +104,12 @@ class Translator {
   bool reduce(const Insn& in, const std::string& n, std::string& why);
   bool get_sr(const Insn& in, std::string& why);
   bool memory(const Insn& in, const std::string& n, std::string& why);
+  bool uniform_store(const Insn& in, std::string& why);
+  // uN as i32: its "uN" var when the program writes it (uniform_store), else
+  // the uniform block.
+  ValueId uniform32(unsigned n);
+  bool written_uniform(unsigned n) const { return u_vars_.count(n) != 0; }
+  std::set<uint64_t> block_starts() const;
   // Jumps to the instruction at the (uniform) i64 pc `target`; anything else traps.
   void indirect_jump(ValueId target);
 
@@ -122,6 +129,8 @@ class Translator {
   std::map<uint64_t, ir::BlockId> blocks_;
   std::map<uint64_t, Insn> insns_;
   std::map<unsigned, uint32_t> sr_vars_;
+  std::map<unsigned, uint32_t> u_vars_;  // uN written by uniform_store -> var "uN"
+  uint32_t exec_var_ = 0;                 // var "exec": the execution mask (i1 per lane)
   ir::BlockId end_block_ = 0, bad_target_block_ = 0;
   uint64_t pc_ = 0;
   bool cmp_undefined_ = false;

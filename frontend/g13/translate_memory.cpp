@@ -100,4 +100,31 @@ bool Translator::memory(const Insn& in, const std::string& n, std::string& why) 
   return true;
 }
 
+// uniform_store: the u-registers it writes are vars ("uN", marshalled by
+// pack_vars/unpack_vars), read back by every later uniform operand. The
+// halves come from the first active lane (broadcast), so the var stays the
+// same in every launched lane; no active lane: nothing changes. Out of range
+// traps where the interpreter reports an error (a lane is active).
+bool Translator::uniform_store(const Insn& in, std::string& why) {
+  const UniformStoreShape u = uniform_store_shape(in);
+  if (!u.unmodelled.empty()) return why = u.unmodelled, false;
+  const ValueId ex = exec();
+  if (!u.in_range()) {
+    b_.emit(Opcode::Trap, Type::Void, {ex}, 0, 0, pc_);
+    return true;
+  }
+  const ValueId any = b_.emit(Opcode::Any, Type::I1, {ex, entry()});
+  const ValueId first = b_.emit(Opcode::FindLsb, Type::I32, {ballot(b_.i1(true), ex)});
+  for (unsigned i = 0; i < u.halves; ++i) {
+    const unsigned rh = u.reg_half + i, uh = unsigned(u.u_half + i);
+    const ValueId reg = b_.emit(Opcode::Broadcast, Type::I32, {b_.get_var(rh / 2), first});
+    const ValueId half = b_.emit(Opcode::Extract16, Type::I16, {reg}, 0, 0, rh & 1);
+    const uint32_t var = u_vars_.at(uh / 2);
+    const ValueId old = b_.get_var(var);
+    const ValueId merged = b_.emit(Opcode::Insert16, Type::I32, {old, half}, 0, 0, uh & 1);
+    b_.set_var(var, b_.select(any, merged, old));
+  }
+  return true;
+}
+
 }  // namespace gpurc::g13::detail

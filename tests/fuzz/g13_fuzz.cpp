@@ -49,10 +49,11 @@ TEST_CASE("g13 fuzz: the generator is deterministic and its programs run on the 
   std::set<std::string> mnemonics;
   Rng rng(77);
   const int n = light_run() ? 20 : 100;
-  unsigned partial = 0;
+  unsigned partial = 0, two_groups = 0;
   for (int i = 0; i < n; ++i) {
     G13FuzzProgram p = generate_g13_program(rng);
-    partial += p.threads < 32;
+    partial += p.threads % 32 != 0;
+    two_groups += p.groups() == 2;
     G13Outcome ref = run_g13_reference(p);
     REQUIRE_MESSAGE(ref.error.empty(), ref.error);
     REQUIRE_MESSAGE(!ref.fault, ref.fault_text);  // memory is always in bounds, loops bounded
@@ -60,14 +61,16 @@ TEST_CASE("g13 fuzz: the generator is deterministic and its programs run on the 
     size_t pos = 0;
     while (pos < text.size()) {
       size_t end = text.find('\n', pos);
-      mnemonics.insert(text.substr(pos, text.find(' ', pos) - pos));
+      mnemonics.insert(text.substr(pos, std::min(text.find(' ', pos), end) - pos));
       pos = end + 1;
     }
   }
   CHECK(partial > 0);
+  CHECK(two_groups > 0);
   for (const char* m : {"if_icmp", "while_icmp", "jmp_exec_any", "pop_exec", "device_load", "device_store",
-                        "jmp_exec_none", "mov_imm"})
-    CHECK_MESSAGE(mnemonics.count(m), m);
+                        "jmp_exec_none", "mov_imm", "uniform_store", "threadgroup_store", "threadgroup_barrier",
+                        "threadgroup_load"})
+    CHECK_MESSAGE(mnemonics.count(m), std::string(m));
   // The random-instruction part draws from many table descriptors.
   MESSAGE("random instructions come from " << g13_fuzz_descriptors().size() << " descriptors, programs used "
                                             << mnemonics.size() << " mnemonics");
@@ -83,14 +86,25 @@ TEST_CASE("g13 fuzz: the comparison sees register, memory and status differences
   REQUIRE_MESSAGE(ref.error.empty(), ref.error);
   CHECK(compare_g13(p, ref, ref).empty());
   G13Outcome got = ref;
-  got.sg.regs[9][3] ^= 1;
-  CHECK(compare_g13(p, ref, got).find("r4h lane 3") != std::string::npos);
+  got.groups[0].regs[9][3] ^= 1;
+  CHECK(compare_g13(p, ref, got).find("r4h thread 3") != std::string::npos);
   got = ref;
-  got.sg.regs[9][31] ^= 1;  // lane 31 is not launched: not compared
+  got.groups[0].regs[9][31] ^= 1;  // lane 31 is not launched: not compared
   CHECK(compare_g13(p, ref, got).empty());
   got = ref;
   got.memory[100] ^= 0x80;
   CHECK(compare_g13(p, ref, got).find("memory") != std::string::npos);
+  got = ref;
+  got.groups[0].uniforms[77] ^= 4;  // u38h
+  CHECK(compare_g13(p, ref, got).find("u38h") != std::string::npos);
+  // The second SIMD-group of a two-group program is compared too.
+  G13FuzzProgram p2 = generate_g13_program(rng);
+  while (p2.groups() < 2) p2 = generate_g13_program(rng);
+  G13Outcome ref2 = run_g13_reference(p2);
+  REQUIRE_MESSAGE(ref2.error.empty(), ref2.error);
+  G13Outcome got2 = ref2;
+  got2.groups[1].regs[9][0] ^= 1;
+  CHECK(compare_g13(p2, ref2, got2).find("r4h thread 32") != std::string::npos);
   got = ref;
   got.fault = true;
   got.fault_text = "fault trap";
@@ -99,8 +113,11 @@ TEST_CASE("g13 fuzz: the comparison sees register, memory and status differences
 
 TEST_CASE("g13 fuzz: a reproducer is a replay file that passes on the interpreter and every engine") {
   Rng rng(11);
+  // Three programs, the last of two SIMD-groups: the replay runs them through
+  // recompiler/g13_run's launch loop, which must agree with the fuzzer's rounds.
   for (int i = 0; i < 3; ++i) {
     G13FuzzProgram p = generate_g13_program(rng);
+    while (i == 2 && p.groups() < 2) p = generate_g13_program(rng);
     G13Outcome ref = run_g13_reference(p);
     REQUIRE(ref.error.empty());
     replay::json doc = replay::json::parse(g13_replay_text(p, ref, "t", "note"));

@@ -19,7 +19,7 @@ namespace {
 const std::filesystem::path kExamples = std::filesystem::path(GPURC_TEST_DATA) / "examples" / "g13";
 
 const char* kKernels[] = {"vector_add", "reduction", "nested_if_while", "loop_break",
-                          "half_float", "shuffle_ballot", "call_ret", "int64_accum"};
+                          "half_float", "shuffle_ballot", "call_ret", "int64_accum", "int_hash"};
 
 replay::ReplayRun run(const json& doc, Engine e, unsigned threads = 1) {
   return replay::run_document(doc, kExamples, e, threads, false);

@@ -166,3 +166,37 @@ TEST_CASE("g13 IsaSupport: byte hex unit, raw disassembly, assembly round trip")
   CHECK_FALSE(isa.disassemble({0x3a, 0x8c, 0x40}, opt, out, err));
   CHECK(err.find("offset 0") != std::string::npos);
 }
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "recompiler/cli.h"
+
+TEST_CASE("g13 cli: `gpurc disasm --isa g13 --hex --raw` prints applegpu's text for every verified vector") {
+  std::ifstream f(data_path("known_vectors.json"));
+  REQUIRE(f.good());
+  const auto j = nlohmann::json::parse(f);
+  const auto path = std::filesystem::temp_directory_path() / ("gpurc-g13-cli-" + std::to_string(getpid()) + ".hex");
+  auto squash = [](const std::string& s) {  // "up to whitespace"
+    std::istringstream in(s);
+    std::string w, out;
+    while (in >> w) out += (out.empty() ? "" : " ") + w;
+    return out;
+  };
+  int n = 0;
+  for (const auto& v : j["vectors"]) {
+    std::ofstream(path) << v["bytes_hex_memory_order"].get<std::string>() << "\n";
+    std::vector<std::string> args = {"gpurc", "disasm", "--isa", "g13", "--hex", "--raw", path.string()};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::ostringstream out, err;
+    REQUIRE(run_cli(int(args.size()), argv.data(), out, err) == 0);
+    CHECK(squash(out.str()) == squash(v["applegpu_disassembly"].get<std::string>()));
+    ++n;
+  }
+  std::filesystem::remove(path);
+  CHECK(n == 136);
+}

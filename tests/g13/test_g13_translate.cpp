@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <random>
 #include <set>
@@ -114,6 +115,10 @@ void check_same(const EndState& ref, const EndState& got, const std::string& eng
         REQUIRE_MESSAGE(got.sg.r32(reg, l) == ref.sg.r32(reg, l),
                         engine << ": r" << reg << " lane " << l << " = 0x" << std::hex << got.sg.r32(reg, l)
                                << ", reference 0x" << ref.sg.r32(reg, l) << "\n" << prog);
+  for (unsigned h = 0; h < 512; ++h)
+    REQUIRE_MESSAGE(got.sg.uniforms[h] == ref.sg.uniforms[h], engine << ": u-half " << h << " = 0x" << std::hex
+                                                                    << got.sg.uniforms[h] << ", reference 0x"
+                                                                    << ref.sg.uniforms[h] << "\n" << prog);
   for (const auto& [space, buf] : ref.mem.spaces)
     REQUIRE_MESSAGE(got.mem.spaces.at(space).bytes == buf.bytes, engine << ": memory space " << space << "\n" << prog);
   for (unsigned l = 0; l < 32; ++l)
@@ -247,12 +252,105 @@ const char* const kAluDescs[] = {
 }  // namespace
 
 TEST_CASE("g13 translate: instructions the interpreter cannot run either are clear errors") {
-  const auto code = asm_ok("uniform_store 2, i16, xy, 0, r6l_r6h, 8\nstop");
+  // uniform_store is modelled for the i16 format with an immediate index only.
+  for (const char* text : {"mov_imm r2, 1, 0b0\nuniform_store 2, i32, xy, 0, r6l_r6h, 8\nstop",
+                           "mov_imm r2, 1, 0b0\nuniform_store 2, i16, xy, 0, r6l_r6h, r4\nstop"}) {
+    const auto code = asm_ok(text);
+    ir::Function f;
+    std::string err;
+    CHECK_FALSE(g13::translate(code.data(), code.size(), f, err));
+    CHECK(err.find("uniform_store at pc 0x6") != std::string::npos);
+    g13::SimdGroup sg;
+    g13::Interpreter it(code, nullptr);
+    const auto r = it.run(sg);
+    CHECK(r.kind == g13::StepResult::Kind::Error);
+    CHECK(r.message.find("uniform_store at pc 0x6") != std::string::npos);
+  }
+  const auto code = asm_ok("wait_pix 512, 3\nstop");
   ir::Function f;
   std::string err;
   CHECK_FALSE(g13::translate(code.data(), code.size(), f, err));
-  CHECK(err.find("uniform_store") != std::string::npos);
-  CHECK(err.find("pc 0x0") != std::string::npos);
+  CHECK(err.find("wait_pix at pc 0x0") != std::string::npos);
+}
+
+TEST_CASE("g13 translate: uniform_store writes u-registers from the first active lane on every engine") {
+  std::mt19937_64 rng(41);
+  // Full, partially launched, partially active (first active lane 1, not 0), one lane (31).
+  const uint32_t launched[] = {0xFFFFFFFFu, 0x00FFFF0Fu, 0xFFFFFFFFu, 0x80000000u};
+  const std::string prog =
+      "uniform_store 2, i16, xy, 0, r6l_r6h, 8\n"   // u4 = r6
+      "uniform_store 2, i16, x, 0, r7h, 11\n"       // u5h = r7h
+      "uniform_store 2, i16, xy, 0, r20_r21, 12\n"  // u6_u7 = r20_r21 (two 32-bit registers)
+      "iadd r8, u4, 0\n"
+      "iadd r9, u5h, 1\n"
+      "iadd r16, u5l, 0\n"                          // the half no store touched
+      "device_load 0, i32, x, r10, u6_u7, r11, unsigned\n"
+      "wait 0\n"
+      "if_icmp r0l, ult, r2, 0, 1\n"                // no lane passes
+      "uniform_store 2, i16, xy, 0, r3l_r3h, 8\n"   // nobody active: u4 unchanged
+      "uniform_store 2, i16, xy, 0, r3l_r3h, 600\n" // out of range, but nobody active: no error
+      "pop_exec r0l, 1\n"
+      "iadd r12, u4, 0\n"
+      "fadd32 r13, u9, r13\n";                        // never written: the uniform block
+  for (int i = 0; i < 4; ++i) {
+    g13::SimdGroup sg = random_state(rng, launched[i]);
+    for (unsigned l = 0; l < 32; ++l) {
+      sg.set_r32(6, l, 0x01000101u * (l + 1));
+      sg.set_r32(7, l, 0xA0000000u + (l << 16) + l);
+      sg.set_r32(20, l, 0x10000 + 4 * l);  // the base: lane l's would point at element l
+      sg.set_r32(21, l, 0);
+      sg.set_r32(11, l, l);
+      if (i == 2 && l == 0) sg.regs[0][l] = 1;  // lane 0 inactive
+    }
+    sg.recompute_exec();
+    const unsigned first = unsigned(__builtin_ctz(sg.exec));
+    TestMemory mem;
+    mem.spaces[int(ir::Space::Global)].base = 0x10000;
+    mem.spaces[int(ir::Space::Global)].bytes.resize(1024);
+    for (size_t b = 0; b < 1024; ++b) mem.spaces[int(ir::Space::Global)].bytes[b] = uint8_t(b * 7 + 3);
+    const std::vector<uint8_t> code = asm_ok(prog + "stop");
+    compare_code(code, sg, mem, prog);
+    // The reference itself, against values worked out by hand.
+    const EndState ref = run_reference(code, sg, mem);
+    REQUIRE(ref.error.empty());
+    CHECK(ref.sg.u32(4) == 0x01000101u * (first + 1));
+    CHECK(ref.sg.uniforms[11] == uint16_t(0xA000 + first));
+    CHECK(ref.sg.uniforms[10] == sg.uniforms[10]);
+    CHECK(ref.sg.u32(6) == 0x10000 + 4 * first);
+    CHECK(ref.sg.u32(7) == 0);
+    for (unsigned l = 0; l < 32; ++l) {
+      if (!(sg.exec >> l & 1)) continue;
+      CHECK(ref.sg.r32(8, l) == 0x01000101u * (first + 1));
+      CHECK(ref.sg.r32(9, l) == uint32_t(0xA000 + first + 1));
+      CHECK(ref.sg.r32(12, l) == 0x01000101u * (first + 1));
+      const unsigned e = first + l;  // u6_u7 + r11 (= l) elements of 4 bytes
+      uint32_t want = 0;
+      for (unsigned k = 0; k < 4; ++k) want |= uint32_t(uint8_t((4 * e + k) * 7 + 3)) << (8 * k);
+      CHECK(ref.sg.r32(10, l) == want);
+    }
+  }
+}
+
+TEST_CASE("g13 translate: the compute preamble example (uniform_store of computed values) on every engine") {
+  std::ifstream in(std::string(GPURC_TEST_DATA) + "/examples/g13/compute_preamble.s");
+  REQUIRE(in.good());
+  const std::string src((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (uint32_t launched : {0x1u, 0xFFFFFFFFu}) {
+    TestMemory mem;
+    mem.spaces[int(ir::Space::Global)].base = 0x20000;
+    mem.spaces[int(ir::Space::Global)].bytes.assign(64, 0);
+    const uint32_t dims[2] = {64, 16};
+    std::memcpy(mem.spaces[int(ir::Space::Global)].bytes.data(), dims, 8);
+    g13::SimdGroup sg;
+    sg.launched = launched;
+    sg.recompute_exec();
+    sg.set_u64(2, 0x20000);
+    const auto code = asm_ok(src);
+    compare_code(code, sg, mem, "compute_preamble.s");
+    const EndState ref = run_reference(code, sg, mem);
+    CHECK(ref.sg.u32(4) == 0x3D000000u);  // 1 / 32
+    CHECK(ref.sg.u32(5) == 0x3E000000u);  // 1 / 8
+  }
 }
 
 TEST_CASE("g13 translate: random instructions of every ALU/float/cross-lane descriptor match the interpreter") {
@@ -288,6 +386,19 @@ TEST_CASE("g13 translate: random instructions of every ALU/float/cross-lane desc
       if (compare_code(code, sg, TestMemory{}, text, true)) ++compared[name];
     }
     CHECK_MESSAGE(compared[name] > 0, std::string(name) << ": no random instruction ran on the interpreter");
+  }
+}
+
+TEST_CASE("g13 translate: bitop, every truth table, 16- and 32-bit, on every engine") {
+  std::mt19937_64 rng(16);
+  for (unsigned tt = 0; tt < 16; ++tt) {
+    std::string table;
+    for (int i = 3; i >= 0; --i) table += char('0' + (tt >> i & 1));
+    g13::SimdGroup sg = random_state(rng, 0xFFFF7FFFu, true);
+    for (unsigned l = 0; l < 32; ++l) sg.regs[0][l] = uint16_t(l % 5 == 1);  // some lanes inactive
+    sg.recompute_exec();
+    compare("bitop " + table + ", r2, r3, r4\nbitop " + table + ", r5l, r6h, u7l\nbitop " + table + ", r8, r10, 9",
+            sg);
   }
 }
 
@@ -405,16 +516,23 @@ TEST_CASE("g13 translate: get_sr special registers come from vars the helpers fi
   g13::SimdGroup empty;
   CHECK(g13::missing_special(empty, f) == 80);
   CHECK(g13::missing_special(sg, f) == -1);
+  const std::vector<bool> w = g13::written_vars(f);
+  CHECK(w[3]);
+  CHECK(w[4]);
+  CHECK_FALSE(w[5]);
+  CHECK_FALSE(w[128]);  // sr80 is only read
   compare_code(code, sg, TestMemory{}, "get_sr");
 }
 
 TEST_CASE("g13 translate: interpreter errors are guest traps naming the pc in the JIT") {
-  // A divergent return (r5 differs between active lanes) and a return to an
-  // address that is no instruction.
+  // A divergent return (r5 differs between active lanes), a return to an
+  // address that is no instruction, a uniform_store past u255h.
   const struct {
     const char* prog;
     uint64_t pc;
-  } cases[] = {{"mov_imm r2, 1, 0b0\nret r5", 6}, {"mov_imm r5, 4097, 0b0\nret r5", 6}};
+  } cases[] = {{"mov_imm r2, 1, 0b0\nret r5", 6},
+               {"mov_imm r5, 4097, 0b0\nret r5", 6},
+               {"mov_imm r2, 1, 0b0\nuniform_store 2, i16, xy, 0, r6l_r6h, 511", 6}};  // u-halves 511, 512
   for (const auto& c : cases) {
     g13::SimdGroup sg;
     for (unsigned l = 0; l < 32; ++l) sg.set_r32(5, l, l);
