@@ -806,8 +806,17 @@ struct Translator {
       case Op::Bar: {
         bool inc = in.has("inc"), wait = in.has("wait");
         int nimm = 0;
-        for (auto& a : in.atoms) nimm += a.type == Atom::Opnd && a.op.kind == OKind::Imm;
-        if (inc != wait || nimm > 1) return unsupported("only the plain 'bar sync' form is translated");
+        uint64_t threads = 0;
+        for (auto& a : in.atoms)
+          if (a.type == Atom::Opnd && a.op.kind == OKind::Imm && nimm++ == 1) threads = uint64_t(a.op.imm);
+        if (inc != wait) return unsupported("'bar' with only 'inc' or only 'wait' (arrive without waiting) is not translated");
+        // A thread count is a count of warps (rounded up). When it is the
+        // block's warp count the barrier is the plain one (the runtime's
+        // barrier waits for every warp of the block); other counts release
+        // part of the block and are not translated.
+        unsigned warps = (opt.block_threads + 31) / 32;
+        if (nimm > 1 && (opt.block_threads == 0 || (threads + 31) / 32 != warps))
+          return unsupported("'bar' with a thread count other than the block's warps is not translated");
         ir::BlockId after = f.add_block();
         b.barrier(after);
         b.set_block(after);
@@ -1668,6 +1677,7 @@ TranslateOptions options_for(const BlockConfig& cfg, const Target& target, uint3
   o.lmem = cfg.lmem;
   o.param_bytes = uint32_t(cfg.params.size());
   o.call_limit = cfg.call_limit;
+  o.block_threads = cfg.block[0] * cfg.block[1] * cfg.block[2];
   return o;
 }
 
