@@ -635,16 +635,30 @@ struct Translator {
     return head;
   }
 
-  // The join address of the innermost joinat region [joinat + 1, target)
-  // around word `p` (address order), or ~0u.
-  uint32_t enclosing_join(uint32_t p) const {
-    uint32_t best = ~0u, width = ~0u;
-    for (auto& [a, in] : insns) {
-      int64_t t = -1;
-      if (in.op != Op::JoinAt || !branch_target(in, t) || t <= int64_t(p) || a >= p) continue;
-      if (uint32_t(t) - a < width) best = uint32_t(t), width = uint32_t(t) - a;
+  // The join address of the innermost (narrowest) joinat region
+  // [joinat + 1, target) around word `p` (address order), or ~0u. One sweep
+  // over the code computes it for every word (n log n, also for huge inputs).
+  std::vector<uint32_t> inner_join;
+  uint32_t enclosing_join(uint32_t p) {
+    if (inner_join.empty()) {
+      inner_join.assign(code.size() + 1, ~0u);
+      using Region = std::pair<uint32_t, uint32_t>;  // (width, target)
+      std::vector<std::vector<Region>> starts(code.size() + 1), ends(code.size() + 1);
+      for (auto& [a, in] : insns) {
+        int64_t t = -1;
+        if (in.op == Op::JoinAt && branch_target(in, t) && t > int64_t(a) + 1 && uint64_t(t) <= code.size()) {
+          starts[a + 1].push_back({uint32_t(t) - a, uint32_t(t)});
+          ends[size_t(t)].push_back({uint32_t(t) - a, uint32_t(t)});
+        }
+      }
+      std::multiset<Region> open;  // narrowest first
+      for (uint32_t w = 0; w <= code.size(); ++w) {
+        for (auto& r : ends[w]) open.erase(open.find(r));
+        for (auto& r : starts[w]) open.insert(r);
+        if (!open.empty()) inner_join[w] = open.begin()->second;
+      }
     }
-    return best;
+    return p < inner_join.size() ? inner_join[p] : ~0u;
   }
 
   // Ends the lanes running the current block (exited = 1, return). Inside a

@@ -33,6 +33,26 @@ void check_lanes(const std::string& src) {
   }
 }
 
+// Runs `c` on every engine against the reference and returns the reference's
+// end state, for checks of the reference's own result.
+EndState checked_reference(const Case& c) {
+  check_case(c);
+  Target t;
+  std::string err;
+  std::vector<uint32_t> code;
+  REQUIRE(parse_target(c.variant, t, err));
+  REQUIRE(assemble(all_long(c.src), t, code, err));
+  EndState ref = run_reference(c, code, t);
+  REQUIRE(ref.ok);
+  return ref;
+}
+
+uint32_t word_at(const std::vector<uint8_t>& bytes, size_t off) {
+  uint32_t w = 0;
+  std::memcpy(&w, bytes.data() + off, 4);
+  return w;
+}
+
 }  // namespace
 
 // Two break loops with different trip counts per lane, then a divergent if
@@ -173,7 +193,7 @@ TEST_CASE("tesla translate: recursive call with a per-lane depth") {
               "ret\n");
 }
 
-// Both sides of a divergent if/else store to one s[] word and one g1[] word
+// Both sides of a divergent if/else store to one s[] word and one g0[] word
 // (fuzz campaign, seed 1). The warp stack runs the taken side (the else
 // branch here) first, so the not-taken side's store is the last one; the
 // translation used to order the sides the other way round.
@@ -199,20 +219,10 @@ TEST_CASE("tesla translate: divergent if/else stores land in warp-stack order") 
     s.r[1] = 0x1000 + i, s.r[2] = 0x2000 + i, s.r[3] = 0x3000 + i, s.r[4] = 0x4000 + i;
     s.c[1] = (i & 1) ? 1 : 0;  // lg = Z clear: the even lanes branch
   };
-  check_case(c);
   // The reference itself: odd (not-taken) lanes stored last.
-  Target t;
-  std::string err;
-  std::vector<uint32_t> code;
-  REQUIRE(parse_target("g200", t, err));
-  REQUIRE(assemble(all_long(src), t, code, err));
-  EndState ref = run_reference(c, code, t);
-  REQUIRE(ref.ok);
-  uint32_t sw = 0, gw = 0;
-  std::memcpy(&sw, ref.shared.data() + 0x40, 4);
-  std::memcpy(&gw, ref.mem.global[0].data() + 0x40, 4);
-  CHECK(sw == 0x1000 + 31);
-  CHECK(gw == 0x3000 + 31);
+  EndState ref = checked_reference(c);
+  CHECK(word_at(ref.shared, 0x40) == 0x1000 + 31);
+  CHECK(word_at(ref.mem.global[0], 0x40) == 0x3000 + 31);
   CHECK(ref.threads[0].r[5] == 0x1000 + 31);
 }
 
@@ -261,15 +271,6 @@ TEST_CASE("tesla translate: an exiting call before the join runs before the wait
     s.r[2] = 0x2000 + i;
     s.c[3] = (i & 1) ? 1 : 0;  // lg = Z clear: the even lanes go to the join
   };
-  check_case(c);
-  Target t;
-  std::string err;
-  std::vector<uint32_t> code;
-  REQUIRE(parse_target("g200", t, err));
-  REQUIRE(assemble(all_long(src), t, code, err));
-  EndState ref = run_reference(c, code, t);
-  REQUIRE(ref.ok);
-  uint32_t sw = 0;
-  std::memcpy(&sw, ref.shared.data() + 0x40, 4);
-  CHECK(sw == 0x2000 + 30);  // even lanes stored last
+  EndState ref = checked_reference(c);
+  CHECK(word_at(ref.shared, 0x40) == 0x2000 + 30);  // even lanes stored last
 }
