@@ -55,7 +55,7 @@ uint64_t normalise(uint64_t v, int& e, int top) {
 }
 
 int64_t poly(const SfuSlice& t, int sa, uint32_t r, uint32_t r2, int sc) {
-  return (int64_t(t.a) << sa) + int64_t(t.b) * r + (int64_t(t.c) * r2 << sc);
+  return int64_t(t.a) * (int64_t(1) << sa) + int64_t(t.b) * r + int64_t(t.c) * r2 * (int64_t(1) << sc);
 }
 
 bool is_nan(uint32_t a) { return exp_of(a) == 255 && frac_of(a); }
