@@ -12,6 +12,7 @@ namespace gpurc::fuzz {
 
 struct IsaFuzzOptions {
   uint64_t iterations = 500;
+  uint64_t first = 0;                 // index of the first program (tesla only: re-run part of a campaign)
   uint64_t seed = 1;
   std::string variant;                // "" = the ISA's default
   std::vector<std::string> engines;   // subset of "avx512", "avx2", "a64"; empty = all the host supports

@@ -36,6 +36,13 @@ std::string hex_bytes(const std::vector<uint8_t>& v) {
   return s;
 }
 
+// g<bank>[0] as a replay address (bank << 32).
+std::string hex_address(int bank) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%x00000000", unsigned(bank));
+  return b;
+}
+
 bool assemble_lines(const std::vector<std::string>& lines, const Target& t, std::vector<uint32_t>& words,
                     std::string& err) {
   for (const auto& l : lines) {
@@ -73,27 +80,44 @@ bool tesla_replay_prologue(const TeslaProgram& p, std::vector<uint32_t>& words, 
     std::snprintf(b, sizeof b, "0x%x", v);
     return std::string(b);
   };
+  // s[]: every lane of the (single) warp copies the whole image from g14[]
+  // (the same word to the same address, so lane order does not matter).
+  l.push_back("mov b32 $r2 0x0");
+  l.push_back("mov b32 $r3 " + hx(uint32_t(p.shared.size() / 4)));
+  l.push_back("mov b32 $r4 0xffffffff");
+  l.push_back("mov b32 $r30 $r30");
+  l.push_back("mov b32 $r30 $r30");  // two pads: the loop starts at an even word
+  if (!assemble_lines(l, p.target, words, err)) return false;
+  if (words.size() & 1) words.pop_back();
+  uint32_t copy = uint32_t(words.size());
+  l.clear();
+  l.push_back("ld b32 $r1 g" + std::to_string(kTeslaReproSharedBank) + "[$r2]");
+  l.push_back("shl $a1 $r2 0x0");
+  l.push_back("st b32 s[$a1+0x0] $r1");
+  l.push_back("add b32 $r2 $r2 0x4");
+  l.push_back("add b32 $c0 $r3 $r3 $r4");
+  l.push_back("(g $c0) bra " + hx(copy * 4));
   // $r0 = tid.x (1-D block, launch ABI); $r31 = this thread's record.
   l.push_back("shl b32 $r31 $r0 " + hx(8));
   // $a7 (one register per warp) starts at 0 in generated programs, as at launch.
   for (int a : {1, 2, 3, 4}) {
     l.push_back("add b32 $r30 $r31 " + hx(kTeslaReproA + 4 * a));
-    l.push_back("ld b32 $r1 g15[$r30]");
+    l.push_back("ld b32 $r1 g" + std::to_string(kTeslaReproInitBank) + "[$r30]");
     l.push_back("shl $a" + std::to_string(a) + " $r1 0x0");
   }
   for (int c = 0; c < 4; ++c) {
     l.push_back("add b32 $r30 $r31 " + hx(kTeslaReproC + 4 * c));
-    l.push_back("ld b32 $r1 g15[$r30]");
+    l.push_back("ld b32 $r1 g" + std::to_string(kTeslaReproInitBank) + "[$r30]");
     l.push_back("mov $c" + std::to_string(c) + " $r1");
   }
   for (int k = 0; k < 30; ++k) {
     l.push_back("add b32 $r30 $r31 " + hx(4 * k));
-    l.push_back("ld b32 " + r(k) + " g15[$r30]");
+    l.push_back("ld b32 " + r(k) + " g" + std::to_string(kTeslaReproInitBank) + "[$r30]");
   }
   l.push_back("add b32 $r30 $r31 " + hx(4 * 30));
-  l.push_back("ld b32 $r30 g15[$r30]");
+  l.push_back("ld b32 $r30 g" + std::to_string(kTeslaReproInitBank) + "[$r30]");
   l.push_back("add b32 $r31 $r31 " + hx(4 * 31));
-  l.push_back("ld b32 $r31 g15[$r31]");
+  l.push_back("ld b32 $r31 g" + std::to_string(kTeslaReproInitBank) + "[$r31]");
   l.push_back("bra 0x0");
   if (!assemble_lines(l, p.target, words, err)) return false;
   init.assign(p.threads.size() * kTeslaReproStride, 0);
@@ -132,10 +156,9 @@ std::string tesla_replay_json(const TeslaProgram& p, const std::string& name, co
   for (uint32_t x : words) w.push_back(hex32(x));
   doc["program"] = {{"words", w}, {"entry", entry}};
   doc["listing"] = p.listing;
-  doc["launch"] = {{"grid", {1, 1, 1}},
-                   {"block", {p.threads.size(), 1, 1}},
-                   {"regs", p.cfg.regs},
-                   {"local_bytes", p.cfg.lmem}};
+  doc["program"]["regs"] = p.cfg.regs;
+  doc["program"]["lmem"] = p.cfg.lmem;
+  doc["launch"] = {{"grid", {1, 1, 1}}, {"block", {p.threads.size(), 1, 1}}, {"shared_bytes", p.shared.size()}};
   json consts = json::object();
   for (int c = 0; c < 16; ++c)
     if (!p.mem.cbuf[c].empty()) consts["c" + std::to_string(c)] = {{"hex", hex_bytes(p.mem.cbuf[c])}};
@@ -145,16 +168,17 @@ std::string tesla_replay_json(const TeslaProgram& p, const std::string& name, co
     if (!p.mem.global[g].empty())
       mem.push_back({{"name", "g" + std::to_string(g)},
                      {"space", "global"},
-                     {"address", "0x" + std::to_string(g) + "00000000"},
+                     {"address", hex_address(g)},
                      {"size", p.mem.global[g].size()},
                      {"init", {{"hex", hex_bytes(p.mem.global[g])}}}});
   mem.push_back({{"name", "init"},
                  {"space", "global"},
-                 {"address", "0xf00000000"},
+                 {"address", hex_address(kTeslaReproInitBank)},
                  {"size", init.size()},
                  {"init", {{"hex", hex_bytes(init)}}}});
-  mem.push_back({{"name", "s"},
-                 {"space", "shared"},
+  mem.push_back({{"name", "shared image"},
+                 {"space", "global"},
+                 {"address", hex_address(kTeslaReproSharedBank)},
                  {"size", p.shared.size()},
                  {"init", {{"hex", hex_bytes(p.shared)}}}});
   doc["memory"] = mem;
@@ -284,7 +308,7 @@ IsaFuzzReport run_tesla_fuzz(const IsaFuzzOptions& opt) {
     rep.mismatches.push_back(m);
   };
 
-  for (uint64_t i = 0; i < opt.iterations; ++i) {
+  for (uint64_t i = opt.first; i < opt.first + opt.iterations; ++i) {
     TeslaProgram p;
     try {
       p = generate_tesla(tesla_program_seed(opt.seed, i), target, gopt, &stats);
@@ -311,7 +335,7 @@ IsaFuzzReport run_tesla_fuzz(const IsaFuzzOptions& opt) {
       std::string d = compare_tesla(p, ref, got);
       if (!d.empty()) mismatch(i, e, d, p);
     }
-    if (opt.progress && (i + 1) % 50 == 0) opt.progress(i + 1, rep.mismatches.size());
+    if (opt.progress && rep.programs % 50 == 0) opt.progress(rep.programs, rep.mismatches.size());
   }
   if (opt.progress) opt.progress(rep.programs, rep.mismatches.size());
 

@@ -1,9 +1,10 @@
 // Tesla reproducers: a generated program as a replay file that a standard
 // tesla replay run reproduces exactly. The replay format has no field for
 // initial registers, so the file's entry point is a prologue placed after the
-// program: it loads each thread's $r0..$r31, $a and $c from the "init" buffer
-// (g15[], one kTeslaReproStride-byte record per thread, indexed by tid.x) and
-// branches to word 0.
+// program: it copies the initial s[] from g14[], loads each thread's
+// $r0..$r31, $a and $c from the "init" buffer (g15[], one
+// kTeslaReproStride-byte record per thread, indexed by tid.x) and branches to
+// word 0.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -16,6 +17,8 @@ namespace gpurc::fuzz {
 constexpr uint32_t kTeslaReproStride = 0x100;  // per thread: $r0..$r31 at 0, then:
 constexpr uint32_t kTeslaReproA = 0x80;        // $a0..$a7 (u32 each)
 constexpr uint32_t kTeslaReproC = 0xa0;        // $c0..$c3 (u32 each)
+constexpr int kTeslaReproInitBank = 15;    // g15[]: the per-thread records
+constexpr int kTeslaReproSharedBank = 14;  // g14[]: the initial s[] image the prologue copies
 // Mismatches per campaign that also get a minimised reproducer ("-min").
 constexpr uint64_t kTeslaMaxMinimized = 10;
 

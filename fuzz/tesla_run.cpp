@@ -116,8 +116,12 @@ TeslaOutcome run_ir(const std::string& engine, const IrProgram& prog, const Tesl
   auto frame = rt::allocate_aligned(std::max<uint64_t>(exe->frame_bytes(), 64));
 
   out.mem = p.mem;
-  if (!extra.empty()) out.mem.global[15] = extra;
   out.shared = p.shared;
+  if (!extra.empty()) {  // a reproducer: its prologue copies s[] from g14[] and the registers from g15[]
+    out.mem.global[kTeslaReproInitBank] = extra;
+    out.mem.global[kTeslaReproSharedBank] = p.shared;
+    std::fill(out.shared.begin(), out.shared.end(), uint8_t(0));
+  }
   out.locals.assign(32, std::vector<uint8_t>(p.cfg.lmem, 0));
   TeslaMemory memory(&out.mem, &out.shared, &out.locals);
 
@@ -147,7 +151,10 @@ TeslaOutcome run_ir(const std::string& engine, const IrProgram& prog, const Tesl
     out.threads.push_back(st);
   }
   out.locals.resize(p.threads.size());
-  if (!extra.empty()) out.mem.global[15].clear();
+  if (!extra.empty()) {
+    out.mem.global[kTeslaReproInitBank].clear();
+    out.mem.global[kTeslaReproSharedBank].clear();
+  }
   return out;
 }
 

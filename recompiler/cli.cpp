@@ -331,7 +331,7 @@ int run_fuzz_campaign(const std::string& label, Options& opt, Run run, int setup
 }
 
 int verb_fuzz(bool ir_mode, const std::string& isa, const std::string& variant, uint64_t iterations, uint64_t seed,
-              const std::string& engines, const std::string& out_dir, std::ostream& out, std::ostream& err) {
+              uint64_t first, const std::string& engines, const std::string& out_dir, std::ostream& out, std::ostream& err) {
   if (ir_mode && !isa.empty()) {
     err << "error: gpurc fuzz: give either --ir or --isa ISA, not both\n";
     return 2;
@@ -344,8 +344,13 @@ int verb_fuzz(bool ir_mode, const std::string& isa, const std::string& variant, 
       err << "error: gpurc fuzz --isa " << isa << ": no fuzzer for isa " << isa << " (one of: " << list << ")\n";
       return 2;
     }
+    if (first != 0 && isa != "tesla") {
+      err << "error: gpurc fuzz: --first is supported with --isa tesla only\n";
+      return 2;
+    }
     fuzz::IsaFuzzOptions opt;
     opt.iterations = iterations;
+    opt.first = first;
     opt.seed = seed;
     opt.variant = variant;
     if (!out_dir.empty()) opt.out_dir = out_dir;
@@ -429,13 +434,14 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   // fuzz
   bool f_ir = false;
   std::string f_isa, f_variant, f_engines, f_out;
-  uint64_t f_iter = 1000, f_seed = 1;
+  uint64_t f_iter = 1000, f_seed = 1, f_first = 0;
   auto* fz = app.add_subcommand("fuzz", "differential fuzzing of the JIT tiers against the interpreter");
   fz->add_flag("--ir", f_ir, "random IR programs");
   fz->add_option("--isa", f_isa, "random programs of an ISA: pica200, tesla, g13");
   fz->add_option("--variant", f_variant, "ISA revision for --isa (default: the ISA's first)");
   fz->add_option("--iterations", f_iter, "programs to generate");
   fz->add_option("--seed", f_seed, "random seed");
+  fz->add_option("--first", f_first, "index of the first program (--isa tesla: re-run programs of a campaign)");
   fz->add_option("--engines", f_engines, "comma-separated JIT tiers: avx512, avx2, a64 (default: all the host has)");
   fz->add_option("--out", f_out, "folder for reproducers (default fuzz-out)");
 
@@ -470,7 +476,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     }
     if (*host) return verb_host(h_file, h_engine, h_perf, out, err);
     if (*rep) return cli::replay(r, out, err);
-    if (*fz) return verb_fuzz(f_ir, f_isa, f_variant, f_iter, f_seed, f_engines, f_out, out, err);
+    if (*fz) return verb_fuzz(f_ir, f_isa, f_variant, f_iter, f_seed, f_first, f_engines, f_out, out, err);
     if (*bn) return cli::bench(b, out, err);
   } catch (const std::exception& e) {
     err << "error: " << e.what() << "\n";

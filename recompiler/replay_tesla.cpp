@@ -82,9 +82,10 @@ Program load_program(const json& doc, const std::filesystem::path& dir) {
       if (!kernel_name.empty() && kernel_name != e.get<std::string>())
         throw ReplayError("program.entry: names another kernel than program.kernel");
       kernel_name = e.get<std::string>();
-    } else if (parse_uint(e, "program.entry") != 0) {
-      // The reference interpreter starts every thread at word 0.
-      throw ReplayError("program.entry: only offset 0 is supported (put the kernel first)");
+    } else {
+      uint64_t w = parse_uint(e, "program.entry");
+      if (w > 0xffffffffu) throw ReplayError("program.entry: word address out of range");
+      p.kernel.entry = uint32_t(w);  // checked against the code size below
     }
   }
   if (prog.contains("words")) {
@@ -125,6 +126,7 @@ Program load_program(const json& doc, const std::filesystem::path& dir) {
   if (!kernel_name.empty() && !prog.contains("binary_file"))
     throw ReplayError("program.kernel: a kernel name needs a .cubin binary_file");
   if (p.kernel.code.empty()) throw ReplayError("program: no code");
+  if (p.kernel.entry >= p.kernel.code.size()) throw ReplayError("program.entry: outside the code");
   if (prog.contains("regs")) {
     uint64_t r = parse_uint(prog["regs"], "program.regs");
     if (r < 1 || r > 128) throw ReplayError("program.regs: 1..128");
@@ -156,7 +158,7 @@ std::vector<uint8_t> typed_or_hex(const json& v, const std::string& where) {
 
 void replay_tesla(const ReplayJob& job, ReplayRun& run) {
   const json& doc = job.doc;
-  check_fields(doc, {"gpurc", "isa", "variant", "name", "program", "launch", "state", "memory", "expect", "description"}, "");
+  check_fields(doc, {"gpurc", "isa", "variant", "name", "program", "launch", "state", "memory", "expect", "description", "listing"}, "");
   if (doc.contains("variant") && !doc["variant"].is_string()) throw ReplayError("variant: expected a string");
   Program prog = load_program(doc, job.dir);
 

@@ -78,6 +78,7 @@ tesla::BlockConfig block_config(const Kernel& k, const Launch& l) {
   cfg.lmem = k.lmem;
   cfg.regs = k.regs;
   cfg.call_limit = k.call_limit;
+  cfg.entry = k.entry;
   if (l.budget > 0) {
     uint64_t warps = (block_threads(l) + 31) / 32;
     cfg.max_steps = uint64_t(l.budget) > (uint64_t(1) << 62) / warps ? uint64_t(1) << 62 : uint64_t(l.budget) * warps;
@@ -150,7 +151,7 @@ struct Prepared {
 // Translation; false with `err` naming the instruction the translator cannot handle.
 bool prepare(const Kernel& k, const Launch& l, Prepared& p, std::string& err) {
   p.cfg = block_config(k, l);
-  tesla::TranslateOptions topt = tesla::options_for(p.cfg, k.target, 0);
+  tesla::TranslateOptions topt = tesla::options_for(p.cfg, k.target, k.entry);
   if (!tesla::translate(k.code, topt, p.f, err)) return false;
   p.uniforms = tesla::pack_uniforms(p.cfg);
   if (p.uniforms.size() < p.f.uniform_bytes) p.uniforms.resize(p.f.uniform_bytes, 0);

@@ -20,7 +20,8 @@
 namespace gpurc::tesla_run {
 
 struct Kernel {
-  std::vector<uint32_t> code;    // starts at word 0 (the interpreter's entry)
+  std::vector<uint32_t> code;
+  uint32_t entry = 0;            // word address where every thread starts
   tesla::Target target;          // variant; compute programs
   unsigned regs = 128;           // allocated $r count
   uint32_t lmem = 0;             // l[] bytes per thread

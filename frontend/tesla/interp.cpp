@@ -1294,6 +1294,7 @@ RunResult BlockInterpreter::execute() {
     unsigned cnt = std::min(32u, n - first);
     w.launched = cnt == 32 ? 0xffffffffu : (1u << cnt) - 1;
     w.active = w.launched;
+    w.pc = cfg_.entry;
     im.warps.push_back(w);
   }
   RunResult r;

@@ -29,6 +29,7 @@ struct BlockConfig {
   unsigned attr_bytes = 0x200;        // a[] and o[] bytes per thread (vertex/geometry programs)
   uint64_t max_steps = 1ull << 26;    // watchdog: warp-instructions for the whole block
   unsigned call_limit = 16;           // limited calls ignored beyond this many on a stack
+  uint32_t entry = 0;                 // word address where every thread starts
 };
 
 enum class FaultKind { None, Decode, Trap, OutOfBounds, Unsupported, Watchdog, Stack };

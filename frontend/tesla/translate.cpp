@@ -635,6 +635,73 @@ struct Translator {
     return head;
   }
 
+  // The join address of the innermost (narrowest) joinat region
+  // [joinat + 1, target) around word `p` (address order), or ~0u. One sweep
+  // over the code computes it for every word (n log n, also for huge inputs).
+  std::vector<uint32_t> inner_join;
+  uint32_t enclosing_join(uint32_t p) {
+    if (inner_join.empty()) {
+      inner_join.assign(code.size() + 1, ~0u);
+      using Region = std::pair<uint32_t, uint32_t>;  // (width, target)
+      std::vector<std::vector<Region>> starts(code.size() + 1), ends(code.size() + 1);
+      for (auto& [a, in] : insns) {
+        int64_t t = -1;
+        if (in.op == Op::JoinAt && branch_target(in, t) && t > int64_t(a) + 1 && uint64_t(t) <= code.size()) {
+          starts[a + 1].push_back({uint32_t(t) - a, uint32_t(t)});
+          ends[size_t(t)].push_back({uint32_t(t) - a, uint32_t(t)});
+        }
+      }
+      std::multiset<Region> open;  // narrowest first
+      for (uint32_t w = 0; w <= code.size(); ++w) {
+        for (auto& r : ends[w]) open.erase(open.find(r));
+        for (auto& r : starts[w]) open.insert(r);
+        if (!open.empty()) inner_join[w] = open.begin()->second;
+      }
+    }
+    return p < inner_join.size() ? inner_join[p] : ~0u;
+  }
+
+  // Ends the lanes running the current block (exited = 1, return). Inside a
+  // joinat region the warp stack runs an exiting path when the other side
+  // reaches the join, so in the loop iteration it belongs to. A block that
+  // only returns is outside every loop of the CFG, and the IR's schedule
+  // (ir/cfg_order.h) would hold its lanes back until the loop is done, so
+  // their last stores would land after those of later iterations (fuzz
+  // campaign, seed 1). So the block also branches to the join on a condition
+  // that is never true at run time (any() of the running lanes is true
+  // wherever it runs): the edge places it before the join, inside the loop.
+  // The condition is uniform, so kernels without divergence stay unmasked.
+  // Without a joinat the diverged lanes wait on the stack until the others
+  // are done (leave the loop by break, exit), which is where the plain return
+  // puts them.
+  // In a subroutine outside any joinat region, the region around the call
+  // site counts (the callee's stack context tells the call sites).
+  void end_lanes() {
+    b.set_var(kVarExited, k32(1));
+    uint32_t join = enclosing_join(pc);
+    Stack where = cloned ? ctx_stacks[size_t(cur_ctx)] : Stack{};
+    while (join == ~0u && !where.empty()) {
+      uint32_t e = where.back();
+      where.pop_back();
+      if ((e >> 28) == kEntryPreBrk) continue;
+      uint32_t ret = e & 0x0fffffffu;  // a call's return address (the word after the call)
+      for (uint32_t w : {1u, 2u})
+        if (ret >= w && insns.count(ret - w) && insns.at(ret - w).op == Op::Call && insns.at(ret - w).words == w)
+          join = enclosing_join(ret - w);
+    }
+    auto ctx = ctx_ids.find(where);
+    int ctx_id = cloned ? (ctx == ctx_ids.end() ? -1 : ctx->second) : 0;
+    if (join == ~0u || !node_blocks.count({join, ctx_id})) {
+      b.ret();
+      return;
+    }
+    ir::BlockId done = f.add_block("exited");
+    V running = b.emit(Opcode::Any, Type::I1, {b.i1(true), b.i1(true)});
+    b.cond_br(running, done, node_blocks.at({join, ctx_id}));
+    b.set_block(done);
+    b.ret();
+  }
+
   // The block of word `p` reached with stack `st` (cloned) or the current
   // context's stack (nullptr).
   ir::BlockId block_at(uint32_t p, const Stack* st = nullptr) {
@@ -674,7 +741,14 @@ struct Translator {
       case Op::Bra:
         if (in.pred == 15) b.br(target());
         else if (guard == ir::kNoValue) b.br(block_at(next));
-        else b.cond_br(guard, target(), block_at(next));
+        else {
+          // The warp stack runs the taken side of a divergent bra first. The
+          // IR's schedule order (ir/cfg_order.h) runs a branch's second
+          // successor first where neither side reaches the other, so the
+          // taken side goes second (branch on the negated guard).
+          ir::BlockId fall = block_at(next), taken = target();
+          b.cond_br(bin(Opcode::Xor, guard, b.i1(true)), fall, taken);
+        }
         return true;
       case Op::Call: {
         ir::BlockId go = f.add_block();
@@ -718,9 +792,10 @@ struct Translator {
           d = f.add_block(is_ret ? "ret" : "brk");
           ir::BlockId saved = b.block();
           b.set_block(d);
-          if (!known) {
-            if (is_ret) b.set_var(kVarExited, k32(1));
-            else b.emit(Opcode::Trap, Type::Void, {b.i1(true)}, 0, 0, uint64_t(kTrapNoBreak) << 24);
+          if (!known && is_ret) {
+            end_lanes();
+          } else if (!known) {
+            b.emit(Opcode::Trap, Type::Void, {b.i1(true)}, 0, 0, uint64_t(kTrapNoBreak) << 24);
             b.ret();
           } else {
             uint32_t lims = 0;
@@ -745,8 +820,17 @@ struct Translator {
       case Op::Bar: {
         bool inc = in.has("inc"), wait = in.has("wait");
         int nimm = 0;
-        for (auto& a : in.atoms) nimm += a.type == Atom::Opnd && a.op.kind == OKind::Imm;
-        if (inc != wait || nimm > 1) return unsupported("only the plain 'bar sync' form is translated");
+        uint64_t threads = 0;
+        for (auto& a : in.atoms)
+          if (a.type == Atom::Opnd && a.op.kind == OKind::Imm && nimm++ == 1) threads = uint64_t(a.op.imm);
+        if (inc != wait) return unsupported("'bar' with only 'inc' or only 'wait' (arrive without waiting) is not translated");
+        // A thread count is a count of warps (rounded up). When it is the
+        // block's warp count the barrier is the plain one (the runtime's
+        // barrier waits for every warp of the block); other counts release
+        // part of the block and are not translated.
+        unsigned warps = (opt.block_threads + 31) / 32;
+        if (nimm > 1 && (opt.block_threads == 0 || (threads + 31) / 32 != warps))
+          return unsupported("'bar' with a thread count other than the block's warps is not translated");
         ir::BlockId after = f.add_block();
         b.barrier(after);
         b.set_block(after);
@@ -843,8 +927,7 @@ struct Translator {
           if (!set_areg(pi.areg, bin(Opcode::IAdd, areg(pi.areg), k32(uint32_t(pi.delta))))) return false;
       }
       if (in.exit) {  // acts on every active lane whatever the predicate
-        b.set_var(kVarExited, k32(1));
-        b.ret();
+        end_lanes();
       } else {
         b.br(block_at(next));
       }
@@ -1608,6 +1691,7 @@ TranslateOptions options_for(const BlockConfig& cfg, const Target& target, uint3
   o.lmem = cfg.lmem;
   o.param_bytes = uint32_t(cfg.params.size());
   o.call_limit = cfg.call_limit;
+  o.block_threads = cfg.block[0] * cfg.block[1] * cfg.block[2];
   return o;
 }
 

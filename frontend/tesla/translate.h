@@ -87,6 +87,7 @@ struct TranslateOptions {
   bool launch_abi = true;        // emit the ABI-writer prologue (kVarAbiWriter) and the uniform block
   uint32_t param_bytes = 0;      // kernel parameter bytes at s[0x10..] (launch_abi)
   unsigned call_limit = 16;      // limited calls ignored beyond this depth (as BlockConfig::call_limit)
+  unsigned block_threads = 0;    // threads per block (0 = unknown): `bar` with a thread count needs it
   uint32_t max_words = 1u << 20; // refuse bigger programs
 };
 

@@ -130,3 +130,24 @@ TEST_CASE("tesla decode errors") {
   uint32_t sg[1] = {0x4100a204};
   CHECK(check(decode(sg, 1, 0, t), 0) == DecodeError::IllegalMemorySign);
 }
+
+// The program envytools' hwtest runs for its SFU checks (hwtest g80_sfu.c,
+// sfu_prep_code and the op1/op2 words of the test_sfu_* cases): load a word
+// through g[], one SFU op, store it back, exit. The checker selects the model
+// by word 1 bits 29..31 (0 rcp, 2 rsqrt, 3 lg2, 4 sin, 5 cos, 6 ex2) and, for
+// the 0xb opcode, presin/preex2 by word 1 bit 14; the checker's table is
+// sfu_sincos(x, cos = (op2 >> 29) == 5).
+TEST_CASE("tesla disasm: the words of envytools' hwtest SFU program") {
+  CHECK(dis({0x30020001, 0xc4100780}) == "shl b32 $r0 $r0 0x2");
+  CHECK(dis({0xd0000005, 0x80c00780}) == "ld b32 $r1 g0[$r0]");
+  CHECK(dis({0x90000209, 0x00000780}) == "rcp f32 $r2 $r1");
+  CHECK(dis({0x90000209, 0x40000780}) == "rsqrt f32 $r2 $r1");
+  CHECK(dis({0x90000209, 0x60000780}) == "lg2 f32 $r2 $r1");
+  CHECK(dis({0x90000209, 0x80000780}) == "sin f32 $r2 $r1");
+  CHECK(dis({0x90000209, 0xa0000780}) == "cos f32 $r2 $r1");
+  CHECK(dis({0x90000209, 0xc0000780}) == "ex2 f32 $r2 $r1");
+  CHECK(dis({0xb0000209, 0xc0000780}) == "presin f32 $r2 $r1");
+  CHECK(dis({0xb0000209, 0xc0004780}) == "preex2 f32 $r2 $r1");
+  CHECK(dis({0xd0000009, 0xa0c00780}) == "st b32 g0[$r0] $r2");
+  CHECK(dis({0xf0000001, 0xe0000781}) == "exit nop");
+}

@@ -167,7 +167,7 @@ TEST_CASE("tesla replay: invalid documents are ReplayError naming the field") {
       {"small s[]", [](json& d) { d["launch"]["shared_bytes"] = 8; }, "shared_bytes"},
       {"shared buffer", [](json& d) { d["memory"][0]["space"] = "shared"; }, "space global"},
       {"g16", [](json& d) { d["memory"][0]["address"] = "0x1000000000"; }, "g0..g15"},
-      {"entry offset", [](json& d) { d["program"]["entry"] = 4; }, "program.entry"},
+      {"entry outside the code", [](json& d) { d["program"]["entry"] = 0x100000; }, "program.entry"},
       {"kernel without cubin", [](json& d) { d["program"]["kernel"] = "k"; }, "program.kernel"},
       {"c16", [](json& d) { d["state"]["const"] = {{"c16", {{"u32", {1}}}}}; }, "state.const.c16"},
       {"bad params", [](json& d) { d["state"]["params"] = "0x10"; }, "state.params"},
@@ -215,5 +215,30 @@ TEST_CASE("tesla replay: atomics on one word from many blocks on several host th
       REQUIRE(!r.fault);
       CHECK(replay::check_expect(doc, r).empty());
     }
+  }
+}
+
+// program.entry: every thread starts at that word (interpreter and JIT).
+// Here word 0 is a trap, so starting anywhere else than the entry faults.
+TEST_CASE("tesla replay: an integer entry starts every thread at that word") {
+  json d = base_doc();
+  d["program"]["asm"] = "long trap\n" + d["program"]["asm"].get<std::string>();
+  d["program"]["entry"] = 2;
+  for (Engine e : host_engines()) {
+    CAPTURE(engine_name(e));
+    replay::ReplayRun r = run_doc(d, e);
+    INFO(r.fault.value_or(""));
+    REQUIRE(!r.fault);
+    const replay::Observed* o = r.find("memory", "out");
+    REQUIRE(o);
+    uint32_t v;
+    std::memcpy(&v, o->bytes.data() + 4 * 31, 4);
+    CHECK(v == 31);
+  }
+  d["program"]["entry"] = 0;
+  for (Engine e : host_engines()) {
+    replay::ReplayRun r = run_doc(d, e);
+    REQUIRE(r.fault);
+    CHECK(r.fault_kind == "trap");
   }
 }

@@ -33,6 +33,26 @@ void check_lanes(const std::string& src) {
   }
 }
 
+// Runs `c` on every engine against the reference and returns the reference's
+// end state, for checks of the reference's own result.
+EndState checked_reference(const Case& c) {
+  check_case(c);
+  Target t;
+  std::string err;
+  std::vector<uint32_t> code;
+  REQUIRE(parse_target(c.variant, t, err));
+  REQUIRE(assemble(all_long(c.src), t, code, err));
+  EndState ref = run_reference(c, code, t);
+  REQUIRE(ref.ok);
+  return ref;
+}
+
+uint32_t word_at(const std::vector<uint8_t>& bytes, size_t off) {
+  uint32_t w = 0;
+  std::memcpy(&w, bytes.data() + off, 4);
+  return w;
+}
+
 }  // namespace
 
 // Two break loops with different trip counts per lane, then a divergent if
@@ -171,4 +191,86 @@ TEST_CASE("tesla translate: recursive call with a per-lane depth") {
               "call #F\n"
               "add b32 $r21 $r21 $r20\n"
               "ret\n");
+}
+
+// Both sides of a divergent if/else store to one s[] word and one g0[] word
+// (fuzz campaign, seed 1). The warp stack runs the taken side (the else
+// branch here) first, so the not-taken side's store is the last one; the
+// translation used to order the sides the other way round.
+TEST_CASE("tesla translate: divergent if/else stores land in warp-stack order") {
+  const char* src = "joinat #j\n"
+                    "(lg $c1) bra #els\n"
+                    "st b32 s[0x40] $r1\n"
+                    "mov b32 $r24 0x40\n"
+                    "st b32 g0[$r24] $r3\n"
+                    "bra #j\n"
+                    "els: st b32 s[0x40] $r2\n"
+                    "mov b32 $r24 0x40\n"
+                    "st b32 g0[$r24] $r4\n"
+                    "j: join nop\n"
+                    "ld $r5 b32 s[0x40]\n"
+                    "exit nop\n";
+  check_lanes(src);
+  // Decisive by construction: even lanes take the branch, odd ones do not, so
+  // the two orders leave different words (lane 31's $r1 vs lane 30's $r2).
+  Case c = lane_case(src, 32, 7);
+  c.init = [](unsigned i, ThreadState& s) {
+    s.r[0] = i;
+    s.r[1] = 0x1000 + i, s.r[2] = 0x2000 + i, s.r[3] = 0x3000 + i, s.r[4] = 0x4000 + i;
+    s.c[1] = (i & 1) ? 1 : 0;  // lg = Z clear: the even lanes branch
+  };
+  // The reference itself: odd (not-taken) lanes stored last.
+  EndState ref = checked_reference(c);
+  CHECK(word_at(ref.shared, 0x40) == 0x1000 + 31);
+  CHECK(word_at(ref.mem.global[0], 0x40) == 0x3000 + 31);
+  CHECK(ref.threads[0].r[5] == 0x1000 + 31);
+}
+
+// Lanes that leave through an exit marker on the not-taken side of a joinat
+// region inside a loop (fuzz campaign seed 1, iteration 476): the warp stack
+// runs them when the taken side reaches the join, in that iteration, so the
+// s[] word holds the value of the last iteration's exiting lanes. The exit
+// block only returned, the IR's schedule put it after the loop, and all
+// exiting lanes stored together at the end.
+TEST_CASE("tesla translate: exits inside a loop's joinat region store in their iteration") {
+  check_lanes("mov b32 $r30 0xffffffff\n"
+              "and b32 $r26 $r1 0x3\n"
+              "breakaddr #out\n"
+              "top: joinat #j\n"
+              "(l $c1) bra #t\n"
+              "st b32 s[0x40] $r2\n"
+              "exit nop\n"
+              "t: add b32 $c1 $r4 $r4 $r5\n"
+              "add b32 $r2 $r2 $r0\n"
+              "j: join nop\n"
+              "add b32 $c0 $r26 $r26 $r30\n"
+              "(le $c0) break\n"
+              "bra #top\n"
+              "out: st b32 s[0x44] $r2\n"
+              "exit nop\n");
+}
+
+// A subroutine that exits, called on the not-taken side of an if whose
+// branch goes to the join, and again after the join (seed 1, iteration
+// 17070). The taken lanes wait at the join marker while the others call and
+// exit; then they call. The store of the second call is the last one.
+TEST_CASE("tesla translate: an exiting call before the join runs before the waiting lanes") {
+  const char* src = "joinat #j\n"
+                    "(lg $c3) bra #j\n"
+                    "call #F\n"
+                    "j: join nop\n"
+                    "call #F\n"
+                    "exit nop\n"
+                    "F: st b32 s[0x40] $r2\n"
+                    "exit nop\n"
+                    "ret\n";
+  check_lanes(src);
+  Case c = lane_case(src, 32, 3);
+  c.init = [](unsigned i, ThreadState& s) {
+    s.r[0] = i;
+    s.r[2] = 0x2000 + i;
+    s.c[3] = (i & 1) ? 1 : 0;  // lg = Z clear: the even lanes go to the join
+  };
+  EndState ref = checked_reference(c);
+  CHECK(word_at(ref.shared, 0x40) == 0x2000 + 30);  // even lanes stored last
 }
