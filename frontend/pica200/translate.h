@@ -30,6 +30,7 @@ constexpr uint32_t kNumStateVars = 197;
 constexpr uint32_t kVarLoopRemaining = 197;  // 4 vars, I32
 constexpr uint32_t kVarEmitLatch = 201;      // I32: SETEMIT's latch, an emit header word (below)
 constexpr uint32_t kVarEmitCount = 202;      // I32: EMITs executed so far in this invocation
+// StackMode::Runtime appends its stack vars after these (names "pc", "call0.end", ...).
 
 // ---- geometry shader emit records (guest memory, Space::Global)
 // Every EMIT stores one record: a header (the latched SETEMIT state) and
@@ -56,15 +57,24 @@ constexpr uint32_t kUniformBool = 1600;   // u32, bit n = bn
 constexpr uint32_t kUniformBytes = 1616;
 std::vector<uint8_t> pack_uniforms(const Uniforms& u);
 
+// How the CALL/IF/LOOP stacks are translated (docs/pica200.md, "Control flow").
+enum class StackMode : uint8_t {
+  Auto,     // Static, or Runtime when the static expansion exceeds kMaxStaticStates
+  Static,   // expanded at translate time: (address, stack contents) -> IR blocks; fails past the cap
+  Runtime,  // per-lane stack vars and a dispatch on a per-lane pc var; any valid program
+};
+constexpr uint32_t kMaxStaticStates = 1u << 15;
+
 struct TranslateOptions {
   uint32_t entry = 0;      // word address where execution starts
   bool geometry = false;   // SETEMIT/EMIT allowed (geometry shader)
   fp::Options fp;          // same options the reference interpreter gets
+  StackMode stacks = StackMode::Auto;
 };
 
-// False with `err` naming the instruction and its address for code the
-// translator cannot handle (control flow whose static stack expansion exceeds
-// 32768 states).
+// False with `err` only for a program over the size limits (4096 words, 128
+// descriptors), or with StackMode::Static when the static expansion exceeds
+// kMaxStaticStates (an error naming the address).
 // Where the interpreter faults at run time (an invalid opcode, running past
 // the end, ...) the translation traps instead: see TrapReason below.
 bool translate(const Program& p, const TranslateOptions& opt, ir::Function& out, std::string& err);

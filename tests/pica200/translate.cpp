@@ -161,16 +161,22 @@ Uniforms random_uniforms(std::mt19937_64& rng) {
 }
 
 // The comparison: reference interpreter vs every engine, for each vertex count.
+// By default both translations of the CALL/IF/LOOP stacks are checked:
+// expanded statically and as runtime vars.
 void check(const std::string& text, const std::function<void(Uniforms&)>& setup = {},
-           const std::function<void(VertexState&, size_t)>& init = {}, fp::Options fpo = {}, int rounds = 3) {
+           const std::function<void(VertexState&, size_t)>& init = {}, fp::Options fpo = {}, int rounds = 3,
+           std::vector<StackMode> modes = {StackMode::Static, StackMode::Runtime}) {
   static const Engines engines;
   Program_ p(text);
+  for (StackMode mode : modes) {
   TranslateOptions to;
   to.entry = p.entry;
   to.fp = fpo;
+  to.stacks = mode;
   ir::Function f;
   std::string err;
   REQUIRE_MESSAGE(translate(p.prog, to, f, err), err);
+  INFO("stacks ", mode == StackMode::Static ? "static" : mode == StackMode::Runtime ? "runtime" : "auto");
   std::mt19937_64 rng(std::hash<std::string>{}(text));
   std::vector<size_t> counts = light() ? std::vector<size_t>{1, 33} : std::vector<size_t>{1, 31, 32, 33, 70};
   if (light()) rounds = 1;
@@ -208,6 +214,7 @@ void check(const std::string& text, const std::function<void(Uniforms&)>& setup 
         }
       }
     }
+  }
 }
 
 }  // namespace
@@ -314,6 +321,41 @@ TEST_CASE("pica200 translate: blocks ending on one instruction (LOOP, then IF, t
   }, [](VertexState& s, size_t k) { s.v[0] = {float(k % 9) - 2, 0, 0, 0}; });
 }
 
+TEST_CASE("pica200 translate: too many static stack states fall back to runtime stacks") {
+  // 14 conditional call sites per level, 4 levels deep: 14^4 distinct CALL
+  // stacks reach `d`, more than kMaxStaticStates (found by the fuzzer as
+  // tests/regressions/pica200-static-stack-explosion.json).
+  std::string src = ".proc main\n  cmp v0, lt, ge, v1\n";
+  auto calls = [&](const char* cond, const char* to) {
+    for (int k = 0; k < 14; ++k) src += std::string("  callc ") + cond + ", " + to + "\n";
+  };
+  calls("cmp.x", "a");
+  src += "  end\n.end\n.proc a\n";
+  calls("cmp.y", "b");
+  src += ".end\n.proc b\n";
+  calls("cmp.x", "c");
+  src += ".end\n.proc c\n";
+  calls("cmp.y", "d");
+  src += ".end\n.proc d\n  add r0, r0, v2\n.end\n";
+  Program_ p(src);
+  TranslateOptions to;
+  to.entry = p.entry;
+  to.stacks = StackMode::Static;
+  ir::Function f;
+  std::string err;
+  CHECK(!translate(p.prog, to, f, err));
+  CHECK(err.find("too complex") != std::string::npos);
+  to.stacks = StackMode::Auto;
+  REQUIRE_MESSAGE(translate(p.prog, to, f, err), err);
+  bool runtime = false;
+  for (const auto& v : f.vars) runtime |= v.name == "pc";
+  CHECK(runtime);
+  check(src, {}, [](VertexState& s, size_t k) {
+    s.v[0] = {float(k % 3), float(k % 2), 0, 0};
+    s.v[1] = {1, 1, 0, 0};
+  }, {}, 1, {StackMode::Auto});
+}
+
 TEST_CASE("pica200 translate: faults match the interpreter (stack overflows, bad words, missing descriptors)") {
   // Recursion overflows the 4-deep CALL stack only for vertices taking the CALLC.
   check(".proc main\n  cmp v0, lt, lt, v1\n  callc cmp.x, main\n  end\n.end\n");
@@ -332,7 +374,9 @@ TEST_CASE("pica200 translate: faults match the interpreter (stack overflows, bad
   // An invalid word behind a divergent branch.
   Program_ p("cmp v0, lt, lt, v1\njmpc cmp.x, 4\nmov r0, v0\nend\nnop\nend\n");
   p.prog.code[4] = 0x10u << 26;
+  for (StackMode mode : {StackMode::Static, StackMode::Runtime}) {
   TranslateOptions to;
+  to.stacks = mode;
   ir::Function f;
   std::string err;
   REQUIRE(translate(p.prog, to, f, err));
@@ -350,6 +394,7 @@ TEST_CASE("pica200 translate: faults match the interpreter (stack overflows, bad
   o = run_translated(f, Engine::Interp, u, st);
   CHECK(!o.ok);
   CHECK(o.fault.find("descriptor") != std::string::npos);
+  }
 }
 
 TEST_CASE("pica200 translate: the IR names the PICA float rules") {
