@@ -96,6 +96,7 @@ pica::BatchOptions batch_options(const RunOptions& o) {
   pica::BatchOptions b;
   b.threads = o.threads;
   b.budget = o.budget;
+  b.set_b15 = o.set_b15;
   return b;
 }
 

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstddef>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -39,8 +40,7 @@ std::vector<uint8_t> pack_uniforms(const Uniforms& u) {
 }
 
 // Offsets of the state vars in one pass: Function::var_offset walks every
-// earlier var, which made packing O(vars^2) per lane (the runner's hot spot).
-// Same layout rule as ir::Function::var_offset (docs/architecture.md, warp ABI).
+// earlier var. Same layout rule as ir::Function::var_offset (docs/architecture.md, warp ABI).
 static std::array<uint32_t, kNumStateVars> state_var_offsets(const ir::Function& f) {
   std::array<uint32_t, kNumStateVars> off{};
   uint32_t o = 0;
@@ -51,52 +51,92 @@ static std::array<uint32_t, kNumStateVars> state_var_offsets(const ir::Function&
   return off;
 }
 
+// The VertexState field of state var `var`: byte offset and kind (LaneMap::Slot).
+static std::pair<uint32_t, uint8_t> state_field(uint32_t var) {
+  if (var < kVarA0X) {
+    uint32_t bank = var / 64, n = (var % 64) / 4, c = var % 4;
+    size_t base = bank == 0 ? offsetof(VertexState, v) : bank == 1 ? offsetof(VertexState, o) : offsetof(VertexState, r);
+    return {uint32_t(base + 16 * n + 4 * c), 0};
+  }
+  switch (var) {
+    case kVarA0X: return {uint32_t(offsetof(VertexState, a0x)), 0};
+    case kVarA0Y: return {uint32_t(offsetof(VertexState, a0y)), 0};
+    case kVarAL: return {uint32_t(offsetof(VertexState, aL)), 1};
+    case kVarCmpX: return {uint32_t(offsetof(VertexState, cmpx)), 2};
+    default: return {uint32_t(offsetof(VertexState, cmpy)), 2};
+  }
+}
+
+static LaneMap make_lane_map(const ir::Function& f, const std::vector<uint8_t>& in, const std::vector<uint8_t>& out) {
+  LaneMap m;
+  const auto off = state_var_offsets(f);
+  for (uint32_t var = 0; var < kNumStateVars && var < f.vars.size(); ++var) {
+    auto [state_off, kind] = state_field(var);
+    if (in[var]) m.in.push_back({off[var], state_off, kind});
+    if (out[var]) m.out.push_back({off[var], state_off, kind});
+  }
+  return m;
+}
+
+LaneMap LaneMap::all(const ir::Function& f) {
+  std::vector<uint8_t> every(kNumStateVars, 1);
+  return make_lane_map(f, every, every);
+}
+
+LaneMap LaneMap::used(const ir::Function& f) {
+  std::vector<uint8_t> in(kNumStateVars, 0), out(kNumStateVars, 0);
+  for (const ir::Inst& i : f.insts) {
+    if (i.block == ir::kNoBlock || i.imm >= kNumStateVars) continue;
+    if (i.op == ir::Opcode::GetVar) in[i.imm] = 1;
+    if (i.op == ir::Opcode::SetVar) in[i.imm] = out[i.imm] = 1;
+  }
+  return make_lane_map(f, in, out);
+}
+
+void pack_lanes(const LaneMap& m, const VertexState* states, size_t n, uint8_t* vars, uint32_t& mask) {
+  n = std::min<size_t>(n, ir::kWarpLanes);
+  mask = n == 32 ? ~0u : (1u << n) - 1;
+  for (const LaneMap::Slot& s : m.in) {
+    uint8_t* dst = vars + s.var_offset;
+    for (size_t lane = 0; lane < n; ++lane) {
+      const uint8_t* src = reinterpret_cast<const uint8_t*>(&states[lane]) + s.state_offset;
+      uint32_t v = s.kind == 0 ? get_u32(src) : s.kind == 1 ? uint32_t(*src) : uint32_t(*src != 0);
+      put_u32(dst + 4 * lane, v);
+    }
+  }
+}
+
+void unpack_lanes(const LaneMap& m, const uint8_t* vars, VertexState* states, size_t n) {
+  n = std::min<size_t>(n, ir::kWarpLanes);
+  for (const LaneMap::Slot& s : m.out) {
+    const uint8_t* src = vars + s.var_offset;
+    for (size_t lane = 0; lane < n; ++lane) {
+      uint8_t* dst = reinterpret_cast<uint8_t*>(&states[lane]) + s.state_offset;
+      uint32_t v = get_u32(src + 4 * lane);
+      if (s.kind == 0) put_u32(dst, v);
+      else if (s.kind == 1) *dst = uint8_t(v);
+      else *reinterpret_cast<bool*>(dst) = (v & 1) != 0;
+    }
+  }
+}
+
 void pack_lanes(const ir::Function& f, const std::vector<VertexState>& states, size_t first, uint8_t* vars,
                 uint32_t& mask) {
   mask = 0;
-  const auto off = state_var_offsets(f);
-  auto slot = [&](uint32_t var, unsigned lane) { return vars + off[var] + 4 * lane; };
-  for (unsigned lane = 0; lane < uint32_t(ir::kWarpLanes) && first + lane < states.size(); ++lane) {
-    const VertexState& s = states[first + lane];
-    mask |= 1u << lane;
-    for (unsigned n = 0; n < 16; ++n)
-      for (unsigned c = 0; c < 4; ++c) {
-        put_u32(slot(kVarInput + 4 * n + c, lane), fp::bits(s.v[n][c]));
-        put_u32(slot(kVarOutput + 4 * n + c, lane), fp::bits(s.o[n][c]));
-        put_u32(slot(kVarTemp + 4 * n + c, lane), fp::bits(s.r[n][c]));
-      }
-    put_u32(slot(kVarA0X, lane), uint32_t(s.a0x));
-    put_u32(slot(kVarA0Y, lane), uint32_t(s.a0y));
-    put_u32(slot(kVarAL, lane), s.aL);
-    put_u32(slot(kVarCmpX, lane), s.cmpx);
-    put_u32(slot(kVarCmpY, lane), s.cmpy);
-  }
+  if (first >= states.size()) return;
+  pack_lanes(LaneMap::all(f), states.data() + first, states.size() - first, vars, mask);
 }
 
 void unpack_lanes(const ir::Function& f, const uint8_t* vars, size_t first, std::vector<VertexState>& states) {
-  const auto off = state_var_offsets(f);
-  auto slot = [&](uint32_t var, unsigned lane) { return vars + off[var] + 4 * lane; };
-  for (unsigned lane = 0; lane < uint32_t(ir::kWarpLanes) && first + lane < states.size(); ++lane) {
-    VertexState& s = states[first + lane];
-    for (unsigned n = 0; n < 16; ++n)
-      for (unsigned c = 0; c < 4; ++c) {
-        s.v[n][c] = fp::from_bits(get_u32(slot(kVarInput + 4 * n + c, lane)));
-        s.o[n][c] = fp::from_bits(get_u32(slot(kVarOutput + 4 * n + c, lane)));
-        s.r[n][c] = fp::from_bits(get_u32(slot(kVarTemp + 4 * n + c, lane)));
-      }
-    s.a0x = int32_t(get_u32(slot(kVarA0X, lane)));
-    s.a0y = int32_t(get_u32(slot(kVarA0Y, lane)));
-    s.aL = uint8_t(get_u32(slot(kVarAL, lane)));
-    s.cmpx = get_u32(slot(kVarCmpX, lane)) & 1;
-    s.cmpy = get_u32(slot(kVarCmpY, lane)) & 1;
-  }
+  if (first >= states.size()) return;
+  unpack_lanes(LaneMap::all(f), vars, states.data() + first, states.size() - first);
 }
 
 void unpack_emits(const ir::Function& f, const uint8_t* vars, const uint8_t* records, size_t first,
-                  std::vector<GsState>& gs) {
+                  std::vector<GsState>& gs, size_t lanes) {
   if (f.vars.size() <= kVarEmitCount || f.vars[kVarEmitCount].name != "emit.count") return;  // not a geometry translation
   const uint32_t latch_off = f.var_offset(kVarEmitLatch), count_off = f.var_offset(kVarEmitCount);
-  for (unsigned lane = 0; lane < uint32_t(ir::kWarpLanes) && first + lane < gs.size(); ++lane) {
+  for (unsigned lane = 0; lane < std::min<size_t>(lanes, ir::kWarpLanes) && first + lane < gs.size(); ++lane) {
     GsState& g = gs[first + lane];
     const uint32_t count = std::min(get_u32(vars + count_off + 4 * lane), kEmitMaxPerInvocation);
     const uint8_t* rec = records + lane * kEmitLaneStride;

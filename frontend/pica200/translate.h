@@ -79,8 +79,26 @@ struct TranslateOptions {
 // the end, ...) the translation traps instead: see TrapReason below.
 bool translate(const Program& p, const TranslateOptions& opt, ir::Function& out, std::string& err);
 
-// Moves states[first .. first+32) (fewer at the end) into / out of the var
-// area of a translated function `f`; `mask` gets one bit per present vertex.
+// Which VertexState fields go into / come out of which var slots.
+struct LaneMap {
+  struct Slot {
+    uint32_t var_offset;    // byte offset of the var in the var area (lane 0)
+    uint32_t state_offset;  // byte offset of the field in VertexState
+    uint8_t kind;           // 0: 4-byte copy (f32, i32), 1: u8 (aL), 2: bool (cmp flags)
+  };
+  std::vector<Slot> in, out;  // packed before a warp / unpacked after it
+  // Every state var both ways.
+  static LaneMap all(const ir::Function& f);
+  // Only what the code touches: in = vars it reads or writes (a write on some
+  // paths keeps the entry value on the others), out = vars it writes. Fields
+  // outside `out` keep their value in the states, as they would in the var area.
+  static LaneMap used(const ir::Function& f);
+};
+// Moves states[0 .. n) (n <= 32) into / out of a warp's var area; `mask`
+// gets one bit per vertex.
+void pack_lanes(const LaneMap& m, const VertexState* states, size_t n, uint8_t* vars, uint32_t& mask);
+void unpack_lanes(const LaneMap& m, const uint8_t* vars, VertexState* states, size_t n);
+// The same for states[first .. first+32) (fewer at the end), every state var.
 void pack_lanes(const ir::Function& f, const std::vector<VertexState>& states, size_t first, uint8_t* vars,
                 uint32_t& mask);
 void unpack_lanes(const ir::Function& f, const uint8_t* vars, size_t first, std::vector<VertexState>& states);
@@ -88,9 +106,10 @@ void unpack_lanes(const ir::Function& f, const uint8_t* vars, size_t first, std:
 // rebuilds gs[first + lane] (buffer, emits, primitives, the SETEMIT latch) from
 // the emit counter and latch vars and the warp's record area `records`
 // (kEmitWarpBytes bytes, the host copy of guest [kEmitBase, kEmitBase + kEmitWarpBytes)).
-// gs[k] must be fresh (GsState{}) as the interpreter's would be.
+// gs[k] must be fresh (GsState{}) as the interpreter's would be. At most
+// `lanes` lanes are read.
 void unpack_emits(const ir::Function& f, const uint8_t* vars, const uint8_t* records, size_t first,
-                  std::vector<GsState>& gs);
+                  std::vector<GsState>& gs, size_t lanes = ir::kWarpLanes);
 
 // ---- runtime faults of translated code
 // Where the reference interpreter faults (an invalid word, running past the
