@@ -13,6 +13,10 @@
 #include <set>
 #include <unordered_map>
 
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 #include "frontend/pica200/encoding.h"
 #include "ir/builder.h"
 
@@ -51,29 +55,38 @@ static std::array<uint32_t, kNumStateVars> state_var_offsets(const ir::Function&
   return off;
 }
 
-// The VertexState field of state var `var`: byte offset and kind (LaneMap::Slot).
-static std::pair<uint32_t, uint8_t> state_field(uint32_t var) {
-  if (var < kVarA0X) {
-    uint32_t bank = var / 64, n = (var % 64) / 4, c = var % 4;
-    size_t base = bank == 0 ? offsetof(VertexState, v) : bank == 1 ? offsetof(VertexState, o) : offsetof(VertexState, r);
-    return {uint32_t(base + 16 * n + 4 * c), 0};
-  }
+// VertexState offsets of register n of bank b (0 v, 1 o, 2 r) and of the scalar state vars.
+static uint32_t register_offset(uint32_t bank, uint32_t n) {
+  size_t base = bank == 0 ? offsetof(VertexState, v) : bank == 1 ? offsetof(VertexState, o) : offsetof(VertexState, r);
+  return uint32_t(base + sizeof(Vec4) * n);
+}
+static LaneMap::Slot scalar_slot(uint32_t var, uint32_t var_offset) {
   switch (var) {
-    case kVarA0X: return {uint32_t(offsetof(VertexState, a0x)), 0};
-    case kVarA0Y: return {uint32_t(offsetof(VertexState, a0y)), 0};
-    case kVarAL: return {uint32_t(offsetof(VertexState, aL)), 1};
-    case kVarCmpX: return {uint32_t(offsetof(VertexState, cmpx)), 2};
-    default: return {uint32_t(offsetof(VertexState, cmpy)), 2};
+    case kVarA0X: return {var_offset, uint32_t(offsetof(VertexState, a0x)), 0};
+    case kVarA0Y: return {var_offset, uint32_t(offsetof(VertexState, a0y)), 0};
+    case kVarAL: return {var_offset, uint32_t(offsetof(VertexState, aL)), 1};
+    case kVarCmpX: return {var_offset, uint32_t(offsetof(VertexState, cmpx)), 2};
+    default: return {var_offset, uint32_t(offsetof(VertexState, cmpy)), 2};
   }
 }
 
 static LaneMap make_lane_map(const ir::Function& f, const std::vector<uint8_t>& in, const std::vector<uint8_t>& out) {
   LaneMap m;
   const auto off = state_var_offsets(f);
-  for (uint32_t var = 0; var < kNumStateVars && var < f.vars.size(); ++var) {
-    auto [state_off, kind] = state_field(var);
-    if (in[var]) m.in.push_back({off[var], state_off, kind});
-    if (out[var]) m.out.push_back({off[var], state_off, kind});
+  for (uint32_t reg = 0; reg < 48 && kVarInput + 4 * reg + 3 < f.vars.size(); ++reg) {
+    uint32_t var = kVarInput + 4 * reg;
+    LaneMap::Quad q{{off[var], off[var + 1], off[var + 2], off[var + 3]}, register_offset(reg / 16, reg % 16)};
+    bool any_in = false, any_out = false;
+    for (uint32_t c = 0; c < 4; ++c) {
+      any_in |= in[var + c] != 0;
+      any_out |= out[var + c] != 0;
+    }
+    if (any_in || any_out) m.in4.push_back(q);
+    if (any_out) m.out4.push_back(q);
+  }
+  for (uint32_t var = kVarA0X; var < kNumStateVars && var < f.vars.size(); ++var) {
+    if (in[var] || out[var]) m.in.push_back(scalar_slot(var, off[var]));
+    if (out[var]) m.out.push_back(scalar_slot(var, off[var]));
   }
   return m;
 }
@@ -93,9 +106,62 @@ LaneMap LaneMap::used(const ir::Function& f) {
   return make_lane_map(f, in, out);
 }
 
+// Registers: four lanes at a time as a 4x4 transpose (a Vec4 per lane in,
+// one 16-byte row per component out), the rest lane by lane.
+static void quads_to_vars(const std::vector<LaneMap::Quad>& quads, const VertexState* states, size_t n,
+                          uint8_t* vars) {
+  for (const LaneMap::Quad& q : quads) {
+    size_t lane = 0;
+#if defined(__SSE2__)
+    for (; lane + 4 <= n; lane += 4) {
+      auto row = [&](size_t k) {
+        return _mm_loadu_ps(reinterpret_cast<const float*>(reinterpret_cast<const uint8_t*>(&states[lane + k]) +
+                                                           q.state_offset));
+      };
+      __m128 r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3);
+      _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+      _mm_storeu_ps(reinterpret_cast<float*>(vars + q.var_offset[0] + 4 * lane), r0);
+      _mm_storeu_ps(reinterpret_cast<float*>(vars + q.var_offset[1] + 4 * lane), r1);
+      _mm_storeu_ps(reinterpret_cast<float*>(vars + q.var_offset[2] + 4 * lane), r2);
+      _mm_storeu_ps(reinterpret_cast<float*>(vars + q.var_offset[3] + 4 * lane), r3);
+    }
+#endif
+    for (; lane < n; ++lane) {
+      const uint8_t* src = reinterpret_cast<const uint8_t*>(&states[lane]) + q.state_offset;
+      for (size_t c = 0; c < 4; ++c) std::memcpy(vars + q.var_offset[c] + 4 * lane, src + 4 * c, 4);
+    }
+  }
+}
+
+static void vars_to_quads(const std::vector<LaneMap::Quad>& quads, const uint8_t* vars, VertexState* states,
+                          size_t n) {
+  for (const LaneMap::Quad& q : quads) {
+    size_t lane = 0;
+#if defined(__SSE2__)
+    for (; lane + 4 <= n; lane += 4) {
+      auto col = [&](size_t c) { return _mm_loadu_ps(reinterpret_cast<const float*>(vars + q.var_offset[c] + 4 * lane)); };
+      __m128 r0 = col(0), r1 = col(1), r2 = col(2), r3 = col(3);
+      _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+      auto dst = [&](size_t k) {
+        return reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(&states[lane + k]) + q.state_offset);
+      };
+      _mm_storeu_ps(dst(0), r0);
+      _mm_storeu_ps(dst(1), r1);
+      _mm_storeu_ps(dst(2), r2);
+      _mm_storeu_ps(dst(3), r3);
+    }
+#endif
+    for (; lane < n; ++lane) {
+      uint8_t* dst = reinterpret_cast<uint8_t*>(&states[lane]) + q.state_offset;
+      for (size_t c = 0; c < 4; ++c) std::memcpy(dst + 4 * c, vars + q.var_offset[c] + 4 * lane, 4);
+    }
+  }
+}
+
 void pack_lanes(const LaneMap& m, const VertexState* states, size_t n, uint8_t* vars, uint32_t& mask) {
   n = std::min<size_t>(n, ir::kWarpLanes);
   mask = n == 32 ? ~0u : (1u << n) - 1;
+  quads_to_vars(m.in4, states, n, vars);
   for (const LaneMap::Slot& s : m.in) {
     uint8_t* dst = vars + s.var_offset;
     for (size_t lane = 0; lane < n; ++lane) {
@@ -108,6 +174,7 @@ void pack_lanes(const LaneMap& m, const VertexState* states, size_t n, uint8_t* 
 
 void unpack_lanes(const LaneMap& m, const uint8_t* vars, VertexState* states, size_t n) {
   n = std::min<size_t>(n, ir::kWarpLanes);
+  vars_to_quads(m.out4, vars, states, n);
   for (const LaneMap::Slot& s : m.out) {
     const uint8_t* src = vars + s.var_offset;
     for (size_t lane = 0; lane < n; ++lane) {

@@ -6,6 +6,7 @@
 // (recompiler/pica200_run.*, the public API) and the fuzzer: state moves in
 // and out of WarpContext::vars only through pack_lanes / unpack_lanes.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -81,12 +82,21 @@ bool translate(const Program& p, const TranslateOptions& opt, ir::Function& out,
 
 // Which VertexState fields go into / come out of which var slots.
 struct LaneMap {
-  struct Slot {
-    uint32_t var_offset;    // byte offset of the var in the var area (lane 0)
-    uint32_t state_offset;  // byte offset of the field in VertexState
-    uint8_t kind;           // 0: 4-byte copy (f32, i32), 1: u8 (aL), 2: bool (cmp flags)
+  // A whole register (v, o or r): its four component vars and its Vec4.
+  struct Quad {
+    std::array<uint32_t, 4> var_offset;  // byte offsets of the x, y, z, w vars (lane 0)
+    uint32_t state_offset;               // byte offset of the Vec4 in VertexState
   };
-  std::vector<Slot> in, out;  // packed before a warp / unpacked after it
+  // a0.x, a0.y, aL, cmp.x, cmp.y.
+  struct Slot {
+    uint32_t var_offset;
+    uint32_t state_offset;
+    uint8_t kind;  // 0: i32, 1: u8 (aL), 2: bool (cmp flags)
+  };
+  // Packed before a warp / unpacked after it. Registers move whole (a
+  // component the code does not touch goes out as it came in).
+  std::vector<Quad> in4, out4;
+  std::vector<Slot> in, out;
   // Every state var both ways.
   static LaneMap all(const ir::Function& f);
   // Only what the code touches: in = vars it reads or writes (a write on some
