@@ -230,6 +230,90 @@ TEST_CASE("pica200 translate: arithmetic, edge floats, swizzles, negation, masks
   check("max r0, v0, v1\nmax r1, c1, v2.x\nend\n", {}, {}, fp::Options{true});
 }
 
+namespace {
+
+// One vertex through the reference interpreter and, translated (both stack
+// modes), every IR engine: each end state with the engine's name, for tests
+// that check exact values rather than agreement.
+std::vector<std::pair<std::string, VertexState>> run_everywhere(const std::string& text, const VertexState& init,
+                                                                fp::Options fpo = {}) {
+  static const Engines engines;
+  Program_ p(text);
+  std::vector<std::pair<std::string, VertexState>> out;
+  VertexState ref = init;
+  Uniforms u;
+  RunResult rr = Interpreter(p.prog, u, fpo).run(p.entry, ref);
+  REQUIRE_MESSAGE(rr.ok, rr.fault);
+  out.emplace_back("interp", ref);
+  for (StackMode mode : {StackMode::Static, StackMode::Runtime}) {
+    TranslateOptions to;
+    to.entry = p.entry;
+    to.fp = fpo;
+    to.stacks = mode;
+    ir::Function f;
+    std::string err;
+    REQUIRE_MESSAGE(translate(p.prog, to, f, err), err);
+    for (Engine e : engines.list) {
+      std::vector<VertexState> st{init};
+      Outcome o = run_translated(f, e, u, st);
+      REQUIRE_MESSAGE(o.ok, o.fault);
+      out.emplace_back(std::string(label(e)) + (mode == StackMode::Static ? "" : " (runtime stacks)"), st[0]);
+    }
+  }
+  CHECK(out.size() == 1 + 2 * engines.list.size());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("pica200 translate: RCP/RSQ special cases, 0 * inf, and both max(0, -inf) readings on every engine") {
+  VertexState init;
+  init.v[0] = {0.0f, -0.0f, -1.0f, INFINITY};
+  init.v[1] = {fp::from_bits(0x00000001), -INFINITY, 4.0f, NAN};  // subnormal, -inf, 4, NaN
+  init.v[2] = {0.0f, -INFINITY, 0.0f, 0.0f};
+  init.v[3] = {-INFINITY, 0.0f, NAN, -0.0f};
+  const char* src =
+      "rcp r0, v0.x\nrcp r1, v0.y\nrsq r2, v0.x\nrsq r3, v0.y\nrsq r4, v0.z\nrcp r5, v0.w\nrsq r6, v0.w\n"
+      "rcp r7, v1.x\nrsq r8, v1.z\nrcp r9, v1.w\n"
+      "mul r10, v0.wxww, v0.xwzx\n"   // inf*0, 0*inf, inf*-1, inf*0
+      "mul r11, v1.wwxx, v2\n"        // NaN*0, NaN*-inf, subnormal*0, subnormal*0
+      "max r12, v2, v3\nend\n";      // max(0,-inf), max(-inf,0), max(0,NaN), max(0,-0)
+  for (bool quirk : {false, true}) {
+    fp::Options fpo;
+    fpo.max_inf_quirk = quirk;
+    for (auto& [engine, s] : run_everywhere(src, init, fpo)) {
+      CAPTURE(engine);
+      CAPTURE(quirk);
+      auto bits = [&](unsigned r, unsigned c) { return fp::bits(s.r[r][c]); };
+      for (unsigned c = 0; c < 4; ++c) {
+        CHECK(bits(0, c) == 0x7F800000u);  // rcp(+0) = +inf, broadcast
+        CHECK(bits(1, c) == 0x7F800000u);  // rcp(-0) = +inf
+        CHECK(bits(2, c) == 0x7F800000u);  // rsq(+0) = +inf
+        CHECK(bits(3, c) == 0x7F800000u);  // rsq(-0) = +inf
+        CHECK(std::isnan(s.r[4][c]));      // rsq(-1) = NaN
+        CHECK(bits(5, c) == 0u);           // rcp(inf) = +0
+        CHECK(bits(6, c) == 0u);           // rsq(inf) = +0
+        CHECK(bits(7, c) == 0x7F800000u);  // rcp(subnormal): flushed to +0 first
+        CHECK(bits(8, c) == 0x3F000000u);  // rsq(4) = 0.5
+        CHECK(std::isnan(s.r[9][c]));      // rcp(NaN)
+      }
+      CHECK(bits(10, 0) == 0u);  // inf * 0 = +0
+      CHECK(bits(10, 1) == 0u);  // 0 * inf = +0
+      CHECK(bits(10, 2) == 0xFF800000u);
+      CHECK(bits(10, 3) == 0u);
+      CHECK(std::isnan(s.r[11][0]));  // NaN * 0 stays NaN
+      CHECK(std::isnan(s.r[11][1]));
+      CHECK(bits(11, 2) == 0u);       // subnormal flushed
+      CHECK(bits(11, 3) == 0u);
+      // max(0, -inf): 0 by default, -inf with the quirk (an infinite second operand wins).
+      CHECK(bits(12, 0) == (quirk ? 0xFF800000u : 0u));
+      CHECK(bits(12, 1) == 0u);  // max(-inf, 0) = 0 either way
+      CHECK(bits(12, 2) == fp::bits(NAN));  // (0 > NaN) is false: the NaN operand
+      CHECK(bits(12, 3) == 0x80000000u);    // (0 > -0) is false: -0
+    }
+  }
+}
+
 TEST_CASE("pica200 translate: CMP (all operators), MOVA and relative addressing") {
   for (const char* ops : {"eq, ne", "lt, le", "gt, ge", "6, 7", "ge, lt"}) {
     std::string src = std::string("cmp v0, ") + ops + ", v1\nend\n";
