@@ -256,8 +256,9 @@ IsaFuzzReport run_pica200_fuzz(const IsaFuzzOptions& opt) {
   IsaFuzzReport rep;
   pica::fp::Options fp;
   if (opt.variant == "max-inf-quirk") fp.max_inf_quirk = true;
+  else if (opt.variant == "f24") fp.f24 = true;
   else if (!opt.variant.empty() && opt.variant != "default") {
-    rep.error = "pica200 has no variant " + opt.variant + " (default, max-inf-quirk)";
+    rep.error = "pica200 has no variant " + opt.variant + " (default, max-inf-quirk, f24)";
     return rep;
   }
   std::vector<std::string> engines{"ir-interp"};

@@ -547,6 +547,23 @@ class Translator {
     ir::ValueId zero = b_.convert(ir::Opcode::Bitcast, ir::Type::F32, b_.binary(ir::Opcode::And, bits, b_.i32(0x80000000u)));
     return b_.select(is_zero, zero, x);
   }
+  // fp::round24 in integer ops on the bits.
+  ir::ValueId round24(ir::ValueId x) {
+    auto op = [&](ir::Opcode o, ir::ValueId a, ir::ValueId c) { return b_.binary(o, a, c); };
+    auto k = [&](uint32_t v) { return b_.i32(v); };
+    ir::ValueId bits = b_.convert(ir::Opcode::Bitcast, ir::Type::I32, x);
+    ir::ValueId special = b_.icmp(ir::IntPred::Eq, op(ir::Opcode::And, bits, k(0x7F800000u)), k(0x7F800000u));
+    ir::ValueId sign = op(ir::Opcode::And, bits, k(0x80000000u));
+    ir::ValueId mag = op(ir::Opcode::And, bits, k(0x7FFFFFFFu));
+    ir::ValueId odd = op(ir::Opcode::And, op(ir::Opcode::LShr, mag, k(7)), k(1));
+    mag = op(ir::Opcode::And, op(ir::Opcode::IAdd, op(ir::Opcode::IAdd, mag, k(0x3F)), odd), k(~0x7Fu));
+    ir::ValueId e = op(ir::Opcode::LShr, mag, k(23));
+    ir::ValueId r = op(ir::Opcode::Or, sign, mag);
+    r = b_.select(b_.icmp(ir::IntPred::Uge, e, k(191)), op(ir::Opcode::Or, sign, k(0x7F800000u)), r);
+    r = b_.select(b_.icmp(ir::IntPred::Ult, e, k(65)), sign, r);
+    r = b_.select(special, bits, r);
+    return b_.convert(ir::Opcode::Bitcast, ir::Type::F32, r);
+  }
   ir::ValueId uniform_i32(uint32_t offset) { return b_.load_uniform(ir::Type::I32, offset); }
   ir::ValueId bool_uniform(unsigned n) {
     ir::ValueId word = uniform_i32(kUniformBool);
@@ -795,7 +812,7 @@ class Translator {
     if (has_dst(in.op)) {
       uint32_t base = in.dst < 0x10 ? kVarOutput + 4 * in.dst : kVarTemp + 4 * (in.dst - 0x10u);
       for (unsigned i = 0; i < 4; ++i)
-        if (d.writes(i)) b_.set_var(base + i, r[i]);
+        if (d.writes(i)) b_.set_var(base + i, opt_.fp.f24 ? round24(r[i]) : r[i]);
     }
     return true;
   }

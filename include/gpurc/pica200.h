@@ -50,6 +50,7 @@ struct ShaderSetup {
   ShaderType type = ShaderType::Vertex;
   Backend backend = Backend::Auto;
   bool max_inf_quirk = false;         // MAX(x, -inf) returns -inf like some emulators (docs/pica200.md)
+  bool f24 = false;                   // round every register write to float24 (1.7.16), docs/pica200.md
 };
 
 // The uniform state of a draw. Not part of the compiled code: change freely between runs.

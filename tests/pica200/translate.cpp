@@ -314,6 +314,27 @@ TEST_CASE("pica200 translate: RCP/RSQ special cases, 0 * inf, and both max(0, -i
   }
 }
 
+TEST_CASE("pica200 translate: f24 mode rounds register writes like the interpreter on every engine") {
+  fp::Options f24;
+  f24.f24 = true;
+  check("add r0, v0, v1\nmul r1, v2, -v3.yxwz\nmad r2, v4, v5, v6\ndp4 r3, c3, v2\ndph r4, v0, c7\n"
+        "rcp r5, v1\nrsq r6, v2.y\nex2 r7, v3\nlg2 r8, v4\nflr r9, v5\nmax r10, v0, v1\nmin r11, v2, v3\n"
+        "litp r12, v6\ndst r13, v1, v2\nmov o0, v7\nmov o1.xy, -v8.wwxy\nsge r14, v0, v1\nend\n",
+        {}, {}, f24);
+  VertexState init;
+  const float ulp = std::ldexp(1.0f, -16);
+  init.v[0] = {1.0f, 1.0f, std::ldexp(1.0f, 40), std::ldexp(1.0f, -40)};
+  init.v[1] = {3 * ulp / 2, ulp / 4, std::ldexp(1.0f, 40), std::ldexp(1.0f, -40)};
+  for (auto& [engine, st] : run_everywhere("add r0, v0, v1\nmul r1, v0, v1\nmov o0, v1\nend\n", init, f24)) {
+    CAPTURE(engine);
+    CHECK(st.r[0][0] == 1.0f + 2 * ulp);  // tie to even
+    CHECK(st.r[0][1] == 1.0f);
+    CHECK(std::isinf(st.r[1][2]));        // 2^80 overflows f24
+    CHECK(fp::bits(st.r[1][3]) == 0u);    // 2^-80 underflows
+    CHECK(st.o[0][0] == 3 * ulp / 2);     // exact in f24
+  }
+}
+
 TEST_CASE("pica200 translate: CMP (all operators), MOVA and relative addressing") {
   for (const char* ops : {"eq, ne", "lt, le", "gt, ge", "6, 7", "ge, lt"}) {
     std::string src = std::string("cmp v0, ") + ops + ", v1\nend\n";
