@@ -107,13 +107,15 @@ LaneMap LaneMap::used(const ir::Function& f) {
 }
 
 // Registers: four lanes at a time as a 4x4 transpose (a Vec4 per lane in,
-// one 16-byte row per component out), the rest lane by lane.
+// one 16-byte row per component out), the rest lane by lane. Lanes are the
+// outer loop so the states are read front to back (they are usually far
+// from the cache; this order lets the prefetcher stream them).
 static void quads_to_vars(const std::vector<LaneMap::Quad>& quads, const VertexState* states, size_t n,
                           uint8_t* vars) {
-  for (const LaneMap::Quad& q : quads) {
-    size_t lane = 0;
+  size_t lane = 0;
 #if defined(__SSE2__)
-    for (; lane + 4 <= n; lane += 4) {
+  for (; lane + 4 <= n; lane += 4)
+    for (const LaneMap::Quad& q : quads) {
       auto row = [&](size_t k) {
         return _mm_loadu_ps(reinterpret_cast<const float*>(reinterpret_cast<const uint8_t*>(&states[lane + k]) +
                                                            q.state_offset));
@@ -126,19 +128,19 @@ static void quads_to_vars(const std::vector<LaneMap::Quad>& quads, const VertexS
       _mm_storeu_ps(reinterpret_cast<float*>(vars + q.var_offset[3] + 4 * lane), r3);
     }
 #endif
-    for (; lane < n; ++lane) {
+  for (; lane < n; ++lane)
+    for (const LaneMap::Quad& q : quads) {
       const uint8_t* src = reinterpret_cast<const uint8_t*>(&states[lane]) + q.state_offset;
       for (size_t c = 0; c < 4; ++c) std::memcpy(vars + q.var_offset[c] + 4 * lane, src + 4 * c, 4);
     }
-  }
 }
 
 static void vars_to_quads(const std::vector<LaneMap::Quad>& quads, const uint8_t* vars, VertexState* states,
                           size_t n) {
-  for (const LaneMap::Quad& q : quads) {
-    size_t lane = 0;
+  size_t lane = 0;
 #if defined(__SSE2__)
-    for (; lane + 4 <= n; lane += 4) {
+  for (; lane + 4 <= n; lane += 4)
+    for (const LaneMap::Quad& q : quads) {
       auto col = [&](size_t c) { return _mm_loadu_ps(reinterpret_cast<const float*>(vars + q.var_offset[c] + 4 * lane)); };
       __m128 r0 = col(0), r1 = col(1), r2 = col(2), r3 = col(3);
       _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
@@ -151,11 +153,11 @@ static void vars_to_quads(const std::vector<LaneMap::Quad>& quads, const uint8_t
       _mm_storeu_ps(dst(3), r3);
     }
 #endif
-    for (; lane < n; ++lane) {
+  for (; lane < n; ++lane)
+    for (const LaneMap::Quad& q : quads) {
       uint8_t* dst = reinterpret_cast<uint8_t*>(&states[lane]) + q.state_offset;
       for (size_t c = 0; c < 4; ++c) std::memcpy(dst + 4 * c, vars + q.var_offset[c] + 4 * lane, 4);
     }
-  }
 }
 
 void pack_lanes(const LaneMap& m, const VertexState* states, size_t n, uint8_t* vars, uint32_t& mask) {
