@@ -161,6 +161,17 @@ Uniforms random_uniforms(std::mt19937_64& rng) {
 }
 
 // The comparison: reference interpreter vs every engine, for each vertex count.
+ir::Function must_translate(const Program_& p, fp::Options fpo, StackMode mode) {
+  TranslateOptions to;
+  to.entry = p.entry;
+  to.fp = fpo;
+  to.stacks = mode;
+  ir::Function f;
+  std::string err;
+  REQUIRE_MESSAGE(translate(p.prog, to, f, err), err);
+  return f;
+}
+
 // By default both translations of the CALL/IF/LOOP stacks are checked:
 // expanded statically and as runtime vars.
 void check(const std::string& text, const std::function<void(Uniforms&)>& setup = {},
@@ -169,13 +180,7 @@ void check(const std::string& text, const std::function<void(Uniforms&)>& setup 
   static const Engines engines;
   Program_ p(text);
   for (StackMode mode : modes) {
-  TranslateOptions to;
-  to.entry = p.entry;
-  to.fp = fpo;
-  to.stacks = mode;
-  ir::Function f;
-  std::string err;
-  REQUIRE_MESSAGE(translate(p.prog, to, f, err), err);
+  ir::Function f = must_translate(p, fpo, mode);
   INFO("stacks ", mode == StackMode::Static ? "static" : mode == StackMode::Runtime ? "runtime" : "auto");
   std::mt19937_64 rng(std::hash<std::string>{}(text));
   std::vector<size_t> counts = light() ? std::vector<size_t>{1, 33} : std::vector<size_t>{1, 31, 32, 33, 70};
@@ -246,13 +251,7 @@ std::vector<std::pair<std::string, VertexState>> run_everywhere(const std::strin
   REQUIRE_MESSAGE(rr.ok, rr.fault);
   out.emplace_back("interp", ref);
   for (StackMode mode : {StackMode::Static, StackMode::Runtime}) {
-    TranslateOptions to;
-    to.entry = p.entry;
-    to.fp = fpo;
-    to.stacks = mode;
-    ir::Function f;
-    std::string err;
-    REQUIRE_MESSAGE(translate(p.prog, to, f, err), err);
+    ir::Function f = must_translate(p, fpo, mode);
     for (Engine e : engines.list) {
       std::vector<VertexState> st{init};
       Outcome o = run_translated(f, e, u, st);
