@@ -101,7 +101,7 @@ bool warp_faulted(const PicaCaseResult& r, size_t vertex) {
 }  // namespace
 
 PicaCaseResult run_pica200_case(const PicaCase& c, const std::vector<std::string>& engines,
-                                const pica::fp::Options& fp) {
+                                const pica::fp::Options& fp, pica::StackMode stacks) {
   PicaCaseResult res;
   // Reference: one vertex at a time.
   pica::Interpreter interp(c.program, c.uniforms, fp);
@@ -134,6 +134,7 @@ PicaCaseResult run_pica200_case(const PicaCase& c, const std::vector<std::string
   topt.entry = c.entry;
   topt.geometry = c.geometry;
   topt.fp = fp;
+  topt.stacks = stacks;
   if (!pica::translate(c.program, topt, f, err)) {
     res.diffs.push_back({"translate", "translation failed: " + err});
     return res;
