@@ -4,6 +4,7 @@
 #include "fuzz/pica200_fuzz.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -274,7 +275,11 @@ IsaFuzzReport run_pica200_fuzz(const IsaFuzzOptions& opt) {
   rep.engines = engines;
 
   uint64_t saved = 0;
+  // GPURC_FUZZ_PROGRESS=N: a line on stderr every N programs (long campaigns).
+  const char* progress_env = std::getenv("GPURC_FUZZ_PROGRESS");
+  const uint64_t progress = progress_env ? std::strtoull(progress_env, nullptr, 10) : 0;
   for (uint64_t it = 0; it < opt.iterations; ++it) {
+    if (progress && it % progress == 0) std::fprintf(stderr, "pica200 fuzz: iteration %llu\n", (unsigned long long)it);
     const PicaCase c = generate_pica200(pica200_program_seed(opt.seed, it));
     PicaCaseResult r = run_pica200_case(c, engines, fp);
     ++rep.programs;

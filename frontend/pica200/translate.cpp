@@ -372,6 +372,16 @@ class Translator {
     }
     b_.br(block_of_[0]);
     f_.compute_preds();
+    // Only worth it when the expansion duplicates code: runtime stacks give
+    // every address one copy.
+    std::set<uint32_t> pcs;
+    for (const Node& n : nodes_) pcs.insert(n.pc);
+    if (f_.insts.size() > kMaxStaticInsts && nodes_.size() > 2 * pcs.size()) {
+      too_complex_ = true;
+      err = "pica200: static control-flow expansion too large (" + std::to_string(f_.insts.size()) +
+            " IR instructions, more than " + std::to_string(kMaxStaticInsts) + ")";
+      return false;
+    }
     return true;
   }
 

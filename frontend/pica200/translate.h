@@ -65,6 +65,11 @@ enum class StackMode : uint8_t {
   Runtime,  // per-lane stack vars and a dispatch on a per-lane pc var; any valid program
 };
 constexpr uint32_t kMaxStaticStates = 1u << 15;
+// ... or when the static translation's IR exceeds this many instructions and
+// has more than two states per address (each state carries its
+// instruction's code, e.g. ~500 ops for a relative c read: 32768 such states
+// made the pipeline's CSE take many minutes).
+constexpr size_t kMaxStaticInsts = 200000;
 
 struct TranslateOptions {
   uint32_t entry = 0;      // word address where execution starts
