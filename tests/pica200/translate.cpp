@@ -460,6 +460,42 @@ TEST_CASE("pica200 translate: too many static stack states fall back to runtime 
   }, {}, 1, {StackMode::Auto});
 }
 
+TEST_CASE("pica200 translate: a static expansion with too much duplicated code falls back to runtime stacks") {
+  // 5^4 CALL stacks reach `d`, far below kMaxStaticStates, but each copy of
+  // d's relative c reads is a select tree of ~500 ops: past kMaxStaticInsts.
+  std::string src = ".proc main\n  mova a0.x, v3\n  cmp v0, lt, ge, v1\n";
+  auto calls = [&](const char* cond, const char* to) {
+    for (int k = 0; k < 5; ++k) src += std::string("  callc ") + cond + ", " + to + "\n";
+  };
+  calls("cmp.x", "a");
+  src += "  end\n.end\n.proc a\n";
+  calls("cmp.y", "b");
+  src += ".end\n.proc b\n";
+  calls("cmp.x", "c");
+  src += ".end\n.proc c\n";
+  calls("cmp.y", "d");
+  src += ".end\n.proc d\n  add r0, c0[a0.x], r0\n  add r1, c8[a0.x], r1\n.end\n";
+  Program_ p(src);
+  TranslateOptions to;
+  to.entry = p.entry;
+  to.stacks = StackMode::Static;
+  ir::Function f;
+  std::string err;
+  CHECK(!translate(p.prog, to, f, err));
+  CHECK(err.find("too large") != std::string::npos);
+  to.stacks = StackMode::Auto;
+  REQUIRE_MESSAGE(translate(p.prog, to, f, err), err);
+  bool runtime = false;
+  for (const auto& v : f.vars) runtime |= v.name == "pc";
+  CHECK(runtime);
+  CHECK(f.insts.size() < kMaxStaticInsts);
+  check(src, {}, [](VertexState& s, size_t k) {
+    s.v[0] = {float(k % 3), float(k % 2), 0, 0};
+    s.v[1] = {1, 1, 0, 0};
+    s.v[3] = {float(k % 7), 0, 0, 0};
+  }, {}, 1, {StackMode::Auto});
+}
+
 TEST_CASE("pica200 translate: faults match the interpreter (stack overflows, bad words, missing descriptors)") {
   // Recursion overflows the 4-deep CALL stack only for vertices taking the CALLC.
   check(".proc main\n  cmp v0, lt, lt, v1\n  callc cmp.x, main\n  end\n.end\n");
