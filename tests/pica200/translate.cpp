@@ -425,13 +425,14 @@ TEST_CASE("pica200 translate: blocks ending on one instruction (LOOP, then IF, t
   }, [](VertexState& s, size_t k) { s.v[0] = {float(k % 9) - 2, 0, 0, 0}; });
 }
 
-TEST_CASE("pica200 translate: too many static stack states fall back to runtime stacks") {
-  // 14 conditional call sites per level, 4 levels deep: 14^4 distinct CALL
-  // stacks reach `d`, more than kMaxStaticStates (found by the fuzzer as
-  // tests/regressions/pica200-static-stack-explosion.json).
-  std::string src = ".proc main\n  cmp v0, lt, ge, v1\n";
+namespace {
+
+// main -> a -> b -> c -> d, each with `k` conditional call sites of the
+// next: k^4 distinct CALL stacks reach d. `prologue` starts main; d's body is `leaf`.
+std::string nested_calls(int k, const std::string& prologue, const std::string& leaf) {
+  std::string src = ".proc main\n" + prologue + "  cmp v0, lt, ge, v1\n";
   auto calls = [&](const char* cond, const char* to) {
-    for (int k = 0; k < 14; ++k) src += std::string("  callc ") + cond + ", " + to + "\n";
+    for (int n = 0; n < k; ++n) src += std::string("  callc ") + cond + ", " + to + "\n";
   };
   calls("cmp.x", "a");
   src += "  end\n.end\n.proc a\n";
@@ -440,41 +441,16 @@ TEST_CASE("pica200 translate: too many static stack states fall back to runtime 
   calls("cmp.x", "c");
   src += ".end\n.proc c\n";
   calls("cmp.y", "d");
-  src += ".end\n.proc d\n  add r0, r0, v2\n.end\n";
-  Program_ p(src);
-  TranslateOptions to;
-  to.entry = p.entry;
-  to.stacks = StackMode::Static;
-  ir::Function f;
-  std::string err;
-  CHECK(!translate(p.prog, to, f, err));
-  CHECK(err.find("too complex") != std::string::npos);
-  to.stacks = StackMode::Auto;
-  REQUIRE_MESSAGE(translate(p.prog, to, f, err), err);
-  bool runtime = false;
-  for (const auto& v : f.vars) runtime |= v.name == "pc";
-  CHECK(runtime);
-  check(src, {}, [](VertexState& s, size_t k) {
-    s.v[0] = {float(k % 3), float(k % 2), 0, 0};
-    s.v[1] = {1, 1, 0, 0};
-  }, {}, 1, {StackMode::Auto});
+  return src + ".end\n.proc d\n" + leaf + ".end\n";
 }
 
-TEST_CASE("pica200 translate: a static expansion with too much duplicated code falls back to runtime stacks") {
-  // 5^4 CALL stacks reach `d`, far below kMaxStaticStates, but each copy of
-  // d's relative c reads is a select tree of ~500 ops: past kMaxStaticInsts.
-  std::string src = ".proc main\n  mova a0.x, v3\n  cmp v0, lt, ge, v1\n";
-  auto calls = [&](const char* cond, const char* to) {
-    for (int k = 0; k < 5; ++k) src += std::string("  callc ") + cond + ", " + to + "\n";
-  };
-  calls("cmp.x", "a");
-  src += "  end\n.end\n.proc a\n";
-  calls("cmp.y", "b");
-  src += ".end\n.proc b\n";
-  calls("cmp.x", "c");
-  src += ".end\n.proc c\n";
-  calls("cmp.y", "d");
-  src += ".end\n.proc d\n  add r0, c0[a0.x], r0\n  add r1, c8[a0.x], r1\n.end\n";
+}  // namespace
+
+namespace {
+
+// Static mode refuses `src` with an error containing `why`; Auto falls back
+// to runtime stacks, whose translation then matches the interpreter.
+void check_fallback(const std::string& src, const char* why) {
   Program_ p(src);
   TranslateOptions to;
   to.entry = p.entry;
@@ -482,7 +458,7 @@ TEST_CASE("pica200 translate: a static expansion with too much duplicated code f
   ir::Function f;
   std::string err;
   CHECK(!translate(p.prog, to, f, err));
-  CHECK(err.find("too large") != std::string::npos);
+  CHECK(err.find(why) != std::string::npos);
   to.stacks = StackMode::Auto;
   REQUIRE_MESSAGE(translate(p.prog, to, f, err), err);
   bool runtime = false;
@@ -494,6 +470,21 @@ TEST_CASE("pica200 translate: a static expansion with too much duplicated code f
     s.v[1] = {1, 1, 0, 0};
     s.v[3] = {float(k % 7), 0, 0, 0};
   }, {}, 1, {StackMode::Auto});
+}
+
+}  // namespace
+
+TEST_CASE("pica200 translate: too many static stack states fall back to runtime stacks") {
+  // 14 conditional call sites per level, 4 levels deep: 14^4 distinct CALL
+  // stacks reach `d`, more than kMaxStaticStates (found by the fuzzer as
+  // tests/regressions/pica200-static-stack-explosion.json).
+  check_fallback(nested_calls(14, "", "  add r0, r0, v2\n"), "too complex");
+}
+
+TEST_CASE("pica200 translate: a static expansion with too much duplicated code falls back to runtime stacks") {
+  // 5^4 CALL stacks reach `d`, far below kMaxStaticStates, but each copy of
+  // d's relative c reads is a select tree of ~500 ops: past kMaxStaticInsts.
+  check_fallback(nested_calls(5, "  mova a0.x, v3\n", "  add r0, c0[a0.x], r0\n  add r1, c8[a0.x], r1\n"), "too large");
 }
 
 TEST_CASE("pica200 translate: faults match the interpreter (stack overflows, bad words, missing descriptors)") {
