@@ -4,6 +4,7 @@
 #include "fuzz/pica200_fuzz.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -101,7 +102,7 @@ bool warp_faulted(const PicaCaseResult& r, size_t vertex) {
 }  // namespace
 
 PicaCaseResult run_pica200_case(const PicaCase& c, const std::vector<std::string>& engines,
-                                const pica::fp::Options& fp) {
+                                const pica::fp::Options& fp, pica::StackMode stacks) {
   PicaCaseResult res;
   // Reference: one vertex at a time.
   pica::Interpreter interp(c.program, c.uniforms, fp);
@@ -134,6 +135,7 @@ PicaCaseResult run_pica200_case(const PicaCase& c, const std::vector<std::string
   topt.entry = c.entry;
   topt.geometry = c.geometry;
   topt.fp = fp;
+  topt.stacks = stacks;
   if (!pica::translate(c.program, topt, f, err)) {
     res.diffs.push_back({"translate", "translation failed: " + err});
     return res;
@@ -256,8 +258,9 @@ IsaFuzzReport run_pica200_fuzz(const IsaFuzzOptions& opt) {
   IsaFuzzReport rep;
   pica::fp::Options fp;
   if (opt.variant == "max-inf-quirk") fp.max_inf_quirk = true;
+  else if (opt.variant == "f24") fp.f24 = true;
   else if (!opt.variant.empty() && opt.variant != "default") {
-    rep.error = "pica200 has no variant " + opt.variant + " (default, max-inf-quirk)";
+    rep.error = "pica200 has no variant " + opt.variant + " (default, max-inf-quirk, f24)";
     return rep;
   }
   std::vector<std::string> engines{"ir-interp"};
@@ -272,7 +275,11 @@ IsaFuzzReport run_pica200_fuzz(const IsaFuzzOptions& opt) {
   rep.engines = engines;
 
   uint64_t saved = 0;
+  // GPURC_FUZZ_PROGRESS=N: a line on stderr every N programs (long campaigns).
+  const char* progress_env = std::getenv("GPURC_FUZZ_PROGRESS");
+  const uint64_t progress = progress_env ? std::strtoull(progress_env, nullptr, 10) : 0;
   for (uint64_t it = 0; it < opt.iterations; ++it) {
+    if (progress && it % progress == 0) std::fprintf(stderr, "pica200 fuzz: iteration %llu\n", (unsigned long long)it);
     const PicaCase c = generate_pica200(pica200_program_seed(opt.seed, it));
     PicaCaseResult r = run_pica200_case(c, engines, fp);
     ++rep.programs;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "frontend/pica200/interp.h"
+#include "frontend/pica200/translate.h"
 #include "fuzz/pica200_gen.h"
 
 namespace gpurc::fuzz {
@@ -34,9 +35,10 @@ struct PicaCaseResult {
 // that holds a vertex on which the reference faulted (possible only with
 // shared ends: a stack overflow) or that emitted more than
 // pica::kEmitMaxPerInvocation vertices (the JIT's limit) must stop with a trap
-// instead; its state is not compared.
+// instead; its state is not compared. `stacks` chooses the translation of
+// the CALL/IF/LOOP stacks (pica::StackMode).
 PicaCaseResult run_pica200_case(const PicaCase& c, const std::vector<std::string>& engines,
-                                const pica::fp::Options& fp = {});
+                                const pica::fp::Options& fp = {}, pica::StackMode stacks = pica::StackMode::Auto);
 
 // The replay document (../shared/docs/replay-format.md) of `c` with the
 // reference outputs as `expect`; `note` goes into its description.

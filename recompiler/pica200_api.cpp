@@ -51,8 +51,9 @@ rt::CacheKey key_of(const ShaderSetup& s, Engine resolved) {
   bytes.push_back(uint32_t(s.code.size()));  // where code ends and descriptors start
   bytes.insert(bytes.end(), s.code.begin(), s.code.end());
   bytes.insert(bytes.end(), s.descriptors.begin(), s.descriptors.end());
-  std::string opts = fmt::format("pica200;entry={};geometry={};max_inf_quirk={};engine={}", s.entry,
-                                 int(s.type == ShaderType::Geometry), int(s.max_inf_quirk), engine_name(resolved));
+  std::string opts = fmt::format("pica200;entry={};geometry={};max_inf_quirk={};f24={};engine={}", s.entry,
+                                 int(s.type == ShaderType::Geometry), int(s.max_inf_quirk), int(s.f24),
+                                 engine_name(resolved));
   return rt::make_cache_key(bytes.data(), bytes.size() * 4, opts);
 }
 
@@ -96,6 +97,7 @@ pica::BatchOptions batch_options(const RunOptions& o) {
   pica::BatchOptions b;
   b.threads = o.threads;
   b.budget = o.budget;
+  b.set_b15 = o.set_b15;
   return b;
 }
 
@@ -118,6 +120,7 @@ std::shared_ptr<const Shader> Shader::compile(const ShaderSetup& setup) {
   topt.entry = setup.entry;
   topt.geometry = setup.type == ShaderType::Geometry;
   topt.fp.max_inf_quirk = setup.max_inf_quirk;
+  topt.fp.f24 = setup.f24;
   auto impl = std::make_shared<Shader::Impl>();
   if (!pica::prepare_shader(program, topt, resolved, impl->prepared, err)) throw Error(err);
   double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();

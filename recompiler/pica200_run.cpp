@@ -66,14 +66,17 @@ void for_chunks(size_t n, size_t per_item, const BatchOptions& opt, const std::f
   }
 }
 
+// Both runners work on states[begin, end) (gs likewise) and report faults by
+// index into `states`.
 BatchResult run_interp(const PreparedShader& s, const Uniforms& u, std::vector<VertexState>& states,
-                       std::vector<GsState>* gs, const BatchOptions& opt) {
+                       std::vector<GsState>* gs, const BatchOptions& opt, size_t begin, size_t end) {
   BatchResult res;
   Interpreter it(s.program, u, s.options.fp);
   FirstFault ff;
   std::atomic<uint64_t> steps{0};
   auto t0 = Clock::now();
-  for_chunks(states.size(), kWarp * kWarpsPerItem, opt, [&](size_t first, size_t count) {
+  for_chunks(end - begin, kWarp * kWarpsPerItem, opt, [&](size_t first, size_t count) {
+    first += begin;
     uint64_t local = 0;
     for (size_t k = first; k < first + count && !ff.any.load(std::memory_order_relaxed); ++k) {
       RunResult r = it.run(s.options.entry, states[k], gs ? &(*gs)[k] : nullptr, opt.budget);
@@ -90,9 +93,12 @@ BatchResult run_interp(const PreparedShader& s, const Uniforms& u, std::vector<V
 }
 
 // `gs` (geometry shaders): each work item gives its warps one emit record
-// area at kEmitBase (translate.h); unpack_emits turns it into gs[k].
+// area at kEmitBase (translate.h); unpack_emits turns it into gs[k]. Only the
+// state fields the code touches move in and out (PreparedShader::lanes); the
+// var area and frame are cleared once per work item, not per warp (the code
+// sets every private var before reading it, and unlaunched lanes are don't-care).
 BatchResult run_jit(const PreparedShader& s, const Uniforms& u, std::vector<VertexState>& states,
-                    std::vector<GsState>* gs, const BatchOptions& opt) {
+                    std::vector<GsState>* gs, const BatchOptions& opt, size_t begin, size_t end) {
   BatchResult res;
   const ir::Function& f = *s.function;
   const ir::Executable& exe = *s.compiled.exe;
@@ -100,11 +106,17 @@ BatchResult run_jit(const PreparedShader& s, const Uniforms& u, std::vector<Vert
   // Engines may read the uniform block in whole vectors.
   packed.resize(align64(std::max<size_t>(packed.size(), f.uniform_bytes)) + 64, 0);
   const size_t vars_stride = align64(s.compiled.vars_bytes), frame_stride = align64(exe.frame_bytes());
+  // One watchdog unit is at least one guest instruction of one warp.
+  const int64_t budget = int64_t(std::min<uint64_t>(opt.budget, uint64_t(1) << 40)) * int64_t(kWarp);
   FirstFault ff;
   auto t0 = Clock::now();
-  for_chunks(states.size(), kWarp * kWarpsPerItem, opt, [&](size_t first, size_t count) {
+  for_chunks(end - begin, kWarp * kWarpsPerItem, opt, [&](size_t first, size_t count) {
+    first += begin;
     auto storage = rt::allocate_aligned(vars_stride + frame_stride + 64);
-    const size_t zeroed = exe.frame_needs_zero() ? vars_stride + frame_stride : vars_stride;
+    // Vars are cleared once per work item (pack_lanes rewrites every field the code touches); the
+    // frame is cleared per warp only for engines that read it before writing it.
+    std::memset(storage.get(), 0, vars_stride + frame_stride);
+    const bool zero_frame = exe.frame_needs_zero();
     rt::Memory emits;
     const uint8_t* records = nullptr;
     if (gs) {
@@ -115,20 +127,21 @@ BatchResult run_jit(const PreparedShader& s, const Uniforms& u, std::vector<Vert
       }
       records = emits.find("pica200_gs_emits")->data();
     }
+    ir::WarpContext base;
+    base.vars = storage.get();
+    base.frame = storage.get() + vars_stride;
+    base.uniforms = packed.data();
+    if (gs) {
+      emits.fill_windows(base);
+      base.memory = &emits;
+    }
     for (size_t w = first; w < first + count && !ff.any.load(std::memory_order_relaxed); w += kWarp) {
-      std::memset(storage.get(), 0, zeroed);
-      ir::WarpContext ctx;
-      ctx.vars = storage.get();
-      ctx.frame = storage.get() + vars_stride;
-      ctx.uniforms = packed.data();
-      if (gs) {
-        emits.fill_windows(ctx);
-        ctx.memory = &emits;
-      }
-      // One watchdog unit is at least one guest instruction of one warp.
-      ctx.budget = int64_t(std::min<uint64_t>(opt.budget, uint64_t(1) << 40)) * int64_t(kWarp);
+      const size_t lanes = std::min(kWarp, first + count - w);
+      if (zero_frame && w != first) std::memset(storage.get() + vars_stride, 0, frame_stride);
+      ir::WarpContext ctx = base;
+      ctx.budget = budget;
       uint32_t mask = 0;
-      pack_lanes(f, states, w, ctx.vars, mask);
+      pack_lanes(s.lanes, states.data() + w, lanes, ctx.vars, mask);
       ctx.entry_mask = mask;
       ir::RunStatus st = exe.run(ctx);
       while (st == ir::RunStatus::Barrier) st = exe.run(ctx);  // PICA has no barriers; resume defensively
@@ -147,8 +160,8 @@ BatchResult run_jit(const PreparedShader& s, const Uniforms& u, std::vector<Vert
                  ctx.fault == ir::FaultKind::Watchdog);
         continue;
       }
-      unpack_lanes(f, ctx.vars, w, states);
-      if (gs) unpack_emits(f, ctx.vars, records, w, *gs);
+      unpack_lanes(s.lanes, ctx.vars, states.data() + w, lanes);
+      if (gs) unpack_emits(f, ctx.vars, records, w, *gs, lanes);
     }
   });
   res.run_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
@@ -192,6 +205,7 @@ bool prepare_shader(const Program& program, const TranslateOptions& options, Eng
   }
   out.translate_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
   out.function = fn;
+  out.lanes = LaneMap::used(*fn);
   IrCompileOptions co;
   co.symbol = "gpurc_pica200";
   if (!compile_ir(*fn, resolved, co, out.compiled, err)) {
@@ -201,6 +215,32 @@ bool prepare_shader(const Program& program, const TranslateOptions& options, Eng
   return true;
 }
 
+namespace {
+
+// A whole batch on the shader's engine (`interp`: on the reference
+// interpreter whatever the engine). Geometry shaders with
+// BatchOptions::set_b15: invocation 0 sees b15 as given, the others b15 = 1
+// (the hardware sets b15 after every invocation), so the batch runs as two
+// ranges with two uniform blocks unless b15 is already set.
+BatchResult run_batch(const PreparedShader& s, const Uniforms& u, std::vector<VertexState>& states,
+                      std::vector<GsState>* gs, const BatchOptions& opt, bool interp) {
+  auto range = [&](const Uniforms& uu, size_t begin, size_t end) {
+    return interp || s.engine == Engine::Interp ? run_interp(s, uu, states, gs, opt, begin, end)
+                                                : run_jit(s, uu, states, gs, opt, begin, end);
+  };
+  if (!gs || !opt.set_b15 || (u.b & 0x8000) || states.size() <= 1) return range(u, 0, states.size());
+  BatchResult head = range(u, 0, 1);
+  if (!head.ok) return head;
+  Uniforms later = u;
+  later.b |= 0x8000;
+  BatchResult tail = range(later, 1, states.size());
+  tail.run_us += head.run_us;
+  tail.instructions += head.instructions;
+  return tail;
+}
+
+}  // namespace
+
 BatchResult run_vertices(const PreparedShader& s, const Uniforms& u, std::vector<VertexState>& states,
                          const BatchOptions& opt) {
   if (s.options.geometry) {
@@ -209,12 +249,11 @@ BatchResult run_vertices(const PreparedShader& s, const Uniforms& u, std::vector
     r.fault = "pica200: a geometry shader needs run_geometry (emitted vertices have nowhere to go)";
     return r;
   }
-  if (s.engine == Engine::Interp) return run_interp(s, u, states, nullptr, opt);
   // The JIT does not count guest instructions: the reference counts them on a copy of the initial states.
   std::vector<VertexState> initial;
-  if (opt.count_instructions) initial = states;
-  BatchResult r = run_jit(s, u, states, nullptr, opt);
-  if (opt.count_instructions && r.ok) r.instructions = run_interp(s, u, initial, nullptr, opt).instructions;
+  if (opt.count_instructions && s.engine != Engine::Interp) initial = states;
+  BatchResult r = run_batch(s, u, states, nullptr, opt, false);
+  if (!initial.empty() && r.ok) r.instructions = run_batch(s, u, initial, nullptr, opt, true).instructions;
   return r;
 }
 
@@ -227,13 +266,12 @@ BatchResult run_geometry(const PreparedShader& s, const Uniforms& u, std::vector
     r.fault = "pica200: the shader was prepared as a vertex shader (TranslateOptions::geometry is false)";
     return r;
   }
-  if (s.engine == Engine::Interp) return run_interp(s, u, states, &gs, opt);
   std::vector<VertexState> initial;
-  if (opt.count_instructions) initial = states;
-  BatchResult r = run_jit(s, u, states, &gs, opt);
-  if (opt.count_instructions && r.ok) {
+  if (opt.count_instructions && s.engine != Engine::Interp) initial = states;
+  BatchResult r = run_batch(s, u, states, &gs, opt, false);
+  if (!initial.empty() && r.ok) {
     std::vector<GsState> scratch(initial.size());
-    r.instructions = run_interp(s, u, initial, &scratch, opt).instructions;
+    r.instructions = run_batch(s, u, initial, &scratch, opt, true).instructions;
   }
   return r;
 }

@@ -23,6 +23,7 @@ struct PreparedShader {
   // JIT tiers only: the translated function (its var layout is what
   // pack_lanes/unpack_lanes use) and its compiled code.
   std::shared_ptr<const ir::Function> function;
+  LaneMap lanes;  // the state fields the code reads / writes (LaneMap::used)
   CompiledIr compiled;
   double translate_us = 0;
 };
@@ -38,6 +39,7 @@ struct BatchOptions {
   uint64_t budget = 1u << 22;       // executed instructions allowed per vertex (interp) / watchdog units per warp (JIT)
   size_t min_parallel = 256;        // fewer vertices than this run on the calling thread
   bool count_instructions = false;  // fill BatchResult::instructions (JIT: an extra interpreter run)
+  bool set_b15 = true;              // geometry shaders: b15 = 1 from the second invocation on (hardware)
 };
 
 struct BatchResult {
@@ -55,8 +57,11 @@ BatchResult run_vertices(const PreparedShader& s, const Uniforms& u, std::vector
                          const BatchOptions& opt = {});
 
 // Geometry shader: one invocation per state, each with its own fresh GsState
-// (gs[k] belongs to states[k]; resized to states.size()). Uniforms are used as
-// given for every invocation (b15 is not toggled: that is the caller's choice).
+// (gs[k] belongs to states[k]; resized to states.size()). The states are the
+// invocations of one batch in order: with BatchOptions::set_b15 (default)
+// states[0] sees the uniforms as given and every later one sees b15 = 1, as
+// the hardware sets b15 after each invocation; without it every invocation
+// sees `u` as given.
 BatchResult run_geometry(const PreparedShader& s, const Uniforms& u, std::vector<VertexState>& states,
                          std::vector<GsState>& gs, const BatchOptions& opt = {});
 

@@ -25,6 +25,9 @@ struct Options {
   // Panda3DS models hardware; the default follows the plain (a > b) ? a : b
   // rule (max(0, -inf) = 0). Hardware truth is disputed: see docs/pica200.md.
   bool max_inf_quirk = false;
+  // Registers hold float24 (1.7.16): every value an ALU instruction writes to
+  // a register is rounded to it (round24). Off: plain fp32 (the default).
+  bool f24 = false;
 };
 
 inline uint32_t bits(float f) { return std::bit_cast<uint32_t>(f); }
@@ -114,6 +117,22 @@ inline bool compare(unsigned op, float a, float b) {
     case 5: return a >= b;
     default: return true;
   }
+}
+
+// An fp32 value rounded to the float24 format (1 sign, 7 exponent bits with
+// bias 63, 16 mantissa bits, no subnormals) and widened back: the mantissa
+// is rounded to nearest, ties to even; a result of magnitude 2^64 or more
+// becomes +-inf; below 2^-62 (f24's smallest normal) it becomes a zero of
+// the same sign; inf and NaN are kept. Exact on f24 values.
+inline float round24(float x) {
+  uint32_t b = bits(x);
+  if ((b & 0x7F800000u) == 0x7F800000u) return x;
+  uint32_t sign = b & 0x80000000u, mag = b & 0x7FFFFFFFu;
+  mag = (mag + 0x3Fu + ((mag >> 7) & 1u)) & ~0x7Fu;  // carries into the exponent when the mantissa overflows
+  uint32_t e = mag >> 23;                            // fp32 biased exponent; f24's = e - 64
+  if (e >= 191) return from_bits(sign | 0x7F800000u);
+  if (e < 65) return from_bits(sign);
+  return from_bits(sign | mag);
 }
 
 // float24 (1.7.16, exponent bias 63, no subnormals) as stored in SHBIN

@@ -162,7 +162,7 @@ RunResult Interpreter::run(uint32_t entry, VertexState& st, GsState* gs, uint64_
       if (write) {
         Vec4& dst = in.dst < 0x10 ? st.o[in.dst] : st.r[in.dst - 0x10];
         for (int i = 0; i < 4; ++i)
-          if (d.writes(unsigned(i))) dst[size_t(i)] = r[size_t(i)];
+          if (d.writes(unsigned(i))) dst[size_t(i)] = opt_.f24 ? fp::round24(r[size_t(i)]) : r[size_t(i)];
       }
     } else {
       switch (in.op) {

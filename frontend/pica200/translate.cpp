@@ -6,9 +6,16 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstddef>
 #include <cstring>
+#include <map>
 #include <optional>
+#include <set>
 #include <unordered_map>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 #include "frontend/pica200/encoding.h"
 #include "ir/builder.h"
@@ -37,8 +44,7 @@ std::vector<uint8_t> pack_uniforms(const Uniforms& u) {
 }
 
 // Offsets of the state vars in one pass: Function::var_offset walks every
-// earlier var, which made packing O(vars^2) per lane (the runner's hot spot).
-// Same layout rule as ir::Function::var_offset (docs/architecture.md, warp ABI).
+// earlier var. Same layout rule as ir::Function::var_offset (docs/architecture.md, warp ABI).
 static std::array<uint32_t, kNumStateVars> state_var_offsets(const ir::Function& f) {
   std::array<uint32_t, kNumStateVars> off{};
   uint32_t o = 0;
@@ -49,52 +55,157 @@ static std::array<uint32_t, kNumStateVars> state_var_offsets(const ir::Function&
   return off;
 }
 
+// VertexState offsets of register n of bank b (0 v, 1 o, 2 r) and of the scalar state vars.
+static uint32_t register_offset(uint32_t bank, uint32_t n) {
+  size_t base = bank == 0 ? offsetof(VertexState, v) : bank == 1 ? offsetof(VertexState, o) : offsetof(VertexState, r);
+  return uint32_t(base + sizeof(Vec4) * n);
+}
+static LaneMap::Slot scalar_slot(uint32_t var, uint32_t var_offset) {
+  switch (var) {
+    case kVarA0X: return {var_offset, uint32_t(offsetof(VertexState, a0x)), 0};
+    case kVarA0Y: return {var_offset, uint32_t(offsetof(VertexState, a0y)), 0};
+    case kVarAL: return {var_offset, uint32_t(offsetof(VertexState, aL)), 1};
+    case kVarCmpX: return {var_offset, uint32_t(offsetof(VertexState, cmpx)), 2};
+    default: return {var_offset, uint32_t(offsetof(VertexState, cmpy)), 2};
+  }
+}
+
+static LaneMap make_lane_map(const ir::Function& f, const std::vector<uint8_t>& in, const std::vector<uint8_t>& out) {
+  LaneMap m;
+  const auto off = state_var_offsets(f);
+  for (uint32_t reg = 0; reg < 48 && kVarInput + 4 * reg + 3 < f.vars.size(); ++reg) {
+    uint32_t var = kVarInput + 4 * reg;
+    LaneMap::Quad q{{off[var], off[var + 1], off[var + 2], off[var + 3]}, register_offset(reg / 16, reg % 16)};
+    bool any_in = false, any_out = false;
+    for (uint32_t c = 0; c < 4; ++c) {
+      any_in |= in[var + c] != 0;
+      any_out |= out[var + c] != 0;
+    }
+    if (any_in || any_out) m.in4.push_back(q);
+    if (any_out) m.out4.push_back(q);
+  }
+  for (uint32_t var = kVarA0X; var < kNumStateVars && var < f.vars.size(); ++var) {
+    if (in[var] || out[var]) m.in.push_back(scalar_slot(var, off[var]));
+    if (out[var]) m.out.push_back(scalar_slot(var, off[var]));
+  }
+  return m;
+}
+
+LaneMap LaneMap::all(const ir::Function& f) {
+  std::vector<uint8_t> every(kNumStateVars, 1);
+  return make_lane_map(f, every, every);
+}
+
+LaneMap LaneMap::used(const ir::Function& f) {
+  std::vector<uint8_t> in(kNumStateVars, 0), out(kNumStateVars, 0);
+  for (const ir::Inst& i : f.insts) {
+    if (i.block == ir::kNoBlock || i.imm >= kNumStateVars) continue;
+    if (i.op == ir::Opcode::GetVar) in[i.imm] = 1;
+    if (i.op == ir::Opcode::SetVar) in[i.imm] = out[i.imm] = 1;
+  }
+  return make_lane_map(f, in, out);
+}
+
+// Registers: four lanes at a time as a 4x4 transpose (a Vec4 per lane in,
+// one 16-byte row per component out), the rest lane by lane. Lanes are the
+// outer loop so the states are read front to back (they are usually far
+// from the cache; this order lets the prefetcher stream them).
+static void quads_to_vars(const std::vector<LaneMap::Quad>& quads, const VertexState* states, size_t n,
+                          uint8_t* vars) {
+  size_t lane = 0;
+#if defined(__SSE2__)
+  for (; lane + 4 <= n; lane += 4)
+    for (const LaneMap::Quad& q : quads) {
+      auto row = [&](size_t k) {
+        return _mm_loadu_ps(reinterpret_cast<const float*>(reinterpret_cast<const uint8_t*>(&states[lane + k]) +
+                                                           q.state_offset));
+      };
+      __m128 r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3);
+      _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+      _mm_storeu_ps(reinterpret_cast<float*>(vars + q.var_offset[0] + 4 * lane), r0);
+      _mm_storeu_ps(reinterpret_cast<float*>(vars + q.var_offset[1] + 4 * lane), r1);
+      _mm_storeu_ps(reinterpret_cast<float*>(vars + q.var_offset[2] + 4 * lane), r2);
+      _mm_storeu_ps(reinterpret_cast<float*>(vars + q.var_offset[3] + 4 * lane), r3);
+    }
+#endif
+  for (; lane < n; ++lane)
+    for (const LaneMap::Quad& q : quads) {
+      const uint8_t* src = reinterpret_cast<const uint8_t*>(&states[lane]) + q.state_offset;
+      for (size_t c = 0; c < 4; ++c) std::memcpy(vars + q.var_offset[c] + 4 * lane, src + 4 * c, 4);
+    }
+}
+
+static void vars_to_quads(const std::vector<LaneMap::Quad>& quads, const uint8_t* vars, VertexState* states,
+                          size_t n) {
+  size_t lane = 0;
+#if defined(__SSE2__)
+  for (; lane + 4 <= n; lane += 4)
+    for (const LaneMap::Quad& q : quads) {
+      auto col = [&](size_t c) { return _mm_loadu_ps(reinterpret_cast<const float*>(vars + q.var_offset[c] + 4 * lane)); };
+      __m128 r0 = col(0), r1 = col(1), r2 = col(2), r3 = col(3);
+      _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+      auto dst = [&](size_t k) {
+        return reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(&states[lane + k]) + q.state_offset);
+      };
+      _mm_storeu_ps(dst(0), r0);
+      _mm_storeu_ps(dst(1), r1);
+      _mm_storeu_ps(dst(2), r2);
+      _mm_storeu_ps(dst(3), r3);
+    }
+#endif
+  for (; lane < n; ++lane)
+    for (const LaneMap::Quad& q : quads) {
+      uint8_t* dst = reinterpret_cast<uint8_t*>(&states[lane]) + q.state_offset;
+      for (size_t c = 0; c < 4; ++c) std::memcpy(dst + 4 * c, vars + q.var_offset[c] + 4 * lane, 4);
+    }
+}
+
+void pack_lanes(const LaneMap& m, const VertexState* states, size_t n, uint8_t* vars, uint32_t& mask) {
+  n = std::min<size_t>(n, ir::kWarpLanes);
+  mask = n == 32 ? ~0u : (1u << n) - 1;
+  quads_to_vars(m.in4, states, n, vars);
+  for (const LaneMap::Slot& s : m.in) {
+    uint8_t* dst = vars + s.var_offset;
+    for (size_t lane = 0; lane < n; ++lane) {
+      const uint8_t* src = reinterpret_cast<const uint8_t*>(&states[lane]) + s.state_offset;
+      uint32_t v = s.kind == 0 ? get_u32(src) : s.kind == 1 ? uint32_t(*src) : uint32_t(*src != 0);
+      put_u32(dst + 4 * lane, v);
+    }
+  }
+}
+
+void unpack_lanes(const LaneMap& m, const uint8_t* vars, VertexState* states, size_t n) {
+  n = std::min<size_t>(n, ir::kWarpLanes);
+  vars_to_quads(m.out4, vars, states, n);
+  for (const LaneMap::Slot& s : m.out) {
+    const uint8_t* src = vars + s.var_offset;
+    for (size_t lane = 0; lane < n; ++lane) {
+      uint8_t* dst = reinterpret_cast<uint8_t*>(&states[lane]) + s.state_offset;
+      uint32_t v = get_u32(src + 4 * lane);
+      if (s.kind == 0) put_u32(dst, v);
+      else if (s.kind == 1) *dst = uint8_t(v);
+      else *reinterpret_cast<bool*>(dst) = (v & 1) != 0;
+    }
+  }
+}
+
 void pack_lanes(const ir::Function& f, const std::vector<VertexState>& states, size_t first, uint8_t* vars,
                 uint32_t& mask) {
   mask = 0;
-  const auto off = state_var_offsets(f);
-  auto slot = [&](uint32_t var, unsigned lane) { return vars + off[var] + 4 * lane; };
-  for (unsigned lane = 0; lane < uint32_t(ir::kWarpLanes) && first + lane < states.size(); ++lane) {
-    const VertexState& s = states[first + lane];
-    mask |= 1u << lane;
-    for (unsigned n = 0; n < 16; ++n)
-      for (unsigned c = 0; c < 4; ++c) {
-        put_u32(slot(kVarInput + 4 * n + c, lane), fp::bits(s.v[n][c]));
-        put_u32(slot(kVarOutput + 4 * n + c, lane), fp::bits(s.o[n][c]));
-        put_u32(slot(kVarTemp + 4 * n + c, lane), fp::bits(s.r[n][c]));
-      }
-    put_u32(slot(kVarA0X, lane), uint32_t(s.a0x));
-    put_u32(slot(kVarA0Y, lane), uint32_t(s.a0y));
-    put_u32(slot(kVarAL, lane), s.aL);
-    put_u32(slot(kVarCmpX, lane), s.cmpx);
-    put_u32(slot(kVarCmpY, lane), s.cmpy);
-  }
+  if (first >= states.size()) return;
+  pack_lanes(LaneMap::all(f), states.data() + first, states.size() - first, vars, mask);
 }
 
 void unpack_lanes(const ir::Function& f, const uint8_t* vars, size_t first, std::vector<VertexState>& states) {
-  const auto off = state_var_offsets(f);
-  auto slot = [&](uint32_t var, unsigned lane) { return vars + off[var] + 4 * lane; };
-  for (unsigned lane = 0; lane < uint32_t(ir::kWarpLanes) && first + lane < states.size(); ++lane) {
-    VertexState& s = states[first + lane];
-    for (unsigned n = 0; n < 16; ++n)
-      for (unsigned c = 0; c < 4; ++c) {
-        s.v[n][c] = fp::from_bits(get_u32(slot(kVarInput + 4 * n + c, lane)));
-        s.o[n][c] = fp::from_bits(get_u32(slot(kVarOutput + 4 * n + c, lane)));
-        s.r[n][c] = fp::from_bits(get_u32(slot(kVarTemp + 4 * n + c, lane)));
-      }
-    s.a0x = int32_t(get_u32(slot(kVarA0X, lane)));
-    s.a0y = int32_t(get_u32(slot(kVarA0Y, lane)));
-    s.aL = uint8_t(get_u32(slot(kVarAL, lane)));
-    s.cmpx = get_u32(slot(kVarCmpX, lane)) & 1;
-    s.cmpy = get_u32(slot(kVarCmpY, lane)) & 1;
-  }
+  if (first >= states.size()) return;
+  unpack_lanes(LaneMap::all(f), vars, states.data() + first, states.size() - first);
 }
 
 void unpack_emits(const ir::Function& f, const uint8_t* vars, const uint8_t* records, size_t first,
-                  std::vector<GsState>& gs) {
-  if (f.vars.size() <= kVarEmitCount) return;  // not a geometry translation
+                  std::vector<GsState>& gs, size_t lanes) {
+  if (f.vars.size() <= kVarEmitCount || f.vars[kVarEmitCount].name != "emit.count") return;  // not a geometry translation
   const uint32_t latch_off = f.var_offset(kVarEmitLatch), count_off = f.var_offset(kVarEmitCount);
-  for (unsigned lane = 0; lane < uint32_t(ir::kWarpLanes) && first + lane < gs.size(); ++lane) {
+  for (unsigned lane = 0; lane < std::min<size_t>(lanes, ir::kWarpLanes) && first + lane < gs.size(); ++lane) {
     GsState& g = gs[first + lane];
     const uint32_t count = std::min(get_u32(vars + count_off + 4 * lane), kEmitMaxPerInvocation);
     const uint8_t* rec = records + lane * kEmitLaneStride;
@@ -179,7 +290,7 @@ struct Edge {
   uint32_t succ[2] = {0, 0};
 };
 
-constexpr uint32_t kMaxNodes = 1u << 15;
+constexpr uint32_t kMaxNodes = kMaxStaticStates;
 
 std::string hex_addr(uint32_t a) {
   char b[16];
@@ -192,6 +303,22 @@ class Translator {
   Translator(const Program& p, const TranslateOptions& opt, ir::Function& f) : p_(p), opt_(opt), f_(f), b_(f) {}
 
   bool run(std::string& err) {
+    if (opt_.stacks == StackMode::Runtime) return run_runtime(err);
+    if (!run_static(err)) {
+      if (opt_.stacks == StackMode::Static || !too_complex_) return false;
+      // Too many (address, stack) states: translate with runtime stacks instead.
+      nodes_.clear();
+      edges_.clear();
+      index_.clear();
+      block_of_.clear();
+      err.clear();
+      return run_runtime(err);
+    }
+    return true;
+  }
+
+ private:
+  bool run_static(std::string& err) {
     make_vars();
     nodes_.push_back(Node{NodeKind::Exec, opt_.entry, {}});
     index_.emplace(node_key(nodes_[0]), 0);
@@ -201,6 +328,7 @@ class Translator {
       if (!successors(uint32_t(n), e, err)) return false;
       edges_.push_back(e);
       if (nodes_.size() > kMaxNodes) {
+        too_complex_ = true;
         err = "pica200: control flow too complex to expand (more than " + std::to_string(kMaxNodes) +
               " (address, stack) states) near " + hex_addr(nodes_[n].pc);
         return false;
@@ -244,10 +372,19 @@ class Translator {
     }
     b_.br(block_of_[0]);
     f_.compute_preds();
+    // Only worth it when the expansion duplicates code: runtime stacks give
+    // every address one copy.
+    std::set<uint32_t> pcs;
+    for (const Node& n : nodes_) pcs.insert(n.pc);
+    if (f_.insts.size() > kMaxStaticInsts && nodes_.size() > 2 * pcs.size()) {
+      too_complex_ = true;
+      err = "pica200: static control-flow expansion too large (" + std::to_string(f_.insts.size()) +
+            " IR instructions, more than " + std::to_string(kMaxStaticInsts) + ")";
+      return false;
+    }
     return true;
   }
 
- private:
   // ---- phase 1 -----------------------------------------------------------
 
   uint32_t intern(Node n) {
@@ -280,14 +417,23 @@ class Translator {
 
   // Why an Exec node cannot run its instruction (a runtime fault, as in the
   // reference interpreter); empty if it can.
-  std::string fault_of(const Node& n, std::optional<Instr>& dec) {
-    if (n.pc >= p_.code.size()) return "execution ran past the end of the program";
+  // Faults that depend on the instruction alone (not on the stacks).
+  std::string static_fault(uint32_t pc, std::optional<Instr>& dec) {
+    if (pc >= p_.code.size()) return "execution ran past the end of the program";
     std::string derr;
-    dec = decode(p_.code[n.pc], n.pc, &derr);
+    dec = decode(p_.code[pc], pc, &derr);
     if (!dec) return derr.empty() ? "invalid instruction" : derr;
     const Instr& in = *dec;
     if (num_sources(in.op) > 0 && in.desc >= p_.descs.size())
       return "operand descriptor " + std::to_string(in.desc) + " is not loaded";
+    if ((in.op == Op::SETEMIT || in.op == Op::EMIT) && !opt_.geometry)
+      return std::string(info(in.op).name) + " outside a geometry shader";
+    return {};
+  }
+  std::string fault_of(const Node& n, std::optional<Instr>& dec) {
+    std::string why = static_fault(n.pc, dec);
+    if (!why.empty()) return why;
+    const Instr& in = *dec;
     switch (in.op) {
       case Op::CALL: case Op::CALLC: case Op::CALLU:
         if (n.st.calls.size() == Interpreter::kCallDepth) return "CALL stack overflow (depth 4)";
@@ -297,9 +443,6 @@ class Translator {
         break;
       case Op::LOOP:
         if (n.st.loops.size() == Interpreter::kLoopDepth) return "LOOP stack overflow (depth 4)";
-        break;
-      case Op::SETEMIT: case Op::EMIT:
-        if (!opt_.geometry) return std::string(info(in.op).name) + " outside a geometry shader";
         break;
       default: break;
     }
@@ -416,6 +559,23 @@ class Translator {
     ir::ValueId zero = b_.convert(ir::Opcode::Bitcast, ir::Type::F32, b_.binary(ir::Opcode::And, bits, b_.i32(0x80000000u)));
     return b_.select(is_zero, zero, x);
   }
+  // fp::round24 in integer ops on the bits.
+  ir::ValueId round24(ir::ValueId x) {
+    auto op = [&](ir::Opcode o, ir::ValueId a, ir::ValueId c) { return b_.binary(o, a, c); };
+    auto k = [&](uint32_t v) { return b_.i32(v); };
+    ir::ValueId bits = b_.convert(ir::Opcode::Bitcast, ir::Type::I32, x);
+    ir::ValueId special = b_.icmp(ir::IntPred::Eq, op(ir::Opcode::And, bits, k(0x7F800000u)), k(0x7F800000u));
+    ir::ValueId sign = op(ir::Opcode::And, bits, k(0x80000000u));
+    ir::ValueId mag = op(ir::Opcode::And, bits, k(0x7FFFFFFFu));
+    ir::ValueId odd = op(ir::Opcode::And, op(ir::Opcode::LShr, mag, k(7)), k(1));
+    mag = op(ir::Opcode::And, op(ir::Opcode::IAdd, op(ir::Opcode::IAdd, mag, k(0x3F)), odd), k(~0x7Fu));
+    ir::ValueId e = op(ir::Opcode::LShr, mag, k(23));
+    ir::ValueId r = op(ir::Opcode::Or, sign, mag);
+    r = b_.select(b_.icmp(ir::IntPred::Uge, e, k(191)), op(ir::Opcode::Or, sign, k(0x7F800000u)), r);
+    r = b_.select(b_.icmp(ir::IntPred::Ult, e, k(65)), sign, r);
+    r = b_.select(special, bits, r);
+    return b_.convert(ir::Opcode::Bitcast, ir::Type::F32, r);
+  }
   ir::ValueId uniform_i32(uint32_t offset) { return b_.load_uniform(ir::Type::I32, offset); }
   ir::ValueId bool_uniform(unsigned n) {
     ir::ValueId word = uniform_i32(kUniformBool);
@@ -494,6 +654,34 @@ class Translator {
     b_.emit(ir::Opcode::Trap, ir::Type::Void, {b_.i1(true)}, 0, 0, trap_code(TrapReason(reason), addr));
   }
 
+  // The TrapReason of a fault found by fault_of / static_fault.
+  TrapReason fault_reason(uint32_t pc, const std::optional<Instr>& dec) const {
+    if (pc >= p_.code.size()) return TrapReason::PastEnd;
+    if (!dec) return TrapReason::InvalidInstruction;
+    if (num_sources(dec->op) > 0 && dec->desc >= p_.descs.size()) return TrapReason::MissingDescriptor;
+    switch (dec->op) {
+      case Op::LOOP: return TrapReason::LoopOverflow;
+      case Op::IFU: case Op::IFC: return TrapReason::IfOverflow;
+      case Op::CALL: case Op::CALLC: case Op::CALLU: return TrapReason::CallOverflow;
+      default: return TrapReason::EmitOutsideGeometry;
+    }
+  }
+
+  // The branch condition of a conditional flow instruction (kNoValue for the others).
+  ir::ValueId flow_condition(const Instr& in) {
+    switch (in.op) {
+      case Op::BREAKC: case Op::CALLC: case Op::IFC: case Op::JMPC: return condition(in);
+      case Op::CALLU: case Op::IFU: return bool_uniform(in.uniform);
+      case Op::JMPU: {
+        // NUM bit 0 set inverts the test: jump when the boolean is false.
+        ir::ValueId cond = bool_uniform(in.uniform);
+        if (in.num & 1) cond = b_.binary(ir::Opcode::Xor, cond, b_.i1(true));
+        return cond;
+      }
+      default: return ir::kNoValue;
+    }
+  }
+
   bool emit_node(uint32_t id, std::string& err) {
     const Node& n = nodes_[id];
     const Edge& e = edges_[id];
@@ -511,29 +699,18 @@ class Translator {
     std::optional<Instr> dec;
     std::string why = fault_of(n, dec);
     if (!why.empty()) {
-      TrapReason r = n.pc >= p_.code.size() ? TrapReason::PastEnd
-                     : !dec                  ? TrapReason::InvalidInstruction
-                     : num_sources(dec->op) > 0 && dec->desc >= p_.descs.size() ? TrapReason::MissingDescriptor
-                     : dec->op == Op::LOOP   ? TrapReason::LoopOverflow
-                     : (dec->op == Op::IFU || dec->op == Op::IFC) ? TrapReason::IfOverflow
-                     : (dec->op == Op::CALL || dec->op == Op::CALLC || dec->op == Op::CALLU) ? TrapReason::CallOverflow
-                                             : TrapReason::EmitOutsideGeometry;
-      trap(uint32_t(r), n.pc);
+      trap(uint32_t(fault_reason(n.pc, dec)), n.pc);
       b_.ret();
       return true;
     }
     const Instr& in = *dec;
-    if (num_sources(in.op) > 0) return emit_arith(in, n.pc, e, err);
-    ir::ValueId cond = ir::kNoValue;
+    if (num_sources(in.op) > 0) {
+      if (!emit_arith(in, n.pc, err)) return false;
+      finish(e, ir::kNoValue);
+      return true;
+    }
+    ir::ValueId cond = flow_condition(in);
     switch (in.op) {
-      case Op::BREAKC: case Op::CALLC: case Op::IFC: case Op::JMPC: cond = condition(in); break;
-      case Op::CALLU: case Op::IFU: cond = bool_uniform(in.uniform); break;
-      case Op::JMPU: {
-        // NUM bit 0 set inverts the test: jump when the boolean is false.
-        cond = bool_uniform(in.uniform);
-        if (in.num & 1) cond = b_.binary(ir::Opcode::Xor, cond, b_.i1(true));
-        break;
-      }
       case Op::LOOP: {
         uint32_t base = kUniformInt + 16 * (in.uniform & 3);
         b_.set_var(loop_var_[n.st.loops.size()],
@@ -549,7 +726,8 @@ class Translator {
     return true;
   }
 
-  bool emit_arith(const Instr& in, uint32_t here, const Edge& e, std::string& err) {
+  // An ALU instruction's effect on the registers (no terminator).
+  bool emit_arith(const Instr& in, uint32_t here, std::string& err) {
     const OperandDesc d = OperandDesc::decode(p_.descs[in.desc]);
     const unsigned wide = wide_source(in.op);
     const unsigned nsrc = num_sources(in.op);
@@ -646,9 +824,8 @@ class Translator {
     if (has_dst(in.op)) {
       uint32_t base = in.dst < 0x10 ? kVarOutput + 4 * in.dst : kVarTemp + 4 * (in.dst - 0x10u);
       for (unsigned i = 0; i < 4; ++i)
-        if (d.writes(i)) b_.set_var(base + i, r[i]);
+        if (d.writes(i)) b_.set_var(base + i, opt_.fp.f24 ? round24(r[i]) : r[i]);
     }
-    finish(e, ir::kNoValue);
     return true;
   }
 
@@ -668,6 +845,249 @@ class Translator {
     for (uint32_t k = 0; k < 64; ++k)
       b_.store(ir::Space::Global, ir::AddrClass::Random, at(kEmitHeaderBytes + 4 * k), b_.get_var(kVarOutput + k), all);
     b_.set_var(kVarEmitCount, b_.binary(ir::Opcode::IAdd, count, b_.i32(1)));
+  }
+
+  // ---- StackMode::Runtime ------------------------------------------------
+  //
+  // Every address has one block; the stacks are per-lane vars. Each stack is
+  // a shift register: slot 0 is the top, a push moves every slot one down, a
+  // pop one up, and an empty slot has the end address kEmptySlot (no address
+  // equals it, so the end checks need no depth). A stack is full when its
+  // last slot is in use. When an instruction's next address is one some
+  // frame could end at (`ends_`: every LOOP's target+1, IF's target, CALL's
+  // target+num in the program), control goes through the shared `checks`
+  // block (the interpreter's LOOP, IF, CALL end checks as per-lane selects on
+  // the pc var) and the `dispatch` block (compares pc with every address
+  // control can reach that way); otherwise it branches to the next address's
+  // block directly.
+
+  static constexpr uint32_t kEmptySlot = 0xFFFFFFFFu;
+  struct RtStack {
+    std::vector<std::vector<uint32_t>> fields;  // fields[f][slot] = var; field 0 is the end address
+  };
+
+  RtStack make_stack(const char* name, unsigned depth, std::initializer_list<const char*> fields,
+                     const uint32_t* reuse_last = nullptr) {
+    RtStack st;
+    size_t fi = 0;
+    for (const char* field : fields) {
+      st.fields.emplace_back();
+      for (unsigned k = 0; k < depth; ++k) {
+        bool reuse = reuse_last && fi + 1 == fields.size();
+        st.fields.back().push_back(reuse ? reuse_last[k]
+                                         : f_.add_var(std::string(name) + std::to_string(k) + "." + field, ir::Type::I32));
+      }
+      ++fi;
+    }
+    return st;
+  }
+  ir::ValueId top(const RtStack& st, size_t field) { return b_.get_var(st.fields[field][0]); }
+  // Traps with `reason` on the lanes whose stack is full.
+  void overflow_check(const RtStack& st, TrapReason reason, uint32_t here) {
+    ir::ValueId full = b_.icmp(ir::IntPred::Ne, b_.get_var(st.fields[0].back()), b_.i32(kEmptySlot));
+    b_.emit(ir::Opcode::Trap, ir::Type::Void, {full}, 0, 0, trap_code(reason, here));
+  }
+  void push(const RtStack& st, std::initializer_list<ir::ValueId> values) {
+    size_t fi = 0;
+    for (ir::ValueId v : values) {
+      const auto& slots = st.fields[fi++];
+      for (size_t k = slots.size() - 1; k > 0; --k) b_.set_var(slots[k], b_.get_var(slots[k - 1]));
+      b_.set_var(slots[0], v);
+    }
+  }
+  // Pops the lanes where `cond` holds (kNoValue: all lanes).
+  void pop(const RtStack& st, ir::ValueId cond) {
+    for (size_t fi = 0; fi < st.fields.size(); ++fi) {
+      const auto& slots = st.fields[fi];
+      for (size_t k = 0; k < slots.size(); ++k) {
+        ir::ValueId below = k + 1 < slots.size() ? b_.get_var(slots[k + 1]) : b_.i32(fi == 0 ? kEmptySlot : 0);
+        b_.set_var(slots[k], cond == ir::kNoValue ? below : b_.select(cond, below, b_.get_var(slots[k])));
+      }
+    }
+  }
+
+  // The block that runs address `a` (scheduled for emission on first use).
+  ir::BlockId addr_block(uint32_t a) {
+    auto it = rt_block_.find(a);
+    if (it != rt_block_.end()) return it->second;
+    ir::BlockId b = f_.add_block();
+    rt_block_.emplace(a, b);
+    rt_work_.push_back(a);
+    return b;
+  }
+  // Where control arriving at `a` goes: a's block, or through the end checks.
+  ir::BlockId arrive_block(uint32_t a) {
+    if (!ends_.count(a)) return addr_block(a);
+    auto it = rt_arrive_.find(a);
+    if (it != rt_arrive_.end()) return it->second;
+    ir::BlockId b = f_.add_block(), saved = b_.block();
+    rt_arrive_.emplace(a, b);
+    b_.set_block(b);
+    b_.set_var(rt_pc_, b_.i32(a));
+    b_.br(rt_checks_);
+    b_.set_block(saved);
+    dispatch_.insert(a);
+    addr_block(a);
+    return b;
+  }
+  void rt_arrive(uint32_t a) { b_.br(arrive_block(a)); }
+  // A dynamic next address (already in the pc var) goes through the checks.
+  void rt_arrive_dynamic() { b_.br(rt_checks_); }
+  // A new block for one side of a conditional branch; emits its body with `fn`.
+  template <typename Fn>
+  ir::BlockId side_block(Fn fn) {
+    ir::BlockId b = f_.add_block(), saved = b_.block();
+    b_.set_block(b);
+    fn();
+    b_.set_block(saved);
+    return b;
+  }
+  // A reachable dynamic target: its address block is emitted and dispatched to.
+  void dynamic_target(uint32_t a) {
+    dispatch_.insert(a);
+    addr_block(a);
+  }
+
+  bool run_runtime(std::string& err) {
+    make_vars();
+    const unsigned nl = Interpreter::kLoopDepth;
+    rt_pc_ = f_.add_var("pc", ir::Type::I32);
+    rt_calls_ = make_stack("call", Interpreter::kCallDepth, {"end", "ret"});
+    rt_ifs_ = make_stack("if", Interpreter::kIfDepth, {"end", "next"});
+    rt_loops_ = make_stack("loop", nl, {"end", "start", "step", "remaining"}, loop_var_);
+    // Every address a frame could end at, from every word that decodes.
+    for (uint32_t a = 0; a < p_.code.size(); ++a) {
+      std::optional<Instr> in = decode(p_.code[a], a, nullptr);
+      if (!in) continue;
+      if (in->op == Op::LOOP) ends_.insert(uint32_t(in->target + 1));
+      if (in->op == Op::IFU || in->op == Op::IFC) ends_.insert(in->target);
+      if (in->op == Op::CALL || in->op == Op::CALLC || in->op == Op::CALLU) ends_.insert(uint32_t(in->target + in->num));
+    }
+    ir::BlockId entry = f_.add_block("entry");
+    rt_checks_ = f_.add_block("checks");
+    rt_dispatch_ = f_.add_block("dispatch");
+    b_.set_block(entry);
+    if (opt_.geometry) {
+      b_.set_var(kVarEmitLatch, b_.i32(0));
+      b_.set_var(kVarEmitCount, b_.i32(0));
+    }
+    for (const RtStack* st : {&rt_calls_, &rt_ifs_, &rt_loops_})
+      for (size_t fi = 0; fi < st->fields.size(); ++fi)
+        for (uint32_t v : st->fields[fi]) b_.set_var(v, b_.i32(fi == 0 ? kEmptySlot : 0));
+    b_.set_var(rt_pc_, b_.i32(opt_.entry));
+    // The entry address gets no end checks, as in the interpreter.
+    b_.br(addr_block(opt_.entry));
+    while (!rt_work_.empty()) {
+      uint32_t a = rt_work_.back();
+      rt_work_.pop_back();
+      b_.set_block(rt_block_.at(a));
+      if (!emit_address(a, err)) return false;
+    }
+    emit_checks();
+    f_.compute_preds();
+    return true;
+  }
+
+  // The end checks on the pc var (interp.cpp: LOOP, then IF, then CALL, one
+  // each), then the dispatch on it.
+  void emit_checks() {
+    b_.set_block(rt_checks_);
+    ir::ValueId pc = b_.get_var(rt_pc_);
+    // LOOP: aL += step; count down; back to the start or pop.
+    ir::ValueId hit = b_.icmp(ir::IntPred::Eq, top(rt_loops_, 0), pc);
+    ir::ValueId al = b_.binary(ir::Opcode::And, b_.binary(ir::Opcode::IAdd, b_.get_var(kVarAL), top(rt_loops_, 2)),
+                               b_.i32(0xFF));
+    b_.set_var(kVarAL, b_.select(hit, al, b_.get_var(kVarAL)));
+    ir::ValueId left = b_.binary(ir::Opcode::ISub, top(rt_loops_, 3), b_.i32(1));
+    b_.set_var(rt_loops_.fields[3][0], b_.select(hit, left, top(rt_loops_, 3)));
+    ir::ValueId done = b_.binary(ir::Opcode::And, hit, b_.icmp(ir::IntPred::Eq, left, b_.i32(0)));
+    ir::ValueId again = b_.binary(ir::Opcode::And, hit, b_.binary(ir::Opcode::Xor, done, b_.i1(true)));
+    pc = b_.select(again, top(rt_loops_, 1), pc);
+    pop(rt_loops_, done);
+    // IF: continue at the frame's next address.
+    hit = b_.icmp(ir::IntPred::Eq, top(rt_ifs_, 0), pc);
+    pc = b_.select(hit, top(rt_ifs_, 1), pc);
+    pop(rt_ifs_, hit);
+    // CALL: return.
+    hit = b_.icmp(ir::IntPred::Eq, top(rt_calls_, 0), pc);
+    pc = b_.select(hit, top(rt_calls_, 1), pc);
+    pop(rt_calls_, hit);
+    b_.set_var(rt_pc_, pc);
+    b_.br(rt_dispatch_);
+    // Dispatch: a chain of compares over the addresses control can reach here.
+    b_.set_block(rt_dispatch_);
+    std::vector<uint32_t> targets(dispatch_.begin(), dispatch_.end());
+    for (size_t k = 0; k + 1 < targets.size(); ++k) {
+      ir::BlockId next = f_.add_block();
+      b_.cond_br(b_.icmp(ir::IntPred::Eq, b_.get_var(rt_pc_), b_.i32(targets[k])), rt_block_.at(targets[k]), next);
+      b_.set_block(next);
+    }
+    if (targets.empty()) b_.ret();  // unreachable: nothing branches to checks
+    else b_.br(rt_block_.at(targets.back()));
+  }
+
+  bool emit_address(uint32_t a, std::string& err) {
+    std::optional<Instr> dec;
+    if (!static_fault(a, dec).empty()) {
+      trap(uint32_t(fault_reason(a, dec)), a);
+      b_.ret();
+      return true;
+    }
+    const Instr& in = *dec;
+    if (num_sources(in.op) > 0) {
+      if (!emit_arith(in, a, err)) return false;
+      rt_arrive(a + 1);
+      return true;
+    }
+    ir::ValueId cond = flow_condition(in);
+    auto brk = [&] {
+      // Leave the innermost LOOP (its end address), or fall through outside one.
+      ir::ValueId in_loop = b_.icmp(ir::IntPred::Ne, top(rt_loops_, 0), b_.i32(kEmptySlot));
+      b_.set_var(rt_pc_, b_.select(in_loop, top(rt_loops_, 0), b_.i32(a + 1)));
+      pop(rt_loops_, ir::kNoValue);  // an empty stack pops to empty
+      dynamic_target(a + 1);
+      rt_arrive_dynamic();
+    };
+    auto call = [&] {
+      overflow_check(rt_calls_, TrapReason::CallOverflow, a);
+      push(rt_calls_, {b_.i32(in.target + in.num), b_.i32(a + 1)});
+      dynamic_target(a + 1);
+      rt_arrive(in.target);
+    };
+    switch (in.op) {
+      case Op::END: b_.ret(); return true;
+      case Op::BREAK: brk(); return true;
+      case Op::BREAKC: b_.cond_br(cond, side_block(brk), arrive_block(a + 1)); return true;
+      case Op::CALL: call(); return true;
+      case Op::CALLC: case Op::CALLU: b_.cond_br(cond, side_block(call), arrive_block(a + 1)); return true;
+      case Op::IFU: case Op::IFC: {
+        ir::BlockId taken = side_block([&] {
+          overflow_check(rt_ifs_, TrapReason::IfOverflow, a);
+          push(rt_ifs_, {b_.i32(in.target), b_.i32(in.target + in.num)});
+          dynamic_target(uint32_t(in.target + in.num));
+          rt_arrive(a + 1);
+        });
+        b_.cond_br(cond, taken, arrive_block(in.target));
+        return true;
+      }
+      case Op::LOOP: {
+        overflow_check(rt_loops_, TrapReason::LoopOverflow, a);
+        uint32_t base = kUniformInt + 16 * (in.uniform & 3);
+        b_.set_var(kVarAL, uniform_i32(base + 4));
+        push(rt_loops_, {b_.i32(in.target + 1), b_.i32(a + 1), uniform_i32(base + 8),
+                         b_.binary(ir::Opcode::IAdd, uniform_i32(base), b_.i32(1))});
+        dynamic_target(a + 1);
+        dynamic_target(uint32_t(in.target + 1));
+        rt_arrive(a + 1);
+        return true;
+      }
+      case Op::JMPC: case Op::JMPU: b_.cond_br(cond, arrive_block(in.target), arrive_block(a + 1)); return true;
+      case Op::SETEMIT: b_.set_var(kVarEmitLatch, b_.i32(emit_header(in.vtxid, in.prim, in.winding))); break;
+      case Op::EMIT: emit_record(a); break;
+      default: break;  // NOP
+    }
+    rt_arrive(a + 1);
+    return true;
   }
 
   // The node's terminator, or nothing when the next node continues this block.
@@ -690,6 +1110,14 @@ class Translator {
   std::unordered_map<std::vector<uint32_t>, uint32_t, KeyHash> index_;
   std::vector<ir::BlockId> block_of_;
   uint32_t loop_var_[Interpreter::kLoopDepth] = {};
+  bool too_complex_ = false;
+  // StackMode::Runtime
+  uint32_t rt_pc_ = 0;
+  RtStack rt_calls_, rt_ifs_, rt_loops_;
+  std::set<uint32_t> ends_, dispatch_;
+  std::map<uint32_t, ir::BlockId> rt_block_, rt_arrive_;
+  std::vector<uint32_t> rt_work_;
+  ir::BlockId rt_checks_ = ir::kNoBlock, rt_dispatch_ = ir::kNoBlock;
 };
 
 }  // namespace

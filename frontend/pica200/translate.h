@@ -6,6 +6,7 @@
 // (recompiler/pica200_run.*, the public API) and the fuzzer: state moves in
 // and out of WarpContext::vars only through pack_lanes / unpack_lanes.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@ constexpr uint32_t kNumStateVars = 197;
 constexpr uint32_t kVarLoopRemaining = 197;  // 4 vars, I32
 constexpr uint32_t kVarEmitLatch = 201;      // I32: SETEMIT's latch, an emit header word (below)
 constexpr uint32_t kVarEmitCount = 202;      // I32: EMITs executed so far in this invocation
+// StackMode::Runtime appends its stack vars after these (names "pc", "call0.end", ...).
 
 // ---- geometry shader emit records (guest memory, Space::Global)
 // Every EMIT stores one record: a header (the latched SETEMIT state) and
@@ -56,21 +58,62 @@ constexpr uint32_t kUniformBool = 1600;   // u32, bit n = bn
 constexpr uint32_t kUniformBytes = 1616;
 std::vector<uint8_t> pack_uniforms(const Uniforms& u);
 
+// How the CALL/IF/LOOP stacks are translated (docs/pica200.md, "Control flow").
+enum class StackMode : uint8_t {
+  Auto,     // Static, or Runtime when the static expansion exceeds kMaxStaticStates
+  Static,   // expanded at translate time: (address, stack contents) -> IR blocks; fails past the cap
+  Runtime,  // per-lane stack vars and a dispatch on a per-lane pc var; any valid program
+};
+constexpr uint32_t kMaxStaticStates = 1u << 15;
+// ... or when the static translation's IR exceeds this many instructions and
+// has more than two states per address (each state carries its
+// instruction's code, e.g. ~500 ops for a relative c read: 32768 such states
+// made the pipeline's CSE take many minutes).
+constexpr size_t kMaxStaticInsts = 200000;
+
 struct TranslateOptions {
   uint32_t entry = 0;      // word address where execution starts
   bool geometry = false;   // SETEMIT/EMIT allowed (geometry shader)
   fp::Options fp;          // same options the reference interpreter gets
+  StackMode stacks = StackMode::Auto;
 };
 
-// False with `err` naming the instruction and its address for code the
-// translator cannot handle (control flow whose static stack expansion exceeds
-// 32768 states).
+// False with `err` only for a program over the size limits (4096 words, 128
+// descriptors), or with StackMode::Static when the static expansion exceeds
+// kMaxStaticStates (an error naming the address).
 // Where the interpreter faults at run time (an invalid opcode, running past
 // the end, ...) the translation traps instead: see TrapReason below.
 bool translate(const Program& p, const TranslateOptions& opt, ir::Function& out, std::string& err);
 
-// Moves states[first .. first+32) (fewer at the end) into / out of the var
-// area of a translated function `f`; `mask` gets one bit per present vertex.
+// Which VertexState fields go into / come out of which var slots.
+struct LaneMap {
+  // A whole register (v, o or r): its four component vars and its Vec4.
+  struct Quad {
+    std::array<uint32_t, 4> var_offset;  // byte offsets of the x, y, z, w vars (lane 0)
+    uint32_t state_offset;               // byte offset of the Vec4 in VertexState
+  };
+  // a0.x, a0.y, aL, cmp.x, cmp.y.
+  struct Slot {
+    uint32_t var_offset;
+    uint32_t state_offset;
+    uint8_t kind;  // 0: i32, 1: u8 (aL), 2: bool (cmp flags)
+  };
+  // Packed before a warp / unpacked after it. Registers move whole (a
+  // component the code does not touch goes out as it came in).
+  std::vector<Quad> in4, out4;
+  std::vector<Slot> in, out;
+  // Every state var both ways.
+  static LaneMap all(const ir::Function& f);
+  // Only what the code touches: in = vars it reads or writes (a write on some
+  // paths keeps the entry value on the others), out = vars it writes. Fields
+  // outside `out` keep their value in the states, as they would in the var area.
+  static LaneMap used(const ir::Function& f);
+};
+// Moves states[0 .. n) (n <= 32) into / out of a warp's var area; `mask`
+// gets one bit per vertex.
+void pack_lanes(const LaneMap& m, const VertexState* states, size_t n, uint8_t* vars, uint32_t& mask);
+void unpack_lanes(const LaneMap& m, const uint8_t* vars, VertexState* states, size_t n);
+// The same for states[first .. first+32) (fewer at the end), every state var.
 void pack_lanes(const ir::Function& f, const std::vector<VertexState>& states, size_t first, uint8_t* vars,
                 uint32_t& mask);
 void unpack_lanes(const ir::Function& f, const uint8_t* vars, size_t first, std::vector<VertexState>& states);
@@ -78,9 +121,10 @@ void unpack_lanes(const ir::Function& f, const uint8_t* vars, size_t first, std:
 // rebuilds gs[first + lane] (buffer, emits, primitives, the SETEMIT latch) from
 // the emit counter and latch vars and the warp's record area `records`
 // (kEmitWarpBytes bytes, the host copy of guest [kEmitBase, kEmitBase + kEmitWarpBytes)).
-// gs[k] must be fresh (GsState{}) as the interpreter's would be.
+// gs[k] must be fresh (GsState{}) as the interpreter's would be. At most
+// `lanes` lanes are read.
 void unpack_emits(const ir::Function& f, const uint8_t* vars, const uint8_t* records, size_t first,
-                  std::vector<GsState>& gs);
+                  std::vector<GsState>& gs, size_t lanes = ir::kWarpLanes);
 
 // ---- runtime faults of translated code
 // Where the reference interpreter faults (an invalid word, running past the

@@ -50,6 +50,7 @@ struct ShaderSetup {
   ShaderType type = ShaderType::Vertex;
   Backend backend = Backend::Auto;
   bool max_inf_quirk = false;         // MAX(x, -inf) returns -inf like some emulators (docs/pica200.md)
+  bool f24 = false;                   // round every register write to float24 (1.7.16), docs/pica200.md
 };
 
 // The uniform state of a draw. Not part of the compiled code: change freely between runs.
@@ -76,6 +77,10 @@ struct EmittedPrimitive {
 struct RunOptions {
   unsigned threads = 0;          // 0: all host cores; 1: only the calling thread
   uint64_t budget = 1u << 22;    // instructions one vertex may execute before the run is stopped
+  // Geometry shaders: the inputs of one run_geometry call are one batch; the
+  // first invocation sees b15 as given, every later one b15 = 1 (the hardware
+  // sets b15 after each invocation). false: every invocation sees `u` as given.
+  bool set_b15 = true;
 };
 
 struct RunResult {
@@ -98,8 +103,7 @@ class Shader {
 
   // Geometry shader: one invocation per input (each with a fresh emission
   // buffer); the triangles are appended to `emitted` in input order. b15 is
-  // used as given (set it yourself for invocations after the first if your
-  // shaders depend on it).
+  // set from the second invocation on (RunOptions::set_b15).
   RunResult run_geometry(const Uniforms& u, std::span<const InputVertex> in, std::vector<EmittedPrimitive>& emitted,
                          const RunOptions& opt = {}) const;
 

@@ -125,14 +125,15 @@ TEST_CASE("pica200 fuzz: the reproducer is a replay file holding the case and th
 
 // Runs `n` generated cases on every engine of the host; failures name the
 // reproducer-free case (seed, iteration) and the first difference.
-static void agree_on_every_engine(uint64_t seed, int n, const fuzz::PicaGenOptions& gen) {
+static void agree_on_every_engine(uint64_t seed, int n, const fuzz::PicaGenOptions& gen,
+                                  const pica::fp::Options& fp = {}, pica::StackMode stacks = pica::StackMode::Auto) {
   std::vector<std::string> engines{"ir-interp"};
   for (const auto& e : fuzz::host_jit_engines()) engines.push_back(e);
   int mismatches = 0;
   uint64_t runs = 0;
   for (int it = 0; it < n; ++it) {
     const fuzz::PicaCase c = fuzz::generate_pica200(fuzz::pica200_program_seed(seed, uint64_t(it)), gen);
-    const fuzz::PicaCaseResult r = fuzz::run_pica200_case(c, engines);
+    const fuzz::PicaCaseResult r = fuzz::run_pica200_case(c, engines, fp, stacks);
     REQUIRE_MESSAGE(r.error.empty(), r.error);
     runs += r.runs;
     for (const auto& d : r.diffs)
@@ -155,6 +156,20 @@ TEST_CASE("pica200 fuzz: generated geometry programs agree on every engine") {
   fuzz::PicaGenOptions gen;
   gen.geometry_percent = 100;
   agree_on_every_engine(2027, light_run() ? 10 : 60, gen);
+}
+
+// The fallback translation (runtime CALL/IF/LOOP stacks) on programs that
+// would normally expand statically, and the float24 mode.
+TEST_CASE("pica200 fuzz: generated programs agree with runtime stacks") {
+  fuzz::PicaGenOptions gen;
+  agree_on_every_engine(2028, light_run() ? 20 : 150, gen, {}, pica::StackMode::Runtime);
+}
+
+TEST_CASE("pica200 fuzz: generated programs agree in f24 mode") {
+  fuzz::PicaGenOptions gen;
+  pica::fp::Options fp;
+  fp.f24 = true;
+  agree_on_every_engine(2029, light_run() ? 20 : 100, gen, fp);
 }
 
 TEST_CASE("pica200 fuzz: the campaign reports its engines and counts") {

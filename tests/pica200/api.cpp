@@ -257,6 +257,35 @@ TEST_CASE("pica200 api: geometry shader emits the hand-worked quad") {
   }
 }
 
+TEST_CASE("pica200 api: run_geometry sets b15 after the first invocation (RunOptions::set_b15)") {
+  const char* text =
+      ".gsh point c0\n.proc main\n  ifu b15\n    mov o0, c1\n  .else\n    mov o0, c2\n  .end\n"
+      "  setemit 0, prim\n  emit\n  end\n.end\n";
+  p::Uniforms u;
+  p::ShaderSetup setup = p::load_shbin(p::assemble(text), 0, &u);
+  REQUIRE(setup.type == p::ShaderType::Geometry);
+  u.f[1] = {5, 5, 5, 5};  // b15 set
+  u.f[2] = {7, 7, 7, 7};  // b15 clear
+  std::vector<p::InputVertex> in(40);
+  for (p::Backend b : host_backends()) {
+    setup.backend = b;
+    auto shader = p::Shader::compile(setup);
+    CAPTURE(shader->backend_name());
+    for (bool set : {true, false}) {
+      p::RunOptions opt;
+      opt.set_b15 = set;
+      std::vector<p::EmittedPrimitive> prims;
+      p::RunResult r = shader->run_geometry(u, in, prims, opt);
+      REQUIRE_MESSAGE(r.ok, r.error);
+      REQUIRE(prims.size() == in.size());
+      for (size_t k = 0; k < prims.size(); ++k) {
+        CAPTURE(k);
+        CHECK(prims[k].vertices[0].o[0][0] == (set && k > 0 ? 5.0f : 7.0f));
+      }
+    }
+  }
+}
+
 TEST_CASE("pica200 api: a guest fault names the instruction address on every backend") {
   // EMIT in a vertex shader is a fault at word 1 (the interpreter's rule; the JIT traps with the same message).
   const char* text = ".proc main\n    mov o0, v0\n    emit\n    end\n.end\n";

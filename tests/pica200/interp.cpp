@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <random>
 #include <cstring>
 
 #include "frontend/pica200/assembler.h"
@@ -309,4 +310,66 @@ TEST_CASE("pica200 float24 conversions") {
   CHECK(fp::f24_to_f32(fp::f32_to_f24(0.0f)) == 0.0f);
   CHECK(std::isinf(fp::f24_to_f32(fp::f32_to_f24(1e30f))));  // beyond the 7-bit exponent
   CHECK(fp::f32_to_f24(1.0f) == 0x3F0000u);
+}
+
+TEST_CASE("pica200 float24 rounding (f24 mode): the 1.7.16 format's limits and round-to-nearest-even") {
+  auto r = [](float x) { return fp::bits(fp::round24(x)); };
+  const float ulp = std::ldexp(1.0f, -16);  // f24 mantissa step at 1.0
+  CHECK(r(1.0f) == fp::bits(1.0f));
+  CHECK(r(1.0f + ulp) == fp::bits(1.0f + ulp));                                     // representable
+  CHECK(r(1.0f + ulp / 2) == fp::bits(1.0f));                                       // tie, even stays
+  CHECK(r(1.0f + 3 * ulp / 2) == fp::bits(1.0f + 2 * ulp));                         // tie, odd rounds up
+  CHECK(r(1.0f + ulp / 2 + std::ldexp(1.0f, -23)) == fp::bits(1.0f + ulp));         // above half
+  CHECK(r(-(1.0f + ulp / 2 + std::ldexp(1.0f, -23))) == fp::bits(-(1.0f + ulp)));   // sign kept
+  CHECK(r(2.0f - ulp / 4) == fp::bits(2.0f));                                       // carry into the exponent
+  // Largest finite f24: 0x7EFFFF = (2 - 2^-16) * 2^63; anything rounding past it is inf.
+  const float max24 = fp::f24_to_f32(0x7EFFFF);
+  CHECK(max24 == std::ldexp(2.0f - ulp, 63));
+  CHECK(r(max24) == fp::bits(max24));
+  CHECK(r(std::ldexp(2.0f - ulp / 2, 63)) == 0x7F800000u);
+  CHECK(r(std::ldexp(1.0f, 64)) == 0x7F800000u);
+  CHECK(r(-1e20f) == 0xFF800000u);  // Citra's f24 tests: 1e20 is out of range
+  // Smallest normal f24: 0x010000 = 2^-62; below it a zero of the same sign (no subnormals).
+  CHECK(fp::f24_to_f32(0x010000) == std::ldexp(1.0f, -62));
+  CHECK(r(std::ldexp(1.0f, -62)) == fp::bits(std::ldexp(1.0f, -62)));
+  CHECK(r(std::ldexp(1.0f, -63)) == 0u);
+  CHECK(r(-std::ldexp(1.5f, -63)) == 0x80000000u);
+  CHECK(r(1e-20f) == 0u);
+  CHECK(r(std::ldexp(2.0f - ulp / 4, -63)) == fp::bits(std::ldexp(1.0f, -62)));  // rounds up into range
+  CHECK(r(INFINITY) == 0x7F800000u);
+  CHECK(r(-INFINITY) == 0xFF800000u);
+  CHECK(std::isnan(fp::round24(NAN)));
+  // Every f24 value is exact; the f24 word comes back from f32_to_f24.
+  std::mt19937 rng(24);
+  for (int k = 0; k < 20000; ++k) {
+    uint32_t w = rng() & 0xFFFFFF;
+    uint32_t e = (w >> 16) & 0x7F;
+    if (e == 0 || e == 0x7F) continue;
+    float x = fp::f24_to_f32(w);
+    REQUIRE(r(x) == fp::bits(x));
+    REQUIRE(fp::f32_to_f24(x) == w);
+  }
+}
+
+TEST_CASE("pica200 interp: f24 mode rounds every register write") {
+  Harness h("add r0, v0, v1\nmul r1, v2, v2\nmov r2, v3\nmov o0, v3\nend\n");
+  const float ulp = std::ldexp(1.0f, -16);
+  h.st.v[0] = {1.0f, 1.0f, 0, 0};
+  h.st.v[1] = {3 * ulp / 2, ulp / 4, 0, 0};
+  h.st.v[2] = {std::ldexp(1.0f, 40), std::ldexp(1.0f, -40), 3, 0};
+  h.st.v[3] = {1.0f + ulp / 2 + std::ldexp(1.0f, -23), 1e-30f, 0, 0};
+  Harness g = h;
+  h.opt.f24 = true;
+  h.ok_run();
+  CHECK(h.st.r[0][0] == 1.0f + 2 * ulp);
+  CHECK(h.st.r[0][1] == 1.0f);
+  CHECK(std::isinf(h.st.r[1][0]));  // 2^80: finite in fp32, beyond f24
+  CHECK(h.st.r[1][1] == 0.0f);      // 2^-80
+  CHECK(h.st.r[1][2] == 9.0f);
+  CHECK(h.st.r[2][0] == 1.0f + ulp);
+  CHECK(h.st.r[2][1] == 0.0f);
+  CHECK(h.st.o[0][0] == 1.0f + ulp);
+  g.ok_run();  // fp32 mode keeps the fp32 results
+  CHECK(g.st.r[0][0] == 1.0f + 3 * ulp / 2);
+  CHECK(g.st.r[1][0] == std::ldexp(1.0f, 80));
 }

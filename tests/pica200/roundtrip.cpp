@@ -2,12 +2,18 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
+#include <sstream>
+#include <unistd.h>
 
 #include "frontend/pica200/assembler.h"
 #include "frontend/pica200/disasm.h"
 #include "frontend/pica200/encoding.h"
 #include "frontend/pica200/interp.h"
+#include "recompiler/cli.h"
 #include "recompiler/isa.h"
 
 using namespace gpurc::pica;
@@ -304,6 +310,50 @@ TEST_CASE("pica200 IsaSupport: shbin and raw words through the CLI interface") {
   bad = {0x00, 0x00, 0x00, 0x40};  // opcode 0x10: unknown
   CHECK(!isa.disassemble(bad, {}, text, err));
   CHECK(err.find("0x000") != std::string::npos);
+}
+
+TEST_CASE("pica200 cli: gpurc asm -> .shbin -> gpurc disasm -> gpurc asm gives identical words and descriptors") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("gpurc-pica-cli-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto cli = [](std::vector<std::string> args, std::string& out) {
+    args.insert(args.begin(), "gpurc");
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::ostringstream o, e;
+    int rc = gpurc::run_cli(int(args.size()), argv.data(), o, e);
+    out = o.str() + e.str();
+    return rc;
+  };
+  const char* files[] = {"transform.pica", "lighting.pica", "skinning.pica", "loop_sum.pica", "geometry_quad.pica",
+                         "vertex_lighting.pica"};
+  for (const char* f : files) {
+    CAPTURE(f);
+    std::string src = std::string(GPURC_TEST_DATA) + "/examples/pica200/" + f;
+    std::string first = (dir / "a.shbin").string(), text = (dir / "a.pica").string(), second = (dir / "b.shbin").string();
+    std::string out;
+    REQUIRE_MESSAGE(cli({"asm", "--isa", "pica200", "-o", first, src}, out) == 0, out);
+    REQUIRE_MESSAGE(cli({"disasm", "--isa", "pica200", first}, out) == 0, out);
+    std::ofstream(text) << out;
+    REQUIRE_MESSAGE(cli({"asm", "--isa", "pica200", "-o", second, text}, out) == 0, out);
+    auto load = [](const std::string& path) {
+      std::ifstream in(path, std::ios::binary);
+      std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      Shbin s;
+      std::string err;
+      REQUIRE_MESSAGE(parse_shbin(bytes.data(), bytes.size(), s, err), err);
+      return s;
+    };
+    Shbin a = load(first), b = load(second);
+    CHECK(!a.code.empty());
+    CHECK(a.code == b.code);
+    CHECK(a.descs == b.descs);
+    REQUIRE(a.dvles.size() == b.dvles.size());
+    for (size_t k = 0; k < a.dvles.size(); ++k) CHECK(a.dvles[k].main_offset == b.dvles[k].main_offset);
+  }
+  std::error_code ec;
+  fs::remove_all(dir, ec);
 }
 
 TEST_CASE("pica200 examples assemble and round-trip") {

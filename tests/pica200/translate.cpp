@@ -161,16 +161,27 @@ Uniforms random_uniforms(std::mt19937_64& rng) {
 }
 
 // The comparison: reference interpreter vs every engine, for each vertex count.
-void check(const std::string& text, const std::function<void(Uniforms&)>& setup = {},
-           const std::function<void(VertexState&, size_t)>& init = {}, fp::Options fpo = {}, int rounds = 3) {
-  static const Engines engines;
-  Program_ p(text);
+ir::Function must_translate(const Program_& p, fp::Options fpo, StackMode mode) {
   TranslateOptions to;
   to.entry = p.entry;
   to.fp = fpo;
+  to.stacks = mode;
   ir::Function f;
   std::string err;
   REQUIRE_MESSAGE(translate(p.prog, to, f, err), err);
+  return f;
+}
+
+// By default both translations of the CALL/IF/LOOP stacks are checked:
+// expanded statically and as runtime vars.
+void check(const std::string& text, const std::function<void(Uniforms&)>& setup = {},
+           const std::function<void(VertexState&, size_t)>& init = {}, fp::Options fpo = {}, int rounds = 3,
+           std::vector<StackMode> modes = {StackMode::Static, StackMode::Runtime}) {
+  static const Engines engines;
+  Program_ p(text);
+  for (StackMode mode : modes) {
+  ir::Function f = must_translate(p, fpo, mode);
+  INFO("stacks ", mode == StackMode::Static ? "static" : mode == StackMode::Runtime ? "runtime" : "auto");
   std::mt19937_64 rng(std::hash<std::string>{}(text));
   std::vector<size_t> counts = light() ? std::vector<size_t>{1, 33} : std::vector<size_t>{1, 31, 32, 33, 70};
   if (light()) rounds = 1;
@@ -208,6 +219,7 @@ void check(const std::string& text, const std::function<void(Uniforms&)>& setup 
         }
       }
     }
+  }
 }
 
 }  // namespace
@@ -221,6 +233,105 @@ TEST_CASE("pica200 translate: arithmetic, edge floats, swizzles, negation, masks
   check("max r0, v0, v1\nmin r1, v2, v3\nmax r2, c1, v4.x\nmin r3, c2.y, -v5\nsge r4, v0, v1\nslt r5, v2, v3\n"
         "sge r6, v0, c4\nslt r7, v1, c5\nlitp r8, v8\nlitp r9.xz, -v9.wzyx\nmov o3, r8\nend\n");
   check("max r0, v0, v1\nmax r1, c1, v2.x\nend\n", {}, {}, fp::Options{true});
+}
+
+namespace {
+
+// One vertex through the reference interpreter and, translated (both stack
+// modes), every IR engine: each end state with the engine's name, for tests
+// that check exact values rather than agreement.
+std::vector<std::pair<std::string, VertexState>> run_everywhere(const std::string& text, const VertexState& init,
+                                                                fp::Options fpo = {}) {
+  static const Engines engines;
+  Program_ p(text);
+  std::vector<std::pair<std::string, VertexState>> out;
+  VertexState ref = init;
+  Uniforms u;
+  RunResult rr = Interpreter(p.prog, u, fpo).run(p.entry, ref);
+  REQUIRE_MESSAGE(rr.ok, rr.fault);
+  out.emplace_back("interp", ref);
+  for (StackMode mode : {StackMode::Static, StackMode::Runtime}) {
+    ir::Function f = must_translate(p, fpo, mode);
+    for (Engine e : engines.list) {
+      std::vector<VertexState> st{init};
+      Outcome o = run_translated(f, e, u, st);
+      REQUIRE_MESSAGE(o.ok, o.fault);
+      out.emplace_back(std::string(label(e)) + (mode == StackMode::Static ? "" : " (runtime stacks)"), st[0]);
+    }
+  }
+  CHECK(out.size() == 1 + 2 * engines.list.size());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("pica200 translate: RCP/RSQ special cases, 0 * inf, and both max(0, -inf) readings on every engine") {
+  VertexState init;
+  init.v[0] = {0.0f, -0.0f, -1.0f, INFINITY};
+  init.v[1] = {fp::from_bits(0x00000001), -INFINITY, 4.0f, NAN};  // subnormal, -inf, 4, NaN
+  init.v[2] = {0.0f, -INFINITY, 0.0f, 0.0f};
+  init.v[3] = {-INFINITY, 0.0f, NAN, -0.0f};
+  const char* src =
+      "rcp r0, v0.x\nrcp r1, v0.y\nrsq r2, v0.x\nrsq r3, v0.y\nrsq r4, v0.z\nrcp r5, v0.w\nrsq r6, v0.w\n"
+      "rcp r7, v1.x\nrsq r8, v1.z\nrcp r9, v1.w\n"
+      "mul r10, v0.wxww, v0.xwzx\n"   // inf*0, 0*inf, inf*-1, inf*0
+      "mul r11, v1.wwxx, v2\n"        // NaN*0, NaN*-inf, subnormal*0, subnormal*0
+      "max r12, v2, v3\nend\n";      // max(0,-inf), max(-inf,0), max(0,NaN), max(0,-0)
+  for (bool quirk : {false, true}) {
+    fp::Options fpo;
+    fpo.max_inf_quirk = quirk;
+    for (auto& [engine, s] : run_everywhere(src, init, fpo)) {
+      CAPTURE(engine);
+      CAPTURE(quirk);
+      auto bits = [&](unsigned r, unsigned c) { return fp::bits(s.r[r][c]); };
+      for (unsigned c = 0; c < 4; ++c) {
+        CHECK(bits(0, c) == 0x7F800000u);  // rcp(+0) = +inf, broadcast
+        CHECK(bits(1, c) == 0x7F800000u);  // rcp(-0) = +inf
+        CHECK(bits(2, c) == 0x7F800000u);  // rsq(+0) = +inf
+        CHECK(bits(3, c) == 0x7F800000u);  // rsq(-0) = +inf
+        CHECK(std::isnan(s.r[4][c]));      // rsq(-1) = NaN
+        CHECK(bits(5, c) == 0u);           // rcp(inf) = +0
+        CHECK(bits(6, c) == 0u);           // rsq(inf) = +0
+        CHECK(bits(7, c) == 0x7F800000u);  // rcp(subnormal): flushed to +0 first
+        CHECK(bits(8, c) == 0x3F000000u);  // rsq(4) = 0.5
+        CHECK(std::isnan(s.r[9][c]));      // rcp(NaN)
+      }
+      CHECK(bits(10, 0) == 0u);  // inf * 0 = +0
+      CHECK(bits(10, 1) == 0u);  // 0 * inf = +0
+      CHECK(bits(10, 2) == 0xFF800000u);
+      CHECK(bits(10, 3) == 0u);
+      CHECK(std::isnan(s.r[11][0]));  // NaN * 0 stays NaN
+      CHECK(std::isnan(s.r[11][1]));
+      CHECK(bits(11, 2) == 0u);       // subnormal flushed
+      CHECK(bits(11, 3) == 0u);
+      // max(0, -inf): 0 by default, -inf with the quirk (an infinite second operand wins).
+      CHECK(bits(12, 0) == (quirk ? 0xFF800000u : 0u));
+      CHECK(bits(12, 1) == 0u);  // max(-inf, 0) = 0 either way
+      CHECK(bits(12, 2) == fp::bits(NAN));  // (0 > NaN) is false: the NaN operand
+      CHECK(bits(12, 3) == 0x80000000u);    // (0 > -0) is false: -0
+    }
+  }
+}
+
+TEST_CASE("pica200 translate: f24 mode rounds register writes like the interpreter on every engine") {
+  fp::Options f24;
+  f24.f24 = true;
+  check("add r0, v0, v1\nmul r1, v2, -v3.yxwz\nmad r2, v4, v5, v6\ndp4 r3, c3, v2\ndph r4, v0, c7\n"
+        "rcp r5, v1\nrsq r6, v2.y\nex2 r7, v3\nlg2 r8, v4\nflr r9, v5\nmax r10, v0, v1\nmin r11, v2, v3\n"
+        "litp r12, v6\ndst r13, v1, v2\nmov o0, v7\nmov o1.xy, -v8.wwxy\nsge r14, v0, v1\nend\n",
+        {}, {}, f24);
+  VertexState init;
+  const float ulp = std::ldexp(1.0f, -16);
+  init.v[0] = {1.0f, 1.0f, std::ldexp(1.0f, 40), std::ldexp(1.0f, -40)};
+  init.v[1] = {3 * ulp / 2, ulp / 4, std::ldexp(1.0f, 40), std::ldexp(1.0f, -40)};
+  for (auto& [engine, st] : run_everywhere("add r0, v0, v1\nmul r1, v0, v1\nmov o0, v1\nend\n", init, f24)) {
+    CAPTURE(engine);
+    CHECK(st.r[0][0] == 1.0f + 2 * ulp);  // tie to even
+    CHECK(st.r[0][1] == 1.0f);
+    CHECK(std::isinf(st.r[1][2]));        // 2^80 overflows f24
+    CHECK(fp::bits(st.r[1][3]) == 0u);    // 2^-80 underflows
+    CHECK(st.o[0][0] == 3 * ulp / 2);     // exact in f24
+  }
 }
 
 TEST_CASE("pica200 translate: CMP (all operators), MOVA and relative addressing") {
@@ -314,6 +425,68 @@ TEST_CASE("pica200 translate: blocks ending on one instruction (LOOP, then IF, t
   }, [](VertexState& s, size_t k) { s.v[0] = {float(k % 9) - 2, 0, 0, 0}; });
 }
 
+namespace {
+
+// main -> a -> b -> c -> d, each with `k` conditional call sites of the
+// next: k^4 distinct CALL stacks reach d. `prologue` starts main; d's body is `leaf`.
+std::string nested_calls(int k, const std::string& prologue, const std::string& leaf) {
+  std::string src = ".proc main\n" + prologue + "  cmp v0, lt, ge, v1\n";
+  auto calls = [&](const char* cond, const char* to) {
+    for (int n = 0; n < k; ++n) src += std::string("  callc ") + cond + ", " + to + "\n";
+  };
+  calls("cmp.x", "a");
+  src += "  end\n.end\n.proc a\n";
+  calls("cmp.y", "b");
+  src += ".end\n.proc b\n";
+  calls("cmp.x", "c");
+  src += ".end\n.proc c\n";
+  calls("cmp.y", "d");
+  return src + ".end\n.proc d\n" + leaf + ".end\n";
+}
+
+}  // namespace
+
+namespace {
+
+// Static mode refuses `src` with an error containing `why`; Auto falls back
+// to runtime stacks, whose translation then matches the interpreter.
+void check_fallback(const std::string& src, const char* why) {
+  Program_ p(src);
+  TranslateOptions to;
+  to.entry = p.entry;
+  to.stacks = StackMode::Static;
+  ir::Function f;
+  std::string err;
+  CHECK(!translate(p.prog, to, f, err));
+  CHECK(err.find(why) != std::string::npos);
+  to.stacks = StackMode::Auto;
+  REQUIRE_MESSAGE(translate(p.prog, to, f, err), err);
+  bool runtime = false;
+  for (const auto& v : f.vars) runtime |= v.name == "pc";
+  CHECK(runtime);
+  CHECK(f.insts.size() < kMaxStaticInsts);
+  check(src, {}, [](VertexState& s, size_t k) {
+    s.v[0] = {float(k % 3), float(k % 2), 0, 0};
+    s.v[1] = {1, 1, 0, 0};
+    s.v[3] = {float(k % 7), 0, 0, 0};
+  }, {}, 1, {StackMode::Auto});
+}
+
+}  // namespace
+
+TEST_CASE("pica200 translate: too many static stack states fall back to runtime stacks") {
+  // 14 conditional call sites per level, 4 levels deep: 14^4 distinct CALL
+  // stacks reach `d`, more than kMaxStaticStates (found by the fuzzer as
+  // tests/regressions/pica200-static-stack-explosion.json).
+  check_fallback(nested_calls(14, "", "  add r0, r0, v2\n"), "too complex");
+}
+
+TEST_CASE("pica200 translate: a static expansion with too much duplicated code falls back to runtime stacks") {
+  // 5^4 CALL stacks reach `d`, far below kMaxStaticStates, but each copy of
+  // d's relative c reads is a select tree of ~500 ops: past kMaxStaticInsts.
+  check_fallback(nested_calls(5, "  mova a0.x, v3\n", "  add r0, c0[a0.x], r0\n  add r1, c8[a0.x], r1\n"), "too large");
+}
+
 TEST_CASE("pica200 translate: faults match the interpreter (stack overflows, bad words, missing descriptors)") {
   // Recursion overflows the 4-deep CALL stack only for vertices taking the CALLC.
   check(".proc main\n  cmp v0, lt, lt, v1\n  callc cmp.x, main\n  end\n.end\n");
@@ -332,7 +505,9 @@ TEST_CASE("pica200 translate: faults match the interpreter (stack overflows, bad
   // An invalid word behind a divergent branch.
   Program_ p("cmp v0, lt, lt, v1\njmpc cmp.x, 4\nmov r0, v0\nend\nnop\nend\n");
   p.prog.code[4] = 0x10u << 26;
+  for (StackMode mode : {StackMode::Static, StackMode::Runtime}) {
   TranslateOptions to;
+  to.stacks = mode;
   ir::Function f;
   std::string err;
   REQUIRE(translate(p.prog, to, f, err));
@@ -350,6 +525,7 @@ TEST_CASE("pica200 translate: faults match the interpreter (stack overflows, bad
   o = run_translated(f, Engine::Interp, u, st);
   CHECK(!o.ok);
   CHECK(o.fault.find("descriptor") != std::string::npos);
+  }
 }
 
 TEST_CASE("pica200 translate: the IR names the PICA float rules") {

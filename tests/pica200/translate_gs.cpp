@@ -155,14 +155,28 @@ void check_geometry(const std::string& text, int rounds = 2) {
         REQUIRE_MESSAGE(r.ok, r.fault);
       }
       REQUIRE(std::any_of(ref_gs.begin(), ref_gs.end(), [](const GsState& g) { return !g.primitives.empty(); }));
-      auto compare = [&](const std::string& engine, const std::vector<VertexState>& got,
-                         const std::vector<GsState>& got_gs) {
+      // A run_geometry batch: the hardware sets b15 after every invocation
+      // (run_geometry_invocation does the same one at a time).
+      std::vector<VertexState> batch = init;
+      std::vector<GsState> batch_gs(n);
+      {
+        Uniforms ub = u;
+        for (size_t k = 0; k < n; ++k) {
+          RunResult r = run_geometry_invocation(prog, ub, entry, batch[k], batch_gs[k]);
+          REQUIRE_MESSAGE(r.ok, r.fault);
+        }
+      }
+      auto compare_with = [&](const std::string& engine, const std::vector<VertexState>& want,
+                              const std::vector<GsState>& want_gs, const std::vector<VertexState>& got,
+                              const std::vector<GsState>& got_gs) {
         for (size_t k = 0; k < n; ++k) {
           INFO(engine, ", ", n, " invocations, round ", round, ", invocation ", k);
-          std::string d = diff(ref[k], got[k], ref_gs[k], got_gs[k]);
+          std::string d = diff(want[k], got[k], want_gs[k], got_gs[k]);
           REQUIRE_MESSAGE(d.empty(), d);
         }
       };
+      auto compare = [&](const std::string& engine, const std::vector<VertexState>& got,
+                         const std::vector<GsState>& got_gs) { compare_with(engine, ref, ref_gs, got, got_gs); };
       {
         std::vector<VertexState> got = init;
         std::vector<GsState> got_gs;
@@ -177,20 +191,26 @@ void check_geometry(const std::string& text, int rounds = 2) {
         REQUIRE_MESSAGE(o.ok, o.fault);
         compare(name, got, got_gs);
       }
-      for (Engine e : host_jit_tiers()) {
-        PreparedShader ps;
-        REQUIRE_MESSAGE(prepare_shader(prog, to, e, ps, err), err);
-        std::vector<VertexState> got = init;
-        std::vector<GsState> got_gs;
-        BatchOptions bo;
-        bo.threads = 2;
-        bo.min_parallel = 32;
-        bo.count_instructions = true;
-        BatchResult r = run_geometry(ps, u, got, got_gs, bo);
-        REQUIRE_MESSAGE(r.ok, r.fault);
-        CHECK(r.instructions > 0);
-        compare(std::string("run_geometry ") + engine_name(e), got, got_gs);
-      }
+      std::vector<Engine> runners{Engine::Interp};
+      for (Engine e : host_jit_tiers()) runners.push_back(e);
+      for (Engine e : runners)
+        for (bool set_b15 : {true, false}) {
+          PreparedShader ps;
+          REQUIRE_MESSAGE(prepare_shader(prog, to, e, ps, err), err);
+          std::vector<VertexState> got = init;
+          std::vector<GsState> got_gs;
+          BatchOptions bo;
+          bo.threads = 2;
+          bo.min_parallel = 32;
+          bo.count_instructions = true;
+          bo.set_b15 = set_b15;
+          BatchResult r = run_geometry(ps, u, got, got_gs, bo);
+          REQUIRE_MESSAGE(r.ok, r.fault);
+          CHECK(r.instructions > 0);
+          std::string name = std::string("run_geometry ") + engine_name(e) + (set_b15 ? "" : " (b15 as given)");
+          if (set_b15) compare_with(name, batch, batch_gs, got, got_gs);
+          else compare(name, got, got_gs);
+        }
     }
 }
 
@@ -229,6 +249,53 @@ TEST_CASE("pica200 translate gs: divergent SETEMIT/EMIT, loops, buffer reuse acr
       ".end\n"
       ".proc tail\n  mul o3, v5, v6\n  setemit 1, inv\n.end\n";
   check_geometry(src);
+}
+
+TEST_CASE("pica200 translate gs: b15 is set after every invocation of a batch") {
+  // The first invocation takes the b15-false path, every later one the other.
+  const char* src =
+      ".proc main\n"
+      "  ifu b15\n    mov o0, c1\n  .else\n    mov o0, c0\n  .end\n"
+      "  setemit 0, prim\n  emit\n"
+      "  end\n"
+      ".end\n";
+  check_geometry(src);
+  uint32_t entry = 0;
+  Program prog = assemble_program(src, entry);
+  TranslateOptions to;
+  to.entry = entry;
+  to.geometry = true;
+  std::vector<Engine> runners{Engine::Interp};
+  for (Engine e : host_jit_tiers()) runners.push_back(e);
+  for (Engine e : runners)
+    for (size_t n : {size_t(1), size_t(2), size_t(33), size_t(70)})
+      for (int mode = 0; mode < 3; ++mode) {  // 0: b15 clear, 1: b15 already set, 2: set_b15 off
+        PreparedShader ps;
+        std::string err;
+        REQUIRE_MESSAGE(prepare_shader(prog, to, e, ps, err), err);
+        Uniforms u;
+        u.f[0] = {1, 1, 1, 1};
+        u.f[1] = {2, 2, 2, 2};
+        if (mode == 1) u.b = 1u << 15;
+        BatchOptions bo;
+        bo.set_b15 = mode != 2;
+        bo.threads = 2;
+        bo.min_parallel = 8;
+        std::vector<VertexState> states(n);
+        std::vector<GsState> gs;
+        BatchResult r = run_geometry(ps, u, states, gs, bo);
+        REQUIRE_MESSAGE(r.ok, r.fault);
+        for (size_t k = 0; k < n; ++k) {
+          CAPTURE(engine_name(e));
+          CAPTURE(n);
+          CAPTURE(mode);
+          CAPTURE(k);
+          bool b15 = mode == 1 || (mode == 0 && k > 0);
+          REQUIRE(gs[k].primitives.size() == 1);
+          CHECK(gs[k].primitives[0].vertices[0][0][0] == (b15 ? 2.0f : 1.0f));
+        }
+        CHECK((u.b >> 15) == (mode == 1 ? 1u : 0u));  // the caller's uniforms are not changed
+      }
 }
 
 TEST_CASE("pica200 translate gs: more EMITs than the record area holds trap naming the EMIT") {
