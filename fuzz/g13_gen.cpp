@@ -15,6 +15,7 @@
 #include "frontend/g13/g13.h"
 #include "frontend/g13/translate.h"
 #include "fuzz/ir_gen.h"
+#include "runtime/launch.h"
 #include "runtime/memory.h"
 
 namespace gpurc::fuzz {
@@ -458,28 +459,13 @@ g13::SimdGroup g13_initial_group(const G13FuzzProgram& p, unsigned warp) {
 
 namespace {
 
-// One slice of a SIMD-group: it finished, stopped at a barrier, or stopped the
-// launch (fault or error, recorded by the caller).
-enum class Slice { Done, Barrier, Stop };
+// The rounds of recompiler/g13_run (rt::run_barrier_rounds), bounded: an
+// engine that reports barriers forever is an error, not a hang.
+constexpr uint64_t kMaxRounds = 4096;
 
-// The rounds of recompiler/g13_run: SIMD-groups in turn up to their next
-// barrier, until all finished. False when a slice stopped the launch or the
-// rounds did not end (an engine reporting barriers forever).
-bool run_rounds(unsigned groups, const std::function<Slice(unsigned)>& slice, std::string& error) {
-  std::vector<bool> done(groups, false);
-  for (int round = 0; round < 4096; ++round) {
-    bool pending = false;
-    for (unsigned w = 0; w < groups; ++w) {
-      if (done[w]) continue;
-      const Slice s = slice(w);
-      if (s == Slice::Stop) return false;
-      if (s == Slice::Done) done[w] = true;
-      else pending = true;
-    }
-    if (!pending) return true;
-  }
-  error = "more than 4096 barrier rounds";
-  return false;
+void run_rounds(unsigned groups, const std::function<rt::WarpStep(uint32_t)>& step, std::string& error) {
+  if (rt::run_barrier_rounds(groups, step, kMaxRounds) == rt::RoundsEnd::RoundLimit)
+    error = "more than " + std::to_string(kMaxRounds) + " barrier rounds";
 }
 
 // Device memory of a program plus its threadgroup memory.
@@ -507,15 +493,15 @@ G13Outcome run_g13_reference(const G13FuzzProgram& p) {
   g13::Interpreter it(p.code, mem.view.get());
   run_rounds(p.groups(), [&](unsigned w) {
     const g13::StepResult r = it.run(out.groups[w], 1u << 22);
-    if (r.kind == g13::StepResult::Kind::Done) return Slice::Done;
-    if (r.kind == g13::StepResult::Kind::Barrier) return Slice::Barrier;
+    if (r.kind == g13::StepResult::Kind::Done) return rt::WarpStep::Done;
+    if (r.kind == g13::StepResult::Kind::Barrier) return rt::WarpStep::Barrier;
     if (r.kind == g13::StepResult::Kind::Fault) {
       out.fault = true;
       out.fault_text = r.message;
     } else {
       out.error = "interpreter: " + r.message;
     }
-    return Slice::Stop;
+    return rt::WarpStep::Stop;
   }, out.error);
   out.memory = mem.device();
   return out;
@@ -548,14 +534,14 @@ G13Outcome run_g13_translated(const std::string& engine, const G13FuzzProgram& p
   }
   run_rounds(p.groups(), [&](unsigned w) {
     const ir::RunStatus st = exe->run(ctx[w]);
-    if (st == ir::RunStatus::Barrier) return Slice::Barrier;
+    if (st == ir::RunStatus::Barrier) return rt::WarpStep::Barrier;
     if (st == ir::RunStatus::Done) {
       g13::unpack_vars(ctx[w].vars, ir.original, out.groups[w]);
-      return Slice::Done;
+      return rt::WarpStep::Done;
     }
     out.fault = true;
     out.fault_text = std::string("fault ") + fault_kind_name(ctx[w].fault);
-    return Slice::Stop;
+    return rt::WarpStep::Stop;
   }, out.error);
   out.memory = mem.device();
   return out;

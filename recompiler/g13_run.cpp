@@ -55,62 +55,56 @@ BlockOutcome run_block_interp(const G13Launch& L, const std::vector<uint8_t>& co
   g13::Interpreter interp(code, &view);
   std::vector<rt::WarpInfo> info(nwarps);
   std::vector<std::unique_ptr<g13::SimdGroup>> groups(nwarps);
-  std::vector<bool> done(nwarps, false);
   for (uint32_t w = 0; w < nwarps; ++w) {
     info[w] = rt::warp_info(L.grid, L.block, block, w);
     groups[w] = std::make_unique<g13::SimdGroup>(initial_group(L, info[w]));
   }
-  for (;;) {
-    bool pending = false;
-    for (uint32_t w = 0; w < nwarps; ++w) {
-      if (done[w]) continue;
-      g13::SimdGroup& sg = *groups[w];
-      g13::StepResult r;
-      if (count) {
-        // Step by step to count active lanes; same watchdog as run().
-        int64_t steps = 0;
-        for (;;) {
-          if (steps++ >= L.budget) {
-            r.kind = g13::StepResult::Kind::Fault;
-            r.fault = ir::FaultKind::Watchdog;
-            r.message = "watchdog: more than " + std::to_string(L.budget) + " instructions";
-            break;
-          }
-          out.lane_instructions += uint64_t(__builtin_popcount(sg.exec));
-          r = interp.step(sg);
-          if (r.kind != g13::StepResult::Kind::Running) break;
-        }
-      } else {
-        r = interp.run(sg, uint64_t(L.budget));
-      }
-      switch (r.kind) {
-        case g13::StepResult::Kind::Done:
-          done[w] = true;
-          if (finish) finish(info[w], sg);
+  rt::run_barrier_rounds(nwarps, [&](uint32_t w) {
+    g13::SimdGroup& sg = *groups[w];
+    g13::StepResult r;
+    if (count) {
+      // Step by step to count active lanes; same watchdog as run().
+      int64_t steps = 0;
+      for (;;) {
+        if (steps++ >= L.budget) {
+          r.kind = g13::StepResult::Kind::Fault;
+          r.fault = ir::FaultKind::Watchdog;
+          r.message = "watchdog: more than " + std::to_string(L.budget) + " instructions";
           break;
-        case g13::StepResult::Kind::Barrier:
-        case g13::StepResult::Kind::Running:
-          pending = true;
-          break;
-        case g13::StepResult::Kind::Fault: {
-          rt::LaunchFault f;
-          f.kind = r.fault;
-          f.block = info[w].block;
-          f.warp = w;
-          f.lane = r.fault_lane;
-          f.addr = r.fault_addr;
-          out.fault = f;
-          out.message = interp_fault_text(r, info[w]);
-          return out;
         }
-        case g13::StepResult::Kind::Error:
-          out.error = true;
-          out.message = r.message;
-          return out;
+        out.lane_instructions += uint64_t(__builtin_popcount(sg.exec));
+        r = interp.step(sg);
+        if (r.kind != g13::StepResult::Kind::Running) break;
       }
+    } else {
+      r = interp.run(sg, uint64_t(L.budget));
     }
-    if (!pending) return out;
-  }
+    switch (r.kind) {
+      case g13::StepResult::Kind::Done:
+        if (finish) finish(info[w], sg);
+        return rt::WarpStep::Done;
+      case g13::StepResult::Kind::Barrier:
+      case g13::StepResult::Kind::Running:
+        return rt::WarpStep::Barrier;
+      case g13::StepResult::Kind::Fault: {
+        rt::LaunchFault f;
+        f.kind = r.fault;
+        f.block = info[w].block;
+        f.warp = w;
+        f.lane = r.fault_lane;
+        f.addr = r.fault_addr;
+        out.fault = f;
+        out.message = interp_fault_text(r, info[w]);
+        return rt::WarpStep::Stop;
+      }
+      case g13::StepResult::Kind::Error:
+        break;
+    }
+    out.error = true;
+    out.message = r.message;
+    return rt::WarpStep::Stop;
+  });
+  return out;
 }
 
 struct JitProgram {
@@ -142,7 +136,6 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
     std::unique_ptr<g13::SimdGroup> sg;
     std::unique_ptr<g13::StackMemory> stack;
     ir::WarpContext ctx;
-    bool done = false;
   };
   std::vector<Slot> slots(nwarps);
   for (uint32_t w = 0; w < nwarps; ++w) {
@@ -160,34 +153,23 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
     view.fill_windows(s.ctx);
     g13::pack_vars(*s.sg, P.f, s.ctx.vars);
   }
-  for (;;) {
-    bool pending = false;
-    for (Slot& s : slots) {
-      if (s.done) continue;
-      ir::RunStatus st = exe.run(s.ctx);
-      if (st == ir::RunStatus::Fault) {
-        rt::LaunchFault f;
-        f.kind = s.ctx.fault;
-        f.block = s.info.block;
-        f.warp = s.info.warp;
-        f.lane = s.ctx.fault_lane;
-        f.space = s.ctx.fault_space;
-        f.addr = s.ctx.fault_addr;
-        f.code = s.ctx.fault_code;
-        out.fault = f;
-        out.message = f.describe();
-        return out;
-      }
-      if (st == ir::RunStatus::Done) {
-        s.done = true;
-        g13::unpack_vars(s.ctx.vars, P.f, *s.sg, P.written);
-        if (finish) finish(s.info, *s.sg);
-      } else {
-        pending = true;
-      }
+  rt::run_barrier_rounds(nwarps, [&](uint32_t w) {
+    Slot& s = slots[w];
+    ir::RunStatus st = exe.run(s.ctx);
+    if (st == ir::RunStatus::Fault) {
+      rt::LaunchFault f = rt::fault_of(s.ctx);
+      f.block = s.info.block;
+      f.warp = s.info.warp;
+      out.fault = f;
+      out.message = f.describe();
+      return rt::WarpStep::Stop;
     }
-    if (!pending) return out;
-  }
+    if (st == ir::RunStatus::Barrier) return rt::WarpStep::Barrier;
+    g13::unpack_vars(s.ctx.vars, P.f, *s.sg, P.written);
+    if (finish) finish(s.info, *s.sg);
+    return rt::WarpStep::Done;
+  });
+  return out;
 }
 
 }  // namespace

@@ -146,12 +146,7 @@ BatchResult run_jit(const PreparedShader& s, const Uniforms& u, std::vector<Vert
       ir::RunStatus st = exe.run(ctx);
       while (st == ir::RunStatus::Barrier) st = exe.run(ctx);  // PICA has no barriers; resume defensively
       if (st == ir::RunStatus::Fault) {
-        rt::LaunchFault lf;
-        lf.kind = ctx.fault;
-        lf.lane = ctx.fault_lane;
-        lf.addr = ctx.fault_addr;
-        lf.code = ctx.fault_code;
-        lf.space = ctx.fault_space;
+        const rt::LaunchFault lf = rt::fault_of(ctx);
         size_t v = w + (ctx.fault_lane < kWarp ? ctx.fault_lane : 0);
         // The translator's traps carry the interpreter's fault (reason and address).
         ff.offer(v,

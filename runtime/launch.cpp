@@ -31,6 +31,33 @@ std::string LaunchFault::describe() const {
   return s;
 }
 
+LaunchFault fault_of(const ir::WarpContext& ctx) {
+  LaunchFault f;
+  f.kind = ctx.fault;
+  f.lane = ctx.fault_lane;
+  f.space = ctx.fault_space;
+  f.addr = ctx.fault_addr;
+  f.code = ctx.fault_code;
+  return f;
+}
+
+RoundsEnd run_barrier_rounds(uint32_t warps, const std::function<WarpStep(uint32_t)>& step, uint64_t max_rounds) {
+  std::vector<bool> done(warps, false);
+  for (uint64_t round = 0; max_rounds == 0 || round < max_rounds; ++round) {
+    bool pending = false;
+    for (uint32_t w = 0; w < warps; ++w) {
+      if (done[w]) continue;
+      switch (step(w)) {
+        case WarpStep::Stop: return RoundsEnd::Stopped;
+        case WarpStep::Done: done[w] = true; break;
+        case WarpStep::Barrier: pending = true; break;
+      }
+    }
+    if (!pending) return RoundsEnd::Finished;
+  }
+  return RoundsEnd::RoundLimit;
+}
+
 WarpInfo warp_info(const Dim3& grid, const Dim3& block, uint64_t block_linear, uint32_t warp) {
   WarpInfo w;
   w.block_linear = block_linear;
@@ -99,7 +126,6 @@ class BlockStorage {
 struct WarpSlot {
   WarpInfo info;
   ir::WarpContext ctx;
-  bool done = false;
 };
 
 // Runs one block to completion or to its first fault.
@@ -132,34 +158,22 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
     view.fill_windows(s.ctx);
     if (init) init(s.info, s.ctx.vars);
   }
-  // Each round runs every unfinished warp up to its next barrier (or the end);
-  // a round ends with all of them at the barrier, so the next round passes it.
-  for (;;) {
-    bool pending = false;
-    for (WarpSlot& s : warps) {
-      if (s.done) continue;
-      ir::RunStatus st = exe.run(s.ctx);
-      if (st == ir::RunStatus::Fault) {
-        LaunchFault f;
-        f.kind = s.ctx.fault;
-        f.block = s.info.block;
-        f.warp = s.info.warp;
-        f.lane = s.ctx.fault_lane;
-        f.space = s.ctx.fault_space;
-        f.addr = s.ctx.fault_addr;
-        f.code = s.ctx.fault_code;
-        return f;
-      }
-      if (st == ir::RunStatus::Done) {
-        s.done = true;
-        ++warps_done;
-        if (finish) finish(s.info, s.ctx.vars);
-      } else {
-        pending = true;
-      }
+  std::optional<LaunchFault> fault;
+  run_barrier_rounds(uint32_t(warps.size()), [&](uint32_t w) {
+    WarpSlot& s = warps[w];
+    ir::RunStatus st = exe.run(s.ctx);
+    if (st == ir::RunStatus::Fault) {
+      fault = fault_of(s.ctx);
+      fault->block = s.info.block;
+      fault->warp = s.info.warp;
+      return WarpStep::Stop;
     }
-    if (!pending) return std::nullopt;
-  }
+    if (st == ir::RunStatus::Barrier) return WarpStep::Barrier;
+    ++warps_done;
+    if (finish) finish(s.info, s.ctx.vars);
+    return WarpStep::Done;
+  });
+  return fault;
 }
 
 }  // namespace

@@ -47,6 +47,10 @@ struct LaunchFault {
   std::string describe() const;
 };
 
+// The fault a warp's run reported (kind, lane, space, address, code); the
+// caller adds the block and warp it knows.
+LaunchFault fault_of(const ir::WarpContext& ctx);
+
 struct LaunchResult {
   std::optional<LaunchFault> fault;  // the launch stopped at this fault
   std::string error;                 // invalid configuration (nothing ran)
@@ -69,6 +73,18 @@ const char* fault_kind_name(ir::FaultKind k);
 // are skipped and the fault of the lowest faulting block is reported.
 LaunchResult launch(const ir::Executable& exe, Memory& memory, const LaunchConfig& cfg, const WarpInit& init,
                     const WarpFinish& finish, ThreadPool* pool = nullptr);
+
+// What one run of a warp within a block's barrier rounds ended with.
+enum class WarpStep { Done, Barrier, Stop };
+enum class RoundsEnd { Finished, Stopped, RoundLimit };
+
+// Runs the `warps` warps of one block in barrier rounds: each round calls
+// `step` for every unfinished warp, which runs it up to its next barrier or its
+// end; a round ends with all of them at the barrier (or finished), so the next
+// round passes it. Stops at the first `Stop` (a fault or error the step has
+// recorded), or after `max_rounds` rounds (0: no limit).
+RoundsEnd run_barrier_rounds(uint32_t warps, const std::function<WarpStep(uint32_t)>& step,
+                             uint64_t max_rounds = 0);
 
 // Lane coordinates of warp `warp` of a block of shape `block` (x-major).
 WarpInfo warp_info(const Dim3& grid, const Dim3& block, uint64_t block_linear, uint32_t warp);
