@@ -1390,6 +1390,44 @@ bool Translator::alu() {
       set_flags(flags_float(ri));
       return true;
     }
+    case Op::QuadOp: {
+      // Each lane reads source 1 of one lane of its quad (l0..l3, or its
+      // neighbour: dx = lane ^ 1, dy = lane ^ 2) whether that lane runs this
+      // code or not, and applies the operation of its own quad position.
+      // get_var reads every lane's register; after lowering, masked writes
+      // keep the values of lanes that are off this path (diverged or
+      // exited), and lanes that were never launched read 0, as the
+      // interpreter's never-launched threads (see docs/tesla.md).
+      static const char* ops[4] = {"add", "subr", "sub", "mov2"};
+      unsigned qop[4] = {}, k = 0;
+      for (auto& n : in.names())
+        for (unsigned i = 0; i < 4; ++i)
+          if (n == ops[i] && k < 4) qop[k++] = i;
+      uint32_t neg_a = 0, neg_b = 0, mov = 0;  // per quad position
+      for (unsigned q = 0; q < 4; ++q) {
+        if (qop[q] == 1) neg_a |= 1u << q;
+        if (qop[q] == 2) neg_b |= 1u << q;
+        if (qop[q] == 3) mov |= 1u << q;
+      }
+      V q = band(b.emit(Opcode::LaneId, Type::I32, {}), 3);
+      V idx = has("dx") ? bin(Opcode::Xor, q, k32(1)) : has("dy") ? bin(Opcode::Xor, q, k32(2))
+                        : k32(has("l1") ? 1 : has("l2") ? 2 : has("l3") ? 3 : 0);
+      if (!read(s1, x) || !read(s3, y)) return false;
+      V launched = b.emit(Opcode::EntryMask, Type::I1, {});
+      V a = b.emit(Opcode::QuadShuffle, Type::I32, {b.select(launched, x, k32(0)), idx});
+      auto lane_bit = [&](uint32_t m) {
+        return band(b.emit(Opcode::LShr, Type::I32, {k32(m), q}, uint8_t(ir::ShiftMode::Clamp)), 1);
+      };
+      V sa = shl(lane_bit(neg_a), 31), sb = shl(lane_bit(neg_b), 31);
+      V sum = as_i32(bin(Opcode::FAdd, as_f32(bin(Opcode::Xor, a, sa)), as_f32(bin(Opcode::Xor, y, sb)), 0,
+                         float_flags(true, true)));
+      // mov2: source 3 with a denormal flushed to a signed zero (NaN kept).
+      V flushed = b.select(b.icmp(ir::IntPred::Eq, band(y, 0x7f800000u), k32(0)), band(y, 0x80000000u), y);
+      V r = b.select(ne0(lane_bit(mov)), flushed, sum);
+      if (!write(dst, r)) return false;
+      set_flags(flags_float(r));
+      return true;
+    }
     case Op::FSet:
     case Op::FMin:
     case Op::FMax:
