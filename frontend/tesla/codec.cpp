@@ -358,14 +358,17 @@ Insn decode_word(uint64_t w, unsigned avail_words, const Target& t, int* main_ta
   Decoder d{w, t, insn, -1, -1, {}};
   d.sub(root());
   if (insn.words == 2 && avail_words < 2) {
-    // A long instruction cut off by the end of the code: nothing is known.
-    Insn bad;
-    bad.bits = w & 0xffffffffull;
-    bad.words = 1;
-    bad.valid = false;
-    bad.op = Op::Illegal;
-    bad.atoms.push_back(Atom{Atom::Name, "???", {}});
-    return bad;
+    // A long instruction cut off by the end of the code: it cannot run (one
+    // word, illegal), but it prints as envydis prints it, decoded with the
+    // missing word read as 0 and marked "[incomplete]".
+    insn.bits = w & 0xffffffffull;
+    insn.used &= 0xffffffffull;
+    insn.ignored &= 0xffffffffull;
+    insn.words = 1;
+    insn.valid = false;
+    insn.incomplete = true;
+    insn.op = Op::Illegal;
+    return insn;
   }
   if (insn.words == 1) insn.bits &= 0xffffffffull;
   insn.is_long = insn.words == 2;
@@ -529,7 +532,9 @@ std::string format(const Insn& insn) {
   uint64_t width = insn.words == 2 ? ~0ull : 0xffffffffull;
   if (uint64_t unk = insn.bits & ~insn.used & width) {
     char buf[40];
-    if (insn.words == 2)
+    if (insn.incomplete)  // envydis prints the bytes past the end as "??"
+      std::snprintf(buf, sizeof buf, " [unknown: %08x ????????]", unsigned(unk));
+    else if (insn.words == 2)
       std::snprintf(buf, sizeof buf, " [unknown: %08x %08x]", unsigned(unk), unsigned(unk >> 32));
     else
       std::snprintf(buf, sizeof buf, " [unknown: %08x]", unsigned(unk));
@@ -546,6 +551,7 @@ std::string format(const Insn& insn) {
     if (a.name == "???") (named.back() ? unk_operand : unk_insn) = true;
     named.back() = true;
   }
+  if (insn.incomplete) s += " [incomplete]";
   if (unk_insn) s += " [unknown instruction]";
   if (unk_operand) s += " [unknown operand]";
   return s;
@@ -964,6 +970,10 @@ namespace {
 // "[unknown: w0 w1]" bits are returned, "[unknown instruction]" and
 // "[unknown operand]" only restate a "???" in the text and are dropped.
 bool split_notes(std::string& text, uint64_t& unknown, unsigned& unknown_words, std::string& err) {
+  if (text.find("[incomplete]") != std::string::npos) {
+    err = "an [incomplete] instruction (cut off by the end of the code) cannot be assembled";
+    return false;
+  }
   for (const char* note : {"[unknown instruction]", "[unknown operand]"})
     if (auto p = text.find(note); p != std::string::npos) text.erase(p, std::strlen(note));
   auto p = text.find("[unknown:");

@@ -88,6 +88,8 @@ struct Insn {
   uint64_t used = 0;        // bits the decoder read
   uint64_t ignored = 0;     // bits read but documented as ignored (IGNPRED, IGNCE)
   bool valid = true;        // false: some part printed as "???"
+  bool incomplete = false;  // a long instruction cut off by the end of the code (printed
+                            // with its word 1 read as 0, as envydis does; runs as illegal)
   std::vector<Atom> atoms;  // in printing order
   // Execution view.
   bool is_long = false, is_control = false, is_imm = false;
