@@ -1043,7 +1043,50 @@ bool assemble_one(const std::string& text_in, const Target& t, uint64_t& bits, u
   return true;
 }
 
-bool assemble(const std::string& text, const Target& t, std::vector<uint32_t>& out, std::string& err) {
+namespace {
+
+// envyas' comments (easm_lex.l): "/* */", nested "/+ +/" (both may span
+// lines; their newlines are kept so line numbers stay right) and "//" to the
+// end of the line. False for an unterminated one.
+bool strip_comments(const std::string& in, std::string& out, std::string& err) {
+  out.clear();
+  int nest = 0;
+  bool block = false;
+  for (size_t i = 0; i < in.size(); ++i) {
+    char c = in[i], d = i + 1 < in.size() ? in[i + 1] : 0;
+    if (block || nest) {
+      if (in[i] == '\n') out += '\n';
+      if (block && c == '*' && d == '/') block = false, ++i;
+      else if (nest && c == '/' && d == '+') ++nest, ++i;
+      else if (nest && c == '+' && d == '/') --nest, ++i;
+      continue;
+    }
+    if (c == '/' && d == '*') {
+      block = true;
+      ++i;
+    } else if (c == '/' && d == '+') {
+      nest = 1;
+      ++i;
+    } else if (c == '/' && d == '/') {
+      while (i < in.size() && in[i] != '\n') ++i;
+      if (i < in.size()) out += '\n';
+    } else {
+      out += c;
+    }
+  }
+  if (block || nest) {
+    err = "unterminated comment";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool assemble(const std::string& text_in, const Target& t, std::vector<uint32_t>& out, std::string& err) {
+  std::string text;
+  if (!strip_comments(text_in, text, err)) return false;
+  // One statement per line or per ';' (envyas' two line ends).
   std::vector<std::pair<int, std::string>> lines;
   {
     size_t i = 0;
@@ -1053,8 +1096,13 @@ bool assemble(const std::string& text, const Target& t, std::vector<uint32_t>& o
       if (e == std::string::npos) e = text.size();
       std::string l = text.substr(i, e - i);
       ++ln;
-      if (auto c = l.find("//"); c != std::string::npos) l = l.substr(0, c);
-      lines.emplace_back(ln, l);
+      size_t k = 0;
+      while (true) {
+        size_t sc = l.find(';', k);
+        lines.emplace_back(ln, l.substr(k, sc == std::string::npos ? std::string::npos : sc - k));
+        if (sc == std::string::npos) break;
+        k = sc + 1;
+      }
       i = e + 1;
     }
   }

@@ -120,10 +120,12 @@ std::string format_operand(const Operand& o);
 // Assembles one instruction's envyas text. False with a message if no row of
 // the table prints back to the same text.
 bool assemble_one(const std::string& text, const Target& t, uint64_t& bits, unsigned& words, std::string& err);
-// Assembles a program: one instruction per line; text after "//" is a
-// comment; blank lines are ignored; "name:" defines a label that "#name" may
-// stand for in a code target. A long instruction at an odd word is an error
-// (the hardware would raise UNALIGNED_LONG_INSTRUCTION).
+// Assembles a program: one instruction per line or per ';'; "//" to the end
+// of the line, "/* */" and nested "/+ +/" are comments; blank lines are
+// ignored; "name:" defines a label that "#name" may stand for in a code
+// target. Layout as envyas: a short instruction followed by a long one that
+// would start at an odd word takes its long form (an error if it has none:
+// the hardware would raise UNALIGNED_LONG_INSTRUCTION).
 bool assemble(const std::string& text, const Target& t, std::vector<uint32_t>& out, std::string& err);
 
 // Table introspection for tests and the fuzzer: each row of the four format

@@ -75,7 +75,7 @@ TEST_CASE("tesla_gen: every instruction group and control structure is generated
                           "VoteAny", "VoteAll", "IAdd", "ISet", "IMax", "IMin", "Shl", "Shr", "Mul16",
                           "Mul24", "Sad", "IMad", "LogOp", "Rcp", "Rsqrt", "Lg2", "Sin", "Cos", "Ex2",
                           "Cvt", "FAdd", "FSet", "FMax", "FMin", "PreSin", "PreEx2", "FMul", "FSlct",
-                          "FMad", "DFma", "DAdd", "DMul", "DMin", "DMax", "DSet", "LdG", "StG", "RedG",
+                          "FMad", "QuadOp", "DFma", "DAdd", "DMul", "DMin", "DMax", "DSet", "LdG", "StG", "RedG",
                           "AtomG", "bra (divergent)", "prebrk/brk loop", "call", "ld l[]", "st l[]"};
   for (const char* g : groups) CHECK_MESSAGE(stats.generated[g] > 0, g);
   // g80 has no f64 and no atomics: none may be generated.
@@ -83,6 +83,32 @@ TEST_CASE("tesla_gen: every instruction group and control structure is generated
   tesla::Target t80 = target_of("g80");
   for (uint64_t s = 0; s < 100; ++s) generate_tesla(tesla_program_seed(3, s), t80, {}, &g80);
   for (const char* g : {"DFma", "DAdd", "AtomG", "RedG", "VoteAny"}) CHECK_MESSAGE(g80.generated.count(g) == 0, g);
+}
+
+TEST_CASE("tesla_gen: quadop reads a register no instruction writes") {
+  // The translation runs diverged paths in its own order (docs/tesla.md);
+  // quadop's cross-lane source must not depend on it (campaign seed 1 of the
+  // first quadop translation: iterations 2067, 2716, 10817, 14760 read a
+  // partner lane's register that lanes on another path wrote earlier in the
+  // IR's order than on hardware).
+  tesla::Target t = target_of("g200");
+  unsigned quadops = 0;
+  for (uint64_t s = 0; s < (light() ? 100u : 300u); ++s) {
+    TeslaProgram p = generate_tesla(tesla_program_seed(6, s), t, {});
+    for (size_t pos = 0; pos < p.words.size();) {
+      tesla::Insn in = tesla::decode(p.words.data(), p.words.size(), pos, t);
+      pos += in.words;
+      if (in.op == tesla::Op::QuadOp) {
+        ++quadops;
+        const tesla::Operand* s1 = in.find(tesla::Role::Src1);
+        REQUIRE(s1);
+        CHECK(s1->reg == kTeslaQuadSrc);
+      }
+      const tesla::Operand* dst = in.find(tesla::Role::Dst);
+      if (dst && dst->kind == tesla::OKind::Reg) CHECK(dst->reg != kTeslaQuadSrc);
+    }
+  }
+  CHECK(quadops > 0);
 }
 
 TEST_CASE("tesla_gen: the accept hook skips refused instructions") {

@@ -148,6 +148,14 @@ TEST_CASE("tesla assembler: programs, labels, errors") {
   CHECK(format(decode(out.data(), out.size(), 0, t)) == "mov b32 $r1 $r1");
   CHECK(format(decode(out.data(), out.size(), 2, t)) == "exit mov b32 $r0 $r0");
   CHECK(format(decode(out.data(), out.size(), 4, t)) == "bra 0x8");
+  // envyas' other comment forms and ';' between instructions (easm_lex.l,
+  // easm_parse.y): the same program as one line
+  std::vector<uint32_t> out2;
+  REQUIRE(assemble("mov b32 $r1 $r1 /* a\ncomment */; after: exit mov b32 $r0 $r0 /+ nested /+ +/ +/; bra #after\n",
+                   t, out2, err));
+  CHECK(out2 == out);
+  CHECK_FALSE(assemble("mov b32 $r1 $r1 /* open\n", t, out2, err));
+  CHECK(err.find("comment") != std::string::npos);
   // ... unless it has no long form
   CHECK_FALSE(assemble("add sat f32 $r1 $r2 $r3\nexit mov b32 $r0 $r0\n", t, out, err));
   CHECK(err.find("UNALIGNED") != std::string::npos);
