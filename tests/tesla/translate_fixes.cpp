@@ -274,3 +274,58 @@ TEST_CASE("tesla translate: an exiting call before the join runs before the wait
   EndState ref = checked_reference(c);
   CHECK(word_at(ref.shared, 0x40) == 0x2000 + 30);  // even lanes stored last
 }
+
+// Fuzz campaign seed 1 with quadop (iterations 2067, 2716, 10817, 14760):
+// lanes that exit inside a joinat region whose own join no lane reaches (it
+// follows the exit) run, on hardware, when the other side reaches the join
+// of the region around it. The translation placed them after everything
+// else, so the even lanes below ran past the outer join first and the odd
+// lanes read their later values (quadop: the partner's $r13; s[]: the word
+// the even lanes store after the join).
+TEST_CASE("tesla translate fixes: exit in a region whose join is unreachable runs before the outer join") {
+  const char* tail =
+      "joinat #j0\n"
+      "(e $c3) bra #t0\n"                  // even lanes: taken side, first
+      "joinat #j2\n"
+      "x: quadop f32 add add add add $r15 dx $r13 $r2\n"
+      "ld $r16 b32 s[0x40]\n"
+      "exit nop\n"
+      "j2: join nop\n"                     // follows the exit: no lane reaches it
+      "bra #j0\n"
+      "t0: nop\n"
+      "j0: join nop\n"
+      "mov b32 $r13 0x42f60000\n"          // 123.0, after the join
+      "st b32 s[0x40] $r13\n"
+      "exit nop\n";
+  Case c;
+  c.threads = 8;
+  c.src = tail;
+  c.init = [](unsigned i, ThreadState& s) {
+    float f = float(i);
+    std::memcpy(&s.r[13], &f, 4);
+    s.r[2] = 0;
+    s.c[3] = (i & 1) ? 0 : 1;  // Z: "e" holds in even lanes
+  };
+  check_case(c);
+  // Hand-derived: odd lane l reads lane l - 1's $r13 before it changes
+  // (float(l - 1) + 0) and s[0x40] before any store (0).
+  Target t;
+  std::string err;
+  REQUIRE(parse_target("g200", t, err));
+  std::vector<uint32_t> code;
+  REQUIRE(assemble(all_long(tail), t, code, err));
+  EndState ref = run_reference(c, code, t);
+  REQUIRE(ref.ok);
+  for (gpurc::Engine eng : gpurc::host_engines()) {
+    EndState got = run_translated(c, code, t, eng);
+    REQUIRE(got.ok);
+    for (unsigned l = 1; l < 8; l += 2) {
+      INFO("engine " << std::string(gpurc::engine_name(eng)) << " lane " << l);
+      float f = float(l - 1);
+      uint32_t want;
+      std::memcpy(&want, &f, 4);
+      CHECK(got.threads[l].r[15] == want);
+      CHECK(got.threads[l].r[16] == 0);
+    }
+  }
+}
