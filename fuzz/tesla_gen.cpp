@@ -260,7 +260,6 @@ class Generator {
         }
       s.r[kTeslaLaneBase] = l * kTeslaLaneBytes;
       s.r[kTeslaMinusOne] = 0xffffffffu;
-      s.r[kTeslaQuadSrc] = reg_value();
       // $a: 16-byte aligned addresses, so s[]/c[] accesses of any size line up.
       for (int a = 1; a < 7; ++a) s.a[a] = uint16_t(rng_.below(0x1000) * 16);
       for (int c = 0; c < 4; ++c) s.c[c] = uint8_t(rng_.below(16));
@@ -430,10 +429,9 @@ class Generator {
       switch (o.kind) {
         case OKind::Reg: {
           int step = o.size == RSize::D ? 2 : o.size == RSize::Q ? 4 : 1;
-          bool quad_src = d.op == Op::QuadOp && o.role == Role::Src1;
-          if (quad_src ? o.reg == kTeslaQuadSrc : o.reg < kTeslaDataRegs && o.reg % step == 0) break;
+          if (o.reg < kTeslaDataRegs && o.reg % step == 0) break;
           Operand want = o;
-          want.reg = quad_src ? kTeslaQuadSrc : int(rng_.below(uint32_t(kTeslaDataRegs / step))) * step;
+          want.reg = int(rng_.below(uint32_t(kTeslaDataRegs / step))) * step;
           uint64_t cur = o.size == RSize::H ? uint64_t(o.reg) * 2 + o.high : uint64_t(o.reg);
           uint64_t val = o.size == RSize::H ? uint64_t(want.reg) * 2 + want.high : uint64_t(want.reg);
           if (!rewrite_atom(bits, t_, d, k, pool_.reg_fields, cur, val, want)) return false;

@@ -24,13 +24,6 @@ constexpr int kTeslaAddrReg = 24;      // g[] address computed right before each
 constexpr int kTeslaLaneBase = 25;     // lane * kTeslaLaneBytes: the lane's private g1[] area
 constexpr int kTeslaCounter0 = 26;     // loop counters, one per nesting depth
 constexpr int kTeslaMinusOne = 30;     // 0xffffffff: loop decrement
-// Lane-varying values no instruction writes: source 1 of every quadop. A
-// quadop reads that register in other lanes of its quad, and the translation
-// runs diverged paths in its own order, which is the hardware's only where
-// docs/tesla.md says so; a register that no path writes keeps that order
-// invisible (the reads of other lanes' changing registers are tested by hand
-// in tests/tesla/translate.cpp).
-constexpr int kTeslaQuadSrc = 31;
 constexpr int kTeslaRegs = 32;         // registers a program may use (BlockConfig::regs)
 
 // Memory of a generated program.

@@ -683,9 +683,11 @@ struct Translator {
   // A region whose join no lane reaches (e.g. "join" right after the exit,
   // reached only by falling through it) has no block: then the waiting
   // lanes run when the other side reaches the join of the region around it,
-  // so the next enclosing region counts (fuzz campaign seed 1 with quadop,
-  // iterations 2067, 2716, 10817, 14760: the lanes past the outer join ran
-  // first and a quadop of the exiting lanes read their later registers).
+  // so the next enclosing region counts. And the join block is the one of
+  // the stack at the joinat (see below). Fuzz campaign seed 1 with quadop,
+  // iterations 2067, 2716, 10817, 14760: without these the exiting lanes ran
+  // after the lanes past the join, and a quadop of theirs read the others'
+  // later registers.
   void end_lanes() {
     b.set_var(kVarExited, k32(1));
     uint32_t at = pc, join = enclosing_join(pc);
@@ -699,9 +701,21 @@ struct Translator {
         if (ret >= w && insns.count(ret - w) && insns.at(ret - w).op == Op::Call && insns.at(ret - w).words == w)
           join = enclosing_join(at = ret - w);
     }
-    auto ctx = ctx_ids.find(where);
-    int ctx_id = cloned ? (ctx == ctx_ids.end() ? -1 : ctx->second) : 0;
-    while (join != ~0u && !node_blocks.count({join, ctx_id})) {
+    // The join runs with the stack of its joinat: breakaddr entries pushed
+    // inside the region (a loop there that the exiting lanes are in) are
+    // gone by then, so contexts without them are tried too.
+    int ctx_id = 0;
+    auto join_block_exists = [&] {
+      Stack st = where;
+      while (true) {
+        auto ctx = ctx_ids.find(st);
+        ctx_id = cloned ? (ctx == ctx_ids.end() ? -1 : ctx->second) : 0;
+        if (node_blocks.count({join, ctx_id})) return true;
+        if (!cloned || st.empty() || (st.back() >> 28) != kEntryPreBrk) return false;
+        st.pop_back();
+      }
+    };
+    while (join != ~0u && !join_block_exists()) {
       at = inner_joinat[at];  // the joinat word lies outside its own region: strictly smaller
       join = enclosing_join(at);
     }
