@@ -358,14 +358,17 @@ Insn decode_word(uint64_t w, unsigned avail_words, const Target& t, int* main_ta
   Decoder d{w, t, insn, -1, -1, {}};
   d.sub(root());
   if (insn.words == 2 && avail_words < 2) {
-    // A long instruction cut off by the end of the code: nothing is known.
-    Insn bad;
-    bad.bits = w & 0xffffffffull;
-    bad.words = 1;
-    bad.valid = false;
-    bad.op = Op::Illegal;
-    bad.atoms.push_back(Atom{Atom::Name, "???", {}});
-    return bad;
+    // A long instruction cut off by the end of the code: it cannot run (one
+    // word, illegal), but it prints as envydis prints it, decoded with the
+    // missing word read as 0 and marked "[incomplete]".
+    insn.bits = w & 0xffffffffull;
+    insn.used &= 0xffffffffull;
+    insn.ignored &= 0xffffffffull;
+    insn.words = 1;
+    insn.valid = false;
+    insn.incomplete = true;
+    insn.op = Op::Illegal;
+    return insn;
   }
   if (insn.words == 1) insn.bits &= 0xffffffffull;
   insn.is_long = insn.words == 2;
@@ -519,7 +522,40 @@ static std::string format_atoms(const std::vector<Atom>& atoms) {
   return s;
 }
 
-std::string format(const Insn& insn) { return format_atoms(insn.atoms); }
+// envydis' notes after the text (core-dis.c): bits of the instruction no
+// table row or operand read, as "[unknown: w0 w1]" (one 8-digit group per
+// word), then "[unknown instruction]" when a "???" stands for the name of an
+// instruction or parenthesised sub-instruction and "[unknown operand]" when
+// it stands for a modifier.
+std::string format(const Insn& insn) {
+  std::string s = format_atoms(insn.atoms);
+  uint64_t width = insn.words == 2 ? ~0ull : 0xffffffffull;
+  if (uint64_t unk = insn.bits & ~insn.used & width) {
+    char buf[40];
+    if (insn.incomplete)  // envydis prints the bytes past the end as "??"
+      std::snprintf(buf, sizeof buf, " [unknown: %08x ????????]", unsigned(unk));
+    else if (insn.words == 2)
+      std::snprintf(buf, sizeof buf, " [unknown: %08x %08x]", unsigned(unk), unsigned(unk >> 32));
+    else
+      std::snprintf(buf, sizeof buf, " [unknown: %08x]", unsigned(unk));
+    s += buf;
+  }
+  // named[d]: the (sub-)instruction at paren depth d already has its name
+  // (the first name atom at that depth, as envydis parses its atoms).
+  bool unk_insn = false, unk_operand = false;
+  std::vector<bool> named{false};
+  for (auto& a : insn.atoms) {
+    if (a.type == Atom::Open) named.push_back(false);
+    if (a.type == Atom::Close && named.size() > 1) named.pop_back();
+    if (a.type != Atom::Name) continue;
+    if (a.name == "???") (named.back() ? unk_operand : unk_insn) = true;
+    named.back() = true;
+  }
+  if (insn.incomplete) s += " [incomplete]";
+  if (unk_insn) s += " [unknown instruction]";
+  if (unk_operand) s += " [unknown operand]";
+  return s;
+}
 
 // ---------------------------------------------------------------- parse text
 
@@ -733,6 +769,8 @@ struct Encoder {
   const Target& t;
   std::string want;      // canonical text the result must print as
   unsigned want_words = 0;  // 2 when the text says "long", else any
+  uint64_t unknown = 0;     // "[unknown: ...]" bits
+  unsigned unknown_words = 0;  // how many words that note gave (0: none)
   uint64_t result = 0;
   unsigned words = 0;
   int steps = 0;
@@ -852,10 +890,15 @@ struct Encoder {
 
   bool finish(const EncState& s, unsigned len) {
     if (s.cur != atoms.size()) return false;
-    Insn d = decode_word(s.w, 2, t);
-    if (d.words != len || format(d) != want) return false;
+    if (unknown_words && len != unknown_words) return false;
+    // Bits no row reads ("[unknown: ...]") must stay unread with them set.
+    uint64_t w = s.w | unknown;
+    Insn d = decode_word(w, 2, t);
+    if (d.words != len || format_atoms(d.atoms) != want) return false;
     if (want_words && d.words != want_words) return false;
-    result = d.words == 1 ? (s.w & 0xffffffffull) : s.w;
+    uint64_t width = d.words == 2 ? ~0ull : 0xffffffffull;
+    if ((w & ~d.used & width) != unknown) return false;
+    result = w & width;
     words = d.words;
     return true;
   }
@@ -921,7 +964,56 @@ struct Encoder {
 
 }  // namespace
 
-bool assemble_one(const std::string& text, const Target& t, uint64_t& bits, unsigned& words, std::string& err) {
+namespace {
+
+// Splits envydis' notes off an instruction's text (see format()): the
+// "[unknown: w0 w1]" bits are returned, "[unknown instruction]" and
+// "[unknown operand]" only restate a "???" in the text and are dropped.
+bool split_notes(std::string& text, uint64_t& unknown, unsigned& unknown_words, std::string& err) {
+  if (text.find("[incomplete]") != std::string::npos) {
+    err = "an [incomplete] instruction (cut off by the end of the code) cannot be assembled";
+    return false;
+  }
+  for (const char* note : {"[unknown instruction]", "[unknown operand]"})
+    if (auto p = text.find(note); p != std::string::npos) text.erase(p, std::strlen(note));
+  auto p = text.find("[unknown:");
+  if (p == std::string::npos) return true;
+  auto e = text.find(']', p);
+  if (e == std::string::npos) {
+    err = "unterminated '[unknown:'";
+    return false;
+  }
+  std::string body = text.substr(p + 9, e - p - 9);
+  text.erase(p, e + 1 - p);
+  size_t i = 0;
+  while (i < body.size()) {
+    if (std::isspace(static_cast<unsigned char>(body[i]))) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < body.size() && std::isxdigit(static_cast<unsigned char>(body[j]))) ++j;
+    if (j - i != 8 || unknown_words == 2 || (j < body.size() && !std::isspace(static_cast<unsigned char>(body[j])))) {
+      err = "bad '[unknown:" + body + "]' (one or two groups of 8 hex digits)";
+      return false;
+    }
+    unknown |= std::strtoull(body.substr(i, 8).c_str(), nullptr, 16) << (32 * unknown_words++);
+    i = j;
+  }
+  if (!unknown_words) {
+    err = "empty '[unknown:]'";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool assemble_one(const std::string& text_in, const Target& t, uint64_t& bits, unsigned& words, std::string& err) {
+  std::string text = text_in;
+  uint64_t unknown = 0;
+  unsigned unknown_words = 0;
+  if (!split_notes(text, unknown, unknown_words, err)) return false;
   std::vector<Atom> atoms;
   if (!parse_atoms(text, atoms, err)) return false;
   if (atoms.empty()) {
@@ -935,14 +1027,15 @@ bool assemble_one(const std::string& text, const Target& t, uint64_t& bits, unsi
     atoms.erase(atoms.begin());
     want_words = 2;
   }
-  Encoder e{atoms, t, format_atoms(atoms), want_words};
+  Encoder e{atoms, t, format_atoms(atoms), want_words, unknown, unknown_words};
   Tok rt;
   rt.type = Tok::Sub;
   rt.sub = &root();
   std::vector<Tok> top{rt};
   Cont c{&top, 0, nullptr};
   if (!e.run(&c, EncState{}, 1)) {
-    err = "no " + t.variant + " instruction prints as '" + e.want + "'";
+    err = "no " + t.variant + " instruction prints as '" + e.want + "'" +
+          (unknown_words ? " with those [unknown] bits unread" : "");
     return false;
   }
   bits = e.result;
@@ -950,9 +1043,50 @@ bool assemble_one(const std::string& text, const Target& t, uint64_t& bits, unsi
   return true;
 }
 
-bool assemble(const std::string& text, const Target& t, std::vector<uint32_t>& out, std::string& err) {
-  // Two passes: label addresses need instruction sizes, which do not depend on
-  // label values (a target is always the same field).
+namespace {
+
+// envyas' comments (easm_lex.l): "/* */", nested "/+ +/" (both may span
+// lines; their newlines are kept so line numbers stay right) and "//" to the
+// end of the line. False for an unterminated one.
+bool strip_comments(const std::string& in, std::string& out, std::string& err) {
+  out.clear();
+  int nest = 0;
+  bool block = false;
+  for (size_t i = 0; i < in.size(); ++i) {
+    char c = in[i], d = i + 1 < in.size() ? in[i + 1] : 0;
+    if (block || nest) {
+      if (in[i] == '\n') out += '\n';
+      if (block && c == '*' && d == '/') block = false, ++i;
+      else if (nest && c == '/' && d == '+') ++nest, ++i;
+      else if (nest && c == '+' && d == '/') --nest, ++i;
+      continue;
+    }
+    if (c == '/' && d == '*') {
+      block = true;
+      ++i;
+    } else if (c == '/' && d == '+') {
+      nest = 1;
+      ++i;
+    } else if (c == '/' && d == '/') {
+      while (i < in.size() && in[i] != '\n') ++i;
+      if (i < in.size()) out += '\n';
+    } else {
+      out += c;
+    }
+  }
+  if (block || nest) {
+    err = "unterminated comment";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool assemble(const std::string& text_in, const Target& t, std::vector<uint32_t>& out, std::string& err) {
+  std::string text;
+  if (!strip_comments(text_in, text, err)) return false;
+  // One statement per line or per ';' (envyas' two line ends).
   std::vector<std::pair<int, std::string>> lines;
   {
     size_t i = 0;
@@ -962,15 +1096,35 @@ bool assemble(const std::string& text, const Target& t, std::vector<uint32_t>& o
       if (e == std::string::npos) e = text.size();
       std::string l = text.substr(i, e - i);
       ++ln;
-      if (auto c = l.find("//"); c != std::string::npos) l = l.substr(0, c);
-      lines.emplace_back(ln, l);
+      size_t k = 0;
+      while (true) {
+        size_t sc = l.find(';', k);
+        lines.emplace_back(ln, l.substr(k, sc == std::string::npos ? std::string::npos : sc - k));
+        if (sc == std::string::npos) break;
+        k = sc + 1;
+      }
       i = e + 1;
     }
   }
+  // Layout as envyas does it for g80 (envyas.c, i_need_g80as_hack): a long
+  // instruction must start at an even word, so when one would land on an odd
+  // word, the short instruction before it is assembled in its long form
+  // instead (envydis prints no "long", so this is how the text of compiler
+  // output, which pairs its short instructions, comes back as the same
+  // words). Label addresses depend on those choices and the choices on the
+  // addresses only through sizes, so passes repeat until nothing changes.
   std::map<std::string, uint64_t> labels;
-  for (int pass = 0; pass < 2; ++pass) {
+  std::vector<bool> force_long(lines.size(), false);
+  std::vector<std::string> subst(lines.size());  // after label substitution
+  for (size_t pass = 0;; ++pass) {
     out.clear();
-    for (auto& [ln, raw] : lines) {
+    std::map<std::string, uint64_t> defined;
+    std::string missing;
+    bool promoted = false;
+    size_t prev_line = 0, prev_pos = 0;
+    bool have_prev = false;
+    for (size_t li = 0; li < lines.size(); ++li) {
+      auto& [ln, raw] = lines[li];
       std::string l = raw;
       // labels "name:" at the start of the line
       while (true) {
@@ -982,14 +1136,12 @@ bool assemble(const std::string& text, const Target& t, std::vector<uint32_t>& o
         size_t k = s;
         while (k < l.size() && (std::isalnum(static_cast<unsigned char>(l[k])) || l[k] == '_')) ++k;
         if (k > s && k < l.size() && l[k] == ':') {
-          if (pass == 0) {
-            std::string name = l.substr(s, k - s);
-            if (labels.count(name)) {
-              err = "line " + std::to_string(ln) + ": label '" + name + "' defined twice";
-              return false;
-            }
-            labels[name] = out.size() * 4;
+          std::string name = l.substr(s, k - s);
+          if (defined.count(name)) {
+            err = "line " + std::to_string(ln) + ": label '" + name + "' defined twice";
+            return false;
           }
+          defined[name] = out.size() * 4;
           l = l.substr(k + 1);
           continue;
         }
@@ -1004,33 +1156,58 @@ bool assemble(const std::string& text, const Target& t, std::vector<uint32_t>& o
           while (k < l.size() && (std::isalnum(static_cast<unsigned char>(l[k])) || l[k] == '_')) ++k;
           std::string name = l.substr(i + 1, k - i - 1);
           auto it = labels.find(name);
-          if (it == labels.end() && pass == 1) {
-            err = "line " + std::to_string(ln) + ": unknown label '" + name + "'";
-            return false;
-          }
+          if (it == labels.end() && missing.empty()) missing = "line " + std::to_string(ln) + ": unknown label '" + name + "'";
           r += hex(it == labels.end() ? 0 : it->second);
           i = k - 1;
         } else {
           r += l[i];
         }
       }
+      subst[li] = r;
       uint64_t bits;
       unsigned words;
       std::string e;
-      if (!assemble_one(r, t, bits, words, e)) {
+      if (!assemble_one(force_long[li] ? "long " + r : r, t, bits, words, e)) {
         err = "line " + std::to_string(ln) + ": " + e;
         return false;
       }
       if (words == 2 && (out.size() & 1)) {
-        err = "line " + std::to_string(ln) + ": long instruction at odd word " + std::to_string(out.size()) +
-              " (UNALIGNED_LONG_INSTRUCTION)";
-        return false;
+        // out.size() is odd, so the instruction before this one is short.
+        uint64_t pb;
+        unsigned pw;
+        if (!have_prev || !assemble_one("long " + subst[prev_line], t, pb, pw, e)) {
+          err = "line " + std::to_string(ln) + ": long instruction at odd word " + std::to_string(out.size()) +
+                " and the instruction before it has no long form (UNALIGNED_LONG_INSTRUCTION)";
+          return false;
+        }
+        force_long[prev_line] = true;
+        promoted = true;
+        out.resize(prev_pos);
+        out.push_back(uint32_t(pb));
+        out.push_back(uint32_t(pb >> 32));
+        for (auto& [name, addr] : defined)
+          if (addr > prev_pos * 4) addr += 4;
       }
+      have_prev = true;
+      prev_line = li;
+      prev_pos = out.size();
       out.push_back(uint32_t(bits));
       if (words == 2) out.push_back(uint32_t(bits >> 32));
     }
+    bool stable = !promoted && defined == labels;
+    labels = std::move(defined);
+    if (stable) {
+      if (!missing.empty()) {
+        err = missing;
+        return false;
+      }
+      return true;
+    }
+    if (pass > lines.size() + 2) {
+      err = "layout does not converge";
+      return false;
+    }
   }
-  return true;
 }
 
 // ---------------------------------------------------------------- random

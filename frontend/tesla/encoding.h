@@ -88,6 +88,8 @@ struct Insn {
   uint64_t used = 0;        // bits the decoder read
   uint64_t ignored = 0;     // bits read but documented as ignored (IGNPRED, IGNCE)
   bool valid = true;        // false: some part printed as "???"
+  bool incomplete = false;  // a long instruction cut off by the end of the code (printed
+                            // with its word 1 read as 0, as envydis does; runs as illegal)
   std::vector<Atom> atoms;  // in printing order
   // Execution view.
   bool is_long = false, is_control = false, is_imm = false;
@@ -118,10 +120,12 @@ std::string format_operand(const Operand& o);
 // Assembles one instruction's envyas text. False with a message if no row of
 // the table prints back to the same text.
 bool assemble_one(const std::string& text, const Target& t, uint64_t& bits, unsigned& words, std::string& err);
-// Assembles a program: one instruction per line; text after "//" is a
-// comment; blank lines are ignored; "name:" defines a label that "#name" may
-// stand for in a code target. A long instruction at an odd word is an error
-// (the hardware would raise UNALIGNED_LONG_INSTRUCTION).
+// Assembles a program: one instruction per line or per ';'; "//" to the end
+// of the line, "/* */" and nested "/+ +/" are comments; blank lines are
+// ignored; "name:" defines a label that "#name" may stand for in a code
+// target. Layout as envyas: a short instruction followed by a long one that
+// would start at an odd word takes its long form (an error if it has none:
+// the hardware would raise UNALIGNED_LONG_INSTRUCTION).
 bool assemble(const std::string& text, const Target& t, std::vector<uint32_t>& out, std::string& err);
 
 // Table introspection for tests and the fuzzer: each row of the four format

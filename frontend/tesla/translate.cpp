@@ -638,10 +638,11 @@ struct Translator {
   // The join address of the innermost (narrowest) joinat region
   // [joinat + 1, target) around word `p` (address order), or ~0u. One sweep
   // over the code computes it for every word (n log n, also for huge inputs).
-  std::vector<uint32_t> inner_join;
+  std::vector<uint32_t> inner_join, inner_joinat;  // per word: the region's join and joinat addresses
   uint32_t enclosing_join(uint32_t p) {
     if (inner_join.empty()) {
       inner_join.assign(code.size() + 1, ~0u);
+      inner_joinat.assign(code.size() + 1, ~0u);
       using Region = std::pair<uint32_t, uint32_t>;  // (width, target)
       std::vector<std::vector<Region>> starts(code.size() + 1), ends(code.size() + 1);
       for (auto& [a, in] : insns) {
@@ -655,7 +656,10 @@ struct Translator {
       for (uint32_t w = 0; w <= code.size(); ++w) {
         for (auto& r : ends[w]) open.erase(open.find(r));
         for (auto& r : starts[w]) open.insert(r);
-        if (!open.empty()) inner_join[w] = open.begin()->second;
+        if (!open.empty()) {
+          inner_join[w] = open.begin()->second;
+          inner_joinat[w] = open.begin()->second - open.begin()->first;
+        }
       }
     }
     return p < inner_join.size() ? inner_join[p] : ~0u;
@@ -676,9 +680,17 @@ struct Translator {
   // puts them.
   // In a subroutine outside any joinat region, the region around the call
   // site counts (the callee's stack context tells the call sites).
+  // A region whose join no lane reaches (e.g. "join" right after the exit,
+  // reached only by falling through it) has no block: then the waiting
+  // lanes run when the other side reaches the join of the region around it,
+  // so the next enclosing region counts. And the join block is the one of
+  // the stack at the joinat (see below). Fuzz campaign seed 1 with quadop,
+  // iterations 2067, 2716, 10817, 14760: without these the exiting lanes ran
+  // after the lanes past the join, and a quadop of theirs read the others'
+  // later registers.
   void end_lanes() {
     b.set_var(kVarExited, k32(1));
-    uint32_t join = enclosing_join(pc);
+    uint32_t at = pc, join = enclosing_join(pc);
     Stack where = cloned ? ctx_stacks[size_t(cur_ctx)] : Stack{};
     while (join == ~0u && !where.empty()) {
       uint32_t e = where.back();
@@ -687,11 +699,27 @@ struct Translator {
       uint32_t ret = e & 0x0fffffffu;  // a call's return address (the word after the call)
       for (uint32_t w : {1u, 2u})
         if (ret >= w && insns.count(ret - w) && insns.at(ret - w).op == Op::Call && insns.at(ret - w).words == w)
-          join = enclosing_join(ret - w);
+          join = enclosing_join(at = ret - w);
     }
-    auto ctx = ctx_ids.find(where);
-    int ctx_id = cloned ? (ctx == ctx_ids.end() ? -1 : ctx->second) : 0;
-    if (join == ~0u || !node_blocks.count({join, ctx_id})) {
+    // The join runs with the stack of its joinat: breakaddr entries pushed
+    // inside the region (a loop there that the exiting lanes are in) are
+    // gone by then, so contexts without them are tried too.
+    int ctx_id = 0;
+    auto join_block_exists = [&] {
+      Stack st = where;
+      while (true) {
+        auto ctx = ctx_ids.find(st);
+        ctx_id = cloned ? (ctx == ctx_ids.end() ? -1 : ctx->second) : 0;
+        if (node_blocks.count({join, ctx_id})) return true;
+        if (!cloned || st.empty() || (st.back() >> 28) != kEntryPreBrk) return false;
+        st.pop_back();
+      }
+    };
+    while (join != ~0u && !join_block_exists()) {
+      at = inner_joinat[at];  // the joinat word lies outside its own region: strictly smaller
+      join = enclosing_join(at);
+    }
+    if (join == ~0u) {
       b.ret();
       return;
     }
@@ -1388,6 +1416,44 @@ bool Translator::alu() {
       V ri = as_i32(r);
       if (!write(dst, ri)) return false;
       set_flags(flags_float(ri));
+      return true;
+    }
+    case Op::QuadOp: {
+      // Each lane reads source 1 of one lane of its quad (l0..l3, or its
+      // neighbour: dx = lane ^ 1, dy = lane ^ 2) whether that lane runs this
+      // code or not, and applies the operation of its own quad position.
+      // get_var reads every lane's register; after lowering, masked writes
+      // keep the values of lanes that are off this path (diverged or
+      // exited), and lanes that were never launched read 0, as the
+      // interpreter's never-launched threads (see docs/tesla.md).
+      static const char* ops[4] = {"add", "subr", "sub", "mov2"};
+      unsigned qop[4] = {}, k = 0;
+      for (auto& n : in.names())
+        for (unsigned i = 0; i < 4; ++i)
+          if (n == ops[i] && k < 4) qop[k++] = i;
+      uint32_t neg_a = 0, neg_b = 0, mov = 0;  // per quad position
+      for (unsigned q = 0; q < 4; ++q) {
+        if (qop[q] == 1) neg_a |= 1u << q;
+        if (qop[q] == 2) neg_b |= 1u << q;
+        if (qop[q] == 3) mov |= 1u << q;
+      }
+      V q = band(b.emit(Opcode::LaneId, Type::I32, {}), 3);
+      V idx = has("dx") ? bin(Opcode::Xor, q, k32(1)) : has("dy") ? bin(Opcode::Xor, q, k32(2))
+                        : k32(has("l1") ? 1 : has("l2") ? 2 : has("l3") ? 3 : 0);
+      if (!read(s1, x) || !read(s3, y)) return false;
+      V launched = b.emit(Opcode::EntryMask, Type::I1, {});
+      V a = b.emit(Opcode::QuadShuffle, Type::I32, {b.select(launched, x, k32(0)), idx});
+      auto lane_bit = [&](uint32_t m) {
+        return band(b.emit(Opcode::LShr, Type::I32, {k32(m), q}, uint8_t(ir::ShiftMode::Clamp)), 1);
+      };
+      V sa = shl(lane_bit(neg_a), 31), sb = shl(lane_bit(neg_b), 31);
+      V sum = as_i32(bin(Opcode::FAdd, as_f32(bin(Opcode::Xor, a, sa)), as_f32(bin(Opcode::Xor, y, sb)), 0,
+                         float_flags(true, true)));
+      // mov2: source 3 with a denormal flushed to a signed zero (NaN kept).
+      V flushed = b.select(b.icmp(ir::IntPred::Eq, band(y, 0x7f800000u), k32(0)), band(y, 0x80000000u), y);
+      V r = b.select(ne0(lane_bit(mov)), flushed, sum);
+      if (!write(dst, r)) return false;
+      set_flags(flags_float(r));
       return true;
     }
     case Op::FSet:

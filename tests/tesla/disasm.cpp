@@ -63,7 +63,9 @@ TEST_CASE("tesla disasm: short and immediate forms") {
   CHECK(dis({0x60000304}) == "add $r1 (mul s16 $r0h $r0l) $r1");
   // tabs: brkpt and trap are short control (bits 0..1 = 2)
   CHECK(dis({0x90000002}) == "trap");
-  CHECK(dis({0xb0000002}, "g80") == "???");
+  // envydis on G80: no row matches (brkpt needs sm11), only the format bit 0
+  // was read, so every other set bit is printed as unknown (core-dis.c)
+  CHECK(dis({0xb0000002}, "g80") == "??? [unknown: b0000002] [unknown instruction]");
   CHECK(dis({0xb0000002}, "g84") == "brkpt");
 }
 
@@ -150,4 +152,31 @@ TEST_CASE("tesla disasm: the words of envytools' hwtest SFU program") {
   CHECK(dis({0xb0000209, 0xc0004780}) == "preex2 f32 $r2 $r1");
   CHECK(dis({0xd0000009, 0xa0c00780}) == "st b32 g0[$r0] $r2");
   CHECK(dis({0xf0000001, 0xe0000781}) == "exit nop");
+}
+
+TEST_CASE("tesla disasm: envydis' notes for unread bits and cut-off instructions") {
+  // tabl "a" cvt u32 <- u16 (LLDST, T(cvtiisrc) = u16 T(lsh)): word 0 bits
+  // 16..22 and 25..27 and, with the predicate "always" (no COND), word 1 bits
+  // 12..13 are read by no row: set ones print as "[unknown: w0 w1]" (core-dis.c)
+  CHECK(dis({0xa0004c05, 0x04200780}) == "cvt u32 $r1 u16 u16 s[0xc]");  // ptxas, no stray bits
+  CHECK(dis({0xa0014c05, 0x04203780}) == "cvt u32 $r1 u16 u16 s[0xc] [unknown: 00010000 00003000]");
+  // Short form, one group: tabs mov b32 reads bit 0 (tabroot), 1, 15, 28..31
+  // (row mask), 17 (ssfu), 2..7 (SDST), 24 (tabssw) and 9..14 (SSRC): not 16.
+  CHECK(dis({0x10018204}) == "mov b32 $r1 $r1 [unknown: 00010000]");
+  // A long instruction cut off by the end of the code: decoded with word 1
+  // read as 0 (predicate "never", cvt u16 <- u16 register), bytes past the end
+  // printed as "??", then "[incomplete]".
+  CHECK(dis({0xa0004c05}) == "(never) cvt u16 $r0h u16 $r19l [incomplete]");
+  CHECK(dis({0xa0ff4c05}) == "(never) cvt u16 $r0h u16 $r19l [unknown: 007f0000 ????????] [incomplete]");
+  Target t;
+  std::string err;
+  REQUIRE(parse_target("g200", t, err));
+  uint32_t cut = 0xa0004c05;
+  Insn d = decode(&cut, 1, 0, t);
+  CHECK(d.words == 1);  // runs as an illegal one-word instruction
+  CHECK(check(d, 0) == DecodeError::IllegalOpcode);
+  uint64_t bits;
+  unsigned words;
+  CHECK_FALSE(assemble_one(format(d), t, bits, words, err));
+  CHECK(err.find("incomplete") != std::string::npos);
 }

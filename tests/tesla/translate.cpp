@@ -482,3 +482,113 @@ TEST_CASE("tesla translate: Transc::Tesla is the interpreter's SFU model") {
     CHECK(gpurc::ir::eval_lane(step, args) == sem::preex2(uint32_t(args[0])));
   }
 }
+
+namespace {
+
+uint32_t fbits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+// Runs `c` on the interpreter and on every engine, checks `expect` (hand-derived
+// values) on each end state and that the engines match the interpreter.
+void check_expected(const Case& c, const std::function<void(const EndState&)>& expect) {
+  Target t;
+  std::string err;
+  REQUIRE(parse_target(c.variant, t, err));
+  std::vector<uint32_t> code;
+  INFO(c.src);
+  REQUIRE(assemble(c.src, t, code, err));
+  EndState ref = run_reference(c, code, t);
+  INFO("reference: " << ref.error);
+  REQUIRE(ref.ok);
+  expect(ref);
+  for (gpurc::Engine eng : gpurc::host_engines()) {
+    INFO("engine " << std::string(gpurc::engine_name(eng)));
+    EndState got = run_translated(c, code, t, eng);
+    INFO(got.error);
+    REQUIRE(got.ok);
+    expect(got);
+    compare_states(c, ref, got);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("tesla translate: quadop reads lanes of the quad that do not run it") {
+  auto init = [](unsigned i, ThreadState& s) {
+    s.r[0] = fbits(float(10 * (i + 1)));
+    s.r[1] = fbits(1.0f);
+    s.r[3] = fbits(float(100 * i + 1));
+    s.c[0] = (i & 1) ? 0 : 1;  // "lg $c0" holds in odd lanes only
+  };
+  SUBCASE("partial warp: lanes 6 and 7 of quad 1 were never launched and read 0") {
+    Case c;
+    c.threads = 6;
+    c.init = init;
+    c.src = "quadop f32 add subr sub mov2 $r2 l3 $r0 $r1\n"
+            "exit nop\n";
+    check_expected(c, [](const EndState& e) {
+      CHECK(e.threads[0].r[2] == fbits(40.0f + 1.0f));  // add, lane 3's 40
+      CHECK(e.threads[1].r[2] == fbits(1.0f - 40.0f));  // subr
+      CHECK(e.threads[2].r[2] == fbits(40.0f - 1.0f));  // sub
+      CHECK(e.threads[3].r[2] == fbits(1.0f));          // mov2: own source 3
+      CHECK(e.threads[4].r[2] == fbits(0.0f + 1.0f));   // lane 7: never launched
+      CHECK(e.threads[5].r[2] == fbits(1.0f - 0.0f));
+    });
+  }
+  SUBCASE("diverged lanes that already exited: their final registers") {
+    // The taken side (odd lanes) runs first: it overwrites $r0 and exits;
+    // then the even lanes read their odd neighbour's $r0 (dx = lane ^ 1).
+    Case c;
+    c.threads = 8;
+    c.init = init;
+    c.src = "long (lg $c0) bra #odd\n"
+            "long quadop f32 add add add add $r2 dx $r0 $r1\n"
+            "exit nop\n"
+            "odd: long mov b32 $r0 $r3\n"
+            "exit nop\n";
+    check_expected(c, [](const EndState& e) {
+      for (unsigned l = 0; l < 8; l += 2) {
+        INFO("lane " << l);
+        CHECK(e.threads[l].r[2] == fbits(float(100 * (l + 1) + 1) + 1.0f));
+        CHECK(e.threads[l + 1].r[2] == 0);  // odd lanes did not run quadop
+      }
+    });
+  }
+  SUBCASE("diverged lanes still waiting: their registers before the other side runs") {
+    // Now the even lanes branch (taken side first) and read dy = lane ^ 2
+    // from even lanes (running it) and ... odd lanes read by l1 hold $r0 as
+    // it was: the odd lanes change it only afterwards.
+    Case c;
+    c.threads = 8;
+    c.init = [&](unsigned i, ThreadState& s) {
+      init(i, s);
+      s.c[0] = (i & 1) ? 1 : 0;  // "lg $c0" holds in even lanes
+    };
+    c.src = "long (lg $c0) bra #even\n"
+            "long mov b32 $r0 $r3\n"
+            "exit nop\n"
+            "even: long quadop f32 add add add add $r2 l1 $r0 $r1\n"
+            "long (lg $c0) quadop f32 sub sub sub sub $r4 dy $r0 $r1\n"
+            "exit nop\n";
+    check_expected(c, [](const EndState& e) {
+      for (unsigned l = 0; l < 8; l += 2) {
+        INFO("lane " << l);
+        unsigned q = l & ~3u;
+        CHECK(e.threads[l].r[2] == fbits(float(10 * (q + 2)) + 1.0f));
+        CHECK(e.threads[l].r[4] == fbits(float(10 * ((l ^ 2) + 1)) - 1.0f));
+        CHECK(e.threads[l + 1].r[0] == fbits(float(100 * (l + 1) + 1)));
+      }
+    });
+  }
+}
+
+TEST_CASE("tesla translate: quadop with random operands, predicates and partial warps") {
+  check_random("quadop f32 add subr sub mov2 $c0 $r2 l0 $r0 $r1\n"
+               "(lg $c1) quadop f32 mov2 add subr sub $r3 dx $r4 $r5\n"
+               "quadop f32 sub mov2 add add $c2 $r6 dy $r6 $r7\n"
+               "(ge $c3) quadop f32 subr subr mov2 add $r8 l2 $r9 $r8\n"
+               "exit nop\n");
+}

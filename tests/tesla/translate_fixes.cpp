@@ -274,3 +274,83 @@ TEST_CASE("tesla translate: an exiting call before the join runs before the wait
   EndState ref = checked_reference(c);
   CHECK(word_at(ref.shared, 0x40) == 0x2000 + 30);  // even lanes stored last
 }
+
+// Fuzz campaign seed 1 with quadop (iterations 2067, 2716, 10817, 14760):
+// lanes that exit inside a joinat region whose own join no lane reaches (it
+// follows the exit) run, on hardware, when the other side reaches the join
+// of the region around it. The translation placed them after everything
+// else, so the even lanes below ran past the outer join first and the odd
+// lanes read their later values (quadop: the partner's $r13; s[]: the word
+// the even lanes store after the join).
+namespace {
+
+// Odd lanes (not taken) exit inside the region after a quadop reading their
+// even partner's $r13 and a load of s[0x40]; the even lanes change both after
+// the join. Hardware order: odd lanes read float(l - 1) and 0.
+void check_exit_before_join(const char* tail) {
+  Case c;
+  c.threads = 8;
+  c.src = tail;
+  c.init = [](unsigned i, ThreadState& s) {
+    float f = float(i);
+    std::memcpy(&s.r[13], &f, 4);
+    s.r[2] = 0;
+    s.c[3] = (i & 1) ? 0 : 1;  // Z: "e" holds in even lanes
+  };
+  check_case(c);
+  Target t;
+  std::string err;
+  REQUIRE(parse_target("g200", t, err));
+  std::vector<uint32_t> code;
+  REQUIRE(assemble(all_long(tail), t, code, err));
+  for (gpurc::Engine eng : gpurc::host_engines()) {
+    EndState got = run_translated(c, code, t, eng);
+    REQUIRE(got.ok);
+    for (unsigned l = 1; l < 8; l += 2) {
+      INFO("engine " << std::string(gpurc::engine_name(eng)) << " lane " << l);
+      float f = float(l - 1);
+      uint32_t want;
+      std::memcpy(&want, &f, 4);
+      CHECK(got.threads[l].r[15] == want);
+      CHECK(got.threads[l].r[16] == 0);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("tesla translate fixes: exit inside a loop of the region runs before the join") {
+  // The exiting lanes have a breakaddr entry the join's stack does not: the
+  // join block of the joinat's stack counts.
+  check_exit_before_join(
+      "joinat #j0\n"
+      "(e $c3) bra #t0\n"
+      "breakaddr #brk\n"
+      "quadop f32 add add add add $r15 dx $r13 $r2\n"
+      "ld $r16 b32 s[0x40]\n"
+      "exit nop\n"
+      "brk: nop\n"
+      "bra #j0\n"
+      "t0: nop\n"
+      "j0: join nop\n"
+      "mov b32 $r13 0x42f60000\n"
+      "st b32 s[0x40] $r13\n"
+      "exit nop\n");
+}
+
+TEST_CASE("tesla translate fixes: exit in a region whose join is unreachable runs before the outer join") {
+  check_exit_before_join(
+      "joinat #j0\n"
+      "(e $c3) bra #t0\n"                  // even lanes: taken side, first
+      "joinat #j2\n"
+      "x: quadop f32 add add add add $r15 dx $r13 $r2\n"
+      "ld $r16 b32 s[0x40]\n"
+      "exit nop\n"
+      "j2: join nop\n"                     // follows the exit: no lane reaches it
+      "bra #j0\n"
+      "t0: nop\n"
+      "j0: join nop\n"
+      "mov b32 $r13 0x42f60000\n"          // 123.0, after the join
+      "st b32 s[0x40] $r13\n"
+      "exit nop\n");
+}
