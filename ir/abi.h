@@ -4,6 +4,8 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "ir/types.h"
 
@@ -74,6 +76,14 @@ class Executable {
   // start (resume == 0), so the frame must be zeroed before. Engines that
   // initialize what they read return false and callers may skip the zeroing.
   virtual bool frame_needs_zero() const { return true; }
+  // Byte ranges [first, second) of ctx.vars that run() may read (load_var),
+  // merged and ascending; false when unknown (then it may read any var byte).
+  // A launcher uses it to zero only what is read when nobody else looks at
+  // the vars after the run.
+  virtual bool var_read_ranges(std::vector<std::pair<uint32_t, uint32_t>>& out) const {
+    (void)out;
+    return false;
+  }
   // Runs until return, barrier or fault; sets and returns ctx.status.
   virtual RunStatus run(WarpContext& ctx) const = 0;
 };

@@ -1,5 +1,6 @@
 #include "runtime/launch.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <limits>
@@ -128,10 +129,33 @@ struct WarpSlot {
   ir::WarpContext ctx;
 };
 
+// What must be zeroed in each warp's vars before init: everything, or (when
+// `known`) only the ranges the executable may read.
+struct VarsZeroing {
+  bool known = false;
+  std::vector<std::pair<uint32_t, uint32_t>> ranges;
+};
+
+// Nobody but the executable reads the vars when there is no finish callback
+// (init only writes), so bytes it never reads need not start at zero.
+VarsZeroing vars_zeroing(const ir::Executable& exe, const LaunchConfig& cfg, const WarpFinish& finish) {
+  VarsZeroing z;
+  if (finish || !exe.var_read_ranges(z.ranges)) {
+    z.ranges.clear();
+    return z;
+  }
+  z.known = true;
+  for (auto& [lo, hi] : z.ranges) {
+    lo = std::min(lo, cfg.vars_bytes);
+    hi = std::min(std::max(lo, hi), cfg.vars_bytes);
+  }
+  return z;
+}
+
 // Runs one block to completion or to its first fault.
 std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, const LaunchConfig& cfg,
-                                     const WarpInit& init, const WarpFinish& finish, uint64_t block_linear,
-                                     uint64_t& warps_done) {
+                                     const VarsZeroing& zeroing, const WarpInit& init, const WarpFinish& finish,
+                                     uint64_t block_linear, uint64_t& warps_done) {
   uint64_t threads = cfg.block.count();
   uint32_t nwarps = uint32_t((threads + ir::kWarpLanes - 1) / ir::kWarpLanes);
   size_t vars_stride = align64(cfg.vars_bytes), frame_stride = align64(exe.frame_bytes());
@@ -144,18 +168,25 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
   bool zero_frames = exe.frame_needs_zero();
   BlockMemory view(memory, cfg.shared_bytes ? shared : nullptr, cfg.shared_bytes);
 
+  ir::WarpContext first;  // the fields every warp of the block starts with
+  first.uniforms = cfg.uniforms;
+  first.budget = cfg.budget;
+  first.memory = &view;
+  view.fill_windows(first);
   std::vector<WarpSlot> warps(nwarps);
   for (uint32_t w = 0; w < nwarps; ++w) {
     WarpSlot& s = warps[w];
     s.info = warp_info(cfg.grid, cfg.block, block_linear, w);
+    s.ctx = first;
     s.ctx.vars = storage + per_warp * w;
     s.ctx.frame = s.ctx.vars + vars_stride;
-    std::memset(s.ctx.vars, 0, zero_frames ? per_warp : vars_stride);
-    s.ctx.uniforms = cfg.uniforms;
+    if (zeroing.known) {
+      for (const auto& [lo, hi] : zeroing.ranges) std::memset(s.ctx.vars + lo, 0, hi - lo);
+      if (zero_frames) std::memset(s.ctx.frame, 0, frame_stride);
+    } else {
+      std::memset(s.ctx.vars, 0, zero_frames ? per_warp : vars_stride);
+    }
     s.ctx.entry_mask = s.info.entry_mask;
-    s.ctx.budget = cfg.budget;
-    s.ctx.memory = &view;
-    view.fill_windows(s.ctx);
     if (init) init(s.info, s.ctx.vars);
   }
   std::optional<LaunchFault> fault;
@@ -199,6 +230,7 @@ LaunchResult launch(const ir::Executable& exe, Memory& memory, const LaunchConfi
     return r;
   }
   uint64_t blocks = cfg.grid.count();
+  const VarsZeroing zeroing = vars_zeroing(exe, cfg, finish);
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> warps_done{0};
   std::mutex fault_lock;
@@ -207,7 +239,7 @@ LaunchResult launch(const ir::Executable& exe, Memory& memory, const LaunchConfi
   auto one = [&](size_t b) {
     if (stop.load(std::memory_order_relaxed)) return;
     uint64_t done = 0;
-    std::optional<LaunchFault> f = run_block(exe, memory, cfg, init, finish, b, done);
+    std::optional<LaunchFault> f = run_block(exe, memory, cfg, zeroing, init, finish, b, done);
     warps_done += done;
     if (f) {
       std::lock_guard<std::mutex> g(fault_lock);

@@ -86,7 +86,78 @@ class CountAndWrite final : public ir::Executable {
   uint32_t trap_at = ~0u;
 };
 
+// Declares that it reads var 0 (the result slot kOutOff is written only):
+// stores each lane's var 0 (which must start at 0) to out[thread], then
+// dirties both vars so that a block reusing the storage would see it.
+class ReadsOneVar final : public ir::Executable {
+ public:
+  size_t frame_bytes() const override { return 0; }
+  bool var_read_ranges(std::vector<std::pair<uint32_t, uint32_t>>& out) const override {
+    out = {{kTidOff, kTidOff + 128}};
+    return true;
+  }
+  ir::RunStatus run(ir::WarpContext& ctx) const override {
+    for (unsigned l = 0; l < 32; ++l) {
+      if (!(ctx.entry_mask >> l & 1)) continue;
+      uint64_t v = lane_u32(ctx.vars, kTidOff, l);
+      uint32_t thread = lane_u32(ctx.vars, kOutOff, l);  // init's thread id (the executable does not depend on it)
+      if (!ctx.memory->access(Kind::Store, Space::Global, thread * 4ull, 4, &v)) {
+        ctx.fault = ir::FaultKind::OutOfBounds;
+        ctx.fault_lane = l;
+        return ctx.status = ir::RunStatus::Fault;
+      }
+      set_lane_u32(ctx.vars, kTidOff, l, 0xdead0000u + l);
+      if (l != 0) set_lane_u32(ctx.vars, kOutOff, l, 0xbeef0000u + l);
+    }
+    return ctx.status = ir::RunStatus::Done;
+  }
+};
+
 }  // namespace
+
+TEST_CASE("launch: vars the executable reads start at zero on reused block storage") {
+  // One host thread: every block reuses the previous block's storage, which
+  // that block left dirty. Without a finish callback only var 0 (the range
+  // the executable reads) is zeroed; with one, every var is.
+  const uint32_t n = 64, blocks = 4;
+  ReadsOneVar exe;
+  rt::Memory mem;
+  std::string err;
+  REQUIRE(mem.add_buffer("out", Space::Global, 0, n * blocks * 4, err));
+  rt::LaunchConfig cfg;
+  cfg.grid = {blocks, 1, 1};
+  cfg.block = {n, 1, 1};
+  cfg.vars_bytes = kVarsBytes;
+  auto init = [&](const rt::WarpInfo& w, uint8_t* vars) {
+    for (unsigned l = 0; l < w.lanes; ++l)
+      set_lane_u32(vars, kOutOff, l, uint32_t(w.block_linear * n + w.thread_linear(l)));
+  };
+  auto read_out = [&](uint32_t t) {
+    uint32_t v;
+    std::memcpy(&v, mem.find("out")->data() + 4 * t, 4);
+    return v;
+  };
+  rt::LaunchResult r = rt::launch(exe, mem, cfg, init, nullptr);
+  REQUIRE(r.ok());
+  for (uint32_t t = 0; t < n * blocks; ++t) CHECK(read_out(t) == 0);
+
+  // With a finish callback it sees zero in lane 0's result slot, which
+  // neither init (lanes >= launched) nor the executable writes: a warp of 20
+  // threads leaves lanes 20..31 untouched, so they must be zeroed too.
+  cfg.block = {20, 1, 1};
+  std::vector<uint32_t> untouched;
+  std::mutex lock;
+  auto finish = [&](const rt::WarpInfo&, const uint8_t* vars) {
+    std::lock_guard<std::mutex> g(lock);
+    for (unsigned l = 20; l < 32; ++l) untouched.push_back(lane_u32(vars, kOutOff, l));
+  };
+  r = rt::launch(exe, mem, cfg, init, nullptr);  // dirties lanes 1..19 of kOutOff only; lanes 20+ keep the 64-thread launch's values
+  REQUIRE(r.ok());
+  r = rt::launch(exe, mem, cfg, init, finish);
+  REQUIRE(r.ok());
+  REQUIRE(untouched.size() == 12 * blocks);
+  for (uint32_t v : untouched) CHECK(v == 0);
+}
 
 TEST_CASE("launch: warp coordinates are x-major and the last warp is partial") {
   rt::Dim3 grid{2, 3, 1}, block{5, 3, 3};  // 45 threads: warps of 32 and 13
