@@ -561,7 +561,8 @@ bool Emitter::emit_memory_fast(ValueId v, Label& done) {
   uint32_t addr_slot = slot(in.args[0]);
   uint32_t data_slot = is_load ? slot(v) : slot(in.args[1]);
   size_t win = offsetof(WarpContext, windows) + size_t(mem_space(in.attr)) * sizeof(MemWindow);
-  Label slow, range, check, minmax, access;
+  size_t extra = offsetof(WarpContext, extra_windows) + size_t(mem_space(in.attr)) * sizeof(MemWindow) * kExtraWindows;
+  Label slow, range, check, minmax, access, try_window, next_window;
   auto taking_part = [&] {  // ecx = lanes taking part
     lane_bits(ecx, slot(in.args.back()));
     and_(ecx, dword[CTX(entry_mask)]);
@@ -576,13 +577,17 @@ bool Emitter::emit_memory_fast(ValueId v, Label& done) {
   };
   taking_part();
   jz(done, T_NEAR);  // no lane takes part
-  mov(r8, qword[rbx + int(win + offsetof(MemWindow, host))]);
+  // r11 walks the space's windows: windows[space], then extra_windows[space][..]
+  // until one holds every lane or one is empty (the rest are then empty too).
+  lea(r11, ptr[rbx + int(win)]);
+  L(try_window);
+  mov(r8, qword[r11 + int(offsetof(MemWindow, host))]);
   test(r8, r8);
   jz(range, T_NEAR);
-  mov(r9, qword[rbx + int(win + offsetof(MemWindow, base))]);
-  mov(r10, qword[rbx + int(win + offsetof(MemWindow, size))]);
+  mov(r9, qword[r11 + int(offsetof(MemWindow, base))]);
+  mov(r10, qword[r11 + int(offsetof(MemWindow, size))]);
   sub(r10, bytes);
-  jb(range, T_NEAR);  // window smaller than one access
+  jb(next_window, T_NEAR);  // window smaller than one access
   if (z_ && (bytes == 4 || bytes == 8) && lb == bytes) {
     // AVX-512, 4- and 8-byte data: the window offsets of all 32 lanes as
     // qwords (zmm6..9; the register cache is empty between segments), one
@@ -602,7 +607,7 @@ bool Emitter::emit_memory_fast(ValueId v, Label& done) {
       or_(edx, eax);
     }
     test(edx, ecx);
-    jnz(range, T_NEAR);
+    jnz(next_window, T_NEAR);
     for (int q = 0; q < 4; ++q) {
       mov(eax, ecx);
       if (q) shr(eax, uint8_t(8 * q));
@@ -631,15 +636,31 @@ bool Emitter::emit_memory_fast(ValueId v, Label& done) {
   L(check);
   bsf(eax, edx);
   load_offset();
-  jb(range, T_NEAR);
+  jb(next_window, T_NEAR);
   cmp(rsi, r10);
-  ja(range, T_NEAR);
+  ja(next_window, T_NEAR);
   lea(edi, ptr[rdx - 1]);
   and_(edx, edi);
   jnz(check, T_NEAR);
   xor_(r9d, r9d);  // the access pass adds r8 + (address - r9)
-  sub(r8, qword[rbx + int(win + offsetof(MemWindow, base))]);
+  sub(r8, qword[r11 + int(offsetof(MemWindow, base))]);
   jmp(access, T_NEAR);
+
+  // Some lane is outside this window: the next one, if any.
+  L(next_window);
+  {
+    Label after_primary;
+    lea(rax, ptr[rbx + int(win)]);
+    cmp(r11, rax);
+    jne(after_primary, T_NEAR);
+    lea(r11, ptr[rbx + int(extra)]);
+    jmp(try_window, T_NEAR);
+    L(after_primary);
+    add(r11, int(sizeof(MemWindow)));
+    lea(rax, ptr[rbx + int(extra + sizeof(MemWindow) * kExtraWindows)]);
+    cmp(r11, rax);
+    jb(try_window, T_NEAR);
+  }
 
   // Not all in the window: ask ctx.memory for one buffer holding the whole
   // span [lowest address, highest address + bytes) of the lanes.

@@ -28,6 +28,7 @@ enum class FaultKind : uint32_t {
 
 // A contiguous guest range backed by host memory: the JIT's inline fast path
 // for one address space. Accesses outside it go through GuestMemory::access.
+constexpr int kExtraWindows = 3;
 struct MemWindow {
   uint64_t base = 0;
   uint64_t size = 0;     // 0 = no window
@@ -64,6 +65,10 @@ struct WarpContext {
   uint32_t fault_space = 0;
   uint32_t fault_lane = 0;
   MemWindow windows[kNumSpaces];
+  // More windows per space, tried in order after windows[space] (size 0 ends
+  // the list): e.g. the input and the output buffer of a kernel both stay on
+  // the JIT's inline path.
+  MemWindow extra_windows[kNumSpaces][kExtraWindows];
   GuestMemory* memory = nullptr;
 };
 
