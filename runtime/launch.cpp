@@ -72,6 +72,10 @@ WarpInfo warp_info(const Dim3& grid, const Dim3& block, uint64_t block_linear, u
   w.entry_mask = w.lanes >= 32 ? 0xffffffffu : ((1u << w.lanes) - 1);
   // The first lane's coordinates by division, the others by counting on.
   Dim3 t{uint32_t(first % block.x), uint32_t(first / block.x % block.y), uint32_t(first / (uint64_t(block.x) * block.y))};
+  if (t.x + w.lanes <= block.x) {  // the warp lies in one row (block.x >= 32 and a multiple, typically)
+    for (unsigned l = 0; l < w.lanes; ++l) w.thread[l] = Dim3{t.x + l, t.y, t.z};
+    return w;
+  }
   for (unsigned l = 0; l < w.lanes; ++l) {
     w.thread[l] = t;
     if (++t.x == block.x) {

@@ -168,6 +168,19 @@ TEST_CASE("launch: warp coordinates are x-major and the last warp is partial") {
   CHECK(w.thread[0] == rt::Dim3{2, 0, 2});  // thread 32 = x 2, y 0, z 2
   CHECK(w.thread[12] == rt::Dim3{4, 2, 2});
   CHECK(rt::warp_info(grid, block, 0, 0).entry_mask == 0xffffffffu);
+  // Every lane's coordinates, for warps within one row and across rows.
+  for (rt::Dim3 shape : {rt::Dim3{64, 2, 1}, rt::Dim3{96, 1, 2}, rt::Dim3{40, 3, 1}, rt::Dim3{7, 5, 3}, rt::Dim3{1, 1, 70}}) {
+    uint64_t threads = shape.count();
+    for (uint32_t warp = 0; warp * 32 < threads; ++warp) {
+      rt::WarpInfo wi = rt::warp_info(grid, shape, 5, warp);
+      CHECK(wi.block == rt::Dim3{1, 2, 0});
+      for (unsigned l = 0; l < wi.lanes; ++l) {
+        uint64_t tid = warp * 32ull + l;
+        rt::Dim3 want{uint32_t(tid % shape.x), uint32_t(tid / shape.x % shape.y), uint32_t(tid / (shape.x * shape.y))};
+        CHECK(wi.thread[l] == want);
+      }
+    }
+  }
 }
 
 TEST_CASE("launch: a barrier holds every warp of a block, partial warps included") {
