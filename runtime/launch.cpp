@@ -59,8 +59,11 @@ RoundsEnd run_barrier_rounds(uint32_t warps, const std::function<WarpStep(uint32
   return RoundsEnd::RoundLimit;
 }
 
-WarpInfo warp_info(const Dim3& grid, const Dim3& block, uint64_t block_linear, uint32_t warp) {
-  WarpInfo w;
+namespace {
+
+// Fills `w` in place (a launch reuses its WarpInfo objects); thread[] past the
+// launched lanes keeps whatever it held.
+void fill_warp_info(WarpInfo& w, const Dim3& grid, const Dim3& block, uint64_t block_linear, uint32_t warp) {
   w.block_linear = block_linear;
   w.block.x = uint32_t(block_linear % grid.x);
   w.block.y = uint32_t(block_linear / grid.x % grid.y);
@@ -74,7 +77,7 @@ WarpInfo warp_info(const Dim3& grid, const Dim3& block, uint64_t block_linear, u
   Dim3 t{uint32_t(first % block.x), uint32_t(first / block.x % block.y), uint32_t(first / (uint64_t(block.x) * block.y))};
   if (t.x + w.lanes <= block.x) {  // the warp lies in one row (block.x >= 32 and a multiple, typically)
     for (unsigned l = 0; l < w.lanes; ++l) w.thread[l] = Dim3{t.x + l, t.y, t.z};
-    return w;
+    return;
   }
   for (unsigned l = 0; l < w.lanes; ++l) {
     w.thread[l] = t;
@@ -83,6 +86,13 @@ WarpInfo warp_info(const Dim3& grid, const Dim3& block, uint64_t block_linear, u
       if (++t.y == block.y) t.y = 0, ++t.z;
     }
   }
+}
+
+}  // namespace
+
+WarpInfo warp_info(const Dim3& grid, const Dim3& block, uint64_t block_linear, uint32_t warp) {
+  WarpInfo w;
+  fill_warp_info(w, grid, block, block_linear, warp);
   return w;
 }
 
@@ -92,7 +102,13 @@ constexpr size_t align64(size_t n) { return (n + 63) & ~size_t(63); }
 
 // Per host thread, the block storage of the previous block is kept for the
 // next one (up to kReuseBytes): no allocation and no fresh pages per block.
+// So are the warps' WarpInfo / WarpContext records.
 constexpr uint64_t kReuseBytes = uint64_t(16) << 20;
+
+struct WarpSlot {
+  WarpInfo info;
+  ir::WarpContext ctx;
+};
 
 class BlockStorage {
  public:
@@ -113,24 +129,27 @@ class BlockStorage {
   ~BlockStorage() {
     if (took_) cache().in_use = false;
   }
+  // `n` warp records (contents unspecified), with the storage's reuse rule.
+  WarpSlot* slots(uint32_t n) {
+    std::vector<WarpSlot>& v = took_ ? cache().slots : own_slots_;
+    if (v.size() < n) v.resize(n);
+    return v.data();
+  }
 
  private:
   struct Cache {
     std::unique_ptr<uint8_t[], Buffer::AlignedFree> p;
     uint64_t bytes = 0;
     bool in_use = false;
+    std::vector<WarpSlot> slots;
   };
   static Cache& cache() {
     thread_local Cache c;
     return c;
   }
   std::unique_ptr<uint8_t[], Buffer::AlignedFree> own_;
+  std::vector<WarpSlot> own_slots_;
   bool took_ = false;
-};
-
-struct WarpSlot {
-  WarpInfo info;
-  ir::WarpContext ctx;
 };
 
 // What must be zeroed in each warp's vars before init: everything, or (when
@@ -177,10 +196,10 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
   first.budget = cfg.budget;
   first.memory = &view;
   view.fill_windows(first);
-  std::vector<WarpSlot> warps(nwarps);
+  WarpSlot* warps = block_storage.slots(nwarps);
   for (uint32_t w = 0; w < nwarps; ++w) {
     WarpSlot& s = warps[w];
-    s.info = warp_info(cfg.grid, cfg.block, block_linear, w);
+    fill_warp_info(s.info, cfg.grid, cfg.block, block_linear, w);
     s.ctx = first;
     s.ctx.vars = storage + per_warp * w;
     s.ctx.frame = s.ctx.vars + vars_stride;
@@ -194,7 +213,7 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
     if (init) init(s.info, s.ctx.vars);
   }
   std::optional<LaunchFault> fault;
-  run_barrier_rounds(uint32_t(warps.size()), [&](uint32_t w) {
+  run_barrier_rounds(nwarps, [&](uint32_t w) {
     WarpSlot& s = warps[w];
     ir::RunStatus st = exe.run(s.ctx);
     if (st == ir::RunStatus::Fault) {
