@@ -1,5 +1,6 @@
 #include "backend_x64/emitter.h"
 
+#include <algorithm>
 #include <cstddef>
 
 #include "ir/abi.h"
@@ -124,6 +125,18 @@ void Emitter::end_op(ValueId v) {
   if (r >= 0 && plan_.escapes[v] && !vals_[v].in_frame) {
     vstore(strip_mem(v), r);
     vals_[v].in_frame = true;
+  }
+  // Phis of the block's one successor that take v: v's launched lanes go to
+  // their slots now, and the edge copies nothing for them (plan.cpp).
+  for (ValueId p : plan_.direct_phis[v]) {
+    int src = r;
+    if (src < 0) {  // a helper's result is in the frame
+      vload(1, strip_mem(v));
+      src = 1;
+    }
+    if (z_) vpandd(V(0), V(src), ptr[r12 + r14]);  // the 4-byte launch mask is at frame offset 0
+    else vpand(V(0), V(src), ptr[r12 + r14]);
+    vstore(strip_mem(p), 0);
   }
   int32_t pos = plan_.position[v];
   auto release = [&](ValueId a) {
@@ -768,6 +781,9 @@ void Emitter::emit_edge(BlockId from, size_t succ_index) {
     if (idx >= pi.args.size()) throw CompileError("x64 jit: phi %" + std::to_string(p) + " lacks an operand for its predecessor");
     ValueId a = pi.args[idx];
     if (a == p) continue;
+    if (f_.insts[a].block == from && std::find(plan_.direct_phis[a].begin(), plan_.direct_phis[a].end(), p) !=
+                                         plan_.direct_phis[a].end())
+      continue;  // written where a was defined
     if (f_.insts[a].op == Opcode::Phi && f_.insts[a].block == to) reads_phi = true;
     copies.emplace_back(p, a);
   }
