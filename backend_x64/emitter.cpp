@@ -331,17 +331,38 @@ void Emitter::emit_prologue() {
     // Per-lane all-ones / zero masks of the launched lanes (32 x 4 and 32 x 8
     // bytes): phi copies keep lanes that were not launched at 0, as the
     // interpreter (which only moves launched lanes along edges) does.
-    Label next;
-    mov(eax, dword[CTX(entry_mask)]);
-    xor_(ecx, ecx);
-    L(next);
-    bt(eax, ecx);
-    sbb(rdx, rdx);
-    mov(dword[r12 + rcx * 4], edx);
-    mov(qword[r12 + rcx * 8 + kWarpLanes * 4], rdx);
-    inc(ecx);
-    cmp(ecx, kWarpLanes);
-    jb(next);
+    if (z_) {
+      kmovd(k1, dword[CTX(entry_mask)]);
+      for (int j = 0; j < 2; ++j) {  // 16 dwords per vector
+        if (j) kshiftrd(k2, k1, 16);
+        vpmovm2d(Zmm(0), j ? k2 : k1);
+        vmovdqu32(ptr[r12 + 64 * j], Zmm(0));
+      }
+      for (int j = 0; j < 4; ++j) {  // 8 qwords per vector
+        if (j) kshiftrd(k2, k1, uint8_t(8 * j));
+        vpmovm2q(Zmm(0), j ? k2 : k1);
+        vmovdqu64(ptr[r12 + kWarpLanes * 4 + 64 * j], Zmm(0));
+      }
+    } else {
+      // Lane i of 8: entry_mask >> (8j + i) & 1 -> all ones / zero, by
+      // variable shifts with the lane numbers (iota) as counts.
+      vmovd(Xmm(0), dword[CTX(entry_mask)]);
+      vpbroadcastd(Ymm(0), Xmm(0));
+      vpsrld(Ymm(1), Ymm(0), 16);
+      vmovdqu(Ymm(3), ptr[rip + iota_]);       // 0..7
+      vmovdqu(Ymm(4), ptr[rip + iota_ + 32]);  // 8..15
+      for (int j = 0; j < 4; ++j) {
+        vpsrlvd(Ymm(2), Ymm(j < 2 ? 0 : 1), Ymm(j % 2 ? 4 : 3));
+        vpslld(Ymm(2), Ymm(2), 31);
+        vpsrad(Ymm(2), Ymm(2), 31);
+        vmovdqu(ptr[r12 + 32 * j], Ymm(2));
+        vpmovsxdq(Ymm(5), Xmm(2));
+        vmovdqu(ptr[r12 + kWarpLanes * 4 + 64 * j], Ymm(5));
+        vextracti128(Xmm(2), Ymm(2), 1);
+        vpmovsxdq(Ymm(5), Xmm(2));
+        vmovdqu(ptr[r12 + kWarpLanes * 4 + 64 * j + 32], Ymm(5));
+      }
+    }
   }
   // Resume after a barrier: ctx.resume names the block to continue at. This
   // comes after the per-run setup above (first launched lane on the stack,
