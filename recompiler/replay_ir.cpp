@@ -196,6 +196,21 @@ rt::LaunchResult run_launch(const Prepared& p, const ir::Function& layout, const
         std::memcpy(slot, vi.bytes.data() + gid0 * lb, size_t(w.lanes) * lb);
         continue;
       }
+      if (vi.thread_source == 9 || vi.thread_source == 10) {  // global / local linear id: consecutive
+        uint64_t v0 = thread_value(vi.thread_source, cfg, w, 0);
+        if (lb == 8) {
+          for (unsigned l = 0; l < w.lanes; ++l) {
+            uint64_t v = v0 + l;
+            std::memcpy(slot + l * 8, &v, 8);
+          }
+        } else {
+          for (unsigned l = 0; l < w.lanes; ++l) {
+            uint32_t v = uint32_t(v0 + l);
+            std::memcpy(slot + l * 4, &v, 4);
+          }
+        }
+        continue;
+      }
       for (unsigned l = 0; l < w.lanes; ++l) {
         uint64_t v = thread_value(vi.thread_source, cfg, w, l);
         copy_lane(slot + l * lb, &v, lb);

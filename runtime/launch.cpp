@@ -61,38 +61,49 @@ RoundsEnd run_barrier_rounds(uint32_t warps, const std::function<WarpStep(uint32
 
 namespace {
 
-// Fills `w` in place (a launch reuses its WarpInfo objects); thread[] past the
-// launched lanes keeps whatever it held.
-void fill_warp_info(WarpInfo& w, const Dim3& grid, const Dim3& block, uint64_t block_linear, uint32_t warp) {
+Dim3 block_coords(const Dim3& grid, uint64_t block_linear) {
+  return Dim3{uint32_t(block_linear % grid.x), uint32_t(block_linear / grid.x % grid.y),
+              uint32_t(block_linear / (uint64_t(grid.x) * grid.y))};
+}
+
+// Fills `w` in place (a launch reuses its WarpInfo objects) for the warp whose
+// first thread has coordinates `t` in a block of `shape` at `coords`; returns
+// the coordinates of the thread after its last lane (the next warp's first).
+// thread[] past the launched lanes keeps whatever it held.
+Dim3 fill_warp_info(WarpInfo& w, const Dim3& shape, const Dim3& coords, uint64_t block_linear, uint32_t warp, Dim3 t) {
   w.block_linear = block_linear;
-  w.block.x = uint32_t(block_linear % grid.x);
-  w.block.y = uint32_t(block_linear / grid.x % grid.y);
-  w.block.z = uint32_t(block_linear / (uint64_t(grid.x) * grid.y));
+  w.block = coords;
   w.warp = warp;
-  uint64_t threads = block.count();
   uint64_t first = uint64_t(warp) * ir::kWarpLanes;
-  w.lanes = uint32_t(std::min<uint64_t>(ir::kWarpLanes, threads - first));
+  w.lanes = uint32_t(std::min<uint64_t>(ir::kWarpLanes, shape.count() - first));
   w.entry_mask = w.lanes >= 32 ? 0xffffffffu : ((1u << w.lanes) - 1);
-  // The first lane's coordinates by division, the others by counting on.
-  Dim3 t{uint32_t(first % block.x), uint32_t(first / block.x % block.y), uint32_t(first / (uint64_t(block.x) * block.y))};
-  if (t.x + w.lanes <= block.x) {  // the warp lies in one row (block.x >= 32 and a multiple, typically)
+  if (t.x + w.lanes <= shape.x) {  // the warp lies in one row (block.x >= 32 and a multiple, typically)
     for (unsigned l = 0; l < w.lanes; ++l) w.thread[l] = Dim3{t.x + l, t.y, t.z};
-    return;
+    t.x += w.lanes;
+    if (t.x == shape.x) {
+      t.x = 0;
+      if (++t.y == shape.y) t.y = 0, ++t.z;
+    }
+    return t;
   }
   for (unsigned l = 0; l < w.lanes; ++l) {
     w.thread[l] = t;
-    if (++t.x == block.x) {
+    if (++t.x == shape.x) {
       t.x = 0;
-      if (++t.y == block.y) t.y = 0, ++t.z;
+      if (++t.y == shape.y) t.y = 0, ++t.z;
     }
   }
+  return t;
 }
 
 }  // namespace
 
 WarpInfo warp_info(const Dim3& grid, const Dim3& block, uint64_t block_linear, uint32_t warp) {
   WarpInfo w;
-  fill_warp_info(w, grid, block, block_linear, warp);
+  // The first lane's coordinates by division, the others by counting on.
+  uint64_t first = uint64_t(warp) * ir::kWarpLanes;
+  Dim3 t{uint32_t(first % block.x), uint32_t(first / block.x % block.y), uint32_t(first / (uint64_t(block.x) * block.y))};
+  fill_warp_info(w, block, block_coords(grid, block_linear), block_linear, warp, t);
   return w;
 }
 
@@ -197,9 +208,11 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
   first.memory = &view;
   view.fill_windows(first);
   WarpSlot* warps = block_storage.slots(nwarps);
+  const Dim3 coords = block_coords(cfg.grid, block_linear);
+  Dim3 next_thread{0, 0, 0};  // coordinates of each warp's first thread, counted on from warp to warp
   for (uint32_t w = 0; w < nwarps; ++w) {
     WarpSlot& s = warps[w];
-    fill_warp_info(s.info, cfg.grid, cfg.block, block_linear, w);
+    next_thread = fill_warp_info(s.info, cfg.block, coords, block_linear, w, next_thread);
     s.ctx = first;
     s.ctx.vars = storage + per_warp * w;
     s.ctx.frame = s.ctx.vars + vars_stride;

@@ -115,6 +115,36 @@ class ReadsOneVar final : public ir::Executable {
 
 }  // namespace
 
+TEST_CASE("launch: init sees each warp's coordinates as warp_info computes them") {
+  // rt::launch counts thread coordinates on from warp to warp; warp_info
+  // divides. Shapes with rows longer, shorter and not a multiple of 32.
+  class Nothing final : public ir::Executable {
+   public:
+    size_t frame_bytes() const override { return 0; }
+    ir::RunStatus run(ir::WarpContext& ctx) const override { return ctx.status = ir::RunStatus::Done; }
+  } exe;
+  for (rt::Dim3 shape : {rt::Dim3{64, 2, 1}, rt::Dim3{96, 1, 2}, rt::Dim3{40, 3, 1}, rt::Dim3{7, 5, 3}, rt::Dim3{1, 1, 70}}) {
+    rt::Memory mem;
+    rt::LaunchConfig cfg;
+    cfg.grid = {3, 2, 1};
+    cfg.block = shape;
+    cfg.vars_bytes = kVarsBytes;
+    std::mutex lock;
+    size_t checked = 0;
+    auto init = [&](const rt::WarpInfo& w, uint8_t*) {
+      rt::WarpInfo want = rt::warp_info(cfg.grid, shape, w.block_linear, w.warp);
+      std::lock_guard<std::mutex> g(lock);
+      CHECK(w.block == want.block);
+      CHECK(w.lanes == want.lanes);
+      CHECK(w.entry_mask == want.entry_mask);
+      for (unsigned l = 0; l < w.lanes; ++l) CHECK(w.thread[l] == want.thread[l]);
+      ++checked;
+    };
+    REQUIRE(rt::launch(exe, mem, cfg, init, nullptr).ok());
+    CHECK(checked == 6 * ((shape.count() + 31) / 32));
+  }
+}
+
 TEST_CASE("launch: vars the executable reads start at zero on reused block storage") {
   // One host thread: every block reuses the previous block's storage, which
   // that block left dirty. Without a finish callback only var 0 (the range
