@@ -28,6 +28,11 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code)
   block_label_.resize(f.blocks.size());
   for (const ir::Inst& in : f.insts)
     if (in.op == Opcode::Phi && in.block != kNoBlock) has_phis_ = true;
+  uses_.assign(f.insts.size(), 0);
+  for (const ir::Inst& in : f.insts)
+    if (in.block != kNoBlock)
+      for (ValueId a : in.args)
+        if (a < uses_.size()) ++uses_[a];
   if (has_phis_) frame_bytes_ = kLaunchMaskBytes;  // launch masks at frame offset 0
 }
 
@@ -499,6 +504,10 @@ void Emitter::emit_warp_op(ValueId v) {
   }
   if (in.args.size() > size_t(rt::kMaxArgs))
     throw CompileError("x64 jit: " + std::string(op_name(in.op)) + " has too many operands");
+  if (emit_vote(v)) {
+    vals_[v].in_frame = true;
+    return;
+  }
   auto d = std::make_unique<rt::WarpOp>();
   d->op = in.op;
   d->type = in.type;
@@ -512,10 +521,6 @@ void Emitter::emit_warp_op(ValueId v) {
   }
   d->res_slot = in.type == ir::Type::Void ? 0 : slot(v);
   d->value = v;
-  if (emit_vote(v)) {
-    vals_[v].in_frame = true;
-    return;
-  }
   Label done;
   bool fast = emit_memory_fast(v, done);  // falls through to the helper when it cannot do the access
   mov(rdi, reinterpret_cast<uint64_t>(d.get()));
@@ -572,8 +577,27 @@ bool Emitter::emit_vote(ValueId v) {
     sete(al);
     movzx(eax, al);
   }
+  if (vote_feeds_branch_only(v)) {
+    vote_in_eax_ = v;  // the cond_br tests eax; no slot, no stores
+    return true;
+  }
   store_uniform_gpr(slot(v), eax);
   return true;
+}
+
+// The usual shape of divergent guest code: `%c = any ...` as the block's last
+// op before `cond_br %c` and read nowhere else. Nothing runs between the two,
+// so the result can stay in eax (it is uniform: the same for every lane).
+bool Emitter::vote_feeds_branch_only(ValueId v) const {
+  const Inst& in = f_.insts[v];
+  if (in.op != Opcode::Any && in.op != Opcode::All) return false;
+  ValueId t = f_.terminator(in.block);
+  if (t == kNoValue || f_.insts[t].op != Opcode::CondBr || f_.insts[t].args.size() != 1 || f_.insts[t].args[0] != v)
+    return false;
+  if (uses_[v] != 1) return false;
+  const auto& segs = plan_.block_segments[in.block];
+  return !segs.empty() && plan_.segments[segs.back()].ops.size() == 1 && plan_.segments[segs.back()].ops[0] == v &&
+         !plan_.segments[segs.back()].strip;
 }
 
 // Loads and stores whose every taking-part lane lies in the space's window
@@ -834,8 +858,13 @@ void Emitter::emit_terminator(BlockId b) {
     case Opcode::CondBr: {
       need_succs(2);
       Label other;
-      mov(eax, dword[rsp + kFirstLaneOffset]);
-      cmp(dword[r12 + rax + int(slot(in.args[0]))], 0);  // uniform: the first launched lane decides
+      if (vote_in_eax_ != kNoValue && vote_in_eax_ == in.args[0]) {
+        test(eax, eax);  // the any/all just before (emit_vote)
+      } else {
+        mov(eax, dword[rsp + kFirstLaneOffset]);
+        cmp(dword[r12 + rax + int(slot(in.args[0]))], 0);  // uniform: the first launched lane decides
+      }
+      vote_in_eax_ = kNoValue;
       je(other, T_NEAR);
       emit_edge(b, 0);
       jmp(block_label_[bl.succs[0]], T_NEAR);

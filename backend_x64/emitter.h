@@ -61,6 +61,7 @@ class Emitter : public Xbyak::CodeGenerator {
   void emit_strip_segment(const Segment& s);
   void emit_warp_op(ir::ValueId v);
   bool emit_vote(ir::ValueId v);                            // native ballot / any / all
+  bool vote_feeds_branch_only(ir::ValueId v) const;          // any/all read only by the cond_br right after it
   bool emit_memory_fast(ir::ValueId v, Xbyak::Label& done);  // window fast path of load / store
   void lane_bits(const Xbyak::Reg32& r, uint32_t slot_off);  // r = bit 0 of each lane of a 4-byte slot
   void store_uniform_gpr(uint32_t slot_off, const Xbyak::Reg32& r);  // all 32 lanes of a 4-byte slot = r
@@ -138,6 +139,8 @@ class Emitter : public Xbyak::CodeGenerator {
   uint32_t frame_bytes_ = 0;
   bool has_phis_ = false;
   std::vector<ir::ValueId> partial_slots_;  // results written only for some lanes (loads, atomics)
+  std::vector<uint32_t> uses_;               // per value: operand uses by any instruction (phis included)
+  ir::ValueId vote_in_eax_ = ir::kNoValue;   // an any/all whose 0/1 result is in eax for the terminator
 
   std::map<uint32_t, Xbyak::Label> const32_, constvec_;
   Xbyak::Label iota_, epilogue_, fault_return_;

@@ -139,6 +139,54 @@ TEST_CASE("x64 jit: phi operands written to the phi's slot where they are define
   for (int k = 0; k < 24; ++k) check_all_tiers(f, random_spec(f, rng, 4), "direct phi writes k " + std::to_string(k));
 }
 
+TEST_CASE("x64 jit: any/all read only by the cond_br after it branch from a register") {
+  // extra_use: the vote is also stored in the taken block, so it needs its
+  // slot (written for all lanes); otherwise it has none and the frame is one
+  // 4-byte slot smaller.
+  for (Opcode vote : {Opcode::Any, Opcode::All}) {
+    size_t frame[2] = {0, 0};
+    for (int extra_use = 0; extra_use < 2; ++extra_use) {
+      ir::Function f;
+      f.add_var("p", Type::I1);
+      f.add_var("m", Type::I1);
+      f.add_var("seen", Type::I1);
+      f.add_var("out", Type::I32);
+      auto entry = f.add_block("entry"), bt = f.add_block("T"), be = f.add_block("E");
+      ir::Builder b(f);
+      b.set_block(entry);
+      auto c = b.emit(vote, Type::I1, {load_var(b, 0), load_var(b, 1)});
+      b.cond_br(c, bt, be);
+      b.set_block(bt);
+      if (extra_use) store_var(b, 2, c);
+      store_var(b, 3, b.i32(11));
+      b.ret();
+      b.set_block(be);
+      store_var(b, 3, b.i32(22));
+      b.ret();
+      f.compute_preds();
+      REQUIRE(ir::verify(f) == "");
+      std::mt19937_64 rng(19);
+      for (int k = 0; k < 16; ++k) {
+        RunSpec s = random_spec(f, rng);
+        for (unsigned l = 0; l < 32; ++l) {  // sparse or dense predicates, so both branches are taken
+          set_lane(s.vars, f, 0, l, k % 4 == 0 ? 0 : k % 4 == 1 ? 1 : rng() % 2);
+          set_lane(s.vars, f, 1, l, k % 3 ? 1 : rng() % 2);
+        }
+        check_all_tiers(f, s, std::string(ir::op_name(vote)) + " extra_use " + std::to_string(extra_use));
+      }
+      auto tiers = host_tiers();
+      REQUIRE(!tiers.empty());
+      JitOptions o;
+      o.tier = tiers[0];
+      std::string err;
+      auto jit = compile(f, o, &err);
+      REQUIRE_MESSAGE(jit, err);
+      frame[extra_use] = jit->frame_bytes();
+    }
+    CHECK(frame[0] + 128 == frame[1]);
+  }
+}
+
 TEST_CASE("x64 jit: barrier resumes at its successor with values kept in the frame") {
   ir::Function f;
   f.add_var("x", Type::I32);
