@@ -446,15 +446,27 @@ void Emitter::emit_block(BlockId b) {
 }
 
 void Emitter::emit_strip_segment(const Segment& s) {
-  Label loop;
+  auto body = [&] {
+    reset_cache();
+    for (ValueId v : s.ops) {
+      lower_strip_op(v);
+      end_op(v);
+    }
+    reset_cache();
+  };
   xor_(r14d, r14d);
-  L(loop);
-  reset_cache();
-  for (ValueId v : s.ops) {
-    lower_strip_op(v);
-    end_op(v);
+  // Short segments (most of divergent guest code) are emitted once per strip:
+  // the loop's add / cmp / branch would cost as much as their work.
+  if (s.ops.size() <= kUnrollMaxOps) {
+    for (int o = 0; o < kWarpLaneBytes4; o += vbytes_) {
+      if (o) add(r14d, vbytes_);
+      body();
+    }
+    return;
   }
-  reset_cache();
+  Label loop;
+  L(loop);
+  body();
   add(r14d, vbytes_);
   cmp(r14d, kWarpLaneBytes4);
   jb(loop, T_NEAR);
@@ -469,6 +481,11 @@ void Emitter::lower_helper(ValueId v) {
   if (in.args.size() > size_t(rt::kMaxArgs))
     throw CompileError("x64 jit: " + std::string(op_name(in.op)) + " has too many operands");
   spill_live_for_call(v);
+  if (auto it = eval_op_of_.find(v); it != eval_op_of_.end()) {  // a segment emitted once per strip
+    emit_eval_call(it->second);
+    vals_[v].in_frame = true;
+    return;
+  }
   auto d = std::make_unique<rt::EvalOp>();
   d->op = lane_op(f_, v);
   std::string why;
@@ -482,13 +499,18 @@ void Emitter::lower_helper(ValueId v) {
   d->res_slot = slot(v);
   d->res_bytes = uint8_t(lane_bytes(in.type));
   d->lanes = uint32_t(lanes_);
-  mov(rdi, reinterpret_cast<uint64_t>(d.get()));
+  emit_eval_call(d.get());
+  eval_op_of_[v] = d.get();
+  eval_ops.push_back(std::move(d));
+  vals_[v].in_frame = true;
+}
+
+void Emitter::emit_eval_call(const rt::EvalOp* d) {
+  mov(rdi, reinterpret_cast<uint64_t>(d));
   mov(rsi, r12);
   mov(edx, r14d);
   shr(edx, 2);
   call_abs(reinterpret_cast<const void*>(&rt::eval_strip));
-  eval_ops.push_back(std::move(d));
-  vals_[v].in_frame = true;
 }
 
 void Emitter::emit_warp_op(ValueId v) {
