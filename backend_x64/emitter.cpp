@@ -1,5 +1,6 @@
 #include "backend_x64/emitter.h"
 
+#include <algorithm>
 #include <cstddef>
 
 #include "ir/abi.h"
@@ -27,6 +28,11 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code)
   block_label_.resize(f.blocks.size());
   for (const ir::Inst& in : f.insts)
     if (in.op == Opcode::Phi && in.block != kNoBlock) has_phis_ = true;
+  uses_.assign(f.insts.size(), 0);
+  for (const ir::Inst& in : f.insts)
+    if (in.block != kNoBlock)
+      for (ValueId a : in.args)
+        if (a < uses_.size()) ++uses_[a];
   if (has_phis_) frame_bytes_ = kLaunchMaskBytes;  // launch masks at frame offset 0
 }
 
@@ -124,6 +130,18 @@ void Emitter::end_op(ValueId v) {
   if (r >= 0 && plan_.escapes[v] && !vals_[v].in_frame) {
     vstore(strip_mem(v), r);
     vals_[v].in_frame = true;
+  }
+  // Phis of the block's one successor that take v: v's launched lanes go to
+  // their slots now, and the edge copies nothing for them (plan.cpp).
+  for (ValueId p : plan_.direct_phis[v]) {
+    int src = r;
+    if (src < 0) {  // a helper's result is in the frame
+      vload(1, strip_mem(v));
+      src = 1;
+    }
+    if (z_) vpandd(V(0), V(src), ptr[r12 + r14]);  // the 4-byte launch mask is at frame offset 0
+    else vpand(V(0), V(src), ptr[r12 + r14]);
+    vstore(strip_mem(p), 0);
   }
   int32_t pos = plan_.position[v];
   auto release = [&](ValueId a) {
@@ -318,17 +336,38 @@ void Emitter::emit_prologue() {
     // Per-lane all-ones / zero masks of the launched lanes (32 x 4 and 32 x 8
     // bytes): phi copies keep lanes that were not launched at 0, as the
     // interpreter (which only moves launched lanes along edges) does.
-    Label next;
-    mov(eax, dword[CTX(entry_mask)]);
-    xor_(ecx, ecx);
-    L(next);
-    bt(eax, ecx);
-    sbb(rdx, rdx);
-    mov(dword[r12 + rcx * 4], edx);
-    mov(qword[r12 + rcx * 8 + kWarpLanes * 4], rdx);
-    inc(ecx);
-    cmp(ecx, kWarpLanes);
-    jb(next);
+    if (z_) {
+      kmovd(k1, dword[CTX(entry_mask)]);
+      for (int j = 0; j < 2; ++j) {  // 16 dwords per vector
+        if (j) kshiftrd(k2, k1, 16);
+        vpmovm2d(Zmm(0), j ? k2 : k1);
+        vmovdqu32(ptr[r12 + 64 * j], Zmm(0));
+      }
+      for (int j = 0; j < 4; ++j) {  // 8 qwords per vector
+        if (j) kshiftrd(k2, k1, uint8_t(8 * j));
+        vpmovm2q(Zmm(0), j ? k2 : k1);
+        vmovdqu64(ptr[r12 + kWarpLanes * 4 + 64 * j], Zmm(0));
+      }
+    } else {
+      // Lane i of 8: entry_mask >> (8j + i) & 1 -> all ones / zero, by
+      // variable shifts with the lane numbers (iota) as counts.
+      vmovd(Xmm(0), dword[CTX(entry_mask)]);
+      vpbroadcastd(Ymm(0), Xmm(0));
+      vpsrld(Ymm(1), Ymm(0), 16);
+      vmovdqu(Ymm(3), ptr[rip + iota_]);       // 0..7
+      vmovdqu(Ymm(4), ptr[rip + iota_ + 32]);  // 8..15
+      for (int j = 0; j < 4; ++j) {
+        vpsrlvd(Ymm(2), Ymm(j < 2 ? 0 : 1), Ymm(j % 2 ? 4 : 3));
+        vpslld(Ymm(2), Ymm(2), 31);
+        vpsrad(Ymm(2), Ymm(2), 31);
+        vmovdqu(ptr[r12 + 32 * j], Ymm(2));
+        vpmovsxdq(Ymm(5), Xmm(2));
+        vmovdqu(ptr[r12 + kWarpLanes * 4 + 64 * j], Ymm(5));
+        vextracti128(Xmm(2), Ymm(2), 1);
+        vpmovsxdq(Ymm(5), Xmm(2));
+        vmovdqu(ptr[r12 + kWarpLanes * 4 + 64 * j + 32], Ymm(5));
+      }
+    }
   }
   // Resume after a barrier: ctx.resume names the block to continue at. This
   // comes after the per-run setup above (first launched lane on the stack,
@@ -407,15 +446,27 @@ void Emitter::emit_block(BlockId b) {
 }
 
 void Emitter::emit_strip_segment(const Segment& s) {
-  Label loop;
+  auto body = [&] {
+    reset_cache();
+    for (ValueId v : s.ops) {
+      lower_strip_op(v);
+      end_op(v);
+    }
+    reset_cache();
+  };
   xor_(r14d, r14d);
-  L(loop);
-  reset_cache();
-  for (ValueId v : s.ops) {
-    lower_strip_op(v);
-    end_op(v);
+  // Short segments (most of divergent guest code) are emitted once per strip:
+  // the loop's add / cmp / branch would cost as much as their work.
+  if (s.ops.size() <= kUnrollMaxOps) {
+    for (int o = 0; o < kWarpLaneBytes4; o += vbytes_) {
+      if (o) add(r14d, vbytes_);
+      body();
+    }
+    return;
   }
-  reset_cache();
+  Label loop;
+  L(loop);
+  body();
   add(r14d, vbytes_);
   cmp(r14d, kWarpLaneBytes4);
   jb(loop, T_NEAR);
@@ -430,6 +481,11 @@ void Emitter::lower_helper(ValueId v) {
   if (in.args.size() > size_t(rt::kMaxArgs))
     throw CompileError("x64 jit: " + std::string(op_name(in.op)) + " has too many operands");
   spill_live_for_call(v);
+  if (auto it = eval_op_of_.find(v); it != eval_op_of_.end()) {  // a segment emitted once per strip
+    emit_eval_call(it->second);
+    vals_[v].in_frame = true;
+    return;
+  }
   auto d = std::make_unique<rt::EvalOp>();
   d->op = lane_op(f_, v);
   std::string why;
@@ -443,13 +499,18 @@ void Emitter::lower_helper(ValueId v) {
   d->res_slot = slot(v);
   d->res_bytes = uint8_t(lane_bytes(in.type));
   d->lanes = uint32_t(lanes_);
-  mov(rdi, reinterpret_cast<uint64_t>(d.get()));
+  emit_eval_call(d.get());
+  eval_op_of_[v] = d.get();
+  eval_ops.push_back(std::move(d));
+  vals_[v].in_frame = true;
+}
+
+void Emitter::emit_eval_call(const rt::EvalOp* d) {
+  mov(rdi, reinterpret_cast<uint64_t>(d));
   mov(rsi, r12);
   mov(edx, r14d);
   shr(edx, 2);
   call_abs(reinterpret_cast<const void*>(&rt::eval_strip));
-  eval_ops.push_back(std::move(d));
-  vals_[v].in_frame = true;
 }
 
 void Emitter::emit_warp_op(ValueId v) {
@@ -465,6 +526,10 @@ void Emitter::emit_warp_op(ValueId v) {
   }
   if (in.args.size() > size_t(rt::kMaxArgs))
     throw CompileError("x64 jit: " + std::string(op_name(in.op)) + " has too many operands");
+  if (emit_vote(v)) {
+    vals_[v].in_frame = true;
+    return;
+  }
   auto d = std::make_unique<rt::WarpOp>();
   d->op = in.op;
   d->type = in.type;
@@ -478,10 +543,6 @@ void Emitter::emit_warp_op(ValueId v) {
   }
   d->res_slot = in.type == ir::Type::Void ? 0 : slot(v);
   d->value = v;
-  if (emit_vote(v)) {
-    vals_[v].in_frame = true;
-    return;
-  }
   Label done;
   bool fast = emit_memory_fast(v, done);  // falls through to the helper when it cannot do the access
   mov(rdi, reinterpret_cast<uint64_t>(d.get()));
@@ -538,8 +599,27 @@ bool Emitter::emit_vote(ValueId v) {
     sete(al);
     movzx(eax, al);
   }
+  if (vote_feeds_branch_only(v)) {
+    vote_in_eax_ = v;  // the cond_br tests eax; no slot, no stores
+    return true;
+  }
   store_uniform_gpr(slot(v), eax);
   return true;
+}
+
+// The usual shape of divergent guest code: `%c = any ...` as the block's last
+// op before `cond_br %c` and read nowhere else. Nothing runs between the two,
+// so the result can stay in eax (it is uniform: the same for every lane).
+bool Emitter::vote_feeds_branch_only(ValueId v) const {
+  const Inst& in = f_.insts[v];
+  if (in.op != Opcode::Any && in.op != Opcode::All) return false;
+  ValueId t = f_.terminator(in.block);
+  if (t == kNoValue || f_.insts[t].op != Opcode::CondBr || f_.insts[t].args.size() != 1 || f_.insts[t].args[0] != v)
+    return false;
+  if (uses_[v] != 1) return false;
+  const auto& segs = plan_.block_segments[in.block];
+  return !segs.empty() && plan_.segments[segs.back()].ops.size() == 1 && plan_.segments[segs.back()].ops[0] == v &&
+         !plan_.segments[segs.back()].strip;
 }
 
 // Loads and stores whose every taking-part lane lies in the space's window
@@ -561,7 +641,8 @@ bool Emitter::emit_memory_fast(ValueId v, Label& done) {
   uint32_t addr_slot = slot(in.args[0]);
   uint32_t data_slot = is_load ? slot(v) : slot(in.args[1]);
   size_t win = offsetof(WarpContext, windows) + size_t(mem_space(in.attr)) * sizeof(MemWindow);
-  Label slow, range, check, minmax, access;
+  size_t extra = offsetof(WarpContext, extra_windows) + size_t(mem_space(in.attr)) * sizeof(MemWindow) * kExtraWindows;
+  Label slow, range, check, minmax, access, try_window, next_window;
   auto taking_part = [&] {  // ecx = lanes taking part
     lane_bits(ecx, slot(in.args.back()));
     and_(ecx, dword[CTX(entry_mask)]);
@@ -576,13 +657,17 @@ bool Emitter::emit_memory_fast(ValueId v, Label& done) {
   };
   taking_part();
   jz(done, T_NEAR);  // no lane takes part
-  mov(r8, qword[rbx + int(win + offsetof(MemWindow, host))]);
+  // r11 walks the space's windows: windows[space], then extra_windows[space][..]
+  // until one holds every lane or one is empty (the rest are then empty too).
+  lea(r11, ptr[rbx + int(win)]);
+  L(try_window);
+  mov(r8, qword[r11 + int(offsetof(MemWindow, host))]);
   test(r8, r8);
   jz(range, T_NEAR);
-  mov(r9, qword[rbx + int(win + offsetof(MemWindow, base))]);
-  mov(r10, qword[rbx + int(win + offsetof(MemWindow, size))]);
+  mov(r9, qword[r11 + int(offsetof(MemWindow, base))]);
+  mov(r10, qword[r11 + int(offsetof(MemWindow, size))]);
   sub(r10, bytes);
-  jb(range, T_NEAR);  // window smaller than one access
+  jb(next_window, T_NEAR);  // window smaller than one access
   if (z_ && (bytes == 4 || bytes == 8) && lb == bytes) {
     // AVX-512, 4- and 8-byte data: the window offsets of all 32 lanes as
     // qwords (zmm6..9; the register cache is empty between segments), one
@@ -602,7 +687,7 @@ bool Emitter::emit_memory_fast(ValueId v, Label& done) {
       or_(edx, eax);
     }
     test(edx, ecx);
-    jnz(range, T_NEAR);
+    jnz(next_window, T_NEAR);
     for (int q = 0; q < 4; ++q) {
       mov(eax, ecx);
       if (q) shr(eax, uint8_t(8 * q));
@@ -631,15 +716,31 @@ bool Emitter::emit_memory_fast(ValueId v, Label& done) {
   L(check);
   bsf(eax, edx);
   load_offset();
-  jb(range, T_NEAR);
+  jb(next_window, T_NEAR);
   cmp(rsi, r10);
-  ja(range, T_NEAR);
+  ja(next_window, T_NEAR);
   lea(edi, ptr[rdx - 1]);
   and_(edx, edi);
   jnz(check, T_NEAR);
   xor_(r9d, r9d);  // the access pass adds r8 + (address - r9)
-  sub(r8, qword[rbx + int(win + offsetof(MemWindow, base))]);
+  sub(r8, qword[r11 + int(offsetof(MemWindow, base))]);
   jmp(access, T_NEAR);
+
+  // Some lane is outside this window: the next one, if any.
+  L(next_window);
+  {
+    Label after_primary;
+    lea(rax, ptr[rbx + int(win)]);
+    cmp(r11, rax);
+    jne(after_primary, T_NEAR);
+    lea(r11, ptr[rbx + int(extra)]);
+    jmp(try_window, T_NEAR);
+    L(after_primary);
+    add(r11, int(sizeof(MemWindow)));
+    lea(rax, ptr[rbx + int(extra + sizeof(MemWindow) * kExtraWindows)]);
+    cmp(r11, rax);
+    jb(try_window, T_NEAR);
+  }
 
   // Not all in the window: ask ctx.memory for one buffer holding the whole
   // span [lowest address, highest address + bytes) of the lanes.
@@ -747,6 +848,9 @@ void Emitter::emit_edge(BlockId from, size_t succ_index) {
     if (idx >= pi.args.size()) throw CompileError("x64 jit: phi %" + std::to_string(p) + " lacks an operand for its predecessor");
     ValueId a = pi.args[idx];
     if (a == p) continue;
+    if (f_.insts[a].block == from && std::find(plan_.direct_phis[a].begin(), plan_.direct_phis[a].end(), p) !=
+                                         plan_.direct_phis[a].end())
+      continue;  // written where a was defined
     if (f_.insts[a].op == Opcode::Phi && f_.insts[a].block == to) reads_phi = true;
     copies.emplace_back(p, a);
   }
@@ -776,8 +880,13 @@ void Emitter::emit_terminator(BlockId b) {
     case Opcode::CondBr: {
       need_succs(2);
       Label other;
-      mov(eax, dword[rsp + kFirstLaneOffset]);
-      cmp(dword[r12 + rax + int(slot(in.args[0]))], 0);  // uniform: the first launched lane decides
+      if (vote_in_eax_ != kNoValue && vote_in_eax_ == in.args[0]) {
+        test(eax, eax);  // the any/all just before (emit_vote)
+      } else {
+        mov(eax, dword[rsp + kFirstLaneOffset]);
+        cmp(dword[r12 + rax + int(slot(in.args[0]))], 0);  // uniform: the first launched lane decides
+      }
+      vote_in_eax_ = kNoValue;
       je(other, T_NEAR);
       emit_edge(b, 0);
       jmp(block_label_[bl.succs[0]], T_NEAR);

@@ -36,6 +36,7 @@ class Emitter : public Xbyak::CodeGenerator {
   // strip's first lane in a 4-byte-per-lane array, r15 = uniforms.
   // Vector registers 0..3 are scratch; 4 and 5 hold Avx2 lane masks (Avx512 uses k2, k3).
   static constexpr int kFirstCacheReg = 6;
+  static constexpr size_t kUnrollMaxOps = 6;  // strip segments up to this long are not looped
   static constexpr int kM0 = 0, kM1 = 1;  // mask ids for the f* helpers below
   Xbyak::Xmm V(int idx) const;              // zmm (Avx512) or ymm (Avx2)
 
@@ -61,6 +62,7 @@ class Emitter : public Xbyak::CodeGenerator {
   void emit_strip_segment(const Segment& s);
   void emit_warp_op(ir::ValueId v);
   bool emit_vote(ir::ValueId v);                            // native ballot / any / all
+  bool vote_feeds_branch_only(ir::ValueId v) const;          // any/all read only by the cond_br right after it
   bool emit_memory_fast(ir::ValueId v, Xbyak::Label& done);  // window fast path of load / store
   void lane_bits(const Xbyak::Reg32& r, uint32_t slot_off);  // r = bit 0 of each lane of a 4-byte slot
   void store_uniform_gpr(uint32_t slot_off, const Xbyak::Reg32& r);  // all 32 lanes of a 4-byte slot = r
@@ -78,6 +80,7 @@ class Emitter : public Xbyak::CodeGenerator {
   // ---- per-op lowering
   void lower_strip_op(ir::ValueId v);
   void lower_helper(ir::ValueId v);     // eval_lane per lane of the strip
+  void emit_eval_call(const rt::EvalOp* d);
   bool lower_native(ir::ValueId v);     // false: no native lowering for this op/type
   bool lower_int(ir::ValueId v);
   bool lower_float(ir::ValueId v);
@@ -138,6 +141,9 @@ class Emitter : public Xbyak::CodeGenerator {
   uint32_t frame_bytes_ = 0;
   bool has_phis_ = false;
   std::vector<ir::ValueId> partial_slots_;  // results written only for some lanes (loads, atomics)
+  std::map<ir::ValueId, const rt::EvalOp*> eval_op_of_;  // one helper descriptor per value
+  std::vector<uint32_t> uses_;               // per value: operand uses by any instruction (phis included)
+  ir::ValueId vote_in_eax_ = ir::kNoValue;   // an any/all whose 0/1 result is in eax for the terminator
 
   std::map<uint32_t, Xbyak::Label> const32_, constvec_;
   Xbyak::Label iota_, epilogue_, fault_return_;

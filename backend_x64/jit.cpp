@@ -32,11 +32,16 @@ class JitFunction final : public CompiledFunction {
  public:
   ExecMemory mem;
   size_t frame = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> var_reads;  // merged byte ranges of the vars load_var reads
   std::vector<std::unique_ptr<rt::EvalOp>> eval_ops;
   std::vector<std::unique_ptr<rt::WarpOp>> warp_ops;
 
   size_t frame_bytes() const override { return frame; }
   bool frame_needs_zero() const override { return false; }  // the prologue zeroes what is read before written
+  bool var_read_ranges(std::vector<std::pair<uint32_t, uint32_t>>& out) const override {
+    out = var_reads;
+    return true;
+  }
   size_t code_bytes() const override { return mem.size(); }
   const uint8_t* code() const override { return mem.entry(); }
   size_t lane_helper_ops() const override { return eval_ops.size(); }
@@ -74,6 +79,23 @@ class JitFunction final : public CompiledFunction {
     return out;
   }
 };
+
+// Byte ranges of ctx.vars the code may read: the slots of every var a
+// load_var names (the only op that reads vars), merged.
+std::vector<std::pair<uint32_t, uint32_t>> var_read_ranges_of(const ir::Function& f) {
+  std::vector<uint8_t> read(f.vars.size(), 0);
+  for (const auto& b : f.blocks)
+    for (ir::ValueId v : b.insts)
+      if (f.insts[v].op == ir::Opcode::LoadVar && f.insts[v].imm < f.vars.size()) read[f.insts[v].imm] = 1;
+  std::vector<uint32_t> offs = f.var_offsets();
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (size_t i = 0; i < read.size(); ++i) {
+    if (!read[i]) continue;
+    if (!out.empty() && out.back().second == offs[i]) out.back().second = offs[i + 1];
+    else out.emplace_back(offs[i], offs[i + 1]);
+  }
+  return out;
+}
 
 void append_perf_map(const void* addr, size_t size, const std::string& symbol) {
   static std::mutex lock;
@@ -118,6 +140,7 @@ std::unique_ptr<CompiledFunction> compile(const ir::Function& f, const JitOption
       std::string err;
       if (!fn->mem.install(e.getCode(), e.getSize(), &err)) return fail(err);
       fn->frame = e.frame_bytes();
+      fn->var_reads = var_read_ranges_of(f);
       fn->eval_ops = std::move(e.eval_ops);
       fn->warp_ops = std::move(e.warp_ops);
       if (opt.perf_map) append_perf_map(fn->mem.entry(), fn->mem.size(), opt.symbol);

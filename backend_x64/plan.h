@@ -26,6 +26,9 @@ struct Plan {
   std::vector<int32_t> last_use;         // per value: last position inside its own segment that reads it (-1: none)
   std::vector<uint8_t> escapes;          // per value: read by anything outside its segment
   std::vector<std::vector<ir::BlockId>> preds;  // predecessor lists in phi-operand order
+  // Per value: phis whose slot it is written to directly when it is defined
+  // (its block's one edge then copies nothing for them; see make_plan).
+  std::vector<std::vector<ir::ValueId>> direct_phis;
 };
 
 // True for ops the emitter runs per strip.

@@ -4,6 +4,8 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "ir/types.h"
 
@@ -26,6 +28,7 @@ enum class FaultKind : uint32_t {
 
 // A contiguous guest range backed by host memory: the JIT's inline fast path
 // for one address space. Accesses outside it go through GuestMemory::access.
+constexpr int kExtraWindows = 3;
 struct MemWindow {
   uint64_t base = 0;
   uint64_t size = 0;     // 0 = no window
@@ -62,6 +65,10 @@ struct WarpContext {
   uint32_t fault_space = 0;
   uint32_t fault_lane = 0;
   MemWindow windows[kNumSpaces];
+  // More windows per space, tried in order after windows[space] (size 0 ends
+  // the list): e.g. the input and the output buffer of a kernel both stay on
+  // the JIT's inline path.
+  MemWindow extra_windows[kNumSpaces][kExtraWindows];
   GuestMemory* memory = nullptr;
 };
 
@@ -74,6 +81,14 @@ class Executable {
   // start (resume == 0), so the frame must be zeroed before. Engines that
   // initialize what they read return false and callers may skip the zeroing.
   virtual bool frame_needs_zero() const { return true; }
+  // Byte ranges [first, second) of ctx.vars that run() may read (load_var),
+  // merged and ascending; false when unknown (then it may read any var byte).
+  // A launcher uses it to zero only what is read when nobody else looks at
+  // the vars after the run.
+  virtual bool var_read_ranges(std::vector<std::pair<uint32_t, uint32_t>>& out) const {
+    (void)out;
+    return false;
+  }
   // Runs until return, barrier or fault; sets and returns ctx.status.
   virtual RunStatus run(WarpContext& ctx) const = 0;
 };

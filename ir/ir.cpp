@@ -70,6 +70,16 @@ uint32_t Function::var_offset(uint32_t var) const {
   for (uint32_t i = 0; i < var; ++i) off += (lane_bytes(vars[i].type) * kWarpLanes + 63) & ~63u;
   return off;
 }
+std::vector<uint32_t> Function::var_offsets() const {
+  std::vector<uint32_t> out(vars.size() + 1);
+  uint32_t off = 0;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    out[i] = off;
+    off += (lane_bytes(vars[i].type) * kWarpLanes + 63) & ~63u;
+  }
+  out[vars.size()] = off;
+  return out;
+}
 uint32_t Function::vars_bytes() const { return var_offset(uint32_t(vars.size())); }
 
 }  // namespace gpurc::ir

@@ -81,7 +81,11 @@ struct Function {
 
   // Warp-context layout of vars: each var has 32 lanes of lane_bytes(type),
   // 64-byte aligned so a backend can use aligned vector loads.
+  // var_offset sums the sizes of the vars before `var` (linear in `var`);
+  // var_offsets() gives all of them at once: vars.size() + 1 entries, the
+  // last one vars_bytes(). Loops over many vars should use it.
   uint32_t var_offset(uint32_t var) const;
+  std::vector<uint32_t> var_offsets() const;
   uint32_t vars_bytes() const;
 };
 

@@ -87,6 +87,9 @@ class OwningExecutable final : public ir::Executable {
       : f_(std::move(f)), exe_(std::move(exe)) {}
   size_t frame_bytes() const override { return exe_->frame_bytes(); }
   bool frame_needs_zero() const override { return exe_->frame_needs_zero(); }
+  bool var_read_ranges(std::vector<std::pair<uint32_t, uint32_t>>& out) const override {
+    return exe_->var_read_ranges(out);
+  }
   ir::RunStatus run(ir::WarpContext& ctx) const override { return exe_->run(ctx); }
   const ir::Executable& inner() const { return *exe_; }
 
@@ -105,6 +108,10 @@ class CachedIr final : public ir::Executable {
  public:
   CachedIr(std::shared_ptr<ir::Executable> e, uint32_t vars_bytes) : exe(std::move(e)), vars_bytes(vars_bytes) {}
   size_t frame_bytes() const override { return exe->frame_bytes(); }
+  bool frame_needs_zero() const override { return exe->frame_needs_zero(); }
+  bool var_read_ranges(std::vector<std::pair<uint32_t, uint32_t>>& out) const override {
+    return exe->var_read_ranges(out);
+  }
   ir::RunStatus run(ir::WarpContext& ctx) const override { return exe->run(ctx); }
   std::shared_ptr<ir::Executable> exe;
   uint32_t vars_bytes;

@@ -181,31 +181,50 @@ rt::LaunchResult run_launch(const Prepared& p, const ir::Function& layout, const
   uint64_t per_block = cfg.block.count();
   std::vector<uint32_t> offs;
   for (uint32_t i = 0; i < layout.vars.size(); ++i) offs.push_back(layout.var_offset(i));
+  // Lanes are 4 or 8 bytes: fixed-size copies (a variable size would be a
+  // library call per lane).
+  auto copy_lane = [](uint8_t* dst, const void* src, unsigned lb) {
+    if (lb == 8) std::memcpy(dst, src, 8);
+    else std::memcpy(dst, src, 4);
+  };
   auto init = [&](const rt::WarpInfo& w, uint8_t* vars) {
+    const uint64_t gid0 = w.block_linear * per_block + w.thread_linear(0);
     for (const VarInit& vi : p.inits) {
       unsigned lb = ir::lane_bytes(p.f.vars[vi.var].type);
       uint8_t* slot = vars + offs[vi.var];
-      for (unsigned l = 0; l < w.lanes; ++l) {
-        uint64_t gid = w.block_linear * per_block + w.thread_linear(l);
-        if (vi.thread_source < 0) {
-          std::memcpy(slot + l * lb, vi.bytes.data() + gid * lb, lb);
+      if (vi.thread_source < 0) {  // consecutive threads of a warp: one copy
+        std::memcpy(slot, vi.bytes.data() + gid0 * lb, size_t(w.lanes) * lb);
+        continue;
+      }
+      if (vi.thread_source == 9 || vi.thread_source == 10) {  // global / local linear id: consecutive
+        uint64_t v0 = thread_value(vi.thread_source, cfg, w, 0);
+        if (lb == 8) {
+          for (unsigned l = 0; l < w.lanes; ++l) {
+            uint64_t v = v0 + l;
+            std::memcpy(slot + l * 8, &v, 8);
+          }
         } else {
-          uint64_t v = thread_value(vi.thread_source, cfg, w, l);
-          std::memcpy(slot + l * lb, &v, lb);
+          for (unsigned l = 0; l < w.lanes; ++l) {
+            uint32_t v = uint32_t(v0 + l);
+            std::memcpy(slot + l * 4, &v, 4);
+          }
         }
+        continue;
+      }
+      for (unsigned l = 0; l < w.lanes; ++l) {
+        uint64_t v = thread_value(vi.thread_source, cfg, w, l);
+        copy_lane(slot + l * lb, &v, lb);
       }
     }
   };
   std::mutex lock;
   auto finish = [&](const rt::WarpInfo& w, const uint8_t* vars) {
     if (!finals) return;
+    const uint64_t gid0 = w.block_linear * per_block + w.thread_linear(0);
     for (size_t v = 0; v < finals->size(); ++v) {
       unsigned lb = ir::lane_bytes(layout.vars[v].type);
-      auto& dst = (*finals)[v];
-      for (unsigned l = 0; l < w.lanes; ++l) {
-        uint64_t gid = w.block_linear * per_block + w.thread_linear(l);
-        std::memcpy(dst.data() + gid * lb, vars + offs[v] + l * lb, lb);  // disjoint per thread
-      }
+      // The warp's threads are consecutive: one copy, disjoint per warp.
+      std::memcpy((*finals)[v].data() + gid0 * lb, vars + offs[v], size_t(w.lanes) * lb);
     }
   };
   return rt::launch(exe, mem, cfg, init, finish, threads == 1 ? nullptr : &rt::ThreadPool::shared(threads));

@@ -1,5 +1,6 @@
 #include "runtime/launch.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <limits>
@@ -58,26 +59,51 @@ RoundsEnd run_barrier_rounds(uint32_t warps, const std::function<WarpStep(uint32
   return RoundsEnd::RoundLimit;
 }
 
-WarpInfo warp_info(const Dim3& grid, const Dim3& block, uint64_t block_linear, uint32_t warp) {
-  WarpInfo w;
+namespace {
+
+Dim3 block_coords(const Dim3& grid, uint64_t block_linear) {
+  return Dim3{uint32_t(block_linear % grid.x), uint32_t(block_linear / grid.x % grid.y),
+              uint32_t(block_linear / (uint64_t(grid.x) * grid.y))};
+}
+
+// Fills `w` in place (a launch reuses its WarpInfo objects) for the warp whose
+// first thread has coordinates `t` in a block of `shape` at `coords`; returns
+// the coordinates of the thread after its last lane (the next warp's first).
+// thread[] past the launched lanes keeps whatever it held.
+Dim3 fill_warp_info(WarpInfo& w, const Dim3& shape, const Dim3& coords, uint64_t block_linear, uint32_t warp, Dim3 t) {
   w.block_linear = block_linear;
-  w.block.x = uint32_t(block_linear % grid.x);
-  w.block.y = uint32_t(block_linear / grid.x % grid.y);
-  w.block.z = uint32_t(block_linear / (uint64_t(grid.x) * grid.y));
+  w.block = coords;
   w.warp = warp;
-  uint64_t threads = block.count();
   uint64_t first = uint64_t(warp) * ir::kWarpLanes;
-  w.lanes = uint32_t(std::min<uint64_t>(ir::kWarpLanes, threads - first));
+  w.lanes = uint32_t(std::min<uint64_t>(ir::kWarpLanes, shape.count() - first));
   w.entry_mask = w.lanes >= 32 ? 0xffffffffu : ((1u << w.lanes) - 1);
-  // The first lane's coordinates by division, the others by counting on.
-  Dim3 t{uint32_t(first % block.x), uint32_t(first / block.x % block.y), uint32_t(first / (uint64_t(block.x) * block.y))};
+  if (t.x + w.lanes <= shape.x) {  // the warp lies in one row (block.x >= 32 and a multiple, typically)
+    for (unsigned l = 0; l < w.lanes; ++l) w.thread[l] = Dim3{t.x + l, t.y, t.z};
+    t.x += w.lanes;
+    if (t.x == shape.x) {
+      t.x = 0;
+      if (++t.y == shape.y) t.y = 0, ++t.z;
+    }
+    return t;
+  }
   for (unsigned l = 0; l < w.lanes; ++l) {
     w.thread[l] = t;
-    if (++t.x == block.x) {
+    if (++t.x == shape.x) {
       t.x = 0;
-      if (++t.y == block.y) t.y = 0, ++t.z;
+      if (++t.y == shape.y) t.y = 0, ++t.z;
     }
   }
+  return t;
+}
+
+}  // namespace
+
+WarpInfo warp_info(const Dim3& grid, const Dim3& block, uint64_t block_linear, uint32_t warp) {
+  WarpInfo w;
+  // The first lane's coordinates by division, the others by counting on.
+  uint64_t first = uint64_t(warp) * ir::kWarpLanes;
+  Dim3 t{uint32_t(first % block.x), uint32_t(first / block.x % block.y), uint32_t(first / (uint64_t(block.x) * block.y))};
+  fill_warp_info(w, block, block_coords(grid, block_linear), block_linear, warp, t);
   return w;
 }
 
@@ -87,7 +113,13 @@ constexpr size_t align64(size_t n) { return (n + 63) & ~size_t(63); }
 
 // Per host thread, the block storage of the previous block is kept for the
 // next one (up to kReuseBytes): no allocation and no fresh pages per block.
+// So are the warps' WarpInfo / WarpContext records.
 constexpr uint64_t kReuseBytes = uint64_t(16) << 20;
+
+struct WarpSlot {
+  WarpInfo info;
+  ir::WarpContext ctx;
+};
 
 class BlockStorage {
  public:
@@ -108,30 +140,56 @@ class BlockStorage {
   ~BlockStorage() {
     if (took_) cache().in_use = false;
   }
+  // `n` warp records (contents unspecified), with the storage's reuse rule.
+  WarpSlot* slots(uint32_t n) {
+    std::vector<WarpSlot>& v = took_ ? cache().slots : own_slots_;
+    if (v.size() < n) v.resize(n);
+    return v.data();
+  }
 
  private:
   struct Cache {
     std::unique_ptr<uint8_t[], Buffer::AlignedFree> p;
     uint64_t bytes = 0;
     bool in_use = false;
+    std::vector<WarpSlot> slots;
   };
   static Cache& cache() {
     thread_local Cache c;
     return c;
   }
   std::unique_ptr<uint8_t[], Buffer::AlignedFree> own_;
+  std::vector<WarpSlot> own_slots_;
   bool took_ = false;
 };
 
-struct WarpSlot {
-  WarpInfo info;
-  ir::WarpContext ctx;
+// What must be zeroed in each warp's vars before init: everything, or (when
+// `known`) only the ranges the executable may read.
+struct VarsZeroing {
+  bool known = false;
+  std::vector<std::pair<uint32_t, uint32_t>> ranges;
 };
+
+// Nobody but the executable reads the vars when there is no finish callback
+// (init only writes), so bytes it never reads need not start at zero.
+VarsZeroing vars_zeroing(const ir::Executable& exe, const LaunchConfig& cfg, const WarpFinish& finish) {
+  VarsZeroing z;
+  if (finish || !exe.var_read_ranges(z.ranges)) {
+    z.ranges.clear();
+    return z;
+  }
+  z.known = true;
+  for (auto& [lo, hi] : z.ranges) {
+    lo = std::min(lo, cfg.vars_bytes);
+    hi = std::min(std::max(lo, hi), cfg.vars_bytes);
+  }
+  return z;
+}
 
 // Runs one block to completion or to its first fault.
 std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, const LaunchConfig& cfg,
-                                     const WarpInit& init, const WarpFinish& finish, uint64_t block_linear,
-                                     uint64_t& warps_done) {
+                                     const VarsZeroing& zeroing, const WarpInit& init, const WarpFinish& finish,
+                                     uint64_t block_linear, uint64_t& warps_done) {
   uint64_t threads = cfg.block.count();
   uint32_t nwarps = uint32_t((threads + ir::kWarpLanes - 1) / ir::kWarpLanes);
   size_t vars_stride = align64(cfg.vars_bytes), frame_stride = align64(exe.frame_bytes());
@@ -144,22 +202,31 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
   bool zero_frames = exe.frame_needs_zero();
   BlockMemory view(memory, cfg.shared_bytes ? shared : nullptr, cfg.shared_bytes);
 
-  std::vector<WarpSlot> warps(nwarps);
+  ir::WarpContext first;  // the fields every warp of the block starts with
+  first.uniforms = cfg.uniforms;
+  first.budget = cfg.budget;
+  first.memory = &view;
+  view.fill_windows(first);
+  WarpSlot* warps = block_storage.slots(nwarps);
+  const Dim3 coords = block_coords(cfg.grid, block_linear);
+  Dim3 next_thread{0, 0, 0};  // coordinates of each warp's first thread, counted on from warp to warp
   for (uint32_t w = 0; w < nwarps; ++w) {
     WarpSlot& s = warps[w];
-    s.info = warp_info(cfg.grid, cfg.block, block_linear, w);
+    next_thread = fill_warp_info(s.info, cfg.block, coords, block_linear, w, next_thread);
+    s.ctx = first;
     s.ctx.vars = storage + per_warp * w;
     s.ctx.frame = s.ctx.vars + vars_stride;
-    std::memset(s.ctx.vars, 0, zero_frames ? per_warp : vars_stride);
-    s.ctx.uniforms = cfg.uniforms;
+    if (zeroing.known) {
+      for (const auto& [lo, hi] : zeroing.ranges) std::memset(s.ctx.vars + lo, 0, hi - lo);
+      if (zero_frames) std::memset(s.ctx.frame, 0, frame_stride);
+    } else {
+      std::memset(s.ctx.vars, 0, zero_frames ? per_warp : vars_stride);
+    }
     s.ctx.entry_mask = s.info.entry_mask;
-    s.ctx.budget = cfg.budget;
-    s.ctx.memory = &view;
-    view.fill_windows(s.ctx);
     if (init) init(s.info, s.ctx.vars);
   }
   std::optional<LaunchFault> fault;
-  run_barrier_rounds(uint32_t(warps.size()), [&](uint32_t w) {
+  run_barrier_rounds(nwarps, [&](uint32_t w) {
     WarpSlot& s = warps[w];
     ir::RunStatus st = exe.run(s.ctx);
     if (st == ir::RunStatus::Fault) {
@@ -199,6 +266,7 @@ LaunchResult launch(const ir::Executable& exe, Memory& memory, const LaunchConfi
     return r;
   }
   uint64_t blocks = cfg.grid.count();
+  const VarsZeroing zeroing = vars_zeroing(exe, cfg, finish);
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> warps_done{0};
   std::mutex fault_lock;
@@ -207,7 +275,7 @@ LaunchResult launch(const ir::Executable& exe, Memory& memory, const LaunchConfi
   auto one = [&](size_t b) {
     if (stop.load(std::memory_order_relaxed)) return;
     uint64_t done = 0;
-    std::optional<LaunchFault> f = run_block(exe, memory, cfg, init, finish, b, done);
+    std::optional<LaunchFault> f = run_block(exe, memory, cfg, zeroing, init, finish, b, done);
     warps_done += done;
     if (f) {
       std::lock_guard<std::mutex> g(fault_lock);

@@ -58,9 +58,12 @@ struct LaunchResult {
   bool ok() const { return !fault && error.empty(); }
 };
 
-// Called for each warp before its first run (vars zeroed beforehand) and after
-// it finished. Calls for different warps may come from different threads at
-// the same time; those for one warp come from one thread.
+// Called for each warp before its first run and after it finished. Before
+// init, vars are zeroed: all of them when there is a finish callback or the
+// executable cannot tell what it reads (Executable::var_read_ranges), else
+// only the bytes it may read. So init must only write vars, never read them.
+// Calls for different warps may come from different threads at the same time;
+// those for one warp come from one thread.
 using WarpInit = std::function<void(const WarpInfo&, uint8_t* vars)>;
 using WarpFinish = std::function<void(const WarpInfo&, const uint8_t* vars)>;
 

@@ -193,7 +193,20 @@ ir::MemWindow Memory::window(Space space) const {
 }
 
 void Memory::fill_windows(ir::WarpContext& ctx) const {
-  for (int s = 0; s < ir::kNumSpaces; ++s) ctx.windows[s] = window(Space(s));
+  for (int s = 0; s < ir::kNumSpaces; ++s) {
+    // Largest first (the earlier buffer on a tie): windows[s], then the extras.
+    const Buffer* best[1 + ir::kExtraWindows] = {};
+    for (const Buffer* b : by_space_[s]) {
+      const Buffer* c = b;
+      for (const Buffer*& slot : best) {
+        if (!slot || c->size > slot->size || (c->size == slot->size && c->address < slot->address)) std::swap(slot, c);
+        if (!c) break;
+      }
+    }
+    auto win = [](const Buffer* b) { return b ? ir::MemWindow{b->address, b->size, b->data()} : ir::MemWindow{}; };
+    ctx.windows[s] = win(best[0]);
+    for (int i = 0; i < ir::kExtraWindows; ++i) ctx.extra_windows[s][i] = win(best[1 + i]);
+  }
 }
 
 bool BlockMemory::access(Kind kind, Space space, uint64_t addr, unsigned bytes, uint64_t* value, AtomicOp op,
@@ -212,7 +225,10 @@ uint8_t* BlockMemory::translate(Space space, uint64_t addr, uint64_t bytes) {
 
 void BlockMemory::fill_windows(ir::WarpContext& ctx) const {
   base_.fill_windows(ctx);
-  if (shared_bytes_ > 0) ctx.windows[int(Space::Shared)] = ir::MemWindow{0, shared_bytes_, shared_};
+  if (shared_bytes_ > 0) {  // the block's shared memory replaces the space's buffers
+    ctx.windows[int(Space::Shared)] = ir::MemWindow{0, shared_bytes_, shared_};
+    for (ir::MemWindow& w : ctx.extra_windows[int(Space::Shared)]) w = ir::MemWindow{};
+  }
 }
 
 const char* space_name(Space s) {

@@ -57,6 +57,8 @@ class Memory final : public ir::GuestMemory {
   // The JIT's inline window for `space`: its largest buffer (no window if the
   // space has none). Accesses elsewhere take the access() slow path.
   ir::MemWindow window(ir::Space space) const;
+  // ctx.windows: each space's largest buffer; ctx.extra_windows: the next
+  // largest ones (up to ir::kExtraWindows).
   void fill_windows(ir::WarpContext& ctx) const;
 
  private:

@@ -93,6 +93,35 @@ TEST_CASE("x64 jit: the AVX2 tier emits no EVEX instruction; the AVX-512 tier do
   }
 }
 
+TEST_CASE("x64 jit: var_read_ranges lists exactly the slots load_var reads, merged") {
+  auto tiers = host_tiers();
+  REQUIRE(!tiers.empty());
+  ir::Function f;
+  uint32_t a = f.add_var("a", Type::I32);  // stored only
+  uint32_t w = f.add_var("w", Type::I64);  // read: bytes 128..384
+  uint32_t c = f.add_var("c", Type::I32);  // read: 384..512, merged with w
+  f.add_var("d", Type::I32);               // untouched
+  uint32_t e = f.add_var("e", Type::I32);  // read: 640..768
+  f.add_block("entry");
+  ir::Builder b(f);
+  ir::ValueId x = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, c);
+  b.emit(Opcode::LoadVar, Type::I64, {}, 0, 0, w);
+  ir::ValueId y = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, e);
+  b.emit(Opcode::StoreVar, Type::Void, {b.binary(Opcode::IAdd, x, y)}, 0, 0, a);
+  b.ret();
+  JitOptions o;
+  o.tier = tiers[0];
+  std::string err;
+  auto cf = compile(f, o, &err);
+  REQUIRE_MESSAGE(cf, err);
+  std::vector<std::pair<uint32_t, uint32_t>> r;
+  REQUIRE(cf->var_read_ranges(r));
+  using R = std::vector<std::pair<uint32_t, uint32_t>>;
+  CHECK(r == R{{f.var_offset(w), f.var_offset(c) + 128}, {f.var_offset(e), f.var_offset(e) + 128}});
+  CHECK(f.var_offset(w) == 128);
+  CHECK(f.var_offsets() == std::vector<uint32_t>{0, 128, 384, 512, 640, 768});
+}
+
 TEST_CASE("x64 jit: perf map lines name the compiled code") {
   auto tiers = host_tiers();
   REQUIRE(!tiers.empty());

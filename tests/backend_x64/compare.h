@@ -15,8 +15,10 @@ struct TestMemory final : ir::GuestMemory {
   uint64_t base = 0x10000;
   std::vector<uint8_t> bytes;
   std::mutex lock;
+  int calls = 0;  // translate() and access() calls (the JIT's inline path makes none)
   explicit TestMemory(size_t size = 4096) : bytes(size) {}
   uint8_t* translate(ir::Space s, uint64_t addr, uint64_t n) override {
+    ++calls;
     if (s != ir::Space::Global || addr < base || addr - base > bytes.size() || bytes.size() - (addr - base) < n)
       return nullptr;
     return bytes.data() + (addr - base);
@@ -63,6 +65,7 @@ struct RunSpec {
   bool memory = false;
   bool window = false;  // also expose the memory as the Global window (JIT fast path)
   size_t window_offset = 0, window_bytes = 0;  // the window's part of the memory (0 bytes: all of it)
+  std::vector<std::pair<size_t, size_t>> extra_windows;  // (offset, bytes) parts of the memory, as Global extra windows
   size_t memory_bytes = 4096;
   std::vector<uint8_t> memory_init;
 };
@@ -72,6 +75,7 @@ struct Outcome {
   ir::WarpContext ctx;
   std::vector<uint8_t> vars, memory;
   int barriers = 0;
+  int memory_calls = 0;
 };
 
 inline Outcome run_one(const ir::Executable& e, const ir::Function& f, const RunSpec& s) {
@@ -95,10 +99,15 @@ inline Outcome run_one(const ir::Executable& e, const ir::Function& f, const Run
       ctx.windows[0] = ir::MemWindow{mem.base + s.window_offset, s.window_bytes, mem.bytes.data() + s.window_offset};
     else if (s.window)
       ctx.windows[0] = ir::MemWindow{mem.base, mem.bytes.size(), mem.bytes.data()};
+    for (size_t i = 0; i < s.extra_windows.size() && i < size_t(ir::kExtraWindows); ++i) {
+      auto [off, n] = s.extra_windows[i];
+      ctx.extra_windows[0][i] = ir::MemWindow{mem.base + off, n, mem.bytes.data() + off};
+    }
   }
   while ((o.status = e.run(ctx)) == ir::RunStatus::Barrier && o.barriers < 1000) ++o.barriers;
   o.ctx = ctx;
   o.memory = mem.bytes;
+  o.memory_calls = mem.calls;
   return o;
 }
 

@@ -2,6 +2,7 @@
 // functions run on both tiers and compared with the IR interpreter.
 #include <doctest/doctest.h>
 
+#include "backend_x64/plan.h"
 #include "compare.h"
 
 using namespace gpurc;
@@ -68,6 +69,122 @@ TEST_CASE("x64 jit: counted loop with phis (including a swap) matches the interp
   REQUIRE(ir::verify(f) == "");
   std::mt19937_64 rng(7);
   for (int k = 0; k < 20; ++k) check_all_tiers(f, random_spec(f, rng, 4), "loop");
+}
+
+TEST_CASE("x64 jit: phi operands written to the phi's slot where they are defined, only when nothing can tell") {
+  // entry -> (T | E) -> M -> H <-> B, H -> X.
+  //   M: p = phi [a from T, e from E]: both written directly (one-successor
+  //      blocks that do not read p); q = phi [x, x]: x is not defined in T/E.
+  //   H: p2 = phi [w from M, n from B]; r = phi [x from M, p2 from B];
+  //      i = phi [0 from M, i2 from B]. w is direct; n is not (r reads the
+  //      old p2 on that edge); i2 is not (B reads i).
+  ir::Function f;
+  for (int v = 0; v < 6; ++v) f.add_var("v" + std::to_string(v), Type::I32);
+  f.uniform_bytes = 4;
+  auto entry = f.add_block("entry"), bt = f.add_block("T"), be = f.add_block("E"), bm = f.add_block("M"),
+       bh = f.add_block("H"), bb = f.add_block("B"), bx = f.add_block("X");
+  ir::Builder b(f);
+  b.set_block(entry);
+  auto x = load_var(b, 0);
+  auto zero = b.i32(0);
+  auto u = b.load_uniform(Type::I32, 0);
+  auto odd = b.icmp(ir::IntPred::Ne, b.binary(Opcode::And, u, b.i32(1)), b.i32(0));
+  b.cond_br(odd, bt, be);
+  b.set_block(bt);
+  auto a = b.binary(Opcode::IAdd, x, b.i32(5));
+  b.br(bm);
+  b.set_block(be);
+  auto e = b.binary(Opcode::IMul, x, b.i32(3));
+  b.br(bm);
+  b.set_block(bm);
+  auto p = phi(b, Type::I32, {a, e});
+  auto q = phi(b, Type::I32, {x, x});
+  auto w = b.binary(Opcode::IAdd, p, q);
+  b.br(bh);
+  b.set_block(bh);
+  auto p2 = phi(b, Type::I32, {w, w});
+  auto r = phi(b, Type::I32, {x, x});
+  auto i = phi(b, Type::I32, {zero, zero});
+  auto more = b.icmp(ir::IntPred::Ult, i, b.binary(Opcode::And, u, b.i32(6)));
+  b.cond_br(more, bb, bx);
+  b.set_block(bb);
+  auto n = b.binary(Opcode::IAdd, b.binary(Opcode::Xor, i, x), b.i32(7));
+  auto i2 = b.binary(Opcode::IAdd, i, b.i32(1));
+  b.br(bh);
+  set_phi_arg(f, p2, 1, n);
+  set_phi_arg(f, r, 1, p2);
+  set_phi_arg(f, i, 1, i2);
+  b.set_block(bx);
+  store_var(b, 1, p);
+  store_var(b, 2, q);
+  store_var(b, 3, p2);
+  store_var(b, 4, r);
+  store_var(b, 5, i);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  Plan plan = make_plan(f);
+  using Vs = std::vector<ir::ValueId>;
+  CHECK(plan.direct_phis[a] == Vs{p});
+  CHECK(plan.direct_phis[e] == Vs{p});
+  CHECK(plan.direct_phis[w] == Vs{p2});
+  CHECK(plan.direct_phis[x].empty());
+  CHECK(plan.direct_phis[n].empty());
+  CHECK(plan.direct_phis[i2].empty());
+  CHECK_FALSE(plan.escapes[a]);
+  CHECK_FALSE(plan.escapes[w]);
+  CHECK(plan.escapes[n]);
+  // Partial launch masks: lanes not launched must read 0 in every phi.
+  std::mt19937_64 rng(17);
+  for (int k = 0; k < 24; ++k) check_all_tiers(f, random_spec(f, rng, 4), "direct phi writes k " + std::to_string(k));
+}
+
+TEST_CASE("x64 jit: any/all read only by the cond_br after it branch from a register") {
+  // extra_use: the vote is also stored in the taken block, so it needs its
+  // slot (written for all lanes); otherwise it has none and the frame is one
+  // 4-byte slot smaller.
+  for (Opcode vote : {Opcode::Any, Opcode::All}) {
+    size_t frame[2] = {0, 0};
+    for (int extra_use = 0; extra_use < 2; ++extra_use) {
+      ir::Function f;
+      f.add_var("p", Type::I1);
+      f.add_var("m", Type::I1);
+      f.add_var("seen", Type::I1);
+      f.add_var("out", Type::I32);
+      auto entry = f.add_block("entry"), bt = f.add_block("T"), be = f.add_block("E");
+      ir::Builder b(f);
+      b.set_block(entry);
+      auto c = b.emit(vote, Type::I1, {load_var(b, 0), load_var(b, 1)});
+      b.cond_br(c, bt, be);
+      b.set_block(bt);
+      if (extra_use) store_var(b, 2, c);
+      store_var(b, 3, b.i32(11));
+      b.ret();
+      b.set_block(be);
+      store_var(b, 3, b.i32(22));
+      b.ret();
+      f.compute_preds();
+      REQUIRE(ir::verify(f) == "");
+      std::mt19937_64 rng(19);
+      for (int k = 0; k < 16; ++k) {
+        RunSpec s = random_spec(f, rng);
+        for (unsigned l = 0; l < 32; ++l) {  // sparse or dense predicates, so both branches are taken
+          set_lane(s.vars, f, 0, l, k % 4 == 0 ? 0 : k % 4 == 1 ? 1 : rng() % 2);
+          set_lane(s.vars, f, 1, l, k % 3 ? 1 : rng() % 2);
+        }
+        check_all_tiers(f, s, std::string(ir::op_name(vote)) + " extra_use " + std::to_string(extra_use));
+      }
+      auto tiers = host_tiers();
+      REQUIRE(!tiers.empty());
+      JitOptions o;
+      o.tier = tiers[0];
+      std::string err;
+      auto jit = compile(f, o, &err);
+      REQUIRE_MESSAGE(jit, err);
+      frame[extra_use] = jit->frame_bytes();
+    }
+    CHECK(frame[0] + 128 == frame[1]);
+  }
 }
 
 TEST_CASE("x64 jit: barrier resumes at its successor with values kept in the frame") {
@@ -240,6 +357,68 @@ TEST_CASE("x64 jit: load/store fast path at window and buffer edges, 32- and 64-
         }
         check_all_tiers(f, s, "edges addr " + std::string(ir::type_name(at)) + " data " + std::string(ir::type_name(t)) +
                                   " k " + std::to_string(k));
+      }
+    }
+}
+
+TEST_CASE("x64 jit: extra windows keep loads and stores of a second buffer inline") {
+  // Global window [0, 256) of the memory, extra windows [256, 512) and
+  // [768, 1024); [512, 768) is in no window. All lanes in one extra window:
+  // no call to the GuestMemory; lanes across windows, in the gap or past the
+  // end: the span / helper paths, the same results and faults as the interpreter.
+  std::mt19937_64 rng(13);
+  for (Type at : {Type::I32, Type::I64})
+    for (Type t : {Type::I8, Type::I32, Type::I64}) {
+      ir::Function f;
+      f.add_var("addr", at);
+      f.add_var("val", t);
+      f.add_var("mask", Type::I1);
+      f.add_var("out", t);
+      f.add_block("entry");
+      ir::Builder b(f);
+      auto addr = load_var(b, 0), val = load_var(b, 1), mask = load_var(b, 2);
+      b.store(ir::Space::Global, ir::AddrClass::Random, addr, val, mask);
+      auto out = b.load(t, ir::Space::Global, ir::AddrClass::Random, addr, mask);
+      store_var(b, 3, out);
+      b.ret();
+      f.compute_preds();
+      REQUIRE(ir::verify(f) == "");
+      unsigned bytes = ir::bit_width(t) / 8;
+      for (int k = 0; k < 10; ++k) {
+        RunSpec s = random_spec(f, rng);
+        s.memory = true;
+        s.window = true;
+        s.window_offset = 0;
+        s.window_bytes = 256;
+        s.extra_windows = {{256, 256}, {768, 256}};
+        s.memory_bytes = 1024;
+        s.memory_init.resize(1024);
+        fill_random(s.memory_init, rng);
+        const uint64_t base = 0x10000;
+        int where = k % 5;  // 0, 1: one extra window; 2: across windows; 3: the gap; 4: past the end
+        for (unsigned l = 0; l < 32; ++l) {
+          uint64_t a;
+          switch (where) {
+            case 0: a = base + 256 + rng() % (256 - bytes + 1); break;
+            case 1: a = base + 768 + rng() % (256 - bytes + 1); break;
+            case 2: a = base + (l % 2 ? 300 : 800) + rng() % 100; break;
+            case 3: a = base + 512 + rng() % (256 - bytes + 1); break;
+            default: a = base + 1024 - bytes + rng() % (bytes + 1); break;
+          }
+          set_lane(s.vars, f, 0, l, a & ir::type_mask(at));
+        }
+        std::string what = "extra windows addr " + std::string(ir::type_name(at)) + " data " +
+                           std::string(ir::type_name(t)) + " k " + std::to_string(k);
+        check_all_tiers(f, s, what);
+        if (where <= 1)
+          for (Tier tier : host_tiers()) {
+            JitOptions o;
+            o.tier = tier;
+            std::string err;
+            auto jit = compile(f, o, &err);
+            REQUIRE_MESSAGE(jit, err);
+            CHECK_MESSAGE(run_one(*jit, f, s).memory_calls == 0, what, " tier ", tier_name(tier));
+          }
       }
     }
 }

@@ -86,7 +86,108 @@ class CountAndWrite final : public ir::Executable {
   uint32_t trap_at = ~0u;
 };
 
+// Declares that it reads var 0 (the result slot kOutOff is written only):
+// stores each lane's var 0 (which must start at 0) to out[thread], then
+// dirties both vars so that a block reusing the storage would see it.
+class ReadsOneVar final : public ir::Executable {
+ public:
+  size_t frame_bytes() const override { return 0; }
+  bool var_read_ranges(std::vector<std::pair<uint32_t, uint32_t>>& out) const override {
+    out = {{kTidOff, kTidOff + 128}};
+    return true;
+  }
+  ir::RunStatus run(ir::WarpContext& ctx) const override {
+    for (unsigned l = 0; l < 32; ++l) {
+      if (!(ctx.entry_mask >> l & 1)) continue;
+      uint64_t v = lane_u32(ctx.vars, kTidOff, l);
+      uint32_t thread = lane_u32(ctx.vars, kOutOff, l);  // init's thread id (the executable does not depend on it)
+      if (!ctx.memory->access(Kind::Store, Space::Global, thread * 4ull, 4, &v)) {
+        ctx.fault = ir::FaultKind::OutOfBounds;
+        ctx.fault_lane = l;
+        return ctx.status = ir::RunStatus::Fault;
+      }
+      set_lane_u32(ctx.vars, kTidOff, l, 0xdead0000u + l);
+      if (l != 0) set_lane_u32(ctx.vars, kOutOff, l, 0xbeef0000u + l);
+    }
+    return ctx.status = ir::RunStatus::Done;
+  }
+};
+
 }  // namespace
+
+TEST_CASE("launch: init sees each warp's coordinates as warp_info computes them") {
+  // rt::launch counts thread coordinates on from warp to warp; warp_info
+  // divides. Shapes with rows longer, shorter and not a multiple of 32.
+  class Nothing final : public ir::Executable {
+   public:
+    size_t frame_bytes() const override { return 0; }
+    ir::RunStatus run(ir::WarpContext& ctx) const override { return ctx.status = ir::RunStatus::Done; }
+  } exe;
+  for (rt::Dim3 shape : {rt::Dim3{64, 2, 1}, rt::Dim3{96, 1, 2}, rt::Dim3{40, 3, 1}, rt::Dim3{7, 5, 3}, rt::Dim3{1, 1, 70}}) {
+    rt::Memory mem;
+    rt::LaunchConfig cfg;
+    cfg.grid = {3, 2, 1};
+    cfg.block = shape;
+    cfg.vars_bytes = kVarsBytes;
+    std::mutex lock;
+    size_t checked = 0;
+    auto init = [&](const rt::WarpInfo& w, uint8_t*) {
+      rt::WarpInfo want = rt::warp_info(cfg.grid, shape, w.block_linear, w.warp);
+      std::lock_guard<std::mutex> g(lock);
+      CHECK(w.block == want.block);
+      CHECK(w.lanes == want.lanes);
+      CHECK(w.entry_mask == want.entry_mask);
+      for (unsigned l = 0; l < w.lanes; ++l) CHECK(w.thread[l] == want.thread[l]);
+      ++checked;
+    };
+    REQUIRE(rt::launch(exe, mem, cfg, init, nullptr).ok());
+    CHECK(checked == 6 * ((shape.count() + 31) / 32));
+  }
+}
+
+TEST_CASE("launch: vars the executable reads start at zero on reused block storage") {
+  // One host thread: every block reuses the previous block's storage, which
+  // that block left dirty. Without a finish callback only var 0 (the range
+  // the executable reads) is zeroed; with one, every var is.
+  const uint32_t n = 64, blocks = 4;
+  ReadsOneVar exe;
+  rt::Memory mem;
+  std::string err;
+  REQUIRE(mem.add_buffer("out", Space::Global, 0, n * blocks * 4, err));
+  rt::LaunchConfig cfg;
+  cfg.grid = {blocks, 1, 1};
+  cfg.block = {n, 1, 1};
+  cfg.vars_bytes = kVarsBytes;
+  auto init = [&](const rt::WarpInfo& w, uint8_t* vars) {
+    for (unsigned l = 0; l < w.lanes; ++l)
+      set_lane_u32(vars, kOutOff, l, uint32_t(w.block_linear * n + w.thread_linear(l)));
+  };
+  auto read_out = [&](uint32_t t) {
+    uint32_t v;
+    std::memcpy(&v, mem.find("out")->data() + 4 * t, 4);
+    return v;
+  };
+  rt::LaunchResult r = rt::launch(exe, mem, cfg, init, nullptr);
+  REQUIRE(r.ok());
+  for (uint32_t t = 0; t < n * blocks; ++t) CHECK(read_out(t) == 0);
+
+  // With a finish callback it sees zero in lane 0's result slot, which
+  // neither init (lanes >= launched) nor the executable writes: a warp of 20
+  // threads leaves lanes 20..31 untouched, so they must be zeroed too.
+  cfg.block = {20, 1, 1};
+  std::vector<uint32_t> untouched;
+  std::mutex lock;
+  auto finish = [&](const rt::WarpInfo&, const uint8_t* vars) {
+    std::lock_guard<std::mutex> g(lock);
+    for (unsigned l = 20; l < 32; ++l) untouched.push_back(lane_u32(vars, kOutOff, l));
+  };
+  r = rt::launch(exe, mem, cfg, init, nullptr);  // dirties lanes 1..19 of kOutOff only; lanes 20+ keep the 64-thread launch's values
+  REQUIRE(r.ok());
+  r = rt::launch(exe, mem, cfg, init, finish);
+  REQUIRE(r.ok());
+  REQUIRE(untouched.size() == 12 * blocks);
+  for (uint32_t v : untouched) CHECK(v == 0);
+}
 
 TEST_CASE("launch: warp coordinates are x-major and the last warp is partial") {
   rt::Dim3 grid{2, 3, 1}, block{5, 3, 3};  // 45 threads: warps of 32 and 13
@@ -97,6 +198,19 @@ TEST_CASE("launch: warp coordinates are x-major and the last warp is partial") {
   CHECK(w.thread[0] == rt::Dim3{2, 0, 2});  // thread 32 = x 2, y 0, z 2
   CHECK(w.thread[12] == rt::Dim3{4, 2, 2});
   CHECK(rt::warp_info(grid, block, 0, 0).entry_mask == 0xffffffffu);
+  // Every lane's coordinates, for warps within one row and across rows.
+  for (rt::Dim3 shape : {rt::Dim3{64, 2, 1}, rt::Dim3{96, 1, 2}, rt::Dim3{40, 3, 1}, rt::Dim3{7, 5, 3}, rt::Dim3{1, 1, 70}}) {
+    uint64_t threads = shape.count();
+    for (uint32_t warp = 0; warp * 32 < threads; ++warp) {
+      rt::WarpInfo wi = rt::warp_info(grid, shape, 5, warp);
+      CHECK(wi.block == rt::Dim3{1, 2, 0});
+      for (unsigned l = 0; l < wi.lanes; ++l) {
+        uint64_t tid = warp * 32ull + l;
+        rt::Dim3 want{uint32_t(tid % shape.x), uint32_t(tid / shape.x % shape.y), uint32_t(tid / (shape.x * shape.y))};
+        CHECK(wi.thread[l] == want);
+      }
+    }
+  }
 }
 
 TEST_CASE("launch: a barrier holds every warp of a block, partial warps included") {

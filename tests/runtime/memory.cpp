@@ -179,3 +179,38 @@ TEST_CASE("memory: a block's view puts its own shared memory at address 0") {
   CHECK(ctx.windows[int(Space::Shared)].size == 32);
   CHECK(ctx.windows[int(Space::Global)].base == 0x40);
 }
+
+TEST_CASE("memory: windows are a space's largest buffers, then the next largest as extra windows") {
+  rt::Memory m;
+  std::string err;
+  // Global: sizes 64, 256, 128, 256, 512, 64 (by address); shared: one buffer.
+  uint64_t sizes[] = {64, 256, 128, 256, 512, 64};
+  for (int i = 0; i < 6; ++i)
+    REQUIRE(m.add_buffer("g" + std::to_string(i), Space::Global, 0x10000 * uint64_t(i + 1), sizes[i], err));
+  REQUIRE(m.add_buffer("s", Space::Shared, 0, 96, err));
+  ir::WarpContext ctx;
+  m.fill_windows(ctx);
+  const ir::MemWindow* g = &ctx.windows[int(Space::Global)];
+  const auto& ex = ctx.extra_windows[int(Space::Global)];
+  CHECK(g->base == 0x50000);  // 512
+  CHECK(g->host == m.find("g4")->data());
+  CHECK(ex[0].base == 0x20000);  // 256, the earlier of the two
+  CHECK(ex[1].base == 0x40000);  // 256
+  CHECK(ex[2].base == 0x30000);  // 128
+  CHECK(ex[2].size == 128);
+  CHECK(ex[2].host == m.find("g2")->data());
+  CHECK(ctx.windows[int(Space::Shared)].size == 96);
+  CHECK(ctx.extra_windows[int(Space::Shared)][0].size == 0);  // no second shared buffer
+  CHECK(ctx.windows[int(Space::Local)].size == 0);
+  CHECK(ctx.extra_windows[int(Space::Local)][0].size == 0);
+
+  // A block's own shared memory replaces the space's buffers, extras included.
+  REQUIRE(m.add_buffer("s2", Space::Shared, 0x1000, 64, err));
+  auto own = rt::allocate_aligned(32, true);
+  rt::BlockMemory b(m, own.get(), 32);
+  ir::WarpContext bc;
+  b.fill_windows(bc);
+  CHECK(bc.windows[int(Space::Shared)].host == own.get());
+  CHECK(bc.extra_windows[int(Space::Shared)][0].size == 0);
+  CHECK(bc.extra_windows[int(Space::Global)][0].base == 0x20000);
+}
