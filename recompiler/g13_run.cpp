@@ -111,7 +111,7 @@ struct JitProgram {
   ir::Function f;
   CompiledIr compiled;
   std::vector<uint8_t> uniforms;  // the uniform block, padded for vector loads
-  std::vector<bool> written;      // g13::written_vars(f): what unpack_vars copies back
+  g13::VarLayout layout;          // g13::var_layout(f): what pack_vars/unpack_vars copy
 };
 
 // Runs one threadgroup on a compiled translation: the same rounds as the
@@ -123,7 +123,7 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
   const ir::Executable& exe = *P.compiled.exe;
   const uint64_t threads = L.block.count();
   const uint32_t nwarps = uint32_t((threads + 31) / 32);
-  const size_t vars_stride = align64(std::max<size_t>(P.compiled.vars_bytes, P.f.vars_bytes()));
+  const size_t vars_stride = align64(std::max<size_t>(P.compiled.vars_bytes, P.layout.bytes));
   const size_t frame_stride = align64(exe.frame_bytes());
   // Vars and shared memory start zeroed; frames only when the engine needs it.
   auto storage = rt::allocate_aligned((vars_stride + frame_stride) * nwarps + L.shared_bytes + 64, false);
@@ -151,7 +151,7 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
     s.ctx.budget = L.budget;
     s.ctx.memory = s.stack.get();
     view.fill_windows(s.ctx);
-    g13::pack_vars(*s.sg, P.f, s.ctx.vars);
+    g13::pack_vars(*s.sg, P.layout, s.ctx.vars);
   }
   rt::run_barrier_rounds(nwarps, [&](uint32_t w) {
     Slot& s = slots[w];
@@ -165,7 +165,7 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
       return rt::WarpStep::Stop;
     }
     if (st == ir::RunStatus::Barrier) return rt::WarpStep::Barrier;
-    g13::unpack_vars(s.ctx.vars, P.f, *s.sg, P.written);
+    g13::unpack_vars(s.ctx.vars, P.layout, *s.sg);
     if (finish) finish(s.info, *s.sg);
     return rt::WarpStep::Done;
   });
@@ -265,7 +265,7 @@ G13Result run_g13(const G13Launch& L, Engine engine, rt::Memory& memory, unsigne
       return res;
     }
     res.compile_us = prog.compiled.compile_us;
-    prog.written = g13::written_vars(prog.f);
+    prog.layout = g13::var_layout(prog.f);
     prog.uniforms.assign(align64(std::max<size_t>(g13::kUniformBytes, prog.f.uniform_bytes)), 0);
     probe.uniforms = L.uniforms;
     g13::pack_uniforms(probe, prog.uniforms.data());
