@@ -32,16 +32,6 @@ inline std::string hex(uint64_t v) {
 // Special registers the interpreter derives from the lane and the exec mask.
 inline bool derived_sr(unsigned sr) { return sr == 52 || (sr >= 56 && sr <= 59) || sr == 63; }
 
-// Memory formats (g13-encodings.md §5): element bytes, 0 = packed (not modelled).
-inline unsigned format_bytes(unsigned f) {
-  switch (f) {
-    case 0: case 4: case 5: return 1;
-    case 1: case 3: case 6: case 7: return 2;
-    case 2: return 4;
-    default: return 0;
-  }
-}
-
 constexpr uint32_t kFtz = ff::FtzIn | ff::FtzOut;
 constexpr uint8_t kSigned = uint8_t(ir::Sign::Signed), kUnsigned = uint8_t(ir::Sign::Unsigned);
 constexpr uint8_t kClamp = uint8_t(ir::ShiftMode::Clamp);
@@ -104,6 +94,7 @@ class Translator {
   bool reduce(const Insn& in, const std::string& n, std::string& why);
   bool get_sr(const Insn& in, std::string& why);
   bool memory(const Insn& in, const std::string& n, std::string& why);
+  ValueId packed_component(unsigned f, ValueId elem, unsigned c, bool r32);
   bool uniform_store(const Insn& in, std::string& why);
   // uN as i32: its "uN" var when the program writes it (uniform_store), else
   // the uniform block.
