@@ -273,7 +273,7 @@ bool intl(Ctx& c) {
 bool convert(Ctx& c) {
   const Operand D = c.op("D"), S = c.op("src");
   const unsigned mode = unsigned(c.in.f("mode")), round = unsigned(c.in.f("round"));
-  if (round > 1) return c.error("rounding mode " + std::to_string(round) + " is not characterised");
+  if (round > 1) return c.error(convert_round_unmodelled(round));
   const bool to_float = mode == 0 || mode == 1 || mode == 6 || mode == 7 || mode == 10 || mode == 11;
   const bool to_int = mode == 4 || mode == 5 || mode == 8 || mode == 9;
   if (!to_float && !to_int) return c.error("unknown convert mode " + std::to_string(mode));
@@ -873,17 +873,26 @@ bool execute(Ctx& c) {
 
 }  // namespace
 
+std::string convert_round_unmodelled(unsigned round) {
+  return "rounding mode " + std::to_string(round) +
+         " is not implemented: unobserved (applegpu defines 0 rtz and 1 rte and only guesses that 2 and 3 "
+         "round toward -inf and +inf; Mesa emits 0 and 1 only)";
+}
+
 UniformStoreShape uniform_store_shape(const Insn& in) {
   UniformStoreShape u;
   if (in.f("F") != 1) {
-    u.unmodelled = "uniform_store is modelled for format i16 only";
+    u.unmodelled = std::string("uniform_store with format ") + format_name(unsigned(in.f("F"))) +
+                   " is not implemented: applegpu and Mesa describe i16 only (Mesa notes that 32-bit-format "
+                   "uniform stores do not work)";
     return u;
   }
   Operand O;
   for (const OperandDef& od : in.desc->operands)
     if (od.name == "O") O = decode_operand(in, od, 0);
   if (O.type != OpType::Imm) {
-    u.unmodelled = "uniform_store with a register index is not modelled";
+    u.unmodelled = "uniform_store with a register index is not implemented: the public descriptions give the "
+                   "index only as an immediate in 16-bit units (Mesa's mov uN, rM)";
     return u;
   }
   const unsigned count = unsigned(__builtin_popcountll(in.f("mask") & 15));

@@ -73,6 +73,9 @@ struct UniformStoreShape {
 };
 UniformStoreShape uniform_store_shape(const Insn& in);
 
+// The error for convert rounding modes 2 and 3 (interpreter and translation).
+std::string convert_round_unmodelled(unsigned round);
+
 class Interpreter {
  public:
   // `code` is the program (byte offset 0 = pc 0). Memory accesses of device

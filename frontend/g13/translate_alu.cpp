@@ -137,7 +137,7 @@ bool Translator::int_unary(const Insn& in, const std::string& n, std::string& wh
 bool Translator::convert(const Insn& in, std::string& why) {
   const Op D = op(in, "D"), S = op(in, "src");
   const unsigned mode = unsigned(in.f("mode")), round = unsigned(in.f("round"));
-  if (round > 1) return why = "rounding mode " + std::to_string(round) + " is not characterised", false;
+  if (round > 1) return why = convert_round_unmodelled(round), false;
   const uint32_t rnd = ir::with_round(0, round == 0 ? ir::Round::TowardZero : ir::Round::NearestEven);
   ValueId raw;
   if (!src(S, 32, false, raw)) return why = "bad source", false;

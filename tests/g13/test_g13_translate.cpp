@@ -279,6 +279,22 @@ TEST_CASE("g13 translate: instructions the interpreter cannot run either are cle
     CHECK(r.kind == g13::StepResult::Kind::Error);
     CHECK(r.message.find("uniform_store at pc 0x6") != std::string::npos);
   }
+  // convert rounding modes 2 and 3: unobserved, the same reason on both.
+  for (const char* text : {"mov_imm r2, 1, 0b0\nconvert f_to_s32, r10, r1, 2\nstop",
+                           "mov_imm r2, 1, 0b0\nconvert u32_to_f, r10, r1, 3\nstop"}) {
+    const auto code = asm_ok(text);
+    ir::Function f;
+    std::string err;
+    CHECK_FALSE(g13::translate(code.data(), code.size(), f, err));
+    CHECK_MESSAGE(err.find("convert at pc 0x6") != std::string::npos, err);
+    CHECK_MESSAGE(err.find("unobserved") != std::string::npos, err);
+    g13::SimdGroup sg;
+    g13::Interpreter it(code, nullptr);
+    const auto r = it.run(sg);
+    CHECK(r.kind == g13::StepResult::Kind::Error);
+    CHECK_MESSAGE(r.message.find("convert at pc 0x6") != std::string::npos, r.message);
+    CHECK_MESSAGE(r.message.find("unobserved") != std::string::npos, r.message);
+  }
   const auto code = asm_ok("wait_pix 512, 3\nstop");
   ir::Function f;
   std::string err;
