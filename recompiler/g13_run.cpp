@@ -141,9 +141,26 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
   // at; what the compiled code has beyond them (vars passes added) starts zeroed.
   const size_t own = std::min<size_t>(P.layout.bytes, vars_stride);
   rt::BlockMemory view(mem, L.shared_bytes ? shared : nullptr, L.shared_bytes);
+  // Per-warp SIMD-groups only with stacks (StackMemory serves them from
+  // SimdGroup::stack). Otherwise one start state serves every warp of the
+  // threadgroup (zero registers, the launch's uniforms, no stacks: a stack
+  // access faults as with empty stacks), with each warp's launched lanes and
+  // special registers set before its pack; and one `result` takes each
+  // finished warp's unpack for `finish` (every warp's unpack rewrites the
+  // same vars, and `finish` reads the launched lanes). No finish: no unpack.
+  const bool stacks = L.stack_bytes != 0;
+  auto start = std::make_unique<g13::SimdGroup>();
+  start->uniforms = L.uniforms;
+  start->pc = L.entry;
+  g13::StackMemory no_stack(*start, &view);
+  std::unique_ptr<g13::SimdGroup> result;
+  if (finish && !stacks) {
+    result = std::make_unique<g13::SimdGroup>();
+    result->uniforms = L.uniforms;
+  }
   struct Slot {
     rt::WarpInfo info;
-    std::unique_ptr<g13::SimdGroup> sg;
+    std::unique_ptr<g13::SimdGroup> sg;  // with stacks only
     std::unique_ptr<g13::StackMemory> stack;
     ir::WarpContext ctx;
   };
@@ -151,9 +168,17 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
   for (uint32_t w = 0; w < nwarps; ++w) {
     Slot& s = slots[w];
     s.info = rt::warp_info(L.grid, L.block, block, w);
-    s.sg = std::make_unique<g13::SimdGroup>();
-    init_group(L, s.info, *s.sg, &P.specials);
-    s.stack = std::make_unique<g13::StackMemory>(*s.sg, &view);
+    g13::SimdGroup* sg = start.get();
+    if (stacks) {
+      s.sg = std::make_unique<g13::SimdGroup>();
+      init_group(L, s.info, *s.sg, &P.specials);
+      s.stack = std::make_unique<g13::StackMemory>(*s.sg, &view);
+      sg = s.sg.get();
+    } else {
+      start->launched = s.info.entry_mask;
+      start->recompute_exec();
+      for (unsigned sr : P.specials) g13_special(L.block, s.info, sr, start->special[sr]);
+    }
     s.ctx.vars = storage.get() + (vars_stride + frame_stride) * w;
     s.ctx.frame = s.ctx.vars + vars_stride;
     std::memset(s.ctx.vars + own, 0, vars_stride - own);
@@ -161,9 +186,9 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
     s.ctx.uniforms = P.uniforms.data();
     s.ctx.entry_mask = s.info.entry_mask;
     s.ctx.budget = L.budget;
-    s.ctx.memory = s.stack.get();
+    s.ctx.memory = stacks ? static_cast<ir::GuestMemory*>(s.stack.get()) : &no_stack;
     view.fill_windows(s.ctx);
-    g13::pack_vars(*s.sg, P.layout, s.ctx.vars);
+    g13::pack_vars(*sg, P.layout, s.ctx.vars);
   }
   rt::run_barrier_rounds(nwarps, [&](uint32_t w) {
     Slot& s = slots[w];
@@ -177,8 +202,12 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
       return rt::WarpStep::Stop;
     }
     if (st == ir::RunStatus::Barrier) return rt::WarpStep::Barrier;
-    g13::unpack_vars(s.ctx.vars, P.layout, *s.sg);
-    if (finish) finish(s.info, *s.sg);
+    if (finish) {
+      g13::SimdGroup& r = stacks ? *s.sg : *result;
+      r.launched = r.exec = s.info.entry_mask;  // the start state's exec, unless the program wrote it
+      g13::unpack_vars(s.ctx.vars, P.layout, r);
+      finish(s.info, r);
+    }
     return rt::WarpStep::Done;
   });
   return out;
