@@ -133,8 +133,16 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
   const uint32_t nwarps = uint32_t((threads + 31) / 32);
   const size_t vars_stride = align64(std::max<size_t>(P.compiled.vars_bytes, P.layout.bytes));
   const size_t frame_stride = align64(exe.frame_bytes());
-  // Vars and shared memory start zeroed; frames only when the engine needs it.
-  auto storage = rt::allocate_aligned((vars_stride + frame_stride) * nwarps + L.shared_bytes + 64, false);
+  // Vars, frames and shared memory of the threadgroup: one buffer per host
+  // thread, kept for its next threadgroup (a fresh allocation of this size
+  // per threadgroup is an mmap, page faults and an munmap each time).
+  const size_t need = (vars_stride + frame_stride) * nwarps + L.shared_bytes + 64;
+  thread_local std::unique_ptr<uint8_t[], rt::Buffer::AlignedFree> storage;
+  thread_local size_t storage_bytes = 0;
+  if (storage_bytes < need) {
+    storage = rt::allocate_aligned(need, false);
+    storage_bytes = need;
+  }
   uint8_t* shared = storage.get() + (vars_stride + frame_stride) * nwarps;
   std::memset(shared, 0, L.shared_bytes + 64);
   // The translation's own vars are packed (those it uses) or never looked
