@@ -461,18 +461,21 @@ VarLayout var_layout(const ir::Function& f) {
 namespace {
 void pack_var(const SimdGroup& sg, const VarLayout::Var& v, uint8_t* slot) {
   switch (v.kind) {
-    case VarLayout::Kind::Gpr:
-      for (unsigned l = 0; l < SimdGroup::kLanes; ++l) {
-        const uint32_t x = sg.r32(v.index, l);
-        std::memcpy(slot + l * 4, &x, 4);
-      }
+    case VarLayout::Kind::Gpr: {
+      // Whole-array loops (vectorised) and one copy.
+      uint32_t x[SimdGroup::kLanes];
+      const uint16_t* lo = sg.regs[2 * v.index].data();
+      const uint16_t* hi = sg.regs[2 * v.index + 1].data();
+      for (unsigned l = 0; l < SimdGroup::kLanes; ++l) x[l] = uint32_t(lo[l]) | uint32_t(hi[l]) << 16;
+      std::memcpy(slot, x, sizeof x);
       break;
-    case VarLayout::Kind::Exec:
-      for (unsigned l = 0; l < SimdGroup::kLanes; ++l) {
-        const uint32_t on = sg.exec >> l & 1;
-        std::memcpy(slot + l * 4, &on, 4);
-      }
+    }
+    case VarLayout::Kind::Exec: {
+      uint32_t x[SimdGroup::kLanes];
+      for (unsigned l = 0; l < SimdGroup::kLanes; ++l) x[l] = sg.exec >> l & 1;
+      std::memcpy(slot, x, sizeof x);
       break;
+    }
     case VarLayout::Kind::Uniform: {
       const uint32_t x = sg.u32(v.index);
       for (unsigned l = 0; l < SimdGroup::kLanes; ++l) std::memcpy(slot + l * 4, &x, 4);
@@ -494,12 +497,12 @@ void unpack_var(const uint8_t* slot, const VarLayout::Var& v, SimdGroup& sg) {
       // A select instead of skipping lanes that were not launched.
       uint16_t* lo = sg.regs[2 * v.index].data();
       uint16_t* hi = sg.regs[2 * v.index + 1].data();
+      uint32_t x[SimdGroup::kLanes];
+      std::memcpy(x, slot, sizeof x);
       for (unsigned l = 0; l < SimdGroup::kLanes; ++l) {
-        uint32_t x;
-        std::memcpy(&x, slot + l * 4, 4);
         const bool on = sg.launched >> l & 1;
-        lo[l] = on ? uint16_t(x) : lo[l];
-        hi[l] = on ? uint16_t(x >> 16) : hi[l];
+        lo[l] = on ? uint16_t(x[l]) : lo[l];
+        hi[l] = on ? uint16_t(x[l] >> 16) : hi[l];
       }
       break;
     }
