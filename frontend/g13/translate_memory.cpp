@@ -54,6 +54,7 @@ bool Translator::memory(const Insn& in, const std::string& n, std::string& why) 
     if (tg && A.type != OpType::Imm && !src(A, 64, false, base)) return why = "bad base", false;
   }
   const Type et = ir::int_type(esz * 8), rt = r32 ? Type::I32 : Type::I16;
+  const uint32_t esz_log2 = uint32_t(__builtin_ctz(esz));  // element sizes are 1, 2, 4: shifts, not multiplies
   const ir::Space space = device ? ir::Space::Global : tg ? ir::Space::Shared : ir::Space::Local;
   ValueId word;
   if (packed) word = b_.load(Type::I32, space, ir::AddrClass::Random, b_.binary(Opcode::IAdd, base, b_.binary(Opcode::Shl, off, b_.i32(2))), ex);
@@ -67,13 +68,13 @@ bool Translator::memory(const Insn& in, const std::string& n, std::string& why) 
     ValueId addr;
     if (device) {
       const ValueId idx = b_.binary(Opcode::IAdd, b_.binary(Opcode::Shl, off, b_.i32(shift)), b_.i64(i));
-      addr = b_.binary(Opcode::IAdd, base, b_.binary(Opcode::IMul, idx, b_.i64(esz)));
+      addr = b_.binary(Opcode::IAdd, base, b_.binary(Opcode::Shl, idx, b_.i32(esz_log2)));
     } else if (tg) {
-      addr = b_.binary(Opcode::IAdd, base, b_.binary(Opcode::IMul, b_.binary(Opcode::IAdd, off, b_.i64(i)), b_.i64(esz)));
+      addr = b_.binary(Opcode::IAdd, base, b_.binary(Opcode::Shl, b_.binary(Opcode::IAdd, off, b_.i64(i)), b_.i32(esz_log2)));
     } else {
       // Lane l's stack is [l * kStackStride, +kStackStride) of Space::Local.
       const ValueId o = b_.binary(Opcode::IAdd, off, b_.i64(i * esz));
-      const ValueId lane_base = b_.binary(Opcode::IMul, resize(lane(), Type::I64), b_.i64(kStackStride));
+      const ValueId lane_base = b_.binary(Opcode::Shl, resize(lane(), Type::I64), b_.i32(uint32_t(__builtin_ctzll(kStackStride))));
       addr = b_.select(b_.icmp(IntPred::Ult, o, b_.i64(kStackStride)), b_.binary(Opcode::IAdd, lane_base, o),
                        b_.i64(kBadStackAddr));
     }
