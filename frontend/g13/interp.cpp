@@ -596,8 +596,7 @@ const char* format_name(unsigned f) { return enum_name("device_load", "F", f) ? 
 // of formats.h; device stores and threadgroup accesses the unpacked ones (0-7).
 bool format_error(Ctx& c, unsigned f, const char* what) {
   if (!memfmt::element_bytes(f)) return c.error("memory format " + std::to_string(f) + " is not defined");
-  return c.error(std::string(what) + " with packed format " + format_name(f) +
-                 " is not implemented: the public model (applegpu) defines packed formats for device_load only");
+  return c.error(packed_access_unmodelled(what, f));
 }
 
 bool device_mem(Ctx& c, bool store) {
@@ -872,6 +871,11 @@ bool execute(Ctx& c) {
 }
 
 }  // namespace
+
+std::string packed_access_unmodelled(const std::string& what, unsigned f) {
+  return what + " with packed format " + format_name(f) +
+         " is not implemented: the public model (applegpu) defines packed formats for device_load only";
+}
 
 std::string convert_round_unmodelled(unsigned round) {
   return "rounding mode " + std::to_string(round) +

@@ -75,6 +75,8 @@ UniformStoreShape uniform_store_shape(const Insn& in);
 
 // The error for convert rounding modes 2 and 3 (interpreter and translation).
 std::string convert_round_unmodelled(unsigned round);
+// The error for a store or threadgroup access (`what`) with packed format `f`.
+std::string packed_access_unmodelled(const std::string& what, unsigned f);
 
 class Interpreter {
  public:

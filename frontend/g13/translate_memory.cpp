@@ -23,10 +23,7 @@ bool Translator::memory(const Insn& in, const std::string& n, std::string& why) 
   if (!esz) return why = "memory format " + std::to_string(f) + " is not defined", false;
   if (!device && !tg && f > memfmt::kF16) return why = "stack format " + std::to_string(f) + " is not implemented", false;
   if (f >= memfmt::kRgb10a2 && (store || !device))
-    return why = std::string(device ? "device_store" : store ? "threadgroup_store" : "threadgroup_load") +
-                 " with packed format " + std::to_string(f) +
-                 " is not implemented: the public model (applegpu) defines packed formats for device_load only",
-           false;
+    return why = packed_access_unmodelled(n, f), false;
   // Bit-packed: one aligned word at (base & ~3) + 4 * O, shift and mask ignored.
   const bool packed = memfmt::bit_packed(f);
   const unsigned mask = packed ? (1u << memfmt::packed_registers(f)) - 1 : unsigned(in.f("mask"));
