@@ -104,13 +104,9 @@ bool Translator::write(const Op& d, ValueId v, ValueId ex) {
     b_.set_var(uint32_t(d.n), b_.select(ex, resize(v, Type::I32), old));
     return true;
   }
-  if (d.type == OpType::Reg64 && d.n <= 126) {
+  if (d.type == OpType::Reg64) {
     const ValueId w = resize(v, Type::I64);
-    const ValueId lo = resize(w, Type::I32), hi = resize(b_.binary(Opcode::LShr, w, b_.i32(32)), Type::I32);
-    const ValueId old_lo = b_.get_var(uint32_t(d.n)), old_hi = b_.get_var(uint32_t(d.n + 1));
-    b_.set_var(uint32_t(d.n), b_.select(ex, lo, old_lo));
-    b_.set_var(uint32_t(d.n + 1), b_.select(ex, hi, old_hi));
-    return true;
+    return write_pair(d, resize(w, Type::I32), resize(b_.binary(Opcode::LShr, w, b_.i32(32)), Type::I32), ex);
   }
   if (d.type == OpType::Reg16 && d.n <= 255) {
     const uint32_t reg = uint32_t(d.n >> 1);
@@ -120,6 +116,33 @@ bool Translator::write(const Op& d, ValueId v, ValueId ex) {
     return true;
   }
   return false;
+}
+
+bool Translator::write_pair(const Op& d, ValueId lo, ValueId hi, ValueId ex) {
+  if (d.type != OpType::Reg64 || d.n > 126) return false;
+  const ValueId old_lo = b_.get_var(uint32_t(d.n)), old_hi = b_.get_var(uint32_t(d.n + 1));
+  b_.set_var(uint32_t(d.n), b_.select(ex, lo, old_lo));
+  b_.set_var(uint32_t(d.n + 1), b_.select(ex, hi, old_hi));
+  return true;
+}
+
+bool Translator::src_halves(const Op& o, bool sign, ValueId& lo, ValueId& hi) {
+  if (o.type == OpType::Reg64) {
+    if (o.n > 126) return false;
+    lo = b_.get_var(uint32_t(o.n));
+    hi = b_.get_var(uint32_t(o.n + 1));
+    return true;
+  }
+  if (o.bits() <= 32) {
+    if (!src(o, 32, sign, lo)) return false;
+    hi = sign ? b_.binary(Opcode::AShr, lo, b_.i32(31)) : b_.i32(0);
+    return true;
+  }
+  ValueId w;
+  if (!src(o, 64, sign, w)) return false;
+  lo = resize(w, Type::I32);
+  hi = resize(b_.binary(Opcode::LShr, w, b_.i32(32)), Type::I32);
+  return true;
 }
 
 // ---- control ---------------------------------------------------------------

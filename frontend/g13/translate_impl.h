@@ -49,6 +49,9 @@ class Translator {
   // A source as an integer of `bits` (16, 32 or 64), zero- or sign-extended
   // from its own size (immediates are 16-bit).
   bool src(const Op& o, unsigned bits, bool sign, ValueId& v);
+  // A source as two I32 halves, extended to 64 bits per `sign` (a register
+  // pair without building an I64).
+  bool src_halves(const Op& o, bool sign, ValueId& lo, ValueId& hi);
   // A float source in type `t` (exact widening; f32 registers raw, so the
   // consuming op's FtzIn flushes them, except when widened to f64 where the
   // widening flushes), abs then neg.
@@ -57,6 +60,7 @@ class Translator {
   ValueId entry() { return b_.emit(Opcode::EntryMask, Type::I1, {}); }
   // Writes `v` (any int type; truncated or zero-extended) to `d` where `ex`.
   bool write(const Op& d, ValueId v, ValueId ex);
+  bool write_pair(const Op& d, ValueId lo, ValueId hi, ValueId ex);  // a Reg64 destination from I32 halves
   ValueId resize(ValueId v, Type t, bool sign = false);
   ValueId k(Type t, uint64_t bits) { return b_.constant(t, bits); }
   ValueId fconst(Type t, double x) { return b_.constant(t, ir::fbits::from_double(x, t, ir::Round::NearestEven)); }
