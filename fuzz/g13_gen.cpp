@@ -251,18 +251,23 @@ class Generator {
   void memory_op() {
     // r119 = thread + stride * k (stride = 32 per SIMD-group): distinct per
     // thread, so no two threads store to one address.
-    static const struct { const char* fmt; unsigned bytes; bool r32; } kFormats[] = {
-        {"i32", 4, true}, {"i16", 2, false}, {"i8", 1, false}, {"f16", 2, false}, {"u8norm", 1, true},
-        {"s16norm", 2, false}};
+    // Packed formats are loads only (no store model); the bit-packed ones
+    // always write `regs` registers (mask ignored, so the text uses that many).
+    static const struct { const char* fmt; unsigned bytes; bool r32; bool load_only; unsigned regs; } kFormats[] = {
+        {"i32", 4, true, false, 0}, {"i16", 2, false, false, 0}, {"i8", 1, false, false, 0},
+        {"f16", 2, false, false, 0}, {"u8norm", 1, true, false, 0}, {"s16norm", 2, false, false, 0},
+        {"rgb10a2", 4, true, true, 4}, {"rgb10a2", 4, false, true, 4}, {"rg11b10f", 4, true, true, 3},
+        {"rg11b10f.rtz", 4, false, true, 3}, {"rgb9e5", 4, false, true, 3}, {"rgb9e5.rtz", 4, true, true, 3},
+        {"srgba8", 1, true, true, 0}, {"srgba8", 1, false, true, 0}};
     const auto& f = kFormats[rng_.below(std::size(kFormats))];
     static const char* kMasks[] = {"x", "xy", "xyz", "xyzw"};
-    const unsigned n = 1 + rng_.below(4);
+    const unsigned n = f.regs ? f.regs : 1 + rng_.below(4);
     // Element index thread + stride * k, up to 4 elements of up to 4 bytes:
     // (stride - 1 + stride * k) * 4 * 4 + 16 <= kGlobalSize for k < 256 / stride.
     const unsigned k = rng_.below(256 / stride_ - 1);
     emit_text("iadd r" + std::to_string(kIndexReg) + ", r" + std::to_string(kThreadReg) + ", " +
               std::to_string(stride_ * k));
-    const bool store = rng_.chance(50);
+    const bool store = !f.load_only && rng_.chance(50);
     std::string regs;
     if (f.r32) {
       unsigned r = unsigned(rng_.range(1, int(kLaneReg) - int(n)));

@@ -25,16 +25,22 @@ struct BlockOutcome {
   uint64_t lane_instructions = 0;
 };
 
-g13::SimdGroup initial_group(const G13Launch& L, const rt::WarpInfo& w) {
-  g13::SimdGroup sg;
+// A SIMD-group at the start of a launch, built in place: zero registers, the
+// launch's uniforms, every launched lane active, the special registers (all
+// that a launch provides, or only `specials` when given) and zeroed stacks.
+void init_group(const G13Launch& L, const rt::WarpInfo& w, g13::SimdGroup& sg,
+                const std::vector<unsigned>* specials = nullptr) {
   sg.uniforms = L.uniforms;
   sg.launched = w.entry_mask;
   sg.pc = L.entry;
   sg.recompute_exec();
-  g13_fill_special(L.grid, L.block, w, sg);
+  if (specials) {
+    for (unsigned sr : *specials) g13_special(L.block, w, sr, sg.special[sr]);
+  } else {
+    g13_fill_special(L.grid, L.block, w, sg);
+  }
   if (L.stack_bytes)
     for (unsigned l = 0; l < g13::SimdGroup::kLanes; ++l) sg.stack[l].assign(size_t(L.stack_bytes), 0);
-  return sg;
 }
 
 std::string interp_fault_text(const g13::StepResult& r, const rt::WarpInfo& w) {
@@ -57,7 +63,8 @@ BlockOutcome run_block_interp(const G13Launch& L, const std::vector<uint8_t>& co
   std::vector<std::unique_ptr<g13::SimdGroup>> groups(nwarps);
   for (uint32_t w = 0; w < nwarps; ++w) {
     info[w] = rt::warp_info(L.grid, L.block, block, w);
-    groups[w] = std::make_unique<g13::SimdGroup>(initial_group(L, info[w]));
+    groups[w] = std::make_unique<g13::SimdGroup>();
+    init_group(L, info[w], *groups[w]);
   }
   rt::run_barrier_rounds(nwarps, [&](uint32_t w) {
     g13::SimdGroup& sg = *groups[w];
@@ -111,7 +118,8 @@ struct JitProgram {
   ir::Function f;
   CompiledIr compiled;
   std::vector<uint8_t> uniforms;  // the uniform block, padded for vector loads
-  std::vector<bool> written;      // g13::written_vars(f): what unpack_vars copies back
+  g13::VarLayout layout;          // g13::var_layout(f): what pack_vars/unpack_vars copy
+  std::vector<unsigned> specials; // the special registers the translation reads (its "srK" vars)
 };
 
 // Runs one threadgroup on a compiled translation: the same rounds as the
@@ -123,17 +131,44 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
   const ir::Executable& exe = *P.compiled.exe;
   const uint64_t threads = L.block.count();
   const uint32_t nwarps = uint32_t((threads + 31) / 32);
-  const size_t vars_stride = align64(std::max<size_t>(P.compiled.vars_bytes, P.f.vars_bytes()));
+  const size_t vars_stride = align64(std::max<size_t>(P.compiled.vars_bytes, P.layout.bytes));
   const size_t frame_stride = align64(exe.frame_bytes());
-  // Vars and shared memory start zeroed; frames only when the engine needs it.
-  auto storage = rt::allocate_aligned((vars_stride + frame_stride) * nwarps + L.shared_bytes + 64, false);
+  // Vars, frames and shared memory of the threadgroup: one buffer per host
+  // thread, kept for its next threadgroup (a fresh allocation of this size
+  // per threadgroup is an mmap, page faults and an munmap each time).
+  const size_t need = (vars_stride + frame_stride) * nwarps + L.shared_bytes + 64;
+  thread_local std::unique_ptr<uint8_t[], rt::Buffer::AlignedFree> storage;
+  thread_local size_t storage_bytes = 0;
+  if (storage_bytes < need) {
+    storage = rt::allocate_aligned(need, false);
+    storage_bytes = need;
+  }
   uint8_t* shared = storage.get() + (vars_stride + frame_stride) * nwarps;
   std::memset(shared, 0, L.shared_bytes + 64);
-  const size_t zeroed = exe.frame_needs_zero() ? vars_stride + frame_stride : vars_stride;
+  // The translation's own vars are packed (those it uses) or never looked
+  // at; what the compiled code has beyond them (vars passes added) starts zeroed.
+  const size_t own = std::min<size_t>(P.layout.bytes, vars_stride);
   rt::BlockMemory view(mem, L.shared_bytes ? shared : nullptr, L.shared_bytes);
+  // Per-warp SIMD-groups only with stacks (StackMemory serves them from
+  // SimdGroup::stack). Otherwise one start state serves every warp of the
+  // threadgroup (zero registers, the launch's uniforms, no stacks: a stack
+  // access faults as with empty stacks), with each warp's launched lanes and
+  // special registers set before its pack; and one `result` takes each
+  // finished warp's unpack for `finish` (every warp's unpack rewrites the
+  // same vars, and `finish` reads the launched lanes). No finish: no unpack.
+  const bool stacks = L.stack_bytes != 0;
+  auto start = std::make_unique<g13::SimdGroup>();
+  start->uniforms = L.uniforms;
+  start->pc = L.entry;
+  g13::StackMemory no_stack(*start, &view);
+  std::unique_ptr<g13::SimdGroup> result;
+  if (finish && !stacks) {
+    result = std::make_unique<g13::SimdGroup>();
+    result->uniforms = L.uniforms;
+  }
   struct Slot {
     rt::WarpInfo info;
-    std::unique_ptr<g13::SimdGroup> sg;
+    std::unique_ptr<g13::SimdGroup> sg;  // with stacks only
     std::unique_ptr<g13::StackMemory> stack;
     ir::WarpContext ctx;
   };
@@ -141,17 +176,27 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
   for (uint32_t w = 0; w < nwarps; ++w) {
     Slot& s = slots[w];
     s.info = rt::warp_info(L.grid, L.block, block, w);
-    s.sg = std::make_unique<g13::SimdGroup>(initial_group(L, s.info));
-    s.stack = std::make_unique<g13::StackMemory>(*s.sg, &view);
+    g13::SimdGroup* sg = start.get();
+    if (stacks) {
+      s.sg = std::make_unique<g13::SimdGroup>();
+      init_group(L, s.info, *s.sg, &P.specials);
+      s.stack = std::make_unique<g13::StackMemory>(*s.sg, &view);
+      sg = s.sg.get();
+    } else {
+      start->launched = s.info.entry_mask;
+      start->recompute_exec();
+      for (unsigned sr : P.specials) g13_special(L.block, s.info, sr, start->special[sr]);
+    }
     s.ctx.vars = storage.get() + (vars_stride + frame_stride) * w;
     s.ctx.frame = s.ctx.vars + vars_stride;
-    std::memset(s.ctx.vars, 0, zeroed);
+    std::memset(s.ctx.vars + own, 0, vars_stride - own);
+    if (exe.frame_needs_zero()) std::memset(s.ctx.frame, 0, frame_stride);
     s.ctx.uniforms = P.uniforms.data();
     s.ctx.entry_mask = s.info.entry_mask;
     s.ctx.budget = L.budget;
-    s.ctx.memory = s.stack.get();
+    s.ctx.memory = stacks ? static_cast<ir::GuestMemory*>(s.stack.get()) : &no_stack;
     view.fill_windows(s.ctx);
-    g13::pack_vars(*s.sg, P.f, s.ctx.vars);
+    g13::pack_vars(*sg, P.layout, s.ctx.vars);
   }
   rt::run_barrier_rounds(nwarps, [&](uint32_t w) {
     Slot& s = slots[w];
@@ -165,8 +210,12 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
       return rt::WarpStep::Stop;
     }
     if (st == ir::RunStatus::Barrier) return rt::WarpStep::Barrier;
-    g13::unpack_vars(s.ctx.vars, P.f, *s.sg, P.written);
-    if (finish) finish(s.info, *s.sg);
+    if (finish) {
+      g13::SimdGroup& r = stacks ? *s.sg : *result;
+      r.launched = r.exec = s.info.entry_mask;  // the start state's exec, unless the program wrote it
+      g13::unpack_vars(s.ctx.vars, P.layout, r);
+      finish(s.info, r);
+    }
     return rt::WarpStep::Done;
   });
   return out;
@@ -174,39 +223,44 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
 
 }  // namespace
 
+namespace {
+// The special registers a compute launch provides (g13_run.h), in one list.
+constexpr unsigned kLaunchSpecials[] = {0, 1, 2, 4, 5, 6, 8, 9, 10, 20, 21, 48, 49, 50, 51, 53, 80, 81, 82};
+}  // namespace
+
+bool g13_special(const rt::Dim3& block, const rt::WarpInfo& w, unsigned sr, std::array<uint32_t, 32>& out) {
+  auto splat = [&](uint32_t v) { out.fill(v); };
+  // Lanes past the end of a partial SIMD-group are not launched: zero.
+  auto per_lane = [&](auto value) {
+    for (unsigned l = 0; l < g13::SimdGroup::kLanes; ++l) out[l] = l < w.lanes ? uint32_t(value(l)) : 0;
+  };
+  auto grid_pos = [&](uint32_t b, uint32_t size, uint32_t rt::Dim3::*c) {
+    for (unsigned l = 0; l < g13::SimdGroup::kLanes; ++l)
+      out[l] = b * size + (l < w.lanes ? w.thread[l].*c : 0);
+  };
+  switch (sr) {
+    case 0: splat(w.block.x); return true;
+    case 1: splat(w.block.y); return true;
+    case 2: splat(w.block.z); return true;
+    case 4: case 8: splat(block.x); return true;
+    case 5: case 9: splat(block.y); return true;
+    case 6: case 10: splat(block.z); return true;
+    case 20: case 21: splat(0); return true;
+    case 53: splat(w.warp); return true;
+    case 48: per_lane([&](unsigned l) { return w.thread[l].x; }); return true;
+    case 49: per_lane([&](unsigned l) { return w.thread[l].y; }); return true;
+    case 50: per_lane([&](unsigned l) { return w.thread[l].z; }); return true;
+    case 51: per_lane([&](unsigned l) { return w.thread_linear(l); }); return true;
+    case 80: grid_pos(w.block.x, block.x, &rt::Dim3::x); return true;
+    case 81: grid_pos(w.block.y, block.y, &rt::Dim3::y); return true;
+    case 82: grid_pos(w.block.z, block.z, &rt::Dim3::z); return true;
+    default: return false;
+  }
+}
+
 void g13_fill_special(const rt::Dim3& grid, const rt::Dim3& block, const rt::WarpInfo& w, g13::SimdGroup& sg) {
   (void)grid;
-  auto splat = [&](unsigned sr, uint32_t v) { sg.special[sr].fill(v); };
-  splat(0, w.block.x);
-  splat(1, w.block.y);
-  splat(2, w.block.z);
-  splat(4, block.x);
-  splat(5, block.y);
-  splat(6, block.z);
-  splat(8, block.x);
-  splat(9, block.y);
-  splat(10, block.z);
-  splat(20, 0);
-  splat(21, 0);
-  splat(53, w.warp);
-  auto& px = sg.special[48];
-  auto& py = sg.special[49];
-  auto& pz = sg.special[50];
-  auto& idx = sg.special[51];
-  auto& gx = sg.special[80];
-  auto& gy = sg.special[81];
-  auto& gz = sg.special[82];
-  for (unsigned l = 0; l < g13::SimdGroup::kLanes; ++l) {
-    // Lanes past the end of a partial SIMD-group are not launched: zero.
-    const rt::Dim3 t = l < w.lanes ? w.thread[l] : rt::Dim3{0, 0, 0};
-    px[l] = t.x;
-    py[l] = t.y;
-    pz[l] = t.z;
-    idx[l] = l < w.lanes ? uint32_t(w.thread_linear(l)) : 0;
-    gx[l] = w.block.x * block.x + t.x;
-    gy[l] = w.block.y * block.y + t.y;
-    gz[l] = w.block.z * block.z + t.z;
-  }
+  for (unsigned sr : kLaunchSpecials) g13_special(block, w, sr, sg.special[sr]);
 }
 
 G13Result run_g13(const G13Launch& L, Engine engine, rt::Memory& memory, unsigned threads, const G13Finish& finish,
@@ -265,7 +319,9 @@ G13Result run_g13(const G13Launch& L, Engine engine, rt::Memory& memory, unsigne
       return res;
     }
     res.compile_us = prog.compiled.compile_us;
-    prog.written = g13::written_vars(prog.f);
+    prog.layout = g13::var_layout(prog.f);
+    for (const g13::VarLayout::Var& v : prog.layout.vars)
+      if (v.kind == g13::VarLayout::Kind::Special) prog.specials.push_back(v.index);
     prog.uniforms.assign(align64(std::max<size_t>(g13::kUniformBytes, prog.f.uniform_bytes)), 0);
     probe.uniforms = L.uniforms;
     g13::pack_uniforms(probe, prog.uniforms.data());

@@ -47,6 +47,9 @@ using G13Finish = std::function<void(const rt::WarpInfo&, const g13::SimdGroup&)
 // thread_position_in_threadgroup (48-50), thread_index_in_threadgroup (51),
 // simdgroup_index_in_threadgroup (53), thread_position_in_grid (80-82).
 void g13_fill_special(const rt::Dim3& grid, const rt::Dim3& block, const rt::WarpInfo& w, g13::SimdGroup& sg);
+// One of them for the SIMD-group `w` of a threadgroup of size `block`;
+// false (out untouched) for a register a launch does not provide.
+bool g13_special(const rt::Dim3& block, const rt::WarpInfo& w, unsigned sr, std::array<uint32_t, 32>& out);
 
 // Runs every threadgroup (on `threads` host threads; 0 = all cores, 1 = the
 // caller only). `engine` is resolved (not Engine::Jit).

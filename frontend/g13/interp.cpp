@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "frontend/g13/formats.h"
 #include "frontend/g13/fp.h"
 #include "frontend/g13/names.h"
 
@@ -272,7 +273,7 @@ bool intl(Ctx& c) {
 bool convert(Ctx& c) {
   const Operand D = c.op("D"), S = c.op("src");
   const unsigned mode = unsigned(c.in.f("mode")), round = unsigned(c.in.f("round"));
-  if (round > 1) return c.error("rounding mode " + std::to_string(round) + " is not characterised");
+  if (round > 1) return c.error(convert_round_unmodelled(round));
   const bool to_float = mode == 0 || mode == 1 || mode == 6 || mode == 7 || mode == 10 || mode == 11;
   const bool to_int = mode == 4 || mode == 5 || mode == 8 || mode == 9;
   if (!to_float && !to_int) return c.error("unknown convert mode " + std::to_string(mode));
@@ -589,46 +590,25 @@ bool reduce(Ctx& c, const std::string& name) {
 
 // ---- memory ----------------------------------------------------------------
 
-unsigned format_bytes(unsigned f) {
-  switch (f) {
-    case 0: case 4: case 5: return 1;
-    case 1: case 3: case 6: case 7: return 2;
-    case 2: return 4;
-    default: return 0;  // packed formats: not modelled
-  }
-}
 const char* format_name(unsigned f) { return enum_name("device_load", "F", f) ? enum_name("device_load", "F", f) : "?"; }
 
-// Element value loaded from memory -> register bits per the format and register size.
-uint64_t unpack(unsigned f, uint64_t v, unsigned reg_bits) {
-  double x;
-  switch (f) {
-    case 4: x = double(v & 0xFF) / 255.0; break;
-    case 5: { int64_t s = sext(v, 8); if (s < -127) s = -127; x = double(s) / 127.0; break; }
-    case 6: x = double(v & 0xFFFF) / 65535.0; break;
-    case 7: { int64_t s = sext(v, 16); if (s < -32767) s = -32767; x = double(s) / 32767.0; break; }
-    default: return v;  // i8/i16/i32/f16: raw, zero-extended
-  }
-  return reg_bits == 32 ? fp::f64_to_f32_ftz(x) : fp::f64_to_f16(x);
-}
-uint64_t pack(unsigned f, uint64_t v, unsigned reg_bits) {
-  if (f < 4) return v;
-  double x = reg_bits == 32 ? fp::f32_to_f64_ftz(uint32_t(v)) : fp::f16_to_f64(uint16_t(v));
-  if (std::isnan(x)) x = 0;
-  const bool snorm = f == 5 || f == 7;
-  const double scale = (f == 4) ? 255.0 : (f == 5) ? 127.0 : (f == 6) ? 65535.0 : 32767.0;
-  x = std::fmin(std::fmax(x, snorm ? -1.0 : 0.0), 1.0);
-  return uint64_t(int64_t(std::nearbyint(x * scale)));
+// The error for a format an access does not model: device loads model all
+// of formats.h; device stores and threadgroup accesses the unpacked ones (0-7).
+bool format_error(Ctx& c, unsigned f, const char* what) {
+  if (!memfmt::element_bytes(f)) return c.error("memory format " + std::to_string(f) + " is not defined");
+  return c.error(packed_access_unmodelled(what, f));
 }
 
 bool device_mem(Ctx& c, bool store) {
   if (!c.mem) return c.error("no guest memory attached");
-  const unsigned f = unsigned(c.in.f("F")), esz = format_bytes(f);
-  if (!esz) return c.error(std::string("memory format ") + format_name(f) + " is not implemented");
-  const unsigned mask = unsigned(c.in.f("mask"));
+  const unsigned f = unsigned(c.in.f("F")), esz = memfmt::element_bytes(f);
+  if (!esz || (f >= memfmt::kRgb10a2 && store)) return format_error(c, f, "device_store");
+  const bool packed = memfmt::bit_packed(f);
+  // Bit-packed: one aligned word at (base & ~3) + 4 * O, shift and mask ignored.
+  const unsigned mask = packed ? (1u << memfmt::packed_registers(f)) - 1 : unsigned(c.in.f("mask"));
   const bool r32 = c.in.f("Rt");
-  if (!r32 && f == 2) return c.error("i32 format with 16-bit registers is illegal");
-  unsigned shift = unsigned(c.in.f("s"));
+  if (!r32 && f == memfmt::kI32) return c.error("i32 format with 16-bit registers is illegal");
+  unsigned shift = packed ? 0 : unsigned(c.in.f("s"));
   if (shift == 3) shift = 2;  // as applegpu's model
   const Operand Rg = c.op("R"), A = c.op("A"), O = c.op("O");
   const bool ou = c.in.f("Ou");
@@ -640,6 +620,12 @@ bool device_mem(Ctx& c, bool store) {
     if (O.type == OpType::Imm) off = ou ? int64_t(uint64_t(O.n) & 0xFFFF) : sext(uint64_t(O.n), 16);
     else off = ou ? int64_t(off_raw & 0xFFFFFFFF) : sext(off_raw, 32);
     base &= ~uint64_t(esz - 1);
+    uint64_t word = 0;
+    if (packed) {
+      const uint64_t addr = base + uint64_t(off * 4);
+      if (!c.mem->access(ir::GuestMemory::Kind::Load, ir::Space::Global, addr, 4, &word))
+        return c.fault(ir::FaultKind::OutOfBounds, "device load outside memory at " + hex(addr), addr, l);
+    }
     unsigned reg = unsigned(Rg.n);
     for (unsigned i = 0; i < 4; ++i) {
       if (!(mask >> i & 1)) continue;
@@ -647,16 +633,16 @@ bool device_mem(Ctx& c, bool store) {
       Operand r;
       r.type = r32 ? OpType::Reg32 : OpType::Reg16;
       r.n = reg++;
-      uint64_t v = 0;
+      uint64_t v = word;
       if (store) {
         if (!c.read(r, l, v)) return false;
-        v = pack(f, v, r32 ? 32 : 16);
+        v = memfmt::store_element(f, v, r32 ? 32 : 16);
         if (!c.mem->access(ir::GuestMemory::Kind::Store, ir::Space::Global, addr, esz, &v))
           return c.fault(ir::FaultKind::OutOfBounds, "device store outside memory at " + hex(addr), addr, l);
       } else {
-        if (!c.mem->access(ir::GuestMemory::Kind::Load, ir::Space::Global, addr, esz, &v))
+        if (!packed && !c.mem->access(ir::GuestMemory::Kind::Load, ir::Space::Global, addr, esz, &v))
           return c.fault(ir::FaultKind::OutOfBounds, "device load outside memory at " + hex(addr), addr, l);
-        if (!c.write(r, l, unpack(f, v, r32 ? 32 : 16))) return false;
+        if (!c.write(r, l, memfmt::load_component(f, v, i, r32 ? 32 : 16))) return false;
       }
     }
   }
@@ -665,8 +651,8 @@ bool device_mem(Ctx& c, bool store) {
 
 bool threadgroup_mem(Ctx& c, bool store) {
   if (!c.mem) return c.error("no guest memory attached");
-  const unsigned f = unsigned(c.in.f("F")), esz = format_bytes(f);
-  if (!esz) return c.error(std::string("memory format ") + format_name(f) + " is not implemented");
+  const unsigned f = unsigned(c.in.f("F")), esz = memfmt::element_bytes(f);
+  if (!esz || f >= memfmt::kRgb10a2) return format_error(c, f, store ? "threadgroup_store" : "threadgroup_load");
   const unsigned mask = unsigned(c.in.f("mask"));
   const bool r32 = c.in.f("Rt");
   const Operand Rg = c.op("R"), A = c.op("A"), O = c.op("O");
@@ -686,13 +672,13 @@ bool threadgroup_mem(Ctx& c, bool store) {
       uint64_t v = 0;
       if (store) {
         if (!c.read(r, l, v)) return false;
-        v = pack(f, v, r32 ? 32 : 16);
+        v = memfmt::store_element(f, v, r32 ? 32 : 16);
         if (!c.mem->access(ir::GuestMemory::Kind::Store, ir::Space::Shared, addr, esz, &v))
           return c.fault(ir::FaultKind::OutOfBounds, "threadgroup store outside memory at " + hex(addr), addr, l);
       } else {
         if (!c.mem->access(ir::GuestMemory::Kind::Load, ir::Space::Shared, addr, esz, &v))
           return c.fault(ir::FaultKind::OutOfBounds, "threadgroup load outside memory at " + hex(addr), addr, l);
-        if (!c.write(r, l, unpack(f, v, r32 ? 32 : 16))) return false;
+        if (!c.write(r, l, memfmt::load_component(f, v, i, r32 ? 32 : 16))) return false;
       }
     }
   }
@@ -701,7 +687,7 @@ bool threadgroup_mem(Ctx& c, bool store) {
 
 // stack_load/stack_store: per-thread stack bytes at the immediate offset (or a register).
 bool stack_mem(Ctx& c, bool store) {
-  const unsigned f = unsigned(c.in.f("F")), esz = format_bytes(f);
+  const unsigned f = unsigned(c.in.f("F")), esz = memfmt::element_bytes(f);
   if (!esz || f > 3) return c.error(std::string("stack format ") + format_name(f) + " is not implemented");
   const unsigned mask = unsigned(c.in.f("mask"));
   const bool r32 = c.in.f("Rt");
@@ -886,17 +872,31 @@ bool execute(Ctx& c) {
 
 }  // namespace
 
+std::string packed_access_unmodelled(const std::string& what, unsigned f) {
+  return what + " with packed format " + format_name(f) +
+         " is not implemented: the public model (applegpu) defines packed formats for device_load only";
+}
+
+std::string convert_round_unmodelled(unsigned round) {
+  return "rounding mode " + std::to_string(round) +
+         " is not implemented: unobserved (applegpu defines 0 rtz and 1 rte and only guesses that 2 and 3 "
+         "round toward -inf and +inf; Mesa emits 0 and 1 only)";
+}
+
 UniformStoreShape uniform_store_shape(const Insn& in) {
   UniformStoreShape u;
   if (in.f("F") != 1) {
-    u.unmodelled = "uniform_store is modelled for format i16 only";
+    u.unmodelled = std::string("uniform_store with format ") + format_name(unsigned(in.f("F"))) +
+                   " is not implemented: applegpu and Mesa describe i16 only (Mesa notes that 32-bit-format "
+                   "uniform stores do not work)";
     return u;
   }
   Operand O;
   for (const OperandDef& od : in.desc->operands)
     if (od.name == "O") O = decode_operand(in, od, 0);
   if (O.type != OpType::Imm) {
-    u.unmodelled = "uniform_store with a register index is not modelled";
+    u.unmodelled = "uniform_store with a register index is not implemented: the public descriptions give the "
+                   "index only as an immediate in 16-bit units (Mesa's mov uN, rM)";
     return u;
   }
   const unsigned count = unsigned(__builtin_popcountll(in.f("mask") & 15));

@@ -73,6 +73,11 @@ struct UniformStoreShape {
 };
 UniformStoreShape uniform_store_shape(const Insn& in);
 
+// The error for convert rounding modes 2 and 3 (interpreter and translation).
+std::string convert_round_unmodelled(unsigned round);
+// The error for a store or threadgroup access (`what`) with packed format `f`.
+std::string packed_access_unmodelled(const std::string& what, unsigned f);
+
 class Interpreter {
  public:
   // `code` is the program (byte offset 0 = pc 0). Memory accesses of device

@@ -104,13 +104,9 @@ bool Translator::write(const Op& d, ValueId v, ValueId ex) {
     b_.set_var(uint32_t(d.n), b_.select(ex, resize(v, Type::I32), old));
     return true;
   }
-  if (d.type == OpType::Reg64 && d.n <= 126) {
+  if (d.type == OpType::Reg64) {
     const ValueId w = resize(v, Type::I64);
-    const ValueId lo = resize(w, Type::I32), hi = resize(b_.binary(Opcode::LShr, w, b_.i32(32)), Type::I32);
-    const ValueId old_lo = b_.get_var(uint32_t(d.n)), old_hi = b_.get_var(uint32_t(d.n + 1));
-    b_.set_var(uint32_t(d.n), b_.select(ex, lo, old_lo));
-    b_.set_var(uint32_t(d.n + 1), b_.select(ex, hi, old_hi));
-    return true;
+    return write_pair(d, resize(w, Type::I32), resize(b_.binary(Opcode::LShr, w, b_.i32(32)), Type::I32), ex);
   }
   if (d.type == OpType::Reg16 && d.n <= 255) {
     const uint32_t reg = uint32_t(d.n >> 1);
@@ -120,6 +116,33 @@ bool Translator::write(const Op& d, ValueId v, ValueId ex) {
     return true;
   }
   return false;
+}
+
+bool Translator::write_pair(const Op& d, ValueId lo, ValueId hi, ValueId ex) {
+  if (d.type != OpType::Reg64 || d.n > 126) return false;
+  const ValueId old_lo = b_.get_var(uint32_t(d.n)), old_hi = b_.get_var(uint32_t(d.n + 1));
+  b_.set_var(uint32_t(d.n), b_.select(ex, lo, old_lo));
+  b_.set_var(uint32_t(d.n + 1), b_.select(ex, hi, old_hi));
+  return true;
+}
+
+bool Translator::src_halves(const Op& o, bool sign, ValueId& lo, ValueId& hi) {
+  if (o.type == OpType::Reg64) {
+    if (o.n > 126) return false;
+    lo = b_.get_var(uint32_t(o.n));
+    hi = b_.get_var(uint32_t(o.n + 1));
+    return true;
+  }
+  if (o.bits() <= 32) {
+    if (!src(o, 32, sign, lo)) return false;
+    hi = sign ? b_.binary(Opcode::AShr, lo, b_.i32(31)) : b_.i32(0);
+    return true;
+  }
+  ValueId w;
+  if (!src(o, 64, sign, w)) return false;
+  lo = resize(w, Type::I32);
+  hi = resize(b_.binary(Opcode::LShr, w, b_.i32(32)), Type::I32);
+  return true;
 }
 
 // ---- control ---------------------------------------------------------------
@@ -427,43 +450,127 @@ int uniform_var_reg(const ir::Function& f, size_t var) {
   return int(std::stoul(n.substr(1)));
 }
 
+VarLayout var_layout(const ir::Function& f) {
+  VarLayout L;
+  L.vars.resize(f.vars.size());
+  uint32_t off = 0;
+  for (size_t i = 0; i < f.vars.size(); ++i) {
+    VarLayout::Var& v = L.vars[i];
+    v.offset = off;
+    off += (ir::lane_bytes(f.vars[i].type) * ir::kWarpLanes + 63) & ~63u;
+    const std::string& n = f.vars[i].name;
+    if (i < kNumGprVars) {
+      v.kind = VarLayout::Kind::Gpr;
+      v.index = uint32_t(i);
+    } else if (n == "exec") {
+      v.kind = VarLayout::Kind::Exec;
+    } else if (int u = uniform_var_reg(f, i); u >= 0) {
+      v.kind = VarLayout::Kind::Uniform;
+      v.index = uint32_t(u);
+    } else if (n.size() > 2 && n.compare(0, 2, "sr") == 0 && n.find_first_not_of("0123456789", 2) == std::string::npos) {
+      v.kind = VarLayout::Kind::Special;
+      v.index = uint32_t(std::stoul(n.substr(2)));
+    }
+  }
+  L.bytes = off;
+  for (const ir::Inst& in : f.insts) {
+    if (in.block == ir::kNoBlock || in.imm >= L.vars.size()) continue;
+    if (in.op == ir::Opcode::SetVar) L.vars[size_t(in.imm)].written = true;
+    if (in.op == ir::Opcode::GetVar) L.vars[size_t(in.imm)].read = true;
+  }
+  return L;
+}
+
 namespace {
-// Bytes var r takes in the var area (the step Function::var_offset sums).
-uint32_t var_stride(const ir::Function& f, uint32_t r) {
-  return (ir::lane_bytes(f.vars[r].type) * ir::kWarpLanes + 63) & ~63u;
+void pack_var(const SimdGroup& sg, const VarLayout::Var& v, uint8_t* slot) {
+  switch (v.kind) {
+    case VarLayout::Kind::Gpr: {
+      // Whole-array loops (vectorised) and one copy.
+      uint32_t x[SimdGroup::kLanes];
+      const uint16_t* lo = sg.regs[2 * v.index].data();
+      const uint16_t* hi = sg.regs[2 * v.index + 1].data();
+      for (unsigned l = 0; l < SimdGroup::kLanes; ++l) x[l] = uint32_t(lo[l]) | uint32_t(hi[l]) << 16;
+      std::memcpy(slot, x, sizeof x);
+      break;
+    }
+    case VarLayout::Kind::Exec: {
+      uint32_t x[SimdGroup::kLanes];
+      for (unsigned l = 0; l < SimdGroup::kLanes; ++l) x[l] = sg.exec >> l & 1;
+      std::memcpy(slot, x, sizeof x);
+      break;
+    }
+    case VarLayout::Kind::Uniform: {
+      const uint32_t x = sg.u32(v.index);
+      for (unsigned l = 0; l < SimdGroup::kLanes; ++l) std::memcpy(slot + l * 4, &x, 4);
+      break;
+    }
+    case VarLayout::Kind::Special: {
+      auto it = sg.special.find(v.index);
+      if (it != sg.special.end()) std::memcpy(slot, it->second.data(), SimdGroup::kLanes * 4);
+      break;
+    }
+    case VarLayout::Kind::Other:
+      break;
+  }
+}
+
+void unpack_var(const uint8_t* slot, const VarLayout::Var& v, SimdGroup& sg) {
+  switch (v.kind) {
+    case VarLayout::Kind::Gpr: {
+      // A select instead of skipping lanes that were not launched.
+      uint16_t* lo = sg.regs[2 * v.index].data();
+      uint16_t* hi = sg.regs[2 * v.index + 1].data();
+      uint32_t x[SimdGroup::kLanes];
+      std::memcpy(x, slot, sizeof x);
+      for (unsigned l = 0; l < SimdGroup::kLanes; ++l) {
+        const bool on = sg.launched >> l & 1;
+        lo[l] = on ? uint16_t(x[l]) : lo[l];
+        hi[l] = on ? uint16_t(x[l] >> 16) : hi[l];
+      }
+      break;
+    }
+    case VarLayout::Kind::Uniform: {
+      // The same in every launched lane; take the lowest.
+      const unsigned first = sg.launched ? unsigned(__builtin_ctz(sg.launched)) : 0;
+      uint32_t x;
+      std::memcpy(&x, slot + first * 4, 4);
+      sg.set_u32(v.index, x);
+      break;
+    }
+    case VarLayout::Kind::Exec: {
+      uint32_t m = 0;
+      for (unsigned l = 0; l < SimdGroup::kLanes; ++l) {
+        uint32_t on;
+        std::memcpy(&on, slot + l * 4, 4);
+        m |= (on & 1) << l;
+      }
+      sg.exec = m & sg.launched;
+      break;
+    }
+    case VarLayout::Kind::Special:
+    case VarLayout::Kind::Other:
+      break;
+  }
 }
 }  // namespace
 
+void pack_vars(const SimdGroup& sg, const VarLayout& layout, uint8_t* vars) {
+  for (const VarLayout::Var& v : layout.vars)
+    if (v.read || v.written) pack_var(sg, v, vars + v.offset);
+}
+
+void unpack_vars(const uint8_t* vars, const VarLayout& layout, SimdGroup& sg) {
+  // Registers first, exec last (as the Function overload always did).
+  for (const VarLayout::Var& v : layout.vars)
+    if (v.written && v.kind != VarLayout::Kind::Exec) unpack_var(vars + v.offset, v, sg);
+  for (const VarLayout::Var& v : layout.vars)
+    if (v.written && v.kind == VarLayout::Kind::Exec) unpack_var(vars + v.offset, v, sg);
+}
+
 void pack_vars(const SimdGroup& sg, const ir::Function& f, uint8_t* vars) {
-  std::memset(vars, 0, f.vars_bytes());
-  // Function::var_offset(r) sums the sizes before r: walk the offset along
-  // instead (this runs once per SIMD-group of every launch).
-  uint32_t off = 0;
-  for (uint32_t r = 0; r < kNumGprVars && r < f.vars.size(); off += var_stride(f, r), ++r) {
-    for (unsigned l = 0; l < SimdGroup::kLanes; ++l) {
-      const uint32_t v = sg.r32(r, l);
-      std::memcpy(vars + off + l * 4, &v, 4);
-    }
-  }
-  for (size_t i = kNumGprVars; i < f.vars.size(); ++i) {
-    uint8_t* slot = vars + f.var_offset(uint32_t(i));
-    if (f.vars[i].name == "exec") {
-      for (unsigned l = 0; l < SimdGroup::kLanes; ++l) {
-        const uint32_t on = sg.exec >> l & 1;
-        std::memcpy(slot + l * 4, &on, 4);
-      }
-      continue;
-    }
-    if (int u = uniform_var_reg(f, i); u >= 0) {
-      const uint32_t v = sg.u32(unsigned(u));
-      for (unsigned l = 0; l < SimdGroup::kLanes; ++l) std::memcpy(slot + l * 4, &v, 4);
-      continue;
-    }
-    if (f.vars[i].name.compare(0, 2, "sr") != 0) continue;
-    auto it = sg.special.find(unsigned(std::stoul(f.vars[i].name.substr(2))));
-    if (it == sg.special.end()) continue;
-    std::memcpy(slot, it->second.data(), SimdGroup::kLanes * 4);
-  }
+  const VarLayout L = var_layout(f);
+  std::memset(vars, 0, L.bytes);
+  for (const VarLayout::Var& v : L.vars) pack_var(sg, v, vars + v.offset);
 }
 
 std::vector<bool> written_vars(const ir::Function& f) {
@@ -478,39 +585,9 @@ void unpack_vars(const uint8_t* vars, const ir::Function& f, SimdGroup& sg) {
 }
 
 void unpack_vars(const uint8_t* vars, const ir::Function& f, SimdGroup& sg, const std::vector<bool>& written) {
-  uint32_t off = 0;
-  // A select instead of skipping lanes that were not launched; registers the
-  // program never writes are left alone (this runs once per SIMD-group).
-  for (uint32_t r = 0; r < kNumGprVars && r < f.vars.size(); off += var_stride(f, r), ++r) {
-    if (r >= written.size() || !written[r]) continue;
-    uint16_t* lo = sg.regs[2 * r].data();
-    uint16_t* hi = sg.regs[2 * r + 1].data();
-    for (unsigned l = 0; l < SimdGroup::kLanes; ++l) {
-      uint32_t v;
-      std::memcpy(&v, vars + off + l * 4, 4);
-      const bool on = sg.launched >> l & 1;
-      lo[l] = on ? uint16_t(v) : lo[l];
-      hi[l] = on ? uint16_t(v >> 16) : hi[l];
-    }
-  }
-  // Written u-registers: the same in every launched lane; take the lowest.
-  const unsigned first = sg.launched ? unsigned(__builtin_ctz(sg.launched)) : 0;
-  for (size_t i = kNumGprVars; i < f.vars.size(); ++i)
-    if (int u = uniform_var_reg(f, i); u >= 0 && i < written.size() && written[i]) {
-      uint32_t v;
-      std::memcpy(&v, vars + f.var_offset(uint32_t(i)) + first * 4, 4);
-      sg.set_u32(unsigned(u), v);
-    }
-  for (size_t i = kNumGprVars; i < f.vars.size() && i < written.size(); ++i) {
-    if (f.vars[i].name != "exec" || !written[i]) continue;
-    uint32_t m = 0;
-    for (unsigned l = 0; l < SimdGroup::kLanes; ++l) {
-      uint32_t on;
-      std::memcpy(&on, vars + f.var_offset(uint32_t(i)) + l * 4, 4);
-      m |= (on & 1) << l;
-    }
-    sg.exec = m & sg.launched;
-  }
+  VarLayout L = var_layout(f);
+  for (size_t i = 0; i < L.vars.size(); ++i) L.vars[i].written = i < written.size() && written[i];
+  unpack_vars(vars, L, sg);
 }
 
 void pack_uniforms(const SimdGroup& sg, uint8_t* uniforms) {

@@ -75,6 +75,28 @@ int special_var(const ir::Function& f, unsigned sr);
 // (sg.launched), the "uN" vars into sg.uniforms and "exec" into sg.exec.
 void pack_vars(const SimdGroup& sg, const ir::Function& f, uint8_t* vars);
 void unpack_vars(const uint8_t* vars, const ir::Function& f, SimdGroup& sg);
+
+// The same marshalling for a runner that runs one translation many times:
+// where each var lives and what it holds, worked out once (no name parsing
+// or offset sums per SIMD-group). `used` = vars the function reads or writes
+// (a get_var/set_var in a block); pack_vars(layout) fills only those and
+// leaves the rest of the area as it is (the function never looks at them),
+// unpack_vars(layout) copies back only the written ones. Same results as the
+// Function overloads, which pack and unpack everything.
+struct VarLayout {
+  enum class Kind : uint8_t { Gpr, Special, Uniform, Exec, Other };
+  struct Var {
+    uint32_t offset = 0;  // Function::var_offset
+    Kind kind = Kind::Other;
+    uint32_t index = 0;   // rN / srK / uN
+    bool read = false, written = false;
+  };
+  std::vector<Var> vars;
+  uint32_t bytes = 0;  // Function::vars_bytes
+};
+VarLayout var_layout(const ir::Function& f);
+void pack_vars(const SimdGroup& sg, const VarLayout& layout, uint8_t* vars);
+void unpack_vars(const uint8_t* vars, const VarLayout& layout, SimdGroup& sg);
 // Which vars of the translation `f` it can write (a set_var of the var
 // anywhere), indexed by var. Passing that to unpack_vars skips the rest, whose
 // var area still holds what pack_vars put there: the same as unpacking all.

@@ -17,11 +17,34 @@ namespace gpurc::g13::detail {
 // a destination of <= 32 bits only sees the low 32 bits, which depend only on
 // the low 32 bits of the sources (+, -, *, << are all compatible with
 // reduction modulo 2^32), so that case is computed in i32 (native on every
-// tier; i64 lane ops mostly are not).
+// tier; i64 lane ops mostly are not). iadd/isub into a 64-bit destination
+// (never saturating) works on I32 halves with the carry: the same value
+// modulo 2^64 without building I64s from the register pairs.
 bool Translator::int_add(const Insn& in, bool is_mul, std::string& why) {
   const Op D = op(in, "D"), A = op(in, "A"), B = op(in, "B");
   const Op C = is_mul ? op(in, "C") : Op{};
   const unsigned shift = unsigned(in.f("s")), dbits = D.bits();
+  if (!is_mul && dbits == 64) {
+    ValueId alo, ahi, blo, bhi;
+    if (!src_halves(A, A.sx, alo, ahi) || !src_halves(B, B.sx, blo, bhi)) return why = "bad source", false;
+    const ValueId zero = b_.i32(0), one = b_.i32(1);
+    if (in.f("N")) {  // -(hi:lo) = (-hi - (lo != 0)) : -lo
+      const ValueId borrow = b_.select(b_.icmp(IntPred::Ne, blo, zero), one, zero);
+      bhi = b_.binary(Opcode::ISub, b_.binary(Opcode::ISub, zero, bhi), borrow);
+      blo = b_.binary(Opcode::ISub, zero, blo);
+    }
+    if (shift >= 5) {
+      blo = bhi = zero;
+    } else if (shift) {
+      bhi = b_.binary(Opcode::Or, b_.binary(Opcode::Shl, bhi, b_.i32(shift)), b_.binary(Opcode::LShr, blo, b_.i32(32 - shift)));
+      blo = b_.binary(Opcode::Shl, blo, b_.i32(shift));
+    }
+    const ValueId lo = b_.binary(Opcode::IAdd, alo, blo);
+    const ValueId carry = b_.select(b_.icmp(IntPred::Ult, lo, alo), one, zero);
+    const ValueId hi = b_.binary(Opcode::IAdd, b_.binary(Opcode::IAdd, ahi, bhi), carry);
+    if (!write_pair(D, lo, hi, exec())) return why = "bad destination", false;
+    return true;
+  }
   const bool small = is_mul ? (C.bits() <= 32 && dbits <= 32) : (A.bits() <= 32 && B.bits() <= 32 && dbits <= 32);
   const bool saturate = in.f("S") && shift == 0 && small;
   const bool is_signed = A.sx || B.sx || (is_mul && C.sx);
@@ -137,7 +160,7 @@ bool Translator::int_unary(const Insn& in, const std::string& n, std::string& wh
 bool Translator::convert(const Insn& in, std::string& why) {
   const Op D = op(in, "D"), S = op(in, "src");
   const unsigned mode = unsigned(in.f("mode")), round = unsigned(in.f("round"));
-  if (round > 1) return why = "rounding mode " + std::to_string(round) + " is not characterised", false;
+  if (round > 1) return why = convert_round_unmodelled(round), false;
   const uint32_t rnd = ir::with_round(0, round == 0 ? ir::Round::TowardZero : ir::Round::NearestEven);
   ValueId raw;
   if (!src(S, 32, false, raw)) return why = "bad source", false;

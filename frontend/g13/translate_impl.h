@@ -32,16 +32,6 @@ inline std::string hex(uint64_t v) {
 // Special registers the interpreter derives from the lane and the exec mask.
 inline bool derived_sr(unsigned sr) { return sr == 52 || (sr >= 56 && sr <= 59) || sr == 63; }
 
-// Memory formats (g13-encodings.md §5): element bytes, 0 = packed (not modelled).
-inline unsigned format_bytes(unsigned f) {
-  switch (f) {
-    case 0: case 4: case 5: return 1;
-    case 1: case 3: case 6: case 7: return 2;
-    case 2: return 4;
-    default: return 0;
-  }
-}
-
 constexpr uint32_t kFtz = ff::FtzIn | ff::FtzOut;
 constexpr uint8_t kSigned = uint8_t(ir::Sign::Signed), kUnsigned = uint8_t(ir::Sign::Unsigned);
 constexpr uint8_t kClamp = uint8_t(ir::ShiftMode::Clamp);
@@ -59,6 +49,9 @@ class Translator {
   // A source as an integer of `bits` (16, 32 or 64), zero- or sign-extended
   // from its own size (immediates are 16-bit).
   bool src(const Op& o, unsigned bits, bool sign, ValueId& v);
+  // A source as two I32 halves, extended to 64 bits per `sign` (a register
+  // pair without building an I64).
+  bool src_halves(const Op& o, bool sign, ValueId& lo, ValueId& hi);
   // A float source in type `t` (exact widening; f32 registers raw, so the
   // consuming op's FtzIn flushes them, except when widened to f64 where the
   // widening flushes), abs then neg.
@@ -67,6 +60,7 @@ class Translator {
   ValueId entry() { return b_.emit(Opcode::EntryMask, Type::I1, {}); }
   // Writes `v` (any int type; truncated or zero-extended) to `d` where `ex`.
   bool write(const Op& d, ValueId v, ValueId ex);
+  bool write_pair(const Op& d, ValueId lo, ValueId hi, ValueId ex);  // a Reg64 destination from I32 halves
   ValueId resize(ValueId v, Type t, bool sign = false);
   ValueId k(Type t, uint64_t bits) { return b_.constant(t, bits); }
   ValueId fconst(Type t, double x) { return b_.constant(t, ir::fbits::from_double(x, t, ir::Round::NearestEven)); }
@@ -104,6 +98,7 @@ class Translator {
   bool reduce(const Insn& in, const std::string& n, std::string& why);
   bool get_sr(const Insn& in, std::string& why);
   bool memory(const Insn& in, const std::string& n, std::string& why);
+  ValueId packed_component(unsigned f, ValueId elem, unsigned c, bool r32);
   bool uniform_store(const Insn& in, std::string& why);
   // uN as i32: its "uN" var when the program writes it (uniform_store), else
   // the uniform block.

@@ -3,6 +3,8 @@
 #include <map>
 #include <string>
 
+#include "frontend/g13/formats.h"
+#include "frontend/g13/fp.h"
 #include "frontend/g13/translate_impl.h"
 #include "ir/float_bits.h"
 #include "ir/transc_g13.h"
@@ -17,9 +19,14 @@ namespace gpurc::g13::detail {
 bool Translator::memory(const Insn& in, const std::string& n, std::string& why) {
   const bool store = n.find("store") != std::string::npos;
   const bool device = n.compare(0, 6, "device") == 0, tg = n.compare(0, 11, "threadgroup") == 0;
-  const unsigned f = unsigned(in.f("F")), esz = format_bytes(f);
-  if (!esz || (!device && !tg && f > 3)) return why = "memory format " + std::to_string(f) + " is not implemented", false;
-  const unsigned mask = unsigned(in.f("mask"));
+  const unsigned f = unsigned(in.f("F")), esz = memfmt::element_bytes(f);
+  if (!esz) return why = "memory format " + std::to_string(f) + " is not defined", false;
+  if (!device && !tg && f > memfmt::kF16) return why = "stack format " + std::to_string(f) + " is not implemented", false;
+  if (f >= memfmt::kRgb10a2 && (store || !device))
+    return why = packed_access_unmodelled(n, f), false;
+  // Bit-packed: one aligned word at (base & ~3) + 4 * O, shift and mask ignored.
+  const bool packed = memfmt::bit_packed(f);
+  const unsigned mask = packed ? (1u << memfmt::packed_registers(f)) - 1 : unsigned(in.f("mask"));
   const bool r32 = in.f("Rt");
   if (device && !r32 && f == 2) return why = "i32 format with 16-bit registers is illegal", false;
   const Op Rg = op(in, "R"), O = op(in, "O");
@@ -29,7 +36,7 @@ bool Translator::memory(const Insn& in, const std::string& n, std::string& why) 
   unsigned shift = 0;
   if (device) {
     const bool ou = in.f("Ou");
-    shift = unsigned(in.f("s"));
+    shift = packed ? 0 : unsigned(in.f("s"));
     if (shift == 3) shift = 2;  // as applegpu's model
     if (O.type == OpType::Imm) off = b_.i64(ou ? uint64_t(O.n) & 0xFFFF : uint64_t(int64_t(int16_t(uint16_t(O.n)))));
     else if (!src(O, 32, false, off)) return why = "bad offset", false;
@@ -44,7 +51,10 @@ bool Translator::memory(const Insn& in, const std::string& n, std::string& why) 
     if (tg && A.type != OpType::Imm && !src(A, 64, false, base)) return why = "bad base", false;
   }
   const Type et = ir::int_type(esz * 8), rt = r32 ? Type::I32 : Type::I16;
+  const uint32_t esz_log2 = uint32_t(__builtin_ctz(esz));  // element sizes are 1, 2, 4: shifts, not multiplies
   const ir::Space space = device ? ir::Space::Global : tg ? ir::Space::Shared : ir::Space::Local;
+  ValueId word;
+  if (packed) word = b_.load(Type::I32, space, ir::AddrClass::Random, b_.binary(Opcode::IAdd, base, b_.binary(Opcode::Shl, off, b_.i32(2))), ex);
   unsigned reg = unsigned(Rg.n);
   for (unsigned i = 0; i < 4; ++i) {
     if (!(mask >> i & 1)) continue;
@@ -55,15 +65,20 @@ bool Translator::memory(const Insn& in, const std::string& n, std::string& why) 
     ValueId addr;
     if (device) {
       const ValueId idx = b_.binary(Opcode::IAdd, b_.binary(Opcode::Shl, off, b_.i32(shift)), b_.i64(i));
-      addr = b_.binary(Opcode::IAdd, base, b_.binary(Opcode::IMul, idx, b_.i64(esz)));
+      addr = b_.binary(Opcode::IAdd, base, b_.binary(Opcode::Shl, idx, b_.i32(esz_log2)));
     } else if (tg) {
-      addr = b_.binary(Opcode::IAdd, base, b_.binary(Opcode::IMul, b_.binary(Opcode::IAdd, off, b_.i64(i)), b_.i64(esz)));
+      addr = b_.binary(Opcode::IAdd, base, b_.binary(Opcode::Shl, b_.binary(Opcode::IAdd, off, b_.i64(i)), b_.i32(esz_log2)));
     } else {
       // Lane l's stack is [l * kStackStride, +kStackStride) of Space::Local.
       const ValueId o = b_.binary(Opcode::IAdd, off, b_.i64(i * esz));
-      const ValueId lane_base = b_.binary(Opcode::IMul, resize(lane(), Type::I64), b_.i64(kStackStride));
+      const ValueId lane_base = b_.binary(Opcode::Shl, resize(lane(), Type::I64), b_.i32(uint32_t(__builtin_ctzll(kStackStride))));
       addr = b_.select(b_.icmp(IntPred::Ult, o, b_.i64(kStackStride)), b_.binary(Opcode::IAdd, lane_base, o),
                        b_.i64(kBadStackAddr));
+    }
+    if (packed || f == memfmt::kSrgba8) {
+      const ValueId elem = packed ? word : b_.load(et, space, ir::AddrClass::Random, addr, ex);
+      if (!write(r, packed_component(f, elem, i, r32), ex)) return why = "bad register", false;
+      continue;
     }
     const bool norm = f >= 4;
     const double scale = f == 4 ? 255.0 : f == 5 ? 127.0 : f == 6 ? 65535.0 : 32767.0;
@@ -98,6 +113,66 @@ bool Translator::memory(const Insn& in, const std::string& n, std::string& why) 
     }
   }
   return true;
+}
+
+// Register bits of component `c` of a bit-packed or srgba8 load, formats.h's
+// load_component as IR: `elem` is the loaded I32 word (bit-packed) or the I8
+// byte (srgba8). unorm fields as the norm formats (f64 product with the
+// reciprocal, rounded once); 11/10-bit floats widened to f16 bits (exact,
+// exponent 31 -> inf or the default NaN); rgb9e5 = m * 2^(e - 24) in f64
+// (exact); sRGB: the 12-bit level round(4095 * L(v / 255)) from the curve in
+// f64 (Transc::Ieee exp2/log2: 4095 * L is never within 1.6e-4 of a
+// half-integer, so the level is exact), then level / 4095 to f32 and, for a
+// 16-bit register, on to f16.
+ValueId Translator::packed_component(unsigned f, ValueId elem, unsigned c, bool r32) {
+  const Type rt = r32 ? Type::I32 : Type::I16, ft = r32 ? Type::F32 : Type::F16;
+  auto field = [&](unsigned shift, uint32_t mask) {
+    return b_.binary(Opcode::And, b_.binary(Opcode::LShr, elem, b_.i32(shift)), b_.i32(mask));
+  };
+  auto to_reg = [&](ValueId x) {  // f64 value -> register bits
+    return b_.emit(Opcode::Bitcast, rt, {b_.convert(Opcode::FToF, ft, x, 0, r32 ? ff::FtzOut : 0)});
+  };
+  auto itof64 = [&](ValueId i) { return b_.convert(Opcode::IToF, Type::F64, i, kSigned); };
+  auto unorm = [&](ValueId i, double scale) {
+    return to_reg(b_.binary(Opcode::FMul, itof64(i), fconst(Type::F64, 1.0 / scale)));
+  };
+  switch (f) {
+    case memfmt::kRgb10a2:
+      return c < 3 ? unorm(field(10 * c, 1023), 1023.0) : unorm(field(30, 3), 3.0);
+    case memfmt::kRg11b10f:
+    case memfmt::kRg11b10fRtz: {
+      const bool f11 = c < 2;
+      const ValueId bits = field(11 * c, f11 ? 0x7FF : 0x3FF);
+      const ValueId h = b_.select(b_.icmp(IntPred::Ugt, bits, b_.i32(f11 ? 0x7C0 : 0x3E0)), b_.i32(fp::kNaN16),
+                                  b_.binary(Opcode::Shl, bits, b_.i32(f11 ? 4 : 5)));
+      const ValueId h16 = resize(h, Type::I16);
+      if (!r32) return h16;
+      return b_.emit(Opcode::Bitcast, Type::I32,
+                     {b_.convert(Opcode::FToF, Type::F32, b_.emit(Opcode::Bitcast, Type::F16, {h16}))});
+    }
+    case memfmt::kRgb9e5:
+    case memfmt::kRgb9e5Rtz: {
+      const ValueId e = resize(b_.binary(Opcode::IAdd, field(27, 31), b_.i32(1023 - 24)), Type::I64);
+      const ValueId pow2 = b_.emit(Opcode::Bitcast, Type::F64, {b_.binary(Opcode::Shl, e, b_.i32(52))});
+      return to_reg(b_.binary(Opcode::FMul, itof64(field(9 * c, 511)), pow2));
+    }
+    default: {  // srgba8
+      const ValueId v = resize(elem, Type::I32);
+      if (c == 3) return unorm(v, 255.0);
+      const ValueId x = b_.binary(Opcode::FMul, itof64(v), fconst(Type::F64, 1.0 / 255.0));
+      const ValueId lo = b_.binary(Opcode::FMul, x, fconst(Type::F64, 1.0 / 12.92));
+      const ValueId t = b_.binary(Opcode::FMul, b_.binary(Opcode::FAdd, x, fconst(Type::F64, 0.055)),
+                                  fconst(Type::F64, 1.0 / 1.055));
+      const uint8_t ieee = uint8_t(ir::Transc::Ieee);
+      const ValueId hi = b_.unary(Opcode::FExp2, b_.binary(Opcode::FMul, b_.unary(Opcode::FLog2, t, ieee),
+                                                           fconst(Type::F64, 2.4)), ieee);
+      const ValueId lin = b_.select(b_.icmp(IntPred::Ule, v, b_.i32(10)), lo, hi);  // v/255 <= 0.04045
+      const ValueId level = b_.unary(Opcode::FRint, b_.binary(Opcode::FMul, lin, fconst(Type::F64, 4095.0)));
+      const ValueId f32 = b_.convert(Opcode::FToF, Type::F32,
+                                     b_.binary(Opcode::FMul, level, fconst(Type::F64, 1.0 / 4095.0)), 0, ff::FtzOut);
+      return b_.emit(Opcode::Bitcast, rt, {r32 ? f32 : b_.convert(Opcode::FToF, Type::F16, f32)});
+    }
+  }
 }
 
 // uniform_store: the u-registers it writes are vars ("uN", marshalled by

@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <map>
+#include <mutex>
 #include <filesystem>
 
 #include "frontend/g13/g13.h"
@@ -258,5 +260,57 @@ TEST_CASE("g13 run: threadgroup barriers order threadgroup memory across SIMD-gr
     REQUIRE(r.ok());
     CHECK(checked == 192);
     CHECK(bad == 0);
+  }
+}
+
+TEST_CASE("g13 run: what finish sees on every engine equals the interpreter (stacks or not, partial SIMD-groups)") {
+  // The JIT runner packs from one start state per threadgroup (no stacks)
+  // or per-warp SIMD-groups (stacks) and unpacks into a reused result: the
+  // registers, uniforms and exec that finish sees must be the interpreter's.
+  const char* progs[] = {
+      "get_sr r1, sr80 (thread_position_in_grid.x)\n"
+      "get_sr r2, sr53 (simdgroup_index_in_threadgroup)\n"
+      "get_sr r3, sr51 (thread_index_in_threadgroup)\n"
+      "imadd r4, r1, r1, r2\n"
+      "uniform_store 2, i16, xy, 0, r4l_r4h, 12\n"
+      "iadd r5, u6, r3\n"
+      "stop",
+      "get_sr r1, sr80 (thread_position_in_grid.x)\n"
+      "stack_store i32, 1, 0, x, 4, r1, 8, 0\n"
+      "iadd r1, r1, 7\n"
+      "stack_load r6, i32, 1, 0, x, 4, 8, 0\n"
+      "get_sr r7, sr49 (thread_position_in_threadgroup.y)\n"
+      "stop"};
+  for (int p = 0; p < 2; ++p) {
+    G13Launch L;
+    std::string err;
+    REQUIRE_MESSAGE(g13::assemble(progs[p], L.code, err), err);
+    L.grid = {3, 1, 1};
+    L.block = {20, 2, 1};  // 40 threads: SIMD-groups of 32 and 8
+    L.stack_bytes = p ? 64 : 0;
+    L.uniforms[12] = 0x1234;
+    using State = std::vector<uint32_t>;
+    std::map<std::pair<uint64_t, uint32_t>, State> ref;
+    for (Engine e : host_engines()) {
+      CAPTURE(engine_name(e));
+      rt::Memory mem;
+      std::mutex lock;
+      std::map<std::pair<uint64_t, uint32_t>, State> got;
+      G13Result r = run_g13(L, e, mem, 2, [&](const rt::WarpInfo& w, const g13::SimdGroup& sg) {
+        State s;
+        for (unsigned reg = 0; reg < 10; ++reg)
+          for (unsigned l = 0; l < w.lanes; ++l) s.push_back(sg.r32(reg, l));
+        for (unsigned u = 0; u < 16; ++u) s.push_back(sg.u32(u));
+        s.push_back(sg.exec);
+        s.push_back(sg.launched);
+        std::lock_guard<std::mutex> g(lock);
+        got[{w.block_linear, w.warp}] = s;
+      });
+      REQUIRE_MESSAGE(r.ok(), r.error);
+      REQUIRE(got.size() == 6);
+      if (e == Engine::Interp) ref = got;
+      else CHECK(got == ref);
+    }
+    CHECK(ref.at({1, 1}).back() == 0xFFu);  // the partial SIMD-group
   }
 }

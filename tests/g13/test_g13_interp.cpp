@@ -10,6 +10,7 @@
 #include <iterator>
 #include <map>
 
+#include "frontend/g13/formats.h"
 #include "frontend/g13/fp.h"
 #include "frontend/g13/interp.h"
 
@@ -434,6 +435,124 @@ TEST_CASE("g13 interp: device memory through uniform/register bases, bounds faul
   CHECK(r.fault == ir::FaultKind::OutOfBounds);
   CHECK(r.fault_addr == 0x10000 + 1200);
   CHECK(r.message.find("device_load") != std::string::npos);
+}
+
+// The sRGB levels of applegpu's measured table (srgb.py: entry v = level / 4095
+// as f32), as integers: the hardware's curve that memfmt::srgb_level models.
+const unsigned kSrgbLevels[256] = {
+    0, 1, 2, 4, 5, 6, 7, 9, 10, 11, 12, 14, 15, 16, 18, 20,
+    21, 23, 25, 27, 29, 31, 33, 35, 37, 40, 42, 45, 48, 50, 53, 56,
+    59, 62, 66, 69, 72, 76, 79, 83, 87, 91, 95, 99, 103, 107, 112, 116,
+    121, 126, 131, 136, 141, 146, 151, 156, 162, 168, 173, 179, 185, 191, 197, 204,
+    210, 216, 223, 230, 237, 244, 251, 258, 265, 273, 280, 288, 296, 304, 312, 320,
+    329, 337, 346, 354, 363, 372, 381, 390, 400, 409, 419, 428, 438, 448, 458, 469,
+    479, 490, 500, 511, 522, 533, 544, 555, 567, 578, 590, 602, 614, 626, 639, 651,
+    664, 676, 689, 702, 715, 728, 742, 755, 769, 783, 797, 811, 825, 840, 854, 869,
+    884, 899, 914, 929, 945, 960, 976, 992, 1008, 1024, 1041, 1057, 1074, 1091, 1108, 1125,
+    1142, 1159, 1177, 1195, 1213, 1231, 1249, 1267, 1286, 1304, 1323, 1342, 1361, 1381, 1400, 1420,
+    1440, 1459, 1480, 1500, 1520, 1541, 1562, 1582, 1603, 1625, 1646, 1668, 1689, 1711, 1733, 1755,
+    1778, 1800, 1823, 1846, 1869, 1892, 1916, 1939, 1963, 1987, 2011, 2035, 2059, 2084, 2109, 2133,
+    2159, 2184, 2209, 2235, 2260, 2286, 2312, 2339, 2365, 2392, 2419, 2446, 2473, 2500, 2527, 2555,
+    2583, 2611, 2639, 2668, 2696, 2725, 2754, 2783, 2812, 2841, 2871, 2901, 2931, 2961, 2991, 3022,
+    3052, 3083, 3114, 3146, 3177, 3209, 3240, 3272, 3304, 3337, 3369, 3402, 3435, 3468, 3501, 3535,
+    3568, 3602, 3636, 3670, 3705, 3739, 3774, 3809, 3844, 3879, 3915, 3950, 3986, 4022, 4059, 4095,
+};
+
+TEST_CASE("g13 interp: the sRGB curve is applegpu's measured 12-bit table") {
+  for (unsigned v = 0; v < 256; ++v) CHECK_MESSAGE(g13::memfmt::srgb_level(v) == kSrgbLevels[v], "byte " << v);
+}
+
+TEST_CASE("g13 interp: packed device_load formats (rgb10a2, rg11b10f, rgb9e5, srgba8) with edge values") {
+  TestMemory mem;
+  mem.spaces[int(ir::Space::Global)] = {0x10000, std::vector<uint8_t>(64)};
+  auto put = [&](unsigned off, uint32_t w) { std::memcpy(mem.spaces[int(ir::Space::Global)].bytes.data() + off, &w, 4); };
+  // Words worked out by hand from the bit layouts (formats.h):
+  put(0, 0xA00003FFu);   // rgb10a2: r 1023, g 0, b 512, a 2
+  put(4, 0xF87E03C0u);   // rg11b10f: r 0x3C0 (1.0), g 0x7C0 (+inf), b 0x3E1 (NaN)
+  put(8, 0xF7FDF801u);   // rg11b10f: r 0x001 (2^-20, subnormal), g 0x7BF (max), b 0x3DF (max)
+  put(12, 0xFC0003FFu);  // rgb9e5: e 31, r 511, g 1, b 256
+  put(16, 0x000C0001u);  // rgb9e5: e 0, r 1, g 0, b 3
+  put(20, 0x80FF0100u);  // srgba8 bytes 0, 1, 255, 128
+  SimdGroup sg = fresh();
+  deactivate(sg, 0x0000F000u);
+  sg.set_u64(2, 0x10001);  // aligned down to the word
+  sg.set_u64(4, 0x10000);
+  for (unsigned l = 0; l < 32; ++l) sg.set_r32(60, l, 3);
+  REQUIRE(run(sg, "device_load 0, rgb10a2, xyzw, r4_r5_r6_r7, u2_u3, 0, signed\n"
+                  "device_load 0, rgb10a2, x, r8l, u2_u3, 0, signed\n"  // mask ignored: four halves
+                  "device_load 0, rg11b10f, xyz, r12_r13_r14, u2_u3, 1, signed, lsl 2\n"  // shift ignored
+                  "device_load 0, rg11b10f, xyz, r16l_r16h_r17l, u2_u3, 1, signed\n"
+                  "device_load 0, rg11b10f.rtz, xyz, r18_r19_r20, u2_u3, 2, signed\n"
+                  "device_load 0, rg11b10f, xyz, r22l_r22h_r23l, u2_u3, 2, signed\n"
+                  "device_load 0, rgb9e5, xyz, r24_r25_r26, u2_u3, r60, unsigned\n"
+                  "device_load 0, rgb9e5, xyz, r28l_r28h_r29l, u2_u3, 4, signed\n"
+                  "device_load 0, srgba8, xyzw, r32_r33_r34_r35, u4_u5, 20, signed\n"
+                  "device_load 0, srgba8, xyzw, r36l_r36h_r37l_r37h, u4_u5, 20, signed\n"
+                  "device_load 0, srgba8, yw, r38_r39, u4_u5, 20, signed\n"
+                  "device_load 0, srgba8, x, r40, u4_u5, 23, signed",
+              &mem)
+              .kind == StepResult::Kind::Done);
+  for (unsigned l : {0u, 3u, 31u}) {
+    // rgb10a2: 1, 0, 512/1023, 2/3 (f32 RNE; f16 0x3801 = 0.50049, 0x3955 = 0.66650).
+    CHECK(sg.r32(4, l) == 0x3F800000u);
+    CHECK(sg.r32(5, l) == 0);
+    CHECK(sg.r32(6, l) == 0x3F002008u);
+    CHECK(sg.r32(7, l) == 0x3F2AAAABu);
+    CHECK(sg.regs[16][l] == 0x3C00);
+    CHECK(sg.regs[17][l] == 0);
+    CHECK(sg.regs[18][l] == 0x3801);
+    CHECK(sg.regs[19][l] == 0x3955);
+    // rg11b10f: 1.0, +inf, default NaN; f16 the same.
+    CHECK(sg.r32(12, l) == 0x3F800000u);
+    CHECK(sg.r32(13, l) == 0x7F800000u);
+    CHECK(sg.r32(14, l) == 0x7FC00000u);
+    CHECK(sg.regs[32][l] == 0x3C00);
+    CHECK(sg.regs[33][l] == 0x7C00);
+    CHECK(sg.regs[34][l] == 0x7E00);
+    // 2^-20, (1 + 63/64) 2^15 = 65024, (1 + 31/32) 2^15 = 64512: exact in f32 and f16.
+    CHECK(sg.r32(18, l) == 0x35800000u);
+    CHECK(sg.r32(19, l) == 0x477E0000u);
+    CHECK(sg.r32(20, l) == 0x477C0000u);
+    CHECK(sg.regs[44][l] == 0x0010);
+    CHECK(sg.regs[45][l] == 0x7BF0);
+    CHECK(sg.regs[46][l] == 0x7BE0);
+    // rgb9e5 (word 3 via r60): 511 * 2^7 = 65408, 2^7, 2^15; word 4: 2^-24, 0, 3 * 2^-24 (f16 subnormals).
+    CHECK(sg.r32(24, l) == 0x477F8000u);
+    CHECK(sg.r32(25, l) == 0x43000000u);
+    CHECK(sg.r32(26, l) == 0x47000000u);
+    CHECK(sg.regs[56][l] == 0x0001);
+    CHECK(sg.regs[57][l] == 0);
+    CHECK(sg.regs[58][l] == 0x0003);
+    // srgba8 0, 1, 255 through the curve (levels 0, 1, 4095), alpha 128/255.
+    CHECK(sg.r32(32, l) == 0);
+    CHECK(sg.r32(33, l) == 0x39800801u);  // 1/4095
+    CHECK(sg.r32(34, l) == 0x3F800000u);
+    CHECK(sg.r32(35, l) == 0x3F008081u);
+    CHECK(sg.regs[72][l] == 0);
+    CHECK(sg.regs[73][l] == 0x0C00);      // 1/4095 -> f16
+    CHECK(sg.regs[74][l] == 0x3C00);
+    CHECK(sg.regs[75][l] == 0x3804);
+    // Mask yw: byte 1 through the curve, byte 3 as alpha, into r38, r39.
+    CHECK(sg.r32(38, l) == 0x39800801u);
+    CHECK(sg.r32(39, l) == 0x3F008081u);
+    // Component x of byte 128: the curve (level 884), not alpha.
+    CHECK(sg.r32(40, l) == 0x3E5D0DD1u);
+  }
+  // Registers past the count stay: rgb10a2 wrote r8l..r9h only; inactive lanes are untouched.
+  CHECK(sg.regs[20][0] == uint16_t(0xA000 + 20 * 7 + 0));
+  CHECK(sg.regs[21][12] == uint16_t(0xA000 + 21 * 7 + 12));
+  CHECK(sg.r32(4, 12) == (uint32_t(0xA000 + 8 * 7 + 12) | uint32_t(0xA000 + 9 * 7 + 12) << 16));
+
+  // Stores of packed formats and packed threadgroup accesses have no public model: clear errors.
+  for (const char* text : {"device_store 0, rgb10a2, xyzw, r4_r5_r6_r7, u2_u3, 0, signed, 0",
+                           "device_store 0, srgba8, x, r4, u2_u3, 0, signed, 0",
+                           "threadgroup_load rgb9e5, xyz, r4_r5_r6, 0, 0"}) {
+    SimdGroup e = fresh();
+    e.set_u64(2, 0x10000);
+    const StepResult r = run(e, text, &mem);
+    CHECK(r.kind == StepResult::Kind::Error);
+    CHECK_MESSAGE(r.message.find("packed format") != std::string::npos, r.message);
+  }
 }
 
 TEST_CASE("g13 interp: threadgroup memory, barrier status, uniform_store, stack") {
