@@ -932,7 +932,50 @@ struct Translator {
         b.br(block_at(next));
       }
     }
+    merge_straight_line();
     return true;
+  }
+
+  // Words are translated one block each; a block that ends in `br` to a
+  // block with no other predecessor absorbs it, so straight-line code is one
+  // block. The CFG keeps its shape (only single-entry, single-exit edges are
+  // contracted, so the schedule order of ir/cfg_order.h is unchanged); what
+  // changes is cost: in a divergent kernel every block gets an execution
+  // mask, an any() skip check and a masked write per var it sets.
+  void merge_straight_line() {
+    f.compute_preds();
+    const size_t n = f.blocks.size();
+    std::vector<uint8_t> gone(n, 0);
+    for (ir::BlockId a = 0; a < n; ++a) {
+      if (gone[a]) continue;
+      for (;;) {
+        ir::ValueId t = f.terminator(a);
+        if (t == ir::kNoValue || f[t].op != Opcode::Br) break;
+        ir::BlockId s = f.blocks[a].succs[0];
+        if (s == a || s == 0 || gone[s] || f.blocks[s].preds.size() != 1) break;
+        ir::Block& A = f.blocks[a];
+        ir::Block& S = f.blocks[s];
+        A.insts.pop_back();
+        f[t].block = ir::kNoBlock;  // the br goes away
+        for (ir::ValueId v : S.insts) f[v].block = a;
+        A.insts.insert(A.insts.end(), S.insts.begin(), S.insts.end());
+        A.succs = std::move(S.succs);
+        S.insts.clear();
+        S.succs.clear();
+        gone[s] = 1;
+      }
+    }
+    std::vector<ir::BlockId> remap(n, ir::kNoBlock);
+    std::vector<ir::Block> kept;
+    for (ir::BlockId i = 0; i < n; ++i)
+      if (!gone[i]) remap[i] = ir::BlockId(kept.size()), kept.push_back(std::move(f.blocks[i]));
+    for (ir::BlockId i = 0; i < kept.size(); ++i) {
+      for (auto& s : kept[i].succs) s = remap[s];
+      for (ir::ValueId v : kept[i].insts) f[v].block = i;
+      kept[i].preds.clear();
+    }
+    f.blocks = std::move(kept);
+    f.compute_preds();
   }
 };
 
