@@ -28,10 +28,13 @@ using ir::Opcode;
 using ir::Type;
 using V = ir::ValueId;
 
-// Private vars after the public state.
-constexpr uint32_t kVarSp = kNumStateVars;           // I32: stack depth
-constexpr uint32_t kVarLimDepth = kNumStateVars + 1; // I32: limited-call entries on the stack
-constexpr uint32_t kVarStack = kNumStateVars + 2;    // I32 x kStackDepth
+// While translating, all 128 registers have vars and the private vars follow
+// them; compact_vars() then drops the registers above the highest one used
+// and the private vars nothing uses.
+constexpr uint32_t kNumVarsTranslating = kVarR + 128;
+constexpr uint32_t kVarSp = kNumVarsTranslating;           // I32: stack depth
+constexpr uint32_t kVarLimDepth = kNumVarsTranslating + 1; // I32: limited-call entries on the stack
+constexpr uint32_t kVarStack = kNumVarsTranslating + 2;    // I32 x kStackDepth
 constexpr unsigned kStackDepth = 16;
 // I32: the entry the ret/brk dispatch popped. It crosses blocks in a var, not
 // as an SSA value: while one lane waits in the dispatch chain, other lanes may
@@ -865,13 +868,13 @@ struct Translator {
     f = ir::Function{};
     f.name = "tesla";
     static const char* anames[8] = {"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"};
-    for (unsigned i = 0; i < 128; ++i) f.add_var("r" + std::to_string(i), Type::I32);
     for (auto* n : anames) f.add_var(n, Type::I32);
     for (unsigned i = 0; i < 4; ++i) f.add_var("c" + std::to_string(i), Type::I32);
     f.add_var("exited", Type::I32);
     f.add_var("ctaid", Type::I32);
     f.add_var("local_base", Type::I64);
     f.add_var("abi_writer", Type::I32);
+    for (unsigned i = 0; i < 128; ++i) f.add_var("r" + std::to_string(i), Type::I32);
     f.add_var("sp", Type::I32);
     f.add_var("lim_depth", Type::I32);
     for (unsigned i = 0; i < kStackDepth; ++i) f.add_var("stack" + std::to_string(i), Type::I32);
@@ -933,7 +936,30 @@ struct Translator {
       }
     }
     merge_straight_line();
+    compact_vars();
     return true;
+  }
+
+  // Every warp's vars are zeroed and the used ones loaded and stored per
+  // launch: keep $r vars only up to the highest register the code names
+  // (contiguous, so reg_vars() counts them) and the private vars it uses.
+  void compact_vars() {
+    std::vector<uint8_t> used(f.vars.size(), 0);
+    uint32_t regs_used = 0;
+    for (const ir::Inst& in : f.insts) {
+      if (in.block == ir::kNoBlock || (in.op != Opcode::GetVar && in.op != Opcode::SetVar)) continue;
+      used[in.imm] = 1;
+      if (in.imm >= kVarR && in.imm < kVarR + 128) regs_used = std::max(regs_used, uint32_t(in.imm - kVarR + 1));
+    }
+    std::vector<uint32_t> remap(f.vars.size(), ~0u);
+    std::vector<ir::Var> kept;
+    for (uint32_t v = 0; v < f.vars.size(); ++v) {
+      bool keep = v < kVarR || (v < kVarR + 128 ? v - kVarR < regs_used : used[v] != 0);
+      if (keep) remap[v] = uint32_t(kept.size()), kept.push_back(std::move(f.vars[v]));
+    }
+    for (ir::Inst& in : f.insts)
+      if (in.block != ir::kNoBlock && (in.op == Opcode::GetVar || in.op == Opcode::SetVar)) in.imm = remap[in.imm];
+    f.vars = std::move(kept);
   }
 
   // Words are translated one block each; a block that ends in `br` to a
@@ -1759,19 +1785,43 @@ uint32_t get32(const ir::Function& f, const uint8_t* vars, uint32_t var, unsigne
 }
 }  // namespace
 
+unsigned reg_vars(const ir::Function& f) {
+  unsigned n = 0;
+  while (n < 128 && kVarR + n < f.vars.size() && f.vars[kVarR + n].name == "r" + std::to_string(n)) ++n;
+  return n;
+}
+
 LaunchSlots launch_slots(const ir::Function& f) {
-  return LaunchSlots{f.var_offset(kVarR), f.var_offset(kVarCtaid), f.var_offset(kVarLocalBase),
-                     f.var_offset(kVarAbiWriter)};
+  return LaunchSlots{reg_vars(f) ? f.var_offset(kVarR) : LaunchSlots::kNoSlot, f.var_offset(kVarCtaid),
+                     f.var_offset(kVarLocalBase), f.var_offset(kVarAbiWriter)};
 }
 
 void init_launch_lane(const LaunchSlots& s, uint8_t* vars, unsigned lane, const unsigned tid[3],
                       const unsigned ctaid[2], uint64_t local_base) {
   uint32_t r0 = tid[0] | tid[1] << 16 | tid[2] << 26, cta = (ctaid[0] & 0xffff) | ctaid[1] << 16;
   uint32_t writer = tid[0] == 0 && tid[1] == 0 && tid[2] == 0;
-  std::memcpy(vars + s.r0 + lane * 4, &r0, 4);
+  if (s.r0 != LaunchSlots::kNoSlot) std::memcpy(vars + s.r0 + lane * 4, &r0, 4);
   std::memcpy(vars + s.ctaid + lane * 4, &cta, 4);
   std::memcpy(vars + s.local_base + lane * 8, &local_base, 8);
   std::memcpy(vars + s.abi_writer + lane * 4, &writer, 4);
+}
+
+void init_launch_warp(const LaunchSlots& s, uint8_t* vars, unsigned lanes, const unsigned (*tid)[3],
+                      const unsigned ctaid[2], uint64_t local_base, uint64_t local_stride) {
+  uint32_t r0[ir::kWarpLanes], cta[ir::kWarpLanes], writer[ir::kWarpLanes] = {};
+  uint64_t lb[ir::kWarpLanes];
+  lanes = std::min<unsigned>(lanes, ir::kWarpLanes);
+  uint32_t c = (ctaid[0] & 0xffff) | ctaid[1] << 16;
+  for (unsigned l = 0; l < lanes; ++l) {
+    r0[l] = tid[l][0] | tid[l][1] << 16 | tid[l][2] << 26;
+    cta[l] = c;
+    lb[l] = local_base + l * local_stride;
+    writer[l] = (tid[l][0] | tid[l][1] | tid[l][2]) == 0;
+  }
+  if (s.r0 != LaunchSlots::kNoSlot) std::memcpy(vars + s.r0, r0, 4 * lanes);
+  std::memcpy(vars + s.ctaid, cta, 4 * lanes);
+  std::memcpy(vars + s.local_base, lb, 8 * lanes);
+  std::memcpy(vars + s.abi_writer, writer, 4 * lanes);
 }
 
 void init_launch_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const unsigned tid[3],
@@ -1780,7 +1830,7 @@ void init_launch_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const
 }
 
 void init_state_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const ThreadState& st, uint64_t local_base) {
-  for (unsigned i = 0; i < 128; ++i) put<uint32_t>(f, vars, kVarR + i, lane, st.r[i]);
+  for (unsigned i = 0, n = reg_vars(f); i < n; ++i) put<uint32_t>(f, vars, kVarR + i, lane, st.r[i]);
   for (unsigned i = 0; i < 8; ++i) put<uint32_t>(f, vars, kVarA + i, lane, st.a[i]);
   for (unsigned i = 0; i < 4; ++i) put<uint32_t>(f, vars, kVarC + i, lane, st.c[i] & 15u);
   put<uint32_t>(f, vars, kVarExited, lane, st.exited);
@@ -1789,7 +1839,7 @@ void init_state_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const 
 }
 
 void read_lane(const ir::Function& f, const uint8_t* vars, unsigned lane, ThreadState& out) {
-  for (unsigned i = 0; i < 128; ++i) out.r[i] = get32(f, vars, kVarR + i, lane);
+  for (unsigned i = 0, n = reg_vars(f); i < n; ++i) out.r[i] = get32(f, vars, kVarR + i, lane);
   for (unsigned i = 0; i < 8; ++i) out.a[i] = uint16_t(get32(f, vars, kVarA + i, lane));
   for (unsigned i = 0; i < 4; ++i) out.c[i] = uint8_t(get32(f, vars, kVarC + i, lane) & 15);
   out.exited = get32(f, vars, kVarExited, lane) != 0;

@@ -7,9 +7,8 @@
 // (replay, examples, bench, public API) and the fuzzer: state moves in and out
 // of WarpContext::vars / uniforms only through the functions declared here.
 //
-// Guest state (Function::vars, in this order; translate may append private
-// vars after kNumStateVars):
-//   var kVarR + n    $r0..$r127, I32
+// Guest state (Function::vars, in this order; translate appends private vars
+// after the registers):
 //   var kVarA + n    $a0..$a7, I32 holding the 16-bit value ($a0 reads 0)
 //   var kVarC + n    $c0..$c3, I32 holding the 4 flag bits (Z=1 S=2 C=4 O=8)
 //   kVarExited       I32, 1 once the thread has exited (exit, ret on an empty stack)
@@ -19,6 +18,10 @@
 //                    launch ABI block (s[0x0 .. 0x10+params)) before anything
 //                    else runs; 0 for every other thread and in run_with mode.
 //                    (tid 0 is in warp 0, which rt::launch runs first.)
+//   var kVarR + n    $r0..$r(reg_vars(f) - 1), I32: only up to the highest
+//                    register the code names (every warp's vars are zeroed
+//                    and loaded per launch, so 128 registers would cost ~16 KiB
+//                    per warp); registers above it are never read or written.
 //
 // Uniform block (WarpContext::uniforms, Function::uniform_bytes =
 // uniform_bytes(options)): the image of s[0x0 .. 0x10 + param_bytes) the
@@ -48,14 +51,16 @@
 
 namespace gpurc::tesla {
 
-constexpr uint32_t kVarR = 0;
-constexpr uint32_t kVarA = 128;
-constexpr uint32_t kVarC = 136;
-constexpr uint32_t kVarExited = 140;
-constexpr uint32_t kVarCtaid = 141;
-constexpr uint32_t kVarLocalBase = 142;
-constexpr uint32_t kVarAbiWriter = 143;
-constexpr uint32_t kNumStateVars = 144;
+constexpr uint32_t kVarA = 0;
+constexpr uint32_t kVarC = 8;
+constexpr uint32_t kVarExited = 12;
+constexpr uint32_t kVarCtaid = 13;
+constexpr uint32_t kVarLocalBase = 14;
+constexpr uint32_t kVarAbiWriter = 15;
+constexpr uint32_t kVarR = 16;
+
+// Number of $r vars of a translated function (see the layout above).
+unsigned reg_vars(const ir::Function& f);
 
 // Address no TeslaMemory / rt::Memory buffer backs: accesses there fault.
 constexpr uint64_t kUnbackedAddress = ~0ull - 0xffff;
@@ -115,18 +120,27 @@ std::vector<uint8_t> pack_uniforms(const BlockConfig& cfg);
 // and kVarAbiWriter = (tid == 0).
 void init_launch_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const unsigned tid[3],
                       const unsigned ctaid[2], uint64_t local_base);
-// The same with the var offsets computed once per function (launch_slots),
-// for launch loops: Function::var_offset walks every earlier var.
+// The var offsets computed once per function (launch_slots), for launch
+// loops: Function::var_offset walks every earlier var. r0 is kNoSlot when
+// the code never names $r0.
 struct LaunchSlots {
-  uint32_t r0 = 0, ctaid = 0, local_base = 0, abi_writer = 0;
+  static constexpr uint32_t kNoSlot = ~0u;
+  uint32_t r0 = kNoSlot, ctaid = 0, local_base = 0, abi_writer = 0;
 };
 LaunchSlots launch_slots(const ir::Function& f);
 void init_launch_lane(const LaunchSlots& s, uint8_t* vars, unsigned lane, const unsigned tid[3],
                       const unsigned ctaid[2], uint64_t local_base);
-// Explicit initial state (the interpreter's run_with): $r, $a, $c; no ABI.
+// A whole warp of a launch: lane l (l < lanes) is thread tid[l] of block
+// `ctaid`, its l[] at local_base + l * local_stride.
+void init_launch_warp(const LaunchSlots& s, uint8_t* vars, unsigned lanes, const unsigned (*tid)[3],
+                      const unsigned ctaid[2], uint64_t local_base, uint64_t local_stride);
+// Explicit initial state (the interpreter's run_with): $r (those with a var),
+// $a, $c; no ABI.
 void init_state_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const ThreadState& st,
                      uint64_t local_base);
-// Reads lane `lane` back ($r limited to `regs`, $a, $c, exited).
+// Reads lane `lane` back: $r below reg_vars(f), $a, $c, exited. Registers
+// without a var (the code never names them) keep their value in `out`:
+// start `out` from the thread's initial state.
 void read_lane(const ir::Function& f, const uint8_t* vars, unsigned lane, ThreadState& out);
 
 // GuestMemory over the interpreter's memory: Global/Const from `mem`
