@@ -903,7 +903,13 @@ struct Translator {
     }
     b.br(node_blocks.at({opt.entry, 0}));
 
+    find_sources();
+    std::set<std::pair<uint32_t, int>> absorbed;  // words translated inside an if-converted bra
     for (auto& [node, blk] : node_blocks) {
+      if (absorbed.count(node)) {
+        dead_blocks.insert(blk);
+        continue;
+      }
       uint32_t p = node.first;
       const Insn& in = insns.at(p);
       cur_ctx = node.second;
@@ -917,18 +923,21 @@ struct Translator {
         b.ret();
         continue;
       }
+      IfRegion r;
+      unsigned budget = kIfConvertWords;
+      if (in.op == Op::Bra && if_region(p, r, budget)) {
+        if (!emit_if(r, ir::kNoValue)) return false;
+        for (uint32_t w = next; w < r.cont; w += insns.at(w).words) absorbed.insert({w, cur_ctx});
+        pc = p;
+        b.br(block_at(r.cont));
+        continue;
+      }
       guard = in.pred == 15 ? ir::kNoValue : pred(in.pred_c, unsigned(in.pred));
       if (in.is_control) {
         if (!control(next)) return false;
         continue;
       }
-      postinc.clear();
-      bool vote = in.op == Op::VoteAny || in.op == Op::VoteAll;
-      if (in.pred != 0 || vote) {
-        if (!alu()) return false;
-        for (auto& pi : postinc)
-          if (!set_areg(pi.areg, bin(Opcode::IAdd, areg(pi.areg), k32(uint32_t(pi.delta))))) return false;
-      }
+      if (!emit_word(p, guard)) return false;
       if (in.exit) {  // acts on every active lane whatever the predicate
         end_lanes();
       } else {
@@ -962,6 +971,128 @@ struct Translator {
     f.vars = std::move(kept);
   }
 
+  // The body of a non-control word under `g` (its predicate ANDed in; kNoValue = always).
+  bool emit_word(uint32_t w, V g) {
+    const Insn& in = insns.at(w);
+    cur = &in;
+    pc = w;
+    postinc.clear();
+    bool vote = in.op == Op::VoteAny || in.op == Op::VoteAll;
+    if (in.pred == 0 && !vote) return true;
+    guard = g;
+    if (in.pred != 15) {
+      V p = pred(in.pred_c, unsigned(in.pred));
+      guard = g == ir::kNoValue ? p : bin(Opcode::And, g, p);
+    }
+    if (!alu()) return false;
+    for (auto& pi : postinc)
+      if (!set_areg(pi.areg, bin(Opcode::IAdd, areg(pi.areg), k32(uint32_t(pi.delta))))) return false;
+    return true;
+  }
+
+  // ------------------------------------------------------------ if-conversion
+  // A short forward `(p) bra` over straight-line code is translated without
+  // a branch: the skipped words run under !p (their writes select, their
+  // memory ops are masked), and an if/else (the skipped words end in `bra J`
+  // and the target's words run up to J) runs the taken side under p first,
+  // as the warp stack does, then the other side under !p. A kernel whose only
+  // divergent branches are such ifs has no divergent branch in the IR, so the
+  // divergence lowering keeps it unmasked (one block instead of masked
+  // blocks behind any() checks). Conditions: every word strictly between the
+  // bra and the continuation is entered only from inside that range (no
+  // outside branch target, call return or break site), and each is a plain
+  // instruction (no exit marker, no vote: it reads every active lane), a
+  // `joinat` (no code) or a nested bra that is itself such an if. Bounded by
+  // kIfConvertWords (both sides run for every lane).
+  static constexpr unsigned kIfConvertWords = 48;
+  struct IfRegion {
+    uint32_t bra = 0, fall_from = 0, fall_to = 0, taken_from = 0, taken_to = 0, cont = 0;
+  };
+  std::map<uint32_t, std::vector<int64_t>> sources;  // word -> instructions that branch there (-1: entry, return/break site)
+  std::set<ir::BlockId> dead_blocks;                  // blocks of words translated inside an if-converted bra
+
+  void find_sources() {
+    sources[opt.entry].push_back(-1);
+    for (auto& [a, in] : insns) {
+      int64_t t = -1;
+      if (in.is_control && branch_target(in, t) && t >= 0) sources[uint32_t(t)].push_back(a);
+    }
+    for (uint32_t s : ret_sites) sources[s].push_back(-1);
+    for (uint32_t s : brk_sites) sources[s].push_back(-1);
+  }
+  bool plain(uint32_t w) const {
+    const Insn& in = insns.at(w);
+    return !decode_errors.count(w) && !in.is_control && !in.exit && in.op != Op::VoteAny && in.op != Op::VoteAll;
+  }
+  // Words [from, to) are plain, joinat or nested ifs ending inside, aligned on `to`.
+  bool if_span(uint32_t from, uint32_t to, unsigned& budget) {
+    for (uint32_t w = from; w < to;) {
+      auto it = insns.find(w);
+      if (it == insns.end() || budget == 0) return false;
+      --budget;
+      const Insn& in = it->second;
+      IfRegion inner;
+      if (in.op == Op::Bra && if_region(w, inner, budget)) {
+        if (inner.cont > to) return false;
+        w = inner.cont;
+        continue;
+      }
+      if (in.op != Op::JoinAt && !plain(w)) return false;
+      w += in.words;
+    }
+    return true;
+  }
+  bool if_region(uint32_t p, IfRegion& r, unsigned& budget) {
+    const Insn& in = insns.at(p);
+    int64_t t = -1;
+    if (in.op != Op::Bra || in.pred == 15 || in.pred == 0 || in.exit || decode_errors.count(p) ||
+        !branch_target(in, t) || t <= int64_t(p + in.words) || !insns.count(uint32_t(t)))
+      return false;
+    r.bra = p;
+    r.fall_from = p + in.words;
+    r.fall_to = r.cont = uint32_t(t);
+    r.taken_from = r.taken_to = uint32_t(t);
+    // The last word of the fall-through side: an unconditional bra forward past t makes an if/else.
+    uint32_t last = r.fall_from;
+    for (uint32_t w = r.fall_from; w < r.fall_to && insns.count(w); w += insns.at(w).words) last = w;
+    const Insn& li = insns.at(last);
+    int64_t j = -1;
+    if (li.op == Op::Bra && li.pred == 15 && !li.exit && !decode_errors.count(last) && branch_target(li, j) &&
+        j > t && insns.count(uint32_t(j)) && last + li.words == r.fall_to) {
+      r.fall_to = last;
+      r.taken_to = r.cont = uint32_t(j);
+    }
+    // Single entry: everything strictly inside (p, cont) is entered from [p, cont) only.
+    for (auto it = sources.upper_bound(p); it != sources.end() && it->first < r.cont; ++it)
+      for (int64_t src : it->second)
+        if (src < int64_t(p) || src >= int64_t(r.cont)) return false;
+    return if_span(r.fall_from, r.fall_to, budget) && if_span(r.taken_from, r.taken_to, budget);
+  }
+  bool emit_span(uint32_t from, uint32_t to, V g) {
+    for (uint32_t w = from; w < to;) {
+      const Insn& in = insns.at(w);
+      IfRegion inner;
+      unsigned budget = kIfConvertWords;
+      if (in.op == Op::Bra && if_region(w, inner, budget)) {
+        if (!emit_if(inner, g)) return false;
+        w = inner.cont;
+        continue;
+      }
+      if (in.op != Op::JoinAt && !emit_word(w, g)) return false;
+      w += in.words;
+    }
+    return true;
+  }
+  bool emit_if(const IfRegion& r, V outer) {
+    const Insn& in = insns.at(r.bra);
+    cur = &in;
+    pc = r.bra;
+    V taken = pred(in.pred_c, unsigned(in.pred));
+    V fall = bin(Opcode::Xor, taken, b.i1(true));
+    if (outer != ir::kNoValue) taken = bin(Opcode::And, outer, taken), fall = bin(Opcode::And, outer, fall);
+    return emit_span(r.taken_from, r.taken_to, taken) && emit_span(r.fall_from, r.fall_to, fall);
+  }
+
   // Words are translated one block each; a block that ends in `br` to a
   // block with no other predecessor absorbs it, so straight-line code is one
   // block. The CFG keeps its shape (only single-entry, single-exit edges are
@@ -972,6 +1103,7 @@ struct Translator {
     f.compute_preds();
     const size_t n = f.blocks.size();
     std::vector<uint8_t> gone(n, 0);
+    for (ir::BlockId d : dead_blocks) gone[d] = 1;  // never filled: nothing branches there
     for (ir::BlockId a = 0; a < n; ++a) {
       if (gone[a]) continue;
       for (;;) {
