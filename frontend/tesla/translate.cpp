@@ -377,6 +377,38 @@ struct Translator {
     V m = bits == 16 ? band(res, 0xffff) : res;
     return bin(Opcode::Or, to_i32(eq0(m)), shl(bit(m, bits - 1), 1));
   }
+  // 24-bit multiply: the low 32 bits of the product, or (high) bits 16..47.
+  // The low word is the 32-bit product of the extended operands (arithmetic
+  // mod 2^32), so only `high` needs the 64-bit product.
+  V mul24(V x, V y, bool sg, bool high) {
+    auto ext = [&](V v) {
+      return b.emit(Opcode::BfExtract, Type::I32, {v, k32(0), k32(24)}, uint8_t(sg ? ir::Sign::Signed : ir::Sign::Unsigned));
+    };
+    if (!high) return bin(Opcode::IMul, ext(x), ext(y));
+    auto wide = [&](V v) { return b.convert(sg ? Opcode::Sext : Opcode::Zext, Type::I64, ext(v)); };
+    V prod = bin(Opcode::IMul, wide(x), wide(y));
+    prod = b.emit(Opcode::LShr, Type::I64, {prod, k32(16)}, uint8_t(ir::ShiftMode::Clamp));
+    return b.convert(Opcode::Trunc, Type::I32, prod);
+  }
+  // Sum, carry and signed overflow of x + y + cin over `bits` (16 or 32; x
+  // and y zero-extended to i32). Written with ops every JIT tier has natively
+  // (icarry/ioverflow go through a per-lane helper there): the carry is the
+  // sum wrapping below x (or reaching it with a carry in), the overflow the
+  // sign rule ((x ^ s) & (y ^ s)) < 0.
+  void add_flags(V x, V y, V cin, unsigned bits, V& res, V& C, V& O) {
+    V sum = bin(Opcode::IAdd, bin(Opcode::IAdd, x, y), to_i32(cin));
+    V ovf = bin(Opcode::And, bin(Opcode::Xor, x, sum), bin(Opcode::Xor, y, sum));
+    if (bits == 16) {
+      res = band(sum, 0xffff);
+      C = ne0(bit(sum, 16));
+      O = ne0(bit(ovf, 15));
+      return;
+    }
+    res = sum;
+    V wrapped = b.icmp(ir::IntPred::Ult, sum, x);
+    C = bin(Opcode::Or, wrapped, bin(Opcode::And, cin, b.icmp(ir::IntPred::Eq, sum, x)));
+    O = b.icmp(ir::IntPred::Slt, ovf, k32(0));
+  }
   // Z: zero or NaN, S: negative or NaN.
   V flags_float(V res) {
     V mag = band(res, 0x7fffffffu);
@@ -1157,14 +1189,7 @@ bool Translator::int_add() {
     V p1, p2;
     if (!read(a, p1) || !read(bo, p2)) return false;
     if (in.has("u24") || in.has("s24")) {
-      bool sg = in.has("s24");
-      auto ext24 = [&](V v) {
-        V lo = b.emit(Opcode::BfExtract, Type::I32, {v, k32(0), k32(24)}, uint8_t(sg ? ir::Sign::Signed : ir::Sign::Unsigned));
-        return b.convert(sg ? Opcode::Sext : Opcode::Zext, Type::I64, lo);
-      };
-      V prod = bin(Opcode::IMul, ext24(p1), ext24(p2));
-      if (in.has("high")) prod = b.emit(Opcode::LShr, Type::I64, {prod, k32(16)}, uint8_t(ir::ShiftMode::Clamp));
-      x = b.convert(Opcode::Trunc, Type::I32, prod);
+      x = mul24(p1, p2, in.has("s24"), in.has("high"));
     } else {
       bool sg = in.has("s16");
       auto ext16 = [&](V v) {
@@ -1186,16 +1211,7 @@ bool Translator::int_add() {
     cin = ne0(band(creg(cond ? cond->reg : 0), 4));
   }
   V res, C, O;
-  if (bits == 32) {
-    res = b.emit(Opcode::IAddC, Type::I32, {s1v, s2v, cin});
-    C = b.emit(Opcode::ICarry, Type::I1, {s1v, s2v, cin});
-    O = b.emit(Opcode::IOverflow, Type::I1, {s1v, s2v, cin});
-  } else {
-    V t1 = b.convert(Opcode::Trunc, Type::I16, s1v), t2 = b.convert(Opcode::Trunc, Type::I16, s2v);
-    res = b.convert(Opcode::Zext, Type::I32, b.emit(Opcode::IAddC, Type::I16, {t1, t2, cin}));
-    C = b.emit(Opcode::ICarry, Type::I1, {t1, t2, cin});
-    O = b.emit(Opcode::IOverflow, Type::I1, {t1, t2, cin});
-  }
+  add_flags(s1v, s2v, cin, bits, res, C, O);
   if (in.has("sat")) {
     V neg = ne0(bit(res, bits - 1));
     res = b.select(O, sel32(neg, m >> 1, 1u << (bits - 1)), res);
@@ -1449,13 +1465,7 @@ bool Translator::alu() {
         res = bin(Opcode::IMul, ext(x, g1), ext(y, g2));
       } else {
         bool g = !sg.empty() && sg[0] == "s24";
-        auto ext = [&](V v) {
-          V lo = b.emit(Opcode::BfExtract, Type::I32, {v, k32(0), k32(24)}, uint8_t(g ? ir::Sign::Signed : ir::Sign::Unsigned));
-          return b.convert(g ? Opcode::Sext : Opcode::Zext, Type::I64, lo);
-        };
-        V prod = bin(Opcode::IMul, ext(x), ext(y));
-        if (has("high")) prod = b.emit(Opcode::LShr, Type::I64, {prod, k32(16)}, uint8_t(ir::ShiftMode::Clamp));
-        res = b.convert(Opcode::Trunc, Type::I32, prod);
+        res = mul24(x, y, g, has("high"));
       }
       if (!write(dst, res)) return false;
       set_flags(flags_int(res, 32));
@@ -1473,16 +1483,7 @@ bool Translator::alu() {
       V mres = band(b.emit(Opcode::ISad, Type::I32, {ext(x), ext(y), k32(0)}, uint8_t(sg ? ir::Sign::Signed : ir::Sign::Unsigned)), m);
       z = band(z, m);
       V res, C, O;
-      if (bits == 32) {
-        res = bin(Opcode::IAdd, mres, z);
-        C = b.emit(Opcode::ICarry, Type::I1, {mres, z, b.i1(false)});
-        O = b.emit(Opcode::IOverflow, Type::I1, {mres, z, b.i1(false)});
-      } else {
-        V t1 = b.convert(Opcode::Trunc, Type::I16, mres), t2 = b.convert(Opcode::Trunc, Type::I16, z);
-        res = b.convert(Opcode::Zext, Type::I32, bin(Opcode::IAdd, t1, t2));
-        C = b.emit(Opcode::ICarry, Type::I1, {t1, t2, b.i1(false)});
-        O = b.emit(Opcode::IOverflow, Type::I1, {t1, t2, b.i1(false)});
-      }
+      add_flags(mres, z, b.i1(false), bits, res, C, O);
       if (!write(dst, res)) return false;
       set_flags(bin(Opcode::Or, flags_int(res, bits), bin(Opcode::Or, shl(to_i32(C), 2), shl(to_i32(O), 3))));
       return true;
