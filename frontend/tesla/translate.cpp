@@ -511,6 +511,26 @@ struct Translator {
     out = bytes < 4 ? b.convert(Opcode::Zext, Type::I32, v) : v;
     return true;
   }
+  // s[] at a constant address inside the launch ABI block (ntid, nctaid,
+  // ctaid, params) when no instruction stores to s[]: the block keeps what
+  // the ABI writer put there, so the value comes from the uniform block (or
+  // the ctaid var) instead of a shared-memory load per lane. The access is
+  // aligned and inside s[] (smem >= 0x10 + params), so it cannot fault.
+  bool abi_stable = false;
+  bool abi_load(const Operand& o, unsigned bytes, V& out) {
+    if (!abi_stable || o.space != 's' || o.postinc || !areg_is_zero(o.areg)) return false;
+    uint32_t a = uint32_t(o.offset) & 0xffff;
+    if (a % bytes != 0 || a + bytes > 0x10 + opt.param_bytes) return false;
+    if (a >= 0xc && a < 0x10) {
+      out = b.get_var(kVarCtaid);
+      if (bytes < 4) out = band(shr(out, 8 * (a - 0xc)), bytes == 1 ? 0xffu : 0xffffu);
+      return true;
+    }
+    Type t = bytes == 1 ? Type::I8 : bytes == 2 ? Type::I16 : Type::I32;
+    out = b.load_uniform(t, a);
+    if (bytes < 4) out = b.convert(Opcode::Zext, Type::I32, out);
+    return true;
+  }
   bool store(const Operand& o, V a64, unsigned bytes, V v) {
     ir::Space s = ir::Space::Global;
     if (!space_of(o, s)) return false;
@@ -542,7 +562,10 @@ struct Translator {
           else if (mode == "b32") bytes = 4;
         }
         if (bytes != 1 && bytes != 2 && bytes != 4) return unsupported("memory operand size");
-        if (!load(*o, address(*o), bytes, out)) return false;
+        if (abi_load(*o, bytes, out)) {
+        } else if (!load(*o, address(*o), bytes, out)) {
+          return false;
+        }
         if (sign) out = b.convert(Opcode::Sext, Type::I32, b.convert(Opcode::Trunc, Type::I16, out));
         return true;
       }
@@ -936,6 +959,8 @@ struct Translator {
     b.br(node_blocks.at({opt.entry, 0}));
 
     find_sources();
+    abi_stable = opt.launch_abi;
+    for (auto& [a, in] : insns) abi_stable = abi_stable && in.op != Op::StS;
     std::set<std::pair<uint32_t, int>> absorbed;  // words translated inside an if-converted bra
     for (auto& [node, blk] : node_blocks) {
       if (absorbed.count(node)) {
