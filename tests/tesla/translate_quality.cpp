@@ -1,6 +1,10 @@
 // Translation quality: the shapes the translator produces for speed (one
 // block per straight-line run, if-converted short branches, vars only for the
 // registers the code names) keep the interpreter's end state.
+#include <cstdio>
+#include <cstring>
+
+#include "recompiler/tesla_run.h"
 #include "translate_harness.h"
 
 using namespace tesla_tr;
@@ -144,4 +148,89 @@ TEST_CASE("tesla translate quality: init_launch_warp writes what init_launch_lan
   for (unsigned l = 0; l < 5; ++l) init_launch_lane(f, c.data(), l, tid[l], ctaid, 0x400 + 0x40 * l);
   init_launch_warp(launch_slots(f), d.data(), 5, tid, ctaid, 0x400, 0x40);
   CHECK(c == d);
+}
+
+namespace {
+
+// Runs `src` as a launch (grid 3 x 2 of 40 threads, params 0x12345678 and
+// 0x9abcdef0) on every engine; each thread stores 8 words at g0[tid * 32 + ...].
+std::vector<std::vector<uint8_t>> launch_everywhere(const std::string& src) {
+  gpurc::tesla_run::Kernel k;
+  std::string err;
+  REQUIRE(parse_target("g200", k.target, err));
+  INFO(err);
+  REQUIRE(assemble(src, k.target, k.code, err));
+  gpurc::tesla_run::Launch l;
+  l.grid = {3, 2, 1};
+  l.block = {40, 1, 1};
+  l.params = {0x78, 0x56, 0x34, 0x12, 0xf0, 0xde, 0xbc, 0x9a};
+  l.smem = 0x40;
+  std::vector<std::vector<uint8_t>> outs;
+  std::vector<gpurc::Engine> engines{gpurc::Engine::Interp};
+  for (gpurc::Engine e : gpurc::host_engines()) engines.push_back(e);
+  for (gpurc::Engine e : engines) {
+    std::vector<gpurc::tesla_run::Buffer> bufs(1);
+    bufs[0].name = "out";
+    bufs[0].address = 0x1000;
+    bufs[0].bytes.assign(40 * 32, 0xcd);
+    gpurc::tesla_run::Options o;
+    o.engine = e;
+    o.threads = 1;
+    gpurc::tesla_run::Outcome r = gpurc::tesla_run::run(k, l, bufs, o);
+    INFO(gpurc::engine_name(e) << ": " << r.error << r.fault_message);
+    REQUIRE(r.ok());
+    outs.push_back(bufs[0].bytes);
+  }
+  return outs;
+}
+
+const char* kAbiReads =
+    "ld $r1 u16 s[0x2]\n"      // ntid.x
+    "ld $r2 u16 s[0xe]\n"      // ctaid.y
+    "ld $r3 b32 s[0xc]\n"      // ctaid.x | ctaid.y << 16
+    "ld $r4 s16 s[0x16]\n"     // high half of the second param, sign-extended
+    "ld $r5 u16 s[0x8]\n"      // nctaid.x
+    "ld $r6 b32 s[0x14]\n"     // second param
+    "cvt u32 $r7 u16 $r0l\n"   // tid.x
+    "shl b32 $r8 $r7 0x5\n"
+    "long add b32 $r8 $r8 0x1000\n"
+    "%s"
+    "st b32 g0[$r8] $r1\n"
+    "long add b32 $r8 $r8 0x4\n"
+    "st b32 g0[$r8] $r2\n"
+    "long add b32 $r8 $r8 0x4\n"
+    "st b32 g0[$r8] $r3\n"
+    "long add b32 $r8 $r8 0x4\n"
+    "st b32 g0[$r8] $r4\n"
+    "long add b32 $r8 $r8 0x4\n"
+    "st b32 g0[$r8] $r5\n"
+    "long add b32 $r8 $r8 0x4\n"
+    "st b32 g0[$r8] $r6\n"
+    "exit nop\n";
+
+std::string abi_program(const char* extra) {
+  char buf[2048];
+  std::snprintf(buf, sizeof buf, kAbiReads, extra);
+  return buf;
+}
+
+}  // namespace
+
+TEST_CASE("tesla translate quality: launch ABI reads from the uniform block match the interpreter") {
+  // Without stores to s[] the reads come from the uniform block and ctaid;
+  // with one (a store that rewrites ntid.x after the reads) they stay loads.
+  for (const char* extra : {"", "long mov b32 $r9 0x7\nst b16 s[0x2] $r9l\nld $r1 u16 s[0x2]\n"}) {
+    INFO(extra);
+    auto outs = launch_everywhere(abi_program(extra));
+    for (size_t i = 1; i < outs.size(); ++i) CHECK(outs[i] == outs[0]);
+    // The last block (ctaid 2, 1) wrote last: thread 5's words.
+    uint32_t w[6];
+    std::memcpy(w, outs[0].data() + 5 * 32, sizeof w);
+    CHECK(w[0] == (*extra ? 7u : 40u));
+    CHECK(w[1] == 1u);
+    CHECK(w[2] == (2u | 1u << 16));
+    CHECK(w[3] == 0xffff9abcu);
+    CHECK(w[4] == 3u);
+    CHECK(w[5] == 0x9abcdef0u);
+  }
 }
