@@ -28,9 +28,16 @@ using ir::Opcode;
 using ir::Type;
 using V = ir::ValueId;
 
-// While translating, all 128 registers have vars and the private vars follow
-// them; compact_vars() then drops the registers above the highest one used
-// and the private vars nothing uses.
+// While translating, every piece of state has a var at these indices and the
+// private vars follow; compact_vars() then drops the vars nothing uses (the
+// public layout is by name: translate.h).
+constexpr uint32_t kVarA = 0;
+constexpr uint32_t kVarC = 8;
+constexpr uint32_t kVarExited = 12;
+constexpr uint32_t kVarCtaid = 13;
+constexpr uint32_t kVarLocalBase = 14;
+constexpr uint32_t kVarAbiWriter = 15;
+constexpr uint32_t kVarR = 16;
 constexpr uint32_t kNumVarsTranslating = kVarR + 128;
 constexpr uint32_t kVarSp = kNumVarsTranslating;           // I32: stack depth
 constexpr uint32_t kVarLimDepth = kNumVarsTranslating + 1; // I32: limited-call entries on the stack
@@ -1007,22 +1014,15 @@ struct Translator {
   }
 
   // Every warp's vars are zeroed and the used ones loaded and stored per
-  // launch: keep $r vars only up to the highest register the code names
-  // (contiguous, so reg_vars() counts them) and the private vars it uses.
+  // launch: keep only the vars some get_var/set_var names (translate.h).
   void compact_vars() {
     std::vector<uint8_t> used(f.vars.size(), 0);
-    uint32_t regs_used = 0;
-    for (const ir::Inst& in : f.insts) {
-      if (in.block == ir::kNoBlock || (in.op != Opcode::GetVar && in.op != Opcode::SetVar)) continue;
-      used[in.imm] = 1;
-      if (in.imm >= kVarR && in.imm < kVarR + 128) regs_used = std::max(regs_used, uint32_t(in.imm - kVarR + 1));
-    }
+    for (const ir::Inst& in : f.insts)
+      if (in.block != ir::kNoBlock && (in.op == Opcode::GetVar || in.op == Opcode::SetVar)) used[in.imm] = 1;
     std::vector<uint32_t> remap(f.vars.size(), ~0u);
     std::vector<ir::Var> kept;
-    for (uint32_t v = 0; v < f.vars.size(); ++v) {
-      bool keep = v < kVarR || (v < kVarR + 128 ? v - kVarR < regs_used : used[v] != 0);
-      if (keep) remap[v] = uint32_t(kept.size()), kept.push_back(std::move(f.vars[v]));
-    }
+    for (uint32_t v = 0; v < f.vars.size(); ++v)
+      if (used[v]) remap[v] = uint32_t(kept.size()), kept.push_back(std::move(f.vars[v]));
     for (ir::Inst& in : f.insts)
       if (in.block != ir::kNoBlock && (in.op == Opcode::GetVar || in.op == Opcode::SetVar)) in.imm = remap[in.imm];
     f.vars = std::move(kept);
@@ -1943,15 +1943,18 @@ uint32_t get32(const ir::Function& f, const uint8_t* vars, uint32_t var, unsigne
 }
 }  // namespace
 
-unsigned reg_vars(const ir::Function& f) {
-  unsigned n = 0;
-  while (n < 128 && kVarR + n < f.vars.size() && f.vars[kVarR + n].name == "r" + std::to_string(n)) ++n;
-  return n;
+uint32_t state_var(const ir::Function& f, const std::string& name) {
+  for (uint32_t v = 0; v < f.vars.size(); ++v)
+    if (f.vars[v].name == name) return v;
+  return kNoStateVar;
 }
 
 LaunchSlots launch_slots(const ir::Function& f) {
-  return LaunchSlots{reg_vars(f) ? f.var_offset(kVarR) : LaunchSlots::kNoSlot, f.var_offset(kVarCtaid),
-                     f.var_offset(kVarLocalBase), f.var_offset(kVarAbiWriter)};
+  auto slot = [&](const char* name) {
+    uint32_t v = state_var(f, name);
+    return v == kNoStateVar ? LaunchSlots::kNoSlot : f.var_offset(v);
+  };
+  return LaunchSlots{slot("r0"), slot("ctaid"), slot("local_base"), slot("abi_writer")};
 }
 
 void init_launch_lane(const LaunchSlots& s, uint8_t* vars, unsigned lane, const unsigned tid[3],
@@ -1959,9 +1962,9 @@ void init_launch_lane(const LaunchSlots& s, uint8_t* vars, unsigned lane, const 
   uint32_t r0 = tid[0] | tid[1] << 16 | tid[2] << 26, cta = (ctaid[0] & 0xffff) | ctaid[1] << 16;
   uint32_t writer = tid[0] == 0 && tid[1] == 0 && tid[2] == 0;
   if (s.r0 != LaunchSlots::kNoSlot) std::memcpy(vars + s.r0 + lane * 4, &r0, 4);
-  std::memcpy(vars + s.ctaid + lane * 4, &cta, 4);
-  std::memcpy(vars + s.local_base + lane * 8, &local_base, 8);
-  std::memcpy(vars + s.abi_writer + lane * 4, &writer, 4);
+  if (s.ctaid != LaunchSlots::kNoSlot) std::memcpy(vars + s.ctaid + lane * 4, &cta, 4);
+  if (s.local_base != LaunchSlots::kNoSlot) std::memcpy(vars + s.local_base + lane * 8, &local_base, 8);
+  if (s.abi_writer != LaunchSlots::kNoSlot) std::memcpy(vars + s.abi_writer + lane * 4, &writer, 4);
 }
 
 void init_launch_warp(const LaunchSlots& s, uint8_t* vars, unsigned lanes, const unsigned (*tid)[3],
@@ -1977,9 +1980,9 @@ void init_launch_warp(const LaunchSlots& s, uint8_t* vars, unsigned lanes, const
     writer[l] = (tid[l][0] | tid[l][1] | tid[l][2]) == 0;
   }
   if (s.r0 != LaunchSlots::kNoSlot) std::memcpy(vars + s.r0, r0, 4 * lanes);
-  std::memcpy(vars + s.ctaid, cta, 4 * lanes);
-  std::memcpy(vars + s.local_base, lb, 8 * lanes);
-  std::memcpy(vars + s.abi_writer, writer, 4 * lanes);
+  if (s.ctaid != LaunchSlots::kNoSlot) std::memcpy(vars + s.ctaid, cta, 4 * lanes);
+  if (s.local_base != LaunchSlots::kNoSlot) std::memcpy(vars + s.local_base, lb, 8 * lanes);
+  if (s.abi_writer != LaunchSlots::kNoSlot) std::memcpy(vars + s.abi_writer, writer, 4 * lanes);
 }
 
 void init_launch_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const unsigned tid[3],
@@ -1987,20 +1990,42 @@ void init_launch_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const
   init_launch_lane(launch_slots(f), vars, lane, tid, ctaid, local_base);
 }
 
+// Calls fn(kind, n, var) for every state var of f: kind 'r', 'a', 'c' with
+// the register number, 'x' exited, 'l' local_base, 'w' abi_writer.
+template <class Fn>
+void each_state_var(const ir::Function& f, Fn fn) {
+  for (uint32_t v = 0; v < f.vars.size(); ++v) {
+    const std::string& nm = f.vars[v].name;
+    if (nm == "exited") fn('x', 0u, v);
+    else if (nm == "local_base") fn('l', 0u, v);
+    else if (nm == "abi_writer") fn('w', 0u, v);
+    else if (nm.size() >= 2 && (nm[0] == 'r' || nm[0] == 'a' || nm[0] == 'c') && nm.find_first_not_of("0123456789", 1) == std::string::npos)
+      fn(nm[0], unsigned(std::stoul(nm.substr(1))), v);
+  }
+}
+
 void init_state_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const ThreadState& st, uint64_t local_base) {
-  for (unsigned i = 0, n = reg_vars(f); i < n; ++i) put<uint32_t>(f, vars, kVarR + i, lane, st.r[i]);
-  for (unsigned i = 0; i < 8; ++i) put<uint32_t>(f, vars, kVarA + i, lane, st.a[i]);
-  for (unsigned i = 0; i < 4; ++i) put<uint32_t>(f, vars, kVarC + i, lane, st.c[i] & 15u);
-  put<uint32_t>(f, vars, kVarExited, lane, st.exited);
-  put<uint64_t>(f, vars, kVarLocalBase, lane, local_base);
-  put<uint32_t>(f, vars, kVarAbiWriter, lane, 0);
+  each_state_var(f, [&](char kind, unsigned n, uint32_t v) {
+    switch (kind) {
+      case 'r': put<uint32_t>(f, vars, v, lane, st.r[n & 127]); break;
+      case 'a': put<uint32_t>(f, vars, v, lane, st.a[n & 7]); break;
+      case 'c': put<uint32_t>(f, vars, v, lane, st.c[n & 3] & 15u); break;
+      case 'x': put<uint32_t>(f, vars, v, lane, st.exited); break;
+      case 'l': put<uint64_t>(f, vars, v, lane, local_base); break;
+      case 'w': put<uint32_t>(f, vars, v, lane, 0); break;
+    }
+  });
 }
 
 void read_lane(const ir::Function& f, const uint8_t* vars, unsigned lane, ThreadState& out) {
-  for (unsigned i = 0, n = reg_vars(f); i < n; ++i) out.r[i] = get32(f, vars, kVarR + i, lane);
-  for (unsigned i = 0; i < 8; ++i) out.a[i] = uint16_t(get32(f, vars, kVarA + i, lane));
-  for (unsigned i = 0; i < 4; ++i) out.c[i] = uint8_t(get32(f, vars, kVarC + i, lane) & 15);
-  out.exited = get32(f, vars, kVarExited, lane) != 0;
+  each_state_var(f, [&](char kind, unsigned n, uint32_t v) {
+    switch (kind) {
+      case 'r': out.r[n & 127] = get32(f, vars, v, lane); break;
+      case 'a': out.a[n & 7] = uint16_t(get32(f, vars, v, lane)); break;
+      case 'c': out.c[n & 3] = uint8_t(get32(f, vars, v, lane) & 15); break;
+      case 'x': out.exited = get32(f, vars, v, lane) != 0; break;
+    }
+  });
 }
 
 // ---------------------------------------------------------------- TeslaMemory

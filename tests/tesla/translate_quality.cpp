@@ -112,24 +112,33 @@ TEST_CASE("tesla translate quality: exits and votes inside a region keep the bra
                    "exit nop\n");
 }
 
-TEST_CASE("tesla translate quality: vars only up to the highest register named") {
+TEST_CASE("tesla translate quality: vars only for the state the code touches") {
   gpurc::ir::Function f = translated("add b32 $r5 $r1 $r2\nexit nop\n");
-  CHECK(reg_vars(f) == 6);
-  CHECK(f.vars[kVarR + 5].name == "r5");
-  // No call/break: no private stack vars either.
-  CHECK(f.vars.size() == kVarR + 6);
-  // A 64-bit pair names its second register too.
-  CHECK(reg_vars(translated("add rn f64 $r6d $r2d $r4d\nexit nop\n")) == 8);
-  // Registers without a var keep the caller's value in read_lane.
+  // $r1 $r2 $r5 and exited; no $a, $c, ctaid, local_base (no l[]), no stack vars.
+  CHECK(f.vars.size() == 4);
+  CHECK(state_var(f, "r5") != kNoStateVar);
+  CHECK(state_var(f, "r3") == kNoStateVar);
+  CHECK(state_var(f, "c0") == kNoStateVar);
+  CHECK(state_var(f, "exited") != kNoStateVar);
+  CHECK(state_var(f, "local_base") == kNoStateVar);
+  // A 64-bit pair names its second register too; flags name their $c.
+  gpurc::ir::Function g = translated("add rn f64 $r6d $r2d $r4d\nadd b32 $c2 $r9 $r1 $r1\nexit nop\n");
+  CHECK(state_var(g, "r7") != kNoStateVar);
+  CHECK(state_var(g, "c2") != kNoStateVar);
+  // State without a var keeps the caller's value in read_lane.
   std::vector<uint8_t> vars(f.vars_bytes() + 64, 0);
   ThreadState st{};
   for (unsigned r = 0; r < 128; ++r) st.r[r] = 0x1000 + r;
+  st.c[1] = 9;
   init_state_lane(f, vars.data(), 3, st, 0);
   ThreadState back = st;
   back.r[2] = 0;
+  back.r[5] = 0;
   read_lane(f, vars.data(), 3, back);
   CHECK(back.r[2] == 0x1002);
+  CHECK(back.r[5] == 0x1005);
   CHECK(back.r[9] == 0x1009);
+  CHECK(back.c[1] == 9);
 }
 
 TEST_CASE("tesla translate quality: init_launch_warp writes what init_launch_lane writes") {
