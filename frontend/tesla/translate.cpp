@@ -382,7 +382,11 @@ struct Translator {
   // Z=1 S=2 of an integer result of `bits` (16 or 32).
   V flags_int(V res, unsigned bits) {
     V m = bits == 16 ? band(res, 0xffff) : res;
-    return bin(Opcode::Or, to_i32(eq0(m)), shl(bit(m, bits - 1), 1));
+    return bin(Opcode::Or, to_i32(eq0(m)), band(shr(m, bits - 2), 2));
+  }
+  // C=4 and O=8 of add_flags() added to the Z/S flags of the result.
+  V flags_add(V res, unsigned bits, V C, V O) {
+    return bin(Opcode::Or, flags_int(res, bits), bin(Opcode::Or, sel32(C, 4, 0), sel32(O, 8, 0)));
   }
   // 24-bit multiply: the low 32 bits of the product, or (high) bits 16..47.
   // The low word is the 32-bit product of the extended operands (arithmetic
@@ -1241,7 +1245,7 @@ bool Translator::int_add() {
     V neg = ne0(bit(res, bits - 1));
     res = b.select(O, sel32(neg, m >> 1, 1u << (bits - 1)), res);
   }
-  V fl = bin(Opcode::Or, flags_int(res, bits), bin(Opcode::Or, shl(to_i32(C), 2), shl(to_i32(O), 3)));
+  V fl = flags_add(res, bits, C, O);
   if (!write(dst, res)) return false;
   set_flags(fl);
   return true;
@@ -1510,7 +1514,7 @@ bool Translator::alu() {
       V res, C, O;
       add_flags(mres, z, b.i1(false), bits, res, C, O);
       if (!write(dst, res)) return false;
-      set_flags(bin(Opcode::Or, flags_int(res, bits), bin(Opcode::Or, shl(to_i32(C), 2), shl(to_i32(O), 3))));
+      set_flags(flags_add(res, bits, C, O));
       return true;
     }
     case Op::IMin:
