@@ -1299,15 +1299,20 @@ bool Translator::cvt() {
     if (!read(s1, raw)) return false;
     V v = b.emit(Opcode::BfExtract, Type::I32, {raw, k32(0), k32(unsigned(sb))},
                  uint8_t(st[0] == 's' ? ir::Sign::Signed : ir::Sign::Unsigned));
-    V w = b.convert(st[0] == 's' ? Opcode::Sext : Opcode::Zext, Type::I64, v);
-    if (ab) w = b.unary(Opcode::IAbs, w);
-    if (n) w = b.unary(Opcode::INeg, w);
     int64_t lo = dt[0] == 's' ? -(int64_t(1) << (db - 1)) : 0;
     int64_t hi = dt[0] == 's' ? (int64_t(1) << (db - 1)) - 1 : (int64_t(1) << db) - 1;
-    w = b.binary(Opcode::IMax, w, b.i64(uint64_t(lo)), uint8_t(ir::Sign::Signed));
-    w = b.binary(Opcode::IMin, w, b.i64(uint64_t(hi)), uint8_t(ir::Sign::Signed));
-    // The clamped value is written sign-extended (a register half gets its low 16 bits).
-    V out = b.convert(Opcode::Trunc, Type::I32, w);
+    int64_t src_lo = st[0] == 's' ? -(int64_t(1) << (sb - 1)) : 0;
+    int64_t src_hi = st[0] == 's' ? (int64_t(1) << (sb - 1)) - 1 : (int64_t(1) << sb) - 1;
+    V out = v;  // a widening without abs/neg: the clamp cannot change the value
+    if (ab || n || src_lo < lo || src_hi > hi) {
+      V w = b.convert(st[0] == 's' ? Opcode::Sext : Opcode::Zext, Type::I64, v);
+      if (ab) w = b.unary(Opcode::IAbs, w);
+      if (n) w = b.unary(Opcode::INeg, w);
+      w = b.binary(Opcode::IMax, w, b.i64(uint64_t(lo)), uint8_t(ir::Sign::Signed));
+      w = b.binary(Opcode::IMin, w, b.i64(uint64_t(hi)), uint8_t(ir::Sign::Signed));
+      // The clamped value is written sign-extended (a register half gets its low 16 bits).
+      out = b.convert(Opcode::Trunc, Type::I32, w);
+    }
     if (!write(dst, out)) return false;
     V fl = flags_int(out, db >= 32 ? 32 : 16);
     if (db == 8) fl = bin(Opcode::Or, to_i32(eq0(band(out, 0xff))), shl(bit(out, 7), 1));
@@ -1530,8 +1535,8 @@ bool Translator::alu() {
       if (!read(s1, x) || !read(s2, y)) return false;
       x = band(x, m);
       y = band(y, m);
-      auto ext = [&](V v) {
-        return b.emit(Opcode::BfExtract, Type::I32, {v, k32(0), k32(bits)}, uint8_t(sg ? ir::Sign::Signed : ir::Sign::Unsigned));
+      auto ext = [&](V v) {  // 32 bits: already the value
+        return bits == 32 ? v : b.emit(Opcode::BfExtract, Type::I32, {v, k32(0), k32(bits)}, uint8_t(sg ? ir::Sign::Signed : ir::Sign::Unsigned));
       };
       V ea = ext(x), eb = ext(y);
       V lt = b.icmp(sg ? ir::IntPred::Slt : ir::IntPred::Ult, ea, eb);
