@@ -32,12 +32,13 @@ using V = ir::ValueId;
 // private vars follow; compact_vars() then drops the vars nothing uses (the
 // public layout is by name: translate.h).
 constexpr uint32_t kVarA = 0;
-constexpr uint32_t kVarC = 8;
-constexpr uint32_t kVarExited = 12;
-constexpr uint32_t kVarCtaid = 13;
-constexpr uint32_t kVarLocalBase = 14;
-constexpr uint32_t kVarAbiWriter = 15;
-constexpr uint32_t kVarR = 16;
+constexpr uint32_t kVarC = 8;  // $cN flag k (Z S C O) at kVarC + 4 N + k, I1
+constexpr uint32_t kVarExited = 24;
+constexpr uint32_t kVarCtaid = 25;
+constexpr uint32_t kVarLocalBase = 26;
+constexpr uint32_t kVarAbiWriter = 27;
+constexpr uint32_t kVarR = 28;
+constexpr char kFlagNames[4] = {'z', 's', 'c', 'o'};
 constexpr uint32_t kNumVarsTranslating = kVarR + 128;
 constexpr uint32_t kVarSp = kNumVarsTranslating;           // I32: stack depth
 constexpr uint32_t kVarLimDepth = kNumVarsTranslating + 1; // I32: limited-call entries on the stack
@@ -358,10 +359,32 @@ struct Translator {
     b.set_var(kVarA + unsigned(n), v);
     return true;
   }
-  V creg(int n) { return b.get_var(kVarC + unsigned(n & 3)); }
+  // $c registers live as four i1 vars (Z S C O): flag producers build a
+  // packed value with pack(), and set_creg() stores its parts as they are
+  // (the packed value itself is dead unless read as a value, e.g. `mov $r
+  // $c`); predicates read the parts. A packed var would be unpacked at every
+  // predicate and packed at every flag write, ~15 ops per `set`/`bra` pair.
+  struct FlagBits {
+    V f[4];
+  };
+  std::map<V, FlagBits> packs;
+  V pack(V z, V sn, V c, V o) {
+    V v = bin(Opcode::Or, bin(Opcode::Or, to_i32(z), shl(to_i32(sn), 1)),
+              bin(Opcode::Or, shl(to_i32(c), 2), shl(to_i32(o), 3)));
+    packs[v] = FlagBits{{z, sn, c, o}};
+    return v;
+  }
+  V cflag(int n, unsigned k) { return b.get_var(kVarC + 4 * unsigned(n & 3) + k); }
+  V creg(int n) { return pack(cflag(n, 0), cflag(n, 1), cflag(n, 2), cflag(n, 3)); }
   void set_creg(int n, V v) {
-    if (guard != ir::kNoValue) v = b.select(guard, v, creg(n));
-    b.set_var(kVarC + unsigned(n & 3), v);
+    auto it = packs.find(v);
+    FlagBits fb;
+    for (unsigned k = 0; k < 4; ++k) fb.f[k] = it != packs.end() ? it->second.f[k] : ne0(band(v, 1u << k));
+    for (unsigned k = 0; k < 4; ++k) {
+      V x = fb.f[k];
+      if (guard != ir::kNoValue) x = b.select(guard, x, cflag(n, k));
+      b.set_var(kVarC + 4 * unsigned(n & 3) + k, x);
+    }
   }
   void set_flags(V fl) {
     if (const Operand* c = cur->find(Role::CDst)) set_creg(c->reg, fl);
@@ -380,14 +403,13 @@ struct Translator {
   V sel32(V c, uint32_t t, uint32_t e) { return b.select(c, k32(t), k32(e)); }
 
   // Z=1 S=2 of an integer result of `bits` (16 or 32).
-  V flags_int(V res, unsigned bits) {
+  V flags_int(V res, unsigned bits, V C = ir::kNoValue, V O = ir::kNoValue) {
     V m = bits == 16 ? band(res, 0xffff) : res;
-    return bin(Opcode::Or, to_i32(eq0(m)), band(shr(m, bits - 2), 2));
+    V sn = bits == 16 ? ne0(bit(m, 15)) : b.icmp(ir::IntPred::Slt, m, k32(0));
+    return pack(eq0(m), sn, C == ir::kNoValue ? b.i1(false) : C, O == ir::kNoValue ? b.i1(false) : O);
   }
-  // C=4 and O=8 of add_flags() added to the Z/S flags of the result.
-  V flags_add(V res, unsigned bits, V C, V O) {
-    return bin(Opcode::Or, flags_int(res, bits), bin(Opcode::Or, sel32(C, 4, 0), sel32(O, 8, 0)));
-  }
+  // C=4 and O=8 of add_flags() with the Z/S flags of the result.
+  V flags_add(V res, unsigned bits, V C, V O) { return flags_int(res, bits, C, O); }
   // 24-bit multiply: the low 32 bits of the product, or (high) bits 16..47.
   // The low word is the 32-bit product of the extended operands (arithmetic
   // mod 2^32), so only `high` needs the 64-bit product.
@@ -426,7 +448,7 @@ struct Translator {
     V nan = b.icmp(ir::IntPred::Ugt, mag, k32(0x7f800000u));
     V z = bin(Opcode::Or, nan, eq0(mag));
     V s = bin(Opcode::Or, nan, b.icmp(ir::IntPred::Ne, shr(res, 31), k32(0)));
-    return bin(Opcode::Or, to_i32(z), shl(to_i32(s), 1));
+    return pack(z, s, b.i1(false), b.i1(false));
   }
   V flags_double(V res64) {
     V f = b.convert(Opcode::Bitcast, Type::F64, res64);
@@ -434,15 +456,13 @@ struct Translator {
     V z = bin(Opcode::Or, nan, b.fcmp(ir::FloatPred::Oeq, f, b.constant(Type::F64, 0)));
     V sign = b.icmp(ir::IntPred::Slt, res64, b.i64(0));
     V s = bin(Opcode::Or, nan, sign);
-    return bin(Opcode::Or, to_i32(z), shl(to_i32(s), 1));
+    return pack(z, s, b.i1(false), b.i1(false));
   }
 
   // The 32 predicate conditions of a $c register (sem::pred).
   V pred(int creg_n, unsigned code) {
     if (code == 15) return b.i1(true);
-    V c = creg(creg_n);
-    auto flag = [&](unsigned n) { return ne0(band(c, 1u << n)); };
-    V Z = flag(0), S = flag(1), C = flag(2), O = flag(3);
+    V Z = cflag(creg_n, 0), S = cflag(creg_n, 1), C = cflag(creg_n, 2), O = cflag(creg_n, 3);
     auto NOT = [&](V x) { return b.unary(Opcode::Not, x); };
     auto AND = [&](V x, V y) { return bin(Opcode::And, x, y); };
     auto OR = [&](V x, V y) { return bin(Opcode::Or, x, y); };
@@ -935,7 +955,8 @@ struct Translator {
     f.name = "tesla";
     static const char* anames[8] = {"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"};
     for (auto* n : anames) f.add_var(n, Type::I32);
-    for (unsigned i = 0; i < 4; ++i) f.add_var("c" + std::to_string(i), Type::I32);
+    for (unsigned i = 0; i < 4; ++i)
+      for (char k : kFlagNames) f.add_var("c" + std::to_string(i) + k, Type::I1);
     f.add_var("exited", Type::I32);
     f.add_var("ctaid", Type::I32);
     f.add_var("local_base", Type::I64);
@@ -1237,7 +1258,7 @@ bool Translator::int_add() {
   if (opk == 2) s1v = band(b.unary(Opcode::Not, x), m), cin = b.i1(true);
   if (opk == 3) {
     const Operand* cond = in.find(Role::Cond);
-    cin = ne0(band(creg(cond ? cond->reg : 0), 4));
+    cin = cflag(cond ? cond->reg : 0, 2);
   }
   V res, C, O;
   add_flags(s1v, s2v, cin, bits, res, C, O);
@@ -1381,13 +1402,13 @@ bool Translator::cvt() {
       if (db == 64) {
         if (!write64(dst, iv)) return false;
         V z = b.icmp(ir::IntPred::Eq, iv, b.i64(0)), sg = b.icmp(ir::IntPred::Slt, iv, b.i64(0));
-        set_flags(bin(Opcode::Or, to_i32(z), shl(to_i32(sg), 1)));
+        set_flags(pack(z, sg, b.i1(false), b.i1(false)));
         return true;
       }
       out = db == 32 ? iv : b.convert(Opcode::Zext, Type::I32, iv);
       if (!write(dst, out)) return false;
       V fl = flags_int(out, db >= 32 ? 32 : 16);
-      if (db == 8) fl = bin(Opcode::Or, to_i32(eq0(band(out, 0xff))), shl(bit(out, 7), 1));
+      if (db == 8) fl = pack(eq0(band(out, 0xff)), ne0(bit(out, 7)), b.i1(false), b.i1(false));
       set_flags(fl);
       return true;
     }
@@ -1595,7 +1616,7 @@ bool Translator::alu() {
       V O = to_i32(bin(Opcode::And, b.icmp(ir::IntPred::Eq, y, k32(1)),
                        b.icmp(ir::IntPred::Ne, bit(x, bits - 1), bit(res, bits - 1))));
       if (!write(dst, res)) return false;
-      set_flags(bin(Opcode::Or, flags_int(res, bits), bin(Opcode::Or, shl(C, 2), shl(O, 3))));
+      set_flags(flags_int(res, bits, ne0(C), ne0(O)));
       return true;
     }
     case Op::FAdd:
@@ -1999,8 +2020,9 @@ void init_launch_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const
   init_launch_lane(launch_slots(f), vars, lane, tid, ctaid, local_base);
 }
 
-// Calls fn(kind, n, var) for every state var of f: kind 'r', 'a', 'c' with
-// the register number, 'x' exited, 'l' local_base, 'w' abi_writer.
+// Calls fn(kind, n, var) for every state var of f: kind 'r', 'a' with the
+// register number, 'c' with 4 * register + flag (Z S C O), 'x' exited, 'l'
+// local_base, 'w' abi_writer.
 template <class Fn>
 void each_state_var(const ir::Function& f, Fn fn) {
   for (uint32_t v = 0; v < f.vars.size(); ++v) {
@@ -2008,8 +2030,11 @@ void each_state_var(const ir::Function& f, Fn fn) {
     if (nm == "exited") fn('x', 0u, v);
     else if (nm == "local_base") fn('l', 0u, v);
     else if (nm == "abi_writer") fn('w', 0u, v);
-    else if (nm.size() >= 2 && (nm[0] == 'r' || nm[0] == 'a' || nm[0] == 'c') && nm.find_first_not_of("0123456789", 1) == std::string::npos)
+    else if (nm.size() >= 2 && (nm[0] == 'r' || nm[0] == 'a') && nm.find_first_not_of("0123456789", 1) == std::string::npos)
       fn(nm[0], unsigned(std::stoul(nm.substr(1))), v);
+    else if (nm.size() == 3 && nm[0] == 'c' && nm[1] >= '0' && nm[1] <= '3')
+      for (unsigned k = 0; k < 4; ++k)
+        if (nm[2] == kFlagNames[k]) fn('c', unsigned(nm[1] - '0') * 4 + k, v);
   }
 }
 
@@ -2018,7 +2043,7 @@ void init_state_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const 
     switch (kind) {
       case 'r': put<uint32_t>(f, vars, v, lane, st.r[n & 127]); break;
       case 'a': put<uint32_t>(f, vars, v, lane, st.a[n & 7]); break;
-      case 'c': put<uint32_t>(f, vars, v, lane, st.c[n & 3] & 15u); break;
+      case 'c': put<uint32_t>(f, vars, v, lane, st.c[(n / 4) & 3] >> (n % 4) & 1u); break;
       case 'x': put<uint32_t>(f, vars, v, lane, st.exited); break;
       case 'l': put<uint64_t>(f, vars, v, lane, local_base); break;
       case 'w': put<uint32_t>(f, vars, v, lane, 0); break;
@@ -2031,7 +2056,11 @@ void read_lane(const ir::Function& f, const uint8_t* vars, unsigned lane, Thread
     switch (kind) {
       case 'r': out.r[n & 127] = get32(f, vars, v, lane); break;
       case 'a': out.a[n & 7] = uint16_t(get32(f, vars, v, lane)); break;
-      case 'c': out.c[n & 3] = uint8_t(get32(f, vars, v, lane) & 15); break;
+      case 'c': {  // one flag bit of $c(n / 4)
+        uint8_t& c = out.c[(n / 4) & 3];
+        c = uint8_t((c & ~(1u << (n % 4))) | (get32(f, vars, v, lane) & 1u) << (n % 4));
+        break;
+      }
       case 'x': out.exited = get32(f, vars, v, lane) != 0; break;
     }
   });

@@ -12,7 +12,7 @@
 // of it would cost ~20 KiB per warp), found by name with state_var():
 //   "r0".."r127"     $r, I32
 //   "a1".."a7"       $a, I32 holding the 16-bit value ($a0 reads 0)
-//   "c0".."c3"       $c, I32 holding the 4 flag bits (Z=1 S=2 C=4 O=8)
+//   "c0z" "c0s" "c0c" "c0o" .. "c3o"   $c flags Z S C O (bits 0..3 of $cN), I1 each
 //   "exited"         I32, 1 once the thread has exited (exit, ret on an empty stack)
 //   "ctaid"          I32, ctaid.x | ctaid.y << 16 of the thread's block
 //   "local_base"     I64, Space::Local address of the thread's l[0]

@@ -124,7 +124,8 @@ TEST_CASE("tesla translate quality: vars only for the state the code touches") {
   // A 64-bit pair names its second register too; flags name their $c.
   gpurc::ir::Function g = translated("add rn f64 $r6d $r2d $r4d\nadd b32 $c2 $r9 $r1 $r1\nexit nop\n");
   CHECK(state_var(g, "r7") != kNoStateVar);
-  CHECK(state_var(g, "c2") != kNoStateVar);
+  for (const char* flag : {"c2z", "c2s", "c2c", "c2o"}) CHECK(state_var(g, flag) != kNoStateVar);
+  CHECK(state_var(g, "c1z") == kNoStateVar);
   // State without a var keeps the caller's value in read_lane.
   std::vector<uint8_t> vars(f.vars_bytes() + 64, 0);
   ThreadState st{};
