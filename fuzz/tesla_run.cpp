@@ -146,7 +146,10 @@ TeslaOutcome run_ir(const std::string& engine, const IrProgram& prog, const Tesl
                         std::to_string(ctx.fault_lane);
   }
   for (unsigned lane = 0; lane < p.threads.size(); ++lane) {
+    // Registers the code never names keep their initial value (translate.h).
     ThreadState st{};
+    if (launch_abi) st.r[0] = lane;  // tid (lane, 0, 0), as initialised above
+    else st = p.threads[lane];
     read_lane(f, vars.get(), lane, st);
     out.threads.push_back(st);
   }

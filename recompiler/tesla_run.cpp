@@ -189,13 +189,14 @@ rt::LaunchResult launch_function(const Launch& l, const Prepared& p, const ir::F
   if (l.budget > 0) cfg.budget = l.budget;
   uint64_t per_block = block_threads(l);
   const tesla::LaunchSlots slots = tesla::launch_slots(layout);
+  // One call per warp (the lanes' l[] are consecutive: thread_linear is warp * 32 + lane).
   auto init = [&](const rt::WarpInfo& w, uint8_t* vars) {
-    for (unsigned lane = 0; lane < w.lanes; ++lane) {
-      unsigned tid[3] = {w.thread[lane].x, w.thread[lane].y, w.thread[lane].z};
-      unsigned ctaid[2] = {w.block.x, w.block.y};
-      uint64_t gid = w.block_linear * per_block + w.thread_linear(lane);
-      tesla::init_launch_lane(slots, vars, lane, tid, ctaid, gid * p.local_stride);
-    }
+    unsigned tid[ir::kWarpLanes][3];
+    for (unsigned lane = 0; lane < w.lanes; ++lane)
+      tid[lane][0] = w.thread[lane].x, tid[lane][1] = w.thread[lane].y, tid[lane][2] = w.thread[lane].z;
+    unsigned ctaid[2] = {w.block.x, w.block.y};
+    uint64_t gid0 = w.block_linear * per_block + w.thread_linear(0);
+    tesla::init_launch_warp(slots, vars, w.lanes, tid, ctaid, gid0 * p.local_stride, p.local_stride);
   };
   return rt::launch(exe, mem, cfg, init, finish, threads == 1 ? nullptr : &rt::ThreadPool::shared(threads));
 }

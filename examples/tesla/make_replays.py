@@ -76,6 +76,39 @@ def divergent(threads_x, blocks, n, asm_dir=""):
                asm_dir=asm_dir)
 
 
+def f32_bits(x):
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def hash_out(v):
+    """hash.asm for one thread: f32 ops are IEEE round-to-nearest (a double
+    product or sum of two floats rounded once to f32 is correctly rounded);
+    every value stays normal, so flush-to-zero never applies."""
+    h = v
+    a = f32(float(h & 0xff) + 1.0)
+    y = f32(1.0 / 256)
+    for k in range(32, 0, -1):
+        h ^= h >> 13
+        h = ((h & 0xffffff) * 0x1b3c6d) & 0xffffffff
+        h = (h + k) & 0xffffffff
+        t = f32(a * y)
+        t = f32(2.0 - t)
+        y = f32(y * t)
+    return h ^ f32_bits(y)
+
+
+def hash_kernel(threads_x, blocks, n, xs, full=True, asm_dir=""):
+    total = threads_x * blocks
+    out = [hash_out(xs[i]) if i < n else 0 for i in range(total)]
+    if not full:
+        out = out[:64]
+    return doc("hash", "hash.asm", [blocks], [threads_x], ["0x100000", "0x200000", n],
+               [{"name": "x", "address": "0x100000", "size": 4 * total, "init": {"u32": xs}},
+                {"name": "out", "address": "0x200000", "size": 4 * total}],
+               [{"name": "out", "u32": out}],
+               desc="ALU-bound: 32 rounds of an integer hash and an f32 Newton step per thread", asm_dir=asm_dir)
+
+
 def collatz_steps(v):
     s = 0
     while v > 1:
@@ -136,6 +169,7 @@ ex["vecadd"] = {"gpurc": 1, "isa": "tesla", "name": "vecadd", "description": "th
                            {"name": "b", "address": "0x200000", "size": 1024, "init": {"iota": "f32"}},
                            {"name": "c", "address": "0x300000", "size": 1024}],
                 "expect": {"memory": [{"name": "c", "f32": [2 * v for v in vx] + [0.0] * 56}]}}
+ex["hash"] = hash_kernel(64, 3, 180, lcg(192, 11))
 for name, d in ex.items():
     write(os.path.join(HERE, name + ".json"), d)
 
@@ -149,3 +183,7 @@ write(os.path.join(BENCH, "reduce.json"), b)
 b = divergent(256, 256, 65536, asm_dir="../../examples/tesla/")
 b["expect"]["memory"][0]["u32"] = b["expect"]["memory"][0]["u32"][:64]
 write(os.path.join(BENCH, "divergent.json"), b)
+# The input is iota so the bench file stays small; x & 0xff still varies.
+b = hash_kernel(256, 256, 65536, list(range(65536)), full=False, asm_dir="../../examples/tesla/")
+b["memory"][0]["init"] = {"iota": "u32"}
+write(os.path.join(BENCH, "hash.json"), b)

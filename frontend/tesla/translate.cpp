@@ -28,10 +28,21 @@ using ir::Opcode;
 using ir::Type;
 using V = ir::ValueId;
 
-// Private vars after the public state.
-constexpr uint32_t kVarSp = kNumStateVars;           // I32: stack depth
-constexpr uint32_t kVarLimDepth = kNumStateVars + 1; // I32: limited-call entries on the stack
-constexpr uint32_t kVarStack = kNumStateVars + 2;    // I32 x kStackDepth
+// While translating, every piece of state has a var at these indices and the
+// private vars follow; compact_vars() then drops the vars nothing uses (the
+// public layout is by name: translate.h).
+constexpr uint32_t kVarA = 0;
+constexpr uint32_t kVarC = 8;  // $cN flag k (Z S C O) at kVarC + 4 N + k, I1
+constexpr uint32_t kVarExited = 24;
+constexpr uint32_t kVarCtaid = 25;
+constexpr uint32_t kVarLocalBase = 26;
+constexpr uint32_t kVarAbiWriter = 27;
+constexpr uint32_t kVarR = 28;
+constexpr char kFlagNames[4] = {'z', 's', 'c', 'o'};
+constexpr uint32_t kNumVarsTranslating = kVarR + 128;
+constexpr uint32_t kVarSp = kNumVarsTranslating;           // I32: stack depth
+constexpr uint32_t kVarLimDepth = kNumVarsTranslating + 1; // I32: limited-call entries on the stack
+constexpr uint32_t kVarStack = kNumVarsTranslating + 2;    // I32 x kStackDepth
 constexpr unsigned kStackDepth = 16;
 // I32: the entry the ret/brk dispatch popped. It crosses blocks in a var, not
 // as an SSA value: while one lane waits in the dispatch chain, other lanes may
@@ -348,10 +359,32 @@ struct Translator {
     b.set_var(kVarA + unsigned(n), v);
     return true;
   }
-  V creg(int n) { return b.get_var(kVarC + unsigned(n & 3)); }
+  // $c registers live as four i1 vars (Z S C O): flag producers build a
+  // packed value with pack(), and set_creg() stores its parts as they are
+  // (the packed value itself is dead unless read as a value, e.g. `mov $r
+  // $c`); predicates read the parts. A packed var would be unpacked at every
+  // predicate and packed at every flag write, ~15 ops per `set`/`bra` pair.
+  struct FlagBits {
+    V f[4];
+  };
+  std::map<V, FlagBits> packs;
+  V pack(V z, V sn, V c, V o) {
+    V v = bin(Opcode::Or, bin(Opcode::Or, to_i32(z), shl(to_i32(sn), 1)),
+              bin(Opcode::Or, shl(to_i32(c), 2), shl(to_i32(o), 3)));
+    packs[v] = FlagBits{{z, sn, c, o}};
+    return v;
+  }
+  V cflag(int n, unsigned k) { return b.get_var(kVarC + 4 * unsigned(n & 3) + k); }
+  V creg(int n) { return pack(cflag(n, 0), cflag(n, 1), cflag(n, 2), cflag(n, 3)); }
   void set_creg(int n, V v) {
-    if (guard != ir::kNoValue) v = b.select(guard, v, creg(n));
-    b.set_var(kVarC + unsigned(n & 3), v);
+    auto it = packs.find(v);
+    FlagBits fb;
+    for (unsigned k = 0; k < 4; ++k) fb.f[k] = it != packs.end() ? it->second.f[k] : ne0(band(v, 1u << k));
+    for (unsigned k = 0; k < 4; ++k) {
+      V x = fb.f[k];
+      if (guard != ir::kNoValue) x = b.select(guard, x, cflag(n, k));
+      b.set_var(kVarC + 4 * unsigned(n & 3) + k, x);
+    }
   }
   void set_flags(V fl) {
     if (const Operand* c = cur->find(Role::CDst)) set_creg(c->reg, fl);
@@ -370,9 +403,44 @@ struct Translator {
   V sel32(V c, uint32_t t, uint32_t e) { return b.select(c, k32(t), k32(e)); }
 
   // Z=1 S=2 of an integer result of `bits` (16 or 32).
-  V flags_int(V res, unsigned bits) {
+  V flags_int(V res, unsigned bits, V C = ir::kNoValue, V O = ir::kNoValue) {
     V m = bits == 16 ? band(res, 0xffff) : res;
-    return bin(Opcode::Or, to_i32(eq0(m)), shl(bit(m, bits - 1), 1));
+    V sn = bits == 16 ? ne0(bit(m, 15)) : b.icmp(ir::IntPred::Slt, m, k32(0));
+    return pack(eq0(m), sn, C == ir::kNoValue ? b.i1(false) : C, O == ir::kNoValue ? b.i1(false) : O);
+  }
+  // C=4 and O=8 of add_flags() with the Z/S flags of the result.
+  V flags_add(V res, unsigned bits, V C, V O) { return flags_int(res, bits, C, O); }
+  // 24-bit multiply: the low 32 bits of the product, or (high) bits 16..47.
+  // The low word is the 32-bit product of the extended operands (arithmetic
+  // mod 2^32), so only `high` needs the 64-bit product.
+  V mul24(V x, V y, bool sg, bool high) {
+    auto ext = [&](V v) {
+      return b.emit(Opcode::BfExtract, Type::I32, {v, k32(0), k32(24)}, uint8_t(sg ? ir::Sign::Signed : ir::Sign::Unsigned));
+    };
+    if (!high) return bin(Opcode::IMul, ext(x), ext(y));
+    auto wide = [&](V v) { return b.convert(sg ? Opcode::Sext : Opcode::Zext, Type::I64, ext(v)); };
+    V prod = bin(Opcode::IMul, wide(x), wide(y));
+    prod = b.emit(Opcode::LShr, Type::I64, {prod, k32(16)}, uint8_t(ir::ShiftMode::Clamp));
+    return b.convert(Opcode::Trunc, Type::I32, prod);
+  }
+  // Sum, carry and signed overflow of x + y + cin over `bits` (16 or 32; x
+  // and y zero-extended to i32). Written with ops every JIT tier has natively
+  // (icarry/ioverflow go through a per-lane helper there): the carry is the
+  // sum wrapping below x (or reaching it with a carry in), the overflow the
+  // sign rule ((x ^ s) & (y ^ s)) < 0.
+  void add_flags(V x, V y, V cin, unsigned bits, V& res, V& C, V& O) {
+    V sum = bin(Opcode::IAdd, bin(Opcode::IAdd, x, y), to_i32(cin));
+    V ovf = bin(Opcode::And, bin(Opcode::Xor, x, sum), bin(Opcode::Xor, y, sum));
+    if (bits == 16) {
+      res = band(sum, 0xffff);
+      C = ne0(bit(sum, 16));
+      O = ne0(bit(ovf, 15));
+      return;
+    }
+    res = sum;
+    V wrapped = b.icmp(ir::IntPred::Ult, sum, x);
+    C = bin(Opcode::Or, wrapped, bin(Opcode::And, cin, b.icmp(ir::IntPred::Eq, sum, x)));
+    O = b.icmp(ir::IntPred::Slt, ovf, k32(0));
   }
   // Z: zero or NaN, S: negative or NaN.
   V flags_float(V res) {
@@ -380,7 +448,7 @@ struct Translator {
     V nan = b.icmp(ir::IntPred::Ugt, mag, k32(0x7f800000u));
     V z = bin(Opcode::Or, nan, eq0(mag));
     V s = bin(Opcode::Or, nan, b.icmp(ir::IntPred::Ne, shr(res, 31), k32(0)));
-    return bin(Opcode::Or, to_i32(z), shl(to_i32(s), 1));
+    return pack(z, s, b.i1(false), b.i1(false));
   }
   V flags_double(V res64) {
     V f = b.convert(Opcode::Bitcast, Type::F64, res64);
@@ -388,15 +456,13 @@ struct Translator {
     V z = bin(Opcode::Or, nan, b.fcmp(ir::FloatPred::Oeq, f, b.constant(Type::F64, 0)));
     V sign = b.icmp(ir::IntPred::Slt, res64, b.i64(0));
     V s = bin(Opcode::Or, nan, sign);
-    return bin(Opcode::Or, to_i32(z), shl(to_i32(s), 1));
+    return pack(z, s, b.i1(false), b.i1(false));
   }
 
   // The 32 predicate conditions of a $c register (sem::pred).
   V pred(int creg_n, unsigned code) {
     if (code == 15) return b.i1(true);
-    V c = creg(creg_n);
-    auto flag = [&](unsigned n) { return ne0(band(c, 1u << n)); };
-    V Z = flag(0), S = flag(1), C = flag(2), O = flag(3);
+    V Z = cflag(creg_n, 0), S = cflag(creg_n, 1), C = cflag(creg_n, 2), O = cflag(creg_n, 3);
     auto NOT = [&](V x) { return b.unary(Opcode::Not, x); };
     auto AND = [&](V x, V y) { return bin(Opcode::And, x, y); };
     auto OR = [&](V x, V y) { return bin(Opcode::Or, x, y); };
@@ -476,6 +542,26 @@ struct Translator {
     out = bytes < 4 ? b.convert(Opcode::Zext, Type::I32, v) : v;
     return true;
   }
+  // s[] at a constant address inside the launch ABI block (ntid, nctaid,
+  // ctaid, params) when no instruction stores to s[]: the block keeps what
+  // the ABI writer put there, so the value comes from the uniform block (or
+  // the ctaid var) instead of a shared-memory load per lane. The access is
+  // aligned and inside s[] (smem >= 0x10 + params), so it cannot fault.
+  bool abi_stable = false;
+  bool abi_load(const Operand& o, unsigned bytes, V& out) {
+    if (!abi_stable || o.space != 's' || o.postinc || !areg_is_zero(o.areg)) return false;
+    uint32_t a = uint32_t(o.offset) & 0xffff;
+    if (a % bytes != 0 || a + bytes > 0x10 + opt.param_bytes) return false;
+    if (a >= 0xc && a < 0x10) {
+      out = b.get_var(kVarCtaid);
+      if (bytes < 4) out = band(shr(out, 8 * (a - 0xc)), bytes == 1 ? 0xffu : 0xffffu);
+      return true;
+    }
+    Type t = bytes == 1 ? Type::I8 : bytes == 2 ? Type::I16 : Type::I32;
+    out = b.load_uniform(t, a);
+    if (bytes < 4) out = b.convert(Opcode::Zext, Type::I32, out);
+    return true;
+  }
   bool store(const Operand& o, V a64, unsigned bytes, V v) {
     ir::Space s = ir::Space::Global;
     if (!space_of(o, s)) return false;
@@ -507,7 +593,10 @@ struct Translator {
           else if (mode == "b32") bytes = 4;
         }
         if (bytes != 1 && bytes != 2 && bytes != 4) return unsupported("memory operand size");
-        if (!load(*o, address(*o), bytes, out)) return false;
+        if (abi_load(*o, bytes, out)) {
+        } else if (!load(*o, address(*o), bytes, out)) {
+          return false;
+        }
         if (sign) out = b.convert(Opcode::Sext, Type::I32, b.convert(Opcode::Trunc, Type::I16, out));
         return true;
       }
@@ -893,13 +982,14 @@ struct Translator {
     f = ir::Function{};
     f.name = "tesla";
     static const char* anames[8] = {"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7"};
-    for (unsigned i = 0; i < 128; ++i) f.add_var("r" + std::to_string(i), Type::I32);
     for (auto* n : anames) f.add_var(n, Type::I32);
-    for (unsigned i = 0; i < 4; ++i) f.add_var("c" + std::to_string(i), Type::I32);
+    for (unsigned i = 0; i < 4; ++i)
+      for (char k : kFlagNames) f.add_var("c" + std::to_string(i) + k, Type::I1);
     f.add_var("exited", Type::I32);
     f.add_var("ctaid", Type::I32);
     f.add_var("local_base", Type::I64);
     f.add_var("abi_writer", Type::I32);
+    for (unsigned i = 0; i < 128; ++i) f.add_var("r" + std::to_string(i), Type::I32);
     f.add_var("sp", Type::I32);
     f.add_var("lim_depth", Type::I32);
     for (unsigned i = 0; i < kStackDepth; ++i) f.add_var("stack" + std::to_string(i), Type::I32);
@@ -928,7 +1018,15 @@ struct Translator {
     }
     b.br(node_blocks.at({opt.entry, 0}));
 
+    find_sources();
+    abi_stable = opt.launch_abi;
+    for (auto& [a, in] : insns) abi_stable = abi_stable && in.op != Op::StS;
+    std::set<std::pair<uint32_t, int>> absorbed;  // words translated inside an if-converted bra
     for (auto& [node, blk] : node_blocks) {
+      if (absorbed.count(node)) {
+        dead_blocks.insert(blk);
+        continue;
+      }
       uint32_t p = node.first;
       const Insn& in = insns.at(p);
       cur_ctx = node.second;
@@ -942,25 +1040,210 @@ struct Translator {
         b.ret();
         continue;
       }
+      IfRegion r;
+      unsigned budget = kIfConvertWords;
+      if (in.op == Op::Bra && if_region(p, r, budget)) {
+        if (!emit_if(r, ir::kNoValue)) return false;
+        for (uint32_t w = next; w < r.cont; w += insns.at(w).words) absorbed.insert({w, cur_ctx});
+        pc = p;
+        b.br(block_at(r.cont));
+        continue;
+      }
       guard = in.pred == 15 ? ir::kNoValue : pred(in.pred_c, unsigned(in.pred));
       if (in.is_control) {
         if (!control(next)) return false;
         continue;
       }
-      postinc.clear();
-      bool vote = in.op == Op::VoteAny || in.op == Op::VoteAll;
-      if (in.pred != 0 || vote) {
-        if (!alu()) return false;
-        for (auto& pi : postinc)
-          if (!set_areg(pi.areg, bin(Opcode::IAdd, areg(pi.areg), k32(uint32_t(pi.delta))))) return false;
-      }
+      if (!emit_word(p, guard)) return false;
       if (in.exit) {  // acts on every active lane whatever the predicate
         end_lanes();
       } else {
         b.br(block_at(next));
       }
     }
+    merge_straight_line();
+    compact_vars();
     return true;
+  }
+
+  // Every warp's vars are zeroed and the used ones loaded and stored per
+  // launch: keep only the vars some get_var/set_var names (translate.h).
+  void compact_vars() {
+    std::vector<uint8_t> used(f.vars.size(), 0);
+    for (const ir::Inst& in : f.insts)
+      if (in.block != ir::kNoBlock && (in.op == Opcode::GetVar || in.op == Opcode::SetVar)) used[in.imm] = 1;
+    std::vector<uint32_t> remap(f.vars.size(), ~0u);
+    std::vector<ir::Var> kept;
+    for (uint32_t v = 0; v < f.vars.size(); ++v)
+      if (used[v]) remap[v] = uint32_t(kept.size()), kept.push_back(std::move(f.vars[v]));
+    for (ir::Inst& in : f.insts)
+      if (in.block != ir::kNoBlock && (in.op == Opcode::GetVar || in.op == Opcode::SetVar)) in.imm = remap[in.imm];
+    f.vars = std::move(kept);
+  }
+
+  // The body of a non-control word under `g` (its predicate ANDed in; kNoValue = always).
+  bool emit_word(uint32_t w, V g) {
+    const Insn& in = insns.at(w);
+    cur = &in;
+    pc = w;
+    postinc.clear();
+    bool vote = in.op == Op::VoteAny || in.op == Op::VoteAll;
+    if (in.pred == 0 && !vote) return true;
+    guard = g;
+    if (in.pred != 15) {
+      V p = pred(in.pred_c, unsigned(in.pred));
+      guard = g == ir::kNoValue ? p : bin(Opcode::And, g, p);
+    }
+    if (!alu()) return false;
+    for (auto& pi : postinc)
+      if (!set_areg(pi.areg, bin(Opcode::IAdd, areg(pi.areg), k32(uint32_t(pi.delta))))) return false;
+    return true;
+  }
+
+  // ------------------------------------------------------------ if-conversion
+  // A short forward `(p) bra` over straight-line code is translated without
+  // a branch: the skipped words run under !p (their writes select, their
+  // memory ops are masked), and an if/else (the skipped words end in `bra J`
+  // and the target's words run up to J) runs the taken side under p first,
+  // as the warp stack does, then the other side under !p. A kernel whose only
+  // divergent branches are such ifs has no divergent branch in the IR, so the
+  // divergence lowering keeps it unmasked (one block instead of masked
+  // blocks behind any() checks). Conditions: every word strictly between the
+  // bra and the continuation is entered only from inside that range (no
+  // outside branch target, call return or break site), and each is a plain
+  // instruction (no exit marker, no vote: it reads every active lane), a
+  // `joinat` (no code) or a nested bra that is itself such an if. Bounded by
+  // kIfConvertWords (both sides run for every lane).
+  static constexpr unsigned kIfConvertWords = 48;
+  struct IfRegion {
+    uint32_t bra = 0, fall_from = 0, fall_to = 0, taken_from = 0, taken_to = 0, cont = 0;
+  };
+  std::map<uint32_t, std::vector<int64_t>> sources;  // word -> instructions that branch there (-1: entry, return/break site)
+  std::set<ir::BlockId> dead_blocks;                  // blocks of words translated inside an if-converted bra
+
+  void find_sources() {
+    sources[opt.entry].push_back(-1);
+    for (auto& [a, in] : insns) {
+      int64_t t = -1;
+      if (in.is_control && branch_target(in, t) && t >= 0) sources[uint32_t(t)].push_back(a);
+    }
+    for (uint32_t s : ret_sites) sources[s].push_back(-1);
+    for (uint32_t s : brk_sites) sources[s].push_back(-1);
+  }
+  bool plain(uint32_t w) const {
+    const Insn& in = insns.at(w);
+    return !decode_errors.count(w) && !in.is_control && !in.exit && in.op != Op::VoteAny && in.op != Op::VoteAll;
+  }
+  // Words [from, to) are plain, joinat or nested ifs ending inside, aligned on `to`.
+  bool if_span(uint32_t from, uint32_t to, unsigned& budget) {
+    for (uint32_t w = from; w < to;) {
+      auto it = insns.find(w);
+      if (it == insns.end() || budget == 0) return false;
+      --budget;
+      const Insn& in = it->second;
+      IfRegion inner;
+      if (in.op == Op::Bra && if_region(w, inner, budget)) {
+        if (inner.cont > to) return false;
+        w = inner.cont;
+        continue;
+      }
+      if (in.op != Op::JoinAt && !plain(w)) return false;
+      w += in.words;
+    }
+    return true;
+  }
+  bool if_region(uint32_t p, IfRegion& r, unsigned& budget) {
+    const Insn& in = insns.at(p);
+    int64_t t = -1;
+    if (in.op != Op::Bra || in.pred == 15 || in.pred == 0 || in.exit || decode_errors.count(p) ||
+        !branch_target(in, t) || t <= int64_t(p + in.words) || !insns.count(uint32_t(t)))
+      return false;
+    r.bra = p;
+    r.fall_from = p + in.words;
+    r.fall_to = r.cont = uint32_t(t);
+    r.taken_from = r.taken_to = uint32_t(t);
+    // The last word of the fall-through side: an unconditional bra forward past t makes an if/else.
+    uint32_t last = r.fall_from;
+    for (uint32_t w = r.fall_from; w < r.fall_to && insns.count(w); w += insns.at(w).words) last = w;
+    const Insn& li = insns.at(last);
+    int64_t j = -1;
+    if (li.op == Op::Bra && li.pred == 15 && !li.exit && !decode_errors.count(last) && branch_target(li, j) &&
+        j > t && insns.count(uint32_t(j)) && last + li.words == r.fall_to) {
+      r.fall_to = last;
+      r.taken_to = r.cont = uint32_t(j);
+    }
+    // Single entry: everything strictly inside (p, cont) is entered from [p, cont) only.
+    for (auto it = sources.upper_bound(p); it != sources.end() && it->first < r.cont; ++it)
+      for (int64_t src : it->second)
+        if (src < int64_t(p) || src >= int64_t(r.cont)) return false;
+    return if_span(r.fall_from, r.fall_to, budget) && if_span(r.taken_from, r.taken_to, budget);
+  }
+  bool emit_span(uint32_t from, uint32_t to, V g) {
+    for (uint32_t w = from; w < to;) {
+      const Insn& in = insns.at(w);
+      IfRegion inner;
+      unsigned budget = kIfConvertWords;
+      if (in.op == Op::Bra && if_region(w, inner, budget)) {
+        if (!emit_if(inner, g)) return false;
+        w = inner.cont;
+        continue;
+      }
+      if (in.op != Op::JoinAt && !emit_word(w, g)) return false;
+      w += in.words;
+    }
+    return true;
+  }
+  bool emit_if(const IfRegion& r, V outer) {
+    const Insn& in = insns.at(r.bra);
+    cur = &in;
+    pc = r.bra;
+    V taken = pred(in.pred_c, unsigned(in.pred));
+    V fall = bin(Opcode::Xor, taken, b.i1(true));
+    if (outer != ir::kNoValue) taken = bin(Opcode::And, outer, taken), fall = bin(Opcode::And, outer, fall);
+    return emit_span(r.taken_from, r.taken_to, taken) && emit_span(r.fall_from, r.fall_to, fall);
+  }
+
+  // Words are translated one block each; a block that ends in `br` to a
+  // block with no other predecessor absorbs it, so straight-line code is one
+  // block. The CFG keeps its shape (only single-entry, single-exit edges are
+  // contracted, so the schedule order of ir/cfg_order.h is unchanged); what
+  // changes is cost: in a divergent kernel every block gets an execution
+  // mask, an any() skip check and a masked write per var it sets.
+  void merge_straight_line() {
+    f.compute_preds();
+    const size_t n = f.blocks.size();
+    std::vector<uint8_t> gone(n, 0);
+    for (ir::BlockId d : dead_blocks) gone[d] = 1;  // never filled: nothing branches there
+    for (ir::BlockId a = 0; a < n; ++a) {
+      if (gone[a]) continue;
+      for (;;) {
+        ir::ValueId t = f.terminator(a);
+        if (t == ir::kNoValue || f[t].op != Opcode::Br) break;
+        ir::BlockId s = f.blocks[a].succs[0];
+        if (s == a || s == 0 || gone[s] || f.blocks[s].preds.size() != 1) break;
+        ir::Block& A = f.blocks[a];
+        ir::Block& S = f.blocks[s];
+        A.insts.pop_back();
+        f[t].block = ir::kNoBlock;  // the br goes away
+        for (ir::ValueId v : S.insts) f[v].block = a;
+        A.insts.insert(A.insts.end(), S.insts.begin(), S.insts.end());
+        A.succs = std::move(S.succs);
+        S.insts.clear();
+        S.succs.clear();
+        gone[s] = 1;
+      }
+    }
+    std::vector<ir::BlockId> remap(n, ir::kNoBlock);
+    std::vector<ir::Block> kept;
+    for (ir::BlockId i = 0; i < n; ++i)
+      if (!gone[i]) remap[i] = ir::BlockId(kept.size()), kept.push_back(std::move(f.blocks[i]));
+    for (ir::BlockId i = 0; i < kept.size(); ++i) {
+      for (auto& s : kept[i].succs) s = remap[s];
+      for (ir::ValueId v : kept[i].insts) f[v].block = i;
+      kept[i].preds.clear();
+    }
+    f.blocks = std::move(kept);
+    f.compute_preds();
   }
 };
 
@@ -984,14 +1267,7 @@ bool Translator::int_add() {
     V p1, p2;
     if (!read(a, p1) || !read(bo, p2)) return false;
     if (in.has("u24") || in.has("s24")) {
-      bool sg = in.has("s24");
-      auto ext24 = [&](V v) {
-        V lo = b.emit(Opcode::BfExtract, Type::I32, {v, k32(0), k32(24)}, uint8_t(sg ? ir::Sign::Signed : ir::Sign::Unsigned));
-        return b.convert(sg ? Opcode::Sext : Opcode::Zext, Type::I64, lo);
-      };
-      V prod = bin(Opcode::IMul, ext24(p1), ext24(p2));
-      if (in.has("high")) prod = b.emit(Opcode::LShr, Type::I64, {prod, k32(16)}, uint8_t(ir::ShiftMode::Clamp));
-      x = b.convert(Opcode::Trunc, Type::I32, prod);
+      x = mul24(p1, p2, in.has("s24"), in.has("high"));
     } else {
       bool sg = in.has("s16");
       auto ext16 = [&](V v) {
@@ -1010,24 +1286,15 @@ bool Translator::int_add() {
   if (opk == 2) s1v = band(b.unary(Opcode::Not, x), m), cin = b.i1(true);
   if (opk == 3) {
     const Operand* cond = in.find(Role::Cond);
-    cin = ne0(band(creg(cond ? cond->reg : 0), 4));
+    cin = cflag(cond ? cond->reg : 0, 2);
   }
   V res, C, O;
-  if (bits == 32) {
-    res = b.emit(Opcode::IAddC, Type::I32, {s1v, s2v, cin});
-    C = b.emit(Opcode::ICarry, Type::I1, {s1v, s2v, cin});
-    O = b.emit(Opcode::IOverflow, Type::I1, {s1v, s2v, cin});
-  } else {
-    V t1 = b.convert(Opcode::Trunc, Type::I16, s1v), t2 = b.convert(Opcode::Trunc, Type::I16, s2v);
-    res = b.convert(Opcode::Zext, Type::I32, b.emit(Opcode::IAddC, Type::I16, {t1, t2, cin}));
-    C = b.emit(Opcode::ICarry, Type::I1, {t1, t2, cin});
-    O = b.emit(Opcode::IOverflow, Type::I1, {t1, t2, cin});
-  }
+  add_flags(s1v, s2v, cin, bits, res, C, O);
   if (in.has("sat")) {
     V neg = ne0(bit(res, bits - 1));
     res = b.select(O, sel32(neg, m >> 1, 1u << (bits - 1)), res);
   }
-  V fl = bin(Opcode::Or, flags_int(res, bits), bin(Opcode::Or, shl(to_i32(C), 2), shl(to_i32(O), 3)));
+  V fl = flags_add(res, bits, C, O);
   if (!write(dst, res)) return false;
   set_flags(fl);
   return true;
@@ -1081,15 +1348,20 @@ bool Translator::cvt() {
     if (!read(s1, raw)) return false;
     V v = b.emit(Opcode::BfExtract, Type::I32, {raw, k32(0), k32(unsigned(sb))},
                  uint8_t(st[0] == 's' ? ir::Sign::Signed : ir::Sign::Unsigned));
-    V w = b.convert(st[0] == 's' ? Opcode::Sext : Opcode::Zext, Type::I64, v);
-    if (ab) w = b.unary(Opcode::IAbs, w);
-    if (n) w = b.unary(Opcode::INeg, w);
     int64_t lo = dt[0] == 's' ? -(int64_t(1) << (db - 1)) : 0;
     int64_t hi = dt[0] == 's' ? (int64_t(1) << (db - 1)) - 1 : (int64_t(1) << db) - 1;
-    w = b.binary(Opcode::IMax, w, b.i64(uint64_t(lo)), uint8_t(ir::Sign::Signed));
-    w = b.binary(Opcode::IMin, w, b.i64(uint64_t(hi)), uint8_t(ir::Sign::Signed));
-    // The clamped value is written sign-extended (a register half gets its low 16 bits).
-    V out = b.convert(Opcode::Trunc, Type::I32, w);
+    int64_t src_lo = st[0] == 's' ? -(int64_t(1) << (sb - 1)) : 0;
+    int64_t src_hi = st[0] == 's' ? (int64_t(1) << (sb - 1)) - 1 : (int64_t(1) << sb) - 1;
+    V out = v;  // a widening without abs/neg: the clamp cannot change the value
+    if (ab || n || src_lo < lo || src_hi > hi) {
+      V w = b.convert(st[0] == 's' ? Opcode::Sext : Opcode::Zext, Type::I64, v);
+      if (ab) w = b.unary(Opcode::IAbs, w);
+      if (n) w = b.unary(Opcode::INeg, w);
+      w = b.binary(Opcode::IMax, w, b.i64(uint64_t(lo)), uint8_t(ir::Sign::Signed));
+      w = b.binary(Opcode::IMin, w, b.i64(uint64_t(hi)), uint8_t(ir::Sign::Signed));
+      // The clamped value is written sign-extended (a register half gets its low 16 bits).
+      out = b.convert(Opcode::Trunc, Type::I32, w);
+    }
     if (!write(dst, out)) return false;
     V fl = flags_int(out, db >= 32 ? 32 : 16);
     if (db == 8) fl = bin(Opcode::Or, to_i32(eq0(band(out, 0xff))), shl(bit(out, 7), 1));
@@ -1158,13 +1430,13 @@ bool Translator::cvt() {
       if (db == 64) {
         if (!write64(dst, iv)) return false;
         V z = b.icmp(ir::IntPred::Eq, iv, b.i64(0)), sg = b.icmp(ir::IntPred::Slt, iv, b.i64(0));
-        set_flags(bin(Opcode::Or, to_i32(z), shl(to_i32(sg), 1)));
+        set_flags(pack(z, sg, b.i1(false), b.i1(false)));
         return true;
       }
       out = db == 32 ? iv : b.convert(Opcode::Zext, Type::I32, iv);
       if (!write(dst, out)) return false;
       V fl = flags_int(out, db >= 32 ? 32 : 16);
-      if (db == 8) fl = bin(Opcode::Or, to_i32(eq0(band(out, 0xff))), shl(bit(out, 7), 1));
+      if (db == 8) fl = pack(eq0(band(out, 0xff)), ne0(bit(out, 7)), b.i1(false), b.i1(false));
       set_flags(fl);
       return true;
     }
@@ -1276,13 +1548,7 @@ bool Translator::alu() {
         res = bin(Opcode::IMul, ext(x, g1), ext(y, g2));
       } else {
         bool g = !sg.empty() && sg[0] == "s24";
-        auto ext = [&](V v) {
-          V lo = b.emit(Opcode::BfExtract, Type::I32, {v, k32(0), k32(24)}, uint8_t(g ? ir::Sign::Signed : ir::Sign::Unsigned));
-          return b.convert(g ? Opcode::Sext : Opcode::Zext, Type::I64, lo);
-        };
-        V prod = bin(Opcode::IMul, ext(x), ext(y));
-        if (has("high")) prod = b.emit(Opcode::LShr, Type::I64, {prod, k32(16)}, uint8_t(ir::ShiftMode::Clamp));
-        res = b.convert(Opcode::Trunc, Type::I32, prod);
+        res = mul24(x, y, g, has("high"));
       }
       if (!write(dst, res)) return false;
       set_flags(flags_int(res, 32));
@@ -1300,18 +1566,9 @@ bool Translator::alu() {
       V mres = band(b.emit(Opcode::ISad, Type::I32, {ext(x), ext(y), k32(0)}, uint8_t(sg ? ir::Sign::Signed : ir::Sign::Unsigned)), m);
       z = band(z, m);
       V res, C, O;
-      if (bits == 32) {
-        res = bin(Opcode::IAdd, mres, z);
-        C = b.emit(Opcode::ICarry, Type::I1, {mres, z, b.i1(false)});
-        O = b.emit(Opcode::IOverflow, Type::I1, {mres, z, b.i1(false)});
-      } else {
-        V t1 = b.convert(Opcode::Trunc, Type::I16, mres), t2 = b.convert(Opcode::Trunc, Type::I16, z);
-        res = b.convert(Opcode::Zext, Type::I32, bin(Opcode::IAdd, t1, t2));
-        C = b.emit(Opcode::ICarry, Type::I1, {t1, t2, b.i1(false)});
-        O = b.emit(Opcode::IOverflow, Type::I1, {t1, t2, b.i1(false)});
-      }
+      add_flags(mres, z, b.i1(false), bits, res, C, O);
       if (!write(dst, res)) return false;
-      set_flags(bin(Opcode::Or, flags_int(res, bits), bin(Opcode::Or, shl(to_i32(C), 2), shl(to_i32(O), 3))));
+      set_flags(flags_add(res, bits, C, O));
       return true;
     }
     case Op::IMin:
@@ -1327,8 +1584,8 @@ bool Translator::alu() {
       if (!read(s1, x) || !read(s2, y)) return false;
       x = band(x, m);
       y = band(y, m);
-      auto ext = [&](V v) {
-        return b.emit(Opcode::BfExtract, Type::I32, {v, k32(0), k32(bits)}, uint8_t(sg ? ir::Sign::Signed : ir::Sign::Unsigned));
+      auto ext = [&](V v) {  // 32 bits: already the value
+        return bits == 32 ? v : b.emit(Opcode::BfExtract, Type::I32, {v, k32(0), k32(bits)}, uint8_t(sg ? ir::Sign::Signed : ir::Sign::Unsigned));
       };
       V ea = ext(x), eb = ext(y);
       V lt = b.icmp(sg ? ir::IntPred::Slt : ir::IntPred::Ult, ea, eb);
@@ -1387,7 +1644,7 @@ bool Translator::alu() {
       V O = to_i32(bin(Opcode::And, b.icmp(ir::IntPred::Eq, y, k32(1)),
                        b.icmp(ir::IntPred::Ne, bit(x, bits - 1), bit(res, bits - 1))));
       if (!write(dst, res)) return false;
-      set_flags(bin(Opcode::Or, flags_int(res, bits), bin(Opcode::Or, shl(C, 2), shl(O, 3))));
+      set_flags(flags_int(res, bits, ne0(C), ne0(O)));
       return true;
     }
     case Op::FAdd:
@@ -1782,19 +2039,46 @@ uint32_t get32(const ir::Function& f, const uint8_t* vars, uint32_t var, unsigne
 }
 }  // namespace
 
+uint32_t state_var(const ir::Function& f, const std::string& name) {
+  for (uint32_t v = 0; v < f.vars.size(); ++v)
+    if (f.vars[v].name == name) return v;
+  return kNoStateVar;
+}
+
 LaunchSlots launch_slots(const ir::Function& f) {
-  return LaunchSlots{f.var_offset(kVarR), f.var_offset(kVarCtaid), f.var_offset(kVarLocalBase),
-                     f.var_offset(kVarAbiWriter)};
+  auto slot = [&](const char* name) {
+    uint32_t v = state_var(f, name);
+    return v == kNoStateVar ? LaunchSlots::kNoSlot : f.var_offset(v);
+  };
+  return LaunchSlots{slot("r0"), slot("ctaid"), slot("local_base"), slot("abi_writer")};
 }
 
 void init_launch_lane(const LaunchSlots& s, uint8_t* vars, unsigned lane, const unsigned tid[3],
                       const unsigned ctaid[2], uint64_t local_base) {
   uint32_t r0 = tid[0] | tid[1] << 16 | tid[2] << 26, cta = (ctaid[0] & 0xffff) | ctaid[1] << 16;
   uint32_t writer = tid[0] == 0 && tid[1] == 0 && tid[2] == 0;
-  std::memcpy(vars + s.r0 + lane * 4, &r0, 4);
-  std::memcpy(vars + s.ctaid + lane * 4, &cta, 4);
-  std::memcpy(vars + s.local_base + lane * 8, &local_base, 8);
-  std::memcpy(vars + s.abi_writer + lane * 4, &writer, 4);
+  if (s.r0 != LaunchSlots::kNoSlot) std::memcpy(vars + s.r0 + lane * 4, &r0, 4);
+  if (s.ctaid != LaunchSlots::kNoSlot) std::memcpy(vars + s.ctaid + lane * 4, &cta, 4);
+  if (s.local_base != LaunchSlots::kNoSlot) std::memcpy(vars + s.local_base + lane * 8, &local_base, 8);
+  if (s.abi_writer != LaunchSlots::kNoSlot) std::memcpy(vars + s.abi_writer + lane * 4, &writer, 4);
+}
+
+void init_launch_warp(const LaunchSlots& s, uint8_t* vars, unsigned lanes, const unsigned (*tid)[3],
+                      const unsigned ctaid[2], uint64_t local_base, uint64_t local_stride) {
+  uint32_t r0[ir::kWarpLanes], cta[ir::kWarpLanes], writer[ir::kWarpLanes] = {};
+  uint64_t lb[ir::kWarpLanes];
+  lanes = std::min<unsigned>(lanes, ir::kWarpLanes);
+  uint32_t c = (ctaid[0] & 0xffff) | ctaid[1] << 16;
+  for (unsigned l = 0; l < lanes; ++l) {
+    r0[l] = tid[l][0] | tid[l][1] << 16 | tid[l][2] << 26;
+    cta[l] = c;
+    lb[l] = local_base + l * local_stride;
+    writer[l] = (tid[l][0] | tid[l][1] | tid[l][2]) == 0;
+  }
+  if (s.r0 != LaunchSlots::kNoSlot) std::memcpy(vars + s.r0, r0, 4 * lanes);
+  if (s.ctaid != LaunchSlots::kNoSlot) std::memcpy(vars + s.ctaid, cta, 4 * lanes);
+  if (s.local_base != LaunchSlots::kNoSlot) std::memcpy(vars + s.local_base, lb, 8 * lanes);
+  if (s.abi_writer != LaunchSlots::kNoSlot) std::memcpy(vars + s.abi_writer, writer, 4 * lanes);
 }
 
 void init_launch_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const unsigned tid[3],
@@ -1802,20 +2086,50 @@ void init_launch_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const
   init_launch_lane(launch_slots(f), vars, lane, tid, ctaid, local_base);
 }
 
+// Calls fn(kind, n, var) for every state var of f: kind 'r', 'a' with the
+// register number, 'c' with 4 * register + flag (Z S C O), 'x' exited, 'l'
+// local_base, 'w' abi_writer.
+template <class Fn>
+void each_state_var(const ir::Function& f, Fn fn) {
+  for (uint32_t v = 0; v < f.vars.size(); ++v) {
+    const std::string& nm = f.vars[v].name;
+    if (nm == "exited") fn('x', 0u, v);
+    else if (nm == "local_base") fn('l', 0u, v);
+    else if (nm == "abi_writer") fn('w', 0u, v);
+    else if (nm.size() >= 2 && (nm[0] == 'r' || nm[0] == 'a') && nm.find_first_not_of("0123456789", 1) == std::string::npos)
+      fn(nm[0], unsigned(std::stoul(nm.substr(1))), v);
+    else if (nm.size() == 3 && nm[0] == 'c' && nm[1] >= '0' && nm[1] <= '3')
+      for (unsigned k = 0; k < 4; ++k)
+        if (nm[2] == kFlagNames[k]) fn('c', unsigned(nm[1] - '0') * 4 + k, v);
+  }
+}
+
 void init_state_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const ThreadState& st, uint64_t local_base) {
-  for (unsigned i = 0; i < 128; ++i) put<uint32_t>(f, vars, kVarR + i, lane, st.r[i]);
-  for (unsigned i = 0; i < 8; ++i) put<uint32_t>(f, vars, kVarA + i, lane, st.a[i]);
-  for (unsigned i = 0; i < 4; ++i) put<uint32_t>(f, vars, kVarC + i, lane, st.c[i] & 15u);
-  put<uint32_t>(f, vars, kVarExited, lane, st.exited);
-  put<uint64_t>(f, vars, kVarLocalBase, lane, local_base);
-  put<uint32_t>(f, vars, kVarAbiWriter, lane, 0);
+  each_state_var(f, [&](char kind, unsigned n, uint32_t v) {
+    switch (kind) {
+      case 'r': put<uint32_t>(f, vars, v, lane, st.r[n & 127]); break;
+      case 'a': put<uint32_t>(f, vars, v, lane, st.a[n & 7]); break;
+      case 'c': put<uint32_t>(f, vars, v, lane, st.c[(n / 4) & 3] >> (n % 4) & 1u); break;
+      case 'x': put<uint32_t>(f, vars, v, lane, st.exited); break;
+      case 'l': put<uint64_t>(f, vars, v, lane, local_base); break;
+      case 'w': put<uint32_t>(f, vars, v, lane, 0); break;
+    }
+  });
 }
 
 void read_lane(const ir::Function& f, const uint8_t* vars, unsigned lane, ThreadState& out) {
-  for (unsigned i = 0; i < 128; ++i) out.r[i] = get32(f, vars, kVarR + i, lane);
-  for (unsigned i = 0; i < 8; ++i) out.a[i] = uint16_t(get32(f, vars, kVarA + i, lane));
-  for (unsigned i = 0; i < 4; ++i) out.c[i] = uint8_t(get32(f, vars, kVarC + i, lane) & 15);
-  out.exited = get32(f, vars, kVarExited, lane) != 0;
+  each_state_var(f, [&](char kind, unsigned n, uint32_t v) {
+    switch (kind) {
+      case 'r': out.r[n & 127] = get32(f, vars, v, lane); break;
+      case 'a': out.a[n & 7] = uint16_t(get32(f, vars, v, lane)); break;
+      case 'c': {  // one flag bit of $c(n / 4)
+        uint8_t& c = out.c[(n / 4) & 3];
+        c = uint8_t((c & ~(1u << (n % 4))) | (get32(f, vars, v, lane) & 1u) << (n % 4));
+        break;
+      }
+      case 'x': out.exited = get32(f, vars, v, lane) != 0; break;
+    }
+  });
 }
 
 // ---------------------------------------------------------------- TeslaMemory

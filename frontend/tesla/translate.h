@@ -7,23 +7,26 @@
 // (replay, examples, bench, public API) and the fuzzer: state moves in and out
 // of WarpContext::vars / uniforms only through the functions declared here.
 //
-// Guest state (Function::vars, in this order; translate may append private
-// vars after kNumStateVars):
-//   var kVarR + n    $r0..$r127, I32
-//   var kVarA + n    $a0..$a7, I32 holding the 16-bit value ($a0 reads 0)
-//   var kVarC + n    $c0..$c3, I32 holding the 4 flag bits (Z=1 S=2 C=4 O=8)
-//   kVarExited       I32, 1 once the thread has exited (exit, ret on an empty stack)
-//   kVarCtaid        I32, ctaid.x | ctaid.y << 16 of the thread's block
-//   kVarLocalBase    I64, Space::Local address of the thread's l[0]
-//   kVarAbiWriter    I32, 1 for the single thread per block that stores the
+// Guest state (Function::vars): only the state the code reads or writes has
+// a var (every warp's vars are zeroed, loaded and stored per launch, so all
+// of it would cost ~20 KiB per warp), found by name with state_var():
+//   "r0".."r127"     $r, I32
+//   "a1".."a7"       $a, I32 holding the 16-bit value ($a0 reads 0)
+//   "c0z" "c0s" "c0c" "c0o" .. "c3o"   $c flags Z S C O (bits 0..3 of $cN), I1 each
+//   "exited"         I32, 1 once the thread has exited (exit, ret on an empty stack)
+//   "ctaid"          I32, ctaid.x | ctaid.y << 16 of the thread's block
+//   "local_base"     I64, Space::Local address of the thread's l[0]
+//   "abi_writer"     I32, 1 for the single thread per block that stores the
 //                    launch ABI block (s[0x0 .. 0x10+params)) before anything
 //                    else runs; 0 for every other thread and in run_with mode.
 //                    (tid 0 is in warp 0, which rt::launch runs first.)
+// then private vars of the translation (call/break stack). State without a
+// var is never read or written by the code: it keeps its initial value.
 //
 // Uniform block (WarpContext::uniforms, Function::uniform_bytes =
 // uniform_bytes(options)): the image of s[0x0 .. 0x10 + param_bytes) the
 // launch ABI writes (u16: 0, ntid.x, ntid.y, ntid.z, nctaid.x, nctaid.y, then
-// ctaid.x/ctaid.y slots that the writer fills from kVarCtaid, then params).
+// ctaid.x/ctaid.y slots that the writer fills from "ctaid", then params).
 // Present only with TranslateOptions::launch_abi.
 //
 // Memory spaces (all addresses I64):
@@ -48,14 +51,10 @@
 
 namespace gpurc::tesla {
 
-constexpr uint32_t kVarR = 0;
-constexpr uint32_t kVarA = 128;
-constexpr uint32_t kVarC = 136;
-constexpr uint32_t kVarExited = 140;
-constexpr uint32_t kVarCtaid = 141;
-constexpr uint32_t kVarLocalBase = 142;
-constexpr uint32_t kVarAbiWriter = 143;
-constexpr uint32_t kNumStateVars = 144;
+// Index of the state var `name` (see above) in a translated function, or
+// kNoStateVar when the code does not touch that state.
+constexpr uint32_t kNoStateVar = ~0u;
+uint32_t state_var(const ir::Function& f, const std::string& name);
 
 // Address no TeslaMemory / rt::Memory buffer backs: accesses there fault.
 constexpr uint64_t kUnbackedAddress = ~0ull - 0xffff;
@@ -84,7 +83,7 @@ struct TranslateOptions {
   unsigned regs = 128;           // allocated $r count; higher registers read 0, writes dropped
   uint32_t smem = 0x4000;        // s[] bytes (informational: the memory bounds it)
   uint32_t lmem = 0;             // l[] bytes per thread (accesses beyond fault)
-  bool launch_abi = true;        // emit the ABI-writer prologue (kVarAbiWriter) and the uniform block
+  bool launch_abi = true;        // emit the ABI-writer prologue ("abi_writer") and the uniform block
   uint32_t param_bytes = 0;      // kernel parameter bytes at s[0x10..] (launch_abi)
   unsigned call_limit = 16;      // limited calls ignored beyond this depth (as BlockConfig::call_limit)
   unsigned block_threads = 0;    // threads per block (0 = unknown): `bar` with a thread count needs it
@@ -108,25 +107,34 @@ bool translate(const std::vector<uint32_t>& code, uint32_t entry, const Translat
 TranslateOptions options_for(const BlockConfig& cfg, const Target& target, uint32_t entry = 0);
 
 // ---- marshalling (vars area: f.vars_bytes() bytes, zero it first)
-// The launch ABI uniform block for `cfg` (ctaid slots zero: they come from kVarCtaid).
+// The launch ABI uniform block for `cfg` (ctaid slots zero: they come from "ctaid").
 std::vector<uint8_t> pack_uniforms(const BlockConfig& cfg);
 // Thread `tid` (x, y, z) of block `ctaid` (x, y) in lane `lane` of the vars
-// area: $r0 = tid.x | tid.y << 16 | tid.z << 26, kVarCtaid, kVarLocalBase,
-// and kVarAbiWriter = (tid == 0).
+// area: $r0 = tid.x | tid.y << 16 | tid.z << 26, ctaid, local_base, and
+// abi_writer = (tid == 0) (those of them that have a var).
 void init_launch_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const unsigned tid[3],
                       const unsigned ctaid[2], uint64_t local_base);
-// The same with the var offsets computed once per function (launch_slots),
-// for launch loops: Function::var_offset walks every earlier var.
+// The var offsets computed once per function (launch_slots), for launch
+// loops: Function::var_offset walks every earlier var. kNoSlot for state
+// without a var.
 struct LaunchSlots {
-  uint32_t r0 = 0, ctaid = 0, local_base = 0, abi_writer = 0;
+  static constexpr uint32_t kNoSlot = ~0u;
+  uint32_t r0 = kNoSlot, ctaid = kNoSlot, local_base = kNoSlot, abi_writer = kNoSlot;
 };
 LaunchSlots launch_slots(const ir::Function& f);
 void init_launch_lane(const LaunchSlots& s, uint8_t* vars, unsigned lane, const unsigned tid[3],
                       const unsigned ctaid[2], uint64_t local_base);
-// Explicit initial state (the interpreter's run_with): $r, $a, $c; no ABI.
+// A whole warp of a launch: lane l (l < lanes) is thread tid[l] of block
+// `ctaid`, its l[] at local_base + l * local_stride.
+void init_launch_warp(const LaunchSlots& s, uint8_t* vars, unsigned lanes, const unsigned (*tid)[3],
+                      const unsigned ctaid[2], uint64_t local_base, uint64_t local_stride);
+// Explicit initial state (the interpreter's run_with): $r, $a, $c, exited
+// (those with a var); no ABI.
 void init_state_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const ThreadState& st,
                      uint64_t local_base);
-// Reads lane `lane` back ($r limited to `regs`, $a, $c, exited).
+// Reads lane `lane` back: $r, $a, $c, exited. State without a var (the code
+// never touches it) keeps its value in `out`: start `out` from the thread's
+// initial state.
 void read_lane(const ir::Function& f, const uint8_t* vars, unsigned lane, ThreadState& out);
 
 // GuestMemory over the interpreter's memory: Global/Const from `mem`

@@ -266,6 +266,7 @@ TEST_CASE("tesla translate: launch ABI prologue writes s[0..0x10+params]") {
   REQUIRE(ci.exe->run(ctx) == gpurc::ir::RunStatus::Done);
   for (unsigned l = 0; l < 8; ++l) {
     ThreadState s;
+    s.r[0] = l;  // the launch state (read_lane keeps state the code never touches)
     read_lane(f, ctx.vars, l, s);
     CHECK(s.r[0] == bi.thread(l).r[0]);
     CHECK(s.r[1] == bi.thread(l).r[1]);

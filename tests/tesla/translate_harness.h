@@ -149,7 +149,7 @@ inline EndState run_translated(const Case& c, const std::vector<uint32_t>& code,
     }
   }
   for (unsigned i = 0; i < c.threads; ++i) {
-    ThreadState ts;
+    ThreadState ts = st[i];  // registers the code never names keep their initial value
     read_lane(f, ws[i / 32].vars, i % 32, ts);
     e.threads.push_back(ts);
   }
