@@ -57,6 +57,9 @@ const RealCubin kReal[] = {
     {"decuda_test35.cubin", "f_test", "two __shared__ char[256] zeroed in loops, __syncthreads, copied to data2"},
     {"decuda_test40.cubin", "my_kernel", "x = 3; while (x < width/2) { sha[x] = 200; out[x] = sha[x+1]; x = out[x+1]; } twice, __syncthreads between"},
     {"decuda_test21local2.cubin", "my_kernel", ""},  // 30 loads from g[], stored to l[$a1] (lmem = 1)
+    {"decuda_test28.cubin", "my_kernel", ""},        // three samplers, texauto, preex2/ex2, b128 loads and stores
+    {"decuda_test36.cubin", "f_test", ""},           // c0 variables without data, c14 relocations, c0[$a1++] loop
+    {"decuda_sev1u64.cubin", "my_kernel", ""},       // 64-bit compare through $c chains; "0000000000" in const mem
 };
 
 json g14(const char* name, uint32_t offset, uint32_t size, json init = nullptr) {
@@ -273,6 +276,26 @@ TEST_CASE("tesla real cubins: loader facts of the files") {
     REQUIRE(k->consts.size() == 1);
     CHECK(k->consts[0].bytes == 8);
     CHECK(k->consts[0].mem == std::vector<uint32_t>{0x3ff, 0x3f});
+  }
+  {
+    // Module-level __constant__ variables without initial data, and the
+    // "reloc" blocks (c14) and "sampler" blocks, which the loader skips.
+    tesla::Cubin c;
+    load("decuda_test36.cubin", c);
+    REQUIRE(c.consts.size() == 3);
+    CHECK(c.consts[0].name == "ww");
+    CHECK(c.consts[0].segnum == 0);
+    CHECK(c.consts[0].offset == 8);
+    CHECK(c.consts[0].bytes == 40);
+    CHECK(c.consts[0].mem.empty());
+    tesla::Cubin s;
+    load("decuda_test28.cubin", s);
+    CHECK(s.find("my_kernel"));
+    tesla::Cubin u;
+    load("decuda_sev1u64.cubin", u);
+    REQUIRE(u.kernels.size() == 1);
+    REQUIRE(u.kernels[0].consts.size() == 1);
+    CHECK(u.kernels[0].consts[0].mem == std::vector<uint32_t>{0, 3});
   }
   {
     tesla::Cubin c;
