@@ -56,6 +56,7 @@ const RealCubin kReal[] = {
     {"decuda_test30.cubin", "bra_test", "short data[12] = blockIdx, threadIdx, blockDim, gridDim"},
     {"decuda_test35.cubin", "f_test", "two __shared__ char[256] zeroed in loops, __syncthreads, copied to data2"},
     {"decuda_test40.cubin", "my_kernel", "x = 3; while (x < width/2) { sha[x] = 200; out[x] = sha[x+1]; x = out[x+1]; } twice, __syncthreads between"},
+    {"decuda_readshared.cubin", "my_kernel", "data[0..3] = x[-8..-5] (extern __shared__ int x[]: the s[] header), data[4..5] = blockDim.x/y"},  // exp/
     {"decuda_test21local2.cubin", "my_kernel", ""},  // 30 loads from g[], stored to l[$a1] (lmem = 1)
     {"decuda_test28.cubin", "my_kernel", ""},        // three samplers, texauto, preex2/ex2, b128 loads and stores
     {"decuda_test36.cubin", "f_test", ""},           // c0 variables without data, c14 relocations, c0[$a1++] loop
@@ -151,6 +152,17 @@ std::vector<Case> cases() {
     c.push_back({"short data[] = blockIdx, threadIdx, blockDim, gridDim",
                  doc("decuda_test30.cubin", "bra_test", {X, 0}, {g14("data", X, 24, {{"fill", "0xabcd"}})},
                      {{{"name", "data"}, {"u16", want16}}}, {1}, {1})});
+  }
+  {
+    // decuda's exp/readshared: the words of the s[] header as seen through
+    // an extern __shared__ array (x = s[0x20]), u16 each: gridflags (not
+    // checked: its value is not public), ntid.x/y/z, nctaid.x/y, ctaid.x/y.
+    // Blocks differ only in ctaid (data[3]), so that one is not checked.
+    c.push_back({"s[] header through x[-8..-5], blockDim",
+                 doc("decuda_readshared.cubin", "my_kernel", {X, 0}, {g14("data", X, 24)},
+                     {{{"name", "data"}, {"offset", 2}, {"u16", {3, 2, 1, 4, 3}}},
+                      {{"name", "data"}, {"offset", 16}, {"u32", {3, 2}}}},
+                     {4, 3}, {3, 2})});
   }
   return c;
 }
