@@ -170,6 +170,40 @@ ex["vecadd"] = {"gpurc": 1, "isa": "tesla", "name": "vecadd", "description": "th
                            {"name": "c", "address": "0x300000", "size": 1024}],
                 "expect": {"memory": [{"name": "c", "f32": [2 * v for v in vx] + [0.0] * 56}]}}
 ex["hash"] = hash_kernel(64, 3, 180, lcg(192, 11))
+
+# Real CUDA 1.0 nvcc output for sm_10, byte for byte from decuda's tests
+# (github.com/laanwj/decuda tests/test8r.cubin and tests/test30.cubin, next to
+# their .cu sources). That compiler addresses global memory as g14[]: the
+# buffers live at (14 << 32) + the pointer; pointer parameters are 8 bytes
+# apart (a 64-bit host).
+G14 = 14 << 32
+
+
+def s24(v):
+    v &= 0xffffff
+    return v - (1 << 24) if v >> 23 else v
+
+
+def nvcc10(name, kernel, grid, block, params, memory, expect, desc):
+    return {"gpurc": 1, "isa": "tesla", "variant": "g80", "name": name, "description": desc,
+            "program": {"binary_file": name + ".cubin", "kernel": kernel},
+            "launch": {"grid": grid, "block": block}, "state": {"params": {"u32": params}},
+            "memory": memory, "expect": {"memory": expect}}
+
+
+my, mz = 0xff923456, (-3) & 0xffffffff
+ex["nvcc10_mul24"] = nvcc10(
+    "nvcc10_mul24", "my_kernel", [2], [64], [0x100, 0, 0x200, 0, 0x300, 0],
+    [{"name": "x", "address": hex(G14 + 0x100), "size": 4},
+     {"name": "y", "address": hex(G14 + 0x200), "size": 4, "init": {"u32": [my]}},
+     {"name": "z", "address": hex(G14 + 0x300), "size": 4, "init": {"u32": [mz]}}],
+    [{"name": "x", "u32": [(s24(my) * s24(mz)) & 0xffffffff]}],
+    "*x = __mul24(*y, *z): the top byte of *y is ignored, 24-bit signed product")
+ex["nvcc10_bra_test"] = nvcc10(
+    "nvcc10_bra_test", "bra_test", [1], [1], [0x100, 0],
+    [{"name": "data", "address": hex(G14 + 0x100), "size": 24, "init": {"fill": "0xabcd"}}],
+    [{"name": "data", "u16": [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]}],
+    "short data[12] = blockIdx, threadIdx, blockDim, gridDim (one thread: more would race on the shorts)")
 for name, d in ex.items():
     write(os.path.join(HERE, name + ".json"), d)
 

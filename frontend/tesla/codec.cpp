@@ -113,7 +113,9 @@ void detail::Tables::compile() {
         else if (w == "PREDMARK") t.type = Tok::PredMark;
         else if (w.rfind("IGN:", 0) == 0) {
           t.type = Tok::Ign;
-          if (std::sscanf(w.c_str(), "IGN:%d:%d", &t.pos, &t.len) != 2) throw std::logic_error("bad IGN " + w);
+          unsigned long long v = 0;
+          if (std::sscanf(w.c_str(), "IGN:%d:%d:%llu", &t.pos, &t.len, &v) < 2) throw std::logic_error("bad IGN " + w);
+          t.value = v;
         } else if (w[0] == '?') {
           t.type = Tok::Flag;
           auto at = w.find('@');
@@ -941,7 +943,13 @@ struct Encoder {
         ++s.cur;
         return run(&nc, s, len);
       case Tok::Unknown: return false;
-      case Tok::Ign: return run(&nc, s, len);
+      case Tok::Ign: {
+        if (k.value) {
+          EncState s2 = s;
+          if (put(s2, Field{k.pos, k.len}, k.value) && run(&nc, s2, len)) return true;
+        }
+        return run(&nc, s, len);
+      }
       case Tok::PredMark: return run(&nc, s, len);
       case Tok::Len: return run(&nc, s, unsigned(k.len));
       case Tok::Sub:

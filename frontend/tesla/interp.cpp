@@ -3,6 +3,7 @@
 // are listed in docs/tesla.md.
 #include "frontend/tesla/interp.h"
 
+#include <algorithm>
 #include <cfenv>
 #include <cmath>
 #include <cstdio>
@@ -515,9 +516,12 @@ struct BlockInterpreter::Impl {
     for (auto& a : in.atoms)
       if (a.type == Atom::Opnd && a.op.kind == OKind::Imm) {
         if (nimm == 0) id = int(a.op.imm);
-        else count = unsigned((a.op.imm + 31) / 32);  // thread count -> warps
+        else count = std::min(count, unsigned((a.op.imm + 31) / 32));  // thread count -> warps
         ++nimm;
       }
+    // A count of at least the block's threads is the whole block: CUDA 1.0's
+    // nvcc emits __syncthreads() as `bar inc wait 0x0 0xfff` (4095 threads),
+    // and its sm_10 cubins run on every sm_1x part (docs/tesla.md).
     w.pc = next;
     Bar& b = bars[id & 15];
     unsigned gen = b.generation;

@@ -12,7 +12,7 @@
 //   a|b|c|d@B       choice of names by the field at bit B (log2(count) bits); "-" = invalid
 //   ( )             a parenthesised sub-instruction, e.g. "(mul u16 $r0l $r1l)"
 //   ???             unknown encoding
-//   IGN:B:L         bits read but ignored
+//   IGN:B:L[:V]     bits read but ignored; the assembler writes V (default 0)
 //   OP4 / OP8       instruction length
 //   UPPER           a sub-table (first matching row) or a primitive operand
 #include "frontend/tesla/tables.h"
@@ -504,7 +504,7 @@ void add_tables(Tables& t) {
   B.row(0x4000000000000000ull, 0xe0000000f0000000ull, "mov LDST LAREG", Op::MovFromA);
   B.row(0x6000000000000000ull, 0xe0000000f0000000ull, "mov LDST SREG", Op::MovFromSr);
   B.row(0x80c0000000000000ull, 0xe0c00000f0000000ull, "st b32 FOUT32 LSRC3", Op::StO);
-  B.row(0xa000000000000000ull, 0xe0000000f0000000ull, "mov CDST LSRC IGN:38:1", Op::MovToC);
+  B.row(0xa000000000000000ull, 0xe0000000f0000000ull, "mov CDST LSRC IGN:38:1:1", Op::MovToC);  // nvcc sets the $c enable
   B.row(0xc000000000000000ull, 0xe0000000f0000000ull, "shl ADST LSW HSHCNT", Op::ShlA);
   B.row(0xe040000000000000ull, 0xe0400000f0000000ull, "st b8 FS8 SSTREG", Op::StS, 0, CP);
   B.row(0xe000000000000000ull, 0xe4400000f0000000ull, "st b16 FS16 SSTREG", Op::StS, 0, CP);

@@ -63,6 +63,7 @@ struct Tok {
   std::string name;                 // Lit / Flag name
   std::vector<std::string> names;   // Choice ("-" = invalid)
   int pos = 0, len = 0;             // Flag bit / Choice field / Ign range / Len words
+  uint64_t value = 0;               // Ign: the value the assembler writes (what compilers emit)
   unsigned feat = 0;                // Flag: needed features
   const Table* sub = nullptr;
   const detail::Prim* prim = nullptr;

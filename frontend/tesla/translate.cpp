@@ -941,12 +941,14 @@ struct Translator {
         for (auto& a : in.atoms)
           if (a.type == Atom::Opnd && a.op.kind == OKind::Imm && nimm++ == 1) threads = uint64_t(a.op.imm);
         if (inc != wait) return unsupported("'bar' with only 'inc' or only 'wait' (arrive without waiting) is not translated");
-        // A thread count is a count of warps (rounded up). When it is the
-        // block's warp count the barrier is the plain one (the runtime's
-        // barrier waits for every warp of the block); other counts release
-        // part of the block and are not translated.
+        // A thread count is a count of warps (rounded up). When it covers
+        // the block's warps the barrier is the plain one (the runtime's
+        // barrier waits for every warp of the block): the interpreter clamps
+        // the count to the block, and CUDA 1.0's nvcc writes __syncthreads()
+        // as `bar inc wait 0x0 0xfff`. Smaller counts release part of the
+        // block and are not translated.
         unsigned warps = (opt.block_threads + 31) / 32;
-        if (nimm > 1 && (opt.block_threads == 0 || (threads + 31) / 32 != warps))
+        if (nimm > 1 && (opt.block_threads == 0 || (threads + 31) / 32 < warps))
           return unsupported("'bar' with a thread count other than the block's warps is not translated");
         ir::BlockId after = f.add_block();
         b.barrier(after);

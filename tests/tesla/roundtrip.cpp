@@ -72,9 +72,10 @@ TEST_CASE("tesla assembler round trip over every table row, every variant") {
         unsigned aw;
         REQUIRE(assemble_one(bw == 2 ? "long " + text2 : text2, t, again, aw, e));
         CHECK(again == back);
-        // Any other word must differ only where envydis' text cannot tell.
+        // Any other word must differ only where envydis' text cannot tell
+        // (bits the row reads and ignores, IGN, are written as compilers do).
         INFO("words ", bits, " reassembled ", back);
-        CHECK(ambiguous_only(back ^ bits, text));
+        CHECK(ambiguous_only((back ^ bits) & ~d.ignored, text));
         if (back == bits) ++identical;
         ++checked;
       }

@@ -182,13 +182,13 @@ TEST_CASE("tesla translate: barrier across warps") {
 // A thread count that covers the block's warps (rounded up, as the hardware
 // counts warps) is the plain barrier; "inc wait" is the plain form spelled
 // out. Other counts and the arrive-only / wait-only forms are refused.
-TEST_CASE("tesla translate: bar with the block's thread count and with inc wait") {
+TEST_CASE("tesla translate: bar with the block's thread count (or more) and with inc wait") {
   struct Form {
     const char* bar;
     unsigned threads;
   };
   for (Form fm : {Form{"bar 0x1 0x40", 64}, Form{"bar 0x2 0x28", 40}, Form{"bar inc wait 0x0 0x60", 90},
-                  Form{"bar inc wait 0x3 all", 64}}) {
+                  Form{"bar inc wait 0x3 all", 64}, Form{"bar 0x0 0x60", 64}, Form{"bar inc wait 0x0 0xfff", 96}}) {
     INFO(fm.bar);
     Case c = random_case(std::string("st b32 s[$a1+0x40] $r0\n") + fm.bar +
                              "\n"
@@ -200,7 +200,7 @@ TEST_CASE("tesla translate: bar with the block's thread count and with inc wait"
   Target t;
   std::string err;
   REQUIRE(parse_target("g200", t, err));
-  for (const char* bad : {"bar 0x0 0x20", "bar 0x0 0x60", "bar inc 0x0 all", "bar wait 0x1 all"}) {
+  for (const char* bad : {"bar 0x0 0x20", "bar 0x0 0x1f", "bar inc 0x0 all", "bar wait 0x1 all"}) {
     INFO(bad);
     std::vector<uint32_t> code;
     REQUIRE(assemble(std::string(bad) + "\nexit nop\n", t, code, err));
