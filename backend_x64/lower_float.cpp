@@ -184,10 +184,12 @@ bool Emitter::lower_float(ValueId v) {
   }
 
   // Flushed copies of the float operands (NaNs are unchanged by flushing, so
-  // the NaN rule still reads the original registers).
+  // the NaN rule still reads the original registers). An operand that can
+  // hold no subnormal (plan.h) is used as it is.
   int x[3] = {r[0], r[1], r[2]};
   if (ftz_in) {
     for (int i = 0; i < 2 && i < int(n); ++i) {
+      if (plan_.no_subnormal[in.args[i]]) continue;
       vmov(2 + i, r[i]);
       flush_subnormal(2 + i);
       x[i] = 2 + i;
@@ -321,7 +323,7 @@ bool Emitter::lower_float(ValueId v) {
     case Opcode::FMul: vmulps(V(d), V(x[0]), rop(x[1], rm)); break;
     case Opcode::FFma:
       vmov(d, r[2]);
-      if (ftz_in) flush_subnormal(d);
+      if (ftz_in && !plan_.no_subnormal[in.args[2]]) flush_subnormal(d);
       if (z_ && rm != Round::NearestEven) {
         // xbyak 6.68 rejects {er} on vfmadd231ps: use MXCSR for this one.
         mxcsr_begin(rm);
@@ -337,7 +339,7 @@ bool Emitter::lower_float(ValueId v) {
         if (z_) vpxord(V(d) | k2, V(d), V(d));
         else vpandn(V(d), V(4), V(d));
       }
-      if (ftz_in) {
+      if (ftz_in && !plan_.no_subnormal[in.args[2]]) {
         vmov(3, r[2]);
         flush_subnormal(3);
         vaddps(V(d), V(d), rop(3, rm));
