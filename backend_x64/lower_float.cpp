@@ -98,6 +98,26 @@ Xmm Emitter::rop(int r, Round m) const {
 
 void Emitter::float_finish(ValueId v, int d, const int* nan_args, int n) {
   uint32_t fl = f_.insts[v].fflags;
+  // One test of the result skips the fixes when no lane can need them, so the
+  // usual path adds no latency to the result's dependency chain. AVX-512
+  // classifies exactly (NaN, and subnormal when flushing); AVX2 tests for a
+  // NaN, or when flushing for an exponent field of 0 or 255 (zeros and
+  // infinities take the fixes too, which leave them unchanged).
+  Label done;
+  if (z_) {
+    vfpclassps(k1, V(d), uint8_t(0x81 | ((fl & ff::FtzOut) ? 0x20 : 0)));  // QNaN, SNaN, denormal
+    kortestw(k1, k1);
+  } else if (fl & ff::FtzOut) {
+    vpand(V(0), V(d), const_vec(0x7F800000u));
+    vpcmpeqd(V(1), V(0), const_vec(0));
+    vpcmpeqd(V(0), V(0), const_vec(0x7F800000u));
+    vpor(V(0), V(0), V(1));
+    vptest(V(0), V(0));
+  } else {
+    vcmpps(V(0), V(d), V(d), 0x03);
+    vptest(V(0), V(0));
+  }
+  jz(done, T_NEAR);
   fnan_mask(kM0, d);
   switch (nan_rule(fl)) {
     case NanRule::AllOnes: fblend_const(d, kM0, 0x7FFFFFFFu); break;
@@ -114,6 +134,7 @@ void Emitter::float_finish(ValueId v, int d, const int* nan_args, int n) {
     default: fblend_const(d, kM0, kCanonicalNan); break;
   }
   if (fl & ff::FtzOut) flush_subnormal(d);
+  L(done);
   if (fl & ff::Sat) {
     vmaxps(V(d), V(d), const_vec(0));     // NaN and -0 -> +0
     vminps(V(d), V(d), const_vec(kOne));
@@ -184,10 +205,12 @@ bool Emitter::lower_float(ValueId v) {
   }
 
   // Flushed copies of the float operands (NaNs are unchanged by flushing, so
-  // the NaN rule still reads the original registers).
+  // the NaN rule still reads the original registers). An operand that can
+  // hold no subnormal (plan.h) is used as it is.
   int x[3] = {r[0], r[1], r[2]};
   if (ftz_in) {
     for (int i = 0; i < 2 && i < int(n); ++i) {
+      if (plan_.no_subnormal[in.args[i]]) continue;
       vmov(2 + i, r[i]);
       flush_subnormal(2 + i);
       x[i] = 2 + i;
@@ -321,7 +344,7 @@ bool Emitter::lower_float(ValueId v) {
     case Opcode::FMul: vmulps(V(d), V(x[0]), rop(x[1], rm)); break;
     case Opcode::FFma:
       vmov(d, r[2]);
-      if (ftz_in) flush_subnormal(d);
+      if (ftz_in && !plan_.no_subnormal[in.args[2]]) flush_subnormal(d);
       if (z_ && rm != Round::NearestEven) {
         // xbyak 6.68 rejects {er} on vfmadd231ps: use MXCSR for this one.
         mxcsr_begin(rm);
@@ -337,7 +360,7 @@ bool Emitter::lower_float(ValueId v) {
         if (z_) vpxord(V(d) | k2, V(d), V(d));
         else vpandn(V(d), V(4), V(d));
       }
-      if (ftz_in) {
+      if (ftz_in && !plan_.no_subnormal[in.args[2]]) {
         vmov(3, r[2]);
         flush_subnormal(3);
         vaddps(V(d), V(d), rop(3, rm));

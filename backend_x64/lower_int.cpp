@@ -279,6 +279,25 @@ bool Emitter::lower_int(ValueId v) {
       // counts >= 32, which is what bits past the top read as.
       if (t != ir::Type::I32 || f_.insts[in.args[1]].type != ir::Type::I32 || f_.insts[in.args[2]].type != ir::Type::I32)
         return false;
+      const Inst& oi = f_.insts[in.args[1]];
+      const Inst& ci = f_.insts[in.args[2]];
+      if (Sign(in.attr) == Sign::Unsigned && oi.op == Opcode::Const && ci.op == Opcode::Const) {
+        // Constant field: one shift by an immediate and one mask.
+        uint32_t off = uint32_t(oi.imm) & 0xff, cnt = uint32_t(ci.imm) & 0xff;
+        int a = arg(0), d = def(v);
+        if (off >= 32 || cnt == 0) {
+          vxor(d, d, d);
+          return true;
+        }
+        if (off) vpsrld(V(d), V(a), uint8_t(off));
+        else vmov(d, a);
+        if (cnt < 32 - off) {  // bits above the field; a wider field ends at bit 31 anyway
+          uint32_t mask = (1u << cnt) - 1;
+          if (z_) vpandd(V(d), V(d), ptr_b[rip + const32_[mask]]);
+          else vpand(V(d), V(d), const_vec(mask));
+        }
+        return true;
+      }
       int a = arg(0), o = arg(1), c = arg(2), d = def(v);
       if (z_) {
         vpandd(V(1), V(o), ptr_b[rip + const32_[0xff]]);

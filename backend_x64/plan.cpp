@@ -42,6 +42,71 @@ bool direct_phi_write(const Function& f, const Plan& p, ValueId phi, size_t i) {
   return true;
 }
 
+bool is_subnormal_f32(uint64_t bits) {
+  uint32_t b = uint32_t(bits);
+  return (b & 0x7F800000u) == 0 && (b & 0x007FFFFFu) != 0;
+}
+
+// The greatest fixed point of the rules in plan.h: every candidate starts as
+// true and loses the fact when an operand lacks it, so loop phis keep it
+// when every value around the loop does.
+std::vector<uint8_t> no_subnormal_values(const Function& f) {
+  const size_t n = f.insts.size();
+  std::vector<uint8_t> ok(n, 0);
+  auto candidate = [&](const Inst& in) {
+    if (in.block == kNoBlock) return false;
+    bool w32 = in.type == ir::Type::F32 || in.type == ir::Type::I32;
+    switch (in.op) {
+      case Opcode::FAdd: case Opcode::FSub: case Opcode::FMul: case Opcode::FFma: case Opcode::FMad:
+      case Opcode::FMin: case Opcode::FMax: case Opcode::FSqrt: case Opcode::FRcp:
+        return in.type == ir::Type::F32 && (in.fflags & ir::ff::FtzOut);
+      case Opcode::IToF: return in.type == ir::Type::F32;  // |int| >= 1 or 0
+      case Opcode::Const: return w32 && !is_subnormal_f32(in.imm);
+      case Opcode::Bitcast: case Opcode::FNeg: case Opcode::FAbs: case Opcode::Select: case Opcode::Phi:
+        return w32;
+      case Opcode::Xor: case Opcode::And:
+        return in.type == ir::Type::I32 && in.args.size() == 2;
+      default: return false;
+    }
+  };
+  for (ValueId v = 0; v < n; ++v) ok[v] = candidate(f.insts[v]);
+  auto has = [&](ValueId a) { return a < n && ok[a]; };
+  auto const_is = [&](ValueId a, uint32_t bits) {
+    return a < n && f.insts[a].op == Opcode::Const && uint32_t(f.insts[a].imm) == bits;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (ValueId v = 0; v < n; ++v) {
+      if (!ok[v]) continue;
+      const Inst& in = f.insts[v];
+      bool keep = true;
+      switch (in.op) {
+        case Opcode::Bitcast: case Opcode::FNeg: case Opcode::FAbs:
+          keep = !in.args.empty() && has(in.args[0]) && bit_width(f.insts[in.args[0]].type) == 32;
+          break;
+        case Opcode::Select: keep = in.args.size() == 3 && has(in.args[1]) && has(in.args[2]); break;
+        case Opcode::Phi:
+          for (ValueId a : in.args) keep = keep && has(a);
+          break;
+        case Opcode::Xor:  // sign flip
+          keep = (has(in.args[0]) && const_is(in.args[1], 0x80000000u)) ||
+                 (has(in.args[1]) && const_is(in.args[0], 0x80000000u));
+          break;
+        case Opcode::And:  // sign clear
+          keep = (has(in.args[0]) && const_is(in.args[1], 0x7FFFFFFFu)) ||
+                 (has(in.args[1]) && const_is(in.args[0], 0x7FFFFFFFu));
+          break;
+        default: break;
+      }
+      if (!keep) {
+        ok[v] = 0;
+        changed = true;
+      }
+    }
+  }
+  return ok;
+}
+
 }  // namespace
 
 Plan make_plan(const Function& f) {
@@ -104,6 +169,7 @@ Plan make_plan(const Function& f) {
       }
     }
   }
+  p.no_subnormal = no_subnormal_values(f);
   // Values of warp ops and phis are produced in the frame.
   for (ValueId v = 0; v < n; ++v) {
     const Inst& in = f.insts[v];

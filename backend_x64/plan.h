@@ -29,6 +29,11 @@ struct Plan {
   // Per value: phis whose slot it is written to directly when it is defined
   // (its block's one edge then copies nothing for them; see make_plan).
   std::vector<std::vector<ir::ValueId>> direct_phis;
+  // Per value: its 32-bit pattern is never an f32 subnormal (a float result
+  // flushed by FtzOut, an int converted to float, a non-subnormal constant,
+  // or such a value passed through a bitcast, a sign flip/clear, a select or
+  // a phi). An FtzIn operand with this fact needs no flush.
+  std::vector<uint8_t> no_subnormal;
 };
 
 // True for ops the emitter runs per strip.

@@ -5,6 +5,8 @@
 // a budget at the target of every retreating edge covers irreducible cycles
 // too. imm = instructions in the loop body (blocks that reach a latch without
 // passing the header, plus the header), at least 1: the cost of one iteration.
+// A header that already holds a budget op gets the cost added to it, so a loop
+// whose frontend counted it already still pays one budget op per iteration.
 #include <algorithm>
 
 #include "ir/pass_util.h"
@@ -60,8 +62,15 @@ void insert_loop_budget(Function& f) {
     uint64_t cost = 0;
     for (BlockId b = 0; b < n; ++b)
       if (in_body[b]) cost += f.blocks[b].insts.size();
-    ValueId bud = make_inst(f, Opcode::Budget, Type::Void, {}, h, 0, std::max<uint64_t>(cost, 1));
     auto& ins = f.blocks[h].insts;
+    // A header that already counts (a frontend's own budget) gets this cost
+    // added to that op: one budget op per iteration, the same total count.
+    auto have = std::find_if(ins.begin(), ins.end(), [&](ValueId v) { return f.insts[v].op == Opcode::Budget; });
+    if (have != ins.end()) {
+      f.insts[*have].imm += std::max<uint64_t>(cost, 1);
+      continue;
+    }
+    ValueId bud = make_inst(f, Opcode::Budget, Type::Void, {}, h, 0, std::max<uint64_t>(cost, 1));
     size_t at = 0;
     while (at < ins.size() && f.insts[ins[at]].op == Opcode::Phi) ++at;
     ins.insert(ins.begin() + at, bud);

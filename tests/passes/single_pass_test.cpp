@@ -243,6 +243,13 @@ TEST_CASE("loop budget: one budget per loop header, imm = body size") {
   REQUIRE(f[bud].op == Opcode::Budget);
   // head + body blocks (the budget itself not counted).
   CHECK(f[bud].imm == f.blocks[1].insts.size() - 1 + f.blocks[2].insts.size());
+  // A header that already counts keeps one budget op: the second pass adds
+  // its cost to it (a frontend's own budget plus the pipeline's).
+  uint64_t once = f[bud].imm;
+  insert_loop_budget(f);
+  CHECK(verify(f) == "");
+  CHECK(count_op(f, Opcode::Budget) == 1);
+  CHECK(f[bud].imm == once + once + 1);
   Function g = prog_irreducible();  // a cycle without a dominating header still gets one
   insert_loop_budget(g);
   CHECK(count_op(g, Opcode::Budget) >= 1);
