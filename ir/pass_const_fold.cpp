@@ -1,8 +1,8 @@
 // const_fold: pure per-lane ops whose operands are all constants are
 // evaluated with ir::eval_lane, the same scalar semantics the interpreter and
 // the backends use, so folding can never disagree with execution. Plus exact
-// integer identities, selects and branches on constants, and single-valued
-// phis. No float identities: x + 0.0 is not x for x = -0.0, x * 1.0 is not x
+// integer identities (and and/or idempotence and absorption), selects and
+// branches on constants, and single-valued phis. No float identities: x + 0.0 is not x for x = -0.0, x * 1.0 is not x
 // for a signalling NaN or under flush-to-zero flags.
 #include "ir/pass_util.h"
 #include "ir/passes.h"
@@ -84,9 +84,22 @@ void const_fold(Function& f) {
         LaneOp lo = lane_op(f, v);
         make_const(eval_lane(lo, vals.data()));
       } else if (is_int(t) && in.args.size() == 2) {
-        // Exact integer identities with one constant operand.
         const uint64_t ones = type_mask(t);
         ValueId a = in.args[0], c = in.args[1];
+        // Idempotence and absorption of and/or (bitwise, so exact for every
+        // type): x & x = x, (x & y) & y = x & y (either side, either order).
+        // Divergence lowering leaves such masks (`and m, m`, `and (and e, m), m`).
+        if (in.op == Opcode::And || in.op == Opcode::Or) {
+          if (a == c) { replace_with(a); continue; }
+          auto absorbs = [&](ValueId inner, ValueId other) {
+            const Inst& ii = f.insts[inner];
+            return ii.op == in.op && ii.type == t && ii.args.size() == 2 &&
+                   (repl.find(ii.args[0]) == other || repl.find(ii.args[1]) == other);
+          };
+          if (absorbs(a, c)) { replace_with(a); continue; }
+          if (absorbs(c, a)) { replace_with(c); continue; }
+        }
+        // Exact integer identities with one constant operand.
         bool cr = is_const(c), cl = is_const(a);
         uint64_t kr = cr ? const_bits(c) : 0, kl = cl ? const_bits(a) : 0;
         switch (in.op) {
