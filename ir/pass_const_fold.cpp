@@ -86,18 +86,9 @@ void const_fold(Function& f) {
       } else if (is_int(t) && in.args.size() == 2) {
         const uint64_t ones = type_mask(t);
         ValueId a = in.args[0], c = in.args[1];
-        // Idempotence and absorption of and/or (bitwise, so exact for every
-        // type): x & x = x, (x & y) & y = x & y (either side, either order).
-        // Divergence lowering leaves such masks (`and m, m`, `and (and e, m), m`).
-        if (in.op == Opcode::And || in.op == Opcode::Or) {
-          if (a == c) { replace_with(a); continue; }
-          auto absorbs = [&](ValueId inner, ValueId other) {
-            const Inst& ii = f.insts[inner];
-            return ii.op == in.op && ii.type == t && ii.args.size() == 2 &&
-                   (repl.find(ii.args[0]) == other || repl.find(ii.args[1]) == other);
-          };
-          if (absorbs(a, c)) { replace_with(a); continue; }
-          if (absorbs(c, a)) { replace_with(c); continue; }
+        if (ValueId same = and_or_absorbed(f, in, repl); same != kNoValue) {
+          replace_with(same);
+          continue;
         }
         // Exact integer identities with one constant operand.
         bool cr = is_const(c), cl = is_const(a);

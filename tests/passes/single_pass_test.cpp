@@ -253,6 +253,26 @@ TEST_CASE("cse merges pure ops, never effects") {
   CHECK(f[a2].block == kNoBlock);
 }
 
+TEST_CASE("cse: and/or that become idempotent or absorbing once equal values merge") {
+  ValueId m1 = 0, m2 = 0, both = 0, e = 0, again = 0;
+  Function f = ssa_function([&](Builder& b, ValueId x, ValueId) {
+    m1 = b.icmp(IntPred::Ult, x, b.i32(9));
+    m2 = b.icmp(IntPred::Ult, x, b.i32(9));   // equal to m1
+    both = b.binary(Opcode::And, m1, m2);     // m1 & m1 once merged
+    e = b.binary(Opcode::And, b.icmp(IntPred::Eq, x, b.i32(3)), m1);
+    again = b.binary(Opcode::And, e, m2);     // (e' & m1) & m1
+    ValueId r = b.select(both, x, b.i32(1));
+    b.emit(Opcode::StoreVar, Type::Void, {b.select(again, r, b.i32(2))}, 0, 0, 1);
+  });
+  cse(f);
+  CHECK(verify(f) == "");
+  ValueId s = store_var_arg(f, 1);
+  REQUIRE(f[s].op == Opcode::Select);
+  CHECK(f[s].args[0] == e);
+  CHECK(f[f[s].args[1]].args[0] == m1);
+  for (ValueId v : {m2, both, again}) CHECK(f[v].block == kNoBlock);
+}
+
 TEST_CASE("dce removes unused pure values and keeps effects") {
   ValueId dead = 0, dead2 = 0;
   Function f = ssa_function([&](Builder& b, ValueId x, ValueId) {
