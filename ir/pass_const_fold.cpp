@@ -1,8 +1,8 @@
 // const_fold: pure per-lane ops whose operands are all constants are
 // evaluated with ir::eval_lane, the same scalar semantics the interpreter and
 // the backends use, so folding can never disagree with execution. Plus exact
-// integer identities, selects and branches on constants, and single-valued
-// phis. No float identities: x + 0.0 is not x for x = -0.0, x * 1.0 is not x
+// integer identities (and and/or idempotence and absorption), selects and
+// branches on constants, and single-valued phis. No float identities: x + 0.0 is not x for x = -0.0, x * 1.0 is not x
 // for a signalling NaN or under flush-to-zero flags.
 #include "ir/pass_util.h"
 #include "ir/passes.h"
@@ -84,9 +84,13 @@ void const_fold(Function& f) {
         LaneOp lo = lane_op(f, v);
         make_const(eval_lane(lo, vals.data()));
       } else if (is_int(t) && in.args.size() == 2) {
-        // Exact integer identities with one constant operand.
         const uint64_t ones = type_mask(t);
         ValueId a = in.args[0], c = in.args[1];
+        if (ValueId same = and_or_absorbed(f, in, repl); same != kNoValue) {
+          replace_with(same);
+          continue;
+        }
+        // Exact integer identities with one constant operand.
         bool cr = is_const(c), cl = is_const(a);
         uint64_t kr = cr ? const_bits(c) : 0, kl = cl ? const_bits(a) : 0;
         switch (in.op) {

@@ -1,6 +1,8 @@
 // cse: a pure op equal to an earlier one (same opcode, type, attributes,
 // immediate and operands) whose definition dominates it is replaced by that
-// one. Effects (loads, stores, atomics, var access, budget) are never merged.
+// one; an and/or equal to one of its operands (x & x, (x & y) & y: masks
+// that become so once equal masks are merged) by that operand. Effects
+// (loads, stores, atomics, var access, budget) are never merged.
 // Cross-lane ops (ballot, reduce, shuffle...) are merged only once every
 // branch is uniform: before that, two identical ballots in differently
 // active regions see different lanes.
@@ -30,6 +32,11 @@ void cse(Function& f) {
       const OpInfo& info = op_info(in.op);
       if (!info.pure || in.op == Opcode::Phi || (info.cross_lane && !lowered)) {
         out.push_back(v);
+        continue;
+      }
+      if (ValueId same = and_or_absorbed(f, in, repl); same != kNoValue) {
+        repl.set(v, same);
+        kill_inst(f, v);
         continue;
       }
       Key k{uint16_t(in.op), uint8_t(in.type), in.attr, in.fflags, in.imm, in.args};

@@ -77,6 +77,20 @@ void kill_inst(Function& f, ValueId v) {
   f.insts[v].args.clear();
 }
 
+ValueId and_or_absorbed(const Function& f, const Inst& in, Replacements& repl) {
+  if ((in.op != Opcode::And && in.op != Opcode::Or) || in.args.size() != 2) return kNoValue;
+  const ValueId a = repl.find(in.args[0]), c = repl.find(in.args[1]);
+  if (a == c) return a;
+  auto absorbs = [&](ValueId inner, ValueId other) {
+    const Inst& ii = f.insts[inner];
+    return ii.op == in.op && ii.type == in.type && ii.block != kNoBlock && ii.args.size() == 2 &&
+           (repl.find(ii.args[0]) == other || repl.find(ii.args[1]) == other);
+  };
+  if (absorbs(a, c)) return a;
+  if (absorbs(c, a)) return c;
+  return kNoValue;
+}
+
 ValueId Replacements::find(ValueId v) {
   ValueId r = v;
   while (r < to.size() && to[r] != kNoValue) r = to[r];

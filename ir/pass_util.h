@@ -43,6 +43,13 @@ struct Replacements {
   void grow_to(ValueId v) { if (v >= to.size()) to.resize(v + 1, kNoValue); }
 };
 
+// The value an and/or equals by idempotence or absorption (bitwise, so exact
+// for every type): x & x = x, (x & y) & y = y & (x & y) = x & y, the same for
+// |; kNoValue when neither applies. Operands are looked up through `repl`.
+// Divergence lowering leaves such masks (`and m, m`, `and (and e, m), m`),
+// some only once CSE has merged equal masks, so const_fold and cse both ask.
+ValueId and_or_absorbed(const Function& f, const Inst& in, Replacements& repl);
+
 // Current predecessor lists (compute_preds() is called first).
 std::vector<std::vector<BlockId>> snapshot_preds(Function& f);
 // After successor lists changed: recomputes preds and rewrites every phi's

@@ -120,6 +120,11 @@ struct JitProgram {
   std::vector<uint8_t> uniforms;  // the uniform block, padded for vector loads
   g13::VarLayout layout;          // g13::var_layout(f): what pack_vars/unpack_vars copy
   std::vector<unsigned> specials; // the special registers the translation reads (its "srK" vars)
+  // Every SIMD-group starts with the same registers and uniforms: those vars
+  // are packed once (`image`) and copied (`shared_ranges`); only exec and the
+  // special registers are packed per SIMD-group (g13::pack_group_vars).
+  std::vector<uint8_t> image;
+  std::vector<std::pair<uint32_t, uint32_t>> shared_ranges;
 };
 
 // Runs one threadgroup on a compiled translation: the same rounds as the
@@ -196,7 +201,8 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
     s.ctx.budget = L.budget;
     s.ctx.memory = stacks ? static_cast<ir::GuestMemory*>(s.stack.get()) : &no_stack;
     view.fill_windows(s.ctx);
-    g13::pack_vars(*sg, P.layout, s.ctx.vars);
+    for (const auto& [begin, end] : P.shared_ranges) std::memcpy(s.ctx.vars + begin, P.image.data() + begin, end - begin);
+    g13::pack_group_vars(*sg, P.layout, s.ctx.vars);
   }
   rt::run_barrier_rounds(nwarps, [&](uint32_t w) {
     Slot& s = slots[w];
@@ -325,6 +331,14 @@ G13Result run_g13(const G13Launch& L, Engine engine, rt::Memory& memory, unsigne
     prog.uniforms.assign(align64(std::max<size_t>(g13::kUniformBytes, prog.f.uniform_bytes)), 0);
     probe.uniforms = L.uniforms;
     g13::pack_uniforms(probe, prog.uniforms.data());
+    // The start state's registers (zero) and uniforms, as init_group and
+    // run_block_jit's start state have them.
+    auto start = std::make_unique<g13::SimdGroup>();
+    start->uniforms = L.uniforms;
+    start->pc = L.entry;
+    prog.image.assign(prog.layout.bytes, 0);
+    g13::pack_vars(*start, prog.layout, prog.image.data());
+    prog.shared_ranges = g13::shared_var_ranges(prog.layout);
   }
 
   const uint64_t blocks = L.grid.count();

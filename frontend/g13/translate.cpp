@@ -559,6 +559,26 @@ void pack_vars(const SimdGroup& sg, const VarLayout& layout, uint8_t* vars) {
     if (v.read || v.written) pack_var(sg, v, vars + v.offset);
 }
 
+namespace {
+bool group_var(const VarLayout::Var& v) { return v.kind == VarLayout::Kind::Exec || v.kind == VarLayout::Kind::Special; }
+}  // namespace
+
+std::vector<std::pair<uint32_t, uint32_t>> shared_var_ranges(const VarLayout& layout) {
+  std::vector<std::pair<uint32_t, uint32_t>> r;
+  constexpr uint32_t kSlot = SimdGroup::kLanes * 4;  // every var of the translation is 32 lanes of 4 bytes
+  for (const VarLayout::Var& v : layout.vars) {
+    if (!(v.read || v.written) || group_var(v) || v.kind == VarLayout::Kind::Other) continue;
+    if (!r.empty() && r.back().second == v.offset) r.back().second += kSlot;
+    else r.emplace_back(v.offset, v.offset + kSlot);
+  }
+  return r;
+}
+
+void pack_group_vars(const SimdGroup& sg, const VarLayout& layout, uint8_t* vars) {
+  for (const VarLayout::Var& v : layout.vars)
+    if ((v.read || v.written) && group_var(v)) pack_var(sg, v, vars + v.offset);
+}
+
 void unpack_vars(const uint8_t* vars, const VarLayout& layout, SimdGroup& sg) {
   // Registers first, exec last (as the Function overload always did).
   for (const VarLayout::Var& v : layout.vars)

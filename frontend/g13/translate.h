@@ -43,6 +43,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "frontend/g13/interp.h"
@@ -97,6 +98,15 @@ struct VarLayout {
 VarLayout var_layout(const ir::Function& f);
 void pack_vars(const SimdGroup& sg, const VarLayout& layout, uint8_t* vars);
 void unpack_vars(const uint8_t* vars, const VarLayout& layout, SimdGroup& sg);
+// pack_vars(layout) in two parts, for runners that start many SIMD-groups
+// from states that differ only in the launched lanes/exec and the special
+// registers: the registers and uniform vars it writes lie in
+// `shared_var_ranges` (byte ranges [begin, end), coalesced), which can be
+// packed once and copied; `pack_group_vars` writes the rest (exec, srK).
+// Copying the ranges of one pack_vars result and then pack_group_vars(sg)
+// gives the same bytes as pack_vars(sg) when the registers and uniforms agree.
+std::vector<std::pair<uint32_t, uint32_t>> shared_var_ranges(const VarLayout& layout);
+void pack_group_vars(const SimdGroup& sg, const VarLayout& layout, uint8_t* vars);
 // Which vars of the translation `f` it can write (a set_var of the var
 // anywhere), indexed by var. Passing that to unpack_vars skips the rest, whose
 // var area still holds what pack_vars put there: the same as unpacking all.

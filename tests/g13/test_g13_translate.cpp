@@ -607,6 +607,55 @@ TEST_CASE("g13 translate: get_sr special registers come from vars the helpers fi
   compare_code(code, sg, TestMemory{}, "get_sr");
 }
 
+TEST_CASE("g13 translate: pack_vars split into shared ranges (packed once) and per-group vars gives the same bytes") {
+  // Registers (read and written, not all adjacent), a uniform var, exec and two special registers.
+  const auto code = asm_ok(
+      "get_sr r3, sr80 (thread_position_in_grid.x)\n"
+      "get_sr r4, sr0 (threadgroup_position_in_grid.x)\n"
+      "uniform_store 2, i16, xy, 0, r6l_r6h, 8\n"
+      "iadd r8, u4, r9\n"
+      "if_icmp r0l, ult, r3, 5, 1\n"
+      "iadd r12, r11, r3\n"
+      "pop_exec r0l, 1\nstop");
+  ir::Function f;
+  std::string err;
+  REQUIRE(g13::translate(code.data(), code.size(), f, err));
+  const g13::VarLayout layout = g13::var_layout(f);
+  const auto ranges = g13::shared_var_ranges(layout);
+  unsigned kinds[5] = {};
+  for (const g13::VarLayout::Var& v : layout.vars)
+    if (v.read || v.written) ++kinds[unsigned(v.kind)];
+  REQUIRE(kinds[unsigned(g13::VarLayout::Kind::Special)] == 2);
+  REQUIRE(kinds[unsigned(g13::VarLayout::Kind::Uniform)] == 1);
+  REQUIRE(kinds[unsigned(g13::VarLayout::Kind::Exec)] == 1);
+  CHECK(ranges.size() >= 3);  // r0 .. r12 has gaps; the uniform var lies after the registers
+  std::mt19937_64 rng(7);
+  // One state packed whole; another with the same registers and uniforms but
+  // other launched lanes, exec and special registers.
+  g13::SimdGroup a = random_state(rng, 0xFFFFFFFFu), b = a;
+  b.launched = 0x00FF0F0Fu;
+  b.recompute_exec();
+  for (unsigned l = 0; l < 32; ++l) {
+    a.special[80][l] = uint32_t(rng());
+    a.special[0][l] = 3;
+    b.special[80][l] = uint32_t(rng());
+    b.special[0][l] = 9;
+  }
+  std::vector<uint8_t> image(layout.bytes, 0), whole(layout.bytes, 0xA5), split(layout.bytes, 0xA5);
+  g13::pack_vars(a, layout, image.data());
+  g13::pack_vars(b, layout, whole.data());
+  for (const auto& [begin, end] : ranges) {
+    REQUIRE(end <= layout.bytes);
+    std::memcpy(split.data() + begin, image.data() + begin, end - begin);
+  }
+  g13::pack_group_vars(b, layout, split.data());
+  CHECK(split == whole);
+  // The group part really differs (so the check above can fail when it is missed).
+  std::vector<uint8_t> no_group(layout.bytes, 0xA5);
+  for (const auto& [begin, end] : ranges) std::memcpy(no_group.data() + begin, image.data() + begin, end - begin);
+  CHECK(no_group != whole);
+}
+
 TEST_CASE("g13 translate: interpreter errors are guest traps naming the pc in the JIT") {
   // A divergent return (r5 differs between active lanes), a return to an
   // address that is no instruction, a uniform_store past u255h.

@@ -171,6 +171,40 @@ TEST_CASE("const_fold: pure ops use eval_lane, identities are exact") {
   CHECK(f[f[r0].args[1]].op == Opcode::Const);
 }
 
+TEST_CASE("const_fold: and/or idempotence and absorption, not for other ops") {
+  ValueId same = 0, inner = 0, right = 0, left = 0, orin = 0, orabs = 0, mixed = 0, xx = 0;
+  Function f = ssa_function([&](Builder& b, ValueId x, ValueId) {
+    ValueId k = b.binary(Opcode::IAdd, x, b.i32(7));                  // not a constant
+    same = b.binary(Opcode::And, x, x);                               // -> x
+    inner = b.binary(Opcode::And, x, k);
+    right = b.binary(Opcode::And, inner, k);                          // -> inner
+    left = b.binary(Opcode::And, x, inner);                           // -> inner
+    orin = b.binary(Opcode::Or, k, x);
+    orabs = b.binary(Opcode::Or, x, orin);                            // -> orin
+    mixed = b.binary(Opcode::And, b.binary(Opcode::Or, x, k), k);     // or inside and: stays
+    xx = b.binary(Opcode::Xor, x, x);                                 // not idempotent: stays
+    ValueId s = b.binary(Opcode::IAdd, b.binary(Opcode::IAdd, same, right), b.binary(Opcode::IAdd, left, orabs));
+    b.emit(Opcode::StoreVar, Type::Void, {b.binary(Opcode::IAdd, s, b.binary(Opcode::IAdd, mixed, xx))}, 0, 0, 1);
+  });
+  REQUIRE(verify(f) == "");
+  const_fold(f);
+  dce(f);
+  CHECK(verify(f) == "");
+  ValueId r1 = store_var_arg(f, 1);
+  REQUIRE(f[r1].op == Opcode::IAdd);
+  ValueId s = f[r1].args[0], rest = f[r1].args[1];
+  ValueId sa = f[s].args[0], sb = f[s].args[1];
+  CHECK(f[f[sa].args[0]].op == Opcode::LoadVar);  // x & x = x
+  CHECK(f[sa].args[1] == inner);                  // (x & k) & k
+  CHECK(f[sb].args[0] == inner);                  // x & (x & k)
+  CHECK(f[sb].args[1] == orin);                   // x | (k | x)
+  CHECK(f[rest].args[0] == mixed);
+  CHECK(f[mixed].op == Opcode::And);
+  CHECK(f[rest].args[1] == xx);
+  CHECK(f[xx].op == Opcode::Xor);
+  for (ValueId v : {same, right, left, orabs}) CHECK(f[v].block == kNoBlock);
+}
+
 TEST_CASE("const_fold: branch on a constant becomes br, dce drops the dead block and phi operand") {
   Function f;
   f.add_var("r0", Type::I32);
@@ -217,6 +251,26 @@ TEST_CASE("cse merges pure ops, never effects") {
   CHECK(f[s0].args[0] == f[s0].args[1]);
   CHECK(f[s1].args[0] != f[s1].args[1]);
   CHECK(f[a2].block == kNoBlock);
+}
+
+TEST_CASE("cse: and/or that become idempotent or absorbing once equal values merge") {
+  ValueId m1 = 0, m2 = 0, both = 0, e = 0, again = 0;
+  Function f = ssa_function([&](Builder& b, ValueId x, ValueId) {
+    m1 = b.icmp(IntPred::Ult, x, b.i32(9));
+    m2 = b.icmp(IntPred::Ult, x, b.i32(9));   // equal to m1
+    both = b.binary(Opcode::And, m1, m2);     // m1 & m1 once merged
+    e = b.binary(Opcode::And, b.icmp(IntPred::Eq, x, b.i32(3)), m1);
+    again = b.binary(Opcode::And, e, m2);     // (e' & m1) & m1
+    ValueId r = b.select(both, x, b.i32(1));
+    b.emit(Opcode::StoreVar, Type::Void, {b.select(again, r, b.i32(2))}, 0, 0, 1);
+  });
+  cse(f);
+  CHECK(verify(f) == "");
+  ValueId s = store_var_arg(f, 1);
+  REQUIRE(f[s].op == Opcode::Select);
+  CHECK(f[s].args[0] == e);
+  CHECK(f[f[s].args[1]].args[0] == m1);
+  for (ValueId v : {m2, both, again}) CHECK(f[v].block == kNoBlock);
 }
 
 TEST_CASE("dce removes unused pure values and keeps effects") {
