@@ -1,6 +1,8 @@
 // Replay handler of isa tesla (docs/replay-format.md, docs/tesla.md "Replay"):
 // program (words, envyas text, raw words or a text .cubin with a kernel
-// name), launch, state.params / state.const, memory buffers in g[] / c[];
+// name), launch, state.params / state.const, memory buffers in g[] / c[],
+// and for vertex/geometry programs (variant ":vp" / ":gp") per-thread a[]
+// inputs ("inputs.a") and o[] outputs (observed as outputs "o");
 // the run itself is recompiler/tesla_run.
 #include <cctype>
 #include <cstring>
@@ -64,10 +66,11 @@ Program load_program(const json& doc, const std::filesystem::path& dir) {
   std::string variant = doc.contains("variant") ? doc["variant"].get<std::string>() : "g200";
   std::string err;
   if (!tesla::parse_target(variant, p.kernel.target, err)) throw ReplayError("variant: " + err);
-  if (!(p.kernel.target.ptype & tesla::kCP)) throw ReplayError("variant: only compute programs (:cp) run");
+  if (p.kernel.target.ptype == tesla::kFP)
+    throw ReplayError("variant: fragment programs (:fp) do not run (interp, v[] and discard are not modelled); use :cp, :vp or :gp");
   if (!doc.contains("program") || !doc["program"].is_object()) throw ReplayError("program: missing or not an object");
   const json& prog = doc["program"];
-  check_fields(prog, {"asm", "asm_file", "binary_file", "words", "entry", "kernel", "regs", "lmem"}, "program.");
+  check_fields(prog, {"asm", "asm_file", "binary_file", "words", "entry", "kernel", "regs", "lmem", "attr_bytes"}, "program.");
   int sources = int(prog.contains("asm")) + int(prog.contains("asm_file")) + int(prog.contains("binary_file")) +
                 int(prog.contains("words"));
   if (sources != 1) throw ReplayError("program: give exactly one of asm, asm_file, binary_file, words");
@@ -137,6 +140,13 @@ Program load_program(const json& doc, const std::filesystem::path& dir) {
     if (m > 0x10000) throw ReplayError("program.lmem: l[] addresses are 16-bit (at most 65536 bytes)");
     p.kernel.lmem = uint32_t(m);
   }
+  if (prog.contains("attr_bytes")) {
+    uint64_t m = parse_uint(prog["attr_bytes"], "program.attr_bytes");
+    if (m < 4 || m > 0x10000 || m % 4) throw ReplayError("program.attr_bytes: a multiple of 4 in 4..0x10000 (a[]/o[] addresses are 16-bit)");
+    if (!(p.kernel.target.ptype & (tesla::kVP | tesla::kGP)))
+      throw ReplayError("program.attr_bytes: a[]/o[] are per-thread spaces of vertex/geometry programs (variant :vp or :gp)");
+    p.kernel.attr_bytes = uint32_t(m);
+  }
   return p;
 }
 
@@ -158,7 +168,7 @@ std::vector<uint8_t> typed_or_hex(const json& v, const std::string& where) {
 
 void replay_tesla(const ReplayJob& job, ReplayRun& run) {
   const json& doc = job.doc;
-  check_fields(doc, {"gpurc", "isa", "variant", "name", "program", "launch", "state", "memory", "expect", "description", "listing"}, "");
+  check_fields(doc, {"gpurc", "isa", "variant", "name", "program", "launch", "state", "inputs", "memory", "expect", "description", "listing"}, "");
   if (doc.contains("variant") && !doc["variant"].is_string()) throw ReplayError("variant: expected a string");
   Program prog = load_program(doc, job.dir);
 
@@ -199,6 +209,28 @@ void replay_tesla(const ReplayJob& job, ReplayRun& run) {
     }
   }
   if (launch.params.size() % 4) launch.params.resize((launch.params.size() + 3) & ~size_t(3), 0);
+  bool attrs = prog.kernel.target.ptype == tesla::kVP || prog.kernel.target.ptype == tesla::kGP;
+  if (doc.contains("inputs")) {
+    const json& in = doc["inputs"];
+    if (!attrs) throw ReplayError("inputs: a[] inputs are for vertex/geometry programs (variant :vp or :gp)");
+    if (!in.is_object()) throw ReplayError("inputs: expected {\"a\": {\"f32x4\": [...]}}");
+    check_fields(in, {"a"}, "inputs.");
+    if (in.contains("a")) {
+      // Split evenly over the threads: thread g's a[0..] is the g-th part.
+      std::vector<uint8_t> all = typed_or_hex(in["a"], "inputs.a");
+      uint64_t threads = launch.grid.count() * launch.block.count();
+      if (threads == 0 || all.size() % threads)
+        throw ReplayError("inputs.a: " + std::to_string(all.size()) + " bytes do not split evenly over the " +
+                          std::to_string(threads) + " threads");
+      uint64_t per = all.size() / threads;
+      if (per > prog.kernel.attr_bytes)
+        throw ReplayError("inputs.a: " + std::to_string(per) + " bytes per thread, a[] holds program.attr_bytes = " +
+                          std::to_string(prog.kernel.attr_bytes));
+      launch.attr_in.assign(size_t(threads * prog.kernel.attr_bytes), 0);
+      for (uint64_t g = 0; g < threads; ++g)
+        std::memcpy(launch.attr_in.data() + g * prog.kernel.attr_bytes, all.data() + g * per, size_t(per));
+    }
+  }
 
   rt::Memory mem;
   load_memory(doc, mem);
@@ -234,6 +266,7 @@ void replay_tesla(const ReplayJob& job, ReplayRun& run) {
   }
   for (auto& b : buffers)
     run.observed.push_back(Observed{"memory", b.name, b.bytes.size() % 4 ? ElemType::U8 : ElemType::U32, std::move(b.bytes)});
+  if (attrs) run.observed.push_back(Observed{"outputs", "o", ElemType::U32, std::move(out.outputs)});
 }
 
 }  // namespace gpurc::replay

@@ -204,6 +204,36 @@ ex["nvcc10_bra_test"] = nvcc10(
     [{"name": "data", "address": hex(G14 + 0x100), "size": 24, "init": {"fill": "0xabcd"}}],
     [{"name": "data", "u16": [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]}],
     "short data[12] = blockIdx, threadIdx, blockDim, gridDim (one thread: more would race on the shorts)")
+
+
+def vertex_transform(blocks, threads_x):
+    """Vertex program: o[0..3] = M p (row-major M in c0, each row summed in
+    the program's order: the products are exact, so fmad's truncated product
+    and rounding do not show), o[4..7] = the colour a[4..7]."""
+    m = [0, -1, 0, 2,  1, 0, 0, -3,  0, 0, 2, 0.5,  0, 0, 0, 1]
+    n = blocks * threads_x
+    attrs, outs = [], []
+    for i in range(n):
+        p = [(i % 7) - 3, ((i * 3) % 5) - 2, i * 0.5, 1.0]
+        col = [i / 8, 1 - i / 64, 0.25 * (i % 4), 1.0]
+        o = []
+        for r in range(4):
+            acc = p[0] * m[4 * r]
+            for k in range(1, 4):
+                acc = p[k] * m[4 * r + k] + acc
+            o.append(acc)
+        attrs.append(p + col)
+        outs.append(o + col)
+    return {"gpurc": 1, "isa": "tesla", "variant": "g200:vp", "name": "vertex_transform",
+            "description": "vertex program: a[] position times the c0 matrix into o[], colour copied through $a1",
+            "program": {"asm_file": "vertex_transform.asm", "attr_bytes": 32},
+            "launch": {"grid": [blocks], "block": [threads_x]},
+            "state": {"const": {"c0": {"f32": m}}},
+            "inputs": {"a": {"f32x8": attrs}},
+            "expect": {"outputs": {"o": {"f32x8": outs}}}}
+
+
+ex["vertex_transform"] = vertex_transform(2, 40)
 for name, d in ex.items():
     write(os.path.join(HERE, name + ".json"), d)
 
