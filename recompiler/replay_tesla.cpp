@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "frontend/tesla/cubin.h"
@@ -58,8 +59,56 @@ void add_cubin_const(const tesla::CubinConst& c, const std::string& owner, std::
 struct Program {
   tesla_run::Kernel kernel;
   std::vector<tesla_run::Buffer> consts;  // from a cubin
+  std::map<std::string, size_t> const_symbols;  // named cubin consts -> index in `consts`
+  std::vector<tesla::CubinConst> relocs;  // the cubin's __device__ variables
   uint32_t cubin_smem = 0;
 };
+
+std::string hex(uint64_t v) {
+  char s[24];
+  std::snprintf(s, sizeof s, "0x%llx", static_cast<unsigned long long>(v));
+  return s;
+}
+
+// nvcc 1.0 accesses every global through g14[], and reads a __device__
+// variable's address from its reloc slot (c14[offset]).
+constexpr unsigned kDeviceSpace = 14;
+
+// Places the cubin's __device__ variables in g14[] after every g14 buffer
+// (from 0x100 up, so none sits at the null address; each 16-byte aligned),
+// as buffers "cubin module NAME g14", and fills each reloc slot
+// c<segnum>[offset] with the variable's 32-bit address (buffer "cubin module
+// NAME c14[0x..]"). `symbols` receives name -> buffer index.
+void place_device_variables(const std::vector<tesla::CubinConst>& relocs, std::vector<tesla_run::Buffer>& buffers,
+                            std::map<std::string, size_t>& symbols) {
+  if (relocs.empty()) return;
+  uint64_t next = 0x100;
+  for (const auto& b : buffers)
+    if (b.space == ir::Space::Global && (b.address >> 32) == kDeviceSpace)
+      next = std::max<uint64_t>(next, (b.address & 0xffffffffu) + b.bytes.size());
+  for (const auto& r : relocs) {
+    next = (next + 15) & ~uint64_t(15);
+    uint64_t size = std::max<uint32_t>(r.bytes, 1);
+    if (next + size > (uint64_t(1) << 30))
+      throw ReplayError("program.binary_file: __device__ variable '" + r.name + "' does not fit below 1 GiB of g14[]");
+    tesla_run::Buffer var;
+    var.name = "cubin module " + r.name + " g14";
+    var.space = ir::Space::Global;
+    var.address = tesla::global_address(kDeviceSpace, uint32_t(next));
+    var.bytes.assign(size_t(size), 0);
+    symbols[r.name] = buffers.size();
+    buffers.push_back(std::move(var));
+    tesla_run::Buffer slot;
+    slot.name = "cubin module " + r.name + " c" + std::to_string(r.segnum) + "[" + hex(r.offset) + "]";
+    slot.space = ir::Space::Const;
+    slot.address = tesla::const_address(unsigned(r.segnum), r.offset);
+    slot.bytes.resize(4);
+    uint32_t a = uint32_t(next);
+    std::memcpy(slot.bytes.data(), &a, 4);
+    buffers.push_back(std::move(slot));
+    next += size;
+  }
+}
 
 Program load_program(const json& doc, const std::filesystem::path& dir) {
   Program p;
@@ -115,7 +164,12 @@ Program load_program(const json& doc, const std::filesystem::path& dir) {
       p.kernel.lmem = k->lmem;
       if (k->reg) p.kernel.regs = std::min<uint32_t>(k->reg, 128);
       p.cubin_smem = k->smem;
-      for (const auto& cc : c.consts) add_cubin_const(cc, "module", p.consts);
+      for (const auto& cc : c.consts) {
+        size_t before = p.consts.size();
+        add_cubin_const(cc, "module", p.consts);
+        if (p.consts.size() > before && !cc.name.empty()) p.const_symbols[cc.name] = before;
+      }
+      p.relocs = c.relocs;
       for (const auto& cc : k->consts) add_cubin_const(cc, k->name, p.consts);
     } else {
       if (bytes.size() % 4) throw ReplayError("program.binary_file: raw code must be whole 32-bit words");
@@ -184,7 +238,7 @@ void replay_tesla(const ReplayJob& job, ReplayRun& run) {
   if (doc.contains("state")) {
     const json& st = doc["state"];
     if (!st.is_object()) throw ReplayError("state: expected an object");
-    check_fields(st, {"params", "const"}, "state.");
+    check_fields(st, {"params", "const", "symbols"}, "state.");
     if (st.contains("params")) launch.params = typed_or_hex(st["params"], "state.params");
     if (st.contains("const")) {
       const json& cs = st["const"];
@@ -241,6 +295,25 @@ void replay_tesla(const ReplayJob& job, ReplayRun& run) {
     tb.address = b->address;
     tb.bytes.assign(b->data(), b->data() + b->size);
     buffers.push_back(std::move(tb));
+  }
+  // The cubin's __device__ variables (reloc blocks) after the g14 buffers,
+  // then state.symbols: initial contents of named cubin variables.
+  std::map<std::string, size_t> symbols = prog.const_symbols;
+  place_device_variables(prog.relocs, buffers, symbols);
+  if (doc.contains("state") && doc["state"].contains("symbols")) {
+    const json& sy = doc["state"]["symbols"];
+    if (!sy.is_object()) throw ReplayError("state.symbols: expected {\"name\": {\"u32\": [...]}, ...}");
+    for (auto it = sy.begin(); it != sy.end(); ++it) {
+      std::string where = "state.symbols." + it.key();
+      auto s = symbols.find(it.key());
+      if (s == symbols.end())
+        throw ReplayError(where + ": the cubin has no named __constant__ (consts) or __device__ (reloc) variable of that name");
+      std::vector<uint8_t> bytes = typed_or_hex(it.value(), where);
+      tesla_run::Buffer& b = buffers[s->second];
+      if (bytes.size() > b.bytes.size())
+        throw ReplayError(where + ": " + std::to_string(bytes.size()) + " bytes, the variable has " + std::to_string(b.bytes.size()));
+      std::memcpy(b.bytes.data(), bytes.data(), bytes.size());
+    }
   }
   // Buffers from state.const / the cubin may overlap memory[] const buffers.
   {

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "recompiler/replay.h"
+#include "translate_harness.h"
 
 using namespace gpurc;
 using replay::json;
@@ -173,5 +174,90 @@ TEST_CASE("tesla vertex: p[] in geometry programs stays a clear unsupported faul
     REQUIRE(r.fault);
     CHECK(r.fault_kind == "unsupported");
     CHECK(r.fault->find("0x0") != std::string::npos);
+  }
+}
+
+// Random straight-line vertex and geometry programs, at least every other
+// instruction with an a[] or o[] operand: where the interpreter runs them
+// and the translator accepts them (p[] is refused), the IR interpreter and
+// every JIT tier must reach the same end state, o[] of every thread
+// included (tests/tesla/translate_harness.h).
+
+TEST_CASE("tesla vertex: random straight-line vp/gp programs with a[]/o[] match the interpreter") {
+  using namespace tesla_tr;
+  for (const char* variant : {"g200:vp", "g200:gp"}) {
+    Target t;
+    std::string err;
+    REQUIRE(parse_target(variant, t, err));
+    std::vector<RowRef> rows = all_rows(t);
+    std::vector<uint32_t> filler, exit_nop;
+    REQUIRE(assemble("mov b32 $r0 $r0\n", t, filler, err));
+    REQUIRE(assemble("exit nop\n", t, exit_nop, err));
+    std::mt19937_64 rng(777);
+    unsigned programs = light() ? 40 : 300, compared = 0, with_attr = 0;
+    for (unsigned p = 0; p < programs; ++p) {
+      std::vector<uint32_t> code;
+      bool attr_in_program = false;
+      for (unsigned k = 0; k < 6; ++k) {
+        for (unsigned tries = 0; tries < 200; ++tries) {
+          uint64_t bits = 0;
+          unsigned words = 0;
+          if (!random_insn(rows[rng() % rows.size()], t, rng, bits, words)) continue;
+          Insn in = decode(reinterpret_cast<const uint32_t*>(&bits), words, 0, t);
+          if (in.is_control || in.op == Op::Bar) continue;
+          bool attr = false;
+          for (auto& a : in.atoms)
+            if (a.type == Atom::Opnd && a.op.kind == OKind::Mem && (a.op.space == 'a' || a.op.space == 'o')) attr = true;
+          if (k % 2 == 0 && !attr) continue;
+          attr_in_program |= attr;
+          if (words == 2 && code.size() % 2) code.push_back(filler[0]);
+          code.push_back(uint32_t(bits));
+          if (words == 2) code.push_back(uint32_t(bits >> 32));
+          break;
+        }
+      }
+      if (code.size() % 2) code.push_back(filler[0]);
+      code.insert(code.end(), exit_nop.begin(), exit_nop.end());
+      Case c;
+      c.variant = variant;
+      c.threads = 32 - unsigned(p % 3) * 7;
+      c.init = [p](unsigned i, ThreadState& s) {
+        std::mt19937 r2(p * 31 + i);
+        for (unsigned q = 0; q < 128; ++q) s.r[q] = edge_value(r2) & ((q % 4 == 0) ? 0x1fcu : ~0u);
+        for (unsigned k = 0; k < 4; ++k) s.c[k] = uint8_t(r2() & 15);
+        for (unsigned k = 1; k < 5; ++k) s.a[k] = uint16_t((r2() & 0x7f) * 4);  // some past attr_bytes
+      };
+      c.global0.assign(0x200, 0x5a);
+      EndState ref = run_reference(c, code, t);
+      std::string listing;
+      for (size_t w = 0; w < code.size(); w += decode(code.data(), code.size(), w, t).words)
+        listing += format(decode(code.data(), code.size(), w, t)) + "\n";
+      INFO(std::string(variant) << " program " << p << "\n" << listing);
+      for (gpurc::Engine eng : gpurc::host_engines()) {
+        INFO("engine " << gpurc::engine_name(eng));
+        EndState got = run_translated(c, code, t, eng);
+        if (!ref.ok) {
+          // The interpreter faults: the translation faults too (same kind),
+          // or refuses the program naming an address.
+          INFO(ref.error << " / " << got.error);
+          CHECK(!got.ok);
+          if (got.error.rfind("translate: ", 0) == 0) CHECK(got.error.find("at word 0x") != std::string::npos);
+          continue;
+        }
+        if (!got.ok && got.error.rfind("translate: ", 0) == 0) {
+          CHECK(got.error.find("at word 0x") != std::string::npos);
+          break;
+        }
+        INFO(got.error);
+        REQUIRE(got.ok);
+        compare_states(c, ref, got);
+        if (eng == gpurc::host_engines().back()) {
+          ++compared;
+          with_attr += attr_in_program;
+        }
+      }
+    }
+    MESSAGE(std::string(variant) << ": random programs compared: " << compared << " (with a[]/o[]: " << with_attr << ")");
+    CHECK(with_attr >= programs / 10);
   }
 }
