@@ -277,6 +277,8 @@ void replay_tesla(const ReplayJob& job, ReplayRun& run) {
         throw ReplayError("inputs.a: " + std::to_string(all.size()) + " bytes do not split evenly over the " +
                           std::to_string(threads) + " threads");
       uint64_t per = all.size() / threads;
+      if (threads * prog.kernel.attr_bytes > (uint64_t(1) << 31))
+        throw ReplayError("inputs.a: a[] of every thread (threads x program.attr_bytes) exceeds 2 GiB");
       if (per > prog.kernel.attr_bytes)
         throw ReplayError("inputs.a: " + std::to_string(per) + " bytes per thread, a[] holds program.attr_bytes = " +
                           std::to_string(prog.kernel.attr_bytes));

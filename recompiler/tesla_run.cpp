@@ -350,6 +350,10 @@ Outcome run(const Kernel& k, const Launch& l, std::vector<Buffer>& buffers, cons
     out.error = "program: attr_bytes must be 1..0x10000 (a[]/o[] offsets are 16-bit)";
     return out;
   }
+  if (has_attrs(k) && l.grid.count() * block_threads(l) * k.attr_bytes > kMaxLocalBytes) {
+    out.error = "program: a[]/o[] of every thread (threads x attr_bytes) exceed 2 GiB";
+    return out;
+  }
   std::vector<Buffer> initial;
   if (opt.count_instructions) initial = buffers;
   Prepared p;

@@ -261,3 +261,15 @@ TEST_CASE("tesla vertex: random straight-line vp/gp programs with a[]/o[] match 
     CHECK(with_attr >= programs / 10);
   }
 }
+
+TEST_CASE("tesla vertex: a[]/o[] of a huge launch is an error, not a host allocation") {
+  // 65535 x 512 threads x 0x200 bytes = 16 GiB of a[] and as much o[].
+  json d = vp_doc("exit nop\n", "g200:vp", 1);
+  d.erase("inputs");
+  d["program"]["attr_bytes"] = 0x200;
+  d["launch"] = {{"grid", {65535}}, {"block", {512}}};
+  for (Engine e : host_engines()) {
+    CAPTURE(engine_name(e));
+    CHECK_THROWS_AS(run(d, e), replay::ReplayError);
+  }
+}
