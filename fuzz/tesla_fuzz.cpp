@@ -163,6 +163,11 @@ std::string tesla_replay_json(const TeslaProgram& p, const std::string& name, co
   for (int c = 0; c < 16; ++c)
     if (!p.mem.cbuf[c].empty()) consts["c" + std::to_string(c)] = {{"hex", hex_bytes(p.mem.cbuf[c])}};
   doc["state"] = {{"const", consts}};
+  if (p.target.ptype == kVP || p.target.ptype == kGP) {  // a[] of every thread (attr_bytes each)
+    doc["variant"] = p.target.variant + (p.target.ptype == kVP ? ":vp" : ":gp");
+    doc["program"]["attr_bytes"] = p.cfg.attr_bytes;
+    if (!p.cfg.attr_in.empty()) doc["inputs"] = {{"a", {{"hex", hex_bytes(p.cfg.attr_in)}}}};
+  }
   json mem = json::array();
   for (int g = 0; g < 16; ++g)
     if (!p.mem.global[g].empty())

@@ -151,6 +151,8 @@ class Generator {
   Generator(uint64_t seed, const Target& t, const TeslaGenOptions& opt, TeslaGenStats* stats)
       : rng_(seed), mt_(seed ^ 0x5eed7e51a0ull), t_(t), opt_(opt), stats_(stats), pool_(pool_for(t)) {}
 
+  bool vertex_like() const { return t_.ptype == kVP || t_.ptype == kGP; }
+
   TeslaProgram run() {
     TeslaProgram p;
     p.target = t_;
@@ -261,7 +263,8 @@ class Generator {
       s.r[kTeslaLaneBase] = l * kTeslaLaneBytes;
       s.r[kTeslaMinusOne] = 0xffffffffu;
       // $a: 16-byte aligned addresses, so s[]/c[] accesses of any size line up.
-      for (int a = 1; a < 7; ++a) s.a[a] = uint16_t(rng_.below(0x1000) * 16);
+      // Vertex/geometry programs: inside a[]/o[] (attr_bytes 0x200) for $a-indexed accesses.
+      for (int a = 1; a < 7; ++a) s.a[a] = uint16_t(rng_.below(vertex_like() ? 0x20 : 0x1000) * 16);
       for (int c = 0; c < 4; ++c) s.c[c] = uint8_t(rng_.below(16));
     }
     // Some programs start with all lanes equal (uniform) data, others lane-varying.
@@ -271,6 +274,10 @@ class Generator {
     // $a7 (one register per warp) starts at 0, as at launch, so a replay's
     // prologue need not set it.
     p.shared.assign(kTeslaSharedBytes, 0);
+    if (vertex_like()) {  // every thread's a[] (o[] starts at 0)
+      p.cfg.attr_in.resize(size_t(nthreads) * p.cfg.attr_bytes);
+      for (auto& b : p.cfg.attr_in) b = uint8_t(rng_.below(256));
+    }
     fill(p.shared);
     // s[0x0..0xf] as the launch ABI writes it (u16: 0, ntid.xyz, nctaid.xy,
     // ctaid.xy), so a replay that starts through the ABI sees the same bytes.
@@ -458,7 +465,11 @@ class Generator {
             }
             break;
           }
-          if (o.space != 'g') return false;  // l[] via templates; a[]/o[]/v[]/p[] are not compute memory
+          // a[] inputs and o[] outputs of vertex/geometry programs: any
+          // offset (the constant ones are inside attr_bytes, $a-indexed ones
+          // may fault, as the reference does).
+          if ((o.space == 'a' || o.space == 'o') && vertex_like()) break;
+          if (o.space != 'g') return false;  // l[] via templates; v[]/p[] are not run
           bool store = d.op != Op::LdG;
           // g2[] (one word for every lane) only for reductions that commute.
           bool commutes = d.op == Op::RedG && !d.has("inc") && !d.has("dec");

@@ -63,6 +63,7 @@ TeslaOutcome run_tesla_reference(const TeslaProgram& p) {
   for (unsigned t = 0; t < p.threads.size(); ++t) {
     out.threads.push_back(bi.thread(t));
     out.locals.push_back(bi.local(t));
+    out.outs.push_back(bi.out(t));
   }
   out.shared = bi.shared();
   return out;
@@ -123,7 +124,14 @@ TeslaOutcome run_ir(const std::string& engine, const IrProgram& prog, const Tesl
     std::fill(out.shared.begin(), out.shared.end(), uint8_t(0));
   }
   out.locals.assign(32, std::vector<uint8_t>(p.cfg.lmem, 0));
-  TeslaMemory memory(&out.mem, &out.shared, &out.locals);
+  // a[] from the program's cfg.attr_in (as the reference), o[] from 0.
+  std::vector<std::vector<uint8_t>> attrs(32, std::vector<uint8_t>(p.cfg.attr_bytes, 0));
+  for (unsigned t = 0; t < 32 && size_t(t) * p.cfg.attr_bytes < p.cfg.attr_in.size(); ++t)
+    std::memcpy(attrs[t].data(), p.cfg.attr_in.data() + size_t(t) * p.cfg.attr_bytes,
+                std::min<size_t>(p.cfg.attr_bytes, p.cfg.attr_in.size() - size_t(t) * p.cfg.attr_bytes));
+  out.outs.assign(32, std::vector<uint8_t>(p.cfg.attr_bytes, 0));
+  init_attr_warp(attr_slot(f), vars.get(), 32, kAttrBase, kLocalStride);
+  TeslaMemory memory(&out.mem, &out.shared, &out.locals, &attrs, &out.outs);
 
   ir::WarpContext ctx;
   ctx.vars = vars.get();
@@ -154,6 +162,7 @@ TeslaOutcome run_ir(const std::string& engine, const IrProgram& prog, const Tesl
     out.threads.push_back(st);
   }
   out.locals.resize(p.threads.size());
+  out.outs.resize(p.threads.size());
   if (!extra.empty()) {
     out.mem.global[kTeslaReproInitBank].clear();
     out.mem.global[kTeslaReproSharedBank].clear();
@@ -223,6 +232,8 @@ std::string compare_tesla(const TeslaProgram& p, const TeslaOutcome& ref, const 
   if (!(d = bytes("s", ref.shared, got.shared)).empty()) return d;
   for (unsigned t = 0; t < ref.locals.size() && t < got.locals.size(); ++t)
     if (!(d = bytes("l(lane " + std::to_string(t) + ")", ref.locals[t], got.locals[t])).empty()) return d;
+  for (unsigned t = 0; t < ref.outs.size() && t < got.outs.size(); ++t)
+    if (!(d = bytes("o(lane " + std::to_string(t) + ")", ref.outs[t], got.outs[t])).empty()) return d;
   return "";
 }
 

@@ -22,6 +22,7 @@ struct TeslaOutcome {
   tesla::LaunchMemory mem;
   std::vector<uint8_t> shared;
   std::vector<std::vector<uint8_t>> locals;   // l[] of each launched thread
+  std::vector<std::vector<uint8_t>> outs;     // o[] of each launched thread
 };
 
 // The reference: BlockInterpreter::run_with on the program's initial state.

@@ -1,10 +1,13 @@
 // Replay handler of isa tesla (docs/replay-format.md, docs/tesla.md "Replay"):
 // program (words, envyas text, raw words or a text .cubin with a kernel
-// name), launch, state.params / state.const, memory buffers in g[] / c[];
+// name), launch, state.params / state.const, memory buffers in g[] / c[],
+// and for vertex/geometry programs (variant ":vp" / ":gp") per-thread a[]
+// inputs ("inputs.a") and o[] outputs (observed as outputs "o");
 // the run itself is recompiler/tesla_run.
 #include <cctype>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "frontend/tesla/cubin.h"
@@ -56,18 +59,67 @@ void add_cubin_const(const tesla::CubinConst& c, const std::string& owner, std::
 struct Program {
   tesla_run::Kernel kernel;
   std::vector<tesla_run::Buffer> consts;  // from a cubin
+  std::map<std::string, size_t> const_symbols;  // named cubin consts -> index in `consts`
+  std::vector<tesla::CubinConst> relocs;  // the cubin's __device__ variables
   uint32_t cubin_smem = 0;
 };
+
+std::string hex(uint64_t v) {
+  char s[24];
+  std::snprintf(s, sizeof s, "0x%llx", static_cast<unsigned long long>(v));
+  return s;
+}
+
+// nvcc 1.0 accesses every global through g14[], and reads a __device__
+// variable's address from its reloc slot (c14[offset]).
+constexpr unsigned kDeviceSpace = 14;
+
+// Places the cubin's __device__ variables in g14[] after every g14 buffer
+// (from 0x100 up, so none sits at the null address; each 16-byte aligned),
+// as buffers "cubin module NAME g14", and fills each reloc slot
+// c<segnum>[offset] with the variable's 32-bit address (buffer "cubin module
+// NAME c14[0x..]"). `symbols` receives name -> buffer index.
+void place_device_variables(const std::vector<tesla::CubinConst>& relocs, std::vector<tesla_run::Buffer>& buffers,
+                            std::map<std::string, size_t>& symbols) {
+  if (relocs.empty()) return;
+  uint64_t next = 0x100;
+  for (const auto& b : buffers)
+    if (b.space == ir::Space::Global && (b.address >> 32) == kDeviceSpace)
+      next = std::max<uint64_t>(next, (b.address & 0xffffffffu) + b.bytes.size());
+  for (const auto& r : relocs) {
+    next = (next + 15) & ~uint64_t(15);
+    uint64_t size = std::max<uint32_t>(r.bytes, 1);
+    if (next + size > (uint64_t(1) << 30))
+      throw ReplayError("program.binary_file: __device__ variable '" + r.name + "' does not fit below 1 GiB of g14[]");
+    tesla_run::Buffer var;
+    var.name = "cubin module " + r.name + " g14";
+    var.space = ir::Space::Global;
+    var.address = tesla::global_address(kDeviceSpace, uint32_t(next));
+    var.bytes.assign(size_t(size), 0);
+    symbols[r.name] = buffers.size();
+    buffers.push_back(std::move(var));
+    tesla_run::Buffer slot;
+    slot.name = "cubin module " + r.name + " c" + std::to_string(r.segnum) + "[" + hex(r.offset) + "]";
+    slot.space = ir::Space::Const;
+    slot.address = tesla::const_address(unsigned(r.segnum), r.offset);
+    slot.bytes.resize(4);
+    uint32_t a = uint32_t(next);
+    std::memcpy(slot.bytes.data(), &a, 4);
+    buffers.push_back(std::move(slot));
+    next += size;
+  }
+}
 
 Program load_program(const json& doc, const std::filesystem::path& dir) {
   Program p;
   std::string variant = doc.contains("variant") ? doc["variant"].get<std::string>() : "g200";
   std::string err;
   if (!tesla::parse_target(variant, p.kernel.target, err)) throw ReplayError("variant: " + err);
-  if (!(p.kernel.target.ptype & tesla::kCP)) throw ReplayError("variant: only compute programs (:cp) run");
+  if (p.kernel.target.ptype == tesla::kFP)
+    throw ReplayError("variant: fragment programs (:fp) do not run (interp, v[] and discard are not modelled); use :cp, :vp or :gp");
   if (!doc.contains("program") || !doc["program"].is_object()) throw ReplayError("program: missing or not an object");
   const json& prog = doc["program"];
-  check_fields(prog, {"asm", "asm_file", "binary_file", "words", "entry", "kernel", "regs", "lmem"}, "program.");
+  check_fields(prog, {"asm", "asm_file", "binary_file", "words", "entry", "kernel", "regs", "lmem", "attr_bytes"}, "program.");
   int sources = int(prog.contains("asm")) + int(prog.contains("asm_file")) + int(prog.contains("binary_file")) +
                 int(prog.contains("words"));
   if (sources != 1) throw ReplayError("program: give exactly one of asm, asm_file, binary_file, words");
@@ -112,7 +164,12 @@ Program load_program(const json& doc, const std::filesystem::path& dir) {
       p.kernel.lmem = k->lmem;
       if (k->reg) p.kernel.regs = std::min<uint32_t>(k->reg, 128);
       p.cubin_smem = k->smem;
-      for (const auto& cc : c.consts) add_cubin_const(cc, "module", p.consts);
+      for (const auto& cc : c.consts) {
+        size_t before = p.consts.size();
+        add_cubin_const(cc, "module", p.consts);
+        if (p.consts.size() > before && !cc.name.empty()) p.const_symbols[cc.name] = before;
+      }
+      p.relocs = c.relocs;
       for (const auto& cc : k->consts) add_cubin_const(cc, k->name, p.consts);
     } else {
       if (bytes.size() % 4) throw ReplayError("program.binary_file: raw code must be whole 32-bit words");
@@ -137,6 +194,13 @@ Program load_program(const json& doc, const std::filesystem::path& dir) {
     if (m > 0x10000) throw ReplayError("program.lmem: l[] addresses are 16-bit (at most 65536 bytes)");
     p.kernel.lmem = uint32_t(m);
   }
+  if (prog.contains("attr_bytes")) {
+    uint64_t m = parse_uint(prog["attr_bytes"], "program.attr_bytes");
+    if (m < 4 || m > 0x10000 || m % 4) throw ReplayError("program.attr_bytes: a multiple of 4 in 4..0x10000 (a[]/o[] addresses are 16-bit)");
+    if (!(p.kernel.target.ptype & (tesla::kVP | tesla::kGP)))
+      throw ReplayError("program.attr_bytes: a[]/o[] are per-thread spaces of vertex/geometry programs (variant :vp or :gp)");
+    p.kernel.attr_bytes = uint32_t(m);
+  }
   return p;
 }
 
@@ -158,7 +222,7 @@ std::vector<uint8_t> typed_or_hex(const json& v, const std::string& where) {
 
 void replay_tesla(const ReplayJob& job, ReplayRun& run) {
   const json& doc = job.doc;
-  check_fields(doc, {"gpurc", "isa", "variant", "name", "program", "launch", "state", "memory", "expect", "description", "listing"}, "");
+  check_fields(doc, {"gpurc", "isa", "variant", "name", "program", "launch", "state", "inputs", "memory", "expect", "description", "listing"}, "");
   if (doc.contains("variant") && !doc["variant"].is_string()) throw ReplayError("variant: expected a string");
   Program prog = load_program(doc, job.dir);
 
@@ -174,7 +238,7 @@ void replay_tesla(const ReplayJob& job, ReplayRun& run) {
   if (doc.contains("state")) {
     const json& st = doc["state"];
     if (!st.is_object()) throw ReplayError("state: expected an object");
-    check_fields(st, {"params", "const"}, "state.");
+    check_fields(st, {"params", "const", "symbols"}, "state.");
     if (st.contains("params")) launch.params = typed_or_hex(st["params"], "state.params");
     if (st.contains("const")) {
       const json& cs = st["const"];
@@ -199,6 +263,30 @@ void replay_tesla(const ReplayJob& job, ReplayRun& run) {
     }
   }
   if (launch.params.size() % 4) launch.params.resize((launch.params.size() + 3) & ~size_t(3), 0);
+  bool attrs = prog.kernel.target.ptype == tesla::kVP || prog.kernel.target.ptype == tesla::kGP;
+  if (doc.contains("inputs")) {
+    const json& in = doc["inputs"];
+    if (!attrs) throw ReplayError("inputs: a[] inputs are for vertex/geometry programs (variant :vp or :gp)");
+    if (!in.is_object()) throw ReplayError("inputs: expected {\"a\": {\"f32x4\": [...]}}");
+    check_fields(in, {"a"}, "inputs.");
+    if (in.contains("a")) {
+      // Split evenly over the threads: thread g's a[0..] is the g-th part.
+      std::vector<uint8_t> all = typed_or_hex(in["a"], "inputs.a");
+      uint64_t threads = launch.grid.count() * launch.block.count();
+      if (threads == 0 || all.size() % threads)
+        throw ReplayError("inputs.a: " + std::to_string(all.size()) + " bytes do not split evenly over the " +
+                          std::to_string(threads) + " threads");
+      uint64_t per = all.size() / threads;
+      if (threads * prog.kernel.attr_bytes > (uint64_t(1) << 31))
+        throw ReplayError("inputs.a: a[] of every thread (threads x program.attr_bytes) exceeds 2 GiB");
+      if (per > prog.kernel.attr_bytes)
+        throw ReplayError("inputs.a: " + std::to_string(per) + " bytes per thread, a[] holds program.attr_bytes = " +
+                          std::to_string(prog.kernel.attr_bytes));
+      launch.attr_in.assign(size_t(threads * prog.kernel.attr_bytes), 0);
+      for (uint64_t g = 0; g < threads; ++g)
+        std::memcpy(launch.attr_in.data() + g * prog.kernel.attr_bytes, all.data() + g * per, size_t(per));
+    }
+  }
 
   rt::Memory mem;
   load_memory(doc, mem);
@@ -209,6 +297,25 @@ void replay_tesla(const ReplayJob& job, ReplayRun& run) {
     tb.address = b->address;
     tb.bytes.assign(b->data(), b->data() + b->size);
     buffers.push_back(std::move(tb));
+  }
+  // The cubin's __device__ variables (reloc blocks) after the g14 buffers,
+  // then state.symbols: initial contents of named cubin variables.
+  std::map<std::string, size_t> symbols = prog.const_symbols;
+  place_device_variables(prog.relocs, buffers, symbols);
+  if (doc.contains("state") && doc["state"].contains("symbols")) {
+    const json& sy = doc["state"]["symbols"];
+    if (!sy.is_object()) throw ReplayError("state.symbols: expected {\"name\": {\"u32\": [...]}, ...}");
+    for (auto it = sy.begin(); it != sy.end(); ++it) {
+      std::string where = "state.symbols." + it.key();
+      auto s = symbols.find(it.key());
+      if (s == symbols.end())
+        throw ReplayError(where + ": the cubin has no named __constant__ (consts) or __device__ (reloc) variable of that name");
+      std::vector<uint8_t> bytes = typed_or_hex(it.value(), where);
+      tesla_run::Buffer& b = buffers[s->second];
+      if (bytes.size() > b.bytes.size())
+        throw ReplayError(where + ": " + std::to_string(bytes.size()) + " bytes, the variable has " + std::to_string(b.bytes.size()));
+      std::memcpy(b.bytes.data(), bytes.data(), bytes.size());
+    }
   }
   // Buffers from state.const / the cubin may overlap memory[] const buffers.
   {
@@ -234,6 +341,7 @@ void replay_tesla(const ReplayJob& job, ReplayRun& run) {
   }
   for (auto& b : buffers)
     run.observed.push_back(Observed{"memory", b.name, b.bytes.size() % 4 ? ElemType::U8 : ElemType::U32, std::move(b.bytes)});
+  if (attrs) run.observed.push_back(Observed{"outputs", "o", ElemType::U32, std::move(out.outputs)});
 }
 
 }  // namespace gpurc::replay

@@ -69,6 +69,9 @@ std::vector<uint8_t>& space_bytes(tesla::LaunchMemory& mem, const Buffer& b) {
   return bank[b.address >> 32];
 }
 
+// Vertex and geometry programs have per-thread a[] inputs and o[] outputs.
+bool has_attrs(const Kernel& k) { return k.target.ptype == tesla::kVP || k.target.ptype == tesla::kGP; }
+
 tesla::BlockConfig block_config(const Kernel& k, const Launch& l) {
   tesla::BlockConfig cfg;
   cfg.block[0] = l.block.x, cfg.block[1] = l.block.y, cfg.block[2] = l.block.z;
@@ -79,6 +82,7 @@ tesla::BlockConfig block_config(const Kernel& k, const Launch& l) {
   cfg.regs = k.regs;
   cfg.call_limit = k.call_limit;
   cfg.entry = k.entry;
+  cfg.attr_bytes = k.attr_bytes;
   if (l.budget > 0) {
     uint64_t warps = (block_threads(l) + 31) / 32;
     cfg.max_steps = uint64_t(l.budget) > (uint64_t(1) << 62) / warps ? uint64_t(1) << 62 : uint64_t(l.budget) * warps;
@@ -102,6 +106,8 @@ Outcome run_interp(const Kernel& k, const Launch& l, std::vector<Buffer>& buffer
   }
   tesla::BlockConfig base = block_config(k, l);
   uint64_t nblocks = l.grid.count();
+  bool attrs = has_attrs(k);
+  if (attrs) out.outputs.assign(size_t(nblocks * block_threads(l) * k.attr_bytes), 0);
   // The fault of the lowest faulting block is reported (as rt::launch does).
   std::mutex fault_lock;
   uint64_t fault_block = UINT64_MAX;
@@ -112,8 +118,18 @@ Outcome run_interp(const Kernel& k, const Launch& l, std::vector<Buffer>& buffer
     tesla::BlockConfig cfg = base;
     cfg.block_idx[0] = unsigned(b % l.grid.x);
     cfg.block_idx[1] = unsigned(b / l.grid.x);
+    uint64_t per_block = block_threads(l), first = b * per_block;
+    if (attrs) {  // this block's slice of a[]
+      size_t from = size_t(first * k.attr_bytes);
+      if (from < l.attr_in.size())
+        cfg.attr_in.assign(l.attr_in.begin() + from,
+                           l.attr_in.begin() + std::min<size_t>(l.attr_in.size(), from + per_block * k.attr_bytes));
+    }
     tesla::BlockInterpreter bi(k.code, k.target, cfg, &mem);
     tesla::RunResult r = bi.run();
+    if (attrs)
+      for (unsigned t = 0; t < per_block; ++t)
+        std::memcpy(out.outputs.data() + (first + t) * k.attr_bytes, bi.out(t).data(), k.attr_bytes);
     if (r.ok()) return;
     stop = true;
     std::lock_guard<std::mutex> g(fault_lock);
@@ -146,6 +162,7 @@ struct Prepared {
   ir::Function f;
   std::vector<uint8_t> uniforms;
   uint32_t local_stride = 0;
+  uint32_t attr_stride = 0;      // a[]/o[] bytes per thread in their Space::Local buffers; 0 = not used
 };
 
 // Translation; false with `err` naming the instruction the translator cannot handle.
@@ -157,11 +174,12 @@ bool prepare(const Kernel& k, const Launch& l, Prepared& p, std::string& err) {
   if (p.uniforms.size() < p.f.uniform_bytes) p.uniforms.resize(p.f.uniform_bytes, 0);
   p.uniforms.resize((p.uniforms.size() + 63) & ~size_t(63), 0);  // engines may read whole vectors
   p.local_stride = (k.lmem + 15) & ~uint32_t(15);
+  if (tesla::attr_slot(p.f) != tesla::LaunchSlots::kNoSlot) p.attr_stride = (k.attr_bytes + 15) & ~uint32_t(15);
   return true;
 }
 
-bool build_memory(const Launch& l, const Prepared& p, const std::vector<Buffer>& buffers, rt::Memory& mem,
-                  std::string& err) {
+bool build_memory(const Kernel& k, const Launch& l, const Prepared& p, const std::vector<Buffer>& buffers,
+                  rt::Memory& mem, std::string& err) {
   for (const Buffer& b : buffers) {
     if (!mem.add_buffer(b.name, b.space, b.address, b.bytes.size(), err)) return false;
     std::memcpy(mem.find(b.name)->data(), b.bytes.data(), b.bytes.size());
@@ -173,6 +191,20 @@ bool build_memory(const Launch& l, const Prepared& p, const std::vector<Buffer>&
       return false;
     }
     if (!mem.add_buffer(" tesla l[]", ir::Space::Local, 0, bytes, err)) return false;
+  }
+  if (p.attr_stride) {
+    uint64_t threads = l.grid.count() * block_threads(l), bytes = uint64_t(p.attr_stride) * threads;
+    if (bytes > kMaxLocalBytes) {
+      err = "a[] of every thread (" + std::to_string(bytes) + " bytes) exceeds 2 GiB";
+      return false;
+    }
+    if (!mem.add_buffer(" tesla a[]", ir::Space::Local, tesla::kAttrBase, bytes, err) ||
+        !mem.add_buffer(" tesla o[]", ir::Space::Local, tesla::kAttrBase + tesla::kOutDelta, bytes, err))
+      return false;
+    uint8_t* a = mem.find(" tesla a[]")->data();
+    for (uint64_t g = 0; g < threads && g * k.attr_bytes < l.attr_in.size(); ++g)
+      std::memcpy(a + g * p.attr_stride, l.attr_in.data() + g * k.attr_bytes,
+                  std::min<size_t>(k.attr_bytes, l.attr_in.size() - g * k.attr_bytes));
   }
   return true;
 }
@@ -189,6 +221,7 @@ rt::LaunchResult launch_function(const Launch& l, const Prepared& p, const ir::F
   if (l.budget > 0) cfg.budget = l.budget;
   uint64_t per_block = block_threads(l);
   const tesla::LaunchSlots slots = tesla::launch_slots(layout);
+  const uint32_t attr = tesla::attr_slot(layout);
   // One call per warp (the lanes' l[] are consecutive: thread_linear is warp * 32 + lane).
   auto init = [&](const rt::WarpInfo& w, uint8_t* vars) {
     unsigned tid[ir::kWarpLanes][3];
@@ -197,6 +230,7 @@ rt::LaunchResult launch_function(const Launch& l, const Prepared& p, const ir::F
     unsigned ctaid[2] = {w.block.x, w.block.y};
     uint64_t gid0 = w.block_linear * per_block + w.thread_linear(0);
     tesla::init_launch_warp(slots, vars, w.lanes, tid, ctaid, gid0 * p.local_stride, p.local_stride);
+    tesla::init_attr_warp(attr, vars, w.lanes, tesla::kAttrBase + gid0 * p.attr_stride, p.attr_stride);
   };
   return rt::launch(exe, mem, cfg, init, finish, threads == 1 ? nullptr : &rt::ThreadPool::shared(threads));
 }
@@ -212,14 +246,14 @@ void set_fault(Outcome& out, const rt::LaunchResult& r) {
 
 // Lane-instructions of the translated kernel, counted on the IR interpreter
 // on a scratch copy of the memory. 0 if that run faults.
-uint64_t count_lane_instructions(const Launch& l, const Prepared& p, const std::vector<Buffer>& initial,
+uint64_t count_lane_instructions(const Kernel& k, const Launch& l, const Prepared& p, const std::vector<Buffer>& initial,
                                  unsigned threads) {
   uint32_t counter = 0;
   ir::Function counted = instrument_lane_count(p.f, counter);
   auto exe = ir::make_ir_interpreter(counted);
   rt::Memory scratch;
   std::string err;
-  if (!build_memory(l, p, initial, scratch, err)) return 0;
+  if (!build_memory(k, l, p, initial, scratch, err)) return 0;
   std::atomic<uint64_t> total{0};
   uint32_t off = counted.var_offset(counter);
   auto finish = [&](const rt::WarpInfo& w, const uint8_t* vars) {
@@ -235,7 +269,7 @@ uint64_t count_lane_instructions(const Launch& l, const Prepared& p, const std::
   return r.ok() ? total.load() : 0;
 }
 
-Outcome run_jit(const Launch& l, std::vector<Buffer>& buffers, const Options& opt,
+Outcome run_jit(const Kernel& k, const Launch& l, std::vector<Buffer>& buffers, const Options& opt,
                 const Prepared& p) {
   Outcome out;
   CompiledIr compiled;
@@ -247,7 +281,7 @@ Outcome run_jit(const Launch& l, std::vector<Buffer>& buffers, const Options& op
   }
   out.compile_us = compiled.compile_us;
   rt::Memory mem;
-  if (!build_memory(l, p, buffers, mem, err)) {
+  if (!build_memory(k, l, p, buffers, mem, err)) {
     out.error = err;
     return out;
   }
@@ -256,6 +290,15 @@ Outcome run_jit(const Launch& l, std::vector<Buffer>& buffers, const Options& op
   out.run_us = us_since(t0);
   set_fault(out, r);
   for (Buffer& b : buffers) std::memcpy(b.bytes.data(), mem.find(b.name)->data(), b.bytes.size());
+  if (has_attrs(k)) {
+    uint64_t threads = l.grid.count() * block_threads(l);
+    out.outputs.assign(size_t(threads * k.attr_bytes), 0);
+    if (p.attr_stride) {
+      const uint8_t* o = mem.find(" tesla o[]")->data();
+      for (uint64_t g = 0; g < threads; ++g)
+        std::memcpy(out.outputs.data() + g * k.attr_bytes, o + g * p.attr_stride, k.attr_bytes);
+    }
+  }
   return out;
 }
 
@@ -303,6 +346,14 @@ Outcome run(const Kernel& k, const Launch& l, std::vector<Buffer>& buffers, cons
     out.error = "program: no code";
     return out;
   }
+  if (k.attr_bytes == 0 || k.attr_bytes > 0x10000) {
+    out.error = "program: attr_bytes must be 1..0x10000 (a[]/o[] offsets are 16-bit)";
+    return out;
+  }
+  if (has_attrs(k) && l.grid.count() * block_threads(l) * k.attr_bytes > kMaxLocalBytes) {
+    out.error = "program: a[]/o[] of every thread (threads x attr_bytes) exceed 2 GiB";
+    return out;
+  }
   std::vector<Buffer> initial;
   if (opt.count_instructions) initial = buffers;
   Prepared p;
@@ -318,9 +369,9 @@ Outcome run(const Kernel& k, const Launch& l, std::vector<Buffer>& buffers, cons
     out.fault_message = "tesla translation: " + terr;
     return out;
   } else {
-    out = run_jit(l, buffers, opt, p);
+    out = run_jit(k, l, buffers, opt, p);
   }
-  if (opt.count_instructions && translated && out.ok()) out.lane_instructions = count_lane_instructions(l, p, initial, opt.threads);
+  if (opt.count_instructions && translated && out.ok()) out.lane_instructions = count_lane_instructions(k, l, p, initial, opt.threads);
   return out;
 }
 

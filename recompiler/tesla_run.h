@@ -7,6 +7,9 @@
 //   c<i>[a]  buffer address (i << 32) + a in space const
 //   s[]      per block, `smem` bytes, the launch ABI block at s[0x0..0x10+params)
 //   l[]      per thread, `lmem` bytes (private: not a replay buffer)
+//   a[] o[]  per thread, `attr_bytes` each (vertex/geometry programs): a[]
+//            from Launch::attr_in, o[] returned in Outcome::outputs, both
+//            indexed by the global thread id (block * threads per block + tid)
 #pragma once
 #include <cstdint>
 #include <string>
@@ -26,12 +29,14 @@ struct Kernel {
   unsigned regs = 128;           // allocated $r count
   uint32_t lmem = 0;             // l[] bytes per thread
   unsigned call_limit = 16;
+  uint32_t attr_bytes = 0x200;   // a[] and o[] bytes per thread (1..0x10000)
 };
 
 struct Launch {
   rt::Dim3 grid, block;          // grid.z must be 1 (CUDA 1.x grids are 2D)
   uint32_t smem = 0;             // s[] bytes per block; 0 = 0x10 + params rounded to 16
   std::vector<uint8_t> params;   // copied to s[0x10..]
+  std::vector<uint8_t> attr_in;  // a[] of every thread: global thread g's at g * attr_bytes (missing bytes 0)
   int64_t budget = 0;            // watchdog per warp (JIT: budget units; interp: warp-instructions); 0 = default
 };
 
@@ -60,6 +65,9 @@ struct Outcome {
   // counted on the IR interpreter over the translated kernel (0 when not
   // requested, or when the kernel does not translate).
   uint64_t lane_instructions = 0;
+  // o[] of every thread after the run (g * attr_bytes), for vertex and
+  // geometry programs (Kernel::target.ptype kVP / kGP); empty otherwise.
+  std::vector<uint8_t> outputs;
   bool ok() const { return error.empty() && !faulted; }
 };
 

@@ -204,6 +204,71 @@ ex["nvcc10_bra_test"] = nvcc10(
     [{"name": "data", "address": hex(G14 + 0x100), "size": 24, "init": {"fill": "0xabcd"}}],
     [{"name": "data", "u16": [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]}],
     "short data[12] = blockIdx, threadIdx, blockDim, gridDim (one thread: more would race on the shorts)")
+
+
+def vertex_transform(blocks, threads_x):
+    """Vertex program: o[0..3] = M p (row-major M in c0, each row summed in
+    the program's order: the products are exact, so fmad's truncated product
+    and rounding do not show), o[4..7] = the colour a[4..7]."""
+    m = [0, -1, 0, 2,  1, 0, 0, -3,  0, 0, 2, 0.5,  0, 0, 0, 1]
+    n = blocks * threads_x
+    attrs, outs = [], []
+    for i in range(n):
+        p = [(i % 7) - 3, ((i * 3) % 5) - 2, i * 0.5, 1.0]
+        col = [i / 8, 1 - i / 64, 0.25 * (i % 4), 1.0]
+        o = []
+        for r in range(4):
+            acc = p[0] * m[4 * r]
+            for k in range(1, 4):
+                acc = p[k] * m[4 * r + k] + acc
+            o.append(acc)
+        attrs.append(p + col)
+        outs.append(o + col)
+    return {"gpurc": 1, "isa": "tesla", "variant": "g200:vp", "name": "vertex_transform",
+            "description": "vertex program: a[] position times the c0 matrix into o[], colour copied through $a1",
+            "program": {"asm_file": "vertex_transform.asm", "attr_bytes": 32},
+            "launch": {"grid": [blocks], "block": [threads_x]},
+            "state": {"const": {"c0": {"f32": m}}},
+            "inputs": {"a": {"f32x8": attrs}},
+            "expect": {"outputs": {"o": {"f32x8": outs}}}}
+
+
+ex["vertex_transform"] = vertex_transform(2, 40)
+
+
+def device_vars():
+    """decuda test36 (nvcc 1.0; source in decuda's svn tree, tests/test36.cu):
+    for x < 10: y = data[x-2]; data2[x] = data[x]; data2[x+2] = y >> 16;
+    data[0] = uu; data[1] = vv; data[x] = ww[x] for x < 10; xx = uu; xx2 = &xx.
+    data points 8 bytes into its buffer (data[-2], data[-1] are read). The
+    __device__ variables follow the g14 buffers in the cubin's order: xx2 at
+    0x210 (data2 ends at 0x20c; 16-byte aligned), xx at 0x220."""
+    base = [((j + 1) * 0x01000000 + (j + 3) * 0x00110000 + j * 0x100 + 0x40 + j) & 0xffffffff for j in range(12)]
+    data = lambda x: base[x + 2]
+    data2 = [0] * 12
+    for x in range(10):
+        y = data(x - 2)
+        data2[x] = data(x) & 0xff
+        data2[x + 2] = (y >> 16) & 0xff
+    uu, ww = 0xdeadbeef, [1000 + 7 * i for i in range(10)]
+    out = base[:2] + ww
+    xx_addr = 0x220
+    return {"gpurc": 1, "isa": "tesla", "variant": "g80", "name": "nvcc10_device_vars",
+            "description": "decuda test36: __constant__ uu/vv/ww (state.symbols) and __device__ xx/xx2 (cubin reloc: "
+                           "g14 buffers, addresses in c14)",
+            "program": {"binary_file": "nvcc10_device_vars.cubin", "kernel": "f_test"},
+            "launch": {"grid": [1], "block": [1]},
+            "state": {"params": {"u32": [G14_OFF_DATA + 8, 0, G14_OFF_DATA2, 0]},
+                      "symbols": {"uu": {"u32": [uu]}, "vv": {"i16": [-5]}, "ww": {"u32": ww}}},
+            "memory": [{"name": "data", "address": hex(G14 + G14_OFF_DATA), "size": 48, "init": {"u32": base}},
+                       {"name": "data2", "address": hex(G14 + G14_OFF_DATA2), "size": 12}],
+            "expect": {"memory": [{"name": "data", "u32": out}, {"name": "data2", "u8": data2},
+                                  {"name": "cubin module xx g14", "u32": [uu]},
+                                  {"name": "cubin module xx2 g14", "u32": [xx_addr, 0]}]}}
+
+
+G14_OFF_DATA, G14_OFF_DATA2 = 0x100, 0x200
+ex["nvcc10_device_vars"] = device_vars()
 for name, d in ex.items():
     write(os.path.join(HERE, name + ".json"), d)
 

@@ -190,6 +190,19 @@ bool parse_cubin(const std::string& text, Cubin& out, std::string& err) {
       CubinConst c;
       if (!read_const(*k, c, err)) return false;
       out.consts.push_back(std::move(c));
+    } else if (k->key == "reloc") {
+      CubinConst c;
+      if (!read_const(*k, c, err)) return false;
+      if (c.name.empty()) {
+        err = "line " + std::to_string(k->line) + ": reloc block without a name";
+        return false;
+      }
+      if (c.offset % 4 || uint64_t(c.offset) + 4 > 0x10000) {
+        err = "line " + std::to_string(k->line) + ": reloc '" + c.name + "' address slot at c" +
+              std::to_string(c.segnum) + "[" + std::to_string(c.offset) + "] is not an aligned 32-bit word below 0x10000";
+        return false;
+      }
+      out.relocs.push_back(std::move(c));
     } else if (k->key == "code") {
       CubinKernel kr;
       if (auto* n = k->attr("name")) kr.name = *n;

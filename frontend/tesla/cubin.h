@@ -27,6 +27,11 @@ struct Cubin {
   std::string architecture;   // "sm_10" .. "sm_13"
   std::string abiversion, modname;
   std::vector<CubinConst> consts;   // module-level __constant__ data
+  // "reloc" blocks: module-level __device__ variables. `bytes` is the
+  // variable's size; c<segnum>[offset] (c14 in nvcc 1.0 output) is a 32-bit
+  // slot the loader fills with the variable's g[] address (code reads it
+  // there, then accesses g14[address]). No initial data.
+  std::vector<CubinConst> relocs;
   std::vector<CubinKernel> kernels;
   const CubinKernel* find(const std::string& name) const;
 };

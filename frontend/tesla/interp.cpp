@@ -1284,7 +1284,12 @@ RunResult BlockInterpreter::run_with(const std::vector<ThreadState>& initial) {
   if (shared_.size() < cfg_.smem) shared_.resize(cfg_.smem, 0);
   local_.assign(threads_.size(), std::vector<uint8_t>(cfg_.lmem, 0));
   out_.assign(threads_.size(), std::vector<uint8_t>(cfg_.attr_bytes, 0));
-  if (attr_.size() != threads_.size()) attr_.assign(threads_.size(), std::vector<uint8_t>(cfg_.attr_bytes, 0));
+  attr_.assign(threads_.size(), std::vector<uint8_t>(cfg_.attr_bytes, 0));
+  for (size_t t = 0; t < attr_.size(); ++t) {
+    size_t from = t * cfg_.attr_bytes;
+    if (from >= cfg_.attr_in.size()) break;
+    std::memcpy(attr_[t].data(), cfg_.attr_in.data() + from, std::min<size_t>(cfg_.attr_bytes, cfg_.attr_in.size() - from));
+  }
   return execute();
 }
 

@@ -26,7 +26,8 @@ struct BlockConfig {
   uint32_t smem = 0;                  // s[] bytes (at least 0x10 + params)
   uint32_t lmem = 0;                  // l[] bytes per thread
   unsigned regs = 128;                // allocated $r count; higher registers read 0, writes are dropped
-  unsigned attr_bytes = 0x200;        // a[] and o[] bytes per thread (vertex/geometry programs)
+  unsigned attr_bytes = 0x200;        // a[] and o[] bytes per thread (vertex/geometry programs, at most 0x10000)
+  std::vector<uint8_t> attr_in;       // initial a[]: thread t's at t * attr_bytes (missing bytes 0)
   uint64_t max_steps = 1ull << 26;    // watchdog: warp-instructions for the whole block
   unsigned call_limit = 16;           // limited calls ignored beyond this many on a stack
   uint32_t entry = 0;                 // word address where every thread starts

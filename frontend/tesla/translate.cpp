@@ -49,6 +49,8 @@ constexpr unsigned kStackDepth = 16;
 // run the pop block again, and the IR interpreter recomputes pure values for
 // inactive lanes too (docs/ir.md: their values are unspecified).
 constexpr uint32_t kVarPopped = kVarStack + kStackDepth;
+// I64: Space::Local address of the thread's a[0]; its o[0] is at + kOutDelta.
+constexpr uint32_t kVarAttrBase = kVarPopped + 1;
 
 enum Entry : uint32_t { kEntryPreBrk = 1, kEntryCall = 2, kEntryCallLim = 3 };
 
@@ -520,6 +522,12 @@ struct Translator {
       V end = bin(Opcode::IAdd, a64, b.i64(bytes));
       bad = bin(Opcode::Or, bad, b.icmp(ir::IntPred::Ugt, end, b.i64(opt.lmem)));
       a = bin(Opcode::IAdd, a64, b.get_var(kVarLocalBase));
+    } else if (o.space == 'a' || o.space == 'o') {
+      // a[] (inputs) and o[] (outputs): attr_bytes per thread, beside each other.
+      V end = bin(Opcode::IAdd, a64, b.i64(bytes));
+      bad = bin(Opcode::Or, bad, b.icmp(ir::IntPred::Ugt, end, b.i64(opt.attr_bytes)));
+      a = bin(Opcode::IAdd, a64, b.get_var(kVarAttrBase));
+      if (o.space == 'o') a = bin(Opcode::IAdd, a, b.i64(kOutDelta));
     }
     return b.select(bad, b.i64(kUnbackedAddress), a);
   }
@@ -529,7 +537,9 @@ struct Translator {
       case 'c': s = ir::Space::Const; return true;
       case 's': s = ir::Space::Shared; return true;
       case 'l': s = ir::Space::Local; return true;
-      default: return unsupported("a[]/o[]/v[]/p[] spaces are not translated (compute programs only)");
+      case 'a': s = ir::Space::Local; return true;  // checked() adds attr_base
+      case 'o': s = ir::Space::Local; return true;
+      default: return unsupported("v[]/p[] spaces are not translated (a[] and o[] are)");
     }
   }
   // Loads `bytes` (1, 2, 4, 8) as an i32 (zero-extended) or i64.
@@ -629,6 +639,16 @@ struct Translator {
         }
         return true;
       case OKind::Discard: return true;
+      case OKind::Mem: {
+        // o[] destination, as the interpreter: a 16-bit result is duplicated
+        // into both halves of its aligned 32-bit word.
+        V a = address(*o);
+        if (o->access == 2) {
+          a = bin(Opcode::And, a, b.i64(~uint64_t(3)));
+          v = bin(Opcode::IMul, band(v, 0xffff), k32(0x10001u));
+        }
+        return store(*o, a, 4, v);
+      }
       default: return fail("operand " + format_operand(*o) + " cannot be written");
     }
   }
@@ -968,8 +988,8 @@ struct Translator {
   bool run() {
     if (code.size() > opt.max_words) return fail("program too large");
     if (opt.entry >= code.size()) return fail("entry outside the code");
-    if (opt.target.ptype != kCP) {
-      err = "only compute programs are translated";
+    if (opt.target.ptype != kCP && opt.target.ptype != kVP && opt.target.ptype != kGP) {
+      err = "only compute, vertex and geometry programs are translated";
       return false;
     }
     if (!discover()) return false;
@@ -996,6 +1016,7 @@ struct Translator {
     f.add_var("lim_depth", Type::I32);
     for (unsigned i = 0; i < kStackDepth; ++i) f.add_var("stack" + std::to_string(i), Type::I32);
     f.add_var("popped", Type::I32);
+    f.add_var("attr_base", Type::I64);
     f.uniform_bytes = uniform_bytes(opt);
 
     ir::BlockId entry = f.add_block("entry");
@@ -1843,9 +1864,11 @@ bool Translator::alu() {
     }
     case Op::LdC:
     case Op::LdS:
+    case Op::LdA:
       if (!read(mem, x)) return false;
       return write(dst, x);
-    case Op::StS: {
+    case Op::StS:
+    case Op::StO: {
       unsigned bytes = has("b8") ? 1 : has("b16") ? 2 : 4;
       if (!read(s3, x)) return false;
       return store(*mem, address(*mem), bytes, x);
@@ -2014,6 +2037,7 @@ TranslateOptions options_for(const BlockConfig& cfg, const Target& target, uint3
   o.regs = cfg.regs;
   o.smem = std::max<uint32_t>(cfg.smem, 0x10 + uint32_t(cfg.params.size()));
   o.lmem = cfg.lmem;
+  o.attr_bytes = cfg.attr_bytes;
   o.param_bytes = uint32_t(cfg.params.size());
   o.call_limit = cfg.call_limit;
   o.block_threads = cfg.block[0] * cfg.block[1] * cfg.block[2];
@@ -2053,6 +2077,20 @@ LaunchSlots launch_slots(const ir::Function& f) {
     return v == kNoStateVar ? LaunchSlots::kNoSlot : f.var_offset(v);
   };
   return LaunchSlots{slot("r0"), slot("ctaid"), slot("local_base"), slot("abi_writer")};
+}
+
+uint32_t attr_slot(const ir::Function& f) {
+  uint32_t v = state_var(f, "attr_base");
+  return v == kNoStateVar ? LaunchSlots::kNoSlot : f.var_offset(v);
+}
+
+void init_attr_warp(uint32_t slot, uint8_t* vars, unsigned lanes, uint64_t attr_base, uint64_t stride) {
+  if (slot == LaunchSlots::kNoSlot) return;
+  lanes = std::min<unsigned>(lanes, ir::kWarpLanes);
+  for (unsigned l = 0; l < lanes; ++l) {
+    uint64_t a = attr_base + l * stride;
+    std::memcpy(vars + slot + l * 8, &a, 8);
+  }
 }
 
 void init_launch_lane(const LaunchSlots& s, uint8_t* vars, unsigned lane, const unsigned tid[3],
@@ -2151,10 +2189,13 @@ uint8_t* TeslaMemory::translate(ir::Space space, uint64_t addr, uint64_t bytes) 
     }
     case ir::Space::Shared: buf = shared_; break;
     case ir::Space::Local: {
-      if (!locals_) return nullptr;
+      std::vector<std::vector<uint8_t>>* per_thread = locals_;
+      if (addr >= kAttrBase + kOutDelta) per_thread = outs_, addr -= kAttrBase + kOutDelta;
+      else if (addr >= kAttrBase) per_thread = attrs_, addr -= kAttrBase;
+      if (!per_thread) return nullptr;
       uint64_t t = addr / kLocalStride;
-      if (t >= locals_->size()) return nullptr;
-      buf = &(*locals_)[t];
+      if (t >= per_thread->size()) return nullptr;
+      buf = &(*per_thread)[t];
       off = addr % kLocalStride;
       break;
     }

@@ -20,6 +20,8 @@
 //                    launch ABI block (s[0x0 .. 0x10+params)) before anything
 //                    else runs; 0 for every other thread and in run_with mode.
 //                    (tid 0 is in warp 0, which rt::launch runs first.)
+//   "attr_base"      I64, Space::Local address of the thread's a[0] (vertex/
+//                    geometry programs, or any program with an o[] destination)
 // then private vars of the translation (call/break stack). State without a
 // var is never read or written by the code: it keeps its initial value.
 //
@@ -35,6 +37,10 @@
 //   s[a]     ir::Space::Shared at a               (per block, smem bytes)
 //   l[a]     ir::Space::Local  at local_base + a; a + bytes > lmem goes to
 //            kUnbackedAddress instead, so it faults like the interpreter.
+//   a[a]     ir::Space::Local  at attr_base + a            (per-thread inputs)
+//   o[a]     ir::Space::Local  at attr_base + kOutDelta + a (per-thread outputs)
+//            a + bytes > attr_bytes goes to kUnbackedAddress; a 16-bit o[]
+//            destination stores its value twice into the aligned word.
 // Misaligned accesses also go to kUnbackedAddress (the interpreter faults
 // OutOfBounds for them). TeslaMemory below serves these spaces from a
 // LaunchMemory + shared + per-thread local vectors, i.e. the same bytes the
@@ -62,6 +68,12 @@ constexpr uint64_t kUnbackedAddress = ~0ull - 0xffff;
 // layout: thread t's l[] at t * kLocalStride). l[] addresses are 16-bit.
 constexpr uint64_t kLocalStride = 0x10000;
 
+// a[]/o[] in Space::Local (TeslaMemory's layout: thread t's a[] at
+// kAttrBase + t * kLocalStride, its o[] kOutDelta above). a[]/o[] offsets are
+// 16-bit, so any stride of at least attr_bytes works for a runner.
+constexpr uint64_t kAttrBase = uint64_t(1) << 40;
+constexpr uint64_t kOutDelta = uint64_t(1) << 39;
+
 constexpr uint64_t global_address(unsigned idx, uint32_t a) { return uint64_t(idx & 15) << 32 | a; }
 constexpr uint64_t const_address(unsigned idx, uint32_t a) { return uint64_t(idx & 15) << 32 | a; }
 
@@ -83,6 +95,7 @@ struct TranslateOptions {
   unsigned regs = 128;           // allocated $r count; higher registers read 0, writes dropped
   uint32_t smem = 0x4000;        // s[] bytes (informational: the memory bounds it)
   uint32_t lmem = 0;             // l[] bytes per thread (accesses beyond fault)
+  uint32_t attr_bytes = 0x200;   // a[] and o[] bytes per thread (as BlockConfig::attr_bytes)
   bool launch_abi = true;        // emit the ABI-writer prologue ("abi_writer") and the uniform block
   uint32_t param_bytes = 0;      // kernel parameter bytes at s[0x10..] (launch_abi)
   unsigned call_limit = 16;      // limited calls ignored beyond this depth (as BlockConfig::call_limit)
@@ -128,6 +141,11 @@ void init_launch_lane(const LaunchSlots& s, uint8_t* vars, unsigned lane, const 
 // `ctaid`, its l[] at local_base + l * local_stride.
 void init_launch_warp(const LaunchSlots& s, uint8_t* vars, unsigned lanes, const unsigned (*tid)[3],
                       const unsigned ctaid[2], uint64_t local_base, uint64_t local_stride);
+// Offset of "attr_base" in the vars area, or LaunchSlots::kNoSlot when the
+// code touches no a[]/o[]. init_attr_warp sets lane l (l < lanes) to
+// attr_base + l * stride.
+uint32_t attr_slot(const ir::Function& f);
+void init_attr_warp(uint32_t slot, uint8_t* vars, unsigned lanes, uint64_t attr_base, uint64_t stride);
 // Explicit initial state (the interpreter's run_with): $r, $a, $c, exited
 // (those with a var); no ABI.
 void init_state_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const ThreadState& st,
@@ -139,12 +157,14 @@ void read_lane(const ir::Function& f, const uint8_t* vars, unsigned lane, Thread
 
 // GuestMemory over the interpreter's memory: Global/Const from `mem`
 // (i << 32 | offset), Shared from `shared`, Local thread t = addr / kLocalStride
-// from `locals[t]`. Used by tests and the fuzzer to compare with the
+// from `locals[t]`, a[] (kAttrBase + t * kLocalStride) from `attrs[t]`
+// and o[] (kOutDelta above) from `outs[t]` when given. Used by tests and the fuzzer to compare with the
 // interpreter on identical bytes. Atomics are not thread-safe (one warp at a time).
 class TeslaMemory final : public ir::GuestMemory {
  public:
-  TeslaMemory(LaunchMemory* mem, std::vector<uint8_t>* shared, std::vector<std::vector<uint8_t>>* locals)
-      : mem_(mem), shared_(shared), locals_(locals) {}
+  TeslaMemory(LaunchMemory* mem, std::vector<uint8_t>* shared, std::vector<std::vector<uint8_t>>* locals,
+              std::vector<std::vector<uint8_t>>* attrs = nullptr, std::vector<std::vector<uint8_t>>* outs = nullptr)
+      : mem_(mem), shared_(shared), locals_(locals), attrs_(attrs), outs_(outs) {}
   bool access(Kind kind, ir::Space space, uint64_t addr, unsigned bytes, uint64_t* value,
               ir::AtomicOp op = ir::AtomicOp::Add, const uint64_t* compare = nullptr) override;
   uint8_t* translate(ir::Space space, uint64_t addr, uint64_t bytes) override;
@@ -153,6 +173,8 @@ class TeslaMemory final : public ir::GuestMemory {
   LaunchMemory* mem_;
   std::vector<uint8_t>* shared_;
   std::vector<std::vector<uint8_t>>* locals_;
+  std::vector<std::vector<uint8_t>>* attrs_;
+  std::vector<std::vector<uint8_t>>* outs_;
 };
 
 }  // namespace gpurc::tesla

@@ -235,3 +235,39 @@ TEST_CASE("tesla fuzz: interpreter, IR interpreter and every JIT tier agree") {
                             << r.mismatches[i].what);
   CHECK(r.mismatches.empty());
 }
+
+// Vertex and geometry programs: a[] sources and o[] destinations placed by
+// the generator (every thread's a[] random, o[] compared).
+TEST_CASE("tesla fuzz: vertex and geometry programs with a[]/o[] agree on every engine") {
+  for (const char* variant : {"g200:vp", "g200:gp"}) {
+    // The generator places a[] and o[] operands (counted over the programs).
+    unsigned attr_ops = 0;
+    for (uint64_t it = 0; it < 20; ++it) {
+      TeslaProgram p;
+      std::string err;
+      REQUIRE(tesla_fuzz_program(variant, 1, it, p, err));
+      for (size_t w = 0; w < p.words.size();) {
+        tesla::Insn in = tesla::decode(p.words.data(), p.words.size(), w, p.target);
+        for (const auto& a : in.atoms)
+          if (a.type == tesla::Atom::Opnd && a.op.kind == tesla::OKind::Mem && (a.op.space == 'a' || a.op.space == 'o'))
+            ++attr_ops;
+        w += in.words ? in.words : 1;
+      }
+    }
+    MESSAGE(std::string(variant) << ": a[]/o[] operands in 20 programs: " << attr_ops);
+    CHECK(attr_ops >= 20);
+    IsaFuzzOptions opt;
+    opt.iterations = light() ? 30 : 200;
+    opt.seed = 1;
+    opt.variant = variant;
+    opt.save_reproducers = false;
+    IsaFuzzReport r = run_tesla_fuzz(opt);
+    CAPTURE(std::string(variant));
+    CHECK(r.error.empty());
+    CHECK(r.programs == opt.iterations);
+    for (size_t i = 0; i < r.mismatches.size() && i < 10; ++i)
+      FAIL_CHECK("iteration " << r.mismatches[i].iteration << " engine " << r.mismatches[i].engine << ": "
+                              << r.mismatches[i].what);
+    CHECK(r.mismatches.empty());
+  }
+}

@@ -316,7 +316,8 @@ TEST_CASE("tesla real cubins: loader facts of the files") {
   }
   {
     // Module-level __constant__ variables without initial data, and the
-    // "reloc" blocks (c14) and "sampler" blocks, which the loader skips.
+    // "reloc" blocks (c14: Cubin::relocs, tests/tesla/cubin_reloc.cpp) and
+    // "sampler" blocks, which the loader skips.
     tesla::Cubin c;
     load("decuda_test36.cubin", c);
     REQUIRE(c.consts.size() == 3);

@@ -82,6 +82,14 @@ TEST_CASE("tesla replay: the example kernels assemble and every instruction's li
   for (const auto& f : example_files(".asm")) {
     CAPTURE(f.filename().string());
     tesla::Target t;
+    // The replay file next to it names the variant (and program type, e.g. g200:vp).
+    std::filesystem::path doc_path = f;
+    doc_path.replace_extension(".json");
+    if (std::filesystem::exists(doc_path)) {
+      json doc = replay::load_file(doc_path);
+      std::string err;
+      if (doc.contains("variant")) REQUIRE(tesla::parse_target(doc["variant"].get<std::string>(), t, err));
+    }
     std::vector<uint32_t> words;
     std::string err;
     REQUIRE_MESSAGE(tesla::assemble(read_text(f), t, words, err), err);

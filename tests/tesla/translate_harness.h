@@ -31,6 +31,7 @@ struct EndState {
   std::vector<uint8_t> shared;
   LaunchMemory mem;
   std::vector<std::vector<uint8_t>> locals;
+  std::vector<std::vector<uint8_t>> outs;   // o[] per thread (a[] inputs: attr_pattern)
   gpurc::ir::FaultKind fault = gpurc::ir::FaultKind::None;  // translated runs
   uint64_t fault_code = 0;
   FaultKind ref_fault = FaultKind::None;                     // reference runs
@@ -46,8 +47,14 @@ struct Case {
   const char* variant = "g200";
 };
 
+// Initial a[] byte k of thread t (vertex/geometry programs; o[] starts at 0).
+inline uint8_t attr_pattern(unsigned t, unsigned k) { return uint8_t(t * 7 + k * 13 + (k >> 4)); }
+
 inline BlockConfig config(const Case& c) {
   BlockConfig cfg;
+  cfg.attr_in.resize(size_t(c.threads) * cfg.attr_bytes);
+  for (unsigned t = 0; t < c.threads; ++t)
+    for (unsigned k = 0; k < cfg.attr_bytes; ++k) cfg.attr_in[size_t(t) * cfg.attr_bytes + k] = attr_pattern(t, k);
   cfg.block[0] = c.threads;
   cfg.smem = c.smem;
   cfg.lmem = c.lmem;
@@ -79,6 +86,7 @@ inline EndState run_reference(const Case& c, const std::vector<uint32_t>& code, 
   for (unsigned i = 0; i < c.threads; ++i) e.threads.push_back(bi.thread(i));
   e.shared = bi.shared();
   for (unsigned i = 0; i < c.threads; ++i) e.locals.push_back(bi.local(i));
+  for (unsigned i = 0; i < c.threads; ++i) e.outs.push_back(bi.out(i));
   return e;
 }
 
@@ -105,7 +113,12 @@ inline EndState run_translated(const Case& c, const std::vector<uint32_t>& code,
   e.shared.assign(c.smem, 0);
   unsigned nwarps = (c.threads + 31) / 32;
   e.locals.assign(nwarps * 32, std::vector<uint8_t>(c.lmem, 0));
-  TeslaMemory tm(&e.mem, &e.shared, &e.locals);
+  unsigned attr_bytes = config(c).attr_bytes;
+  std::vector<std::vector<uint8_t>> attrs(nwarps * 32, std::vector<uint8_t>(attr_bytes, 0));
+  for (unsigned t = 0; t < c.threads; ++t)
+    for (unsigned k = 0; k < attr_bytes; ++k) attrs[t][k] = attr_pattern(t, k);
+  e.outs.assign(nwarps * 32, std::vector<uint8_t>(attr_bytes, 0));
+  TeslaMemory tm(&e.mem, &e.shared, &e.locals, &attrs, &e.outs);
   auto st = initial(c);
   struct W {
     std::vector<uint8_t, std::allocator<uint8_t>> vars_raw, frame_raw;
@@ -126,6 +139,7 @@ inline EndState run_translated(const Case& c, const std::vector<uint32_t>& code,
       init_state_lane(f, x.vars, l, st[w * 32 + l], uint64_t(w * 32 + l) * kLocalStride);
       mask |= 1u << l;
     }
+    init_attr_warp(attr_slot(f), x.vars, 32, kAttrBase + uint64_t(w) * 32 * kLocalStride, kLocalStride);
     x.ctx.vars = x.vars;
     x.ctx.frame = x.frame;
     x.ctx.entry_mask = mask;
@@ -148,6 +162,7 @@ inline EndState run_translated(const Case& c, const std::vector<uint32_t>& code,
       if (s == gpurc::ir::RunStatus::Done) x.done = true;
     }
   }
+  e.outs.resize(c.threads);
   for (unsigned i = 0; i < c.threads; ++i) {
     ThreadState ts = st[i];  // registers the code never names keep their initial value
     read_lane(f, ws[i / 32].vars, i % 32, ts);
@@ -164,7 +179,7 @@ inline std::string hex(uint32_t v) {
 }
 
 // Compares two end states (registers below `regs`, $c, $a1..$a6, exited,
-// s[], g0[], every l[]).
+// s[], g0[], every l[] and o[]).
 inline void compare_states(const Case& c, const EndState& ref, const EndState& got) {
   for (unsigned i = 0; i < c.threads; ++i) {
     const ThreadState &a = ref.threads[i], &b = got.threads[i];
@@ -180,6 +195,7 @@ inline void compare_states(const Case& c, const EndState& ref, const EndState& g
   CHECK(ref.shared == got.shared);
   CHECK(ref.mem.global[0] == got.mem.global[0]);
   for (unsigned i = 0; i < c.threads; ++i) CHECK(ref.locals[i] == got.locals[i]);
+  for (unsigned i = 0; i < c.threads; ++i) CHECK(ref.outs[i] == got.outs[i]);
 }
 
 // Every instruction in its long form ("long" after an optional label), so
