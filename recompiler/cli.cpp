@@ -117,9 +117,7 @@ const IsaSupport* isa_or_error(const std::string& name, std::ostream& err) {
 }
 
 bool check_variant(const IsaSupport& isa, const std::string& v, std::ostream& err) {
-  if (v.empty()) return true;
-  for (const auto& x : isa.variants())
-    if (x == v) return true;
+  if (v.empty() || isa.accepts_variant(v)) return true;
   std::string list;
   for (const auto& x : isa.variants()) list += (list.empty() ? "" : ", ") + x;
   err << "error: isa " << isa.name() << " has no variant '" << v << "' (one of: " << list << ")\n";

@@ -20,6 +20,14 @@ class IsaSupport {
   virtual ~IsaSupport() = default;
   virtual std::string name() const = 0;
   virtual std::vector<std::string> variants() const = 0;  // first = default
+  // Whether `--variant v` names something this ISA runs: by default one of
+  // variants(); an ISA whose variant strings have parts (tesla's `g200:vp`
+  // program types) checks them itself.
+  virtual bool accepts_variant(const std::string& v) const {
+    for (const auto& x : variants())
+      if (x == v) return true;
+    return false;
+  }
   // Unit of `--hex` text input: 4 = 32-bit words (pica200, tesla), 1 = bytes (g13, bifrost).
   virtual unsigned hex_unit_bytes() const = 0;
   // Code bytes (raw code, or a container such as .shbin / text .cubin, which

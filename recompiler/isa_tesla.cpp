@@ -14,6 +14,12 @@ class TeslaSupport final : public IsaSupport {
  public:
   std::string name() const override { return "tesla"; }
   std::vector<std::string> variants() const override { return tesla::variant_names(); }
+  // A chip and, after a colon, the program type (`g200:vp`; docs/tesla.md).
+  bool accepts_variant(const std::string& v) const override {
+    tesla::Target t;
+    std::string err;
+    return tesla::parse_target(v, t, err);
+  }
   unsigned hex_unit_bytes() const override { return 4; }
 
   bool disassemble(const std::vector<uint8_t>& code, const DisasmOptions& opt, std::string& out,

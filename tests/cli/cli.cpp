@@ -133,6 +133,27 @@ TEST_CASE("cli: hex text input") {
   CHECK(run({"disasm", "--isa", "tesla", "--hex", bad}).rc == 2);
 }
 
+TEST_CASE("cli: tesla program types in --variant (chip:vp) select the operand spaces") {
+  // A vertex program's a[] source is s[] in compute code (docs/tesla.md,
+  // program types): the same words print differently, and asm/disasm take
+  // the typed variant the replay and fuzz verbs take.
+  Scratch s;
+  std::string src = s.write("vp.asm", "mul rn f32 $r0 a[0x4] c0[0x0]\nexit nop\n");
+  std::string hex = s.write("vp.hex", "");
+  Result a = run({"asm", "--isa", "tesla", "--variant", "g200:vp", "--hex", "-o", hex, src});
+  REQUIRE(a.rc == 0);
+  Result vp = run({"disasm", "--isa", "tesla", "--variant", "g200:vp", "--hex", "--raw", hex});
+  REQUIRE(vp.rc == 0);
+  CHECK(vp.out.find("mul rn f32 $r0 a[0x4] c0[0x0]") != std::string::npos);
+  Result cp = run({"disasm", "--isa", "tesla", "--hex", "--raw", hex});
+  REQUIRE(cp.rc == 0);
+  CHECK(cp.out.find("a[") == std::string::npos);
+  CHECK(cp.out.find("s[") != std::string::npos);
+  CHECK(run({"asm", "--isa", "tesla", "--variant", "g200:vp", src}).rc == 0);
+  CHECK(run({"asm", "--isa", "tesla", src}).rc != 0);  // no a[] in compute programs
+  CHECK(run({"disasm", "--isa", "tesla", "--variant", "g200:zz", "--hex", hex}).rc == 2);
+}
+
 TEST_CASE("cli: replay of every bundled ir example passes on the interpreter and the JIT") {
   std::vector<std::string> engines = {"interp"};
   if (engine_available(Engine::Jit)) engines.push_back("jit");
