@@ -305,6 +305,26 @@ TEST_CASE("x64 jit: loads, stores and atomics match the interpreter, in and out 
   }
 }
 
+// vars addr, val, mask, out: store val at addr for the masked lanes, then
+// load out from the same addresses (global space, random addresses).
+static ir::Function store_then_load(Type at, Type t) {
+  ir::Function f;
+  f.add_var("addr", at);
+  f.add_var("val", t);
+  f.add_var("mask", Type::I1);
+  f.add_var("out", t);
+  f.add_block("entry");
+  ir::Builder b(f);
+  auto addr = load_var(b, 0), val = load_var(b, 1), mask = load_var(b, 2);
+  b.store(ir::Space::Global, ir::AddrClass::Random, addr, val, mask);
+  auto out = b.load(t, ir::Space::Global, ir::AddrClass::Random, addr, mask);
+  store_var(b, 3, out);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  return f;
+}
+
 TEST_CASE("x64 jit: load/store fast path at window and buffer edges, 32- and 64-bit addresses") {
   // Lanes in the window, outside it but inside the memory (one-buffer span
   // path), and a few bytes past either end of the memory (helper, fault with
@@ -312,20 +332,7 @@ TEST_CASE("x64 jit: load/store fast path at window and buffer edges, 32- and 64-
   std::mt19937_64 rng(12);
   for (Type at : {Type::I32, Type::I64})
     for (Type t : {Type::I8, Type::I16, Type::I32, Type::I64, Type::F32, Type::I1}) {
-      ir::Function f;
-      f.add_var("addr", at);
-      f.add_var("val", t);
-      f.add_var("mask", Type::I1);
-      f.add_var("out", t);
-      f.add_block("entry");
-      ir::Builder b(f);
-      auto addr = load_var(b, 0), val = load_var(b, 1), mask = load_var(b, 2);
-      b.store(ir::Space::Global, ir::AddrClass::Random, addr, val, mask);
-      auto out = b.load(t, ir::Space::Global, ir::AddrClass::Random, addr, mask);
-      store_var(b, 3, out);
-      b.ret();
-      f.compute_preds();
-      REQUIRE(ir::verify(f) == "");
+      ir::Function f = store_then_load(at, t);
       unsigned bytes = t == Type::I1 ? 1 : ir::bit_width(t) / 8;
       for (int k = 0; k < 24; ++k) {
         RunSpec s = random_spec(f, rng);
@@ -369,20 +376,7 @@ TEST_CASE("x64 jit: extra windows keep loads and stores of a second buffer inlin
   std::mt19937_64 rng(13);
   for (Type at : {Type::I32, Type::I64})
     for (Type t : {Type::I8, Type::I32, Type::I64}) {
-      ir::Function f;
-      f.add_var("addr", at);
-      f.add_var("val", t);
-      f.add_var("mask", Type::I1);
-      f.add_var("out", t);
-      f.add_block("entry");
-      ir::Builder b(f);
-      auto addr = load_var(b, 0), val = load_var(b, 1), mask = load_var(b, 2);
-      b.store(ir::Space::Global, ir::AddrClass::Random, addr, val, mask);
-      auto out = b.load(t, ir::Space::Global, ir::AddrClass::Random, addr, mask);
-      store_var(b, 3, out);
-      b.ret();
-      f.compute_preds();
-      REQUIRE(ir::verify(f) == "");
+      ir::Function f = store_then_load(at, t);
       unsigned bytes = ir::bit_width(t) / 8;
       for (int k = 0; k < 10; ++k) {
         RunSpec s = random_spec(f, rng);
