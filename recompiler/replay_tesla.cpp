@@ -52,7 +52,7 @@ void add_cubin_const(const tesla::CubinConst& c, const std::string& owner, std::
   b.space = ir::Space::Const;
   b.address = tesla::const_address(unsigned(c.segnum), c.offset);
   b.bytes.assign(bytes, 0);
-  std::memcpy(b.bytes.data(), c.mem.data(), std::min<size_t>(bytes, c.mem.size() * 4));
+  if (!c.mem.empty()) std::memcpy(b.bytes.data(), c.mem.data(), std::min<size_t>(bytes, c.mem.size() * 4));  // a reserved segment has no init
   out.push_back(std::move(b));
 }
 
@@ -314,7 +314,7 @@ void replay_tesla(const ReplayJob& job, ReplayRun& run) {
       tesla_run::Buffer& b = buffers[s->second];
       if (bytes.size() > b.bytes.size())
         throw ReplayError(where + ": " + std::to_string(bytes.size()) + " bytes, the variable has " + std::to_string(b.bytes.size()));
-      std::memcpy(b.bytes.data(), bytes.data(), bytes.size());
+      if (!bytes.empty()) std::memcpy(b.bytes.data(), bytes.data(), bytes.size());
     }
   }
   // Buffers from state.const / the cubin may overlap memory[] const buffers.
