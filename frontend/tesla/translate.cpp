@@ -2093,10 +2093,15 @@ void init_attr_warp(uint32_t slot, uint8_t* vars, unsigned lanes, uint64_t attr_
   }
 }
 
+// The launch ABI's values of one thread: $r0 (tid.x | tid.y << 16 | tid.z <<
+// 26), the packed ctaid, and whether it is the thread that writes s[0..0x10).
+static uint32_t launch_r0(const unsigned tid[3]) { return tid[0] | tid[1] << 16 | tid[2] << 26; }
+static uint32_t launch_ctaid(const unsigned ctaid[2]) { return (ctaid[0] & 0xffff) | ctaid[1] << 16; }
+static uint32_t launch_writer(const unsigned tid[3]) { return (tid[0] | tid[1] | tid[2]) == 0; }
+
 void init_launch_lane(const LaunchSlots& s, uint8_t* vars, unsigned lane, const unsigned tid[3],
                       const unsigned ctaid[2], uint64_t local_base) {
-  uint32_t r0 = tid[0] | tid[1] << 16 | tid[2] << 26, cta = (ctaid[0] & 0xffff) | ctaid[1] << 16;
-  uint32_t writer = tid[0] == 0 && tid[1] == 0 && tid[2] == 0;
+  uint32_t r0 = launch_r0(tid), cta = launch_ctaid(ctaid), writer = launch_writer(tid);
   if (s.r0 != LaunchSlots::kNoSlot) std::memcpy(vars + s.r0 + lane * 4, &r0, 4);
   if (s.ctaid != LaunchSlots::kNoSlot) std::memcpy(vars + s.ctaid + lane * 4, &cta, 4);
   if (s.local_base != LaunchSlots::kNoSlot) std::memcpy(vars + s.local_base + lane * 8, &local_base, 8);
@@ -2108,12 +2113,12 @@ void init_launch_warp(const LaunchSlots& s, uint8_t* vars, unsigned lanes, const
   uint32_t r0[ir::kWarpLanes], cta[ir::kWarpLanes], writer[ir::kWarpLanes] = {};
   uint64_t lb[ir::kWarpLanes];
   lanes = std::min<unsigned>(lanes, ir::kWarpLanes);
-  uint32_t c = (ctaid[0] & 0xffff) | ctaid[1] << 16;
+  uint32_t c = launch_ctaid(ctaid);
   for (unsigned l = 0; l < lanes; ++l) {
-    r0[l] = tid[l][0] | tid[l][1] << 16 | tid[l][2] << 26;
+    r0[l] = launch_r0(tid[l]);
     cta[l] = c;
     lb[l] = local_base + l * local_stride;
-    writer[l] = (tid[l][0] | tid[l][1] | tid[l][2]) == 0;
+    writer[l] = launch_writer(tid[l]);
   }
   if (s.r0 != LaunchSlots::kNoSlot) std::memcpy(vars + s.r0, r0, 4 * lanes);
   if (s.ctaid != LaunchSlots::kNoSlot) std::memcpy(vars + s.ctaid, cta, 4 * lanes);
