@@ -45,6 +45,7 @@ std::string run_pipeline(Function& f, const PassOptions& opt,
   if (opt.const_fold) step("const_fold", [&] { const_fold(f); });
   if (opt.cse) step("cse", [&] { cse(f); });
   if (opt.dce) step("dce", [&] { dce(f); });
+  if (opt.sink) step("sink_out_of_loops", [&] { sink_out_of_loops(f); });
   if (opt.loop_budget) step("insert_loop_budget", [&] { insert_loop_budget(f); });
   // The backends read Inst::uniform: recompute it for the final code.
   if (opt.uniformity) step("analyze_uniformity", [&] { analyze_uniformity(f); });

@@ -14,6 +14,7 @@ struct PassOptions {
   bool const_fold = true;
   bool cse = true;
   bool dce = true;
+  bool sink = true;         // pure values used only after a loop are computed there
   bool uniformity = true;   // mark uniform values (Inst::uniform); required by divergence lowering
   bool divergence = true;   // divergent branches -> masked straight-line code + uniform branches
   bool loop_budget = true;  // a budget op in every loop header
@@ -34,6 +35,7 @@ void construct_ssa(Function& f);
 void const_fold(Function& f);
 void cse(Function& f);
 void dce(Function& f);
+void sink_out_of_loops(Function& f);
 void insert_loop_budget(Function& f);
 
 // After lowering: true if no branch condition can differ between lanes.

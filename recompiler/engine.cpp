@@ -223,7 +223,7 @@ std::string compile_options_key(Engine engine, const IrCompileOptions& opt) {
   std::string k = std::string("engine=") + engine_name(engine) + ";budget=" + (p.loop_budget ? "1" : "0");
   if (engine != Engine::Interp) {
     k += ";passes=";
-    for (bool b : {p.ssa, p.const_fold, p.cse, p.dce, p.uniformity, p.divergence, p.loop_budget, p.verify_each})
+    for (bool b : {p.ssa, p.const_fold, p.cse, p.dce, p.sink, p.uniformity, p.divergence, p.loop_budget, p.verify_each})
       k += b ? '1' : '0';
     k += ";perf_map=" + std::to_string(opt.perf_map) + ";symbol=" + opt.symbol;
   }
