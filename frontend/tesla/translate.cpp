@@ -1325,24 +1325,53 @@ bool Translator::int_add() {
 
 // cvt from s64/u64 (the encodings only have f32/f64 destinations for
 // them): one rounding in the instruction's mode.
+//
+// neg/abs: the interpreter applies them to the integer in infinite precision
+// (|INT64_MIN| = 2^63 and -(2^64 - 1) do not fit 64 bits), so the
+// translation keeps a sign and a 64-bit magnitude instead: the magnitude is
+// converted as unsigned and the float negated afterwards. Negation is exact
+// and mirrors the directed modes (round_down(-x) = -round_up(x)), so a lane
+// whose result is negative converts its magnitude with rm and rp swapped.
+// An integer 0 stays +0; with sat every negative result clamps to +0.
 bool Translator::cvt_from_64(const std::string& dt, const std::string& st, int db) {
   const Insn& in = *cur;
   if (dt[0] != 'f' || db == 16) return unsupported("64-bit integer source to this type");
-  if (in.has("neg") || in.has("abs")) return unsupported("neg/abs of a 64-bit integer source");
   V v;
   if (!read64(in.find(Role::Src1), v)) return false;
-  ir::Sign sgn = st[0] == 's' ? ir::Sign::Signed : ir::Sign::Unsigned;
+  const bool is_signed = st[0] == 's', neg = in.has("neg"), abs = in.has("abs"), sat = in.has("sat");
   ir::Round mode = in.has("rm") ? ir::Round::Down : in.has("rp") ? ir::Round::Up
                  : in.has("rz") ? ir::Round::TowardZero : ir::Round::NearestEven;
-  uint32_t fl = float_flags(false, false, mode) | (in.has("sat") ? ir::ff::Sat : 0);
+  const Type ft = db == 64 ? Type::F64 : Type::F32;
+  auto convert = [&](V x, ir::Sign sgn, ir::Round m) {
+    uint32_t fl = float_flags(false, false, m) | (sat ? ir::ff::Sat : 0);
+    V r = b.convert(Opcode::IToF, ft, x, uint8_t(sgn), fl);
+    return db == 64 ? as_i64(r) : as_i32(r);
+  };
   const Operand* dst = in.find(Role::Dst);
+  V out;
+  if (!neg && !abs) {
+    out = convert(v, is_signed ? ir::Sign::Signed : ir::Sign::Unsigned, mode);
+  } else {
+    V zero = b.i64(0);
+    V below = is_signed ? b.icmp(ir::IntPred::Slt, v, zero) : b.i1(false);
+    V magnitude = is_signed ? b.select(below, b.unary(Opcode::INeg, v), v) : v;
+    V negative = abs ? b.i1(false) : below;
+    if (neg) negative = b.unary(Opcode::Not, negative);
+    negative = bin(Opcode::And, negative, b.icmp(ir::IntPred::Ne, magnitude, zero));
+    V rounded = convert(magnitude, ir::Sign::Unsigned, mode);
+    if (mode == ir::Round::Down || mode == ir::Round::Up) {
+      ir::Round mirrored = mode == ir::Round::Down ? ir::Round::Up : ir::Round::Down;
+      rounded = b.select(negative, convert(magnitude, ir::Sign::Unsigned, mirrored), rounded);
+    }
+    V sign_bit = db == 64 ? b.i64(0x8000000000000000ull) : k32(0x80000000u);
+    V negated = sat ? (db == 64 ? b.i64(0) : k32(0)) : bin(Opcode::Xor, rounded, sign_bit);
+    out = b.select(negative, negated, rounded);
+  }
   if (db == 64) {
-    V out = as_i64(b.convert(Opcode::IToF, Type::F64, v, uint8_t(sgn), fl));
     if (!write64(dst, out)) return false;
     set_flags(flags_double(out));
     return true;
   }
-  V out = as_i32(b.convert(Opcode::IToF, Type::F32, v, uint8_t(sgn), fl));
   if (!write(dst, out)) return false;
   set_flags(flags_float(out));
   return true;

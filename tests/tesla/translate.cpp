@@ -309,6 +309,31 @@ TEST_CASE("tesla translate: cvt integer <-> float, widths, rounding, neg/abs/sat
                "exit nop\n");
 }
 
+// neg/abs of a 64-bit integer source act in infinite precision on the
+// interpreter (|INT64_MIN|, -(2^64 - 1)); the translation converts a sign and
+// magnitude and mirrors rm/rp for negative results. The random registers are
+// edge values, so pairs such as 0x00000000_80000000 (INT64_MIN), all ones and
+// zero come up; every mode, both widths, sat and both signednesses.
+TEST_CASE("tesla translate: cvt neg/abs of s64/u64 sources to f32/f64 in every mode") {
+  check_random("cvt neg rn f32 $r16 s64 $r0d\n"
+               "cvt neg rm f32 $r17 s64 $r2d\n"
+               "cvt neg rp f32 $r18 s64 $r4d\n"
+               "cvt neg rz f32 $r19 s64 $r6d\n"
+               "cvt abs rm f32 $r20 s64 $r8d\n"
+               "cvt abs rp f64 $r22d s64 $r10d\n"
+               "cvt neg abs rm f64 $r24d s64 $r12d\n"
+               "cvt neg abs rp f32 $r26 s64 $r14d\n"
+               "cvt neg rm f64 $r28d u64 $r0d\n"
+               "cvt neg rp f32 $r30 u64 $r2d\n"
+               "cvt neg rn f64 $r32d u64 $r4d\n"
+               "cvt abs rz f32 $r34 u64 $r6d\n"
+               "cvt neg sat rn f32 $r35 u64 $r8d\n"
+               "cvt neg sat rm f64 $r36d s64 $r10d\n"
+               "cvt abs sat rp f32 $r38 s64 $r12d\n"
+               "exit nop\n",
+               6);
+}
+
 // Random straight-line programs from the encoding tables (every non-control
 // row): where the interpreter runs them without a fault and the translator
 // accepts them, every engine must reach the same end state; a refusal must
