@@ -5,7 +5,10 @@
 // with the base a tree of const / load_uniform / and / or / xor / iadd / isub
 // (so it is uniform and can be computed in general-purpose registers). This is
 // how G13 (and other 64-bit address guests) index a buffer: `device_load ...,
-// u0_u1, r9` becomes `(u0_u1 & ~3) + (zext r9 << 2)`.
+// u0_u1, r9` becomes `(u0_u1 & ~3) + (zext r9 << 2)`. The scaled part may
+// also be built from nested constant shifts and i64 constant additions (G13's
+// components after the first: `(zext r + 1) << 2`); its constant
+// moves to the base (match_scaled).
 //
 // Instead of the 64-bit address vector, the code checks the 32-bit indices:
 // for a window [wb, wb + size) and base B with 0 <= d = B - wb <= size, lane
@@ -33,7 +36,8 @@ using namespace Xbyak;
 
 namespace {
 #define CTX(field) (rbx + int(offsetof(WarpContext, field)))
-constexpr int kMaxBaseDepth = 3;  // base tree depth: 4 GPRs (rax, rdx, rsi, rdi) evaluate it
+constexpr int kMaxBaseDepth = 3;    // base tree depth: 4 GPRs (rax, rdx, rsi, rdi) evaluate it
+constexpr int kMaxScaledDepth = 6;  // nested shl / iadd-of-constant levels of the scaled part
 
 bool is_base_op(Opcode op) {
   return op == Opcode::And || op == Opcode::Or || op == Opcode::Xor || op == Opcode::IAdd || op == Opcode::ISub;
@@ -59,29 +63,55 @@ bool Emitter::match_uniform_base(ValueId v, int depth, IndexedAddress& out) cons
   return match_uniform_base(in.args[0], depth + 1, out) && match_uniform_base(in.args[1], depth + 1, out);
 }
 
+// The scaled part: (zext|sext i32 x), under shl by constants and iadd of
+// i64 constants: G13's second component `(zext x + 1) << 2`, or with `lsl 1`
+// `((zext x << 1) + 1) << 2`.
+// Shifts by constants and additions compose exactly modulo 2^64:
+// (e + k) << c = (e << c) + (k << c), (e << a) << b = e << (a + b); so the
+// value is ext(x) << shift plus `disp`, which goes to the base.
+bool Emitter::match_scaled(ValueId v, int depth, IndexedAddress& m) const {
+  const Inst& in = f_.insts[v];
+  if (in.type != ir::Type::I64 || in.block == kNoBlock || depth > kMaxScaledDepth) return false;
+  if (in.op == Opcode::Zext || in.op == Opcode::Sext) {
+    if (in.args.size() != 1 || f_.insts[in.args[0]].type != ir::Type::I32) return false;
+    m.tree.push_back(v);
+    m.sext = in.op == Opcode::Sext;
+    m.index = in.args[0];
+    m.shift = 0;
+    m.disp = 0;
+    return true;
+  }
+  if (in.op == Opcode::Shl && in.args.size() == 2) {
+    const Inst& count = f_.insts[in.args[1]];
+    // Constant counts 0..3 (in total) shift the same in the Mask and Clamp modes.
+    if (count.op != Opcode::Const || count.imm > 3 || !match_scaled(in.args[0], depth + 1, m)) return false;
+    if (m.shift + count.imm > 3) return false;
+    m.shift = uint8_t(m.shift + count.imm);
+    m.disp <<= count.imm;
+    m.tree.push_back(v);
+    return true;
+  }
+  if (in.op == Opcode::IAdd && in.args.size() == 2) {
+    for (int k = 0; k < 2; ++k) {
+      const Inst& c = f_.insts[in.args[k]];
+      if (c.op != Opcode::Const || c.type != ir::Type::I64) continue;
+      if (!match_scaled(in.args[1 - k], depth + 1, m)) return false;
+      m.disp += c.imm;
+      m.tree.push_back(in.args[k]);
+      m.tree.push_back(v);
+      return true;
+    }
+  }
+  return false;
+}
+
 bool Emitter::match_indexed(ValueId addr, IndexedAddress& out) const {
   const Inst& a = f_.insts[addr];
   if (a.op != Opcode::IAdd || a.type != ir::Type::I64 || a.args.size() != 2) return false;
   for (int k = 0; k < 2; ++k) {
     IndexedAddress m;
     m.tree.push_back(addr);
-    ValueId scaled = a.args[k], ext = scaled;
-    const Inst& s = f_.insts[scaled];
-    if (s.op == Opcode::Shl && s.type == ir::Type::I64 && s.args.size() == 2) {
-      const Inst& count = f_.insts[s.args[1]];
-      // Counts 0..3 shift the same in the Mask and Clamp modes.
-      if (count.op != Opcode::Const || count.imm > 3) continue;
-      m.shift = uint8_t(count.imm);
-      m.tree.push_back(scaled);
-      ext = s.args[0];
-    }
-    const Inst& e = f_.insts[ext];
-    if ((e.op != Opcode::Zext && e.op != Opcode::Sext) || e.type != ir::Type::I64 || e.args.size() != 1 ||
-        f_.insts[e.args[0]].type != ir::Type::I32)
-      continue;
-    m.tree.push_back(ext);
-    m.sext = e.op == Opcode::Sext;
-    m.index = e.args[0];
+    if (!match_scaled(a.args[k], 0, m)) continue;
     if (!match_uniform_base(a.args[1 - k], 0, m)) continue;
     m.base = a.args[1 - k];
     out = std::move(m);
@@ -256,6 +286,10 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
   }
   emit_base_gpr(a.base, 0);
   mov(r10, rax);
+  if (a.disp) {  // the constant of the scaled part belongs to the base (mod 2^64)
+    mov(rax, a.disp);
+    add(r10, rax);
+  }
   lea(r11, ptr[rbx + int(win)]);
 
   L(try_window);

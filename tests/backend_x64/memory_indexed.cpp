@@ -32,6 +32,9 @@ struct Shape {
   unsigned shift = 2;
   BaseForm base = BaseForm::AndMask;
   bool store_first = false;  // store val, then load out, at the same address value
+  // The scaled part as G13 writes a second vector component:
+  // ((ext(x) << 1) + 1) << (shift - 1) (shift >= 1; the constant goes to the base).
+  bool component = false;
 };
 
 // vars idx (i32), val (t), mask (i1), out (t); uniforms: u64 at 0 (and at 8).
@@ -59,7 +62,12 @@ ir::Function indexed_function(const Shape& s) {
       break;
   }
   ir::ValueId scaled = b.emit(s.sext ? Opcode::Sext : Opcode::Zext, Type::I64, {idx});
-  if (s.shift || s.base != BaseForm::Bare)
+  if (s.component) {
+    REQUIRE(s.shift >= 1);
+    auto twice = b.emit(Opcode::Shl, Type::I64, {scaled, b.i32(1)}, uint8_t(ir::ShiftMode::Mask));
+    auto plus_one = b.binary(Opcode::IAdd, twice, c64(1));
+    scaled = b.emit(Opcode::Shl, Type::I64, {plus_one, b.i32(s.shift - 1)}, uint8_t(ir::ShiftMode::Clamp));
+  } else if (s.shift || s.base != BaseForm::Bare)
     scaled = b.emit(Opcode::Shl, Type::I64, {scaled, b.i32(s.shift)}, uint8_t(ir::ShiftMode::Mask));
   auto addr = s.base == BaseForm::Tree ? b.binary(Opcode::IAdd, scaled, base) : b.binary(Opcode::IAdd, base, scaled);
   if (s.store_first) b.store(ir::Space::Global, ir::AddrClass::Random, addr, val, mask);
@@ -79,20 +87,22 @@ uint32_t index_for(uint64_t a, uint64_t b, unsigned shift) { return uint32_t(uin
 
 std::string shape_text(const Shape& s) {
   return std::string(ir::type_name(s.t)) + (s.sext ? " sext" : " zext") + " << " + std::to_string(s.shift) + " base " +
-         std::to_string(int(s.base)) + (s.store_first ? " store+load" : " load");
+         std::to_string(int(s.base)) + (s.store_first ? " store+load" : " load") + (s.component ? " component" : "");
 }
 
 }  // namespace
 
-TEST_CASE("x64 jit: indexed fast path at window edges, indices >= 2^31, negative sext indices, partial masks") {
+TEST_CASE("x64 jit: indexed fast path at window edges, indices >= 2^31, negative sext indices, partial masks, components") {
   std::mt19937_64 rng(21);
   for (Type t : {Type::I8, Type::I16, Type::I32, Type::F32, Type::I64})
     for (bool sext : {false, true})
       for (unsigned shift : {0u, 1u, 2u, 3u})
         for (BaseForm form : {BaseForm::AndMask, BaseForm::Bare, BaseForm::Tree})
-          for (bool store_first : {false, true}) {
-            Shape sh{t, sext, shift, form, store_first};
+          for (bool store_first : {false, true})
+           for (bool component : {false, true}) {
+            Shape sh{t, sext, shift, form, store_first, component};
             if (form != BaseForm::AndMask && shift == 1) continue;  // keep the product small; shifts 0, 2, 3 suffice there
+            if (component && (shift == 0 || form == BaseForm::Bare)) continue;
             ir::Function f = indexed_function(sh);
             const unsigned bytes = ir::bit_width(t) / 8;
             for (int k = 0; k < 16; ++k) {
