@@ -34,6 +34,7 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code)
       for (ValueId a : in.args)
         if (a < uses_.size()) ++uses_[a];
   if (has_phis_) frame_bytes_ = kLaunchMaskBytes;  // launch masks at frame offset 0
+  plan_indexed_memory();
 }
 
 Xmm Emitter::V(int idx) const {
@@ -473,6 +474,7 @@ void Emitter::emit_strip_segment(const Segment& s) {
 }
 
 void Emitter::lower_strip_op(ValueId v) {
+  if (deferred_[v]) return;  // computed by the memory op's fallback (materialize_deferred)
   if (!lower_native(v)) lower_helper(v);
 }
 
@@ -655,6 +657,12 @@ bool Emitter::emit_memory_fast(ValueId v, Label& done) {
     load_addr();
     sub(rsi, r9);
   };
+  if (auto it = indexed_.find(v); it != indexed_.end()) {
+    Label general;
+    emit_indexed_fast(v, it->second, done, general);
+    L(general);
+    materialize_deferred(it->second.deferred);  // the address slot the code below and the helper read
+  }
   taking_part();
   jz(done, T_NEAR);  // no lane takes part
   // r11 walks the space's windows: windows[space], then extra_windows[space][..]

@@ -65,6 +65,30 @@ class Emitter : public Xbyak::CodeGenerator {
   bool vote_feeds_branch_only(ir::ValueId v) const;          // any/all read only by the cond_br right after it
   bool emit_memory_fast(ir::ValueId v, Xbyak::Label& done);  // window fast path of load / store
   void lane_bits(const Xbyak::Reg32& r, uint32_t slot_off);  // r = bit 0 of each lane of a 4-byte slot
+  // ---- indexed memory fast path (memory_fast.cpp): loads / stores whose
+  // i64 address is `base + ((zext|sext i32 x) << s + constant)` with a base computed from
+  // uniforms and constants. The address is checked and formed from x in
+  // dword lanes; the 64-bit address chain is computed only when the op falls
+  // back to the general path ("deferred" values).
+  struct IndexedAddress {
+    ir::ValueId base = ir::kNoValue;   // i64 tree of const / load_uniform / and / or / xor / iadd / isub
+    ir::ValueId index = ir::kNoValue;  // the i32 x
+    bool sext = false;
+    uint8_t shift = 0;                 // 0..3: the gather scale
+    uint64_t disp = 0;                 // constant added inside the scaled part, moved to the base
+    bool reads_uniforms = false;       // the base tree has a load_uniform
+    std::vector<ir::ValueId> tree;     // every value of the address expression (address first)
+    std::vector<ir::ValueId> deferred; // those computed only on fallback, operands before users
+  };
+  void plan_indexed_memory();          // fills indexed_ / deferred_, forces the frame slots the paths read
+  bool match_indexed(ir::ValueId addr, IndexedAddress& out) const;
+  bool match_uniform_base(ir::ValueId v, int depth, IndexedAddress& out) const;
+  bool match_scaled(ir::ValueId v, int depth, IndexedAddress& out) const;
+  void emit_base_gpr(ir::ValueId v, int depth);  // gpr `depth` of {rax, rdx, rsi, rdi} = the uniform base
+  void emit_indexed_fast(ir::ValueId v, const IndexedAddress& a, Xbyak::Label& done, Xbyak::Label& general);
+  void materialize_deferred(const std::vector<ir::ValueId>& values);  // all 32 lanes into their slots
+  std::map<ir::ValueId, IndexedAddress> indexed_;  // per load / store taking the indexed path
+  std::vector<uint8_t> deferred_;                  // per value: lowered only by materialize_deferred
   void store_uniform_gpr(uint32_t slot_off, const Xbyak::Reg32& r);  // all 32 lanes of a 4-byte slot = r
   void emit_terminator(ir::BlockId b);
   void emit_edge(ir::BlockId from, size_t succ_index);

@@ -125,6 +125,9 @@ struct JitProgram {
   // special registers are packed per SIMD-group (g13::pack_group_vars).
   std::vector<uint8_t> image;
   std::vector<std::pair<uint32_t, uint32_t>> shared_ranges;
+  // `layout` with only the vars pack_group_vars writes (exec, srK), so the
+  // per-SIMD-group pack does not walk the ~130 register vars.
+  g13::VarLayout group_layout;
 };
 
 // Runs one threadgroup on a compiled translation: the same rounds as the
@@ -161,27 +164,48 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
   // special registers set before its pack; and one `result` takes each
   // finished warp's unpack for `finish` (every warp's unpack rewrites the
   // same vars, and `finish` reads the launched lanes). No finish: no unpack.
+  // The start state and the per-warp records are kept per host thread for
+  // its next threadgroup as well: a SimdGroup is 17 KiB of registers and
+  // uniforms, and zeroing and allocating it per threadgroup was a large part
+  // of a short kernel's run time. What they carry over is rewritten below
+  // before it is read: the start state's registers stay zero (they are only
+  // packed from), its uniforms, pc, launched lanes, exec and special
+  // registers are set here. `result` is fresh per threadgroup: finish sees
+  // its registers the program never writes, which must be the zero start.
   const bool stacks = L.stack_bytes != 0;
-  auto start = std::make_unique<g13::SimdGroup>();
-  start->uniforms = L.uniforms;
-  start->pc = L.entry;
-  g13::StackMemory no_stack(*start, &view);
-  std::unique_ptr<g13::SimdGroup> result;
-  if (finish && !stacks) {
-    result = std::make_unique<g13::SimdGroup>();
-    result->uniforms = L.uniforms;
-  }
   struct Slot {
     rt::WarpInfo info;
     std::unique_ptr<g13::SimdGroup> sg;  // with stacks only
     std::unique_ptr<g13::StackMemory> stack;
     ir::WarpContext ctx;
   };
-  std::vector<Slot> slots(nwarps);
+  struct Reused {
+    g13::SimdGroup start;
+    std::vector<Slot> slots;
+  };
+  thread_local std::unique_ptr<Reused> reused;
+  if (!reused) reused = std::make_unique<Reused>();
+  g13::SimdGroup* start = &reused->start;
+  start->uniforms = L.uniforms;
+  start->pc = L.entry;
+  start->special.clear();
+  g13::StackMemory no_stack(*start, &view);
+  std::unique_ptr<g13::SimdGroup> result;
+  if (finish && !stacks) {
+    result = std::make_unique<g13::SimdGroup>();
+    result->uniforms = L.uniforms;
+  }
+  std::vector<Slot>& slots = reused->slots;
+  if (slots.size() < nwarps) slots.resize(nwarps);
+  ir::WarpContext first;  // the windows of the threadgroup's view, filled once
+  view.fill_windows(first);
   for (uint32_t w = 0; w < nwarps; ++w) {
     Slot& s = slots[w];
+    s.sg.reset();
+    s.stack.reset();
+    s.ctx = first;
     s.info = rt::warp_info(L.grid, L.block, block, w);
-    g13::SimdGroup* sg = start.get();
+    g13::SimdGroup* sg = start;
     if (stacks) {
       s.sg = std::make_unique<g13::SimdGroup>();
       init_group(L, s.info, *s.sg, &P.specials);
@@ -200,9 +224,8 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
     s.ctx.entry_mask = s.info.entry_mask;
     s.ctx.budget = L.budget;
     s.ctx.memory = stacks ? static_cast<ir::GuestMemory*>(s.stack.get()) : &no_stack;
-    view.fill_windows(s.ctx);
     for (const auto& [begin, end] : P.shared_ranges) std::memcpy(s.ctx.vars + begin, P.image.data() + begin, end - begin);
-    g13::pack_group_vars(*sg, P.layout, s.ctx.vars);
+    g13::pack_group_vars(*sg, P.group_layout, s.ctx.vars);
   }
   rt::run_barrier_rounds(nwarps, [&](uint32_t w) {
     Slot& s = slots[w];
@@ -339,6 +362,11 @@ G13Result run_g13(const G13Launch& L, Engine engine, rt::Memory& memory, unsigne
     prog.image.assign(prog.layout.bytes, 0);
     g13::pack_vars(*start, prog.layout, prog.image.data());
     prog.shared_ranges = g13::shared_var_ranges(prog.layout);
+    prog.group_layout.bytes = prog.layout.bytes;
+    for (const g13::VarLayout::Var& v : prog.layout.vars)
+      if ((v.read || v.written) &&
+          (v.kind == g13::VarLayout::Kind::Exec || v.kind == g13::VarLayout::Kind::Special))
+        prog.group_layout.vars.push_back(v);
   }
 
   const uint64_t blocks = L.grid.count();

@@ -1,0 +1,452 @@
+// The indexed memory fast path: loads and stores whose i64 address is
+//
+//   iadd (uniform base), (shl (zext|sext i32 x), s)      s = 0..3, shl optional
+//
+// with the base a tree of const / load_uniform / and / or / xor / iadd / isub
+// (so it is uniform and can be computed in general-purpose registers). This is
+// how G13 (and other 64-bit address guests) index a buffer: `device_load ...,
+// u0_u1, r9` becomes `(u0_u1 & ~3) + (zext r9 << 2)`. The scaled part may
+// also be built from nested constant shifts and i64 constant additions (G13's
+// components after the first: `(zext r + 1) << 2`); its constant
+// moves to the base (match_scaled).
+//
+// Instead of the 64-bit address vector, the code checks the 32-bit indices:
+// for a window [wb, wb + size) and base B with 0 <= d = B - wb <= size, lane
+// x is inside when 0 <= d + ext(x) * 2^s <= size - bytes, i.e.
+// Lo <= x <= Hi (signed 32-bit) with Hi = min((size - bytes - d) >> s, 2^31 - 1)
+// and Lo = 0 (zext: x < 2^31 is also what makes the dword index of a gather
+// read as ext(x)) or max(-(d >> s), -2^31) (sext). These bounds are computed
+// per window in GPRs; the lanes are compared as dwords, and the accesses are
+// vpgather/vpscatter with dword indices and scale 2^s from host + d (or a
+// scalar loop). The bounds are exact for every base B inside its window
+// [wb, wb + size]; any other case (base outside every window, a lane outside,
+// null uniforms) goes to the general path, which first computes the address
+// chain the code skipped ("deferred" values) and then does everything as
+// before, helper included, so faults stay exactly the interpreter's.
+#include <algorithm>
+#include <cstddef>
+
+#include "backend_x64/emitter.h"
+#include "ir/abi.h"
+
+namespace gpurc::x64 {
+
+using namespace ir;
+using namespace Xbyak;
+
+namespace {
+#define CTX(field) (rbx + int(offsetof(WarpContext, field)))
+constexpr int kMaxBaseDepth = 3;    // base tree depth: 4 GPRs (rax, rdx, rsi, rdi) evaluate it
+constexpr int kMaxScaledDepth = 6;  // nested shl / iadd-of-constant levels of the scaled part
+
+bool is_base_op(Opcode op) {
+  return op == Opcode::And || op == Opcode::Or || op == Opcode::Xor || op == Opcode::IAdd || op == Opcode::ISub;
+}
+}  // namespace
+
+bool Emitter::match_uniform_base(ValueId v, int depth, IndexedAddress& out) const {
+  const Inst& in = f_.insts[v];
+  if (in.type != ir::Type::I64 || in.block == kNoBlock) return false;
+  if (in.op == Opcode::Const) {
+    out.tree.push_back(v);
+    return true;
+  }
+  if (in.op == Opcode::LoadUniform) {
+    // Out of range at compile time: the load_uniform always faults; leave it to its own code.
+    if (!(in.imm <= f_.uniform_bytes && f_.uniform_bytes - in.imm >= 8)) return false;
+    out.tree.push_back(v);
+    out.reads_uniforms = true;
+    return true;
+  }
+  if (!is_base_op(in.op) || in.args.size() != 2 || depth >= kMaxBaseDepth) return false;
+  out.tree.push_back(v);
+  return match_uniform_base(in.args[0], depth + 1, out) && match_uniform_base(in.args[1], depth + 1, out);
+}
+
+// The scaled part: (zext|sext i32 x), under shl by constants and iadd of
+// i64 constants: G13's second component `(zext x + 1) << 2`, or with `lsl 1`
+// `((zext x << 1) + 1) << 2`.
+// Shifts by constants and additions compose exactly modulo 2^64:
+// (e + k) << c = (e << c) + (k << c), (e << a) << b = e << (a + b); so the
+// value is ext(x) << shift plus `disp`, which goes to the base.
+bool Emitter::match_scaled(ValueId v, int depth, IndexedAddress& m) const {
+  const Inst& in = f_.insts[v];
+  if (in.type != ir::Type::I64 || in.block == kNoBlock || depth > kMaxScaledDepth) return false;
+  if (in.op == Opcode::Zext || in.op == Opcode::Sext) {
+    if (in.args.size() != 1 || f_.insts[in.args[0]].type != ir::Type::I32) return false;
+    m.tree.push_back(v);
+    m.sext = in.op == Opcode::Sext;
+    m.index = in.args[0];
+    m.shift = 0;
+    m.disp = 0;
+    return true;
+  }
+  if (in.op == Opcode::Shl && in.args.size() == 2) {
+    const Inst& count = f_.insts[in.args[1]];
+    // Constant counts 0..3 (in total) shift the same in the Mask and Clamp modes.
+    if (count.op != Opcode::Const || count.imm > 3 || !match_scaled(in.args[0], depth + 1, m)) return false;
+    if (m.shift + count.imm > 3) return false;
+    m.shift = uint8_t(m.shift + count.imm);
+    m.disp <<= count.imm;
+    m.tree.push_back(v);
+    return true;
+  }
+  if (in.op == Opcode::IAdd && in.args.size() == 2) {
+    for (int k = 0; k < 2; ++k) {
+      const Inst& c = f_.insts[in.args[k]];
+      if (c.op != Opcode::Const || c.type != ir::Type::I64) continue;
+      if (!match_scaled(in.args[1 - k], depth + 1, m)) return false;
+      m.disp += c.imm;
+      m.tree.push_back(in.args[k]);
+      m.tree.push_back(v);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Emitter::match_indexed(ValueId addr, IndexedAddress& out) const {
+  const Inst& a = f_.insts[addr];
+  if (a.op != Opcode::IAdd || a.type != ir::Type::I64 || a.args.size() != 2) return false;
+  for (int k = 0; k < 2; ++k) {
+    IndexedAddress m;
+    m.tree.push_back(addr);
+    if (!match_scaled(a.args[k], 0, m)) continue;
+    if (!match_uniform_base(a.args[1 - k], 0, m)) continue;
+    m.base = a.args[1 - k];
+    out = std::move(m);
+    return true;
+  }
+  return false;
+}
+
+// Which memory ops take the indexed path, and which values of their address
+// expressions need not be computed where they are defined: a value is
+// deferred when every reader is a deferred value or the address operand of
+// such a memory op (a greatest fixed point over the candidates). Deferred
+// values are pure and cannot fault, except a load_uniform (null uniforms at
+// run time); one is deferred only when it sits in the memory op's block with
+// nothing but other strip ops that are not load_uniforms between them, so the
+// fallback's fault comes with nothing observable having happened in between.
+void Emitter::plan_indexed_memory() {
+  deferred_.assign(f_.insts.size(), 0);
+  for (ValueId v = 0; v < f_.insts.size(); ++v) {
+    const Inst& in = f_.insts[v];
+    if (in.block == kNoBlock) continue;
+    bool is_load = in.op == Opcode::Load;
+    if (!is_load && in.op != Opcode::Store) continue;
+    // The same shapes emit_memory_fast accepts (valid space and class, i64 address).
+    if ((in.attr & 15) >= kNumSpaces || (in.attr >> 4) > 2 || in.args.size() != (is_load ? 2u : 3u)) continue;
+    if (f_.insts[in.args[0]].type != ir::Type::I64) continue;
+    ir::Type data_t = is_load ? in.type : f_.insts[in.args[1]].type;
+    if (data_t == ir::Type::I1) continue;
+    unsigned bytes = bit_width(data_t) / 8;
+    if ((bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8) || lane_bytes(data_t) != (bytes == 8 ? 8u : 4u)) continue;
+    IndexedAddress m;
+    if (match_indexed(in.args[0], m)) indexed_.emplace(v, std::move(m));
+  }
+  if (indexed_.empty()) return;
+
+  std::vector<std::vector<ValueId>> readers(f_.insts.size());
+  for (ValueId v = 0; v < f_.insts.size(); ++v)
+    if (f_.insts[v].block != kNoBlock)
+      for (ValueId a : f_.insts[v].args)
+        if (a < readers.size()) readers[a].push_back(v);
+  std::vector<uint8_t> candidate(f_.insts.size(), 0);
+  for (auto& [op, m] : indexed_)
+    for (ValueId t : m.tree) candidate[t] = 1;
+
+  // A load_uniform may move to the memory op's fallback only when it is in
+  // that op's block and only strip ops other than load_uniforms lie between.
+  auto uniform_may_move = [&](ValueId u, ValueId op) {
+    const Inst& ui = f_.insts[u];
+    if (ui.block != f_.insts[op].block) return false;
+    const auto& list = f_.blocks[ui.block].insts;
+    auto pu = std::find(list.begin(), list.end(), u), po = std::find(list.begin(), list.end(), op);
+    if (pu == list.end() || po == list.end() || pu > po) return false;
+    for (auto it = pu + 1; it != po; ++it) {
+      const Inst& x = f_.insts[*it];
+      if (!is_strip_op(x) || x.op == Opcode::LoadUniform) return false;
+    }
+    return true;
+  };
+  for (auto& [op, m] : indexed_)
+    for (ValueId t : m.tree)
+      if (f_.insts[t].op == Opcode::LoadUniform && !uniform_may_move(t, op)) candidate[t] = 0;
+
+  std::vector<uint8_t> def(candidate);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (ValueId v = 0; v < f_.insts.size(); ++v) {
+      if (!def[v]) continue;
+      bool ok = is_strip_op(f_.insts[v]) && wide(v);
+      for (ValueId r : readers[v]) {
+        if (!ok) break;
+        if (def[r]) continue;
+        auto it = indexed_.find(r);
+        // Only as the address operand (a store's data is read from its slot).
+        ok = it != indexed_.end() && f_.insts[r].args[0] == v &&
+             std::count(f_.insts[r].args.begin(), f_.insts[r].args.end(), v) == 1;
+      }
+      // A load_uniform in the trees of several memory ops must be allowed to move to each.
+      if (ok && f_.insts[v].op == Opcode::LoadUniform)
+        for (auto& [op, m] : indexed_)
+          if (std::find(m.tree.begin(), m.tree.end(), v) != m.tree.end() && !uniform_may_move(v, op)) ok = false;
+      if (!ok) {
+        def[v] = 0;
+        changed = true;
+      }
+    }
+  }
+  deferred_ = def;
+
+  for (auto& [op, m] : indexed_) {
+    // Operands before users: a post-order walk of the address expression.
+    std::vector<uint8_t> seen(f_.insts.size(), 0);
+    auto visit = [&](auto&& self, ValueId v) -> void {
+      if (!deferred_[v] || seen[v]) return;
+      seen[v] = 1;
+      for (ValueId a : f_.insts[v].args) self(self, a);
+      m.deferred.push_back(v);
+    };
+    visit(visit, f_.insts[op].args[0]);
+    // The fast path reads the index from its slot, the fallback the
+    // operands of the deferred values: all of them must be in the frame.
+    plan_.escapes[m.index] = 1;
+    for (ValueId d : m.deferred)
+      for (ValueId a : f_.insts[d].args)
+        if (!deferred_[a]) plan_.escapes[a] = 1;
+  }
+}
+
+void Emitter::materialize_deferred(const std::vector<ValueId>& values) {
+  if (values.empty()) return;
+  // A strip loop over the deferred values (all 64-bit: each lowering stores
+  // its halves to the value's slot), like a strip segment of their own.
+  Label loop;
+  xor_(r14d, r14d);
+  L(loop);
+  reset_cache();
+  for (ValueId v : values) {
+    if (!lower_native(v)) lower_helper(v);
+    for (int r = 0; r < nregs_; ++r) regs_[r].locked = false;
+  }
+  reset_cache();
+  add(r14d, vbytes_);
+  cmp(r14d, kWarpLanes * 4);
+  jb(loop, T_NEAR);
+}
+
+void Emitter::emit_base_gpr(ValueId v, int depth) {
+  static const Reg64 regs[kMaxBaseDepth + 1] = {rax, rdx, rsi, rdi};
+  const Inst& in = f_.insts[v];
+  const Reg64& r = regs[depth];
+  if (in.op == Opcode::Const) {
+    mov(r, in.imm);
+    return;
+  }
+  if (in.op == Opcode::LoadUniform) {
+    mov(r, qword[r15 + int(in.imm)]);
+    return;
+  }
+  emit_base_gpr(in.args[0], depth);
+  emit_base_gpr(in.args[1], depth + 1);
+  const Reg64& b = regs[depth + 1];
+  switch (in.op) {
+    case Opcode::And: and_(r, b); break;
+    case Opcode::Or: or_(r, b); break;
+    case Opcode::Xor: xor_(r, b); break;
+    case Opcode::IAdd: add(r, b); break;
+    default: sub(r, b); break;  // ISub (is_base_op)
+  }
+}
+
+// Registers: ecx = lanes taking part, r10 = base, r11 = the window tried,
+// r8 = its host pointer (then host + d), r9 = d, eax / edx = Lo / Hi.
+// Vector registers 0..5 are scratch (the register cache is empty between
+// segments); the AVX-512 general path below uses zmm6..9 the same way.
+void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done, Label& general) {
+  const Inst& in = f_.insts[v];
+  bool is_load = in.op == Opcode::Load;
+  ir::Type data_t = is_load ? in.type : f_.insts[in.args[1]].type;
+  unsigned bytes = bit_width(data_t) / 8;
+  const uint32_t index_slot = slot(a.index);
+  const uint32_t data_slot = is_load ? slot(v) : slot(in.args[1]);
+  const int scale = 1 << a.shift;
+  size_t win = offsetof(WarpContext, windows) + size_t(mem_space(in.attr)) * sizeof(MemWindow);
+  size_t extra = offsetof(WarpContext, extra_windows) + size_t(mem_space(in.attr)) * sizeof(MemWindow) * kExtraWindows;
+  Label try_window, next_window, inside;
+
+  lane_bits(ecx, slot(in.args.back()));
+  and_(ecx, dword[CTX(entry_mask)]);
+  jz(done, T_NEAR);  // no lane takes part
+  if (a.reads_uniforms) {
+    test(r15, r15);
+    jz(general, T_NEAR);  // the load_uniform faults there (or already did)
+  }
+  emit_base_gpr(a.base, 0);
+  mov(r10, rax);
+  if (a.disp) {  // the constant of the scaled part belongs to the base (mod 2^64)
+    mov(rax, a.disp);
+    add(r10, rax);
+  }
+  lea(r11, ptr[rbx + int(win)]);
+
+  L(try_window);
+  mov(r8, qword[r11 + int(offsetof(MemWindow, host))]);
+  test(r8, r8);
+  jz(general, T_NEAR);  // an empty window ends the list
+  mov(rdx, qword[r11 + int(offsetof(MemWindow, size))]);
+  sub(rdx, bytes);  // rdx = size - bytes: the highest offset an access may start at
+  jb(next_window, T_NEAR);
+  mov(r9, r10);
+  sub(r9, qword[r11 + int(offsetof(MemWindow, base))]);  // d = base - window base
+  jb(next_window, T_NEAR);
+  cmp(r9, qword[r11 + int(offsetof(MemWindow, size))]);
+  ja(next_window, T_NEAR);  // d <= size (< 2^41): the bounds below cannot overflow
+  sub(rdx, r9);             // >= -8
+  if (a.shift) sar(rdx, a.shift);
+  mov(eax, 0x7fffffff);
+  cmp(rdx, rax);
+  cmovg(rdx, rax);  // Hi
+  if (a.sext) {
+    mov(rax, r9);
+    if (a.shift) shr(rax, a.shift);
+    neg(rax);
+    mov(rsi, int64_t(INT32_MIN));
+    cmp(rax, rsi);
+    cmovl(rax, rsi);  // Lo
+  } else {
+    xor_(eax, eax);  // Lo = 0: also keeps x < 2^31, where the sign-extended dword index equals zext(x)
+  }
+  // Lanes with x < Lo or x > Hi (signed) that take part: try the next window.
+  bcast_gpr(2, eax);
+  bcast_gpr(3, edx);
+  xor_(esi, esi);
+  for (int o = 0, i = 0; o < kWarpLanes * 4; o += vbytes_, ++i) {
+    if (z_) {
+      vmovdqu32(Zmm(0), ptr[r12 + int(index_slot + o)]);
+      vpcmpd(k2, Zmm(0), Zmm(2), 1);  // x < Lo
+      vpcmpd(k3, Zmm(0), Zmm(3), 6);  // x > Hi
+      korw(k2, k2, k3);
+      kmovw(eax, k2);
+    } else {
+      vmovdqu(Ymm(0), ptr[r12 + int(index_slot + o)]);
+      vpcmpgtd(Ymm(1), Ymm(2), Ymm(0));  // Lo > x
+      vpcmpgtd(Ymm(0), Ymm(0), Ymm(3));  // x > Hi
+      vpor(Ymm(0), Ymm(0), Ymm(1));
+      vmovmskps(eax, Ymm(0));
+    }
+    if (i) shl(eax, uint8_t(i * lanes_));
+    or_(esi, eax);
+  }
+  test(esi, ecx);
+  jz(inside, T_NEAR);
+
+  L(next_window);  // windows[space], then extra_windows[space][0..]
+  {
+    Label after_primary;
+    lea(rax, ptr[rbx + int(win)]);
+    cmp(r11, rax);
+    jne(after_primary, T_NEAR);
+    lea(r11, ptr[rbx + int(extra)]);
+    jmp(try_window, T_NEAR);
+    L(after_primary);
+    add(r11, int(sizeof(MemWindow)));
+    lea(rax, ptr[rbx + int(extra + sizeof(MemWindow) * kExtraWindows)]);
+    cmp(r11, rax);
+    jb(try_window, T_NEAR);
+    jmp(general, T_NEAR);
+  }
+
+  // Every taking-part lane's access lies in this window: host + d + x * 2^s.
+  L(inside);
+  add(r8, r9);
+  if (z_ && (bytes == 4 || bytes == 8)) {
+    // 16 dword lanes per gather / scatter (8 with qword data), under the lane
+    // mask; loads keep the other lanes' slot contents (masked store).
+    // Scatters write overlapping addresses from low to high lane, and the
+    // strips go in lane order: the interpreter's order.
+    const int per = bytes == 4 ? 16 : 8;
+    for (int first = 0; first < kWarpLanes; first += per) {
+      mov(eax, ecx);
+      if (first) shr(eax, uint8_t(first));
+      if (bytes == 4) {
+        kmovw(k2, eax);
+        vmovdqu32(Zmm(0), ptr[r12 + int(index_slot + 4 * first)]);
+        if (is_load) {
+          kmovw(k3, eax);  // the gather clears k2
+          vpgatherdd(Zmm(1) | k2, ptr[r8 + Zmm(0) * scale]);
+          vmovdqu32(ptr[r12 + int(data_slot + 4 * first)] | k3, Zmm(1));
+        } else {
+          vmovdqu32(Zmm(1), ptr[r12 + int(data_slot + 4 * first)]);
+          vpscatterdd(ptr[r8 + Zmm(0) * scale] | k2, Zmm(1));
+        }
+      } else {
+        kmovb(k2, eax);
+        vmovdqu32(Ymm(0), ptr[r12 + int(index_slot + 4 * first)]);
+        if (is_load) {
+          kmovb(k3, eax);
+          vpgatherdq(Zmm(1) | k2, ptr[r8 + Ymm(0) * scale]);
+          vmovdqu64(ptr[r12 + int(data_slot + 8 * first)] | k3, Zmm(1));
+        } else {
+          vmovdqu64(Zmm(1), ptr[r12 + int(data_slot + 8 * first)]);
+          vpscatterdq(ptr[r8 + Ymm(0) * scale] | k2, Zmm(1));
+        }
+      }
+    }
+    jmp(done, T_NEAR);
+    return;
+  }
+  if (!z_ && is_load && bytes == 4) {
+    // AVX2: 8 lanes per vpgatherdd. The mask (sign bits) is lane i's bit of
+    // ecx, shifted down by the lane numbers; the gather merges into the old
+    // slot contents, so lanes not taking part keep them.
+    vmovdqu(Ymm(2), ptr[rip + iota_]);  // 0..7
+    for (int first = 0; first < kWarpLanes; first += 8) {
+      mov(eax, ecx);
+      if (first) shr(eax, uint8_t(first));
+      vmovd(Xmm(1), eax);
+      vpbroadcastd(Ymm(1), Xmm(1));
+      vpsrlvd(Ymm(1), Ymm(1), Ymm(2));
+      vpslld(Ymm(1), Ymm(1), 31);
+      vmovdqu(Ymm(0), ptr[r12 + int(index_slot + 4 * first)]);
+      vmovdqu(Ymm(3), ptr[r12 + int(data_slot + 4 * first)]);
+      vpgatherdd(Ymm(3), ptr[r8 + Ymm(0) * scale], Ymm(1));
+      vmovdqu(ptr[r12 + int(data_slot + 4 * first)], Ymm(3));
+    }
+    jmp(done, T_NEAR);
+    return;
+  }
+  // Scalar, in lane order: host + d + sext(x) * 2^s (x >= 0 for zext).
+  Label access;
+  L(access);
+  bsf(eax, ecx);
+  movsxd(rsi, dword[r12 + rax * 4 + int(index_slot)]);
+  Address lane_data = bytes == 8 ? ptr[r12 + rax * 8 + int(data_slot)] : ptr[r12 + rax * 4 + int(data_slot)];
+  if (is_load) {
+    switch (bytes) {
+      case 1: movzx(edi, byte[r8 + rsi * scale]); break;
+      case 2: movzx(edi, word[r8 + rsi * scale]); break;
+      case 4: mov(edi, dword[r8 + rsi * scale]); break;
+      default: mov(rdi, qword[r8 + rsi * scale]); break;
+    }
+    if (bytes == 8) mov(lane_data, rdi);
+    else mov(lane_data, edi);
+  } else {
+    if (bytes == 8) mov(rdi, lane_data);
+    else mov(edi, lane_data);
+    switch (bytes) {
+      case 1: mov(byte[r8 + rsi * scale], dil); break;
+      case 2: mov(word[r8 + rsi * scale], di); break;
+      case 4: mov(dword[r8 + rsi * scale], edi); break;
+      default: mov(qword[r8 + rsi * scale], rdi); break;
+    }
+  }
+  lea(edx, ptr[rcx - 1]);
+  and_(ecx, edx);
+  jnz(access, T_NEAR);
+  jmp(done, T_NEAR);
+}
+
+}  // namespace gpurc::x64
