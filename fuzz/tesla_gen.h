@@ -23,6 +23,7 @@ constexpr int kTeslaDataRegs = 24;
 constexpr int kTeslaAddrReg = 24;      // g[] address computed right before each g[] access
 constexpr int kTeslaLaneBase = 25;     // lane * kTeslaLaneBytes: the lane's private g1[] area
 constexpr int kTeslaCounter0 = 26;     // loop counters, one per nesting depth
+constexpr int kTeslaWarpReg = 28;      // the thread's warp index (tid / 32): warp-dependent barrier forms
 constexpr int kTeslaMinusOne = 30;     // 0xffffffff: loop decrement
 constexpr int kTeslaRegs = 32;         // registers a program may use (BlockConfig::regs)
 
@@ -33,6 +34,16 @@ constexpr uint32_t kTeslaG0Bytes = 0x400;        // g0[]: read-only data for loa
 constexpr uint32_t kTeslaLaneBytes = 0x40;       // g1[]: per-lane area for stores and atomics
 constexpr uint32_t kTeslaG2Bytes = 0x40;         // g2[]: one word every lane reduces into
 constexpr uint32_t kTeslaLocalBytes = 0x100;     // l[] per thread
+
+// Barrier programs, a program shape of their own: a block of 2..3 warps
+// (the last one possibly partial) and `bar` forms (plain, `inc`, `wait`,
+// `inc wait`, ids 0..3, thread counts or `all`) at the top level of the main
+// body, some of them different per warp (a branch on kTeslaWarpReg). Which
+// programs get this shape, and every choice about the barriers, come from a
+// second random stream (seeded from the program seed), so the other
+// programs of a campaign are the same as before the shape existed (the
+// regression tests replay campaign iterations by number).
+constexpr unsigned kTeslaBarrierShapePct = 20;
 
 struct TeslaProgram {
   tesla::Target target;
