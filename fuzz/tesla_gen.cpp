@@ -158,7 +158,7 @@ class Generator {
   TeslaProgram run() {
     TeslaProgram p;
     p.target = t_;
-    barrier_shape_ = bar_rng_.chance(kTeslaBarrierShapePct);
+    barrier_shape_ = opt_.barrier_shape;
     make_state(p);
     unsigned n = unsigned(rng_.range(int(opt_.min_insns), int(opt_.max_insns)));
     nsubs_ = rng_.chance(30) ? rng_.range(1, 2) : 0;
@@ -177,7 +177,7 @@ class Generator {
  private:
   Rng rng_;
   std::mt19937_64 mt_;
-  Rng bar_rng_;               // the barrier shape's own choices (tesla_gen.h)
+  Rng bar_rng_;               // the barrier shape's choices (tesla_gen.h); unused by other programs
   bool barrier_shape_ = false;
   unsigned warps_ = 1;
   Target t_;
@@ -345,13 +345,15 @@ class Generator {
   std::string uniform_barrier_form() {
     std::string id = hex(bar_rng_.below(4));
     unsigned r = bar_rng_.below(100);
-    if (r < 40)  // the whole block: "all", or a thread count of at least the block's warps (up to 0xfff)
+    if (r < 45)  // the whole block: "all", or a thread count of at least the block's warps (up to 0xfff)
       return std::string(bar_rng_.chance(50) ? "bar " : "bar inc wait ") + id + " " +
              count_text(bar_rng_.chance(40) ? ~0u : bar_rng_.chance(20) ? 0xfffu : 32 * (warps_ - 1) + 1 + bar_rng_.below(0x40));
-    if (r < 60) return "bar inc " + id + " " + count_text(bar_rng_.chance(30) ? ~0u : bar_rng_.below(0x70));
-    if (r < 80) return std::string(bar_rng_.chance(50) ? "bar wait " : bar_rng_.chance(50) ? "bar " : "bar inc wait ") + id + " 0x0";
-    static const char* const kKinds[] = {"bar ", "bar wait ", "bar inc wait "};  // a partial count
-    return kKinds[bar_rng_.below(3)] + id + " " + hex(1 + bar_rng_.below(32 * (warps_ - 1)));
+    if (r < 60) return "bar inc " + id + " " + count_text(bar_rng_.chance(50) ? ~0u : bar_rng_.below(0x21));
+    if (r < 85) return std::string(bar_rng_.chance(50) ? "bar wait " : bar_rng_.chance(50) ? "bar " : "bar inc wait ") + id + " 0x0";
+    // A partial count: one warp (each arrival releases it), or up to the block's warps less one.
+    static const char* const kKinds[] = {"bar ", "bar wait ", "bar inc wait "};
+    unsigned threads = bar_rng_.chance(60) ? 1 + bar_rng_.below(32) : 1 + bar_rng_.below(32 * (warps_ - 1));
+    return kKinds[bar_rng_.below(3)] + id + " " + hex(threads);
   }
 
   // A barrier every warp reaches with the same form, or a producer/consumer
@@ -650,6 +652,14 @@ uint64_t tesla_program_seed(uint64_t seed, uint64_t index) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
+}
+
+bool tesla_barrier_program_at(uint64_t seed, uint64_t index) {
+  return tesla_program_seed(seed ^ 0xba221e2ull, index) % 100 < kTeslaBarrierProgramPct;
+}
+
+uint64_t tesla_barrier_program_seed(uint64_t seed, uint64_t index) {
+  return tesla_program_seed(seed ^ 0xba221e2ull, index) ^ 0x5a5a5a5a5a5a5a5aull;
 }
 
 TeslaProgram generate_tesla(uint64_t program_seed, const Target& target, const TeslaGenOptions& opt,

@@ -35,15 +35,18 @@ constexpr uint32_t kTeslaLaneBytes = 0x40;       // g1[]: per-lane area for stor
 constexpr uint32_t kTeslaG2Bytes = 0x40;         // g2[]: one word every lane reduces into
 constexpr uint32_t kTeslaLocalBytes = 0x100;     // l[] per thread
 
-// Barrier programs, a program shape of their own: a block of 2..3 warps
-// (the last one possibly partial) and `bar` forms (plain, `inc`, `wait`,
-// `inc wait`, ids 0..3, thread counts or `all`) at the top level of the main
-// body, some of them different per warp (a branch on kTeslaWarpReg). Which
-// programs get this shape, and every choice about the barriers, come from a
-// second random stream (seeded from the program seed), so the other
-// programs of a campaign are the same as before the shape existed (the
-// regression tests replay campaign iterations by number).
-constexpr unsigned kTeslaBarrierShapePct = 20;
+// Barrier programs, a program shape of their own (TeslaGenOptions::
+// barrier_shape): a block of 2..3 warps (the last one possibly partial) and
+// `bar` forms (plain, `inc`, `wait`, `inc wait`, ids 0..3, thread counts or
+// `all`) at the top level of the main body, some of them different per warp
+// (a branch on kTeslaWarpReg), every choice about them from a second random
+// stream. A campaign runs them in addition to its ordinary programs: for
+// about kTeslaBarrierProgramPct percent of the iterations
+// (tesla_barrier_program_at), a barrier program from
+// tesla_barrier_program_seed. The ordinary programs stay exactly those of
+// the campaigns before barriers were generated (the regression tests replay
+// seed-1 iterations by number).
+constexpr unsigned kTeslaBarrierProgramPct = 20;
 
 struct TeslaProgram {
   tesla::Target target;
@@ -60,6 +63,7 @@ struct TeslaGenOptions {
   // Returns false for an instruction the engines under test cannot run; such
   // candidates are skipped (counted per op name in `skipped`).
   std::function<bool(const tesla::Insn&)> accept;
+  bool barrier_shape = false;                 // a barrier program (above)
 };
 
 struct TeslaGenStats {
@@ -69,6 +73,10 @@ struct TeslaGenStats {
 
 // Program `index` of campaign `seed` (same inputs, same program on every host).
 uint64_t tesla_program_seed(uint64_t seed, uint64_t index);
+// Whether iteration `index` of campaign `seed` also runs a barrier program,
+// and that program's seed (for generate_tesla with barrier_shape).
+bool tesla_barrier_program_at(uint64_t seed, uint64_t index);
+uint64_t tesla_barrier_program_seed(uint64_t seed, uint64_t index);
 TeslaProgram generate_tesla(uint64_t program_seed, const tesla::Target& target, const TeslaGenOptions& opt,
                             TeslaGenStats* stats = nullptr);
 
