@@ -8,6 +8,12 @@ namespace gpurc::rt {
 uint32_t take_barrier_word(const uint8_t* lanes, BarrierLanes& last) {
   uint32_t now[ir::kWarpLanes];
   std::memcpy(now, lanes, sizeof now);
+  // One descriptor in the whole code: lane 0 holds it unless it has not
+  // reached a barrier yet (divergent code).
+  for (unsigned l = 0; l < ir::kWarpLanes; ++l) {
+    if (now[l] & kBarrierOneKind) return now[l] & kBarrierDescriptorMask & ~kBarrierOneKind;
+    if (now[l] != 0) break;  // a word with a stop count: the general case
+  }
   uint32_t word = 0;
   for (unsigned l = 0; l < ir::kWarpLanes; ++l)
     if (now[l] != last.seen[l]) {

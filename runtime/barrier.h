@@ -13,7 +13,10 @@
 // so the runtime cannot clear the var between stops; instead it keeps what it
 // saw last (BarrierLanes) and takes the word of a lane whose value changed:
 // exactly the lanes that reached this barrier, since their count moved on.
-// (A warp stops at one barrier block per run, so those lanes agree.)
+// (A warp stops at one barrier block per run, so those lanes agree.) Code
+// whose barriers all have one descriptor (kBarrierOneKind, e.g. only plain
+// `bar 0x0 all`) writes just that word: every lane holding a word holds the
+// right one, which saves the per-lane count and the comparison.
 //
 #pragma once
 #include <cstdint>
@@ -28,6 +31,10 @@ namespace gpurc::rt {
 constexpr uint32_t kBarrierArrive = 1u;       // bar inc: counts this warp as arrived
 constexpr uint32_t kBarrierWait = 2u;         // bar wait: waits until the barrier is released
 constexpr uint32_t kBarrierCountGiven = 4u;   // bits 8..15 hold a warp count (else: every warp of the block)
+// Set in every word of code whose barriers all have one descriptor: then a
+// lane holds that word once it reached any barrier (or 0), and the word has
+// no stop count; the runtime takes it from the first lane holding it.
+constexpr uint32_t kBarrierOneKind = 8u;
 constexpr unsigned kBarrierIdShift = 4;       // bits 4..7: barrier id 0..15
 constexpr unsigned kBarrierCountShift = 8;
 constexpr uint32_t kBarrierDescriptorMask = 0xffffu;
@@ -51,7 +58,7 @@ struct CountedBarrier {
 
 constexpr CountedBarrier barrier_of(uint32_t word, uint32_t block_warps) {
   CountedBarrier b;
-  b.id = (word >> kBarrierIdShift) & 15u;
+  b.id = (word >> kBarrierIdShift) & 15u;  // (kBarrierOneKind is not part of the barrier)
   b.arrive = (word & kBarrierArrive) != 0;
   b.wait = (word & kBarrierWait) != 0;
   uint32_t given = (word >> kBarrierCountShift) & 0xffu;
@@ -66,9 +73,10 @@ struct BarrierLanes {
 };
 
 // The descriptor of the barrier a warp just stopped at: that of the first
-// lane of the 32-lane var at `lanes` whose value differs from `last`; 0 when
-// none does (the code stopped without writing one). `last` becomes the
-// current values.
+// lane of the 32-lane var at `lanes` holding a kBarrierOneKind word, else
+// that of the first lane whose value differs from `last`; 0 when none does
+// (the code stopped without writing one). `last` becomes the current values
+// (kept only for code without kBarrierOneKind).
 uint32_t take_barrier_word(const uint8_t* lanes, BarrierLanes& last);
 
 // What running one warp up to its next stop ended with.

@@ -962,26 +962,20 @@ struct Translator {
         // Every form runs on the runtime's counted-barrier scheduler
         // (runtime/barrier.h): the word stored here tells it which barrier
         // this is, whether the warp arrives, waits or both, and how many
-        // warps release it. Thread counts round up to warps; the runtime
-        // clamps a count above the block's warps to the block, as the
-        // interpreter does (CUDA 1.0's nvcc writes __syncthreads() as
-        // `bar inc wait 0x0 0xfff`).
-        bool inc = in.has("inc"), wait = in.has("wait");
-        if (!inc && !wait) inc = wait = true;  // plain `bar`: arrive and wait
-        int nimm = 0;
-        uint64_t id = 0, threads = 0;
-        for (auto& a : in.atoms)
-          if (a.type == Atom::Opnd && a.op.kind == OKind::Imm) {
-            if (nimm == 0) id = uint64_t(a.op.imm);
-            else threads = uint64_t(a.op.imm);
-            ++nimm;
-          }
-        int64_t count_warps = nimm > 1 ? int64_t((threads + 31) / 32) : -1;
-        // The lane's stop count moves on, so the runtime can tell the lanes
-        // that reached this barrier from the others (runtime/barrier.h).
-        V stops = bin(Opcode::IAdd, band(b.get_var(kVarBarrier), ~rt::kBarrierDescriptorMask), k32(rt::kBarrierStopOne));
-        b.set_var(kVarBarrier,
-                  bin(Opcode::Or, stops, k32(rt::barrier_word(unsigned(id & 15), inc, wait, count_warps))));
+        // warps release it.
+        uint32_t desc = barrier_descriptor(in);
+        if (one_barrier_kind) {
+          // Every barrier of the code has this descriptor: any lane that ever
+          // reached one holds the right word, so no stop count is needed
+          // (and the var is only written: the common plain-`bar` kernel).
+          b.set_var(kVarBarrier, k32(desc | rt::kBarrierOneKind));
+        } else {
+          // The lane's stop count moves on, so the runtime can tell the lanes
+          // that reached this barrier from the others.
+          V stops = bin(Opcode::IAdd, band(b.get_var(kVarBarrier), ~rt::kBarrierDescriptorMask),
+                        k32(rt::kBarrierStopOne));
+          b.set_var(kVarBarrier, bin(Opcode::Or, stops, k32(desc)));
+        }
         ir::BlockId after = f.add_block();
         b.barrier(after);
         b.set_block(after);
@@ -997,6 +991,26 @@ struct Translator {
     }
   }
 
+  // The rt::barrier_word of a `bar`. Thread counts round up to warps; the
+  // runtime clamps a count above the block's warps to the block, as the
+  // interpreter does (CUDA 1.0's nvcc writes __syncthreads() as
+  // `bar inc wait 0x0 0xfff`).
+  static uint32_t barrier_descriptor(const Insn& in) {
+    bool inc = in.has("inc"), wait = in.has("wait");
+    if (!inc && !wait) inc = wait = true;  // plain `bar`: arrive and wait
+    int nimm = 0;
+    uint64_t id = 0, threads = 0;
+    for (auto& a : in.atoms)
+      if (a.type == Atom::Opnd && a.op.kind == OKind::Imm) {
+        if (nimm == 0) id = uint64_t(a.op.imm);
+        else threads = uint64_t(a.op.imm);
+        ++nimm;
+      }
+    int64_t count_warps = nimm > 1 ? int64_t((threads + 31) / 32) : -1;
+    return rt::barrier_word(unsigned(id & 15), inc, wait, count_warps);
+  }
+  bool one_barrier_kind = false;  // every reachable `bar` has the same descriptor
+
   bool run() {
     if (code.size() > opt.max_words) return fail("program too large");
     if (opt.entry >= code.size()) return fail("entry outside the code");
@@ -1005,6 +1019,10 @@ struct Translator {
       return false;
     }
     if (!discover()) return false;
+    std::set<uint32_t> barrier_kinds;
+    for (auto& [p, in] : insns)
+      if (in.op == Op::Bar) barrier_kinds.insert(barrier_descriptor(in));
+    one_barrier_kind = barrier_kinds.size() == 1;
     cloned = clone_contexts();
     if (!cloned) {
       ctx_ids.clear();

@@ -272,7 +272,8 @@ TEST_CASE("tesla barriers: barriers on both sides of a divergent branch") {
   // stored before its own wait; taking lane 0's older word (the even lanes'
   // `bar inc`) they would not wait and would load the initial word.
   for (const char* sides : {"bar wait 0x2 0x0|bar inc 0x1 0x40", "bar wait 0x1 0x0|bar wait 0x2 0x0",
-                            "bar 0x2 0x0|bar inc 0x1 0x20", "bar inc 0x1 0x40|bar 0x1 0x0"}) {
+                            "bar 0x2 0x0|bar inc 0x1 0x20", "bar inc 0x1 0x40|bar 0x1 0x0",
+                            "bar wait 0x2 0x0|bar wait 0x2 0x0"}) {  // one descriptor: rt::kBarrierOneKind
     std::string odd(sides, std::strchr(sides, '|')), even(std::strchr(sides, '|') + 1);
     for (unsigned threads : {64u, 96u}) {
       INFO(sides << " threads " << threads);
@@ -307,6 +308,26 @@ TEST_CASE("tesla barriers: barriers on both sides of a divergent branch") {
   }
 }
 
+TEST_CASE("tesla barriers: code with one barrier descriptor stores it without a stop count") {
+  auto reads_barrier_var = [](const std::string& src) {
+    Target t;
+    std::string err;
+    REQUIRE(parse_target("g200", t, err));
+    std::vector<uint32_t> code;
+    REQUIRE(assemble(all_long(src), t, code, err));
+    TranslateOptions opt = options_for(BlockConfig{}, t);
+    gpurc::ir::Function f;
+    REQUIRE(translate(code, opt, f, err));
+    uint32_t var = state_var(f, "barrier");
+    REQUIRE(var != kNoStateVar);
+    bool reads = false;
+    for (const auto& in : f.insts) reads |= in.block != gpurc::ir::kNoBlock && in.op == gpurc::ir::Opcode::GetVar && in.imm == var;
+    return reads;
+  };
+  CHECK_FALSE(reads_barrier_var("bar 0x0 all\nbar 0x0 all\nexit nop\n"));       // one kind: a constant
+  CHECK(reads_barrier_var("bar 0x0 all\nbar inc 0x1 0x20\nexit nop\n"));        // two: the lane's count is read
+}
+
 TEST_CASE("tesla barriers: descriptor words") {
   using namespace gpurc::rt;
   CountedBarrier plain = barrier_of(barrier_word(3, true, true, -1), 5);
@@ -335,4 +356,9 @@ TEST_CASE("tesla barriers: descriptor words") {
   lanes[9] = 2 * kBarrierStopOne | first;  // the same barrier again: the count differs
   CHECK(take_barrier_word(reinterpret_cast<const uint8_t*>(lanes), seen) == first);
   CHECK(take_barrier_word(reinterpret_cast<const uint8_t*>(lanes), seen) == 0);  // nothing changed
+  // Code with one descriptor: every lane holding it is right, stale or not.
+  uint32_t one[32] = {};
+  one[5] = one[30] = second | kBarrierOneKind;
+  CHECK(take_barrier_word(reinterpret_cast<const uint8_t*>(one), seen) == second);
+  CHECK(take_barrier_word(reinterpret_cast<const uint8_t*>(one), seen) == second);
 }
