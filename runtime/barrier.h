@@ -18,9 +18,11 @@
 // `bar 0x0 all`) writes just that word: every lane holding a word holds the
 // right one, which saves the per-lane count and the comparison.
 //
+// The word format is header-only (the frontends use it), and so is the
+// scheduler, a template (run_counted_barriers).
 #pragma once
 #include <cstdint>
-#include <functional>
+#include <vector>
 
 #include "runtime/launch.h"
 
@@ -95,6 +97,76 @@ enum class CountedEnd { Finished, Stopped, Deadlock };
 // release. When every remaining warp waits, each barrier someone waits on is
 // released if its arrivals plus the finished warps reach its count; if none
 // is, the block is deadlocked. State is local to the call (one block).
-CountedEnd run_counted_barriers(uint32_t warps, const std::function<CountedStep(uint32_t)>& step);
+// A template so the per-stop call inlines (a barrier-heavy kernel stops
+// every warp at every barrier: reduce, docs/tesla.md "Bench").
+template <class Step>
+CountedEnd run_counted_barriers(uint32_t warps, Step&& step) {
+  struct Bar {
+    uint32_t arrived = 0, generation = 0;
+    uint32_t count = 0;  // count of the last warp that waited on it (the stall release compares with it)
+  };
+  Bar bars[kBarrierIds];
+  struct WarpState {
+    bool done = false;
+    int waiting_on = -1;      // barrier id, -1 = not waiting
+    uint32_t wait_generation = 0;
+  };
+  // Blocks of up to 32 warps (every Tesla block: 512 threads) need no allocation.
+  WarpState inline_states[32];
+  std::vector<WarpState> more(warps > 32 ? warps : 0);
+  WarpState* ws = warps > 32 ? more.data() : inline_states;
+  uint32_t finished = 0;
+  for (;;) {
+    bool progress = false, any_left = false;
+    for (uint32_t w = 0; w < warps; ++w) {
+      WarpState& s = ws[w];
+      if (s.done) continue;
+      any_left = true;
+      if (s.waiting_on >= 0) {
+        if (bars[s.waiting_on].generation == s.wait_generation) continue;
+        s.waiting_on = -1;
+      }
+      progress = true;
+      // Run this warp until it finishes or waits: arriving without waiting,
+      // or releasing the barrier it arrives at, does not end its turn.
+      for (;;) {
+        CountedStep r = step(w);
+        if (r.step == WarpStep::Stop) return CountedEnd::Stopped;
+        if (r.step == WarpStep::Done) {
+          s.done = true;
+          ++finished;
+          break;
+        }
+        CountedBarrier b = barrier_of(r.word, warps);
+        Bar& bar = bars[b.id];
+        uint32_t generation = bar.generation;
+        if (b.arrive && ++bar.arrived >= b.count) {
+          bar.arrived = 0;
+          ++bar.generation;
+        }
+        if (b.wait && bar.generation == generation) {
+          s.waiting_on = int(b.id);
+          s.wait_generation = generation;
+          bar.count = b.count;
+          break;
+        }
+      }
+    }
+    if (!any_left) return CountedEnd::Finished;
+    if (progress) continue;
+    // Every remaining warp waits: finished warps count as arrived.
+    bool released = false;
+    for (unsigned id = 0; id < kBarrierIds; ++id) {
+      bool someone = false;
+      for (uint32_t w = 0; w < warps; ++w) someone |= !ws[w].done && ws[w].waiting_on == int(id);
+      if (someone && bars[id].arrived + finished >= bars[id].count) {
+        bars[id].arrived = 0;
+        ++bars[id].generation;
+        released = true;
+      }
+    }
+    if (!released) return CountedEnd::Deadlock;
+  }
+}
 
 }  // namespace gpurc::rt

@@ -53,7 +53,8 @@ constexpr uint32_t kVarPopped = kVarStack + kStackDepth;
 // I64: Space::Local address of the thread's a[0]; its o[0] is at + kOutDelta.
 constexpr uint32_t kVarAttrBase = kVarPopped + 1;
 // I32: descriptor of the barrier the warp stops at (rt::barrier_word) and
-// the lane's stop count, read by the runtime's counted-barrier scheduler.
+// the lane's stop count (or, when the code has one descriptor, that word
+// with rt::kBarrierOneKind), read by the runtime's counted-barrier scheduler.
 constexpr uint32_t kVarBarrier = kVarAttrBase + 1;
 
 enum Entry : uint32_t { kEntryPreBrk = 1, kEntryCall = 2, kEntryCallLim = 3 };
