@@ -80,8 +80,17 @@ bool tesla_replay_prologue(const TeslaProgram& p, std::vector<uint32_t>& words, 
     std::snprintf(b, sizeof b, "0x%x", v);
     return std::string(b);
   };
-  // s[]: every lane of the (single) warp copies the whole image from g14[]
-  // (the same word to the same address, so lane order does not matter).
+  // s[]: every lane copies the whole image from g14[] (the same word to the
+  // same address, so lane order does not matter). With several warps (a
+  // barrier program) only warp 0 stores: it runs first and copies before
+  // any program code runs, and a later warp's copy would overwrite what
+  // warp 0's program part already stored. (A barrier here instead would
+  // change the order in which the warps start the program.)
+  const bool several_warps = p.threads.size() > 32;
+  if (several_warps) {
+    l.push_back("shr u32 $r5 $r0 0x5");
+    l.push_back("and b32 $c1 $r5 $r5 $r5");  // Z: warp 0 ($r0 = tid.x in a 1-D block)
+  }
   l.push_back("mov b32 $r2 0x0");
   l.push_back("mov b32 $r3 " + hx(uint32_t(p.shared.size() / 4)));
   l.push_back("mov b32 $r4 0xffffffff");
@@ -93,7 +102,7 @@ bool tesla_replay_prologue(const TeslaProgram& p, std::vector<uint32_t>& words, 
   l.clear();
   l.push_back("ld b32 $r1 g" + std::to_string(kTeslaReproSharedBank) + "[$r2]");
   l.push_back("shl $a1 $r2 0x0");
-  l.push_back("st b32 s[$a1+0x0] $r1");
+  l.push_back(several_warps ? "(e $c1) st b32 s[$a1+0x0] $r1" : "st b32 s[$a1+0x0] $r1");
   l.push_back("add b32 $r2 $r2 0x4");
   l.push_back("add b32 $c0 $r3 $r3 $r4");
   l.push_back("(g $c0) bra " + hx(copy * 4));
@@ -294,13 +303,16 @@ IsaFuzzReport run_tesla_fuzz(const IsaFuzzOptions& opt) {
     f << tesla_replay_json(p, name, what) << "\n";
     return f ? path : std::string();
   };
-  auto mismatch = [&](uint64_t i, const std::string& engine, const std::string& what, const TeslaProgram& p) {
+  // `kind`: "" for an iteration's ordinary program, "bar" for its barrier program.
+  auto mismatch = [&](uint64_t i, const std::string& kind, const std::string& engine, const std::string& what,
+                      const TeslaProgram& p) {
     IsaFuzzMismatch m;
     m.iteration = i;
     m.engine = engine;
-    m.what = what;
+    m.what = kind.empty() ? what : "barrier program: " + what;
     if (opt.save_reproducers && saved < opt.max_saved) {
-      std::string name = "tesla-s" + std::to_string(opt.seed) + "-i" + std::to_string(i) + "-" + engine;
+      std::string name = "tesla-s" + std::to_string(opt.seed) + "-i" + std::to_string(i) +
+                         (kind.empty() ? "" : "-" + kind) + "-" + engine;
       m.reproducer = save(p, name, "gpurc fuzz --isa tesla: engine " + engine + ": " + what);
       if (!m.reproducer.empty()) ++saved;
       // A shrunk copy of the first few: what a translator owner wants to read.
@@ -313,33 +325,51 @@ IsaFuzzReport run_tesla_fuzz(const IsaFuzzOptions& opt) {
     rep.mismatches.push_back(m);
   };
 
-  for (uint64_t i = opt.first; i < opt.first + opt.iterations; ++i) {
+  // Runs one program on the reference and every engine; false when the
+  // campaign must stop (generator error).
+  auto check_program = [&](uint64_t i, const std::string& kind, uint64_t program_seed,
+                           const TeslaGenOptions& g) {
     TeslaProgram p;
     try {
-      p = generate_tesla(tesla_program_seed(opt.seed, i), target, gopt, &stats);
+      p = generate_tesla(program_seed, target, g, &stats);
     } catch (const std::exception& e) {
-      rep.error = "generator (iteration " + std::to_string(i) + "): " + e.what();
-      break;
+      rep.error = "generator (iteration " + std::to_string(i) + (kind.empty() ? "" : ", " + kind) + "): " + e.what();
+      return false;
     }
     ++rep.programs;
     TeslaOutcome ref = run_tesla_reference(p);
     // The generator only makes programs the reference can run: anything but
-    // an access fault is a generator (or interpreter) problem.
-    if (!ref.fault.empty() && ref.fault != "out-of-bounds") {
-      mismatch(i, "interp", "reference fault " + ref.fault + ": " + ref.fault_message, p);
-      continue;
+    // an access fault, or a deadlock of a barrier program (tesla_gen.h: a
+    // random mix of counts can leave every warp waiting; the engines must
+    // report it too), is a generator (or interpreter) problem.
+    bool deadlock = g.barrier_shape && ref.fault == "stack" && ref.fault_message.rfind("deadlock", 0) == 0;
+    if (!ref.fault.empty() && ref.fault != "out-of-bounds" && !deadlock) {
+      mismatch(i, kind, "interp", "reference fault " + ref.fault + ": " + ref.fault_message, p);
+      return true;
     }
     TeslaTranslation tr = translate_tesla(p);
     if (!tr.error.empty()) {
-      mismatch(i, "translate", tr.error, p);
-      continue;
+      mismatch(i, kind, "translate", tr.error, p);
+      return true;
     }
     for (const auto& e : rep.engines) {
       TeslaOutcome got = run_tesla_engine(e, tr, p);
       ++rep.runs;
       std::string d = compare_tesla(p, ref, got);
-      if (!d.empty()) mismatch(i, e, d, p);
+      if (!d.empty()) mismatch(i, kind, e, d, p);
     }
+    return true;
+  };
+  TeslaGenOptions barrier_gopt = gopt;
+  barrier_gopt.barrier_shape = true;
+  for (uint64_t i = opt.first; i < opt.first + opt.iterations; ++i) {
+    if (!check_program(i, "", tesla_program_seed(opt.seed, i), gopt)) break;
+    // Barrier programs (compute programs only) come in addition
+    // (tesla_gen.h), so the ordinary program of every iteration is the one
+    // earlier campaigns ran.
+    if (target.ptype == kCP && tesla_barrier_program_at(opt.seed, i) &&
+        !check_program(i, "bar", tesla_barrier_program_seed(opt.seed, i), barrier_gopt))
+      break;
     if (opt.progress && rep.programs % 50 == 0) opt.progress(rep.programs, rep.mismatches.size());
   }
   if (opt.progress) opt.progress(rep.programs, rep.mismatches.size());

@@ -1,5 +1,6 @@
 #include "fuzz/tesla_gen.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -149,13 +150,15 @@ const char* const kPredNames[32] = {"never", "l", "e", "le", "g", "lg", "ge", "l
 class Generator {
  public:
   Generator(uint64_t seed, const Target& t, const TeslaGenOptions& opt, TeslaGenStats* stats)
-      : rng_(seed), mt_(seed ^ 0x5eed7e51a0ull), t_(t), opt_(opt), stats_(stats), pool_(pool_for(t)) {}
+      : rng_(seed), mt_(seed ^ 0x5eed7e51a0ull), bar_rng_(seed ^ 0xba2e1e55c0deull), t_(t), opt_(opt),
+        stats_(stats), pool_(pool_for(t)) {}
 
   bool vertex_like() const { return t_.ptype == kVP || t_.ptype == kGP; }
 
   TeslaProgram run() {
     TeslaProgram p;
     p.target = t_;
+    barrier_shape_ = opt_.barrier_shape;
     make_state(p);
     unsigned n = unsigned(rng_.range(int(opt_.min_insns), int(opt_.max_insns)));
     nsubs_ = rng_.chance(30) ? rng_.range(1, 2) : 0;
@@ -174,6 +177,9 @@ class Generator {
  private:
   Rng rng_;
   std::mt19937_64 mt_;
+  Rng bar_rng_;               // the barrier shape's choices (tesla_gen.h); unused by other programs
+  bool barrier_shape_ = false;
+  unsigned warps_ = 1;
   Target t_;
   const TeslaGenOptions& opt_;
   TeslaGenStats* stats_;
@@ -244,6 +250,9 @@ class Generator {
 
   void make_state(TeslaProgram& p) {
     unsigned nthreads = rng_.chance(80) ? 32 : unsigned(rng_.range(1, 31));
+    if (barrier_shape_)
+      nthreads = 32 * unsigned(bar_rng_.range(1, 2)) + (bar_rng_.chance(60) ? 32 : unsigned(bar_rng_.range(1, 31)));
+    warps_ = (nthreads + 31) / 32;
     p.cfg.block[0] = nthreads;
     p.cfg.regs = kTeslaRegs;
     p.cfg.smem = kTeslaSharedBytes;
@@ -261,6 +270,7 @@ class Generator {
           s.r[r + 1] = uint32_t(d >> 32);
         }
       s.r[kTeslaLaneBase] = l * kTeslaLaneBytes;
+      s.r[kTeslaWarpReg] = l / 32;
       s.r[kTeslaMinusOne] = 0xffffffffu;
       // $a: 16-byte aligned addresses, so s[]/c[] accesses of any size line up.
       // Vertex/geometry programs: inside a[]/o[] (attr_bytes 0x200) for $a-indexed accesses.
@@ -289,7 +299,7 @@ class Generator {
     }
     p.mem.global[0].assign(kTeslaG0Bytes, 0);
     fill(p.mem.global[0]);
-    p.mem.global[1].assign(size_t(kTeslaLaneBytes) * 32, 0);
+    p.mem.global[1].assign(size_t(kTeslaLaneBytes) * std::max(32u, nthreads), 0);
     fill(p.mem.global[1]);
     p.mem.global[2].assign(kTeslaG2Bytes, 0);
     fill(p.mem.global[2]);
@@ -298,6 +308,9 @@ class Generator {
   // ---------------------------------------------------------- structure
   void block(unsigned n, int depth, int loop_depth, bool in_sub) {
     for (unsigned i = 0; i < n; ++i) {
+      // Barriers only where every lane of a warp is on the same path (the
+      // top level of the main body), so each warp reaches them as a whole.
+      if (barrier_shape_ && depth == 0 && !in_sub && bar_rng_.chance(30)) barrier();
       unsigned r = rng_.below(100);
       if (depth < 3 && r < 6) { if_then(depth, loop_depth, in_sub); continue; }
       if (depth < 3 && r < 10) { if_else(depth, loop_depth, in_sub); continue; }
@@ -317,6 +330,57 @@ class Generator {
       }
       data_insn();
     }
+  }
+
+  // Barrier forms (all choices from bar_rng_). Most of them cannot leave
+  // every warp waiting: a barrier counting the whole block that every warp
+  // arrives at, a count of 0 (a waiting warp is released as soon as every
+  // warp waits), arrive-only; and producer/consumer pairs where the last
+  // warp arrives and the others wait for one warp's arrival (the waiters get
+  // there first in the round-robin order, or are released once a warp has
+  // finished). Some use a count between 1 and the block's warps, which can
+  // deadlock with what follows: the engines must then report the same
+  // deadlock (run_tesla_fuzz accepts that reference outcome).
+  std::string count_text(unsigned threads) { return threads == ~0u ? "all" : hex(threads); }
+  std::string uniform_barrier_form() {
+    std::string id = hex(bar_rng_.below(4));
+    unsigned r = bar_rng_.below(100);
+    if (r < 45)  // the whole block: "all", or a thread count of at least the block's warps (up to 0xfff)
+      return std::string(bar_rng_.chance(50) ? "bar " : "bar inc wait ") + id + " " +
+             count_text(bar_rng_.chance(40) ? ~0u : bar_rng_.chance(20) ? 0xfffu : 32 * (warps_ - 1) + 1 + bar_rng_.below(0x40));
+    if (r < 60) return "bar inc " + id + " " + count_text(bar_rng_.chance(50) ? ~0u : bar_rng_.below(0x21));
+    if (r < 85) return std::string(bar_rng_.chance(50) ? "bar wait " : bar_rng_.chance(50) ? "bar " : "bar inc wait ") + id + " 0x0";
+    // A partial count: one warp (each arrival releases it), or up to the block's warps less one.
+    static const char* const kKinds[] = {"bar ", "bar wait ", "bar inc wait "};
+    unsigned threads = bar_rng_.chance(60) ? 1 + bar_rng_.below(32) : 1 + bar_rng_.below(32 * (warps_ - 1));
+    return kKinds[bar_rng_.below(3)] + id + " " + hex(threads);
+  }
+
+  // A barrier every warp reaches with the same form, or a producer/consumer
+  // pair: the last warp arrives (`bar inc`, or `bar` when its count of one
+  // warp releases at once), the others wait for one warp (`bar wait`). The
+  // branch on the warp index is uniform within each warp.
+  void barrier() {
+    if (bar_rng_.chance(50)) {
+      text(uniform_barrier_form());
+      count("bar");
+      return;
+    }
+    std::string id = hex(bar_rng_.below(4));
+    std::string threads = hex(1 + bar_rng_.below(32));  // one warp
+    std::string consumer = new_label(), end = new_label();
+    std::string c = "$c" + std::to_string(bar_rng_.below(4));
+    std::string tmp = "$r" + std::to_string(kTeslaAddrReg);
+    text("mov b32 " + tmp + " " + hex(warps_ - 1));
+    text("set " + c + " " + tmp + " e u32 $r" + std::to_string(kTeslaWarpReg) + " " + tmp);
+    text("(e " + c + ") bra #" + consumer);  // set gives 0 (Z) when not the last warp
+    text(std::string(bar_rng_.chance(70) ? "bar inc " : "bar ") + id + " " + threads);
+    text("bra #" + end);
+    place_label(consumer);
+    text("bar wait " + id + " " + threads);
+    place_label(end);
+    text("nop");
+    count("bar inc / bar wait (producer, consumers)");
   }
 
   void if_then(int depth, int loop_depth, bool in_sub) {
@@ -588,6 +652,14 @@ uint64_t tesla_program_seed(uint64_t seed, uint64_t index) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
+}
+
+bool tesla_barrier_program_at(uint64_t seed, uint64_t index) {
+  return tesla_program_seed(seed ^ 0xba221e2ull, index) % 100 < kTeslaBarrierProgramPct;
+}
+
+uint64_t tesla_barrier_program_seed(uint64_t seed, uint64_t index) {
+  return tesla_program_seed(seed ^ 0xba221e2ull, index) ^ 0x5a5a5a5a5a5a5a5aull;
 }
 
 TeslaProgram generate_tesla(uint64_t program_seed, const Target& target, const TeslaGenOptions& opt,

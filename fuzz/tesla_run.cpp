@@ -6,6 +6,7 @@
 
 #include "frontend/tesla/translate.h"
 #include "fuzz/tesla_fuzz.h"
+#include "runtime/barrier.h"
 #include "runtime/memory.h"
 
 namespace gpurc::fuzz {
@@ -43,10 +44,6 @@ const char* ir_fault_name(ir::FaultKind k) {
   }
 }
 
-uint32_t launched_mask(const TeslaProgram& p) {
-  size_t n = p.threads.size();
-  return n >= 32 ? 0xffffffffu : (1u << n) - 1;
-}
 
 }  // namespace
 
@@ -84,9 +81,11 @@ TeslaTranslation translate_tesla(const TeslaProgram& p) {
 
 namespace {
 
-// Runs a translated function on one warp over copies of `p`'s memory (with
-// `extra` as g15[] when not empty). Registers come from `p.threads`
-// (run_with mode) or, with `launch_abi`, from the launch ABI only.
+// Runs a translated function on the program's warps over copies of `p`'s
+// memory (with `extra` as g15[] when not empty). Registers come from
+// `p.threads` (run_with mode) or, with `launch_abi`, from the launch ABI
+// only. The warps are scheduled at barriers as rt::launch schedules Tesla
+// code (runtime/barrier.h).
 TeslaOutcome run_ir(const std::string& engine, const IrProgram& prog, const TeslaProgram& p, bool launch_abi,
                     const std::vector<uint8_t>& extra) {
   TeslaOutcome out;
@@ -94,28 +93,14 @@ TeslaOutcome run_ir(const std::string& engine, const IrProgram& prog, const Tesl
   std::unique_ptr<ir::Executable> exe = make_executable(ir_engine, prog, out.error);
   if (!exe) return out;
   const ir::Function& f = prog.original;
+  const unsigned nthreads = unsigned(p.threads.size());
+  const unsigned nwarps = std::max(1u, (nthreads + 31) / 32);
 
-  // State: the translation's var layout (translate.h), filled through its helpers.
-  auto vars = rt::allocate_aligned(std::max<uint64_t>(f.vars_bytes(), 64));
-  std::memset(vars.get(), 0, f.vars_bytes());
-  for (unsigned lane = 0; lane < 32; ++lane) {
-    uint64_t local_base = uint64_t(lane) * kLocalStride;
-    if (launch_abi) {
-      const unsigned tid[3] = {lane, 0, 0}, ctaid[2] = {0, 0};
-      if (lane < p.threads.size()) init_launch_lane(f, vars.get(), lane, tid, ctaid, local_base);
-      continue;
-    }
-    ThreadState st{};
-    if (lane < p.threads.size()) st = p.threads[lane];
-    init_state_lane(f, vars.get(), lane, st, local_base);
-  }
   auto uniforms = rt::allocate_aligned(std::max<uint64_t>(f.uniform_bytes, 64));
   if (launch_abi) {
     std::vector<uint8_t> u = pack_uniforms(p.cfg);
     std::memcpy(uniforms.get(), u.data(), std::min<size_t>(u.size(), f.uniform_bytes));
   }
-  auto frame = rt::allocate_aligned(std::max<uint64_t>(exe->frame_bytes(), 64));
-
   out.mem = p.mem;
   out.shared = p.shared;
   if (!extra.empty()) {  // a reproducer: its prologue copies s[] from g14[] and the registers from g15[]
@@ -123,46 +108,86 @@ TeslaOutcome run_ir(const std::string& engine, const IrProgram& prog, const Tesl
     out.mem.global[kTeslaReproSharedBank] = p.shared;
     std::fill(out.shared.begin(), out.shared.end(), uint8_t(0));
   }
-  out.locals.assign(32, std::vector<uint8_t>(p.cfg.lmem, 0));
+  const unsigned slots = nwarps * 32;
+  out.locals.assign(slots, std::vector<uint8_t>(p.cfg.lmem, 0));
   // a[] from the program's cfg.attr_in (as the reference), o[] from 0.
-  std::vector<std::vector<uint8_t>> attrs(32, std::vector<uint8_t>(p.cfg.attr_bytes, 0));
-  for (unsigned t = 0; t < 32 && size_t(t) * p.cfg.attr_bytes < p.cfg.attr_in.size(); ++t)
+  std::vector<std::vector<uint8_t>> attrs(slots, std::vector<uint8_t>(p.cfg.attr_bytes, 0));
+  for (unsigned t = 0; t < slots && size_t(t) * p.cfg.attr_bytes < p.cfg.attr_in.size(); ++t)
     std::memcpy(attrs[t].data(), p.cfg.attr_in.data() + size_t(t) * p.cfg.attr_bytes,
                 std::min<size_t>(p.cfg.attr_bytes, p.cfg.attr_in.size() - size_t(t) * p.cfg.attr_bytes));
-  out.outs.assign(32, std::vector<uint8_t>(p.cfg.attr_bytes, 0));
-  init_attr_warp(attr_slot(f), vars.get(), 32, kAttrBase, kLocalStride);
+  out.outs.assign(slots, std::vector<uint8_t>(p.cfg.attr_bytes, 0));
   TeslaMemory memory(&out.mem, &out.shared, &out.locals, &attrs, &out.outs);
 
-  ir::WarpContext ctx;
-  ctx.vars = vars.get();
-  ctx.uniforms = uniforms.get();
-  ctx.frame = frame.get();
-  ctx.entry_mask = launched_mask(p);
-  ctx.budget = kFuzzBudget;
-  ctx.memory = &memory;
-  ir::RunStatus s = ir::RunStatus::Barrier;
-  for (int resumes = 0; s == ir::RunStatus::Barrier; ++resumes) {
-    if (resumes > 1000) {
-      out.error = "more than 1000 barrier stops";
-      return out;
+  // State per warp: the translation's var layout (translate.h), filled through its helpers.
+  struct WarpRun {
+    std::unique_ptr<uint8_t[], rt::Buffer::AlignedFree> vars, frame;
+    ir::WarpContext ctx;
+    rt::BarrierLanes barrier_seen;
+  };
+  std::vector<WarpRun> warps(nwarps);
+  for (unsigned w = 0; w < nwarps; ++w) {
+    WarpRun& x = warps[w];
+    x.vars = rt::allocate_aligned(std::max<uint64_t>(f.vars_bytes(), 64));
+    std::memset(x.vars.get(), 0, f.vars_bytes());
+    uint32_t mask = 0;
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      unsigned t = w * 32 + lane;
+      uint64_t local_base = uint64_t(t) * kLocalStride;
+      if (t < nthreads) mask |= 1u << lane;
+      if (launch_abi) {
+        const unsigned tid[3] = {t, 0, 0}, ctaid[2] = {0, 0};
+        if (t < nthreads) init_launch_lane(f, x.vars.get(), lane, tid, ctaid, local_base);
+        continue;
+      }
+      ThreadState st{};
+      if (t < nthreads) st = p.threads[t];
+      init_state_lane(f, x.vars.get(), lane, st, local_base);
     }
-    s = exe->run(ctx);
+    init_attr_warp(attr_slot(f), x.vars.get(), 32, kAttrBase + uint64_t(w) * 32 * kLocalStride, kLocalStride);
+    x.frame = rt::allocate_aligned(std::max<uint64_t>(exe->frame_bytes(), 64));
+    x.ctx.vars = x.vars.get();
+    x.ctx.uniforms = uniforms.get();
+    x.ctx.frame = x.frame.get();
+    x.ctx.entry_mask = nthreads == 0 ? 0 : mask;
+    x.ctx.budget = kFuzzBudget;
+    x.ctx.memory = &memory;
   }
-  if (s == ir::RunStatus::Fault) {
-    out.fault = ir_fault_name(ctx.fault);
-    out.fault_message = "fault code " + hex(ctx.fault_code) + " at " + hex(ctx.fault_addr) + " lane " +
-                        std::to_string(ctx.fault_lane);
+
+  const uint32_t bar = barrier_slot(f);
+  unsigned stops = 0;
+  rt::CountedEnd end = rt::run_counted_barriers(nwarps, [&](uint32_t w) {
+    ir::WarpContext& ctx = warps[w].ctx;
+    rt::CountedStep r;
+    ir::RunStatus s = exe->run(ctx);
+    if (s == ir::RunStatus::Fault) {
+      out.fault = ir_fault_name(ctx.fault);
+      out.fault_message = "fault code " + hex(ctx.fault_code) + " at " + hex(ctx.fault_addr) + " warp " +
+                          std::to_string(w) + " lane " + std::to_string(ctx.fault_lane);
+      r.step = rt::WarpStep::Stop;
+    } else if (s == ir::RunStatus::Barrier) {
+      r.step = rt::WarpStep::Barrier;
+      r.word = bar == LaunchSlots::kNoSlot ? 0 : rt::take_barrier_word(warps[w].vars.get() + bar, warps[w].barrier_seen);
+      if (r.word == 0) out.error = "barrier stop without a descriptor";
+      if (++stops > 1000 * nwarps) out.error = "more than 1000 barrier stops per warp";
+      if (!out.error.empty()) r.step = rt::WarpStep::Stop;
+    }
+    return r;
+  });
+  if (!out.error.empty()) return out;
+  if (end == rt::CountedEnd::Deadlock) {  // the interpreter's kind for it
+    out.fault = "stack";
+    out.fault_message = "deadlock: every remaining warp waits at a barrier that cannot complete";
   }
-  for (unsigned lane = 0; lane < p.threads.size(); ++lane) {
+  for (unsigned t = 0; t < nthreads; ++t) {
     // Registers the code never names keep their initial value (translate.h).
     ThreadState st{};
-    if (launch_abi) st.r[0] = lane;  // tid (lane, 0, 0), as initialised above
-    else st = p.threads[lane];
-    read_lane(f, vars.get(), lane, st);
+    if (launch_abi) st.r[0] = t;  // tid (t, 0, 0), as initialised above
+    else st = p.threads[t];
+    read_lane(f, warps[t / 32].vars.get(), t % 32, st);
     out.threads.push_back(st);
   }
-  out.locals.resize(p.threads.size());
-  out.outs.resize(p.threads.size());
+  out.locals.resize(nthreads);
+  out.outs.resize(nthreads);
   if (!extra.empty()) {
     out.mem.global[kTeslaReproInitBank].clear();
     out.mem.global[kTeslaReproSharedBank].clear();

@@ -219,6 +219,9 @@ rt::LaunchResult launch_function(const Launch& l, const Prepared& p, const ir::F
   cfg.vars_bytes = vars_bytes;
   cfg.uniforms = p.uniforms.data();
   if (l.budget > 0) cfg.budget = l.budget;
+  // Every `bar` form runs on the counted-barrier scheduler, which orders the
+  // warps as the interpreter does (runtime/barrier.h).
+  if (uint32_t bar = tesla::barrier_slot(layout); bar != tesla::LaunchSlots::kNoSlot) cfg.barrier_var = bar;
   uint64_t per_block = block_threads(l);
   const tesla::LaunchSlots slots = tesla::launch_slots(layout);
   const uint32_t attr = tesla::attr_slot(layout);
@@ -237,7 +240,13 @@ rt::LaunchResult launch_function(const Launch& l, const Prepared& p, const ir::F
 
 void set_fault(Outcome& out, const rt::LaunchResult& r) {
   if (!r.error.empty()) out.error = r.error;
-  if (r.fault) {
+  if (r.fault && r.fault->deadlock) {
+    // The interpreter's kind and wording for the same stall (frontend/tesla/interp.cpp).
+    out.faulted = true;
+    out.fault_kind = "stack";
+    out.fault_message = "block (" + std::to_string(r.fault->block.x) + "," + std::to_string(r.fault->block.y) +
+                        "): deadlock: every remaining warp waits at a barrier that cannot complete";
+  } else if (r.fault) {
     out.faulted = true;
     out.fault_kind = rt::fault_kind_name(r.fault->kind);
     out.fault_message = r.fault->describe();

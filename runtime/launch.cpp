@@ -1,5 +1,7 @@
 #include "runtime/launch.h"
 
+#include "runtime/barrier.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -24,6 +26,9 @@ const char* fault_kind_name(ir::FaultKind k) {
 }
 
 std::string LaunchFault::describe() const {
+  if (deadlock)
+    return fmt::format("deadlock in block ({},{},{}): every remaining warp waits at a barrier that cannot complete",
+                       block.x, block.y, block.z);
   std::string s = fmt::format("{} fault in block ({},{},{}) warp {} lane {}", fault_kind_name(kind), block.x, block.y,
                               block.z, warp, lane);
   if (kind == ir::FaultKind::OutOfBounds || kind == ir::FaultKind::Misaligned)
@@ -119,6 +124,7 @@ constexpr uint64_t kReuseBytes = uint64_t(16) << 20;
 struct WarpSlot {
   WarpInfo info;
   ir::WarpContext ctx;
+  BarrierLanes barrier_seen;  // counted barriers: the barrier var at the previous stop
 };
 
 class BlockStorage {
@@ -222,11 +228,17 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
     } else {
       std::memset(s.ctx.vars, 0, zero_frames ? per_warp : vars_stride);
     }
+    // The barrier var starts at zero, as take_barrier_word's record of it.
+    if (cfg.barrier_var != LaunchConfig::kPlainBarriers) {
+      std::memset(s.ctx.vars + cfg.barrier_var, 0, 4 * ir::kWarpLanes);
+      s.barrier_seen = BarrierLanes{};
+    }
     s.ctx.entry_mask = s.info.entry_mask;
     if (init) init(s.info, s.ctx.vars);
   }
   std::optional<LaunchFault> fault;
-  run_barrier_rounds(nwarps, [&](uint32_t w) {
+  // One run of warp w up to its next stop: a fault is recorded and stops the block.
+  auto run_warp = [&](uint32_t w) {
     WarpSlot& s = warps[w];
     ir::RunStatus st = exe.run(s.ctx);
     if (st == ir::RunStatus::Fault) {
@@ -239,7 +251,30 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
     ++warps_done;
     if (finish) finish(s.info, s.ctx.vars);
     return WarpStep::Done;
+  };
+  if (cfg.barrier_var == LaunchConfig::kPlainBarriers) {
+    run_barrier_rounds(nwarps, run_warp);
+    return fault;
+  }
+  CountedEnd end = run_counted_barriers(nwarps, [&](uint32_t w) {
+    CountedStep r{run_warp(w), 0};
+    if (r.step != WarpStep::Barrier) return r;
+    WarpSlot& s = warps[w];
+    r.word = take_barrier_word(s.ctx.vars + cfg.barrier_var, s.barrier_seen);
+    if (r.word == 0) {  // the code stopped at a barrier without saying which: not a counted-barrier translation
+      fault = LaunchFault{};
+      fault->kind = ir::FaultKind::Unsupported;
+      fault->block = s.info.block;
+      fault->warp = s.info.warp;
+      r.step = WarpStep::Stop;
+    }
+    return r;
   });
+  if (end == CountedEnd::Deadlock) {
+    fault = LaunchFault{};
+    fault->deadlock = true;
+    fault->block = coords;
+  }
   return fault;
 }
 
@@ -263,6 +298,11 @@ LaunchResult launch(const ir::Executable& exe, Memory& memory, const LaunchConfi
   }
   if (cfg.shared_bytes > (uint64_t(1) << 30)) {
     r.error = "launch: shared_bytes is larger than 1 GiB";
+    return r;
+  }
+  if (cfg.barrier_var != LaunchConfig::kPlainBarriers &&
+      uint64_t(cfg.barrier_var) + 4 * ir::kWarpLanes > cfg.vars_bytes) {
+    r.error = "launch: the barrier descriptor var lies outside vars_bytes";
     return r;
   }
   uint64_t blocks = cfg.grid.count();

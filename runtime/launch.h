@@ -37,6 +37,11 @@ struct LaunchConfig {
   uint32_t vars_bytes = 0;    // ir::Function::vars_bytes()
   const uint8_t* uniforms = nullptr;
   int64_t budget = int64_t(1) << 40;  // watchdog budget per warp
+  // Counted barriers (runtime/barrier.h): the byte offset in the vars of the
+  // 32-bit var that holds the descriptor of the barrier a warp stopped at.
+  // kPlainBarriers: every barrier is the block-wide one (run_barrier_rounds).
+  static constexpr uint32_t kPlainBarriers = ~0u;
+  uint32_t barrier_var = kPlainBarriers;
 };
 
 struct LaunchFault {
@@ -44,6 +49,9 @@ struct LaunchFault {
   Dim3 block;
   uint32_t warp = 0, lane = 0, space = 0;
   uint64_t addr = 0, code = 0;
+  // Counted barriers only: every remaining warp of the block waits at a
+  // barrier that cannot complete (kind stays None; warp/lane are 0).
+  bool deadlock = false;
   std::string describe() const;
 };
 

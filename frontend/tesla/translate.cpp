@@ -19,6 +19,7 @@
 #include <set>
 
 #include "ir/builder.h"
+#include "runtime/barrier.h"
 
 namespace gpurc::tesla {
 
@@ -51,6 +52,10 @@ constexpr unsigned kStackDepth = 16;
 constexpr uint32_t kVarPopped = kVarStack + kStackDepth;
 // I64: Space::Local address of the thread's a[0]; its o[0] is at + kOutDelta.
 constexpr uint32_t kVarAttrBase = kVarPopped + 1;
+// I32: descriptor of the barrier the warp stops at (rt::barrier_word) and
+// the lane's stop count (or, when the code has one descriptor, that word
+// with rt::kBarrierOneKind), read by the runtime's counted-barrier scheduler.
+constexpr uint32_t kVarBarrier = kVarAttrBase + 1;
 
 enum Entry : uint32_t { kEntryPreBrk = 1, kEntryCall = 2, kEntryCallLim = 3 };
 
@@ -955,21 +960,23 @@ struct Translator {
         return true;
       }
       case Op::Bar: {
-        bool inc = in.has("inc"), wait = in.has("wait");
-        int nimm = 0;
-        uint64_t threads = 0;
-        for (auto& a : in.atoms)
-          if (a.type == Atom::Opnd && a.op.kind == OKind::Imm && nimm++ == 1) threads = uint64_t(a.op.imm);
-        if (inc != wait) return unsupported("'bar' with only 'inc' or only 'wait' (arrive without waiting) is not translated");
-        // A thread count is a count of warps (rounded up). When it covers
-        // the block's warps the barrier is the plain one (the runtime's
-        // barrier waits for every warp of the block): the interpreter clamps
-        // the count to the block, and CUDA 1.0's nvcc writes __syncthreads()
-        // as `bar inc wait 0x0 0xfff`. Smaller counts release part of the
-        // block and are not translated.
-        unsigned warps = (opt.block_threads + 31) / 32;
-        if (nimm > 1 && (opt.block_threads == 0 || (threads + 31) / 32 < warps))
-          return unsupported("'bar' with a thread count other than the block's warps is not translated");
+        // Every form runs on the runtime's counted-barrier scheduler
+        // (runtime/barrier.h): the word stored here tells it which barrier
+        // this is, whether the warp arrives, waits or both, and how many
+        // warps release it.
+        uint32_t desc = barrier_descriptor(in);
+        if (one_barrier_kind) {
+          // Every barrier of the code has this descriptor: any lane that ever
+          // reached one holds the right word, so no stop count is needed
+          // (and the var is only written: the common plain-`bar` kernel).
+          b.set_var(kVarBarrier, k32(desc | rt::kBarrierOneKind));
+        } else {
+          // The lane's stop count moves on, so the runtime can tell the lanes
+          // that reached this barrier from the others.
+          V stops = bin(Opcode::IAdd, band(b.get_var(kVarBarrier), ~rt::kBarrierDescriptorMask),
+                        k32(rt::kBarrierStopOne));
+          b.set_var(kVarBarrier, bin(Opcode::Or, stops, k32(desc)));
+        }
         ir::BlockId after = f.add_block();
         b.barrier(after);
         b.set_block(after);
@@ -985,6 +992,26 @@ struct Translator {
     }
   }
 
+  // The rt::barrier_word of a `bar`. Thread counts round up to warps; the
+  // runtime clamps a count above the block's warps to the block, as the
+  // interpreter does (CUDA 1.0's nvcc writes __syncthreads() as
+  // `bar inc wait 0x0 0xfff`).
+  static uint32_t barrier_descriptor(const Insn& in) {
+    bool inc = in.has("inc"), wait = in.has("wait");
+    if (!inc && !wait) inc = wait = true;  // plain `bar`: arrive and wait
+    int nimm = 0;
+    uint64_t id = 0, threads = 0;
+    for (auto& a : in.atoms)
+      if (a.type == Atom::Opnd && a.op.kind == OKind::Imm) {
+        if (nimm == 0) id = uint64_t(a.op.imm);
+        else threads = uint64_t(a.op.imm);
+        ++nimm;
+      }
+    int64_t count_warps = nimm > 1 ? int64_t((threads + 31) / 32) : -1;
+    return rt::barrier_word(unsigned(id & 15), inc, wait, count_warps);
+  }
+  bool one_barrier_kind = false;  // every reachable `bar` has the same descriptor
+
   bool run() {
     if (code.size() > opt.max_words) return fail("program too large");
     if (opt.entry >= code.size()) return fail("entry outside the code");
@@ -993,6 +1020,10 @@ struct Translator {
       return false;
     }
     if (!discover()) return false;
+    std::set<uint32_t> barrier_kinds;
+    for (auto& [p, in] : insns)
+      if (in.op == Op::Bar) barrier_kinds.insert(barrier_descriptor(in));
+    one_barrier_kind = barrier_kinds.size() == 1;
     cloned = clone_contexts();
     if (!cloned) {
       ctx_ids.clear();
@@ -1017,6 +1048,7 @@ struct Translator {
     for (unsigned i = 0; i < kStackDepth; ++i) f.add_var("stack" + std::to_string(i), Type::I32);
     f.add_var("popped", Type::I32);
     f.add_var("attr_base", Type::I64);
+    f.add_var("barrier", Type::I32);
     f.uniform_bytes = uniform_bytes(opt);
 
     ir::BlockId entry = f.add_block("entry");
@@ -2069,7 +2101,6 @@ TranslateOptions options_for(const BlockConfig& cfg, const Target& target, uint3
   o.attr_bytes = cfg.attr_bytes;
   o.param_bytes = uint32_t(cfg.params.size());
   o.call_limit = cfg.call_limit;
-  o.block_threads = cfg.block[0] * cfg.block[1] * cfg.block[2];
   return o;
 }
 
@@ -2110,6 +2141,11 @@ LaunchSlots launch_slots(const ir::Function& f) {
 
 uint32_t attr_slot(const ir::Function& f) {
   uint32_t v = state_var(f, "attr_base");
+  return v == kNoStateVar ? LaunchSlots::kNoSlot : f.var_offset(v);
+}
+
+uint32_t barrier_slot(const ir::Function& f) {
+  uint32_t v = state_var(f, "barrier");
   return v == kNoStateVar ? LaunchSlots::kNoSlot : f.var_offset(v);
 }
 

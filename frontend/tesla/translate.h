@@ -22,6 +22,12 @@
 //                    (tid 0 is in warp 0, which rt::launch runs first.)
 //   "attr_base"      I64, Space::Local address of the thread's a[0] (vertex/
 //                    geometry programs, or any program with an o[] destination)
+//   "barrier"        I32, written right before each IR `barrier` terminator
+//                    (any `bar`): the barrier's rt::barrier_word (id, arrive /
+//                    wait, warp count) and the lane's stop count, for the
+//                    runtime's counted-barrier scheduler (runtime/barrier.h).
+//                    A runner passes its offset (barrier_slot) as
+//                    rt::LaunchConfig::barrier_var.
 // then private vars of the translation (call/break stack). State without a
 // var is never read or written by the code: it keeps its initial value.
 //
@@ -99,7 +105,6 @@ struct TranslateOptions {
   bool launch_abi = true;        // emit the ABI-writer prologue ("abi_writer") and the uniform block
   uint32_t param_bytes = 0;      // kernel parameter bytes at s[0x10..] (launch_abi)
   unsigned call_limit = 16;      // limited calls ignored beyond this depth (as BlockConfig::call_limit)
-  unsigned block_threads = 0;    // threads per block (0 = unknown): `bar` with a thread count needs it
   uint32_t max_words = 1u << 20; // refuse bigger programs
 };
 
@@ -145,6 +150,8 @@ void init_launch_warp(const LaunchSlots& s, uint8_t* vars, unsigned lanes, const
 // code touches no a[]/o[]. init_attr_warp sets lane l (l < lanes) to
 // attr_base + l * stride.
 uint32_t attr_slot(const ir::Function& f);
+// Byte offset of the "barrier" var (LaunchSlots::kNoSlot when the code has no `bar`).
+uint32_t barrier_slot(const ir::Function& f);
 void init_attr_warp(uint32_t slot, uint8_t* vars, unsigned lanes, uint64_t attr_base, uint64_t stride);
 // Explicit initial state (the interpreter's run_with): $r, $a, $c, exited
 // (those with a var); no ABI.

@@ -45,11 +45,59 @@ TEST_CASE("tesla_gen: generated programs run on the reference without faults") {
       REQUIRE(!p.words.empty());
       TeslaOutcome ref = run_tesla_reference(p);
       // Every instruction decodes for the variant and checks clean, and no
-      // access leaves its buffer: the generator's whole contract.
-      if (!ref.fault.empty() && faults++ < 3) FAIL_CHECK(variant << " program " << i << ": " << ref.fault_message);
+      // access leaves its buffer: the generator's whole contract. (A barrier
+      // program may deadlock: tesla_gen.h.)
+      bool deadlock = p.threads.size() > 32 && ref.fault == "stack" && ref.fault_message.rfind("deadlock", 0) == 0;
+      if (!ref.fault.empty() && !deadlock && faults++ < 3)
+        FAIL_CHECK(variant << " program " << i << ": " << ref.fault_message);
     }
     CHECK(faults == 0);
   }
+}
+
+// Barrier programs are a shape of their own (TeslaGenOptions::barrier_shape),
+// built from a second random stream and run by a campaign in addition to its
+// ordinary programs: those stay the programs of the campaigns before the
+// shape existed, in particular the seed-1 iterations the regression test
+// below replays by number.
+TEST_CASE("tesla_gen: barrier programs (several warps, every bar form)") {
+  tesla::Target t = target_of("g200");
+  const unsigned n = light() ? 200 : 1000;
+  unsigned selected = 0, completed = 0, deadlocked = 0;
+  TeslaGenStats stats;
+  std::set<std::string> forms;
+  TeslaGenOptions bar_opt;
+  bar_opt.barrier_shape = true;
+  for (uint64_t i = 0; i < n; ++i) {
+    TeslaProgram ordinary = generate_tesla(tesla_program_seed(1, i), t, {});
+    CHECK(ordinary.threads.size() <= 32);
+    for (const std::string& line : ordinary.listing) CHECK_MESSAGE(line.find("bar ") == std::string::npos, line);
+    if (!tesla_barrier_program_at(1, i)) continue;
+    ++selected;
+    TeslaProgram p = generate_tesla(tesla_barrier_program_seed(1, i), t, bar_opt, &stats);
+    CHECK(p.threads.size() > 32);
+    CHECK(p.threads.size() <= 96);
+    bool has_bar = false;
+    for (const std::string& line : p.listing) {
+      size_t at = line.find("bar ");
+      if (at == std::string::npos) continue;
+      has_bar = true;
+      forms.insert(line.substr(at, line.find(" 0x", at) - at));  // "bar", "bar inc", "bar wait", "bar inc wait"
+    }
+    CHECK_MESSAGE(has_bar, "program " << i);
+    TeslaOutcome ref = run_tesla_reference(p);
+    if (ref.fault.empty()) ++completed;
+    else if (ref.fault == "stack" && ref.fault_message.rfind("deadlock", 0) == 0) ++deadlocked;
+    else if (ref.fault != "out-of-bounds") FAIL_CHECK("program " << i << ": " << ref.fault << " " << ref.fault_message);
+  }
+  MESSAGE("barrier programs: " << selected << " for " << n << " iterations, ran to the end " << completed
+                               << ", deadlocked " << deadlocked);
+  CHECK(selected * 100 > n * (kTeslaBarrierProgramPct - 8));
+  CHECK(selected * 100 < n * (kTeslaBarrierProgramPct + 8));
+  CHECK(completed * 2 > selected);  // most of them run to the end, so their end states are compared
+  CHECK(deadlocked > 0);            // and the engines must report the reference's deadlocks
+  CHECK(forms == std::set<std::string>{"bar", "bar inc", "bar wait", "bar inc wait"});
+  CHECK(stats.generated["bar inc / bar wait (producer, consumers)"] > 0);
 }
 
 TEST_CASE("tesla_gen: same seed, same program; different seeds differ") {
@@ -159,6 +207,22 @@ TEST_CASE("tesla fuzz: a reproducer's prologue recreates the initial state throu
     ++checked;
   }
   CHECK(checked > 0);
+  // Barrier programs (several warps): only warp 0 copies s[], before any
+  // program code runs, and the warps start the program in the same order.
+  TeslaGenOptions bar_opt;
+  bar_opt.barrier_shape = true;
+  int checked_barrier = 0;
+  for (uint64_t s = 0; s < (light() ? 8u : 24u); ++s) {
+    TeslaProgram p = generate_tesla(tesla_barrier_program_seed(11, s), t, bar_opt);
+    TeslaOutcome ref = run_tesla_reference(p);
+    if (!ref.fault.empty()) continue;  // deadlocked: nothing but the fault to compare
+    TeslaOutcome direct = run_tesla_engine("ir-interp", translate_tesla(p), p);
+    if (!direct.error.empty() || !compare_tesla(p, ref, direct).empty()) continue;  // untranslatable rows (no accept hook here)
+    TeslaOutcome replay = run_tesla_replay("ir-interp", p);
+    CHECK_MESSAGE(compare_tesla(p, ref, replay).empty(), "barrier program " << s << ": " << compare_tesla(p, ref, replay));
+    ++checked_barrier;
+  }
+  CHECK(checked_barrier > 0);
   // The document names everything a replay needs.
   std::string doc = tesla_replay_json(generate_tesla(1, t, {}), "x", "y");
   for (const char* key : {"\"words\"", "\"entry\"", "\"init\"", "\"g1\"", "\"c0\"", "\"shared image\"",
@@ -228,7 +292,10 @@ TEST_CASE("tesla fuzz: interpreter, IR interpreter and every JIT tier agree") {
   opt.save_reproducers = false;
   IsaFuzzReport r = run_tesla_fuzz(opt);
   CHECK(r.error.empty());
-  CHECK(r.programs == opt.iterations);
+  uint64_t barrier_programs = 0;
+  for (uint64_t i = 0; i < opt.iterations; ++i) barrier_programs += tesla_barrier_program_at(opt.seed, i);
+  CHECK(barrier_programs > 0);
+  CHECK(r.programs == opt.iterations + barrier_programs);  // every iteration's program plus the barrier programs
   CHECK(r.runs == r.programs * r.engines.size());
   for (size_t i = 0; i < r.mismatches.size() && i < 10; ++i)
     FAIL_CHECK("iteration " << r.mismatches[i].iteration << " engine " << r.mismatches[i].engine << ": "

@@ -16,6 +16,7 @@
 #include "frontend/tesla/translate.h"
 #include "recompiler/engine.h"
 #include "ir/scalar.h"
+#include "runtime/barrier.h"
 #include "runtime/memory.h"
 
 namespace tesla_tr {
@@ -35,6 +36,7 @@ struct EndState {
   gpurc::ir::FaultKind fault = gpurc::ir::FaultKind::None;  // translated runs
   uint64_t fault_code = 0;
   FaultKind ref_fault = FaultKind::None;                     // reference runs
+  bool deadlock = false;                                     // translated runs: every warp left waits forever
 };
 
 struct Case {
@@ -90,7 +92,8 @@ inline EndState run_reference(const Case& c, const std::vector<uint32_t>& code, 
   return e;
 }
 
-// Runs the translated function on one engine: warps round-robin between barriers.
+// Runs the translated function on one engine, its warps scheduled at
+// barriers as rt::launch schedules Tesla code (runtime/barrier.h).
 inline EndState run_translated(const Case& c, const std::vector<uint32_t>& code, const Target& t,
                                gpurc::Engine engine) {
   EndState e;
@@ -125,7 +128,7 @@ inline EndState run_translated(const Case& c, const std::vector<uint32_t>& code,
     uint8_t* vars;
     uint8_t* frame;
     gpurc::ir::WarpContext ctx;
-    bool done = false;
+    gpurc::rt::BarrierLanes barrier_seen;
   };
   std::vector<W> ws(nwarps);
   for (unsigned w = 0; w < nwarps; ++w) {
@@ -146,21 +149,32 @@ inline EndState run_translated(const Case& c, const std::vector<uint32_t>& code,
     x.ctx.memory = &tm;
     x.ctx.budget = 1 << 24;
   }
-  bool progress = true;
-  while (progress) {
-    progress = false;
-    for (auto& x : ws) {
-      if (x.done) continue;
-      progress = true;
-      auto s = ci.exe->run(x.ctx);
-      if (s == gpurc::ir::RunStatus::Fault) {
-        e.error = "fault " + std::to_string(int(x.ctx.fault)) + " code " + std::to_string(x.ctx.fault_code);
-        e.fault = x.ctx.fault;
-        e.fault_code = x.ctx.fault_code;
-        return e;
+  // The runtime's counted-barrier scheduler, as rt::launch runs Tesla code.
+  const uint32_t bar = barrier_slot(f);
+  gpurc::rt::CountedEnd end = gpurc::rt::run_counted_barriers(nwarps, [&](uint32_t w) {
+    W& x = ws[w];
+    gpurc::rt::CountedStep r;
+    auto s = ci.exe->run(x.ctx);
+    if (s == gpurc::ir::RunStatus::Fault) {
+      e.error = "fault " + std::to_string(int(x.ctx.fault)) + " code " + std::to_string(x.ctx.fault_code);
+      e.fault = x.ctx.fault;
+      e.fault_code = x.ctx.fault_code;
+      r.step = gpurc::rt::WarpStep::Stop;
+    } else if (s == gpurc::ir::RunStatus::Barrier) {
+      r.step = gpurc::rt::WarpStep::Barrier;
+      r.word = bar == LaunchSlots::kNoSlot ? 0 : gpurc::rt::take_barrier_word(x.vars + bar, x.barrier_seen);
+      if (r.word == 0) {
+        e.error = "barrier stop without a descriptor";
+        r.step = gpurc::rt::WarpStep::Stop;
       }
-      if (s == gpurc::ir::RunStatus::Done) x.done = true;
     }
+    return r;
+  });
+  if (end == gpurc::rt::CountedEnd::Stopped) return e;
+  if (end == gpurc::rt::CountedEnd::Deadlock) {
+    e.error = "deadlock";
+    e.deadlock = true;
+    return e;
   }
   e.outs.resize(c.threads);
   for (unsigned i = 0; i < c.threads; ++i) {
