@@ -73,8 +73,9 @@ class Emitter : public Xbyak::CodeGenerator {
   // Strip-outer loops (loops.cpp): iterations run by the first launched
   // lane's strip, iterations left for the current strip, which budget op
   // faulted (0: none), the first launched lane's bit within its strip.
-  static constexpr int kLoopTripsOffset = 24, kLoopLeftOffset = 28, kLoopFaultOffset = 32, kLoopLaneBitOffset = 36;
-  static constexpr int kStackBytes = 40;      // below the pushed registers; keeps rsp 16-byte aligned
+  // (qwords: a budget of 2^40 allows more than 2^32 iterations)
+  static constexpr int kLoopTripsOffset = 24, kLoopLeftOffset = 32, kLoopFaultOffset = 40, kLoopLaneBitOffset = 44;
+  static constexpr int kStackBytes = 56;      // below the pushed registers; keeps rsp 16-byte aligned
   static constexpr uint32_t kZeroSource = ~0u;  // copy_warp source that stores zeros
   static constexpr uint32_t kLaunchMaskBytes = ir::kWarpLanes * 12;
   void copy_warp(uint32_t dst_off, uint32_t src_off, unsigned bytes, bool launched_only);

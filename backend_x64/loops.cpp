@@ -309,7 +309,7 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
     std::copy(st.second.begin(), st.second.end(), regs_);
   };
 
-  mov(dword[rsp + kLoopTripsOffset], 0);
+  mov(qword[rsp + kLoopTripsOffset], 0);
   mov(dword[rsp + kLoopFaultOffset], 0);
   mov(eax, dword[rsp + kFirstLaneOffset]);  // 4 * first launched lane
   mov(ecx, eax);
@@ -333,7 +333,7 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
     sub(qword[CTX(budget)], rax);
     jl(fault_stub[i], T_NEAR);
   }
-  add(dword[rsp + kLoopTripsOffset], 1);
+  add(qword[rsp + kLoopTripsOffset], 1);
   loop_body(s);
   loop_branch_exit(s, exit_first);
   auto at_branch = snapshot();
@@ -360,16 +360,16 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
   and_(eax, -vbytes_);
   cmp(r14d, eax);
   je(strip_next, T_NEAR);
-  mov(eax, dword[rsp + kLoopTripsOffset]);
-  test(eax, eax);
+  mov(rax, qword[rsp + kLoopTripsOffset]);
+  test(rax, rax);
   jz(strip_next, T_NEAR);  // the first budget op faulted: the phis keep their entry values
-  mov(dword[rsp + kLoopLeftOffset], eax);
+  mov(qword[rsp + kLoopLeftOffset], rax);
   reset_cache();
   loop_pin(s);
   loop_canonical(s);
   L(head);
   loop_body(s);
-  sub(dword[rsp + kLoopLeftOffset], 1);
+  sub(qword[rsp + kLoopLeftOffset], 1);
   jz(last, T_NEAR);
   auto at_count = snapshot();
   loop_back_copy(s);

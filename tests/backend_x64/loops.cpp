@@ -42,10 +42,11 @@ RunSpec spec_for(const ir::Function& f, std::mt19937_64& rng, uint32_t n, uint32
 
 bool is_strip_loop(const ir::Function& f, ir::BlockId b) { return make_plan(f).strip_loop_of[b] >= 0; }
 
-// At a watchdog fault the whole state must be the interpreter's: the fault
-// fields, the budget left and every lane of every var (the loop stores to a
-// var each iteration, so a strip that ran more or fewer iterations shows).
-std::string compare_at_fault(const ir::Function& f, const RunSpec& s, Tier tier) {
+// The whole state must be the interpreter's, at a watchdog fault too: the
+// status, the fault fields, the budget left and every lane of every var (a
+// loop that stores to a var each iteration shows a strip that ran more or
+// fewer iterations than the others).
+std::string compare_state(const ir::Function& f, const RunSpec& s, Tier tier, bool need_watchdog) {
   auto ref = ir::make_ir_interpreter(f);
   Outcome want = run_one(*ref, f, s);
   JitOptions o;
@@ -55,12 +56,14 @@ std::string compare_at_fault(const ir::Function& f, const RunSpec& s, Tier tier)
   if (!jit) return "compile failed: " + err;
   Outcome got = run_one(*jit, f, s);
   auto str = [](uint64_t v) { return std::to_string(v); };
-  if (want.status != ir::RunStatus::Fault || want.ctx.fault != ir::FaultKind::Watchdog)
+  if (need_watchdog && (want.status != ir::RunStatus::Fault || want.ctx.fault != ir::FaultKind::Watchdog))
     return "the interpreter did not stop with a watchdog fault (test setup)";
   if (got.status != want.status) return "status " + str(uint64_t(want.status)) + " vs " + str(uint64_t(got.status));
-  if (got.ctx.fault != want.ctx.fault) return "fault " + str(uint64_t(want.ctx.fault)) + " vs " + str(uint64_t(got.ctx.fault));
-  if (got.ctx.fault_code != want.ctx.fault_code) return "fault_code " + str(want.ctx.fault_code) + " vs " + str(got.ctx.fault_code);
-  if (got.ctx.fault_lane != want.ctx.fault_lane) return "fault_lane " + str(want.ctx.fault_lane) + " vs " + str(got.ctx.fault_lane);
+  if (want.status == ir::RunStatus::Fault) {
+    if (got.ctx.fault != want.ctx.fault) return "fault " + str(uint64_t(want.ctx.fault)) + " vs " + str(uint64_t(got.ctx.fault));
+    if (got.ctx.fault_code != want.ctx.fault_code) return "fault_code " + str(want.ctx.fault_code) + " vs " + str(got.ctx.fault_code);
+    if (got.ctx.fault_lane != want.ctx.fault_lane) return "fault_lane " + str(want.ctx.fault_lane) + " vs " + str(got.ctx.fault_lane);
+  }
   if (got.ctx.budget != want.ctx.budget) return "budget " + str(uint64_t(want.ctx.budget)) + " vs " + str(uint64_t(got.ctx.budget));
   for (uint32_t var = 0; var < f.vars.size(); ++var)
     for (unsigned l = 0; l < 32; ++l) {
@@ -141,7 +144,7 @@ TEST_CASE("x64 jit: strip-outer loop: a watchdog fault inside the loop leaves th
       RunSpec spec = spec_for(s.f, rng, 15, mask);  // 16 iterations: every budget here runs out inside the loop
       spec.budget = budget;
       for (Tier t : host_tiers()) {
-        std::string d = compare_at_fault(s.f, spec, t);
+        std::string d = compare_state(s.f, spec, t, true);
         CHECK_MESSAGE(d.empty(), "budget " << budget << " mask " << mask << " on " << tier_name(t) << ": " << d);
         ++faults;
       }
@@ -245,4 +248,105 @@ TEST_CASE("x64 jit: strip-outer loop with more phis and invariants than register
   for (uint32_t n : {0u, 1u, 2u, 7u})
     for (uint32_t mask : {~0u, 0x00010000u, 0x80000000u, uint32_t(rng()) | 4u})
       check_all_tiers(f, spec_for(f, rng, n, mask), "n " + std::to_string(n) + " mask " + std::to_string(mask));
+}
+
+TEST_CASE("x64 jit: random strip-outer loops match the interpreter, at watchdog faults too") {
+  // Random single-block counted loops: 1..36 i32 phis whose back-edge
+  // operands are body values, other phis (swaps, cycles), values from before
+  // the loop or undef; bodies of integer, select, f32 (FTZ or not), popcount
+  // (a helper call), const, load_var and store_var ops; random launch masks,
+  // trip counts and budgets (some run out inside the loop).
+  std::mt19937_64 rng(15);
+  const int programs = light() ? 40 : 400;
+  int runs = 0;
+  for (int prog = 0; prog < programs; ++prog) {
+    ir::Function f;
+    constexpr int kVars = 8;
+    for (int v = 0; v < kVars; ++v) f.add_var("v" + std::to_string(v), Type::I32);
+    f.uniform_bytes = 4;
+    auto entry = f.add_block("entry"), loop = f.add_block("loop"), exit = f.add_block("exit");
+    ir::Builder b(f);
+    auto pick = [&](const std::vector<ir::ValueId>& pool) { return pool[rng() % pool.size()]; };
+    b.set_block(entry);
+    std::vector<ir::ValueId> outside;
+    for (int v = 0; v < kVars; ++v) outside.push_back(load_var(b, uint32_t(v)));
+    outside.push_back(b.i32(uint32_t(rng())));
+    auto undef = b.emit(Opcode::Undef, Type::I32, {});
+    auto n = b.binary(Opcode::IAdd, b.binary(Opcode::And, b.load_uniform(Type::I32, 0), b.i32(15)), b.i32(1));
+    auto zero = b.i32(0);
+    b.br(loop);
+    b.set_block(loop);
+    const int nphis = 1 + int(rng() % 36);
+    std::vector<ir::ValueId> phis;
+    for (int i = 0; i < nphis; ++i) {
+      auto init = pick(outside);
+      phis.push_back(phi(b, Type::I32, {init, init}));
+    }
+    auto i = phi(b, Type::I32, {zero, zero});
+    const uint64_t cost = 1 + rng() % 5;
+    b.emit(Opcode::Budget, Type::Void, {}, 0, 0, cost);
+    std::vector<ir::ValueId> pool = phis, body;
+    pool.insert(pool.end(), outside.begin(), outside.end());
+    pool.push_back(i);
+    const int nops = 4 + int(rng() % 50);
+    for (int k = 0; k < nops; ++k) {
+      unsigned kind = unsigned(rng() % 100);
+      ir::ValueId r = ir::kNoValue;
+      if (kind < 40) {
+        static const Opcode ops[] = {Opcode::IAdd, Opcode::ISub, Opcode::IMul, Opcode::Xor, Opcode::And, Opcode::Or};
+        r = b.binary(ops[rng() % std::size(ops)], pick(pool), pick(pool));
+      } else if (kind < 52) {
+        auto c = b.icmp(ir::IntPred(rng() % 10), pick(pool), pick(pool));
+        r = b.select(c, pick(pool), pick(pool));
+      } else if (kind < 70) {
+        uint32_t fl = (rng() % 2) ? (ir::ff::FtzIn | ir::ff::FtzOut) : 0u;
+        fl |= uint32_t(rng() % 3) << ir::ff::NanShift;
+        auto x = b.emit(Opcode::Bitcast, Type::F32, {pick(pool)});
+        auto y = b.emit(Opcode::Bitcast, Type::F32, {pick(pool)});
+        auto z = b.binary(rng() % 2 ? Opcode::FMul : Opcode::FAdd, x, y, 0, fl);
+        r = b.emit(Opcode::Bitcast, Type::I32, {z});
+      } else if (kind < 76) {
+        r = b.unary(Opcode::Popcount, pick(pool));
+      } else if (kind < 84) {
+        r = b.i32(uint32_t(rng()));
+      } else if (kind < 92) {
+        store_var(b, uint32_t(rng() % kVars), pick(pool));
+        continue;
+      } else {
+        r = load_var(b, uint32_t(rng() % kVars));
+      }
+      pool.push_back(r);
+      body.push_back(r);
+    }
+    auto i1 = b.binary(Opcode::IAdd, i, b.i32(1));
+    bool leave_on_true = rng() % 2;
+    auto c = b.icmp(leave_on_true ? ir::IntPred::Eq : ir::IntPred::Ult, i1, n);
+    if (leave_on_true) b.cond_br(c, exit, loop);
+    else b.cond_br(c, loop, exit);
+    f.insts[i].args[1] = i1;
+    for (ir::ValueId p : phis) {
+      unsigned k = unsigned(rng() % 100);
+      ir::ValueId a = body.empty() || k >= 70 ? (k < 85 ? pick(phis) : k < 95 ? pick(outside) : undef) : pick(body);
+      f.insts[p].args[1] = a;
+    }
+    b.set_block(exit);
+    for (int v = 0; v < kVars; ++v)
+      if (rng() % 3) store_var(b, uint32_t(v), pick(pool));
+    store_var(b, 0, i1);
+    b.ret();
+    f.compute_preds();
+    REQUIRE(ir::verify(f) == "");
+    REQUIRE(is_strip_loop(f, loop));
+    for (int run = 0; run < 4; ++run) {
+      uint32_t mask = run == 0 ? ~0u : run == 1 ? 1u << (rng() % 32) : uint32_t(rng()) | 1u << (rng() % 32);
+      RunSpec spec = spec_for(f, rng, uint32_t(rng()), mask);
+      if (run == 3) spec.budget = int64_t(rng() % (16 * cost));  // may run out inside the loop
+      for (Tier t : host_tiers()) {
+        std::string d = compare_state(f, spec, t, false);
+        CHECK_MESSAGE(d.empty(), "program " << prog << " run " << run << " on " << tier_name(t) << ": " << d);
+        ++runs;
+      }
+    }
+  }
+  CHECK(runs == programs * 4 * int(host_tiers().size()));
 }
