@@ -29,6 +29,12 @@ struct Emitter::LoopState {
   std::vector<int32_t> last_use;        // per value: last body position that reads it, -1: none
   std::vector<uint8_t> keep;            // per value: needed at the end of the iteration (back edge, exit, branch)
   std::vector<ValueId> live_out;        // values of the block read outside it
+  // Per value: read after the loop but not by the back edge or the branch.
+  // With few free registers these are stored at their last use in the body
+  // and their register freed (one store per iteration, as a spill would
+  // cost, but the registers then keep the back-edge values, whose spill and
+  // reload would lengthen the loop-carried chains).
+  std::vector<uint8_t> store_early;
   ValueId cond = kNoValue;
 };
 
@@ -99,6 +105,15 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
   }
   s.body.erase(std::remove_if(s.body.begin(), s.body.end(), [&](ValueId v) { return s.hoisted[v] != 0; }),
                s.body.end());
+  s.store_early.assign(n, 0);
+  int to_end = 1;  // values held to the end of the iteration: the branch condition,
+  for (ValueId a : s.incoming)  // the back-edge operands of the block
+    if (a < n && f_.insts[a].block == b && f_.insts[a].op != Opcode::Phi) ++to_end;
+  int free_regs = nregs_ - next;
+  if (int(s.live_out.size()) + to_end > free_regs)
+    for (ValueId a : s.live_out)
+      if (a != s.cond && std::find(s.incoming.begin(), s.incoming.end(), a) == s.incoming.end() && !s.hoisted[a])
+        s.store_early[a] = 1;
   return s;
 }
 
@@ -169,9 +184,22 @@ void Emitter::loop_end_op(LoopState& s, ValueId v) {
   int32_t pos = plan_.position[v];
   std::vector<ValueId> reads = f_.insts[v].args;
   if (ValueId x = itof_narrow_source(f_, v); x != kNoValue) reads.push_back(x);
-  for (ValueId a : reads)
-    if (a < s.keep.size() && !s.keep[a] && s.last_use[a] == pos) release(a);
-  if (!s.keep[v] && s.last_use[v] < 0) release(v);
+  auto store_release = [&](ValueId a) {
+    int r = vals_[a].reg;
+    if (r < 0 || regs_[r].pinned) return;
+    if (!vals_[a].in_frame) vstore(strip_mem(a), r);
+    vals_[a].in_frame = true;
+    release(a);
+  };
+  for (ValueId a : reads) {
+    if (a >= s.keep.size() || s.last_use[a] != pos) continue;
+    if (!s.keep[a]) release(a);
+    else if (s.store_early[a]) store_release(a);
+  }
+  if (s.last_use[v] < 0) {
+    if (!s.keep[v]) release(v);
+    else if (s.store_early[v]) store_release(v);
+  }
 }
 
 void Emitter::loop_branch_exit(LoopState& s, Label& exit) {
