@@ -77,7 +77,7 @@ Address Emitter::var_mem(uint32_t var, int half) {
 int Emitter::alloc_reg() {
   int victim = -1;
   for (int r = kFirstCacheReg; r < nregs_; ++r) {
-    if (regs_[r].locked) continue;
+    if (regs_[r].locked || regs_[r].pinned) continue;
     if (regs_[r].v == kNoValue) {
       victim = r;
       break;
@@ -103,6 +103,7 @@ void Emitter::spill(int r) {
 
 int Emitter::use(ValueId v) {
   if (wide(v)) throw CompileError("x64 jit: internal: 64-bit value used from a register");
+  if (use_log_) use_log_->push_back(v);
   int r = vals_[v].reg;
   if (r >= 0) {
     regs_[r].locked = true;
@@ -153,6 +154,9 @@ void Emitter::end_op(ValueId v) {
   };
   for (ValueId a : f_.insts[v].args)
     if (plan_.segment_of[a] == plan_.segment_of[v] && plan_.last_use[a] == pos) release(a);
+  if (ValueId x = itof_narrow_source(f_, v); x != kNoValue && plan_.segment_of[x] == plan_.segment_of[v] &&
+                                               plan_.last_use[x] == pos)
+    release(x);
   if (r >= 0 && plan_.last_use[v] < 0) release(v);  // never read in this segment
 }
 
@@ -309,7 +313,7 @@ void Emitter::emit_prologue() {
   push(r13);
   push(r14);
   push(r15);
-  sub(rsp, 24);  // keeps rsp 16-byte aligned at helper calls; [rsp] is MXCSR scratch
+  sub(rsp, kStackBytes);  // keeps rsp 16-byte aligned at helper calls; [rsp] is MXCSR scratch
   // Native float code assumes IEEE defaults: round to nearest, no DAZ/FTZ,
   // exceptions masked. Install them for the run; the caller's MXCSR is restored.
   stmxcsr(dword[rsp + 12]);
@@ -412,7 +416,7 @@ void Emitter::emit_function() {
   mov(dword[CTX(status)], eax);
   vzeroupper();
   ldmxcsr(dword[rsp + 12]);
-  add(rsp, 24);
+  add(rsp, kStackBytes);
   pop(r15);
   pop(r14);
   pop(r13);
@@ -438,6 +442,10 @@ void Emitter::emit_function() {
 void Emitter::emit_block(BlockId b) {
   L(block_label_[b]);
   if (f_.terminator(b) == kNoValue) throw CompileError("x64 jit: block " + std::to_string(b) + " has no terminator");
+  if (plan_.strip_loop_of[b] >= 0) {
+    emit_strip_loop(plan_.strip_loops[plan_.strip_loop_of[b]]);
+    return;
+  }
   for (uint32_t si : plan_.block_segments[b]) {
     const Segment& s = plan_.segments[si];
     if (s.strip) emit_strip_segment(s);

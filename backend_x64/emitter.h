@@ -94,12 +94,32 @@ class Emitter : public Xbyak::CodeGenerator {
   void emit_edge(ir::BlockId from, size_t succ_index);
   static constexpr int kFirstLaneOffset = 8;  // [rsp+8]: 4 * first launched lane
   static constexpr int kScratchOffset = 16;   // [rsp+16]: a qword free between ops
+  // Strip-outer loops (loops.cpp): iterations run by the first launched
+  // lane's strip, iterations left for the current strip, which budget op
+  // faulted (0: none), the first launched lane's bit within its strip.
+  // (qwords: a budget of 2^40 allows more than 2^32 iterations)
+  static constexpr int kLoopTripsOffset = 24, kLoopLeftOffset = 32, kLoopFaultOffset = 40, kLoopLaneBitOffset = 44;
+  static constexpr int kStackBytes = 56;      // below the pushed registers; keeps rsp 16-byte aligned
   static constexpr uint32_t kZeroSource = ~0u;  // copy_warp source that stores zeros
   static constexpr uint32_t kLaunchMaskBytes = ir::kWarpLanes * 12;
   void copy_warp(uint32_t dst_off, uint32_t src_off, unsigned bytes, bool launched_only);
   // lane < 0: the first launched lane
   void emit_fault_return(ir::FaultKind kind, uint64_t code, uint64_t addr = 0, uint32_t space = 0, int lane = 0);
   void call_abs(const void* fn);
+
+  // ---- strip-outer single-block loops (loops.cpp)
+  struct LoopState;
+  void emit_strip_loop(const StripLoop& l);
+  LoopState loop_analyze(const StripLoop& l, const std::vector<ir::ValueId>& register_uses);
+  void loop_pin(LoopState& s);           // loads phis and pinned values into their registers
+  void loop_canonical(LoopState& s);     // the cache state at the top of every iteration
+  void loop_body(LoopState& s);
+  void loop_end_op(LoopState& s, ir::ValueId v);
+  void loop_back_copy(LoopState& s);     // parallel copy of the back edge into the phis' homes
+  void loop_store_phis(LoopState& s);
+  void loop_store_live_out(LoopState& s);
+  void loop_branch_exit(LoopState& s, Xbyak::Label& exit);  // jump there when the first launched lane leaves
+  std::vector<ir::ValueId>* use_log_ = nullptr;  // values use() put in a register (loop register choice)
 
   // ---- per-op lowering
   void lower_strip_op(ir::ValueId v);
@@ -156,7 +176,8 @@ class Emitter : public Xbyak::CodeGenerator {
   Plan plan_;
 
   struct ValState { int8_t reg = -1; bool in_frame = false; };
-  struct RegState { ir::ValueId v = ir::kNoValue; uint32_t stamp = 0; bool locked = false; };
+  // pinned: held for a whole strip-outer loop (loops.cpp), never a victim.
+  struct RegState { ir::ValueId v = ir::kNoValue; uint32_t stamp = 0; bool locked = false; bool pinned = false; };
   std::vector<ValState> vals_;
   RegState regs_[32];
   uint32_t clock_ = 0;

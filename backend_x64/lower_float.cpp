@@ -148,6 +148,13 @@ bool Emitter::lower_float(ValueId v) {
   bool ftz_in = fl & ff::FtzIn;
   size_t n = in.args.size();
   ir::Type at = n ? f_.insts[in.args[0]].type : ir::Type::Void;
+  ValueId arg0 = n ? in.args[0] : kNoValue;
+  Sign sign = Sign(in.attr);
+  if (ValueId x = itof_narrow_source(f_, v); x != kNoValue) {  // itof of a widened 32-bit value
+    sign = f_.insts[in.args[0]].op == Opcode::Zext ? Sign::Unsigned : Sign::Signed;
+    arg0 = x;
+    at = f_.insts[x].type;
+  }
 
   switch (in.op) {
     case Opcode::FAdd: case Opcode::FSub: case Opcode::FMul: case Opcode::FFma: case Opcode::FMad:
@@ -172,10 +179,10 @@ bool Emitter::lower_float(ValueId v) {
   }
 
   int r[3] = {-1, -1, -1};
-  for (size_t i = 0; i < n && i < 3; ++i) r[i] = use(in.args[i]);
+  for (size_t i = 0; i < n && i < 3; ++i) r[i] = use(i == 0 ? arg0 : in.args[i]);
   int d = def(v);
 
-  if (in.op == Opcode::IToF && at == ir::Type::I32 && Sign(in.attr) == Sign::Unsigned) {
+  if (in.op == Opcode::IToF && at == ir::Type::I32 && sign == Sign::Unsigned) {
     round_begin(rm);
     if (z_) {
       vcvtudq2ps(V(d), rop(r[0], rm));
@@ -193,7 +200,7 @@ bool Emitter::lower_float(ValueId v) {
   }
   if (in.op == Opcode::IToF) {
     int src = r[0];
-    if (Sign(in.attr) == Sign::Signed && bit_width(at) < 32) {
+    if (sign == Sign::Signed && bit_width(at) < 32) {
       sext_to32(2, r[0], at);
       src = 2;
     }

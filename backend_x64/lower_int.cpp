@@ -16,7 +16,7 @@ bool Emitter::lower_native(ValueId v) {
   const Inst& in = f_.insts[v];
   bool any_wide = in.type != ir::Type::Void && lane_bytes(in.type) == 8;
   for (ValueId a : in.args) any_wide = any_wide || wide(a);
-  if (any_wide) return lower_wide(v);
+  if (any_wide && itof_narrow_source(f_, v) == kNoValue) return lower_wide(v);
   switch (in.op) {
     case Opcode::Const: {
       int d = def(v);

@@ -1,5 +1,7 @@
 #include "backend_x64/plan.h"
 
+#include <algorithm>
+
 namespace gpurc::x64 {
 
 using namespace ir;
@@ -8,6 +10,21 @@ bool is_strip_op(const Inst& in) {
   if (in.op == Opcode::LoadVar || in.op == Opcode::StoreVar) return true;
   const OpInfo& info = op_info(in.op);
   return info.pure && !info.cross_lane && in.op != Opcode::Phi;
+}
+
+ValueId itof_narrow_source(const Function& f, ValueId v) {
+  const Inst& in = f.insts[v];
+  if (in.op != Opcode::IToF || in.type != ir::Type::F32 || in.args.size() != 1 || in.args[0] >= f.insts.size())
+    return kNoValue;
+  const Inst& ext = f.insts[in.args[0]];
+  if ((ext.op != Opcode::Zext && ext.op != Opcode::Sext) || ext.type != ir::Type::I64 || ext.args.size() != 1 ||
+      ext.args[0] >= f.insts.size())
+    return kNoValue;
+  ir::Type xt = f.insts[ext.args[0]].type;
+  if (ir::is_float(xt) || lane_bytes(xt) != 4 || xt == ir::Type::Void) return kNoValue;
+  // unsigned conversion of a sign-extended negative value is not the value of x
+  if (ext.op == Opcode::Sext && Sign(in.attr) == Sign::Unsigned) return kNoValue;
+  return ext.args[0];
 }
 
 namespace {
@@ -107,6 +124,53 @@ std::vector<uint8_t> no_subnormal_values(const Function& f) {
   return ok;
 }
 
+// Single-block loops that loops.cpp can run strip by strip (see StripLoop).
+// Strip ops touch only their own strip's lanes (vars included), so running
+// every iteration of one strip before the next strip gives the same result as
+// today's iteration-outer order; budget ops must come first so that a
+// watchdog fault happens between two whole iterations, and no op of the body
+// may fault (load_uniform can), since a fault in the middle of a strip-outer
+// run would leave the other strips at a different iteration.
+void find_strip_loops(const Function& f, Plan& p) {
+  p.strip_loop_of.assign(f.blocks.size(), -1);
+  for (BlockId b = 0; b < f.blocks.size(); ++b) {
+    ValueId t = f.terminator(b);
+    if (t == kNoValue || f.insts[t].op != Opcode::CondBr || f.insts[t].args.size() != 1) continue;
+    const auto& succs = f.blocks[b].succs;
+    if (succs.size() != 2 || (succs[0] == b) == (succs[1] == b)) continue;
+    ValueId c = f.insts[t].args[0];
+    if (c >= f.insts.size() || f.insts[c].block != b || f.insts[c].type != ir::Type::I1 || p.segment_of[c] < 0 ||
+        !p.segments[p.segment_of[c]].strip)
+      continue;
+    StripLoop l;
+    l.block = b;
+    l.repeat_if_true = succs[0] == b;
+    l.exit_succ = l.repeat_if_true ? 1 : 0;
+    auto back = std::find(p.preds[b].begin(), p.preds[b].end(), b);
+    if (back == p.preds[b].end()) continue;
+    l.back_operand = size_t(back - p.preds[b].begin());
+    bool ok = true, phis = false, strip_ops = false;
+    for (ValueId v : f.blocks[b].insts) {
+      const Inst& in = f.insts[v];
+      if (in.op == Opcode::Phi) {
+        phis = true;
+        ok = ok && lane_bytes(in.type) == 4 && in.args.size() > l.back_operand;
+      } else if (op_info(in.op).terminator) {
+        continue;
+      } else if (in.op == Opcode::Budget) {
+        ok = ok && !strip_ops;
+        l.budgets.push_back(v);
+      } else {
+        ok = ok && is_strip_op(in) && in.op != Opcode::LoadUniform;
+        strip_ops = true;
+      }
+    }
+    if (!ok || !phis || !strip_ops) continue;
+    p.strip_loop_of[b] = int32_t(p.strip_loops.size());
+    p.strip_loops.push_back(std::move(l));
+  }
+}
+
 }  // namespace
 
 Plan make_plan(const Function& f) {
@@ -159,7 +223,9 @@ Plan make_plan(const Function& f) {
       }
       continue;
     }
-    for (ValueId a : in.args) {
+    std::vector<ValueId> reads = in.args;
+    if (ValueId x = itof_narrow_source(f, v); x != kNoValue) reads.push_back(x);
+    for (ValueId a : reads) {
       if (a >= n) continue;
       int32_t seg = p.segment_of[v];
       if (seg >= 0 && seg == p.segment_of[a] && p.segments[seg].strip) {
@@ -176,6 +242,7 @@ Plan make_plan(const Function& f) {
     if (in.block == kNoBlock) continue;
     if (in.op == Opcode::Phi) p.escapes[v] = 1;
   }
+  find_strip_loops(f, p);
   return p;
 }
 

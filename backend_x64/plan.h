@@ -18,6 +18,18 @@ struct Segment {
   std::vector<ir::ValueId> ops;
 };
 
+// A single-block self loop emitted strip-outer with its values in registers
+// (loops.cpp): the block ends in `cond_br` with itself as one target, its
+// condition is an i1 strip op of the block, its phis are 32-bit and its other
+// ops are `budget` ops followed by strip ops that cannot fault.
+struct StripLoop {
+  ir::BlockId block = ir::kNoBlock;
+  size_t back_operand = 0;         // phi operand index of the back edge
+  size_t exit_succ = 0;            // index in succs of the way out
+  bool repeat_if_true = true;      // cond_br's first (true) target is the block itself
+  std::vector<ir::ValueId> budgets;  // the budget ops before the strip ops
+};
+
 struct Plan {
   std::vector<std::vector<uint32_t>> block_segments;  // per block: indices into segments, in order
   std::vector<Segment> segments;
@@ -34,7 +46,15 @@ struct Plan {
   // or such a value passed through a bitcast, a sign flip/clear, a select or
   // a phi). An FtzIn operand with this fact needs no flush.
   std::vector<uint8_t> no_subnormal;
+  std::vector<StripLoop> strip_loops;
+  std::vector<int32_t> strip_loop_of;  // per block: index into strip_loops, -1 if none
 };
+
+// For `itof f32` of a 64-bit zext/sext of a 32-bit-lane value x (Tesla's
+// cvt from u32 goes through i64): x, which the native 32-bit conversion
+// reads instead (the integer value is the same, so is the one rounding).
+// kNoValue otherwise. The plan counts it as a read of x.
+ir::ValueId itof_narrow_source(const ir::Function& f, ir::ValueId v);
 
 // True for ops the emitter runs per strip.
 bool is_strip_op(const ir::Inst& in);

@@ -1,0 +1,440 @@
+// Strip-outer single-block loops (Plan::strip_loops): one strip runs every
+// iteration of the loop before the next strip starts, so the loop's values
+// stay in vector registers across iterations (a register holds one strip).
+// docs/backend_x64.md ("Strip-outer loops") describes the execution model.
+#include <algorithm>
+#include <cstddef>
+#include <map>
+
+#include "backend_x64/emitter.h"
+
+namespace gpurc::x64 {
+
+using namespace ir;
+using namespace Xbyak;
+
+namespace {
+constexpr int kWarpLaneBytes4 = kWarpLanes * 4;
+#define CTX(field) (rbx + int(offsetof(WarpContext, field)))
+}  // namespace
+
+struct Emitter::LoopState {
+  const StripLoop* l = nullptr;
+  std::vector<ValueId> phis, incoming;  // the block's phis and their back-edge operands
+  std::vector<int> home;                // per phi: its register for the whole loop, -1: it lives in its slot
+  int mask_reg = -1;                    // the strip's launch mask (all-ones lanes), for the back-edge copies
+  std::vector<std::pair<int, ValueId>> pinned;  // loop invariants held in a register for the whole loop
+  std::vector<uint8_t> hoisted;         // per value: a const of the block, pinned, so not in the body
+  std::vector<ValueId> body;            // the strip ops run per iteration
+  std::vector<int32_t> last_use;        // per value: last body position that reads it, -1: none
+  std::vector<uint8_t> keep;            // per value: needed at the end of the iteration (back edge, exit, branch)
+  std::vector<ValueId> live_out;        // values of the block read outside it
+  // Per value: read after the loop but not by the back edge or the branch.
+  // With few free registers these are stored at their last use in the body
+  // and their register freed (one store per iteration, as a spill would
+  // cost, but the registers then keep the back-edge values, whose spill and
+  // reload would lengthen the loop-carried chains).
+  std::vector<uint8_t> store_early;
+  ValueId cond = kNoValue;
+};
+
+Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<ValueId>& register_uses) {
+  LoopState s;
+  s.l = &l;
+  const size_t n = f_.insts.size();
+  const BlockId b = l.block;
+  s.hoisted.assign(n, 0);
+  s.last_use.assign(n, -1);
+  s.keep.assign(n, 0);
+  for (ValueId v : f_.blocks[b].insts) {
+    const Inst& in = f_.insts[v];
+    if (in.op == Opcode::Phi) {
+      s.phis.push_back(v);
+      s.incoming.push_back(in.args[l.back_operand]);
+    } else if (plan_.segment_of[v] >= 0 && plan_.segments[plan_.segment_of[v]].strip) {
+      s.body.push_back(v);
+    }
+  }
+  s.cond = f_.insts[f_.terminator(b)].args[0];
+  for (ValueId v : s.body) {
+    std::vector<ValueId> reads = f_.insts[v].args;
+    if (ValueId x = itof_narrow_source(f_, v); x != kNoValue) reads.push_back(x);
+    for (ValueId a : reads)
+      if (a < n) s.last_use[a] = std::max(s.last_use[a], plan_.position[v]);
+  }
+  std::vector<uint8_t> read_outside(n, 0);
+  for (ValueId u = 0; u < n; ++u) {
+    const Inst& ui = f_.insts[u];
+    if (ui.block == kNoBlock || ui.block == b) continue;
+    for (ValueId a : ui.args)
+      if (a < n && f_.insts[a].block == b && f_.insts[a].op != Opcode::Phi && !read_outside[a]) {
+        read_outside[a] = 1;
+        s.live_out.push_back(a);
+      }
+  }
+  for (ValueId a : s.live_out) s.keep[a] = 1;
+  for (ValueId a : s.incoming)
+    if (a < n) s.keep[a] = 1;
+  s.keep[s.cond] = 1;
+
+  // Registers: kFirstCacheReg.. hold the launch mask, then the phis, then the
+  // invariants the body reads from registers most often; `reserve` stay for
+  // the body's own values (an op locks up to four: three operands and its
+  // result), which the register cache spills to their slots when short.
+  const int reserve = z_ ? 8 : 5;
+  const int limit = nregs_ - reserve;
+  int next = kFirstCacheReg;
+  s.mask_reg = next++;
+  for (size_t i = 0; i < s.phis.size(); ++i) s.home.push_back(next < limit ? next++ : -1);
+  auto invariant = [&](ValueId v) {
+    if (v >= n || wide(v)) return false;
+    const Inst& in = f_.insts[v];
+    if (in.block != b) return in.op != Opcode::Undef;  // undef has no slot (reads as 0)
+    return in.op == Opcode::Const;
+  };
+  std::map<ValueId, int> reads;
+  for (ValueId v : register_uses)
+    if (invariant(v)) ++reads[v];
+  std::vector<std::pair<int, ValueId>> order;
+  for (auto [v, c] : reads) order.emplace_back(-c, v);
+  std::sort(order.begin(), order.end());
+  for (auto [c, v] : order) {
+    if (next >= limit) break;
+    s.pinned.emplace_back(next++, v);
+    if (f_.insts[v].block == b) s.hoisted[v] = 1;
+  }
+  s.body.erase(std::remove_if(s.body.begin(), s.body.end(), [&](ValueId v) { return s.hoisted[v] != 0; }),
+               s.body.end());
+  s.store_early.assign(n, 0);
+  int to_end = 1;  // values held to the end of the iteration: the branch condition,
+  for (ValueId a : s.incoming)  // the back-edge operands of the block
+    if (a < n && f_.insts[a].block == b && f_.insts[a].op != Opcode::Phi) ++to_end;
+  int free_regs = nregs_ - next;
+  if (int(s.live_out.size()) + to_end > free_regs)
+    for (ValueId a : s.live_out)
+      if (a != s.cond && std::find(s.incoming.begin(), s.incoming.end(), a) == s.incoming.end() && !s.hoisted[a])
+        s.store_early[a] = 1;
+  return s;
+}
+
+// Loads the launch mask, the register-homed phis (from their slots) and the
+// pinned invariants into their registers: at the start of each strip, and
+// again after a helper call in the body (calls clobber every vector register;
+// spill_live_for_call stored the phis first, as they escape).
+void Emitter::loop_pin(LoopState& s) {
+  auto pin = [&](int r, ValueId v) {
+    regs_[r] = RegState{v, ++clock_, false, true};
+    if (v != kNoValue) vals_[v].reg = int8_t(r);
+  };
+  vload(s.mask_reg, ptr[r12 + r14]);  // the 4-byte launch mask is at frame offset 0
+  pin(s.mask_reg, kNoValue);
+  for (size_t i = 0; i < s.phis.size(); ++i) {
+    if (s.home[i] < 0) continue;
+    vload(s.home[i], strip_mem(s.phis[i]));
+    pin(s.home[i], s.phis[i]);
+    vals_[s.phis[i]].in_frame = true;
+  }
+  for (auto [r, v] : s.pinned) {
+    if (s.hoisted[v]) {
+      bcast_const(r, uint32_t(f_.insts[v].imm & type_mask(f_.insts[v].type)));
+      vals_[v].in_frame = false;
+    } else {
+      vload(r, strip_mem(v));
+      vals_[v].in_frame = true;
+    }
+    pin(r, v);
+  }
+}
+
+// The compile-time cache state at the top of an iteration, reached from the
+// strip's start and from the back edge alike: only pinned registers hold
+// values; a register-homed phi may differ from its slot (the back edge wrote
+// the register only), a slot-homed phi is in its slot.
+void Emitter::loop_canonical(LoopState& s) {
+  for (int r = 0; r < nregs_; ++r) {
+    regs_[r].locked = false;
+    if (regs_[r].pinned || regs_[r].v == kNoValue) continue;
+    vals_[regs_[r].v].reg = -1;
+    regs_[r] = RegState{};
+  }
+  for (size_t i = 0; i < s.phis.size(); ++i) vals_[s.phis[i]].in_frame = s.home[i] < 0;
+  for (auto [r, v] : s.pinned)
+    if (s.hoisted[v]) vals_[v].in_frame = false;  // its slot may not hold it for this strip
+}
+
+void Emitter::loop_body(LoopState& s) {
+  for (ValueId v : s.body) {
+    lower_strip_op(v);
+    loop_end_op(s, v);
+    if (!regs_[s.mask_reg].pinned) loop_pin(s);  // a helper call reset the cache
+  }
+}
+
+// end_op for the loop body: no stores at definition (values read after the
+// loop are stored once at its exit), and values needed at the end of the
+// iteration stay cached until then.
+void Emitter::loop_end_op(LoopState& s, ValueId v) {
+  for (int r = 0; r < nregs_; ++r) regs_[r].locked = false;
+  auto release = [&](ValueId a) {
+    int r = vals_[a].reg;
+    if (r < 0 || regs_[r].pinned) return;
+    vals_[a].reg = -1;
+    regs_[r] = RegState{};
+  };
+  int32_t pos = plan_.position[v];
+  std::vector<ValueId> reads = f_.insts[v].args;
+  if (ValueId x = itof_narrow_source(f_, v); x != kNoValue) reads.push_back(x);
+  auto store_release = [&](ValueId a) {
+    int r = vals_[a].reg;
+    if (r < 0 || regs_[r].pinned) return;
+    if (!vals_[a].in_frame) vstore(strip_mem(a), r);
+    vals_[a].in_frame = true;
+    release(a);
+  };
+  for (ValueId a : reads) {
+    if (a >= s.keep.size() || s.last_use[a] != pos) continue;
+    if (!s.keep[a]) release(a);
+    else if (s.store_early[a]) store_release(a);
+  }
+  if (s.last_use[v] < 0) {
+    if (!s.keep[v]) release(v);
+    else if (s.store_early[v]) store_release(v);
+  }
+}
+
+void Emitter::loop_branch_exit(LoopState& s, Label& exit) {
+  int c = use(s.cond);
+  if (z_) {
+    vptestmd(k1, V(c), V(c));
+    kmovw(eax, k1);
+  } else {
+    vpslld(V(0), V(c), 31);  // i1 is 0/1
+    vmovmskps(eax, V(0));
+  }
+  for (int r = 0; r < nregs_; ++r) regs_[r].locked = false;
+  test(dword[rsp + kLoopLaneBitOffset], eax);
+  if (s.l->repeat_if_true) jz(exit, T_NEAR);
+  else jnz(exit, T_NEAR);
+}
+
+// The back edge's phi copies as one parallel copy between locations (a
+// register, or a value's slot for the current strip), ANDed with the launch
+// mask as every phi copy is. A copy waits while another still reads its
+// destination; a cycle (phis swapping) is broken through scratch register 1.
+void Emitter::loop_back_copy(LoopState& s) {
+  struct Loc {
+    int reg = -1;
+    ValueId mem = kNoValue;
+    bool zero = false;
+  };
+  auto same = [](const Loc& x, const Loc& y) { return !x.zero && !y.zero && x.reg == y.reg && x.mem == y.mem; };
+  struct Copy { Loc dst, src; };
+  std::vector<Copy> pending;
+  for (size_t i = 0; i < s.phis.size(); ++i) {
+    ValueId p = s.phis[i], a = s.incoming[i];
+    if (a == p) continue;
+    Copy c;
+    if (s.home[i] >= 0) c.dst.reg = s.home[i];
+    else c.dst.mem = p;
+    if (a >= f_.insts.size() || f_.insts[a].op == Opcode::Undef) {
+      c.src.zero = true;  // undef reads as 0
+    } else if (vals_[a].reg >= 0) {
+      c.src.reg = vals_[a].reg;
+    } else {
+      if (!vals_[a].in_frame && !wide(a))
+        throw CompileError("x64 jit: internal: loop value %" + std::to_string(a) + " is neither cached nor stored");
+      c.src.mem = a;
+    }
+    pending.push_back(c);
+  }
+  auto masked = [&](int d, const Loc& src) {  // d = src & launch mask
+    if (src.zero) vxor(d, d, d);
+    else if (src.reg >= 0) vand(d, src.reg, s.mask_reg);
+    else if (z_) vpandd(V(d), V(s.mask_reg), strip_mem(src.mem));
+    else vpand(V(d), V(s.mask_reg), strip_mem(src.mem));
+  };
+  while (!pending.empty()) {
+    bool progress = false;
+    for (size_t i = 0; i < pending.size();) {
+      bool blocked = false;
+      for (size_t j = 0; j < pending.size(); ++j)
+        if (j != i && same(pending[j].src, pending[i].dst)) blocked = true;
+      if (blocked) {
+        ++i;
+        continue;
+      }
+      const Copy& c = pending[i];
+      if (c.dst.reg >= 0) {
+        masked(c.dst.reg, c.src);
+      } else {
+        masked(0, c.src);
+        vstore(strip_mem(c.dst.mem), 0);
+      }
+      pending.erase(pending.begin() + long(i));
+      progress = true;
+    }
+    if (progress || pending.empty()) continue;
+    // Only cycles are left: save one destination's old value in scratch 1
+    // and let its readers take it from there.
+    Loc d = pending[0].dst;
+    if (d.reg >= 0) vmov(1, d.reg);
+    else vload(1, strip_mem(d.mem));
+    for (Copy& c : pending)
+      if (same(c.src, d)) c.src = Loc{1, kNoValue, false};
+  }
+  loop_canonical(s);
+}
+
+void Emitter::loop_store_phis(LoopState& s) {
+  for (size_t i = 0; i < s.phis.size(); ++i)
+    if (s.home[i] >= 0) vstore(strip_mem(s.phis[i]), s.home[i]);
+}
+
+void Emitter::loop_store_live_out(LoopState& s) {
+  for (ValueId v : s.live_out) {
+    if (wide(v)) continue;  // 64-bit values are only ever in their slots
+    int r = vals_[v].reg;
+    if (r >= 0 && !vals_[v].in_frame) {
+      vstore(strip_mem(v), r);
+    } else if (r < 0 && !vals_[v].in_frame) {
+      throw CompileError("x64 jit: internal: loop value %" + std::to_string(v) + " is neither cached nor stored");
+    }
+  }
+}
+
+// The strip of the first launched lane runs first: its lane decides each
+// iteration's branch (as the branch of the iteration-outer code does) and it
+// charges the budget. Then every other strip runs the same number of
+// iterations, so nothing depends on lanes that were not launched. If a
+// budget op faults after k iterations, the other strips run k iterations and
+// their back-edge copies, which is the state the iteration-outer code has
+// when that budget op faults, and then the fault is raised.
+void Emitter::emit_strip_loop(const StripLoop& l) {
+  // Which loop invariants do the body's lowerings read from a register (and
+  // how often)? Constants used as immediates are not. A trial emission into
+  // a discarded buffer, with only the phis pinned, records them.
+  std::vector<ValueId> register_uses;
+  try {
+    Emitter trial(f_, tier_, 65536 + f_.blocks[l.block].insts.size() * 2048);
+    trial.use_log_ = &register_uses;
+    LoopState ts = trial.loop_analyze(l, {});
+    trial.reset_cache();
+    trial.loop_pin(ts);
+    trial.loop_canonical(ts);
+    trial.loop_body(ts);
+  } catch (const Xbyak::Error&) {
+    register_uses.clear();  // the trial's buffer was too small: pin no invariant
+  }
+  LoopState s = loop_analyze(l, register_uses);
+  const BlockId b = l.block;
+  const BlockId exit_to = f_.blocks[b].succs[l.exit_succ];
+  auto snapshot = [&] {
+    std::vector<RegState> regs(regs_, regs_ + 32);
+    return std::make_pair(vals_, regs);
+  };
+  auto restore = [&](const std::pair<std::vector<ValState>, std::vector<RegState>>& st) {
+    vals_ = st.first;
+    std::copy(st.second.begin(), st.second.end(), regs_);
+  };
+
+  mov(qword[rsp + kLoopTripsOffset], 0);
+  mov(dword[rsp + kLoopFaultOffset], 0);
+  mov(eax, dword[rsp + kFirstLaneOffset]);  // 4 * first launched lane
+  mov(ecx, eax);
+  shr(ecx, 2);
+  and_(ecx, lanes_ - 1);
+  mov(edx, 1);
+  shl(edx, cl);
+  mov(dword[rsp + kLoopLaneBitOffset], edx);
+  and_(eax, -vbytes_);
+  mov(r14d, eax);
+
+  // ---- the first launched lane's strip: decides the trip count, charges the budget
+  std::vector<Label> fault_stub(l.budgets.size());
+  Label head_first, exit_first, others;
+  reset_cache();
+  loop_pin(s);
+  loop_canonical(s);
+  L(head_first);
+  for (size_t i = 0; i < l.budgets.size(); ++i) {
+    mov(rax, f_.insts[l.budgets[i]].imm);
+    sub(qword[CTX(budget)], rax);
+    jl(fault_stub[i], T_NEAR);
+  }
+  add(qword[rsp + kLoopTripsOffset], 1);
+  loop_body(s);
+  loop_branch_exit(s, exit_first);
+  auto at_branch = snapshot();
+  loop_back_copy(s);
+  jmp(head_first, T_NEAR);
+  restore(at_branch);
+  L(exit_first);
+  loop_store_live_out(s);
+  loop_store_phis(s);
+  jmp(others, T_NEAR);
+  for (size_t i = 0; i < l.budgets.size(); ++i) {
+    L(fault_stub[i]);  // at the top of an iteration: the phis hold the state after the last whole one
+    mov(dword[rsp + kLoopFaultOffset], uint32_t(i + 1));
+    loop_store_phis(s);
+    jmp(others, T_NEAR);
+  }
+
+  // ---- every other strip: the same number of iterations
+  Label strip_top, strip_next, head, last, exit_strip, faulted;
+  L(others);
+  xor_(r14d, r14d);
+  L(strip_top);
+  mov(eax, dword[rsp + kFirstLaneOffset]);
+  and_(eax, -vbytes_);
+  cmp(r14d, eax);
+  je(strip_next, T_NEAR);
+  mov(rax, qword[rsp + kLoopTripsOffset]);
+  test(rax, rax);
+  jz(strip_next, T_NEAR);  // the first budget op faulted: the phis keep their entry values
+  mov(qword[rsp + kLoopLeftOffset], rax);
+  reset_cache();
+  loop_pin(s);
+  loop_canonical(s);
+  L(head);
+  loop_body(s);
+  sub(qword[rsp + kLoopLeftOffset], 1);
+  jz(last, T_NEAR);
+  auto at_count = snapshot();
+  loop_back_copy(s);
+  jmp(head, T_NEAR);
+  restore(at_count);
+  L(last);
+  cmp(dword[rsp + kLoopFaultOffset], 0);
+  je(exit_strip, T_NEAR);
+  loop_back_copy(s);  // a watchdog fault: the iteration-outer code faults after this back edge
+  loop_store_phis(s);
+  jmp(strip_next, T_NEAR);
+  restore(at_count);
+  L(exit_strip);
+  loop_store_live_out(s);
+  loop_store_phis(s);
+  L(strip_next);
+  add(r14d, vbytes_);
+  cmp(r14d, kWarpLaneBytes4);
+  jb(strip_top, T_NEAR);
+  reset_cache();
+
+  mov(eax, dword[rsp + kLoopFaultOffset]);
+  test(eax, eax);
+  jnz(faulted, T_NEAR);
+  emit_edge(b, l.exit_succ);
+  jmp(block_label_[exit_to], T_NEAR);
+  L(faulted);
+  for (size_t i = 0; i < l.budgets.size(); ++i) {
+    Label next;
+    if (i + 1 < l.budgets.size()) {
+      cmp(eax, uint32_t(i + 1));
+      jne(next, T_NEAR);
+    }
+    emit_fault_return(FaultKind::Watchdog, l.budgets[i]);
+    L(next);
+  }
+  if (l.budgets.empty()) jmp(epilogue_, T_NEAR);  // unreachable: no budget op, no fault
+}
+
+}  // namespace gpurc::x64
