@@ -565,6 +565,26 @@ void Emitter::emit_warp_op(ValueId v) {
   vals_[v].in_frame = true;
 }
 
+Emitter::WindowOffsets Emitter::window_offsets(uint8_t mem_attr) {
+  const size_t space = size_t(mem_space(mem_attr));
+  return {offsetof(WarpContext, windows) + space * sizeof(MemWindow),
+          offsetof(WarpContext, extra_windows) + space * sizeof(MemWindow) * kExtraWindows};
+}
+
+void Emitter::emit_next_window(const WindowOffsets& w, Label& try_window) {
+  Label after_primary;
+  lea(rax, ptr[rbx + int(w.primary)]);
+  cmp(r11, rax);
+  jne(after_primary, T_NEAR);
+  lea(r11, ptr[rbx + int(w.extra)]);
+  jmp(try_window, T_NEAR);
+  L(after_primary);
+  add(r11, int(sizeof(MemWindow)));
+  lea(rax, ptr[rbx + int(w.extra + sizeof(MemWindow) * kExtraWindows)]);
+  cmp(r11, rax);
+  jb(try_window, T_NEAR);
+}
+
 void Emitter::lane_bits(const Reg32& r, uint32_t off) {
   if (z_) {
     for (int i = 0; i < 2; ++i) {
@@ -650,8 +670,7 @@ bool Emitter::emit_memory_fast(ValueId v, Label& done) {
   unsigned lb = lane_bytes(data_t), ab = lane_bytes(addr_t);
   uint32_t addr_slot = slot(in.args[0]);
   uint32_t data_slot = is_load ? slot(v) : slot(in.args[1]);
-  size_t win = offsetof(WarpContext, windows) + size_t(mem_space(in.attr)) * sizeof(MemWindow);
-  size_t extra = offsetof(WarpContext, extra_windows) + size_t(mem_space(in.attr)) * sizeof(MemWindow) * kExtraWindows;
+  const WindowOffsets windows = window_offsets(in.attr);
   Label slow, range, check, minmax, access, try_window, next_window;
   auto taking_part = [&] {  // ecx = lanes taking part
     lane_bits(ecx, slot(in.args.back()));
@@ -675,7 +694,7 @@ bool Emitter::emit_memory_fast(ValueId v, Label& done) {
   jz(done, T_NEAR);  // no lane takes part
   // r11 walks the space's windows: windows[space], then extra_windows[space][..]
   // until one holds every lane or one is empty (the rest are then empty too).
-  lea(r11, ptr[rbx + int(win)]);
+  lea(r11, ptr[rbx + int(windows.primary)]);
   L(try_window);
   mov(r8, qword[r11 + int(offsetof(MemWindow, host))]);
   test(r8, r8);
@@ -744,19 +763,7 @@ bool Emitter::emit_memory_fast(ValueId v, Label& done) {
 
   // Some lane is outside this window: the next one, if any.
   L(next_window);
-  {
-    Label after_primary;
-    lea(rax, ptr[rbx + int(win)]);
-    cmp(r11, rax);
-    jne(after_primary, T_NEAR);
-    lea(r11, ptr[rbx + int(extra)]);
-    jmp(try_window, T_NEAR);
-    L(after_primary);
-    add(r11, int(sizeof(MemWindow)));
-    lea(rax, ptr[rbx + int(extra + sizeof(MemWindow) * kExtraWindows)]);
-    cmp(r11, rax);
-    jb(try_window, T_NEAR);
-  }
+  emit_next_window(windows, try_window);
 
   // Not all in the window: ask ctx.memory for one buffer holding the whole
   // span [lowest address, highest address + bytes) of the lanes.

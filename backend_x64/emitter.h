@@ -65,6 +65,15 @@ class Emitter : public Xbyak::CodeGenerator {
   bool vote_feeds_branch_only(ir::ValueId v) const;          // any/all read only by the cond_br right after it
   bool emit_memory_fast(ir::ValueId v, Xbyak::Label& done);  // window fast path of load / store
   void lane_bits(const Xbyak::Reg32& r, uint32_t slot_off);  // r = bit 0 of each lane of a 4-byte slot
+  // The memory windows of a space: offsets in WarpContext of windows[space]
+  // and of extra_windows[space][0]. Both fast paths walk them with r11.
+  struct WindowOffsets {
+    size_t primary, extra;
+  };
+  static WindowOffsets window_offsets(uint8_t mem_attr);
+  // r11 -> the next window (windows[space], then extra_windows[space][0..])
+  // and a jump to try_window; falls through when none is left.
+  void emit_next_window(const WindowOffsets& w, Xbyak::Label& try_window);
   // ---- indexed memory fast path (memory_fast.cpp): loads / stores whose
   // i64 address is `base + ((zext|sext i32 x) << s + constant)` with a base computed from
   // uniforms and constants. The address is checked and formed from x in

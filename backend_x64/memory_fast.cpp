@@ -273,8 +273,7 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
   const uint32_t index_slot = slot(a.index);
   const uint32_t data_slot = is_load ? slot(v) : slot(in.args[1]);
   const int scale = 1 << a.shift;
-  size_t win = offsetof(WarpContext, windows) + size_t(mem_space(in.attr)) * sizeof(MemWindow);
-  size_t extra = offsetof(WarpContext, extra_windows) + size_t(mem_space(in.attr)) * sizeof(MemWindow) * kExtraWindows;
+  const WindowOffsets windows = window_offsets(in.attr);
   Label try_window, next_window, inside;
 
   lane_bits(ecx, slot(in.args.back()));
@@ -290,7 +289,7 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
     mov(rax, a.disp);
     add(r10, rax);
   }
-  lea(r11, ptr[rbx + int(win)]);
+  lea(r11, ptr[rbx + int(windows.primary)]);
 
   L(try_window);
   mov(r8, qword[r11 + int(offsetof(MemWindow, host))]);
@@ -343,21 +342,9 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
   test(esi, ecx);
   jz(inside, T_NEAR);
 
-  L(next_window);  // windows[space], then extra_windows[space][0..]
-  {
-    Label after_primary;
-    lea(rax, ptr[rbx + int(win)]);
-    cmp(r11, rax);
-    jne(after_primary, T_NEAR);
-    lea(r11, ptr[rbx + int(extra)]);
-    jmp(try_window, T_NEAR);
-    L(after_primary);
-    add(r11, int(sizeof(MemWindow)));
-    lea(rax, ptr[rbx + int(extra + sizeof(MemWindow) * kExtraWindows)]);
-    cmp(r11, rax);
-    jb(try_window, T_NEAR);
-    jmp(general, T_NEAR);
-  }
+  L(next_window);
+  emit_next_window(windows, try_window);
+  jmp(general, T_NEAR);
 
   // Every taking-part lane's access lies in this window: host + d + x * 2^s.
   L(inside);

@@ -13,11 +13,6 @@ using ir::Type;
 
 namespace {
 
-ir::ValueId load_var(ir::Builder& b, uint32_t var) {
-  return b.emit(Opcode::LoadVar, b.func().vars[var].type, {}, 0, 0, var);
-}
-void store_var(ir::Builder& b, uint32_t var, ir::ValueId v) { b.emit(Opcode::StoreVar, Type::Void, {v}, 0, 0, var); }
-ir::ValueId phi(ir::Builder& b, Type t, std::initializer_list<ir::ValueId> in) { return b.emit(Opcode::Phi, t, in); }
 void set_phi_arg(ir::Function& f, ir::ValueId p, size_t i, ir::ValueId v) { f.insts[p].args[i] = v; }
 
 RunSpec random_spec(const ir::Function& f, std::mt19937_64& rng, uint32_t uniform_bytes = 0) {

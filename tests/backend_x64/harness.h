@@ -95,6 +95,17 @@ inline uint64_t get_lane(const std::vector<uint8_t>& vars, const ir::Function& f
   return v;
 }
 
+// Builder shorthands of the whole-function tests (control, loops).
+inline ir::ValueId load_var(ir::Builder& b, uint32_t var) {
+  return b.emit(ir::Opcode::LoadVar, b.func().vars[var].type, {}, 0, 0, var);
+}
+inline void store_var(ir::Builder& b, uint32_t var, ir::ValueId v) {
+  b.emit(ir::Opcode::StoreVar, ir::Type::Void, {v}, 0, 0, var);
+}
+inline ir::ValueId phi(ir::Builder& b, ir::Type t, std::initializer_list<ir::ValueId> in) {
+  return b.emit(ir::Opcode::Phi, t, in);
+}
+
 // Runs an executable to completion (resuming at barriers) on a copy of vars.
 inline ir::RunStatus run_to_end(const ir::Executable& e, const ir::Function& f, std::vector<uint8_t>& vars,
                                 const std::vector<uint8_t>& uniforms, uint32_t entry_mask, ir::WarpContext* out = nullptr,

@@ -15,12 +15,6 @@ using ir::Type;
 
 namespace {
 
-ir::ValueId load_var(ir::Builder& b, uint32_t var) {
-  return b.emit(Opcode::LoadVar, b.func().vars[var].type, {}, 0, 0, var);
-}
-void store_var(ir::Builder& b, uint32_t var, ir::ValueId v) { b.emit(Opcode::StoreVar, Type::Void, {v}, 0, 0, var); }
-ir::ValueId phi(ir::Builder& b, Type t, std::initializer_list<ir::ValueId> in) { return b.emit(Opcode::Phi, t, in); }
-
 // Launch masks whose first launched lane is in each strip of both tiers, a
 // single lane, half warps and random ones.
 std::vector<uint32_t> entry_masks(std::mt19937_64& rng) {

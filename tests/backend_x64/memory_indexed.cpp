@@ -90,6 +90,19 @@ std::string shape_text(const Shape& s) {
          std::to_string(int(s.base)) + (s.store_first ? " store+load" : " load") + (s.component ? " component" : "");
 }
 
+// Random var lanes and memory bytes over TestMemory's kMemBytes; the window
+// and the launch mask are the caller's.
+RunSpec random_memory_spec(const ir::Function& f, std::mt19937_64& rng) {
+  RunSpec s;
+  s.vars.resize(f.vars_bytes());
+  fill_random(s.vars, rng);
+  s.memory = true;
+  s.memory_bytes = kMemBytes;
+  s.memory_init.resize(kMemBytes);
+  fill_random(s.memory_init, rng);
+  return s;
+}
+
 }  // namespace
 
 TEST_CASE("x64 jit: indexed fast path at window edges, indices >= 2^31, negative sext indices, partial masks, components") {
@@ -106,13 +119,7 @@ TEST_CASE("x64 jit: indexed fast path at window edges, indices >= 2^31, negative
             ir::Function f = indexed_function(sh);
             const unsigned bytes = ir::bit_width(t) / 8;
             for (int k = 0; k < 16; ++k) {
-              RunSpec s;
-              s.vars.resize(f.vars_bytes());
-              fill_random(s.vars, rng);
-              s.memory = true;
-              s.memory_bytes = kMemBytes;
-              s.memory_init.resize(kMemBytes);
-              fill_random(s.memory_init, rng);
+              RunSpec s = random_memory_spec(f, rng);
               // Mostly a window (without one, only the helper), which half
               // the time ends where the memory ends: an access past its end
               // must then fault, not read the bytes behind the buffer.
@@ -202,14 +209,8 @@ TEST_CASE("x64 jit: indexed loads in a loop keep the lanes not taking part (thei
   REQUIRE(ir::verify(f) == "");
   std::mt19937_64 rng(23);
   for (int k = 0; k < 8; ++k) {
-    RunSpec s;
-    s.vars.resize(f.vars_bytes());
-    fill_random(s.vars, rng);
-    s.memory = true;
+    RunSpec s = random_memory_spec(f, rng);
     s.window = true;
-    s.memory_bytes = kMemBytes;
-    s.memory_init.resize(kMemBytes);
-    fill_random(s.memory_init, rng);
     s.entry_mask = k % 2 ? ~0u : uint32_t(rng()) | 1;
     s.uniforms.assign(8, 0);
     put_u64(s.uniforms, 0, kMemBase);
@@ -228,14 +229,8 @@ TEST_CASE("x64 jit: indexed fast path keeps every lane inline when all lie in a 
         Shape sh{t, sext, t == Type::I64 ? 3u : 2u, BaseForm::AndMask, store_first};
         ir::Function f = indexed_function(sh);
         for (int k = 0; k < 6; ++k) {
-          RunSpec s;
-          s.vars.resize(f.vars_bytes());
-          fill_random(s.vars, rng);
-          s.memory = true;
+          RunSpec s = random_memory_spec(f, rng);
           s.window = true;
-          s.memory_bytes = kMemBytes;
-          s.memory_init.resize(kMemBytes);
-          fill_random(s.memory_init, rng);
           s.entry_mask = k % 2 ? ~0u : uint32_t(rng()) | 1;
           const uint64_t base = kMemBase + (sext ? 512 : 0);
           s.uniforms.assign(16, 0);
