@@ -61,21 +61,7 @@ class EdgeMaskLowering {
           loops_.push_back(Loop{s, std::vector<uint8_t>(n, 0), -1, 0});
           loops_.back().body[s] = 1;
         }
-        Loop& L = loops_[loop_of_header[s]];
-        std::vector<BlockId> work;
-        if (!L.body[u]) {
-          L.body[u] = 1;
-          work.push_back(u);
-        }
-        while (!work.empty()) {
-          BlockId b = work.back();
-          work.pop_back();
-          for (BlockId p : f_.blocks[b].preds)
-            if (!L.body[p]) {
-              L.body[p] = 1;
-              work.push_back(p);
-            }
-        }
+        mark_loop_body(f_, u, loops_[loop_of_header[s]].body);
       }
     for (auto& L : loops_) L.size = size_t(std::count(L.body.begin(), L.body.end(), 1));
     // Innermost loop of each block, parent of each loop (smallest enclosing).

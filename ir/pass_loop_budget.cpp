@@ -40,25 +40,13 @@ void insert_loop_budget(Function& f) {
       stack.pop_back();
     }
   }
+  std::vector<uint8_t> reached(n);
+  for (BlockId b = 0; b < n; ++b) reached[b] = state[b] != 0;
   for (BlockId h = 0; h < n; ++h) {
     if (latches[h].empty()) continue;
     std::vector<uint8_t> in_body(n, 0);
     in_body[h] = 1;
-    std::vector<BlockId> work;
-    for (BlockId l : latches[h])
-      if (!in_body[l]) {
-        in_body[l] = 1;
-        work.push_back(l);
-      }
-    while (!work.empty()) {
-      BlockId b = work.back();
-      work.pop_back();
-      for (BlockId p : f.blocks[b].preds)
-        if (!in_body[p] && state[p] != 0) {
-          in_body[p] = 1;
-          work.push_back(p);
-        }
-    }
+    for (BlockId l : latches[h]) mark_loop_body(f, l, in_body, &reached);
     uint64_t cost = 0;
     for (BlockId b = 0; b < n; ++b)
       if (in_body[b]) cost += f.blocks[b].insts.size();

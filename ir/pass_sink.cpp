@@ -48,26 +48,15 @@ void sink_out_of_loops(Function& f) {
   // loops_of[b] lists the headers of the loops holding b. Irreducible cycles
   // have no back edge in this sense and are left alone (no block counts as
   // inside them, so nothing sinks out of them).
+  std::vector<uint8_t> reachable(n);
+  for (BlockId b = 0; b < n; ++b) reachable[b] = idom[b] != kNoBlock;
   std::vector<std::vector<BlockId>> loops_of(n);
   for (BlockId latch : rpo)
     for (BlockId h : f.blocks[latch].succs) {
       if (idom[h] == kNoBlock || !dominates(idom, h, latch)) continue;
       std::vector<uint8_t> in_body(n, 0);
       in_body[h] = 1;
-      std::vector<BlockId> work;
-      if (!in_body[latch]) {
-        in_body[latch] = 1;
-        work.push_back(latch);
-      }
-      while (!work.empty()) {
-        BlockId b = work.back();
-        work.pop_back();
-        for (BlockId p : f.blocks[b].preds)
-          if (!in_body[p] && idom[p] != kNoBlock) {
-            in_body[p] = 1;
-            work.push_back(p);
-          }
-      }
+      mark_loop_body(f, latch, in_body, &reachable);
       for (BlockId b = 0; b < n; ++b)
         if (in_body[b] && std::find(loops_of[b].begin(), loops_of[b].end(), h) == loops_of[b].end())
           loops_of[b].push_back(h);

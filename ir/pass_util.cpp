@@ -223,6 +223,22 @@ void ensure_entry_without_preds(Function& f) {
   remap_phis(f, op);
 }
 
+void mark_loop_body(const Function& f, BlockId latch, std::vector<uint8_t>& body,
+                    const std::vector<uint8_t>* reachable) {
+  if (body[latch]) return;
+  body[latch] = 1;
+  std::vector<BlockId> work{latch};
+  while (!work.empty()) {
+    BlockId b = work.back();
+    work.pop_back();
+    for (BlockId p : f.blocks[b].preds)
+      if (!body[p] && (!reachable || (*reachable)[p])) {
+        body[p] = 1;
+        work.push_back(p);
+      }
+  }
+}
+
 // Moves an existing instruction to the end of block b.
 void place(Function& f, BlockId b, ValueId v) {
   f.insts[v].block = b;

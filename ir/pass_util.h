@@ -22,6 +22,13 @@ std::vector<BlockId> reverse_post_order(const Function& f);
 std::vector<BlockId> immediate_dominators(const Function& f, const std::vector<BlockId>& rpo);
 bool dominates(const std::vector<BlockId>& idom, BlockId a, BlockId b);
 
+// Natural loop bodies: marks in `body` (one flag per block, the header
+// already marked) every block that reaches `latch` going backwards without
+// passing a marked block, so the walk stops at the header. With `reachable`,
+// blocks whose flag there is 0 are not entered.
+void mark_loop_body(const Function& f, BlockId latch, std::vector<uint8_t>& body,
+                    const std::vector<uint8_t>* reachable = nullptr);
+
 // Creates an instruction owned by block b without placing it in the block's
 // list (the caller decides where it goes).
 ValueId make_inst(Function& f, Opcode op, Type t, std::vector<ValueId> args, BlockId b,
