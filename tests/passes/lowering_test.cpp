@@ -31,6 +31,7 @@ void check_equivalent(const Function& f, uint32_t var_range, int states, PassOpt
   }
   std::mt19937 rng(1234);
   int n_states = light() ? std::max(1, states / 4) : states;
+  int runs = 0, finished = 0;
   for (uint32_t mask : test_masks(rng)) {
     for (int s = 0; s < n_states; ++s) {
       State st = random_state(f, rng, mask, var_range);
@@ -41,8 +42,16 @@ void check_equivalent(const Function& f, uint32_t var_range, int states, PassOpt
                            << print(f) << "\n--- after pipeline ---\n" << print(g));
         return;
       }
+      if (mask == 0) continue;  // finishes with no effect
+      ++runs;
+      finished += a.status == RunStatus::Done;
     }
   }
+  // Both sides faulting alike (an address out of range, a watchdog stop)
+  // compares little of what the pipeline did: none of these programs is
+  // meant to fault, so nearly every run must finish.
+  REQUIRE(runs > 0);
+  CHECK_MESSAGE(finished * 10 >= runs * 9, finished << " of " << runs << " runs finished; the rest faulted on both sides");
 }
 
 }  // namespace
