@@ -32,6 +32,7 @@ namespace {
 bool always_uniform(const Function& f, const Inst& in) {
   switch (in.op) {
     case Opcode::Const: case Opcode::Undef: case Opcode::LoadUniform:
+      return true;
     case Opcode::Ballot: case Opcode::Any: case Opcode::All: case Opcode::Reduce:
     case Opcode::Broadcast:
       return whole_warp_cluster(in.imm);
