@@ -172,3 +172,47 @@ b0:
   CHECK(f[4].block != kNoBlock);  // #32 and the default are not textually equal; both stay
   CHECK(f[3].block != kNoBlock);
 }
+
+TEST_CASE("cluster: a branch on a narrow-cluster any is divergent, and the lowered function agrees") {
+  // Only lane 5 has the predicate: its 4-lane cluster (4..7) takes b1, every
+  // other lane b2. Over the whole warp the same branch would be uniform.
+  const std::string text = R"(func "t" {
+  var "out" i32
+b0:
+  %0 = lane_id i32
+  %1 = const i32 #0x5
+  %2 = icmp.eq i1 %0, %1
+  %3 = const i1 #0x1
+  %4 = any i1 %2, %3, #0x4
+  cond_br %4, b1, b2
+b1:
+  %6 = const i32 #0x1
+  set_var %6, #0x0
+  br b3
+b2:
+  %8 = const i32 #0x2
+  set_var %8, #0x0
+  br b3
+b3:
+  return
+}
+)";
+  Function f = parsed(text);
+  REQUIRE(verify(f) == "");
+  CHECK(!compute_uniformity(f)[f.terminator(0)]);
+  CHECK(!is_lowered(f));
+  Function whole = parsed(std::string(text).replace(text.find(", #0x4"), 6, ""));
+  CHECK(compute_uniformity(whole)[whole.terminator(0)]);
+  Function g = f;
+  PassOptions opt;
+  opt.verify_each = true;
+  REQUIRE(run_pipeline(g, opt) == "");
+  CHECK(is_lowered(g));
+  const uint32_t launched = ~(1u << 6);  // lane 6 not launched
+  for (const Function* fn : {&f, &g}) {
+    Warp w(*fn, launched);
+    REQUIRE(w.run() == RunStatus::Done);
+    for (int l = 0; l < 32; ++l)
+      if (launched >> l & 1) CHECK_MESSAGE(w.var(0, l) == (l >= 4 && l < 8 ? 1u : 2u), "lane " << l);
+  }
+}
