@@ -612,14 +612,21 @@ void Emitter::store_uniform_gpr(uint32_t off, const Reg32& r) {
 }
 
 // ballot / any / all: bit masks of the predicate and mask operands' 32 lanes.
+// Over the whole warp the result is one value, computed in eax; narrower
+// clusters go through emit_cluster_vote.
 bool Emitter::emit_vote(ValueId v) {
   const Inst& in = f_.insts[v];
   if (in.op != Opcode::Ballot && in.op != Opcode::Any && in.op != Opcode::All) return false;
   if (in.args.size() != 2 || wide(in.args[0]) || wide(in.args[1]) || wide(v)) return false;
+  if (!valid_cluster_imm(in.imm)) return false;  // the helper faults Unsupported, as the interpreter
   lane_bits(ecx, slot(in.args[1]));
   and_(ecx, dword[CTX(entry_mask)]);  // lanes taking part
   lane_bits(eax, slot(in.args[0]));
   and_(eax, ecx);
+  if (!whole_warp_cluster(in.imm)) {
+    emit_cluster_vote(v);
+    return true;
+  }
   if (in.op == Opcode::Any) {
     test(eax, eax);
     setne(al);
@@ -637,12 +644,44 @@ bool Emitter::emit_vote(ValueId v) {
   return true;
 }
 
+// Clusters of W < 32 lanes, from eax = taking-part lanes with pred and ecx =
+// taking-part lanes: lane l reads the W bits of its cluster, starting at
+// bit c = l & ~(W-1), with a per-lane variable shift of the broadcast bit
+// set. Ballot keeps them; any tests them for != 0; all tests the taking-part
+// lanes without pred (ecx & ~eax) for == 0.
+void Emitter::emit_cluster_vote(ValueId v) {
+  const Inst& in = f_.insts[v];
+  const unsigned width = cluster_width(in.imm);
+  if (in.op == Opcode::All) {
+    not_(eax);
+    and_(eax, ecx);
+  }
+  bcast_gpr(0, eax);
+  bcast_const(2, ~(width - 1));        // lane -> its cluster's first lane
+  bcast_const(3, (1u << width) - 1);  // the W bits of one cluster
+  const int lanes = vbytes_ / 4;
+  for (int i = 0; i < ir::kWarpLanes / lanes; ++i) {
+    vload(1, ptr[rip + iota_]);
+    if (i) vpaddd(V(1), V(1), const_vec(uint32_t(i * lanes)));  // lane numbers of this vector
+    vand(1, 1, 2);
+    vpsrlvd(V(1), V(0), V(1));
+    vand(1, 1, 3);
+    if (in.op != Opcode::Ballot) vpminud(V(1), V(1), const_vec(1));  // != 0 -> 1
+    if (in.op == Opcode::All) {
+      if (z_) vpxord(V(1), V(1), const_vec(1));
+      else vpxor(V(1), V(1), const_vec(1));
+    }
+    vstore(ptr[r12 + int(slot(v) + uint32_t(i * vbytes_))], 1);
+  }
+}
+
 // The usual shape of divergent guest code: `%c = any ...` as the block's last
 // op before `cond_br %c` and read nowhere else. Nothing runs between the two,
-// so the result can stay in eax (it is uniform: the same for every lane).
+// so the result can stay in eax (over the whole warp it is uniform: the same
+// for every lane).
 bool Emitter::vote_feeds_branch_only(ValueId v) const {
   const Inst& in = f_.insts[v];
-  if (in.op != Opcode::Any && in.op != Opcode::All) return false;
+  if ((in.op != Opcode::Any && in.op != Opcode::All) || !whole_warp_cluster(in.imm)) return false;
   ValueId t = f_.terminator(in.block);
   if (t == kNoValue || f_.insts[t].op != Opcode::CondBr || f_.insts[t].args.size() != 1 || f_.insts[t].args[0] != v)
     return false;

@@ -62,6 +62,7 @@ class Emitter : public Xbyak::CodeGenerator {
   void emit_strip_segment(const Segment& s);
   void emit_warp_op(ir::ValueId v);
   bool emit_vote(ir::ValueId v);                            // native ballot / any / all
+  void emit_cluster_vote(ir::ValueId v);                    // their per-lane results for clusters < 32 lanes
   bool vote_feeds_branch_only(ir::ValueId v) const;          // any/all read only by the cond_br right after it
   bool emit_memory_fast(ir::ValueId v, Xbyak::Label& done);  // window fast path of load / store
   void lane_bits(const Xbyak::Reg32& r, uint32_t slot_off);  // r = bit 0 of each lane of a 4-byte slot

@@ -190,14 +190,19 @@ uint64_t identity(ReduceOp r, Type t) {
   }
 }
 
+// Clustered ops (docs/ir.md "Clusters") work on each aligned group of
+// `width` lanes on its own, as the IR interpreter does.
 uint32_t cross_lane_op(const WarpOp* op, WarpContext* ctx) {
   uint8_t* frame = ctx->frame;
   Type t = op->type;
   unsigned lb = lane_bytes(t);
   auto arg = [&](unsigned i, unsigned l) { return read_lane(frame, op->arg_slot[i], lane_bytes(op->arg_type[i]), l); };
+  const bool clustered = op_info(op->op).clustered;
+  if (clustered && !valid_cluster_imm(op->imm)) return fault(ctx, FaultKind::Unsupported, op->value, 0, Space::Global, 0);
+  const unsigned width = clustered ? cluster_width(op->imm) : unsigned(kWarpLanes);
+  const uint32_t cluster_bits = width == 32 ? ~0u : (1u << width) - 1;  // the lanes of cluster 0
   uint64_t out[kWarpLanes];
   uint32_t active = ctx->entry_mask;
-  unsigned first_active = active ? unsigned(__builtin_ctz(active)) : 0;
   switch (op->op) {
     case Opcode::Ballot: case Opcode::Any: case Opcode::All: {
       uint32_t bits = 0, mask = 0;
@@ -206,29 +211,39 @@ uint32_t cross_lane_op(const WarpOp* op, WarpContext* ctx) {
         mask |= uint32_t(m) << l;
         bits |= uint32_t(m && (arg(0, l) & 1)) << l;
       }
-      uint64_t r = op->op == Opcode::Ballot ? bits : op->op == Opcode::Any ? (bits != 0) : (bits == mask);
-      for (auto& o : out) o = r;
+      for (unsigned c = 0; c < unsigned(kWarpLanes); c += width) {
+        uint32_t cb = bits >> c & cluster_bits, cm = mask >> c & cluster_bits;  // ballot: moved down to bit 0
+        uint64_t r = op->op == Opcode::Ballot ? cb : op->op == Opcode::Any ? (cb != 0) : (cb == cm);
+        for (unsigned l = c; l < c + width; ++l) out[l] = r;
+      }
       break;
     }
     case Opcode::Shuffle: case Opcode::Broadcast: case Opcode::QuadShuffle:
-      for (unsigned l = 0; l < unsigned(kWarpLanes); ++l) {
-        // Broadcast's index is uniform: the first launched lane's is used.
-        unsigned idx = unsigned(arg(1, op->op == Opcode::Broadcast ? first_active : l));
-        unsigned src = op->op == Opcode::QuadShuffle ? ((l & ~3u) | (idx & 3)) : (idx & 31);
-        out[l] = arg(0, src);
+      for (unsigned c = 0; c < unsigned(kWarpLanes); c += width) {
+        // Broadcast's index is uniform in the cluster: its first launched
+        // lane's is used (the cluster's first lane when none is launched).
+        uint32_t launched = active & (cluster_bits << c);
+        unsigned first = launched ? unsigned(__builtin_ctz(launched)) : c;
+        for (unsigned l = c; l < c + width; ++l) {
+          unsigned idx = unsigned(arg(1, op->op == Opcode::Broadcast ? first : l));
+          unsigned src = op->op == Opcode::QuadShuffle ? ((l & ~3u) | (idx & 3)) : (c | (idx & (width - 1)));
+          out[l] = arg(0, src);
+        }
       }
       break;
     case Opcode::Reduce: case Opcode::ScanIncl: case Opcode::ScanExcl: {
       ReduceOp r = ReduceOp(op->attr);
-      uint64_t acc = identity(r, t);
-      for (unsigned l = 0; l < unsigned(kWarpLanes); ++l) {
-        bool m = (active >> l & 1) && (arg(1, l) & 1);
-        if (op->op == Opcode::ScanExcl) out[l] = acc;
-        if (m) acc = combine(r, t, op->fflags, acc, arg(0, l) & type_mask(t));
-        if (op->op == Opcode::ScanIncl) out[l] = acc;
+      for (unsigned c = 0; c < unsigned(kWarpLanes); c += width) {
+        uint64_t acc = identity(r, t);
+        for (unsigned l = c; l < c + width; ++l) {
+          bool m = (active >> l & 1) && (arg(1, l) & 1);
+          if (op->op == Opcode::ScanExcl) out[l] = acc;
+          if (m) acc = combine(r, t, op->fflags, acc, arg(0, l) & type_mask(t));
+          if (op->op == Opcode::ScanIncl) out[l] = acc;
+        }
+        if (op->op == Opcode::Reduce)
+          for (unsigned l = c; l < c + width; ++l) out[l] = acc;
       }
-      if (op->op == Opcode::Reduce)
-        for (auto& o : out) o = acc;
       break;
     }
     default:

@@ -414,12 +414,20 @@ class Generator {
     if (r < 6) return add(b_.emit(Opcode::EntryMask, Type::I1, {}), false);
     return pick(Type::I1);
   }
-  // Lanes running at this point, as a uniform bit set (ballot under every
-  // launched lane: the engine ANDs in the execution mask).
-  ValueId running_lanes() {
+  // Cluster width of a clustered cross-lane op: the whole warp most often
+  // (what the Tesla and G13 translators use), else any narrower width
+  // (Bifrost packs 4- or 8-lane guest warps into one host warp).
+  unsigned cluster_width() {
+    static const unsigned kWidths[] = {32, 32, 32, 1, 2, 4, 4, 8, 8, 16};
+    return kWidths[rng_.below(std::size(kWidths))];
+  }
+  // Lanes running at this point in the lane's cluster of `width` lanes, moved
+  // down to bit 0 (ballot under every launched lane: the engine ANDs in the
+  // execution mask). Uniform when the cluster is the whole warp.
+  ValueId running_lanes(unsigned width) {
     ValueId one = add(b_.i1(true), true);
     ValueId em = add(b_.emit(Opcode::EntryMask, Type::I1, {}), false);
-    return add(b_.emit(Opcode::Ballot, Type::I32, {one, em}), true);
+    return add(b_.emit(Opcode::Ballot, Type::I32, {one, em}, 0, 0, cluster_imm(width)), width == 32);
   }
   // idx if lane (target) is running, else `fallback`: a cross-lane read never
   // looks at a lane whose value is unspecified.
@@ -438,6 +446,15 @@ class Generator {
     if (!vs.empty() && rng_.chance(75)) return rng_.pick(vs);
     return leaf(t);
   }
+  // A clustered op's result is the same in every lane only when its cluster is
+  // the whole warp (ballot / any / all / reduce; uniform operands do not
+  // suffice: each cluster sees its own launched lanes), never for scans.
+  ValueId emit_clustered(Opcode op, Type t, std::initializer_list<ValueId> args, unsigned width, uint8_t attr = 0,
+                         uint32_t ff = 0) {
+    bool uni = op != Opcode::ScanIncl && op != Opcode::ScanExcl && uniform_args(args) &&
+               (width == 32 || op == Opcode::Shuffle || op == Opcode::Broadcast);
+    return add(b_.emit(op, t, args, attr, ff, cluster_imm(width)), uni);
+  }
   void cross_lane_op() {
     unsigned r = rng_.below(9);
     if (r >= 6 && depth_ > 0) r = rng_.below(6);
@@ -445,7 +462,7 @@ class Generator {
       case 0: case 1: case 2: {
         Opcode op = r == 0 ? Opcode::Ballot : r == 1 ? Opcode::Any : Opcode::All;
         ValueId p = pick(Type::I1), m = mask_operand();
-        emit(op, op == Opcode::Ballot ? Type::I32 : Type::I1, {p, m});
+        emit_clustered(op, op == Opcode::Ballot ? Type::I32 : Type::I1, {p, m}, cluster_width());
         return;
       }
       case 3: case 4: case 5: {
@@ -460,32 +477,34 @@ class Generator {
           f = with_nan(f, NanRule(rng_.below(3)));
         }
         ValueId v = pick(t), m = mask_operand();
-        emit(op, t, {v, m}, rop, f);
+        emit_clustered(op, t, {v, m}, cluster_width(), rop, f);
         return;
       }
       default: {
         // Only at the top level, reading values defined there.
         Opcode op = r == 6 ? Opcode::Shuffle : r == 7 ? Opcode::Broadcast : Opcode::QuadShuffle;
+        unsigned width = op == Opcode::QuadShuffle ? 32 : cluster_width();
         Type t = random_type();
         ValueId v = pick_top(t);
-        ValueId running = running_lanes();
+        // Running lanes and the first one, of the cluster (quad_shuffle: the warp).
+        ValueId running = running_lanes(width);
         ValueId first = emit(Opcode::FindLsb, Type::I32, {running});
-        ValueId idx;
-        if (op == Opcode::Shuffle) {
-          ValueId i = pick_top(Type::I32);
-          idx = guard_lane(running, i, i, first);
-        } else if (op == Opcode::Broadcast) {
-          ValueId i = rng_.chance(50) ? add(b_.i32(rng_.below(40)), true) : leaf_uniform_i32();
-          idx = guard_lane(running, i, i, first);
-        } else {
+        if (op == Opcode::QuadShuffle) {
           ValueId i = pick_top(Type::I32);
           ValueId lane = add(b_.emit(Opcode::LaneId, Type::I32, {}), false);
           ValueId hi = emit(Opcode::And, Type::I32, {lane, add(b_.i32(~3u), true)});
           ValueId lo = emit(Opcode::And, Type::I32, {i, add(b_.i32(3), true)});
           ValueId target = emit(Opcode::Or, Type::I32, {hi, lo});
-          idx = guard_lane(running, target, i, lane);
+          emit(op, t, {v, guard_lane(running, target, i, lane)});
+          return;
         }
-        emit(op, t, {v, idx});
+        // Shuffle reads any lane of the cluster; broadcast's index is uniform
+        // (so the fallback, the cluster's first running lane, is too).
+        ValueId i = op == Opcode::Shuffle ? pick_top(Type::I32)
+                    : rng_.chance(50)     ? add(b_.i32(rng_.below(40)), true)
+                                          : leaf_uniform_i32();
+        ValueId offset = width == 32 ? i : emit(Opcode::And, Type::I32, {i, add(b_.i32(width - 1), true)});
+        emit_clustered(op, t, {v, guard_lane(running, offset, i, first)}, width);
         return;
       }
     }

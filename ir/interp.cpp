@@ -293,6 +293,7 @@ bool Interpreter::exec(Warp& w, ValueId v, uint32_t active) const {
     default: break;
   }
   if (op_info(in.op).cross_lane) {
+    if (op_info(in.op).clustered && !valid_cluster_imm(in.imm)) return fault(ctx, FaultKind::Unsupported, v), false;
     exec_cross_lane(w, v, active);
     return true;
   }
@@ -401,49 +402,59 @@ uint64_t Interpreter::reduce_lanes(Warp& w, ValueId v, uint32_t lanes) const {
   return acc;
 }
 
+// Clustered ops (docs/ir.md "Clusters") work on each aligned group of
+// W lanes on its own: lane sets are cut to the cluster, indexes wrap in it.
 void Interpreter::exec_cross_lane(Warp& w, ValueId v, uint32_t active) const {
   const Inst& in = f_.insts[v];
   uint64_t* out = w.lanes(v);
   const uint64_t* a = w.lanes(in.args[0]);
   const uint64_t* b = in.args.size() > 1 ? w.lanes(in.args[1]) : a;
   uint64_t tm = type_mask(in.type);
+  const unsigned width = op_info(in.op).clustered ? cluster_width(in.imm) : unsigned(kWarpLanes);
+  const uint32_t cluster_bits = width == 32 ? ~0u : (1u << width) - 1;  // the lanes of cluster 0
   uint64_t res[kWarpLanes] = {};
   uint32_t masked = 0;  // lanes of the mask operand that are active
   for (int l = 0; l < kWarpLanes; ++l)
     if ((active >> l & 1) && (b[l] & 1)) masked |= 1u << l;
-  int first_active = active ? __builtin_ctz(active) : 0;
-  switch (in.op) {
-    case Opcode::Ballot: case Opcode::Any: case Opcode::All: {
-      uint32_t bits = 0;
-      for (int l = 0; l < kWarpLanes; ++l)
-        if ((masked >> l & 1) && (a[l] & 1)) bits |= 1u << l;
-      uint64_t r = in.op == Opcode::Ballot ? bits : in.op == Opcode::Any ? (bits != 0) : (bits == masked);
-      for (auto& x : res) x = r;
-      break;
-    }
-    case Opcode::Shuffle:
-      for (int l = 0; l < kWarpLanes; ++l) res[l] = a[b[l] & 31];
-      break;
-    case Opcode::Broadcast: {
-      uint64_t x = a[b[first_active] & 31];  // the index is uniform: take the first active lane's
-      for (auto& r : res) r = x;
-      break;
-    }
-    case Opcode::QuadShuffle:
-      for (int l = 0; l < kWarpLanes; ++l) res[l] = a[(l & ~3) | int(b[l] & 3)];
-      break;
-    case Opcode::Reduce: {
-      uint64_t x = reduce_lanes(w, v, masked);
-      for (auto& r : res) r = x;
-      break;
-    }
-    case Opcode::ScanIncl: case Opcode::ScanExcl:
-      for (int l = 0; l < kWarpLanes; ++l) {
-        uint32_t below = in.op == Opcode::ScanIncl ? (l == 31 ? ~0u : (2u << l) - 1) : (1u << l) - 1;
-        res[l] = reduce_lanes(w, v, masked & below);
+  for (unsigned c = 0; c < unsigned(kWarpLanes); c += width) {  // c: the cluster's first lane
+    const uint32_t lanes = cluster_bits << c;
+    switch (in.op) {
+      case Opcode::Ballot: case Opcode::Any: case Opcode::All: {
+        uint32_t bits = 0;
+        for (unsigned l = c; l < c + width; ++l)
+          if ((masked >> l & 1) && (a[l] & 1)) bits |= 1u << l;
+        // Ballot: the cluster's bits moved down to bit 0.
+        uint64_t r = in.op == Opcode::Ballot ? bits >> c : in.op == Opcode::Any ? (bits != 0) : (bits == (masked & lanes));
+        for (unsigned l = c; l < c + width; ++l) res[l] = r;
+        break;
       }
-      break;
-    default: break;
+      case Opcode::Shuffle:
+        for (unsigned l = c; l < c + width; ++l) res[l] = a[c | (b[l] & (width - 1))];
+        break;
+      case Opcode::Broadcast: {
+        // The index is uniform in the cluster: its first active lane's is used
+        // (the cluster's first lane when none is active).
+        uint32_t act = active & lanes;
+        uint64_t x = a[c | (b[act ? unsigned(__builtin_ctz(act)) : c] & (width - 1))];
+        for (unsigned l = c; l < c + width; ++l) res[l] = x;
+        break;
+      }
+      case Opcode::QuadShuffle:
+        for (unsigned l = c; l < c + width; ++l) res[l] = a[(l & ~3u) | unsigned(b[l] & 3)];
+        break;
+      case Opcode::Reduce: {
+        uint64_t x = reduce_lanes(w, v, masked & lanes);
+        for (unsigned l = c; l < c + width; ++l) res[l] = x;
+        break;
+      }
+      case Opcode::ScanIncl: case Opcode::ScanExcl:
+        for (unsigned l = c; l < c + width; ++l) {
+          uint32_t upto = in.op == Opcode::ScanIncl ? (l == 31 ? ~0u : (2u << l) - 1) : (1u << l) - 1;
+          res[l] = reduce_lanes(w, v, masked & lanes & upto);
+        }
+        break;
+      default: break;
+    }
   }
   for (int l = 0; l < kWarpLanes; ++l) out[l] = res[l] & tm;
 }

@@ -12,7 +12,8 @@ constexpr bool has(const char* props, char c) {
 }
 constexpr OpInfo kOps[] = {
 #define OPCODE(name, text, res, args, attr, props) \
-  {text, #res[0], args, AttrKind::attr, has(props, 'P'), has(props, 'E'), has(props, 'T'), has(props, 'F'), has(props, 'X')},
+  {text, #res[0], args, AttrKind::attr, has(props, 'P'), has(props, 'E'), has(props, 'T'), has(props, 'F'), has(props, 'X'), \
+   has(props, 'C')},
 #include "ir/opcodes.inc"
 #undef OPCODE
 };

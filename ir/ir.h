@@ -26,6 +26,7 @@ struct OpInfo {
   const char* args;       // argument letters
   AttrKind attr;
   bool pure, effect, terminator, uses_fflags, cross_lane;
+  bool clustered;         // Inst::imm is a cluster width (see cluster_width)
 };
 const OpInfo& op_info(Opcode op);
 std::string_view op_name(Opcode op);
@@ -39,6 +40,17 @@ constexpr BlockId kNoBlock = ~0u;
 constexpr uint8_t mem_attr(Space s, AddrClass c) { return uint8_t(uint8_t(s) | (uint8_t(c) << 4)); }
 constexpr Space mem_space(uint8_t attr) { return Space(attr & 15); }
 constexpr AddrClass mem_class(uint8_t attr) { return AddrClass(attr >> 4); }
+
+// Cluster width of a clustered cross-lane op (OpInfo::clustered) from its
+// Inst::imm: 1, 2, 4, 8, 16 or 32 lanes; imm 0, what every translator and
+// older IR text writes, is the whole warp. valid_cluster_imm says whether the
+// verifier accepts imm; cluster_imm gives the canonical imm of a width (0 for 32).
+constexpr bool valid_cluster_imm(uint64_t imm) { return imm <= uint64_t(kWarpLanes) && (imm & (imm - 1)) == 0; }
+constexpr unsigned cluster_width(uint64_t imm) { return imm == 0 ? unsigned(kWarpLanes) : unsigned(imm); }
+constexpr uint64_t cluster_imm(unsigned width) { return width == unsigned(kWarpLanes) ? 0 : width; }
+// A clustered op whose clusters are the whole warp: its result is the same in
+// every lane for ballot / any / all / reduce / broadcast.
+constexpr bool whole_warp_cluster(uint64_t imm) { return cluster_width(imm) == unsigned(kWarpLanes); }
 
 struct Inst {
   Opcode op = Opcode::Undef;

@@ -5,10 +5,12 @@
 // nothing changes also handles loops (a loop counter phi(0, i+1) stays
 // uniform). Rules:
 //  - uniform: const, undef (the engine may pick any value, so it picks one
-//    for all lanes), load_uniform, ballot/any/all/reduce/broadcast results;
-//    a load from Space::Const with AddrClass::Uniform and a uniform address.
+//    for all lanes), load_uniform, ballot/any/all/reduce/broadcast results
+//    over the whole warp (cluster width 32); a load from Space::Const with
+//    AddrClass::Uniform and a uniform address.
 //  - varying: get_var, load_var (per-lane guest state), entry_mask, lane_id,
-//    shuffle, quad_shuffle, scans, other loads, atomics.
+//    shuffle, quad_shuffle, scans, other loads, atomics, and every clustered
+//    op narrower than the warp (each cluster has its own result).
 //  - vars: pre-SSA input is analysed on an SSA copy, so a value computed
 //    from a var (a loop counter in a var) is uniform when every definition
 //    reaching it is (a var read before any write reads per-lane guest state).
@@ -30,15 +32,17 @@ namespace {
 bool always_uniform(const Function& f, const Inst& in) {
   switch (in.op) {
     case Opcode::Const: case Opcode::Undef: case Opcode::LoadUniform:
+      return true;
     case Opcode::Ballot: case Opcode::Any: case Opcode::All: case Opcode::Reduce:
     case Opcode::Broadcast:
-      return true;
+      return whole_warp_cluster(in.imm);
     default:
       return false;
   }
 }
 
 bool always_varying(const Inst& in) {
+  if (op_info(in.op).clustered && !whole_warp_cluster(in.imm)) return true;
   switch (in.op) {
     case Opcode::GetVar: case Opcode::LoadVar: case Opcode::EntryMask: case Opcode::LaneId:
     case Opcode::Shuffle: case Opcode::QuadShuffle: case Opcode::ScanIncl: case Opcode::ScanExcl:

@@ -226,6 +226,8 @@ std::string Verifier::check_attrs(BlockId b, ValueId v) {
         nan_rule(in.fflags) != NanRule::Propagate)
       return where(b, v) + "NaN rule 3 is undefined";
   }
+  if (info.clustered && !valid_cluster_imm(in.imm))
+    return where(b, v) + "cluster width " + std::to_string(in.imm) + " is not 1, 2, 4, 8, 16 or 32 (0: the whole warp)";
   switch (in.op) {
     case Opcode::Const:
       if (in.imm & ~type_mask(in.type)) return where(b, v) + "constant has bits above its type";

@@ -255,22 +255,23 @@ TEST_CASE("x64 jit: 64-bit integer ops, i32 bfe, i32 itof and ballot/any/all com
     }
   }
   CHECK(checked > 60);
-  for (O op : {O::Ballot, O::Any, O::All}) {
-    ir::Function f;
-    f.add_block("entry");
-    ir::Builder b(f);
-    auto p = b.emit(Opcode::LoadVar, Type::I1, {}, 0, 0, f.add_var("p", Type::I1));
-    auto m = b.emit(Opcode::LoadVar, Type::I1, {}, 0, 0, f.add_var("m", Type::I1));
-    Type rt = op == O::Ballot ? Type::I32 : Type::I1;
-    auto r = b.emit(op, rt, {p, m});
-    b.emit(Opcode::StoreVar, Type::Void, {r}, 0, 0, f.add_var("out", rt));
-    b.ret();
-    for (Tier t : host_tiers()) {
-      auto cf = compile_for(f, t);
-      CHECK(cf->warp_helper_ops() == 0);
-      CHECK(cf->lane_helper_ops() == 0);
+  for (O op : {O::Ballot, O::Any, O::All})
+    for (unsigned width : {1u, 2u, 4u, 8u, 16u, 32u}) {
+      ir::Function f;
+      f.add_block("entry");
+      ir::Builder b(f);
+      auto p = b.emit(Opcode::LoadVar, Type::I1, {}, 0, 0, f.add_var("p", Type::I1));
+      auto m = b.emit(Opcode::LoadVar, Type::I1, {}, 0, 0, f.add_var("m", Type::I1));
+      Type rt = op == O::Ballot ? Type::I32 : Type::I1;
+      auto r = b.emit(op, rt, {p, m}, 0, 0, ir::cluster_imm(width));
+      b.emit(Opcode::StoreVar, Type::Void, {r}, 0, 0, f.add_var("out", rt));
+      b.ret();
+      for (Tier t : host_tiers()) {
+        auto cf = compile_for(f, t);
+        CHECK_MESSAGE(cf->warp_helper_ops() == 0, ir::op_name(op) << " width " << width);
+        CHECK(cf->lane_helper_ops() == 0);
+      }
     }
-  }
 }
 
 TEST_CASE("x64 jit: the AVX2 tier's load/store fast path and votes use no EVEX instruction") {
@@ -288,6 +289,10 @@ TEST_CASE("x64 jit: the AVX2 tier's load/store fast path and votes use no EVEX i
   auto any = b.emit(Opcode::Any, Type::I1, {m, m});
   auto bal = b.emit(Opcode::Ballot, Type::I32, {any, m});
   b.emit(Opcode::StoreVar, Type::Void, {bal}, 0, 0, f.add_var("out", Type::I32));
+  // Votes over 4-lane clusters: per-lane shifts of the bit set.
+  auto all4 = b.emit(Opcode::All, Type::I1, {m, any}, 0, 0, 4);
+  auto bal4 = b.emit(Opcode::Ballot, Type::I32, {all4, m}, 0, 0, 4);
+  b.emit(Opcode::StoreVar, Type::Void, {bal4}, 0, 0, f.add_var("out4", Type::I32));
   b.ret();
   auto cf = compile_for(f, Tier::Avx2);
   EncodingCount n = count_encodings(*cf);

@@ -4,6 +4,7 @@
 
 #include "backend_x64/plan.h"
 #include "compare.h"
+#include "tests/ir/cluster_program.h"
 
 using namespace gpurc;
 using namespace gpurc::x64;
@@ -426,28 +427,61 @@ TEST_CASE("x64 jit: cross-lane ops match the interpreter") {
     for (uint8_t r = uint8_t(ir::ReduceOp::FAdd); r <= uint8_t(ir::ReduceOp::FMax); ++r)
       for (Opcode op : {Opcode::Reduce, Opcode::ScanIncl, Opcode::ScanExcl}) cases.push_back({op, t, r, ir::ff::FtzIn});
   for (const C& c : cases) {
-    ir::Function f;
     bool pred = c.op == Opcode::Ballot || c.op == Opcode::Any || c.op == Opcode::All;
-    f.add_var("v", pred ? Type::I1 : c.t);
-    f.add_var("m", pred || c.op == Opcode::Reduce || c.op == Opcode::ScanIncl || c.op == Opcode::ScanExcl ? Type::I1 : Type::I32);
-    f.add_var("out", pred ? (c.op == Opcode::Ballot ? Type::I32 : Type::I1) : c.t);
-    f.add_block("entry");
-    ir::Builder b(f);
-    auto v = load_var(b, 0), m = load_var(b, 1);
-    // Values computed in a strip segment before and used after the op.
-    auto v2 = pred ? v : c.t == Type::I1 ? b.unary(Opcode::Not, v) : v;
-    auto r = b.emit(c.op, f.vars[2].type, {v2, m}, c.attr, c.fflags);
-    store_var(b, 2, r);
-    b.ret();
-    f.compute_preds();
-    REQUIRE(ir::verify(f) == "");
-    for (int k = 0; k < 6; ++k) {
-      RunSpec s = random_spec(f, rng);
-      if (k == 0) s.entry_mask = ~0u;
-      check_all_tiers(f, s, std::string(ir::op_name(c.op)) + " " + std::string(ir::type_name(c.t)) + " attr " +
-                                std::to_string(c.attr));
+    // The whole warp, and a narrower cluster (every width for the natively
+    // lowered votes).
+    std::vector<unsigned> widths = {32};
+    if (pred) widths.insert(widths.end(), {1, 2, 4, 8, 16});
+    else if (ir::op_info(c.op).clustered) widths.push_back(1u << (rng() % 5));
+    for (unsigned width : widths) {
+      ir::Function f;
+      f.add_var("v", pred ? Type::I1 : c.t);
+      f.add_var("m", pred || c.op == Opcode::Reduce || c.op == Opcode::ScanIncl || c.op == Opcode::ScanExcl ? Type::I1 : Type::I32);
+      f.add_var("out", pred ? (c.op == Opcode::Ballot ? Type::I32 : Type::I1) : c.t);
+      f.add_block("entry");
+      ir::Builder b(f);
+      auto v = load_var(b, 0), m = load_var(b, 1);
+      // Values computed in a strip segment before and used after the op.
+      auto v2 = pred ? v : c.t == Type::I1 ? b.unary(Opcode::Not, v) : v;
+      auto r = b.emit(c.op, f.vars[2].type, {v2, m}, c.attr, c.fflags, ir::cluster_imm(width));
+      store_var(b, 2, r);
+      b.ret();
+      f.compute_preds();
+      REQUIRE(ir::verify(f) == "");
+      for (int k = 0; k < 6; ++k) {
+        RunSpec s = random_spec(f, rng);
+        if (k == 0) s.entry_mask = ~0u;
+        check_all_tiers(f, s, std::string(ir::op_name(c.op)) + " " + std::string(ir::type_name(c.t)) + " attr " +
+                                  std::to_string(c.attr) + " width " + std::to_string(width));
+      }
     }
   }
+}
+
+TEST_CASE("x64 jit: clustered cross-lane ops give the hand-computed results on every tier") {
+  using namespace irtest::cluster;
+  ir::Function f;
+  std::string err;
+  REQUIRE_MESSAGE(ir::parse(kProgram, f, err), err);
+  REQUIRE(ir::verify(f) == "");
+  RunSpec s;
+  s.vars.assign(f.vars_bytes(), 0xEE);
+  for (unsigned l = 0; l < 32; ++l) set_lane(s.vars, f, 0, l, kMaskLanes >> l & 1);
+  s.entry_mask = kEntryMask;
+  int tiers = 0;
+  for (Tier tier : host_tiers()) {
+    JitOptions o;
+    o.tier = tier;
+    auto jit = compile(f, o, &err);
+    REQUIRE_MESSAGE(jit, err);
+    Outcome got = run_one(*jit, f, s);
+    REQUIRE(got.status == ir::RunStatus::Done);
+    for (const Expect& e : kExpect)
+      CHECK_MESSAGE(get_lane(got.vars, f, e.var, e.lane) == e.value,
+                    f.vars[e.var].name << " lane " << e.lane << " on " << tier_name(tier));
+    ++tiers;
+  }
+  REQUIRE(tiers > 0);
 }
 
 TEST_CASE("x64 jit: many simultaneously live values spill and reload correctly") {

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <set>
+#include <utility>
 
 #include "fuzz/ir_fuzz.h"
 #include "recompiler/replay.h"
@@ -57,6 +58,7 @@ TEST_CASE("ir_gen: the generator reaches every op it is meant to") {
   const std::set<Opcode> never = {Opcode::Undef,    Opcode::Phi,         Opcode::LoadVar, Opcode::StoreVar,
                                   Opcode::Budget,   Opcode::Unreachable, Opcode::FSinStep};
   std::set<Opcode> seen;
+  std::set<std::pair<Opcode, unsigned>> widths;  // clustered op, cluster width
   int multi_block = 0, partial_reads = 0;
   for (uint64_t s = 0; s < 3000; ++s) {
     std::string err;
@@ -67,12 +69,16 @@ TEST_CASE("ir_gen: the generator reaches every op it is meant to") {
       for (ValueId v : b.insts) {
         seen.insert(f[v].op);
         partial_reads += f[v].op == Opcode::Load;
+        if (op_info(f[v].op).clustered) widths.insert({f[v].op, cluster_width(f[v].imm)});
       }
   }
   for (int i = 0; i < kNumOpcodes; ++i) {
     Opcode op = Opcode(i);
     if (never.count(op)) continue;
     CHECK_MESSAGE(seen.count(op), "never generated: " << op_name(op));
+    if (op_info(op).clustered)
+      for (unsigned w : {1u, 2u, 4u, 8u, 16u, 32u})
+        CHECK_MESSAGE(widths.count({op, w}), "never generated: " << op_name(op) << " over " << w << " lanes");
   }
   CHECK(multi_block > 2000);
   CHECK(partial_reads > 100);
