@@ -10,7 +10,7 @@
 
 #include "ir/ir.h"
 
-namespace gpurc::x64 {
+namespace gpurc::backend {
 
 struct Segment {
   ir::BlockId block = ir::kNoBlock;
@@ -61,4 +61,4 @@ bool is_strip_op(const ir::Inst& in);
 
 Plan make_plan(const ir::Function& f);
 
-}  // namespace gpurc::x64
+}  // namespace gpurc::backend
