@@ -20,6 +20,10 @@ constexpr uint16_t kI32 = type_bit(Type::I32);
 constexpr uint16_t kF32 = type_bit(Type::F32);
 constexpr uint16_t kF16F32 = type_bit(Type::F16) | kF32;
 constexpr uint16_t kAll = kInts | type_bit(Type::F16) | kF32 | type_bit(Type::F64);
+constexpr uint16_t kWidenedInts = kInts & ~type_bit(Type::I1);  // results of zext/sext
+// Results of the bitcasts tests/backend/op_cases.h compiles (f16 <-> i16, f32 <-> i32, f64 <-> i64).
+constexpr uint16_t kBitcastTypes = type_bit(Type::I32) | type_bit(Type::I64) | type_bit(Type::F16) | kF32 |
+                                   type_bit(Type::F64);
 
 struct Native {
   Opcode op;
@@ -58,10 +62,10 @@ constexpr Native kNative[] = {
     {Opcode::BfExtract, kI32, kI32},
     {Opcode::FindMsb, kNarrowInts, 0},
     {Opcode::FindLsb, kNarrowInts, 0},
-    {Opcode::Zext, kInts, kInts},
-    {Opcode::Sext, kInts, kInts},
+    {Opcode::Zext, kWidenedInts, kWidenedInts},
+    {Opcode::Sext, kWidenedInts, kWidenedInts},
     {Opcode::Trunc, kNarrowInts, kNarrowInts},
-    {Opcode::Bitcast, kAll, kAll},
+    {Opcode::Bitcast, kBitcastTypes, kBitcastTypes},
     {Opcode::Extract16, type_bit(Type::I16), type_bit(Type::I16)},
     {Opcode::Insert16, kI32, kI32},
     {Opcode::FAdd, kF32, kF32},

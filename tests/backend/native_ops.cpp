@@ -68,7 +68,8 @@ TEST_CASE("backend: each tier's declared native ops are exactly the ops it compi
   for (ir::Function& f : extra_functions()) fns.push_back(std::move(f));
   size_t compiled = 0;
   for (Tier tier : host_tiers()) {
-    CAPTURE(tier->name);
+    const std::string tier_name = tier->name;
+    CAPTURE(tier_name);
     backend::NativeOps seen{}, tried{};
     for (const ir::Function& f : fns) {
       REQUIRE(ir::verify(f) == "");
@@ -90,14 +91,15 @@ TEST_CASE("backend: each tier's declared native ops are exactly the ops it compi
       }
     }
     for (int op = 0; op < ir::kNumOpcodes; ++op) {
-      CAPTURE(ir::op_name(Opcode(op)));
+      const std::string op_name(ir::op_name(Opcode(op)));
+      CAPTURE(op_name);
       uint16_t declared = (*tier->native_ops)[size_t(op)];
       CHECK_MESSAGE((seen[size_t(op)] & ~declared) == 0,
                     "native but undeclared: " << backend::type_set_name(seen[size_t(op)] & ~declared));
       CHECK_MESSAGE((declared & ~seen[size_t(op)]) == 0,
                     "declared but never compiled without a helper: "
-                        << backend::type_set_name(declared & ~seen[size_t(op)])
-                        << (tried[size_t(op)] & declared & ~seen[size_t(op)] ? "" : " (no case tries it)"));
+                        << backend::type_set_name(declared & ~seen[size_t(op)]) << "; tried without success: "
+                        << backend::type_set_name(tried[size_t(op)] & declared & ~seen[size_t(op)]));
     }
   }
   CHECK(compiled >= fns.size());

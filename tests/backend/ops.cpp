@@ -33,7 +33,7 @@ TEST_CASE("backend: every per-lane op matches ir::eval_lane on every tier") {
     ir::ValueId opv = build_op_function(c, f);
     ir::LaneOp lop = ir::lane_op(f, opv);
     uint32_t out = uint32_t(c.args.size());
-    std::vector<std::unique_ptr<CompiledFunction>> jits;
+    std::vector<std::unique_ptr<CompiledCode>> jits;
     for (Tier t : tiers) {
       std::string err;
       JitOptions o;

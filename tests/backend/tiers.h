@@ -13,6 +13,7 @@
 namespace gpurc::backend::test {
 
 using Tier = const HostTier*;
+using backend::CompiledCode;
 
 // Never empty: a host without a JIT tier has nothing these tests can check,
 // which is a failure rather than a pass of zero checks.

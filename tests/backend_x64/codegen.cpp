@@ -10,6 +10,7 @@
 
 #include "../backend/harness.h"
 #include "../backend/op_cases.h"
+#include "backend_x64/jit.h"
 #include "ir/scalar.h"
 
 using namespace gpurc;
