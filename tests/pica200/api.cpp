@@ -94,6 +94,24 @@ TEST_CASE("pica200 api: transform worked by hand on every backend") {
   }
 }
 
+TEST_CASE("pica200 api: engines by host-neutral backend or by registry name") {
+  p::ShaderSetup setup = p::load_shbin(p::assemble(kTransform));
+  std::vector<std::string> names = host_engines();
+  setup.backend = p::Backend::Interpreter;
+  CHECK(std::string(p::Shader::compile(setup)->backend_name()) == "interp");
+  setup.backend = p::Backend::Auto;
+  CHECK(std::string(p::Shader::compile(setup)->backend_name()) == (names.size() > 1 ? names[1] : "interp"));
+  setup.backend = p::Backend::Jit;
+  if (names.size() > 1) CHECK(std::string(p::Shader::compile(setup)->backend_name()) == names[1]);
+  else CHECK_THROWS_AS(p::Shader::compile(setup), p::Error);
+  for (const std::string& name : names) {
+    setup.engine = name;  // overrides backend
+    CHECK(p::Shader::compile(setup)->backend_name() == name);
+  }
+  setup.engine = "jit-nonexistent";
+  CHECK_THROWS_AS(p::Shader::compile(setup), p::Error);
+}
+
 TEST_CASE("pica200 api: compile is cached by content") {
   p::clear_cache();
   p::ShaderSetup setup = p::load_shbin(p::assemble(kTransform));
