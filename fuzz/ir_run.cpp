@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <cstring>
 
+#include "engines/registry.h"
 #include "fuzz/ir_gen.h"
 #include "ir/interp.h"
 #include "ir/passes.h"
-#include "engines/registry.h"
 #include "runtime/memory.h"
 
 namespace gpurc::fuzz {
