@@ -10,12 +10,22 @@
 #include <string>
 #include <vector>
 
-#include "backend_x64/helpers.h"
+#include "backend_common/helpers.h"
+#include "backend_common/plan.h"
 #include "backend_x64/jit.h"
-#include "backend_x64/plan.h"
 #include "ir/ir.h"
 
 namespace gpurc::x64 {
+
+// The backend-neutral parts (backend_common/) this emitter is built on; the
+// helper descriptors keep their short rt:: name inside the x64 tier.
+namespace rt = backend::rt;
+using backend::is_strip_op;
+using backend::itof_narrow_source;
+using backend::make_plan;
+using backend::Plan;
+using backend::Segment;
+using backend::StripLoop;
 
 struct CompileError : std::runtime_error {
   using std::runtime_error::runtime_error;

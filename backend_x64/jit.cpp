@@ -3,15 +3,12 @@
 #include "backend_x64/jit.h"
 
 #include <Zydis/Zydis.h>
-#include <unistd.h>
 #include <xbyak/xbyak_util.h>
 
-#include <cinttypes>
 #include <cstdio>
-#include <mutex>
 
 #include "backend_x64/emitter.h"
-#include "backend_x64/exec_memory.h"
+#include "backend_common/exec_memory.h"
 
 namespace gpurc::x64 {
 
@@ -30,7 +27,7 @@ namespace {
 
 class JitFunction final : public CompiledFunction {
  public:
-  ExecMemory mem;
+  backend::ExecMemory mem;
   size_t frame = 0;
   std::vector<std::pair<uint32_t, uint32_t>> var_reads;  // merged byte ranges of the vars load_var reads
   std::vector<std::unique_ptr<rt::EvalOp>> eval_ops;
@@ -46,6 +43,12 @@ class JitFunction final : public CompiledFunction {
   const uint8_t* code() const override { return mem.entry(); }
   size_t lane_helper_ops() const override { return eval_ops.size(); }
   size_t warp_helper_ops() const override { return warp_ops.size(); }
+  std::vector<ir::Opcode> helper_ops() const override {
+    std::vector<ir::Opcode> out;
+    for (const auto& e : eval_ops) out.push_back(e->op.op);
+    for (const auto& w : warp_ops) out.push_back(w->op);
+    return out;
+  }
 
   ir::RunStatus run(ir::WarpContext& ctx) const override {
     if (frame > 0 && ctx.frame == nullptr) {
@@ -80,33 +83,6 @@ class JitFunction final : public CompiledFunction {
   }
 };
 
-// Byte ranges of ctx.vars the code may read: the slots of every var a
-// load_var names (the only op that reads vars), merged.
-std::vector<std::pair<uint32_t, uint32_t>> var_read_ranges_of(const ir::Function& f) {
-  std::vector<uint8_t> read(f.vars.size(), 0);
-  for (const auto& b : f.blocks)
-    for (ir::ValueId v : b.insts)
-      if (f.insts[v].op == ir::Opcode::LoadVar && f.insts[v].imm < f.vars.size()) read[f.insts[v].imm] = 1;
-  std::vector<uint32_t> offs = f.var_offsets();
-  std::vector<std::pair<uint32_t, uint32_t>> out;
-  for (size_t i = 0; i < read.size(); ++i) {
-    if (!read[i]) continue;
-    if (!out.empty() && out.back().second == offs[i]) out.back().second = offs[i + 1];
-    else out.emplace_back(offs[i], offs[i + 1]);
-  }
-  return out;
-}
-
-void append_perf_map(const void* addr, size_t size, const std::string& symbol) {
-  static std::mutex lock;
-  std::lock_guard<std::mutex> g(lock);
-  std::string path = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
-  if (FILE* f = std::fopen(path.c_str(), "a")) {
-    std::fprintf(f, "%" PRIxPTR " %zx %s\n", uintptr_t(addr), size, symbol.c_str());
-    std::fclose(f);
-  }
-}
-
 }  // namespace
 
 std::unique_ptr<CompiledFunction> compile(const ir::Function& f, const JitOptions& opt, std::string* error) {
@@ -140,10 +116,10 @@ std::unique_ptr<CompiledFunction> compile(const ir::Function& f, const JitOption
       std::string err;
       if (!fn->mem.install(e.getCode(), e.getSize(), &err)) return fail(err);
       fn->frame = e.frame_bytes();
-      fn->var_reads = var_read_ranges_of(f);
+      fn->var_reads = backend::var_read_ranges_of(f);
       fn->eval_ops = std::move(e.eval_ops);
       fn->warp_ops = std::move(e.warp_ops);
-      if (opt.perf_map) append_perf_map(fn->mem.entry(), fn->mem.size(), opt.symbol);
+      if (opt.perf_map) backend::append_perf_map(fn->mem.entry(), fn->mem.size(), opt.symbol);
       return fn;
     } catch (const CompileError& ex) {
       return fail(ex.what());
@@ -153,6 +129,37 @@ std::unique_ptr<CompiledFunction> compile(const ir::Function& f, const JitOption
     }
   }
   return fail("x64 jit: function too large");
+}
+
+}  // namespace gpurc::x64
+
+namespace gpurc::x64 {
+
+namespace {
+
+template <Tier T>
+std::unique_ptr<backend::CompiledCode> compile_tier(const ir::Function& f, const backend::CompileOptions& opt,
+                                                    std::string* error) {
+  JitOptions jo;
+  jo.tier = T;
+  jo.perf_map = opt.perf_map;
+  jo.symbol = opt.symbol;
+  return compile(f, jo, error);
+}
+
+// Constant-initialized, so the registry may read them during static initialization.
+constexpr backend::HostTier kAvx512Tier{"jit-avx512", "x64", "AVX-512 F/BW/DQ/VL/CD", 16,
+                                        [] { return host_supports(Tier::Avx512); }, compile_tier<Tier::Avx512>,
+                                        &kNativeAvx512};
+constexpr backend::HostTier kAvx2Tier{"jit-avx2", "x64", "AVX2 and FMA", 8, [] { return host_supports(Tier::Avx2); },
+                                      compile_tier<Tier::Avx2>, &kNativeAvx2};
+constexpr const backend::HostTier* kTiers[] = {&kAvx512Tier, &kAvx2Tier};
+
+}  // namespace
+
+const backend::HostTier* const* tiers(size_t& count) {
+  count = std::size(kTiers);
+  return kTiers;
 }
 
 }  // namespace gpurc::x64

@@ -1,9 +1,12 @@
-// The x86-64 JIT: lowered IR -> AVX-512 or AVX2 host code.
+// The x86-64 JIT: lowered IR -> AVX-512 or AVX2 host code. The rest of the
+// house reaches it through the two HostTiers (tiers(), registered in
+// engines/registry.cpp); x64-only tests call compile() directly.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <string>
 
+#include "backend_common/tier.h"
 #include "ir/abi.h"
 #include "ir/ir.h"
 
@@ -19,19 +22,18 @@ struct JitOptions {
   std::string symbol = "gpurc_jit";
 };
 
-class CompiledFunction : public ir::Executable {
- public:
-  virtual std::string disassemble() const = 0;   // Zydis, Intel syntax, one instruction per line
-  virtual size_t code_bytes() const = 0;
-  virtual const uint8_t* code() const = 0;       // start of the executable code (code_bytes() long)
-  // Ops compiled to calls of the per-lane eval_lane helper, and warp ops that
-  // call a C++ helper (memory ops count too: their fast path falls back to it).
-  virtual size_t lane_helper_ops() const = 0;
-  virtual size_t warp_helper_ops() const = 0;
-};
+// disassemble(): Zydis, Intel syntax.
+using CompiledFunction = backend::CompiledCode;
 
 // Compiles a function that passed the pipeline (is_lowered). On failure
 // returns null and sets *error.
 std::unique_ptr<CompiledFunction> compile(const ir::Function& f, const JitOptions& opt, std::string* error);
+
+// The tiers this folder provides, best first: "jit-avx512" (16-lane strips)
+// and "jit-avx2" (8-lane strips).
+const backend::HostTier* const* tiers(size_t& count);
+// The tiers' declared native ops (native_ops.cpp); tests check them against compile().
+extern const backend::NativeOps kNativeAvx512;
+extern const backend::NativeOps kNativeAvx2;
 
 }  // namespace gpurc::x64

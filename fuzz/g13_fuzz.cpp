@@ -35,11 +35,14 @@ IsaFuzzReport run_g13_fuzz_excluding(const IsaFuzzOptions& opt, const std::vecto
     return r;
   }
   std::vector<std::string> tiers = opt.engines.empty() ? host_jit_engines() : opt.engines;
-  for (const auto& e : tiers)
-    if (e != "avx512" && e != "avx2" && e != "a64") {
+  for (auto& e : tiers) {
+    std::string name = jit_engine_name(e);  // the registry name of an alias
+    if (name.empty()) {
       r.error = "unknown engine " + e;
       return r;
     }
+    e = name;
+  }
   r.engines = {"ir-interp", "interp-pipeline"};
   r.engines.insert(r.engines.end(), tiers.begin(), tiers.end());
   Rng rng(opt.seed);

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engines/registry.h"
+
 #ifdef __unix__
 #include <csignal>
 #include <cerrno>
@@ -402,10 +404,11 @@ IrFuzzReport run_ir_fuzz(const IrFuzzOptions& opt) {
   if (opt.engines.empty()) {
     for (const std::string& e : host) rep.engines.push_back(e);
   } else {
-    for (const std::string& e : opt.engines) {
-      if (e == "interp-pipeline") continue;
-      if (!is_known_engine(e) || e == "interp") {
-        rep.error = "unknown engine '" + e + "' (expected avx512, avx2 or a64)";
+    for (const std::string& name : opt.engines) {
+      if (name == "interp-pipeline") continue;
+      const std::string e = jit_engine_name(name);
+      if (e.empty()) {
+        rep.error = "unknown engine '" + name + "' (expected a JIT tier: " + engine_names() + ")";
         return rep;
       }
       if (std::find(host.begin(), host.end(), e) == host.end()) {

@@ -4,13 +4,11 @@
 #include <cstdio>
 #include <cstring>
 
+#include "engines/registry.h"
 #include "fuzz/ir_gen.h"
 #include "ir/interp.h"
 #include "ir/passes.h"
 #include "runtime/memory.h"
-#ifdef GPURC_HAVE_X64
-#include "backend_x64/jit.h"
-#endif
 
 namespace gpurc::fuzz {
 
@@ -94,15 +92,17 @@ IrState random_state(const Function& f, Rng& rng) {
 
 std::vector<std::string> host_jit_engines() {
   std::vector<std::string> out;
-#ifdef GPURC_HAVE_X64
-  if (x64::host_supports(x64::Tier::Avx512)) out.push_back("avx512");
-  if (x64::host_supports(x64::Tier::Avx2)) out.push_back("avx2");
-#endif
+  for (Engine e : host_jit_tiers()) out.push_back(engine_name(e));
   return out;
 }
 
 bool is_known_engine(const std::string& name) {
-  return name == "interp" || name == "interp-pipeline" || name == "avx512" || name == "avx2" || name == "a64";
+  return name == "interp" || name == "interp-pipeline" || !jit_engine_name(name).empty();
+}
+
+std::string jit_engine_name(const std::string& name) {
+  Engine e;
+  return parse_engine(name, e) && e.tier() ? engine_name(e) : "";
 }
 
 IrProgram prepare_program(const Function& f) {
@@ -132,23 +132,18 @@ std::unique_ptr<Executable> make_executable(const std::string& engine, const IrP
   if (engine == "interp" || engine == "interp-pipeline") {
     exe = make_ir_interpreter(f);
   }
-#ifdef GPURC_HAVE_X64
-  else if (engine == "avx512" || engine == "avx2") {
-    x64::JitOptions jo;
-    jo.tier = engine == "avx512" ? x64::Tier::Avx512 : x64::Tier::Avx2;
-    if (!x64::host_supports(jo.tier)) {
+  else if (Engine e; parse_engine(engine, e) && e.tier()) {
+    if (!e.tier()->available()) {
       error = "engine " + engine + " is not supported by this host";
       return nullptr;
     }
     std::string err;
-    exe = x64::compile(f, jo, &err);
+    exe = e.tier()->compile(f, backend::CompileOptions{}, &err);
     if (!exe) {
       error = "compile failed: " + err;
       return nullptr;
     }
-  }
-#endif
-  else {
+  } else {
     error = "engine " + engine + " is not built into this binary";
     return nullptr;
   }

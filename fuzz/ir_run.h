@@ -47,9 +47,12 @@ struct IrOutcome {
 
 // Engine names: "interp" (the reference: the IR interpreter on the function as
 // given), "interp-pipeline" (the interpreter on the pipelined function) and the
-// JIT tiers "avx512", "avx2", "a64".
-std::vector<std::string> host_jit_engines();     // the tiers this host can run, in that order
+// JIT tiers of the engine registry (engines/registry.h: "jit-avx512",
+// "jit-avx2", ...; the former short names "avx512", "avx2" are aliases).
+std::vector<std::string> host_jit_engines();     // the tiers this host can run, best first
 bool is_known_engine(const std::string& name);
+// The registry name of a JIT tier given by name or alias, "" if `name` is none.
+std::string jit_engine_name(const std::string& name);
 
 // A function prepared for every engine: the original and its pipelined copy.
 struct IrProgram {

@@ -265,7 +265,8 @@ IsaFuzzReport run_pica200_fuzz(const IsaFuzzOptions& opt) {
   }
   std::vector<std::string> engines{"ir-interp"};
   const std::vector<std::string> host = host_jit_engines();
-  for (const std::string& e : opt.engines.empty() ? host : opt.engines) {
+  for (std::string e : opt.engines.empty() ? host : opt.engines) {
+    e = jit_engine_name(e);  // the registry name of an alias
     if (std::find(host.begin(), host.end(), e) == host.end()) {
       rep.error = "engine " + e + " is not available on this host";
       return rep;

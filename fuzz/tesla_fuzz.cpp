@@ -279,6 +279,7 @@ IsaFuzzReport run_tesla_fuzz(const IsaFuzzOptions& opt) {
     return rep;
   }
   std::vector<std::string> jit = opt.engines.empty() ? host_jit_engines() : opt.engines;
+  for (auto& e : jit) e = jit_engine_name(e);  // the registry name of an alias
   const std::vector<std::string> host = host_jit_engines();
   for (const auto& e : jit)
     if (std::find(host.begin(), host.end(), e) == host.end()) {

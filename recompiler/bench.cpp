@@ -109,12 +109,10 @@ int bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
   out << fmt::format("gpurc bench, isa {}, {} host threads\n", a.isa, threads);
   out << fmt::format("{:<16} {:<11} {:>14} {:>12} {:>11} {:>9} {:>12} {:>8}\n", "kernel", "engine", "lane-instr/s",
                      "items/s", "compile_us", "vs interp", "items/s 1thr", "scaling");
-  std::map<std::string, double> interp_rate, avx512, avx2;
-  for (const Row& r : rows) {
-    if (r.engine == "interp") interp_rate[r.kernel] = r.lane_ips;
-    if (r.engine == "jit-avx512") avx512[r.kernel] = r.lane_ips;
-    if (r.engine == "jit-avx2") avx2[r.kernel] = r.lane_ips;
-  }
+  // Per engine name: kernel -> lane-instr/s.
+  std::map<std::string, std::map<std::string, double>> rate;
+  for (const Row& r : rows) rate[r.engine][r.kernel] = r.lane_ips;
+  std::map<std::string, double>& interp_rate = rate["interp"];
   for (const Row& r : rows) {
     double base = interp_rate[r.kernel];
     out << fmt::format("{:<16} {:<11} {:>14.3g} {:>12.3g} {:>11.0f} {:>8.1f}x {:>12} {:>8}{}\n", r.kernel, r.engine,
@@ -123,8 +121,16 @@ int bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
                        r.items_ps_1 > 0 ? fmt::format("{:.2f}x", r.items_ps / r.items_ps_1) : "-",
                        r.expect_ok ? "" : "  (expect FAILED)");
   }
-  for (const auto& [k, v] : avx512)
-    if (avx2.count(k) && avx2[k] > 0) out << fmt::format("{}: avx512/avx2 = {:.2f}x\n", k, v / avx2[k]);
+  // Every pair of the host's JIT tiers, the better tier (registry order) over the other.
+  std::vector<Engine> tiers = host_jit_tiers();
+  for (const auto& [k, v] : interp_rate)
+    for (size_t i = 0; i < tiers.size(); ++i)
+      for (size_t j = i + 1; j < tiers.size(); ++j) {
+        auto& a = rate[engine_name(tiers[i])];
+        auto& b = rate[engine_name(tiers[j])];
+        if (a.count(k) && b.count(k) && b[k] > 0)
+          out << fmt::format("{}: {}/{} = {:.2f}x\n", k, engine_name(tiers[i]), engine_name(tiers[j]), a[k] / b[k]);
+      }
   return 0;
 }
 

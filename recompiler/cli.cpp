@@ -251,7 +251,7 @@ int verb_host(const std::string& file, const std::string& engine_s, bool perf_ma
   Engine eng, resolved;
   std::string e;
   if (!parse_engine(engine_s, eng) || eng == Engine::Interp) {
-    err << "error: --engine " << engine_s << ": expected jit, jit-avx512, jit-avx2 or jit-a64\n";
+    err << "error: --engine " << engine_s << ": expected " << engine_names() << "\n";
     return 2;
   }
   if (!resolve_engine(eng, resolved, e)) {
@@ -274,21 +274,22 @@ int verb_host(const std::string& file, const std::string& engine_s, bool perf_ma
   return 0;
 }
 
-// --engines "avx512,avx2" -> tier names; false with a message on a bad one.
+// --engines "jit-avx512,jit-avx2" (or the short aliases "avx512,avx2") ->
+// registry names of JIT tiers; false with a message on a bad one.
 bool parse_fuzz_engines(const std::string& engines, std::vector<std::string>& out, std::ostream& err) {
   std::stringstream ss(engines);
   for (std::string tok; std::getline(ss, tok, ',');) {
     if (tok.empty()) continue;
     Engine e;
-    if (!parse_engine("jit-" + tok, e)) {
-      err << "error: --engines: unknown engine '" << tok << "' (avx512, avx2, a64)\n";
+    if (!parse_engine(tok, e) || !e.tier()) {
+      err << "error: --engines: unknown JIT tier '" << tok << "' (" << engine_names() << ")\n";
       return false;
     }
     if (!engine_available(e)) {
       err << "error: --engines: this host cannot run " << tok << "\n";
       return false;
     }
-    out.push_back(tok);
+    out.push_back(engine_name(e));
   }
   return true;
 }
@@ -367,13 +368,31 @@ int verb_fuzz(bool ir_mode, const std::string& isa, const std::string& variant, 
   return run_fuzz_campaign("ir", opt, fuzz::run_ir_fuzz, 1, out, err);
 }
 
+// `gpurc engines`: every engine name, and for the JIT tiers what they are.
+int verb_engines(bool native_ops, std::ostream& out) {
+  if (native_ops) {
+    out << backend::native_ops_table(all_tiers());
+    return 0;
+  }
+  out << "interp      available  the IR reference interpreter\n";
+  Engine best;
+  std::string e;
+  out << "jit         " << (resolve_engine(Engine::Jit, best, e) ? "available  = " + std::string(engine_name(best))
+                                                                 : std::string("missing    no JIT tier on this host"))
+      << "\n";
+  for (const backend::HostTier* t : all_tiers())
+    out << fmt::format("{:<11} {:<10} {} host, {}-lane strips, needs {}\n", t->name,
+                       t->available() ? "available" : "missing", t->host, t->strip_lanes, t->requires_);
+  return 0;
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"gpurc: runs GPU shader and compute binaries on CPUs"};
   app.name("gpurc");
   app.require_subcommand(1);
-  std::string engine_help = "interp, jit, jit-avx512, jit-avx2 or jit-a64";
+  std::string engine_help = engine_names();
 
   // disasm
   std::string d_isa, d_variant, d_file;
@@ -417,7 +436,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   bool h_perf = false;
   auto* host = app.add_subcommand("host", "compile IR and print the generated host code (Zydis)");
   host->add_option("file", h_file, "IR text (.ir) or a replay file of isa ir (.json)")->required();
-  host->add_option("--engine", h_engine, "JIT tier: jit, jit-avx512, jit-avx2 or jit-a64");
+  host->add_option("--engine", h_engine, "JIT tier: jit or a tier (" + engine_names() + ")");
   host->add_flag("--perf-map", h_perf, "append the code's symbol to /tmp/perf-<pid>.map");
 
   // replay
@@ -441,7 +460,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   fz->add_option("--iterations", f_iter, "programs to generate");
   fz->add_option("--seed", f_seed, "random seed");
   fz->add_option("--first", f_first, "index of the first program (--isa tesla: re-run programs of a campaign)");
-  fz->add_option("--engines", f_engines, "comma-separated JIT tiers: avx512, avx2, a64 (default: all the host has)");
+  fz->add_option("--engines", f_engines, "comma-separated JIT tiers, e.g. jit-avx512,jit-avx2 (default: all the host has)");
   fz->add_option("--out", f_out, "folder for reproducers (default fuzz-out)");
 
   // bench
@@ -452,6 +471,11 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   bn->add_option("--threads", b.threads, "host threads (default: all cores)");
   bn->add_option("--dir", b.dir, "folder of kernel replay files (default: the source tree's bench/<isa>/)");
   bn->add_option("--seconds", b.min_seconds, "measuring time per kernel and engine");
+
+  // engines
+  bool e_native = false;
+  auto* eng = app.add_subcommand("engines", "list the engine registry: names, whether this host runs them, tiers");
+  eng->add_flag("--native-ops", e_native, "print the IR ops each JIT tier lowers natively (markdown)");
 
   try {
     app.parse(argc, argv);
@@ -478,6 +502,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     if (*rep) return cli::replay(r, out, err);
     if (*fz) return verb_fuzz(f_ir, f_isa, f_variant, f_iter, f_seed, f_first, f_engines, f_out, out, err);
     if (*bn) return cli::bench(b, out, err);
+    if (*eng) return verb_engines(e_native, out);
   } catch (const std::exception& e) {
     err << "error: " << e.what() << "\n";
     return 2;

@@ -3,79 +3,8 @@
 #include <chrono>
 
 #include "ir/interp.h"
-#if GPURC_HAVE_X64
-#include "backend_x64/jit.h"
-#endif
 
 namespace gpurc {
-
-const char* engine_name(Engine e) {
-  switch (e) {
-    case Engine::Interp: return "interp";
-    case Engine::Jit: return "jit";
-    case Engine::JitAvx512: return "jit-avx512";
-    case Engine::JitAvx2: return "jit-avx2";
-    case Engine::JitA64: return "jit-a64";
-  }
-  return "?";
-}
-
-bool parse_engine(std::string_view s, Engine& out) {
-  for (Engine e : {Engine::Interp, Engine::Jit, Engine::JitAvx512, Engine::JitAvx2, Engine::JitA64})
-    if (s == engine_name(e)) {
-      out = e;
-      return true;
-    }
-  return false;
-}
-
-bool engine_available(Engine e) {
-  switch (e) {
-    case Engine::Interp: return true;
-    case Engine::Jit: return !host_jit_tiers().empty();
-#if GPURC_HAVE_X64
-    case Engine::JitAvx512: return x64::host_supports(x64::Tier::Avx512);
-    case Engine::JitAvx2: return x64::host_supports(x64::Tier::Avx2);
-#else
-    case Engine::JitAvx512:
-    case Engine::JitAvx2: return false;
-#endif
-    case Engine::JitA64: return false;  // the AArch64 tier is not built yet
-  }
-  return false;
-}
-
-std::vector<Engine> host_jit_tiers() {
-  std::vector<Engine> out;
-  for (Engine e : {Engine::JitAvx512, Engine::JitAvx2, Engine::JitA64})
-    if (engine_available(e)) out.push_back(e);
-  return out;
-}
-
-std::vector<Engine> host_engines() {
-  std::vector<Engine> out{Engine::Interp};
-  for (Engine e : host_jit_tiers()) out.push_back(e);
-  return out;
-}
-
-bool resolve_engine(Engine requested, Engine& resolved, std::string& error) {
-  if (requested == Engine::Jit) {
-    auto tiers = host_jit_tiers();
-    if (tiers.empty()) {
-      error = "engine jit: this host supports no JIT tier (use --engine interp)";
-      return false;
-    }
-    resolved = tiers.front();
-    return true;
-  }
-  if (!engine_available(requested)) {
-    error = std::string("engine ") + engine_name(requested) + ": not supported by this host" +
-            (requested == Engine::JitA64 ? " (the AArch64 tier is not part of this build)" : " (CPU or OS lacks it)");
-    return false;
-  }
-  resolved = requested;
-  return true;
-}
 
 namespace {
 
@@ -97,6 +26,23 @@ class OwningExecutable final : public ir::Executable {
   std::shared_ptr<const ir::Function> f_;
   std::unique_ptr<ir::Executable> exe_;
 };
+
+// The one call of a tier's code generator (build() and host_code_listing()).
+std::unique_ptr<backend::CompiledCode> compile_lowered(const ir::Function& lowered, Engine engine,
+                                                       const IrCompileOptions& opt, std::string& error) {
+  const backend::HostTier* tier = engine.tier();
+  if (!tier) {
+    error = std::string("engine ") + engine_name(engine) + " generates no host code";
+    return nullptr;
+  }
+  backend::CompileOptions co;
+  co.perf_map = opt.perf_map;
+  co.symbol = opt.symbol;
+  std::string err;
+  std::unique_ptr<backend::CompiledCode> code = tier->compile(lowered, co, &err);
+  if (!code) error = std::string(tier->name) + ": " + (err.empty() ? "compilation failed" : err);
+  return code;
+}
 
 struct Built {
   std::shared_ptr<ir::Executable> exe;
@@ -152,25 +98,11 @@ bool build(const ir::Function& f, Engine engine, const IrCompileOptions& opt, Bu
       error = "pass pipeline changed the layout of var '" + f.vars[i].name + "'";
       return false;
     }
-#if GPURC_HAVE_X64
-  if (engine == Engine::JitAvx512 || engine == Engine::JitAvx2) {
-    x64::JitOptions jo;
-    jo.tier = engine == Engine::JitAvx512 ? x64::Tier::Avx512 : x64::Tier::Avx2;
-    jo.perf_map = opt.perf_map;
-    jo.symbol = opt.symbol;
-    std::string err;
-    std::unique_ptr<x64::CompiledFunction> code = x64::compile(*lowered, jo, &err);
-    if (!code) {
-      error = std::string(engine_name(engine)) + ": " + (err.empty() ? "compilation failed" : err);
-      return false;
-    }
-    out.vars_bytes = lowered->vars_bytes();
-    out.exe = std::make_shared<OwningExecutable>(lowered, std::move(code));
-    return true;
-  }
-#endif
-  error = std::string("engine ") + engine_name(engine) + " is not available in this build";
-  return false;
+  std::unique_ptr<backend::CompiledCode> code = compile_lowered(*lowered, engine, opt, error);
+  if (!code) return false;
+  out.vars_bytes = lowered->vars_bytes();
+  out.exe = std::make_shared<OwningExecutable>(lowered, std::move(code));
+  return true;
 }
 
 bool lower(const ir::Function& f, const IrCompileOptions& opt, ir::Function& lowered, std::string& error) {
@@ -190,27 +122,17 @@ bool lower(const ir::Function& f, const IrCompileOptions& opt, ir::Function& low
 
 bool host_code_listing(const ir::Function& f, Engine engine, const IrCompileOptions& opt, std::string& listing,
                        size_t& code_bytes, std::string& error) {
-#if GPURC_HAVE_X64
-  if (engine == Engine::JitAvx512 || engine == Engine::JitAvx2) {
-    ir::Function lowered;
-    if (!lower(f, opt, lowered, error)) return false;
-    x64::JitOptions jo;
-    jo.tier = engine == Engine::JitAvx512 ? x64::Tier::Avx512 : x64::Tier::Avx2;
-    jo.perf_map = opt.perf_map;
-    jo.symbol = opt.symbol;
-    std::string err;
-    auto code = x64::compile(lowered, jo, &err);
-    if (!code) {
-      error = std::string(engine_name(engine)) + ": " + (err.empty() ? "compilation failed" : err);
-      return false;
-    }
-    listing = code->disassemble();
-    code_bytes = code->code_bytes();
-    return true;
+  if (!engine.tier()) {
+    error = std::string("engine ") + engine_name(engine) + " generates no host code";
+    return false;
   }
-#endif
-  error = std::string("engine ") + engine_name(engine) + " generates no host code in this build";
-  return false;
+  ir::Function lowered;
+  if (!lower(f, opt, lowered, error)) return false;
+  std::unique_ptr<backend::CompiledCode> code = compile_lowered(lowered, engine, opt, error);
+  if (!code) return false;
+  listing = code->disassemble();
+  code_bytes = code->code_bytes();
+  return true;
 }
 
 rt::CodeCache& code_cache() {

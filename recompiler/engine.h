@@ -1,32 +1,18 @@
-// Engine selection: which executor runs a program (the reference interpreter
-// or a JIT tier), and compiling IR functions for it through the code cache.
+// Compiling IR functions for an engine of the registry (engines/registry.h:
+// the reference interpreter or a host JIT tier) through the code cache.
 #pragma once
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "engines/registry.h"
 #include "ir/abi.h"
 #include "ir/ir.h"
 #include "ir/passes.h"
 #include "runtime/code_cache.h"
 
 namespace gpurc {
-
-enum class Engine { Interp, Jit, JitAvx512, JitAvx2, JitA64 };
-
-// "interp", "jit", "jit-avx512", "jit-avx2", "jit-a64".
-const char* engine_name(Engine e);
-bool parse_engine(std::string_view s, Engine& out);
-// Whether this host can run the engine (Jit: any JIT tier).
-bool engine_available(Engine e);
-// Jit -> the best tier of this host; a forced tier the host lacks -> false
-// with a message naming it. Interp resolves to itself.
-bool resolve_engine(Engine requested, Engine& resolved, std::string& error);
-// Interp followed by every JIT tier the host supports, best first.
-std::vector<Engine> host_engines();
-// The JIT tiers the host supports, best first.
-std::vector<Engine> host_jit_tiers();
 
 // An executable with what a launch needs to know about its var layout.
 struct CompiledIr {
@@ -51,7 +37,7 @@ bool compile_ir(const ir::Function& f, Engine engine, const IrCompileOptions& op
                 std::string& error);
 
 // Compiles for a JIT tier (resolved) without the cache and returns the host
-// code as text (`gpurc host`): one instruction per line, Intel syntax.
+// code as text (`gpurc host`): one instruction per line (x64: Intel syntax).
 bool host_code_listing(const ir::Function& f, Engine engine, const IrCompileOptions& opt, std::string& listing,
                        size_t& code_bytes, std::string& error);
 

@@ -35,12 +35,17 @@ ShaderCache& shader_cache() {
   return c;
 }
 
-Engine engine_of(Backend b) {
-  switch (b) {
+Engine engine_of(const ShaderSetup& s) {
+  if (!s.engine.empty()) {
+    Engine e;
+    if (!parse_engine(s.engine, e))
+      throw Error("gpurc::pica200: unknown engine '" + s.engine + "' (expected " + engine_names() + ")");
+    return e;
+  }
+  switch (s.backend) {
     case Backend::Auto: return host_jit_tiers().empty() ? Engine::Interp : Engine::Jit;
     case Backend::Interpreter: return Engine::Interp;
-    case Backend::Avx512: return Engine::JitAvx512;
-    case Backend::Avx2: return Engine::JitAvx2;
+    case Backend::Jit: return Engine::Jit;
   }
   return Engine::Interp;
 }
@@ -106,7 +111,7 @@ pica::BatchOptions batch_options(const RunOptions& o) {
 std::shared_ptr<const Shader> Shader::compile(const ShaderSetup& setup) {
   Engine resolved;
   std::string err;
-  if (!resolve_engine(engine_of(setup.backend), resolved, err)) throw Error("gpurc::pica200: " + err);
+  if (!resolve_engine(engine_of(setup), resolved, err)) throw Error("gpurc::pica200: " + err);
   rt::CacheKey key = key_of(setup, resolved);
   ShaderCache& cache = shader_cache();
   {
@@ -130,6 +135,12 @@ std::shared_ptr<const Shader> Shader::compile(const ShaderSetup& setup) {
     auto [it, inserted] = cache.map.emplace(key, impl);
     return std::make_shared<const Shader>(setup, it->second, us);
   }
+}
+
+std::vector<std::string> engines() {
+  std::vector<std::string> out;
+  for (Engine e : host_engines()) out.push_back(engine_name(e));
+  return out;
 }
 
 const char* Shader::backend_name() const { return engine_name(impl_->prepared.engine); }

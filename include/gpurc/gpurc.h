@@ -1,6 +1,7 @@
 // gpurc public C++ API (one include). What an embedder needs to run guest
 // code on the CPU:
-//   - gpurc::Engine, resolve_engine(), compile_ir()   recompiler/engine.h
+//   - gpurc::Engine, parse_engine(), resolve_engine()  engines/registry.h (names: interp, jit, jit-avx512, ...)
+//   - compile_ir()                                    recompiler/engine.h
 //   - rt::Memory (guest buffers), rt::launch()        runtime/memory.h, runtime/launch.h
 //   - rt::ThreadPool, rt::CodeCache                   runtime/thread_pool.h, runtime/code_cache.h
 //   - replay files                                    recompiler/replay.h

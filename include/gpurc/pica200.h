@@ -37,9 +37,14 @@ struct Error : std::runtime_error {
 
 enum class ShaderType { Vertex, Geometry };
 
-// Which executor runs the shader. Auto: the best JIT tier of the host
-// (AVX-512, else AVX2), else the reference interpreter.
-enum class Backend { Auto, Interpreter, Avx512, Avx2 };
+// Which executor runs the shader. Auto: the best JIT tier of the host, else
+// the reference interpreter. Jit: the best JIT tier (compile throws on a host
+// without one). A particular tier is named by ShaderSetup::engine.
+enum class Backend { Auto, Interpreter, Jit };
+
+// The engines this host can run, by name: "interp", then its JIT tiers best
+// first ("jit-avx512", "jit-avx2" on x86-64; docs/cli.md lists every name).
+std::vector<std::string> engines();
 
 // Everything that determines the compiled code. Two setups with equal
 // fields share one compilation (cached by content, process-wide).
@@ -49,6 +54,7 @@ struct ShaderSetup {
   uint32_t entry = 0;                 // word address of main
   ShaderType type = ShaderType::Vertex;
   Backend backend = Backend::Auto;
+  std::string engine;                 // if not empty: the engine by name ("interp", "jit", "jit-avx2", ...), not `backend`
   bool max_inf_quirk = false;         // MAX(x, -inf) returns -inf like some emulators (docs/pica200.md)
   bool f24 = false;                   // round every register write to float24 (1.7.16), docs/pica200.md
 };

@@ -69,10 +69,10 @@ json saxpy_doc() {
 
 }  // namespace
 
-TEST_CASE("cli: --help lists the seven verbs and every verb has --help") {
+TEST_CASE("cli: --help lists the eight verbs and every verb has --help") {
   Result r = run({"--help"});
   CHECK(r.rc == 0);
-  for (const char* verb : {"asm", "disasm", "replay", "fuzz", "bench", "ir", "host"}) {
+  for (const char* verb : {"asm", "disasm", "replay", "fuzz", "bench", "ir", "host", "engines"}) {
     CHECK(r.out.find(verb) != std::string::npos);
     Result h = run({verb, "--help"});
     CHECK(h.rc == 0);
@@ -289,8 +289,43 @@ TEST_CASE("cli: ir prints every pass and host prints host code") {
     CHECK(r.out.find("bytes of host code") != std::string::npos);
     CHECK(r.out.find("ret") != std::string::npos);
   }
-  if (!engine_available(Engine::JitAvx512)) CHECK(run({"host", example("saxpy.ir"), "--engine", "jit-avx512"}).rc == 2);
+  // Every registered tier the host lacks is refused; every one it has lists code.
+  for (size_t i = 0; i < all_tiers().size(); ++i) {
+    Engine t = Engine::tier_at(i);
+    CAPTURE(engine_name(t));
+    CHECK(run({"host", example("saxpy.ir"), "--engine", engine_name(t)}).rc == (engine_available(t) ? 0 : 2));
+  }
   CHECK(run({"host", example("saxpy.ir"), "--engine", "jit-a64"}).rc == 2);
+}
+
+TEST_CASE("cli: engines lists the registry; fuzz --engines takes registry names and the short aliases") {
+  Scratch s;
+  Result r = run({"engines"});
+  CHECK(r.rc == 0);
+  CHECK(r.out.find("interp ") == 0);
+  for (size_t i = 0; i < all_tiers().size(); ++i) {
+    Engine t = Engine::tier_at(i);
+    std::string name = engine_name(t);
+    CAPTURE(name);
+    CHECK(r.out.find("\n" + name + " ") != std::string::npos);
+    Engine back;
+    REQUIRE(parse_engine(name, back));
+    CHECK(back == t);
+    REQUIRE(name.rfind("jit-", 0) == 0);
+    REQUIRE(parse_engine(name.substr(4), back));  // the fuzzers' former short name
+    CHECK(back == t);
+    if (!engine_available(t)) continue;
+    for (const std::string& given : {name, name.substr(4)}) {
+      Result f = run({"fuzz", "--ir", "--iterations", "3", "--engines", given, "--out", (s.dir / "fuzz").string()});
+      CHECK(f.rc == 0);
+      CHECK(f.out.find(name) != std::string::npos);  // reports name the tier by its registry name
+    }
+  }
+  CHECK(run({"fuzz", "--ir", "--iterations", "1", "--engines", "interp"}).rc == 2);
+  CHECK(run({"fuzz", "--ir", "--iterations", "1", "--engines", "jit-nonexistent"}).rc == 2);
+  Result n = run({"engines", "--native-ops"});
+  CHECK(n.rc == 0);
+  CHECK(n.out.rfind("| op |", 0) == 0);
 }
 
 TEST_CASE("cli: fuzz exit status follows its mismatches") {

@@ -275,7 +275,7 @@ TEST_CASE("tesla fuzz: the campaign's former mismatches (seed 1) agree") {
     TeslaTranslation tr = translate_tesla(p);
     REQUIRE(tr.error.empty());
     std::vector<std::string> engines = {"ir-interp"};
-    for (Engine e : host_jit_tiers()) engines.push_back(e == Engine::JitAvx512 ? "avx512" : e == Engine::JitAvx2 ? "avx2" : "a64");
+    for (Engine e : host_jit_tiers()) engines.push_back(engine_name(e));
     for (const auto& e : engines) {
       INFO("iteration " << it << " engine " << e);
       CHECK(compare_tesla(p, ref, run_tesla_engine(e, tr, p)) == "");

@@ -23,10 +23,10 @@ std::string read_text(const std::string& rel) {
 }
 
 // Interpreter plus every JIT tier this host runs.
-std::vector<p::Backend> host_backends() {
-  std::vector<p::Backend> out{p::Backend::Interpreter};
-  if (gpurc::engine_available(gpurc::Engine::JitAvx512)) out.push_back(p::Backend::Avx512);
-  if (gpurc::engine_available(gpurc::Engine::JitAvx2)) out.push_back(p::Backend::Avx2);
+std::vector<std::string> host_engines() {
+  std::vector<std::string> out = p::engines();
+  REQUIRE(!out.empty());
+  CHECK(out.front() == "interp");
   return out;
 }
 
@@ -73,8 +73,8 @@ TEST_CASE("pica200 api: transform worked by hand on every backend") {
     in[k].v[0] = {t, -t, 2 * t, 99};
     in[k].v[1] = {float(k), 1, 2, 3};
   }
-  for (p::Backend b : host_backends()) {
-    setup.backend = b;
+  for (const std::string& e : host_engines()) {
+    setup.engine = e;
     auto shader = p::Shader::compile(setup);
     CAPTURE(shader->backend_name());
     std::vector<p::OutputVertex> out(in.size());
@@ -92,6 +92,24 @@ TEST_CASE("pica200 api: transform worked by hand on every backend") {
       CHECK(out[k].o[2][0] == 0.0f);  // untouched outputs start at zero
     }
   }
+}
+
+TEST_CASE("pica200 api: engines by host-neutral backend or by registry name") {
+  p::ShaderSetup setup = p::load_shbin(p::assemble(kTransform));
+  std::vector<std::string> names = host_engines();
+  setup.backend = p::Backend::Interpreter;
+  CHECK(std::string(p::Shader::compile(setup)->backend_name()) == "interp");
+  setup.backend = p::Backend::Auto;
+  CHECK(std::string(p::Shader::compile(setup)->backend_name()) == (names.size() > 1 ? names[1] : "interp"));
+  setup.backend = p::Backend::Jit;
+  if (names.size() > 1) CHECK(std::string(p::Shader::compile(setup)->backend_name()) == names[1]);
+  else CHECK_THROWS_AS(p::Shader::compile(setup), p::Error);
+  for (const std::string& name : names) {
+    setup.engine = name;  // overrides backend
+    CHECK(p::Shader::compile(setup)->backend_name() == name);
+  }
+  setup.engine = "jit-nonexistent";
+  CHECK_THROWS_AS(p::Shader::compile(setup), p::Error);
 }
 
 TEST_CASE("pica200 api: compile is cached by content") {
@@ -164,8 +182,8 @@ loop:
   std::vector<p::OutputVertex> out(40);
   p::RunOptions opt;
   opt.budget = 1000;
-  for (p::Backend b : host_backends()) {
-    setup.backend = b;
+  for (const std::string& e : host_engines()) {
+    setup.engine = e;
     auto shader = p::Shader::compile(setup);
     CAPTURE(shader->backend_name());
     p::RunResult r = shader->run(p::Uniforms{}, in, out, opt);
@@ -204,8 +222,8 @@ TEST_CASE("pica200 api: lighting shader agrees bit for bit with the interpreter,
   setup.backend = p::Backend::Interpreter;
   std::vector<p::OutputVertex> want(n);
   REQUIRE(p::Shader::compile(setup)->run(u, in, want).ok);
-  for (p::Backend b : host_backends()) {
-    setup.backend = b;
+  for (const std::string& e : host_engines()) {
+    setup.engine = e;
     auto shader = p::Shader::compile(setup);
     for (unsigned threads : {1u, 0u}) {
       CAPTURE(shader->backend_name());
@@ -236,8 +254,8 @@ TEST_CASE("pica200 api: geometry shader emits the hand-worked quad") {
   u.f[0] = {1, 2, 0, 1};        // center
   u.f[1] = {0.5f, 0.25f, 0, 0};  // half size
   std::vector<p::InputVertex> in(3);
-  for (p::Backend b : host_backends()) {
-    setup.backend = b;
+  for (const std::string& e : host_engines()) {
+    setup.engine = e;
     auto shader = p::Shader::compile(setup);
     CAPTURE(shader->backend_name());
     std::vector<p::EmittedPrimitive> prims;
@@ -267,8 +285,8 @@ TEST_CASE("pica200 api: run_geometry sets b15 after the first invocation (RunOpt
   u.f[1] = {5, 5, 5, 5};  // b15 set
   u.f[2] = {7, 7, 7, 7};  // b15 clear
   std::vector<p::InputVertex> in(40);
-  for (p::Backend b : host_backends()) {
-    setup.backend = b;
+  for (const std::string& e : host_engines()) {
+    setup.engine = e;
     auto shader = p::Shader::compile(setup);
     CAPTURE(shader->backend_name());
     for (bool set : {true, false}) {
@@ -292,8 +310,8 @@ TEST_CASE("pica200 api: a guest fault names the instruction address on every bac
   p::ShaderSetup setup = p::load_shbin(p::assemble(text));
   std::vector<p::InputVertex> in(5);
   std::vector<p::OutputVertex> out(5);
-  for (p::Backend b : host_backends()) {
-    setup.backend = b;
+  for (const std::string& e : host_engines()) {
+    setup.engine = e;
     auto shader = p::Shader::compile(setup);
     CAPTURE(shader->backend_name());
     p::RunResult r = shader->run(p::Uniforms{}, in, out);

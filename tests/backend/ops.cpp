@@ -1,16 +1,16 @@
-// Every per-lane op, on both tiers, against ir::eval_lane (the exact scalar
+// Every per-lane op, on every tier, against ir::eval_lane (the exact scalar
 // semantics) lane by lane, with edge and random inputs in all 32 lanes.
 #include <doctest/doctest.h>
 
 #include <cstdio>
 
 #include "harness.h"
+#include "tiers.h"
 #include "ir/scalar.h"
 #include "op_cases.h"
 
 using namespace gpurc;
-using namespace gpurc::x64;
-using namespace gpurc::x64::test;
+using namespace gpurc::backend::test;
 
 namespace {
 
@@ -22,7 +22,7 @@ std::string hex(uint64_t v) {
 
 }  // namespace
 
-TEST_CASE("x64 jit: every per-lane op matches ir::eval_lane on both tiers") {
+TEST_CASE("backend: every per-lane op matches ir::eval_lane on every tier") {
   auto tiers = host_tiers();
   REQUIRE(!tiers.empty());
   int rounds = light() ? 2 : 6;
@@ -33,7 +33,7 @@ TEST_CASE("x64 jit: every per-lane op matches ir::eval_lane on both tiers") {
     ir::ValueId opv = build_op_function(c, f);
     ir::LaneOp lop = ir::lane_op(f, opv);
     uint32_t out = uint32_t(c.args.size());
-    std::vector<std::unique_ptr<CompiledFunction>> jits;
+    std::vector<std::unique_ptr<CompiledCode>> jits;
     for (Tier t : tiers) {
       std::string err;
       JitOptions o;

@@ -1,15 +1,15 @@
 // Single-block loops emitted strip-outer with their values in registers
 // (backend_x64/loops.cpp): phi swaps and cycles, values read after the loop,
 // loop invariants, lanes that were not launched, helper calls in the body,
-// register pressure, and watchdog faults inside the loop, on both tiers.
+// register pressure, and watchdog faults inside the loop, on every tier.
 #include <doctest/doctest.h>
 
-#include "backend_x64/plan.h"
+#include "backend_common/plan.h"
 #include "compare.h"
 
 using namespace gpurc;
-using namespace gpurc::x64;
-using namespace gpurc::x64::test;
+using namespace gpurc::backend;
+using namespace gpurc::backend::test;
 using ir::Opcode;
 using ir::Type;
 
@@ -118,7 +118,7 @@ struct SwapLoop {
 
 }  // namespace
 
-TEST_CASE("x64 jit: strip-outer loop: swapping phis, values read after the loop, invariants, partial warps") {
+TEST_CASE("backend: strip-outer loop: swapping phis, values read after the loop, invariants, partial warps") {
   SwapLoop s;
   REQUIRE(ir::verify(s.f) == "");
   REQUIRE(is_strip_loop(s.f, s.loop));
@@ -128,7 +128,7 @@ TEST_CASE("x64 jit: strip-outer loop: swapping phis, values read after the loop,
       check_all_tiers(s.f, spec_for(s.f, rng, n, mask), "n " + std::to_string(n) + " mask " + std::to_string(mask));
 }
 
-TEST_CASE("x64 jit: strip-outer loop: a watchdog fault inside the loop leaves the interpreter's state") {
+TEST_CASE("backend: strip-outer loop: a watchdog fault inside the loop leaves the interpreter's state") {
   SwapLoop s;
   REQUIRE(is_strip_loop(s.f, s.loop));
   std::mt19937_64 rng(12);
@@ -146,7 +146,7 @@ TEST_CASE("x64 jit: strip-outer loop: a watchdog fault inside the loop leaves th
   CHECK(faults == int(host_tiers().size()) * 24 * 4);
 }
 
-TEST_CASE("x64 jit: strip-outer loop leaving on true, with float ops and a helper call in the body") {
+TEST_CASE("backend: strip-outer loop leaving on true, with float ops and a helper call in the body") {
   // loop: h = phi, y = phi (f32), j = phi; h1 = popcount(h ^ j) (an eval_lane
   // helper: every vector register is clobbered mid-iteration) + h * 3;
   // y1 = y * (2 - a * y) with FTZ; leaves when j1 == n (cond_br true -> exit).
@@ -196,7 +196,7 @@ TEST_CASE("x64 jit: strip-outer loop leaving on true, with float ops and a helpe
     }
 }
 
-TEST_CASE("x64 jit: strip-outer loop with more phis and invariants than registers spills correctly") {
+TEST_CASE("backend: strip-outer loop with more phis and invariants than registers spills correctly") {
   // 30 phis p (p_j' = p_j * inv_{j%20} + p_{(j+7)%30} ^ const), three more in
   // a rotation (q0 <- q1 <- q2 <- q0), 20 invariants from vars: more than
   // either tier's registers, so phis live in their slots and body values spill.
@@ -244,7 +244,7 @@ TEST_CASE("x64 jit: strip-outer loop with more phis and invariants than register
       check_all_tiers(f, spec_for(f, rng, n, mask), "n " + std::to_string(n) + " mask " + std::to_string(mask));
 }
 
-TEST_CASE("x64 jit: random strip-outer loops match the interpreter, at watchdog faults too") {
+TEST_CASE("backend: random strip-outer loops match the interpreter, at watchdog faults too") {
   // Random single-block counted loops: 1..36 i32 phis whose back-edge
   // operands are body values, other phis (swaps, cycles), values from before
   // the loop or undef; bodies of integer, select, f32 (FTZ or not), popcount

@@ -10,7 +10,7 @@
 
 #include "ir/ir.h"
 
-namespace gpurc::x64 {
+namespace gpurc::backend {
 
 struct Segment {
   ir::BlockId block = ir::kNoBlock;
@@ -19,7 +19,7 @@ struct Segment {
 };
 
 // A single-block self loop emitted strip-outer with its values in registers
-// (loops.cpp): the block ends in `cond_br` with itself as one target, its
+// (backend_x64/loops.cpp): the block ends in `cond_br` with itself as one target, its
 // condition is an i1 strip op of the block, its phis are 32-bit and its other
 // ops are `budget` ops followed by strip ops that cannot fault.
 struct StripLoop {
@@ -61,4 +61,4 @@ bool is_strip_op(const ir::Inst& in);
 
 Plan make_plan(const ir::Function& f);
 
-}  // namespace gpurc::x64
+}  // namespace gpurc::backend

@@ -4,14 +4,15 @@
 
 #include "fuzz/ir_fuzz.h"
 #include "harness.h"
+#include "tiers.h"
 
 using namespace gpurc;
 
-TEST_CASE("x64 jit: random IR programs match the interpreter on both tiers") {
+TEST_CASE("backend: random IR programs match the interpreter on every tier") {
   fuzz::IrFuzzOptions o;
-  o.iterations = x64::test::light() ? 100 : 400;
+  o.iterations = backend::test::light() ? 100 : 400;
   o.seed = 77;
-  for (x64::Tier t : x64::test::host_tiers()) o.engines.push_back(x64::tier_name(t));
+  for (backend::test::Tier t : backend::test::host_tiers()) o.engines.push_back(t->name);
   REQUIRE(!o.engines.empty());
   o.save_reproducers = false;
   o.minimize = false;

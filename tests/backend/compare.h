@@ -7,8 +7,9 @@
 #include <mutex>
 
 #include "harness.h"
+#include "tiers.h"
 
-namespace gpurc::x64::test {
+namespace gpurc::backend::test {
 
 // Flat guest memory for Global space at [base, base+size).
 struct TestMemory final : ir::GuestMemory {
@@ -155,4 +156,4 @@ inline void fill_random(std::vector<uint8_t>& v, std::mt19937_64& rng) {
   for (auto& b : v) b = uint8_t(rng());
 }
 
-}  // namespace gpurc::x64::test
+}  // namespace gpurc::backend::test

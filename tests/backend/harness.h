@@ -1,5 +1,5 @@
-// Shared test helpers for the x64 JIT: both tiers, random and edge lane
-// values, single-op functions and runs on the JIT and on the IR interpreter.
+// Shared test helpers of the backend tests: random and edge lane values,
+// warp state, builder shorthands and runs to the end (tier access: tiers.h).
 #pragma once
 #include <cstdint>
 #include <cstdlib>
@@ -9,19 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "backend_x64/jit.h"
 #include "ir/abi.h"
 #include "ir/builder.h"
 #include "ir/interp.h"
 
-namespace gpurc::x64::test {
-
-inline std::vector<Tier> host_tiers() {
-  std::vector<Tier> t;
-  for (Tier x : {Tier::Avx512, Tier::Avx2})
-    if (host_supports(x)) t.push_back(x);
-  return t;
-}
+namespace gpurc::backend::test {
 
 inline bool light() {
   const char* e = std::getenv("GPURC_TEST_LIGHT");
@@ -124,4 +116,4 @@ inline ir::RunStatus run_to_end(const ir::Executable& e, const ir::Function& f, 
   return s;
 }
 
-}  // namespace gpurc::x64::test
+}  // namespace gpurc::backend::test

@@ -1,11 +1,11 @@
-#include "backend_x64/helpers.h"
+#include "backend_common/helpers.h"
 
 #include <cstring>
 #include <string>
 
 #include "ir/float_bits.h"
 
-namespace gpurc::x64::rt {
+namespace gpurc::backend::rt {
 
 using namespace ir;
 
@@ -284,4 +284,4 @@ uint32_t run_warp_op(const WarpOp* op, WarpContext* ctx) {
   }
 }
 
-}  // namespace gpurc::x64::rt
+}  // namespace gpurc::backend::rt

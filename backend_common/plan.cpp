@@ -1,8 +1,8 @@
-#include "backend_x64/plan.h"
+#include "backend_common/plan.h"
 
 #include <algorithm>
 
-namespace gpurc::x64 {
+namespace gpurc::backend {
 
 using namespace ir;
 
@@ -246,4 +246,4 @@ Plan make_plan(const Function& f) {
   return p;
 }
 
-}  // namespace gpurc::x64
+}  // namespace gpurc::backend

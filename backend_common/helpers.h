@@ -7,7 +7,7 @@
 #include "ir/abi.h"
 #include "ir/scalar.h"
 
-namespace gpurc::x64::rt {
+namespace gpurc::backend::rt {
 
 constexpr int kMaxArgs = 4;
 
@@ -47,4 +47,4 @@ uint32_t run_warp_op(const WarpOp* op, ir::WarpContext* ctx);
 // it when some lane is outside the space's window.
 uint8_t* translate_span(ir::WarpContext* ctx, uint32_t space, uint64_t lo, uint64_t hi, uint32_t bytes);
 
-}  // namespace gpurc::x64::rt
+}  // namespace gpurc::backend::rt

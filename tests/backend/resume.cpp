@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness.h"
+#include "tiers.h"
 
 using namespace gpurc;
 
@@ -22,7 +23,7 @@ namespace {
 }
 }  // namespace
 
-TEST_CASE("x64 jit: a resumed warp branches on its first launched lane") {
+TEST_CASE("backend: a resumed warp branches on its first launched lane") {
   ir::Function f;
   f.uniform_bytes = 4;
   uint32_t out = f.add_var("out", ir::Type::I32);
@@ -44,10 +45,10 @@ TEST_CASE("x64 jit: a resumed warp branches on its first launched lane") {
   f.compute_preds();
   REQUIRE(ir::verify(f) == "");
 
-  for (x64::Tier tier : x64::test::host_tiers()) {
-    CAPTURE(x64::tier_name(tier));
+  for (backend::test::Tier tier : backend::test::host_tiers()) {
+    CAPTURE(tier->name);
     std::string err;
-    auto exe = x64::compile(f, x64::JitOptions{tier}, &err);
+    auto exe = backend::test::compile(f, backend::test::JitOptions{tier}, &err);
     REQUIRE_MESSAGE(exe, err);
     for (uint32_t uniform : {0u, 5u}) {
       std::vector<uint8_t> vars(f.vars_bytes(), 0), frame(exe->frame_bytes() + 64, 0);

@@ -7,7 +7,7 @@
 #include "ir/builder.h"
 #include "ir/ir.h"
 
-namespace gpurc::x64::test {
+namespace gpurc::backend::test {
 
 struct OpCase {
   ir::Opcode op;
@@ -153,4 +153,4 @@ inline ir::ValueId build_op_function(const OpCase& c, ir::Function& f) {
   return v;
 }
 
-}  // namespace gpurc::x64::test
+}  // namespace gpurc::backend::test

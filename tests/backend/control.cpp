@@ -1,14 +1,14 @@
 // Control flow, phis, barriers, faults, memory and cross-lane ops: whole
-// functions run on both tiers and compared with the IR interpreter.
+// functions run on every tier and compared with the IR interpreter.
 #include <doctest/doctest.h>
 
-#include "backend_x64/plan.h"
+#include "backend_common/plan.h"
 #include "compare.h"
 #include "tests/ir/cluster_program.h"
 
 using namespace gpurc;
-using namespace gpurc::x64;
-using namespace gpurc::x64::test;
+using namespace gpurc::backend;
+using namespace gpurc::backend::test;
 using ir::Opcode;
 using ir::Type;
 
@@ -28,7 +28,7 @@ RunSpec random_spec(const ir::Function& f, std::mt19937_64& rng, uint32_t unifor
 
 }  // namespace
 
-TEST_CASE("x64 jit: counted loop with phis (including a swap) matches the interpreter") {
+TEST_CASE("backend: counted loop with phis (including a swap) matches the interpreter") {
   ir::Function f;
   f.add_var("x", Type::I32);
   f.add_var("y", Type::I32);
@@ -67,7 +67,7 @@ TEST_CASE("x64 jit: counted loop with phis (including a swap) matches the interp
   for (int k = 0; k < 20; ++k) check_all_tiers(f, random_spec(f, rng, 4), "loop");
 }
 
-TEST_CASE("x64 jit: phi operands written to the phi's slot where they are defined, only when nothing can tell") {
+TEST_CASE("backend: phi operands written to the phi's slot where they are defined, only when nothing can tell") {
   // entry -> (T | E) -> M -> H <-> B, H -> X.
   //   M: p = phi [a from T, e from E]: both written directly (one-successor
   //      blocks that do not read p); q = phi [x, x]: x is not defined in T/E.
@@ -135,7 +135,7 @@ TEST_CASE("x64 jit: phi operands written to the phi's slot where they are define
   for (int k = 0; k < 24; ++k) check_all_tiers(f, random_spec(f, rng, 4), "direct phi writes k " + std::to_string(k));
 }
 
-TEST_CASE("x64 jit: any/all read only by the cond_br after it branch from a register") {
+TEST_CASE("backend: any/all read only by the cond_br after it branch from a register") {
   // extra_use: the vote is also stored in the taken block, so it needs its
   // slot (written for all lanes); otherwise it has none and the frame is one
   // 4-byte slot smaller.
@@ -183,7 +183,7 @@ TEST_CASE("x64 jit: any/all read only by the cond_br after it branch from a regi
   }
 }
 
-TEST_CASE("x64 jit: barrier resumes at its successor with values kept in the frame") {
+TEST_CASE("backend: barrier resumes at its successor with values kept in the frame") {
   ir::Function f;
   f.add_var("x", Type::I32);
   f.add_var("y", Type::F32);
@@ -206,7 +206,7 @@ TEST_CASE("x64 jit: barrier resumes at its successor with values kept in the fra
   for (int k = 0; k < 10; ++k) check_all_tiers(f, random_spec(f, rng), "barrier");
 }
 
-TEST_CASE("x64 jit: switch, budget exhaustion, trap and unreachable match the interpreter") {
+TEST_CASE("backend: switch, budget exhaustion, trap and unreachable match the interpreter") {
   ir::Function f;
   f.add_var("x", Type::I32);
   f.uniform_bytes = 8;
@@ -250,7 +250,7 @@ TEST_CASE("x64 jit: switch, budget exhaustion, trap and unreachable match the in
   check_all_tiers(f, spec, "empty warp");
 }
 
-TEST_CASE("x64 jit: loads, stores and atomics match the interpreter, in and out of the window") {
+TEST_CASE("backend: loads, stores and atomics match the interpreter, in and out of the window") {
   std::mt19937_64 rng(10);
   for (Type t : {Type::I8, Type::I16, Type::I32, Type::I64, Type::F32, Type::I1}) {
     for (int kind = 0; kind < 4; ++kind) {
@@ -321,7 +321,7 @@ static ir::Function store_then_load(Type at, Type t) {
   return f;
 }
 
-TEST_CASE("x64 jit: load/store fast path at window and buffer edges, 32- and 64-bit addresses") {
+TEST_CASE("backend: load/store fast path at window and buffer edges, 32- and 64-bit addresses") {
   // Lanes in the window, outside it but inside the memory (one-buffer span
   // path), and a few bytes past either end of the memory (helper, fault with
   // the first failing lane); each store is followed by a load of the same lanes.
@@ -364,7 +364,7 @@ TEST_CASE("x64 jit: load/store fast path at window and buffer edges, 32- and 64-
     }
 }
 
-TEST_CASE("x64 jit: extra windows keep loads and stores of a second buffer inline") {
+TEST_CASE("backend: extra windows keep loads and stores of a second buffer inline") {
   // Global window [0, 256) of the memory, extra windows [256, 512) and
   // [768, 1024); [512, 768) is in no window. All lanes in one extra window:
   // no call to the GuestMemory; lanes across windows, in the gap or past the
@@ -413,7 +413,7 @@ TEST_CASE("x64 jit: extra windows keep loads and stores of a second buffer inlin
     }
 }
 
-TEST_CASE("x64 jit: cross-lane ops match the interpreter") {
+TEST_CASE("backend: cross-lane ops match the interpreter") {
   std::mt19937_64 rng(11);
   struct C { Opcode op; Type t; uint8_t attr; uint32_t fflags; };
   std::vector<C> cases;
@@ -458,7 +458,7 @@ TEST_CASE("x64 jit: cross-lane ops match the interpreter") {
   }
 }
 
-TEST_CASE("x64 jit: clustered cross-lane ops give the hand-computed results on every tier") {
+TEST_CASE("backend: clustered cross-lane ops give the hand-computed results on every tier") {
   using namespace irtest::cluster;
   ir::Function f;
   std::string err;
@@ -484,7 +484,7 @@ TEST_CASE("x64 jit: clustered cross-lane ops give the hand-computed results on e
   REQUIRE(tiers > 0);
 }
 
-TEST_CASE("x64 jit: many simultaneously live values spill and reload correctly") {
+TEST_CASE("backend: many simultaneously live values spill and reload correctly") {
   ir::Function f;
   f.add_var("x", Type::I32);
   f.add_var("out", Type::I32);
@@ -504,7 +504,7 @@ TEST_CASE("x64 jit: many simultaneously live values spill and reload correctly")
   for (int k = 0; k < 5; ++k) check_all_tiers(f, random_spec(f, rng), "pressure");
 }
 
-TEST_CASE("x64 jit: FtzIn operands that can hold no subnormal are not flushed again, and the others still are") {
+TEST_CASE("backend: FtzIn operands that can hold no subnormal are not flushed again, and the others still are") {
   // b1 loops 3 times: y = y * x stays flushed around the loop (FtzOut, a
   // normal constant on entry, a sign flip between), z starts as a subnormal
   // constant and s = z + x has no FtzOut, so z's phi must keep its flush.
@@ -570,7 +570,7 @@ b2 "exit":
   }
 }
 
-TEST_CASE("x64 jit: bfe.u with a constant offset and count (shift and mask) matches the interpreter") {
+TEST_CASE("backend: bfe.u with a constant offset and count (shift and mask) matches the interpreter") {
   const uint32_t vals[] = {0, 1, 4, 8, 13, 24, 31, 32, 33, 255, 0x104, 0x120};
   std::mt19937_64 rng(29);
   for (uint32_t off : vals)

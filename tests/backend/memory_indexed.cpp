@@ -3,16 +3,14 @@
 // on the 32-bit indices and done with dword-index gathers / scatters, the
 // 64-bit address chain computed only when the op falls back. Every case is
 // compared with the IR interpreter on each host tier (results, memory, fault
-// kind / lane / address).
+// kind / lane / address). The x64 host code of the path:
+// tests/backend_x64/memory_indexed_code.cpp.
 #include <doctest/doctest.h>
-
-#include <Zydis/Zydis.h>
 
 #include "compare.h"
 
 using namespace gpurc;
-using namespace gpurc::x64;
-using namespace gpurc::x64::test;
+using namespace gpurc::backend::test;
 using ir::Opcode;
 using ir::Type;
 
@@ -105,7 +103,7 @@ RunSpec random_memory_spec(const ir::Function& f, std::mt19937_64& rng) {
 
 }  // namespace
 
-TEST_CASE("x64 jit: indexed fast path at window edges, indices >= 2^31, negative sext indices, partial masks, components") {
+TEST_CASE("backend: indexed fast path at window edges, indices >= 2^31, negative sext indices, partial masks, components") {
   std::mt19937_64 rng(21);
   for (Type t : {Type::I8, Type::I16, Type::I32, Type::F32, Type::I64})
     for (bool sext : {false, true})
@@ -172,7 +170,7 @@ TEST_CASE("x64 jit: indexed fast path at window edges, indices >= 2^31, negative
           }
 }
 
-TEST_CASE("x64 jit: indexed loads in a loop keep the lanes not taking part (their slot's last value)") {
+TEST_CASE("backend: indexed loads in a loop keep the lanes not taking part (their slot's last value)") {
   // acc += load(base + idx << 2) under mask ^ (i & 1), three iterations: a
   // lane's load result that is not taking part must still hold the value of
   // its last load, as in the interpreter.
@@ -219,7 +217,7 @@ TEST_CASE("x64 jit: indexed loads in a loop keep the lanes not taking part (thei
   }
 }
 
-TEST_CASE("x64 jit: indexed fast path keeps every lane inline when all lie in a window") {
+TEST_CASE("backend: indexed fast path keeps every lane inline when all lie in a window") {
   // All taking-part lanes inside the window: no call to the GuestMemory, and
   // the results match the interpreter.
   std::mt19937_64 rng(22);
@@ -254,7 +252,7 @@ TEST_CASE("x64 jit: indexed fast path keeps every lane inline when all lie in a 
       }
 }
 
-TEST_CASE("x64 jit: indexed fast path with null uniforms faults at the load_uniform, as the interpreter") {
+TEST_CASE("backend: indexed fast path with null uniforms faults at the load_uniform, as the interpreter") {
   // The load_uniform of the base is deferred to the fallback when nothing but
   // strip ops lies between it and the load: with no uniform block the fault
   // must still name it (value id, offset, Const space), and a store between
@@ -270,33 +268,4 @@ TEST_CASE("x64 jit: indexed fast path with null uniforms faults at the load_unif
       for (unsigned l = 0; l < 32; ++l) set_lane(s.vars, f, 2, l, 1);
       check_all_tiers(f, s, "null uniforms " + shape_text(sh));
     }
-}
-
-TEST_CASE("x64 jit: indexed loads gather with dword indices on both tiers; the AVX2 code has no EVEX instruction") {
-  Shape sh{Type::I32, false, 2, BaseForm::AndMask, false};
-  ir::Function f = indexed_function(sh);
-  for (Tier tier : host_tiers()) {
-    JitOptions o;
-    o.tier = tier;
-    std::string err;
-    auto cf = compile(f, o, &err);
-    REQUIRE_MESSAGE(cf, err);
-    std::string text = cf->disassemble();
-    // vpgatherdd: dword indices (the general path gathers with qword
-    // addresses on AVX-512 and loads lane by lane on AVX2).
-    CHECK_MESSAGE(text.find("vpgatherdd") != std::string::npos, tier_name(tier));
-    if (tier != Tier::Avx2) continue;
-    ZydisDecoder dec;
-    ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-    size_t off = 0, evex = 0;
-    while (off < cf->code_bytes()) {
-      ZydisDecodedInstruction insn;
-      ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-      REQUIRE(ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, cf->code() + off, cf->code_bytes() - off, &insn, ops)));
-      if (insn.encoding == ZYDIS_INSTRUCTION_ENCODING_EVEX) ++evex;
-      off += insn.length;
-      if (insn.mnemonic == ZYDIS_MNEMONIC_RET) break;
-    }
-    CHECK(evex == 0);
-  }
 }

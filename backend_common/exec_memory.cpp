@@ -1,11 +1,11 @@
-#include "backend_x64/exec_memory.h"
+#include "backend_common/exec_memory.h"
 
 #include <asmjit/core.h>
 
 #include <cstring>
 #include <mutex>
 
-namespace gpurc::x64 {
+namespace gpurc::backend {
 
 namespace {
 // One allocator for the process; JitAllocator itself is not thread-safe.
@@ -41,7 +41,7 @@ bool ExecMemory::install(const uint8_t* code, size_t size, std::string* error) {
     std::lock_guard<std::mutex> g(s.lock);
     asmjit::Error err = s.allocator.alloc(&rx, &rw, size);
     if (err != asmjit::kErrorOk) {
-      if (error) *error = std::string("x64 jit: executable memory allocation failed: ") +
+      if (error) *error = std::string("jit: executable memory allocation failed: ") +
                           asmjit::DebugUtils::errorAsString(err);
       return false;
     }
@@ -53,4 +53,4 @@ bool ExecMemory::install(const uint8_t* code, size_t size, std::string* error) {
   return true;
 }
 
-}  // namespace gpurc::x64
+}  // namespace gpurc::backend

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace gpurc::x64 {
+namespace gpurc::backend {
 
 class ExecMemory {
  public:
@@ -25,4 +25,4 @@ class ExecMemory {
   size_t size_ = 0;
 };
 
-}  // namespace gpurc::x64
+}  // namespace gpurc::backend
