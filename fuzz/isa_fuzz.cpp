@@ -1,5 +1,6 @@
 #include "fuzz/isa_fuzz.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -25,22 +26,24 @@ struct Difference {
   std::string engine, what;
 };
 
-// Every difference of one program: the reference cannot run it, the
-// translation fails, or an engine's end state differs. `only`: just that
-// engine (minimisation).
-std::vector<Difference> differences(isa::FuzzSession& s, const isa::FuzzCase& c, const std::vector<std::string>& engines,
-                                    std::unique_ptr<isa::FuzzOutcome>& ref, uint64_t& runs) {
-  std::vector<Difference> diffs;
+// Every difference of one case: the reference's verdict, a failed
+// translation, or an engine's end state that differs. Returns false (with
+// `stop`) when the reference verdict stops the campaign.
+bool differences(isa::FuzzSession& s, const isa::FuzzCase& c, const std::vector<std::string>& engines,
+                 std::unique_ptr<isa::FuzzOutcome>& ref, uint64_t& runs, std::vector<Difference>& diffs,
+                 std::string& stop) {
   ref = s.run_reference(c);
+  std::string message;
+  switch (s.check_reference(c, *ref, message)) {
+    case isa::ReferenceVerdict::StopCampaign: stop = message; return false;
+    case isa::ReferenceVerdict::Mismatch: diffs.push_back({"interp", message}); return true;
+    case isa::ReferenceVerdict::Compare: break;
+  }
   ir::Function f;
   std::string err;
-  if (!ref->error.empty()) {
-    diffs.push_back({"interp", s.reference_error(ref->error)});
-    return diffs;
-  }
   if (!s.translate(c, f, err)) {
     diffs.push_back({"translate", err});
-    return diffs;
+    return true;
   }
   const IrProgram prog = prepare_program(f);
   for (const std::string& e : engines) {
@@ -58,7 +61,7 @@ std::vector<Difference> differences(isa::FuzzSession& s, const isa::FuzzCase& c,
     std::string what = s.compare(c, *ref, *got);
     if (!what.empty()) diffs.push_back({e, what});
   }
-  return diffs;
+  return true;
 }
 
 }  // namespace
@@ -72,47 +75,68 @@ IsaFuzzReport run_isa_fuzz(const isa::IsaModule& isa, const IsaFuzzOptions& opt)
     r.error = err;
     return r;
   }
-  std::vector<std::string> tiers = opt.engines.empty() ? host_jit_engines() : opt.engines;
+  const std::vector<std::string> host = host_jit_engines();
+  const std::vector<std::string>& tiers = opt.engines.empty() ? host : opt.engines;
   for (const auto& e : tiers)
-    if (!is_known_engine(e) || e == "interp" || e == "interp-pipeline") {
-      r.error = "unknown engine " + e;
+    if (std::find(host.begin(), host.end(), e) == host.end()) {
+      r.error = "engine " + e + " is not available on this host";
       return r;
     }
   r.engines = s->ir_engines();
   r.engines.insert(r.engines.end(), tiers.begin(), tiers.end());
   uint64_t saved = 0, minimized = 0;
-  for (uint64_t it = opt.first; it < opt.first + opt.iterations; ++it) {
-    std::unique_ptr<isa::FuzzCase> c = s->generate(it, err);
-    if (!c) {
-      r.error = err + " (iteration " + std::to_string(it) + ")";
-      return r;
-    }
-    ++r.programs;
-    std::unique_ptr<isa::FuzzOutcome> ref;
-    std::vector<Difference> diffs = differences(*s, *c, r.engines, ref, r.runs);
-    std::string repro;
-    if (!diffs.empty() && opt.save_reproducers && saved < opt.max_saved) {
-      const std::string stem = s->reproducer_stem(opt.seed, it);
-      const std::string title = isa.name() + " fuzz seed " + std::to_string(opt.seed) + " iteration " + std::to_string(it);
-      repro = save(opt, stem, s->reproducer(*c, *ref, title, diffs.front().engine + ": " + diffs.front().what));
-      if (!repro.empty()) ++saved;
-      const Difference& d = diffs.front();
-      if (d.engine != "interp" && d.engine != "translate" && minimized < s->max_minimized()) {
-        ++minimized;
-        const std::vector<std::string> one{d.engine};
-        auto still_differs = [&](const isa::FuzzCase& q) {
-          std::unique_ptr<isa::FuzzOutcome> qref;
-          uint64_t ignored = 0;
-          std::vector<Difference> qd = differences(*s, q, one, qref, ignored);
-          return !qd.empty() && qd.front().engine == d.engine;
-        };
-        if (s->minimize(*c, still_differs) > 0) {
-          std::unique_ptr<isa::FuzzOutcome> mref = s->run_reference(*c);
-          save(opt, stem + "-min", s->reproducer(*c, *mref, title + " (minimised)", d.engine + ": " + d.what));
-        }
+  // Saves one reproducer (and maybe its minimised copy); the path or "".
+  auto reproduce = [&](const isa::FuzzCase& c, const isa::FuzzOutcome& ref, const Difference& d) -> std::string {
+    if (!opt.save_reproducers || saved >= opt.max_saved) return "";
+    isa::ReproducerInfo info{s->reproducer_stem(opt.seed, c, d.engine), d.engine, d.what, false};
+    std::string path = save(opt, info.stem, s->reproducer(c, ref, info));
+    if (!path.empty()) ++saved;
+    if (d.engine != "interp" && minimized < s->max_minimized()) {
+      ++minimized;
+      const std::vector<std::string> one{d.engine};
+      auto still_differs = [&](const isa::FuzzCase& q) {
+        std::unique_ptr<isa::FuzzOutcome> qref;
+        uint64_t ignored = 0;
+        std::vector<Difference> qd;
+        std::string stop;
+        return differences(*s, q, one, qref, ignored, qd, stop) && !qd.empty() && qd.front().engine == d.engine;
+      };
+      if (std::unique_ptr<isa::FuzzCase> m = s->minimize(c, d.engine, still_differs)) {
+        std::unique_ptr<isa::FuzzOutcome> mref = s->run_reference(*m);
+        info.minimised = true;
+        info.stem += "-min";
+        save(opt, info.stem, s->reproducer(*m, *mref, info));
       }
     }
-    for (auto& d : diffs) r.mismatches.push_back({it, d.engine, d.what, repro});
+    return path;
+  };
+  for (uint64_t it = opt.first; it < opt.first + opt.iterations; ++it) {
+    std::vector<std::unique_ptr<isa::FuzzCase>> cases;
+    if (!s->generate(it, cases, err)) {
+      r.error = err;
+      break;
+    }
+    bool stop = false;
+    for (auto& c : cases) {
+      ++r.programs;
+      std::unique_ptr<isa::FuzzOutcome> ref;
+      std::vector<Difference> diffs;
+      std::string stop_message;
+      if (!differences(*s, *c, r.engines, ref, r.runs, diffs, stop_message)) {
+        r.error = stop_message;
+        stop = true;
+        break;
+      }
+      if (diffs.empty()) continue;
+      // The first difference's reproducer serves every engine unless the
+      // session wants one per engine.
+      std::string shared_repro = s->reproducer_per_engine() ? "" : reproduce(*c, *ref, diffs.front());
+      for (const Difference& d : diffs) {
+        std::string repro = s->reproducer_per_engine() ? reproduce(*c, *ref, d) : shared_repro;
+        r.mismatches.push_back({it, d.engine, s->mismatch_text(*c, d.engine, d.what), repro});
+      }
+    }
+    if (stop) break;
     if (opt.progress && (it + 1 - opt.first) % 100 == 0) opt.progress(it + 1 - opt.first, r.mismatches.size());
   }
   r.notes = s->notes();

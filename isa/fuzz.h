@@ -53,8 +53,13 @@ struct IsaFuzzReport {
 namespace isa {
 
 // One generated program with its initial state: each ISA derives its own.
+// A program index may give several cases (Tesla: an iteration's ordinary
+// program and, sometimes, a barrier program); `label` tells them apart in
+// mismatch texts and reproducer names ("" for the first).
 struct FuzzCase {
   virtual ~FuzzCase() = default;
+  uint64_t index = 0;   // the program index it was generated for (set by the session)
+  std::string label;
 };
 
 // An engine's end state: each ISA derives its own. `error`: the engine could
@@ -72,10 +77,29 @@ struct TranslatedRun {
   const ir::Executable& exe;
 };
 
-// The ISA's half of one campaign (IsaModule::fuzz_session). The driver calls,
-// per program index i = first, first + 1, ...: generate(i); run_reference;
-// translate; run_translated + compare for each engine; on a difference
-// reproducer (and minimize, up to max_minimized programs).
+// What the reference's end state means for the campaign.
+enum class ReferenceVerdict {
+  Compare,        // compare the engines against it
+  Mismatch,       // record a mismatch of engine "interp" (text: the verdict's message) and go on
+  StopCampaign,   // the generator made an invalid program: IsaFuzzReport::error = message, stop
+};
+
+// Where a reproducer goes and what it says.
+struct ReproducerInfo {
+  std::string stem;        // file name without ".json"
+  std::string engine;      // the (first) mismatching engine
+  std::string what;        // its difference
+  bool minimised = false;  // a minimised copy ("<stem>-min")
+};
+
+// The ISA's half of one campaign (IsaModule::fuzz_session). The driver
+// (fuzz/isa_fuzz.cpp) calls, per program index i = first, first + 1, ...:
+// generate(i) -> cases; per case: run_reference, check_reference; translate;
+// per engine (ir_engines() then the JIT tiers): run_translated, compare; on
+// differences: reproducer (one per case or one per mismatching engine, see
+// reproducer_per_engine) and minimize (up to max_minimized() mismatches).
+// Every text the report prints (mismatch texts, reproducer names, notes,
+// errors) comes from the session, so a migrated campaign prints what it did.
 class FuzzSession {
  public:
   virtual ~FuzzSession() = default;
@@ -83,16 +107,21 @@ class FuzzSession {
   // "ir-interp" (the IR interpreter on the translation as written) and, if
   // the ISA's campaign wants it, "interp-pipeline" (on the pipelined copy).
   virtual std::vector<std::string> ir_engines() const { return {"ir-interp"}; }
-  // Program `index`. Called with increasing indices, so a generator may draw
-  // every program from one random stream (then IsaModule::fuzz_can_start_anywhere
-  // is false). Null with `err` on a generator failure (the campaign stops).
-  virtual std::unique_ptr<FuzzCase> generate(uint64_t index, std::string& err) = 0;
+  // The cases of program `index` (usually one). Called with increasing
+  // indices, so a generator may draw every program from one random stream
+  // (then IsaModule::fuzz_can_start_anywhere is false). False with `err` (the
+  // whole message, e.g. naming the iteration) on a generator failure: the
+  // campaign stops with that error.
+  virtual bool generate(uint64_t index, std::vector<std::unique_ptr<FuzzCase>>& out, std::string& err) = 0;
   // The reference interpreter's end state (through rt::launch).
   virtual std::unique_ptr<FuzzOutcome> run_reference(const FuzzCase& c) = 0;
-  // The text of the mismatch recorded for engine "interp" when the reference
-  // reports FuzzOutcome::error (a generator bug), given that error.
-  virtual std::string reference_error(const std::string& error) const {
-    return "generated program does not run on the interpreter: " + error;
+  // Default: a reference that could not run (FuzzOutcome::error) is a
+  // mismatch "generated program does not run on the interpreter: <error>".
+  virtual ReferenceVerdict check_reference(const FuzzCase& c, const FuzzOutcome& ref, std::string& message) const {
+    (void)c;
+    if (ref.error.empty()) return ReferenceVerdict::Compare;
+    message = "generated program does not run on the interpreter: " + ref.error;
+    return ReferenceVerdict::Mismatch;
   }
   // The pre-SSA translation the IR engines run. False with `err`: recorded
   // as a mismatch of engine "translate".
@@ -101,20 +130,30 @@ class FuzzSession {
   virtual std::unique_ptr<FuzzOutcome> run_translated(const FuzzCase& c, const TranslatedRun& run) = 0;
   // "" if `got` matches `ref`, else the first difference.
   virtual std::string compare(const FuzzCase& c, const FuzzOutcome& ref, const FuzzOutcome& got) = 0;
-  // The replay document (text) that reproduces `c`, with `name` and
-  // `description`; "" = not saved.
-  virtual std::string reproducer(const FuzzCase& c, const FuzzOutcome& ref, const std::string& name,
-                                 const std::string& description) = 0;
-  // File name stem of the reproducer of program `index` (".json" is added).
-  virtual std::string reproducer_stem(uint64_t seed, uint64_t index) const = 0;
-  // Minimisation: shrinks `c` while `still_differs(c)` holds (the driver
-  // reruns reference, translation and the engine); returns how many
-  // instructions went. The driver saves a minimised copy as "<stem>-min" for
-  // the first max_minimized() mismatching programs. Default: none.
+  // The mismatch text the report shows for a difference `what` of `engine`
+  // (e.g. Tesla prefixes "barrier program: " for its labelled cases).
+  virtual std::string mismatch_text(const FuzzCase& c, const std::string& engine, const std::string& what) const {
+    (void)c, (void)engine;
+    return what;
+  }
+  // Reproducers: one file per mismatching engine (true) or one per case for
+  // its first difference (false, default).
+  virtual bool reproducer_per_engine() const { return false; }
+  // File name stem (no ".json") of the reproducer of `c` (for `engine` when
+  // reproducer_per_engine).
+  virtual std::string reproducer_stem(uint64_t seed, const FuzzCase& c, const std::string& engine) const = 0;
+  // The replay document (text) that reproduces `c`; "" = not saved.
+  virtual std::string reproducer(const FuzzCase& c, const FuzzOutcome& ref, const ReproducerInfo& info) = 0;
+  // Minimisation, for the first max_minimized() saved mismatches of an engine
+  // other than "interp": a smaller copy of `c` that still shows a difference
+  // of the same kind (`still_differs` reruns reference, translation and the
+  // engine; a session may use its own test instead), or null when nothing
+  // could go. The driver saves it as "<stem>-min"; `c` itself is not changed.
   virtual unsigned max_minimized() const { return 0; }
-  virtual unsigned minimize(FuzzCase& c, const std::function<bool(const FuzzCase&)>& still_differs) {
-    (void)c, (void)still_differs;
-    return 0;
+  virtual std::unique_ptr<FuzzCase> minimize(const FuzzCase& c, const std::string& engine,
+                                             const std::function<bool(const FuzzCase&)>& still_differs) {
+    (void)c, (void)engine, (void)still_differs;
+    return nullptr;
   }
   // Informational lines for the report, asked once at the end.
   virtual std::vector<std::string> notes() const { return {}; }
