@@ -88,7 +88,9 @@ IsaFuzzReport run_isa_fuzz(const isa::IsaModule& isa, const IsaFuzzOptions& opt)
   // Saves one reproducer (and maybe its minimised copy); the path or "".
   auto reproduce = [&](const isa::FuzzCase& c, const isa::FuzzOutcome& ref, const Difference& d) -> std::string {
     if (!opt.save_reproducers || saved >= opt.max_saved) return "";
-    isa::ReproducerInfo info{s->reproducer_stem(opt.seed, c, d.engine), d.engine, d.what, false};
+    isa::ReproducerInfo info{s->reproducer_stem(opt.seed, c, d.engine), d.engine, d.what, false,
+                             isa.name() + " fuzz seed " + std::to_string(opt.seed) + " iteration " + std::to_string(c.index),
+                             d.engine + ": " + d.what};
     std::string path = save(opt, info.stem, s->reproducer(c, ref, info));
     if (!path.empty()) ++saved;
     if (d.engine != "interp" && minimized < s->max_minimized()) {
@@ -105,6 +107,7 @@ IsaFuzzReport run_isa_fuzz(const isa::IsaModule& isa, const IsaFuzzOptions& opt)
         std::unique_ptr<isa::FuzzOutcome> mref = s->run_reference(*m);
         info.minimised = true;
         info.stem += "-min";
+        info.title += " (minimised)";
         save(opt, info.stem, s->reproducer(*m, *mref, info));
       }
     }

@@ -90,6 +90,9 @@ struct ReproducerInfo {
   std::string engine;      // the (first) mismatching engine
   std::string what;        // its difference
   bool minimised = false;  // a minimised copy ("<stem>-min")
+  // The driver's suggestions for the document's name and description:
+  // "<isa> fuzz seed S iteration I" (+ " (minimised)") and "<engine>: <what>".
+  std::string title, description;
 };
 
 // The ISA's half of one campaign (IsaModule::fuzz_session). The driver
@@ -100,6 +103,12 @@ struct ReproducerInfo {
 // reproducer_per_engine) and minimize (up to max_minimized() mismatches).
 // Every text the report prints (mismatch texts, reproducer names, notes,
 // errors) comes from the session, so a migrated campaign prints what it did.
+//
+// Two forms: a simple session (one case per index, one reproducer per case)
+// overrides generate(index, err), reproducer_stem(seed, index) and
+// reproducer(case, ref, name, description); the full form overrides the
+// overloads taking a case list, a case and engine, and a ReproducerInfo,
+// whose defaults call the simple ones.
 class FuzzSession {
  public:
   virtual ~FuzzSession() = default;
@@ -112,7 +121,10 @@ class FuzzSession {
   // (then IsaModule::fuzz_can_start_anywhere is false). False with `err` (the
   // whole message, e.g. naming the iteration) on a generator failure: the
   // campaign stops with that error.
-  virtual bool generate(uint64_t index, std::vector<std::unique_ptr<FuzzCase>>& out, std::string& err) = 0;
+  virtual bool generate(uint64_t index, std::vector<std::unique_ptr<FuzzCase>>& out, std::string& err);
+  // Simple form: the one case of `index`; null with `err` (the driver adds
+  // " (iteration <index>)") on a generator failure.
+  virtual std::unique_ptr<FuzzCase> generate(uint64_t index, std::string& err);
   // The reference interpreter's end state (through rt::launch).
   virtual std::unique_ptr<FuzzOutcome> run_reference(const FuzzCase& c) = 0;
   // Default: a reference that could not run (FuzzOutcome::error) is a
@@ -120,8 +132,12 @@ class FuzzSession {
   virtual ReferenceVerdict check_reference(const FuzzCase& c, const FuzzOutcome& ref, std::string& message) const {
     (void)c;
     if (ref.error.empty()) return ReferenceVerdict::Compare;
-    message = "generated program does not run on the interpreter: " + ref.error;
+    message = reference_error(ref.error);
     return ReferenceVerdict::Mismatch;
+  }
+  // Simple form: the mismatch text of a reference that could not run.
+  virtual std::string reference_error(const std::string& error) const {
+    return "generated program does not run on the interpreter: " + error;
   }
   // The pre-SSA translation the IR engines run. False with `err`: recorded
   // as a mismatch of engine "translate".
@@ -141,9 +157,19 @@ class FuzzSession {
   virtual bool reproducer_per_engine() const { return false; }
   // File name stem (no ".json") of the reproducer of `c` (for `engine` when
   // reproducer_per_engine).
-  virtual std::string reproducer_stem(uint64_t seed, const FuzzCase& c, const std::string& engine) const = 0;
+  virtual std::string reproducer_stem(uint64_t seed, const FuzzCase& c, const std::string& engine) const {
+    (void)engine;
+    return reproducer_stem(seed, c.index);
+  }
+  // Simple form: the stem of program `index`'s reproducer.
+  virtual std::string reproducer_stem(uint64_t seed, uint64_t index) const;
   // The replay document (text) that reproduces `c`; "" = not saved.
-  virtual std::string reproducer(const FuzzCase& c, const FuzzOutcome& ref, const ReproducerInfo& info) = 0;
+  virtual std::string reproducer(const FuzzCase& c, const FuzzOutcome& ref, const ReproducerInfo& info) {
+    return reproducer(c, ref, info.title, info.description);
+  }
+  // Simple form: the document with `name` and `description`.
+  virtual std::string reproducer(const FuzzCase& c, const FuzzOutcome& ref, const std::string& name,
+                                 const std::string& description);
   // Minimisation, for the first max_minimized() saved mismatches of an engine
   // other than "interp": a smaller copy of `c` that still shows a difference
   // of the same kind (`still_differs` reruns reference, translation and the

@@ -36,3 +36,31 @@ const IsaModule* find_module(const std::string& name) {
 }
 
 }  // namespace gpurc::isa
+
+namespace gpurc::isa {
+
+bool FuzzSession::generate(uint64_t index, std::vector<std::unique_ptr<FuzzCase>>& out, std::string& err) {
+  std::unique_ptr<FuzzCase> c = generate(index, err);
+  if (!c) {
+    err += " (iteration " + std::to_string(index) + ")";
+    return false;
+  }
+  c->index = index;
+  out.push_back(std::move(c));
+  return true;
+}
+
+std::unique_ptr<FuzzCase> FuzzSession::generate(uint64_t, std::string& err) {
+  err = "the fuzz session generates no programs";
+  return nullptr;
+}
+
+std::string FuzzSession::reproducer_stem(uint64_t seed, uint64_t index) const {
+  return "seed" + std::to_string(seed) + "-it" + std::to_string(index);
+}
+
+std::string FuzzSession::reproducer(const FuzzCase&, const FuzzOutcome&, const std::string&, const std::string&) {
+  return "";
+}
+
+}  // namespace gpurc::isa
