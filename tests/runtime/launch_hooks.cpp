@@ -187,3 +187,45 @@ TEST_CASE("launch: plain barriers stop at max_rounds with a round-limit fault") 
   CHECK(r.fault->kind == ir::FaultKind::None);
   CHECK(r.fault->describe().find("after 10 rounds") != std::string::npos);
 }
+
+namespace {
+
+// Reads (and checks zero) vars [0, 128), then scribbles 0xff over all 256
+// bytes of its vars, so a later launch reusing the block storage sees them dirty.
+class ReadsLowHalf final : public ir::Executable {
+ public:
+  size_t frame_bytes() const override { return 0; }
+  bool frame_needs_zero() const override { return false; }
+  bool var_read_ranges(std::vector<std::pair<uint32_t, uint32_t>>& out) const override {
+    out = {{0, 128}};
+    return true;
+  }
+  ir::RunStatus run(ir::WarpContext& ctx) const override {
+    for (unsigned i = 0; i < 128; ++i)
+      if (ctx.vars[i] != 0) {
+        ctx.fault = ir::FaultKind::Trap;
+        ctx.fault_code = i;
+        return ctx.status = ir::RunStatus::Fault;
+      }
+    std::memset(ctx.vars, 0xff, 256);
+    return ctx.status = ir::RunStatus::Done;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("launch: with init_writes_finish_reads the bytes the code reads are still zeroed before init") {
+  rt::Memory mem;
+  rt::LaunchConfig cfg;
+  cfg.block = {64, 1, 1};
+  cfg.vars_bytes = 256;
+  cfg.init_writes_finish_reads = true;
+  ReadsLowHalf exe;
+  int finished = 0;
+  auto finish = [&](const rt::WarpInfo&, const uint8_t* vars) { finished += vars[255] == 0xff; };
+  for (int run = 0; run < 3; ++run) {  // later runs reuse the dirtied storage
+    rt::LaunchResult r = rt::launch(exe, mem, cfg, nullptr, finish);
+    REQUIRE_MESSAGE(r.ok(), (r.fault ? r.fault->describe() : r.error));
+  }
+  CHECK(finished == 6);
+}
