@@ -51,7 +51,7 @@ bool structural(const g13::Desc& d) {
 // launch: the values recompiler/g13_run gives such a launch, so a reproducer
 // replays the same.
 void fill_specials(g13::SimdGroup& sg, uint32_t threads, unsigned warp) {
-  auto splat = [&](unsigned sr, uint32_t v) { sg.special[sr].fill(v); };
+  auto splat = [&](unsigned sr, uint32_t v) { sg.set_special(sr).fill(v); };
   for (unsigned sr : {0u, 1u, 2u, 20u, 21u, 49u, 50u, 81u, 82u}) splat(sr, 0);
   for (unsigned sr : {5u, 6u, 9u, 10u}) splat(sr, 1);
   splat(4, threads);
@@ -60,7 +60,7 @@ void fill_specials(g13::SimdGroup& sg, uint32_t threads, unsigned warp) {
   for (unsigned sr : {48u, 51u, 80u})
     for (unsigned l = 0; l < 32; ++l) {
       const uint32_t t = 32 * warp + l;
-      sg.special[sr][l] = t < threads ? t : 0;
+      sg.set_special(sr)[l] = t < threads ? t : 0;
     }
 }
 

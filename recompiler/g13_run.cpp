@@ -26,21 +26,14 @@ struct BlockOutcome {
 };
 
 // A SIMD-group at the start of a launch, built in place: zero registers, the
-// launch's uniforms, every launched lane active, the special registers (all
-// that a launch provides, or only `specials` when given) and zeroed stacks.
-void init_group(const G13Launch& L, const rt::WarpInfo& w, g13::SimdGroup& sg,
-                const std::vector<unsigned>* specials = nullptr) {
+// launch's uniforms, every launched lane active and the special registers a
+// launch provides. (Its stacks are memory: a g13::StackMemory per SIMD-group.)
+void init_group(const G13Launch& L, const rt::WarpInfo& w, g13::SimdGroup& sg) {
   sg.uniforms = L.uniforms;
   sg.launched = w.entry_mask;
   sg.pc = L.entry;
   sg.recompute_exec();
-  if (specials) {
-    for (unsigned sr : *specials) g13_special(L.block, w, sr, sg.special[sr]);
-  } else {
-    g13_fill_special(L.grid, L.block, w, sg);
-  }
-  if (L.stack_bytes)
-    for (unsigned l = 0; l < g13::SimdGroup::kLanes; ++l) sg.stack[l].assign(size_t(L.stack_bytes), 0);
+  g13_fill_special(L.grid, L.block, w, sg);
 }
 
 std::string interp_fault_text(const g13::StepResult& r, const rt::WarpInfo& w) {
@@ -61,13 +54,16 @@ BlockOutcome run_block_interp(const G13Launch& L, const std::vector<uint8_t>& co
   g13::Interpreter interp(code, &view);
   std::vector<rt::WarpInfo> info(nwarps);
   std::vector<std::unique_ptr<g13::SimdGroup>> groups(nwarps);
+  std::vector<g13::StackMemory> stacks(nwarps);
   for (uint32_t w = 0; w < nwarps; ++w) {
     info[w] = rt::warp_info(L.grid, L.block, block, w);
     groups[w] = std::make_unique<g13::SimdGroup>();
     init_group(L, info[w], *groups[w]);
+    stacks[w].reset(&view, L.stack_bytes);
   }
   rt::run_barrier_rounds(nwarps, [&](uint32_t w) {
     g13::SimdGroup& sg = *groups[w];
+    interp.set_memory(&stacks[w]);
     g13::StepResult r;
     if (count) {
       // Step by step to count active lanes; same watchdog as run().
@@ -132,7 +128,7 @@ struct JitProgram {
 
 // Runs one threadgroup on a compiled translation: the same rounds as the
 // interpreter, with each SIMD-group's registers marshalled through the
-// translation's var area and its stack served by g13::StackMemory.
+// translation's var area and its stacks served by g13::StackMemory.
 BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& mem, uint64_t block,
                            const G13Finish& finish) {
   BlockOutcome out;
@@ -157,30 +153,29 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
   // at; what the compiled code has beyond them (vars passes added) starts zeroed.
   const size_t own = std::min<size_t>(P.layout.bytes, vars_stride);
   rt::BlockMemory view(mem, L.shared_bytes ? shared : nullptr, L.shared_bytes);
-  // Per-warp SIMD-groups only with stacks (StackMemory serves them from
-  // SimdGroup::stack). Otherwise one start state serves every warp of the
-  // threadgroup (zero registers, the launch's uniforms, no stacks: a stack
-  // access faults as with empty stacks), with each warp's launched lanes and
-  // special registers set before its pack; and one `result` takes each
-  // finished warp's unpack for `finish` (every warp's unpack rewrites the
-  // same vars, and `finish` reads the launched lanes). No finish: no unpack.
-  // The start state and the per-warp records are kept per host thread for
-  // its next threadgroup as well: a SimdGroup is 17 KiB of registers and
-  // uniforms, and zeroing and allocating it per threadgroup was a large part
-  // of a short kernel's run time. What they carry over is rewritten below
-  // before it is read: the start state's registers stay zero (they are only
-  // packed from), its uniforms, pc, launched lanes, exec and special
-  // registers are set here. `result` is fresh per threadgroup: finish sees
-  // its registers the program never writes, which must be the zero start.
-  const bool stacks = L.stack_bytes != 0;
+  // One start state serves every warp of the threadgroup (zero registers,
+  // the launch's uniforms), with each warp's launched lanes and special
+  // registers set before its pack; and one `result` takes each finished
+  // warp's unpack for `finish` (every warp's unpack rewrites the same vars,
+  // and `finish` reads the launched lanes). No finish: no unpack. Each warp
+  // has its stacks (zeroed; none when stack_bytes is 0: every stack access
+  // faults) in its slot's StackMemory.
+  // The start state, the result and the per-warp records are kept per host
+  // thread for its next threadgroup as well: a SimdGroup is ~50 KiB of
+  // registers, uniforms and special registers, and zeroing and allocating it
+  // per threadgroup was a large part of a short kernel's run time. What they
+  // carry over is rewritten below before it is read: the start state's
+  // registers stay zero (they are only packed from), its uniforms, pc,
+  // launched lanes, exec and special registers are set here; the result's
+  // registers are zeroed per threadgroup (finish sees the registers the
+  // program never writes, which must be the zero start).
   struct Slot {
     rt::WarpInfo info;
-    std::unique_ptr<g13::SimdGroup> sg;  // with stacks only
-    std::unique_ptr<g13::StackMemory> stack;
+    g13::StackMemory stack;
     ir::WarpContext ctx;
   };
   struct Reused {
-    g13::SimdGroup start;
+    g13::SimdGroup start, result;
     std::vector<Slot> slots;
   };
   thread_local std::unique_ptr<Reused> reused;
@@ -188,11 +183,11 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
   g13::SimdGroup* start = &reused->start;
   start->uniforms = L.uniforms;
   start->pc = L.entry;
-  start->special.clear();
-  g13::StackMemory no_stack(*start, &view);
-  std::unique_ptr<g13::SimdGroup> result;
-  if (finish && !stacks) {
-    result = std::make_unique<g13::SimdGroup>();
+  start->clear_specials();
+  g13::SimdGroup* result = nullptr;
+  if (finish) {
+    result = &reused->result;
+    result->regs = {};
     result->uniforms = L.uniforms;
   }
   std::vector<Slot>& slots = reused->slots;
@@ -201,21 +196,12 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
   view.fill_windows(first);
   for (uint32_t w = 0; w < nwarps; ++w) {
     Slot& s = slots[w];
-    s.sg.reset();
-    s.stack.reset();
     s.ctx = first;
     s.info = rt::warp_info(L.grid, L.block, block, w);
-    g13::SimdGroup* sg = start;
-    if (stacks) {
-      s.sg = std::make_unique<g13::SimdGroup>();
-      init_group(L, s.info, *s.sg, &P.specials);
-      s.stack = std::make_unique<g13::StackMemory>(*s.sg, &view);
-      sg = s.sg.get();
-    } else {
-      start->launched = s.info.entry_mask;
-      start->recompute_exec();
-      for (unsigned sr : P.specials) g13_special(L.block, s.info, sr, start->special[sr]);
-    }
+    s.stack.reset(&view, L.stack_bytes);
+    start->launched = s.info.entry_mask;
+    start->recompute_exec();
+    for (unsigned sr : P.specials) g13_special(L.block, s.info, sr, start->set_special(sr));
     s.ctx.vars = storage.get() + (vars_stride + frame_stride) * w;
     s.ctx.frame = s.ctx.vars + vars_stride;
     std::memset(s.ctx.vars + own, 0, vars_stride - own);
@@ -223,9 +209,9 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
     s.ctx.uniforms = P.uniforms.data();
     s.ctx.entry_mask = s.info.entry_mask;
     s.ctx.budget = L.budget;
-    s.ctx.memory = stacks ? static_cast<ir::GuestMemory*>(s.stack.get()) : &no_stack;
+    s.ctx.memory = &s.stack;
     for (const auto& [begin, end] : P.shared_ranges) std::memcpy(s.ctx.vars + begin, P.image.data() + begin, end - begin);
-    g13::pack_group_vars(*sg, P.group_layout, s.ctx.vars);
+    g13::pack_group_vars(*start, P.group_layout, s.ctx.vars);
   }
   rt::run_barrier_rounds(nwarps, [&](uint32_t w) {
     Slot& s = slots[w];
@@ -240,7 +226,7 @@ BlockOutcome run_block_jit(const G13Launch& L, const JitProgram& P, rt::Memory& 
     }
     if (st == ir::RunStatus::Barrier) return rt::WarpStep::Barrier;
     if (finish) {
-      g13::SimdGroup& r = stacks ? *s.sg : *result;
+      g13::SimdGroup& r = *result;
       r.launched = r.exec = s.info.entry_mask;  // the start state's exec, unless the program wrote it
       g13::unpack_vars(s.ctx.vars, P.layout, r);
       finish(s.info, r);
@@ -289,7 +275,7 @@ bool g13_special(const rt::Dim3& block, const rt::WarpInfo& w, unsigned sr, std:
 
 void g13_fill_special(const rt::Dim3& grid, const rt::Dim3& block, const rt::WarpInfo& w, g13::SimdGroup& sg) {
   (void)grid;
-  for (unsigned sr : kLaunchSpecials) g13_special(block, w, sr, sg.special[sr]);
+  for (unsigned sr : kLaunchSpecials) g13_special(block, w, sr, sg.set_special(sr));
 }
 
 G13Result run_g13(const G13Launch& L, Engine engine, rt::Memory& memory, unsigned threads, const G13Finish& finish,

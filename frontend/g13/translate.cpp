@@ -429,7 +429,7 @@ int missing_special(const SimdGroup& sg, const ir::Function& f) {
   for (size_t i = kNumGprVars; i < f.vars.size(); ++i) {
     if (f.vars[i].name.compare(0, 2, "sr") != 0) continue;
     const unsigned sr = unsigned(std::stoul(f.vars[i].name.substr(2)));
-    if (!sg.special.count(sr)) return int(sr);
+    if (!sg.has_special(sr)) return int(sr);
   }
   return -1;
 }
@@ -496,8 +496,7 @@ void pack_var(const SimdGroup& sg, const VarLayout::Var& v, uint8_t* slot) {
       break;
     }
     case VarLayout::Kind::Special: {
-      auto it = sg.special.find(v.index);
-      if (it != sg.special.end()) std::memcpy(slot, it->second.data(), SimdGroup::kLanes * 4);
+      if (sg.has_special(v.index)) std::memcpy(slot, sg.special(v.index).data(), SimdGroup::kLanes * 4);
       break;
     }
     case VarLayout::Kind::Other:
@@ -625,13 +624,18 @@ bool StackMemory::access(Kind kind, ir::Space space, uint64_t addr, unsigned byt
   return false;  // no atomics on the stack
 }
 
+void StackMemory::reset(ir::GuestMemory* next, uint64_t bytes) {
+  next_ = next;
+  bytes_ = bytes;
+  data_.assign(size_t(bytes) * SimdGroup::kLanes, 0);
+}
+
 uint8_t* StackMemory::translate(ir::Space space, uint64_t addr, uint64_t bytes) {
   if (space != ir::Space::Local) return next_ ? next_->translate(space, addr, bytes) : nullptr;
   const uint64_t lane = addr / kStackStride, off = addr % kStackStride;
   if (lane >= SimdGroup::kLanes) return nullptr;
-  auto& st = sg_.stack[lane];
-  if (off + bytes > st.size() || bytes > kStackStride) return nullptr;
-  return st.data() + off;
+  if (off + bytes > bytes_ || bytes > kStackStride) return nullptr;
+  return lane_stack(unsigned(lane)) + off;
 }
 
 }  // namespace gpurc::g13
