@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 
+#include "frontend/g13/reference.h"
 #include "frontend/g13/translate.h"
 #include "runtime/thread_pool.h"
 
@@ -22,7 +23,6 @@ struct BlockOutcome {
   std::optional<rt::LaunchFault> fault;
   std::string message;  // fault or error text
   bool error = false;
-  uint64_t lane_instructions = 0;
 };
 
 // A SIMD-group at the start of a launch, built in place: zero registers, the
@@ -36,75 +36,60 @@ void init_group(const G13Launch& L, const rt::WarpInfo& w, g13::SimdGroup& sg) {
   g13_fill_special(L.grid, L.block, w, sg);
 }
 
-std::string interp_fault_text(const g13::StepResult& r, const rt::WarpInfo& w) {
-  return r.message + " (threadgroup (" + std::to_string(w.block.x) + "," + std::to_string(w.block.y) + "," +
+std::string interp_fault_text(const std::string& message, const rt::WarpInfo& w) {
+  return message + " (threadgroup (" + std::to_string(w.block.x) + "," + std::to_string(w.block.y) + "," +
          std::to_string(w.block.z) + ") simdgroup " + std::to_string(w.warp) + ")";
 }
 
-// Runs one threadgroup on the reference interpreter. SIMD-groups run in turn
-// up to their next threadgroup_barrier; a round ends with all of them at the
-// barrier (or finished), so the next round passes it.
-BlockOutcome run_block_interp(const G13Launch& L, const std::vector<uint8_t>& code, rt::Memory& mem,
-                              uint64_t block, const G13Finish& finish, bool count) {
+// Runs one threadgroup on the reference interpreter (g13::ReferenceExecutable,
+// each SIMD-group's g13::ReferenceState in its own buffer). SIMD-groups run in
+// turn up to their next threadgroup_barrier; a round ends with all of them at
+// the barrier (or finished), so the next round passes it.
+BlockOutcome run_block_interp(const G13Launch& L, const g13::ReferenceExecutable& exe, rt::Memory& mem,
+                              uint64_t block, const G13Finish& finish) {
   BlockOutcome out;
   const uint64_t threads = L.block.count();
   const uint32_t nwarps = uint32_t((threads + 31) / 32);
   auto shared = rt::allocate_aligned(L.shared_bytes ? L.shared_bytes : 1);
   rt::BlockMemory view(mem, L.shared_bytes ? shared.get() : nullptr, L.shared_bytes);
-  g13::Interpreter interp(code, &view);
   std::vector<rt::WarpInfo> info(nwarps);
-  std::vector<std::unique_ptr<g13::SimdGroup>> groups(nwarps);
+  std::vector<std::unique_ptr<g13::ReferenceState>> states(nwarps);
   std::vector<g13::StackMemory> stacks(nwarps);
+  std::vector<ir::WarpContext> ctx(nwarps);
   for (uint32_t w = 0; w < nwarps; ++w) {
     info[w] = rt::warp_info(L.grid, L.block, block, w);
-    groups[w] = std::make_unique<g13::SimdGroup>();
-    init_group(L, info[w], *groups[w]);
+    states[w] = std::make_unique<g13::ReferenceState>();
+    init_group(L, info[w], states[w]->sg);
     stacks[w].reset(&view, L.stack_bytes);
+    ctx[w].vars = reinterpret_cast<uint8_t*>(states[w].get());
+    ctx[w].entry_mask = info[w].entry_mask;
+    ctx[w].budget = L.budget;
+    ctx[w].memory = &stacks[w];
   }
   rt::run_barrier_rounds(nwarps, [&](uint32_t w) {
-    g13::SimdGroup& sg = *groups[w];
-    interp.set_memory(&stacks[w]);
-    g13::StepResult r;
-    if (count) {
-      // Step by step to count active lanes; same watchdog as run().
-      int64_t steps = 0;
-      for (;;) {
-        if (steps++ >= L.budget) {
-          r.kind = g13::StepResult::Kind::Fault;
-          r.fault = ir::FaultKind::Watchdog;
-          r.message = "watchdog: more than " + std::to_string(L.budget) + " instructions";
-          break;
-        }
-        out.lane_instructions += uint64_t(__builtin_popcount(sg.exec));
-        r = interp.step(sg);
-        if (r.kind != g13::StepResult::Kind::Running) break;
-      }
-    } else {
-      r = interp.run(sg, uint64_t(L.budget));
-    }
-    switch (r.kind) {
-      case g13::StepResult::Kind::Done:
-        if (finish) finish(info[w], sg);
+    switch (exe.run(ctx[w])) {
+      case ir::RunStatus::Done:
+        if (finish) finish(info[w], states[w]->sg);
         return rt::WarpStep::Done;
-      case g13::StepResult::Kind::Barrier:
-      case g13::StepResult::Kind::Running:
+      case ir::RunStatus::Barrier:
         return rt::WarpStep::Barrier;
-      case g13::StepResult::Kind::Fault: {
-        rt::LaunchFault f;
-        f.kind = r.fault;
-        f.block = info[w].block;
-        f.warp = w;
-        f.lane = r.fault_lane;
-        f.addr = r.fault_addr;
-        out.fault = f;
-        out.message = interp_fault_text(r, info[w]);
-        return rt::WarpStep::Stop;
-      }
-      case g13::StepResult::Kind::Error:
+      case ir::RunStatus::Fault:
         break;
     }
-    out.error = true;
-    out.message = r.message;
+    const g13::ReferenceState& st = *states[w];
+    if (st.stop == g13::StepResult::Kind::Error) {
+      out.error = true;
+      out.message = st.message;
+      return rt::WarpStep::Stop;
+    }
+    rt::LaunchFault f;
+    f.kind = ctx[w].fault;
+    f.block = info[w].block;
+    f.warp = w;
+    f.lane = ctx[w].fault_lane;
+    f.addr = ctx[w].fault_addr;
+    out.fault = f;
+    out.message = interp_fault_text(st.message, info[w]);
     return rt::WarpStep::Stop;
   });
   return out;
@@ -314,6 +299,9 @@ G13Result run_g13(const G13Launch& L, Engine engine, rt::Memory& memory, unsigne
 
   JitProgram prog;
   const bool jit = engine != Engine::Interp;
+  std::atomic<uint64_t> lanes{0};
+  std::unique_ptr<g13::ReferenceExecutable> reference;
+  if (!jit) reference = std::make_unique<g13::ReferenceExecutable>(L.code, count_instructions ? &lanes : nullptr);
   if (jit) {
     // The translation starts at the entry: branch targets are pc-relative.
     std::string err;
@@ -360,12 +348,9 @@ G13Result run_g13(const G13Launch& L, Engine engine, rt::Memory& memory, unsigne
   std::mutex lock;
   uint64_t first_bad = std::numeric_limits<uint64_t>::max();
   BlockOutcome bad;
-  std::atomic<uint64_t> lanes{0};
   auto one = [&](size_t b) {
     if (stop.load(std::memory_order_relaxed)) return;
-    BlockOutcome o = jit ? run_block_jit(L, prog, memory, b, finish)
-                         : run_block_interp(L, L.code, memory, b, finish, count_instructions);
-    lanes += o.lane_instructions;
+    BlockOutcome o = jit ? run_block_jit(L, prog, memory, b, finish) : run_block_interp(L, *reference, memory, b, finish);
     if (o.fault || o.error) {
       std::lock_guard<std::mutex> g(lock);
       if (b < first_bad) {
