@@ -1,6 +1,7 @@
 #include "frontend/g13/reference.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -32,6 +33,14 @@ void set_message(ReferenceState& st, const std::string& m) {
 
 ReferenceExecutable::ReferenceExecutable(std::vector<uint8_t> code, std::atomic<uint64_t>* lane_instructions)
     : code_(std::move(code)), id_(next_id++), lane_instructions_(lane_instructions) {}
+
+bool ReferenceExecutable::var_read_ranges(std::vector<std::pair<uint32_t, uint32_t>>& out) const {
+  const uint32_t sg = uint32_t(offsetof(ReferenceState, sg));
+  const uint32_t regs = sg + uint32_t(offsetof(SimdGroup, regs));
+  const uint32_t set = sg + uint32_t(offsetof(SimdGroup, special_set));
+  out = {{regs, regs + uint32_t(sizeof(SimdGroup::regs))}, {set, set + uint32_t(sizeof(SimdGroup::special_set))}};
+  return true;
+}
 
 ir::RunStatus ReferenceExecutable::run(ir::WarpContext& ctx) const {
   ReferenceState& st = *reinterpret_cast<ReferenceState*>(ctx.vars);

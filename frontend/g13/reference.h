@@ -33,6 +33,13 @@ class ReferenceExecutable final : public ir::Executable {
   explicit ReferenceExecutable(std::vector<uint8_t> code, std::atomic<uint64_t>* lane_instructions = nullptr);
   size_t frame_bytes() const override { return 0; }
   bool frame_needs_zero() const override { return false; }
+  // What a launch must zero before its init: the bytes run() reads that the
+  // init of a G13 launch does not write -- the registers (zero at the start)
+  // and the special-register presence mask. The init writes the uniforms,
+  // the launched lanes, exec, pc and the special registers it provides (or
+  // the whole SimdGroup); the rest of ReferenceState is written before it is
+  // read. So a launch zeroes 16 KiB per SIMD-group, not the whole ~50 KiB state.
+  bool var_read_ranges(std::vector<std::pair<uint32_t, uint32_t>>& out) const override;
   // Runs the ReferenceState at ctx.vars (sg.pc, registers, exec: set by the
   // caller) for up to ctx.budget instructions. Barrier: resume with the same
   // context. Fault: ctx.fault and fault_lane/fault_addr as the interpreter

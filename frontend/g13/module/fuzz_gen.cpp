@@ -507,6 +507,7 @@ G13Outcome run_g13_reference(const G13FuzzProgram& p) {
   g13::ReferenceExecutable exe(p.code);
   rt::LaunchConfig cfg = fuzz_config(p, int64_t(1) << 22);
   cfg.vars_bytes = uint32_t(sizeof(g13::ReferenceState));
+  cfg.init_writes_finish_reads = true;  // init copies the whole SimdGroup
   rt::WarpHooks hooks;
   hooks.init = [&](const rt::WarpInfo& w, uint8_t* vars) {
     reinterpret_cast<g13::ReferenceState*>(vars)->sg = out.groups[w.warp];

@@ -121,6 +121,9 @@ rt::LaunchResult launch_reference(const G13Launch& L, rt::Memory& memory, rt::Th
   g13::ReferenceExecutable exe(L.code, lanes);
   rt::LaunchConfig cfg = base_config(L);
   cfg.vars_bytes = uint32_t(sizeof(g13::ReferenceState));
+  // init writes what finish reads besides the registers (zeroed: the
+  // executable's var_read_ranges).
+  cfg.init_writes_finish_reads = true;
   rt::WarpHooks hooks;
   hooks.init = [&](const rt::WarpInfo& w, uint8_t* vars) {
     init_group(L, w, reinterpret_cast<g13::ReferenceState*>(vars)->sg);
