@@ -22,7 +22,6 @@ IsaFuzzReport run_isa_fuzz(const isa::IsaModule& isa, const IsaFuzzOptions& opt)
 // (fuzz/<isa>_fuzz.cpp), reached through IsaModule::whole_campaign.
 IsaFuzzReport run_pica200_fuzz(const IsaFuzzOptions& opt);
 IsaFuzzReport run_tesla_fuzz(const IsaFuzzOptions& opt);
-IsaFuzzReport run_g13_fuzz(const IsaFuzzOptions& opt);
 
 }  // namespace fuzz
 }  // namespace gpurc

@@ -15,6 +15,5 @@ const IsaSupport* find_isa(const std::string& name) {
 
 const IsaSupport& pica200_support() { return *find_isa("pica200"); }
 const IsaSupport& tesla_support() { return *find_isa("tesla"); }
-const IsaSupport& g13_support() { return *find_isa("g13"); }
 
 }  // namespace gpurc

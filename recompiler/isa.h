@@ -19,6 +19,5 @@ const IsaSupport* find_isa(const std::string& name);
 // migrated ISA's tests use find_isa and its accessor goes.
 const IsaSupport& pica200_support();
 const IsaSupport& tesla_support();
-const IsaSupport& g13_support();
 
 }  // namespace gpurc

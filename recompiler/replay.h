@@ -19,7 +19,6 @@ struct ReplayJob {
 };
 void replay_pica200(const ReplayJob& job, ReplayRun& run);
 void replay_tesla(const ReplayJob& job, ReplayRun& run);
-void replay_g13(const ReplayJob& job, ReplayRun& run);
 
 // Whether some module replays documents of `isa`.
 bool has_handler(const std::string& isa);

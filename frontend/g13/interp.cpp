@@ -698,22 +698,26 @@ bool stack_mem(Ctx& c, bool store) {
     if (!c.read(O, l, off_raw)) return false;
     const int64_t off = O.type == OpType::Imm ? O.n : int64_t(off_raw & 0xFFFFFFFF);
     unsigned reg = unsigned(Rg.n);
-    auto& st = c.sg.stack[l];
     for (unsigned i = 0; i < 4; ++i) {
       if (!(mask >> i & 1)) continue;
       const int64_t addr = off + int64_t(i * esz);
-      if (addr < 0 || uint64_t(addr) + esz > st.size())
+      // Lane l's stack is [l * kStackStride, + the stack size) of Space::Local;
+      // the memory refuses what lies past the stack size (or has no stacks).
+      auto outside = [&] {
         return c.fault(ir::FaultKind::OutOfBounds, "stack access outside the thread's stack at " + hex(uint64_t(addr)),
                        uint64_t(addr), l);
+      };
+      if (addr < 0 || uint64_t(addr) + esz > kStackStride || !c.mem) return outside();
+      const uint64_t at = l * kStackStride + uint64_t(addr);
       Operand r;
       r.type = r32 ? OpType::Reg32 : OpType::Reg16;
       r.n = reg++;
       uint64_t v = 0;
       if (store) {
         if (!c.read(r, l, v)) return false;
-        std::memcpy(st.data() + addr, &v, esz);  // little-endian host
+        if (!c.mem->access(ir::GuestMemory::Kind::Store, ir::Space::Local, at, esz, &v)) return outside();
       } else {
-        std::memcpy(&v, st.data() + addr, esz);
+        if (!c.mem->access(ir::GuestMemory::Kind::Load, ir::Space::Local, at, esz, &v)) return outside();
         if (!c.write(r, l, v)) return false;
       }
     }
@@ -743,9 +747,8 @@ bool special_reg(Ctx& c, unsigned sr, unsigned lane, uint32_t& v) {
     case 63: v = 1; return true;  // no helper threads outside fragment shading
     default: break;
   }
-  auto it = c.sg.special.find(sr);
-  if (it == c.sg.special.end()) return c.error("special register sr" + std::to_string(sr) + " has no value");
-  v = it->second[lane];
+  if (!c.sg.has_special(sr)) return c.error("special register sr" + std::to_string(sr) + " has no value");
+  v = c.sg.special(sr)[lane];
   return true;
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "frontend/g13/g13.h"
@@ -15,7 +16,14 @@
 
 namespace gpurc::g13 {
 
-// Architectural state of one SIMD-group.
+// Per-thread stack (stack_load/stack_store): ir::Space::Local at address
+// lane * kStackStride + offset, offset < kStackStride (the most stack bytes a
+// thread can have). The interpreter and the translation both access it there,
+// so one GuestMemory (StackMemory in translate.h, or a launch's stacks) serves both.
+constexpr uint64_t kStackStride = 1ull << 20;
+
+// Architectural state of one SIMD-group. Plain data (trivially copyable and
+// destructible, no heap): a launch can keep it in a warp's var area.
 struct SimdGroup {
   static constexpr unsigned kLanes = 32;
   // r0..r127 as 16-bit halves: half 2N = rNl, 2N+1 = rNh; [half][lane].
@@ -25,10 +33,18 @@ struct SimdGroup {
   uint32_t exec = 0xFFFFFFFFu;            // current execution mask (always within `launched`)
   uint64_t pc = 0;
   // Special registers other than the ones derived from the exec mask
-  // (52, 56-59, 63); reading one that is absent here is an error.
-  std::map<unsigned, std::array<uint32_t, kLanes>> special;
-  // Per-thread stack memory for stack_load/stack_store (bytes).
-  std::vector<uint8_t> stack[kLanes];
+  // (52, 56-59, 63), per lane; reading one that is not set is an error.
+  std::array<std::array<uint32_t, kLanes>, 256> special_values{};
+  std::array<uint64_t, 4> special_set{};  // bit sr: special register sr has a value
+
+  bool has_special(unsigned sr) const { return sr < 256 && (special_set[sr / 64] >> (sr % 64) & 1); }
+  const std::array<uint32_t, kLanes>& special(unsigned sr) const { return special_values[sr & 255]; }
+  // Gives special register `sr` (< 256) a value: the returned lanes.
+  std::array<uint32_t, kLanes>& set_special(unsigned sr) {
+    special_set[(sr & 255) / 64] |= uint64_t(1) << (sr % 64);
+    return special_values[sr & 255];
+  }
+  void clear_specials() { special_set = {}; }
 
   uint32_t r32(unsigned reg, unsigned lane) const {
     return uint32_t(regs[2 * reg][lane]) | (uint32_t(regs[2 * reg + 1][lane]) << 16);
@@ -49,6 +65,7 @@ struct SimdGroup {
   // exec from the r0l nesting counters (lanes with r0l == 0), within `launched`.
   void recompute_exec();
 };
+static_assert(std::is_trivially_copyable_v<SimdGroup> && std::is_trivially_destructible_v<SimdGroup>);
 
 struct StepResult {
   enum class Kind { Running, Done, Barrier, Fault, Error };
@@ -81,10 +98,13 @@ std::string packed_access_unmodelled(const std::string& what, unsigned f);
 class Interpreter {
  public:
   // `code` is the program (byte offset 0 = pc 0). Memory accesses of device
-  // (Space::Global) and threadgroup (Space::Shared) memory go to `memory`.
+  // (Space::Global), threadgroup (Space::Shared) and stack (Space::Local,
+  // kStackStride) memory go to `memory`.
   Interpreter(std::vector<uint8_t> code, ir::GuestMemory* memory);
   // Executes one instruction at sg.pc.
   StepResult step(SimdGroup& sg);
+  // The memory of the next steps (e.g. another SIMD-group's stacks in front of the same device memory).
+  void set_memory(ir::GuestMemory* memory) { memory_ = memory; }
   // Runs until stop, a barrier (pc is past it: call run again to resume), a
   // fault, an error, or `max_steps` instructions (a Watchdog fault).
   StepResult run(SimdGroup& sg, uint64_t max_steps = 1u << 24);

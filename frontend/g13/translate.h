@@ -19,10 +19,10 @@
 //   the interpreter. Both go through the same ir::GuestMemory the interpreter
 //   is given.
 // - Per-thread stack (stack_load/stack_store): ir::Space::Local at address
-//   lane * kStackStride + offset. Offsets outside [0, kStackStride) are sent
-//   to an address no memory backs (so they fault OutOfBounds). StackMemory
-//   below serves that space from SimdGroup::stack, so the JIT and the
-//   interpreter see the same stack bytes and the same bounds.
+//   lane * kStackStride + offset (interp.h), as the interpreter accesses it.
+//   Offsets outside [0, kStackStride) are sent to an address no memory backs
+//   (so they fault OutOfBounds). StackMemory below serves that space, so the
+//   JIT and the interpreter see the same stack bytes and the same bounds.
 // - threadgroup_barrier is an IR barrier (the warp returns RunStatus::Barrier
 //   and resumes on the next run with the same context), like the
 //   interpreter's StepResult::Kind::Barrier.
@@ -54,8 +54,6 @@ namespace gpurc::g13 {
 
 constexpr uint32_t kUniformBytes = 1024;
 constexpr uint32_t kNumGprVars = 128;
-// Distance between two lanes' stacks in ir::Space::Local (max stack bytes per thread).
-constexpr uint64_t kStackStride = 1ull << 20;
 
 // False with `err` naming the first unsupported instruction and its pc.
 bool translate(const uint8_t* code, size_t size, ir::Function& out, std::string& err);
@@ -69,7 +67,7 @@ int uniform_var_reg(const ir::Function& f, size_t var);
 int special_var(const ir::Function& f, unsigned sr);
 
 // SimdGroup <-> the var area of a translated function (f.vars_bytes() bytes,
-// layout from f.var_offset): r0..r127, the "srK" vars (from sg.special; a
+// layout from f.var_offset): r0..r127, the "srK" vars (from sg.special(); a
 // missing entry packs as 0 -- the interpreter reports it as an error, so
 // check missing_special() first), the "uN" vars (sg.uniforms) and "exec"
 // (sg.exec). unpack_vars copies r0..r127 back for the launched lanes
@@ -112,25 +110,34 @@ void pack_group_vars(const SimdGroup& sg, const VarLayout& layout, uint8_t* vars
 // var area still holds what pack_vars put there: the same as unpacking all.
 std::vector<bool> written_vars(const ir::Function& f);
 void unpack_vars(const uint8_t* vars, const ir::Function& f, SimdGroup& sg, const std::vector<bool>& written);
-// First special register the function reads that sg.special lacks, -1 if none.
+// First special register the function reads that sg lacks (has_special), -1 if none.
 int missing_special(const SimdGroup& sg, const ir::Function& f);
 // The uniform block (kUniformBytes) of a SimdGroup's u-registers.
 void pack_uniforms(const SimdGroup& sg, uint8_t* uniforms);
 
-// GuestMemory for a run of one SIMD-group: ir::Space::Local is the
-// SimdGroup's per-thread stacks (lane = addr / kStackStride, offset =
-// addr % kStackStride, bounded by the lane's stack size); every other space
-// is forwarded to `next` (may be null: refused).
+// GuestMemory for a run of one SIMD-group: ir::Space::Local is its 32
+// per-thread stacks of `bytes` each (lane = addr / kStackStride, offset =
+// addr % kStackStride, bounded by `bytes`; 0 = no stack, every access
+// refused); every other space is forwarded to `next` (may be null: refused).
+// The stacks are owned here, zeroed by reset; reset to the same size again
+// reuses them (no allocation).
 class StackMemory final : public ir::GuestMemory {
  public:
-  StackMemory(SimdGroup& sg, ir::GuestMemory* next) : sg_(sg), next_(next) {}
+  StackMemory() = default;
+  StackMemory(ir::GuestMemory* next, uint64_t bytes) { reset(next, bytes); }
+  void reset(ir::GuestMemory* next, uint64_t bytes);  // bytes <= kStackStride
+  void set_next(ir::GuestMemory* next) { next_ = next; }
+  uint64_t bytes() const { return bytes_; }
+  uint8_t* lane_stack(unsigned lane) { return data_.data() + lane * bytes_; }
+  const uint8_t* lane_stack(unsigned lane) const { return data_.data() + lane * bytes_; }
   bool access(Kind kind, ir::Space space, uint64_t addr, unsigned bytes, uint64_t* value,
               ir::AtomicOp op = ir::AtomicOp::Add, const uint64_t* compare = nullptr) override;
   uint8_t* translate(ir::Space space, uint64_t addr, uint64_t bytes) override;
 
  private:
-  SimdGroup& sg_;
-  ir::GuestMemory* next_;
+  std::vector<uint8_t> data_;
+  uint64_t bytes_ = 0;
+  ir::GuestMemory* next_ = nullptr;
 };
 
 }  // namespace gpurc::g13

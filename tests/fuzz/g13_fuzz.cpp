@@ -10,7 +10,8 @@
 
 #include "frontend/g13/g13.h"
 #include "frontend/g13/translate.h"
-#include "fuzz/g13_gen.h"
+#include "frontend/g13/module/fuzz_gen.h"
+#include "frontend/g13/module/module.h"
 #include "fuzz/isa_fuzz.h"
 #include "recompiler/replay.h"
 
@@ -114,7 +115,7 @@ TEST_CASE("g13 fuzz: the comparison sees register, memory and status differences
 TEST_CASE("g13 fuzz: a reproducer is a replay file that passes on the interpreter and every engine") {
   Rng rng(11);
   // Three programs, the last of two SIMD-groups: the replay runs them through
-  // recompiler/g13_run's launch loop, which must agree with the fuzzer's rounds.
+  // the launch of frontend/g13/module/launch.h, which must agree with the fuzzer's.
   for (int i = 0; i < 3; ++i) {
     G13FuzzProgram p = generate_g13_program(rng);
     while (i == 2 && p.groups() < 2) p = generate_g13_program(rng);
@@ -136,7 +137,7 @@ TEST_CASE("g13 fuzz: interpreter vs translation on every engine, bit for bit") {
   opt.iterations = light_run() ? 60 : 500;
   opt.seed = 1;
   opt.out_dir = (std::filesystem::temp_directory_path() / "gpurc-test-g13-fuzz").string();
-  IsaFuzzReport r = run_g13_fuzz(opt);
+  IsaFuzzReport r = run_isa_fuzz(g13_module(), opt);
   REQUIRE_MESSAGE(r.error.empty(), r.error);
   CHECK(r.programs == opt.iterations);
   CHECK(r.runs >= r.programs * 2);

@@ -10,7 +10,8 @@
 #include <filesystem>
 
 #include "frontend/g13/g13.h"
-#include "recompiler/g13_run.h"
+#include "frontend/g13/module/launch.h"
+#include "recompiler/isa_engine.h"
 #include "recompiler/replay.h"
 
 using namespace gpurc;
@@ -246,7 +247,7 @@ TEST_CASE("g13 run: threadgroup barriers order threadgroup memory across SIMD-gr
     CAPTURE(engine_name(e));
     rt::Memory mem;
     std::atomic<int> checked{0}, bad{0};
-    G13Result r = run_g13(L, e, mem, 2, [&](const rt::WarpInfo& w, const g13::SimdGroup& sg) {
+    G13Result r = run_g13(L, EngineAsHandle(e), mem, 2, [&](const rt::WarpInfo& w, const g13::SimdGroup& sg) {
       for (unsigned l = 0; l < w.lanes; ++l) {
         ++checked;
         if (sg.r32(3, l) != 63 - w.thread_linear(l)) ++bad;
@@ -296,7 +297,7 @@ TEST_CASE("g13 run: what finish sees on every engine equals the interpreter (sta
       rt::Memory mem;
       std::mutex lock;
       std::map<std::pair<uint64_t, uint32_t>, State> got;
-      G13Result r = run_g13(L, e, mem, 2, [&](const rt::WarpInfo& w, const g13::SimdGroup& sg) {
+      G13Result r = run_g13(L, EngineAsHandle(e), mem, 2, [&](const rt::WarpInfo& w, const g13::SimdGroup& sg) {
         State s;
         for (unsigned reg = 0; reg < 10; ++reg)
           for (unsigned l = 0; l < w.lanes; ++l) s.push_back(sg.r32(reg, l));
@@ -390,7 +391,7 @@ TEST_CASE("g13 run: indexed device loads and stores at buffer edges, signed and 
           uint32_t v = i * 2654435761u;
           std::memcpy(mem.find("in")->data() + 4 * i, &v, 4);
         }
-        G13Result r = run_g13(L, e, mem, 1);
+        G13Result r = run_g13(L, EngineAsHandle(e), mem, 1);
         REQUIRE_MESSAGE(r.error.empty(), r.error);
         std::vector<uint8_t> in(mem.find("in")->data(), mem.find("in")->data() + 4 * in_words);
         std::vector<uint8_t> out(mem.find("out")->data(), mem.find("out")->data() + 8 * 256);

@@ -13,6 +13,7 @@
 #include "frontend/g13/formats.h"
 #include "frontend/g13/fp.h"
 #include "frontend/g13/interp.h"
+#include "frontend/g13/translate.h"
 
 using namespace gpurc;
 using g13::SimdGroup;
@@ -563,8 +564,8 @@ TEST_CASE("g13 interp: threadgroup memory, barrier status, uniform_store, stack"
     sg.set_r32(3, l, 0x1000 + l);
     sg.regs[4][l] = uint16_t(l);          // r2l: element index
     sg.regs[10][l] = uint16_t(31 - l);    // r5l
-    sg.stack[l].resize(64);
   }
+  g13::StackMemory stacks(&mem, 64);  // 64 zeroed stack bytes per thread, the rest goes to mem
   g13::Interpreter it(asm_ok("threadgroup_store i32, x, r3, 0, r2l\n"
                              "threadgroup_barrier\n"
                              "threadgroup_load i32, x, r6, 0, r5l\n"
@@ -572,7 +573,7 @@ TEST_CASE("g13 interp: threadgroup memory, barrier status, uniform_store, stack"
                              "stack_store i32, 1, 0, x, 4, r6, 20, 0\n"
                              "stack_load r7l_r7h, i16, 1, 0, xy, 4, 20, 0\n"
                              "stop"),
-                     &mem);
+                     &stacks);
   StepResult r = it.run(sg);
   REQUIRE(r.kind == StepResult::Kind::Barrier);
   r = it.run(sg);

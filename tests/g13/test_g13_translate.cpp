@@ -7,6 +7,7 @@
 // barriers and memory run as assembled programs.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -33,13 +34,28 @@ struct TestMemory final : ir::GuestMemory {
     std::vector<uint8_t> bytes;
   };
   std::map<int, Buf> spaces;
+  // Space::Local: 32 per-thread stacks of `stack_bytes` each at lane *
+  // g13::kStackStride (g13::StackMemory's layout), lane l's at stacks[l * stack_bytes].
+  uint64_t stack_bytes = 0;
+  std::vector<uint8_t> stacks;
+  uint8_t* stack_at(uint64_t addr, unsigned bytes) {
+    const uint64_t lane = addr / g13::kStackStride, off = addr % g13::kStackStride;
+    if (lane >= 32 || off + bytes > stack_bytes) return nullptr;
+    return stacks.data() + lane * stack_bytes + off;
+  }
   bool access(Kind kind, ir::Space space, uint64_t addr, unsigned bytes, uint64_t* value, ir::AtomicOp,
               const uint64_t*) override {
-    auto it = spaces.find(int(space));
-    if (it == spaces.end()) return false;
-    Buf& b = it->second;
-    if (addr < b.base || addr - b.base > b.bytes.size() || addr - b.base + bytes > b.bytes.size()) return false;
-    uint8_t* p = b.bytes.data() + (addr - b.base);
+    uint8_t* p;
+    if (space == ir::Space::Local) {
+      p = stack_at(addr, bytes);
+      if (!p) return false;
+    } else {
+      auto it = spaces.find(int(space));
+      if (it == spaces.end()) return false;
+      Buf& b = it->second;
+      if (addr < b.base || addr - b.base > b.bytes.size() || addr - b.base + bytes > b.bytes.size()) return false;
+      p = b.bytes.data() + (addr - b.base);
+    }
     if (kind == Kind::Load) {
       *value = 0;
       std::memcpy(value, p, bytes);
@@ -101,13 +117,12 @@ EndState run_engine(const ir::Executable& exe, uint32_t vars_bytes, const ir::Fu
     g13::pack_vars(e.sg, f, vars);
   }
   g13::pack_uniforms(e.sg, uni.data());
-  g13::StackMemory sm(e.sg, &e.mem);
   ir::WarpContext ctx;
   ctx.vars = vars;
   ctx.uniforms = uni.data();
   ctx.frame = align(frame_raw);
   ctx.entry_mask = e.sg.launched;
-  ctx.memory = &sm;
+  ctx.memory = &e.mem;
   ctx.budget = 1 << 24;
   ir::RunStatus st;
   while ((st = exe.run(ctx)) == ir::RunStatus::Barrier) {
@@ -135,7 +150,10 @@ void check_same(const EndState& ref, const EndState& got, const std::string& eng
   for (const auto& [space, buf] : ref.mem.spaces)
     REQUIRE_MESSAGE(got.mem.spaces.at(space).bytes == buf.bytes, engine << ": memory space " << space << "\n" << prog);
   for (unsigned l = 0; l < 32; ++l)
-    REQUIRE_MESSAGE(got.sg.stack[l] == ref.sg.stack[l], engine << ": stack of lane " << l << "\n" << prog);
+    REQUIRE_MESSAGE(std::equal(got.mem.stacks.begin() + l * got.mem.stack_bytes,
+                               got.mem.stacks.begin() + (l + 1) * got.mem.stack_bytes,
+                               ref.mem.stacks.begin() + l * ref.mem.stack_bytes),
+                    engine << ": stack of lane " << l << "\n" << prog);
 }
 
 // Runs `code` on the reference and on every engine. Returns false (nothing
@@ -405,7 +423,7 @@ TEST_CASE("g13 translate: random instructions of every ALU/float/cross-lane desc
       for (unsigned sr = 0; sr < (std::string(name) == "get_sr" ? 256u : 0u); ++sr) {
         std::array<uint32_t, 32> v{};
         for (unsigned l = 0; l < 32; ++l) v[l] = uint32_t(rng());
-        sg.special[sr] = v;
+        sg.set_special(sr) = v;
       }
       std::string text;
       fe::Diagnostic dg;
@@ -495,7 +513,6 @@ TEST_CASE("g13 translate: device, threadgroup and stack memory with formats, mas
       sg.set_r32(8, l, l * 3);          // per-lane element index
       sg.set_r32(9, l, l);
       sg.regs[2 * 10][l] = uint16_t(l * 4);
-      sg.stack[l].assign(64, uint8_t(l));
       if (i % 3 == 2 && l == 5) sg.set_r32(8, l, 100000);  // out of bounds: a fault
       if (i % 2 && l % 7 == 3) {
         sg.regs[0][l] = 1;                  // inactive lane: its out-of-bounds index must not fault
@@ -509,6 +526,8 @@ TEST_CASE("g13 translate: device, threadgroup and stack memory with formats, mas
     mem.spaces[int(ir::Space::Global)].bytes.resize(4096);
     for (auto& b : mem.spaces[int(ir::Space::Global)].bytes) b = uint8_t(rng());
     mem.spaces[int(ir::Space::Shared)].bytes.resize(1024);
+    mem.stack_bytes = 64;
+    for (unsigned l = 0; l < 32; ++l) mem.stacks.insert(mem.stacks.end(), 64, uint8_t(l));
     const bool faulted = compare("device_load 0, i32, xy, r12_r13, u2_u3, r8, unsigned, lsl 1\n"
             "device_load 0, u8norm, x, r14, u2_u3, r8, signed\n"
             "device_load 0, s16norm, xy, r15l_r15h, u2_u3, r9, signed\n"
@@ -586,7 +605,7 @@ TEST_CASE("g13 translate: get_sr special registers come from vars the helpers fi
   g13::SimdGroup sg;
   sg.launched = 0x0FFFFFFFu;
   for (unsigned l = 0; l < 32; ++l) {
-    sg.special[80][l] = 1000 + l;
+    sg.set_special(80)[l] = 1000 + l;
     sg.regs[0][l] = l % 5 == 0 ? 1 : 0;
   }
   sg.recompute_exec();
@@ -636,10 +655,10 @@ TEST_CASE("g13 translate: pack_vars split into shared ranges (packed once) and p
   b.launched = 0x00FF0F0Fu;
   b.recompute_exec();
   for (unsigned l = 0; l < 32; ++l) {
-    a.special[80][l] = uint32_t(rng());
-    a.special[0][l] = 3;
-    b.special[80][l] = uint32_t(rng());
-    b.special[0][l] = 9;
+    a.set_special(80)[l] = uint32_t(rng());
+    a.set_special(0)[l] = 3;
+    b.set_special(80)[l] = uint32_t(rng());
+    b.set_special(0)[l] = 9;
   }
   std::vector<uint8_t> image(layout.bytes, 0), whole(layout.bytes, 0xA5), split(layout.bytes, 0xA5);
   g13::pack_vars(a, layout, image.data());

@@ -1,4 +1,4 @@
-#include "fuzz/g13_gen.h"
+#include "frontend/g13/module/fuzz_gen.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "frontend/g13/g13.h"
+#include "frontend/g13/reference.h"
 #include "frontend/g13/translate.h"
-#include "fuzz/ir_gen.h"
 #include "runtime/launch.h"
 #include "runtime/memory.h"
 
@@ -48,10 +48,10 @@ bool structural(const g13::Desc& d) {
 }
 
 // Specials of SIMD-group `warp` of a grid [1] x block [threads] compute
-// launch: the values recompiler/g13_run gives such a launch, so a reproducer
+// launch: the values launch.h gives such a launch, so a reproducer
 // replays the same.
 void fill_specials(g13::SimdGroup& sg, uint32_t threads, unsigned warp) {
-  auto splat = [&](unsigned sr, uint32_t v) { sg.special[sr].fill(v); };
+  auto splat = [&](unsigned sr, uint32_t v) { sg.set_special(sr).fill(v); };
   for (unsigned sr : {0u, 1u, 2u, 20u, 21u, 49u, 50u, 81u, 82u}) splat(sr, 0);
   for (unsigned sr : {5u, 6u, 9u, 10u}) splat(sr, 1);
   splat(4, threads);
@@ -60,7 +60,7 @@ void fill_specials(g13::SimdGroup& sg, uint32_t threads, unsigned warp) {
   for (unsigned sr : {48u, 51u, 80u})
     for (unsigned l = 0; l < 32; ++l) {
       const uint32_t t = 32 * warp + l;
-      sg.special[sr][l] = t < threads ? t : 0;
+      sg.set_special(sr)[l] = t < threads ? t : 0;
     }
 }
 
@@ -464,91 +464,98 @@ g13::SimdGroup g13_initial_group(const G13FuzzProgram& p, unsigned warp) {
 
 namespace {
 
-// The rounds of recompiler/g13_run (rt::run_barrier_rounds), bounded: an
-// engine that reports barriers forever is an error, not a hang.
+// The rounds of a launch, bounded: an engine that reports barriers forever
+// is an error, not a hang.
 constexpr uint64_t kMaxRounds = 4096;
+// The IR budget of a translated run (the IR fuzzer's kFuzzBudget): the
+// programs' loops are bounded, so only a runaway translation reaches it.
+constexpr int64_t kTranslatedBudget = int64_t(1) << 32;
 
-void run_rounds(unsigned groups, const std::function<rt::WarpStep(uint32_t)>& step, std::string& error) {
-  if (rt::run_barrier_rounds(groups, step, kMaxRounds) == rt::RoundsEnd::RoundLimit)
-    error = "more than " + std::to_string(kMaxRounds) + " barrier rounds";
+// A grid [1] x block [threads] launch of the program (its device memory in
+// `global`), as its replay file describes it.
+rt::LaunchConfig fuzz_config(const G13FuzzProgram& p, int64_t budget) {
+  rt::LaunchConfig cfg;
+  cfg.grid = {1, 1, 1};
+  cfg.block = {p.threads, 1, 1};
+  cfg.shared_bytes = p.shared_bytes;
+  cfg.budget = budget;
+  cfg.max_rounds = kMaxRounds;
+  return cfg;
 }
 
-// Device memory of a program plus its threadgroup memory.
-struct FuzzMemory {
-  rt::Memory global;
-  std::vector<uint8_t> shared;
-  std::unique_ptr<rt::BlockMemory> view;
-  bool init(const G13FuzzProgram& p, std::string& err) {
-    if (!global.add_buffer("global", ir::Space::Global, kGlobalBase, kGlobalSize, err)) return false;
-    std::memcpy(global.find("global")->data(), p.memory.data(), kGlobalSize);
-    shared.assign(std::max<size_t>(p.shared_bytes, 1), 0);
-    view = std::make_unique<rt::BlockMemory>(global, shared.data(), p.shared_bytes);
-    return true;
-  }
-  std::vector<uint8_t> device() { return {global.find("global")->data(), global.find("global")->data() + kGlobalSize}; }
-};
+bool device_memory(const G13FuzzProgram& p, rt::Memory& global, std::string& err) {
+  if (!global.add_buffer("global", ir::Space::Global, kGlobalBase, kGlobalSize, err)) return false;
+  std::memcpy(global.find("global")->data(), p.memory.data(), kGlobalSize);
+  return true;
+}
+
+std::vector<uint8_t> device_bytes(rt::Memory& global) {
+  return {global.find("global")->data(), global.find("global")->data() + kGlobalSize};
+}
+
+void round_limit(const rt::LaunchResult& r, std::string& error) {
+  if (r.fault && r.fault->round_limit) error = "more than " + std::to_string(kMaxRounds) + " barrier rounds";
+}
 
 }  // namespace
 
 G13Outcome run_g13_reference(const G13FuzzProgram& p) {
   G13Outcome out;
-  FuzzMemory mem;
-  if (!mem.init(p, out.error)) return out;
+  rt::Memory global;
+  if (!device_memory(p, global, out.error)) return out;
   for (unsigned w = 0; w < p.groups(); ++w) out.groups.push_back(g13_initial_group(p, w));
-  g13::Interpreter it(p.code, mem.view.get());
-  run_rounds(p.groups(), [&](unsigned w) {
-    const g13::StepResult r = it.run(out.groups[w], 1u << 22);
-    if (r.kind == g13::StepResult::Kind::Done) return rt::WarpStep::Done;
-    if (r.kind == g13::StepResult::Kind::Barrier) return rt::WarpStep::Barrier;
-    if (r.kind == g13::StepResult::Kind::Fault) {
-      out.fault = true;
-      out.fault_text = r.message;
+  g13::ReferenceExecutable exe(p.code);
+  rt::LaunchConfig cfg = fuzz_config(p, int64_t(1) << 22);
+  cfg.vars_bytes = uint32_t(sizeof(g13::ReferenceState));
+  cfg.init_writes_finish_reads = true;  // init copies the whole SimdGroup
+  rt::WarpHooks hooks;
+  hooks.init = [&](const rt::WarpInfo& w, uint8_t* vars) {
+    reinterpret_cast<g13::ReferenceState*>(vars)->sg = out.groups[w.warp];
+  };
+  hooks.finish = [&](const rt::WarpInfo& w, const uint8_t* vars) {
+    out.groups[w.warp] = reinterpret_cast<const g13::ReferenceState*>(vars)->sg;
+  };
+  hooks.fault = [](const rt::WarpInfo&, const ir::WarpContext& ctx, rt::LaunchFault& f) {
+    const g13::ReferenceState& st = *reinterpret_cast<const g13::ReferenceState*>(ctx.vars);
+    f.detail = st.message;
+  };
+  const rt::LaunchResult r = rt::launch(exe, global, cfg, hooks);
+  if (r.fault && !r.fault->round_limit) {
+    if (r.fault->kind == ir::FaultKind::Unsupported) {
+      out.error = "interpreter: " + r.fault->detail;  // an instruction the interpreter cannot run
     } else {
-      out.error = "interpreter: " + r.message;
+      out.fault = true;
+      out.fault_text = r.fault->detail;
     }
-    return rt::WarpStep::Stop;
-  }, out.error);
-  out.memory = mem.device();
+  }
+  round_limit(r, out.error);
+  out.memory = device_bytes(global);
   return out;
 }
 
-G13Outcome run_g13_translated(const std::string& engine, const G13FuzzProgram& p, const IrProgram& ir) {
+G13Outcome run_g13_translated(const G13FuzzProgram& p, const ir::Function& translation, uint32_t vars_bytes,
+                              const ir::Executable& exe) {
   G13Outcome out;
-  const std::string name = engine == "ir-interp" ? "interp" : engine;
-  std::unique_ptr<ir::Executable> exe = make_executable(name, ir, out.error);
-  if (!exe) return out;
-  FuzzMemory mem;
-  if (!mem.init(p, out.error)) return out;
-  const ir::Function& f = name == "interp" ? ir.original : ir.lowered;
-  const size_t vars_bytes = (std::max(f.vars_bytes(), ir.original.vars_bytes()) + 63) & ~size_t(63);
-  const size_t frame_bytes = (exe->frame_bytes() + 63) & ~size_t(63);
-  auto storage = rt::allocate_aligned((vars_bytes + frame_bytes) * p.groups());
-  std::vector<uint8_t> uniforms(std::max<size_t>(g13::kUniformBytes, ir.original.uniform_bytes) + 64, 0);
-  std::vector<ir::WarpContext> ctx(p.groups());
-  for (unsigned w = 0; w < p.groups(); ++w) {
-    out.groups.push_back(g13_initial_group(p, w));
-    if (w == 0) g13::pack_uniforms(out.groups[0], uniforms.data());
-    ctx[w].vars = storage.get() + (vars_bytes + frame_bytes) * w;
-    ctx[w].frame = ctx[w].vars + vars_bytes;
-    ctx[w].uniforms = uniforms.data();
-    ctx[w].entry_mask = out.groups[w].launched;
-    ctx[w].budget = kFuzzBudget;
-    ctx[w].memory = mem.view.get();
-    mem.view->fill_windows(ctx[w]);
-    g13::pack_vars(out.groups[w], ir.original, ctx[w].vars);
-  }
-  run_rounds(p.groups(), [&](unsigned w) {
-    const ir::RunStatus st = exe->run(ctx[w]);
-    if (st == ir::RunStatus::Barrier) return rt::WarpStep::Barrier;
-    if (st == ir::RunStatus::Done) {
-      g13::unpack_vars(ctx[w].vars, ir.original, out.groups[w]);
-      return rt::WarpStep::Done;
-    }
+  rt::Memory global;
+  if (!device_memory(p, global, out.error)) return out;
+  std::vector<uint8_t> uniforms(std::max<size_t>(g13::kUniformBytes, translation.uniform_bytes) + 64, 0);
+  for (unsigned w = 0; w < p.groups(); ++w) out.groups.push_back(g13_initial_group(p, w));
+  g13::pack_uniforms(out.groups[0], uniforms.data());
+  rt::LaunchConfig cfg = fuzz_config(p, kTranslatedBudget);
+  cfg.vars_bytes = std::max(vars_bytes, translation.vars_bytes());
+  cfg.uniforms = uniforms.data();
+  rt::WarpHooks hooks;
+  hooks.init = [&](const rt::WarpInfo& w, uint8_t* vars) { g13::pack_vars(out.groups[w.warp], translation, vars); };
+  hooks.finish = [&](const rt::WarpInfo& w, const uint8_t* vars) {
+    g13::unpack_vars(vars, translation, out.groups[w.warp]);
+  };
+  const rt::LaunchResult r = rt::launch(exe, global, cfg, hooks);
+  if (r.fault && !r.fault->round_limit) {
     out.fault = true;
-    out.fault_text = std::string("fault ") + fault_kind_name(ctx[w].fault);
-    return rt::WarpStep::Stop;
-  }, out.error);
-  out.memory = mem.device();
+    out.fault_text = std::string("fault ") + rt::fault_kind_name(r.fault->kind);
+  }
+  round_limit(r, out.error);
+  out.memory = device_bytes(global);
   return out;
 }
 

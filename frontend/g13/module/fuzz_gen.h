@@ -1,6 +1,6 @@
-// Random G13 programs for differential fuzzing, and running one on the
-// reference interpreter and on the translation (IR interpreter, pipelined IR
-// interpreter, JIT tiers through fuzz/ir_run.h).
+// Random G13 programs for differential fuzzing, and running one through
+// rt::launch on the reference interpreter (g13::ReferenceExecutable) and on
+// the translation (any IR engine: the campaign driver makes the executable).
 //
 // A program is one threadgroup of `threads` launched threads (1-64: one
 // SIMD-group, full or partial, or two, the second possibly partial) that
@@ -10,7 +10,7 @@
 // kGlobalSize bytes at kGlobalBase (fuzz/ir_gen.h), u0_u1 pointing at it. So
 // every program is also a replay file (g13_replay_text), which is how
 // reproducers are saved. SIMD-groups run in turn up to their next
-// threadgroup_barrier (the rounds of recompiler/g13_run).
+// threadgroup_barrier (rt::launch's rounds, as in launch.h).
 //
 // Layout of a program:
 // - prologue: r118 = thread_index_in_simdgroup, r123 =
@@ -36,8 +36,10 @@
 #include <vector>
 
 #include "frontend/g13/interp.h"
-#include "fuzz/ir_run.h"
-#include "fuzz/rng.h"
+#include "ir/abi.h"
+#include "ir/ir.h"
+#include "isa/fuzz_values.h"
+#include "isa/rng.h"
 
 namespace gpurc::fuzz {
 
@@ -71,9 +73,11 @@ struct G13Outcome {
 };
 
 G13Outcome run_g13_reference(const G13FuzzProgram& p);
-// engine: "ir-interp" (IR interpreter on the translation), "interp-pipeline",
-// or a JIT tier "avx512" / "avx2" / "a64". `ir` is the prepared translation.
-G13Outcome run_g13_translated(const std::string& engine, const G13FuzzProgram& p, const IrProgram& ir);
+// The translation (pre-SSA, as g13::translate made it: its var layout is the
+// guest state's) run by `exe` (any IR engine), whose function has
+// `vars_bytes` of vars.
+G13Outcome run_g13_translated(const G13FuzzProgram& p, const ir::Function& translation, uint32_t vars_bytes,
+                              const ir::Executable& exe);
 // "" if equal, else the first difference (register half and thread, u-half,
 // or memory byte).
 std::string compare_g13(const G13FuzzProgram& p, const G13Outcome& ref, const G13Outcome& got);
@@ -85,9 +89,3 @@ std::string g13_replay_text(const G13FuzzProgram& p, const G13Outcome& ref, cons
 
 }  // namespace gpurc::fuzz
 
-#include "fuzz/isa_fuzz.h"
-
-namespace gpurc::fuzz {
-// run_g13_fuzz with descriptors left out of the generated programs.
-IsaFuzzReport run_g13_fuzz_excluding(const IsaFuzzOptions& opt, const std::vector<std::string>& exclude);
-}  // namespace gpurc::fuzz

@@ -2,17 +2,20 @@
 // the program is applegpu-syntax assembly or raw bytes, the uniform registers
 // hold buffer addresses and constants, memory is device (global) memory, and
 // the launch is a grid of threadgroups of 32-thread SIMD-groups run by
-// recompiler/g13_run.
+// launch.h (rt::launch) on the engine the job names.
 #include <cstring>
 #include <fstream>
 #include <mutex>
 #include <sstream>
 
 #include "frontend/g13/g13.h"
-#include "recompiler/g13_run.h"
-#include "recompiler/replay.h"
+#include "frontend/g13/module/launch.h"
+#include "frontend/g13/module/module.h"
+#include "isa/replay_doc.h"
 
-namespace gpurc::replay {
+namespace gpurc::g13 {
+
+using namespace replay;
 
 namespace {
 
@@ -95,7 +98,7 @@ bool parse_reg_ref(const std::string& name, RegRef& out) {
   return false;
 }
 
-G13Launch prepare(const ReplayJob& job, std::vector<RegRef>& regs) {
+G13Launch prepare(const isa::ReplayJob& job, std::vector<RegRef>& regs) {
   const json& doc = job.doc;
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     static const char* known[] = {"gpurc", "isa", "variant", "name", "program", "launch", "state", "memory", "expect", "output", "description"};
@@ -152,7 +155,7 @@ G13Launch prepare(const ReplayJob& job, std::vector<RegRef>& regs) {
 
 }  // namespace
 
-void replay_g13(const ReplayJob& job, ReplayRun& run) {
+void replay(const isa::ReplayJob& job, ReplayRun& run) {
   std::vector<RegRef> regs;
   G13Launch L = prepare(job, regs);
   const uint64_t per_block = L.block.count(), threads = L.grid.count() * per_block;
@@ -178,7 +181,7 @@ void replay_g13(const ReplayJob& job, ReplayRun& run) {
         }
       }
   };
-  const bool count_here = job.count_instructions && job.engine == Engine::Interp;
+  const bool count_here = job.count_instructions && job.engine.is_reference();
   // No registers to observe: no finish, so the JIT runner skips unpacking.
   G13Result r = run_g13(L, job.engine, mem, job.threads, regs.empty() ? G13Finish{} : G13Finish(finish), count_here);
   if (!r.error.empty()) throw ReplayError(r.error);
@@ -201,9 +204,9 @@ void replay_g13(const ReplayJob& job, ReplayRun& run) {
     // Guest instructions are counted by the reference interpreter on a copy of memory.
     rt::Memory scratch;
     load_memory(job.doc, scratch);
-    G13Result c = run_g13(L, Engine::Interp, scratch, job.threads, {}, true);
+    G13Result c = run_g13(L, g13_reference_engine(), scratch, job.threads, {}, true);
     if (c.ok()) run.guest_instructions = c.lane_instructions;
   }
 }
 
-}  // namespace gpurc::replay
+}  // namespace gpurc::g13

@@ -1,8 +1,10 @@
-// Running a G13 program on a grid of threadgroups of SIMD-groups, on the
-// reference interpreter (Engine::Interp) or a JIT tier (g13::translate ->
-// compile_ir -> executable). The replay handler, `gpurc bench` and the tests
-// share this one launch loop, so every engine sees the same launch: the same
-// special registers, threadgroup memory, per-thread stacks and barriers.
+// The G13 launch ABI: running a G13 program on a grid of threadgroups of
+// SIMD-groups through rt::launch, on the reference interpreter
+// (g13::ReferenceExecutable, for the reference engine) or a translation
+// compiled by an engine (g13::translate -> EngineHandle::compile). The replay
+// handler, `gpurc bench` and the tests share it, so every engine sees the
+// same launch: the same special registers, threadgroup memory, per-thread
+// stacks (Space::Local, g13::kStackStride apart) and barriers.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -12,7 +14,7 @@
 #include <vector>
 
 #include "frontend/g13/interp.h"
-#include "recompiler/engine.h"
+#include "isa/module.h"
 #include "runtime/launch.h"
 #include "runtime/memory.h"
 
@@ -51,9 +53,14 @@ void g13_fill_special(const rt::Dim3& grid, const rt::Dim3& block, const rt::War
 // false (out untouched) for a register a launch does not provide.
 bool g13_special(const rt::Dim3& block, const rt::WarpInfo& w, unsigned sr, std::array<uint32_t, 32>& out);
 
-// Runs every threadgroup (on `threads` host threads; 0 = all cores, 1 = the
-// caller only). `engine` is resolved (not Engine::Jit).
-G13Result run_g13(const G13Launch& launch, Engine engine, rt::Memory& memory, unsigned threads,
+// Runs every threadgroup through rt::launch (on `threads` host threads; 0 =
+// all cores, 1 = the caller only): the reference engine runs the
+// interpreter, any other compiles the translation.
+G13Result run_g13(const G13Launch& launch, const isa::EngineHandle& engine, rt::Memory& memory, unsigned threads,
                   const G13Finish& finish = {}, bool count_instructions = false);
+
+// The reference engine (the interpreter) as a handle, for callers that
+// run the interpreter whatever engine they were given (instruction counts).
+const isa::EngineHandle& g13_reference_engine();
 
 }  // namespace gpurc

@@ -1,15 +1,13 @@
-// Apple G13 in the CLI and public API: raw code bytes <-> applegpu syntax, and
-// code -> IR for the JIT.
+// Apple G13 as an ISA module: raw code bytes <-> applegpu syntax, code -> IR
+// for the JIT, replay and fuzzing (module.h).
+#include "frontend/g13/module/module.h"
+
 #include "frontend/g13/g13.h"
 #include "frontend/g13/translate.h"
-#include "fuzz/isa_fuzz.h"
-#include "recompiler/isa.h"
-#include "recompiler/isa_engine.h"
-#include "recompiler/replay.h"
 
 namespace gpurc {
 namespace {
-class G13Support final : public isa::IsaModule {
+class G13Module final : public isa::IsaModule {
  public:
   std::string name() const override { return "g13"; }
   std::vector<std::string> variants() const override { return {"default"}; }
@@ -45,17 +43,16 @@ class G13Support final : public isa::IsaModule {
     return g13::translate(code.data(), code.size(), out, err);
   }
 
-  // Transitional (until g13 moves to frontend/g13/module/): the replay
-  // handler and the campaign still written against recompiler's Engine.
   bool has_replay() const override { return true; }
-  void replay(const isa::ReplayJob& job, replay::ReplayRun& run) const override {
-    replay::replay_g13(replay::ReplayJob{job.doc, job.dir, engine_of(job.engine), job.threads, job.count_instructions}, run);
+  void replay(const isa::ReplayJob& job, replay::ReplayRun& run) const override { g13::replay(job, run); }
+  std::unique_ptr<isa::FuzzSession> fuzz_session(const fuzz::IsaFuzzOptions& opt, std::string& err) const override {
+    return g13::make_fuzz_session(opt, err);
   }
-  WholeCampaign whole_campaign() const override { return &fuzz::run_g13_fuzz; }
+  bool fuzz_capable() const override { return true; }
 };
 }  // namespace
 const isa::IsaModule& g13_module() {
-  static G13Support s;
+  static const G13Module s;
   return s;
 }
 }  // namespace gpurc

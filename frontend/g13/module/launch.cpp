@@ -1,0 +1,302 @@
+#include "frontend/g13/module/launch.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <memory>
+
+#include "frontend/g13/reference.h"
+#include "frontend/g13/translate.h"
+#include "runtime/thread_pool.h"
+
+namespace gpurc {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The special registers a compute launch provides (launch.h), in one list.
+constexpr unsigned kLaunchSpecials[] = {0, 1, 2, 4, 5, 6, 8, 9, 10, 20, 21, 48, 49, 50, 51, 53, 80, 81, 82};
+
+// Tells one run_g13's per-thread records (result state) from another's.
+std::atomic<uint64_t> next_launch_id{1};
+
+// A SIMD-group at the start of a launch, in place: zero registers (the
+// launch zeroed them), the launch's uniforms, every launched lane active and
+// the special registers a launch provides.
+void init_group(const G13Launch& L, const rt::WarpInfo& w, g13::SimdGroup& sg) {
+  sg.uniforms = L.uniforms;
+  sg.launched = w.entry_mask;
+  sg.pc = L.entry;
+  sg.recompute_exec();
+  g13_fill_special(L.grid, L.block, w, sg);
+}
+
+std::string interp_fault_text(const std::string& message, const rt::WarpInfo& w) {
+  return message + " (threadgroup (" + std::to_string(w.block.x) + "," + std::to_string(w.block.y) + "," +
+         std::to_string(w.block.z) + ") simdgroup " + std::to_string(w.warp) + ")";
+}
+
+// Without stacks (stack_bytes 0) Space::Local is refused, as with empty
+// stacks (every stack access faults), rather than sent to the launch's
+// memory: one g13::StackMemory of no bytes in front of the launch's memory
+// per SIMD-group, kept per host thread for its next threadgroup.
+ir::GuestMemory* no_stacks(const rt::WarpInfo& w, ir::GuestMemory& fallback) {
+  thread_local std::vector<std::unique_ptr<g13::StackMemory>> mems;
+  if (mems.size() <= w.warp) mems.resize(w.warp + 1);
+  std::unique_ptr<g13::StackMemory>& m = mems[w.warp];
+  if (!m) m = std::make_unique<g13::StackMemory>();
+  m->reset(&fallback, 0);
+  return m.get();
+}
+
+rt::LaunchConfig base_config(const G13Launch& L) {
+  rt::LaunchConfig cfg;
+  cfg.grid = L.grid;
+  cfg.block = L.block;
+  cfg.shared_bytes = L.shared_bytes;
+  cfg.stack_bytes = L.stack_bytes;
+  cfg.stack_stride = L.stack_bytes ? g13::kStackStride : 0;
+  cfg.budget = L.budget;
+  return cfg;
+}
+
+// A translation with what its launches need, worked out once.
+struct JitProgram {
+  ir::Function f;
+  isa::Compiled compiled;
+  std::vector<uint8_t> uniforms;  // the uniform block, padded for vector loads
+  g13::VarLayout layout;          // g13::var_layout(f): what pack_vars/unpack_vars copy
+  std::vector<unsigned> specials; // the special registers the translation reads (its "srK" vars)
+  // Every SIMD-group starts with the same registers and uniforms: those vars
+  // are packed once (`image`) and copied (`shared_ranges`); only exec and the
+  // special registers are packed per SIMD-group (g13::pack_group_vars, from
+  // `group_layout`: `layout` with only those vars).
+  std::vector<uint8_t> image;
+  std::vector<std::pair<uint32_t, uint32_t>> shared_ranges;
+  g13::VarLayout group_layout;
+};
+
+bool prepare(const G13Launch& L, const isa::EngineHandle& engine, JitProgram& prog, std::string& error) {
+  // The translation starts at the entry: branch targets are pc-relative.
+  std::string err;
+  if (!g13::translate(L.code.data() + L.entry, L.code.size() - L.entry, prog.f, err)) {
+    error = err;
+    return false;
+  }
+  g13::SimdGroup probe;
+  g13_fill_special(L.grid, L.block, rt::warp_info(L.grid, L.block, 0, 0), probe);
+  if (int sr = g13::missing_special(probe, prog.f); sr >= 0) {
+    error = "program: reads special register sr" + std::to_string(sr) + ", which a compute launch does not provide";
+    return false;
+  }
+  if (!engine.compile(prog.f, "gpurc_g13", prog.compiled, err)) {
+    error = "program: " + err;
+    return false;
+  }
+  prog.layout = g13::var_layout(prog.f);
+  for (const g13::VarLayout::Var& v : prog.layout.vars)
+    if (v.kind == g13::VarLayout::Kind::Special) prog.specials.push_back(v.index);
+  prog.uniforms.assign(ir::align64(std::max<size_t>(g13::kUniformBytes, prog.f.uniform_bytes)), 0);
+  probe.uniforms = L.uniforms;
+  g13::pack_uniforms(probe, prog.uniforms.data());
+  // The start state's registers (zero) and uniforms.
+  auto start = std::make_unique<g13::SimdGroup>();
+  start->uniforms = L.uniforms;
+  start->pc = L.entry;
+  prog.image.assign(prog.layout.bytes, 0);
+  g13::pack_vars(*start, prog.layout, prog.image.data());
+  prog.shared_ranges = g13::shared_var_ranges(prog.layout);
+  prog.group_layout.bytes = prog.layout.bytes;
+  for (const g13::VarLayout::Var& v : prog.layout.vars)
+    if ((v.read || v.written) && (v.kind == g13::VarLayout::Kind::Exec || v.kind == g13::VarLayout::Kind::Special))
+      prog.group_layout.vars.push_back(v);
+  return true;
+}
+
+// The reference interpreter: each SIMD-group's g13::ReferenceState lives in
+// its vars (zeroed by the launch, so its registers start at zero).
+rt::LaunchResult launch_reference(const G13Launch& L, rt::Memory& memory, rt::ThreadPool* pool,
+                                  const G13Finish& finish, std::atomic<uint64_t>* lanes) {
+  g13::ReferenceExecutable exe(L.code, lanes);
+  rt::LaunchConfig cfg = base_config(L);
+  cfg.vars_bytes = uint32_t(sizeof(g13::ReferenceState));
+  // init writes what finish reads besides the registers (zeroed: the
+  // executable's var_read_ranges).
+  cfg.init_writes_finish_reads = true;
+  rt::WarpHooks hooks;
+  hooks.init = [&](const rt::WarpInfo& w, uint8_t* vars) {
+    init_group(L, w, reinterpret_cast<g13::ReferenceState*>(vars)->sg);
+  };
+  if (finish)
+    hooks.finish = [&](const rt::WarpInfo& w, const uint8_t* vars) {
+      finish(w, reinterpret_cast<const g13::ReferenceState*>(vars)->sg);
+    };
+  if (!L.stack_bytes) hooks.memory = [](const rt::WarpInfo& w, ir::GuestMemory& fallback, ir::WarpContext&) {
+    return no_stacks(w, fallback);
+  };
+  // The interpreter's words; an error (an instruction it cannot run) is
+  // FaultKind::Unsupported, which the interpreter never faults with.
+  hooks.fault = [](const rt::WarpInfo& w, const ir::WarpContext& ctx, rt::LaunchFault& f) {
+    const g13::ReferenceState& st = *reinterpret_cast<const g13::ReferenceState*>(ctx.vars);
+    f.detail = st.stop == g13::StepResult::Kind::Error ? std::string(st.message) : interp_fault_text(st.message, w);
+  };
+  return rt::launch(exe, memory, cfg, hooks, pool);
+}
+
+// A compiled translation: the registers and uniforms packed once and copied
+// per SIMD-group, exec and the special registers from a start state per host
+// thread (its registers stay zero: recompute_exec reads r0l), unpacked for
+// `finish` into a result state per host thread and launch (zeroed registers:
+// unpack_vars writes only the vars the program writes).
+rt::LaunchResult launch_jit(const G13Launch& L, const JitProgram& P, rt::Memory& memory, rt::ThreadPool* pool,
+                            const G13Finish& finish) {
+  rt::LaunchConfig cfg = base_config(L);
+  cfg.vars_bytes = uint32_t(std::max<size_t>(P.compiled.vars_bytes, P.layout.bytes));
+  cfg.uniforms = P.uniforms.data();
+  // init packs every var the translation reads or writes except those the
+  // finish unpack reads only after the program wrote them.
+  cfg.init_writes_finish_reads = true;
+  rt::WarpHooks hooks;
+  hooks.init = [&](const rt::WarpInfo& w, uint8_t* vars) {
+    thread_local std::unique_ptr<g13::SimdGroup> start;
+    if (!start) start = std::make_unique<g13::SimdGroup>();
+    start->launched = w.entry_mask;
+    start->recompute_exec();
+    for (unsigned sr : P.specials) g13_special(L.block, w, sr, start->set_special(sr));
+    for (const auto& [begin, end] : P.shared_ranges) std::memcpy(vars + begin, P.image.data() + begin, end - begin);
+    g13::pack_group_vars(*start, P.group_layout, vars);
+  };
+  const uint64_t id = next_launch_id++;
+  if (finish)
+    hooks.finish = [&, id](const rt::WarpInfo& w, const uint8_t* vars) {
+      thread_local std::unique_ptr<g13::SimdGroup> result;
+      thread_local uint64_t result_id = 0;
+      if (!result) result = std::make_unique<g13::SimdGroup>();
+      if (result_id != id) {
+        result_id = id;
+        result->regs = {};
+        result->uniforms = L.uniforms;
+      }
+      g13::SimdGroup& r = *result;
+      r.launched = r.exec = w.entry_mask;  // the start state's exec, unless the program wrote it
+      g13::unpack_vars(vars, P.layout, r);
+      finish(w, r);
+    };
+  if (!L.stack_bytes) hooks.memory = [](const rt::WarpInfo& w, ir::GuestMemory& fallback, ir::WarpContext&) {
+    return no_stacks(w, fallback);
+  };
+  return rt::launch(*P.compiled.exe, memory, cfg, hooks, pool);
+}
+
+class ReferenceEngine final : public isa::EngineHandle {
+ public:
+  std::string name() const override { return "interp"; }
+  bool is_reference() const override { return true; }
+  bool compile(const ir::Function&, const std::string&, isa::Compiled&, std::string& err) const override {
+    err = "the reference engine runs the G13 interpreter, not IR";
+    return false;
+  }
+};
+
+}  // namespace
+
+const isa::EngineHandle& g13_reference_engine() {
+  static const ReferenceEngine e;
+  return e;
+}
+
+bool g13_special(const rt::Dim3& block, const rt::WarpInfo& w, unsigned sr, std::array<uint32_t, 32>& out) {
+  auto splat = [&](uint32_t v) { out.fill(v); };
+  // Lanes past the end of a partial SIMD-group are not launched: zero.
+  auto per_lane = [&](auto value) {
+    for (unsigned l = 0; l < g13::SimdGroup::kLanes; ++l) out[l] = l < w.lanes ? uint32_t(value(l)) : 0;
+  };
+  auto grid_pos = [&](uint32_t b, uint32_t size, uint32_t rt::Dim3::*c) {
+    for (unsigned l = 0; l < g13::SimdGroup::kLanes; ++l)
+      out[l] = b * size + (l < w.lanes ? w.thread[l].*c : 0);
+  };
+  switch (sr) {
+    case 0: splat(w.block.x); return true;
+    case 1: splat(w.block.y); return true;
+    case 2: splat(w.block.z); return true;
+    case 4: case 8: splat(block.x); return true;
+    case 5: case 9: splat(block.y); return true;
+    case 6: case 10: splat(block.z); return true;
+    case 20: case 21: splat(0); return true;
+    case 53: splat(w.warp); return true;
+    case 48: per_lane([&](unsigned l) { return w.thread[l].x; }); return true;
+    case 49: per_lane([&](unsigned l) { return w.thread[l].y; }); return true;
+    case 50: per_lane([&](unsigned l) { return w.thread[l].z; }); return true;
+    case 51: per_lane([&](unsigned l) { return w.thread_linear(l); }); return true;
+    case 80: grid_pos(w.block.x, block.x, &rt::Dim3::x); return true;
+    case 81: grid_pos(w.block.y, block.y, &rt::Dim3::y); return true;
+    case 82: grid_pos(w.block.z, block.z, &rt::Dim3::z); return true;
+    default: return false;
+  }
+}
+
+void g13_fill_special(const rt::Dim3& grid, const rt::Dim3& block, const rt::WarpInfo& w, g13::SimdGroup& sg) {
+  (void)grid;
+  for (unsigned sr : kLaunchSpecials) g13_special(block, w, sr, sg.set_special(sr));
+}
+
+G13Result run_g13(const G13Launch& L, const isa::EngineHandle& engine, rt::Memory& memory, unsigned threads,
+                  const G13Finish& finish, bool count_instructions) {
+  G13Result res;
+  for (uint32_t d : {L.grid.x, L.grid.y, L.grid.z, L.block.x, L.block.y, L.block.z})
+    if (d == 0) {
+      res.error = "launch: every grid and block dimension must be at least 1";
+      return res;
+    }
+  if (L.block.count() > 1024) {
+    res.error = "launch: a threadgroup has more than 1024 threads";
+    return res;
+  }
+  if (L.grid.count() > (uint64_t(1) << 32)) {
+    res.error = "launch: the grid has more than 2^32 threadgroups";
+    return res;
+  }
+  if (L.shared_bytes > (uint64_t(1) << 16)) {
+    res.error = "launch: shared_bytes is larger than 64 KiB (16-bit threadgroup addresses)";
+    return res;
+  }
+  if (L.stack_bytes > g13::kStackStride) {
+    res.error = "launch: stack_bytes is larger than " + std::to_string(g13::kStackStride);
+    return res;
+  }
+  if (L.entry >= L.code.size()) {
+    res.error = "program: entry " + std::to_string(L.entry) + " is past the end of the code (" +
+                std::to_string(L.code.size()) + " bytes)";
+    return res;
+  }
+  JitProgram prog;
+  const bool jit = !engine.is_reference();
+  if (jit) {
+    if (!prepare(L, engine, prog, res.error)) return res;
+    res.compile_us = prog.compiled.compile_us;
+  }
+  const unsigned nthreads = threads ? threads : rt::ThreadPool::host_cores();
+  rt::ThreadPool* pool = nthreads > 1 ? &rt::ThreadPool::shared(nthreads) : nullptr;
+  std::atomic<uint64_t> lanes{0};
+  const auto t0 = Clock::now();
+  rt::LaunchResult r = jit ? launch_jit(L, prog, memory, pool, finish)
+                           : launch_reference(L, memory, pool, finish, count_instructions ? &lanes : nullptr);
+  res.run_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+  res.lane_instructions = lanes;
+  if (!r.error.empty()) {
+    res.error = r.error;
+  } else if (r.fault) {
+    rt::LaunchFault f = *r.fault;
+    if (!jit && f.kind == ir::FaultKind::Unsupported) {
+      res.error = f.detail;  // an instruction the interpreter cannot run
+    } else {
+      res.fault_message = jit ? f.describe() : f.detail;
+      f.detail.clear();
+      res.fault = f;
+    }
+  }
+  return res;
+}
+
+}  // namespace gpurc
