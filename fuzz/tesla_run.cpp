@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "frontend/tesla/guest_memory.h"
 #include "frontend/tesla/translate.h"
 #include "fuzz/tesla_fuzz.h"
 #include "runtime/barrier.h"
