@@ -317,10 +317,10 @@ bool Translator::run() {
     pc = p;
     cur = &in;
     b.set_block(blk);
-    if (loop_heads.count(p)) b.emit(Opcode::Budget, Type::Void, {}, 0, 0, 1);
+    if (loop_heads.count(p)) b.budget(1);
     uint32_t next = p + in.words;
     if (decode_errors.count(p)) {
-      b.emit(Opcode::Trap, Type::Void, {b.i1(true)}, 0, 0, uint64_t(kTrapDecode) << 24 | p);
+      b.trap(b.i1(true), uint64_t(kTrapDecode) << 24 | p);
       b.ret();
       continue;
     }
@@ -376,11 +376,11 @@ bool Translator::emit_word(uint32_t w, V g) {
   guard = g;
   if (in.pred != 15) {
     V p = pred(in.pred_c, unsigned(in.pred));
-    guard = g == ir::kNoValue ? p : bin(Opcode::And, g, p);
+    guard = g == ir::kNoValue ? p : b.and_(g, p);
   }
   if (!alu()) return false;
   for (auto& pi : postinc)
-    if (!set_areg(pi.areg, bin(Opcode::IAdd, areg(pi.areg), k32(uint32_t(pi.delta))))) return false;
+    if (!set_areg(pi.areg, b.iadd(areg(pi.areg), b.i32(uint32_t(pi.delta))))) return false;
   return true;
 }
 
@@ -466,8 +466,8 @@ bool Translator::emit_if(const IfRegion& r, V outer) {
   cur = &in;
   pc = r.bra;
   V taken = pred(in.pred_c, unsigned(in.pred));
-  V fall = bin(Opcode::Xor, taken, b.i1(true));
-  if (outer != ir::kNoValue) taken = bin(Opcode::And, outer, taken), fall = bin(Opcode::And, outer, fall);
+  V fall = b.xor_(taken, b.i1(true));
+  if (outer != ir::kNoValue) taken = b.and_(outer, taken), fall = b.and_(outer, fall);
   return emit_span(r.taken_from, r.taken_to, taken) && emit_span(r.fall_from, r.fall_to, fall);
 }
 

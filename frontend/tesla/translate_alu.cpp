@@ -10,13 +10,13 @@ namespace gpurc::tesla::detail {
 // mod 2^32), so only `high` needs the 64-bit product.
 V Translator::mul24(V x, V y, bool sg, bool high) {
   auto ext = [&](V v) {
-    return b.emit(Opcode::BfExtract, Type::I32, {v, k32(0), k32(24)}, uint8_t(sg ? ir::Sign::Signed : ir::Sign::Unsigned));
+    return low_bits(v, 24, sg);
   };
-  if (!high) return bin(Opcode::IMul, ext(x), ext(y));
+  if (!high) return b.imul(ext(x), ext(y));
   auto wide = [&](V v) { return b.convert(sg ? Opcode::Sext : Opcode::Zext, Type::I64, ext(v)); };
-  V prod = bin(Opcode::IMul, wide(x), wide(y));
-  prod = b.emit(Opcode::LShr, Type::I64, {prod, k32(16)}, uint8_t(ir::ShiftMode::Clamp));
-  return b.convert(Opcode::Trunc, Type::I32, prod);
+  V prod = b.imul(wide(x), wide(y));
+  prod = b.lshr(prod, b.i32(16), ir::ShiftMode::Clamp);
+  return b.trunc(Type::I32, prod);
 }
 
 // Sum, carry and signed overflow of x + y + cin over `bits` (16 or 32; x
@@ -25,8 +25,8 @@ V Translator::mul24(V x, V y, bool sg, bool high) {
 // sum wrapping below x (or reaching it with a carry in), the overflow the
 // sign rule ((x ^ s) & (y ^ s)) < 0.
 void Translator::add_flags(V x, V y, V cin, unsigned bits, V& res, V& C, V& O) {
-  V sum = bin(Opcode::IAdd, bin(Opcode::IAdd, x, y), to_i32(cin));
-  V ovf = bin(Opcode::And, bin(Opcode::Xor, x, sum), bin(Opcode::Xor, y, sum));
+  V sum = b.iadd(b.iadd(x, y), b.zext(Type::I32, cin));
+  V ovf = b.and_(b.xor_(x, sum), b.xor_(y, sum));
   if (bits == 16) {
     res = band(sum, 0xffff);
     C = ne0(bit(sum, 16));
@@ -35,8 +35,8 @@ void Translator::add_flags(V x, V y, V cin, unsigned bits, V& res, V& C, V& O) {
   }
   res = sum;
   V wrapped = b.icmp(ir::IntPred::Ult, sum, x);
-  C = bin(Opcode::Or, wrapped, bin(Opcode::And, cin, b.icmp(ir::IntPred::Eq, sum, x)));
-  O = b.icmp(ir::IntPred::Slt, ovf, k32(0));
+  C = b.or_(wrapped, b.and_(cin, b.icmp(ir::IntPred::Eq, sum, x)));
+  O = b.icmp(ir::IntPred::Slt, ovf, b.i32(0));
 }
 
 bool Translator::int_add() {
@@ -63,9 +63,9 @@ bool Translator::int_add() {
     } else {
       bool sg = in.has("s16");
       auto ext16 = [&](V v) {
-        return b.emit(Opcode::BfExtract, Type::I32, {v, k32(0), k32(16)}, uint8_t(sg ? ir::Sign::Signed : ir::Sign::Unsigned));
+        return low_bits(v, 16, sg);
       };
-      x = bin(Opcode::IMul, ext16(p1), ext16(p2));
+      x = b.imul(ext16(p1), ext16(p2));
     }
     if (!read(c, y)) return false;
   } else {
@@ -74,8 +74,8 @@ bool Translator::int_add() {
     y = band(y, m);
   }
   V s1v = x, s2v = y, cin = b.i1(false);
-  if (opk == 1) s2v = band(b.unary(Opcode::Not, y), m), cin = b.i1(true);
-  if (opk == 2) s1v = band(b.unary(Opcode::Not, x), m), cin = b.i1(true);
+  if (opk == 1) s2v = band(b.not_(y), m), cin = b.i1(true);
+  if (opk == 2) s1v = band(b.not_(x), m), cin = b.i1(true);
   if (opk == 3) {
     const Operand* cond = in.find(Role::Cond);
     cin = cflag(cond ? cond->reg : 0, 2);
@@ -108,10 +108,10 @@ bool Translator::alu() {
       if (!read(s1 ? s1 : s2, x)) return false;
       if (lm != 0xf) {
         // Lane mask: only lanes whose quad position is enabled write.
-        V q = band(b.emit(Opcode::LaneId, Type::I32, {}), 3);
-        V en = ne0(band(b.emit(Opcode::LShr, Type::I32, {k32(lm), q}, uint8_t(ir::ShiftMode::Clamp)), 1));
+        V q = band(b.lane_id(), 3);
+        V en = ne0(band(b.lshr(b.i32(lm), q, ir::ShiftMode::Clamp), 1));
         V saved = guard;
-        guard = saved == ir::kNoValue ? en : bin(Opcode::And, saved, en);
+        guard = saved == ir::kNoValue ? en : b.and_(saved, en);
         bool ok = write(dst, x);
         guard = saved;
         return ok;
@@ -121,9 +121,9 @@ bool Translator::alu() {
     case Op::MovFromC: return write(dst, creg(in.find(Role::Cond)->reg));
     case Op::MovFromA: return write(dst, areg(in.find(Role::ASrc)->reg));
     case Op::MovFromSr:
-      if (s1->reg == 3) return write(dst, k32(0x20));
+      if (s1->reg == 3) return write(dst, b.i32(0x20));
       if (s1->reg == 0 || s1->reg == 1) return unsupported("physid/clock are not translated");
-      return write(dst, k32(0));
+      return write(dst, b.i32(0));
     case Op::MovToC:
       if (!read(s1, x)) return false;
       set_creg(in.find(Role::CDst)->reg, band(x, 15));
@@ -132,7 +132,7 @@ bool Translator::alu() {
       if (!read(s1, x)) return false;
       return set_areg(in.find(Role::ADst)->reg, shl(x, unsigned(s2->imm & 31)));
     case Op::AddA:
-      return set_areg(in.find(Role::ADst)->reg, bin(Opcode::IAdd, areg(in.find(Role::ASrc)->reg), k32(uint32_t(s2->imm))));
+      return set_areg(in.find(Role::ADst)->reg, b.iadd(areg(in.find(Role::ASrc)->reg), b.i32(uint32_t(s2->imm))));
     case Op::IAdd:
     case Op::IMad: return int_add();
     case Op::Mul16:
@@ -147,9 +147,9 @@ bool Translator::alu() {
         bool g2 = sg.size() > 1 && sg.back() == "s16";
         if (s1 && s1->kind == OKind::Mem && sg.size() >= 3) g2 = sg[2] == "s16";
         auto ext = [&](V v, bool s) {
-          return b.emit(Opcode::BfExtract, Type::I32, {v, k32(0), k32(16)}, uint8_t(s ? ir::Sign::Signed : ir::Sign::Unsigned));
+          return low_bits(v, 16, s);
         };
-        res = bin(Opcode::IMul, ext(x, g1), ext(y, g2));
+        res = b.imul(ext(x, g1), ext(y, g2));
       } else {
         bool g = !sg.empty() && sg[0] == "s24";
         res = mul24(x, y, g, has("high"));
@@ -165,9 +165,10 @@ bool Translator::alu() {
       const Operand* c = in.addend();
       if (!read(s1, x) || !read(s2, y) || !read(c, z)) return false;
       auto ext = [&](V v) {
-        return b.emit(Opcode::BfExtract, Type::I32, {v, k32(0), k32(bits)}, uint8_t(sg ? ir::Sign::Signed : ir::Sign::Unsigned));
+        return low_bits(v, bits, sg);
       };
-      V mres = band(b.emit(Opcode::ISad, Type::I32, {ext(x), ext(y), k32(0)}, uint8_t(sg ? ir::Sign::Signed : ir::Sign::Unsigned)), m);
+      V ex = ext(x), ey = ext(y);
+      V mres = band(b.isad(sg ? ir::Sign::Signed : ir::Sign::Unsigned, ex, ey, b.i32(0)), m);
       z = band(z, m);
       V res, C, O;
       add_flags(mres, z, b.i1(false), bits, res, C, O);
@@ -189,7 +190,7 @@ bool Translator::alu() {
       x = band(x, m);
       y = band(y, m);
       auto ext = [&](V v) {  // 32 bits: already the value
-        return bits == 32 ? v : b.emit(Opcode::BfExtract, Type::I32, {v, k32(0), k32(bits)}, uint8_t(sg ? ir::Sign::Signed : ir::Sign::Unsigned));
+        return bits == 32 ? v : low_bits(v, bits, sg);
       };
       V ea = ext(x), eb = ext(y);
       V lt = b.icmp(sg ? ir::IntPred::Slt : ir::IntPred::Ult, ea, eb);
@@ -198,10 +199,10 @@ bool Translator::alu() {
         V eq = b.icmp(ir::IntPred::Eq, ea, eb);
         V gt = b.icmp(sg ? ir::IntPred::Sgt : ir::IntPred::Ugt, ea, eb);
         V t = b.i1(false);
-        if (cond & 1) t = bin(Opcode::Or, t, lt);
-        if (cond & 2) t = bin(Opcode::Or, t, eq);
-        if (cond & 4) t = bin(Opcode::Or, t, gt);
-        res = b.select(t, k32(m), k32(0));
+        if (cond & 1) t = b.or_(t, lt);
+        if (cond & 2) t = b.or_(t, eq);
+        if (cond & 4) t = b.or_(t, gt);
+        res = b.select(t, b.i32(m), b.i32(0));
       } else if (in.op == Op::IMin) {
         res = b.select(lt, x, y);
       } else {
@@ -218,9 +219,9 @@ bool Translator::alu() {
       bool nt[2];
       side_flags("not", nt);
       if (!read(s1, x) || !read(s2, y)) return false;
-      if (nt[0]) x = b.unary(Opcode::Not, x);
-      if (nt[1]) y = b.unary(Opcode::Not, y);
-      V r = k == 0 ? bin(Opcode::And, x, y) : k == 1 ? bin(Opcode::Or, x, y) : k == 2 ? bin(Opcode::Xor, x, y) : y;
+      if (nt[0]) x = b.not_(x);
+      if (nt[1]) y = b.not_(y);
+      V r = k == 0 ? b.and_(x, y) : k == 1 ? b.or_(x, y) : k == 2 ? b.xor_(x, y) : y;
       r = band(r, m);
       if (!write(dst, r)) return false;
       set_flags(flags_int(r, bits));
@@ -234,19 +235,19 @@ bool Translator::alu() {
       if (!read(s1, x) || !read(s2, y)) return false;  // shift counts are not masked
       x = band(x, m);
       V res, C;
-      V in_range = bin(Opcode::And, ne0(y), b.icmp(ir::IntPred::Ult, y, k32(bits)));
-      auto sh = [&](Opcode op, V v, V n) { return b.emit(op, Type::I32, {v, n}, uint8_t(ir::ShiftMode::Clamp)); };
+      V in_range = b.and_(ne0(y), b.icmp(ir::IntPred::Ult, y, b.i32(bits)));
+      auto sh = [&](Opcode op, V v, V n) { return b.binary(op, v, n, uint8_t(ir::ShiftMode::Clamp)); };
       if (in.op == Op::Shl) {
         res = band(sh(Opcode::Shl, x, y), m);
-        C = band(sh(Opcode::LShr, x, bin(Opcode::ISub, k32(bits), y)), 1);
+        C = band(sh(Opcode::LShr, x, b.isub(b.i32(bits), y)), 1);
       } else {
-        V sx = sg ? b.emit(Opcode::BfExtract, Type::I32, {x, k32(0), k32(bits)}, uint8_t(ir::Sign::Signed)) : x;
+        V sx = sg ? low_bits(x, bits, true) : x;
         res = band(sh(sg ? Opcode::AShr : Opcode::LShr, sx, y), m);
-        C = band(sh(Opcode::LShr, x, bin(Opcode::ISub, y, k32(1))), 1);
+        C = band(sh(Opcode::LShr, x, b.isub(y, b.i32(1))), 1);
       }
-      C = b.select(in_range, C, k32(0));
-      V O = to_i32(bin(Opcode::And, b.icmp(ir::IntPred::Eq, y, k32(1)),
-                       b.icmp(ir::IntPred::Ne, bit(x, bits - 1), bit(res, bits - 1))));
+      C = b.select(in_range, C, b.i32(0));
+      V O = b.zext(Type::I32, b.and_(b.icmp(ir::IntPred::Eq, y, b.i32(1)),
+                                     b.icmp(ir::IntPred::Ne, bit(x, bits - 1), bit(res, bits - 1))));
       if (!write(dst, res)) return false;
       set_flags(flags_int(res, bits, ne0(C), ne0(O)));
       return true;
@@ -264,17 +265,18 @@ bool Translator::alu() {
       if (in.op == Op::FMad) {
         const Operand* c = in.addend();
         if (!read(c, z)) return false;
-        if (ng[0]) x = bin(Opcode::Xor, x, k32(0x80000000u));
-        if (ng[1]) z = bin(Opcode::Xor, z, k32(0x80000000u));
+        if (ng[0]) x = b.xor_(x, b.i32(0x80000000u));
+        if (ng[1]) z = b.xor_(z, b.i32(0x80000000u));
         // The product is truncated (exact when an input is zero), the sum rounds to nearest.
-        V p = bin(Opcode::FMul, as_f32(x), as_f32(y), 0, float_flags(true, true, ir::Round::TowardZero));
-        r = bin(Opcode::FAdd, p, as_f32(z), 0, float_flags(true, true, ir::Round::NearestEven, sat));
+        V p = b.fmul(b.bitcast(Type::F32, x), b.bitcast(Type::F32, y), float_flags(true, true, ir::Round::TowardZero));
+        r = b.fadd(p, b.bitcast(Type::F32, z), float_flags(true, true, ir::Round::NearestEven, sat));
       } else {
-        if (ng[0]) x = bin(Opcode::Xor, x, k32(0x80000000u));
-        if (ng[1]) y = bin(Opcode::Xor, y, k32(0x80000000u));
-        r = bin(in.op == Op::FAdd ? Opcode::FAdd : Opcode::FMul, as_f32(x), as_f32(y), 0, float_flags(true, true, rnd, sat));
+        if (ng[0]) x = b.xor_(x, b.i32(0x80000000u));
+        if (ng[1]) y = b.xor_(y, b.i32(0x80000000u));
+        r = b.binary(in.op == Op::FAdd ? Opcode::FAdd : Opcode::FMul, b.bitcast(Type::F32, x), b.bitcast(Type::F32, y),
+                     0, float_flags(true, true, rnd, sat));
       }
-      V ri = as_i32(r);
+      V ri = b.bitcast(Type::I32, r);
       if (!write(dst, ri)) return false;
       set_flags(flags_float(ri));
       return true;
@@ -298,20 +300,20 @@ bool Translator::alu() {
         if (qop[q] == 2) neg_b |= 1u << q;
         if (qop[q] == 3) mov |= 1u << q;
       }
-      V q = band(b.emit(Opcode::LaneId, Type::I32, {}), 3);
-      V idx = has("dx") ? bin(Opcode::Xor, q, k32(1)) : has("dy") ? bin(Opcode::Xor, q, k32(2))
-                        : k32(has("l1") ? 1 : has("l2") ? 2 : has("l3") ? 3 : 0);
+      V q = band(b.lane_id(), 3);
+      V idx = has("dx") ? b.xor_(q, b.i32(1)) : has("dy") ? b.xor_(q, b.i32(2))
+                        : b.i32(has("l1") ? 1 : has("l2") ? 2 : has("l3") ? 3 : 0);
       if (!read(s1, x) || !read(s3, y)) return false;
-      V launched = b.emit(Opcode::EntryMask, Type::I1, {});
-      V a = b.emit(Opcode::QuadShuffle, Type::I32, {b.select(launched, x, k32(0)), idx});
+      V launched = b.entry_mask();
+      V a = b.quad_shuffle(b.select(launched, x, b.i32(0)), idx);
       auto lane_bit = [&](uint32_t m) {
-        return band(b.emit(Opcode::LShr, Type::I32, {k32(m), q}, uint8_t(ir::ShiftMode::Clamp)), 1);
+        return band(b.lshr(b.i32(m), q, ir::ShiftMode::Clamp), 1);
       };
       V sa = shl(lane_bit(neg_a), 31), sb = shl(lane_bit(neg_b), 31);
-      V sum = as_i32(bin(Opcode::FAdd, as_f32(bin(Opcode::Xor, a, sa)), as_f32(bin(Opcode::Xor, y, sb)), 0,
-                         float_flags(true, true)));
+      V sum = b.bitcast(Type::I32, b.fadd(b.bitcast(Type::F32, b.xor_(a, sa)), b.bitcast(Type::F32, b.xor_(y, sb)),
+                                          float_flags(true, true)));
       // mov2: source 3 with a denormal flushed to a signed zero (NaN kept).
-      V flushed = b.select(b.icmp(ir::IntPred::Eq, band(y, 0x7f800000u), k32(0)), band(y, 0x80000000u), y);
+      V flushed = b.select(b.icmp(ir::IntPred::Eq, band(y, 0x7f800000u), b.i32(0)), band(y, 0x80000000u), y);
       V r = b.select(ne0(lane_bit(mov)), flushed, sum);
       if (!write(dst, r)) return false;
       set_flags(flags_float(r));
@@ -335,15 +337,15 @@ bool Translator::alu() {
       V fa, fb;
       if (dbl) {
         if (!read64(s1, x) || !read64(s2, y)) return false;
-        fa = as_f64(x), fb = as_f64(y);
+        fa = b.bitcast(Type::F64, x), fb = b.bitcast(Type::F64, y);
       } else {
         if (!read(s1, x) || !read(s2, y)) return false;
-        fa = as_f32(x), fb = as_f32(y);
+        fa = b.bitcast(Type::F32, x), fb = b.bitcast(Type::F32, y);
       }
-      if (ab[0]) fa = b.unary(Opcode::FAbs, fa);
-      if (ng[0]) fa = b.unary(Opcode::FNeg, fa);
-      if (ab[1]) fb = b.unary(Opcode::FAbs, fb);
-      if (ng[1]) fb = b.unary(Opcode::FNeg, fb);
+      if (ab[0]) fa = b.fabs(fa);
+      if (ng[0]) fa = b.fneg(fa);
+      if (ab[1]) fb = b.fabs(fb);
+      if (ng[1]) fb = b.fneg(fb);
       uint32_t ftz = dbl ? 0 : ir::ff::FtzIn;
       if (in.op == Op::FSet || in.op == Op::DSet) {
         static const ir::FloatPred fp[16] = {
@@ -359,13 +361,13 @@ bool Translator::alu() {
       }
       bool mn = in.op == Op::FMin || in.op == Op::DMin;
       uint32_t fl = ir::with_nan(ftz, ir::NanRule::AllOnes);
-      V r = bin(mn ? Opcode::FMin : Opcode::FMax, fa, fb, uint8_t(ir::MinMaxNan::NumberWins), fl);
+      V r = b.binary(mn ? Opcode::FMin : Opcode::FMax, fa, fb, uint8_t(ir::MinMaxNan::NumberWins), fl);
       if (dbl) {
-        V ri = as_i64(r);
+        V ri = b.bitcast(Type::I64, r);
         if (!write64(dst, ri)) return false;
         set_flags(flags_double(ri));
       } else {
-        V ri = as_i32(r);
+        V ri = b.bitcast(Type::I32, r);
         if (!write(dst, ri)) return false;
         set_flags(flags_float(ri));
       }
@@ -373,8 +375,8 @@ bool Translator::alu() {
     }
     case Op::FSlct: {
       if (!read(s3, z)) return false;
-      if (has("neg")) z = bin(Opcode::Xor, z, k32(0x80000000u));
-      V ge = b.fcmp(ir::FloatPred::Oge, as_f32(z), b.f32_bits(0), ir::ff::FtzIn);
+      if (has("neg")) z = b.xor_(z, b.i32(0x80000000u));
+      V ge = b.fcmp(ir::FloatPred::Oge, b.bitcast(Type::F32, z), b.f32_bits(0), ir::ff::FtzIn);
       if (!read(s1, x) || !read(s2, y)) return false;
       V r = b.select(ge, x, y);
       if (!write(dst, r)) return false;
@@ -391,25 +393,25 @@ bool Translator::alu() {
     case Op::PreEx2: {
       if (!read(s1, x)) return false;
       if (has("abs")) x = band(x, 0x7fffffffu);
-      if (has("neg")) x = bin(Opcode::Xor, x, k32(0x80000000u));
+      if (has("neg")) x = b.xor_(x, b.i32(0x80000000u));
       bool sat = has("sat");
-      uint8_t tesla = uint8_t(ir::Transc::Tesla);
-      V fx = as_f32(x), r;
+      const ir::Transc tesla = ir::Transc::Tesla;
+      V fx = b.bitcast(Type::F32, x), r;
       // Float inputs flush; the fixed-point side (sin/cos/ex2 inputs,
       // presin/preex2 results) must not, as small fixed values look subnormal.
       switch (in.op) {
-        case Op::Rcp: r = b.unary(Opcode::FRcp, fx, tesla, float_flags(true, true, ir::Round::NearestEven, sat)); break;
-        case Op::Rsqrt: r = b.unary(Opcode::FRsqrt, fx, tesla, float_flags(true, true, ir::Round::NearestEven, sat)); break;
-        case Op::Lg2: r = b.unary(Opcode::FLog2, fx, tesla, float_flags(true, true, ir::Round::NearestEven, sat)); break;
-        case Op::Sin: r = b.unary(Opcode::FSin, fx, tesla, float_flags(false, false, ir::Round::NearestEven, sat)); break;
-        case Op::Cos: r = b.unary(Opcode::FCos, fx, tesla, float_flags(false, false, ir::Round::NearestEven, sat)); break;
-        case Op::Ex2: r = b.unary(Opcode::FExp2, fx, tesla, float_flags(false, false, ir::Round::NearestEven, sat)); break;
+        case Op::Rcp: r = b.transc(Opcode::FRcp, tesla, fx, float_flags(true, true, ir::Round::NearestEven, sat)); break;
+        case Op::Rsqrt: r = b.transc(Opcode::FRsqrt, tesla, fx, float_flags(true, true, ir::Round::NearestEven, sat)); break;
+        case Op::Lg2: r = b.transc(Opcode::FLog2, tesla, fx, float_flags(true, true, ir::Round::NearestEven, sat)); break;
+        case Op::Sin: r = b.transc(Opcode::FSin, tesla, fx, float_flags(false, false, ir::Round::NearestEven, sat)); break;
+        case Op::Cos: r = b.transc(Opcode::FCos, tesla, fx, float_flags(false, false, ir::Round::NearestEven, sat)); break;
+        case Op::Ex2: r = b.transc(Opcode::FExp2, tesla, fx, float_flags(false, false, ir::Round::NearestEven, sat)); break;
         default:
-          r = b.emit(Opcode::FSinStep, Type::F32, {fx, b.f32_bits(in.op == Op::PreSin ? 0 : 1)}, tesla,
-                     float_flags(false, false, ir::Round::NearestEven, sat));
+          r = b.fsin_step(tesla, fx, b.f32_bits(in.op == Op::PreSin ? 0 : 1),
+                          float_flags(false, false, ir::Round::NearestEven, sat));
           break;
       }
-      return write(dst, as_i32(r));
+      return write(dst, b.bitcast(Type::I32, r));
     }
     case Op::Cvt: return cvt();
     case Op::DAdd:
@@ -421,24 +423,24 @@ bool Translator::alu() {
                                                                                           : ir::Round::NearestEven;
       uint32_t fl = float_flags(false, false, rnd);
       if (!read64(s1, x)) return false;
-      V fa = as_f64(x);
-      if (ng[0]) fa = b.unary(Opcode::FNeg, fa);
+      V fa = b.bitcast(Type::F64, x);
+      if (ng[0]) fa = b.fneg(fa);
       V r;
       if (in.op == Op::DAdd) {
         if (!read64(s3, y)) return false;
-        V fb = as_f64(y);
-        if (ng[1]) fb = b.unary(Opcode::FNeg, fb);
-        r = bin(Opcode::FAdd, fa, fb, 0, fl);
+        V fb = b.bitcast(Type::F64, y);
+        if (ng[1]) fb = b.fneg(fb);
+        r = b.fadd(fa, fb, fl);
       } else if (in.op == Op::DMul) {
         if (!read64(s2, y)) return false;
-        r = bin(Opcode::FMul, fa, as_f64(y), 0, fl);
+        r = b.fmul(fa, b.bitcast(Type::F64, y), fl);
       } else {
         if (!read64(s2, y) || !read64(s3, z)) return false;
-        V fc = as_f64(z);
-        if (ng[1]) fc = b.unary(Opcode::FNeg, fc);
-        r = b.emit(Opcode::FFma, Type::F64, {fa, as_f64(y), fc}, 0, fl);
+        V fc = b.bitcast(Type::F64, z);
+        if (ng[1]) fc = b.fneg(fc);
+        r = b.ffma(fa, b.bitcast(Type::F64, y), fc, fl);
       }
-      V ri = as_i64(r);
+      V ri = b.bitcast(Type::I64, r);
       if (!write64(dst, ri)) return false;
       set_flags(flags_double(ri));
       return true;
@@ -458,7 +460,7 @@ bool Translator::alu() {
     case Op::VoteAll: {
       // The predicate is the input, over the active lanes; true -> $c = 0, false -> Z.
       V p = pred(in.pred_c, unsigned(in.pred));
-      V r = b.emit(in.op == Op::VoteAny ? Opcode::Any : Opcode::All, Type::I1, {p, b.i1(true)});
+      V r = in.op == Op::VoteAny ? b.any(p, b.i1(true)) : b.all(p, b.i1(true));
       V saved = guard;
       guard = ir::kNoValue;
       set_flags(sel32(r, 0, 1));

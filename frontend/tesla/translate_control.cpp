@@ -9,20 +9,20 @@ namespace gpurc::tesla::detail {
 void Translator::push_entry(uint32_t entry) {
   V sp = b.get_var(kVarSp);
   // Overflow traps (the interpreter's stack is deeper, see docs/tesla.md).
-  b.emit(Opcode::Trap, Type::Void, {b.icmp(ir::IntPred::Uge, sp, k32(kStackDepth))}, 0, 0,
-         uint64_t(kTrapStackOverflow) << 24 | pc);
+  b.trap(b.icmp(ir::IntPred::Uge, sp, b.i32(kStackDepth)), uint64_t(kTrapStackOverflow) << 24 | pc);
   // Cloned contexts know every entry statically: only the depth is kept
   // (for the overflow trap).
   for (unsigned i = 0; i < kStackDepth && !cloned; ++i) {
-    V at = b.icmp(ir::IntPred::Eq, sp, k32(i));
-    b.set_var(kVarStack + i, b.select(at, k32(entry), b.get_var(kVarStack + i)));
+    V at = b.icmp(ir::IntPred::Eq, sp, b.i32(i));
+    b.set_var(kVarStack + i, b.select(at, b.i32(entry), b.get_var(kVarStack + i)));
   }
-  b.set_var(kVarSp, bin(Opcode::IAdd, sp, k32(1)));
+  b.set_var(kVarSp, b.iadd(sp, b.i32(1)));
 }
 
 V Translator::stack_top(V index) {
-  V v = k32(0);
-  for (unsigned i = 0; i < kStackDepth; ++i) v = b.select(b.icmp(ir::IntPred::Eq, index, k32(i)), b.get_var(kVarStack + i), v);
+  V v = b.i32(0);
+  for (unsigned i = 0; i < kStackDepth; ++i)
+    v = b.select(b.icmp(ir::IntPred::Eq, index, b.i32(i)), b.get_var(kVarStack + i), v);
   return v;
 }
 
@@ -32,10 +32,10 @@ void Translator::dispatch(const std::set<uint32_t>& sites, const Stack* rest) {
   for (uint32_t s : sites) {
     ir::BlockId no = f.add_block();
     V target = band(b.get_var(kVarPopped), 0x0fffffffu);
-    b.cond_br(b.icmp(ir::IntPred::Eq, target, k32(s)), block_at(s, rest), no);
+    b.cond_br(b.icmp(ir::IntPred::Eq, target, b.i32(s)), block_at(s, rest), no);
     b.set_block(no);
   }
-  b.emit(Opcode::Trap, Type::Void, {b.i1(true)}, 0, 0, uint64_t(kTrapBadTarget) << 24 | pc);
+  b.trap(b.i1(true), uint64_t(kTrapBadTarget) << 24 | pc);
   b.ret();
 }
 
@@ -50,18 +50,19 @@ ir::BlockId Translator::make_dispatch(bool is_ret, const std::set<uint32_t>& sit
   V sp = b.get_var(kVarSp);
   b.cond_br(eq0(sp), empty, pop);
   b.set_block(empty);
-  if (is_ret) b.set_var(kVarExited, k32(1));
-  else b.emit(Opcode::Trap, Type::Void, {b.i1(true)}, 0, 0, uint64_t(kTrapNoBreak) << 24);
+  if (is_ret) b.set_var(kVarExited, b.i32(1));
+  else b.trap(b.i1(true), uint64_t(kTrapNoBreak) << 24);
   b.ret();
   b.set_block(pop);
-  V sp1 = bin(Opcode::ISub, b.get_var(kVarSp), k32(1));
+  V sp1 = b.isub(b.get_var(kVarSp), b.i32(1));
   V e = stack_top(sp1);
   b.set_var(kVarSp, sp1);
   b.set_var(kVarPopped, e);
   V kind = shr(e, 28);
-  V is_lim = b.icmp(ir::IntPred::Eq, kind, k32(kEntryCallLim));
-  b.set_var(kVarLimDepth, bin(Opcode::ISub, b.get_var(kVarLimDepth), to_i32(is_lim)));
-  V hit = is_ret ? b.icmp(ir::IntPred::Ne, kind, k32(kEntryPreBrk)) : b.icmp(ir::IntPred::Eq, kind, k32(kEntryPreBrk));
+  V is_lim = b.icmp(ir::IntPred::Eq, kind, b.i32(kEntryCallLim));
+  b.set_var(kVarLimDepth, b.isub(b.get_var(kVarLimDepth), b.zext(Type::I32, is_lim)));
+  V hit =
+      is_ret ? b.icmp(ir::IntPred::Ne, kind, b.i32(kEntryPreBrk)) : b.icmp(ir::IntPred::Eq, kind, b.i32(kEntryPreBrk));
   b.cond_br(hit, found, head);
   b.set_block(found);
   dispatch(sites, rest);
@@ -119,7 +120,7 @@ uint32_t Translator::enclosing_join(uint32_t p) {
 // after the lanes past the join, and a quadop of theirs read the others'
 // later registers.
 void Translator::end_lanes() {
-  b.set_var(kVarExited, k32(1));
+  b.set_var(kVarExited, b.i32(1));
   uint32_t at = pc, join = enclosing_join(pc);
   Stack where = cloned ? ctx_stacks[size_t(cur_ctx)] : Stack{};
   while (join == ~0u && !where.empty()) {
@@ -154,7 +155,8 @@ void Translator::end_lanes() {
     return;
   }
   ir::BlockId done = f.add_block("exited");
-  V running = b.emit(Opcode::Any, Type::I1, {b.i1(true), b.i1(true)});
+  V every_lane = b.i1(true);
+  V running = b.any(every_lane, b.i1(true));
   b.cond_br(running, done, node_blocks.at({join, ctx_id}));
   b.set_block(done);
   b.ret();
@@ -175,7 +177,7 @@ ir::BlockId Translator::block_at(uint32_t p, const Stack* st) {
     // Past the end: the address execution would continue at; otherwise the branching instruction.
     bool past_end = p == code.size() || (p > code.size() && p != ~0u && p - code.size() < 2);
     uint64_t trap = past_end ? uint64_t(kTrapPastEnd) << 24 | p : uint64_t(kTrapBadTarget) << 24 | pc;
-    b.emit(Opcode::Trap, Type::Void, {b.i1(true)}, 0, 0, trap);
+    b.trap(b.i1(true), trap);
     b.ret();
     b.set_block(saved);
     return bad;
@@ -205,17 +207,17 @@ bool Translator::control(uint32_t next) {
         // successor first where neither side reaches the other, so the
         // taken side goes second (branch on the negated guard).
         ir::BlockId fall = block_at(next), taken = target();
-        b.cond_br(bin(Opcode::Xor, guard, b.i1(true)), fall, taken);
+        b.cond_br(b.xor_(guard, b.i1(true)), fall, taken);
       }
       return true;
     case Op::Call: {
       ir::BlockId go = f.add_block();
       if (in.has("lim")) {
         ir::BlockId skip = block_at(next);
-        V full = b.icmp(ir::IntPred::Uge, b.get_var(kVarLimDepth), k32(opt.call_limit));
+        V full = b.icmp(ir::IntPred::Uge, b.get_var(kVarLimDepth), b.i32(opt.call_limit));
         b.cond_br(full, skip, go);
         b.set_block(go);
-        b.set_var(kVarLimDepth, bin(Opcode::IAdd, b.get_var(kVarLimDepth), k32(1)));
+        b.set_var(kVarLimDepth, b.iadd(b.get_var(kVarLimDepth), b.i32(1)));
         push_entry(kEntryCallLim << 28 | next);
       } else {
         b.br(go);
@@ -253,13 +255,13 @@ bool Translator::control(uint32_t next) {
         if (!known && is_ret) {
           end_lanes();
         } else if (!known) {
-          b.emit(Opcode::Trap, Type::Void, {b.i1(true)}, 0, 0, uint64_t(kTrapNoBreak) << 24);
+          b.trap(b.i1(true), uint64_t(kTrapNoBreak) << 24);
           b.ret();
         } else {
           uint32_t lims = 0;
           for (size_t k = rest.size(); k < st.size(); ++k) lims += (st[k] >> 28) == kEntryCallLim;
-          b.set_var(kVarSp, bin(Opcode::ISub, b.get_var(kVarSp), k32(uint32_t(st.size() - rest.size()))));
-          if (lims) b.set_var(kVarLimDepth, bin(Opcode::ISub, b.get_var(kVarLimDepth), k32(lims)));
+          b.set_var(kVarSp, b.isub(b.get_var(kVarSp), b.i32(uint32_t(st.size() - rest.size()))));
+          if (lims) b.set_var(kVarLimDepth, b.isub(b.get_var(kVarLimDepth), b.i32(lims)));
           b.br(block_at(addr, &rest));
         }
         b.set_block(saved);
@@ -285,13 +287,12 @@ bool Translator::control(uint32_t next) {
         // Every barrier of the code has this descriptor: any lane that ever
         // reached one holds the right word, so no stop count is needed
         // (and the var is only written: the common plain-`bar` kernel).
-        b.set_var(kVarBarrier, k32(desc | ir::kBarrierOneKind));
+        b.set_var(kVarBarrier, b.i32(desc | ir::kBarrierOneKind));
       } else {
         // The lane's stop count moves on, so the runtime can tell the lanes
         // that reached this barrier from the others.
-        V stops = bin(Opcode::IAdd, band(b.get_var(kVarBarrier), ~ir::kBarrierDescriptorMask),
-                      k32(ir::kBarrierStopOne));
-        b.set_var(kVarBarrier, bin(Opcode::Or, stops, k32(desc)));
+        V stops = b.iadd(band(b.get_var(kVarBarrier), ~ir::kBarrierDescriptorMask), b.i32(ir::kBarrierStopOne));
+        b.set_var(kVarBarrier, b.or_(stops, b.i32(desc)));
       }
       ir::BlockId after = f.add_block();
       b.barrier(after);
@@ -300,7 +301,7 @@ bool Translator::control(uint32_t next) {
       return true;
     }
     case Op::Trap:
-      b.emit(Opcode::Trap, Type::Void, {b.i1(true)}, 0, 0, uint64_t(kTrapInsn) << 24 | pc);
+      b.trap(b.i1(true), uint64_t(kTrapInsn) << 24 | pc);
       b.ret();
       return true;
     case Op::Brkpt: b.br(block_at(next)); return true;

@@ -24,8 +24,8 @@ bool Translator::cvt_from_64(const std::string& dt, const std::string& st, int d
   const Type ft = db == 64 ? Type::F64 : Type::F32;
   auto convert = [&](V x, ir::Sign sgn, ir::Round m) {
     uint32_t fl = float_flags(false, false, m) | (sat ? ir::ff::Sat : 0);
-    V r = b.convert(Opcode::IToF, ft, x, uint8_t(sgn), fl);
-    return db == 64 ? as_i64(r) : as_i32(r);
+    V r = b.itof(ft, sgn, x, fl);
+    return db == 64 ? b.bitcast(Type::I64, r) : b.bitcast(Type::I32, r);
   };
   const Operand* dst = in.find(Role::Dst);
   V out;
@@ -34,17 +34,17 @@ bool Translator::cvt_from_64(const std::string& dt, const std::string& st, int d
   } else {
     V zero = b.i64(0);
     V below = is_signed ? b.icmp(ir::IntPred::Slt, v, zero) : b.i1(false);
-    V magnitude = is_signed ? b.select(below, b.unary(Opcode::INeg, v), v) : v;
+    V magnitude = is_signed ? b.select(below, b.ineg(v), v) : v;
     V negative = abs ? b.i1(false) : below;
-    if (neg) negative = b.unary(Opcode::Not, negative);
-    negative = bin(Opcode::And, negative, b.icmp(ir::IntPred::Ne, magnitude, zero));
+    if (neg) negative = b.not_(negative);
+    negative = b.and_(negative, b.icmp(ir::IntPred::Ne, magnitude, zero));
     V rounded = convert(magnitude, ir::Sign::Unsigned, mode);
     if (mode == ir::Round::Down || mode == ir::Round::Up) {
       ir::Round mirrored = mode == ir::Round::Down ? ir::Round::Up : ir::Round::Down;
       rounded = b.select(negative, convert(magnitude, ir::Sign::Unsigned, mirrored), rounded);
     }
-    V sign_bit = db == 64 ? b.i64(0x8000000000000000ull) : k32(0x80000000u);
-    V negated = sat ? (db == 64 ? b.i64(0) : k32(0)) : bin(Opcode::Xor, rounded, sign_bit);
+    V sign_bit = db == 64 ? b.i64(0x8000000000000000ull) : b.i32(0x80000000u);
+    V negated = sat ? (db == 64 ? b.i64(0) : b.i32(0)) : b.xor_(rounded, sign_bit);
     out = b.select(negative, negated, rounded);
   }
   if (db == 64) {
@@ -78,8 +78,7 @@ bool Translator::cvt() {
   if (!sfloat && !dfloat && sb <= 32 && db <= 32) {
     V raw;
     if (!read(s1, raw)) return false;
-    V v = b.emit(Opcode::BfExtract, Type::I32, {raw, k32(0), k32(unsigned(sb))},
-                 uint8_t(st[0] == 's' ? ir::Sign::Signed : ir::Sign::Unsigned));
+    V v = low_bits(raw, unsigned(sb), st[0] == 's');
     int64_t lo = dt[0] == 's' ? -(int64_t(1) << (db - 1)) : 0;
     int64_t hi = dt[0] == 's' ? (int64_t(1) << (db - 1)) - 1 : (int64_t(1) << db) - 1;
     int64_t src_lo = st[0] == 's' ? -(int64_t(1) << (sb - 1)) : 0;
@@ -88,15 +87,15 @@ bool Translator::cvt() {
     if (ab || n || src_lo < lo || src_hi > hi) {
       V w = b.convert(st[0] == 's' ? Opcode::Sext : Opcode::Zext, Type::I64, v);
       if (ab) w = b.unary(Opcode::IAbs, w);
-      if (n) w = b.unary(Opcode::INeg, w);
-      w = b.binary(Opcode::IMax, w, b.i64(uint64_t(lo)), uint8_t(ir::Sign::Signed));
-      w = b.binary(Opcode::IMin, w, b.i64(uint64_t(hi)), uint8_t(ir::Sign::Signed));
+      if (n) w = b.ineg(w);
+      w = b.imax(ir::Sign::Signed, w, b.i64(uint64_t(lo)));
+      w = b.imin(ir::Sign::Signed, w, b.i64(uint64_t(hi)));
       // The clamped value is written sign-extended (a register half gets its low 16 bits).
-      out = b.convert(Opcode::Trunc, Type::I32, w);
+      out = b.trunc(Type::I32, w);
     }
     if (!write(dst, out)) return false;
     V fl = flags_int(out, db >= 32 ? 32 : 16);
-    if (db == 8) fl = bin(Opcode::Or, to_i32(eq0(band(out, 0xff))), shl(bit(out, 7), 1));
+    if (db == 8) fl = b.or_(b.zext(Type::I32, eq0(band(out, 0xff))), shl(bit(out, 7), 1));
     set_flags(fl);
     return true;
   }
@@ -129,35 +128,34 @@ bool Translator::cvt() {
     if (db == 64) return flags_double(o);
     if (db == 32) return flags_float(o);
     V mag = band(o, 0x7fff);
-    V nan = b.icmp(ir::IntPred::Ugt, mag, k32(0x7c00));
-    V z = bin(Opcode::Or, nan, eq0(mag));
-    V sgn = bin(Opcode::Or, nan, ne0(band(o, 0x8000)));
-    return bin(Opcode::Or, to_i32(z), shl(to_i32(sgn), 1));
+    V nan = b.icmp(ir::IntPred::Ugt, mag, b.i32(0x7c00));
+    V z = b.or_(nan, eq0(mag));
+    V sgn = b.or_(nan, ne0(band(o, 0x8000)));
+    return b.or_(b.zext(Type::I32, z), shl(b.zext(Type::I32, sgn), 1));
   };
   auto to_f16_bits = [&](V f32v) {
-    return b.convert(Opcode::Zext, Type::I32,
-                     b.convert(Opcode::Bitcast, Type::I16, b.convert(Opcode::FToF, Type::F16, f32v, 0, float_flags(false, false))));
+    return b.zext(Type::I32, b.bitcast(Type::I16, b.ftof(Type::F16, f32v, float_flags(false, false))));
   };
   if (sfloat) {
     // The source as f32 (f16 widened exactly, f32 flushed) or f64, then abs/neg.
     V v;
     if (sb == 16) {
-      V h = b.convert(Opcode::Bitcast, Type::F16, b.convert(Opcode::Trunc, Type::I16, raw));
-      v = b.convert(Opcode::FToF, Type::F32, h, 0, float_flags(false, false));
+      V h = b.bitcast(Type::F16, b.trunc(Type::I16, raw));
+      v = b.ftof(Type::F32, h, float_flags(false, false));
     } else if (sb == 32) {
-      v = as_f32(raw);
+      v = b.bitcast(Type::F32, raw);
     } else {
-      v = as_f64(raw);
+      v = b.bitcast(Type::F64, raw);
     }
     Type vt = b.type(v);
     V one = b.constant(vt, vt == Type::F64 ? 0x3ff0000000000000ull : 0x3f800000u);
-    if (sb == 32) v = bin(Opcode::FMul, v, one, 0, float_flags(true, false));  // flush (x * 1 is exact)
-    if (ab) v = b.unary(Opcode::FAbs, v);
-    if (n) v = b.unary(Opcode::FNeg, v);
+    if (sb == 32) v = b.fmul(v, one, float_flags(true, false));  // flush (x * 1 is exact)
+    if (ab) v = b.fabs(v);
+    if (n) v = b.fneg(v);
     if (!dfloat) {
       Type it = ir::int_type(unsigned(db));
       ir::Round r = rint ? mode : ir::Round::TowardZero;
-      V iv = b.convert(Opcode::FToI, it, v, uint8_t(dt[0] == 's' ? ir::Sign::Signed : ir::Sign::Unsigned),
+      V iv = b.ftoi(it, dt[0] == 's' ? ir::Sign::Signed : ir::Sign::Unsigned, v,
                        float_flags(false, false, r));
       if (db == 64) {
         if (!write64(dst, iv)) return false;
@@ -165,27 +163,27 @@ bool Translator::cvt() {
         set_flags(pack(z, sg, b.i1(false), b.i1(false)));
         return true;
       }
-      out = db == 32 ? iv : b.convert(Opcode::Zext, Type::I32, iv);
+      out = db == 32 ? iv : b.zext(Type::I32, iv);
       if (!write(dst, out)) return false;
       V fl = flags_int(out, db >= 32 ? 32 : 16);
       if (db == 8) fl = pack(eq0(band(out, 0xff)), ne0(bit(out, 7)), b.i1(false), b.i1(false));
       set_flags(fl);
       return true;
     }
-    if (rint) v = b.unary(Opcode::FRint, v, 0, float_flags(false, false, mode));
+    if (rint) v = b.fround(Opcode::FRint, v, float_flags(false, false, mode));
     if (sat) v = clamp01(v);
     if (db == 64) {
-      V d = vt == Type::F64 ? bin(Opcode::FMul, v, one, 0, float_flags(false, false))
-                            : b.convert(Opcode::FToF, Type::F64, v, 0, float_flags(false, false));
-      out = as_i64(d);
+      V d = vt == Type::F64 ? b.fmul(v, one, float_flags(false, false))
+                            : b.ftof(Type::F64, v, float_flags(false, false));
+      out = b.bitcast(Type::I64, d);
       if (!write64(dst, out)) return false;
     } else if (db == 32) {
-      V f = vt == Type::F64 ? b.convert(Opcode::FToF, Type::F32, v, 0, float_flags(false, true, mode))
-                            : bin(Opcode::FMul, v, one, 0, float_flags(false, true));
-      out = as_i32(f);
+      V f = vt == Type::F64 ? b.ftof(Type::F32, v, float_flags(false, true, mode))
+                            : b.fmul(v, one, float_flags(false, true));
+      out = b.bitcast(Type::I32, f);
       if (!write(dst, out)) return false;
     } else {
-      V f = vt == Type::F64 ? b.convert(Opcode::FToF, Type::F32, v, 0, float_flags(false, false, mode)) : v;
+      V f = vt == Type::F64 ? b.ftof(Type::F32, v, float_flags(false, false, mode)) : v;
       out = to_f16_bits(f);
       if (!write(dst, out)) return false;
     }
@@ -193,21 +191,20 @@ bool Translator::cvt() {
     return true;
   }
   // Integer source -> float: extend, abs, neg exactly in 64 bits, one rounding.
-  V iv = b.emit(Opcode::BfExtract, Type::I32, {raw, k32(0), k32(unsigned(sb))},
-                uint8_t(st[0] == 's' ? ir::Sign::Signed : ir::Sign::Unsigned));
+  V iv = low_bits(raw, unsigned(sb), st[0] == 's');
   V w = b.convert(st[0] == 's' ? Opcode::Sext : Opcode::Zext, Type::I64, iv);
   if (ab) w = b.unary(Opcode::IAbs, w);
-  if (n) w = b.unary(Opcode::INeg, w);
+  if (n) w = b.ineg(w);
   uint32_t satf = sat ? ir::ff::Sat : 0;
   if (db == 64) {
-    out = as_i64(b.convert(Opcode::IToF, Type::F64, w, uint8_t(ir::Sign::Signed), float_flags(false, false, mode) | satf));
+    out = b.bitcast(Type::I64, b.itof(Type::F64, ir::Sign::Signed, w, float_flags(false, false, mode) | satf));
     if (!write64(dst, out)) return false;
     set_flags(flags_double(out));
     return true;
   }
-  V f32v = b.convert(Opcode::IToF, Type::F32, w, uint8_t(ir::Sign::Signed), float_flags(false, false, mode) | satf);
+  V f32v = b.itof(Type::F32, ir::Sign::Signed, w, float_flags(false, false, mode) | satf);
   if (db == 32) {
-    out = as_i32(f32v);
+    out = b.bitcast(Type::I32, f32v);
     if (!write(dst, out)) return false;
     set_flags(flags_float(out));
     return true;

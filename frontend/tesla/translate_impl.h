@@ -163,20 +163,20 @@ struct Translator {
   }
 
   V mask() { return guard != ir::kNoValue ? guard : b.i1(true); }
-  V k32(uint32_t v) { return b.i32(v); }
-  V bin(Opcode op, V x, V y, uint8_t attr = 0, uint32_t fflags = 0) { return b.binary(op, x, y, attr, fflags); }
-  V band(V x, uint32_t m) { return bin(Opcode::And, x, k32(m)); }
-  V shr(V x, unsigned n) { return b.emit(Opcode::LShr, Type::I32, {x, k32(n)}, uint8_t(ir::ShiftMode::Clamp)); }
-  V shl(V x, unsigned n) { return b.emit(Opcode::Shl, Type::I32, {x, k32(n)}, uint8_t(ir::ShiftMode::Clamp)); }
+  // Shorthands for the ops with a constant operand that flag and operand
+  // code is made of (the constant is emitted right before its op).
+  V band(V x, uint32_t m) { return b.and_(x, b.i32(m)); }
+  V shr(V x, unsigned n) { return b.lshr(x, b.i32(n), ir::ShiftMode::Clamp); }
+  V shl(V x, unsigned n) { return b.shl(x, b.i32(n), ir::ShiftMode::Clamp); }
   V bit(V x, unsigned n) { return band(shr(x, n), 1); }
-  V to_i32(V c) { return b.convert(Opcode::Zext, Type::I32, c); }
-  V ne0(V x) { return b.icmp(ir::IntPred::Ne, x, k32(0)); }
-  V eq0(V x) { return b.icmp(ir::IntPred::Eq, x, k32(0)); }
-  V sel32(V c, uint32_t t, uint32_t e) { return b.select(c, k32(t), k32(e)); }
-  V as_f32(V i) { return b.convert(Opcode::Bitcast, Type::F32, i); }
-  V as_i32(V x) { return b.convert(Opcode::Bitcast, Type::I32, x); }
-  V as_f64(V i) { return b.convert(Opcode::Bitcast, Type::F64, i); }
-  V as_i64(V x) { return b.convert(Opcode::Bitcast, Type::I64, x); }
+  V ne0(V x) { return b.icmp(ir::IntPred::Ne, x, b.i32(0)); }
+  V eq0(V x) { return b.icmp(ir::IntPred::Eq, x, b.i32(0)); }
+  V sel32(V c, uint32_t t, uint32_t e) { return b.select(c, b.i32(t), b.i32(e)); }
+  // The low `n` bits of an i32, zero- or (sign) sign-extended.
+  V low_bits(V x, unsigned n, bool sign) {
+    V offset = b.i32(0);
+    return b.bf_extract(sign ? ir::Sign::Signed : ir::Sign::Unsigned, x, offset, b.i32(n));
+  }
 
   // Flags of a result: Z=1 S=2 of an integer result of `bits` (16 or 32)
   // with C and O when given; float (Z: zero or NaN, S: negative or NaN); double.

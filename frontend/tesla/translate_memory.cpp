@@ -6,36 +6,36 @@ namespace gpurc::tesla::detail {
 
 // Byte address (i64) of a memory operand; post-increments are queued.
 V Translator::address(const Operand& o) {
-  if (o.space == 'g') return bin(Opcode::Or, b.convert(Opcode::Zext, Type::I64, reg(o.greg)),
-                                 b.i64(global_address(unsigned(o.idx < 0 ? 0 : o.idx), 0)));
-  V base = o.areg > 0 ? areg(o.areg) : k32(0);
+  if (o.space == 'g')
+    return b.or_(b.zext(Type::I64, reg(o.greg)), b.i64(global_address(unsigned(o.idx < 0 ? 0 : o.idx), 0)));
+  V base = o.areg > 0 ? areg(o.areg) : b.i32(0);
   V a;
   if (o.postinc) {
     postinc.push_back(PostInc{o.areg, o.offset});
     a = band(base, 0xffff);
   } else {
-    a = band(bin(Opcode::IAdd, base, k32(uint32_t(o.offset))), 0xffff);
+    a = band(b.iadd(base, b.i32(uint32_t(o.offset))), 0xffff);
   }
-  V a64 = b.convert(Opcode::Zext, Type::I64, a);
-  if (o.space == 'c') return bin(Opcode::Or, a64, b.i64(const_address(unsigned(o.idx < 0 ? 0 : o.idx), 0)));
+  V a64 = b.zext(Type::I64, a);
+  if (o.space == 'c') return b.or_(a64, b.i64(const_address(unsigned(o.idx < 0 ? 0 : o.idx), 0)));
   return a64;  // l[]: bounds and the thread's base are applied by checked()
 }
 
 // Final address for an access of `bytes`: misaligned and (l[]) out-of-range
 // accesses go to kUnbackedAddress.
 V Translator::checked(const Operand& o, V a64, unsigned bytes) {
-  V bad = b.icmp(ir::IntPred::Ne, bin(Opcode::And, a64, b.i64(bytes - 1)), b.i64(0));
+  V bad = b.icmp(ir::IntPred::Ne, b.and_(a64, b.i64(bytes - 1)), b.i64(0));
   V a = a64;
   if (o.space == 'l') {
-    V end = bin(Opcode::IAdd, a64, b.i64(bytes));
-    bad = bin(Opcode::Or, bad, b.icmp(ir::IntPred::Ugt, end, b.i64(opt.lmem)));
-    a = bin(Opcode::IAdd, a64, b.get_var(kVarLocalBase));
+    V end = b.iadd(a64, b.i64(bytes));
+    bad = b.or_(bad, b.icmp(ir::IntPred::Ugt, end, b.i64(opt.lmem)));
+    a = b.iadd(a64, b.get_var(kVarLocalBase));
   } else if (o.space == 'a' || o.space == 'o') {
     // a[] (inputs) and o[] (outputs): attr_bytes per thread, beside each other.
-    V end = bin(Opcode::IAdd, a64, b.i64(bytes));
-    bad = bin(Opcode::Or, bad, b.icmp(ir::IntPred::Ugt, end, b.i64(opt.attr_bytes)));
-    a = bin(Opcode::IAdd, a64, b.get_var(kVarAttrBase));
-    if (o.space == 'o') a = bin(Opcode::IAdd, a, b.i64(kOutDelta));
+    V end = b.iadd(a64, b.i64(bytes));
+    bad = b.or_(bad, b.icmp(ir::IntPred::Ugt, end, b.i64(opt.attr_bytes)));
+    a = b.iadd(a64, b.get_var(kVarAttrBase));
+    if (o.space == 'o') a = b.iadd(a, b.i64(kOutDelta));
   }
   return b.select(bad, b.i64(kUnbackedAddress), a);
 }
@@ -59,7 +59,7 @@ bool Translator::load(const Operand& o, V a64, unsigned bytes, V& out) {
   V a = checked(o, a64, bytes);
   Type t = bytes == 1 ? Type::I8 : bytes == 2 ? Type::I16 : bytes == 4 ? Type::I32 : Type::I64;
   V v = b.load(t, s, ir::AddrClass::Random, a, mask());
-  out = bytes < 4 ? b.convert(Opcode::Zext, Type::I32, v) : v;
+  out = bytes < 4 ? b.zext(Type::I32, v) : v;
   return true;
 }
 
@@ -74,7 +74,7 @@ bool Translator::abi_load(const Operand& o, unsigned bytes, V& out) {
   }
   Type t = bytes == 1 ? Type::I8 : bytes == 2 ? Type::I16 : Type::I32;
   out = b.load_uniform(t, a);
-  if (bytes < 4) out = b.convert(Opcode::Zext, Type::I32, out);
+  if (bytes < 4) out = b.zext(Type::I32, out);
   return true;
 }
 
@@ -82,7 +82,7 @@ bool Translator::store(const Operand& o, V a64, unsigned bytes, V v) {
   ir::Space s = ir::Space::Global;
   if (!space_of(o, s)) return false;
   V a = checked(o, a64, bytes);
-  if (bytes < 4) v = b.convert(Opcode::Trunc, bytes == 1 ? Type::I8 : Type::I16, v);
+  if (bytes < 4) v = b.trunc(bytes == 1 ? Type::I8 : Type::I16, v);
   b.store(s, ir::AddrClass::Random, a, v, mask());
   return true;
 }
@@ -123,23 +123,23 @@ bool Translator::memory() {
       V a = address(*mem);
       if (bytes == 16) {
         // Two 8-byte halves, both checked against the 16-byte alignment first.
-        V bad = b.icmp(ir::IntPred::Ne, bin(Opcode::And, a, b.i64(15)), b.i64(0));
+        V bad = b.icmp(ir::IntPred::Ne, b.and_(a, b.i64(15)), b.i64(0));
         a = b.select(bad, b.i64(kUnbackedAddress), a);
         if (mem->space == 'l') {
-          V over = b.icmp(ir::IntPred::Ugt, bin(Opcode::IAdd, a, b.i64(16)), b.i64(opt.lmem));
+          V over = b.icmp(ir::IntPred::Ugt, b.iadd(a, b.i64(16)), b.i64(opt.lmem));
           a = b.select(over, b.i64(kUnbackedAddress), a);
         }
       }
       unsigned chunks = bytes == 16 ? 2 : 1, cb = bytes == 16 ? 8 : bytes;
       std::vector<V> loaded;
       for (unsigned i = 0; i < chunks; ++i) {
-        V ai = bin(Opcode::IAdd, a, b.i64(8 * i));
+        V ai = b.iadd(a, b.i64(8 * i));
         if (st) {
           V v;
           if (cb == 8) {
-            V lo = b.convert(Opcode::Zext, Type::I64, reg(dst->reg + int(2 * i)));
-            V hi = b.convert(Opcode::Zext, Type::I64, reg(dst->reg + int(2 * i) + 1));
-            v = bin(Opcode::Or, lo, b.emit(Opcode::Shl, Type::I64, {hi, k32(32)}, uint8_t(ir::ShiftMode::Clamp)));
+            V lo = b.zext(Type::I64, reg(dst->reg + int(2 * i)));
+            V hi = b.zext(Type::I64, reg(dst->reg + int(2 * i) + 1));
+            v = b.or_(lo, b.shl(hi, b.i32(32), ir::ShiftMode::Clamp));
           } else {
             v = reg(dst->reg);
           }
@@ -153,15 +153,15 @@ bool Translator::memory() {
       if (st) return true;
       if (bytes <= 4) {
         V v = loaded[0];
-        if (k == 1) v = b.convert(Opcode::Sext, Type::I32, b.convert(Opcode::Trunc, Type::I8, v));
-        if (k == 3) v = b.convert(Opcode::Sext, Type::I32, b.convert(Opcode::Trunc, Type::I16, v));
+        if (k == 1) v = b.sext(Type::I32, b.trunc(Type::I8, v));
+        if (k == 3) v = b.sext(Type::I32, b.trunc(Type::I16, v));
         set_reg(dst->reg, v);
       } else {
         for (unsigned i = 0; i < chunks; ++i) {
           V v = loaded[i];
-          set_reg(dst->reg + int(2 * i), b.convert(Opcode::Trunc, Type::I32, v));
+          set_reg(dst->reg + int(2 * i), b.trunc(Type::I32, v));
           set_reg(dst->reg + int(2 * i) + 1,
-                  b.convert(Opcode::Trunc, Type::I32, b.emit(Opcode::LShr, Type::I64, {v, k32(32)}, uint8_t(ir::ShiftMode::Clamp))));
+                  b.trunc(Type::I32, b.lshr(v, b.i32(32), ir::ShiftMode::Clamp)));
         }
       }
       return true;
@@ -179,7 +179,6 @@ bool Translator::memory() {
       const Operand* cmp = opn == "cas" ? s2 : nullptr;
       if (opn == "cas") val = s3;
       unsigned bytes = is64 ? 8 : 4;
-      Type t = is64 ? Type::I64 : Type::I32;
       V v, c;
       if (is64) {
         if (!read64(val, v)) return false;
@@ -196,7 +195,7 @@ bool Translator::memory() {
       V a = checked(*mem, address(*mem), bytes);
       V old;
       if (opn == "cas") {
-        old = b.emit(Opcode::AtomicCas, t, {a, c, v, mask()}, 0, 0, uint64_t(ir::Space::Global));
+        old = b.atomic_cas(ir::Space::Global, a, c, v, mask());
       } else {
         ir::AtomicOp op;
         if (opn == "add") op = ir::AtomicOp::Add;
@@ -209,8 +208,9 @@ bool Translator::memory() {
         else if (opn == "xor") op = ir::AtomicOp::Xor;
         else if (opn == "exch") op = ir::AtomicOp::Exch;
         else return unsupported("unknown atomic operation");
-        if (is64 && opn != "add" && opn != "exch" && opn != "cas") return unsupported("64-bit atomic other than add/exch/cas");
-        old = b.emit(Opcode::AtomicRmw, t, {a, v, mask()}, uint8_t(op), 0, uint64_t(ir::Space::Global));
+        if (is64 && opn != "add" && opn != "exch" && opn != "cas")
+          return unsupported("64-bit atomic other than add/exch/cas");
+        old = b.atomic(op, ir::Space::Global, a, v, mask());
       }
       if (in.op == Op::AtomG) return is64 ? write64(dst, old) : write(dst, old);
       return true;

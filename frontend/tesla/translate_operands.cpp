@@ -7,15 +7,15 @@ namespace gpurc::tesla::detail {
 bool Translator::set_areg(int n, V v) {
   if (areg_is_zero(n)) return true;
   if (n == 7) return unsupported("$a7 is one register per warp");
-  v = b.binary(Opcode::And, v, b.i32(0xffff));
+  v = b.and_(v, b.i32(0xffff));
   if (guard != ir::kNoValue) v = b.select(guard, v, b.get_var(kVarA + unsigned(n)));
   b.set_var(kVarA + unsigned(n), v);
   return true;
 }
 
 V Translator::pack(V z, V sn, V c, V o) {
-  V v = bin(Opcode::Or, bin(Opcode::Or, to_i32(z), shl(to_i32(sn), 1)),
-            bin(Opcode::Or, shl(to_i32(c), 2), shl(to_i32(o), 3)));
+  V v = b.or_(b.or_(b.zext(Type::I32, z), shl(b.zext(Type::I32, sn), 1)),
+              b.or_(shl(b.zext(Type::I32, c), 2), shl(b.zext(Type::I32, o), 3)));
   packs[v] = FlagBits{{z, sn, c, o}};
   return v;
 }
@@ -34,25 +34,25 @@ void Translator::set_creg(int n, V v) {
 // Z=1 S=2 of an integer result of `bits` (16 or 32).
 V Translator::flags_int(V res, unsigned bits, V C, V O) {
   V m = bits == 16 ? band(res, 0xffff) : res;
-  V sn = bits == 16 ? ne0(bit(m, 15)) : b.icmp(ir::IntPred::Slt, m, k32(0));
+  V sn = bits == 16 ? ne0(bit(m, 15)) : b.icmp(ir::IntPred::Slt, m, b.i32(0));
   return pack(eq0(m), sn, C == ir::kNoValue ? b.i1(false) : C, O == ir::kNoValue ? b.i1(false) : O);
 }
 
 // Z: zero or NaN, S: negative or NaN.
 V Translator::flags_float(V res) {
   V mag = band(res, 0x7fffffffu);
-  V nan = b.icmp(ir::IntPred::Ugt, mag, k32(0x7f800000u));
-  V z = bin(Opcode::Or, nan, eq0(mag));
-  V s = bin(Opcode::Or, nan, b.icmp(ir::IntPred::Ne, shr(res, 31), k32(0)));
+  V nan = b.icmp(ir::IntPred::Ugt, mag, b.i32(0x7f800000u));
+  V z = b.or_(nan, eq0(mag));
+  V s = b.or_(nan, b.icmp(ir::IntPred::Ne, shr(res, 31), b.i32(0)));
   return pack(z, s, b.i1(false), b.i1(false));
 }
 
 V Translator::flags_double(V res64) {
-  V f = b.convert(Opcode::Bitcast, Type::F64, res64);
+  V f = b.bitcast(Type::F64, res64);
   V nan = b.fcmp(ir::FloatPred::Uno, f, f);
-  V z = bin(Opcode::Or, nan, b.fcmp(ir::FloatPred::Oeq, f, b.constant(Type::F64, 0)));
+  V z = b.or_(nan, b.fcmp(ir::FloatPred::Oeq, f, b.constant(Type::F64, 0)));
   V sign = b.icmp(ir::IntPred::Slt, res64, b.i64(0));
-  V s = bin(Opcode::Or, nan, sign);
+  V s = b.or_(nan, sign);
   return pack(z, s, b.i1(false), b.i1(false));
 }
 
@@ -60,10 +60,10 @@ V Translator::flags_double(V res64) {
 V Translator::pred(int creg_n, unsigned code) {
   if (code == 15) return b.i1(true);
   V Z = cflag(creg_n, 0), S = cflag(creg_n, 1), C = cflag(creg_n, 2), O = cflag(creg_n, 3);
-  auto NOT = [&](V x) { return b.unary(Opcode::Not, x); };
-  auto AND = [&](V x, V y) { return bin(Opcode::And, x, y); };
-  auto OR = [&](V x, V y) { return bin(Opcode::Or, x, y); };
-  auto XOR = [&](V x, V y) { return bin(Opcode::Xor, x, y); };
+  auto NOT = [&](V x) { return b.not_(x); };
+  auto AND = [&](V x, V y) { return b.and_(x, y); };
+  auto OR = [&](V x, V y) { return b.or_(x, y); };
+  auto XOR = [&](V x, V y) { return b.xor_(x, y); };
   switch (code) {
     case 0x01: return XOR(AND(S, NOT(Z)), O);
     case 0x02: return AND(Z, NOT(S));
@@ -98,7 +98,7 @@ bool Translator::read(const Operand* o, V& out) {
       out = reg(o->reg);
       if (o->size == RSize::H) out = band(shr(out, o->high ? 16 : 0), 0xffff);
       return true;
-    case OKind::Imm: out = k32(uint32_t(o->imm)); return true;
+    case OKind::Imm: out = b.i32(uint32_t(o->imm)); return true;
     case OKind::AReg: out = areg(o->reg); return true;
     case OKind::CReg: out = creg(o->reg); return true;
     case OKind::Mem: {
@@ -116,7 +116,7 @@ bool Translator::read(const Operand* o, V& out) {
       } else if (!load(*o, address(*o), bytes, out)) {
         return false;
       }
-      if (sign) out = b.convert(Opcode::Sext, Type::I32, b.convert(Opcode::Trunc, Type::I16, out));
+      if (sign) out = b.sext(Type::I32, b.trunc(Type::I16, out));
       return true;
     }
     default: return fail("operand " + format_operand(*o) + " cannot be read");
@@ -125,14 +125,14 @@ bool Translator::read(const Operand* o, V& out) {
 
 bool Translator::read64(const Operand* o, V& out) {
   if (o && o->kind == OKind::Reg && o->size == RSize::D) {
-    V lo = b.convert(Opcode::Zext, Type::I64, reg(o->reg));
-    V hi = b.convert(Opcode::Zext, Type::I64, reg(o->reg + 1));
-    out = bin(Opcode::Or, lo, b.emit(Opcode::Shl, Type::I64, {hi, k32(32)}, uint8_t(ir::ShiftMode::Clamp)));
+    V lo = b.zext(Type::I64, reg(o->reg));
+    V hi = b.zext(Type::I64, reg(o->reg + 1));
+    out = b.or_(lo, b.shl(hi, b.i32(32), ir::ShiftMode::Clamp));
     return true;
   }
   V v;
   if (!read(o, v)) return false;
-  out = b.convert(Opcode::Zext, Type::I64, v);
+  out = b.zext(Type::I64, v);
   return true;
 }
 
@@ -143,7 +143,7 @@ bool Translator::write(const Operand* o, V v) {
       if (o->size == RSize::H) {
         V old = reg(o->reg);
         unsigned sh = o->high ? 16 : 0;
-        V nv = bin(Opcode::Or, band(old, ~(0xffffu << sh)), shl(band(v, 0xffff), sh));
+        V nv = b.or_(band(old, ~(0xffffu << sh)), shl(band(v, 0xffff), sh));
         set_reg(o->reg, nv);
       } else {
         set_reg(o->reg, v);
@@ -155,8 +155,8 @@ bool Translator::write(const Operand* o, V v) {
       // into both halves of its aligned 32-bit word.
       V a = address(*o);
       if (o->access == 2) {
-        a = bin(Opcode::And, a, b.i64(~uint64_t(3)));
-        v = bin(Opcode::IMul, band(v, 0xffff), k32(0x10001u));
+        a = b.and_(a, b.i64(~uint64_t(3)));
+        v = b.imul(band(v, 0xffff), b.i32(0x10001u));
       }
       return store(*o, a, 4, v);
     }
@@ -166,12 +166,12 @@ bool Translator::write(const Operand* o, V v) {
 
 bool Translator::write64(const Operand* o, V v) {
   if (o && o->kind == OKind::Reg && o->size == RSize::D) {
-    set_reg(o->reg, b.convert(Opcode::Trunc, Type::I32, v));
+    set_reg(o->reg, b.trunc(Type::I32, v));
     set_reg(o->reg + 1,
-            b.convert(Opcode::Trunc, Type::I32, b.emit(Opcode::LShr, Type::I64, {v, k32(32)}, uint8_t(ir::ShiftMode::Clamp))));
+            b.trunc(Type::I32, b.lshr(v, b.i32(32), ir::ShiftMode::Clamp)));
     return true;
   }
-  return write(o, b.convert(Opcode::Trunc, Type::I32, v));
+  return write(o, b.trunc(Type::I32, v));
 }
 
 // neg/abs/not modifier names before and after source 1 (print order).
