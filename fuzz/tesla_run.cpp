@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "frontend/tesla/guest_memory.h"
 #include "frontend/tesla/translate.h"
 #include "fuzz/tesla_fuzz.h"
 #include "runtime/barrier.h"
@@ -82,10 +83,11 @@ TeslaTranslation translate_tesla(const TeslaProgram& p) {
 namespace {
 
 // Runs a translated function on the program's warps over copies of `p`'s
-// memory (with `extra` as g15[] when not empty). Registers come from
+// memory (with `extra` as g15[] when not empty), through rt::launch (one
+// block, its counted-barrier scheduler, as replay and the API run Tesla
+// code) with TeslaMemory as every warp's guest memory. Registers come from
 // `p.threads` (run_with mode) or, with `launch_abi`, from the launch ABI
-// only. The warps are scheduled at barriers as rt::launch schedules Tesla
-// code (runtime/barrier.h).
+// only.
 TeslaOutcome run_ir(const std::string& engine, const IrProgram& prog, const TeslaProgram& p, bool launch_abi,
                     const std::vector<uint8_t>& extra) {
   TeslaOutcome out;
@@ -118,73 +120,71 @@ TeslaOutcome run_ir(const std::string& engine, const IrProgram& prog, const Tesl
   out.outs.assign(slots, std::vector<uint8_t>(p.cfg.attr_bytes, 0));
   TeslaMemory memory(&out.mem, &out.shared, &out.locals, &attrs, &out.outs);
 
-  // State per warp: the translation's var layout (translate.h), filled through its helpers.
-  struct WarpRun {
-    std::unique_ptr<uint8_t[], rt::Buffer::AlignedFree> vars, frame;
-    ir::WarpContext ctx;
-    rt::BarrierLanes barrier_seen;
-  };
-  std::vector<WarpRun> warps(nwarps);
-  for (unsigned w = 0; w < nwarps; ++w) {
-    WarpRun& x = warps[w];
-    x.vars = rt::allocate_aligned(std::max<uint64_t>(f.vars_bytes(), 64));
-    std::memset(x.vars.get(), 0, f.vars_bytes());
-    uint32_t mask = 0;
+  // A thread's state before the run: registers the code never names keep it
+  // (launch_abi.h), so the finished warps read their lanes over it.
+  out.threads.resize(nthreads);
+  for (unsigned t = 0; t < nthreads; ++t) {
+    if (launch_abi) out.threads[t].r[0] = t;  // tid (t, 0, 0), as the launch ABI sets it
+    else out.threads[t] = p.threads[t];
+  }
+
+  rt::LaunchConfig cfg;
+  cfg.block.x = std::max(1u, nthreads);
+  cfg.vars_bytes = uint32_t(f.vars_bytes());
+  cfg.uniforms = uniforms.get();
+  cfg.budget = kFuzzBudget;
+  if (uint32_t bar = barrier_slot(f); bar != LaunchSlots::kNoSlot) cfg.barrier_var = bar;
+  rt::WarpHooks hooks;
+  // The state of every lane of the warp: the lanes past the last thread too
+  // (run_with mode: zero registers), as the interpreter's warp has them.
+  hooks.init = [&](const rt::WarpInfo& info, uint8_t* vars) {
     for (unsigned lane = 0; lane < 32; ++lane) {
-      unsigned t = w * 32 + lane;
+      unsigned t = info.warp * 32 + lane;
       uint64_t local_base = uint64_t(t) * kLocalStride;
-      if (t < nthreads) mask |= 1u << lane;
       if (launch_abi) {
         const unsigned tid[3] = {t, 0, 0}, ctaid[2] = {0, 0};
-        if (t < nthreads) init_launch_lane(f, x.vars.get(), lane, tid, ctaid, local_base);
+        if (t < nthreads) init_launch_lane(f, vars, lane, tid, ctaid, local_base);
         continue;
       }
       ThreadState st{};
       if (t < nthreads) st = p.threads[t];
-      init_state_lane(f, x.vars.get(), lane, st, local_base);
+      init_state_lane(f, vars, lane, st, local_base);
     }
-    init_attr_warp(attr_slot(f), x.vars.get(), 32, kAttrBase + uint64_t(w) * 32 * kLocalStride, kLocalStride);
-    x.frame = rt::allocate_aligned(std::max<uint64_t>(exe->frame_bytes(), 64));
-    x.ctx.vars = x.vars.get();
-    x.ctx.uniforms = uniforms.get();
-    x.ctx.frame = x.frame.get();
-    x.ctx.entry_mask = nthreads == 0 ? 0 : mask;
-    x.ctx.budget = kFuzzBudget;
-    x.ctx.memory = &memory;
+    init_attr_warp(attr_slot(f), vars, 32, kAttrBase + uint64_t(info.warp) * 32 * kLocalStride, kLocalStride);
+  };
+  // Every space is the interpreter's bytes (TeslaMemory): no inline windows.
+  hooks.memory = [&](const rt::WarpInfo&, ir::GuestMemory&, ir::WarpContext& ctx) -> ir::GuestMemory* {
+    for (auto& w : ctx.windows) w = ir::MemWindow{};
+    for (auto& space : ctx.extra_windows)
+      for (auto& w : space) w = ir::MemWindow{};
+    return &memory;
+  };
+  hooks.setup = [&](const rt::WarpInfo&, ir::WarpContext& ctx) {
+    if (nthreads == 0) ctx.entry_mask = 0;  // the one warp of an empty launch runs no lane
+  };
+  hooks.finish = [&](const rt::WarpInfo& info, const uint8_t* vars) {
+    for (unsigned lane = 0; lane < 32 && info.warp * 32 + lane < nthreads; ++lane)
+      read_lane(f, vars, lane, out.threads[info.warp * 32 + lane]);
+  };
+  bool engine_fault = false;  // launch's own Unsupported fault (a stop without a barrier word) calls no hook
+  hooks.fault = [&](const rt::WarpInfo&, const ir::WarpContext&, rt::LaunchFault&) { engine_fault = true; };
+  rt::Memory unused;  // every access goes to TeslaMemory
+  const rt::LaunchResult r = rt::launch(*exe, unused, cfg, hooks);
+  if (!r.error.empty()) {
+    out.error = r.error;
+    return out;
   }
-
-  const uint32_t bar = barrier_slot(f);
-  unsigned stops = 0;
-  rt::CountedEnd end = rt::run_counted_barriers(nwarps, [&](uint32_t w) {
-    ir::WarpContext& ctx = warps[w].ctx;
-    rt::CountedStep r;
-    ir::RunStatus s = exe->run(ctx);
-    if (s == ir::RunStatus::Fault) {
-      out.fault = ir_fault_name(ctx.fault);
-      out.fault_message = "fault code " + hex(ctx.fault_code) + " at " + hex(ctx.fault_addr) + " warp " +
-                          std::to_string(w) + " lane " + std::to_string(ctx.fault_lane);
-      r.step = rt::WarpStep::Stop;
-    } else if (s == ir::RunStatus::Barrier) {
-      r.step = rt::WarpStep::Barrier;
-      r.word = bar == LaunchSlots::kNoSlot ? 0 : rt::take_barrier_word(warps[w].vars.get() + bar, warps[w].barrier_seen);
-      if (r.word == 0) out.error = "barrier stop without a descriptor";
-      if (++stops > 1000 * nwarps) out.error = "more than 1000 barrier stops per warp";
-      if (!out.error.empty()) r.step = rt::WarpStep::Stop;
-    }
-    return r;
-  });
-  if (!out.error.empty()) return out;
-  if (end == rt::CountedEnd::Deadlock) {  // the interpreter's kind for it
+  if (r.fault && r.fault->deadlock) {  // the interpreter's kind for it
     out.fault = "stack";
     out.fault_message = "deadlock: every remaining warp waits at a barrier that cannot complete";
-  }
-  for (unsigned t = 0; t < nthreads; ++t) {
-    // Registers the code never names keep their initial value (translate.h).
-    ThreadState st{};
-    if (launch_abi) st.r[0] = t;  // tid (t, 0, 0), as initialised above
-    else st = p.threads[t];
-    read_lane(f, warps[t / 32].vars.get(), t % 32, st);
-    out.threads.push_back(st);
+  } else if (r.fault && !engine_fault) {
+    out.error = "barrier stop without a descriptor";
+    return out;
+  } else if (r.fault) {
+    const rt::LaunchFault& x = *r.fault;
+    out.fault = ir_fault_name(x.kind);
+    out.fault_message = "fault code " + hex(x.code) + " at " + hex(x.addr) + " warp " + std::to_string(x.warp) +
+                        " lane " + std::to_string(x.lane);
   }
   out.locals.resize(nthreads);
   out.outs.resize(nthreads);

@@ -6,11 +6,11 @@
 //
 // The translated code tells the runtime which barrier a warp stopped at: right
 // before its IR `barrier` terminator each lane that reaches it writes a
-// 32-bit var: the barrier's descriptor (barrier_word) in the low 16 bits and,
-// above them, the lane's own count of barrier stops (previous value + 1).
-// Engines keep vars as per-lane values across a stop and write every lane
-// back (a JIT stores its copy of lanes that did not run the barrier block),
-// so the runtime cannot clear the var between stops; instead it keeps what it
+// 32-bit var, the barrier word of the IR's ABI (ir/barrier_word.h): the
+// barrier's descriptor in the low 16 bits and, above them, the lane's own
+// count of barrier stops (previous value + 1). Engines keep vars as per-lane
+// values across a stop and write every lane back (a JIT stores its copy of
+// lanes that did not run the barrier block), so the runtime cannot clear the var between stops; instead it keeps what it
 // saw last (BarrierLanes) and takes the word of a lane whose value changed:
 // exactly the lanes that reached this barrier, since their count moved on.
 // (A warp stops at one barrier block per run, so those lanes agree.) Code
@@ -18,55 +18,30 @@
 // `bar 0x0 all`) writes just that word: every lane holding a word holds the
 // right one, which saves the per-lane count and the comparison.
 //
-// The word format is header-only (the frontends use it), and so is the
-// scheduler, a template (run_counted_barriers).
+// The scheduler is header-only, a template (run_counted_barriers).
 #pragma once
 #include <cstdint>
 #include <vector>
 
+#include "ir/barrier_word.h"
 #include "runtime/launch.h"
 
 namespace gpurc::rt {
 
-// Descriptor layout (the low 16 bits of the var). Never 0 (a barrier
-// arrives, waits or both).
-constexpr uint32_t kBarrierArrive = 1u;       // bar inc: counts this warp as arrived
-constexpr uint32_t kBarrierWait = 2u;         // bar wait: waits until the barrier is released
-constexpr uint32_t kBarrierCountGiven = 4u;   // bits 8..15 hold a warp count (else: every warp of the block)
-// Set in every word of code whose barriers all have one descriptor: then a
-// lane holds that word once it reached any barrier (or 0), and the word has
-// no stop count; the runtime takes it from the first lane holding it.
-constexpr uint32_t kBarrierOneKind = 8u;
-constexpr unsigned kBarrierIdShift = 4;       // bits 4..7: barrier id 0..15
-constexpr unsigned kBarrierCountShift = 8;
-constexpr uint32_t kBarrierDescriptorMask = 0xffffu;
-constexpr uint32_t kBarrierStopOne = 0x10000u;  // bits 16..31: the lane's stop count (wraps)
-constexpr unsigned kBarrierIds = 16;
-
-// `count_warps` < 0: the whole block. A count above the block's warps is the
-// whole block (barrier_of clamps it).
-constexpr uint32_t barrier_word(unsigned id, bool arrive, bool wait, int64_t count_warps) {
-  uint32_t w = (arrive ? kBarrierArrive : 0u) | (wait ? kBarrierWait : 0u) | (id & 15u) << kBarrierIdShift;
-  if (count_warps >= 0)
-    w |= kBarrierCountGiven | uint32_t(count_warps > 0xff ? 0xff : count_warps) << kBarrierCountShift;
-  return w;
-}
-
-struct CountedBarrier {
-  unsigned id = 0;
-  bool arrive = false, wait = false;
-  uint32_t count = 0;  // warps that must arrive, at most the block's warps
-};
-
-constexpr CountedBarrier barrier_of(uint32_t word, uint32_t block_warps) {
-  CountedBarrier b;
-  b.id = (word >> kBarrierIdShift) & 15u;  // (kBarrierOneKind is not part of the barrier)
-  b.arrive = (word & kBarrierArrive) != 0;
-  b.wait = (word & kBarrierWait) != 0;
-  uint32_t given = (word >> kBarrierCountShift) & 0xffu;
-  b.count = (word & kBarrierCountGiven) && given < block_warps ? given : block_warps;
-  return b;
-}
+// The word format is the IR's ABI (ir/barrier_word.h): translators write it
+// without knowing the runtime. The scheduler and its callers name it here.
+using ir::barrier_of;
+using ir::barrier_word;
+using ir::CountedBarrier;
+using ir::kBarrierArrive;
+using ir::kBarrierCountGiven;
+using ir::kBarrierCountShift;
+using ir::kBarrierDescriptorMask;
+using ir::kBarrierIds;
+using ir::kBarrierIdShift;
+using ir::kBarrierOneKind;
+using ir::kBarrierStopOne;
+using ir::kBarrierWait;
 
 // What the runtime saw in a warp's barrier var at its previous stop (all
 // zero before the first: the var starts at zero).

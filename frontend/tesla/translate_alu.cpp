@@ -1,0 +1,476 @@
+// Tesla translation: integer, float, double and transcendental arithmetic,
+// compares and selects, quad ops, votes (memory instructions: translate_memory.cpp,
+// cvt: translate_cvt.cpp).
+#include "frontend/tesla/translate_impl.h"
+
+namespace gpurc::tesla::detail {
+
+// 24-bit multiply: the low 32 bits of the product, or (high) bits 16..47.
+// The low word is the 32-bit product of the extended operands (arithmetic
+// mod 2^32), so only `high` needs the 64-bit product.
+V Translator::mul24(V x, V y, bool sg, bool high) {
+  auto ext = [&](V v) {
+    return low_bits(v, 24, sg);
+  };
+  if (!high) return b.imul(ext(x), ext(y));
+  auto wide = [&](V v) { return b.convert(sg ? Opcode::Sext : Opcode::Zext, Type::I64, ext(v)); };
+  V prod = b.imul(wide(x), wide(y));
+  prod = b.lshr(prod, b.i32(16), ir::ShiftMode::Clamp);
+  return b.trunc(Type::I32, prod);
+}
+
+// Sum, carry and signed overflow of x + y + cin over `bits` (16 or 32; x
+// and y zero-extended to i32). Written with ops every JIT tier has natively
+// (icarry/ioverflow go through a per-lane helper there): the carry is the
+// sum wrapping below x (or reaching it with a carry in), the overflow the
+// sign rule ((x ^ s) & (y ^ s)) < 0.
+void Translator::add_flags(V x, V y, V cin, unsigned bits, V& res, V& C, V& O) {
+  V sum = b.iadd(b.iadd(x, y), b.zext(Type::I32, cin));
+  V ovf = b.and_(b.xor_(x, sum), b.xor_(y, sum));
+  if (bits == 16) {
+    res = band(sum, 0xffff);
+    C = ne0(bit(sum, 16));
+    O = ne0(bit(ovf, 15));
+    return;
+  }
+  res = sum;
+  V wrapped = b.icmp(ir::IntPred::Ult, sum, x);
+  C = b.or_(wrapped, b.and_(cin, b.icmp(ir::IntPred::Eq, sum, x)));
+  O = b.icmp(ir::IntPred::Slt, ovf, b.i32(0));
+}
+
+bool Translator::int_add() {
+  const Insn& in = *cur;
+  const Operand* dst = in.find(Role::Dst);
+  const Operand* s1 = in.find(Role::Src1);
+  const Operand* s2 = in.find(Role::Src2);
+  const Operand* s3 = in.find(Role::Src3);
+  bool mad = in.op == Op::IMad;
+  bool b16 = in.has("b16") || in.has("u16") || in.has("s16");
+  unsigned bits = (!mad && b16) ? 16 : 32;
+  uint32_t m = bits == 16 ? 0xffffu : 0xffffffffu;
+  int opk = in.has("sub") ? 1 : in.has("subr") ? 2 : in.has("addc") ? 3 : 0;
+  const Operand* a = s1;
+  const Operand* bo = s2 ? s2 : s3;
+  const Operand* c = mad ? in.addend() : nullptr;
+  if (mad && !in.is_long) bo = s2;
+  V x, y;
+  if (mad) {
+    V p1, p2;
+    if (!read(a, p1) || !read(bo, p2)) return false;
+    if (in.has("u24") || in.has("s24")) {
+      x = mul24(p1, p2, in.has("s24"), in.has("high"));
+    } else {
+      bool sg = in.has("s16");
+      auto ext16 = [&](V v) {
+        return low_bits(v, 16, sg);
+      };
+      x = b.imul(ext16(p1), ext16(p2));
+    }
+    if (!read(c, y)) return false;
+  } else {
+    if (!read(a, x) || !read(bo, y)) return false;
+    x = band(x, m);
+    y = band(y, m);
+  }
+  V s1v = x, s2v = y, cin = b.i1(false);
+  if (opk == 1) s2v = band(b.not_(y), m), cin = b.i1(true);
+  if (opk == 2) s1v = band(b.not_(x), m), cin = b.i1(true);
+  if (opk == 3) {
+    const Operand* cond = in.find(Role::Cond);
+    cin = cflag(cond ? cond->reg : 0, 2);
+  }
+  V res, C, O;
+  add_flags(s1v, s2v, cin, bits, res, C, O);
+  if (in.has("sat")) {
+    V neg = ne0(bit(res, bits - 1));
+    res = b.select(O, sel32(neg, m >> 1, 1u << (bits - 1)), res);
+  }
+  V fl = flags_add(res, bits, C, O);
+  if (!write(dst, res)) return false;
+  set_flags(fl);
+  return true;
+}
+
+bool Translator::alu() {
+  const Insn& in = *cur;
+  const Operand* dst = in.find(Role::Dst);
+  const Operand* s1 = in.find(Role::Src1);
+  const Operand* s2 = in.find(Role::Src2);
+  const Operand* s3 = in.find(Role::Src3);
+  auto has = [&](const char* n) { return in.has(n); };
+  bool b16 = has("b16") || has("u16") || has("s16");
+  V x, y, z;
+  switch (in.op) {
+    case Op::Mov: {
+      unsigned lm = 0xf;
+      if (in.is_long && !in.is_imm) lm = unsigned((in.bits >> 46) & 0xf);
+      if (!read(s1 ? s1 : s2, x)) return false;
+      if (lm != 0xf) {
+        // Lane mask: only lanes whose quad position is enabled write.
+        V q = band(b.lane_id(), 3);
+        V en = ne0(band(b.lshr(b.i32(lm), q, ir::ShiftMode::Clamp), 1));
+        V saved = guard;
+        guard = saved == ir::kNoValue ? en : b.and_(saved, en);
+        bool ok = write(dst, x);
+        guard = saved;
+        return ok;
+      }
+      return write(dst, x);
+    }
+    case Op::MovFromC: return write(dst, creg(in.find(Role::Cond)->reg));
+    case Op::MovFromA: return write(dst, areg(in.find(Role::ASrc)->reg));
+    case Op::MovFromSr:
+      if (s1->reg == 3) return write(dst, b.i32(0x20));
+      if (s1->reg == 0 || s1->reg == 1) return unsupported("physid/clock are not translated");
+      return write(dst, b.i32(0));
+    case Op::MovToC:
+      if (!read(s1, x)) return false;
+      set_creg(in.find(Role::CDst)->reg, band(x, 15));
+      return true;
+    case Op::ShlA:
+      if (!read(s1, x)) return false;
+      return set_areg(in.find(Role::ADst)->reg, shl(x, unsigned(s2->imm & 31)));
+    case Op::AddA:
+      return set_areg(in.find(Role::ADst)->reg, b.iadd(areg(in.find(Role::ASrc)->reg), b.i32(uint32_t(s2->imm))));
+    case Op::IAdd:
+    case Op::IMad: return int_add();
+    case Op::Mul16:
+    case Op::Mul24: {
+      std::vector<std::string> sg;
+      for (auto& nm : in.names())
+        if (nm == "u16" || nm == "s16" || nm == "u24" || nm == "s24") sg.push_back(nm);
+      if (!read(s1, x) || !read(s2, y)) return false;
+      V res;
+      if (in.op == Op::Mul16) {
+        bool g1 = !sg.empty() && sg[0] == "s16";
+        bool g2 = sg.size() > 1 && sg.back() == "s16";
+        if (s1 && s1->kind == OKind::Mem && sg.size() >= 3) g2 = sg[2] == "s16";
+        auto ext = [&](V v, bool s) {
+          return low_bits(v, 16, s);
+        };
+        res = b.imul(ext(x, g1), ext(y, g2));
+      } else {
+        bool g = !sg.empty() && sg[0] == "s24";
+        res = mul24(x, y, g, has("high"));
+      }
+      if (!write(dst, res)) return false;
+      set_flags(flags_int(res, 32));
+      return true;
+    }
+    case Op::Sad: {
+      bool sg = has("s16") || has("s32");
+      unsigned bits = (has("u16") || has("s16")) ? 16 : 32;
+      uint32_t m = bits == 16 ? 0xffffu : 0xffffffffu;
+      const Operand* c = in.addend();
+      if (!read(s1, x) || !read(s2, y) || !read(c, z)) return false;
+      auto ext = [&](V v) {
+        return low_bits(v, bits, sg);
+      };
+      V ex = ext(x), ey = ext(y);
+      V mres = band(b.isad(sg ? ir::Sign::Signed : ir::Sign::Unsigned, ex, ey, b.i32(0)), m);
+      z = band(z, m);
+      V res, C, O;
+      add_flags(mres, z, b.i1(false), bits, res, C, O);
+      if (!write(dst, res)) return false;
+      set_flags(flags_add(res, bits, C, O));
+      return true;
+    }
+    case Op::IMin:
+    case Op::IMax:
+    case Op::ISet: {
+      bool sg = has("s16") || has("s32");
+      unsigned bits = b16 ? 16 : 32;
+      uint32_t m = bits == 16 ? 0xffffu : 0xffffffffu;
+      static const char* cn[8] = {"never", "l", "e", "le", "g", "lg", "ge", "always"};
+      unsigned cond = 0;
+      for (unsigned i = 0; i < 8; ++i)
+        if (has(cn[i])) cond = i;
+      if (!read(s1, x) || !read(s2, y)) return false;
+      x = band(x, m);
+      y = band(y, m);
+      auto ext = [&](V v) {  // 32 bits: already the value
+        return bits == 32 ? v : low_bits(v, bits, sg);
+      };
+      V ea = ext(x), eb = ext(y);
+      V lt = b.icmp(sg ? ir::IntPred::Slt : ir::IntPred::Ult, ea, eb);
+      V res;
+      if (in.op == Op::ISet) {
+        V eq = b.icmp(ir::IntPred::Eq, ea, eb);
+        V gt = b.icmp(sg ? ir::IntPred::Sgt : ir::IntPred::Ugt, ea, eb);
+        V t = b.i1(false);
+        if (cond & 1) t = b.or_(t, lt);
+        if (cond & 2) t = b.or_(t, eq);
+        if (cond & 4) t = b.or_(t, gt);
+        res = b.select(t, b.i32(m), b.i32(0));
+      } else if (in.op == Op::IMin) {
+        res = b.select(lt, x, y);
+      } else {
+        res = b.select(lt, y, x);
+      }
+      if (!write(dst, res)) return false;
+      set_flags(flags_int(res, bits));
+      return true;
+    }
+    case Op::LogOp: {
+      unsigned bits = b16 ? 16 : 32;
+      uint32_t m = bits == 16 ? 0xffffu : 0xffffffffu;
+      int k = has("and") ? 0 : has("or") ? 1 : has("xor") ? 2 : 3;
+      bool nt[2];
+      side_flags("not", nt);
+      if (!read(s1, x) || !read(s2, y)) return false;
+      if (nt[0]) x = b.not_(x);
+      if (nt[1]) y = b.not_(y);
+      V r = k == 0 ? b.and_(x, y) : k == 1 ? b.or_(x, y) : k == 2 ? b.xor_(x, y) : y;
+      r = band(r, m);
+      if (!write(dst, r)) return false;
+      set_flags(flags_int(r, bits));
+      return true;
+    }
+    case Op::Shl:
+    case Op::Shr: {
+      unsigned bits = b16 ? 16 : 32;
+      uint32_t m = bits == 16 ? 0xffffu : 0xffffffffu;
+      bool sg = has("s16") || has("s32");
+      if (!read(s1, x) || !read(s2, y)) return false;  // shift counts are not masked
+      x = band(x, m);
+      V res, C;
+      V in_range = b.and_(ne0(y), b.icmp(ir::IntPred::Ult, y, b.i32(bits)));
+      auto sh = [&](Opcode op, V v, V n) { return b.binary(op, v, n, uint8_t(ir::ShiftMode::Clamp)); };
+      if (in.op == Op::Shl) {
+        res = band(sh(Opcode::Shl, x, y), m);
+        C = band(sh(Opcode::LShr, x, b.isub(b.i32(bits), y)), 1);
+      } else {
+        V sx = sg ? low_bits(x, bits, true) : x;
+        res = band(sh(sg ? Opcode::AShr : Opcode::LShr, sx, y), m);
+        C = band(sh(Opcode::LShr, x, b.isub(y, b.i32(1))), 1);
+      }
+      C = b.select(in_range, C, b.i32(0));
+      V O = b.zext(Type::I32, b.and_(b.icmp(ir::IntPred::Eq, y, b.i32(1)),
+                                     b.icmp(ir::IntPred::Ne, bit(x, bits - 1), bit(res, bits - 1))));
+      if (!write(dst, res)) return false;
+      set_flags(flags_int(res, bits, ne0(C), ne0(O)));
+      return true;
+    }
+    case Op::FAdd:
+    case Op::FMul:
+    case Op::FMad: {
+      bool ng[2];
+      side_flags("neg", ng);
+      bool rz = has("rz"), sat = has("sat");
+      const Operand* bo = in.op == Op::FAdd ? (s2 ? s2 : s3) : s2;
+      if (!read(s1, x) || !read(bo, y)) return false;
+      V r;
+      ir::Round rnd = rz ? ir::Round::TowardZero : ir::Round::NearestEven;
+      if (in.op == Op::FMad) {
+        const Operand* c = in.addend();
+        if (!read(c, z)) return false;
+        if (ng[0]) x = b.xor_(x, b.i32(0x80000000u));
+        if (ng[1]) z = b.xor_(z, b.i32(0x80000000u));
+        // The product is truncated (exact when an input is zero), the sum rounds to nearest.
+        V p = b.fmul(b.bitcast(Type::F32, x), b.bitcast(Type::F32, y), float_flags(true, true, ir::Round::TowardZero));
+        r = b.fadd(p, b.bitcast(Type::F32, z), float_flags(true, true, ir::Round::NearestEven, sat));
+      } else {
+        if (ng[0]) x = b.xor_(x, b.i32(0x80000000u));
+        if (ng[1]) y = b.xor_(y, b.i32(0x80000000u));
+        r = b.binary(in.op == Op::FAdd ? Opcode::FAdd : Opcode::FMul, b.bitcast(Type::F32, x), b.bitcast(Type::F32, y),
+                     0, float_flags(true, true, rnd, sat));
+      }
+      V ri = b.bitcast(Type::I32, r);
+      if (!write(dst, ri)) return false;
+      set_flags(flags_float(ri));
+      return true;
+    }
+    case Op::QuadOp: {
+      // Each lane reads source 1 of one lane of its quad (l0..l3, or its
+      // neighbour: dx = lane ^ 1, dy = lane ^ 2) whether that lane runs this
+      // code or not, and applies the operation of its own quad position.
+      // get_var reads every lane's register; after lowering, masked writes
+      // keep the values of lanes that are off this path (diverged or
+      // exited), and lanes that were never launched read 0, as the
+      // interpreter's never-launched threads (see docs/tesla.md).
+      static const char* ops[4] = {"add", "subr", "sub", "mov2"};
+      unsigned qop[4] = {}, k = 0;
+      for (auto& n : in.names())
+        for (unsigned i = 0; i < 4; ++i)
+          if (n == ops[i] && k < 4) qop[k++] = i;
+      uint32_t neg_a = 0, neg_b = 0, mov = 0;  // per quad position
+      for (unsigned q = 0; q < 4; ++q) {
+        if (qop[q] == 1) neg_a |= 1u << q;
+        if (qop[q] == 2) neg_b |= 1u << q;
+        if (qop[q] == 3) mov |= 1u << q;
+      }
+      V q = band(b.lane_id(), 3);
+      V idx = has("dx") ? b.xor_(q, b.i32(1)) : has("dy") ? b.xor_(q, b.i32(2))
+                        : b.i32(has("l1") ? 1 : has("l2") ? 2 : has("l3") ? 3 : 0);
+      if (!read(s1, x) || !read(s3, y)) return false;
+      V launched = b.entry_mask();
+      V a = b.quad_shuffle(b.select(launched, x, b.i32(0)), idx);
+      auto lane_bit = [&](uint32_t m) {
+        return band(b.lshr(b.i32(m), q, ir::ShiftMode::Clamp), 1);
+      };
+      V sa = shl(lane_bit(neg_a), 31), sb = shl(lane_bit(neg_b), 31);
+      V sum = b.bitcast(Type::I32, b.fadd(b.bitcast(Type::F32, b.xor_(a, sa)), b.bitcast(Type::F32, b.xor_(y, sb)),
+                                          float_flags(true, true)));
+      // mov2: source 3 with a denormal flushed to a signed zero (NaN kept).
+      V flushed = b.select(b.icmp(ir::IntPred::Eq, band(y, 0x7f800000u), b.i32(0)), band(y, 0x80000000u), y);
+      V r = b.select(ne0(lane_bit(mov)), flushed, sum);
+      if (!write(dst, r)) return false;
+      set_flags(flags_float(r));
+      return true;
+    }
+    case Op::FSet:
+    case Op::FMin:
+    case Op::FMax:
+    case Op::DSet:
+    case Op::DMin:
+    case Op::DMax: {
+      bool dbl = in.op == Op::DSet || in.op == Op::DMin || in.op == Op::DMax;
+      bool ng[2], ab[2];
+      side_flags("neg", ng);
+      side_flags("abs", ab);
+      static const char* cn[16] = {"never", "l", "e", "le", "g", "lg", "ge", "lge",
+                                   "u", "lu", "eu", "leu", "gu", "lgu", "geu", "always"};
+      unsigned cond = 0;
+      for (unsigned i = 0; i < 16; ++i)
+        if (has(cn[i])) cond = i;
+      V fa, fb;
+      if (dbl) {
+        if (!read64(s1, x) || !read64(s2, y)) return false;
+        fa = b.bitcast(Type::F64, x), fb = b.bitcast(Type::F64, y);
+      } else {
+        if (!read(s1, x) || !read(s2, y)) return false;
+        fa = b.bitcast(Type::F32, x), fb = b.bitcast(Type::F32, y);
+      }
+      if (ab[0]) fa = b.fabs(fa);
+      if (ng[0]) fa = b.fneg(fa);
+      if (ab[1]) fb = b.fabs(fb);
+      if (ng[1]) fb = b.fneg(fb);
+      uint32_t ftz = dbl ? 0 : ir::ff::FtzIn;
+      if (in.op == Op::FSet || in.op == Op::DSet) {
+        static const ir::FloatPred fp[16] = {
+            ir::FloatPred::Oeq, ir::FloatPred::Olt, ir::FloatPred::Oeq, ir::FloatPred::Ole, ir::FloatPred::Ogt,
+            ir::FloatPred::One, ir::FloatPred::Oge, ir::FloatPred::Ord, ir::FloatPred::Uno, ir::FloatPred::Ult,
+            ir::FloatPred::Ueq, ir::FloatPred::Ule, ir::FloatPred::Ugt, ir::FloatPred::Une, ir::FloatPred::Uge,
+            ir::FloatPred::Oeq};
+        V t = cond == 0 ? b.i1(false) : cond == 15 ? b.i1(true) : b.fcmp(fp[cond], fa, fb, ftz);
+        V r = sel32(t, 0xffffffffu, 0);
+        if (!write(dst, r)) return false;
+        set_flags(flags_int(r, 32));
+        return true;
+      }
+      bool mn = in.op == Op::FMin || in.op == Op::DMin;
+      uint32_t fl = ir::with_nan(ftz, ir::NanRule::AllOnes);
+      V r = b.binary(mn ? Opcode::FMin : Opcode::FMax, fa, fb, uint8_t(ir::MinMaxNan::NumberWins), fl);
+      if (dbl) {
+        V ri = b.bitcast(Type::I64, r);
+        if (!write64(dst, ri)) return false;
+        set_flags(flags_double(ri));
+      } else {
+        V ri = b.bitcast(Type::I32, r);
+        if (!write(dst, ri)) return false;
+        set_flags(flags_float(ri));
+      }
+      return true;
+    }
+    case Op::FSlct: {
+      if (!read(s3, z)) return false;
+      if (has("neg")) z = b.xor_(z, b.i32(0x80000000u));
+      V ge = b.fcmp(ir::FloatPred::Oge, b.bitcast(Type::F32, z), b.f32_bits(0), ir::ff::FtzIn);
+      if (!read(s1, x) || !read(s2, y)) return false;
+      V r = b.select(ge, x, y);
+      if (!write(dst, r)) return false;
+      set_flags(flags_int(r, 32));
+      return true;
+    }
+    case Op::Rcp:
+    case Op::Rsqrt:
+    case Op::Lg2:
+    case Op::Sin:
+    case Op::Cos:
+    case Op::Ex2:
+    case Op::PreSin:
+    case Op::PreEx2: {
+      if (!read(s1, x)) return false;
+      if (has("abs")) x = band(x, 0x7fffffffu);
+      if (has("neg")) x = b.xor_(x, b.i32(0x80000000u));
+      bool sat = has("sat");
+      const ir::Transc tesla = ir::Transc::Tesla;
+      V fx = b.bitcast(Type::F32, x), r;
+      // Float inputs flush; the fixed-point side (sin/cos/ex2 inputs,
+      // presin/preex2 results) must not, as small fixed values look subnormal.
+      switch (in.op) {
+        case Op::Rcp: r = b.transc(Opcode::FRcp, tesla, fx, float_flags(true, true, ir::Round::NearestEven, sat)); break;
+        case Op::Rsqrt: r = b.transc(Opcode::FRsqrt, tesla, fx, float_flags(true, true, ir::Round::NearestEven, sat)); break;
+        case Op::Lg2: r = b.transc(Opcode::FLog2, tesla, fx, float_flags(true, true, ir::Round::NearestEven, sat)); break;
+        case Op::Sin: r = b.transc(Opcode::FSin, tesla, fx, float_flags(false, false, ir::Round::NearestEven, sat)); break;
+        case Op::Cos: r = b.transc(Opcode::FCos, tesla, fx, float_flags(false, false, ir::Round::NearestEven, sat)); break;
+        case Op::Ex2: r = b.transc(Opcode::FExp2, tesla, fx, float_flags(false, false, ir::Round::NearestEven, sat)); break;
+        default:
+          r = b.fsin_step(tesla, fx, b.f32_bits(in.op == Op::PreSin ? 0 : 1),
+                          float_flags(false, false, ir::Round::NearestEven, sat));
+          break;
+      }
+      return write(dst, b.bitcast(Type::I32, r));
+    }
+    case Op::Cvt: return cvt();
+    case Op::DAdd:
+    case Op::DMul:
+    case Op::DFma: {
+      bool ng[2];
+      side_flags("neg", ng);
+      ir::Round rnd = has("rm") ? ir::Round::Down : has("rp") ? ir::Round::Up : has("rz") ? ir::Round::TowardZero
+                                                                                          : ir::Round::NearestEven;
+      uint32_t fl = float_flags(false, false, rnd);
+      if (!read64(s1, x)) return false;
+      V fa = b.bitcast(Type::F64, x);
+      if (ng[0]) fa = b.fneg(fa);
+      V r;
+      if (in.op == Op::DAdd) {
+        if (!read64(s3, y)) return false;
+        V fb = b.bitcast(Type::F64, y);
+        if (ng[1]) fb = b.fneg(fb);
+        r = b.fadd(fa, fb, fl);
+      } else if (in.op == Op::DMul) {
+        if (!read64(s2, y)) return false;
+        r = b.fmul(fa, b.bitcast(Type::F64, y), fl);
+      } else {
+        if (!read64(s2, y) || !read64(s3, z)) return false;
+        V fc = b.bitcast(Type::F64, z);
+        if (ng[1]) fc = b.fneg(fc);
+        r = b.ffma(fa, b.bitcast(Type::F64, y), fc, fl);
+      }
+      V ri = b.bitcast(Type::I64, r);
+      if (!write64(dst, ri)) return false;
+      set_flags(flags_double(ri));
+      return true;
+    }
+    case Op::LdC:
+    case Op::LdS:
+    case Op::LdA:
+    case Op::StS:
+    case Op::StO:
+    case Op::LdL:
+    case Op::StL:
+    case Op::LdG:
+    case Op::StG:
+    case Op::RedG:
+    case Op::AtomG: return memory();
+    case Op::VoteAny:
+    case Op::VoteAll: {
+      // The predicate is the input, over the active lanes; true -> $c = 0, false -> Z.
+      V p = pred(in.pred_c, unsigned(in.pred));
+      V r = in.op == Op::VoteAny ? b.any(p, b.i1(true)) : b.all(p, b.i1(true));
+      V saved = guard;
+      guard = ir::kNoValue;
+      set_flags(sel32(r, 0, 1));
+      guard = saved;
+      return true;
+    }
+    case Op::Nop:
+    case Op::PmEvent: return true;
+    default: return unsupported("not translated yet");
+  }
+}
+
+}  // namespace gpurc::tesla::detail
