@@ -11,23 +11,16 @@
 namespace gpurc::g13 {
 namespace detail {
 
-ValueId Translator::resize(ValueId v, Type t, bool sign) {
-  const unsigned from = ir::bit_width(b_.type(v)), to = ir::bit_width(t);
-  if (from == to) return v;
-  if (from < to) return b_.convert(sign ? Opcode::Sext : Opcode::Zext, t, v);
-  return b_.convert(Opcode::Trunc, t, v);
-}
-
 bool Translator::src(const Op& o, unsigned bits, bool sign, ValueId& v) {
   const Type t = ir::int_type(bits);
   ValueId x;
   switch (o.type) {
     case OpType::Imm:  // 16 bits, sign-extended only when asked (signed compares, asr)
-      v = k(t, sign ? uint64_t(int64_t(int16_t(uint16_t(o.n)))) : uint64_t(o.n) & 0xFFFF);
+      v = b_.constant(t, sign ? uint64_t(int64_t(int16_t(uint16_t(o.n)))) : uint64_t(o.n) & 0xFFFF);
       return true;
     case OpType::Reg16:
       if (o.n > 255) return false;
-      x = b_.emit(Opcode::Extract16, Type::I16, {b_.get_var(uint32_t(o.n >> 1))}, 0, 0, uint64_t(o.n & 1));
+      x = b_.extract16(b_.get_var(uint32_t(o.n >> 1)), uint64_t(o.n & 1));
       break;
     case OpType::Reg32:
       if (o.n > 127) return false;
@@ -35,15 +28,15 @@ bool Translator::src(const Op& o, unsigned bits, bool sign, ValueId& v) {
       break;
     case OpType::Reg64: {
       if (o.n > 126) return false;
-      const ValueId lo = resize(b_.get_var(uint32_t(o.n)), Type::I64);
-      const ValueId hi = resize(b_.get_var(uint32_t(o.n + 1)), Type::I64);
-      x = b_.binary(Opcode::Or, lo, b_.binary(Opcode::Shl, hi, b_.i32(32)));
+      const ValueId lo = b_.resize(Type::I64, b_.get_var(uint32_t(o.n)));
+      const ValueId hi = b_.resize(Type::I64, b_.get_var(uint32_t(o.n + 1)));
+      x = b_.or_(lo, b_.shl(hi, b_.i32(32)));
       break;
     }
     case OpType::UReg16:
       if (o.n > 511) return false;
       if (written_uniform(unsigned(o.n >> 1)))
-        x = b_.emit(Opcode::Extract16, Type::I16, {uniform32(unsigned(o.n >> 1))}, 0, 0, uint64_t(o.n & 1));
+        x = b_.extract16(uniform32(unsigned(o.n >> 1)), uint64_t(o.n & 1));
       else
         x = b_.load_uniform(Type::I16, uint32_t(o.n * 2));
       break;
@@ -55,35 +48,35 @@ bool Translator::src(const Op& o, unsigned bits, bool sign, ValueId& v) {
         x = b_.load_uniform(Type::I64, uint32_t(n * 4));
         break;
       }
-      const ValueId lo = resize(uniform32(n), Type::I64), hi = resize(uniform32(n + 1), Type::I64);
-      x = b_.binary(Opcode::Or, lo, b_.binary(Opcode::Shl, hi, b_.i32(32)));
+      const ValueId lo = b_.resize(Type::I64, uniform32(n)), hi = b_.resize(Type::I64, uniform32(n + 1));
+      x = b_.or_(lo, b_.shl(hi, b_.i32(32)));
       break;
     }
     default: return false;
   }
-  v = resize(x, t, sign);
+  v = b_.resize(t, x, signed_if(sign));
   return true;
 }
 
 bool Translator::fsrc(const Op& o, Type t, ValueId& v) {
   if (o.type == OpType::Float) {
-    v = fconst(t, o.fv);  // minifloats are exact in f16
+    v = b_.fconst(t, o.fv);  // minifloats are exact in f16
   } else if (o.type == OpType::Reg16 || o.type == OpType::UReg16) {
     ValueId raw;
     if (!src(o, 16, false, raw)) return false;
-    v = b_.emit(Opcode::Bitcast, Type::F16, {raw});
-    if (t != Type::F16) v = b_.convert(Opcode::FToF, t, v);
+    v = b_.bitcast(Type::F16, raw);
+    if (t != Type::F16) v = b_.ftof(t, v);
   } else if (o.type == OpType::Reg32 || o.type == OpType::UReg32) {
     if (t == Type::F16) return false;
     ValueId raw;
     if (!src(o, 32, false, raw)) return false;
-    v = b_.emit(Opcode::Bitcast, Type::F32, {raw});
-    if (t == Type::F64) v = b_.convert(Opcode::FToF, Type::F64, v, 0, ff::FtzIn);
+    v = b_.bitcast(Type::F32, raw);
+    if (t == Type::F64) v = b_.ftof(Type::F64, v, ff::FtzIn);
   } else {
     return false;
   }
-  if (o.abs) v = b_.unary(Opcode::FAbs, v);
-  if (o.neg) v = b_.unary(Opcode::FNeg, v);
+  if (o.abs) v = b_.fabs(v);
+  if (o.neg) v = b_.fneg(v);
   return true;
 }
 
@@ -95,23 +88,23 @@ ValueId Translator::uniform32(unsigned n) {
 // The execution mask is state of its own (var "exec"): only the exec-stack
 // instructions set it from r0l (seed: "the only known way to manipulate
 // exec_mask"); an ordinary write of r0l changes nothing until then.
-ValueId Translator::exec() { return b_.binary(Opcode::And, b_.get_var(exec_var_), entry()); }
+ValueId Translator::exec() { return b_.and_(b_.get_var(exec_var_), b_.entry_mask()); }
 
 bool Translator::write(const Op& d, ValueId v, ValueId ex) {
-  if (ir::is_float(b_.type(v))) v = b_.emit(Opcode::Bitcast, ir::int_type(ir::bit_width(b_.type(v))), {v});
+  if (ir::is_float(b_.type(v))) v = b_.bitcast(ir::int_type(ir::bit_width(b_.type(v))), v);
   if (d.type == OpType::Reg32 && d.n <= 127) {
     const ValueId old = b_.get_var(uint32_t(d.n));
-    b_.set_var(uint32_t(d.n), b_.select(ex, resize(v, Type::I32), old));
+    b_.set_var(uint32_t(d.n), b_.select(ex, b_.resize(Type::I32, v), old));
     return true;
   }
   if (d.type == OpType::Reg64) {
-    const ValueId w = resize(v, Type::I64);
-    return write_pair(d, resize(w, Type::I32), resize(b_.binary(Opcode::LShr, w, b_.i32(32)), Type::I32), ex);
+    const ValueId w = b_.resize(Type::I64, v);
+    return write_pair(d, b_.resize(Type::I32, w), b_.resize(Type::I32, b_.lshr(w, b_.i32(32))), ex);
   }
   if (d.type == OpType::Reg16 && d.n <= 255) {
     const uint32_t reg = uint32_t(d.n >> 1);
     const ValueId old = b_.get_var(reg);
-    const ValueId merged = b_.emit(Opcode::Insert16, Type::I32, {old, resize(v, Type::I16)}, 0, 0, uint64_t(d.n & 1));
+    const ValueId merged = b_.insert16(old, b_.resize(Type::I16, v), uint64_t(d.n & 1));
     b_.set_var(reg, b_.select(ex, merged, old));
     return true;
   }
@@ -135,13 +128,13 @@ bool Translator::src_halves(const Op& o, bool sign, ValueId& lo, ValueId& hi) {
   }
   if (o.bits() <= 32) {
     if (!src(o, 32, sign, lo)) return false;
-    hi = sign ? b_.binary(Opcode::AShr, lo, b_.i32(31)) : b_.i32(0);
+    hi = sign ? b_.ashr(lo, b_.i32(31)) : b_.i32(0);
     return true;
   }
   ValueId w;
   if (!src(o, 64, sign, w)) return false;
-  lo = resize(w, Type::I32);
-  hi = resize(b_.binary(Opcode::LShr, w, b_.i32(32)), Type::I32);
+  lo = b_.resize(Type::I32, w);
+  hi = b_.resize(Type::I32, b_.lshr(w, b_.i32(32)));
   return true;
 }
 
@@ -157,11 +150,9 @@ void Translator::indirect_jump(ValueId target) {
   }
   const ir::BlockId bad = f_.add_block("bad_target_" + hex(pc_));
   succ.push_back(bad);
-  const ir::BlockId cur = b_.block();
-  b_.emit(Opcode::Switch, Type::Void, {sel});
-  f_.blocks[cur].succs = succ;
+  b_.switch_(sel, succ);
   b_.set_block(bad);
-  b_.emit(Opcode::Trap, Type::Void, {entry()}, 0, 0, pc_);
+  b_.trap(b_.entry_mask(), pc_);
   b_.ret();
 }
 
@@ -185,7 +176,7 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
   if (n == "mov_imm") {
     const Op D = op(in, "D");
     const uint64_t v = in.has("imm32") ? in.f("imm32") : in.f("imm16");
-    if (!write(D, D.bits() == 32 ? b_.i32(uint32_t(v)) : k(Type::I16, v & 0xFFFF), exec()))
+    if (!write(D, D.bits() == 32 ? b_.i32(uint32_t(v)) : b_.constant(Type::I16, v & 0xFFFF), exec()))
       return fail(in, pc, "bad destination", err);
     fallthrough();
     return true;
@@ -205,25 +196,24 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
     const unsigned tt = unsigned(in.f("tt0") | in.f("tt1") << 1 | in.f("tt2") << 2 | in.f("tt3") << 3);
     ValueId r;
     const Type t = ir::int_type(bits);
-    auto bin = [&](Opcode o) { return b_.binary(o, a, b); };
     // Bit tt[a + 2b] of the table is the result for input bits a, b. The
     // common tables are plain ops (native on every tier), the rest lut3.
-    if (tt == 0xC) r = b_.unary(Opcode::Not, a);  // table 0011: not A (docs/g13.md)
+    if (tt == 0xC) r = b_.not_(a);  // table 0011: not A (docs/g13.md)
     else if (tt == 0x3) r = a;                      // table 1100: A
-    else if (tt == 0x0) r = k(t, 0);
-    else if (tt == 0xF) r = k(t, bits == 64 ? ~uint64_t(0) : 0xFFFFFFFFull);
+    else if (tt == 0x0) r = b_.constant(t, 0);
+    else if (tt == 0xF) r = b_.constant(t, bits == 64 ? ~uint64_t(0) : 0xFFFFFFFFull);
     else if (tt == 0xA) r = a;
-    else if (tt == 0x5) r = b_.unary(Opcode::Not, a);
-    else if (tt == 0x8) r = bin(Opcode::And);
-    else if (tt == 0xE) r = bin(Opcode::Or);
-    else if (tt == 0x6) r = bin(Opcode::Xor);
-    else if (tt == 0x7) r = b_.unary(Opcode::Not, bin(Opcode::And));
-    else if (tt == 0x1) r = b_.unary(Opcode::Not, bin(Opcode::Or));
-    else if (tt == 0x9) r = b_.unary(Opcode::Not, bin(Opcode::Xor));
+    else if (tt == 0x5) r = b_.not_(a);
+    else if (tt == 0x8) r = b_.and_(a, b);
+    else if (tt == 0xE) r = b_.or_(a, b);
+    else if (tt == 0x6) r = b_.xor_(a, b);
+    else if (tt == 0x7) r = b_.not_(b_.and_(a, b));
+    else if (tt == 0x1) r = b_.not_(b_.or_(a, b));
+    else if (tt == 0x9) r = b_.not_(b_.xor_(a, b));
     else {
       // lut3 index = a<<2 | b<<1 | c with c = 0.
-      const uint64_t lut = (tt & 1) | ((tt >> 1 & 1) << 4) | ((tt >> 2 & 1) << 2) | ((tt >> 3 & 1) << 6);
-      r = b_.emit(Opcode::Lut3, t, {a, b, k(t, 0)}, 0, 0, lut);
+      const uint8_t lut = uint8_t((tt & 1) | ((tt >> 1 & 1) << 4) | ((tt >> 2 & 1) << 2) | ((tt >> 3 & 1) << 6));
+      r = b_.lut3(a, b, b_.constant(t, 0), lut);
     }
     if (!write(D, r, exec())) return fail(in, pc, "bad destination", err);
     fallthrough();
@@ -254,7 +244,7 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
     return true;
   }
   if (n == "trap") {
-    b_.emit(Opcode::Trap, Type::Void, {entry()}, 0, 0, pc);
+    b_.trap(b_.entry_mask(), pc);
     fallthrough();
     return true;
   }
@@ -266,17 +256,17 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
     if (!compare(in, is_fcmp, c, why)) return fail(in, pc, why, err);
     // r0l nesting counter update on every launched lane (§4.6).
     const ValueId r0 = b_.get_var(0);
-    const ValueId v = b_.emit(Opcode::Extract16, Type::I16, {r0}, 0, 0, 0);
-    const ValueId nn = k(Type::I16, in.f("n"));
-    const ValueId zero = k(Type::I16, 0), one = k(Type::I16, 1);
+    const ValueId v = b_.extract16(r0, 0);
+    const ValueId nn = b_.constant(Type::I16, in.f("n"));
+    const ValueId zero = b_.constant(Type::I16, 0), one = b_.constant(Type::I16, 1);
     ValueId nv;
     // Lanes whose counter makes the condition matter (the interpreter evaluates it only there).
-    if (n[0] == 'i') need_compare(b_.binary(Opcode::And, entry(), b_.icmp(IntPred::Eq, v, zero)));
-    else if (n[0] == 'e') need_compare(b_.binary(Opcode::And, entry(), b_.icmp(IntPred::Eq, v, one)));
-    else need_compare(b_.binary(Opcode::And, entry(), b_.icmp(IntPred::Ult, v, nn)));
+    if (n[0] == 'i') need_compare(b_.and_(b_.entry_mask(), b_.icmp(IntPred::Eq, v, zero)));
+    else if (n[0] == 'e') need_compare(b_.and_(b_.entry_mask(), b_.icmp(IntPred::Eq, v, one)));
+    else need_compare(b_.and_(b_.entry_mask(), b_.icmp(IntPred::Ult, v, nn)));
     if (n == "if_icmp" || n == "if_fcmp") {
       const ValueId busy = b_.icmp(IntPred::Ne, v, zero);
-      nv = b_.select(busy, b_.binary(Opcode::IAdd, v, nn), b_.select(c, zero, one));
+      nv = b_.select(busy, b_.iadd(v, nn), b_.select(c, zero, one));
     } else if (n == "else_icmp" || n == "else_fcmp") {
       const ValueId is0 = b_.icmp(IntPred::Eq, v, zero), is1 = b_.icmp(IntPred::Eq, v, one);
       nv = b_.select(is0, nn, b_.select(is1, b_.select(c, zero, one), v));
@@ -284,27 +274,28 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
       const ValueId below = b_.icmp(IntPred::Ult, v, nn);
       nv = b_.select(below, b_.select(c, zero, nn), v);
     }
-    const ValueId merged = b_.emit(Opcode::Insert16, Type::I32, {r0, nv}, 0, 0, 0);
-    b_.set_var(0, b_.select(entry(), merged, r0));
-    b_.set_var(exec_var_, b_.icmp(IntPred::Eq, nv, k(Type::I16, 0)));
+    const ValueId merged = b_.insert16(r0, nv, 0);
+    b_.set_var(0, b_.select(b_.entry_mask(), merged, r0));
+    b_.set_var(exec_var_, b_.icmp(IntPred::Eq, nv, b_.constant(Type::I16, 0)));
     fallthrough();
     return true;
   }
   if (n == "pop_exec") {
     const ValueId r0 = b_.get_var(0);
-    const ValueId v = b_.emit(Opcode::Extract16, Type::I16, {r0}, 0, 0, 0);
-    const ValueId nn = k(Type::I16, in.f("n"));
-    const ValueId nv = b_.select(b_.icmp(IntPred::Ugt, v, nn), b_.binary(Opcode::ISub, v, nn), k(Type::I16, 0));
-    const ValueId merged = b_.emit(Opcode::Insert16, Type::I32, {r0, nv}, 0, 0, 0);
-    b_.set_var(0, b_.select(entry(), merged, r0));
-    b_.set_var(exec_var_, b_.icmp(IntPred::Eq, nv, k(Type::I16, 0)));
+    const ValueId v = b_.extract16(r0, 0);
+    const ValueId nn = b_.constant(Type::I16, in.f("n"));
+    const ValueId nv = b_.select(b_.icmp(IntPred::Ugt, v, nn), b_.isub(v, nn), b_.constant(Type::I16, 0));
+    const ValueId merged = b_.insert16(r0, nv, 0);
+    b_.set_var(0, b_.select(b_.entry_mask(), merged, r0));
+    b_.set_var(exec_var_, b_.icmp(IntPred::Eq, nv, b_.constant(Type::I16, 0)));
     fallthrough();
     return true;
   }
   if (n == "jmp_exec_any" || n == "jmp_exec_none") {
     const uint64_t target = uint64_t(decode_operand(in, in.desc->operands[0], pc).n);
     if (!insns_.count(target)) return fail(in, pc, "branch target " + hex(target) + " is not an instruction", err);
-    const ValueId any = b_.emit(Opcode::Any, Type::I1, {exec(), entry()});
+    const ValueId ex = exec();
+    const ValueId any = b_.any(ex, b_.entry_mask());
     const ir::BlockId taken = block_at(target), not_taken = blocks_.count(next) ? block_at(next) : end_block_;
     if (n == "jmp_exec_any") b_.cond_br(any, taken, not_taken);
     else b_.cond_br(any, not_taken, taken);
@@ -319,11 +310,11 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
       // ones when none is active); a divergent return/call traps.
       const unsigned rn = unsigned(in.f("reg32"));
       if (rn > 127) return fail(in, pc, "register out of range", err);
-      const ValueId lanes = b_.select(b_.emit(Opcode::Any, Type::I1, {ex, entry()}), ex, entry());
-      const ValueId first = b_.emit(Opcode::FindLsb, Type::I32, {ballot(b_.i1(true), lanes)});
+      const ValueId lanes = b_.select(b_.any(ex, b_.entry_mask()), ex, b_.entry_mask());
+      const ValueId first = b_.find_lsb(b_.ballot(b_.i1(true), lanes));
       const ValueId r = b_.get_var(rn);
-      target = b_.emit(Opcode::Broadcast, Type::I32, {r, first});
-      b_.emit(Opcode::Trap, Type::Void, {b_.binary(Opcode::And, lanes, b_.icmp(IntPred::Ne, r, target))}, 0, 0, pc);
+      target = b_.broadcast(r, first);
+      b_.trap(b_.and_(lanes, b_.icmp(IntPred::Ne, r, target)), pc);
     }
     if (n == "call") {
       const ValueId old = b_.get_var(1);

@@ -30,18 +30,18 @@ bool Translator::int_add(const Insn& in, bool is_mul, std::string& why) {
     const ValueId zero = b_.i32(0), one = b_.i32(1);
     if (in.f("N")) {  // -(hi:lo) = (-hi - (lo != 0)) : -lo
       const ValueId borrow = b_.select(b_.icmp(IntPred::Ne, blo, zero), one, zero);
-      bhi = b_.binary(Opcode::ISub, b_.binary(Opcode::ISub, zero, bhi), borrow);
-      blo = b_.binary(Opcode::ISub, zero, blo);
+      bhi = b_.isub(b_.isub(zero, bhi), borrow);
+      blo = b_.isub(zero, blo);
     }
     if (shift >= 5) {
       blo = bhi = zero;
     } else if (shift) {
-      bhi = b_.binary(Opcode::Or, b_.binary(Opcode::Shl, bhi, b_.i32(shift)), b_.binary(Opcode::LShr, blo, b_.i32(32 - shift)));
-      blo = b_.binary(Opcode::Shl, blo, b_.i32(shift));
+      bhi = b_.or_(b_.shl(bhi, b_.i32(shift)), b_.lshr(blo, b_.i32(32 - shift)));
+      blo = b_.shl(blo, b_.i32(shift));
     }
-    const ValueId lo = b_.binary(Opcode::IAdd, alo, blo);
+    const ValueId lo = b_.iadd(alo, blo);
     const ValueId carry = b_.select(b_.icmp(IntPred::Ult, lo, alo), one, zero);
-    const ValueId hi = b_.binary(Opcode::IAdd, b_.binary(Opcode::IAdd, ahi, bhi), carry);
+    const ValueId hi = b_.iadd(b_.iadd(ahi, bhi), carry);
     if (!write_pair(D, lo, hi, exec())) return why = "bad destination", false;
     return true;
   }
@@ -53,21 +53,21 @@ bool Translator::int_add(const Insn& in, bool is_mul, std::string& why) {
   if (!src(A, w, A.sx, a) || !src(B, w, B.sx, b) || (is_mul && !src(C, w, C.sx, x)))
     return why = "bad source", false;
   ValueId addend = is_mul ? x : b;
-  if (in.f("N")) addend = b_.unary(Opcode::INeg, addend);
-  if (shift >= 5) addend = k(ir::int_type(w), 0);
-  else if (shift) addend = b_.binary(Opcode::Shl, addend, b_.i32(shift));
-  const ValueId base = is_mul ? b_.binary(Opcode::IMul, a, b) : a;
-  ValueId r = b_.binary(Opcode::IAdd, base, addend);
+  if (in.f("N")) addend = b_.ineg(addend);
+  if (shift >= 5) addend = b_.constant(ir::int_type(w), 0);
+  else if (shift) addend = b_.shl(addend, b_.i32(shift));
+  const ValueId base = is_mul ? b_.imul(a, b) : a;
+  ValueId r = b_.iadd(base, addend);
   if (saturate) {
     const int64_t lo = is_signed ? -(int64_t(1) << (dbits - 1)) : 0;
     const int64_t hi = is_signed ? (int64_t(1) << (dbits - 1)) - 1 : int64_t((uint64_t(1) << dbits) - 1);
     const ValueId vlo = b_.i64(uint64_t(lo)), vhi = b_.i64(uint64_t(hi));
-    ValueId clamped = b_.binary(Opcode::IMax, b_.binary(Opcode::IMin, r, vhi, kSigned), vlo, kSigned);
+    ValueId clamped = b_.imax(ir::Sign::Signed, b_.imin(ir::Sign::Signed, r, vhi), vlo);
     if (is_mul) {
       // The exact a*b+c can leave i64: a product of two zero-extended 32-bit
       // values may reach 2^64, and the sum can overflow. Both only happen far
       // outside [lo, hi].
-      const ValueId ovf = b_.emit(Opcode::IOverflow, Type::I1, {base, addend, b_.i1(false)});
+      const ValueId ovf = b_.ioverflow(base, addend, b_.i1(false));
       const ValueId neg_addend = b_.icmp(IntPred::Slt, addend, b_.i64(0));
       clamped = b_.select(ovf, b_.select(neg_addend, vlo, vhi), clamped);
       if (!A.sx && !B.sx && A.bits() == 32 && B.bits() == 32) {
@@ -92,40 +92,35 @@ bool Translator::bitfield(const Insn& in, const std::string& n, std::string& why
   ValueId a, b, c;
   if (!src(A, 64, false, a) || !src(B, 64, false, b) || (has_c && !src(C, 32, false, c)))
     return why = "bad source", false;
-  const ValueId sh = b_.binary(Opcode::And, has_c ? c : resize(b, Type::I32), b_.i32(0x7F));
+  const ValueId sh = b_.and_(has_c ? c : b_.resize(Type::I32, b), b_.i32(0x7F));
   const ValueId M = b_.i64(mask);
-  auto shl = [&](ValueId v, ValueId s) { return b_.binary(Opcode::Shl, v, s, kClamp); };
-  auto shr = [&](ValueId v, ValueId s) { return b_.binary(Opcode::LShr, v, s, kClamp); };
-  auto band = [&](ValueId x, ValueId y) { return b_.binary(Opcode::And, x, y); };
-  auto bor = [&](ValueId x, ValueId y) { return b_.binary(Opcode::Or, x, y); };
-  auto bnot = [&](ValueId x) { return b_.unary(Opcode::Not, x); };
   ValueId r;
   if (n == "bfi") {
-    r = bor(band(a, bnot(shl(M, sh))), shl(band(b, M), sh));
+    r = b_.or_(b_.and_(a, b_.not_(b_.shl(M, sh, kClamp))), b_.shl(b_.and_(b, M), sh, kClamp));
   } else if (n == "bfeil") {
-    r = bor(band(a, bnot(M)), band(shr(b, sh), M));
+    r = b_.or_(b_.and_(a, b_.not_(M)), b_.and_(b_.lshr(b, sh, kClamp), M));
   } else if (n == "extr") {
     // (b:a) >> sh; b has at most 32 bits, so the pair fits in 64.
-    r = band(shr(bor(shl(b, b_.i32(32)), a), sh), M);
+    r = b_.and_(b_.lshr(b_.or_(b_.shl(b, b_.i32(32), kClamp), a), sh, kClamp), M);
   } else if (n == "shlhi") {
     const ValueId gt32 = b_.icmp(IntPred::Ugt, sh, b_.i32(32));
-    const ValueId smask = shl(M, b_.select(gt32, b_.binary(Opcode::ISub, sh, b_.i32(32)), b_.i32(0)));
-    const ValueId v = shr(shl(b, sh), b_.i32(32));  // bits [32, 64) of b << sh
-    r = bor(band(v, smask), band(a, bnot(smask)));
+    const ValueId smask = b_.shl(M, b_.select(gt32, b_.isub(sh, b_.i32(32)), b_.i32(0)), kClamp);
+    const ValueId v = b_.lshr(b_.shl(b, sh, kClamp), b_.i32(32), kClamp);  // bits [32, 64) of b << sh
+    r = b_.or_(b_.and_(v, smask), b_.and_(a, b_.not_(smask)));
   } else if (n == "shrhi") {
     const ValueId lt32 = b_.icmp(IntPred::Ult, sh, b_.i32(32));
-    const ValueId smask = shr(shl(M, b_.i32(32)), b_.select(lt32, sh, b_.i32(32)));
-    const ValueId v = shr(shl(b, b_.i32(32)), sh);
-    r = bor(band(v, smask), band(a, bnot(smask)));
+    const ValueId smask = b_.lshr(b_.shl(M, b_.i32(32), kClamp), b_.select(lt32, sh, b_.i32(32)), kClamp);
+    const ValueId v = b_.lshr(b_.shl(b, b_.i32(32), kClamp), sh, kClamp);
+    r = b_.or_(b_.and_(v, smask), b_.and_(a, b_.not_(smask)));
   } else {
     ValueId sa;
     if (!src(A, 64, true, sa)) return why = "bad source", false;
     if (n == "asr") {
-      r = b_.binary(Opcode::AShr, sa, sh, kClamp);
+      r = b_.ashr(sa, sh, kClamp);
     } else {  // asrh: bits [s, s+32) of sa * 2^32
       const ValueId ge32 = b_.icmp(IntPred::Uge, sh, b_.i32(32));
-      r = b_.select(ge32, b_.binary(Opcode::AShr, sa, b_.binary(Opcode::ISub, sh, b_.i32(32)), kClamp),
-                    shl(sa, b_.binary(Opcode::ISub, b_.i32(32), sh)));
+      r = b_.select(ge32, b_.ashr(sa, b_.isub(sh, b_.i32(32)), kClamp),
+                    b_.shl(sa, b_.isub(b_.i32(32), sh), kClamp));
     }
   }
   if (!write(D, r, exec())) return why = "bad destination", false;
@@ -136,20 +131,20 @@ bool Translator::int_unary(const Insn& in, const std::string& n, std::string& wh
   const Op D = op(in, "D"), A = op(in, "A");
   ValueId a, r;
   if (!src(A, 32, false, a)) return why = "bad source", false;
-  if (n == "bitrev") r = b_.unary(Opcode::BitReverse, a);
-  else if (n == "popcount") r = b_.emit(Opcode::Popcount, Type::I32, {a});
-  else if (n == "ffs") r = b_.emit(Opcode::FindMsb, Type::I32, {a}, kUnsigned);  // all ones for 0
+  if (n == "bitrev") r = b_.bit_reverse(a);
+  else if (n == "popcount") r = b_.popcount(a);
+  else if (n == "ffs") r = b_.find_msb(ir::Sign::Unsigned, a);  // all ones for 0
   else {  // intl: bit i of a -> bit 2i, bit i of b -> bit 2i+1 (low 16 bits each)
     ValueId bb;
     if (!src(op(in, "B"), 32, false, bb)) return why = "bad source", false;
     auto spread = [&](ValueId x) {
       static const uint32_t masks[4] = {0x00FF00FFu, 0x0F0F0F0Fu, 0x33333333u, 0x55555555u};
-      x = b_.binary(Opcode::And, x, b_.i32(0xFFFF));
+      x = b_.and_(x, b_.i32(0xFFFF));
       for (unsigned i = 0, s = 8; i < 4; ++i, s >>= 1)
-        x = b_.binary(Opcode::And, b_.binary(Opcode::Or, x, b_.binary(Opcode::Shl, x, b_.i32(s))), b_.i32(masks[i]));
+        x = b_.and_(b_.or_(x, b_.shl(x, b_.i32(s))), b_.i32(masks[i]));
       return x;
     };
-    r = b_.binary(Opcode::Or, spread(a), b_.binary(Opcode::Shl, spread(bb), b_.i32(1)));
+    r = b_.or_(spread(a), b_.shl(spread(bb), b_.i32(1)));
   }
   if (!write(D, r, exec())) return why = "bad destination", false;
   return true;
@@ -170,16 +165,16 @@ bool Translator::convert(const Insn& in, std::string& why) {
       const Type it = mode <= 1 ? Type::I8 : mode <= 7 ? Type::I16 : Type::I32;
       const bool sign = mode & 1;
       const Type ft = D.bits() == 32 ? Type::F32 : Type::F16;
-      out = b_.convert(Opcode::IToF, ft, resize(raw, it), sign ? kSigned : kUnsigned, rnd);
+      out = b_.itof(ft, signed_if(sign), b_.resize(it, raw), rnd);
       break;
     }
     case 4: case 5: case 8: case 9: {
       const bool from16 = S.bits() == 16;
-      const ValueId f = from16 ? b_.emit(Opcode::Bitcast, Type::F16, {resize(raw, Type::I16)})
-                               : b_.emit(Opcode::Bitcast, Type::F32, {raw});
+      const ValueId f = from16 ? b_.bitcast(Type::F16, b_.resize(Type::I16, raw))
+                               : b_.bitcast(Type::F32, raw);
       const bool sign = mode == 5 || mode == 9;
       const Type it = mode <= 5 ? Type::I16 : Type::I32;
-      out = resize(b_.convert(Opcode::FToI, it, f, sign ? kSigned : kUnsigned, rnd | ff::FtzIn), Type::I32, sign);
+      out = b_.resize(Type::I32, b_.ftoi(it, signed_if(sign), f, rnd | ff::FtzIn), signed_if(sign));
       break;
     }
     default: return why = "unknown convert mode " + std::to_string(mode), false;
@@ -212,8 +207,8 @@ bool Translator::float_arith(const Insn& in, const std::string& n, std::string& 
   ValueId a, b, c;
   if (!fsrc(A, ct, a) || !fsrc(B, ct, b) || (is_fma && !fsrc(C, ct, c))) return why = "bad float source", false;
   if (!is_fma) {
-    c = is_add ? b : fconst(ct, 0.0);
-    b = is_add ? fconst(ct, 1.0) : b;
+    c = is_add ? b : b_.fconst(ct, 0.0);
+    b = is_add ? b_.fconst(ct, 1.0) : b;
   }
   ValueId r;
   if (ct == Type::F64) {
@@ -221,17 +216,20 @@ bool Translator::float_arith(const Insn& in, const std::string& n, std::string& 
     // rounded to odd (an f64 rounded to nearest and then to f16 can round
     // twice). Round to odd = truncate, then set the last bit if inexact
     // (truncated != rounded up). Saturation applies to that exact-enough value.
-    const ValueId tz = b_.emit(Opcode::FFma, ct, {a, b, c}, 0, ir::with_round(0, ir::Round::TowardZero));
-    const ValueId up = b_.emit(Opcode::FFma, ct, {a, b, c}, 0, ir::with_round(0, ir::Round::Up));
-    const ValueId tz_bits = b_.convert(Opcode::Bitcast, Type::I64, tz);
-    const ValueId inexact = b_.icmp(IntPred::Ne, tz_bits, b_.convert(Opcode::Bitcast, Type::I64, up));
-    const ValueId odd = b_.select(inexact, b_.binary(Opcode::Or, tz_bits, b_.i64(1)), tz_bits);
-    r = b_.convert(Opcode::Bitcast, Type::F64, odd);
-    if (flags & ff::Sat) r = b_.emit(Opcode::FFma, ct, {r, fconst(ct, 1.0), fconst(ct, 0.0)}, 0, ff::Sat);
+    const ValueId tz = b_.ffma(a, b, c, ir::with_round(0, ir::Round::TowardZero));
+    const ValueId up = b_.ffma(a, b, c, ir::with_round(0, ir::Round::Up));
+    const ValueId tz_bits = b_.bitcast(Type::I64, tz);
+    const ValueId inexact = b_.icmp(IntPred::Ne, tz_bits, b_.bitcast(Type::I64, up));
+    const ValueId odd = b_.select(inexact, b_.or_(tz_bits, b_.i64(1)), tz_bits);
+    r = b_.bitcast(Type::F64, odd);
+    if (flags & ff::Sat) {
+      const ValueId one = b_.fconst(ct, 1.0), zero = b_.fconst(ct, 0.0);
+      r = b_.ffma(r, one, zero, ff::Sat);
+    }
   } else {
-    r = b_.emit(Opcode::FFma, ct, {a, b, c}, 0, flags);
+    r = b_.ffma(a, b, c, flags);
   }
-  if (D.bits() == 16 && ct != Type::F16) r = b_.convert(Opcode::FToF, Type::F16, r);
+  if (D.bits() == 16 && ct != Type::F16) r = b_.ftof(Type::F16, r);
   if (!write(D, r, exec())) return why = "bad destination", false;
   return true;
 }
@@ -245,33 +243,33 @@ bool Translator::float_unary(const Insn& in, const std::string& n, std::string& 
   uint32_t flags = kFtz | (in.f("S") ? ff::Sat : 0);
   ValueId a;
   if (!fsrc(A, Type::F32, a)) return why = "bad float source", false;
-  const uint8_t g13 = uint8_t(ir::Transc::G13);
+  const ir::Transc g13 = ir::Transc::G13;
   ValueId r;
   const ValueId ex = exec();
-  if (n == "floor") r = b_.unary(Opcode::FFloor, a, 0, flags);
-  else if (n == "ceil") r = b_.unary(Opcode::FCeil, a, 0, flags);
-  else if (n == "trunc") r = b_.unary(Opcode::FTrunc, a, 0, flags);
-  else if (n == "rint") r = b_.unary(Opcode::FRint, a, 0, flags);
-  else if (n == "rcp") r = b_.unary(Opcode::FRcp, a, g13, flags);
-  else if (n == "rsqrt") r = b_.unary(Opcode::FRsqrt, a, g13, flags);
-  else if (n == "log2") r = b_.unary(Opcode::FLog2, a, g13, flags);
-  else if (n == "exp2") r = b_.unary(Opcode::FExp2, a, g13, flags);
+  if (n == "floor") r = b_.fround(Opcode::FFloor, a, flags);
+  else if (n == "ceil") r = b_.fround(Opcode::FCeil, a, flags);
+  else if (n == "trunc") r = b_.fround(Opcode::FTrunc, a, flags);
+  else if (n == "rint") r = b_.fround(Opcode::FRint, a, flags);
+  else if (n == "rcp") r = b_.transc(Opcode::FRcp, g13, a, flags);
+  else if (n == "rsqrt") r = b_.transc(Opcode::FRsqrt, g13, a, flags);
+  else if (n == "log2") r = b_.transc(Opcode::FLog2, g13, a, flags);
+  else if (n == "exp2") r = b_.transc(Opcode::FExp2, g13, a, flags);
   else if (n == "rsqrt_special" || n == "sin_pt_1" || n == "sin_pt_2") {
     const double sel = n == "sin_pt_1" ? ir::transc::kG13SinPt1 : n == "sin_pt_2" ? ir::transc::kG13SinPt2
                                                                                   : ir::transc::kG13RsqrtSpecial;
-    r = b_.emit(Opcode::FSinStep, Type::F32, {a, fconst(Type::F32, sel)}, g13, flags);
+    r = b_.fsin_step(g13, a, b_.fconst(Type::F32, sel), flags);
   } else {  // dfdx/dfdy: quad differences, reading active or inactive quad lanes
     const uint32_t bit = n == "dfdx" ? 1 : 2;
-    const ValueId q = b_.binary(Opcode::And, lane(), b_.i32(3));
-    const ValueId hi = b_.emit(Opcode::QuadShuffle, Type::F32, {a, b_.binary(Opcode::Or, q, b_.i32(bit))});
-    const ValueId lo = b_.emit(Opcode::QuadShuffle, Type::F32, {a, b_.binary(Opcode::And, q, b_.i32(~bit))});
+    const ValueId q = b_.and_(b_.lane_id(), b_.i32(3));
+    const ValueId hi = b_.quad_shuffle(a, b_.or_(q, b_.i32(bit)));
+    const ValueId lo = b_.quad_shuffle(a, b_.and_(q, b_.i32(~bit)));
     const ValueId L = launched_mask();
-    const ValueId lo_lane = b_.binary(Opcode::And, lane(), b_.i32(~bit)), hi_lane = b_.binary(Opcode::Or, lane(), b_.i32(bit));
-    const ValueId both = b_.binary(Opcode::And, bit_set(L, lo_lane), bit_set(L, hi_lane));
-    b_.emit(Opcode::Trap, Type::Void, {b_.binary(Opcode::And, ex, b_.unary(Opcode::Not, both))}, 0, 0, pc_);
-    r = b_.emit(Opcode::FSub, Type::F32, {hi, lo}, 0, flags);
+    const ValueId lo_lane = b_.and_(b_.lane_id(), b_.i32(~bit)), hi_lane = b_.or_(b_.lane_id(), b_.i32(bit));
+    const ValueId both = b_.and_(b_.bit_of(L, lo_lane), b_.bit_of(L, hi_lane));
+    b_.trap(b_.and_(ex, b_.not_(both)), pc_);
+    r = b_.fsub(hi, lo, flags);
   }
-  if (D.bits() == 16) r = b_.convert(Opcode::FToF, Type::F16, r);
+  if (D.bits() == 16) r = b_.ftof(Type::F16, r);
   if (!write(D, r, ex)) return why = "bad destination", false;
   return true;
 }
@@ -302,13 +300,13 @@ bool Translator::compare(const Insn& in, bool is_float, ValueId& c, std::string&
       case 3: case 7: {  // NaN loses (docs/g13.md)
         const ValueId a_num = b_.fcmp(FloatPred::Ord, a, a, ftz), b_nan = b_.fcmp(FloatPred::Uno, b, b, ftz);
         const ValueId rel = b_.fcmp((cond & 7) == 3 ? FloatPred::Olt : FloatPred::Ogt, a, b, ftz);
-        c = b_.binary(Opcode::And, a_num, b_.binary(Opcode::Or, b_nan, rel));
+        c = b_.and_(a_num, b_.or_(b_nan, rel));
         break;
       }
       default: return undefined_compare(c);
     }
   }
-  if (cond & 8) c = b_.unary(Opcode::Not, c);
+  if (cond & 8) c = b_.not_(c);
   return true;
 }
 
@@ -322,10 +320,10 @@ bool Translator::cmpsel(const Insn& in, bool is_float, std::string& why) {
   // interpreter): those trap.
   const bool has_x = src(X, D.bits(), false, x), has_y = src(Y, D.bits(), false, y);
   if (!has_x && !has_y) return why = "bad source", false;
-  if (!has_x) x = k(ir::int_type(D.bits()), 0);
-  if (!has_y) y = k(ir::int_type(D.bits()), 0);
+  if (!has_x) x = b_.constant(ir::int_type(D.bits()), 0);
+  if (!has_y) y = b_.constant(ir::int_type(D.bits()), 0);
   if (!has_x || !has_y)
-    b_.emit(Opcode::Trap, Type::Void, {b_.binary(Opcode::And, ex, has_x ? b_.unary(Opcode::Not, c) : c)}, 0, 0, pc_);
+    b_.trap(b_.and_(ex, has_x ? b_.not_(c) : c), pc_);
   if (!write(D, b_.select(c, x, y), ex)) return why = "bad destination", false;
   return true;
 }
@@ -336,9 +334,9 @@ bool Translator::ballot_op(const Insn& in, bool is_float, bool quad, std::string
   if (!compare(in, is_float, c, why)) return false;
   const ValueId ex = exec();
   need_compare(ex);
-  ValueId bits = ballot(c, ex);
+  ValueId bits = b_.ballot(c, ex);
   // Quad ballot: the lane's quad in the low 4 bits (docs/g13.md).
-  if (quad) bits = b_.binary(Opcode::LShr, bits, b_.binary(Opcode::And, lane(), b_.i32(~3u)));
+  if (quad) bits = b_.lshr(bits, b_.and_(b_.lane_id(), b_.i32(~3u)));
   if (!write(D, bits, ex)) return why = "bad destination", false;
   return true;
 }

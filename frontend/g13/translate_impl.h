@@ -33,8 +33,8 @@ inline std::string hex(uint64_t v) {
 inline bool derived_sr(unsigned sr) { return sr == 52 || (sr >= 56 && sr <= 59) || sr == 63; }
 
 constexpr uint32_t kFtz = ff::FtzIn | ff::FtzOut;
-constexpr uint8_t kSigned = uint8_t(ir::Sign::Signed), kUnsigned = uint8_t(ir::Sign::Unsigned);
-constexpr uint8_t kClamp = uint8_t(ir::ShiftMode::Clamp);
+constexpr ir::ShiftMode kClamp = ir::ShiftMode::Clamp;  // counts >= width: 0 (ashr: the sign)
+constexpr ir::Sign signed_if(bool s) { return s ? ir::Sign::Signed : ir::Sign::Unsigned; }
 // Unmapped Space::Local address for stack offsets outside a lane's window.
 constexpr uint64_t kBadStackAddr = 0xFFFF000000000000ull;
 
@@ -57,20 +57,11 @@ class Translator {
   // widening flushes), abs then neg.
   bool fsrc(const Op& o, Type t, ValueId& v);
   ValueId exec();
-  ValueId entry() { return b_.emit(Opcode::EntryMask, Type::I1, {}); }
   // Writes `v` (any int type; truncated or zero-extended) to `d` where `ex`.
   bool write(const Op& d, ValueId v, ValueId ex);
   bool write_pair(const Op& d, ValueId lo, ValueId hi, ValueId ex);  // a Reg64 destination from I32 halves
-  ValueId resize(ValueId v, Type t, bool sign = false);
-  ValueId k(Type t, uint64_t bits) { return b_.constant(t, bits); }
-  ValueId fconst(Type t, double x) { return b_.constant(t, ir::fbits::from_double(x, t, ir::Round::NearestEven)); }
-  ValueId lane() { return b_.emit(Opcode::LaneId, Type::I32, {}); }
-  ValueId ballot(ValueId pred, ValueId mask) { return b_.emit(Opcode::Ballot, Type::I32, {pred, mask}); }
   // Lanes launched in this warp as an i32 mask (uniform).
-  ValueId launched_mask() { return ballot(b_.i1(true), entry()); }
-  ValueId bit_set(ValueId mask32, ValueId idx32) {
-    return b_.convert(Opcode::Trunc, Type::I1, b_.binary(Opcode::LShr, mask32, idx32, kClamp));
-  }
+  ValueId launched_mask() { return b_.ballot(b_.i1(true), b_.entry_mask()); }
 
   // ---- instruction families (false + err on failure)
   bool insn(const Insn& in, uint64_t pc, std::string& err);
@@ -90,7 +81,7 @@ class Translator {
     return true;
   }
   void need_compare(ValueId lanes) {
-    if (cmp_undefined_) b_.emit(Opcode::Trap, Type::Void, {lanes}, 0, 0, pc_);
+    if (cmp_undefined_) b_.trap(lanes, pc_);
   }
   bool cmpsel(const Insn& in, bool is_float, std::string& why);
   bool ballot_op(const Insn& in, bool is_float, bool quad, std::string& why);

@@ -40,13 +40,13 @@ bool Translator::memory(const Insn& in, const std::string& n, std::string& why) 
     if (shift == 3) shift = 2;  // as applegpu's model
     if (O.type == OpType::Imm) off = b_.i64(ou ? uint64_t(O.n) & 0xFFFF : uint64_t(int64_t(int16_t(uint16_t(O.n)))));
     else if (!src(O, 32, false, off)) return why = "bad offset", false;
-    else off = resize(off, Type::I64, !ou);
+    else off = b_.resize(Type::I64, off, signed_if(!ou));
     if (!src(op(in, "A"), 64, false, base)) return why = "bad base", false;
-    base = b_.binary(Opcode::And, base, b_.i64(~uint64_t(esz - 1)));
+    base = b_.and_(base, b_.i64(~uint64_t(esz - 1)));
   } else {
     if (O.type == OpType::Imm) off = b_.i64(uint64_t(O.n));
     else if (!src(O, tg ? 16 : 32, false, off)) return why = "bad offset", false;
-    else off = resize(off, Type::I64);
+    else off = b_.resize(Type::I64, off);
     const Op A = tg ? op(in, "A") : Op{};
     if (tg && A.type != OpType::Imm && !src(A, 64, false, base)) return why = "bad base", false;
   }
@@ -54,7 +54,7 @@ bool Translator::memory(const Insn& in, const std::string& n, std::string& why) 
   const uint32_t esz_log2 = uint32_t(__builtin_ctz(esz));  // element sizes are 1, 2, 4: shifts, not multiplies
   const ir::Space space = device ? ir::Space::Global : tg ? ir::Space::Shared : ir::Space::Local;
   ValueId word;
-  if (packed) word = b_.load(Type::I32, space, ir::AddrClass::Random, b_.binary(Opcode::IAdd, base, b_.binary(Opcode::Shl, off, b_.i32(2))), ex);
+  if (packed) word = b_.load(Type::I32, space, ir::AddrClass::Random, b_.iadd(base, b_.shl(off, b_.i32(2))), ex);
   unsigned reg = unsigned(Rg.n);
   for (unsigned i = 0; i < 4; ++i) {
     if (!(mask >> i & 1)) continue;
@@ -64,15 +64,15 @@ bool Translator::memory(const Insn& in, const std::string& n, std::string& why) 
     if ((r32 && r.n > 127) || r.n > 255) return why = "register out of range", false;
     ValueId addr;
     if (device) {
-      const ValueId idx = b_.binary(Opcode::IAdd, b_.binary(Opcode::Shl, off, b_.i32(shift)), b_.i64(i));
-      addr = b_.binary(Opcode::IAdd, base, b_.binary(Opcode::Shl, idx, b_.i32(esz_log2)));
+      const ValueId idx = b_.iadd(b_.shl(off, b_.i32(shift)), b_.i64(i));
+      addr = b_.iadd(base, b_.shl(idx, b_.i32(esz_log2)));
     } else if (tg) {
-      addr = b_.binary(Opcode::IAdd, base, b_.binary(Opcode::Shl, b_.binary(Opcode::IAdd, off, b_.i64(i)), b_.i32(esz_log2)));
+      addr = b_.iadd(base, b_.shl(b_.iadd(off, b_.i64(i)), b_.i32(esz_log2)));
     } else {
       // Lane l's stack is [l * kStackStride, +kStackStride) of Space::Local.
-      const ValueId o = b_.binary(Opcode::IAdd, off, b_.i64(i * esz));
-      const ValueId lane_base = b_.binary(Opcode::Shl, resize(lane(), Type::I64), b_.i32(uint32_t(__builtin_ctzll(kStackStride))));
-      addr = b_.select(b_.icmp(IntPred::Ult, o, b_.i64(kStackStride)), b_.binary(Opcode::IAdd, lane_base, o),
+      const ValueId o = b_.iadd(off, b_.i64(i * esz));
+      const ValueId lane_base = b_.shl(b_.resize(Type::I64, b_.lane_id()), b_.i32(uint32_t(__builtin_ctzll(kStackStride))));
+      addr = b_.select(b_.icmp(IntPred::Ult, o, b_.i64(kStackStride)), b_.iadd(lane_base, o),
                        b_.i64(kBadStackAddr));
     }
     if (packed || f == memfmt::kSrgba8) {
@@ -88,26 +88,25 @@ bool Translator::memory(const Insn& in, const std::string& n, std::string& why) 
       if (!src(r, r32 ? 32 : 16, false, v)) return why = "bad register", false;
       if (norm) {
         // clamp(x, lo, 1) * scale rounded to nearest even; NaN -> 0.
-        const ValueId x = r32 ? b_.convert(Opcode::FToF, Type::F64, b_.emit(Opcode::Bitcast, Type::F32, {v}), 0, ff::FtzIn)
-                              : b_.convert(Opcode::FToF, Type::F64, b_.emit(Opcode::Bitcast, Type::F16, {v}));
-        ValueId q = b_.convert(Opcode::FToI, Type::I32, b_.binary(Opcode::FMul, x, fconst(Type::F64, scale)), kSigned);
-        q = b_.binary(Opcode::IMin, q, b_.i32(uint32_t(scale)), kSigned);
-        q = b_.binary(Opcode::IMax, q, b_.i32(snorm ? uint32_t(-int32_t(scale)) : 0u), kSigned);
+        const ValueId x = r32 ? b_.ftof(Type::F64, b_.bitcast(Type::F32, v), ff::FtzIn)
+                              : b_.ftof(Type::F64, b_.bitcast(Type::F16, v));
+        ValueId q = b_.ftoi(Type::I32, ir::Sign::Signed, b_.fmul(x, b_.fconst(Type::F64, scale)));
+        q = b_.imin(ir::Sign::Signed, q, b_.i32(uint32_t(scale)));
+        q = b_.imax(ir::Sign::Signed, q, b_.i32(snorm ? uint32_t(-int32_t(scale)) : 0u));
         v = q;
       }
-      b_.store(space, ir::AddrClass::Random, addr, resize(v, et), ex);
+      b_.store(space, ir::AddrClass::Random, addr, b_.resize(et, v), ex);
     } else {
       ValueId v = b_.load(et, space, ir::AddrClass::Random, addr, ex);
       if (norm) {
         // value / scale, correctly rounded to the register's float type: the
         // f64 product with the rounded reciprocal is within 2^-52 of the
         // quotient, which is never that close to a rounding boundary of f32/f16.
-        ValueId iv = resize(v, Type::I32, snorm);
-        if (snorm) iv = b_.binary(Opcode::IMax, iv, b_.i32(uint32_t(-int32_t(scale))), kSigned);
-        const ValueId x = b_.binary(Opcode::FMul, b_.convert(Opcode::IToF, Type::F64, iv, kSigned),
-                                    fconst(Type::F64, 1.0 / scale));
-        v = b_.convert(Opcode::FToF, r32 ? Type::F32 : Type::F16, x, 0, r32 ? ff::FtzOut : 0);
-        v = b_.emit(Opcode::Bitcast, rt, {v});
+        ValueId iv = b_.resize(Type::I32, v, signed_if(snorm));
+        if (snorm) iv = b_.imax(ir::Sign::Signed, iv, b_.i32(uint32_t(-int32_t(scale))));
+        const ValueId x = b_.fmul(b_.itof(Type::F64, ir::Sign::Signed, iv), b_.fconst(Type::F64, 1.0 / scale));
+        v = b_.ftof(r32 ? Type::F32 : Type::F16, x, r32 ? ff::FtzOut : 0);
+        v = b_.bitcast(rt, v);
       }
       if (!write(r, v, ex)) return why = "bad register", false;
     }
@@ -127,14 +126,14 @@ bool Translator::memory(const Insn& in, const std::string& n, std::string& why) 
 ValueId Translator::packed_component(unsigned f, ValueId elem, unsigned c, bool r32) {
   const Type rt = r32 ? Type::I32 : Type::I16, ft = r32 ? Type::F32 : Type::F16;
   auto field = [&](unsigned shift, uint32_t mask) {
-    return b_.binary(Opcode::And, b_.binary(Opcode::LShr, elem, b_.i32(shift)), b_.i32(mask));
+    return b_.and_(b_.lshr(elem, b_.i32(shift)), b_.i32(mask));
   };
   auto to_reg = [&](ValueId x) {  // f64 value -> register bits
-    return b_.emit(Opcode::Bitcast, rt, {b_.convert(Opcode::FToF, ft, x, 0, r32 ? ff::FtzOut : 0)});
+    return b_.bitcast(rt, b_.ftof(ft, x, r32 ? ff::FtzOut : 0));
   };
-  auto itof64 = [&](ValueId i) { return b_.convert(Opcode::IToF, Type::F64, i, kSigned); };
+  auto itof64 = [&](ValueId i) { return b_.itof(Type::F64, ir::Sign::Signed, i); };
   auto unorm = [&](ValueId i, double scale) {
-    return to_reg(b_.binary(Opcode::FMul, itof64(i), fconst(Type::F64, 1.0 / scale)));
+    return to_reg(b_.fmul(itof64(i), b_.fconst(Type::F64, 1.0 / scale)));
   };
   switch (f) {
     case memfmt::kRgb10a2:
@@ -144,33 +143,29 @@ ValueId Translator::packed_component(unsigned f, ValueId elem, unsigned c, bool 
       const bool f11 = c < 2;
       const ValueId bits = field(11 * c, f11 ? 0x7FF : 0x3FF);
       const ValueId h = b_.select(b_.icmp(IntPred::Ugt, bits, b_.i32(f11 ? 0x7C0 : 0x3E0)), b_.i32(fp::kNaN16),
-                                  b_.binary(Opcode::Shl, bits, b_.i32(f11 ? 4 : 5)));
-      const ValueId h16 = resize(h, Type::I16);
+                                  b_.shl(bits, b_.i32(f11 ? 4 : 5)));
+      const ValueId h16 = b_.resize(Type::I16, h);
       if (!r32) return h16;
-      return b_.emit(Opcode::Bitcast, Type::I32,
-                     {b_.convert(Opcode::FToF, Type::F32, b_.emit(Opcode::Bitcast, Type::F16, {h16}))});
+      return b_.bitcast(Type::I32, b_.ftof(Type::F32, b_.bitcast(Type::F16, h16)));
     }
     case memfmt::kRgb9e5:
     case memfmt::kRgb9e5Rtz: {
-      const ValueId e = resize(b_.binary(Opcode::IAdd, field(27, 31), b_.i32(1023 - 24)), Type::I64);
-      const ValueId pow2 = b_.emit(Opcode::Bitcast, Type::F64, {b_.binary(Opcode::Shl, e, b_.i32(52))});
-      return to_reg(b_.binary(Opcode::FMul, itof64(field(9 * c, 511)), pow2));
+      const ValueId e = b_.resize(Type::I64, b_.iadd(field(27, 31), b_.i32(1023 - 24)));
+      const ValueId pow2 = b_.bitcast(Type::F64, b_.shl(e, b_.i32(52)));
+      return to_reg(b_.fmul(itof64(field(9 * c, 511)), pow2));
     }
     default: {  // srgba8
-      const ValueId v = resize(elem, Type::I32);
+      const ValueId v = b_.resize(Type::I32, elem);
       if (c == 3) return unorm(v, 255.0);
-      const ValueId x = b_.binary(Opcode::FMul, itof64(v), fconst(Type::F64, 1.0 / 255.0));
-      const ValueId lo = b_.binary(Opcode::FMul, x, fconst(Type::F64, 1.0 / 12.92));
-      const ValueId t = b_.binary(Opcode::FMul, b_.binary(Opcode::FAdd, x, fconst(Type::F64, 0.055)),
-                                  fconst(Type::F64, 1.0 / 1.055));
-      const uint8_t ieee = uint8_t(ir::Transc::Ieee);
-      const ValueId hi = b_.unary(Opcode::FExp2, b_.binary(Opcode::FMul, b_.unary(Opcode::FLog2, t, ieee),
-                                                           fconst(Type::F64, 2.4)), ieee);
+      const ValueId x = b_.fmul(itof64(v), b_.fconst(Type::F64, 1.0 / 255.0));
+      const ValueId lo = b_.fmul(x, b_.fconst(Type::F64, 1.0 / 12.92));
+      const ValueId t = b_.fmul(b_.fadd(x, b_.fconst(Type::F64, 0.055)), b_.fconst(Type::F64, 1.0 / 1.055));
+      const ir::Transc ieee = ir::Transc::Ieee;
+      const ValueId hi = b_.transc(Opcode::FExp2, ieee, b_.fmul(b_.transc(Opcode::FLog2, ieee, t), b_.fconst(Type::F64, 2.4)));
       const ValueId lin = b_.select(b_.icmp(IntPred::Ule, v, b_.i32(10)), lo, hi);  // v/255 <= 0.04045
-      const ValueId level = b_.unary(Opcode::FRint, b_.binary(Opcode::FMul, lin, fconst(Type::F64, 4095.0)));
-      const ValueId f32 = b_.convert(Opcode::FToF, Type::F32,
-                                     b_.binary(Opcode::FMul, level, fconst(Type::F64, 1.0 / 4095.0)), 0, ff::FtzOut);
-      return b_.emit(Opcode::Bitcast, rt, {r32 ? f32 : b_.convert(Opcode::FToF, Type::F16, f32)});
+      const ValueId level = b_.fround(Opcode::FRint, b_.fmul(lin, b_.fconst(Type::F64, 4095.0)));
+      const ValueId f32 = b_.ftof(Type::F32, b_.fmul(level, b_.fconst(Type::F64, 1.0 / 4095.0)), ff::FtzOut);
+      return b_.bitcast(rt, r32 ? f32 : b_.ftof(Type::F16, f32));
     }
   }
 }
@@ -185,18 +180,18 @@ bool Translator::uniform_store(const Insn& in, std::string& why) {
   if (!u.unmodelled.empty()) return why = u.unmodelled, false;
   const ValueId ex = exec();
   if (!u.in_range()) {
-    b_.emit(Opcode::Trap, Type::Void, {ex}, 0, 0, pc_);
+    b_.trap(ex, pc_);
     return true;
   }
-  const ValueId any = b_.emit(Opcode::Any, Type::I1, {ex, entry()});
-  const ValueId first = b_.emit(Opcode::FindLsb, Type::I32, {ballot(b_.i1(true), ex)});
+  const ValueId any = b_.any(ex, b_.entry_mask());
+  const ValueId first = b_.find_lsb(b_.ballot(b_.i1(true), ex));
   for (unsigned i = 0; i < u.halves; ++i) {
     const unsigned rh = u.reg_half + i, uh = unsigned(u.u_half + i);
-    const ValueId reg = b_.emit(Opcode::Broadcast, Type::I32, {b_.get_var(rh / 2), first});
-    const ValueId half = b_.emit(Opcode::Extract16, Type::I16, {reg}, 0, 0, rh & 1);
+    const ValueId reg = b_.broadcast(b_.get_var(rh / 2), first);
+    const ValueId half = b_.extract16(reg, rh & 1);
     const uint32_t var = u_vars_.at(uh / 2);
     const ValueId old = b_.get_var(var);
-    const ValueId merged = b_.emit(Opcode::Insert16, Type::I32, {old, half}, 0, 0, uh & 1);
+    const ValueId merged = b_.insert16(old, half, uh & 1);
     b_.set_var(var, b_.select(any, merged, old));
   }
   return true;
