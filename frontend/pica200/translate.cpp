@@ -92,16 +92,12 @@ TrapReason Translator::fault_reason(uint32_t pc, const std::optional<Instr>& dec
   }
 }
 
-void Translator::trap(uint32_t reason, uint32_t addr) {
-  b_.emit(ir::Opcode::Trap, ir::Type::Void, {b_.i1(true)}, 0, 0, trap_code(TrapReason(reason), addr));
-}
-
 ir::ValueId Translator::condition(const Instr& in) {
   ir::ValueId x = b_.icmp(ir::IntPred::Eq, b_.get_var(kVarCmpX), b_.i1(in.refx));
   ir::ValueId y = b_.icmp(ir::IntPred::Eq, b_.get_var(kVarCmpY), b_.i1(in.refy));
   switch (in.condop & 3) {
-    case 0: return b_.binary(ir::Opcode::Or, x, y);
-    case 1: return b_.binary(ir::Opcode::And, x, y);
+    case 0: return b_.or_(x, y);
+    case 1: return b_.and_(x, y);
     case 2: return x;
     default: return y;
   }
@@ -115,7 +111,7 @@ ir::ValueId Translator::flow_condition(const Instr& in) {
     case Op::JMPU: {
       // NUM bit 0 set inverts the test: jump when the boolean is false.
       ir::ValueId cond = bool_uniform(in.uniform);
-      if (in.num & 1) cond = b_.binary(ir::Opcode::Xor, cond, b_.i1(true));
+      if (in.num & 1) cond = b_.xor_(cond, b_.i1(true));
       return cond;
     }
     default: return ir::kNoValue;

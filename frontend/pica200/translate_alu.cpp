@@ -8,28 +8,26 @@ namespace gpurc::pica::detail {
 
 // fp::flush: subnormal -> zero of the same sign, everything else (NaN payloads too) unchanged.
 ir::ValueId Translator::flush(ir::ValueId x) {
-  ir::ValueId is_zero = b_.fcmp(ir::FloatPred::Oeq, x, fconst(0.0f), ir::ff::FtzIn);
-  ir::ValueId bits = b_.convert(ir::Opcode::Bitcast, ir::Type::I32, x);
-  ir::ValueId zero = b_.convert(ir::Opcode::Bitcast, ir::Type::F32, b_.binary(ir::Opcode::And, bits, b_.i32(0x80000000u)));
+  ir::ValueId is_zero = b_.fcmp(ir::FloatPred::Oeq, x, b_.f32(0.0f), ir::ff::FtzIn);
+  ir::ValueId bits = b_.bitcast(ir::Type::I32, x);
+  ir::ValueId zero = b_.bitcast(ir::Type::F32, b_.and_(bits, b_.i32(0x80000000u)));
   return b_.select(is_zero, zero, x);
 }
 
 // fp::round24 in integer ops on the bits.
 ir::ValueId Translator::round24(ir::ValueId x) {
-  auto op = [&](ir::Opcode o, ir::ValueId a, ir::ValueId c) { return b_.binary(o, a, c); };
-  auto k = [&](uint32_t v) { return b_.i32(v); };
-  ir::ValueId bits = b_.convert(ir::Opcode::Bitcast, ir::Type::I32, x);
-  ir::ValueId special = b_.icmp(ir::IntPred::Eq, op(ir::Opcode::And, bits, k(0x7F800000u)), k(0x7F800000u));
-  ir::ValueId sign = op(ir::Opcode::And, bits, k(0x80000000u));
-  ir::ValueId mag = op(ir::Opcode::And, bits, k(0x7FFFFFFFu));
-  ir::ValueId odd = op(ir::Opcode::And, op(ir::Opcode::LShr, mag, k(7)), k(1));
-  mag = op(ir::Opcode::And, op(ir::Opcode::IAdd, op(ir::Opcode::IAdd, mag, k(0x3F)), odd), k(~0x7Fu));
-  ir::ValueId e = op(ir::Opcode::LShr, mag, k(23));
-  ir::ValueId r = op(ir::Opcode::Or, sign, mag);
-  r = b_.select(b_.icmp(ir::IntPred::Uge, e, k(191)), op(ir::Opcode::Or, sign, k(0x7F800000u)), r);
-  r = b_.select(b_.icmp(ir::IntPred::Ult, e, k(65)), sign, r);
+  ir::ValueId bits = b_.bitcast(ir::Type::I32, x);
+  ir::ValueId special = b_.icmp(ir::IntPred::Eq, b_.and_(bits, b_.i32(0x7F800000u)), b_.i32(0x7F800000u));
+  ir::ValueId sign = b_.and_(bits, b_.i32(0x80000000u));
+  ir::ValueId mag = b_.and_(bits, b_.i32(0x7FFFFFFFu));
+  ir::ValueId odd = b_.and_(b_.lshr(mag, b_.i32(7)), b_.i32(1));
+  mag = b_.and_(b_.iadd(b_.iadd(mag, b_.i32(0x3F)), odd), b_.i32(~0x7Fu));
+  ir::ValueId e = b_.lshr(mag, b_.i32(23));
+  ir::ValueId r = b_.or_(sign, mag);
+  r = b_.select(b_.icmp(ir::IntPred::Uge, e, b_.i32(191)), b_.or_(sign, b_.i32(0x7F800000u)), r);
+  r = b_.select(b_.icmp(ir::IntPred::Ult, e, b_.i32(65)), sign, r);
   r = b_.select(special, bits, r);
-  return b_.convert(ir::Opcode::Bitcast, ir::Type::F32, r);
+  return b_.bitcast(ir::Type::F32, r);
 }
 
 // An ALU instruction's effect on the registers (no terminator).
@@ -43,24 +41,28 @@ bool Translator::emit_arith(const Instr& in, uint32_t here, std::string& err) {
   std::array<ir::ValueId, 4> r{};
   auto each = [&](auto fn) { for (int i = 0; i < 4; ++i) if (d.writes(unsigned(i))) r[size_t(i)] = fn(size_t(i)); };
   auto fill = [&](ir::ValueId v) { r.fill(v); };
-  auto dp3 = [&] { return fadd(fadd(fmul(s1[0], s2[0]), fmul(s1[1], s2[1])), fmul(s1[2], s2[2])); };
-  auto transc = [&](ir::Opcode op) {
-    return b_.emit(op, ir::Type::F32, {s1[0]}, uint8_t(ir::Transc::Pica), kArith);
+  auto dp3 = [&] {
+    return b_.fadd(b_.fadd(b_.fmul(s1[0], s2[0], kMul), b_.fmul(s1[1], s2[1], kMul), kArith),
+                   b_.fmul(s1[2], s2[2], kMul), kArith);
   };
+  auto transc = [&](ir::Opcode op) { return b_.transc(op, ir::Transc::Pica, s1[0], kArith); };
   auto one_zero = [&](ir::FloatPred p, size_t i) {
-    return b_.select(b_.fcmp(p, s1[i], s2[i], ir::ff::FtzIn), fconst(1.0f), fconst(0.0f));
+    return b_.select(b_.fcmp(p, s1[i], s2[i], ir::ff::FtzIn), b_.f32(1.0f), b_.f32(0.0f));
   };
   switch (in.op) {
-    case Op::ADD: each([&](size_t i) { return fadd(s1[i], s2[i]); }); break;
-    case Op::MUL: each([&](size_t i) { return fmul(s1[i], s2[i]); }); break;
+    case Op::ADD: each([&](size_t i) { return b_.fadd(s1[i], s2[i], kArith); }); break;
+    case Op::MUL: each([&](size_t i) { return b_.fmul(s1[i], s2[i], kMul); }); break;
     // fp::mad is a flushed, rounded product and then an add: fmul + fadd
     // (fmad would keep a subnormal product unflushed).
-    case Op::MAD: case Op::MADI: each([&](size_t i) { return fadd(fmul(s1[i], s2[i]), s3[i]); }); break;
+    case Op::MAD: case Op::MADI:
+      each([&](size_t i) { return b_.fadd(b_.fmul(s1[i], s2[i], kMul), s3[i], kArith); });
+      break;
     case Op::DP3: if (d.mask) fill(dp3()); break;
-    case Op::DP4: if (d.mask) fill(fadd(dp3(), fmul(s1[3], s2[3]))); break;
-    case Op::DPH: case Op::DPHI: if (d.mask) fill(fadd(dp3(), s2[3])); break;
+    case Op::DP4: if (d.mask) fill(b_.fadd(dp3(), b_.fmul(s1[3], s2[3], kMul), kArith)); break;
+    case Op::DPH: case Op::DPHI: if (d.mask) fill(b_.fadd(dp3(), s2[3], kArith)); break;
     case Op::DST: case Op::DSTI:
-      r = {fconst(1.0f), d.writes(1) ? fmul(s1[1], s2[1]) : ir::kNoValue, d.writes(2) ? out(s1[2]) : ir::kNoValue,
+      r = {b_.f32(1.0f), d.writes(1) ? b_.fmul(s1[1], s2[1], kMul) : ir::kNoValue,
+           d.writes(2) ? out(s1[2]) : ir::kNoValue,
            d.writes(3) ? out(s2[3]) : ir::kNoValue};
       break;
     case Op::EX2: if (d.mask) fill(transc(ir::Opcode::FExp2)); break;
@@ -70,27 +72,27 @@ bool Translator::emit_arith(const Instr& in, uint32_t here, std::string& err) {
     case Op::LITP: {
       // cmp flags from the unflushed x and w; x, w = max(flush(v), 0) (NaN -> 0);
       // y = flushed, clamped to +-kLitpLimit, NaN canonical; z = 0.
-      b_.set_var(kVarCmpX, b_.fcmp(ir::FloatPred::Oge, s1[0], fconst(0.0f)));
-      b_.set_var(kVarCmpY, b_.fcmp(ir::FloatPred::Oge, s1[3], fconst(0.0f)));
+      b_.set_var(kVarCmpX, b_.fcmp(ir::FloatPred::Oge, s1[0], b_.f32(0.0f)));
+      b_.set_var(kVarCmpY, b_.fcmp(ir::FloatPred::Oge, s1[3], b_.f32(0.0f)));
       auto pos = [&](ir::ValueId v) {
-        return b_.binary(ir::Opcode::FMax, v, fconst(0.0f), uint8_t(ir::MinMaxNan::SecondOnNan), kArith);
+        return b_.fmax(ir::MinMaxNan::SecondOnNan, v, b_.f32(0.0f), kArith);
       };
       ir::ValueId y = out(s1[1]);
-      ir::ValueId lim = fconst(fp::kLitpLimit), nlim = fconst(-fp::kLitpLimit);
+      ir::ValueId lim = b_.f32(fp::kLitpLimit), nlim = b_.f32(-fp::kLitpLimit);
       y = b_.select(b_.fcmp(ir::FloatPred::Olt, y, nlim), nlim, y);
       y = b_.select(b_.fcmp(ir::FloatPred::Ogt, y, lim), lim, y);
-      r = {d.writes(0) ? pos(s1[0]) : ir::kNoValue, y, fconst(0.0f), d.writes(3) ? pos(s1[3]) : ir::kNoValue};
+      r = {d.writes(0) ? pos(s1[0]) : ir::kNoValue, y, b_.f32(0.0f), d.writes(3) ? pos(s1[3]) : ir::kNoValue};
       break;
     }
     case Op::SGE: case Op::SGEI: each([&](size_t i) { return one_zero(ir::FloatPred::Oge, i); }); break;
     case Op::SLT: case Op::SLTI: each([&](size_t i) { return one_zero(ir::FloatPred::Olt, i); }); break;
-    case Op::FLR: each([&](size_t i) { return b_.unary(ir::Opcode::FFloor, s1[i], 0, kArith); }); break;
+    case Op::FLR: each([&](size_t i) { return b_.fround(ir::Opcode::FFloor, s1[i], kArith); }); break;
     case Op::MAX:
       // fp::fmax returns the selected operand unflushed and unchanged (NaN payloads too).
       each([&](size_t i) {
         ir::ValueId v = b_.select(b_.fcmp(ir::FloatPred::Ogt, s1[i], s2[i]), s1[i], s2[i]);
         if (opt_.fp.max_inf_quirk) {
-          ir::ValueId inf = b_.fcmp(ir::FloatPred::Oeq, b_.unary(ir::Opcode::FAbs, s2[i]), fconst(INFINITY));
+          ir::ValueId inf = b_.fcmp(ir::FloatPred::Oeq, b_.fabs(s2[i]), b_.f32(INFINITY));
           v = b_.select(inf, s2[i], v);
         }
         return v;
@@ -107,8 +109,8 @@ bool Translator::emit_arith(const Instr& in, uint32_t here, std::string& err) {
     case Op::MOVA: {
       // Truncation toward zero, NaN -> 0, saturating: ftoi.s with rtz.
       uint32_t rtz = ir::with_round(0, ir::Round::TowardZero);
-      if (d.writes(0)) b_.set_var(kVarA0X, b_.convert(ir::Opcode::FToI, ir::Type::I32, s1[0], uint8_t(ir::Sign::Signed), rtz));
-      if (d.writes(1)) b_.set_var(kVarA0Y, b_.convert(ir::Opcode::FToI, ir::Type::I32, s1[1], uint8_t(ir::Sign::Signed), rtz));
+      if (d.writes(0)) b_.set_var(kVarA0X, b_.ftoi(ir::Type::I32, ir::Sign::Signed, s1[0], rtz));
+      if (d.writes(1)) b_.set_var(kVarA0Y, b_.ftoi(ir::Type::I32, ir::Sign::Signed, s1[1], rtz));
       break;
     }
     case Op::CMP: {

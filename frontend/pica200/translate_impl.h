@@ -102,7 +102,6 @@ class Translator {
   std::string static_fault(uint32_t pc, std::optional<Instr>& dec);
   std::string fault_of(const Node& n, std::optional<Instr>& dec);
   TrapReason fault_reason(uint32_t pc, const std::optional<Instr>& dec) const;
-  void trap(uint32_t reason, uint32_t addr);
   ir::ValueId condition(const Instr& in);
   ir::ValueId flow_condition(const Instr& in);
 
@@ -148,21 +147,18 @@ class Translator {
   bool emit_address(uint32_t a, std::string& err);
 
   // ---- translate_alu.cpp: ALU instructions
-  // Flags of the PICA arithmetic: flushed inputs and results, canonical NaN.
+  // Flags of the PICA arithmetic: flushed inputs and results, canonical NaN
+  // (every b_.fadd / transc carries kArith, every b_.fmul kMul).
   static constexpr uint32_t kArith = ir::ff::FtzIn | ir::ff::FtzOut;
   static constexpr uint32_t kMul = kArith | ir::ff::ZeroMul;
 
-  ir::ValueId fconst(float x) { return b_.f32_bits(fp::bits(x)); }
-  ir::ValueId fadd(ir::ValueId a, ir::ValueId b) { return b_.binary(ir::Opcode::FAdd, a, b, 0, kArith); }
-  ir::ValueId fmul(ir::ValueId a, ir::ValueId b) { return b_.binary(ir::Opcode::FMul, a, b, 0, kMul); }
   // fp::out: canonical NaN, flushed; x + -0 is x for every other x.
-  ir::ValueId out(ir::ValueId x) { return fadd(x, fconst(-0.0f)); }
+  ir::ValueId out(ir::ValueId x) { return b_.fadd(x, b_.f32(-0.0f), kArith); }
   ir::ValueId flush(ir::ValueId x);
   ir::ValueId round24(ir::ValueId x);
   bool emit_arith(const Instr& in, uint32_t here, std::string& err);
 
   // ---- translate_memory.cpp: operand reads, uniforms, EMIT records
-  ir::ValueId uniform_i32(uint32_t offset) { return b_.load_uniform(ir::Type::I32, offset); }
   ir::ValueId bool_uniform(unsigned n);
   ir::ValueId const_select(ir::ValueId index, unsigned comp);
   std::array<ir::ValueId, 4> read(unsigned field, bool wide, unsigned idx, const Swizzle& sw);

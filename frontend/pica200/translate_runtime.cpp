@@ -39,7 +39,7 @@ Translator::RtStack Translator::make_stack(const char* name, unsigned depth, std
 // Traps with `reason` on the lanes whose stack is full.
 void Translator::overflow_check(const RtStack& st, TrapReason reason, uint32_t here) {
   ir::ValueId full = b_.icmp(ir::IntPred::Ne, b_.get_var(st.fields[0].back()), b_.i32(kEmptySlot));
-  b_.emit(ir::Opcode::Trap, ir::Type::Void, {full}, 0, 0, trap_code(reason, here));
+  b_.trap(full, trap_code(reason, here));
 }
 
 void Translator::push(const RtStack& st, std::initializer_list<ir::ValueId> values) {
@@ -141,13 +141,12 @@ void Translator::emit_checks() {
   ir::ValueId pc = b_.get_var(rt_pc_);
   // LOOP: aL += step; count down; back to the start or pop.
   ir::ValueId hit = b_.icmp(ir::IntPred::Eq, top(rt_loops_, 0), pc);
-  ir::ValueId al = b_.binary(ir::Opcode::And, b_.binary(ir::Opcode::IAdd, b_.get_var(kVarAL), top(rt_loops_, 2)),
-                             b_.i32(0xFF));
+  ir::ValueId al = b_.and_(b_.iadd(b_.get_var(kVarAL), top(rt_loops_, 2)), b_.i32(0xFF));
   b_.set_var(kVarAL, b_.select(hit, al, b_.get_var(kVarAL)));
-  ir::ValueId left = b_.binary(ir::Opcode::ISub, top(rt_loops_, 3), b_.i32(1));
+  ir::ValueId left = b_.isub(top(rt_loops_, 3), b_.i32(1));
   b_.set_var(rt_loops_.fields[3][0], b_.select(hit, left, top(rt_loops_, 3)));
-  ir::ValueId done = b_.binary(ir::Opcode::And, hit, b_.icmp(ir::IntPred::Eq, left, b_.i32(0)));
-  ir::ValueId again = b_.binary(ir::Opcode::And, hit, b_.binary(ir::Opcode::Xor, done, b_.i1(true)));
+  ir::ValueId done = b_.and_(hit, b_.icmp(ir::IntPred::Eq, left, b_.i32(0)));
+  ir::ValueId again = b_.and_(hit, b_.xor_(done, b_.i1(true)));
   pc = b_.select(again, top(rt_loops_, 1), pc);
   pop(rt_loops_, done);
   // IF: continue at the frame's next address.
@@ -175,7 +174,7 @@ void Translator::emit_checks() {
 bool Translator::emit_address(uint32_t a, std::string& err) {
   std::optional<Instr> dec;
   if (!static_fault(a, dec).empty()) {
-    trap(uint32_t(fault_reason(a, dec)), a);
+    b_.trap(b_.i1(true), trap_code(fault_reason(a, dec), a));
     b_.ret();
     return true;
   }
@@ -219,9 +218,9 @@ bool Translator::emit_address(uint32_t a, std::string& err) {
     case Op::LOOP: {
       overflow_check(rt_loops_, TrapReason::LoopOverflow, a);
       uint32_t base = kUniformInt + 16 * (in.uniform & 3);
-      b_.set_var(kVarAL, uniform_i32(base + 4));
-      push(rt_loops_, {b_.i32(in.target + 1), b_.i32(a + 1), uniform_i32(base + 8),
-                       b_.binary(ir::Opcode::IAdd, uniform_i32(base), b_.i32(1))});
+      b_.set_var(kVarAL, b_.load_uniform(ir::Type::I32, base + 4));
+      push(rt_loops_, {b_.i32(in.target + 1), b_.i32(a + 1), b_.load_uniform(ir::Type::I32, base + 8),
+                       b_.iadd(b_.load_uniform(ir::Type::I32, base), b_.i32(1))});
       dynamic_target(a + 1);
       dynamic_target(uint32_t(in.target + 1));
       rt_arrive(a + 1);

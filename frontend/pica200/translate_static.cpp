@@ -185,10 +185,10 @@ bool Translator::emit_node(uint32_t id, std::string& err) {
   if (n.kind == NodeKind::LoopEnd) {
     const LoopFrame& l = n.st.loops.back();
     uint32_t depth = uint32_t(n.st.loops.size() - 1);
-    ir::ValueId step = uniform_i32(kUniformInt + 16 * l.ireg + 8);
-    ir::ValueId al = b_.binary(ir::Opcode::IAdd, b_.get_var(kVarAL), step);
-    b_.set_var(kVarAL, b_.binary(ir::Opcode::And, al, b_.i32(0xFF)));
-    ir::ValueId left = b_.binary(ir::Opcode::ISub, b_.get_var(loop_var_[depth]), b_.i32(1));
+    ir::ValueId step = b_.load_uniform(ir::Type::I32, kUniformInt + 16 * l.ireg + 8);
+    ir::ValueId al = b_.iadd(b_.get_var(kVarAL), step);
+    b_.set_var(kVarAL, b_.and_(al, b_.i32(0xFF)));
+    ir::ValueId left = b_.isub(b_.get_var(loop_var_[depth]), b_.i32(1));
     b_.set_var(loop_var_[depth], left);
     finish(e, b_.icmp(ir::IntPred::Eq, left, b_.i32(0)));
     return true;
@@ -196,7 +196,7 @@ bool Translator::emit_node(uint32_t id, std::string& err) {
   std::optional<Instr> dec;
   std::string why = fault_of(n, dec);
   if (!why.empty()) {
-    trap(uint32_t(fault_reason(n.pc, dec)), n.pc);
+    b_.trap(b_.i1(true), trap_code(fault_reason(n.pc, dec), n.pc));
     b_.ret();
     return true;
   }
@@ -211,8 +211,8 @@ bool Translator::emit_node(uint32_t id, std::string& err) {
     case Op::LOOP: {
       uint32_t base = kUniformInt + 16 * (in.uniform & 3);
       b_.set_var(loop_var_[n.st.loops.size()],
-                 b_.binary(ir::Opcode::IAdd, uniform_i32(base), b_.i32(1)));
-      b_.set_var(kVarAL, uniform_i32(base + 4));
+                 b_.iadd(b_.load_uniform(ir::Type::I32, base), b_.i32(1)));
+      b_.set_var(kVarAL, b_.load_uniform(ir::Type::I32, base + 4));
       break;
     }
     case Op::SETEMIT: b_.set_var(kVarEmitLatch, b_.i32(emit_header(in.vtxid, in.prim, in.winding))); break;
