@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ir/ir.h"
+#include "isa/fuzz_values.h"
 
 namespace gpurc::fuzz {
 
@@ -16,8 +17,7 @@ namespace gpurc::fuzz {
 //   per access size s in {1, 2, 4, 8}, a private area of 8 rows x 32 lanes x s
 //   bytes: lane l owns element row * 32 + l. Loads at points where the whole
 //   warp is converged may read any aligned address of the buffer.
-constexpr uint64_t kGlobalBase = 0x10000;
-constexpr uint32_t kGlobalSize = 4096;
+// kGlobalBase, kGlobalSize: isa/fuzz_values.h (the ISA generators share them).
 constexpr uint32_t kPrivateRows = 8;
 constexpr uint32_t private_area_offset(unsigned size) {
   return size == 1 ? 0 : size == 2 ? 256 : size == 4 ? 768 : 1792;  // ends at 3840
@@ -42,17 +42,5 @@ struct IrGenOptions {
 // same function. The result has passed ir::verify; if it does not (a
 // generator bug), `error` is set and the function must not be used.
 ir::Function generate_ir(uint64_t seed, const IrGenOptions& opt, std::string* error);
-
-}  // namespace gpurc::fuzz
-
-#include "fuzz/rng.h"
-
-namespace gpurc::fuzz {
-
-// A random value of type `t` as canonical lane bits, biased towards the values
-// that break implementations: for floats 0, -0, subnormals, +-inf, NaNs with
-// payloads (quiet and signalling), 1, -1, the extremes and random bits; for
-// integers 0, 1, -1, the signed extremes, small numbers and random bits.
-uint64_t interesting_bits(Rng& rng, ir::Type t);
 
 }  // namespace gpurc::fuzz

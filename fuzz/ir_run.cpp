@@ -2,11 +2,13 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 
 #include "fuzz/ir_gen.h"
 #include "ir/interp.h"
 #include "ir/passes.h"
+#include "runtime/launch.h"
 #include "runtime/memory.h"
 #ifdef GPURC_HAVE_X64
 #include "backend_x64/jit.h"
@@ -48,12 +50,8 @@ void fill_mixed(Rng& rng, std::vector<uint8_t>& out) {
   }
 }
 
-// Aligned zeroed scratch (vars and frames are read with aligned vector loads).
-struct Aligned {
-  explicit Aligned(size_t n) : bytes(n ? n : 64), p(rt::allocate_aligned(bytes)) {}
-  size_t bytes;
-  std::unique_ptr<uint8_t[], rt::Buffer::AlignedFree> p;
-};
+// A single warp that keeps stopping at barriers after this many resumes is an engine error.
+constexpr int kMaxBarrierStops = 1000;
 
 }  // namespace
 
@@ -162,11 +160,9 @@ IrOutcome run_engine(const std::string& engine, const IrProgram& p, const IrStat
   std::unique_ptr<Executable> exe = make_executable(engine, p, out.error);
   if (!exe) return out;
 
-  Aligned vars(f.vars_bytes());
-  std::memcpy(vars.p.get(), st.vars.data(), std::min(st.vars.size(), vars.bytes));
-  Aligned uniforms(std::max<size_t>(st.uniforms.size(), f.uniform_bytes));
-  std::memcpy(uniforms.p.get(), st.uniforms.data(), st.uniforms.size());
-  Aligned frame(exe->frame_bytes());
+  // Engines may read the uniform block in whole vectors.
+  std::vector<uint8_t> uniforms(rt::align64(std::max<size_t>(st.uniforms.size(), f.uniform_bytes)), 0);
+  std::memcpy(uniforms.data(), st.uniforms.data(), st.uniforms.size());
   rt::Memory mem;
   std::string err;
   if (!mem.add_buffer("global", Space::Global, kGlobalBase, kGlobalSize, err)) {
@@ -183,28 +179,43 @@ IrOutcome run_engine(const std::string& engine, const IrProgram& p, const IrStat
     std::memcpy(mem.find(name)->data(), st.extra[i].bytes.data(), st.extra[i].bytes.size());
   }
 
-  WarpContext ctx;
-  ctx.vars = vars.p.get();
-  ctx.uniforms = uniforms.p.get();
-  ctx.frame = frame.p.get();
-  ctx.entry_mask = st.entry_mask;
-  ctx.budget = budget;
-  ctx.memory = &mem;
-  mem.fill_windows(ctx);
-  // Barriers of a single warp just resume; a bound keeps a broken engine that
-  // reports a barrier forever from hanging the fuzzer.
-  RunStatus s = RunStatus::Barrier;
-  for (int resumes = 0; s == RunStatus::Barrier; ++resumes) {
-    if (resumes > 1000) {
-      out.error = "more than 1000 barrier stops";
-      return out;
-    }
-    s = exe->run(ctx);
+  // One warp of one block through the launch path replay and the API use,
+  // started from the given vars with the given entry mask (any subset of
+  // lanes, which a block shape cannot express: the setup hook sets it).
+  rt::LaunchConfig cfg;
+  cfg.grid = rt::Dim3{1, 1, 1};
+  cfg.block = rt::Dim3{uint32_t(kWarpLanes), 1, 1};
+  cfg.vars_bytes = uint32_t(f.vars_bytes());
+  cfg.uniforms = uniforms.data();
+  cfg.budget = budget;
+  // Barriers of a single warp just resume; the bound keeps a broken engine
+  // that reports a barrier forever from hanging the fuzzer.
+  cfg.max_rounds = kMaxBarrierStops + 1;
+  rt::WarpHooks hooks;
+  hooks.init = [&](const rt::WarpInfo&, uint8_t* vars) {
+    std::memcpy(vars, st.vars.data(), std::min<size_t>(st.vars.size(), cfg.vars_bytes));
+  };
+  hooks.setup = [&](const rt::WarpInfo&, WarpContext& ctx) { ctx.entry_mask = st.entry_mask; };
+  hooks.finish = [&](const rt::WarpInfo&, const uint8_t* vars) {
+    out.vars.assign(vars, vars + p.original.vars_bytes());
+  };
+  // After a fault the vars are what the engine left (compare_outcomes does
+  // not look at them, but callers printing a state do).
+  hooks.fault = [&](const rt::WarpInfo&, const WarpContext& ctx, rt::LaunchFault&) {
+    out.vars.assign(ctx.vars, ctx.vars + p.original.vars_bytes());
+  };
+  const rt::LaunchResult r = rt::launch(*exe, mem, cfg, hooks);
+  if (!r.error.empty()) {
+    out.error = "launch: " + r.error;
+    return out;
   }
-  out.status = s;
-  out.fault = s == RunStatus::Fault ? ctx.fault : FaultKind::None;
-  out.fault_code = ctx.fault_code;
-  out.vars.assign(vars.p.get(), vars.p.get() + p.original.vars_bytes());
+  if (r.fault && r.fault->round_limit) {
+    out.error = "more than " + std::to_string(kMaxBarrierStops) + " barrier stops";
+    return out;
+  }
+  out.status = r.fault ? RunStatus::Fault : RunStatus::Done;
+  out.fault = r.fault ? r.fault->kind : FaultKind::None;
+  out.fault_code = r.fault ? r.fault->code : 0;
   out.memory.assign(mem.find("global")->data(), mem.find("global")->data() + kGlobalSize);
   for (size_t i = 0; i < st.extra.size(); ++i) {
     const uint8_t* d = mem.find("extra" + std::to_string(i))->data();

@@ -11,6 +11,11 @@
 
 namespace gpurc::ir {
 
+// `n` rounded up to a multiple of 64 bytes: var slots, frames, uniform blocks
+// and the per-warp strides of a launch are 64-byte aligned, because engines
+// read them with aligned 64-byte vector loads.
+constexpr size_t align64(size_t n) { return (n + 63) & ~size_t(63); }
+
 enum class RunStatus : uint32_t {
   Done = 0,      // reached return
   Barrier = 1,   // stopped at a barrier; call again (with the same context) to resume

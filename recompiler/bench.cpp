@@ -40,7 +40,7 @@ double measure(const json& doc, const std::filesystem::path& dir, Engine e, unsi
 }  // namespace
 
 int bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
-  if (!replay::find_handler(a.isa)) {
+  if (!replay::has_handler(a.isa)) {
     err << "error: gpurc bench --isa " << a.isa << ": no replay support for isa " << a.isa << "\n";
     return 2;
   }

@@ -110,6 +110,22 @@ std::string isa_list() {
   return s;
 }
 
+// The names of the registry's modules that `keep` selects, joined by `sep`.
+template <class Keep>
+std::string module_names(Keep keep, const char* sep = ", ") {
+  std::string s;
+  for (const isa::IsaModule* m : isa::all_modules())
+    if (keep(*m)) s += (s.empty() ? "" : sep) + m->name();
+  return s;
+}
+
+std::string fuzzable_list() {
+  return module_names([](const isa::IsaModule& m) { return m.has_fuzzer(); });
+}
+std::string resumable_fuzz_list() {
+  return module_names([](const isa::IsaModule& m) { return m.has_fuzzer() && m.fuzz_can_start_anywhere(); });
+}
+
 const IsaSupport* isa_or_error(const std::string& name, std::ostream& err) {
   const IsaSupport* isa = find_isa(name);
   if (!isa) err << "error: unknown isa '" << name << "' (one of: " << isa_list() << ")\n";
@@ -335,15 +351,14 @@ int verb_fuzz(bool ir_mode, const std::string& isa, const std::string& variant, 
     return 2;
   }
   if (!isa.empty()) {
-    fuzz::IsaFuzzer run = fuzz::find_isa_fuzzer(isa);
-    if (!run) {
-      std::string list;
-      for (auto& i : fuzz::fuzzable_isas()) list += (list.empty() ? "" : ", ") + i;
-      err << "error: gpurc fuzz --isa " << isa << ": no fuzzer for isa " << isa << " (one of: " << list << ")\n";
+    const isa::IsaModule* module = isa::find_module(isa);
+    if (!module || !module->has_fuzzer()) {
+      err << "error: gpurc fuzz --isa " << isa << ": no fuzzer for isa " << isa << " (one of: " << fuzzable_list()
+          << ")\n";
       return 2;
     }
-    if (first != 0 && isa != "tesla") {
-      err << "error: gpurc fuzz: --first is supported with --isa tesla only\n";
+    if (first != 0 && !module->fuzz_can_start_anywhere()) {
+      err << "error: gpurc fuzz: --first is supported with --isa " << resumable_fuzz_list() << " only\n";
       return 2;
     }
     fuzz::IsaFuzzOptions opt;
@@ -353,6 +368,7 @@ int verb_fuzz(bool ir_mode, const std::string& isa, const std::string& variant, 
     opt.variant = variant;
     if (!out_dir.empty()) opt.out_dir = out_dir;
     if (!parse_fuzz_engines(engines, opt.engines, err)) return 2;
+    auto run = [module](const fuzz::IsaFuzzOptions& o) { return fuzz::run_isa_fuzz(*module, o); };
     return run_fuzz_campaign(isa, opt, run, 2, out, err);
   }
   if (!ir_mode) {
@@ -381,7 +397,11 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   auto* disasm = app.add_subcommand("disasm", "disassemble guest code");
   disasm->add_option("--isa", d_isa, "instruction set: " + isa_list())->required();
   disasm->add_option("--variant", d_variant, "ISA revision (default: the ISA's first)");
-  disasm->add_flag("--hex", d_hex, "input is hex text (32-bit words for pica200/tesla, bytes for g13/bifrost)");
+  const std::string hex_help = "input is hex text (32-bit words for " +
+                               module_names([](const isa::IsaModule& m) { return m.is_guest() && m.hex_unit_bytes() == 4; }, "/") +
+                               ", bytes for " +
+                               module_names([](const isa::IsaModule& m) { return m.is_guest() && m.hex_unit_bytes() == 1; }, "/") + ")";
+  disasm->add_flag("--hex", d_hex, hex_help);
   disasm->add_flag("--raw", d_raw, "one instruction per line, without address and encoding columns");
   disasm->add_option("file", d_file, "code file, or - for stdin")->required();
 
@@ -436,18 +456,22 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   uint64_t f_iter = 1000, f_seed = 1, f_first = 0;
   auto* fz = app.add_subcommand("fuzz", "differential fuzzing of the JIT tiers against the interpreter");
   fz->add_flag("--ir", f_ir, "random IR programs");
-  fz->add_option("--isa", f_isa, "random programs of an ISA: pica200, tesla, g13");
+  fz->add_option("--isa", f_isa, "random programs of an ISA: " + fuzzable_list());
   fz->add_option("--variant", f_variant, "ISA revision for --isa (default: the ISA's first)");
   fz->add_option("--iterations", f_iter, "programs to generate");
   fz->add_option("--seed", f_seed, "random seed");
-  fz->add_option("--first", f_first, "index of the first program (--isa tesla: re-run programs of a campaign)");
+  fz->add_option("--first", f_first, "index of the first program (--isa " + resumable_fuzz_list() + ": re-run programs of a campaign)");
   fz->add_option("--engines", f_engines, "comma-separated JIT tiers: avx512, avx2, a64 (default: all the host has)");
   fz->add_option("--out", f_out, "folder for reproducers (default fuzz-out)");
 
   // bench
   cli::BenchArgs b;
   auto* bn = app.add_subcommand("bench", "benchmark the interpreter and every JIT tier on fixed kernels");
-  bn->add_option("--isa", b.isa, "kernels of this ISA: ir (default), pica200, tesla, g13");
+  std::string bench_isas;
+  for (const isa::IsaModule* m : isa::all_modules())
+    if (m->has_replay())
+      bench_isas += (bench_isas.empty() ? "" : ", ") + m->name() + (m->name() == b.isa ? " (default)" : "");
+  bn->add_option("--isa", b.isa, "kernels of this ISA: " + bench_isas);
   bn->add_flag("--json", b.json, "print a JSON array");
   bn->add_option("--threads", b.threads, "host threads (default: all cores)");
   bn->add_option("--dir", b.dir, "folder of kernel replay files (default: the source tree's bench/<isa>/)");

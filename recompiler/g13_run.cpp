@@ -15,7 +15,7 @@ namespace gpurc {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr size_t align64(size_t n) { return (n + 63) & ~size_t(63); }
+using rt::align64;
 
 // What one threadgroup ended with: nothing (all SIMD-groups done), a fault or an error.
 struct BlockOutcome {

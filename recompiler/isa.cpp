@@ -2,14 +2,8 @@
 
 namespace gpurc {
 
-bool IsaSupport::translate(const std::vector<uint8_t>&, const std::string&, ir::Function&, std::string& err) const {
-  err = "translating " + name() + " programs to IR is not supported yet";
-  return false;
-}
-
 const std::vector<const IsaSupport*>& all_isas() {
-  static const std::vector<const IsaSupport*> isas = {&pica200_support(), &tesla_support(), &g13_support(),
-                                                       &bifrost_support()};
+  static const std::vector<const IsaSupport*> isas = isa::guest_isas();
   return isas;
 }
 
@@ -18,5 +12,9 @@ const IsaSupport* find_isa(const std::string& name) {
     if (i->name() == name) return i;
   return nullptr;
 }
+
+const IsaSupport& pica200_support() { return *find_isa("pica200"); }
+const IsaSupport& tesla_support() { return *find_isa("tesla"); }
+const IsaSupport& g13_support() { return *find_isa("g13"); }
 
 }  // namespace gpurc

@@ -3,7 +3,7 @@
 namespace gpurc {
 namespace {
 // The bifrost frontend is not wired into the CLI yet: every call reports that.
-class Unavailable final : public IsaSupport {
+class Unavailable final : public isa::IsaModule {
  public:
   std::string name() const override { return "bifrost"; }
   std::vector<std::string> variants() const override { return {"default"}; }
@@ -18,7 +18,7 @@ class Unavailable final : public IsaSupport {
   }
 };
 }  // namespace
-const IsaSupport& bifrost_support() {
+const isa::IsaModule& bifrost_module() {
   static Unavailable s;
   return s;
 }

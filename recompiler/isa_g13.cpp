@@ -2,11 +2,14 @@
 // code -> IR for the JIT.
 #include "frontend/g13/g13.h"
 #include "frontend/g13/translate.h"
+#include "fuzz/isa_fuzz.h"
 #include "recompiler/isa.h"
+#include "recompiler/isa_engine.h"
+#include "recompiler/replay.h"
 
 namespace gpurc {
 namespace {
-class G13Support final : public IsaSupport {
+class G13Support final : public isa::IsaModule {
  public:
   std::string name() const override { return "g13"; }
   std::vector<std::string> variants() const override { return {"default"}; }
@@ -41,9 +44,17 @@ class G13Support final : public IsaSupport {
     }
     return g13::translate(code.data(), code.size(), out, err);
   }
+
+  // Transitional (until g13 moves to frontend/g13/module/): the replay
+  // handler and the campaign still written against recompiler's Engine.
+  bool has_replay() const override { return true; }
+  void replay(const isa::ReplayJob& job, replay::ReplayRun& run) const override {
+    replay::replay_g13(replay::ReplayJob{job.doc, job.dir, engine_of(job.engine), job.threads, job.count_instructions}, run);
+  }
+  WholeCampaign whole_campaign() const override { return &fuzz::run_g13_fuzz; }
 };
 }  // namespace
-const IsaSupport& g13_support() {
+const isa::IsaModule& g13_module() {
   static G13Support s;
   return s;
 }

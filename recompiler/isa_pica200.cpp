@@ -5,12 +5,15 @@
 #include "frontend/pica200/shbin.h"
 #include "frontend/pica200/translate.h"
 #include "ir/ir.h"
+#include "fuzz/isa_fuzz.h"
 #include "recompiler/isa.h"
+#include "recompiler/isa_engine.h"
+#include "recompiler/replay.h"
 
 namespace gpurc {
 namespace {
 
-class Pica200Support final : public IsaSupport {
+class Pica200Support final : public isa::IsaModule {
  public:
   std::string name() const override { return "pica200"; }
   std::vector<std::string> variants() const override { return {"default"}; }
@@ -93,11 +96,19 @@ class Pica200Support final : public IsaSupport {
     }
     return pica::translate(prog, opt, out, err);
   }
+
+  // Transitional (until pica200 moves to frontend/pica200/module/): the replay
+  // handler and the campaign still written against recompiler's Engine.
+  bool has_replay() const override { return true; }
+  void replay(const isa::ReplayJob& job, replay::ReplayRun& run) const override {
+    replay::replay_pica200(replay::ReplayJob{job.doc, job.dir, engine_of(job.engine), job.threads, job.count_instructions}, run);
+  }
+  WholeCampaign whole_campaign() const override { return &fuzz::run_pica200_fuzz; }
 };
 
 }  // namespace
 
-const IsaSupport& pica200_support() {
+const isa::IsaModule& pica200_module() {
   static Pica200Support s;
   return s;
 }

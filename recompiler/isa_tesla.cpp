@@ -5,12 +5,15 @@
 #include "frontend/tesla/encoding.h"
 #include "frontend/tesla/translate.h"
 #include "ir/ir.h"
+#include "fuzz/isa_fuzz.h"
 #include "recompiler/isa.h"
+#include "recompiler/isa_engine.h"
+#include "recompiler/replay.h"
 
 namespace gpurc {
 namespace {
 
-class TeslaSupport final : public IsaSupport {
+class TeslaSupport final : public isa::IsaModule {
  public:
   std::string name() const override { return "tesla"; }
   std::vector<std::string> variants() const override { return tesla::variant_names(); }
@@ -107,11 +110,20 @@ class TeslaSupport final : public IsaSupport {
     }
     return true;
   }
+
+  // Transitional (until tesla moves to frontend/tesla/module/): the replay
+  // handler and the campaign still written against recompiler's Engine.
+  bool has_replay() const override { return true; }
+  void replay(const isa::ReplayJob& job, replay::ReplayRun& run) const override {
+    replay::replay_tesla(replay::ReplayJob{job.doc, job.dir, engine_of(job.engine), job.threads, job.count_instructions}, run);
+  }
+  WholeCampaign whole_campaign() const override { return &fuzz::run_tesla_fuzz; }
+  bool fuzz_can_start_anywhere() const override { return true; }
 };
 
 }  // namespace
 
-const IsaSupport& tesla_support() {
+const isa::IsaModule& tesla_module() {
   static TeslaSupport s;
   return s;
 }

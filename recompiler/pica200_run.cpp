@@ -23,7 +23,7 @@ constexpr size_t kWarp = ir::kWarpLanes;
 // small enough that 2-8 threads get even shares of a few thousand vertices.
 constexpr size_t kWarpsPerItem = 8;
 
-constexpr size_t align64(size_t n) { return (n + 63) & ~size_t(63); }
+using rt::align64;
 
 // The first fault of a batch: the one with the lowest vertex index wins, so
 // the report does not depend on thread timing.

@@ -26,6 +26,9 @@ const char* fault_kind_name(ir::FaultKind k) {
 }
 
 std::string LaunchFault::describe() const {
+  if (round_limit)
+    return fmt::format("barrier round limit in block ({},{},{}): warps still wait at a barrier after {} rounds",
+                       block.x, block.y, block.z, rounds);
   if (deadlock)
     return fmt::format("deadlock in block ({},{},{}): every remaining warp waits at a barrier that cannot complete",
                        block.x, block.y, block.z);
@@ -34,6 +37,7 @@ std::string LaunchFault::describe() const {
   if (kind == ir::FaultKind::OutOfBounds || kind == ir::FaultKind::Misaligned)
     s += fmt::format(" at {} address 0x{:x}", space < unsigned(ir::kNumSpaces) ? space_name(ir::Space(space)) : "?", addr);
   if (kind == ir::FaultKind::Trap) s += fmt::format(" (code {})", code);
+  if (!detail.empty()) s += ": " + detail;
   return s;
 }
 
@@ -114,8 +118,6 @@ WarpInfo warp_info(const Dim3& grid, const Dim3& block, uint64_t block_linear, u
 
 namespace {
 
-constexpr size_t align64(size_t n) { return (n + 63) & ~size_t(63); }
-
 // Per host thread, the block storage of the previous block is kept for the
 // next one (up to kReuseBytes): no allocation and no fresh pages per block.
 // So are the warps' WarpInfo / WarpContext records.
@@ -125,6 +127,7 @@ struct WarpSlot {
   WarpInfo info;
   ir::WarpContext ctx;
   BarrierLanes barrier_seen;  // counted barriers: the barrier var at the previous stop
+  StackMemory stack;          // per-thread stacks (LaunchConfig::stack_bytes)
 };
 
 class BlockStorage {
@@ -180,7 +183,7 @@ struct VarsZeroing {
 // (init only writes), so bytes it never reads need not start at zero.
 VarsZeroing vars_zeroing(const ir::Executable& exe, const LaunchConfig& cfg, const WarpFinish& finish) {
   VarsZeroing z;
-  if (finish || !exe.var_read_ranges(z.ranges)) {
+  if ((finish && !cfg.init_writes_finish_reads) || !exe.var_read_ranges(z.ranges)) {
     z.ranges.clear();
     return z;
   }
@@ -194,17 +197,21 @@ VarsZeroing vars_zeroing(const ir::Executable& exe, const LaunchConfig& cfg, con
 
 // Runs one block to completion or to its first fault.
 std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, const LaunchConfig& cfg,
-                                     const VarsZeroing& zeroing, const WarpInit& init, const WarpFinish& finish,
-                                     uint64_t block_linear, uint64_t& warps_done) {
+                                     const VarsZeroing& zeroing, const WarpHooks& hooks, uint64_t block_linear,
+                                     uint64_t& warps_done) {
+  const WarpInit& init = hooks.init;
+  const WarpFinish& finish = hooks.finish;
   uint64_t threads = cfg.block.count();
   uint32_t nwarps = uint32_t((threads + ir::kWarpLanes - 1) / ir::kWarpLanes);
   size_t vars_stride = align64(cfg.vars_bytes), frame_stride = align64(exe.frame_bytes());
   size_t per_warp = vars_stride + frame_stride;
-  // Vars and shared memory start zeroed; frames only when the engine needs it.
+  const uint64_t warp_stacks = align64(cfg.stack_bytes * ir::kWarpLanes);
+  // Vars, shared memory and stacks start zeroed; frames only when the engine needs it.
   BlockStorage block_storage;
-  uint8_t* storage = block_storage.get(uint64_t(per_warp) * nwarps + cfg.shared_bytes);
+  uint8_t* storage = block_storage.get(uint64_t(per_warp) * nwarps + cfg.shared_bytes + warp_stacks * nwarps);
   uint8_t* shared = storage + per_warp * nwarps;
-  std::memset(shared, 0, cfg.shared_bytes);
+  uint8_t* stacks = shared + cfg.shared_bytes;
+  std::memset(shared, 0, cfg.shared_bytes + warp_stacks * nwarps);
   bool zero_frames = exe.frame_needs_zero();
   BlockMemory view(memory, cfg.shared_bytes ? shared : nullptr, cfg.shared_bytes);
 
@@ -234,7 +241,20 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
       s.barrier_seen = BarrierLanes{};
     }
     s.ctx.entry_mask = s.info.entry_mask;
+    if (cfg.stack_bytes) {
+      s.stack.reset(&view, stacks + warp_stacks * w, cfg.stack_bytes, cfg.stack_stride);
+      s.ctx.memory = &s.stack;
+      // Space::Local is the stacks: one inline window when they are
+      // contiguous in the guest too (stride = size), else the slow path.
+      const int local = int(ir::Space::Local);
+      for (ir::MemWindow& x : s.ctx.extra_windows[local]) x = ir::MemWindow{};
+      s.ctx.windows[local] = ir::MemWindow{};
+      if (cfg.stack_stride == 0 || cfg.stack_stride == cfg.stack_bytes)
+        s.ctx.windows[local] = ir::MemWindow{0, cfg.stack_bytes * ir::kWarpLanes, stacks + warp_stacks * w};
+    }
     if (init) init(s.info, s.ctx.vars);
+    if (hooks.memory) s.ctx.memory = hooks.memory(s.info, *s.ctx.memory, s.ctx);
+    if (hooks.setup) hooks.setup(s.info, s.ctx);
   }
   std::optional<LaunchFault> fault;
   // One run of warp w up to its next stop: a fault is recorded and stops the block.
@@ -245,6 +265,7 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
       fault = fault_of(s.ctx);
       fault->block = s.info.block;
       fault->warp = s.info.warp;
+      if (hooks.fault) hooks.fault(s.info, s.ctx, *fault);
       return WarpStep::Stop;
     }
     if (st == ir::RunStatus::Barrier) return WarpStep::Barrier;
@@ -253,7 +274,12 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
     return WarpStep::Done;
   };
   if (cfg.barrier_var == LaunchConfig::kPlainBarriers) {
-    run_barrier_rounds(nwarps, run_warp);
+    if (run_barrier_rounds(nwarps, run_warp, cfg.max_rounds) == RoundsEnd::RoundLimit) {
+      fault = LaunchFault{};
+      fault->round_limit = true;
+      fault->rounds = cfg.max_rounds;
+      fault->block = coords;
+    }
     return fault;
   }
   CountedEnd end = run_counted_barriers(nwarps, [&](uint32_t w) {
@@ -282,6 +308,14 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
 
 LaunchResult launch(const ir::Executable& exe, Memory& memory, const LaunchConfig& cfg, const WarpInit& init,
                     const WarpFinish& finish, ThreadPool* pool) {
+  WarpHooks hooks;
+  hooks.init = init;
+  hooks.finish = finish;
+  return launch(exe, memory, cfg, hooks, pool);
+}
+
+LaunchResult launch(const ir::Executable& exe, Memory& memory, const LaunchConfig& cfg, const WarpHooks& hooks,
+                    ThreadPool* pool) {
   LaunchResult r;
   for (uint32_t d : {cfg.grid.x, cfg.grid.y, cfg.grid.z, cfg.block.x, cfg.block.y, cfg.block.z})
     if (d == 0) {
@@ -300,13 +334,17 @@ LaunchResult launch(const ir::Executable& exe, Memory& memory, const LaunchConfi
     r.error = "launch: shared_bytes is larger than 1 GiB";
     return r;
   }
+  if (cfg.stack_bytes > (uint64_t(1) << 24) || (cfg.stack_stride && cfg.stack_stride < cfg.stack_bytes)) {
+    r.error = "launch: stack_bytes is larger than 16 MiB or than stack_stride";
+    return r;
+  }
   if (cfg.barrier_var != LaunchConfig::kPlainBarriers &&
       uint64_t(cfg.barrier_var) + 4 * ir::kWarpLanes > cfg.vars_bytes) {
     r.error = "launch: the barrier descriptor var lies outside vars_bytes";
     return r;
   }
   uint64_t blocks = cfg.grid.count();
-  const VarsZeroing zeroing = vars_zeroing(exe, cfg, finish);
+  const VarsZeroing zeroing = vars_zeroing(exe, cfg, hooks.finish);
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> warps_done{0};
   std::mutex fault_lock;
@@ -315,7 +353,7 @@ LaunchResult launch(const ir::Executable& exe, Memory& memory, const LaunchConfi
   auto one = [&](size_t b) {
     if (stop.load(std::memory_order_relaxed)) return;
     uint64_t done = 0;
-    std::optional<LaunchFault> f = run_block(exe, memory, cfg, zeroing, init, finish, b, done);
+    std::optional<LaunchFault> f = run_block(exe, memory, cfg, zeroing, hooks, b, done);
     warps_done += done;
     if (f) {
       std::lock_guard<std::mutex> g(fault_lock);

@@ -34,6 +34,12 @@ struct WarpInfo {
 struct LaunchConfig {
   Dim3 grid, block;
   uint64_t shared_bytes = 0;  // per block, Space::Shared at address 0; 0 = no per-block shared memory
+  // Per-thread stacks: `stack_bytes` zeroed bytes per thread of a block,
+  // served to each warp as Space::Local at lane * stack_stride + offset
+  // (offset < stack_bytes; rt::StackMemory). 0 = none (Space::Local comes
+  // from the launch's Memory). stack_stride >= stack_bytes (0: = stack_bytes).
+  uint64_t stack_bytes = 0;
+  uint64_t stack_stride = 0;
   uint32_t vars_bytes = 0;    // ir::Function::vars_bytes()
   const uint8_t* uniforms = nullptr;
   int64_t budget = int64_t(1) << 40;  // watchdog budget per warp
@@ -42,6 +48,14 @@ struct LaunchConfig {
   // kPlainBarriers: every barrier is the block-wide one (run_barrier_rounds).
   static constexpr uint32_t kPlainBarriers = ~0u;
   uint32_t barrier_var = kPlainBarriers;
+  // Plain barriers: a block whose warps still wait after this many rounds
+  // stops with LaunchFault::round_limit (an engine that reports barriers
+  // forever is an error, not a hang). 0 = no limit.
+  uint64_t max_rounds = 0;
+  // The caller's promise that init writes every var byte finish reads,
+  // unless the executable writes it: then only the bytes the executable
+  // reads are zeroed even with a finish callback (see WarpInit).
+  bool init_writes_finish_reads = false;
 };
 
 struct LaunchFault {
@@ -52,6 +66,13 @@ struct LaunchFault {
   // Counted barriers only: every remaining warp of the block waits at a
   // barrier that cannot complete (kind stays None; warp/lane are 0).
   bool deadlock = false;
+  // Plain barriers with LaunchConfig::max_rounds: the block's warps still
+  // waited at a barrier after that many rounds (kind stays None).
+  bool round_limit = false;
+  uint64_t rounds = 0;  // round_limit: the limit
+  // What the engine or the caller's fault hook adds (e.g. a reference
+  // interpreter names the instruction and pc); "" = nothing.
+  std::string detail;
   std::string describe() const;
 };
 
@@ -67,13 +88,37 @@ struct LaunchResult {
 };
 
 // Called for each warp before its first run and after it finished. Before
-// init, vars are zeroed: all of them when there is a finish callback or the
-// executable cannot tell what it reads (Executable::var_read_ranges), else
-// only the bytes it may read. So init must only write vars, never read them.
+// init, vars are zeroed: all of them when there is a finish callback (unless
+// LaunchConfig::init_writes_finish_reads) or the executable cannot tell what
+// it reads (Executable::var_read_ranges), else only the bytes it may read. So
+// init must only write vars, never read them.
 // Calls for different warps may come from different threads at the same time;
 // those for one warp come from one thread.
 using WarpInit = std::function<void(const WarpInfo&, uint8_t* vars)>;
 using WarpFinish = std::function<void(const WarpInfo&, const uint8_t* vars)>;
+
+// The per-warp parameters of a launch besides init/finish: all optional, and
+// each called once per warp (never per lane), on the thread that runs the
+// warp's block, so they add no cost when absent.
+struct WarpHooks {
+  WarpInit init;
+  WarpFinish finish;
+  // The guest-memory factory: after init, with the warp's context ready
+  // (vars written, ctx.memory = `fallback`, the windows of `fallback`
+  // filled), returns the memory the warp runs on. `fallback` is what launch
+  // gives without a factory: the launch's Memory with the block's shared
+  // memory (BlockMemory) and, with per-thread stacks, the warp's stacks in
+  // front (StackMemory). A factory that serves spaces itself must fix the
+  // windows of those spaces in `ctx` (or clear them: size 0). The returned
+  // object must outlive the launch; launch never frees it.
+  std::function<ir::GuestMemory*(const WarpInfo&, ir::GuestMemory& fallback, ir::WarpContext& ctx)> memory;
+  // After the memory: may narrow ctx.entry_mask (a single-warp run from a
+  // given state with any mask), or replace ctx.uniforms / ctx.budget.
+  std::function<void(const WarpInfo&, ir::WarpContext& ctx)> setup;
+  // A warp faulted: may add LaunchFault::detail (or read the warp's state
+  // from ctx.vars / ctx.frame). Not called for deadlocks or round limits.
+  std::function<void(const WarpInfo&, const ir::WarpContext& ctx, LaunchFault& fault)> fault;
+};
 
 const char* fault_kind_name(ir::FaultKind k);
 
@@ -84,6 +129,9 @@ const char* fault_kind_name(ir::FaultKind k);
 // are skipped and the fault of the lowest faulting block is reported.
 LaunchResult launch(const ir::Executable& exe, Memory& memory, const LaunchConfig& cfg, const WarpInit& init,
                     const WarpFinish& finish, ThreadPool* pool = nullptr);
+// The same launch with every per-warp parameter (WarpHooks).
+LaunchResult launch(const ir::Executable& exe, Memory& memory, const LaunchConfig& cfg, const WarpHooks& hooks,
+                    ThreadPool* pool = nullptr);
 
 // What one run of a warp within a block's barrier rounds ended with.
 enum class WarpStep { Done, Barrier, Stop };

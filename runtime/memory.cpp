@@ -231,6 +231,26 @@ void BlockMemory::fill_windows(ir::WarpContext& ctx) const {
   }
 }
 
+uint8_t* StackMemory::host(uint64_t addr, uint64_t bytes) const {
+  if (stride_ == 0) return nullptr;
+  const uint64_t lane = addr / stride_, offset = addr % stride_;
+  if (lane >= uint64_t(ir::kWarpLanes) || bytes > bytes_ || offset > bytes_ - bytes) return nullptr;
+  return stacks_ + lane * bytes_ + offset;
+}
+
+bool StackMemory::access(Kind kind, Space space, uint64_t addr, unsigned bytes, uint64_t* value, AtomicOp op,
+                         const uint64_t* compare) {
+  if (space != Space::Local) return next_ && next_->access(kind, space, addr, bytes, value, op, compare);
+  if (!value || (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)) return false;
+  uint8_t* p = host(addr, bytes);
+  return p && access_host(kind, p, bytes, value, op, compare);
+}
+
+uint8_t* StackMemory::translate(Space space, uint64_t addr, uint64_t bytes) {
+  if (space != Space::Local) return next_ ? next_->translate(space, addr, bytes) : nullptr;
+  return host(addr, bytes);
+}
+
 const char* space_name(Space s) {
   switch (s) {
     case Space::Global: return "global";

@@ -35,6 +35,8 @@ struct Buffer {
 bool access_host(ir::GuestMemory::Kind kind, uint8_t* p, unsigned bytes, uint64_t* value, ir::AtomicOp op,
                  const uint64_t* compare);
 
+using ir::align64;  // (ir/abi.h) the stride of vars, frames and uniform blocks
+
 // 64-byte aligned host storage of `bytes` (rounded up to 64), zeroed unless `zero` is false.
 std::unique_ptr<uint8_t[], Buffer::AlignedFree> allocate_aligned(uint64_t bytes, bool zero = true);
 
@@ -84,6 +86,28 @@ class BlockMemory final : public ir::GuestMemory {
   Memory& base_;
   uint8_t* shared_;
   uint64_t shared_bytes_;
+};
+
+// One warp's per-thread stacks in front of another memory: Space::Local
+// address lane * stride + offset is byte `offset` of lane `lane`'s stack
+// (`bytes` per lane, lane-major in `stacks`) when offset + size <= bytes;
+// any other Local address is unbacked (a guest fault). Every other space goes
+// to `next`. rt::launch makes one per warp with LaunchConfig::stack_bytes.
+class StackMemory final : public ir::GuestMemory {
+ public:
+  StackMemory() = default;
+  void reset(ir::GuestMemory* next, uint8_t* stacks, uint64_t bytes, uint64_t stride) {
+    next_ = next, stacks_ = stacks, bytes_ = bytes, stride_ = stride ? stride : bytes;
+  }
+  bool access(Kind kind, ir::Space space, uint64_t addr, unsigned bytes, uint64_t* value,
+              ir::AtomicOp op = ir::AtomicOp::Add, const uint64_t* compare = nullptr) override;
+  uint8_t* translate(ir::Space space, uint64_t addr, uint64_t bytes) override;
+
+ private:
+  uint8_t* host(uint64_t addr, uint64_t bytes) const;
+  ir::GuestMemory* next_ = nullptr;
+  uint8_t* stacks_ = nullptr;
+  uint64_t bytes_ = 0, stride_ = 0;
 };
 
 const char* space_name(ir::Space s);

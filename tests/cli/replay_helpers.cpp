@@ -98,6 +98,6 @@ TEST_CASE("replay launch and envelope checks") {
   CHECK_THROWS_AS(parse_launch(json::parse(R"({"grid": [1, 2, 3, 4]})")), ReplayError);
   CHECK_THROWS_AS(parse_launch(json::parse(R"({"vertices": 3})")), ReplayError);
   CHECK_THROWS_AS(parse_launch(json::parse(R"({"block": [2048, 1024]})")), ReplayError);
-  CHECK(find_handler("ir") != nullptr);
-  CHECK(find_handler("bifrost") == nullptr);
+  CHECK(has_handler("ir"));
+  CHECK(!has_handler("bifrost"));
 }

@@ -1,14 +1,21 @@
 // Replay of isa "ir" (a gpurc extension): the program is IR text, per-thread
 // guest state is the function's vars, the uniform block is state.uniforms.
+// The worked example of an ISA module's replay handler: the document is read
+// with isa/replay_doc.h, the program compiled by the engine handle it is
+// given, and run through rt::launch.
 #include <chrono>
 #include <cstring>
 #include <mutex>
 
+#include "frontend/ir/module/module.h"
 #include "ir/interp.h"
-#include "recompiler/lane_count.h"
-#include "recompiler/replay.h"
+#include "ir/ir.h"
+#include "isa/lane_count.h"
+#include "runtime/thread_pool.h"
 
-namespace gpurc::replay {
+namespace gpurc::ir_isa {
+
+using namespace replay;
 
 namespace {
 
@@ -131,7 +138,7 @@ std::vector<uint8_t> parse_uniforms(const json& doc, const ir::Function& f) {
     }
   }
   if (out.size() < f.uniform_bytes) out.resize(f.uniform_bytes, 0);
-  out.resize((out.size() + 63) & ~size_t(63), 0);  // engines may read whole vectors
+  out.resize(rt::align64(out.size()), 0);  // engines may read whole vectors
   return out;
 }
 
@@ -143,7 +150,7 @@ struct Prepared {
   uint64_t threads = 0;
 };
 
-Prepared prepare(const ReplayJob& job) {
+Prepared prepare(const isa::ReplayJob& job) {
   Prepared p;
   const json& doc = job.doc;
   for (auto it = doc.begin(); it != doc.end(); ++it) {
@@ -232,12 +239,11 @@ rt::LaunchResult run_launch(const Prepared& p, const ir::Function& layout, const
 
 }  // namespace
 
-void replay_ir(const ReplayJob& job, ReplayRun& run) {
+void replay(const isa::ReplayJob& job, ReplayRun& run) {
   Prepared p = prepare(job);
-  CompiledIr compiled;
-  IrCompileOptions opt;
+  isa::Compiled compiled;
   std::string err;
-  if (!compile_ir(p.f, job.engine, opt, compiled, err)) throw ReplayError("program: " + err);
+  if (!job.engine.compile(p.f, "gpurc_jit", compiled, err)) throw ReplayError("program: " + err);
   run.compile_us = compiled.compile_us;
 
   rt::Memory mem;
@@ -279,4 +285,4 @@ void replay_ir(const ReplayJob& job, ReplayRun& run) {
   }
 }
 
-}  // namespace gpurc::replay
+}  // namespace gpurc::ir_isa

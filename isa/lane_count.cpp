@@ -1,4 +1,4 @@
-#include "recompiler/lane_count.h"
+#include "isa/lane_count.h"
 
 #include <cstddef>
 

@@ -1,0 +1,24 @@
+#include "recompiler/isa_engine.h"
+
+namespace gpurc {
+
+bool EngineAsHandle::compile(const ir::Function& f, const std::string& symbol, isa::Compiled& out,
+                             std::string& err) const {
+  IrCompileOptions opt;
+  opt.symbol = symbol;
+  CompiledIr c;
+  if (!compile_ir(f, engine_, opt, c, err)) return false;
+  out.exe = c.exe;
+  out.vars_bytes = c.vars_bytes;
+  out.compile_us = c.compile_us;
+  return true;
+}
+
+Engine engine_of(const isa::EngineHandle& h) {
+  if (auto* e = dynamic_cast<const EngineAsHandle*>(&h)) return e->engine();
+  Engine out = Engine::Interp;
+  parse_engine(h.name(), out);
+  return out;
+}
+
+}  // namespace gpurc

@@ -1,0 +1,26 @@
+// recompiler's engines as the ISA modules see them (isa::EngineHandle), and
+// back: the bridge between the engine registry (recompiler/engine.h) and
+// isa/module.h, so no module names a tier.
+#pragma once
+#include "isa/module.h"
+#include "recompiler/engine.h"
+
+namespace gpurc {
+
+class EngineAsHandle final : public isa::EngineHandle {
+ public:
+  explicit EngineAsHandle(Engine resolved) : engine_(resolved) {}
+  std::string name() const override { return engine_name(engine_); }
+  bool is_reference() const override { return engine_ == Engine::Interp; }
+  bool compile(const ir::Function& f, const std::string& symbol, isa::Compiled& out, std::string& err) const override;
+  Engine engine() const { return engine_; }
+
+ private:
+  Engine engine_;
+};
+
+// Transitional (ISA adapters still written against Engine): the resolved
+// Engine of a handle.
+Engine engine_of(const isa::EngineHandle& h);
+
+}  // namespace gpurc
