@@ -92,11 +92,38 @@ BatchResult run_interp(const PreparedShader& s, const Uniforms& u, std::vector<V
   return res;
 }
 
-// `gs` (geometry shaders): each work item gives its warps one emit record
-// area at kEmitBase (translate.h); unpack_emits turns it into gs[k]. Only the
-// state fields the code touches move in and out (PreparedShader::lanes); the
-// var area and frame are cleared once per work item, not per warp (the code
-// sets every private var before reading it, and unlaunched lanes are don't-care).
+// A geometry shader's emit record area (kEmitWarpBytes at kEmitBase, abi.h)
+// for the warps run on this host thread: the warps of a block run one after
+// the other and each warp's records are read back (unpack_emits, in the
+// launch's finish hook) before the next warp runs, so one area per thread
+// serves every warp of every launch. Made on the thread's first geometry
+// warp and kept: no allocation per warp or per batch.
+struct EmitArea {
+  rt::Memory memory;
+  const uint8_t* records = nullptr;
+};
+EmitArea& thread_emit_area() {
+  thread_local EmitArea area;
+  if (!area.records) {
+    std::string err;
+    // Cannot fail: one buffer in an empty Memory, at a fixed aligned address.
+    area.memory.add_buffer("pica200_gs_emits", ir::Space::Global, kEmitBase, kEmitWarpBytes, err);
+    area.records = area.memory.find("pica200_gs_emits")->data();
+  }
+  return area;
+}
+
+// states[begin, end) as warps of 32 vertices through rt::launch, one warp per
+// block: the launch gives each warp of a block its own var area and sets all
+// of them up before running any, so blocks of 8 warps (~200 KB of vars for
+// the 197 state vars) ran out of L1 and cost ~15% on a short shader
+// (bench transform); one-warp blocks keep the one var area of the thread's
+// reused block storage hot, as the earlier hand-written loop did. Only the state
+// fields the code touches move in and out (PreparedShader::lanes: the init
+// hook packs them, the finish hook unpacks them); since init writes every var
+// byte finish reads, the launch zeroes only what the code itself may read.
+// `gs` (geometry shaders): the warps run on the thread's EmitArea (the
+// memory hook) and the finish hook rebuilds gs[k] from its records.
 BatchResult run_jit(const PreparedShader& s, const Uniforms& u, std::vector<VertexState>& states,
                     std::vector<GsState>* gs, const BatchOptions& opt, size_t begin, size_t end) {
   BatchResult res;
@@ -105,60 +132,60 @@ BatchResult run_jit(const PreparedShader& s, const Uniforms& u, std::vector<Vert
   std::vector<uint8_t> packed = pack_uniforms(u);
   // Engines may read the uniform block in whole vectors.
   packed.resize(align64(std::max<size_t>(packed.size(), f.uniform_bytes)) + 64, 0);
-  const size_t vars_stride = align64(s.compiled.vars_bytes), frame_stride = align64(exe.frame_bytes());
-  // One watchdog unit is at least one guest instruction of one warp.
-  const int64_t budget = int64_t(std::min<uint64_t>(opt.budget, uint64_t(1) << 40)) * int64_t(kWarp);
   FirstFault ff;
+  const size_t n = end - begin, per_block = kWarp;
+  rt::ThreadPool* pool = nullptr;
+  if (opt.threads != 1 && n >= opt.min_parallel && n > per_block) pool = &rt::ThreadPool::shared(opt.threads);
+  rt::Memory no_memory;  // vertex shaders touch no guest memory
+  rt::LaunchConfig cfg;
+  cfg.vars_bytes = s.compiled.vars_bytes;
+  cfg.uniforms = packed.data();
+  // One watchdog unit is at least one guest instruction of one warp.
+  cfg.budget = int64_t(std::min<uint64_t>(opt.budget, uint64_t(1) << 40)) * int64_t(kWarp);
+  cfg.init_writes_finish_reads = true;
+  // The launch below covers states[first, first + blocks * block_threads).
+  size_t first = begin;
+  rt::WarpHooks hooks;
+  auto vertex_of = [&](const rt::WarpInfo& info, size_t block_threads) {
+    return first + size_t(info.block_linear) * block_threads + size_t(info.warp) * kWarp;
+  };
+  size_t block_threads = 0;
+  hooks.init = [&](const rt::WarpInfo& info, uint8_t* vars) {
+    uint32_t mask = 0;
+    pack_lanes(s.lanes, states.data() + vertex_of(info, block_threads), info.lanes, vars, mask);
+  };
+  hooks.finish = [&](const rt::WarpInfo& info, const uint8_t* vars) {
+    const size_t w = vertex_of(info, block_threads);
+    unpack_lanes(s.lanes, vars, states.data() + w, info.lanes);
+    if (gs) unpack_emits(f, vars, thread_emit_area().records, w, *gs, info.lanes);
+  };
+  if (gs)
+    hooks.memory = [](const rt::WarpInfo&, ir::GuestMemory&, ir::WarpContext& ctx) -> ir::GuestMemory* {
+      EmitArea& area = thread_emit_area();
+      area.memory.fill_windows(ctx);
+      return &area.memory;
+    };
+  hooks.fault = [&](const rt::WarpInfo& info, const ir::WarpContext& ctx, rt::LaunchFault&) {
+    const size_t v = vertex_of(info, block_threads) + (ctx.fault_lane < kWarp ? ctx.fault_lane : 0);
+    // The translator's traps carry the interpreter's fault (reason and address).
+    ff.offer(v,
+             ctx.fault == ir::FaultKind::Trap
+                 ? describe_trap(ctx.fault_code)
+                 : fmt::format("pica200 ({}): {}", engine_name(s.engine), rt::fault_of(ctx).describe()),
+             ctx.fault == ir::FaultKind::Watchdog);
+  };
   auto t0 = Clock::now();
-  for_chunks(end - begin, kWarp * kWarpsPerItem, opt, [&](size_t first, size_t count) {
-    first += begin;
-    auto storage = rt::allocate_aligned(vars_stride + frame_stride + 64);
-    // Vars are cleared once per work item (pack_lanes rewrites every field the code touches); the
-    // frame is cleared per warp only for engines that read it before writing it.
-    std::memset(storage.get(), 0, vars_stride + frame_stride);
-    const bool zero_frame = exe.frame_needs_zero();
-    rt::Memory emits;
-    const uint8_t* records = nullptr;
-    if (gs) {
-      std::string err;
-      if (!emits.add_buffer("pica200_gs_emits", ir::Space::Global, kEmitBase, kEmitWarpBytes, err)) {
-        ff.offer(first, "pica200: " + err, false);
-        return;
-      }
-      records = emits.find("pica200_gs_emits")->data();
-    }
-    ir::WarpContext base;
-    base.vars = storage.get();
-    base.frame = storage.get() + vars_stride;
-    base.uniforms = packed.data();
-    if (gs) {
-      emits.fill_windows(base);
-      base.memory = &emits;
-    }
-    for (size_t w = first; w < first + count && !ff.any.load(std::memory_order_relaxed); w += kWarp) {
-      const size_t lanes = std::min(kWarp, first + count - w);
-      if (zero_frame && w != first) std::memset(storage.get() + vars_stride, 0, frame_stride);
-      ir::WarpContext ctx = base;
-      ctx.budget = budget;
-      uint32_t mask = 0;
-      pack_lanes(s.lanes, states.data() + w, lanes, ctx.vars, mask);
-      ctx.entry_mask = mask;
-      ir::RunStatus st = exe.run(ctx);
-      while (st == ir::RunStatus::Barrier) st = exe.run(ctx);  // PICA has no barriers; resume defensively
-      if (st == ir::RunStatus::Fault) {
-        const rt::LaunchFault lf = rt::fault_of(ctx);
-        size_t v = w + (ctx.fault_lane < kWarp ? ctx.fault_lane : 0);
-        // The translator's traps carry the interpreter's fault (reason and address).
-        ff.offer(v,
-                 ctx.fault == ir::FaultKind::Trap ? describe_trap(ctx.fault_code)
-                                                  : fmt::format("pica200 ({}): {}", engine_name(s.engine), lf.describe()),
-                 ctx.fault == ir::FaultKind::Watchdog);
-        continue;
-      }
-      unpack_lanes(s.lanes, ctx.vars, states.data() + w, lanes);
-      if (gs) unpack_emits(f, ctx.vars, records, w, *gs, lanes);
-    }
-  });
+  // Whole blocks, then the rest as one smaller block (a launch has one block shape).
+  for (size_t left = n; left > 0 && !ff.any;) {
+    block_threads = std::min(left, per_block);
+    const size_t blocks = left / block_threads;
+    cfg.grid = rt::Dim3{uint32_t(blocks), 1, 1};
+    cfg.block = rt::Dim3{uint32_t(block_threads), 1, 1};
+    rt::LaunchResult lr = rt::launch(exe, no_memory, cfg, hooks, blocks > 1 ? pool : nullptr);
+    if (!lr.error.empty()) ff.offer(first, "pica200: " + lr.error, false);
+    first += blocks * block_threads;
+    left -= blocks * block_threads;
+  }
   res.run_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
   ff.report(res);
   return res;
