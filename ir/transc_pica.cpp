@@ -1,12 +1,13 @@
 // Transc::Pica: the PICA200 RCP/RSQ/EX2/LG2 (f32 only). The definitions are
-// those of the reference interpreter, frontend/pica200/float.h (fp::rcp etc.),
-// called directly so the interpreter and every IR engine agree by construction.
-// float.h is header-only and depends on nothing but the standard library.
+// those of the reference interpreter, the float model in transc_pica.h
+// (pica_fp::rcp etc.), called directly so the interpreter and every IR engine
+// agree by construction.
 //
 // The caller has applied FtzIn; fp:: flushes its input again (idempotent) and
 // returns canonical NaNs and flushed results, so the op's flags (canonical NaN
 // rule, FtzOut) leave these results unchanged.
-#include "frontend/pica200/float.h"
+#include "ir/transc_pica.h"
+
 #include "ir/transc.h"
 
 namespace gpurc::ir::transc {
@@ -17,7 +18,7 @@ bool pica_defines(Opcode op, Type t) {
 }
 
 uint64_t pica(const LaneOp& o, uint64_t a, uint64_t) {
-  namespace fp = gpurc::pica::fp;
+  namespace fp = pica_fp;
   float x = fp::from_bits(uint32_t(a));
   float r;
   switch (o.op) {

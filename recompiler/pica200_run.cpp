@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -19,9 +20,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr size_t kMaxWords = 4096, kMaxDescs = 128;
 constexpr size_t kWarp = ir::kWarpLanes;
-// Warps per thread-pool work item: big enough that scheduling costs little,
-// small enough that 2-8 threads get even shares of a few thousand vertices.
-constexpr size_t kWarpsPerItem = 8;
 
 using rt::align64;
 
@@ -51,20 +49,87 @@ struct FirstFault {
   }
 };
 
-// Runs fn(first, count) over [0, n) in items of `per_item`, on the pool when
-// the batch is large enough to be worth it.
-void for_chunks(size_t n, size_t per_item, const BatchOptions& opt, const std::function<void(size_t, size_t)>& fn) {
-  size_t items = (n + per_item - 1) / per_item;
-  auto one = [&](size_t i) {
-    size_t first = i * per_item;
-    fn(first, std::min(per_item, n - first));
-  };
-  if (opt.threads != 1 && n >= opt.min_parallel && items > 1) {
-    rt::ThreadPool::shared(opt.threads).parallel_for(items, one);
-  } else {
-    for (size_t i = 0; i < items; ++i) one(i);
+// Runs states[begin, end) (n = end - begin) through rt::launch as warps of
+// 32 vertices, one warp per block: the launch gives each warp of a block its
+// own var area and sets all of them up before running any, so blocks of 8
+// warps (~200 KB of vars for the 197 state vars of a translation) ran out of
+// L1 and cost ~15% on a short shader (bench transform); one-warp blocks keep
+// the one var area of the thread's reused block storage hot, as the earlier
+// hand-written loop did. `first_vertex(info)` gives the hooks the index of a
+// warp's lane 0. Stops after a launch whose warps faulted (ff.any).
+void launch_warps(const ir::Executable& exe, rt::LaunchConfig cfg, const rt::WarpHooks& hooks,
+                  const BatchOptions& opt, size_t begin, size_t end, size_t& first, FirstFault& ff,
+                  std::string_view what) {
+  const size_t n = end - begin;
+  rt::ThreadPool* pool = nullptr;
+  if (opt.threads != 1 && n >= opt.min_parallel && n > kWarp) pool = &rt::ThreadPool::shared(opt.threads);
+  rt::Memory no_memory;  // vertex shaders touch no guest memory; geometry warps get theirs from hooks.memory
+  first = begin;
+  // Whole warps, then the last partial one (a launch has one block shape).
+  for (size_t left = n; left > 0 && !ff.any;) {
+    const size_t block_threads = std::min(left, kWarp), blocks = left / block_threads;
+    cfg.grid = rt::Dim3{uint32_t(blocks), 1, 1};
+    cfg.block = rt::Dim3{uint32_t(block_threads), 1, 1};
+    rt::LaunchResult lr = rt::launch(exe, no_memory, cfg, hooks, blocks > 1 ? pool : nullptr);
+    if (!lr.error.empty()) ff.offer(first, fmt::format("pica200 ({}): {}", what, lr.error), false);
+    first += blocks * block_threads;
+    left -= blocks * block_threads;
   }
 }
+
+// The reference interpreter as the launch's executable. A warp's vars hold
+// an InterpWarp: where its 32 vertices are (the caller's states, run in
+// place, as are their GsStates) and the index of lane 0. Lanes run one after
+// the other; the first fault is offered to the batch's FirstFault with the
+// interpreter's message and stops the warp (and, through ff.any, the rest).
+struct InterpWarp {
+  VertexState* states;
+  GsState* gs;  // geometry shaders, else null
+  size_t first;
+};
+class InterpExecutable final : public ir::Executable {
+ public:
+  InterpExecutable(const Interpreter& it, uint32_t entry, uint64_t budget, FirstFault& ff,
+                   std::atomic<uint64_t>& steps)
+      : it_(it), entry_(entry), budget_(budget), ff_(ff), steps_(steps) {}
+  size_t frame_bytes() const override { return 0; }
+  bool frame_needs_zero() const override { return false; }
+  // Reads only the InterpWarp the init hook writes: nothing to zero.
+  bool var_read_ranges(std::vector<std::pair<uint32_t, uint32_t>>& out) const override {
+    out.clear();
+    return true;
+  }
+  ir::RunStatus run(ir::WarpContext& ctx) const override {
+    InterpWarp w;
+    std::memcpy(&w, ctx.vars, sizeof w);
+    uint64_t local = 0;
+    ir::RunStatus st = ir::RunStatus::Done;
+    for (unsigned l = 0; l < kWarp && !ff_.any.load(std::memory_order_relaxed); ++l) {
+      if (!((ctx.entry_mask >> l) & 1)) continue;
+      RunResult r = it_.run(entry_, w.states[l], w.gs ? &w.gs[l] : nullptr, budget_);
+      local += r.steps;
+      if (!r.ok) {
+        // The interpreter's only budget fault is the instruction budget (interp.cpp).
+        const bool watchdog = r.steps >= budget_;
+        ff_.offer(w.first + l, r.fault, watchdog);
+        ctx.fault = watchdog ? ir::FaultKind::Watchdog : ir::FaultKind::Trap;
+        ctx.fault_lane = l;
+        st = ir::RunStatus::Fault;
+        break;
+      }
+    }
+    steps_ += local;
+    ctx.status = st;
+    return st;
+  }
+
+ private:
+  const Interpreter& it_;
+  uint32_t entry_;
+  uint64_t budget_;
+  FirstFault& ff_;
+  std::atomic<uint64_t>& steps_;
+};
 
 // Both runners work on states[begin, end) (gs likewise) and report faults by
 // index into `states`.
@@ -74,29 +139,51 @@ BatchResult run_interp(const PreparedShader& s, const Uniforms& u, std::vector<V
   Interpreter it(s.program, u, s.options.fp);
   FirstFault ff;
   std::atomic<uint64_t> steps{0};
+  InterpExecutable exe(it, s.options.entry, opt.budget, ff, steps);
+  rt::LaunchConfig cfg;
+  cfg.vars_bytes = uint32_t(sizeof(InterpWarp));
+  size_t first = begin;
+  rt::WarpHooks hooks;
+  hooks.init = [&](const rt::WarpInfo& info, uint8_t* vars) {
+    const size_t w = first + size_t(info.block_linear) * kWarp;
+    const InterpWarp iw{states.data() + w, gs ? gs->data() + w : nullptr, w};
+    std::memcpy(vars, &iw, sizeof iw);
+  };
   auto t0 = Clock::now();
-  for_chunks(end - begin, kWarp * kWarpsPerItem, opt, [&](size_t first, size_t count) {
-    first += begin;
-    uint64_t local = 0;
-    for (size_t k = first; k < first + count && !ff.any.load(std::memory_order_relaxed); ++k) {
-      RunResult r = it.run(s.options.entry, states[k], gs ? &(*gs)[k] : nullptr, opt.budget);
-      local += r.steps;
-      // The interpreter's only budget fault is the instruction budget (interp.cpp).
-      if (!r.ok) ff.offer(k, r.fault, r.steps >= opt.budget);
-    }
-    steps += local;
-  });
+  launch_warps(exe, cfg, hooks, opt, begin, end, first, ff, "interp");
   res.run_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
   res.instructions = steps;
   ff.report(res);
   return res;
 }
 
-// `gs` (geometry shaders): each work item gives its warps one emit record
-// area at kEmitBase (translate.h); unpack_emits turns it into gs[k]. Only the
-// state fields the code touches move in and out (PreparedShader::lanes); the
-// var area and frame are cleared once per work item, not per warp (the code
-// sets every private var before reading it, and unlaunched lanes are don't-care).
+// A geometry shader's emit record area (kEmitWarpBytes at kEmitBase, abi.h)
+// for the warps run on this host thread: the warps of a block run one after
+// the other and each warp's records are read back (unpack_emits, in the
+// launch's finish hook) before the next warp runs, so one area per thread
+// serves every warp of every launch. Made on the thread's first geometry
+// warp and kept: no allocation per warp or per batch.
+struct EmitArea {
+  rt::Memory memory;
+  const uint8_t* records = nullptr;
+};
+EmitArea& thread_emit_area() {
+  thread_local EmitArea area;
+  if (!area.records) {
+    std::string err;
+    // Cannot fail: one buffer in an empty Memory, at a fixed aligned address.
+    area.memory.add_buffer("pica200_gs_emits", ir::Space::Global, kEmitBase, kEmitWarpBytes, err);
+    area.records = area.memory.find("pica200_gs_emits")->data();
+  }
+  return area;
+}
+
+// The JIT through rt::launch (launch_warps). Only the state fields the code
+// touches move in and out (PreparedShader::lanes: the init hook packs them,
+// the finish hook unpacks them); since init writes every var byte finish
+// reads, the launch zeroes only what the code itself may read. `gs`
+// (geometry shaders): the warps run on the thread's EmitArea (the memory
+// hook) and the finish hook rebuilds gs[k] from its records.
 BatchResult run_jit(const PreparedShader& s, const Uniforms& u, std::vector<VertexState>& states,
                     std::vector<GsState>* gs, const BatchOptions& opt, size_t begin, size_t end) {
   BatchResult res;
@@ -105,60 +192,42 @@ BatchResult run_jit(const PreparedShader& s, const Uniforms& u, std::vector<Vert
   std::vector<uint8_t> packed = pack_uniforms(u);
   // Engines may read the uniform block in whole vectors.
   packed.resize(align64(std::max<size_t>(packed.size(), f.uniform_bytes)) + 64, 0);
-  const size_t vars_stride = align64(s.compiled.vars_bytes), frame_stride = align64(exe.frame_bytes());
-  // One watchdog unit is at least one guest instruction of one warp.
-  const int64_t budget = int64_t(std::min<uint64_t>(opt.budget, uint64_t(1) << 40)) * int64_t(kWarp);
   FirstFault ff;
+  rt::LaunchConfig cfg;
+  cfg.vars_bytes = s.compiled.vars_bytes;
+  cfg.uniforms = packed.data();
+  // One watchdog unit is at least one guest instruction of one warp.
+  cfg.budget = int64_t(std::min<uint64_t>(opt.budget, uint64_t(1) << 40)) * int64_t(kWarp);
+  cfg.init_writes_finish_reads = true;
+  size_t first = begin;  // lane 0 of the current launch's block 0 (launch_warps)
+  rt::WarpHooks hooks;
+  auto vertex_of = [&](const rt::WarpInfo& info) { return first + size_t(info.block_linear) * kWarp; };
+  hooks.init = [&](const rt::WarpInfo& info, uint8_t* vars) {
+    uint32_t mask = 0;
+    pack_lanes(s.lanes, states.data() + vertex_of(info), info.lanes, vars, mask);
+  };
+  hooks.finish = [&](const rt::WarpInfo& info, const uint8_t* vars) {
+    const size_t w = vertex_of(info);
+    unpack_lanes(s.lanes, vars, states.data() + w, info.lanes);
+    if (gs) unpack_emits(f, vars, thread_emit_area().records, w, *gs, info.lanes);
+  };
+  if (gs)
+    hooks.memory = [](const rt::WarpInfo&, ir::GuestMemory&, ir::WarpContext& ctx) -> ir::GuestMemory* {
+      EmitArea& area = thread_emit_area();
+      area.memory.fill_windows(ctx);
+      return &area.memory;
+    };
+  hooks.fault = [&](const rt::WarpInfo& info, const ir::WarpContext& ctx, rt::LaunchFault&) {
+    const size_t v = vertex_of(info) + (ctx.fault_lane < kWarp ? ctx.fault_lane : 0);
+    // The translator's traps carry the interpreter's fault (reason and address).
+    ff.offer(v,
+             ctx.fault == ir::FaultKind::Trap
+                 ? describe_trap(ctx.fault_code)
+                 : fmt::format("pica200 ({}): {}", engine_name(s.engine), rt::fault_of(ctx).describe()),
+             ctx.fault == ir::FaultKind::Watchdog);
+  };
   auto t0 = Clock::now();
-  for_chunks(end - begin, kWarp * kWarpsPerItem, opt, [&](size_t first, size_t count) {
-    first += begin;
-    auto storage = rt::allocate_aligned(vars_stride + frame_stride + 64);
-    // Vars are cleared once per work item (pack_lanes rewrites every field the code touches); the
-    // frame is cleared per warp only for engines that read it before writing it.
-    std::memset(storage.get(), 0, vars_stride + frame_stride);
-    const bool zero_frame = exe.frame_needs_zero();
-    rt::Memory emits;
-    const uint8_t* records = nullptr;
-    if (gs) {
-      std::string err;
-      if (!emits.add_buffer("pica200_gs_emits", ir::Space::Global, kEmitBase, kEmitWarpBytes, err)) {
-        ff.offer(first, "pica200: " + err, false);
-        return;
-      }
-      records = emits.find("pica200_gs_emits")->data();
-    }
-    ir::WarpContext base;
-    base.vars = storage.get();
-    base.frame = storage.get() + vars_stride;
-    base.uniforms = packed.data();
-    if (gs) {
-      emits.fill_windows(base);
-      base.memory = &emits;
-    }
-    for (size_t w = first; w < first + count && !ff.any.load(std::memory_order_relaxed); w += kWarp) {
-      const size_t lanes = std::min(kWarp, first + count - w);
-      if (zero_frame && w != first) std::memset(storage.get() + vars_stride, 0, frame_stride);
-      ir::WarpContext ctx = base;
-      ctx.budget = budget;
-      uint32_t mask = 0;
-      pack_lanes(s.lanes, states.data() + w, lanes, ctx.vars, mask);
-      ctx.entry_mask = mask;
-      ir::RunStatus st = exe.run(ctx);
-      while (st == ir::RunStatus::Barrier) st = exe.run(ctx);  // PICA has no barriers; resume defensively
-      if (st == ir::RunStatus::Fault) {
-        const rt::LaunchFault lf = rt::fault_of(ctx);
-        size_t v = w + (ctx.fault_lane < kWarp ? ctx.fault_lane : 0);
-        // The translator's traps carry the interpreter's fault (reason and address).
-        ff.offer(v,
-                 ctx.fault == ir::FaultKind::Trap ? describe_trap(ctx.fault_code)
-                                                  : fmt::format("pica200 ({}): {}", engine_name(s.engine), lf.describe()),
-                 ctx.fault == ir::FaultKind::Watchdog);
-        continue;
-      }
-      unpack_lanes(s.lanes, ctx.vars, states.data() + w, lanes);
-      if (gs) unpack_emits(f, ctx.vars, records, w, *gs, lanes);
-    }
-  });
+  launch_warps(exe, cfg, hooks, opt, begin, end, first, ff, engine_name(s.engine));
   res.run_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
   ff.report(res);
   return res;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "frontend/pica200/encoding.h"
-#include "frontend/pica200/float.h"
+#include "ir/transc_pica.h"
 
 namespace gpurc::pica {
 namespace {
@@ -376,7 +376,7 @@ class Assembler {
     if (file == 'c') {
       c.kind = ConstKind::FVec;
       auto v = parse_vec4f(paren);
-      for (int i = 0; i < 4; ++i) c.value[size_t(i)] = fp::f32_to_f24(v[size_t(i)]);
+      for (int i = 0; i < 4; ++i) c.value[size_t(i)] = ir::pica_fp::f32_to_f24(v[size_t(i)]);
     } else {
       c.kind = ConstKind::IVec;
       if (paren.size() < 2 || paren.front() != '(' || paren.back() != ')') fail("expected '(x, y, z, w)'");
@@ -400,7 +400,7 @@ class Assembler {
       ShbinConstant c;
       c.kind = ConstKind::FVec;
       c.reg = uint16_t(reg + k);
-      for (int i = 0; i < 4; ++i) c.value[size_t(i)] = fp::f32_to_f24(constfa_values_[size_t(k)][size_t(i)]);
+      for (int i = 0; i < 4; ++i) c.value[size_t(i)] = ir::pica_fp::f32_to_f24(constfa_values_[size_t(k)][size_t(i)]);
       cur().d.constants.push_back(c);
     }
     aliases_[constfa_name_] = Alias{Reg{'c', reg}};

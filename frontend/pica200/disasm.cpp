@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "frontend/pica200/float.h"
+#include "ir/transc_pica.h"
 
 namespace gpurc::pica {
 namespace {
@@ -285,7 +285,7 @@ bool disasm_shbin(const Shbin& s, const ListingOptions& opt, std::string& out, s
                 ", " + std::to_string(c.value[2]) + ", " + std::to_string(c.value[3]) + ")\n";
       } else {
         head += ".setf c" + std::to_string(c.reg) + "(";
-        for (int j = 0; j < 4; ++j) head += (j ? ", " : "") + fmt_float(fp::f24_to_f32(c.value[size_t(j)]));
+        for (int j = 0; j < 4; ++j) head += (j ? ", " : "") + fmt_float(ir::pica_fp::f24_to_f32(c.value[size_t(j)]));
         head += ")\n";
       }
     }

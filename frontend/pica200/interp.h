@@ -7,10 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "frontend/pica200/float.h"
 #include "frontend/pica200/shbin.h"
+#include "ir/transc_pica.h"
 
 namespace gpurc::pica {
+
+// The float model lives in ir/ (shared with Transc::Pica); the frontend calls it fp::.
+namespace fp = ir::pica_fp;
 
 using Vec4 = std::array<float, 4>;
 

@@ -1,5 +1,7 @@
-// PICA200 float rules, one definition shared by the reference interpreter and
-// (through the matching IR float flags / Transc::Pica) the translator.
+// The PICA200 float model, one definition shared by the reference interpreter
+// (frontend/pica200/interp.cpp, which names this namespace pica::fp) and, through
+// the matching IR float flags and Transc::Pica (transc_pica.cpp), the
+// translator and every IR engine. Header-only, standard library only.
 //
 // Registers hold IEEE fp32 values (the hardware computes in a 24-bit format;
 // fp32 is this project's model, see docs/pica200.md). The rules:
@@ -18,7 +20,7 @@
 #include <cmath>
 #include <cstdint>
 
-namespace gpurc::pica::fp {
+namespace gpurc::ir::pica_fp {
 
 struct Options {
   // max(a, b) where b is +-inf returns b (so max(0, -inf) = -inf), as
@@ -157,4 +159,4 @@ inline uint32_t f32_to_f24(float f) {
   return (sign << 23) | (uint32_t(e) << 16) | mant;
 }
 
-}  // namespace gpurc::pica::fp
+}  // namespace gpurc::ir::pica_fp
