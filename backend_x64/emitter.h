@@ -41,6 +41,8 @@ class Emitter : public Xbyak::CodeGenerator {
   std::vector<std::unique_ptr<rt::WarpOp>> warp_ops;
 
  private:
+  friend struct Lowerings;  // lowering.h: the per-op dispatch table names the lower_* members
+
   // ---- registers of the generated code
   // rbx = WarpContext*, r12 = frame, r13 = vars, r14 = byte offset of the
   // strip's first lane in a 4-byte-per-lane array, r15 = uniforms.
@@ -145,7 +147,9 @@ class Emitter : public Xbyak::CodeGenerator {
   void lower_strip_op(ir::ValueId v);
   void lower_helper(ir::ValueId v);     // eval_lane per lane of the strip
   void emit_eval_call(const rt::EvalOp* d);
-  bool lower_native(ir::ValueId v);     // false: no native lowering for this op/type
+  // Dispatch through kOpLowering (lowering.h); false: no native lowering for this op/type.
+  bool lower_native(ir::ValueId v);
+  bool lower_state(ir::ValueId v);
   bool lower_int(ir::ValueId v);
   bool lower_float(ir::ValueId v);
   bool lower_wide(ir::ValueId v);

@@ -2,6 +2,7 @@
 // integer lanes (i1/i8/i16) live zero-extended in 32-bit lanes; every result
 // is masked back to its width so it stays canonical.
 #include "backend_x64/emitter.h"
+#include "backend_x64/lowering.h"
 
 #include <cstddef>
 
@@ -16,7 +17,13 @@ bool Emitter::lower_native(ValueId v) {
   const Inst& in = f_.insts[v];
   bool any_wide = in.type != ir::Type::Void && lane_bytes(in.type) == 8;
   for (ValueId a : in.args) any_wide = any_wide || wide(a);
-  if (any_wide && itof_narrow_source(f_, v) == kNoValue) return lower_wide(v);
+  const OpLowering& l = kOpLowering[size_t(in.op)];
+  LowerFn fn = any_wide && itof_narrow_source(f_, v) == kNoValue ? l.wide : l.narrow;
+  return fn != nullptr && (this->*fn)(v);
+}
+
+bool Emitter::lower_state(ValueId v) {
+  const Inst& in = f_.insts[v];
   switch (in.op) {
     case Opcode::Const: {
       int d = def(v);
@@ -105,11 +112,9 @@ bool Emitter::lower_native(ValueId v) {
       }
       return true;
     }
-    default: break;
+    default:
+      return false;
   }
-  const OpInfo& info = op_info(in.op);
-  if (info.uses_fflags || in.op == Opcode::FNeg || in.op == Opcode::FAbs) return lower_float(v);
-  return lower_int(v);
 }
 
 bool Emitter::lower_int(ValueId v) {
@@ -455,9 +460,9 @@ bool Emitter::lower_wide(ValueId v) {
       vload(1, strip_mem(in.args[0], 1));
       store_halves(0, 1);
       return true;
-    default: break;
+    default:
+      return false;
   }
-  return lower_wide_int(v);
 }
 
 // Integer ops with a 64-bit result or operand (i64 only; f64 arithmetic stays

@@ -3,8 +3,12 @@
 // tests/backend_x64/native_ops.cpp checks against what compile() emits (every
 // declared op and type compiles without a helper in some form; no undeclared
 // one does). Ops absent here run through the per-lane eval_lane helper or a
-// warp helper on both tiers.
+// warp helper on both tiers. The op set is the emitter's dispatch table's
+// (backend_x64/lowering.h, expanded from ir/opcodes.inc): a compile-time check
+// below fails when an op is declared here but has no lowering there, or the
+// other way round; this file adds the tiers and key types.
 #include "backend_x64/jit.h"
+#include "backend_x64/lowering.h"
 
 namespace gpurc::x64 {
 
@@ -102,5 +106,13 @@ constexpr backend::NativeOps table(bool avx512) {
 
 constexpr backend::NativeOps kNativeAvx512 = table(true);
 constexpr backend::NativeOps kNativeAvx2 = table(false);
+
+#define OPCODE(Name, text, result, args, attr, props)                                                        \
+  static_assert(((kNativeAvx512[size_t(Opcode::Name)] | kNativeAvx2[size_t(Opcode::Name)]) != 0) ==       \
+                    kOpLowering[size_t(Opcode::Name)].native(),                                             \
+                "backend_x64/native_ops.cpp: " text " is declared native here iff lowering.h names a native " \
+                "lowering for it");
+#include "ir/opcodes.inc"
+#undef OPCODE
 
 }  // namespace gpurc::x64
