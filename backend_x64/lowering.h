@@ -11,6 +11,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -33,9 +34,18 @@ struct OpLowering {
   LowerKind kind;
   LowerFn narrow = nullptr;  // every operand and the result in 32-bit lanes
   LowerFn wide = nullptr;    // a 64-bit operand or result (Emitter::lower_native decides)
+  // Whether a lowering is named, fixed by which constructor built the entry:
+  // comparing member-function pointers is not a constant expression under
+  // -fsanitize=undefined, so native() must not test narrow/wide themselves.
+  bool named = false;
+
+  constexpr OpLowering(LowerKind k) : kind(k) {}
+  constexpr OpLowering(LowerKind k, LowerFn n) : kind(k), narrow(n), named(true) {}
+  constexpr OpLowering(LowerKind k, std::nullptr_t, LowerFn w) : kind(k), wide(w), named(true) {}
+  constexpr OpLowering(LowerKind k, LowerFn n, LowerFn w) : kind(k), narrow(n), wide(w), named(true) {}
 
   // Some type has a native form on some tier (native_ops.cpp must declare it).
-  constexpr bool native() const { return kind == LowerKind::Vote || narrow != nullptr || wide != nullptr; }
+  constexpr bool native() const { return kind == LowerKind::Vote || named; }
 };
 
 // One entry per op of ir/opcodes.inc (friend of Emitter: it names private members).
