@@ -456,15 +456,18 @@ void Interpreter::exec_cross_lane(Warp& w, ValueId v, uint32_t active) const {
       default: break;
     }
   }
-  // Only active lanes get a result. A lane that is inactive here keeps the
-  // value it computed when it last ran this op: unlike a pure op, a cross-lane
-  // op does not give an inactive lane back its own value when recomputed for
-  // other lanes (a reduce over another set of lanes), and the lowered function
-  // keeps it too (demoted values are written under the region's mask). Found by
-  // the IR fuzzer with clustered reductions in a loop whose lanes leave it at
-  // different iterations (tests/regressions/ir-cross-lane-result-kept-by-inactive-lanes.json).
+  // A launched lane that is inactive here keeps the value it computed when it
+  // last ran this op: unlike a pure op, a cross-lane op does not give such a
+  // lane back its own value when recomputed for other lanes (a reduce over
+  // another set of lanes), and the lowered function keeps it too (demoted
+  // values are written under the region's mask). Found by the IR fuzzer with
+  // clustered reductions in a loop whose lanes leave it at different
+  // iterations (tests/regressions/ir-cross-lane-result-kept-by-inactive-lanes.json).
+  // Lanes that were never launched get the result as before, so a warp-uniform
+  // result (any/all/ballot/reduce over 32 lanes) is the same in all 32 lanes.
+  const uint32_t written = active | ~w.ctx.entry_mask;
   for (int l = 0; l < kWarpLanes; ++l)
-    if (active >> l & 1) out[l] = res[l] & tm;
+    if (written >> l & 1) out[l] = res[l] & tm;
 }
 
 }  // namespace
