@@ -2,6 +2,7 @@
 // its decoder (operands.cpp); an encoded candidate is accepted only if it
 // decodes to the same descriptor and prints back to the same text, so the
 // assembler can never emit bytes that mean something else.
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -139,6 +140,7 @@ bool parse_value(std::string s, Operand& out) {
     else if (regs.size() == 2 && t0 == OpType::UReg32) o.type = OpType::UReg64;
     else if (t0 == OpType::Reg16) o.type = OpType::Tuple16;
     else if (t0 == OpType::Reg32) o.type = OpType::Tuple32;
+    else if (t0 == OpType::UReg32) o.type = OpType::UTuple32;
     else return false;
     o.n = regs[0].second;
     o.count = int(regs.size());
@@ -217,6 +219,7 @@ class Encoder {
   }
   bool alu_src(const OperandDef& op, const Operand& o, bool allow32, bool allow64, bool type3);
   bool reg_or_imm(const std::string& name, const Operand& o, bool imm_flag_value);
+  bool undefined_src(const OperandDef& op, std::string s);
 
   const Desc* d_;
   uint64_t pc_;
@@ -225,6 +228,26 @@ class Encoder {
 };
 
 void Encoder::resolve_shared_enum_names() {
+  // A 16-bit texture register is Tt 1 (indirect) or Tt 2 (bindless, nonzero
+  // register); only Tt 2 prints the U operand as registers instead of None.
+  if (d_->has("Tt") && d_->has("U")) {
+    auto t = parsed_.find("T"), u = parsed_.find("U");
+    if (t != parsed_.end() && u != parsed_.end() && t->second.type == OpType::Reg16 && u->second.type == OpType::UReg64)
+      set("Tt", 2);
+  }
+  // Coordinates: a 16-bit tuple of 2 * count + 1 halves is the packed form
+  // with extra components (Cs clear); any other 16-bit tuple is the
+  // per-component form (Cs set).
+  for (const OperandDef& op : d_->operands) {
+    if (op.kind != Kind::Coords) continue;
+    auto it = parsed_.find(op.name);
+    if (it == parsed_.end()) continue;
+    const Operand t = as_tuple(it->second);
+    int count, extra;
+    texture_size(get("n"), count, extra);
+    const bool packed = t.type == OpType::Tuple32 || (extra && t.count == count * 2 + 1);
+    set(op.name + "s", packed ? 0 : 1);
+  }
   if (d_->has("interpolation")) {
     const uint64_t ip = get("interpolation");
     auto it = parsed_.find("S");
@@ -282,6 +305,18 @@ bool Encoder::alu_src(const OperandDef& op, const Operand& o, bool allow32, bool
   return !o.sx;
 }
 
+// "None": a source type the decoder leaves undefined (xx00 other than 0000
+// and 0100); encoded as type 1000 with value 0, float modifiers kept.
+bool Encoder::undefined_src(const OperandDef& op, std::string s) {
+  const Operand f = parse_flags(s);
+  if (s != "None" || f.cache || f.discard || f.sx) return false;
+  const std::string& N = op.name;
+  if (!set(N + "t", 8) || !set(N, 0)) return false;
+  const bool is_float = op.kind == Kind::FloatSrc || op.kind == Kind::PairedFloatSrc;
+  if (is_float) return set(N + "m", (f.abs ? 1 : 0) | (f.neg ? 2 : 0));
+  return !f.abs && !f.neg;
+}
+
 bool Encoder::reg_or_imm(const std::string& name, const Operand& o, bool imm_flag_value) {
   if (o.type == OpType::Imm) return set(name + "t", imm_flag_value ? 1 : 0) && set(name, o.n);
   if (o.type == OpType::Reg16) return set(name + "t", imm_flag_value ? 0 : 1) && set(name, o.n);
@@ -316,14 +351,14 @@ bool Encoder::operand(const OperandDef& op, const std::string& s) {
     case Kind::ImplicitR0L:
       if (!is_value || o.type != OpType::Reg16 || o.n != 0 || o.discard || o.sx) return false;
       return set(N + "t", o.cache ? 1 : 0);
-    case Kind::ALUSrc: case Kind::FloatSrc: return is_value && alu_src(op, o, true, false, false);
-    case Kind::ALUSrc64: return is_value && alu_src(op, o, true, true, false);
-    case Kind::ALUSrc16: return is_value && alu_src(op, o, false, false, false);
-    case Kind::MulSrc: return is_value && alu_src(op, o, true, false, false);
-    case Kind::AddSrc: return is_value && alu_src(op, o, true, true, false);
+    case Kind::ALUSrc: case Kind::FloatSrc: return is_value ? alu_src(op, o, true, false, false) : undefined_src(op, s);
+    case Kind::ALUSrc64: return is_value ? alu_src(op, o, true, true, false) : undefined_src(op, s);
+    case Kind::ALUSrc16: return is_value ? alu_src(op, o, false, false, false) : undefined_src(op, s);
+    case Kind::MulSrc: return is_value ? alu_src(op, o, true, false, false) : undefined_src(op, s);
+    case Kind::AddSrc: return is_value ? alu_src(op, o, true, true, false) : undefined_src(op, s);
     case Kind::FloatSrc16: return is_value && alu_src(op, o, false, false, true);
     case Kind::PairedFloatSrc: {
-      if (!is_value) return false;
+      if (!is_value) return undefined_src(op, s);
       Operand single = o;
       if (o.type == OpType::Reg64) single.type = OpType::Reg32;
       else if (o.type == OpType::Tuple16 && o.count == 2) single.type = OpType::Reg16;
@@ -331,6 +366,7 @@ bool Encoder::operand(const OperandDef& op, const std::string& s) {
       return alu_src(op, single, true, false, false);
     }
     case Kind::CmpselSrc: {
+      if (s == "None") return set(N + "t", 0) && set(N, 0);  // an undefined source type
       if (!is_value || o.sx || o.abs || o.neg) return false;
       const bool is32 = get("Dt") & 2;
       if (o.type == OpType::Imm) return !o.cache && !o.discard && set(N + "t", 4) && set(N, o.n);
@@ -506,11 +542,13 @@ bool Encoder::operand(const OperandDef& op, const std::string& s) {
       if (o.type == OpType::UReg64) return set(N + "t", 1) && set(N, o.n * 2);
       if (o.type == OpType::Reg64) return set(N + "t", 0) && set(N, o.n * 2);
       return false;
-    case Kind::AsyncMemoryBase:
-      if (!is_value) return false;
-      if (o.type == OpType::UReg32) return set(N + "t", 1) && set(N, o.n * 2);
-      if (o.type == OpType::Reg32) return set(N + "t", 0) && set(N, o.n * 2);
+    case Kind::AsyncMemoryBase: {
+      // Three (copy_1d) or five (copy_2d) 32-bit registers numbered from the field.
+      if (!is_value || o.count != (get("F") ? 5 : 3)) return false;
+      if (o.type == OpType::UTuple32) return set(N + "t", 1) && set(N, o.n);
+      if (o.type == OpType::Tuple32) return set(N + "t", 0) && set(N, o.n);
       return false;
+    }
     case Kind::StackAdjustment: {
       auto v = parse_int(s);
       return v && *v >= -32768 && *v < 32768 && set(N, *v & 0xFFFF);
@@ -535,6 +573,8 @@ bool Encoder::operand(const OperandDef& op, const std::string& s) {
       }
       return is_value && o.type == OpType::Reg16 && set(N + "t", 1) && set(N, o.n);
     case Kind::Coords: {
+      // Cs (16-bit components or not) is settled by resolve_coords once the
+      // dimension is known.
       if (!is_value) return false;
       const Operand t = as_tuple(o);
       if (t.type != OpType::Tuple16 && t.type != OpType::Tuple32) return false;
@@ -548,9 +588,23 @@ bool Encoder::operand(const OperandDef& op, const std::string& s) {
       if (t.type == OpType::Tuple32) return set(N, t.n * 2);
       return false;
     }
-    case Kind::SampleCompareOff:
-      if (s.empty()) return set(N + "t", 0);
-      return is_value && o.type == OpType::Reg16 && set(N + "t", 1) && set(N, o.n);
+    case Kind::SampleCompareOff: {
+      if (s.empty()) return !get("compare") && set(N + "t", 0);
+      if (!get("compare")) return is_value && o.type == OpType::Reg16 && set(N + "t", 1) && set(N, o.n);
+      // "rK" (compare value only) or "rK_rMl/h" (compare value, then the
+      // offset half right after it).
+      const size_t us = s.find('_');
+      OpType t;
+      int64_t n;
+      if (!parse_one_reg(std::string_view(s).substr(0, us), t, n) || t != OpType::Reg32) return false;
+      if (us == std::string::npos) return set(N + "t", 0) && set(N, n * 2);
+      OpType t2;
+      int64_t n2;
+      // The field may be odd: the compare value is r(v / 2), the offset half v + 2.
+      if (!parse_one_reg(std::string_view(s).substr(us + 1), t2, n2) || t2 != OpType::Reg16 || ((n2 - 2) >> 1) != n)
+        return false;
+      return set(N + "t", 1) && set(N, n2 - 2);
+    }
     case Kind::AtomicDestination:
       if (s == "None") return set(N + "t", 0);
       return is_value && o.type == OpType::Reg32 && set(N + "t", 1) && set(N, o.n * 2);
@@ -661,8 +715,12 @@ std::vector<Candidate> candidates(std::string mnem) {
   else if (mnem == "update_exec") add("if_fcmp");
   else if (mnem == "ld_tile") add("TODO.ld/st_tile", {}, {"1"});
   else if (mnem == "st_tile") add("TODO.ld/st_tile", {}, {"0"});
-  else if (mnem == "map") add("map", {}, {"1"});
-  else if (mnem == "unmap") add("map", {}, {"0"});
+  else if (mnem == "map") {
+    add("map", {}, {"map"});
+    add("map");  // the raw form, op first
+  }
+  else if (mnem == "unmap") add("map", {}, {"unmap"});
+  else if (mnem == "TODO.map") add("map");
   else if (mnem == "bitop_mov_a") add("bitop");
   else {
     std::string tt;

@@ -88,6 +88,8 @@ enum class OpType : uint8_t {
   Tuple16, Tuple32,          // count consecutive registers starting at n
   Text,                      // enum names, binary strings, "None"
   Offset,                    // branch target: pc + n
+  UTuple32,                  // count consecutive 32-bit uniforms starting at n
+  CmpOffTuple,               // texture compare/offset: r(n/2) then, if count == 2, the half n + 2
 };
 struct Operand {
   OpType type = OpType::Empty;
@@ -100,6 +102,10 @@ struct Operand {
   bool is_reg() const { return type >= OpType::Reg16 && type <= OpType::Reg64; }
   bool is_ureg() const { return type >= OpType::UReg16 && type <= OpType::UReg64; }
 };
+
+// Texture dimension n -> coordinate count and extra components (array
+// and/or sample index); dimensions past 8 read as 8.
+void texture_size(uint64_t n, int& count, int& extra);
 
 Operand decode_operand(const Insn& in, const OperandDef& op, uint64_t pc = 0);
 std::string operand_text(const Operand& o);

@@ -21,11 +21,16 @@ const EnumEntry kConvertRound[] = {{0, "rtz"}, {1, "rte"}};
 const EnumEntry kFormats[] = {{0, "i8"}, {1, "i16"}, {2, "i32"}, {3, "f16"}, {4, "u8norm"}, {5, "s8norm"},
                               {6, "u16norm"}, {7, "s16norm"}, {8, "rgb10a2"}, {10, "srgba8"},
                               {12, "rg11b10f"}, {13, "rgb9e5"}, {14, "rg11b10f.rtz"}, {15, "rgb9e5.rtz"}};
-const EnumEntry kMask[] = {{1, "x"}, {2, "y"}, {3, "xy"}, {4, "z"}, {5, "xz"}, {6, "yz"}, {7, "xyz"},
+// Memory component masks: 0 (no component) prints nothing, as applegpu's
+// MASK_DESCRIPTIONS has it. Texture masks have no name for 0 (printed as 0).
+const EnumEntry kMask[] = {{0, ""}, {1, "x"}, {2, "y"}, {3, "xy"}, {4, "z"}, {5, "xz"}, {6, "yz"}, {7, "xyz"},
                            {8, "w"}, {9, "xw"}, {10, "yw"}, {11, "xyw"}, {12, "zw"}, {13, "xzw"},
                            {14, "yzw"}, {15, "xyzw"}};
+const EnumEntry kSampleMask[] = {{1, "x"}, {2, "y"}, {3, "xy"}, {4, "z"}, {5, "xz"}, {6, "yz"}, {7, "xyz"},
+                                 {8, "w"}, {9, "xw"}, {10, "yw"}, {11, "xyw"}, {12, "zw"}, {13, "xzw"},
+                                 {14, "yzw"}, {15, "xyzw"}};
 const EnumEntry kSignedness[] = {{0, "signed"}, {1, "unsigned"}};
-const EnumEntry kForwarding[] = {{0, ""}, {1, "forwarding"}};
+const EnumEntry kForwarding[] = {{0, ""}, {1, "forward"}};
 const EnumEntry kElide[] = {{0, ""}, {1, "elide"}};
 const EnumEntry kInterpolation[] = {{0, "center"}, {1, "sample"}, {2, "centroid"}, {3, "sample"}};
 const EnumEntry kTexDim[] = {{0, "tex_1d"}, {1, "tex_1d_array"}, {2, "tex_2d"}, {3, "tex_2d_array"},
@@ -41,6 +46,7 @@ const EnumEntry kPbeRound[] = {{0, "rte"}, {1, "rtz"}};
 const EnumEntry kAsyncKind[] = {{0, "copy_1d"}, {1, "copy_2d"}};
 // Texture op mode bits 30-31: 0 = sample (printed as nothing), 2 = LOD query.
 const EnumEntry kTexMode[] = {{0, ""}, {2, "query_lod"}};
+const EnumEntry kMapOp[] = {{0, "unmap"}, {1, "map"}};
 const EnumEntry kMapTarget[] = {{0, "target0"}, {1, "target1"}};
 
 #define T(d, o, e) EnumTable{d, o, e, sizeof(e) / sizeof(e[0])}
@@ -53,7 +59,8 @@ const EnumTable kTables[] = {
     T("*", "n", kTexDim), T("*", "lod", kLod), T("*", "q6", kGather),
     T("atomic", "op", kAtomicOp), T("threadgroup_atomic", "op", kAtomicOp),
     T("image_write", "round", kPbeRound), T("image_write_block", "round", kPbeRound),
-    T("async_store", "F", kAsyncKind), T("async_load", "F", kAsyncKind), T("map", "target", kMapTarget),
+    T("async_store", "F", kAsyncKind), T("async_load", "F", kAsyncKind), T("map", "target", kMapTarget), T("map", "op", kMapOp),
+    T("texture_sample", "mask", kSampleMask), T("texture_load", "mask", kSampleMask),
     T("texture_sample", "mode", kTexMode), T("texture_load", "mode", kTexMode),
 };
 #undef T
@@ -89,7 +96,7 @@ const char* const kFCond[16] = {"eq", "lt", "gt", "ltn", nullptr, "gte", "lte", 
                                 "neq", "nlt", "ngt", "nltn", nullptr, "ngte", "nlte", "ngtn"};
 
 struct Alias { const char* tt; const char* name; };
-const Alias kBinaryAliases[] = {{"0001", "and"}, {"0111", "or"}, {"0110", "xor"}, {"1110", "nand"}, {"1000", "nor"}};
+const Alias kBinaryAliases[] = {{"0001", "and"}, {"0111", "or"}, {"0110", "xor"}, {"1110", "nand"}, {"1000", "nor"}, {"1001", "xnor"}};
 const Alias kUnaryAliases[] = {{"1010", "not"}, {"0101", "mov"}};
 
 }  // namespace

@@ -84,16 +84,15 @@ Operand alu_dst(uint64_t dt, uint64_t d, bool allow32, bool allow64) {
 
 int popcount4(uint64_t m) { return __builtin_popcountll(m & 15); }
 
-// Texture dimension -> (coordinate count, has array/sample index).
-void tex_size(uint64_t n, int& count, bool& extra) {
+}  // namespace
+
+void texture_size(uint64_t n, int& count, int& extra) {
   static const int counts[9] = {1, 1, 2, 2, 2, 3, 3, 3, 2};
-  static const bool extras[9] = {false, true, false, true, true, false, false, true, true};
+  static const int extras[9] = {0, 1, 0, 1, 1, 0, 0, 1, 2};
   n = n < 9 ? n : 8;
   count = counts[n];
   extra = extras[n];
 }
-
-}  // namespace
 
 Operand decode_operand(const Insn& in, const OperandDef& op, uint64_t pc) {
   const std::string& N = op.name;
@@ -262,13 +261,18 @@ Operand decode_operand(const Insn& in, const OperandDef& op, uint64_t pc) {
     case Kind::ExReg32: return reg(OpType::Reg32, int64_t(F("")));
     case Kind::AsyncMemoryReg:
       return F("t") ? reg(OpType::UReg64, int64_t(F("") >> 1)) : reg(OpType::Reg64, int64_t(F("") >> 1));
-    case Kind::AsyncMemoryBase:
-      return F("t") ? reg(OpType::UReg32, int64_t(F("") >> 1)) : reg(OpType::Reg32, int64_t(F("") >> 1));
+    case Kind::AsyncMemoryBase: {
+      // applegpu: 32-bit registers from the field value (not halved), three
+      // for copy_1d and five for copy_2d.
+      Operand o = tuple(true, int64_t(F("")) * 2, in.f("F") ? 5 : 3);
+      if (F("t")) o.type = OpType::UTuple32;
+      return o;
+    }
     case Kind::StackReg32: return reg(OpType::Reg32, int64_t(F("") >> 1));
     case Kind::StackAdjustment: return imm(sext(F(""), 16));
     case Kind::Reg32_4_4: return reg(OpType::Reg32, int64_t(F("") >> 1));
     case Kind::SampleUReg:
-      if (in.f("Tt") & 1) return reg(OpType::UReg64, int64_t(F("") * 2));
+      if (in.f("Tt") & 2) return reg(OpType::UReg64, int64_t(F("") * 2));
       return text("None");
     case Kind::Texture: {
       const uint64_t t = F("t"), v = F("");
@@ -281,10 +285,13 @@ Operand decode_operand(const Insn& in, const OperandDef& op, uint64_t pc) {
       if (F("t")) return reg(OpType::Reg16, int64_t(F("")));
       return text("ss" + std::to_string(F("")));
     case Kind::Coords: {
-      int count;
-      bool extra;
-      tex_size(in.f("n"), count, extra);
-      Operand o = extra ? tuple(false, int64_t(F("")), count * 2 + 1) : tuple(true, int64_t(F("")), count);
+      // Cs set: one 16-bit register per component; otherwise 32-bit
+      // coordinates, or with extra components 2 * count + 1 halves.
+      int count, extra;
+      texture_size(in.f("n"), count, extra);
+      Operand o = F("s")  ? tuple(false, int64_t(F("")), count + extra)
+                  : extra ? tuple(false, int64_t(F("")), count * 2 + 1)
+                          : tuple(true, int64_t(F("")), count);
       if (F("t")) o.discard = true;
       return o;
     }
@@ -292,17 +299,27 @@ Operand decode_operand(const Insn& in, const OperandDef& op, uint64_t pc) {
       const uint64_t lod = in.f("lod"), v = F("");
       if (lod == 0) return imm(0);
       if (lod == 4 || lod == 12) {
-        int count;
-        bool extra;
-        tex_size(in.f("n"), count, extra);
+        int count, extra;
+        texture_size(in.f("n"), count, extra);
         return tuple(true, int64_t(v), count * 2 + (lod == 12 ? 1 : 0));
       }
       if (lod == 1 || lod == 2) return reg(OpType::UReg16, int64_t(v));
       return reg(OpType::Reg16, int64_t(v));
     }
-    case Kind::SampleCompareOff:
-      if (F("t")) return reg(OpType::Reg16, int64_t(F("")));
+    case Kind::SampleCompareOff: {
+      // A 32-bit compare value (compare set), then a 16-bit offset register
+      // (Ot set) after it; printed as one tuple, empty when neither.
+      Operand o;
+      const int64_t v = int64_t(F(""));
+      if (in.f("compare")) {
+        o.type = OpType::CmpOffTuple;
+        o.n = v;
+        o.count = F("t") ? 2 : 1;
+        return o;
+      }
+      if (F("t")) return reg(OpType::Reg16, v);
       return Operand{};
+    }
     case Kind::AtomicDestination:
       if (F("t")) return reg(OpType::Reg32, int64_t(F("") >> 1));
       return text("None");
@@ -363,11 +380,16 @@ std::string operand_text(const Operand& o) {
       s = buf;
       break;
     }
-    case OpType::Tuple16: case OpType::Tuple32:
+    case OpType::Tuple16: case OpType::Tuple32: case OpType::UTuple32:
       for (int i = 0; i < o.count; ++i) {
         if (i) s += '_';
-        s += reg_name(o.type == OpType::Tuple16 ? OpType::Reg16 : OpType::Reg32, o.n + i);
+        s += reg_name(o.type == OpType::Tuple16 ? OpType::Reg16 : o.type == OpType::Tuple32 ? OpType::Reg32 : OpType::UReg32,
+                      o.n + i);
       }
+      break;
+    case OpType::CmpOffTuple:
+      s = reg_name(OpType::Reg32, o.n >> 1);
+      if (o.count > 1) s += "_" + reg_name(OpType::Reg16, o.n + 2);
       break;
     default: s = reg_name(o.type, o.n); break;
   }
@@ -414,13 +436,18 @@ std::string disassemble(const Insn& in, uint64_t pc, bool use_aliases) {
       txt = {txt[0], txt[4]};
     }
   }
-  if (d.name == "TODO.ld/st_tile") {
+  if (d.name == "TODO.ld/st_tile" && use_aliases) {
     mnem = in.f("load") ? "ld_tile" : "st_tile";
     txt.erase(txt.begin());
   }
-  if (d.name == "map") {
-    mnem = in.f("op") ? "map" : "unmap";
-    txt.erase(txt.begin());
+  if (d.name == "map" && use_aliases) {
+    // op 0/1 print as unmap/map; other values keep the raw form.
+    if (txt[0] == "map" || txt[0] == "unmap") {
+      mnem = txt[0];
+      txt.erase(txt.begin());
+    } else {
+      mnem = "TODO.map";
+    }
   }
   std::string out = mnem;
   bool first = true;
