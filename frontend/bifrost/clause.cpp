@@ -52,15 +52,18 @@ Tuple tuple_from_lo75(const Quad& q) {
   return t;
 }
 void set_upper(Tuple& t, unsigned upper) { t.add = (t.add & 0x1ffff) | ((upper & 7) << 17); }
-// First split piece (tuple bits 0-44) at quadword bits 83-127.
+// First split piece (tuple bits 0-44) at quadword bits 83-127. The FMA
+// bits are ORed in, as Mesa's disassembler does: a malformed clause that
+// carries a piece twice then prints as Mesa prints it.
 void set_first_half(Tuple& t, const Quad& q) {
   t.regs = q.get(83, 35);
-  t.fma = (t.fma & ~0x3ffu) | uint32_t(q.get(118, 10));
+  t.fma |= uint32_t(q.get(118, 10));
 }
-// Second split piece (tuple bits 45-74) at quadword bits 83-112.
+// Second split piece (tuple bits 45-74) at quadword bits 83-112; the ADD
+// word is replaced (its upper bits are set by the caller).
 void set_second_half(Tuple& t, const Quad& q) {
-  t.fma = (t.fma & 0x3ffu) | (uint32_t(q.get(83, 13)) << 10);
-  t.add = (t.add & ~0x1ffffu) | uint32_t(q.get(96, 17));
+  t.fma |= uint32_t(q.get(83, 13)) << 10;
+  t.add = uint32_t(q.get(96, 17));
 }
 
 const ConstMod kM1[7][2] = {{ConstMod::None, ConstMod::None},   {ConstMod::PcLo, ConstMod::None},
@@ -262,7 +265,6 @@ bool unpack_clause(const uint8_t* code, size_t size, size_t offset, Clause& out,
           unsigned idx = stop ? 4 : 1;
           set_upper(main, tag & 7);
           out.tuples[idx] = main;
-          out.tuples[idx + 1] = Tuple();
           set_first_half(out.tuples[idx + 1], q);
           break;
         }

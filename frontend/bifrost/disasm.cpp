@@ -68,11 +68,17 @@ std::string const_imm(uint32_t v) {
   return fmt("0x%08x /* %f */", v, double(f));
 }
 
+// Problems found while printing (a PC-relative offset that is not a whole
+// number of quadwords); print_clause turns the first into an error.
+thread_local std::string* g_problem = nullptr;
+
 std::string pc_imm(uint64_t imm, unsigned branch_offset, ConstMod mod, bool high32) {
   if (mod == ConstMod::PcHi && !high32) return const_imm(uint32_t(imm));
   int64_t sx64 = int64_t(imm << 4) >> 4;
   int32_t sx32[2] = {int32_t(uint32_t(imm) << 4) >> 4, int32_t(uint32_t(imm >> 32) << 4) >> 4};
   int64_t offs = mod == ConstMod::PcLo ? sx64 : mod == ConstMod::PcHi ? sx32[1] : sx32[high32 ? 1 : 0];
+  if ((offs & 15) != 0 && g_problem && g_problem->empty())
+    *g_problem = fmt("PC-relative constant offset %" PRId64 " is not a multiple of 16", offs);
   std::string s = fmt("clause_%" PRId64, int64_t(branch_offset) + offs / 16);
   if (mod == ConstMod::PcLo && high32) s += " >> 32";
   if (offs == 0) s += " /* XXX: likely an infinite loop */";
@@ -187,13 +193,20 @@ bool print_clause(const Clause& c, unsigned offset_quadwords, std::string& out, 
       return false;
     }
   }
-  out += fmt("clause_%u:\n", offset_quadwords);
-  out += header_text(c.header) + "\n{\n";
+  std::string text = fmt("clause_%u:\n", offset_quadwords);
+  text += header_text(c.header) + "\n{\n";
+  std::string problem;
+  g_problem = &problem;
   for (unsigned t = 0; t < c.ntuples; ++t) {
-    out += "    " + print_instruction(c, t, true, offset_quadwords) + "\n";
-    out += "    " + print_instruction(c, t, false, offset_quadwords) + "\n";
+    text += "    " + print_instruction(c, t, true, offset_quadwords) + "\n";
+    text += "    " + print_instruction(c, t, false, offset_quadwords) + "\n";
   }
-  out += "}\n\n";
+  g_problem = nullptr;
+  if (!problem.empty()) {
+    err = where() + problem;
+    return false;
+  }
+  out += text + "}\n\n";
   return true;
 }
 
