@@ -21,7 +21,7 @@ struct Quad {
   void set(unsigned pos, unsigned width, uint64_t v) {
     for (unsigned i = 0; i < width; ++i) {
       unsigned b = pos + i;
-      uint64_t bit = (v >> i) & 1;
+      uint64_t bit = i < 64 ? (v >> i) & 1 : 0;
       if (b < 64) lo = (lo & ~(uint64_t(1) << b)) | (bit << b);
       else hi = (hi & ~(uint64_t(1) << (b - 64))) | (bit << (b - 64));
     }
