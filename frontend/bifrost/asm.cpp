@@ -17,6 +17,8 @@ enum class Kind { Reg, Zero, FauLo, FauHi, T0, T1 };
 // What the FAU port must deliver for a tuple.
 struct Fau {
   enum class Type { None, Index, Const } type = Type::None;
+  bool pc = false;          // Const: the high word is a branch offset to clause `target`
+  unsigned target = 0;      // in quadwords
   unsigned index = 0;  // Index: the fau_idx value (uniform pair or special)
   bool lo_known = false, hi_known = false;
   uint32_t lo = 0, hi = 0;  // Const: the 32-bit halves the sources read
@@ -142,8 +144,33 @@ bool parse_operand(const std::string& text, bool fma, Operand& op, std::string& 
     op.fau.type = Fau::Type::Const;
     op.fau.lo = v;
   } else if (s.rfind("clause_", 0) == 0) {
-    why = "PC-relative constants (branch targets) are not supported by the assembler yet";
-    return false;
+    // A branch target: the high word of a PC-relative constant (PC_HI).
+    size_t n = 7;
+    while (n < s.size() && std::isdigit(static_cast<unsigned char>(s[n]))) ++n;
+    unsigned target = 0;
+    if (!parse_uint(s.substr(7, n - 7), target)) {
+      why = "bad branch target '" + s + "'";
+      return false;
+    }
+    size_t p = n;
+    while (p < s.size() && s[p] == ' ') ++p;
+    if (s.compare(p, 2, ">>") == 0) {
+      why = "64-bit PC-relative constants (clause_N >> 32) are not supported by the assembler";
+      return false;
+    }
+    if (s.compare(p, 2, "/*") == 0) {
+      size_t e = s.find("*/", p);
+      if (e == std::string::npos) {
+        why = "unterminated comment";
+        return false;
+      }
+      p = e + 2;
+    }
+    rest = s.substr(p);
+    op.kind = Kind::FauHi;
+    op.fau.type = Fau::Type::Const;
+    op.fau.pc = true;
+    op.fau.target = target;
   } else if (s.rfind("u", 0) == 0 && s.find(".w") != std::string::npos) {
     size_t dot = s.find(".w");
     unsigned n = 0;
@@ -422,7 +449,7 @@ struct TupleRegs {
 
 unsigned kind_of(SlotOp op) { return op == SlotOp::WriteLo ? 0 : op == SlotOp::WriteHi ? 1 : 2; }
 
-void pack_clause_text(const ClauseText& ct, std::vector<uint8_t>& out) {
+void pack_clause_text(const ClauseText& ct, unsigned offset_q, std::vector<uint8_t>& out) {
   unsigned n = unsigned(ct.tuples.size());
   int line = ct.line;
   if (n < 1 || n > 8) fail(line, "a clause has 1 to 8 tuples, this one has " + std::to_string(n));
@@ -443,6 +470,8 @@ void pack_clause_text(const ClauseText& ct, std::vector<uint8_t>& out) {
   struct ClauseConst {
     bool lo_known = false, hi_known = false;
     uint32_t lo = 0, hi = 0;
+    bool pc = false;
+    unsigned target = 0;
   };
   std::vector<ClauseConst> consts;
   std::vector<Fau> tfau(n);
@@ -461,10 +490,15 @@ void pack_clause_text(const ClauseText& ct, std::vector<uint8_t>& out) {
         } else {
           if (f.type == Fau::Type::Index) fail(in->line, "tuple " + std::to_string(i) + " reads two different FAU values");
           f.type = Fau::Type::Const;
-          // A constant operand's half is decided by its position: the caller
-          // marks the high half by Kind::FauHi (see resolve below).
+          // Which half a constant operand reads was resolved in assemble().
           uint32_t v = o.fau.lo;
-          if (hi) {
+          if (o.fau.pc) {
+            if ((f.pc && f.target != o.fau.target) || (!f.pc && f.hi_known))
+              fail(in->line, "tuple " + std::to_string(i) + " reads two different high constant words");
+            f.pc = true;
+            f.target = o.fau.target;
+          } else if (hi) {
+            if (f.pc) fail(in->line, "tuple " + std::to_string(i) + " reads two different high constant words");
             if (f.hi_known && f.hi != v) fail(in->line, "tuple " + std::to_string(i) + " reads two different constants");
             f.hi_known = true;
             f.hi = v;
@@ -481,7 +515,7 @@ void pack_clause_text(const ClauseText& ct, std::vector<uint8_t>& out) {
     for (size_t k = 0; k < consts.size() && found < 0; ++k) {
       const ClauseConst& cc = consts[k];
       bool ok = (!f.lo_known || !cc.lo_known || (f.lo & ~0xfu) == (cc.lo & ~0xfu)) &&
-                (!f.hi_known || !cc.hi_known || f.hi == cc.hi);
+                (!f.hi_known || !cc.hi_known || f.hi == cc.hi) && f.pc == cc.pc && (!f.pc || f.target == cc.target);
       if (ok) found = int(k);
     }
     if (found < 0) {
@@ -491,12 +525,24 @@ void pack_clause_text(const ClauseText& ct, std::vector<uint8_t>& out) {
     ClauseConst& cc = consts[size_t(found)];
     if (f.lo_known && !cc.lo_known) cc.lo_known = true, cc.lo = f.lo & ~0xfu;
     if (f.hi_known && !cc.hi_known) cc.hi_known = true, cc.hi = f.hi;
+    if (f.pc) {
+      cc.pc = true;
+      cc.target = f.target;
+      int64_t offs = (int64_t(f.target) - int64_t(offset_q)) * 16;
+      if (offs < -(int64_t(1) << 27) || offs >= (int64_t(1) << 27))
+        fail(ct.line, "branch target clause_" + std::to_string(f.target) + " is too far");
+      cc.hi = uint32_t(offs) & 0x0fffffffu;
+    }
     tconst[i] = found;
   }
   std::vector<uint64_t> values;
-  for (const ClauseConst& cc : consts) values.push_back(uint64_t(cc.hi) << 32 | cc.lo);
+  std::vector<bool> pcs;
+  for (const ClauseConst& cc : consts) {
+    values.push_back(uint64_t(cc.hi) << 32 | cc.lo);
+    pcs.push_back(cc.pc);
+  }
   std::vector<unsigned> where;
-  std::vector<uint64_t> slots = order_constants(n, values, where);
+  std::vector<uint64_t> slots = order_constants(n, values, where, pcs);
   if (slots.size() > max_constants(n))
     fail(line, "a " + std::to_string(n) + "-tuple clause holds at most " + std::to_string(max_constants(n)) +
                    " constants; this one needs " + std::to_string(slots.size()));
@@ -695,7 +741,7 @@ bool assemble(const std::string& text, std::vector<uint8_t>& out, std::string& e
         for (Ins* ins : {&t.first, &t.second})
           for (Candidate& cd : ins->cands)
             for (Operand& o : cd.srcs) {
-              if (o.fau.type != Fau::Type::Const) continue;
+              if (o.fau.type != Fau::Type::Const || o.fau.pc) continue;
               auto it = std::find(seen.begin(), seen.end(), o.fau.lo);
               if (it == seen.end()) {
                 if (seen.size() == 2) fail(ins->line, "a tuple reads at most two 32-bit constants (one 64-bit FAU value)");
@@ -706,7 +752,7 @@ bool assemble(const std::string& text, std::vector<uint8_t>& out, std::string& e
             }
       }
     out.clear();
-    for (ClauseText& ct : clauses) pack_clause_text(ct, out);
+    for (ClauseText& ct : clauses) pack_clause_text(ct, unsigned(out.size() / 16), out);
     return true;
   } catch (const Error& e) {
     err = e.msg;

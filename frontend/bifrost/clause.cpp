@@ -318,25 +318,49 @@ unsigned max_constants(unsigned n) {
   return best > 6 ? 6 : best;
 }
 
-std::vector<uint64_t> order_constants(unsigned n, const std::vector<uint64_t>& in, std::vector<unsigned>& where) {
+std::vector<uint64_t> order_constants(unsigned n, const std::vector<uint64_t>& in, std::vector<unsigned>& where,
+                                      const std::vector<bool>& pc_hi) {
   std::vector<uint64_t> slots;
   where.assign(in.size(), 0);
-  size_t i = 0;
+  auto is_pc = [&](size_t i) { return i < pc_hi.size() && pc_hi[i]; };
+  std::vector<size_t> plain, pcs;
+  for (size_t i = 0; i < in.size(); ++i) (is_pc(i) ? pcs : plain).push_back(i);
+  size_t next_plain = 0;
   if (has_free_constant_slot(n)) {
-    slots.push_back(in.empty() ? 0 : in[0] & ~uint64_t(15));
-    if (!in.empty()) where[i++] = 0;
+    if (next_plain < plain.size()) {
+      where[plain[next_plain]] = 0;
+      slots.push_back(in[plain[next_plain++]] & ~uint64_t(15));
+    } else {
+      slots.push_back(0);
+    }
   }
-  while (i < in.size()) {
-    uint64_t e0 = in[i] & ~uint64_t(15);
-    uint64_t e1 = i + 1 < in.size() ? in[i + 1] & ~uint64_t(15) : 0;
+  // Branch offsets: E0 of a pair, partner = the next plain constant or zero.
+  for (size_t k : pcs) {
+    uint64_t e1 = 0;
+    unsigned base = unsigned(slots.size());
+    if (next_plain < plain.size()) {
+      where[plain[next_plain]] = base + 1;
+      e1 = in[plain[next_plain++]] & ~uint64_t(15);
+    }
+    uint64_t a1 = ((e1 >> 60) + 4) & 15;
+    uint64_t e0 = (in[k] & ~uint64_t(15) & ~(uint64_t(15) << 60)) | (a1 << 60);
+    where[k] = base;
+    slots.push_back(e0);
+    slots.push_back(e1);
+  }
+  while (next_plain < plain.size()) {
+    size_t i0 = plain[next_plain++];
+    bool two = next_plain < plain.size();
+    size_t i1 = two ? plain[next_plain++] : 0;
+    uint64_t e0 = in[i0] & ~uint64_t(15);
+    uint64_t e1 = two ? in[i1] & ~uint64_t(15) : 0;
     unsigned base = unsigned(slots.size());
     unsigned m1 = unsigned((e0 >> 60) - (e1 >> 60)) & 15;
     bool swap = m1 >= 1 && m1 <= 7;  // would read as a PC-relative pair
     slots.push_back(swap ? e1 : e0);
     slots.push_back(swap ? e0 : e1);
-    where[i] = swap ? base + 1 : base;
-    if (i + 1 < in.size()) where[i + 1] = swap ? base : base + 1;
-    i += 2;
+    where[i0] = swap ? base + 1 : base;
+    if (two) where[i1] = swap ? base : base + 1;
   }
   return slots;
 }

@@ -89,9 +89,14 @@ bool pack_clause(const Clause& c, std::vector<uint8_t>& out, std::string& err);
 
 // Order of constants for a clause: `in` in first-use order; returns the slot
 // order (dummy zero constants added where a slot or pair must be filled) so
-// that no format-12 pair reads as PC-relative (top-nibble difference mod 16
-// in 1..7: the pair is swapped), and `where[i]` = slot of in[i].
-std::vector<uint64_t> order_constants(unsigned ntuples, const std::vector<uint64_t>& in, std::vector<unsigned>& where);
+// that no plain format-12 pair reads as PC-relative (top-nibble difference
+// mod 16 in 1..7: the pair is swapped), and `where[i]` = slot of in[i].
+// `pc_hi[i]` marks a constant whose high word holds a PC-relative offset
+// (low 28 bits): it becomes the first constant of a pair of its own (with the
+// next plain constant or a zero) and its top nibble is chosen so that
+// M1 = 4 (PC_HI), as Mesa's packer does. The free slot holds plain constants only.
+std::vector<uint64_t> order_constants(unsigned ntuples, const std::vector<uint64_t>& in, std::vector<unsigned>& where,
+                                      const std::vector<bool>& pc_hi = {});
 
 // FAU index <-> embedded constant slot (4->0, 5->1, 6->2, 7->3, 2->4, 3->5).
 int fau_constant_slot(unsigned fau);

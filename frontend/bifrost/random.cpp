@@ -22,6 +22,7 @@ struct TupleState {
   unsigned uniform;
   unsigned special;
   uint32_t consts[2];
+  int branch_target;  // >= 0: high FAU reads are a branch offset to this clause
 };
 
 std::string operand(std::mt19937_64& rng, const TupleState& ts, unsigned v, bool fma) {
@@ -41,6 +42,9 @@ std::string operand(std::mt19937_64& rng, const TupleState& ts, unsigned v, bool
         static const char* names[] = {"#0", "lane_id", "warp_id", "core_id", "framebuffer_size", "atest_datum", "sample"};
         std::string n = ts.special < 7 ? names[ts.special] : "blend_descriptor_" + std::to_string(ts.special - 8);
         std::snprintf(b, sizeof b, "%s.%s", n.c_str(), hi ? "y" : "x");
+      } else if (ts.branch_target >= 0) {
+        if (hi) std::snprintf(b, sizeof b, "clause_%d", ts.branch_target);
+        else std::snprintf(b, sizeof b, "0x%08x", ts.consts[0]);
       } else {
         std::snprintf(b, sizeof b, "0x%08x", ts.consts[rng() % 2]);
       }
@@ -162,6 +166,7 @@ bool random_clause(std::mt19937_64& rng, std::vector<uint8_t>& out, std::string&
         ts.special = specials[rng() % 15];
         ts.consts[0] = uint32_t(rng());
         ts.consts[1] = rng() % 4 ? uint32_t(rng()) : ts.consts[0];
+        ts.branch_target = ts.fau_kind == 2 && rng() % 4 == 0 ? int(rng() % 24) : -1;
         bool fw = false, aw = false;
         std::string f = random_instruction(rng, true, ts, staging, fw, true);
         std::string a = random_instruction(rng, false, ts, staging, aw, !(last && fw));
