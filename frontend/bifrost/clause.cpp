@@ -164,6 +164,155 @@ RegMode decode_regs(const RegBlock& r, bool first) {
   return m;
 }
 
+namespace {
+// The seed page's control values of 64-bit register blocks. Per port: what it
+// does, '-' = said elsewhere, 'C' = holds a control value. Where a value may stand.
+enum class In64 { None, Main, Port1, Port3 };
+struct Ctl64 {
+  In64 in;
+  char p0, p1, p2, p3;  // p0: R read, S read+16, U unused; p2: R read, F/A write FMA/ADD, U unused; p3: F/A write
+};
+Ctl64 ctl64(unsigned v) {
+  switch (v) {
+    case 0: return {In64::Port1, 'S', 'C', 'F', 'A'};
+    case 2: return {In64::Port3, '-', '-', 'A', 'C'};
+    case 3: return {In64::Port1, 'U', 'C', 'F', 'A'};
+    case 6: return {In64::Port3, '-', '-', 'F', 'C'};
+    case 7: return {In64::Port3, '-', '-', 'U', 'C'};
+    case 8: return {In64::Main, 'R', 'R', 'F', 'A'};
+    case 10: return {In64::Port3, '-', '-', 'R', 'C'};
+    case 12: return {In64::Port1, 'S', 'C', '-', 'C'};
+    case 15: return {In64::Port1, 'U', 'C', '-', 'C'};
+    case 17: return {In64::Main, 'R', 'R', 'R', 'A'};
+    case 26: return {In64::Main, 'R', 'R', 'R', 'F'};
+    case 27: return {In64::Main, 'R', 'R', '-', 'C'};
+    case 29: return {In64::Main, '-', 'C', 'F', 'A'};
+    case 31: return {In64::Main, '-', 'C', '-', 'C'};
+    default: return {In64::None, '-', '-', '-', '-'};
+  }
+}
+}  // namespace
+
+RegMode64 decode_regs64(uint64_t bits) {
+  RegMode64 m;
+  unsigned p2 = unsigned(bits >> 8) & 31, p3 = unsigned(bits >> 13) & 31, p0 = unsigned(bits >> 18) & 15,
+           p1 = unsigned(bits >> 22) & 31, main = unsigned(bits >> 27) & 31, top = unsigned(bits >> 32) & 7;
+  if (top != 7) {
+    m.why = "bits 32-34 of a 64-bit register block are not 7";
+    return m;
+  }
+  char port[4] = {'-', '-', '-', '-'};
+  // Merge an entry's assignments; a port said twice must agree.
+  auto merge = [&](const Ctl64& c, int self) {
+    const char v[4] = {c.p0, c.p1, c.p2, c.p3};
+    for (int i = 0; i < 4; ++i) {
+      if (i == self || v[i] == '-') continue;
+      if (port[i] != '-' && port[i] != v[i]) return false;
+      port[i] = v[i];
+    }
+    return true;
+  };
+  Ctl64 c = ctl64(main);
+  if (c.in != In64::Main) {
+    m.why = "control " + std::to_string(main) + " is not a main control value";
+    return m;
+  }
+  merge(c, -1);
+  if (port[1] == 'C') {
+    Ctl64 c1 = ctl64(p1);
+    if (c1.in != In64::Port1 || !merge(c1, 1)) {
+      m.why = "port 1 control " + std::to_string(p1) + " is invalid here";
+      return m;
+    }
+  }
+  if (port[3] == 'C') {
+    Ctl64 c3 = ctl64(p3);
+    if (c3.in != In64::Port3 || !merge(c3, 3)) {
+      m.why = "port 3 control " + std::to_string(p3) + " is invalid here";
+      return m;
+    }
+  }
+  if (port[0] == '-' || port[2] == '-') {
+    m.why = "control values leave a port unspecified";
+    return m;
+  }
+  if (port[0] == 'R' && port[1] == 'R') {
+    unsigned a = p0, b = p1;
+    if (a > b) a = 31 - a, b = 31 - b;
+    m.read0 = true;
+    m.reg0 = 2 * a;
+    m.read1 = p0 != p1;
+    m.reg1 = 2 * b;
+  } else if (port[0] == 'S') {
+    m.read0 = true;
+    m.reg0 = 2 * (p0 + 16);
+  }
+  using P2 = RegMode64::Port2;
+  using P3 = RegMode64::Port3;
+  m.port2 = port[2] == 'R' ? P2::Read : port[2] == 'F' ? P2::WriteFma : port[2] == 'A' ? P2::WriteAdd : P2::Unused;
+  m.port3 = port[3] == 'F' ? P3::WriteFma : port[3] == 'A' ? P3::WriteAdd : P3::Unused;
+  m.reg2 = 2 * p2;
+  m.reg3 = 2 * p3;
+  m.valid = true;
+  return m;
+}
+
+bool encode_regs64(const std::vector<unsigned>& reads, int write_fma, int write_add, unsigned fau, uint64_t& bits,
+                   std::string& err) {
+  for (unsigned r : reads)
+    if (r % 2 || r > 62) {
+      err = "64-bit clauses read even registers r0-r62";
+      return false;
+    }
+  for (int w : {write_fma, write_add})
+    if (w >= 0 && (w % 2 || w > 62)) {
+      err = "64-bit clauses write even registers r0-r62";
+      return false;
+    }
+  if (reads.size() > 3 || (reads.size() == 3 && write_fma >= 0 && write_add >= 0)) {
+    err = "too many register pairs for the four ports";
+    return false;
+  }
+  unsigned f0 = 0, f1 = 0, f2 = 0, f3 = 0, main = 0;
+  bool both_w = write_fma >= 0 && write_add >= 0;
+  // Port 2: a third read, else a write (preferred over port 3 for a single write).
+  char port2 = 'U', port3 = 'U';
+  if (reads.size() == 3) port2 = 'R', f2 = reads[2] / 2;
+  if (both_w) port2 = 'F', f2 = unsigned(write_fma) / 2, port3 = 'A', f3 = unsigned(write_add) / 2;
+  else if (write_fma >= 0 || write_add >= 0) {
+    char who = write_fma >= 0 ? 'F' : 'A';
+    unsigned reg = unsigned(write_fma >= 0 ? write_fma : write_add) / 2;
+    if (port2 == 'R') port3 = who, f3 = reg;
+    else port2 = who, f2 = reg;
+  }
+  auto port3_control = [&] { f3 = port2 == 'U' ? 7 : port2 == 'A' ? 2 : port2 == 'F' ? 6 : 10; };
+  std::vector<unsigned> pr;
+  for (unsigned r : reads) pr.push_back(r / 2);
+  bool pair01 = pr.size() >= 2 || (pr.size() == 1 && pr[0] <= 15);
+  if (pair01) {
+    unsigned a = pr[0], b = pr.size() >= 2 ? pr[1] : pr[0];
+    if (a > b) std::swap(a, b);
+    if (a >= 16) a = 31 - a, b = 31 - b;
+    f0 = a;
+    f1 = b;
+    if (port3 == 'U') main = 27, port3_control();
+    else if (port2 == 'R') main = port3 == 'A' ? 17 : 26;
+    else main = 8;
+  } else {
+    main = both_w ? 29 : 31;
+    if (!pr.empty()) {
+      f0 = pr[0] - 16;
+      f1 = both_w ? 0 : 12;
+    } else {
+      f1 = both_w ? 3 : 15;
+    }
+    if (!both_w) port3_control();
+  }
+  bits = uint64_t(fau & 0xff) | uint64_t(f2) << 8 | uint64_t(f3) << 13 | uint64_t(f0) << 18 | uint64_t(f1) << 22 |
+         uint64_t(main) << 27 | uint64_t(7) << 32;
+  return true;
+}
+
 int fau_constant_slot(unsigned fau) {
   static const int map[8] = {-1, -1, 4, 5, 0, 1, 2, 3};
   if (fau < 0x20 || fau >= 0x80) return -1;

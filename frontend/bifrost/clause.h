@@ -49,6 +49,26 @@ struct RegMode {
 // `first`: the block is the clause's first tuple's (control bit 3 -> mode bit 4).
 RegMode decode_regs(const RegBlock& r, bool first);
 
+// 64-bit clauses (header message type 15): the seed page's register block
+// for register pairs (fau 0-7, port 2 8-12, port 3 13-17, port 0 18-21,
+// port 1 22-26, control 27-31, bits 32-34 = 7). From the seed page only:
+// Mesa neither emits nor decodes it (its disassembler prints such a block as
+// a 32-bit one, and so does ours, to print Mesa's text); for the interpreter.
+struct RegMode64 {
+  bool valid = false;
+  std::string why;                  // when not valid
+  bool read0 = false, read1 = false;
+  unsigned reg0 = 0, reg1 = 0;      // even register numbers (Rn:Rn+1)
+  enum class Port2 { Unused, Read, WriteFma, WriteAdd } port2 = Port2::Unused;
+  enum class Port3 { Unused, WriteFma, WriteAdd } port3 = Port3::Unused;
+  unsigned reg2 = 0, reg3 = 0;
+};
+RegMode64 decode_regs64(uint64_t bits);
+// The seed page's encoding algorithm: `reads` = up to three even registers
+// (first two through ports 0/1), `write_fma`/`write_add` = even register or -1.
+bool encode_regs64(const std::vector<unsigned>& reads, int write_fma, int write_add, unsigned fau, uint64_t& bits,
+                   std::string& err);
+
 struct Tuple {
   uint64_t regs = 0;  // 35 bits
   uint32_t fma = 0;   // 23 bits
