@@ -269,6 +269,8 @@ Ins parse_ins(const std::string& line, int lineno, bool fma) {
   size_t sp = line.find(' ');
   std::string mnem = line.substr(0, sp);
   std::vector<std::string> ops = split_operands(sp == std::string::npos ? "" : line.substr(sp + 1));
+  if (mnem == "INSTR_INVALID_ENC")
+    fail(lineno, "'" + line + "': the disassembler knew no encoding for this word, so the text does not say how to rebuild it");
   if (mnem.empty() || mnem[0] != (fma ? '*' : '+'))
     fail(lineno, std::string("expected an ") + (fma ? "FMA ('*')" : "ADD ('+')") + " instruction, got '" + line + "'");
   if (ops.empty()) fail(lineno, "missing destination");
