@@ -228,6 +228,13 @@ bool disassemble(const uint8_t* code, size_t size, std::string& out, std::string
     at += size_t(c.quadwords) * 16;
     offset += c.quadwords;
   }
+  // Fewer than four bytes left where a clause would start: truncated code, unless it is zero padding.
+  if (at >= end)
+    for (size_t i = at; i < size; ++i)
+      if (code[i]) {
+        err = fmt("bifrost: clause at byte 0x%zx: only %zu byte(s) left, too few for a clause", at, size - at);
+        return false;
+      }
   return true;
 }
 

@@ -451,6 +451,11 @@ TEST_CASE("bifrost malformed input: errors name the clause, never crash") {
     CHECK(err.find("clause at byte 0x0") != std::string::npos);
   }
   CHECK(err.find("truncated") != std::string::npos);
+  std::vector<uint8_t> two = {0x4a, 0x00};
+  CHECK_FALSE(disassemble(two.data(), two.size(), out, err));
+  CHECK(err.find("too few for a clause") != std::string::npos);
+  two = {0, 0};
+  CHECK(disassemble(two.data(), two.size(), out, err));
   // Invalid tags 0x00 (nonzero rest) and 0x02.
   std::vector<uint8_t> bad(16, 0);
   bad[0] = 0x02;
