@@ -670,6 +670,14 @@ void pack_clause_text(const ClauseText& ct, unsigned offset_q, std::vector<uint8
             case Kind::T1: sv.push_back(7); break;
           }
         }
+        bool legal = true;
+        for (size_t k = 0; k < sv.size(); ++k)
+          if (!((cd.enc->srcs[k].mask >> sv[k]) & 1)) {
+            why = "source " + std::to_string(k) + " of " + cd.enc->name + " cannot be '" +
+                  (sv[k] == 2 ? "a register read through port 2" : sv[k] < 2 ? "a register" : sv[k] == 3 ? (in.fma ? "#0" : "t") : sv[k] < 6 ? "an FAU value" : sv[k] == 6 ? "t0" : "t1") + "'";
+            legal = false;
+          }
+        if (!legal) continue;
         uint32_t word = 0;
         if (!encode(*cd.enc, sv, cd.mods, cd.imms, word)) continue;
         if (match(word, in.fma) != cd.enc || decode_mods(*cd.enc, word) != cd.mods) {

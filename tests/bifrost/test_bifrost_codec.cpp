@@ -520,6 +520,7 @@ TEST_CASE("bifrost assembler errors") {
   fails("clause_0:\nds(0) sometimes \n{\n    *NOP t0\n    +NOP t1\n}\n", "unknown clause header word");
   fails("clause_0:\nds(0) \n{\n    *NOP t0\n    +NOP t1\n}\n", "without flow control");
   fails("hello\n", "expected a clause label");
+  fails(head + "    *NOP t0\n    +FRCP.f32 t1, t\n}\n", "cannot be 't'");
   fails(head + "    INSTR_INVALID_ENC fma 7FF800\n    +NOP t1\n}\n", "knew no encoding");
   fails(head + "    *NOP t0\n    +NOP t1\n", "unterminated clause");
   fails(head + "    *NOP t0\n    +IADD.s32 t1, clause_3 >> 32, t\n}\n", "64-bit PC-relative");
