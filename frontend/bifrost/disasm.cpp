@@ -1,0 +1,241 @@
+// Bifrost disassembler: Mesa's Bifrost disassembler text, derived from the
+// encoding data (isa.h) and the clause layout (clause.h).
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "frontend/bifrost/bifrost.h"
+
+namespace gpurc::bifrost {
+namespace {
+
+std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
+std::string fmt(const char* f, ...) {
+  char buf[256];
+  va_list ap;
+  va_start(ap, f);
+  std::vsnprintf(buf, sizeof buf, f, ap);
+  va_end(ap);
+  return buf;
+}
+
+const char* flow_name(unsigned f) {
+  static const char* n[8] = {"eos", "nbb br_pc", "nbb r_uncond", "nbb", "bb r_uncond", "bb", "we r_uncond", "we"};
+  return n[f & 7];
+}
+
+const char* message_name(unsigned t) {
+  static const char* n[16] = {"",     "vary",  "attr", "tex",          "vartex", "load",  "store", "atomic",
+                              "barrier", "blend", "tile", "XXX reserved", "z_stencil", "atest", "job",   "64"};
+  return t < 16 ? n[t] : "XXX reserved";
+}
+
+std::string header_text(const Header& h) {
+  std::string s = fmt("ds(%u) ", h.dependency_slot());
+  if (h.staging_barrier()) s += "osrb ";
+  s += flow_name(h.flow());
+  s += " ";
+  if (h.suppress_inf()) s += "inf_suppress ";
+  if (h.suppress_nan()) s += "nan_suppress ";
+  if (h.ftz() == 1) s += "ftz_dx11 ";
+  else if (h.ftz() == 2) s += "ftz_hsa ";
+  if (h.ftz() == 3) s += "ftz_au ";
+  if (h.float_exceptions() == 1) s += "fpe_ts ";
+  else if (h.float_exceptions() == 2) s += "fpe_pd ";
+  else if (h.float_exceptions() == 3) s += "fpe_psqr ";
+  if (h.message_type()) s += std::string(message_name(h.message_type())) + " ";
+  if (h.terminate_discarded()) s += "td ";
+  if (h.next_prefetch()) s += "ncph ";
+  if (h.next_message_type()) s += "next_" + std::string(message_name(h.next_message_type())) + " ";
+  if (h.dependency_wait()) {
+    s += "dwb(";
+    bool first = true;
+    for (unsigned i = 0; i < 8; ++i)
+      if (h.dependency_wait() & (1u << i)) {
+        if (!first) s += ", ";
+        s += fmt("%u", i);
+        first = false;
+      }
+    s += ") ";
+  }
+  return s;
+}
+
+std::string const_imm(uint32_t v) {
+  float f;
+  std::memcpy(&f, &v, 4);
+  return fmt("0x%08x /* %f */", v, double(f));
+}
+
+// Problems found while printing (a PC-relative offset that is not a whole
+// number of quadwords); print_clause turns the first into an error.
+thread_local std::string* g_problem = nullptr;
+
+std::string pc_imm(uint64_t imm, unsigned branch_offset, ConstMod mod, bool high32) {
+  if (mod == ConstMod::PcHi && !high32) return const_imm(uint32_t(imm));
+  int64_t sx64 = int64_t(imm << 4) >> 4;
+  int32_t sx32[2] = {int32_t(uint32_t(imm) << 4) >> 4, int32_t(uint32_t(imm >> 32) << 4) >> 4};
+  int64_t offs = mod == ConstMod::PcLo ? sx64 : mod == ConstMod::PcHi ? sx32[1] : sx32[high32 ? 1 : 0];
+  if ((offs & 15) != 0 && g_problem && g_problem->empty())
+    *g_problem = fmt("PC-relative constant offset %" PRId64 " is not a multiple of 16", offs);
+  std::string s = fmt("clause_%" PRId64, int64_t(branch_offset) + offs / 16);
+  if (mod == ConstMod::PcLo && high32) s += " >> 32";
+  if (offs == 0) s += " /* XXX: likely an infinite loop */";
+  return s;
+}
+
+std::string fau_text(const Clause& c, const RegBlock& r, unsigned branch_offset, bool high32) {
+  if (r.fau & 0x80) return fmt("u%u.w%u", r.fau & 0x7f, high32 ? 1u : 0u);
+  if (r.fau >= 0x20) {
+    int idx = fau_constant_slot(r.fau);
+    uint64_t imm = c.consts[idx] | (r.fau & 0xf);
+    if (c.mods[idx] != ConstMod::None) return pc_imm(imm, branch_offset, c.mods[idx], high32);
+    return const_imm(high32 ? uint32_t(imm >> 32) : uint32_t(imm));
+  }
+  std::string s;
+  switch (r.fau) {
+    case 0: s = "#0"; break;
+    case 1: s = "lane_id"; break;
+    case 2: s = "warp_id"; break;
+    case 3: s = "core_id"; break;
+    case 4: s = "framebuffer_size"; break;
+    case 5: s = "atest_datum"; break;
+    case 6: s = "sample"; break;
+    default:
+      if (r.fau >= 8 && r.fau <= 15) s = fmt("blend_descriptor_%u", r.fau - 8);
+      else s = fmt("XXX - reserved%u", r.fau);
+  }
+  return s + (high32 ? ".y" : ".x");
+}
+
+std::string src_text(const Clause& c, const RegBlock& r, unsigned v, bool fma, unsigned branch_offset) {
+  RegMode m = decode_regs(r, false);
+  switch (v) {
+    case 0: return fmt("r%u", m.reg0);
+    case 1: return fmt("r%u", m.reg1);
+    case 2: return fmt("r%u", r.reg2);
+    case 3: return fma ? "#0" : "t";
+    case 4: return fau_text(c, r, branch_offset, false);
+    case 5: return fau_text(c, r, branch_offset, true);
+    case 6: return "t0";
+    default: return "t1";
+  }
+}
+
+const char* mask_suffix(SlotOp op) { return op == SlotOp::WriteLo ? ".h0" : op == SlotOp::WriteHi ? ".h1" : ""; }
+
+std::string dest_text(const RegBlock& next, bool last, bool fma) {
+  RegMode m = decode_regs(next, last);
+  auto writes = [](SlotOp o) { return o == SlotOp::Write || o == SlotOp::WriteLo || o == SlotOp::WriteHi; };
+  if (fma) {
+    if (writes(m.slot2)) return fmt("r%u:t0", next.reg2) + mask_suffix(m.slot2);
+    if (writes(m.slot3) && m.slot3_fma) return fmt("r%u:t0", next.reg3) + mask_suffix(m.slot3);
+    return "t0";
+  }
+  if (writes(m.slot3) && !m.slot3_fma) return fmt("r%u:t1", next.reg3) + mask_suffix(m.slot3);
+  return "t1";
+}
+
+std::string mod_text(const ModDesc& m, int v) {
+  const std::string& opt = v < 0 ? std::string("reserved") : m.opts[size_t(v)];
+  if (m.has_default && opt == m.dflt) return "";
+  return "." + opt;
+}
+
+}  // namespace
+
+const std::vector<Model>& models() {
+  static const std::vector<Model> m = {{"g72", 4}, {"g71", 4}, {"g51", 4}, {"g31", 4}, {"g76", 8}, {"g52", 8}};
+  return m;
+}
+
+std::string print_instruction(const Clause& c, unsigned t, bool fma, unsigned offset_quadwords) {
+  uint32_t word = fma ? c.tuples[t].fma : c.tuples[t].add;
+  const Encoding* e = match(word, fma);
+  if (!e) return fmt("INSTR_INVALID_ENC %s %X", fma ? "fma" : "add", word);
+  RegBlock regs = RegBlock::from_bits(c.tuples[t].regs);
+  bool last = t + 1 == c.ntuples;
+  RegBlock next = RegBlock::from_bits(c.tuples[last ? 0 : t + 1].regs);
+  std::vector<int> mv = decode_mods(*e, word);
+  std::string s = e->name;
+  for (size_t i = 0; i < e->mods.size(); ++i)
+    if (e->mods[i].src < 0) s += mod_text(e->mods[i], mv[i]);
+  s += " " + dest_text(next, last, fma);
+  for (size_t i = 0; i < e->srcs.size(); ++i) {
+    unsigned v = (word >> e->srcs[i].start) & 7;
+    s += ", " + src_text(c, regs, v, fma, offset_quadwords);
+    if (!((e->srcs[i].mask >> v) & 1)) s += "(INVALID)";
+    for (size_t k = 0; k < e->mods.size(); ++k)
+      if (e->mods[k].src == int(i)) s += mod_text(e->mods[k], mv[k]);
+  }
+  for (const ImmDesc& im : e->imms) s += fmt(", %s:%u", im.name.c_str(), (word >> im.start) & ((1u << im.size) - 1));
+  if (!e->staging.empty()) s += fmt(", @r%u", c.header.staging_register());
+  return s;
+}
+
+bool print_clause(const Clause& c, unsigned offset_quadwords, std::string& out, std::string& err) {
+  auto where = [&] { return fmt("bifrost: clause at byte 0x%zx: ", c.offset); };
+  if (c.header.reserved_low() || c.header.reserved_14()) {
+    err = where() + fmt("reserved header bits are set (header 0x%012" PRIx64 ")", c.header.bits);
+    return false;
+  }
+  for (unsigned t = 0; t < c.ntuples; ++t) {
+    RegMode m = decode_regs(RegBlock::from_bits(c.tuples[t].regs), t == 0);
+    if (m.reserved) {
+      err = where() + fmt("tuple %u: register block 0x%09" PRIx64 " selects reserved slot mode %u", t,
+                          c.tuples[t].regs, m.mode);
+      return false;
+    }
+    RegBlock r = RegBlock::from_bits(c.tuples[t].regs);
+    if (r.fau >= 0x20 && r.fau < 0x80 && fau_constant_slot(r.fau) < 0) {
+      err = where() + fmt("tuple %u: FAU index 0x%02x names no constant", t, r.fau);
+      return false;
+    }
+  }
+  std::string text = fmt("clause_%u:\n", offset_quadwords);
+  text += header_text(c.header) + "\n{\n";
+  std::string problem;
+  g_problem = &problem;
+  for (unsigned t = 0; t < c.ntuples; ++t) {
+    text += "    " + print_instruction(c, t, true, offset_quadwords) + "\n";
+    text += "    " + print_instruction(c, t, false, offset_quadwords) + "\n";
+  }
+  g_problem = nullptr;
+  if (!problem.empty()) {
+    err = where() + problem;
+    return false;
+  }
+  out += text + "}\n\n";
+  return true;
+}
+
+bool disassemble(const uint8_t* code, size_t size, std::string& out, std::string& err) {
+  size_t at = 0;
+  unsigned offset = 0;
+  size_t end = size & ~size_t(3);
+  while (at < end) {
+    uint32_t w = uint32_t(code[at]) | uint32_t(code[at + 1]) << 8 | uint32_t(code[at + 2]) << 16 |
+                 uint32_t(code[at + 3]) << 24;
+    if (w == 0) break;  // padding after the last clause
+    Clause c;
+    if (!unpack_clause(code, size, at, c, err)) return false;
+    if (c.ntuples == 0) {
+      err = fmt("bifrost: clause at byte 0x%zx has no instruction quadword", at);
+      return false;
+    }
+    if (!print_clause(c, offset, out, err)) return false;
+    at += size_t(c.quadwords) * 16;
+    offset += c.quadwords;
+  }
+  // Fewer than four bytes left where a clause would start: truncated code, unless it is zero padding.
+  if (at >= end)
+    for (size_t i = at; i < size; ++i)
+      if (code[i]) {
+        err = fmt("bifrost: clause at byte 0x%zx: only %zu byte(s) left, too few for a clause", at, size - at);
+        return false;
+      }
+  return true;
+}
+
+}  // namespace gpurc::bifrost

@@ -1,0 +1,55 @@
+// ARM Mali Bifrost as an ISA module (isa/module.h): the codec (Mesa's
+// Bifrost disassembler syntax, the packer for it). Variants name the guest
+// models; they select the warp width (4 on G71/G72/G51/G31, 8 on G76/G52)
+// the interpreter and JIT will use. Translation, replay and fuzzing are the
+// next steps of issue 16 and report that they are missing.
+#include "frontend/bifrost/bifrost.h"
+#include "isa/module.h"
+
+namespace gpurc {
+namespace {
+class BifrostModule final : public isa::IsaModule {
+ public:
+  std::string name() const override { return "bifrost"; }
+  std::vector<std::string> variants() const override {
+    std::vector<std::string> v;
+    for (const bifrost::Model& m : bifrost::models()) v.push_back(m.name);
+    return v;
+  }
+  bool accepts_variant(const std::string& v) const override {
+    return v.empty() || v == "default" || IsaModule::accepts_variant(v);
+  }
+  unsigned hex_unit_bytes() const override { return 1; }
+  bool disassemble(const std::vector<uint8_t>& code, const DisasmOptions& opt, std::string& out,
+                   std::string& err) const override {
+    if (!check_variant(opt.variant, err)) return false;
+    // Mesa's text has no address or encoding columns, so raw and normal output agree.
+    return bifrost::disassemble(code.data(), code.size(), out, err);
+  }
+  bool assemble(const std::string& text, const std::string& variant, std::vector<uint8_t>& out,
+                std::string& err) const override {
+    if (!check_variant(variant, err)) return false;
+    return bifrost::assemble(text, out, err);
+  }
+  bool translate(const std::vector<uint8_t>&, const std::string& variant, ir::Function&,
+                 std::string& err) const override {
+    if (!check_variant(variant, err)) return false;
+    err = "bifrost: translation to IR is not implemented yet (the codec is; the interpreter and JIT come next)";
+    return false;
+  }
+
+ private:
+  bool check_variant(const std::string& v, std::string& err) const {
+    if (accepts_variant(v)) return true;
+    std::string list;
+    for (const std::string& x : variants()) list += (list.empty() ? "" : ", ") + x;
+    err = "bifrost: unknown variant '" + v + "' (one of " + list + ")";
+    return false;
+  }
+};
+}  // namespace
+const isa::IsaModule& bifrost_module() {
+  static const BifrostModule s;
+  return s;
+}
+}  // namespace gpurc
