@@ -3,6 +3,8 @@
 // every JIT tier, every vertex's end state bit for bit (fuzz_run.h; the
 // campaign loop is fuzz/isa_fuzz.cpp's). A mismatch is saved per engine as a
 // pica200 replay file. See docs/fuzzing.md ("PICA200").
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include "frontend/pica200/module/fuzz_gen.h"
@@ -25,10 +27,16 @@ struct Outcome final : isa::FuzzOutcome {
 
 class Session final : public isa::FuzzSession {
  public:
-  Session(uint64_t seed, std::string variant, fp::Options fp) : seed_(seed), variant_(std::move(variant)), fp_(fp) {}
+  Session(uint64_t seed, std::string variant, fp::Options fp) : seed_(seed), variant_(std::move(variant)), fp_(fp) {
+    // GPURC_FUZZ_PROGRESS=N: a line on stderr every N programs (long
+    // campaigns, when stderr is not a terminal for the driver's progress).
+    if (const char* e = std::getenv("GPURC_FUZZ_PROGRESS")) progress_ = std::strtoull(e, nullptr, 10);
+  }
 
   // Program i comes from its own seed: the same programs whatever --first.
   std::unique_ptr<isa::FuzzCase> generate(uint64_t index, std::string&) override {
+    if (progress_ && index % progress_ == 0)
+      std::fprintf(stderr, "pica200 fuzz: iteration %llu\n", (unsigned long long)index);
     auto c = std::make_unique<Case>();
     c->c = fuzz::generate_pica200(fuzz::pica200_program_seed(seed_, index));
     c->serial = ++serials_;
@@ -99,6 +107,7 @@ class Session final : public isa::FuzzSession {
   uint64_t seed_;
   std::string variant_;
   fp::Options fp_;
+  uint64_t progress_ = 0;
   uint64_t serials_ = 0, last_serial_ = 0;
   std::shared_ptr<const fuzz::PicaReference> last_ref_;
 };
