@@ -37,6 +37,7 @@ bool differences(isa::FuzzSession& s, const isa::FuzzCase& c, const std::vector<
   switch (s.check_reference(c, *ref, message)) {
     case isa::ReferenceVerdict::StopCampaign: stop = message; return false;
     case isa::ReferenceVerdict::Mismatch: diffs.push_back({"interp", message}); return true;
+    case isa::ReferenceVerdict::Skip: return true;
     case isa::ReferenceVerdict::Compare: break;
   }
   ir::Function f;
@@ -57,7 +58,7 @@ bool differences(isa::FuzzSession& s, const isa::FuzzCase& c, const std::vector<
       got = std::make_unique<isa::FuzzOutcome>();
       got->error = err;
     }
-    ++runs;
+    runs += got->runs;
     std::string what = s.compare(c, *ref, *got);
     if (!what.empty()) diffs.push_back({e, what});
   }

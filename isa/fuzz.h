@@ -67,6 +67,9 @@ struct FuzzCase {
 struct FuzzOutcome {
   virtual ~FuzzOutcome() = default;
   std::string error;
+  // What the run counts as in the report's "runs compared" (PICA200: one
+  // per warp of 32 vertices it launched; usually 1).
+  uint64_t runs = 1;
 };
 
 // What the driver gives a session to run the translation on one IR engine.
@@ -80,6 +83,7 @@ struct TranslatedRun {
 // What the reference's end state means for the campaign.
 enum class ReferenceVerdict {
   Compare,        // compare the engines against it
+  Skip,           // nothing to compare (e.g. the reference ran out of its budget): no engine runs, no mismatch
   Mismatch,       // record a mismatch of engine "interp" (text: the verdict's message) and go on
   StopCampaign,   // the generator made an invalid program: IsaFuzzReport::error = message, stop
 };

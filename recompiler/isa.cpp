@@ -13,7 +13,6 @@ const IsaSupport* find_isa(const std::string& name) {
   return nullptr;
 }
 
-const IsaSupport& pica200_support() { return *find_isa("pica200"); }
 const IsaSupport& tesla_support() { return *find_isa("tesla"); }
 
 }  // namespace gpurc

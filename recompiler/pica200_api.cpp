@@ -1,4 +1,5 @@
-// The public PICA200 API (include/gpurc/pica200.h) over recompiler/pica200_run.h.
+// The public PICA200 API (include/gpurc/pica200.h) over the module's launch
+// ABI (frontend/pica200/module/launch.h).
 #include <chrono>
 #include <cstring>
 #include <mutex>
@@ -7,9 +8,10 @@
 #include <fmt/format.h>
 
 #include "frontend/pica200/assembler.h"
+#include "frontend/pica200/module/launch.h"
 #include "frontend/pica200/shbin.h"
 #include "gpurc/pica200.h"
-#include "recompiler/pica200_run.h"
+#include "recompiler/isa_engine.h"
 #include "runtime/code_cache.h"
 
 namespace gpurc::pica200 {
@@ -127,7 +129,7 @@ std::shared_ptr<const Shader> Shader::compile(const ShaderSetup& setup) {
   topt.fp.max_inf_quirk = setup.max_inf_quirk;
   topt.fp.f24 = setup.f24;
   auto impl = std::make_shared<Shader::Impl>();
-  if (!pica::prepare_shader(program, topt, resolved, impl->prepared, err)) throw Error(err);
+  if (!pica::prepare_shader(program, topt, EngineAsHandle(resolved), impl->prepared, err)) throw Error(err);
   double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
   {
     // Two threads compiling the same setup at once both succeed; the first stored wins.
@@ -143,7 +145,7 @@ std::vector<std::string> engines() {
   return out;
 }
 
-const char* Shader::backend_name() const { return engine_name(impl_->prepared.engine); }
+const char* Shader::backend_name() const { return impl_->prepared.engine.c_str(); }
 
 RunResult Shader::run(const Uniforms& u, std::span<const InputVertex> in, std::span<OutputVertex> out,
                       const RunOptions& opt) const {

@@ -3,7 +3,7 @@
 // and the marshalling between VertexState / GsState and those places.
 //
 // This layout is the contract between the translator (translate*.cpp), the
-// runners (recompiler/pica200_run.*, the public API) and the fuzzer: state
+// runners (frontend/pica200/module/launch.*, the public API) and the fuzzer: state
 // moves in and out of WarpContext::vars only through pack_lanes /
 // unpack_lanes (abi.cpp).
 #pragma once

@@ -8,10 +8,11 @@
 #include <set>
 
 #include "frontend/pica200/encoding.h"
+#include "frontend/pica200/module/fuzz_gen.h"
+#include "frontend/pica200/module/fuzz_run.h"
+#include "frontend/pica200/module/module.h"
 #include "fuzz/ir_run.h"
 #include "fuzz/isa_fuzz.h"
-#include "fuzz/pica200_fuzz.h"
-#include "fuzz/pica200_gen.h"
 
 using namespace gpurc;
 using pica::Format;
@@ -30,6 +31,42 @@ bool has_target(Op op) {
     case Op::JMPU: return true;
     default: return false;
   }
+}
+
+// One case on the reference and on `engines` ("ir-interp" and JIT tiers), as
+// the campaign (fuzz/isa_fuzz.cpp with the pica200 session) runs it, but with
+// any stack translation mode.
+struct CaseResult {
+  fuzz::PicaReference ref;
+  std::vector<std::pair<std::string, std::string>> diffs;  // engine, first difference
+  uint64_t runs = 0;
+};
+CaseResult run_case(const fuzz::PicaCase& c, const std::vector<std::string>& engines, const pica::fp::Options& fp,
+                    pica::StackMode stacks) {
+  CaseResult r;
+  r.ref = fuzz::run_pica200_reference(c, fp);
+  if (!r.ref.error.empty() || r.ref.skipped) return r;
+  ir::Function f;
+  std::string err;
+  if (!fuzz::translate_pica200_case(c, fp, stacks, f, err)) {
+    r.diffs.push_back({"translate", err});
+    return r;
+  }
+  const fuzz::IrProgram prog = fuzz::prepare_program(f);
+  for (const std::string& engine : engines) {
+    const std::string name = engine == "ir-interp" ? "interp" : engine;
+    std::unique_ptr<ir::Executable> exe = fuzz::make_executable(name, prog, err);
+    if (!exe) {
+      r.diffs.push_back({engine, err});
+      continue;
+    }
+    const ir::Function& runs_fn = name == "interp" ? prog.original : prog.lowered;
+    const fuzz::PicaEngineRun run =
+        fuzz::run_pica200_translated(c, r.ref, prog.original, uint32_t(runs_fn.vars_bytes()), *exe);
+    r.runs += run.runs;
+    if (std::string d = fuzz::compare_pica200(c, r.ref, run); !d.empty()) r.diffs.push_back({engine, d});
+  }
+  return r;
 }
 
 }  // namespace
@@ -71,7 +108,7 @@ TEST_CASE("pica200_gen: generated programs are valid and run on the reference in
     // Valid means: every vertex reaches END on the reference interpreter
     // (with shared region ends a stale frame may overflow a stack: a fault,
     // but never an endless run).
-    fuzz::PicaCaseResult r = fuzz::run_pica200_case(c, {});
+    fuzz::PicaReference r = fuzz::run_pica200_reference(c);
     REQUIRE_MESSAGE(r.error.empty(), "seed " << s << ": " << r.error);
     CHECK(!r.skipped);
     shared += c.shared_ends;
@@ -109,7 +146,7 @@ TEST_CASE("pica200 fuzz: the reproducer is a replay file holding the case and th
     c = fuzz::generate_pica200(s);
     if (!c.geometry) break;
   }
-  fuzz::PicaCaseResult r = fuzz::run_pica200_case(c, {});
+  fuzz::PicaReference r = fuzz::run_pica200_reference(c);
   REQUIRE(r.error.empty());
   auto doc = nlohmann::json::parse(fuzz::pica200_replay_json(c, r, "t", "note"));
   CHECK(doc["isa"] == "pica200");
@@ -133,12 +170,12 @@ static void agree_on_every_engine(uint64_t seed, int n, const fuzz::PicaGenOptio
   uint64_t runs = 0;
   for (int it = 0; it < n; ++it) {
     const fuzz::PicaCase c = fuzz::generate_pica200(fuzz::pica200_program_seed(seed, uint64_t(it)), gen);
-    const fuzz::PicaCaseResult r = fuzz::run_pica200_case(c, engines, fp, stacks);
-    REQUIRE_MESSAGE(r.error.empty(), r.error);
+    const CaseResult r = run_case(c, engines, fp, stacks);
+    REQUIRE_MESSAGE(r.ref.error.empty(), r.ref.error);
     runs += r.runs;
-    for (const auto& d : r.diffs)
+    for (const auto& [engine, what] : r.diffs)
       if (mismatches++ < 10)
-        FAIL_CHECK("seed " << seed << " iteration " << it << " engine " << d.engine << ": " << d.what);
+        FAIL_CHECK("seed " << seed << " iteration " << it << " engine " << engine << ": " << what);
   }
   CHECK(mismatches == 0);
   CHECK(runs >= uint64_t(n) * (engines.size()));
@@ -177,11 +214,53 @@ TEST_CASE("pica200 fuzz: the campaign reports its engines and counts") {
   opt.iterations = 20;
   opt.seed = 5;
   opt.save_reproducers = false;
-  fuzz::IsaFuzzReport rep = fuzz::run_pica200_fuzz(opt);
+  fuzz::IsaFuzzReport rep = fuzz::run_isa_fuzz(pica200_module(), opt);
   REQUIRE_MESSAGE(rep.error.empty(), rep.error);
   CHECK(rep.programs == 20);
+  // One run per warp of 32 vertices and engine (each program has 1 to 70 vertices).
   REQUIRE(!rep.engines.empty());
+  CHECK(rep.runs >= 20 * rep.engines.size());
+  CHECK(rep.runs <= 3 * 20 * rep.engines.size());
   CHECK(rep.engines[0] == "ir-interp");
+  // --first: program i is the same whatever the campaign's first index.
+  opt.first = 7;
+  opt.iterations = 3;
+  fuzz::IsaFuzzReport part = fuzz::run_isa_fuzz(pica200_module(), opt);
+  REQUIRE_MESSAGE(part.error.empty(), part.error);
+  CHECK(part.programs == 3);
   opt.variant = "no-such-variant";
-  CHECK(!fuzz::run_pica200_fuzz(opt).error.empty());
+  CHECK(fuzz::run_isa_fuzz(pica200_module(), opt).error ==
+        "pica200 has no variant no-such-variant (default, max-inf-quirk, f24)");
+}
+
+// The reproducer of a mismatch: one file per engine, named after seed,
+// program and engine; the document is named after the program and says how
+// to run the campaign that found it.
+TEST_CASE("pica200 fuzz: reproducer names and descriptions") {
+  fuzz::IsaFuzzOptions opt;
+  opt.seed = 5;
+  opt.variant = "f24";
+  std::string err;
+  std::unique_ptr<isa::FuzzSession> s = pica200_module().fuzz_session(opt, err);
+  REQUIRE_MESSAGE(s, err);
+  CHECK(s->reproducer_per_engine());
+  std::vector<std::unique_ptr<isa::FuzzCase>> cases;
+  REQUIRE(s->generate(3, cases, err));
+  REQUIRE(cases.size() == 1);
+  CHECK(cases[0]->index == 3);
+  std::unique_ptr<isa::FuzzOutcome> ref = s->run_reference(*cases[0]);
+  std::string message;
+  REQUIRE(s->check_reference(*cases[0], *ref, message) != isa::ReferenceVerdict::StopCampaign);
+  CHECK(s->reproducer_stem(5, *cases[0], "jit-avx2") == "pica200-s5-i3-jit-avx2");
+  isa::ReproducerInfo info{"pica200-s5-i3-jit-avx2", "jit-avx2", "vertex 0 o0.x: expected 1, got 2", false, "", ""};
+  const std::string text = s->reproducer(*cases[0], *ref, info);
+  REQUIRE(!text.empty());
+  CHECK(text.back() == '\n');
+  auto doc = nlohmann::json::parse(text);
+  CHECK(doc["name"] == "pica200-s5-i3");
+  CHECK(doc["description"] ==
+        "gpurc fuzz --isa pica200 --variant f24 --seed 5, iteration 3, engine jit-avx2: vertex 0 o0.x: expected 1, got 2");
+  // The same program as the generator's for that index.
+  const fuzz::PicaCase c = fuzz::generate_pica200(fuzz::pica200_program_seed(5, 3));
+  CHECK(doc["program"]["words"].size() == c.program.code.size());
 }

@@ -275,7 +275,7 @@ TEST_CASE("pica200 assembler: errors name the line") {
 }
 
 TEST_CASE("pica200 IsaSupport: shbin and raw words through the CLI interface") {
-  const gpurc::IsaSupport& isa = gpurc::pica200_support();
+  const gpurc::IsaSupport& isa = *gpurc::find_isa("pica200");
   CHECK(isa.hex_unit_bytes() == 4);
   std::vector<uint8_t> bin;
   std::string err;

@@ -563,7 +563,7 @@ TEST_CASE("pica200 translate: IsaSupport::translate takes .shbin (first DVLE's e
   REQUIRE(assemble(".proc helper\n  mov r1, v1\n.end\n.proc main\n  call helper\n  mul r0, v0, v1\n  end\n.end\n", s, err));
   std::vector<uint8_t> bytes = write_shbin(s);
   ir::Function f;
-  REQUIRE_MESSAGE(pica200_support().translate(bytes, "", f, err), err);
+  REQUIRE_MESSAGE(find_isa("pica200")->translate(bytes, "", f, err), err);
   // Same IR as translating the program from the DVLE's entry directly.
   ir::Function direct;
   TranslateOptions to;
@@ -575,8 +575,8 @@ TEST_CASE("pica200 translate: IsaSupport::translate takes .shbin (first DVLE's e
   std::vector<uint8_t> raw;
   for (uint32_t w : s.code)
     for (int k = 0; k < 4; ++k) raw.push_back(uint8_t(w >> (8 * k)));
-  CHECK(pica200_support().translate(raw, "", f, err));
+  CHECK(find_isa("pica200")->translate(raw, "", f, err));
   raw.push_back(0);
-  CHECK(!pica200_support().translate(raw, "", f, err));
-  CHECK(!pica200_support().translate(bytes, "nosuchvariant", f, err));
+  CHECK(!find_isa("pica200")->translate(raw, "", f, err));
+  CHECK(!find_isa("pica200")->translate(bytes, "nosuchvariant", f, err));
 }

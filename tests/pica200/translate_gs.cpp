@@ -14,10 +14,11 @@
 
 #include "frontend/pica200/assembler.h"
 #include "frontend/pica200/interp.h"
+#include "frontend/pica200/module/launch.h"
 #include "frontend/pica200/translate.h"
 #include "ir/interp.h"
 #include "recompiler/engine.h"
-#include "recompiler/pica200_run.h"
+#include "recompiler/isa_engine.h"
 #include "runtime/memory.h"
 
 using namespace gpurc;
@@ -69,7 +70,7 @@ struct Outcome {
 };
 
 // Warps of 32 through one executable with the emit record area as the only
-// guest memory; independent of recompiler/pica200_run.cpp on purpose.
+// guest memory; independent of frontend/pica200/module/launch.cpp on purpose.
 Outcome run_warps(const ir::Function& f, const ir::Executable& exe, size_t vars_bytes, const Uniforms& u,
                   std::vector<VertexState>& states, std::vector<GsState>& gs) {
   gs.assign(states.size(), GsState{});
@@ -196,7 +197,7 @@ void check_geometry(const std::string& text, int rounds = 2) {
       for (Engine e : runners)
         for (bool set_b15 : {true, false}) {
           PreparedShader ps;
-          REQUIRE_MESSAGE(prepare_shader(prog, to, e, ps, err), err);
+          REQUIRE_MESSAGE(prepare_shader(prog, to, EngineAsHandle(e), ps, err), err);
           std::vector<VertexState> got = init;
           std::vector<GsState> got_gs;
           BatchOptions bo;
@@ -272,7 +273,7 @@ TEST_CASE("pica200 translate gs: b15 is set after every invocation of a batch") 
       for (int mode = 0; mode < 3; ++mode) {  // 0: b15 clear, 1: b15 already set, 2: set_b15 off
         PreparedShader ps;
         std::string err;
-        REQUIRE_MESSAGE(prepare_shader(prog, to, e, ps, err), err);
+        REQUIRE_MESSAGE(prepare_shader(prog, to, EngineAsHandle(e), ps, err), err);
         Uniforms u;
         u.f[0] = {1, 1, 1, 1};
         u.f[1] = {2, 2, 2, 2};
@@ -320,7 +321,7 @@ TEST_CASE("pica200 translate gs: more EMITs than the record area holds trap nami
   for (Engine e : host_jit_tiers()) {
     PreparedShader ps;
     std::string err;
-    REQUIRE_MESSAGE(prepare_shader(prog, to, e, ps, err), err);
+    REQUIRE_MESSAGE(prepare_shader(prog, to, EngineAsHandle(e), ps, err), err);
     std::vector<VertexState> states(40);
     std::vector<GsState> gs;
     BatchResult r = run_geometry(ps, u, states, gs, {});
@@ -340,7 +341,7 @@ TEST_CASE("pica200 translate gs: more EMITs than the record area holds trap nami
   for (Engine e : host_jit_tiers()) {
     PreparedShader ps;
     std::string err;
-    REQUIRE(prepare_shader(prog, to, e, ps, err));
+    REQUIRE(prepare_shader(prog, to, EngineAsHandle(e), ps, err));
     std::vector<VertexState> got(3);
     std::vector<GsState> gs;
     BatchResult r = run_geometry(ps, u, got, gs, {});

@@ -1,12 +1,12 @@
-#include "fuzz/pica200_gen.h"
+#include "frontend/pica200/module/fuzz_gen.h"
 
 #include <algorithm>
 #include <bit>
 #include <random>
 
 #include "frontend/pica200/encoding.h"
-#include "fuzz/ir_gen.h"
-#include "fuzz/rng.h"
+#include "isa/fuzz_values.h"
+#include "isa/rng.h"
 
 namespace gpurc::fuzz {
 

@@ -1,18 +1,17 @@
-// Differential fuzzing of PICA200: generated shaders (fuzz/pica200_gen.cpp) on
-// the reference interpreter vs their translation on the IR interpreter and
-// every JIT tier. See docs/fuzzing.md ("PICA200").
-#include "fuzz/pica200_fuzz.h"
+// One PICA200 fuzz case on the reference interpreter and on an engine of its
+// translation (fuzz_run.h), both through rt::launch. See docs/fuzzing.md
+// ("PICA200").
+#include "frontend/pica200/module/fuzz_run.h"
 
+#include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "frontend/pica200/translate.h"
-#include "fuzz/ir_gen.h"
-#include "fuzz/ir_run.h"
-#include "fuzz/isa_fuzz.h"
+#include "frontend/pica200/module/launch.h"
+#include "isa/fuzz_values.h"
+#include "runtime/launch.h"
+#include "runtime/memory.h"
 
 namespace gpurc::fuzz {
 
@@ -26,6 +25,12 @@ constexpr size_t kWarp = 32;
 // reaching it means a stale-frame program that would take the JIT engines
 // ages to hit their watchdog, so such a program is skipped.
 constexpr uint64_t kReferenceBudget = 1u << 20;
+// The engines' watchdog budget per warp: far above what the generated
+// programs' bounded loops need (the IR fuzzer's kFuzzBudget).
+constexpr int64_t kEngineBudget = int64_t(1) << 32;
+// PICA200 code has no barriers; a broken engine that reports one forever
+// stops after this many (the IR fuzzer's bound).
+constexpr uint64_t kMaxBarrierStops = 1000;
 
 std::string hex32(uint32_t v) {
   char b[16];
@@ -92,7 +97,7 @@ std::string compare_gs(size_t k, const pica::GsState& want, const pica::GsState&
   return "";
 }
 
-bool warp_faulted(const PicaCaseResult& r, size_t vertex) {
+bool warp_faulted(const PicaReference& r, size_t vertex) {
   const size_t first = vertex - vertex % kWarp;
   for (size_t k = first; k < std::min(r.faults.size(), first + kWarp); ++k)
     if (!r.faults[k].empty()) return true;
@@ -101,17 +106,19 @@ bool warp_faulted(const PicaCaseResult& r, size_t vertex) {
 
 }  // namespace
 
-PicaCaseResult run_pica200_case(const PicaCase& c, const std::vector<std::string>& engines,
-                                const pica::fp::Options& fp, pica::StackMode stacks) {
-  PicaCaseResult res;
-  // Reference: one vertex at a time.
-  pica::Interpreter interp(c.program, c.uniforms, fp);
+PicaReference run_pica200_reference(const PicaCase& c, const pica::fp::Options& fp) {
+  PicaReference res;
+  pica::TranslateOptions topt;
+  topt.entry = c.entry;
+  topt.geometry = c.geometry;
+  topt.fp = fp;
   res.expected = c.inputs;
   res.faults.assign(c.inputs.size(), "");
-  if (c.geometry) res.expected_gs.resize(c.inputs.size());
-  for (size_t k = 0; k < res.expected.size(); ++k) {
-    pica::RunResult r = interp.run(c.entry, res.expected[k], c.geometry ? &res.expected_gs[k] : nullptr,
-                                   kReferenceBudget);
+  const std::vector<pica::RunResult> runs = pica::run_reference_each(
+      c.program, topt, c.uniforms, res.expected, c.geometry ? &res.expected_gs : nullptr, kReferenceBudget);
+  // Vertex by vertex in order: the first one that decides the case decides it.
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const pica::RunResult& r = runs[k];
     if (r.ok) {
       // The JIT records at most kEmitMaxPerInvocation EMITs per vertex and traps beyond.
       if (c.geometry && res.expected_gs[k].emits > pica::kEmitMaxPerInvocation)
@@ -128,68 +135,110 @@ PicaCaseResult run_pica200_case(const PicaCase& c, const std::vector<std::string
     }
     res.faults[k] = r.fault;
   }
-  if (engines.empty()) return res;
-  ir::Function f;
-  std::string err;
+  return res;
+}
+
+bool translate_pica200_case(const PicaCase& c, const pica::fp::Options& fp, pica::StackMode stacks, ir::Function& out,
+                            std::string& err) {
   pica::TranslateOptions topt;
   topt.entry = c.entry;
   topt.geometry = c.geometry;
   topt.fp = fp;
   topt.stacks = stacks;
-  if (!pica::translate(c.program, topt, f, err)) {
-    res.diffs.push_back({"translate", "translation failed: " + err});
+  std::string e;
+  if (pica::translate(c.program, topt, out, e)) return true;
+  err = "translation failed: " + e;
+  return false;
+}
+
+PicaEngineRun run_pica200_translated(const PicaCase& c, const PicaReference& ref, const ir::Function& f,
+                                     uint32_t vars_bytes, const ir::Executable& exe) {
+  PicaEngineRun res;
+  res.states = c.inputs;
+  res.gs.resize(c.geometry ? res.states.size() : 0);
+  const pica::LaneMap lanes = pica::LaneMap::all(f);
+  std::vector<uint8_t> uniforms = pica::pack_uniforms(c.uniforms);
+  // Engines may read the uniform block in whole vectors.
+  uniforms.resize(ir::align64(std::max<size_t>(uniforms.size(), f.uniform_bytes)) + 64, 0);
+  // The memory map of the IR fuzzer's runs (a zeroed global buffer) and, for
+  // geometry programs, the warp's emit record area; zeroed for every warp.
+  rt::Memory memory;
+  std::string err;
+  if (!memory.add_buffer("global", ir::Space::Global, kGlobalBase, kGlobalSize, err) ||
+      (c.geometry && !memory.add_buffer("emits", ir::Space::Global, pica::kEmitBase, pica::kEmitWarpBytes, err))) {
+    res.diff = "memory: " + err;
     return res;
   }
-  const IrProgram prog = prepare_program(f);
-  const std::vector<uint8_t> uniforms = pica::pack_uniforms(c.uniforms);
+  rt::Buffer& global = *memory.find("global");
+  rt::Buffer* emits = c.geometry ? memory.find("emits") : nullptr;
 
-  for (const std::string& engine : engines) {
-    const std::string runner = engine == "ir-interp" ? "interp" : engine;
-    std::vector<pica::VertexState> states = c.inputs;
-    std::vector<pica::GsState> gs(c.geometry ? states.size() : 0);
-    std::string diff;
-    for (size_t first = 0; first < states.size() && diff.empty(); first += kWarp) {
-      IrState st;
-      st.vars.assign(f.vars_bytes(), 0);
-      pica::pack_lanes(f, states, first, st.vars.data(), st.entry_mask);
-      st.uniforms = uniforms;
-      st.memory.assign(kGlobalSize, 0);
-      if (c.geometry) st.extra.push_back({pica::kEmitBase, std::vector<uint8_t>(pica::kEmitWarpBytes, 0)});
-      IrOutcome out = run_engine(runner, prog, st);
-      ++res.runs;
-      const std::string at = "warp at vertex " + std::to_string(first) + ": ";
-      size_t faulting = states.size();
-      for (size_t k = first; k < std::min(states.size(), first + kWarp) && faulting == states.size(); ++k)
-        if (!res.faults[k].empty()) faulting = k;
-      auto status_text = [&] {
-        return out.status == ir::RunStatus::Fault ? std::string("fault ") + fault_kind_name(out.fault)
-                                                  : out.status == ir::RunStatus::Done ? std::string("done")
-                                                  : "status " + std::to_string(unsigned(out.status));
-      };
-      if (!out.error.empty()) {
-        diff = at + out.error;
-      } else if (faulting != states.size()) {
-        if (out.status != ir::RunStatus::Fault || out.fault != ir::FaultKind::Trap)
-          diff = at + "expected a trap (reference, vertex " + std::to_string(faulting) + ": " + res.faults[faulting] +
-                 "), got " + status_text();
-      } else if (out.status != ir::RunStatus::Done) {
-        diff = at + "stopped with " + status_text();
-      } else {
-        pica::unpack_lanes(f, out.vars.data(), first, states);
-        if (c.geometry) pica::unpack_emits(f, out.vars.data(), out.extra.at(0).data(), first, gs);
-      }
+  rt::LaunchConfig cfg;
+  cfg.grid = rt::Dim3{1, 1, 1};
+  cfg.block = rt::Dim3{uint32_t(ir::kWarpLanes), 1, 1};
+  cfg.vars_bytes = vars_bytes;
+  cfg.uniforms = uniforms.data();
+  cfg.budget = kEngineBudget;
+  cfg.max_rounds = kMaxBarrierStops + 1;
+  const size_t n = res.states.size();
+  size_t first = 0;
+  uint32_t mask = 0;
+  bool finished = false;
+  rt::WarpHooks hooks;
+  // The launch zeroes the vars (there is a finish hook): every state var of
+  // the warp's vertices goes in, lanes past the last vertex stay zero.
+  hooks.init = [&](const rt::WarpInfo&, uint8_t* vars) {
+    pica::pack_lanes(lanes, res.states.data() + first, n - first, vars, mask);
+  };
+  hooks.setup = [&](const rt::WarpInfo&, ir::WarpContext& ctx) { ctx.entry_mask = mask; };
+  hooks.finish = [&](const rt::WarpInfo&, const uint8_t* vars) {
+    finished = true;
+    // Unpacked only if the warp was to finish (below).
+    if (!warp_faulted(ref, first)) {
+      pica::unpack_lanes(lanes, vars, res.states.data() + first, n - first);
+      if (c.geometry) pica::unpack_emits(f, vars, emits->data(), first, res.gs);
     }
-    for (size_t k = 0; k < states.size() && diff.empty(); ++k)
-      if (!warp_faulted(res, k)) {
-        diff = compare_vertex(k, res.expected[k], states[k]);
-        if (diff.empty() && c.geometry) diff = compare_gs(k, res.expected_gs[k], gs[k]);
-      }
-    if (!diff.empty()) res.diffs.push_back({engine, diff});
+  };
+  for (first = 0; first < n && res.diff.empty(); first += kWarp) {
+    std::memset(global.data(), 0, kGlobalSize);
+    if (emits) std::memset(emits->data(), 0, pica::kEmitWarpBytes);
+    finished = false;
+    const rt::LaunchResult r = rt::launch(exe, memory, cfg, hooks);
+    ++res.runs;
+    const std::string at = "warp at vertex " + std::to_string(first) + ": ";
+    size_t faulting = n;
+    for (size_t k = first; k < std::min(n, first + kWarp) && faulting == n; ++k)
+      if (!ref.faults[k].empty()) faulting = k;
+    const bool fault = r.fault && !r.fault->round_limit;
+    auto status_text = [&] {
+      return fault ? std::string("fault ") + rt::fault_kind_name(r.fault->kind) : std::string("done");
+    };
+    if (!r.error.empty()) {
+      res.diff = at + "launch: " + r.error;
+    } else if (r.fault && r.fault->round_limit) {
+      res.diff = at + "more than " + std::to_string(kMaxBarrierStops) + " barrier stops";
+    } else if (faulting != n) {
+      if (!fault || r.fault->kind != ir::FaultKind::Trap)
+        res.diff = at + "expected a trap (reference, vertex " + std::to_string(faulting) + ": " + ref.faults[faulting] +
+                   "), got " + status_text();
+    } else if (fault || !finished) {
+      res.diff = at + "stopped with " + status_text();
+    }
   }
   return res;
 }
 
-std::string pica200_replay_json(const PicaCase& c, const PicaCaseResult& r, const std::string& name,
+std::string compare_pica200(const PicaCase& c, const PicaReference& ref, const PicaEngineRun& got) {
+  if (!got.diff.empty()) return got.diff;
+  for (size_t k = 0; k < got.states.size(); ++k)
+    if (!warp_faulted(ref, k)) {
+      std::string diff = compare_vertex(k, ref.expected[k], got.states[k]);
+      if (diff.empty() && c.geometry) diff = compare_gs(k, ref.expected_gs[k], got.gs[k]);
+      if (!diff.empty()) return diff;
+    }
+  return "";
+}
+
+std::string pica200_replay_json(const PicaCase& c, const PicaReference& r, const std::string& name,
                                 const std::string& note) {
   json doc;
   doc["gpurc"] = 1;
@@ -252,65 +301,6 @@ std::string pica200_replay_json(const PicaCase& c, const PicaCaseResult& r, cons
     text += "\n }";
   }
   return text + "\n}";
-}
-
-IsaFuzzReport run_pica200_fuzz(const IsaFuzzOptions& opt) {
-  IsaFuzzReport rep;
-  pica::fp::Options fp;
-  if (opt.variant == "max-inf-quirk") fp.max_inf_quirk = true;
-  else if (opt.variant == "f24") fp.f24 = true;
-  else if (!opt.variant.empty() && opt.variant != "default") {
-    rep.error = "pica200 has no variant " + opt.variant + " (default, max-inf-quirk, f24)";
-    return rep;
-  }
-  std::vector<std::string> engines{"ir-interp"};
-  const std::vector<std::string> host = host_jit_engines();
-  for (std::string e : opt.engines.empty() ? host : opt.engines) {
-    e = jit_engine_name(e);  // the registry name of an alias
-    if (std::find(host.begin(), host.end(), e) == host.end()) {
-      rep.error = "engine " + e + " is not available on this host";
-      return rep;
-    }
-    engines.push_back(e);
-  }
-  rep.engines = engines;
-
-  uint64_t saved = 0;
-  // GPURC_FUZZ_PROGRESS=N: a line on stderr every N programs (long campaigns).
-  const char* progress_env = std::getenv("GPURC_FUZZ_PROGRESS");
-  const uint64_t progress = progress_env ? std::strtoull(progress_env, nullptr, 10) : 0;
-  for (uint64_t it = 0; it < opt.iterations; ++it) {
-    if (progress && it % progress == 0) std::fprintf(stderr, "pica200 fuzz: iteration %llu\n", (unsigned long long)it);
-    const PicaCase c = generate_pica200(pica200_program_seed(opt.seed, it));
-    PicaCaseResult r = run_pica200_case(c, engines, fp);
-    ++rep.programs;
-    rep.runs += r.runs;
-    if (!r.error.empty()) {
-      rep.error = "iteration " + std::to_string(it) + ": generated program is invalid: " + r.error;
-      return rep;
-    }
-    for (const PicaEngineDiff& d : r.diffs) {
-      IsaFuzzMismatch m{it, d.engine, d.what, ""};
-      if (opt.save_reproducers && saved < opt.max_saved) {
-        std::string base = "pica200-s" + std::to_string(opt.seed) + "-i" + std::to_string(it);
-        std::string path = opt.out_dir + "/" + base + "-" + d.engine + ".json";
-        std::error_code ec;
-        std::filesystem::create_directories(opt.out_dir, ec);
-        std::ofstream out(path);
-        std::string note = "gpurc fuzz --isa pica200" + (opt.variant.empty() ? "" : " --variant " + opt.variant) +
-                           " --seed " + std::to_string(opt.seed) + ", iteration " + std::to_string(it) +
-                           ", engine " + d.engine + ": " + d.what;
-        out << pica200_replay_json(c, r, base, note) << "\n";
-        if (out) {
-          m.reproducer = path;
-          ++saved;
-        }
-      }
-      rep.mismatches.push_back(m);
-    }
-    if (opt.progress && (it % 64 == 63 || it + 1 == opt.iterations)) opt.progress(it + 1, rep.mismatches.size());
-  }
-  return rep;
 }
 
 }  // namespace gpurc::fuzz

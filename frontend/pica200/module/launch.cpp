@@ -1,4 +1,4 @@
-#include "recompiler/pica200_run.h"
+#include "frontend/pica200/module/launch.h"
 
 #include <atomic>
 #include <chrono>
@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "frontend/pica200/module/reference.h"
 #include "runtime/launch.h"
 #include "runtime/memory.h"
 #include "runtime/thread_pool.h"
@@ -77,58 +78,23 @@ void launch_warps(const ir::Executable& exe, rt::LaunchConfig cfg, const rt::War
   }
 }
 
-// The reference interpreter as the launch's executable. A warp's vars hold
-// an InterpWarp: where its 32 vertices are (the caller's states, run in
-// place, as are their GsStates) and the index of lane 0. Lanes run one after
-// the other; the first fault is offered to the batch's FirstFault with the
-// interpreter's message and stops the warp (and, through ff.any, the rest).
-struct InterpWarp {
-  VertexState* states;
-  GsState* gs;  // geometry shaders, else null
-  size_t first;
-};
-class InterpExecutable final : public ir::Executable {
+// A batch's reference run: the first faulting vertex goes to the batch's
+// FirstFault with the interpreter's message and stops its warp (and, through
+// ff.any, the rest).
+class BatchObserver final : public ReferenceObserver {
  public:
-  InterpExecutable(const Interpreter& it, uint32_t entry, uint64_t budget, FirstFault& ff,
-                   std::atomic<uint64_t>& steps)
-      : it_(it), entry_(entry), budget_(budget), ff_(ff), steps_(steps) {}
-  size_t frame_bytes() const override { return 0; }
-  bool frame_needs_zero() const override { return false; }
-  // Reads only the InterpWarp the init hook writes: nothing to zero.
-  bool var_read_ranges(std::vector<std::pair<uint32_t, uint32_t>>& out) const override {
-    out.clear();
+  BatchObserver(FirstFault& ff, uint64_t budget) : ff_(ff), budget_(budget) {}
+  bool stopped() const override { return ff_.any.load(std::memory_order_relaxed); }
+  bool lane_done(size_t vertex, const RunResult& r) override {
+    if (r.ok) return false;
+    // The interpreter's only budget fault is the instruction budget (interp.cpp).
+    ff_.offer(vertex, r.fault, r.steps >= budget_);
     return true;
-  }
-  ir::RunStatus run(ir::WarpContext& ctx) const override {
-    InterpWarp w;
-    std::memcpy(&w, ctx.vars, sizeof w);
-    uint64_t local = 0;
-    ir::RunStatus st = ir::RunStatus::Done;
-    for (unsigned l = 0; l < kWarp && !ff_.any.load(std::memory_order_relaxed); ++l) {
-      if (!((ctx.entry_mask >> l) & 1)) continue;
-      RunResult r = it_.run(entry_, w.states[l], w.gs ? &w.gs[l] : nullptr, budget_);
-      local += r.steps;
-      if (!r.ok) {
-        // The interpreter's only budget fault is the instruction budget (interp.cpp).
-        const bool watchdog = r.steps >= budget_;
-        ff_.offer(w.first + l, r.fault, watchdog);
-        ctx.fault = watchdog ? ir::FaultKind::Watchdog : ir::FaultKind::Trap;
-        ctx.fault_lane = l;
-        st = ir::RunStatus::Fault;
-        break;
-      }
-    }
-    steps_ += local;
-    ctx.status = st;
-    return st;
   }
 
  private:
-  const Interpreter& it_;
-  uint32_t entry_;
-  uint64_t budget_;
   FirstFault& ff_;
-  std::atomic<uint64_t>& steps_;
+  uint64_t budget_;
 };
 
 // Both runners work on states[begin, end) (gs likewise) and report faults by
@@ -139,14 +105,15 @@ BatchResult run_interp(const PreparedShader& s, const Uniforms& u, std::vector<V
   Interpreter it(s.program, u, s.options.fp);
   FirstFault ff;
   std::atomic<uint64_t> steps{0};
-  InterpExecutable exe(it, s.options.entry, opt.budget, ff, steps);
+  BatchObserver observer(ff, opt.budget);
+  ReferenceExecutable exe(it, s.options.entry, opt.budget, observer, &steps);
   rt::LaunchConfig cfg;
-  cfg.vars_bytes = uint32_t(sizeof(InterpWarp));
+  cfg.vars_bytes = uint32_t(sizeof(ReferenceWarp));
   size_t first = begin;
   rt::WarpHooks hooks;
   hooks.init = [&](const rt::WarpInfo& info, uint8_t* vars) {
     const size_t w = first + size_t(info.block_linear) * kWarp;
-    const InterpWarp iw{states.data() + w, gs ? gs->data() + w : nullptr, w};
+    const ReferenceWarp iw{states.data() + w, gs ? gs->data() + w : nullptr, w};
     std::memcpy(vars, &iw, sizeof iw);
   };
   auto t0 = Clock::now();
@@ -223,11 +190,11 @@ BatchResult run_jit(const PreparedShader& s, const Uniforms& u, std::vector<Vert
     ff.offer(v,
              ctx.fault == ir::FaultKind::Trap
                  ? describe_trap(ctx.fault_code)
-                 : fmt::format("pica200 ({}): {}", engine_name(s.engine), rt::fault_of(ctx).describe()),
+                 : fmt::format("pica200 ({}): {}", s.engine, rt::fault_of(ctx).describe()),
              ctx.fault == ir::FaultKind::Watchdog);
   };
   auto t0 = Clock::now();
-  launch_warps(exe, cfg, hooks, opt, begin, end, first, ff, engine_name(s.engine));
+  launch_warps(exe, cfg, hooks, opt, begin, end, first, ff, s.engine);
   res.run_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
   ff.report(res);
   return res;
@@ -235,8 +202,9 @@ BatchResult run_jit(const PreparedShader& s, const Uniforms& u, std::vector<Vert
 
 }  // namespace
 
-bool prepare_shader(const Program& program, const TranslateOptions& options, Engine engine, PreparedShader& out,
-                    std::string& err) {
+namespace {
+
+bool check_program(const Program& program, const TranslateOptions& options, std::string& err) {
   if (program.code.empty()) {
     err = "pica200: the program has no code words";
     return false;
@@ -254,13 +222,35 @@ bool prepare_shader(const Program& program, const TranslateOptions& options, Eng
                       program.code.size());
     return false;
   }
-  Engine resolved;
-  if (!resolve_engine(engine, resolved, err)) return false;
+  return true;
+}
+
+class ReferenceEngine final : public isa::EngineHandle {
+ public:
+  std::string name() const override { return "interp"; }
+  bool is_reference() const override { return true; }
+  bool compile(const ir::Function&, const std::string&, isa::Compiled&, std::string& err) const override {
+    err = "the reference engine runs the PICA200 interpreter, not IR";
+    return false;
+  }
+};
+
+}  // namespace
+
+const isa::EngineHandle& reference_engine() {
+  static const ReferenceEngine e;
+  return e;
+}
+
+bool prepare_shader(const Program& program, const TranslateOptions& options, const isa::EngineHandle& engine,
+                    PreparedShader& out, std::string& err) {
+  if (!check_program(program, options, err)) return false;
   out = PreparedShader{};
   out.program = program;
   out.options = options;
-  out.engine = resolved;
-  if (resolved == Engine::Interp) return true;
+  out.engine = engine.name();
+  out.reference = engine.is_reference();
+  if (out.reference) return true;
   auto t0 = Clock::now();
   auto fn = std::make_shared<ir::Function>();
   if (!translate(program, options, *fn, err)) {
@@ -270,12 +260,29 @@ bool prepare_shader(const Program& program, const TranslateOptions& options, Eng
   out.translate_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
   out.function = fn;
   out.lanes = LaneMap::used(*fn);
-  IrCompileOptions co;
-  co.symbol = "gpurc_pica200";
-  if (!compile_ir(*fn, resolved, co, out.compiled, err)) {
+  if (!engine.compile(*fn, "gpurc_pica200", out.compiled, err)) {
     err = "pica200: " + err;
     return false;
   }
+  return true;
+}
+
+bool prepare_shader(const Program& program, const TranslateOptions& options,
+                    std::shared_ptr<const ir::Function> function, isa::Compiled compiled,
+                    const std::string& engine_name, PreparedShader& out, std::string& err) {
+  if (!check_program(program, options, err)) return false;
+  if (!function || !compiled.exe) {
+    err = "pica200: prepare_shader: no translation or no compiled code";
+    return false;
+  }
+  out = PreparedShader{};
+  out.program = program;
+  out.options = options;
+  out.engine = engine_name;
+  out.reference = false;
+  out.lanes = LaneMap::used(*function);
+  out.function = std::move(function);
+  out.compiled = std::move(compiled);
   return true;
 }
 
@@ -289,7 +296,7 @@ namespace {
 BatchResult run_batch(const PreparedShader& s, const Uniforms& u, std::vector<VertexState>& states,
                       std::vector<GsState>* gs, const BatchOptions& opt, bool interp) {
   auto range = [&](const Uniforms& uu, size_t begin, size_t end) {
-    return interp || s.engine == Engine::Interp ? run_interp(s, uu, states, gs, opt, begin, end)
+    return interp || s.reference ? run_interp(s, uu, states, gs, opt, begin, end)
                                                 : run_jit(s, uu, states, gs, opt, begin, end);
   };
   if (!gs || !opt.set_b15 || (u.b & 0x8000) || states.size() <= 1) return range(u, 0, states.size());
@@ -315,7 +322,7 @@ BatchResult run_vertices(const PreparedShader& s, const Uniforms& u, std::vector
   }
   // The JIT does not count guest instructions: the reference counts them on a copy of the initial states.
   std::vector<VertexState> initial;
-  if (opt.count_instructions && s.engine != Engine::Interp) initial = states;
+  if (opt.count_instructions && !s.reference) initial = states;
   BatchResult r = run_batch(s, u, states, nullptr, opt, false);
   if (!initial.empty() && r.ok) r.instructions = run_batch(s, u, initial, nullptr, opt, true).instructions;
   return r;
@@ -331,13 +338,57 @@ BatchResult run_geometry(const PreparedShader& s, const Uniforms& u, std::vector
     return r;
   }
   std::vector<VertexState> initial;
-  if (opt.count_instructions && s.engine != Engine::Interp) initial = states;
+  if (opt.count_instructions && !s.reference) initial = states;
   BatchResult r = run_batch(s, u, states, &gs, opt, false);
   if (!initial.empty() && r.ok) {
     std::vector<GsState> scratch(initial.size());
     r.instructions = run_batch(s, u, initial, &scratch, opt, true).instructions;
   }
   return r;
+}
+
+namespace {
+
+// Records every vertex's result and never stops a warp.
+class EachObserver final : public ReferenceObserver {
+ public:
+  explicit EachObserver(std::vector<RunResult>& results) : results_(results) {}
+  bool stopped() const override { return false; }
+  bool lane_done(size_t vertex, const RunResult& r) override {
+    results_[vertex] = r;
+    return false;
+  }
+
+ private:
+  std::vector<RunResult>& results_;
+};
+
+}  // namespace
+
+std::vector<RunResult> run_reference_each(const Program& program, const TranslateOptions& options,
+                                          const Uniforms& u, std::vector<VertexState>& states,
+                                          std::vector<GsState>* gs, uint64_t budget) {
+  std::vector<RunResult> results(states.size());
+  if (gs) gs->assign(states.size(), GsState{});
+  Interpreter it(program, u, options.fp);
+  EachObserver observer(results);
+  ReferenceExecutable exe(it, options.entry, budget, observer, nullptr);
+  rt::LaunchConfig cfg;
+  cfg.vars_bytes = uint32_t(sizeof(ReferenceWarp));
+  size_t first = 0;
+  rt::WarpHooks hooks;
+  hooks.init = [&](const rt::WarpInfo& info, uint8_t* vars) {
+    const size_t w = first + size_t(info.block_linear) * kWarp;
+    const ReferenceWarp rw{states.data() + w, gs ? gs->data() + w : nullptr, w};
+    std::memcpy(vars, &rw, sizeof rw);
+  };
+  BatchOptions opt;
+  opt.threads = 1;
+  FirstFault ff;  // only a launch error (none: the configuration is always valid) lands here
+  launch_warps(exe, cfg, hooks, opt, 0, states.size(), first, ff, "interp");
+  if (ff.any)
+    for (RunResult& r : results) r = RunResult{false, ff.message, 0, 0};
+  return results;
 }
 
 }  // namespace gpurc::pica

@@ -1,4 +1,4 @@
-// Random valid PICA200 shaders for the differential fuzzer (fuzz/pica200_fuzz.cpp).
+// Random valid PICA200 shaders for the differential fuzzer (fuzz.cpp, fuzz_run.h).
 //
 // Instruction words come from the encoding table (pica::random_word: every
 // field random), then the fields that must satisfy a rule are fixed:
@@ -46,7 +46,7 @@ struct PicaCase {
   std::vector<pica::VertexState> inputs;  // v set, everything else zero
 };
 
-// Same seed and options, same case, on every host (fuzz/rng.h).
+// Same seed and options, same case, on every host (isa/rng.h).
 PicaCase generate_pica200(uint64_t seed, const PicaGenOptions& opt = {});
 
 // The seed of program `iteration` of a campaign started with `seed`.

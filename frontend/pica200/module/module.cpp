@@ -1,19 +1,18 @@
-// The pica200 ISA for the CLI and public API: .shbin or raw words in,
-// picasso-syntax text out; picasso text in, .shbin bytes out.
+// PICA200 as an ISA module (module.h): .shbin or raw words in,
+// picasso-syntax text out; picasso text in, .shbin bytes out; code -> IR for
+// the JIT, replay and fuzzing.
+#include "frontend/pica200/module/module.h"
+
 #include "frontend/pica200/assembler.h"
 #include "frontend/pica200/disasm.h"
 #include "frontend/pica200/shbin.h"
 #include "frontend/pica200/translate.h"
 #include "ir/ir.h"
-#include "fuzz/isa_fuzz.h"
-#include "recompiler/isa.h"
-#include "recompiler/isa_engine.h"
-#include "recompiler/replay.h"
 
 namespace gpurc {
 namespace {
 
-class Pica200Support final : public isa::IsaModule {
+class Pica200Module final : public isa::IsaModule {
  public:
   std::string name() const override { return "pica200"; }
   std::vector<std::string> variants() const override { return {"default"}; }
@@ -97,19 +96,20 @@ class Pica200Support final : public isa::IsaModule {
     return pica::translate(prog, opt, out, err);
   }
 
-  // Transitional (until pica200 moves to frontend/pica200/module/): the replay
-  // handler and the campaign still written against recompiler's Engine.
   bool has_replay() const override { return true; }
-  void replay(const isa::ReplayJob& job, replay::ReplayRun& run) const override {
-    replay::replay_pica200(replay::ReplayJob{job.doc, job.dir, engine_of(job.engine), job.threads, job.count_instructions}, run);
+  void replay(const isa::ReplayJob& job, replay::ReplayRun& run) const override { pica::replay(job, run); }
+  std::unique_ptr<isa::FuzzSession> fuzz_session(const fuzz::IsaFuzzOptions& opt, std::string& err) const override {
+    return pica::make_fuzz_session(opt, err);
   }
-  WholeCampaign whole_campaign() const override { return &fuzz::run_pica200_fuzz; }
+  bool fuzz_capable() const override { return true; }
+  // Program i comes from its own seed (pica200_program_seed): --first works.
+  bool fuzz_can_start_anywhere() const override { return true; }
 };
 
 }  // namespace
 
 const isa::IsaModule& pica200_module() {
-  static Pica200Support s;
+  static const Pica200Module s;
   return s;
 }
 

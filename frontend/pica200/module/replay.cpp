@@ -7,11 +7,14 @@
 #include <sstream>
 
 #include "frontend/pica200/assembler.h"
+#include "frontend/pica200/module/launch.h"
+#include "frontend/pica200/module/module.h"
 #include "frontend/pica200/shbin.h"
-#include "recompiler/pica200_run.h"
-#include "recompiler/replay.h"
+#include "isa/replay_doc.h"
 
-namespace gpurc::replay {
+namespace gpurc::pica {
+
+using namespace replay;
 
 namespace {
 
@@ -58,7 +61,7 @@ bool is_geometry_type(const json& doc) {
 }
 
 // Program, entry and the DVLE constants (those become the initial uniforms).
-void load_program(const ReplayJob& job, Loaded& out) {
+void load_program(const isa::ReplayJob& job, Loaded& out) {
   const json& doc = job.doc;
   if (!doc.contains("program") || !doc["program"].is_object()) throw ReplayError("program: missing or not an object");
   const json& p = doc["program"];
@@ -211,7 +214,7 @@ void load_inputs(const json& doc, Loaded& out) {
   }
 }
 
-Loaded load(const ReplayJob& job) {
+Loaded load(const isa::ReplayJob& job) {
   const json& doc = job.doc;
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     static const char* known[] = {"gpurc", "isa", "variant", "name", "program", "launch", "state", "inputs",
@@ -256,12 +259,13 @@ std::vector<uint8_t> scalar_bytes(const std::vector<pica::VertexState>& states, 
 
 }  // namespace
 
-void replay_pica200(const ReplayJob& job, ReplayRun& run) {
+void replay(const isa::ReplayJob& job, ReplayRun& run) {
   Loaded l = load(job);
   pica::PreparedShader shader;
   std::string err;
   if (!pica::prepare_shader(l.program, l.options, job.engine, shader, err)) throw ReplayError("program: " + err);
-  run.compile_us = shader.compiled.compile_us + (shader.compiled.cache_hit ? 0 : shader.translate_us);
+  // A code-cache hit (compile_us 0) skipped the compile; the translation before it is counted only with it.
+  run.compile_us = shader.compiled.compile_us + (shader.compiled.compile_us > 0 ? shader.translate_us : 0);
   run.items = l.vertices;
 
   pica::BatchOptions bo;
@@ -311,4 +315,4 @@ void replay_pica200(const ReplayJob& job, ReplayRun& run) {
   }
 }
 
-}  // namespace gpurc::replay
+}  // namespace gpurc::pica
