@@ -14,6 +14,5 @@ const IsaSupport* find_isa(const std::string& name) {
 }
 
 const IsaSupport& pica200_support() { return *find_isa("pica200"); }
-const IsaSupport& tesla_support() { return *find_isa("tesla"); }
 
 }  // namespace gpurc

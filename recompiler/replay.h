@@ -18,7 +18,6 @@ struct ReplayJob {
   bool count_instructions = false;
 };
 void replay_pica200(const ReplayJob& job, ReplayRun& run);
-void replay_tesla(const ReplayJob& job, ReplayRun& run);
 
 // Whether some module replays documents of `isa`.
 bool has_handler(const std::string& isa);

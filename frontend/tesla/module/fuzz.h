@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/tesla_gen.h"
+#include "frontend/tesla/module/fuzz_gen.h"
 
 namespace gpurc::fuzz {
 

@@ -1,4 +1,4 @@
-#include "fuzz/tesla_gen.h"
+#include "frontend/tesla/module/fuzz_gen.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "frontend/tesla/tables.h"
-#include "fuzz/ir_gen.h"
+#include "isa/fuzz_values.h"
 
 namespace gpurc::fuzz {
 
