@@ -20,7 +20,6 @@ IsaFuzzReport run_isa_fuzz(const isa::IsaModule& isa, const IsaFuzzOptions& opt)
 
 // Transitional: the campaigns of ISAs not yet moved onto a FuzzSession
 // (fuzz/<isa>_fuzz.cpp), reached through IsaModule::whole_campaign.
-IsaFuzzReport run_tesla_fuzz(const IsaFuzzOptions& opt);
 
 }  // namespace fuzz
 }  // namespace gpurc

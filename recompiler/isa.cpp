@@ -13,6 +13,5 @@ const IsaSupport* find_isa(const std::string& name) {
   return nullptr;
 }
 
-const IsaSupport& tesla_support() { return *find_isa("tesla"); }
 
 }  // namespace gpurc

@@ -17,6 +17,5 @@ const IsaSupport* find_isa(const std::string& name);
 
 // Transitional accessors for the ISAs' tests: = *find_isa("<isa>"). A
 // migrated ISA's tests use find_isa and its accessor goes.
-const IsaSupport& tesla_support();
 
 }  // namespace gpurc

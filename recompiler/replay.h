@@ -17,7 +17,6 @@ struct ReplayJob {
   unsigned threads = 0;       // 0 = all cores
   bool count_instructions = false;
 };
-void replay_tesla(const ReplayJob& job, ReplayRun& run);
 
 // Whether some module replays documents of `isa`.
 bool has_handler(const std::string& isa);

@@ -1,5 +1,5 @@
-// Tesla reference interpreter. One block at a time; warps run round-robin
-// between barriers. Semantics and every choice the seed documents leave open
+// Tesla reference interpreter: one warp up to its next stop (run_warp); the
+// scheduler is rt::launch's (frontend/tesla/module/reference.cpp). Semantics and every choice the seed documents leave open
 // are listed in docs/tesla.md.
 #include "frontend/tesla/interp.h"
 
@@ -11,28 +11,16 @@
 #include <limits>
 #include <optional>
 
+#include "ir/barrier_word.h"
+
 namespace gpurc::tesla {
 
 namespace {
 
 enum class Entry : uint8_t { Branch = 1, Call = 2, CallLim = 3, PreBrk = 4, QuadOn = 5, JoinAt = 6 };
-struct StackEntry {
-  Entry type;
-  uint32_t mask;
-  uint32_t pc;  // words
-};
 
-struct Warp {
-  unsigned first = 0;        // thread index of lane 0
-  uint32_t launched = 0;     // lanes that exist
-  uint32_t active = 0;
-  uint32_t exited = 0;
-  uint32_t pc = 0;
-  std::vector<StackEntry> stack;
-  bool done = false;
-  int bar_wait = -1;         // barrier this warp waits on
-  uint32_t join_skip = ~0u;  // pc whose join marker was already handled
-};
+// One warp's state lives in a WarpState (interp.h), which rt::launch keeps.
+using Warp = WarpState;
 
 struct Fault {
   FaultKind kind;
@@ -148,32 +136,25 @@ float double_to_float_mode(double d, int mode) {
 
 }  // namespace
 
-struct BlockInterpreter::Impl {
-  BlockInterpreter& B;
-  std::vector<Warp> warps;
-  std::vector<std::optional<Insn>> cache;
-  uint64_t steps = 0;
-  struct Bar {
-    unsigned arrived = 0;
-    unsigned generation = 0;
-  } bars[16];
-  std::vector<unsigned> wait_gen;  // per warp: generation it waits for
+// Runs one warp (run_warp): the warp's state is `w` in every member.
+struct Runner {
+  const WarpProgram& P;
 
-  explicit Impl(BlockInterpreter& b) : B(b) {}
+  explicit Runner(const WarpProgram& p) : P(p) {}
 
   // ---------------------------------------------------------------- state access
-  ThreadState& th(const Warp& w, unsigned lane) { return B.threads_[w.first + lane]; }
-  uint32_t reg(const Warp& w, unsigned lane, int n) {
-    return unsigned(n) < B.cfg_.regs ? th(w, lane).r[n] : 0;
+  ThreadState& th(Warp& w, unsigned lane) { return w.th[lane]; }
+  uint32_t reg(Warp& w, unsigned lane, int n) {
+    return unsigned(n) < P.cfg.regs ? th(w, lane).r[n] : 0;
   }
-  void set_reg(const Warp& w, unsigned lane, int n, uint32_t v) {
-    if (unsigned(n) < B.cfg_.regs && n < 128) th(w, lane).r[n] = v;
+  void set_reg(Warp& w, unsigned lane, int n, uint32_t v) {
+    if (unsigned(n) < P.cfg.regs && n < 128) th(w, lane).r[n] = v;
   }
-  uint32_t areg(const Warp& w, unsigned lane, int n) {
+  uint32_t areg(Warp& w, unsigned lane, int n) {
     if (n <= 0 || n == 5 || n == 6) return 0;
     return th(w, lane).a[n];
   }
-  void set_areg(const Warp& w, unsigned lane, int n, uint32_t v) {
+  void set_areg(Warp& w, unsigned lane, int n, uint32_t v) {
     if (n <= 0 || n == 5 || n == 6) return;
     if (n == 7) {  // $a7 is one register per warp
       for (unsigned l = 0; l < 32; ++l)
@@ -185,9 +166,9 @@ struct BlockInterpreter::Impl {
 
   [[noreturn]] void fail(FaultKind k, const std::string& m) { throw Fault{k, m}; }
 
-  std::string where(const Warp& w, const Insn& in) {
+  std::string where(Warp& w, const Insn& in) {
     char buf[96];
-    std::snprintf(buf, sizeof buf, " at word 0x%x (warp %u)", w.pc, w.first / 32);
+    std::snprintf(buf, sizeof buf, " at word 0x%x (warp %u)", w.pc, w.warp);
     return "'" + format(in) + "'" + buf;
   }
 
@@ -197,22 +178,34 @@ struct BlockInterpreter::Impl {
     int areg;
     int64_t delta;
   };
-  std::vector<Pending> pending_pi;
+  // Post-increments of the current instruction, applied after it (one list
+  // per host thread, reused: no allocation per run).
+  std::vector<Pending>& pending_pi = pending_list();
+  static std::vector<Pending>& pending_list() {
+    thread_local std::vector<Pending> list;
+    return list;
+  }
 
-  std::vector<uint8_t>* space_buf(char space, int idx, const Warp& w, unsigned lane) {
-    unsigned tid = w.first + lane;
+  struct Span {
+    uint8_t* bytes = nullptr;
+    size_t size = 0;
+  };
+  // The bytes of `space` lane `lane` addresses; false for a space the
+  // interpreter does not have.
+  bool space_span(char space, int idx, Warp& w, unsigned lane, Span& out) {
+    const WarpMemory& m = w.memory;
     switch (space) {
-      case 's': return &B.shared_;
-      case 'c': return &B.mem_->cbuf[idx & 15];
-      case 'g': return &B.mem_->global[idx & 15];
-      case 'l': return &B.local_[tid];
-      case 'a': return &B.attr_[tid];
-      case 'o': return &B.out_[tid];
-      default: return nullptr;
+      case 's': out = Span{m.shared, size_t(m.shared_bytes)}; return true;
+      case 'c': out = Span{m.mem->cbuf[idx & 15].data(), m.mem->cbuf[idx & 15].size()}; return true;
+      case 'g': out = Span{m.mem->global[idx & 15].data(), m.mem->global[idx & 15].size()}; return true;
+      case 'l': out = Span{m.local ? m.local + lane * m.local_stride : nullptr, m.local ? P.cfg.lmem : 0u}; return true;
+      case 'a': out = Span{m.attr ? m.attr + lane * m.attr_stride : nullptr, m.attr ? P.cfg.attr_bytes : 0u}; return true;
+      case 'o': out = Span{m.out ? m.out + lane * m.attr_stride : nullptr, m.out ? P.cfg.attr_bytes : 0u}; return true;
+      default: return false;
     }
   }
 
-  uint64_t address(const Warp& w, unsigned lane, const Operand& o) {
+  uint64_t address(Warp& w, unsigned lane, const Operand& o) {
     if (o.space == 'g') return reg(w, lane, o.greg);
     uint64_t base = o.areg > 0 ? areg(w, lane, o.areg) : 0;
     if (o.postinc) {
@@ -223,14 +216,15 @@ struct BlockInterpreter::Impl {
     return uint64_t(int64_t(base) + o.offset) & 0xffff;
   }
 
-  void access(const Warp& w, const Insn& in, unsigned lane, const Operand& o, uint64_t addr, unsigned bytes, bool store,
+  void access(Warp& w, const Insn& in, unsigned lane, const Operand& o, uint64_t addr, unsigned bytes, bool store,
               uint8_t* data) {
-    auto* buf = space_buf(o.space, o.idx, w, lane);
-    if (!buf) fail(FaultKind::Unsupported, std::string(1, o.space) + "[] space is not supported: " + where(w, in));
-    if (addr + bytes > buf->size() || addr + bytes < addr) {
+    Span span;
+    if (!space_span(o.space, o.idx, w, lane, span)) fail(FaultKind::Unsupported, std::string(1, o.space) + "[] space is not supported: " + where(w, in));
+    const Span* buf = &span;
+    if (addr + bytes > buf->size || addr + bytes < addr) {
       char m[160];
       std::snprintf(m, sizeof m, "%s access of %u bytes at 0x%llx outside its %zu bytes (lane %u): ",
-                    format_operand(o).c_str(), bytes, static_cast<unsigned long long>(addr), buf->size(), lane);
+                    format_operand(o).c_str(), bytes, static_cast<unsigned long long>(addr), buf->size, lane);
       fail(FaultKind::OutOfBounds, m + where(w, in));
     }
     if (addr % bytes) {
@@ -239,12 +233,12 @@ struct BlockInterpreter::Impl {
                     static_cast<unsigned long long>(addr), lane);
       fail(FaultKind::OutOfBounds, m + where(w, in));
     }
-    if (store) std::memcpy(buf->data() + addr, data, bytes);
-    else std::memcpy(data, buf->data() + addr, bytes);
+    if (store) std::memcpy(buf->bytes + addr, data, bytes);
+    else std::memcpy(data, buf->bytes + addr, bytes);
   }
 
   // Reads a source operand as a 32-bit value (loads zero/sign-extended by mode).
-  uint32_t read(const Warp& w, const Insn& in, unsigned lane, const Operand* o) {
+  uint32_t read(Warp& w, const Insn& in, unsigned lane, const Operand* o) {
     if (!o) fail(FaultKind::Decode, "missing operand in " + where(w, in));
     switch (o->kind) {
       case OKind::Reg:
@@ -274,13 +268,13 @@ struct BlockInterpreter::Impl {
     }
     fail(FaultKind::Unsupported, "operand " + format_operand(*o) + " cannot be read: " + where(w, in));
   }
-  uint64_t read64(const Warp& w, const Insn& in, unsigned lane, const Operand* o) {
+  uint64_t read64(Warp& w, const Insn& in, unsigned lane, const Operand* o) {
     if (o && o->kind == OKind::Reg && o->size == RSize::D)
       return uint64_t(reg(w, lane, o->reg)) | uint64_t(reg(w, lane, o->reg + 1)) << 32;
     return read(w, in, lane, o);
   }
 
-  void write(const Warp& w, const Insn& in, unsigned lane, const Operand* o, uint32_t v) {
+  void write(Warp& w, const Insn& in, unsigned lane, const Operand* o, uint32_t v) {
     if (!o) return;
     switch (o->kind) {
       case OKind::Reg:
@@ -309,7 +303,7 @@ struct BlockInterpreter::Impl {
     }
     fail(FaultKind::Unsupported, "operand " + format_operand(*o) + " cannot be written: " + where(w, in));
   }
-  void write64(const Warp& w, const Insn& in, unsigned lane, const Operand* o, uint64_t v) {
+  void write64(Warp& w, const Insn& in, unsigned lane, const Operand* o, uint64_t v) {
     if (o && o->kind == OKind::Reg && o->size == RSize::D) {
       set_reg(w, lane, o->reg, uint32_t(v));
       set_reg(w, lane, o->reg + 1, uint32_t(v >> 32));
@@ -317,27 +311,27 @@ struct BlockInterpreter::Impl {
     }
     write(w, in, lane, o, uint32_t(v));
   }
-  void set_flags(const Warp& w, const Insn& in, unsigned lane, uint8_t fl) {
+  void set_flags(Warp& w, const Insn& in, unsigned lane, uint8_t fl) {
     if (const Operand* c = in.find(Role::CDst)) th(w, lane).c[c->reg & 3] = fl & 15;
   }
 
   // ---------------------------------------------------------------- control flow
-  bool has_entry(const Warp& w, Entry a, Entry b) {
-    for (auto& e : w.stack)
-      if (e.type == a || e.type == b) return true;
+  bool has_entry(Warp& w, Entry a, Entry b) {
+    for (uint32_t i = 0; i < w.stack_size; ++i)
+      if (Entry(w.stack[i].type) == a || Entry(w.stack[i].type) == b) return true;
     return false;
   }
 
   // The current path has no lanes left: resume the next waiting one.
   void unwind(Warp& w) {
-    while (!w.stack.empty()) {
-      StackEntry e = w.stack.back();
-      w.stack.pop_back();
+    while (!(w.stack_size == 0)) {
+      StackEntry e = w.stack[w.stack_size - 1];
+      --w.stack_size;
       uint32_t m = e.mask & ~w.exited;
-      if (e.type == Entry::QuadOn || !m) continue;
+      if (Entry(e.type) == Entry::QuadOn || !m) continue;
       w.active = m;
       w.pc = e.pc;
-      if (e.type == Entry::JoinAt) w.join_skip = e.pc;  // these lanes already waited at the join
+      if (Entry(e.type) == Entry::JoinAt) w.join_skip = e.pc;  // these lanes already waited at the join
       return;
     }
     w.active = 0;
@@ -345,15 +339,15 @@ struct BlockInterpreter::Impl {
   }
 
   void push(Warp& w, Entry t, uint32_t mask, uint32_t pc, const Insn& in) {
-    if (w.stack.size() >= 4096) fail(FaultKind::Stack, "control-flow stack overflow: " + where(w, in));
-    w.stack.push_back(StackEntry{t, mask, pc});
+    if (w.stack_size >= kMaxStackEntries) fail(FaultKind::Stack, "control-flow stack overflow: " + where(w, in));
+    w.stack[w.stack_size++] = StackEntry{uint8_t(t), mask, pc};
   }
 
-  uint32_t target(const Warp& w, const Insn& in) {
+  uint32_t target(Warp& w, const Insn& in) {
     for (auto& a : in.atoms)
       if (a.type == Atom::Opnd && a.op.kind == OKind::Imm) {
         uint64_t t = uint64_t(a.op.imm) / 4;
-        if (t >= B.code_.size()) {
+        if (t >= P.code.size()) {
           char m[64];
           std::snprintf(m, sizeof m, "branch target 0x%llx outside the code: ", static_cast<unsigned long long>(a.op.imm));
           fail(FaultKind::OutOfBounds, m + where(w, in));
@@ -364,39 +358,38 @@ struct BlockInterpreter::Impl {
   }
 
   const Insn& fetch(Warp& w) {
-    if (w.pc >= B.code_.size()) {
+    if (w.pc >= P.code.size()) {
       char m[96];
-      std::snprintf(m, sizeof m, "execution ran past the end of the code at word 0x%x (warp %u)", w.pc, w.first / 32);
+      std::snprintf(m, sizeof m, "execution ran past the end of the code at word 0x%x (warp %u)", w.pc, w.warp);
       fail(FaultKind::OutOfBounds, m);
     }
-    auto& slot = cache[w.pc];
-    if (!slot) slot = decode(B.code_.data(), B.code_.size(), w.pc, B.target_);
-    DecodeError e = check(*slot, w.pc);
-    if (e != DecodeError::None)
-      fail(FaultKind::Decode, std::string(decode_error_name(e)) + ": " + where(w, *slot));
-    return *slot;
+    const Insn& in = P.cache.at(w.pc);
+    DecodeError e = check(in, w.pc);
+    if (e != DecodeError::None) fail(FaultKind::Decode, std::string(decode_error_name(e)) + ": " + where(w, in));
+    return in;
   }
 
   // Returns false when the warp stopped (barrier or done).
   bool step(Warp& w) {
     const Insn& in = fetch(w);
+    uint64_t& steps = *w.block_steps;
     ++steps;
-    if (steps > B.cfg_.max_steps) fail(FaultKind::Watchdog, "watchdog: too many instructions, last " + where(w, in));
+    if (steps > P.cfg.max_steps) fail(FaultKind::Watchdog, "watchdog: too many instructions, last " + where(w, in));
     // The join marker acts before its instruction: diverged paths that have
     // not arrived yet run first; the last one restores the joinat mask.
     if (in.join && w.join_skip != w.pc) {
-      while (!w.stack.empty()) {
-        StackEntry e = w.stack.back();
-        if (e.type == Entry::Branch) {
-          w.stack.pop_back();
+      while (!(w.stack_size == 0)) {
+        StackEntry e = w.stack[w.stack_size - 1];
+        if (Entry(e.type) == Entry::Branch) {
+          --w.stack_size;
           uint32_t m = e.mask & ~w.exited;
           if (!m) continue;
           w.active = m;
           w.pc = e.pc;
           return true;
         }
-        if (e.type == Entry::JoinAt) {
-          w.stack.pop_back();
+        if (Entry(e.type) == Entry::JoinAt) {
+          --w.stack_size;
           w.active = e.mask & ~w.exited;
         }
         break;
@@ -451,8 +444,8 @@ struct BlockInterpreter::Impl {
         bool lim = in.has("lim");
         if (lim) {
           unsigned n = 0;
-          for (auto& e : w.stack) n += e.type == Entry::CallLim;
-          if (n >= B.cfg_.call_limit) {
+          for (uint32_t i = 0; i < w.stack_size; ++i) n += Entry(w.stack[i].type) == Entry::CallLim;
+          if (n >= P.cfg.call_limit) {
             w.pc = next;
             return true;
           }
@@ -492,10 +485,10 @@ struct BlockInterpreter::Impl {
         return true;
       }
       case Op::QuadPop:
-        if (w.stack.empty() || w.stack.back().type != Entry::QuadOn)
+        if ((w.stack_size == 0) || Entry(w.stack[w.stack_size - 1].type) != Entry::QuadOn)
           fail(FaultKind::Stack, "quadpop without quadon: " + where(w, in));
-        w.active = w.stack.back().mask & ~w.exited;
-        w.stack.pop_back();
+        w.active = w.stack[w.stack_size - 1].mask & ~w.exited;
+        --w.stack_size;
         w.pc = next;
         if (!w.active) unwind(w);
         return !w.done;
@@ -507,84 +500,39 @@ struct BlockInterpreter::Impl {
     }
   }
 
+  // `bar`: the warp stops with the barrier's descriptor; the scheduler
+  // counts the arrival and decides whether it waits (runtime/barrier.h
+  // run_counted_barriers: barriers 0..15, arrivals per generation, a stall
+  // releases a barrier when its arrivals plus the finished warps reach its
+  // count, else the block is deadlocked).
   bool barrier(Warp& w, const Insn& in, uint32_t next) {
     int id = 0;
-    unsigned count = unsigned(warps.size());
+    int64_t count = -1;  // the whole block
     bool inc = in.has("inc"), wait = in.has("wait");
     if (!inc && !wait) inc = wait = true;  // plain "bar": arrive and wait
     int nimm = 0;
     for (auto& a : in.atoms)
       if (a.type == Atom::Opnd && a.op.kind == OKind::Imm) {
         if (nimm == 0) id = int(a.op.imm);
-        else count = std::min(count, unsigned((a.op.imm + 31) / 32));  // thread count -> warps
+        else count = int64_t((uint64_t(a.op.imm) + 31) / 32);  // thread count -> warps
         ++nimm;
       }
-    // A count of at least the block's threads is the whole block: CUDA 1.0's
-    // nvcc emits __syncthreads() as `bar inc wait 0x0 0xfff` (4095 threads),
-    // and its sm_10 cubins run on every sm_1x part (docs/tesla.md).
+    // A count of at least the block's threads is the whole block (the
+    // scheduler clamps it): CUDA 1.0's nvcc emits __syncthreads() as
+    // `bar inc wait 0x0 0xfff` (4095 threads), and its sm_10 cubins run on
+    // every sm_1x part (docs/tesla.md).
     w.pc = next;
-    Bar& b = bars[id & 15];
-    unsigned gen = b.generation;
-    if (inc) {
-      if (++b.arrived >= count) {
-        b.arrived = 0;
-        ++b.generation;
-      }
-    }
-    if (wait && b.generation == gen) {
-      w.bar_wait = id & 15;
-      wait_gen[size_t(&w - warps.data())] = gen;
-      bar_count[id & 15] = count;
-      return false;
-    }
-    return true;
+    w.barrier_word = ir::barrier_word(unsigned(id & 15), inc, wait, count);
+    return false;
   }
-  unsigned bar_count[16] = {};
 
   // ---------------------------------------------------------------- ALU
   void alu(Warp& w, const Insn& in, uint32_t lanes);
-
-  void run_all() {
-    wait_gen.assign(warps.size(), 0);
-    while (true) {
-      bool progress = false, any_left = false;
-      for (size_t i = 0; i < warps.size(); ++i) {
-        Warp& w = warps[i];
-        if (w.done) continue;
-        any_left = true;
-        if (w.bar_wait >= 0) {
-          if (bars[w.bar_wait].generation == wait_gen[i]) continue;
-          w.bar_wait = -1;
-        }
-        progress = true;
-        while (!w.done && step(w)) {
-        }
-      }
-      if (!any_left) return;
-      if (!progress) {
-        // Everyone left is waiting: exited warps count as arrived.
-        unsigned done = 0;
-        for (auto& w : warps) done += w.done;
-        bool released = false;
-        for (int id = 0; id < 16; ++id) {
-          Bar& b = bars[id];
-          bool someone = false;
-          for (auto& w : warps) someone |= !w.done && w.bar_wait == id;
-          if (someone && b.arrived + done >= bar_count[id]) {
-            b.arrived = 0;
-            ++b.generation;
-            released = true;
-          }
-        }
-        if (!released) fail(FaultKind::Stack, "deadlock: every remaining warp waits at a barrier that cannot complete");
-      }
-    }
-  }
 };
 
 // -------------------------------------------------------------------- ALU ops
 
-void BlockInterpreter::Impl::alu(Warp& w, const Insn& in, uint32_t lanes) {
+void Runner::alu(Warp& w, const Insn& in, uint32_t lanes) {
   const Operand* dst = in.find(Role::Dst);
   const Operand* s1 = in.find(Role::Src1);
   const Operand* s2 = in.find(Role::Src2);
@@ -621,8 +569,8 @@ void BlockInterpreter::Impl::alu(Warp& w, const Insn& in, uint32_t lanes) {
       each([&](unsigned l) {
         uint32_t v = 0;
         switch (s1->reg) {
-          case 0: v = l | (w.first / 32) << 8; break;  // physid: lane, warp (MP and TPC 0)
-          case 1: v = uint32_t(steps); break;          // clock: instructions executed by the block so far
+          case 0: v = l | (w.warp) << 8; break;  // physid: lane, warp (MP and TPC 0)
+          case 1: v = uint32_t(*w.block_steps); break;          // clock: instructions executed by the block so far
           case 3: v = 0x20; break;                     // vstride
           default: v = 0; break;                       // pm counters, sampleid
         }
@@ -1254,72 +1202,50 @@ void BlockInterpreter::Impl::alu(Warp& w, const Insn& in, uint32_t lanes) {
 
 // -------------------------------------------------------------------- driver
 
-BlockInterpreter::BlockInterpreter(std::vector<uint32_t> code, Target target, BlockConfig cfg, LaunchMemory* mem)
-    : code_(std::move(code)), target_(target), cfg_(std::move(cfg)), mem_(mem) {}
-
-RunResult BlockInterpreter::run() {
-  unsigned n = cfg_.block[0] * cfg_.block[1] * cfg_.block[2];
-  std::vector<ThreadState> init(n);
-  unsigned t = 0;
-  for (unsigned z = 0; z < cfg_.block[2]; ++z)
-    for (unsigned y = 0; y < cfg_.block[1]; ++y)
-      for (unsigned x = 0; x < cfg_.block[0]; ++x) init[t++].r[0] = x | y << 16 | z << 26;
-  uint32_t need = 0x10 + uint32_t(cfg_.params.size());
-  if (cfg_.smem < need) cfg_.smem = need;
-  shared_.assign(cfg_.smem, 0);
-  uint16_t hdr[8] = {0, uint16_t(cfg_.block[0]), uint16_t(cfg_.block[1]), uint16_t(cfg_.block[2]),
-                     uint16_t(cfg_.grid[0]), uint16_t(cfg_.grid[1]), uint16_t(cfg_.block_idx[0]),
-                     uint16_t(cfg_.block_idx[1])};
-  std::memcpy(shared_.data(), hdr, 16);
-  if (!cfg_.params.empty()) std::memcpy(shared_.data() + 0x10, cfg_.params.data(), cfg_.params.size());
-  return run_with(init);
+void init_warp(WarpState& w, unsigned warp, uint32_t launched, uint32_t entry) {
+  w.warp = warp;
+  w.launched = w.active = launched;
+  w.exited = 0;
+  w.pc = entry;
+  w.join_skip = ~0u;
+  w.done = false;
+  w.barrier_word = 0;
+  w.fault = FaultKind::None;
+  w.message[0] = 0;
+  w.stack_size = 0;
 }
 
-RunResult BlockInterpreter::run_with(const std::vector<ThreadState>& initial) {
-  threads_ = initial;
-  nthreads_ = unsigned(initial.size());
-  // Whole warps of state: quadon and quad/cross-lane reads may touch lanes
-  // that were never launched.
-  threads_.resize((threads_.size() + 31) / 32 * 32);
-  if (shared_.size() < cfg_.smem) shared_.resize(cfg_.smem, 0);
-  local_.assign(threads_.size(), std::vector<uint8_t>(cfg_.lmem, 0));
-  out_.assign(threads_.size(), std::vector<uint8_t>(cfg_.attr_bytes, 0));
-  attr_.assign(threads_.size(), std::vector<uint8_t>(cfg_.attr_bytes, 0));
-  for (size_t t = 0; t < attr_.size(); ++t) {
-    size_t from = t * cfg_.attr_bytes;
-    if (from >= cfg_.attr_in.size()) break;
-    std::memcpy(attr_[t].data(), cfg_.attr_in.data() + from, std::min<size_t>(cfg_.attr_bytes, cfg_.attr_in.size() - from));
-  }
-  return execute();
+DecodeCache::DecodeCache(const std::vector<uint32_t>& code, const Target& target)
+    : code_(code), target_(target), slots_(new std::atomic<const Insn*>[code.size() ? code.size() : 1]) {
+  for (size_t i = 0; i < code.size(); ++i) slots_[i].store(nullptr, std::memory_order_relaxed);
 }
 
-RunResult BlockInterpreter::execute() {
-  Impl im(*this);
-  im.cache.resize(code_.size());
-  unsigned n = nthreads_;
-  for (unsigned first = 0; first < n; first += 32) {
-    Warp w;
-    w.first = first;
-    unsigned cnt = std::min(32u, n - first);
-    w.launched = cnt == 32 ? 0xffffffffu : (1u << cnt) - 1;
-    w.active = w.launched;
-    w.pc = cfg_.entry;
-    im.warps.push_back(w);
-  }
-  RunResult r;
+DecodeCache::~DecodeCache() {
+  for (size_t i = 0; i < code_.size(); ++i) delete slots_[i].load(std::memory_order_relaxed);
+}
+
+const Insn& DecodeCache::at(uint32_t pc) const {
+  std::atomic<const Insn*>& slot = slots_[pc];
+  if (const Insn* in = slot.load(std::memory_order_acquire)) return *in;
+  // Two threads may decode the same word at once: the first to publish wins.
+  auto fresh = std::make_unique<const Insn>(decode(code_.data(), code_.size(), pc, target_));
+  const Insn* expected = nullptr;
+  if (slot.compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel)) return *fresh.release();
+  return *expected;
+}
+
+WarpStop run_warp(const WarpProgram& p, WarpState& w) {
+  if (w.done) return WarpStop::Done;
+  Runner r(p);
   try {
-    im.run_all();
+    while (r.step(w)) {
+    }
   } catch (const Fault& f) {
-    r.fault = f.kind;
-    r.message = f.msg;
-    for (auto& w : im.warps)
-      if (!w.done) {
-        r.pc = w.pc;
-        break;
-      }
+    w.fault = f.kind;
+    std::snprintf(w.message, sizeof w.message, "%s", f.msg.c_str());
+    return WarpStop::Fault;
   }
-  r.steps = im.steps;
-  return r;
+  return w.done ? WarpStop::Done : WarpStop::Barrier;
 }
 
 }  // namespace gpurc::tesla

@@ -1,10 +1,14 @@
-// Reference interpreter for Tesla code: runs one block (all its warps) with
-// the per-warp control-flow stack, predicates and $c, $a, and the exact
+// Reference interpreter for Tesla code: runs one warp at a time, with the
+// per-warp control-flow stack, predicates and $c, $a, and the exact
 // integer/float rules of docs/tesla.md. What the JIT and the IR translation
-// are checked against.
+// are checked against. Blocks, barriers and launches are rt::launch's
+// (frontend/tesla/module/reference.h).
 #pragma once
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "frontend/tesla/encoding.h"
@@ -39,7 +43,7 @@ struct RunResult {
   FaultKind fault = FaultKind::None;
   std::string message;      // names the instruction, its word address and the lane where it applies
   uint32_t pc = 0;          // word address of the faulting instruction
-  uint64_t steps = 0;
+  uint64_t steps = 0;        // warp-instructions of the block
   bool ok() const { return fault == FaultKind::None; }
 };
 
@@ -51,36 +55,91 @@ struct ThreadState {
   bool exited = false;
 };
 
-class BlockInterpreter {
- public:
-  BlockInterpreter(std::vector<uint32_t> code, Target target, BlockConfig cfg, LaunchMemory* mem);
-  // Runs every warp of the block to completion (or the first fault). Sets up
-  // the CUDA 1.x launch ABI first: s[0x0..0xf] (u16: 0, ntid.x, ntid.y,
-  // ntid.z, nctaid.x, nctaid.y, ctaid.x, ctaid.y), params from s[0x10],
-  // $r0 = tid.x | tid.y << 16 | tid.z << 26.
-  RunResult run();
-  // Without the launch ABI: threads start with the given registers (tests).
-  RunResult run_with(const std::vector<ThreadState>& initial);
+// ---- One warp at a time. The scheduler is rt::launch's (the reference
+// adapter in frontend/tesla/module/reference.h runs run_warp as an
+// ir::Executable, with counted barriers); this core knows no runtime.
 
-  const ThreadState& thread(unsigned tid) const { return threads_[tid]; }
-  unsigned threads() const { return nthreads_; }
-  std::vector<uint8_t>& shared() { return shared_; }
-  std::vector<uint8_t>& local(unsigned tid) { return local_[tid]; }
-  std::vector<uint8_t>& out(unsigned tid) { return out_[tid]; }
-  std::vector<uint8_t>& attr(unsigned tid) { return attr_[tid]; }
+// Control-flow stack entries a warp may hold (more is a Stack fault).
+constexpr unsigned kMaxStackEntries = 4096;
+
+struct StackEntry {
+  uint8_t type;   // the interpreter's entry kind (branch, call, limited call, prebrk, quadon, joinat)
+  uint32_t mask;
+  uint32_t pc;    // words
+};
+
+// The memory the lanes of one warp address, set by the runner: g[]/c[] from
+// `mem`, s[] `shared_bytes` bytes, lane l's l[] (BlockConfig::lmem bytes) at
+// local + l * local_stride, its a[] and o[] (attr_bytes each) at attr / out +
+// l * attr_stride. Every access is bounds-checked against these sizes.
+struct WarpMemory {
+  LaunchMemory* mem = nullptr;
+  uint8_t* shared = nullptr;
+  uint64_t shared_bytes = 0;
+  uint8_t* local = nullptr;
+  uint64_t local_stride = 0;
+  uint8_t* attr = nullptr;
+  uint8_t* out = nullptr;
+  uint64_t attr_stride = 0;
+};
+
+// Everything one warp's run reads and writes. Trivially destructible and
+// without pointers to itself: it lives in rt::launch's per-warp vars (the
+// launch never runs constructors or destructors there), so a runner fills
+// every field it needs with init_warp and its own lane setup.
+struct WarpState {
+  // The counted-barrier var (runtime/barrier.h): at a `bar` stop the adapter
+  // writes the barrier's ir::barrier_word here; first, at offset 0.
+  uint32_t barrier[32];
+  ThreadState th[32];           // lanes past the launched ones too (quadon may run them)
+  WarpMemory memory;
+  uint64_t* block_steps;        // warp-instructions the whole block executed (watchdog, clock)
+  unsigned warp;                // index within the block
+  uint32_t launched, active, exited, pc, join_skip;
+  bool done;
+  // Set by run_warp: the stop's barrier word (WarpStop::Barrier), or the fault.
+  uint32_t barrier_word;
+  FaultKind fault;
+  char message[1024];           // the fault's text, NUL-terminated (names the instruction and word address)
+  uint32_t stack_size;
+  StackEntry stack[kMaxStackEntries];
+};
+static_assert(std::is_trivially_destructible_v<WarpState>);
+
+// Control state of warp `warp` whose launched lanes are `launched`, starting
+// at `entry`. Does not touch th[], memory or block_steps.
+void init_warp(WarpState& w, unsigned warp, uint32_t launched, uint32_t entry);
+
+// Decoded instructions by word address, filled on first use; thread-safe
+// (the warps of different blocks may run on different host threads).
+class DecodeCache {
+ public:
+  DecodeCache(const std::vector<uint32_t>& code, const Target& target);
+  ~DecodeCache();
+  DecodeCache(const DecodeCache&) = delete;
+  DecodeCache& operator=(const DecodeCache&) = delete;
+  const Insn& at(uint32_t pc) const;  // pc < code size
 
  private:
-  struct Impl;
-  std::vector<uint32_t> code_;
+  const std::vector<uint32_t>& code_;
   Target target_;
-  BlockConfig cfg_;
-  LaunchMemory* mem_;
-  std::vector<ThreadState> threads_;  // padded to whole warps
-  unsigned nthreads_ = 0;
-  std::vector<uint8_t> shared_;
-  std::vector<std::vector<uint8_t>> local_, out_, attr_;
-  RunResult execute();
+  std::unique_ptr<std::atomic<const Insn*>[]> slots_;
 };
+
+// What every warp of a launch shares (read-only).
+struct WarpProgram {
+  const std::vector<uint32_t>& code;
+  const Target& target;
+  const BlockConfig& cfg;       // regs, call_limit, max_steps (for the whole block), lmem, attr_bytes
+  const DecodeCache& cache;
+};
+
+enum class WarpStop { Done, Barrier, Fault };
+
+// Runs warp `w` until it finishes, reaches a `bar` (its descriptor in
+// w.barrier_word, as ir::barrier_word: the scheduler decides whether it
+// waits) or faults (w.fault, w.message).
+WarpStop run_warp(const WarpProgram& p, WarpState& w);
 
 // Scalar semantics shared with tests (and the IR translation later).
 namespace sem {

@@ -9,10 +9,12 @@
 #include <string>
 
 #include "frontend/tesla/interp.h"
+#include "frontend/tesla/module/fuzz.h"
+#include "frontend/tesla/module/fuzz_gen.h"
+#include "frontend/tesla/module/fuzz_run.h"
+#include "fuzz/ir_run.h"
 #include "fuzz/isa_fuzz.h"
-#include "fuzz/tesla_fuzz.h"
-#include "fuzz/tesla_gen.h"
-#include "fuzz/tesla_run.h"
+#include "isa/module.h"
 #include "recompiler/cli.h"
 #include "recompiler/engine.h"
 
@@ -31,6 +33,21 @@ tesla::Target target_of(const char* variant) {
   std::string err;
   REQUIRE(tesla::parse_target(variant, t, err));
   return t;
+}
+
+// The translation on one engine ("ir-interp" or a JIT tier), as the campaign runs it.
+TeslaOutcome run_tesla_engine(const std::string& engine, const TeslaTranslation& t, const TeslaProgram& p) {
+  TeslaOutcome out;
+  if (!t.error.empty()) {
+    out.error = "translate: " + t.error;
+    return out;
+  }
+  const IrProgram prog = prepare_program(t.f);
+  const std::string name = engine == "ir-interp" ? "interp" : engine;
+  std::unique_ptr<ir::Executable> exe = make_executable(name, prog, out.error);
+  if (!exe) return out;
+  const ir::Function& runs = name == "interp" ? prog.original : prog.lowered;
+  return run_tesla_translated(p, prog.original, uint32_t(runs.vars_bytes()), *exe);
 }
 
 }  // namespace
@@ -202,7 +219,7 @@ TEST_CASE("tesla fuzz: a reproducer's prologue recreates the initial state throu
     CHECK(init.size() == p.threads.size() * kTeslaReproStride);
     TeslaOutcome direct = run_tesla_engine("ir-interp", translate_tesla(p), p);
     if (!direct.error.empty() || !compare_tesla(p, ref, direct).empty()) continue;  // the campaign test reports those
-    TeslaOutcome replay = run_tesla_replay("ir-interp", p);
+    TeslaOutcome replay = run_tesla_replay(p);
     CHECK_MESSAGE(compare_tesla(p, ref, replay).empty(), "program " << s << ": " << compare_tesla(p, ref, replay));
     ++checked;
   }
@@ -218,7 +235,7 @@ TEST_CASE("tesla fuzz: a reproducer's prologue recreates the initial state throu
     if (!ref.fault.empty()) continue;  // deadlocked: nothing but the fault to compare
     TeslaOutcome direct = run_tesla_engine("ir-interp", translate_tesla(p), p);
     if (!direct.error.empty() || !compare_tesla(p, ref, direct).empty()) continue;  // untranslatable rows (no accept hook here)
-    TeslaOutcome replay = run_tesla_replay("ir-interp", p);
+    TeslaOutcome replay = run_tesla_replay(p);
     CHECK_MESSAGE(compare_tesla(p, ref, replay).empty(), "barrier program " << s << ": " << compare_tesla(p, ref, replay));
     ++checked_barrier;
   }
@@ -290,7 +307,7 @@ TEST_CASE("tesla fuzz: interpreter, IR interpreter and every JIT tier agree") {
   opt.iterations = light() ? 60 : 500;
   opt.seed = 1;
   opt.save_reproducers = false;
-  IsaFuzzReport r = run_tesla_fuzz(opt);
+  IsaFuzzReport r = run_isa_fuzz(*isa::find_module("tesla"), opt);
   CHECK(r.error.empty());
   uint64_t barrier_programs = 0;
   for (uint64_t i = 0; i < opt.iterations; ++i) barrier_programs += tesla_barrier_program_at(opt.seed, i);
@@ -328,7 +345,7 @@ TEST_CASE("tesla fuzz: vertex and geometry programs with a[]/o[] agree on every 
     opt.seed = 1;
     opt.variant = variant;
     opt.save_reproducers = false;
-    IsaFuzzReport r = run_tesla_fuzz(opt);
+    IsaFuzzReport r = run_isa_fuzz(*isa::find_module("tesla"), opt);
     CAPTURE(std::string(variant));
     CHECK(r.error.empty());
     CHECK(r.programs == opt.iterations);

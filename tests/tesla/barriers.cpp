@@ -9,7 +9,8 @@
 // every remaining warp waits, finished warps count as arrived).
 #include <cstring>
 
-#include "recompiler/tesla_run.h"
+#include "frontend/tesla/module/launch.h"
+#include "recompiler/isa_engine.h"
 #include "runtime/barrier.h"
 #include "translate_harness.h"
 
@@ -59,7 +60,8 @@ std::vector<Run> run_everywhere(const std::string& src, unsigned grid, unsigned 
     bufs[0].address = kOutAddress;
     bufs[0].bytes.assign(size_t(out_words) * 4, 0xcd);
     tr::Options o;
-    o.engine = e;
+    const gpurc::EngineAsHandle handle(e);
+    o.engine = &handle;
     o.threads = host_threads;
     Run r{e, tr::run(k, l, bufs, o), {}};
     r.words.resize(out_words);

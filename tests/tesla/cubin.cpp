@@ -8,6 +8,7 @@
 
 #include "frontend/tesla/cubin.h"
 #include "frontend/tesla/interp.h"
+#include "frontend/tesla/module/reference.h"
 #include "recompiler/isa.h"
 using namespace gpurc;
 using namespace gpurc::tesla;

@@ -10,6 +10,7 @@
 
 #include "frontend/tesla/encoding.h"
 #include "frontend/tesla/interp.h"
+#include "frontend/tesla/module/reference.h"
 using namespace gpurc::tesla;
 
 namespace {

@@ -12,7 +12,7 @@
 #include "frontend/tesla/disasm.h"
 #include "frontend/tesla/encoding.h"
 #include "recompiler/replay.h"
-#include "recompiler/tesla_run.h"
+#include "frontend/tesla/module/launch.h"
 
 using namespace gpurc;
 using replay::json;

@@ -13,6 +13,7 @@
 
 #include "frontend/tesla/encoding.h"
 #include "frontend/tesla/interp.h"
+#include "frontend/tesla/module/reference.h"
 #include "frontend/tesla/guest_memory.h"
 #include "frontend/tesla/translate.h"
 #include "recompiler/engine.h"

@@ -4,7 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "recompiler/tesla_run.h"
+#include "frontend/tesla/module/launch.h"
+#include "recompiler/isa_engine.h"
 #include "translate_harness.h"
 
 using namespace tesla_tr;
@@ -184,7 +185,8 @@ std::vector<std::vector<uint8_t>> launch_everywhere(const std::string& src) {
     bufs[0].address = 0x1000;
     bufs[0].bytes.assign(40 * 32, 0xcd);
     gpurc::tesla_run::Options o;
-    o.engine = e;
+    const gpurc::EngineAsHandle handle(e);
+    o.engine = &handle;
     o.threads = 1;
     gpurc::tesla_run::Outcome r = gpurc::tesla_run::run(k, l, bufs, o);
     INFO(gpurc::engine_name(e) << ": " << r.error << r.fault_message);

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/tesla_gen.h"
+#include "frontend/tesla/module/fuzz_gen.h"
 
 namespace gpurc::fuzz {
 
@@ -26,7 +26,7 @@ constexpr uint64_t kTeslaMaxMinimized = 10;
 // bytes of the init buffer.
 bool tesla_replay_prologue(const TeslaProgram& p, std::vector<uint32_t>& words, uint32_t& entry,
                            std::vector<uint8_t>& init, std::string& err);
-// Program `iteration` of campaign `seed` exactly as run_tesla_fuzz makes it
+// Program `iteration` of campaign `seed` exactly as the fuzz session makes it
 // (instructions the translator refuses are skipped, so the program depends on
 // the translator's coverage as well as on the seed).
 bool tesla_fuzz_program(const std::string& variant, uint64_t seed, uint64_t iteration, TeslaProgram& out,

@@ -1,4 +1,4 @@
-#include "fuzz/tesla_gen.h"
+#include "frontend/tesla/module/fuzz_gen.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "frontend/tesla/tables.h"
-#include "fuzz/ir_gen.h"
+#include "isa/fuzz_values.h"
 
 namespace gpurc::fuzz {
 
@@ -177,7 +177,7 @@ class Generator {
  private:
   Rng rng_;
   std::mt19937_64 mt_;
-  Rng bar_rng_;               // the barrier shape's choices (tesla_gen.h); unused by other programs
+  Rng bar_rng_;               // the barrier shape's choices (fuzz_gen.h); unused by other programs
   bool barrier_shape_ = false;
   unsigned warps_ = 1;
   Target t_;
@@ -340,7 +340,7 @@ class Generator {
   // there first in the round-robin order, or are released once a warp has
   // finished). Some use a count between 1 and the block's warps, which can
   // deadlock with what follows: the engines must then report the same
-  // deadlock (run_tesla_fuzz accepts that reference outcome).
+  // deadlock (the fuzz session accepts that reference outcome).
   std::string count_text(unsigned threads) { return threads == ~0u ? "all" : hex(threads); }
   std::string uniform_barrier_form() {
     std::string id = hex(bar_rng_.below(4));

@@ -1,6 +1,6 @@
 // Tesla kernel launches on the reference interpreter or a JIT tier; see
-// tesla_run.h for the memory layout both engines share.
-#include "recompiler/tesla_run.h"
+// launch.h for the memory layout both engines share.
+#include "frontend/tesla/module/launch.h"
 
 #include <algorithm>
 #include <atomic>
@@ -8,10 +8,10 @@
 #include <cstring>
 #include <mutex>
 
-#include "frontend/tesla/interp.h"
+#include "frontend/tesla/module/reference.h"
 #include "frontend/tesla/translate.h"
 #include "ir/interp.h"
-#include "recompiler/lane_count.h"
+#include "isa/lane_count.h"
 #include "runtime/memory.h"
 #include "runtime/thread_pool.h"
 
@@ -30,19 +30,6 @@ constexpr uint64_t kMaxInterpSpaceBytes = uint64_t(1) << 30;
 constexpr uint64_t kMaxBlockThreads = 512;
 // Per-thread l[] of a JIT launch lives in one Space::Local buffer.
 constexpr uint64_t kMaxLocalBytes = uint64_t(1) << 31;
-
-const char* interp_fault_name(tesla::FaultKind k) {
-  switch (k) {
-    case tesla::FaultKind::None: return "none";
-    case tesla::FaultKind::Decode: return "decode";
-    case tesla::FaultKind::Trap: return "trap";
-    case tesla::FaultKind::OutOfBounds: return "out-of-bounds";
-    case tesla::FaultKind::Unsupported: return "unsupported";
-    case tesla::FaultKind::Watchdog: return "watchdog";
-    case tesla::FaultKind::Stack: return "stack";
-  }
-  return "unknown";
-}
 
 std::string check_buffers(const std::vector<Buffer>& buffers) {
   for (const Buffer& b : buffers) {
@@ -91,6 +78,9 @@ tesla::BlockConfig block_config(const Kernel& k, const Launch& l) {
 }
 
 // ---------------------------------------------------------------- interp
+// The reference interpreter through rt::launch (reference.h): g[]/c[] as the
+// interpreter's linear LaunchMemory, s[] the launch's shared memory, l[] its
+// per-thread stacks.
 Outcome run_interp(const Kernel& k, const Launch& l, std::vector<Buffer>& buffers, const Options& opt) {
   Outcome out;
   tesla::LaunchMemory mem;
@@ -104,50 +94,25 @@ Outcome run_interp(const Kernel& k, const Launch& l, std::vector<Buffer>& buffer
     if (v.size() < end) v.resize(size_t(end), 0);
     std::memcpy(v.data() + (b.address & 0xffffffffu), b.bytes.data(), b.bytes.size());
   }
-  tesla::BlockConfig base = block_config(k, l);
-  uint64_t nblocks = l.grid.count();
-  bool attrs = has_attrs(k);
-  if (attrs) out.outputs.assign(size_t(nblocks * block_threads(l) * k.attr_bytes), 0);
-  // The fault of the lowest faulting block is reported (as rt::launch does).
-  std::mutex fault_lock;
-  uint64_t fault_block = UINT64_MAX;
-  tesla::RunResult fault;
-  std::atomic<bool> stop{false};
-  auto run_block = [&](size_t b) {
-    if (stop.load(std::memory_order_relaxed)) return;
-    tesla::BlockConfig cfg = base;
-    cfg.block_idx[0] = unsigned(b % l.grid.x);
-    cfg.block_idx[1] = unsigned(b / l.grid.x);
-    uint64_t per_block = block_threads(l), first = b * per_block;
-    if (attrs) {  // this block's slice of a[]
-      size_t from = size_t(first * k.attr_bytes);
-      if (from < l.attr_in.size())
-        cfg.attr_in.assign(l.attr_in.begin() + from,
-                           l.attr_in.begin() + std::min<size_t>(l.attr_in.size(), from + per_block * k.attr_bytes));
-    }
-    tesla::BlockInterpreter bi(k.code, k.target, cfg, &mem);
-    tesla::RunResult r = bi.run();
-    if (attrs)
-      for (unsigned t = 0; t < per_block; ++t)
-        std::memcpy(out.outputs.data() + (first + t) * k.attr_bytes, bi.out(t).data(), k.attr_bytes);
-    if (r.ok()) return;
-    stop = true;
-    std::lock_guard<std::mutex> g(fault_lock);
-    if (b < fault_block) fault_block = b, fault = std::move(r);
-  };
+  tesla::BlockConfig cfg = block_config(k, l);
+  cfg.attr_in = l.attr_in;  // every thread's a[] (global thread g at g * attr_bytes)
+  const bool attrs = has_attrs(k);
+  if (attrs) out.outputs.assign(size_t(l.grid.count() * block_threads(l) * k.attr_bytes), 0);
+  // Blocks run on several host threads only without global atomics (the
+  // interpreter's are plain read-modify-writes).
+  const unsigned threads = opt.threads != 1 && l.grid.count() > 1 && interp_blocks_parallel_safe(k) ? opt.threads : 1;
   auto t0 = Clock::now();
-  bool parallel = opt.threads != 1 && nblocks > 1 && interp_blocks_parallel_safe(k);
-  if (parallel) {
-    rt::ThreadPool::shared(opt.threads).parallel_for(size_t(nblocks), run_block);
-  } else {
-    for (size_t b = 0; b < nblocks && !stop; ++b) run_block(b);
-  }
+  tesla::GridResult g = tesla::run_reference_grid(k.code, k.target, cfg, mem, threads, attrs, out.outputs);
   out.run_us = us_since(t0);
-  if (fault_block != UINT64_MAX) {
+  if (!g.error.empty()) {
+    out.error = g.error;
+    return out;
+  }
+  if (!g.result.ok()) {
     out.faulted = true;
-    out.fault_kind = interp_fault_name(fault.fault);
-    out.fault_message = "block (" + std::to_string(fault_block % l.grid.x) + "," +
-                        std::to_string(fault_block / l.grid.x) + "): " + fault.message;
+    out.fault_kind = tesla::fault_kind_name(g.result.fault);
+    out.fault_message = "block (" + std::to_string(g.fault_block % l.grid.x) + "," +
+                        std::to_string(g.fault_block / l.grid.x) + "): " + g.result.message;
   }
   for (Buffer& b : buffers) {
     const std::vector<uint8_t>& v = space_bytes(mem, b);
@@ -281,10 +246,9 @@ uint64_t count_lane_instructions(const Kernel& k, const Launch& l, const Prepare
 Outcome run_jit(const Kernel& k, const Launch& l, std::vector<Buffer>& buffers, const Options& opt,
                 const Prepared& p) {
   Outcome out;
-  CompiledIr compiled;
-  IrCompileOptions copt;
+  isa::Compiled compiled;
   std::string err;
-  if (!compile_ir(p.f, opt.engine, copt, compiled, err)) {
+  if (!opt.engine->compile(p.f, "gpurc_jit", compiled, err)) {
     out.error = "compile: " + err;
     return out;
   }
@@ -367,8 +331,9 @@ Outcome run(const Kernel& k, const Launch& l, std::vector<Buffer>& buffers, cons
   if (opt.count_instructions) initial = buffers;
   Prepared p;
   std::string terr;
-  bool translated = opt.engine != Engine::Interp || opt.count_instructions ? prepare(k, l, p, terr) : false;
-  if (opt.engine == Engine::Interp) {
+  const bool reference = !opt.engine || opt.engine->is_reference();
+  bool translated = !reference || opt.count_instructions ? prepare(k, l, p, terr) : false;
+  if (reference) {
     out = run_interp(k, l, buffers, opt);
   } else if (!translated) {
     // The kernel is valid; this engine cannot run it (yet): a guest-level

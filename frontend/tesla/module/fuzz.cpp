@@ -1,6 +1,8 @@
-// `gpurc fuzz --isa tesla`: random valid Tesla programs (fuzz/tesla_gen.cpp)
-// on the reference BlockInterpreter against their IR translation on the IR
-// interpreter and every JIT tier (fuzz/tesla_run.cpp), bit for bit.
+// `gpurc fuzz --isa tesla`: random valid Tesla programs (fuzz_gen.cpp) on the
+// reference interpreter against their IR translation on the IR interpreter
+// and every JIT tier (fuzz_run.cpp), bit for bit: the ISA's half of the
+// campaign (isa::FuzzSession), run by fuzz/isa_fuzz.cpp's driver; and the
+// reproducers (replay files).
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -11,10 +13,11 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "frontend/tesla/module/fuzz.h"
+#include "frontend/tesla/module/fuzz_run.h"
+#include "frontend/tesla/module/module.h"
 #include "frontend/tesla/translate.h"
-#include "fuzz/isa_fuzz.h"
-#include "fuzz/tesla_fuzz.h"
-#include "fuzz/tesla_run.h"
+#include "isa/fuzz.h"
 
 namespace gpurc::fuzz {
 
@@ -270,119 +273,185 @@ bool tesla_fuzz_program(const std::string& variant, uint64_t seed, uint64_t iter
   return true;
 }
 
-IsaFuzzReport run_tesla_fuzz(const IsaFuzzOptions& opt) {
-  IsaFuzzReport rep;
-  Target target;
-  std::string err;
-  if (!parse_target(opt.variant, target, err)) {
-    rep.error = err;
-    return rep;
+namespace {
+
+struct Case final : isa::FuzzCase {
+  TeslaProgram p;
+};
+struct Outcome final : isa::FuzzOutcome {
+  TeslaOutcome o;
+};
+
+const TeslaProgram& program_of(const isa::FuzzCase& c) { return static_cast<const Case&>(c).p; }
+const TeslaOutcome& outcome_of(const isa::FuzzOutcome& o) { return static_cast<const Outcome&>(o).o; }
+
+// The campaign: per iteration, its ordinary program and, for about
+// kTeslaBarrierProgramPct percent of them (compute programs only), a barrier
+// program (label "bar"), each from a seed of (campaign seed, iteration): a
+// campaign may start at any iteration.
+class Session final : public isa::FuzzSession {
+ public:
+  Session(uint64_t seed, const Target& target) : seed_(seed), target_(target), probe_(target) {
+    gopt_.accept = [this](const Insn& in) { return probe_(in); };
+    barrier_gopt_ = gopt_;
+    barrier_gopt_.barrier_shape = true;
   }
-  std::vector<std::string> jit = opt.engines.empty() ? host_jit_engines() : opt.engines;
-  for (auto& e : jit) e = jit_engine_name(e);  // the registry name of an alias
-  const std::vector<std::string> host = host_jit_engines();
-  for (const auto& e : jit)
-    if (std::find(host.begin(), host.end(), e) == host.end()) {
-      rep.error = "engine " + e + " is not available on this host";
-      return rep;
-    }
-  rep.engines.push_back("ir-interp");
-  for (auto& e : jit) rep.engines.push_back(e);
 
-  SupportProbe probe(target);
-  TeslaGenOptions gopt;
-  gopt.accept = [&](const Insn& in) { return probe(in); };
-  TeslaGenStats stats;
-  uint64_t saved = 0;
-
-  uint64_t minimized = 0;
-  auto save = [&](const TeslaProgram& p, const std::string& name, const std::string& what) {
-    std::error_code ec;
-    std::filesystem::create_directories(opt.out_dir, ec);
-    std::string path = (std::filesystem::path(opt.out_dir) / (name + ".json")).string();
-    std::ofstream f(path);
-    f << tesla_replay_json(p, name, what) << "\n";
-    return f ? path : std::string();
-  };
-  // `kind`: "" for an iteration's ordinary program, "bar" for its barrier program.
-  auto mismatch = [&](uint64_t i, const std::string& kind, const std::string& engine, const std::string& what,
-                      const TeslaProgram& p) {
-    IsaFuzzMismatch m;
-    m.iteration = i;
-    m.engine = engine;
-    m.what = kind.empty() ? what : "barrier program: " + what;
-    if (opt.save_reproducers && saved < opt.max_saved) {
-      std::string name = "tesla-s" + std::to_string(opt.seed) + "-i" + std::to_string(i) +
-                         (kind.empty() ? "" : "-" + kind) + "-" + engine;
-      m.reproducer = save(p, name, "gpurc fuzz --isa tesla: engine " + engine + ": " + what);
-      if (!m.reproducer.empty()) ++saved;
-      // A shrunk copy of the first few: what a translator owner wants to read.
-      if (engine != "interp" && minimized < kTeslaMaxMinimized) {
-        ++minimized;
-        TeslaProgram q = p;
-        if (minimize_tesla(q, engine) > 0) save(q, name + "-min", "gpurc fuzz --isa tesla (minimised): engine " + engine + ": " + what);
+  bool generate(uint64_t i, std::vector<std::unique_ptr<isa::FuzzCase>>& out, std::string& err) override {
+    auto one = [&](const std::string& label, uint64_t program_seed, const TeslaGenOptions& g) {
+      auto c = std::make_unique<Case>();
+      c->index = i;
+      c->label = label;
+      try {
+        c->p = generate_tesla(program_seed, target_, g, &stats_);
+      } catch (const std::exception& e) {
+        err = "generator (iteration " + std::to_string(i) + (label.empty() ? "" : ", " + label) + "): " + e.what();
+        return false;
       }
-    }
-    rep.mismatches.push_back(m);
-  };
+      out.push_back(std::move(c));
+      return true;
+    };
+    // Barrier programs come in addition (fuzz_gen.h), so the ordinary
+    // program of every iteration is the one earlier campaigns ran.
+    if (!one("", tesla_program_seed(seed_, i), gopt_)) return false;
+    if (target_.ptype == kCP && tesla_barrier_program_at(seed_, i) &&
+        !one("bar", tesla_barrier_program_seed(seed_, i), barrier_gopt_))
+      return false;
+    return true;
+  }
 
-  // Runs one program on the reference and every engine; false when the
-  // campaign must stop (generator error).
-  auto check_program = [&](uint64_t i, const std::string& kind, uint64_t program_seed,
-                           const TeslaGenOptions& g) {
-    TeslaProgram p;
-    try {
-      p = generate_tesla(program_seed, target, g, &stats);
-    } catch (const std::exception& e) {
-      rep.error = "generator (iteration " + std::to_string(i) + (kind.empty() ? "" : ", " + kind) + "): " + e.what();
+  std::unique_ptr<isa::FuzzOutcome> run_reference(const isa::FuzzCase& c) override {
+    auto o = std::make_unique<Outcome>();
+    o->o = run_tesla_reference(program_of(c));
+    o->error = o->o.error;
+    return o;
+  }
+
+  // The generator only makes programs the reference can run: anything but an
+  // access fault, or a deadlock of a barrier program (fuzz_gen.h: a random
+  // mix of counts can leave every warp waiting; the engines must report it
+  // too), is a generator (or interpreter) problem. While minimising, a
+  // candidate whose reference faults otherwise (or at all, when the
+  // original's did not) shows no difference.
+  isa::ReferenceVerdict check_reference(const isa::FuzzCase& c, const isa::FuzzOutcome& ref,
+                                        std::string& message) const override {
+    const TeslaOutcome& r = outcome_of(ref);
+    if (minimizing_) {
+      if (!r.fault.empty() && (!ref_may_fault_ || r.fault != "out-of-bounds")) {
+        message = "reference fault";
+        return isa::ReferenceVerdict::Mismatch;
+      }
+      return isa::ReferenceVerdict::Compare;
+    }
+    const bool deadlock = !c.label.empty() && r.fault == "stack" && r.fault_message.rfind("deadlock", 0) == 0;
+    if (!r.fault.empty() && r.fault != "out-of-bounds" && !deadlock) {
+      message = "reference fault " + r.fault + ": " + r.fault_message;
+      return isa::ReferenceVerdict::Mismatch;
+    }
+    return isa::ReferenceVerdict::Compare;
+  }
+
+  bool translate(const isa::FuzzCase& c, ir::Function& out, std::string& err) override {
+    TeslaTranslation t = translate_tesla(program_of(c));
+    if (!t.error.empty()) {
+      err = t.error;
       return false;
     }
-    ++rep.programs;
-    TeslaOutcome ref = run_tesla_reference(p);
-    // The generator only makes programs the reference can run: anything but
-    // an access fault, or a deadlock of a barrier program (tesla_gen.h: a
-    // random mix of counts can leave every warp waiting; the engines must
-    // report it too), is a generator (or interpreter) problem.
-    bool deadlock = g.barrier_shape && ref.fault == "stack" && ref.fault_message.rfind("deadlock", 0) == 0;
-    if (!ref.fault.empty() && ref.fault != "out-of-bounds" && !deadlock) {
-      mismatch(i, kind, "interp", "reference fault " + ref.fault + ": " + ref.fault_message, p);
-      return true;
-    }
-    TeslaTranslation tr = translate_tesla(p);
-    if (!tr.error.empty()) {
-      mismatch(i, kind, "translate", tr.error, p);
-      return true;
-    }
-    for (const auto& e : rep.engines) {
-      TeslaOutcome got = run_tesla_engine(e, tr, p);
-      ++rep.runs;
-      std::string d = compare_tesla(p, ref, got);
-      if (!d.empty()) mismatch(i, kind, e, d, p);
-    }
+    out = std::move(t.f);
     return true;
-  };
-  TeslaGenOptions barrier_gopt = gopt;
-  barrier_gopt.barrier_shape = true;
-  for (uint64_t i = opt.first; i < opt.first + opt.iterations; ++i) {
-    if (!check_program(i, "", tesla_program_seed(opt.seed, i), gopt)) break;
-    // Barrier programs (compute programs only) come in addition
-    // (tesla_gen.h), so the ordinary program of every iteration is the one
-    // earlier campaigns ran.
-    if (target.ptype == kCP && tesla_barrier_program_at(opt.seed, i) &&
-        !check_program(i, "bar", tesla_barrier_program_seed(opt.seed, i), barrier_gopt))
-      break;
-    if (opt.progress && rep.programs % 50 == 0) opt.progress(rep.programs, rep.mismatches.size());
   }
-  if (opt.progress) opt.progress(rep.programs, rep.mismatches.size());
 
-  uint64_t placed = 0;
-  for (auto& [op, n] : stats.generated) placed += n;
-  rep.notes.push_back("tesla: " + std::to_string(placed) + " instructions placed over " +
-                      std::to_string(stats.generated.size()) + " kinds");
-  for (auto& [what, r] : probe.refused())
-    rep.notes.push_back("skipped " + std::to_string(r.first) + " candidates the translator refuses: " + what +
-                        ", e.g. " + r.second);
-  return rep;
-}
+  std::unique_ptr<isa::FuzzOutcome> run_translated(const isa::FuzzCase& c, const isa::TranslatedRun& run) override {
+    auto o = std::make_unique<Outcome>();
+    o->o = run_tesla_translated(program_of(c), run.translation, run.vars_bytes, run.exe);
+    o->error = o->o.error;
+    return o;
+  }
+
+  std::string compare(const isa::FuzzCase& c, const isa::FuzzOutcome& ref, const isa::FuzzOutcome& got) override {
+    // An engine the driver could not make has a bare FuzzOutcome with the error.
+    if (!ref.error.empty()) last_difference_ = "reference failed: " + ref.error;
+    else if (!got.error.empty()) last_difference_ = got.error;
+    else last_difference_ = compare_tesla(program_of(c), outcome_of(ref), outcome_of(got));
+    return last_difference_;
+  }
+
+  std::string mismatch_text(const isa::FuzzCase& c, const std::string&, const std::string& what) const override {
+    return c.label.empty() ? what : "barrier program: " + what;
+  }
+  bool reproducer_per_engine() const override { return true; }
+  std::string reproducer_stem(uint64_t seed, const isa::FuzzCase& c, const std::string& engine) const override {
+    return "tesla-s" + std::to_string(seed) + "-i" + std::to_string(c.index) + (c.label.empty() ? "" : "-" + c.label) +
+           "-" + engine;
+  }
+  std::string reproducer(const isa::FuzzCase& c, const isa::FuzzOutcome&, const isa::ReproducerInfo& info) override {
+    const std::string description = std::string("gpurc fuzz --isa tesla") + (info.minimised ? " (minimised)" : "") +
+                                    ": engine " + info.engine + ": " + info.what;
+    return tesla_replay_json(program_of(c), info.stem, description) + "\n";
+  }
+
+  // A shrunk copy of the first few: what a translator owner wants to read.
+  unsigned max_minimized() const override { return unsigned(kTeslaMaxMinimized); }
+  std::unique_ptr<isa::FuzzCase> minimize(const isa::FuzzCase& c, const std::string& engine,
+                                          const std::function<bool(const isa::FuzzCase&)>& still_differs) override {
+    TeslaDifference difference = [&](const TeslaProgram& q, bool ref_may_fault) -> std::string {
+      if (engine == "translate") {  // the translation alone
+        TeslaOutcome ref = run_tesla_reference(q);
+        if (!ref.fault.empty() && (!ref_may_fault || ref.fault != "out-of-bounds")) return "";
+        return translate_tesla(q).error.empty() ? "" : "translate";
+      }
+      // The driver reruns reference, translation and engine; compare() keeps the text.
+      Case candidate;
+      candidate.index = c.index;
+      candidate.label = c.label;
+      candidate.p = q;
+      minimizing_ = true;
+      ref_may_fault_ = ref_may_fault;
+      last_difference_.clear();
+      const bool differs = still_differs(candidate);
+      minimizing_ = false;
+      return differs ? last_difference_ : "";
+    };
+    auto m = std::make_unique<Case>();
+    m->index = c.index;
+    m->label = c.label;
+    m->p = program_of(c);
+    if (minimize_tesla(m->p, difference) == 0) return nullptr;
+    return m;
+  }
+
+  std::vector<std::string> notes() const override {
+    std::vector<std::string> notes;
+    uint64_t placed = 0;
+    for (auto& [op, n] : stats_.generated) placed += n;
+    notes.push_back("tesla: " + std::to_string(placed) + " instructions placed over " +
+                    std::to_string(stats_.generated.size()) + " kinds");
+    for (auto& [what, r] : probe_.refused())
+      notes.push_back("skipped " + std::to_string(r.first) + " candidates the translator refuses: " + what +
+                      ", e.g. " + r.second);
+    return notes;
+  }
+
+ private:
+  uint64_t seed_;
+  Target target_;
+  SupportProbe probe_;
+  TeslaGenOptions gopt_, barrier_gopt_;
+  TeslaGenStats stats_;
+  std::string last_difference_;
+  bool minimizing_ = false, ref_may_fault_ = false;
+};
+
+}  // namespace
 
 }  // namespace gpurc::fuzz
+
+namespace gpurc::tesla {
+
+std::unique_ptr<isa::FuzzSession> make_fuzz_session(const fuzz::IsaFuzzOptions& opt, std::string& err) {
+  Target target;
+  if (!parse_target(opt.variant, target, err)) return nullptr;
+  return std::make_unique<fuzz::Session>(opt.seed, target);
+}
+
+}  // namespace gpurc::tesla

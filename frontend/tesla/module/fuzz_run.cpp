@@ -1,13 +1,16 @@
-#include "fuzz/tesla_run.h"
+#include "frontend/tesla/module/fuzz_run.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 
 #include "frontend/tesla/guest_memory.h"
+#include "frontend/tesla/module/fuzz.h"
+#include "frontend/tesla/module/reference.h"
 #include "frontend/tesla/translate.h"
-#include "fuzz/tesla_fuzz.h"
+#include "ir/interp.h"
 #include "runtime/barrier.h"
+#include "runtime/launch.h"
 #include "runtime/memory.h"
 
 namespace gpurc::fuzz {
@@ -16,24 +19,16 @@ using namespace tesla;
 
 namespace {
 
+// The IR engines' watchdog budget per warp (what the IR fuzzer gives them).
+constexpr int64_t kTeslaFuzzBudget = int64_t(1) << 32;
+
 std::string hex(uint64_t v) {
   char b[24];
   std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
   return b;
 }
 
-const char* interp_fault_name(FaultKind k) {
-  switch (k) {
-    case FaultKind::None: return "";
-    case FaultKind::Decode: return "decode";
-    case FaultKind::Trap: return "trap";
-    case FaultKind::OutOfBounds: return "out-of-bounds";
-    case FaultKind::Unsupported: return "unsupported";
-    case FaultKind::Watchdog: return "watchdog";
-    case FaultKind::Stack: return "stack";
-  }
-  return "?";
-}
+const char* interp_fault_name(FaultKind k) { return k == FaultKind::None ? "" : tesla::fault_kind_name(k); }
 
 // The IR fault a Tesla fault becomes: misaligned accesses are routed to an
 // unbacked address by the translation, so they are out-of-bounds there too;
@@ -41,7 +36,7 @@ const char* interp_fault_name(FaultKind k) {
 const char* ir_fault_name(ir::FaultKind k) {
   switch (k) {
     case ir::FaultKind::Misaligned: return "out-of-bounds";
-    default: return fault_kind_name(k);
+    default: return rt::fault_kind_name(k);
   }
 }
 
@@ -71,12 +66,7 @@ TeslaTranslation translate_tesla(const TeslaProgram& p) {
   TeslaTranslation t;
   TranslateOptions opt = options_for(p.cfg, p.target);
   opt.launch_abi = false;
-  ir::Function f;
-  if (!translate(p.words, opt, f, t.error)) {
-    if (t.error.empty()) t.error = "translate failed";
-    return t;
-  }
-  t.program = prepare_program(f);
+  if (!translate(p.words, opt, t.f, t.error) && t.error.empty()) t.error = "translate failed";
   return t;
 }
 
@@ -88,13 +78,9 @@ namespace {
 // code) with TeslaMemory as every warp's guest memory. Registers come from
 // `p.threads` (run_with mode) or, with `launch_abi`, from the launch ABI
 // only.
-TeslaOutcome run_ir(const std::string& engine, const IrProgram& prog, const TeslaProgram& p, bool launch_abi,
-                    const std::vector<uint8_t>& extra) {
+TeslaOutcome run_ir(const ir::Function& f, uint32_t vars_bytes, const ir::Executable& exe, const TeslaProgram& p,
+                    bool launch_abi, const std::vector<uint8_t>& extra) {
   TeslaOutcome out;
-  std::string ir_engine = engine == "ir-interp" ? "interp" : engine;
-  std::unique_ptr<ir::Executable> exe = make_executable(ir_engine, prog, out.error);
-  if (!exe) return out;
-  const ir::Function& f = prog.original;
   const unsigned nthreads = unsigned(p.threads.size());
   const unsigned nwarps = std::max(1u, (nthreads + 31) / 32);
 
@@ -130,9 +116,9 @@ TeslaOutcome run_ir(const std::string& engine, const IrProgram& prog, const Tesl
 
   rt::LaunchConfig cfg;
   cfg.block.x = std::max(1u, nthreads);
-  cfg.vars_bytes = uint32_t(f.vars_bytes());
+  cfg.vars_bytes = vars_bytes;
   cfg.uniforms = uniforms.get();
-  cfg.budget = kFuzzBudget;
+  cfg.budget = kTeslaFuzzBudget;
   if (uint32_t bar = barrier_slot(f); bar != LaunchSlots::kNoSlot) cfg.barrier_var = bar;
   rt::WarpHooks hooks;
   // The state of every lane of the warp: the lanes past the last thread too
@@ -169,7 +155,7 @@ TeslaOutcome run_ir(const std::string& engine, const IrProgram& prog, const Tesl
   bool engine_fault = false;  // launch's own Unsupported fault (a stop without a barrier word) calls no hook
   hooks.fault = [&](const rt::WarpInfo&, const ir::WarpContext&, rt::LaunchFault&) { engine_fault = true; };
   rt::Memory unused;  // every access goes to TeslaMemory
-  const rt::LaunchResult r = rt::launch(*exe, unused, cfg, hooks);
+  const rt::LaunchResult r = rt::launch(exe, unused, cfg, hooks);
   if (!r.error.empty()) {
     out.error = r.error;
     return out;
@@ -197,16 +183,12 @@ TeslaOutcome run_ir(const std::string& engine, const IrProgram& prog, const Tesl
 
 }  // namespace
 
-TeslaOutcome run_tesla_engine(const std::string& engine, const TeslaTranslation& t, const TeslaProgram& p) {
-  if (!t.error.empty()) {
-    TeslaOutcome out;
-    out.error = "translate: " + t.error;
-    return out;
-  }
-  return run_ir(engine, t.program, p, false, {});
+TeslaOutcome run_tesla_translated(const TeslaProgram& p, const ir::Function& layout, uint32_t vars_bytes,
+                                  const ir::Executable& exe) {
+  return run_ir(layout, vars_bytes, exe, p, false, {});
 }
 
-TeslaOutcome run_tesla_replay(const std::string& engine, const TeslaProgram& p) {
+TeslaOutcome run_tesla_replay(const TeslaProgram& p) {
   TeslaOutcome out;
   std::vector<uint32_t> words;
   uint32_t entry = 0;
@@ -219,8 +201,8 @@ TeslaOutcome run_tesla_replay(const std::string& engine, const TeslaProgram& p) 
     out.error = "translate: " + out.error;
     return out;
   }
-  IrProgram prog = prepare_program(f);
-  return run_ir(engine, prog, p, true, init);
+  std::unique_ptr<ir::Executable> exe = ir::make_ir_interpreter(f);
+  return run_ir(f, uint32_t(f.vars_bytes()), *exe, p, true, init);
 }
 
 std::string compare_tesla(const TeslaProgram& p, const TeslaOutcome& ref, const TeslaOutcome& got) {
@@ -265,17 +247,6 @@ std::string compare_tesla(const TeslaProgram& p, const TeslaOutcome& ref, const 
 
 namespace {
 
-// The difference `engine` shows on `p` ("" = none, or the reference cannot run it).
-std::string difference(const TeslaProgram& p, const std::string& engine, bool ref_may_fault) {
-  TeslaOutcome ref = run_tesla_reference(p);
-  if (!ref.fault.empty() && (!ref_may_fault || ref.fault != "out-of-bounds")) return "";
-  TeslaTranslation tr = translate_tesla(p);
-  if (!tr.error.empty()) return engine == "translate" ? "translate" : "";
-  if (engine == "translate") return "";
-  TeslaOutcome got = run_tesla_engine(engine, tr, p);
-  return compare_tesla(p, ref, got);
-}
-
 // The kind of a difference: its first word ("$r3", "fault", "s[0x10]", ...)
 // without lane or address details.
 std::string kind_of(const std::string& d) {
@@ -285,14 +256,14 @@ std::string kind_of(const std::string& d) {
 
 }  // namespace
 
-unsigned minimize_tesla(TeslaProgram& p, const std::string& engine) {
+unsigned minimize_tesla(TeslaProgram& p, const TeslaDifference& difference) {
   uint64_t short_nop = 0, long_nop = 0;
   unsigned n = 0;
   std::string err;
   if (!assemble_one("mov b32 $r30 $r30", p.target, short_nop, n, err) || !assemble_one("nop", p.target, long_nop, n, err))
     return 0;
   const bool ref_may_fault = !run_tesla_reference(p).fault.empty();
-  const std::string kind = kind_of(difference(p, engine, ref_may_fault));
+  const std::string kind = kind_of(difference(p, ref_may_fault));
   if (kind.empty()) return 0;
   unsigned removed = 0;
   // Control flow stays: removing half of a joinat/bra or prebrk/brk pair
@@ -314,7 +285,7 @@ unsigned minimize_tesla(TeslaProgram& p, const std::string& engine) {
         TeslaProgram q = p;
         q.words[pos] = uint32_t(nop);
         if (len == 2) q.words[pos + 1] = uint32_t(nop >> 32);
-        std::string d = difference(q, engine, ref_may_fault);
+        std::string d = difference(q, ref_may_fault);
         if (!d.empty() && kind_of(d) == kind) {
           p.words = std::move(q.words);
           ++removed;

@@ -1,5 +1,6 @@
-// Running one Tesla (sm_1x) kernel launch on any engine: the reference
-// BlockInterpreter (Engine::Interp) or translate -> IR -> compile_ir -> a JIT
+// The Tesla launch ABI: running one Tesla (sm_1x) kernel launch through
+// rt::launch on any engine: the reference interpreter (reference.h, for the
+// reference engine) or translate -> IR -> EngineHandle::compile -> a JIT
 // tier. Replay files, examples, bench and tests go through here, so every
 // engine sees the same guest memory layout (frontend/tesla/translate.h):
 //
@@ -17,7 +18,7 @@
 
 #include "frontend/tesla/encoding.h"
 #include "ir/types.h"
-#include "recompiler/engine.h"
+#include "isa/module.h"
 #include "runtime/launch.h"
 
 namespace gpurc::tesla_run {
@@ -50,7 +51,7 @@ struct Buffer {
 };
 
 struct Options {
-  Engine engine = Engine::Interp;  // resolved (not Engine::Jit)
+  const isa::EngineHandle* engine = nullptr;  // null: the reference interpreter
   unsigned threads = 0;            // host threads for blocks; 0 = all cores
   bool count_instructions = false; // fill Outcome::lane_instructions
 };

@@ -3,7 +3,7 @@
 // name), launch, state.params / state.const, memory buffers in g[] / c[],
 // and for vertex/geometry programs (variant ":vp" / ":gp") per-thread a[]
 // inputs ("inputs.a") and o[] outputs (observed as outputs "o");
-// the run itself is recompiler/tesla_run.
+// the run itself is launch.h's.
 #include <cctype>
 #include <cstring>
 #include <fstream>
@@ -12,10 +12,13 @@
 
 #include "frontend/tesla/cubin.h"
 #include "frontend/tesla/translate.h"
-#include "recompiler/replay.h"
-#include "recompiler/tesla_run.h"
+#include "frontend/tesla/module/launch.h"
+#include "frontend/tesla/module/module.h"
+#include "isa/replay_doc.h"
 
-namespace gpurc::replay {
+namespace gpurc::tesla {
+
+using namespace gpurc::replay;
 
 namespace {
 
@@ -220,7 +223,7 @@ std::vector<uint8_t> typed_or_hex(const json& v, const std::string& where) {
 
 }  // namespace
 
-void replay_tesla(const ReplayJob& job, ReplayRun& run) {
+void replay(const isa::ReplayJob& job, ReplayRun& run) {
   const json& doc = job.doc;
   check_fields(doc, {"gpurc", "isa", "variant", "name", "program", "launch", "state", "inputs", "memory", "expect", "description", "listing"}, "");
   if (doc.contains("variant") && !doc["variant"].is_string()) throw ReplayError("variant: expected a string");
@@ -326,7 +329,7 @@ void replay_tesla(const ReplayJob& job, ReplayRun& run) {
   }
 
   tesla_run::Options opt;
-  opt.engine = job.engine;
+  opt.engine = &job.engine;
   opt.threads = job.threads;
   opt.count_instructions = job.count_instructions;
   tesla_run::Outcome out = tesla_run::run(prog.kernel, launch, buffers, opt);
@@ -344,4 +347,4 @@ void replay_tesla(const ReplayJob& job, ReplayRun& run) {
   if (attrs) run.observed.push_back(Observed{"outputs", "o", ElemType::U32, std::move(out.outputs)});
 }
 
-}  // namespace gpurc::replay
+}  // namespace gpurc::tesla

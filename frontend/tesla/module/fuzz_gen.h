@@ -13,7 +13,7 @@
 
 #include "frontend/tesla/encoding.h"
 #include "frontend/tesla/interp.h"
-#include "fuzz/rng.h"
+#include "isa/rng.h"
 
 namespace gpurc::fuzz {
 

@@ -1,19 +1,18 @@
-// The Tesla ISA for the CLI and public API: raw words or a text .cubin in,
-// envydis-syntax text out; envyas-syntax text in, raw words out.
+// NVIDIA Tesla as an ISA module: raw words or a text .cubin in,
+// envydis-syntax text out; envyas-syntax text in, raw words out; code -> IR
+// for the JIT, replay and fuzzing (module.h).
+#include "frontend/tesla/module/module.h"
+
 #include "frontend/tesla/cubin.h"
 #include "frontend/tesla/disasm.h"
 #include "frontend/tesla/encoding.h"
 #include "frontend/tesla/translate.h"
 #include "ir/ir.h"
-#include "fuzz/isa_fuzz.h"
-#include "recompiler/isa.h"
-#include "recompiler/isa_engine.h"
-#include "recompiler/replay.h"
 
 namespace gpurc {
 namespace {
 
-class TeslaSupport final : public isa::IsaModule {
+class TeslaModule final : public isa::IsaModule {
  public:
   std::string name() const override { return "tesla"; }
   std::vector<std::string> variants() const override { return tesla::variant_names(); }
@@ -111,20 +110,20 @@ class TeslaSupport final : public isa::IsaModule {
     return true;
   }
 
-  // Transitional (until tesla moves to frontend/tesla/module/): the replay
-  // handler and the campaign still written against recompiler's Engine.
   bool has_replay() const override { return true; }
-  void replay(const isa::ReplayJob& job, replay::ReplayRun& run) const override {
-    replay::replay_tesla(replay::ReplayJob{job.doc, job.dir, engine_of(job.engine), job.threads, job.count_instructions}, run);
+  void replay(const isa::ReplayJob& job, replay::ReplayRun& run) const override { tesla::replay(job, run); }
+  std::unique_ptr<isa::FuzzSession> fuzz_session(const fuzz::IsaFuzzOptions& opt, std::string& err) const override {
+    return tesla::make_fuzz_session(opt, err);
   }
-  WholeCampaign whole_campaign() const override { return &fuzz::run_tesla_fuzz; }
+  bool fuzz_capable() const override { return true; }
+  // Every program's seed comes from (seed, index): a campaign may start anywhere.
   bool fuzz_can_start_anywhere() const override { return true; }
 };
 
 }  // namespace
 
 const isa::IsaModule& tesla_module() {
-  static TeslaSupport s;
+  static const TeslaModule s;
   return s;
 }
 
