@@ -68,7 +68,6 @@ bool differences(isa::FuzzSession& s, const isa::FuzzCase& c, const std::vector<
 }  // namespace
 
 IsaFuzzReport run_isa_fuzz(const isa::IsaModule& isa, const IsaFuzzOptions& opt) {
-  if (isa::IsaModule::WholeCampaign whole = isa.whole_campaign()) return whole(opt);
   IsaFuzzReport r;
   std::string err;
   std::unique_ptr<isa::FuzzSession> s = isa.fuzz_session(opt, err);

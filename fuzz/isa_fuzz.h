@@ -18,8 +18,5 @@ namespace fuzz {
 // minimised copy. An ISA without a fuzzer is IsaFuzzReport::error.
 IsaFuzzReport run_isa_fuzz(const isa::IsaModule& isa, const IsaFuzzOptions& opt);
 
-// Transitional: the campaigns of ISAs not yet moved onto a FuzzSession
-// (fuzz/<isa>_fuzz.cpp), reached through IsaModule::whole_campaign.
-
 }  // namespace fuzz
 }  // namespace gpurc

@@ -113,12 +113,7 @@ class IsaModule {
   // Whether IsaFuzzOptions::first (re-running part of a campaign) is honoured:
   // the session's generate(i) does not depend on programs before i.
   virtual bool fuzz_can_start_anywhere() const { return false; }
-  // Transitional: an ISA whose fuzzer is still a whole campaign of its own
-  // (fuzz/<isa>_fuzz.cpp) returns it here until it provides fuzz_session.
-  // Removed once every ISA has migrated.
-  using WholeCampaign = fuzz::IsaFuzzReport (*)(const fuzz::IsaFuzzOptions&);
-  virtual WholeCampaign whole_campaign() const { return nullptr; }
-  bool has_fuzzer() const { return whole_campaign() != nullptr || fuzz_capable(); }
+  bool has_fuzzer() const { return fuzz_capable(); }
   // Whether fuzz_session can return a session (without making one).
   virtual bool fuzz_capable() const { return false; }
 };

@@ -126,13 +126,13 @@ std::string resumable_fuzz_list() {
   return module_names([](const isa::IsaModule& m) { return m.has_fuzzer() && m.fuzz_can_start_anywhere(); });
 }
 
-const IsaSupport* isa_or_error(const std::string& name, std::ostream& err) {
-  const IsaSupport* isa = find_isa(name);
+const isa::IsaModule* isa_or_error(const std::string& name, std::ostream& err) {
+  const isa::IsaModule* isa = find_isa(name);
   if (!isa) err << "error: unknown isa '" << name << "' (one of: " << isa_list() << ")\n";
   return isa;
 }
 
-bool check_variant(const IsaSupport& isa, const std::string& v, std::ostream& err) {
+bool check_variant(const isa::IsaModule& isa, const std::string& v, std::ostream& err) {
   if (v.empty() || isa.accepts_variant(v)) return true;
   std::string list;
   for (const auto& x : isa.variants()) list += (list.empty() ? "" : ", ") + x;
@@ -142,7 +142,7 @@ bool check_variant(const IsaSupport& isa, const std::string& v, std::ostream& er
 
 int verb_disasm(const std::string& isa_name, const std::string& variant, bool hex, bool raw, const std::string& file,
                 std::ostream& out, std::ostream& err) {
-  const IsaSupport* isa = isa_or_error(isa_name, err);
+  const isa::IsaModule* isa = isa_or_error(isa_name, err);
   if (!isa || !check_variant(*isa, variant, err)) return 2;
   std::string data, e;
   if (!cli::read_input(file, data, e)) {
@@ -169,7 +169,7 @@ int verb_disasm(const std::string& isa_name, const std::string& variant, bool he
 
 int verb_asm(const std::string& isa_name, const std::string& variant, const std::string& output, bool hex,
              const std::string& file, std::ostream& out, std::ostream& err) {
-  const IsaSupport* isa = isa_or_error(isa_name, err);
+  const isa::IsaModule* isa = isa_or_error(isa_name, err);
   if (!isa || !check_variant(*isa, variant, err)) return 2;
   std::string text, e;
   if (!cli::read_input(file, text, e)) {
@@ -237,7 +237,7 @@ int verb_ir(const std::string& file, const std::string& isa, const ir::PassOptio
             std::ostream& err) {
   ir::Function f;
   if (!isa.empty() && isa != "ir") {
-    const IsaSupport* s = isa_or_error(isa, err);
+    const isa::IsaModule* s = isa_or_error(isa, err);
     if (!s) return 2;
     std::string data, e;
     if (!cli::read_input(file, data, e)) {

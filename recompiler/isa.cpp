@@ -2,16 +2,15 @@
 
 namespace gpurc {
 
-const std::vector<const IsaSupport*>& all_isas() {
-  static const std::vector<const IsaSupport*> isas = isa::guest_isas();
+const std::vector<const isa::IsaModule*>& all_isas() {
+  static const std::vector<const isa::IsaModule*> isas = isa::guest_isas();
   return isas;
 }
 
-const IsaSupport* find_isa(const std::string& name) {
+const isa::IsaModule* find_isa(const std::string& name) {
   for (auto* i : all_isas())
     if (i->name() == name) return i;
   return nullptr;
 }
-
 
 }  // namespace gpurc

@@ -8,14 +8,8 @@
 
 namespace gpurc {
 
-// Transitional name of isa::IsaModule (the CLI interface it grew from).
-using IsaSupport = isa::IsaModule;
-
 // The guest ISAs in registry order (not isa "ir"); null if the name is unknown.
-const std::vector<const IsaSupport*>& all_isas();
-const IsaSupport* find_isa(const std::string& name);
-
-// Transitional accessors for the ISAs' tests: = *find_isa("<isa>"). A
-// migrated ISA's tests use find_isa and its accessor goes.
+const std::vector<const isa::IsaModule*>& all_isas();
+const isa::IsaModule* find_isa(const std::string& name);
 
 }  // namespace gpurc

@@ -14,11 +14,4 @@ bool EngineAsHandle::compile(const ir::Function& f, const std::string& symbol, i
   return true;
 }
 
-Engine engine_of(const isa::EngineHandle& h) {
-  if (auto* e = dynamic_cast<const EngineAsHandle*>(&h)) return e->engine();
-  Engine out = Engine::Interp;
-  parse_engine(h.name(), out);
-  return out;
-}
-
 }  // namespace gpurc

@@ -19,8 +19,4 @@ class EngineAsHandle final : public isa::EngineHandle {
   Engine engine_;
 };
 
-// Transitional (ISA adapters still written against Engine): the resolved
-// Engine of a handle.
-Engine engine_of(const isa::EngineHandle& h);
-
 }  // namespace gpurc

@@ -7,17 +7,6 @@
 
 namespace gpurc::replay {
 
-// Transitional: the job of a replay handler that is still written against
-// recompiler's Engine (recompiler/replay_<isa>.cpp of an ISA not yet moved to
-// frontend/<isa>/module/); its IsaModule adapter calls it.
-struct ReplayJob {
-  const json& doc;
-  std::filesystem::path dir;  // the file's folder: relative paths start here
-  Engine engine;              // resolved (never Engine::Jit)
-  unsigned threads = 0;       // 0 = all cores
-  bool count_instructions = false;
-};
-
 // Whether some module replays documents of `isa`.
 bool has_handler(const std::string& isa);
 // The isas with a replay handler, in registry order.

@@ -150,8 +150,8 @@ TEST_CASE("g13 decode coverage: every Mesa case decodes with the right length an
 
 #include "recompiler/isa.h"
 
-TEST_CASE("g13 IsaSupport: byte hex unit, raw disassembly, assembly round trip") {
-  const IsaSupport& isa = *find_isa("g13");
+TEST_CASE("g13 IsaModule: byte hex unit, raw disassembly, assembly round trip") {
+  const isa::IsaModule& isa = *find_isa("g13");
   CHECK(isa.name() == "g13");
   CHECK(isa.hex_unit_bytes() == 1);
   const std::vector<uint8_t> code = unhex("0a01c082" "8800");

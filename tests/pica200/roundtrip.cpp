@@ -274,8 +274,8 @@ TEST_CASE("pica200 assembler: errors name the line") {
   CHECK(err_of(".proc main\n").find("unterminated") != std::string::npos);
 }
 
-TEST_CASE("pica200 IsaSupport: shbin and raw words through the CLI interface") {
-  const gpurc::IsaSupport& isa = *gpurc::find_isa("pica200");
+TEST_CASE("pica200 IsaModule: shbin and raw words through the CLI interface") {
+  const gpurc::isa::IsaModule& isa = *gpurc::find_isa("pica200");
   CHECK(isa.hex_unit_bytes() == 4);
   std::vector<uint8_t> bin;
   std::string err;

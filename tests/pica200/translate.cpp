@@ -557,7 +557,7 @@ TEST_CASE("pica200 translate: an endless guest loop stops at the watchdog on eve
   CHECK(engines.list.size() == 1 + host_jit_tiers().size());
 }
 
-TEST_CASE("pica200 translate: IsaSupport::translate takes .shbin (first DVLE's entry) and raw words") {
+TEST_CASE("pica200 translate: isa::IsaModule::translate takes .shbin (first DVLE's entry) and raw words") {
   Shbin s;
   std::string err;
   REQUIRE(assemble(".proc helper\n  mov r1, v1\n.end\n.proc main\n  call helper\n  mul r0, v0, v1\n  end\n.end\n", s, err));

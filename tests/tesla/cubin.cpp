@@ -1,5 +1,5 @@
 // Text .cubin loader, the CUDA 1.x launch ABI end to end, and the CLI's
-// IsaSupport for tesla.
+// isa::IsaModule for tesla.
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -80,8 +80,8 @@ TEST_CASE("tesla cubin: malformed input is an error, not a crash") {
   CHECK(parse_cubin("code { name = k bincode { 0x10008204 } }", c, err));
 }
 
-TEST_CASE("tesla IsaSupport: disassemble raw words and cubins, assemble") {
-  const IsaSupport* isa = find_isa("tesla");
+TEST_CASE("tesla IsaModule: disassemble raw words and cubins, assemble") {
+  const isa::IsaModule* isa = find_isa("tesla");
   REQUIRE(isa);
   CHECK(isa->hex_unit_bytes() == 4);
   CHECK(isa->variants().front() == "g200");
