@@ -1,5 +1,5 @@
 // PICA200 code compiles to vector code only: the three reference shaders
-// (bench/pica200/ref_*.json, the published words and descriptors of
+// (bench/pica200-reference/ref_*.json, the published words and descriptors of
 // /work/shared/bench/pica200-reference-shaders.md) and every bundled example
 // (examples/pica200/*.pica) are translated, run through the pass pipeline
 // and compiled on every tier with no per-lane helper call (the geometry
@@ -48,7 +48,7 @@ std::vector<Shader> shaders() {
   std::vector<Shader> out;
   const std::filesystem::path root = GPURC_TEST_DATA;
   for (const char* name : {"ref_simple", "ref_heavy", "ref_loop"}) {
-    nlohmann::json doc = nlohmann::json::parse(read_text(root / "bench/pica200" / (std::string(name) + ".json")));
+    nlohmann::json doc = nlohmann::json::parse(read_text(root / "bench/pica200-reference" / (std::string(name) + ".json")));
     Shader s;
     s.name = name;
     s.program.code = words(doc["program"]["words"]);
