@@ -1,10 +1,12 @@
 // PICA200 code compiles to vector code only: the three reference shaders
 // (bench/pica200-reference/ref_*.json, the published words and descriptors of
-// /work/shared/bench/pica200-reference-shaders.md) and every bundled example
-// (examples/pica200/*.pica) are translated, run through the pass pipeline
-// and compiled on every tier with no per-lane helper call (the geometry
-// example's EMIT stores and its overflow trap are warp ops and may call
-// their warp helpers).
+// /work/shared/bench/pica200-reference-shaders.md), every bundled example
+// (examples/pica200/*.pica) and a program using every ALU instruction
+// (relative c[] reads through a0.x, a0.y and aL included) are translated,
+// run through the pass pipeline and compiled on every tier with no
+// per-lane helper call (the geometry example's EMIT stores and its overflow
+// trap are warp ops and may call their warp helpers); the all-ALU program
+// also with the max_inf_quirk and f24 float options.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -44,8 +46,76 @@ std::vector<uint32_t> words(const nlohmann::json& a) {
   return out;
 }
 
+// Every ALU instruction of the ISA (the wide-source forms dphi / sgei /
+// slti / madi / dsti come from a uniform in the second source), CMP with
+// every operator, MOVA, relative reads through a0.x, a0.y and aL.
+constexpr const char* kAllAlu = R"(.fvec table[8] c0
+.consti loopParams(3, 1, 2, 0)
+.constf consts(0.0, 1.0, 0.5, 2.0)
+.proc main
+    add r0, v0, v1
+    mul r1, v2, -v3.yxwz
+    mad r2, v4, v5, v6
+    mad r3, v1, c9, r2
+    dp3 r4.x, v0, v1
+    dp4 r4.y, c3, v0
+    dph r4.z, v0, v1
+    dph r4.w, v0, c7
+    dst r5, v1, v2
+    dst r6, v3, c9
+    ex2 r7.x, v0.x
+    lg2 r7.y, v1.y
+    rcp r7.z, v2.z
+    rsq r7.w, v3.w
+    litp r8, v8
+    sge r9, v0, v1
+    sge r9.x, v0, c4
+    slt r10, v1, v2
+    slt r10.y, v1, c5
+    flr r11, v4
+    max r12, v0, v1
+    min r13, v2, v3
+    mova a0.xy, v5
+    mov r14, table[a0.x+1]
+    add r14, table[a0.y+2], r14
+    for loopParams
+        mad r15, v6, table[lcnt], r15
+    .end
+    cmp v0, eq, ne, v1
+    ifc cmp.x || cmp.y
+        add r0, consts.yyyy, r0
+    .end
+    cmp v1, lt, le, v2
+    ifc cmp.x && cmp.y
+        add r1, consts.zzzz, r1
+    .end
+    cmp v2, gt, ge, v3
+    ifc cmp.x
+        add r2, consts.wwww, r2
+    .end
+    mov o0, r0
+    mov o1, r14
+    mov o2, r15
+    end
+.end
+)";
+
 std::vector<Shader> shaders() {
   std::vector<Shader> out;
+  {
+    pica::Shbin shbin;
+    std::string err;
+    REQUIRE_MESSAGE(pica::assemble(kAllAlu, shbin, err), err);
+    for (int variant = 0; variant < 3; ++variant) {
+      Shader s;
+      s.name = variant == 0 ? "all-alu" : variant == 1 ? "all-alu (max_inf_quirk)" : "all-alu (f24)";
+      s.program = pica::program_of(shbin);
+      s.options.entry = shbin.dvles.empty() ? 0 : shbin.dvles[0].main_offset;
+      s.options.fp.max_inf_quirk = variant == 1;
+      s.options.fp.f24 = variant == 2;
+      out.push_back(std::move(s));
+    }
+  }
   const std::filesystem::path root = GPURC_TEST_DATA;
   for (const char* name : {"ref_simple", "ref_heavy", "ref_loop"}) {
     nlohmann::json doc = nlohmann::json::parse(read_text(root / "bench/pica200-reference" / (std::string(name) + ".json")));
