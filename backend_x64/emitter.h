@@ -196,7 +196,6 @@ class Emitter : public Xbyak::CodeGenerator {
   // Transc::Pica rcp / rsqrt / exp2 / log2 (lower_float.cpp): the model of
   // ir/transc_pica.h in vector code; x holds the operand, d the result.
   void lower_pica_transc(ir::Opcode op, int d, int x);
-  void pica_double_half(ir::Opcode op, int a, int h);  // one half's double computation (see lower_float.cpp)
 
   const ir::Function& f_;
   Tier tier_;
