@@ -1,6 +1,7 @@
 #include "backend_x64/emitter.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 
 #include "ir/abi.h"
@@ -214,6 +215,12 @@ void Emitter::vandn(int d, int a, int b) {
 
 Address Emitter::const_mem(uint32_t bits) { return dword[rip + const32_[bits]]; }
 Address Emitter::const_vec(uint32_t bits) { return ptr[rip + constvec_[bits]]; }
+Address Emitter::const_mem64(uint64_t bits) { return qword[rip + const64_[bits]]; }
+Address Emitter::const_vec64(uint64_t bits) { return ptr[rip + constvec64_[bits]]; }
+Address Emitter::dconst(double v) {
+  const uint64_t bits = std::bit_cast<uint64_t>(v);
+  return z_ ? ptr_b[rip + const64_[bits]] : ptr[rip + constvec64_[bits]];
+}
 
 void Emitter::bcast_const(int d, uint32_t bits) {
   if (bits == 0) {
@@ -432,6 +439,14 @@ void Emitter::emit_function() {
   for (auto& [bits, label] : constvec_) {
     L(label);
     for (int i = 0; i < vbytes_ / 4; ++i) dd(bits);
+  }
+  for (auto& [bits, label] : constvec64_) {
+    L(label);
+    for (int i = 0; i < vbytes_ / 8; ++i) dq(bits);
+  }
+  for (auto& [bits, label] : const64_) {
+    L(label);
+    dq(bits);
   }
   for (auto& [bits, label] : const32_) {
     L(label);

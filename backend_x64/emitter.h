@@ -190,6 +190,12 @@ class Emitter : public Xbyak::CodeGenerator {
   Xbyak::Xmm rop(int r, ir::Round m) const;     // Avx512: register operand with embedded rounding
   Xbyak::Address const_mem(uint32_t bits);   // a 4-byte constant in the pool
   Xbyak::Address const_vec(uint32_t bits);   // a vector-width constant in the pool
+  Xbyak::Address const_mem64(uint64_t bits);  // an 8-byte constant in the pool (Avx512 {1toN} operands)
+  Xbyak::Address const_vec64(uint64_t bits);  // a vector-width constant of 8-byte lanes
+  Xbyak::Address dconst(double v);            // a double operand of a packed-double op on either tier
+  // Transc::Pica rcp / rsqrt / exp2 / log2 (lower_float.cpp): the model of
+  // ir/transc_pica.h in vector code; x holds the operand, d the result.
+  void lower_pica_transc(ir::Opcode op, int d, int x);
 
   const ir::Function& f_;
   Tier tier_;
@@ -215,6 +221,7 @@ class Emitter : public Xbyak::CodeGenerator {
   ir::ValueId vote_in_eax_ = ir::kNoValue;   // an any/all whose 0/1 result is in eax for the terminator
 
   std::map<uint32_t, Xbyak::Label> const32_, constvec_;
+  std::map<uint64_t, Xbyak::Label> const64_, constvec64_;
   Xbyak::Label iota_, epilogue_, fault_return_;
   std::vector<Xbyak::Label> block_label_;
 };

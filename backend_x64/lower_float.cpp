@@ -1,8 +1,12 @@
 // Native lowering of f32 ops. Host arithmetic is IEEE with exact subnormals;
 // what differs from ir::eval_lane (NaN payloads, FtzIn/FtzOut, Sat, ZeroMul,
-// rounding modes) is applied explicitly per lane. Other float types and the
-// transcendental functions other than sqrt/rcp go through the eval_lane helper.
+// rounding modes) is applied explicitly per lane. The transcendental
+// functions are native for Transc::Ieee sqrt/rcp and for Transc::Pica
+// rcp/rsqrt/exp2/log2 (the float model of ir/transc_pica.h, computed in
+// packed doubles with the model's exact sequence of IEEE operations); other
+// float types and variants go through the eval_lane helper.
 #include "backend_x64/emitter.h"
+#include "ir/transc_pica.h"
 
 namespace gpurc::x64 {
 
@@ -162,8 +166,15 @@ bool Emitter::lower_float(ValueId v) {
     case Opcode::FRint:
       if (in.type != ir::Type::F32) return false;
       break;
-    case Opcode::FSqrt: case Opcode::FRcp:
+    case Opcode::FSqrt:
       if (in.type != ir::Type::F32 || Transc(in.attr) != Transc::Ieee) return false;
+      break;
+    case Opcode::FRcp:
+      if (in.type != ir::Type::F32 || (Transc(in.attr) != Transc::Ieee && Transc(in.attr) != Transc::Pica))
+        return false;
+      break;
+    case Opcode::FRsqrt: case Opcode::FExp2: case Opcode::FLog2:
+      if (in.type != ir::Type::F32 || Transc(in.attr) != Transc::Pica) return false;
       break;
     case Opcode::FCmp:
       if (at != ir::Type::F32) return false;
@@ -213,9 +224,12 @@ bool Emitter::lower_float(ValueId v) {
 
   // Flushed copies of the float operands (NaNs are unchanged by flushing, so
   // the NaN rule still reads the original registers). An operand that can
-  // hold no subnormal (plan.h) is used as it is.
+  // hold no subnormal (plan.h) is used as it is. The PICA model flushes its
+  // operand whatever the flags say.
   int x[3] = {r[0], r[1], r[2]};
-  if (ftz_in) {
+  const bool pica = (in.op == Opcode::FRcp || in.op == Opcode::FRsqrt || in.op == Opcode::FExp2 ||
+                     in.op == Opcode::FLog2) && Transc(in.attr) == Transc::Pica;
+  if ((ftz_in || pica) && !(pica && in.op == Opcode::FLog2)) {
     for (int i = 0; i < 2 && i < int(n); ++i) {
       if (plan_.no_subnormal[in.args[i]]) continue;
       vmov(2 + i, r[i]);
@@ -299,7 +313,14 @@ bool Emitter::lower_float(ValueId v) {
       round_end(rm);
       float_finish(v, d, r, 1);
       return true;
-    case Opcode::FRcp:
+    case Opcode::FRcp: case Opcode::FRsqrt: case Opcode::FExp2: case Opcode::FLog2:
+      if (pica) {
+        // FLog2 reads the unflushed bits (its special lanes are found from them).
+        lower_pica_transc(in.op, d, in.op == Opcode::FLog2 ? r[0] : x[0]);
+        if (!(fl & ff::FtzOut)) flush_subnormal(d);  // the model's results are flushed
+        float_finish(v, d, r, 1);
+        return true;
+      }
       bcast_const(0, kOne);
       round_begin(rm);
       vdivps(V(d), V(0), rop(x[0], rm));
@@ -384,6 +405,174 @@ bool Emitter::lower_float(ValueId v) {
   }
   float_finish(v, d, r, int(n));
   return true;
+}
+
+// Transc::Pica in vector code, bit for bit the functions of ir/transc_pica.h
+// (the caller flushes x, except for log2, and applies the output flags):
+//  - rcp: 1.0f / (x + 0.0f) in fp32 (the add turns -0 into +0, so both
+//    zeros give +inf);
+//  - rsqrt: 1.0 / sqrt(double(x + 0.0f)) rounded to fp32 (a negative x gives
+//    NaN from the sqrt);
+//  - exp2 / log2: ex2_double / lg2_double step by step in packed doubles;
+//    NaN lanes (and log2's zero, negative and infinite lanes) are set
+//    afterwards.
+// The doubles are computed in two halves of the strip (AVX-512: 2 x 8 lanes
+// in zmm, AVX2: 2 x 4 lanes in ymm) and narrowed into d. Scratch: vectors
+// 0, 1, 3, 4, 5 (2 may hold the flushed operand), k1..k3.
+void Emitter::lower_pica_transc(Opcode op, int d, int x) {
+  namespace fp = ir::pica_fp;
+  if (op == Opcode::FRcp) {
+    vxorps(V(0), V(0), V(0));
+    vaddps(V(0), V(x), V(0));
+    bcast_const(1, kOne);
+    vdivps(V(d), V(1), V(0));
+    return;
+  }
+  // Halves: h = 0 is converted into d directly (d is free until then);
+  // h = 1 is inserted above it.
+  auto widen_float = [&](int a, int src, int h) {  // a = doubles of half h of fp32 vector src
+    if (z_) {
+      if (h) {
+        vextractf32x8(Ymm(a), Zmm(src), 1);
+        vcvtps2pd(Zmm(a), Ymm(a));
+      } else {
+        vcvtps2pd(Zmm(a), Ymm(src));
+      }
+    } else {
+      if (h) {
+        vextractf128(Xmm(a), Ymm(src), 1);
+        vcvtps2pd(Ymm(a), Xmm(a));
+      } else {
+        vcvtps2pd(Ymm(a), Xmm(src));
+      }
+    }
+  };
+  auto widen_int = [&](int a, int src, int h) {  // a = doubles of half h of i32 vector src
+    if (z_) {
+      if (h) {
+        vextracti32x8(Ymm(a), Zmm(src), 1);
+        vcvtdq2pd(Zmm(a), Ymm(a));
+      } else {
+        vcvtdq2pd(Zmm(a), Ymm(src));
+      }
+    } else {
+      if (h) {
+        vextracti128(Xmm(a), Ymm(src), 1);
+        vcvtdq2pd(Ymm(a), Xmm(a));
+      } else {
+        vcvtdq2pd(Ymm(a), Xmm(src));
+      }
+    }
+  };
+  auto narrow = [&](int a, int h) {  // half h of d = fp32 of the doubles in a
+    if (z_) {
+      if (h) {
+        vcvtpd2ps(Ymm(a), Zmm(a));
+        vinsertf32x8(Zmm(d), Zmm(d), Ymm(a), 1);
+      } else {
+        vcvtpd2ps(Ymm(d), Zmm(a));
+      }
+    } else {
+      if (h) {
+        vcvtpd2ps(Xmm(a), Ymm(a));
+        vinsertf128(Ymm(d), Ymm(d), Xmm(a), 1);
+      } else {
+        vcvtpd2ps(Xmm(d), Ymm(a));
+      }
+    }
+  };
+
+  if (op == Opcode::FRsqrt) {
+    vxorps(V(0), V(0), V(0));
+    vaddps(V(0), V(x), V(0));  // -0 -> +0
+    for (int h = 0; h < 2; ++h) {
+      widen_float(1, 0, h);
+      vsqrtpd(V(1), V(1));
+      if (z_) vbroadcastsd(Zmm(3), const_mem64(std::bit_cast<uint64_t>(1.0)));
+      else vmovapd(V(3), const_vec64(std::bit_cast<uint64_t>(1.0)));
+      vdivpd(V(1), V(3), V(1));
+      narrow(1, h);
+    }
+    return;  // NaN lanes (negative or NaN operands) are NaN already
+  }
+
+  if (op == Opcode::FExp2) {
+    // a = clamp(x), b = nearest(a) -> 2^b, a = a - b, p = poly(a); a = p * 2^b.
+    for (int h = 0; h < 2; ++h) {
+      widen_float(0, x, h);
+      vmaxpd(V(0), V(0), dconst(fp::kEx2Lo));  // NaN -> kEx2Lo: the lane is set below
+      vminpd(V(0), V(0), dconst(fp::kEx2Hi));
+      if (z_) vrndscalepd(V(1), V(0), 0x08);
+      else vroundpd(V(1), V(0), 0x08);
+      vsubpd(V(0), V(0), V(1));                  // r, exact
+      vaddpd(V(1), V(1), dconst(fp::kEx2Magic));
+      vpsllq(V(1), V(1), 52);                    // 2^k
+      if (z_) vbroadcastsd(Zmm(3), const_mem64(std::bit_cast<uint64_t>(fp::kEx2Poly.c[13])));
+      else vmovapd(V(3), const_vec64(std::bit_cast<uint64_t>(fp::kEx2Poly.c[13])));
+      for (int i = 12; i >= 0; --i) vfmadd213pd(V(3), V(0), dconst(fp::kEx2Poly.c[i]));
+      vmulpd(V(3), V(3), V(1));
+      narrow(3, h);
+    }
+    fnan_mask(kM0, x);
+    fblend_const(d, kM0, kCanonicalNan);
+    return;
+  }
+
+  // FLog2 from the raw bits of x: vector 4 = m's bits, vector 5 = e (i32).
+  vpsrld(V(5), V(x), 23);
+  if (z_) {
+    vpsubd(V(5), V(5), ptr_b[rip + const32_[127u]]);
+    vpandd(V(4), V(x), ptr_b[rip + const32_[0x7FFFFFu]]);
+    vpord(V(4), V(4), ptr_b[rip + const32_[0x3F800000u]]);
+    vpcmpgtd(k1, V(4), ptr_b[rip + const32_[fp::kLg2SqrtTwoBits]]);
+    vpsubd(V(4) | k1, V(4), ptr_b[rip + const32_[0x00800000u]]);
+    vpaddd(V(5) | k1, V(5), ptr_b[rip + const32_[1u]]);
+  } else {
+    vpsubd(V(5), V(5), const_vec(127u));
+    vpand(V(4), V(x), const_vec(0x7FFFFFu));
+    vpor(V(4), V(4), const_vec(0x3F800000u));
+    vpcmpgtd(V(0), V(4), const_vec(fp::kLg2SqrtTwoBits));  // all ones where m > sqrt(2)
+    vpand(V(1), V(0), const_vec(0x00800000u));
+    vpsubd(V(4), V(4), V(1));
+    vpsubd(V(5), V(5), V(0));
+  }
+  for (int h = 0; h < 2; ++h) {
+    // 0 = m, then m + 1, then z; 1 = m - 1, then s; 3 = p; 2 = e, then the
+    // result (log2 reads the unflushed x, never vector 2).
+    widen_float(0, 4, h);
+    vsubpd(V(1), V(0), dconst(1.0));
+    vaddpd(V(0), V(0), dconst(1.0));
+    vdivpd(V(1), V(1), V(0));      // s
+    vmulpd(V(0), V(1), V(1));      // z
+    if (z_) vbroadcastsd(Zmm(3), const_mem64(std::bit_cast<uint64_t>(fp::kLg2Poly.c[10])));
+    else vmovapd(V(3), const_vec64(std::bit_cast<uint64_t>(fp::kLg2Poly.c[10])));
+    for (int k = 9; k >= 0; --k) vfmadd213pd(V(3), V(0), dconst(fp::kLg2Poly.c[k]));
+    widen_int(2, 5, h);
+    vfmadd231pd(V(2), V(1), V(3));  // s * p + e
+    narrow(2, h);
+  }
+  // Special lanes, from the unflushed bits: +inf -> +inf; negative or NaN
+  // -> NaN; zero or subnormal (flushed to a zero of either sign) -> -inf.
+  if (z_) {
+    vpcmpeqd(k2, V(x), ptr_b[rip + const32_[0x7F800000u]]);
+    vpbroadcastd(V(d) | k2, const_mem(0x7F800000u));
+    vfpclassps(k2, V(x), 0x81 | 0x40 | 0x10);  // QNaN, SNaN, negative finite, -inf
+    vpbroadcastd(V(d) | k2, const_mem(kCanonicalNan));
+    vptestnmd(k2, V(x), ptr_b[rip + const32_[0x7F800000u]]);
+    vpbroadcastd(V(d) | k2, const_mem(0xFF800000u));
+  } else {
+    vpcmpeqd(V(4), V(x), const_vec(0x7F800000u));
+    vblendvps(V(d), V(d), const_vec(0x7F800000u), V(4));
+    // negative (sign set) or NaN: x unordered, or x's bits as i32 < 0
+    vcmpps(V(4), V(x), V(x), 0x03);
+    vpxor(V(5), V(5), V(5));
+    vpcmpgtd(V(5), V(5), V(x));
+    vpor(V(4), V(4), V(5));
+    vblendvps(V(d), V(d), const_vec(kCanonicalNan), V(4));
+    vpand(V(4), V(x), const_vec(0x7F800000u));
+    vpcmpeqd(V(4), V(4), const_vec(0));
+    vblendvps(V(d), V(d), const_vec(0xFF800000u), V(4));
+  }
 }
 
 }  // namespace gpurc::x64

@@ -124,11 +124,11 @@ struct Lowerings {
   static constexpr OpLowering FCeil{S, kFloat};
   static constexpr OpLowering FTrunc{S, kFloat};
   static constexpr OpLowering FRint{S, kFloat};
-  static constexpr OpLowering FRcp{S, kFloat};     // Transc::Ieee only
-  static constexpr OpLowering FRsqrt{S};
+  static constexpr OpLowering FRcp{S, kFloat};     // Transc::Ieee and Transc::Pica
+  static constexpr OpLowering FRsqrt{S, kFloat};   // Transc::Pica only
   static constexpr OpLowering FSqrt{S, kFloat};    // Transc::Ieee only
-  static constexpr OpLowering FExp2{S};
-  static constexpr OpLowering FLog2{S};
+  static constexpr OpLowering FExp2{S, kFloat};    // Transc::Pica only
+  static constexpr OpLowering FLog2{S, kFloat};    // Transc::Pica only
   static constexpr OpLowering FSin{S};
   static constexpr OpLowering FCos{S};
   static constexpr OpLowering FSinStep{S};

@@ -86,7 +86,10 @@ constexpr Native kNative[] = {
     {Opcode::FCeil, kF32, kF32},
     {Opcode::FTrunc, kF32, kF32},
     {Opcode::FRint, kF32, kF32},
-    {Opcode::FRcp, kF32, kF32},
+    {Opcode::FRcp, kF32, kF32},     // Transc::Ieee and Pica
+    {Opcode::FRsqrt, kF32, kF32},   // Transc::Pica
+    {Opcode::FExp2, kF32, kF32},    // Transc::Pica
+    {Opcode::FLog2, kF32, kF32},    // Transc::Pica
     {Opcode::FSqrt, kF32, kF32},
     {Opcode::FToI, kI32, kI32},
     {Opcode::IToF, kF32, kF32},

@@ -13,7 +13,8 @@
 //  - NaN results of arithmetic are the canonical quiet NaN 0x7FC00000;
 //  - MIN/MAX: (a < b) ? a : b and (a > b) ? a : b, so a NaN in either gives b;
 //  - RCP(+-0) = +inf, RSQ(+-0) = +inf, RSQ(x < 0) = NaN, LG2(+-0) = -inf,
-//    LG2(x < 0) = NaN; EX2/LG2 are computed in double and rounded once.
+//    LG2(x < 0) = NaN, LG2(+inf) = +inf; EX2/LG2 are computed in double by the
+//    fixed sequences of ex2_double / lg2_double and rounded once.
 #pragma once
 #include <algorithm>
 #include <bit>
@@ -81,16 +82,88 @@ inline float rsq(float x) {
   if (x < 0.0f || std::isnan(x)) return from_bits(kCanonicalNan);
   return out(float(1.0 / std::sqrt(double(x))));
 }
+// EX2 and LG2 are defined by the double-precision computations below
+// (every step an IEEE double operation, fma where written), rounded to fp32
+// once: the vector lowerings in backend_x64 perform the same operations, so
+// every engine gives the same bits. Both are within ~2^-52 relative of the
+// exact function before that last rounding (docs/pica200.md, "Float model",
+// counts the fp32 inputs where the result differs from the correctly rounded
+// one).
+//
+// EX2: x = k + r with k = nearest integer (ties to even) and |r| <= 1/2
+// (exact), 2^r by the degree-13 Taylor polynomial of exp(r ln 2) in Horner
+// form with fma, times 2^k (exact). x is clamped to [-160, 130] first (2^130
+// rounds to +inf in fp32, 2^-160 to 0), which also covers +-inf.
+struct Ex2Poly {
+  double c[14];
+};
+constexpr Ex2Poly make_ex2_poly() {
+  Ex2Poly p{};
+  const double ln2 = 0x1.62e42fefa39efp-1;
+  p.c[0] = 1.0;
+  for (int i = 1; i < 14; ++i) p.c[i] = p.c[i - 1] * ln2 / double(i);
+  return p;
+}
+inline constexpr Ex2Poly kEx2Poly = make_ex2_poly();
+inline constexpr double kEx2Lo = -160.0, kEx2Hi = 130.0;
+// k + kEx2Magic has the bits 0x4338000000000000 + 1023 + k (k integer, |k| < 2^50):
+// shifted left by 52 they are the double 2^k.
+inline constexpr double kEx2Magic = 0x1.8p52 + 1023.0;
+
+inline double ex2_double(double xd) {
+  xd = std::min(std::max(xd, kEx2Lo), kEx2Hi);
+  const double k = std::nearbyint(xd);
+  const double r = xd - k;
+  double p = kEx2Poly.c[13];
+  for (int i = 12; i >= 0; --i) p = std::fma(p, r, kEx2Poly.c[i]);
+  const double scale = std::bit_cast<double>(std::bit_cast<uint64_t>(k + kEx2Magic) << 52);
+  return p * scale;
+}
+
 inline float ex2(float x) {
   x = flush(x);
   if (std::isnan(x)) return from_bits(kCanonicalNan);
-  return out(float(std::exp2(double(x))));
+  return out(float(ex2_double(double(x))));
 }
+
+// LG2 of a positive normal x = m 2^e: m is moved into [sqrt(1/2), sqrt(2))
+// (mantissa bits above those of fp32 sqrt(2): m / 2, e + 1), then
+// log2(m) = 2 atanh(s) / ln 2 with s = (m - 1) / (m + 1), |s| < 0.1716: the
+// odd series s * sum_k z^k 2 / ((2k + 1) ln 2), z = s^2, to k = 10 in Horner
+// form with fma, and the result is fma(s, sum, e).
+struct Lg2Poly {
+  double c[11];
+};
+constexpr Lg2Poly make_lg2_poly() {
+  Lg2Poly p{};
+  const double two_over_ln2 = 2.0 / 0x1.62e42fefa39efp-1;
+  for (int k = 0; k < 11; ++k) p.c[k] = two_over_ln2 / double(2 * k + 1);
+  return p;
+}
+inline constexpr Lg2Poly kLg2Poly = make_lg2_poly();
+inline constexpr uint32_t kLg2SqrtTwoBits = 0x3FB504F3u;  // fp32 sqrt(2) rounded to nearest
+
+inline double lg2_double(uint32_t b) {  // b: a positive normal fp32
+  int32_t e = int32_t(b >> 23) - 127;
+  uint32_t mb = (b & 0x7FFFFFu) | 0x3F800000u;
+  if (mb > kLg2SqrtTwoBits) {
+    mb -= 0x00800000u;
+    e += 1;
+  }
+  const double m = double(from_bits(mb));
+  const double s = (m - 1.0) / (m + 1.0);
+  const double z = s * s;
+  double p = kLg2Poly.c[10];
+  for (int k = 9; k >= 0; --k) p = std::fma(p, z, kLg2Poly.c[k]);
+  return std::fma(s, p, double(e));
+}
+
 inline float lg2(float x) {
   x = flush(x);
   if (x == 0.0f) return -INFINITY;
   if (x < 0.0f || std::isnan(x)) return from_bits(kCanonicalNan);
-  return out(float(std::log2(double(x))));
+  if (std::isinf(x)) return INFINITY;
+  return out(float(lg2_double(bits(x))));
 }
 inline float flr(float x) { return out(std::floor(flush(x))); }
 inline float sge(float a, float b) { return flush(a) >= flush(b) ? 1.0f : 0.0f; }

@@ -100,6 +100,8 @@ inline std::vector<OpCase> all_op_cases(bool light) {
       for (O op : {O::FFloor, O::FCeil, O::FTrunc, O::FRint}) cs.push_back({op, t, {t}, 0, fl});
       for (O op : {O::FRcp, O::FSqrt, O::FRsqrt, O::FExp2, O::FLog2, O::FSin, O::FCos})
         cs.push_back({op, t, {t}, uint8_t(Transc::Ieee), fl});
+      if (t == Type::F32)  // the PICA200 float model (ir/transc_pica.h) is defined for f32
+        for (O op : {O::FRcp, O::FRsqrt, O::FExp2, O::FLog2}) cs.push_back({op, t, {t}, uint8_t(Transc::Pica), fl});
     }
     for (O op : {O::FNeg, O::FAbs}) cs.push_back({op, t, {t}});
     for (uint8_t p = 0; p <= uint8_t(FloatPred::Uge); ++p)

@@ -1,0 +1,177 @@
+// PICA200 code compiles to vector code only: the three reference shaders
+// (bench/pica200-reference/ref_*.json, the published words and descriptors of
+// /work/shared/bench/pica200-reference-shaders.md), every bundled example
+// (examples/pica200/*.pica) and a program using every ALU instruction
+// (relative c[] reads through a0.x, a0.y and aL included) are translated,
+// run through the pass pipeline and compiled on every tier with no
+// per-lane helper call (the geometry example's EMIT stores and its overflow
+// trap are warp ops and may call their warp helpers); the all-ALU program
+// also with the max_inf_quirk and f24 float options.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "frontend/pica200/assembler.h"
+#include "frontend/pica200/shbin.h"
+#include "frontend/pica200/translate.h"
+#include "ir/passes.h"
+#include "tiers.h"
+
+using namespace gpurc;
+using namespace gpurc::backend::test;
+
+namespace {
+
+struct Shader {
+  std::string name;
+  pica::Program program;
+  pica::TranslateOptions options;
+};
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  REQUIRE_MESSAGE(in, "cannot open " << p.string());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<uint32_t> words(const nlohmann::json& a) {
+  std::vector<uint32_t> out;
+  for (const auto& w : a) out.push_back(uint32_t(std::stoul(w.get<std::string>(), nullptr, 16)));
+  return out;
+}
+
+// Every ALU instruction of the ISA (the wide-source forms dphi / sgei /
+// slti / madi / dsti come from a uniform in the second source), CMP with
+// every operator, MOVA, relative reads through a0.x, a0.y and aL.
+constexpr const char* kAllAlu = R"(.fvec table[8] c0
+.consti loopParams(3, 1, 2, 0)
+.constf consts(0.0, 1.0, 0.5, 2.0)
+.proc main
+    add r0, v0, v1
+    mul r1, v2, -v3.yxwz
+    mad r2, v4, v5, v6
+    mad r3, v1, c9, r2
+    dp3 r4.x, v0, v1
+    dp4 r4.y, c3, v0
+    dph r4.z, v0, v1
+    dph r4.w, v0, c7
+    dst r5, v1, v2
+    dst r6, v3, c9
+    ex2 r7.x, v0.x
+    lg2 r7.y, v1.y
+    rcp r7.z, v2.z
+    rsq r7.w, v3.w
+    litp r8, v8
+    sge r9, v0, v1
+    sge r9.x, v0, c4
+    slt r10, v1, v2
+    slt r10.y, v1, c5
+    flr r11, v4
+    max r12, v0, v1
+    min r13, v2, v3
+    mova a0.xy, v5
+    mov r14, table[a0.x+1]
+    add r14, table[a0.y+2], r14
+    for loopParams
+        mad r15, v6, table[lcnt], r15
+    .end
+    cmp v0, eq, ne, v1
+    ifc cmp.x || cmp.y
+        add r0, consts.yyyy, r0
+    .end
+    cmp v1, lt, le, v2
+    ifc cmp.x && cmp.y
+        add r1, consts.zzzz, r1
+    .end
+    cmp v2, gt, ge, v3
+    ifc cmp.x
+        add r2, consts.wwww, r2
+    .end
+    mov o0, r0
+    mov o1, r14
+    mov o2, r15
+    end
+.end
+)";
+
+std::vector<Shader> shaders() {
+  std::vector<Shader> out;
+  {
+    pica::Shbin shbin;
+    std::string err;
+    REQUIRE_MESSAGE(pica::assemble(kAllAlu, shbin, err), err);
+    for (int variant = 0; variant < 3; ++variant) {
+      Shader s;
+      s.name = variant == 0 ? "all-alu" : variant == 1 ? "all-alu (max_inf_quirk)" : "all-alu (f24)";
+      s.program = pica::program_of(shbin);
+      s.options.entry = shbin.dvles.empty() ? 0 : shbin.dvles[0].main_offset;
+      s.options.fp.max_inf_quirk = variant == 1;
+      s.options.fp.f24 = variant == 2;
+      out.push_back(std::move(s));
+    }
+  }
+  const std::filesystem::path root = GPURC_TEST_DATA;
+  for (const char* name : {"ref_simple", "ref_heavy", "ref_loop"}) {
+    nlohmann::json doc = nlohmann::json::parse(read_text(root / "bench/pica200-reference" / (std::string(name) + ".json")));
+    Shader s;
+    s.name = name;
+    s.program.code = words(doc["program"]["words"]);
+    s.program.descs = words(doc["program"]["descriptors"]);
+    s.options.entry = doc["program"]["entry"].get<uint32_t>();
+    out.push_back(std::move(s));
+  }
+  size_t examples = 0;
+  for (const auto& e : std::filesystem::directory_iterator(root / "examples/pica200")) {
+    if (e.path().extension() != ".pica") continue;
+    pica::Shbin shbin;
+    std::string err;
+    REQUIRE_MESSAGE(pica::assemble(read_text(e.path()), shbin, err), e.path().string() << ": " << err);
+    Shader s;
+    s.name = e.path().filename().string();
+    s.program = pica::program_of(shbin);
+    if (!shbin.dvles.empty()) {
+      s.options.entry = shbin.dvles[0].main_offset;
+      s.options.geometry = shbin.dvles[0].is_geometry;
+    }
+    out.push_back(std::move(s));
+    ++examples;
+  }
+  CHECK(examples >= 6);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("backend: the PICA200 reference shaders and every bundled example compile with no per-lane helper call") {
+  const std::vector<Shader> all = shaders();
+  for (const Shader& s : all) {
+    // Both stack translations: the static expansion (Auto picks it for
+    // these) and the runtime stacks.
+    for (pica::StackMode mode : {pica::StackMode::Static, pica::StackMode::Runtime}) {
+      pica::TranslateOptions to = s.options;
+      to.stacks = mode;
+      ir::Function f;
+      std::string err;
+      REQUIRE_MESSAGE(pica::translate(s.program, to, f, err), s.name << ": " << err);
+      REQUIRE_MESSAGE(ir::run_pipeline(f, ir::PassOptions{}) == "", s.name);
+      for (Tier t : host_tiers()) {
+        const std::string what =
+            s.name + (mode == pica::StackMode::Static ? " (static stacks)" : " (runtime stacks)") + " on " + tier_name(t);
+        CAPTURE(what);
+        JitOptions o;
+        o.tier = t;
+        auto code = compile(f, o, &err);
+        REQUIRE_MESSAGE(code, err);
+        std::string helpers;
+        for (ir::Opcode op : code->helper_ops()) helpers += " " + std::string(ir::op_name(op));
+        CHECK_MESSAGE(code->lane_helper_ops() == 0, "per-lane helper calls:" << helpers);
+      }
+    }
+  }
+}
