@@ -1,5 +1,7 @@
 // The pica200 ISA for the CLI and public API: .shbin or raw words in,
 // picasso-syntax text out; picasso text in, .shbin bytes out.
+#include <iostream>
+
 #include "frontend/pica200/assembler.h"
 #include "frontend/pica200/disasm.h"
 #include "frontend/pica200/shbin.h"
@@ -52,10 +54,12 @@ class Pica200Support final : public isa::IsaModule {
       return false;
     }
     pica::Shbin s;
-    if (!pica::assemble(text, s, err)) {
+    std::vector<std::string> warnings;
+    if (!pica::assemble({pica::AsmSource{"", text}}, pica::AsmOptions{}, s, err, &warnings)) {
       err = "pica200: " + err;
       return false;
     }
+    for (const std::string& w : warnings) std::cerr << "pica200: " << w << "\n";
     out = pica::write_shbin(s);
     return true;
   }

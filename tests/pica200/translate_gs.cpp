@@ -13,6 +13,7 @@
 #include <random>
 
 #include "frontend/pica200/assembler.h"
+#include "tests/pica200/exact_forms.h"
 #include "frontend/pica200/interp.h"
 #include "frontend/pica200/translate.h"
 #include "ir/interp.h"
@@ -30,7 +31,7 @@ bool light() { return std::getenv("GPURC_TEST_LIGHT") != nullptr; }
 Program assemble_program(const std::string& text, uint32_t& entry) {
   Shbin shbin;
   std::string err;
-  bool ok = assemble(text, shbin, err);
+  bool ok = assemble(test::exact_forms(text), shbin, err);
   INFO(err);
   REQUIRE(ok);
   entry = shbin.dvles.empty() ? 0 : shbin.dvles[0].main_offset;
