@@ -1168,6 +1168,8 @@ class Assembler {
     };
     const OpInfo* oi = find_op(mn);
     if (mn == "for") oi = find_op("loop");
+    // `loop iN, target` is the explicit (extension) form; picasso's loop is `for iN ... .end`.
+    if (mn == "loop" && ops.size() != 2) fail("invalid instruction: loop (picasso writes `for iN` ... `.end`)");
     if (!oi) fail("invalid instruction: " + mn);
     Op op = oi->op;
     // picasso's mnemonics name the operation; the inverted form is chosen by the operands.
