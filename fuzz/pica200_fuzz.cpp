@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -104,6 +105,7 @@ bool warp_faulted(const PicaCaseResult& r, size_t vertex) {
 PicaCaseResult run_pica200_case(const PicaCase& c, const std::vector<std::string>& engines,
                                 const pica::fp::Options& fp, pica::StackMode stacks) {
   PicaCaseResult res;
+  uint32_t emit_capacity = pica::kEmitMaxPerInvocation;  // records per lane of the emit area
   // Reference: one vertex at a time.
   pica::Interpreter interp(c.program, c.uniforms, fp);
   res.expected = c.inputs;
@@ -113,9 +115,10 @@ PicaCaseResult run_pica200_case(const PicaCase& c, const std::vector<std::string
     pica::RunResult r = interp.run(c.entry, res.expected[k], c.geometry ? &res.expected_gs[k] : nullptr,
                                    kReferenceBudget);
     if (r.ok) {
-      // The JIT records at most kEmitMaxPerInvocation EMITs per vertex and traps beyond.
-      if (c.geometry && res.expected_gs[k].emits > pica::kEmitMaxPerInvocation)
-        res.faults[k] = "more than " + std::to_string(pica::kEmitMaxPerInvocation) + " EMITs (JIT limit)";
+      // The emit record area below holds as many records as the reference emitted (abi.h).
+      if (c.geometry && res.expected_gs[k].emits > pica::kEmitCapacityLimit)
+        res.faults[k] = "more than " + std::to_string(pica::kEmitCapacityLimit) + " EMITs (record area limit)";
+      else if (c.geometry) emit_capacity = std::max(emit_capacity, res.expected_gs[k].emits);
       continue;
     }
     if (!c.shared_ends) {
@@ -141,7 +144,8 @@ PicaCaseResult run_pica200_case(const PicaCase& c, const std::vector<std::string
     return res;
   }
   const IrProgram prog = prepare_program(f);
-  const std::vector<uint8_t> uniforms = pica::pack_uniforms(c.uniforms);
+  std::vector<uint8_t> uniforms = pica::pack_uniforms(c.uniforms);
+  std::memcpy(&uniforms[pica::kUniformEmitCapacity], &emit_capacity, sizeof emit_capacity);
 
   for (const std::string& engine : engines) {
     const std::string runner = engine == "ir-interp" ? "interp" : engine;
@@ -154,7 +158,7 @@ PicaCaseResult run_pica200_case(const PicaCase& c, const std::vector<std::string
       pica::pack_lanes(f, states, first, st.vars.data(), st.entry_mask);
       st.uniforms = uniforms;
       st.memory.assign(kGlobalSize, 0);
-      if (c.geometry) st.extra.push_back({pica::kEmitBase, std::vector<uint8_t>(pica::kEmitWarpBytes, 0)});
+      if (c.geometry) st.extra.push_back({pica::kEmitBase, std::vector<uint8_t>(pica::emit_warp_bytes(emit_capacity), 0)});
       IrOutcome out = run_engine(runner, prog, st);
       ++res.runs;
       const std::string at = "warp at vertex " + std::to_string(first) + ": ";
@@ -176,7 +180,7 @@ PicaCaseResult run_pica200_case(const PicaCase& c, const std::vector<std::string
         diff = at + "stopped with " + status_text();
       } else {
         pica::unpack_lanes(f, out.vars.data(), first, states);
-        if (c.geometry) pica::unpack_emits(f, out.vars.data(), out.extra.at(0).data(), first, gs);
+        if (c.geometry) pica::unpack_emits(f, out.vars.data(), out.extra.at(0).data(), first, gs, kWarp, emit_capacity);
       }
     }
     for (size_t k = 0; k < states.size() && diff.empty(); ++k)

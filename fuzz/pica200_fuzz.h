@@ -33,9 +33,9 @@ struct PicaCaseResult {
 // geometry programs its emission state (emit count, SETEMIT latch, the
 // 4-entry buffer, the primitives; read back with pica::unpack_emits). A warp
 // that holds a vertex on which the reference faulted (possible only with
-// shared ends: a stack overflow) or that emitted more than
-// pica::kEmitMaxPerInvocation vertices (the JIT's limit) must stop with a trap
-// instead; its state is not compared. `stacks` chooses the translation of
+// shared ends: a stack overflow) must stop with a trap instead; its state is
+// not compared. The emit record area holds as many records per lane as the
+// reference emitted (up to pica::kEmitCapacityLimit). `stacks` chooses the translation of
 // the CALL/IF/LOOP stacks (pica::StackMode).
 PicaCaseResult run_pica200_case(const PicaCase& c, const std::vector<std::string>& engines,
                                 const pica::fp::Options& fp = {}, pica::StackMode stacks = pica::StackMode::Auto);
