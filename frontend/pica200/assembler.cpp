@@ -532,7 +532,9 @@ class Assembler {
     if (name.size() < 2 || !is_reg_letter(name[0]) || !std::isdigit((unsigned char)name[1]))
       fail("invalid register: " + name);
     int n = parse_int(name.substr(1), 0, 255);
-    switch (std::tolower((unsigned char)name[0])) {
+    // picasso accepts an upper-case letter but then takes the number as it
+    // stands (R1 is register 0x01, as v1/o1): kept for identical output.
+    switch (name[0]) {
       case 'o':
         if (n >= (exact ? 16 : dvle().max_output())) fail("invalid output register: " + name);
         break;
