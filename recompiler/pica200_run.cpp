@@ -1,8 +1,10 @@
 #include "recompiler/pica200_run.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <string_view>
 
@@ -181,6 +183,26 @@ EmitArea& thread_emit_area(uint32_t capacity) {
   return area;
 }
 
+// The JIT's watchdog units per warp for `budget` guest steps per vertex.
+// A unit is one IR instruction of a loop iteration (insert_loop_budget), and
+// one iteration may run as little as one IR block for one lane: with runtime
+// stacks every block of the function is one step of lower_divergence's
+// scheduler loop, charged its largest budget cost, and a guest instruction
+// may take up to kBlocksPerStep of them (its own block, the end checks, the
+// dispatch). So the warp may spend budget * lanes * kBlocksPerStep * cost:
+// a vertex the interpreter finishes never runs out of units (counting one
+// unit per guest instruction of a warp instead, a 14^4 nested-call program
+// using 3% of the interpreter's budget hit the JIT's watchdog). An endless
+// loop still stops: after budget * 96 * max_step_cost / (its own cost)
+// iterations per warp.
+int64_t jit_watchdog_units(uint64_t budget, uint64_t max_step_cost) {
+  constexpr uint64_t kBlocksPerStep = 3;
+  constexpr uint64_t kMax = uint64_t(std::numeric_limits<int64_t>::max());
+  const uint64_t steps = std::min<uint64_t>(budget, uint64_t(1) << 40) * kWarp * kBlocksPerStep;  // < 2^47
+  const uint64_t cost = std::max<uint64_t>(max_step_cost, 1);
+  return steps > kMax / cost ? int64_t(kMax) : int64_t(steps * cost);
+}
+
 // The JIT through rt::launch (launch_warps). Only the state fields the code
 // touches move in and out (PreparedShader::lanes: the init hook packs them,
 // the finish hook unpacks them); since init writes every var byte finish
@@ -201,8 +223,7 @@ BatchResult run_jit_once(const PreparedShader& s, const Uniforms& u, std::vector
   rt::LaunchConfig cfg;
   cfg.vars_bytes = s.compiled.vars_bytes;
   cfg.uniforms = packed.data();
-  // One watchdog unit is at least one guest instruction of one warp.
-  cfg.budget = int64_t(std::min<uint64_t>(opt.budget, uint64_t(1) << 40)) * int64_t(kWarp);
+  cfg.budget = jit_watchdog_units(opt.budget, s.compiled.max_step_cost);
   cfg.init_writes_finish_reads = true;
   size_t first = begin;  // lane 0 of the current launch's block 0 (launch_warps)
   rt::WarpHooks hooks;

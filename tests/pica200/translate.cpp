@@ -116,7 +116,9 @@ Outcome run_translated(const ir::Function& f, Engine e, const Uniforms& u, std::
     ctx.vars = storage.get();
     ctx.frame = storage.get() + vars;
     ctx.uniforms = packed.data();
-    ctx.budget = budget;
+    // `budget` counts loop iterations: a watchdog unit is an IR instruction
+    // of one, and an iteration costs at most max_step_cost of them.
+    ctx.budget = budget * int64_t(c.max_step_cost);
     uint32_t mask = 0;
     pack_lanes(f, states, w, ctx.vars, mask);
     ctx.entry_mask = mask;
@@ -139,21 +141,13 @@ Outcome run_translated(const ir::Function& f, Engine e, const Uniforms& u, std::
   return out;
 }
 
-// picasso's padding NOPs (on by default); the nested-call fallback tests turn
-// them off to keep the programs they were written for (procedures ending on a
-// CALLC). With the NOPs, jit-avx512 runs the k = 14 program into the watchdog
-// where the interpreters finish: reported, see docs/pica200.md.
-bool g_auto_nop = true;
-
 struct Program_ {
   Shbin shbin;
   Program prog;
   uint32_t entry = 0;
   explicit Program_(const std::string& text) {
     std::string err;
-    AsmOptions ao;
-    ao.auto_nop = g_auto_nop;
-    bool ok = assemble({AsmSource{"", test::exact_forms(text)}}, ao, shbin, err);
+    bool ok = assemble({AsmSource{"", test::exact_forms(text)}}, AsmOptions{}, shbin, err);
     INFO(err);
     REQUIRE(ok);
     prog = program_of(shbin);
@@ -460,10 +454,6 @@ namespace {
 // Static mode refuses `src` with an error containing `why`; Auto falls back
 // to runtime stacks, whose translation then matches the interpreter.
 void check_fallback(const std::string& src, const char* why) {
-  struct NoPadding {
-    NoPadding() { g_auto_nop = false; }
-    ~NoPadding() { g_auto_nop = true; }
-  } no_padding;
   Program_ p(src);
   TranslateOptions to;
   to.entry = p.entry;
