@@ -39,6 +39,10 @@ struct Compiled {
   std::shared_ptr<ir::Executable> exe;
   uint32_t vars_bytes = 0;   // of the function the engine runs (passes may add vars after the guest's)
   double compile_us = 0;     // 0 on a cache hit
+  // The largest watchdog charge one step of the run function may make (the
+  // loop-budget pass charges a loop's IR size per iteration): a launch that
+  // turns a guest instruction budget into watchdog units scales by it.
+  uint64_t max_step_cost = 1;
 };
 
 // An execution engine as a module sees it. The driver makes it from the

@@ -168,13 +168,24 @@ int verb_disasm(const std::string& isa_name, const std::string& variant, bool he
 }
 
 int verb_asm(const std::string& isa_name, const std::string& variant, const std::string& output, bool hex,
-             const std::string& file, std::ostream& out, std::ostream& err) {
+             const std::vector<std::string>& files, std::ostream& out, std::ostream& err) {
   const isa::IsaModule* isa = isa_or_error(isa_name, err);
   if (!isa || !check_variant(*isa, variant, err)) return 2;
   std::string text, e;
-  if (!cli::read_input(file, text, e)) {
-    err << "error: " << e << "\n";
+  // Several sources make one program only for pica200 (picasso's multi-file
+  // programs: one DVLP, the DVLEs in order); each starts with `.file NAME`.
+  if (files.size() > 1 && isa->name() != "pica200") {
+    err << "error: several input files are only supported for isa pica200\n";
     return 2;
+  }
+  for (const std::string& file : files) {
+    std::string one;
+    if (!cli::read_input(file, one, e)) {
+      err << "error: " << e << "\n";
+      return 2;
+    }
+    if (files.size() > 1) text += ".file \"" + file + "\"\n" + one + "\n";
+    else text = one;
   }
   std::vector<uint8_t> code;
   if (!isa->assemble(text, variant, code, e)) {
@@ -425,14 +436,16 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   disasm->add_option("file", d_file, "code file, or - for stdin")->required();
 
   // asm
-  std::string a_isa, a_variant, a_out, a_file;
+  std::string a_isa, a_variant, a_out;
+  std::vector<std::string> a_files;
   bool a_hex = false;
   auto* as = app.add_subcommand("asm", "assemble guest code");
   as->add_option("--isa", a_isa, "instruction set: " + isa_list())->required();
   as->add_option("--variant", a_variant, "ISA revision");
   as->add_option("-o,--output", a_out, "write the binary here (default: hex text to stdout)");
   as->add_flag("--hex", a_hex, "write hex text instead of binary to --output");
-  as->add_option("file", a_file, "assembly source, or - for stdin")->required();
+  as->add_option("files", a_files, "assembly source(s), or - for stdin (pica200: several sources share one DVLP)")
+      ->required();
 
   // ir
   std::string i_file, i_isa;
@@ -510,7 +523,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   }
   try {
     if (*disasm) return verb_disasm(d_isa, d_variant, d_hex, d_raw, d_file, out, err);
-    if (*as) return verb_asm(a_isa, a_variant, a_out, a_hex, a_file, out, err);
+    if (*as) return verb_asm(a_isa, a_variant, a_out, a_hex, a_files, out, err);
     if (*irc) {
       i_opt.ssa = !no_ssa;
       i_opt.const_fold = !no_cf;

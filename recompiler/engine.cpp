@@ -1,5 +1,6 @@
 #include "recompiler/engine.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "ir/interp.h"
@@ -47,12 +48,23 @@ std::unique_ptr<backend::CompiledCode> compile_lowered(const ir::Function& lower
 struct Built {
   std::shared_ptr<ir::Executable> exe;
   uint32_t vars_bytes = 0;
+  uint64_t max_step_cost = 1;
 };
+
+// CompiledIr::max_step_cost of the function an engine runs.
+uint64_t max_budget_cost(const ir::Function& f) {
+  uint64_t m = 1;
+  for (const ir::Block& b : f.blocks)
+    for (ir::ValueId v : b.insts)
+      if (f.insts[v].op == ir::Opcode::Budget) m = std::max<uint64_t>(m, f.insts[v].imm);
+  return m;
+}
 
 // Cache entries hold the executable; the vars size rides along in a wrapper.
 class CachedIr final : public ir::Executable {
  public:
-  CachedIr(std::shared_ptr<ir::Executable> e, uint32_t vars_bytes) : exe(std::move(e)), vars_bytes(vars_bytes) {}
+  CachedIr(std::shared_ptr<ir::Executable> e, uint32_t vars_bytes, uint64_t max_step_cost)
+      : exe(std::move(e)), vars_bytes(vars_bytes), max_step_cost(max_step_cost) {}
   size_t frame_bytes() const override { return exe->frame_bytes(); }
   bool frame_needs_zero() const override { return exe->frame_needs_zero(); }
   bool var_read_ranges(std::vector<std::pair<uint32_t, uint32_t>>& out) const override {
@@ -61,6 +73,7 @@ class CachedIr final : public ir::Executable {
   ir::RunStatus run(ir::WarpContext& ctx) const override { return exe->run(ctx); }
   std::shared_ptr<ir::Executable> exe;
   uint32_t vars_bytes;
+  uint64_t max_step_cost;
 };
 
 bool build(const ir::Function& f, Engine engine, const IrCompileOptions& opt, Built& out, std::string& error) {
@@ -84,6 +97,7 @@ bool build(const ir::Function& f, Engine engine, const IrCompileOptions& opt, Bu
       return false;
     }
     out.vars_bytes = fn->vars_bytes();
+    out.max_step_cost = max_budget_cost(*fn);
     out.exe = std::make_shared<OwningExecutable>(fn, std::move(exe));
     return true;
   }
@@ -101,6 +115,7 @@ bool build(const ir::Function& f, Engine engine, const IrCompileOptions& opt, Bu
   std::unique_ptr<backend::CompiledCode> code = compile_lowered(*lowered, engine, opt, error);
   if (!code) return false;
   out.vars_bytes = lowered->vars_bytes();
+  out.max_step_cost = max_budget_cost(*lowered);
   out.exe = std::make_shared<OwningExecutable>(lowered, std::move(code));
   return true;
 }
@@ -159,16 +174,17 @@ bool compile_ir(const ir::Function& f, Engine engine, const IrCompileOptions& op
     return false;
   }
   auto t0 = std::chrono::steady_clock::now();
-  auto finish = [&](std::shared_ptr<ir::Executable> exe, uint32_t vars_bytes, bool hit) {
+  auto finish = [&](std::shared_ptr<ir::Executable> exe, uint32_t vars_bytes, uint64_t max_step_cost, bool hit) {
     out.exe = std::move(exe);
     out.vars_bytes = vars_bytes;
+    out.max_step_cost = max_step_cost;
     out.cache_hit = hit;
     out.compile_us = hit ? 0 : std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
   };
   if (!opt.use_cache) {
     Built b;
     if (!build(f, engine, opt, b, error)) return false;
-    finish(b.exe, b.vars_bytes, false);
+    finish(b.exe, b.vars_bytes, b.max_step_cost, false);
     return true;
   }
   // The printed text is the program's identity: equal text, equal function.
@@ -179,11 +195,11 @@ bool compile_ir(const ir::Function& f, Engine engine, const IrCompileOptions& op
     compiled_here = true;
     Built b;
     if (!build(f, engine, opt, b, err)) return nullptr;
-    return std::make_shared<CachedIr>(b.exe, b.vars_bytes);
+    return std::make_shared<CachedIr>(b.exe, b.vars_bytes, b.max_step_cost);
   }, error);
   if (!exe) return false;
   auto* c = static_cast<CachedIr*>(exe.get());
-  finish(exe, c->vars_bytes, !compiled_here);
+  finish(exe, c->vars_bytes, c->max_step_cost, !compiled_here);
   return true;
 }
 

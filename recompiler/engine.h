@@ -18,6 +18,10 @@ namespace gpurc {
 struct CompiledIr {
   std::shared_ptr<ir::Executable> exe;
   uint32_t vars_bytes = 0;   // of the function the engine runs (passes may add vars after the guest's)
+  // The largest `budget` cost of that function (at least 1): watchdog units
+  // are IR instructions of a loop iteration, so a caller turning a budget of
+  // guest steps into units multiplies by this (pica200_run.cpp).
+  uint64_t max_step_cost = 1;
   double compile_us = 0;     // 0 on a cache hit
   bool cache_hit = false;
 };

@@ -11,6 +11,7 @@ bool EngineAsHandle::compile(const ir::Function& f, const std::string& symbol, i
   out.exe = c.exe;
   out.vars_bytes = c.vars_bytes;
   out.compile_us = c.compile_us;
+  out.max_step_cost = c.max_step_cost;
   return true;
 }
 

@@ -27,6 +27,7 @@ std::vector<uint8_t> pack_uniforms(const Uniforms& u) {
   for (unsigned n = 0; n < 4; ++n)
     for (unsigned c = 0; c < 4; ++c) put_u32(&out[kUniformInt + 16 * n + 4 * c], u.i[n][c]);
   put_u32(&out[kUniformBool], u.b);
+  put_u32(&out[kUniformEmitCapacity], kEmitMaxPerInvocation);
   return out;
 }
 
@@ -209,13 +210,13 @@ void unpack_lanes(const ir::Function& f, const uint8_t* vars, size_t first, std:
 }
 
 void unpack_emits(const ir::Function& f, const uint8_t* vars, const uint8_t* records, size_t first,
-                  std::vector<GsState>& gs, size_t lanes) {
+                  std::vector<GsState>& gs, size_t lanes, uint32_t capacity) {
   if (f.vars.size() <= kVarEmitCount || f.vars[kVarEmitCount].name != "emit.count") return;  // not a geometry translation
   const uint32_t latch_off = f.var_offset(kVarEmitLatch), count_off = f.var_offset(kVarEmitCount);
   for (unsigned lane = 0; lane < std::min<size_t>(lanes, ir::kWarpLanes) && first + lane < gs.size(); ++lane) {
     GsState& g = gs[first + lane];
-    const uint32_t count = std::min(get_u32(vars + count_off + 4 * lane), kEmitMaxPerInvocation);
-    const uint8_t* rec = records + lane * kEmitLaneStride;
+    const uint32_t count = std::min(get_u32(vars + count_off + 4 * lane), capacity);
+    const uint8_t* rec = records + size_t(lane) * capacity * kEmitRecordBytes;
     // The interpreter's EMIT, replayed record by record.
     for (uint32_t k = 0; k < count; ++k, rec += kEmitRecordBytes) {
       const uint32_t header = get_u32(rec);

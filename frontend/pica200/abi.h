@@ -37,15 +37,20 @@ constexpr uint32_t kVarEmitCount = 202;      // I32: EMITs executed so far in th
 // Every EMIT stores one record: a header (the latched SETEMIT state) and
 // o0..o15 as EMIT saw them. The 4-entry vertex buffer and the primitives are
 // rebuilt from the records by unpack_emits, in the order the lane executed
-// them, so the JIT code carries no buffer. Lane L of a warp writes record k
-// at kEmitBase + L * kEmitLaneStride + k * kEmitRecordBytes; EMIT number
-// kEmitMaxPerInvocation + 1 traps (TrapReason::EmitOverflow).
+// them, so the JIT code carries no buffer. The area holds `capacity` records
+// per lane (the u32 at kUniformEmitCapacity of the uniform block): lane L of a
+// warp writes record k at kEmitBase + (L * capacity + k) * kEmitRecordBytes;
+// EMIT number capacity + 1 traps (TrapReason::EmitOverflow), and the launch
+// (run_geometry) then runs the batch again with a larger area, so any number
+// of EMITs the interpreter runs runs on every engine.
 constexpr uint64_t kEmitBase = 0x10000000;     // guest address of lane 0's first record
-constexpr uint32_t kEmitMaxPerInvocation = 64;
+constexpr uint32_t kEmitMaxPerInvocation = 64;  // the default capacity (pack_uniforms)
+constexpr uint32_t kEmitCapacityLimit = uint32_t(1) << 16;  // run_geometry grows the area up to this
 constexpr uint32_t kEmitHeaderBytes = 16;      // u32 header word, 12 bytes unused (keeps o0 16-aligned)
 constexpr uint32_t kEmitRecordBytes = kEmitHeaderBytes + 16 * 16;  // + o0.x, o0.y, ... o15.w as f32
-constexpr uint64_t kEmitLaneStride = uint64_t(kEmitMaxPerInvocation) * kEmitRecordBytes;
+constexpr uint64_t kEmitLaneStride = uint64_t(kEmitMaxPerInvocation) * kEmitRecordBytes;  // default capacity
 constexpr uint64_t kEmitWarpBytes = kEmitLaneStride * ir::kWarpLanes;
+constexpr uint64_t emit_warp_bytes(uint32_t capacity) { return uint64_t(capacity) * kEmitRecordBytes * ir::kWarpLanes; }
 // Header word: vertex id (bits 0-7), primitive flag (bit 8), winding flag (bit 9).
 constexpr uint32_t emit_header(uint32_t vtxid, bool prim, bool winding) {
   return (vtxid & 0xFF) | (uint32_t(prim) << 8) | (uint32_t(winding) << 9);
@@ -55,7 +60,8 @@ constexpr uint32_t emit_header(uint32_t vtxid, bool prim, bool winding) {
 constexpr uint32_t kUniformFloat = 0;     // c0..c95: 16 bytes each, x y z w as f32
 constexpr uint32_t kUniformInt = 1536;    // i0..i3: 16 bytes each, x y z w as u32
 constexpr uint32_t kUniformBool = 1600;   // u32, bit n = bn
-constexpr uint32_t kUniformBytes = 1616;
+constexpr uint32_t kUniformEmitCapacity = 1616;  // u32: EMIT records per lane of the emit area
+constexpr uint32_t kUniformBytes = 1632;
 std::vector<uint8_t> pack_uniforms(const Uniforms& u);
 
 // Which VertexState fields go into / come out of which var slots.
@@ -93,10 +99,11 @@ void unpack_lanes(const ir::Function& f, const uint8_t* vars, size_t first, std:
 // Geometry shaders: after a warp of states[first .. first+32) ran to the end,
 // rebuilds gs[first + lane] (buffer, emits, primitives, the SETEMIT latch) from
 // the emit counter and latch vars and the warp's record area `records`
-// (kEmitWarpBytes bytes, the host copy of guest [kEmitBase, kEmitBase + kEmitWarpBytes)).
+// (emit_warp_bytes(capacity) bytes, the host copy of guest memory from kEmitBase;
+// `capacity` is the records per lane the launch's uniform block gave).
 // gs[k] must be fresh (GsState{}) as the interpreter's would be. At most
 // `lanes` lanes are read.
 void unpack_emits(const ir::Function& f, const uint8_t* vars, const uint8_t* records, size_t first,
-                  std::vector<GsState>& gs, size_t lanes = ir::kWarpLanes);
+                  std::vector<GsState>& gs, size_t lanes = ir::kWarpLanes, uint32_t capacity = kEmitMaxPerInvocation);
 
 }  // namespace gpurc::pica

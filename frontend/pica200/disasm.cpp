@@ -54,12 +54,57 @@ std::string hex3(uint32_t v) {
 
 }  // namespace
 
+bool picasso_expressible(const Instr& in, const OperandDesc* d) {
+  const Format f = in.format();
+  if (f == Format::F2) {  // picasso sets the reference bit of an unused flag
+    if ((in.condop == 2 && !in.refy) || (in.condop == 3 && !in.refx)) return false;
+    return true;
+  }
+  if (in.op == Op::SETEMIT) return in.vtxid <= 2;
+  if (in.op == Op::LOOP) return in.uniform < 8;
+  const unsigned n = num_sources(in.op);
+  if (n == 0) return true;
+  const unsigned fields[3] = {in.src1, in.src2, in.src3};
+  const unsigned wide = wide_source(in.op);
+  for (unsigned k = 0; k < n; ++k) {
+    if (fields[k] == 0x0F) return false;  // picasso names v0-v14 only
+    if (k + 1 == wide && in.idx && fields[k] < 0x20) return false;  // relative addressing reaches c only
+  }
+  auto distinct_inputs = [](unsigned a, unsigned b) { return a < 0x10 && b < 0x10 && a != b; };
+  switch (in.op) {
+    case Op::DPHI: case Op::DSTI: case Op::SGEI: case Op::SLTI:
+      if (in.src2 < 0x20) return false;  // picasso would choose the plain form
+      break;
+    case Op::MADI:
+      if (in.src3 < 0x20) return false;
+      break;
+    case Op::CMP:
+      if (in.cmpx > 5 || in.cmpy > 5) return false;
+      break;
+    case Op::MOVA:
+      if (d && d->mask != 8 && d->mask != 4 && d->mask != 12) return false;
+      break;
+    default: break;
+  }
+  if (f == Format::F1 || f == Format::F1i) {
+    if (distinct_inputs(in.src1, in.src2)) return false;
+  } else if (f == Format::F5 || f == Format::F5i) {
+    if (distinct_inputs(in.src1, in.src2) || distinct_inputs(in.src2, in.src3) || distinct_inputs(in.src3, in.src1))
+      return false;
+  }
+  if (d && has_dst(in.op) && d->mask == 0) return false;  // no picasso spelling of an empty mask
+  // o7-o15 are names picasso refuses in a geometry shader; the listing does not know the stage.
+  if (has_dst(in.op) && in.dst >= 7 && in.dst < 0x10) return false;
+  return true;
+}
+
 std::string disasm_instr(const Instr& in, const std::vector<uint32_t>* descs, const TargetNamer& target) {
   const OpInfo& oi = info(in.op);
   std::string name(oi.name);
   const unsigned nsrc = num_sources(in.op);
   if (nsrc == 0) {
     auto tgt = [&](uint32_t a) { return target ? target(a) : hex3(a); };
+    if (!picasso_expressible(in, nullptr)) name += "!";
     switch (in.op) {
       case Op::BREAKC: return name + " " + cond_text(in);
       case Op::CALL: return name + " " + tgt(in.target) + ", " + std::to_string(in.num);
@@ -67,7 +112,7 @@ std::string disasm_instr(const Instr& in, const std::vector<uint32_t>* descs, co
       case Op::IFC: return name + " " + cond_text(in) + ", " + tgt(in.target) + ", " + std::to_string(in.num);
       case Op::CALLU:
       case Op::IFU: return name + " b" + std::to_string(in.uniform) + ", " + tgt(in.target) + ", " + std::to_string(in.num);
-      case Op::LOOP: return name + " i" + std::to_string(in.uniform & 3) + ", " + tgt(in.target);
+      case Op::LOOP: return name + " i" + std::to_string(in.uniform) + ", " + tgt(in.target);
       case Op::JMPC: return name + " " + cond_text(in) + ", " + tgt(in.target);
       case Op::JMPU:
         return name + " " + std::string((in.num & 1) ? "!" : "") + "b" + std::to_string(in.uniform) + ", " + tgt(in.target);
@@ -94,26 +139,27 @@ std::string disasm_instr(const Instr& in, const std::vector<uint32_t>* descs, co
     if (which == wide && in.idx) s += std::string("[") + kIndexNames[in.idx] + "]";
     return s + swizzle_suffix(sw);
   };
-  // Mnemonic: the inverted forms are written as such unless picasso's automatic
-  // choice (inverted when the second operand needs the wide field) gives the same form.
-  auto needs_wide = [&](unsigned field) { return field >= 0x20 || in.idx != 0; };
+  // picasso names the operation and picks the inverted form itself (when the
+  // second operand, for MAD the third, needs the wide field): the listing
+  // writes the operation's name and, where picasso's choice would give
+  // another word, the exact form (mnemonic + '!', see assembler.h).
+  bool exact = !picasso_expressible(in, have_desc ? &d : nullptr);
   switch (in.op) {
     case Op::DPHI:
     case Op::DSTI:
     case Op::SGEI:
     case Op::SLTI:
-      if (needs_wide(in.src2)) name.pop_back();
+      if (!exact) name.pop_back();
       break;
     case Op::MADI:
-      if (needs_wide(in.src3)) name = "mad";
-      break;
-    case Op::MAD:
+      if (!exact) name = "mad";
       break;
     default: break;
   }
-  std::string s = name + " ";
+  std::string s = name + (exact ? "! " : " ");
   if (in.op == Op::MOVA) {
-    s += "a0" + mask_suffix(d.mask) + ", " + src(1);
+    // a0 alone is picasso's a0.x: the full mask is spelled out.
+    s += "a0" + (have_desc && d.mask == 0xF ? std::string(".xyzw") : mask_suffix(d.mask)) + ", " + src(1);
   } else if (in.op == Op::CMP) {
     s += src(1) + ", " + kCmpNames[in.cmpx] + ", " + kCmpNames[in.cmpy] + ", " + src(2);
   } else {
@@ -191,12 +237,14 @@ std::string fmt_float(float f) {
   return s;
 }
 
-std::string uniform_reg(uint16_t id) {
-  if (id >= 0x10 && id < 0x20) return "v" + std::to_string(id - 0x10);
-  if (id >= 0x20 && id < 0x80) return "c" + std::to_string(id - 0x20);
-  if (id >= 0x80 && id < 0x84) return "i" + std::to_string(id - 0x80);
-  if (id >= 0x88 && id < 0x98) return "b" + std::to_string(id - 0x88);
-  return "";
+// Uniform ids as the file holds them (shbin.h) -> picasso's register numbers
+// (v 0x00-0x0F, c 0x20-0x7F, i 0x80-0x83, b 0x88-0x97); -1 if none.
+int uniform_pos(uint16_t id) {
+  if (id < 0x10) return id;
+  if (id < 0x70) return id + 0x10;
+  if (id >= 0x70 && id < 0x74) return id + 0x10;
+  if (id >= 0x78 && id < 0x88) return id + 0x10;
+  return -1;
 }
 
 bool valid_ident(const std::string& s) {
@@ -234,6 +282,13 @@ bool disasm_shbin(const Shbin& s, const ListingOptions& opt, std::string& out, s
     return std::string(b);
   };
   std::string head;
+  // Uniform declarations are replayed through picasso's allocator: shared
+  // space (vertex shaders, `.gsh` alone) continues across DVLEs and reuses a
+  // name declared before; a `.gsh MODE cN` DVLE allocates from cN. Gaps are
+  // filled with hidden (`_`) uniforms, which take registers but no table entry.
+  std::map<std::string, std::pair<int, int>> shared_names;  // name -> pos, size
+  int shared_next[3] = {0x20, 0x80, 0x88};                  // c, i, b
+  int gap_id = 0;
   for (size_t k = 0; k < s.dvles.size(); ++k) {
     const Dvle& d = s.dvles[k];
     if (d.main_offset > s.code.size() || d.endmain_offset > s.code.size()) {
@@ -243,39 +298,97 @@ bool disasm_shbin(const Shbin& s, const ListingOptions& opt, std::string& out, s
     if (k) head += ".dvle\n";
     head += "; DVLE " + std::to_string(k) + (d.is_geometry ? " (geometry shader)\n" : " (vertex shader)\n");
     head += ".entry " + name_at(d.main_offset) + " " + name_at(d.endmain_offset) + "\n";
+    bool has_dummy = false;
+    for (const ShbinOutput& o : d.outputs) has_dummy |= o.semantic == kOutDummy;
+    std::vector<std::pair<int, const ShbinUniform*>> us;  // picasso position, entry
+    int lowest_c = -1;
+    for (const ShbinUniform& u : d.uniforms) {
+      int pos = uniform_pos(u.start);
+      us.push_back({pos, &u});
+      if (pos >= 0x20 && pos < 0x80 && (lowest_c < 0 || pos < lowest_c)) lowest_c = pos;
+    }
+    std::stable_sort(us.begin(), us.end(), [](auto& a, auto& b) { return a.first < b.first; });
+    bool gsh_space = false;
+    int local_next[3] = {0x20, 0x80, 0x88};
+    bool merge_implied = false;
     if (d.is_geometry) {
       static const char* modes[3] = {"point", "variable", "fixed"};
       if (d.gs_mode > 2) {
         err = "shbin: DVLE " + std::to_string(k) + " has unknown geometry shader mode " + std::to_string(d.gs_mode);
         return false;
       }
-      head += std::string(".gsh ") + modes[d.gs_mode] + " c" + std::to_string(d.gs_float_start);
-      if (d.gs_mode == 1) head += " " + std::to_string(d.gs_fully_defined);
-      if (d.gs_mode == 2) head += " " + std::to_string(d.gs_vertex_count);
-      head += "\n";
+      bool compat = d.gs_mode == 0 && d.gs_float_start == 0 && d.gs_fully_defined == 0 && d.gs_vertex_count == 0 &&
+                    !(has_dummy && d.merge_outmaps);
+      if (compat) {
+        head += ".gsh\n";
+      } else {
+        gsh_space = true;
+        merge_implied = has_dummy;
+        int first = lowest_c >= 0 ? lowest_c : 0x20;
+        if (d.gs_mode == 2 && first <= 0x20 + d.gs_float_start) first = 0x20 + d.gs_float_start + 1;
+        local_next[0] = first;
+        head += std::string(".gsh ") + modes[d.gs_mode] + " c" + std::to_string(first - 0x20);
+        if (d.gs_mode == 1) head += " " + std::to_string(d.gs_fully_defined);
+        if (d.gs_mode == 2) head += " c" + std::to_string(d.gs_float_start) + " " + std::to_string(d.gs_vertex_count);
+        head += "\n";
+      }
     }
-    if (d.merge_outmaps) head += ".merge_outmaps\n";
+    if (d.merge_outmaps && !merge_implied) head += ".merge_outmaps\n";
     for (const ShbinOutput& o : d.outputs) {
       const char* sem = output_semantic_name(o.semantic);
-      std::string semtext = sem ? sem : std::to_string(o.semantic);
+      if (!sem || (o.mask & 0xF) == 0) {
+        head += "; output type " + std::to_string(o.semantic) + " o" + std::to_string(o.reg) + " mask " +
+                std::to_string(o.mask) + " not representable\n";
+        continue;
+      }
       std::string m;
       if ((o.mask & 0xF) != 0xF)
         for (int c = 0; c < 4; ++c)
           if ((o.mask >> c) & 1) m.push_back(kComp[c]);
-      head += ".out - " + semtext + (m.empty() ? "" : "." + m) + " o" + std::to_string(o.reg) + "\n";
+      head += ".out - " + std::string(sem) + " o" + std::to_string(o.reg) + (m.empty() ? "" : "." + m) + "\n";
     }
-    for (const ShbinUniform& u : d.uniforms) {
-      std::string r = uniform_reg(u.start);
-      if (r.empty() || u.end < u.start || !valid_ident(u.name)) {
-        head += "; uniform '" + u.name + "' with register ids " + std::to_string(u.start) + "-" + std::to_string(u.end) + " not representable\n";
+    int* next = gsh_space ? local_next : shared_next;
+    for (auto& [pos, up] : us) {
+      const ShbinUniform& u = *up;
+      std::string n = u.name;
+      for (char& c : n)
+        if (c == '.') c = '$';
+      int size = int(u.end) - int(u.start) + 1;
+      if (pos < 0 || size < 1 || !valid_ident(n) || n[0] == '_') {
+        head += "; uniform '" + u.name + "' with register ids " + std::to_string(u.start) + "-" + std::to_string(u.end) +
+                " not representable\n";
         continue;
       }
-      const char* dir = r[0] == 'v' ? ".in" : r[0] == 'c' ? ".fvec" : r[0] == 'i' ? ".ivec" : ".bool";
-      std::string n = u.name;
-      for (char& c : n) if (c == '.') c = '$';
-      head += std::string(dir) + " " + n;
-      if (u.end > u.start) head += "[" + std::to_string(u.end - u.start + 1) + "]";
-      head += " " + r + "\n";
+      if (pos < 0x10) {
+        head += ".in " + n + " v" + std::to_string(pos) + "\n";
+        continue;
+      }
+      int t = pos >= 0x88 ? 2 : pos >= 0x80 ? 1 : 0;
+      const char* dir = t == 0 ? ".fvec" : t == 1 ? ".ivec" : ".bool";
+      std::string decl = std::string(dir) + " " + n + (size > 1 ? "[" + std::to_string(size) + "]" : "") + "\n";
+      if (!gsh_space) {
+        auto it = shared_names.find(n);
+        if (it != shared_names.end()) {
+          if (it->second != std::make_pair(pos, size)) {
+            head += "; uniform '" + u.name + "' at another register than before: not representable\n";
+            continue;
+          }
+          head += decl;
+          continue;
+        }
+      }
+      if (pos < next[t]) {
+        head += "; uniform '" + u.name + "' below the allocation point: not representable\n";
+        continue;
+      }
+      if (pos > next[t]) {
+        std::string gap = "_gap" + std::to_string(gap_id++);
+        head += std::string(dir) + " " + gap + "[" + std::to_string(pos - next[t]) + "]\n";
+        if (!gsh_space) shared_names[gap] = {next[t], pos - next[t]};
+      }
+      head += decl;
+      next[t] = pos + size;
+      if (!gsh_space) shared_names[n] = {pos, size};
     }
     for (const ShbinConstant& c : d.constants) {
       if (c.kind == ConstKind::Bool) {

@@ -11,6 +11,12 @@
 
 namespace gpurc::pica {
 
+// Whether picasso syntax can name this exact word (with descriptor `d` when
+// known): false for encodings picasso never writes (an inverted form its
+// automatic choice would not pick, relative addressing on v/r, v15, an empty
+// mask, ...). The disassembler writes those in the exact form (`mnemonic!`).
+bool picasso_expressible(const Instr& in, const OperandDesc* d);
+
 // Names a flow-control target (word address).
 using TargetNamer = std::function<std::string(uint32_t)>;
 

@@ -215,12 +215,35 @@ unsigned wide_source(Op op) {
   }
 }
 
-uint32_t desc_used_bits(Op op) {
+uint32_t desc_used_bits(Op op, uint32_t desc) {
   unsigned n = num_sources(op);
   if (n == 0) return 0;
-  // CMP writes flags, not a register: its mask bits are unused.
+  // CMP and MOVA write no register: CMP's mask bits are unused, MOVA's say
+  // which of a0.x / a0.y it writes.
   uint32_t m = op == Op::CMP ? 0 : 0xF;
   for (unsigned s = 0; s < n; ++s) m |= 0x1FFu << (4 + 9 * s);
+  // Source components the operation never reads (picasso's rule), per source.
+  auto comp = [](int c) { return 3u << (6 - 2 * c); };
+  unsigned u[3] = {0, 0, 0};
+  switch (op) {
+    case Op::ADD: case Op::MUL: case Op::SGE: case Op::SGEI: case Op::SLT: case Op::SLTI: case Op::FLR:
+    case Op::MAX: case Op::MIN: case Op::MOV: case Op::MAD: case Op::MADI:
+      for (int c = 0; c < 4; ++c)  // component-wise: only the written components
+        if (!(desc & (8u >> c))) u[0] |= comp(c);
+      u[1] = u[2] = u[0];
+      break;
+    case Op::DP3: u[0] = u[1] = comp(3); break;
+    case Op::DPH: case Op::DPHI: u[0] = comp(3); break;  // src1.w reads as 1
+    case Op::EX2: case Op::LG2: case Op::RCP: case Op::RSQ: u[0] = comp(1) | comp(2) | comp(3); break;  // scalar
+    case Op::MOVA:
+      if (!(desc & 8)) u[0] |= comp(0);
+      if (!(desc & 4)) u[0] |= comp(1);
+      u[0] |= comp(2) | comp(3);
+      break;
+    case Op::CMP: u[0] = comp(2) | comp(3); break;
+    default: break;  // DP4, DST, LITP read every component
+  }
+  for (int s = 0; s < 3; ++s) m &= ~((u[s] << 1) << (4 + 9 * s));
   return m;
 }
 

@@ -152,9 +152,12 @@ struct OperandDesc {
 };
 constexpr uint32_t kIdentitySelector = 0x1B;
 
-// Which descriptor bits an instruction actually reads; the assembler reuses
-// any existing descriptor that agrees on these bits (picasso does the same).
-uint32_t desc_used_bits(Op op);
+// Which bits of its descriptor `desc` an instruction reads: the mask and the
+// selectors of its sources, less the source components the operation never
+// reads (a scalar op reads .x only, DP3 no .w, a component-wise op only the
+// components it writes; picasso's rule). The assembler shares a descriptor
+// between uses that agree on the bits both read, as picasso does.
+uint32_t desc_used_bits(Op op, uint32_t desc);
 // Number of source operands read from registers.
 unsigned num_sources(Op op);
 bool has_dst(Op op);

@@ -160,14 +160,14 @@ std::vector<uint8_t> write_shbin(const Shbin& s) {
   w.u32(uint32_t(s.code.size()));
   w.u32(uint32_t(kDvlpHeader + 4 * s.code.size()));            // descriptor table offset
   w.u32(uint32_t(s.descs.size()));
+  // Symbol table offset (empty: the DVLP names no file), then three unused words.
+  w.u32(uint32_t(kDvlpHeader + 4 * s.code.size() + 8 * s.descs.size()));
   w.u32(0);
-  size_t fname = kDvlpHeader + 4 * s.code.size() + 8 * s.descs.size();
-  w.u32(uint32_t(fname));  // filename symbol table (empty)
   w.u32(0);
   w.u32(0);
   for (uint32_t c : s.code) w.u32(c);
-  // Descriptor entries are 8 bytes; the second word is written as 0x0000000F (as SHBINs in the wild have it).
-  for (uint32_t d : s.descs) { w.u32(d); w.u32(0x0000000F); }
+  // Descriptor entries are 8 bytes: the descriptor, then a zero word (picasso's layout).
+  for (uint32_t d : s.descs) { w.u32(d); w.u32(0); }
   (void)dvlp;
 
   for (size_t k = 0; k < s.dvles.size(); ++k) {
@@ -189,7 +189,8 @@ std::vector<uint8_t> write_shbin(const Shbin& s) {
     w.u8(d.gs_vertex_count);
     size_t hdr_tables = w.pos();
     for (int i = 0; i < 10; ++i) w.u32(0);
-    // Symbol table: label names then uniform names, NUL terminated.
+    // Symbol table: label names then uniform names, NUL terminated (picasso
+    // writes no labels, so only uniform names).
     std::string symbols;
     auto add_symbol = [&](const std::string& n) {
       uint32_t o = uint32_t(symbols.size());

@@ -33,7 +33,9 @@ struct ShbinOutput {
   uint16_t mask = 0xF; // bit 0 = x .. bit 3 = w
   uint16_t unk = 0;
 };
-// Uniform register ids: 0x10-0x1F v0-v15, 0x20-0x7F c0-c95, 0x80-0x83 i0-i3, 0x88-0x97 b0-b15.
+// Uniform register ids as the file holds them (picasso, libctru's
+// DVLE_GetUniformRegister subtracts 0x10 from c ids): 0x00-0x0F v0-v15,
+// 0x10-0x6F c0-c95, 0x70-0x73 i0-i3, 0x78-0x87 b0-b15.
 struct ShbinUniform {
   std::string name;
   uint16_t start = 0, end = 0;  // inclusive
@@ -45,7 +47,7 @@ struct Dvle {
   uint32_t main_offset = 0, endmain_offset = 0;  // words
   uint16_t input_mask = 0, output_mask = 0;
   uint8_t gs_mode = 0;           // 0 point, 1 variable, 2 fixed
-  uint8_t gs_float_start = 0;    // first c register of the fixed/point vertex inputs
+  uint8_t gs_float_start = 0;    // fixed mode: first c register of the vertex array (byte 0x15)
   uint8_t gs_fully_defined = 0;  // variable mode: fully defined vertices
   uint8_t gs_vertex_count = 0;   // fixed mode: vertices per primitive
   std::vector<ShbinConstant> constants;

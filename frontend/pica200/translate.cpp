@@ -124,8 +124,6 @@ using detail::hex_addr;
 
 uint64_t trap_code(TrapReason r, uint32_t addr) { return (uint64_t(r) << 16) | (addr & 0xFFFF); }
 
-static_assert(kEmitMaxPerInvocation == 64, "the EmitOverflow message below names the limit");
-
 std::string describe_trap(uint64_t code) {
   uint32_t addr = uint32_t(code & 0xFFFF);
   const char* what = "unknown fault";
@@ -137,7 +135,7 @@ std::string describe_trap(uint64_t code) {
     case TrapReason::IfOverflow: what = "IF stack overflow (depth 8)"; break;
     case TrapReason::LoopOverflow: what = "LOOP stack overflow (depth 4)"; break;
     case TrapReason::EmitOutsideGeometry: what = "SETEMIT/EMIT outside a geometry shader"; break;
-    case TrapReason::EmitOverflow: what = "EMIT limit of the JIT exceeded (more than 64 EMITs in one invocation)"; break;
+    case TrapReason::EmitOverflow: what = "EMIT limit of the JIT exceeded (more EMITs in one invocation than the record area holds)"; break;
   }
   return std::string("pica200: ") + what + " at " + hex_addr(addr);
 }

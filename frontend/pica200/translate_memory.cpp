@@ -74,8 +74,10 @@ ir::ValueId Translator::rel_index(unsigned base, unsigned idx) {
 // unpack_emits turns the records into the vertex buffer and primitives.
 void Translator::emit_record(uint32_t here) {
   ir::ValueId count = b_.get_var(kVarEmitCount);
-  b_.trap(b_.icmp(ir::IntPred::Uge, count, b_.i32(kEmitMaxPerInvocation)), trap_code(TrapReason::EmitOverflow, here));
-  ir::ValueId lane_base = b_.imul(b_.lane_id(), b_.i32(uint32_t(kEmitLaneStride)));
+  // The area's capacity is a launch parameter: the launch grows it and runs again on overflow.
+  ir::ValueId capacity = b_.load_uniform(ir::Type::I32, kUniformEmitCapacity);
+  b_.trap(b_.icmp(ir::IntPred::Uge, count, capacity), trap_code(TrapReason::EmitOverflow, here));
+  ir::ValueId lane_base = b_.imul(b_.imul(b_.lane_id(), capacity), b_.i32(kEmitRecordBytes));
   ir::ValueId rec = b_.iadd(b_.imul(count, b_.i32(kEmitRecordBytes)), b_.iadd(lane_base, b_.i32(uint32_t(kEmitBase))));
   ir::ValueId all = b_.i1(true);
   auto at = [&](uint32_t offset) { return b_.iadd(rec, b_.i32(offset)); };

@@ -159,16 +159,27 @@ void Translator::emit_checks() {
   pop(rt_calls_, hit);
   b_.set_var(rt_pc_, pc);
   b_.br(rt_dispatch_);
-  // Dispatch: a chain of compares over the addresses control can reach here.
+  // Dispatch: one switch over the addresses control can reach here, on the
+  // index of the lane's pc among them (selects; not found = the last one).
+  // One block, not a chain of compare-and-branch blocks: the branch is
+  // divergent, and lower_divergence makes every block it spans one step of
+  // its scheduler loop, so a chain cost up to one step (and one loop budget
+  // charge) per address on every return.
   b_.set_block(rt_dispatch_);
   std::vector<uint32_t> targets(dispatch_.begin(), dispatch_.end());
-  for (size_t k = 0; k + 1 < targets.size(); ++k) {
-    ir::BlockId next = f_.add_block();
-    b_.cond_br(b_.icmp(ir::IntPred::Eq, b_.get_var(rt_pc_), b_.i32(targets[k])), rt_block_.at(targets[k]), next);
-    b_.set_block(next);
+  if (targets.empty()) {
+    b_.ret();  // unreachable: nothing branches to checks
+    return;
   }
-  if (targets.empty()) b_.ret();  // unreachable: nothing branches to checks
-  else b_.br(rt_block_.at(targets.back()));
+  pc = b_.get_var(rt_pc_);
+  ir::ValueId index = b_.i32(uint32_t(targets.size() - 1));
+  std::vector<ir::BlockId> blocks(targets.size());
+  for (size_t k = targets.size(); k-- > 0;) {
+    blocks[k] = rt_block_.at(targets[k]);
+    if (k + 1 < targets.size())
+      index = b_.select(b_.icmp(ir::IntPred::Eq, pc, b_.i32(targets[k])), b_.i32(uint32_t(k)), index);
+  }
+  b_.switch_(index, blocks);
 }
 
 bool Translator::emit_address(uint32_t a, std::string& err) {

@@ -143,13 +143,14 @@ TEST_CASE("pica200 disassembler: hand-made words in picasso syntax") {
   CHECK(dis((0x13u << 26) | (0x10u << 21) | (3u << 19) | (0x20u << 12) | 0) == "mov r0, c0[aL]");
   CHECK(dis(0x22u << 26) == "end");
   CHECK(dis((0x1Au << 26) | (0x10u << 21) | (0x03u << 14) | (0x40u << 7) | 0) == "sge r0, v3, c32");
-  CHECK(dis((0x1Au << 26) | (0x10u << 21) | (0x03u << 14) | (0x14u << 7) | 0) == "sgei r0, v3, r4");
+  CHECK(dis((0x1Au << 26) | (0x10u << 21) | (0x03u << 14) | (0x14u << 7) | 0) == "sgei! r0, v3, r4");  // picasso would write SGE for these operands
   CHECK(dis((0x17u << 27) | (4u << 24) | (2u << 21) | (0x25u << 12) | (0x11u << 7)) == "cmp c5, gt, lt, r1");
   CHECK(dis((0x28u << 26) | (1u << 25) | (1u << 24) | (1u << 22) | (0x10u << 10) | 2) ==
         "ifc cmp.x && cmp.y, 0x010, 2");
   CHECK(dis((0x2Du << 26) | (3u << 22) | (0x20u << 10) | 1) == "jmpu !b3, 0x020");
   CHECK(dis((0x2Bu << 26) | (1u << 24) | (1u << 23)) == "setemit 1, prim");
-  CHECK(dis((0x12u << 26) | (0x10u << 12) | 0) == "mova a0, r0");
+  CHECK(dis((0x12u << 26) | (0x10u << 12) | 0) == "mova! a0.xyzw, r0");  // mask xyzw: no picasso spelling
+  CHECK(dis((0x12u << 26) | (0x10u << 12) | 1) == "mova a0.x, -r0.y");
   // Without a descriptor table the index is printed raw.
   CHECK(disasm_instr(*decode((0x13u << 26) | (0x10u << 21) | (0x20u << 12) | 77, 0), nullptr, nullptr) ==
         "mov r0, c0, desc[77]");

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "frontend/pica200/assembler.h"
+#include "tests/pica200/exact_forms.h"
 #include "frontend/pica200/interp.h"
 
 using namespace gpurc::pica;
@@ -22,7 +23,7 @@ struct Harness {
   fp::Options opt;
   explicit Harness(const std::string& text) {
     std::string err;
-    bool ok = assemble(text, shbin, err);
+    bool ok = assemble(test::exact_forms(text), shbin, err);
     INFO(err);
     REQUIRE(ok);
     prog = program_of(shbin);

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "frontend/pica200/assembler.h"
+#include "tests/pica200/exact_forms.h"
 #include "frontend/pica200/interp.h"
 #include "frontend/pica200/translate.h"
 #include "frontend/pica200/shbin.h"
@@ -115,7 +116,9 @@ Outcome run_translated(const ir::Function& f, Engine e, const Uniforms& u, std::
     ctx.vars = storage.get();
     ctx.frame = storage.get() + vars;
     ctx.uniforms = packed.data();
-    ctx.budget = budget;
+    // `budget` counts loop iterations: a watchdog unit is an IR instruction
+    // of one, and an iteration costs at most max_step_cost of them.
+    ctx.budget = budget * int64_t(c.max_step_cost);
     uint32_t mask = 0;
     pack_lanes(f, states, w, ctx.vars, mask);
     ctx.entry_mask = mask;
@@ -144,7 +147,7 @@ struct Program_ {
   uint32_t entry = 0;
   explicit Program_(const std::string& text) {
     std::string err;
-    bool ok = assemble(text, shbin, err);
+    bool ok = assemble({AsmSource{"", test::exact_forms(text)}}, AsmOptions{}, shbin, err);
     INFO(err);
     REQUIRE(ok);
     prog = program_of(shbin);
@@ -560,7 +563,7 @@ TEST_CASE("pica200 translate: an endless guest loop stops at the watchdog on eve
 TEST_CASE("pica200 translate: isa::IsaModule::translate takes .shbin (first DVLE's entry) and raw words") {
   Shbin s;
   std::string err;
-  REQUIRE(assemble(".proc helper\n  mov r1, v1\n.end\n.proc main\n  call helper\n  mul r0, v0, v1\n  end\n.end\n", s, err));
+  REQUIRE(assemble(".proc helper\n  mov r1, v1\n.end\n.proc main\n  call helper\n  mul r0, v0, r1\n  end\n.end\n", s, err));
   std::vector<uint8_t> bytes = write_shbin(s);
   ir::Function f;
   REQUIRE_MESSAGE(find_isa("pica200")->translate(bytes, "", f, err), err);

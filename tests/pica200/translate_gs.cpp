@@ -13,6 +13,7 @@
 #include <random>
 
 #include "frontend/pica200/assembler.h"
+#include "tests/pica200/exact_forms.h"
 #include "frontend/pica200/interp.h"
 #include "frontend/pica200/module/launch.h"
 #include "frontend/pica200/translate.h"
@@ -31,7 +32,7 @@ bool light() { return std::getenv("GPURC_TEST_LIGHT") != nullptr; }
 Program assemble_program(const std::string& text, uint32_t& entry) {
   Shbin shbin;
   std::string err;
-  bool ok = assemble(text, shbin, err);
+  bool ok = assemble(test::exact_forms(text), shbin, err);
   INFO(err);
   REQUIRE(ok);
   entry = shbin.dvles.empty() ? 0 : shbin.dvles[0].main_offset;
@@ -299,9 +300,54 @@ TEST_CASE("pica200 translate gs: b15 is set after every invocation of a batch") 
       }
 }
 
-TEST_CASE("pica200 translate gs: more EMITs than the record area holds trap naming the EMIT") {
-  // i0.x = 255: 256 iterations, one EMIT each. The interpreter has no limit;
-  // the translation traps at EMIT number kEmitMaxPerInvocation + 1.
+TEST_CASE("pica200 translate gs: any number of EMITs the interpreter runs runs on every engine") {
+  // i0.x = 255: 256 iterations of an inner loop of 4, one EMIT each (1024
+  // EMITs, like a particle shader's many quads). The record area the launch
+  // starts with holds kEmitMaxPerInvocation per lane; run_geometry grows it.
+  const char* src =
+      ".proc main\n"
+      "  for i0\n    for i1\n      add r0, c0, r0\n      mov o0, r0\n      setemit 0, prim\n      emit\n    .end\n  .end\n"
+      "  end\n"
+      ".end\n";
+  uint32_t entry = 0;
+  Program prog = assemble_program(src, entry);
+  TranslateOptions to;
+  to.entry = entry;
+  to.geometry = true;
+  Uniforms u;
+  u.i[0] = {255, 0, 1, 0};
+  u.i[1] = {3, 0, 1, 0};
+  u.f[0] = {1, 2, 3, 4};
+  std::vector<VertexState> ref(40);
+  std::vector<GsState> ref_gs(40);
+  for (size_t k = 0; k < ref.size(); ++k) {
+    ref[k].r[0] = {float(k), 0, 0, 0};
+    REQUIRE(Interpreter(prog, u).run(entry, ref[k], &ref_gs[k]).ok);
+  }
+  CHECK(ref_gs[0].emits == 1024);
+  CHECK(ref_gs[0].primitives.size() == 1024);
+  for (Engine e : host_jit_tiers()) {
+    PreparedShader ps;
+    std::string err;
+    REQUIRE_MESSAGE(prepare_shader(prog, to, EngineAsHandle(e), ps, err), err);
+    std::vector<VertexState> states(40);
+    for (size_t k = 0; k < states.size(); ++k) states[k].r[0] = {float(k), 0, 0, 0};
+    std::vector<GsState> gs;
+    BatchOptions bo;
+    bo.set_b15 = false;
+    BatchResult r = run_geometry(ps, u, states, gs, bo);
+    CAPTURE(engine_name(e));
+    REQUIRE_MESSAGE(r.ok, r.fault);
+    for (size_t k = 0; k < states.size(); ++k) {
+      CHECK(gs[k].emits == 1024);
+      CHECK(diff(ref[k], states[k], ref_gs[k], gs[k]) == "");
+    }
+  }
+}
+
+TEST_CASE("pica200 translate gs: the IR traps naming the EMIT past the record area it was given") {
+  // The translation itself, on the default area (kEmitMaxPerInvocation
+  // records per lane, pack_uniforms): EMIT number 65 traps at its address.
   const char* src =
       ".proc main\n"
       "  for i0\n    setemit 0, prim\n    emit\n  .end\n"
@@ -314,25 +360,30 @@ TEST_CASE("pica200 translate gs: more EMITs than the record area holds trap nami
   to.geometry = true;
   Uniforms u;
   u.i[0] = {255, 0, 1, 0};
-  std::vector<VertexState> ref(1);
-  std::vector<GsState> ref_gs(1);
-  REQUIRE(Interpreter(prog, u).run(entry, ref[0], &ref_gs[0]).ok);
-  CHECK(ref_gs[0].emits == 256);
-  for (Engine e : host_jit_tiers()) {
-    PreparedShader ps;
-    std::string err;
-    REQUIRE_MESSAGE(prepare_shader(prog, to, EngineAsHandle(e), ps, err), err);
-    std::vector<VertexState> states(40);
-    std::vector<GsState> gs;
-    BatchResult r = run_geometry(ps, u, states, gs, {});
-    CAPTURE(engine_name(e));
-    REQUIRE_FALSE(r.ok);
-    CHECK(r.fault_kind == "trap");
-    CHECK(r.fault_vertex == 0);
-    // The EMIT is word 2 (after LOOP and SETEMIT).
-    CHECK(r.fault.find("EMIT limit") != std::string::npos);
-    CHECK(r.fault.find("0x002") != std::string::npos);
-  }
+  ir::Function f;
+  std::string err;
+  REQUIRE_MESSAGE(translate(prog, to, f, err), err);
+  auto ir_exec = ir::make_ir_interpreter(f);
+  std::vector<VertexState> st(1);
+  std::vector<GsState> gs(1);
+  Outcome o = run_warps(f, *ir_exec, f.vars_bytes(), u, st, gs);
+  REQUIRE_FALSE(o.ok);
+  CHECK(o.fault.find("EMIT limit") != std::string::npos);
+  CHECK(o.fault.find("0x002") != std::string::npos);
+}
+
+TEST_CASE("pica200 translate gs: exactly the default record area matches the interpreter") {
+  const char* src =
+      ".proc main\n"
+      "  for i0\n    setemit 0, prim\n    emit\n  .end\n"
+      "  end\n"
+      ".end\n";
+  uint32_t entry = 0;
+  Program prog = assemble_program(src, entry);
+  TranslateOptions to;
+  to.entry = entry;
+  to.geometry = true;
+  Uniforms u;
   // Exactly the limit is fine and matches the interpreter.
   u.i[0] = {uint8_t(kEmitMaxPerInvocation - 1), 0, 1, 0};
   std::vector<VertexState> st(3), ist(3);

@@ -112,6 +112,7 @@ PicaReference run_pica200_reference(const PicaCase& c, const pica::fp::Options& 
   topt.entry = c.entry;
   topt.geometry = c.geometry;
   topt.fp = fp;
+  res.emit_capacity = pica::kEmitMaxPerInvocation;
   res.expected = c.inputs;
   res.faults.assign(c.inputs.size(), "");
   const std::vector<pica::RunResult> runs = pica::run_reference_each(
@@ -120,9 +121,10 @@ PicaReference run_pica200_reference(const PicaCase& c, const pica::fp::Options& 
   for (size_t k = 0; k < runs.size(); ++k) {
     const pica::RunResult& r = runs[k];
     if (r.ok) {
-      // The JIT records at most kEmitMaxPerInvocation EMITs per vertex and traps beyond.
-      if (c.geometry && res.expected_gs[k].emits > pica::kEmitMaxPerInvocation)
-        res.faults[k] = "more than " + std::to_string(pica::kEmitMaxPerInvocation) + " EMITs (JIT limit)";
+      // The emit record area below holds as many records as the reference emitted (abi.h).
+      if (c.geometry && res.expected_gs[k].emits > pica::kEmitCapacityLimit)
+        res.faults[k] = "more than " + std::to_string(pica::kEmitCapacityLimit) + " EMITs (record area limit)";
+      else if (c.geometry) res.emit_capacity = std::max(res.emit_capacity, res.expected_gs[k].emits);
       continue;
     }
     if (!c.shared_ends) {
@@ -158,6 +160,9 @@ PicaEngineRun run_pica200_translated(const PicaCase& c, const PicaReference& ref
   res.gs.resize(c.geometry ? res.states.size() : 0);
   const pica::LaneMap lanes = pica::LaneMap::all(f);
   std::vector<uint8_t> uniforms = pica::pack_uniforms(c.uniforms);
+  // The emit record area holds as many records per lane as the reference emitted (abi.h).
+  std::memcpy(&uniforms[pica::kUniformEmitCapacity], &ref.emit_capacity, sizeof ref.emit_capacity);
+  const uint64_t emit_bytes = pica::emit_warp_bytes(ref.emit_capacity);
   // Engines may read the uniform block in whole vectors.
   uniforms.resize(ir::align64(std::max<size_t>(uniforms.size(), f.uniform_bytes)) + 64, 0);
   // The memory map of the IR fuzzer's runs (a zeroed global buffer) and, for
@@ -165,7 +170,7 @@ PicaEngineRun run_pica200_translated(const PicaCase& c, const PicaReference& ref
   rt::Memory memory;
   std::string err;
   if (!memory.add_buffer("global", ir::Space::Global, kGlobalBase, kGlobalSize, err) ||
-      (c.geometry && !memory.add_buffer("emits", ir::Space::Global, pica::kEmitBase, pica::kEmitWarpBytes, err))) {
+      (c.geometry && !memory.add_buffer("emits", ir::Space::Global, pica::kEmitBase, emit_bytes, err))) {
     res.diff = "memory: " + err;
     return res;
   }
@@ -195,12 +200,12 @@ PicaEngineRun run_pica200_translated(const PicaCase& c, const PicaReference& ref
     // Unpacked only if the warp was to finish (below).
     if (!warp_faulted(ref, first)) {
       pica::unpack_lanes(lanes, vars, res.states.data() + first, n - first);
-      if (c.geometry) pica::unpack_emits(f, vars, emits->data(), first, res.gs);
+      if (c.geometry) pica::unpack_emits(f, vars, emits->data(), first, res.gs, ir::kWarpLanes, ref.emit_capacity);
     }
   };
   for (first = 0; first < n && res.diff.empty(); first += kWarp) {
     std::memset(global.data(), 0, kGlobalSize);
-    if (emits) std::memset(emits->data(), 0, pica::kEmitWarpBytes);
+    if (emits) std::memset(emits->data(), 0, emit_bytes);
     finished = false;
     const rt::LaunchResult r = rt::launch(exe, memory, cfg, hooks);
     ++res.runs;

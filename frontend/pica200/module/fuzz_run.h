@@ -25,6 +25,7 @@ struct PicaReference {
   bool skipped = false;                        // the reference ran out of its instruction budget: not compared
   std::vector<pica::VertexState> expected;     // reference end states
   std::vector<pica::GsState> expected_gs;      // geometry programs: per vertex
+  uint32_t emit_capacity = pica::kEmitMaxPerInvocation;  // records per lane of the engines' emit area (>= every EMIT count)
 };
 PicaReference run_pica200_reference(const PicaCase& c, const pica::fp::Options& fp = {});
 
@@ -44,9 +45,8 @@ struct PicaEngineRun {
   std::vector<pica::GsState> gs;             // geometry programs: the emission states
 };
 // A warp that holds a vertex on which the reference faulted (possible only
-// with shared ends: a stack overflow) or that emitted more than
-// pica::kEmitMaxPerInvocation vertices (the JIT's limit) must stop with a
-// trap; any other must finish. The run stops at the first warp that does not.
+// with shared ends: a stack overflow) must stop with a trap; any other must
+// finish (the emit record area holds ref.emit_capacity records per lane). The run stops at the first warp that does not.
 PicaEngineRun run_pica200_translated(const PicaCase& c, const PicaReference& ref, const ir::Function& translation,
                                      uint32_t vars_bytes, const ir::Executable& exe);
 

@@ -1,8 +1,10 @@
 #include "frontend/pica200/module/launch.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <string_view>
 
@@ -133,16 +135,39 @@ BatchResult run_interp(const PreparedShader& s, const Uniforms& u, std::vector<V
 struct EmitArea {
   rt::Memory memory;
   const uint8_t* records = nullptr;
+  uint32_t capacity = 0;  // records per lane
 };
-EmitArea& thread_emit_area() {
+EmitArea& thread_emit_area(uint32_t capacity) {
   thread_local EmitArea area;
-  if (!area.records) {
+  if (!area.records || area.capacity < capacity) {
     std::string err;
+    area.memory = rt::Memory{};
     // Cannot fail: one buffer in an empty Memory, at a fixed aligned address.
-    area.memory.add_buffer("pica200_gs_emits", ir::Space::Global, kEmitBase, kEmitWarpBytes, err);
+    area.memory.add_buffer("pica200_gs_emits", ir::Space::Global, kEmitBase, emit_warp_bytes(capacity), err);
     area.records = area.memory.find("pica200_gs_emits")->data();
+    area.capacity = capacity;
   }
   return area;
+}
+
+// The JIT's watchdog units per warp for `budget` guest steps per vertex.
+// A unit is one IR instruction of a loop iteration (insert_loop_budget), and
+// one iteration may run as little as one IR block for one lane: with runtime
+// stacks every block of the function is one step of lower_divergence's
+// scheduler loop, charged its largest budget cost, and a guest instruction
+// may take up to kBlocksPerStep of them (its own block, the end checks, the
+// dispatch). So the warp may spend budget * lanes * kBlocksPerStep * cost:
+// a vertex the interpreter finishes never runs out of units (counting one
+// unit per guest instruction of a warp instead, a 14^4 nested-call program
+// using 3% of the interpreter's budget hit the JIT's watchdog). An endless
+// loop still stops: after budget * 96 * max_step_cost / (its own cost)
+// iterations per warp.
+int64_t jit_watchdog_units(uint64_t budget, uint64_t max_step_cost) {
+  constexpr uint64_t kBlocksPerStep = 3;
+  constexpr uint64_t kMax = uint64_t(std::numeric_limits<int64_t>::max());
+  const uint64_t steps = std::min<uint64_t>(budget, uint64_t(1) << 40) * kWarp * kBlocksPerStep;  // < 2^47
+  const uint64_t cost = std::max<uint64_t>(max_step_cost, 1);
+  return steps > kMax / cost ? int64_t(kMax) : int64_t(steps * cost);
 }
 
 // The JIT through rt::launch (launch_warps). Only the state fields the code
@@ -151,20 +176,21 @@ EmitArea& thread_emit_area() {
 // reads, the launch zeroes only what the code itself may read. `gs`
 // (geometry shaders): the warps run on the thread's EmitArea (the memory
 // hook) and the finish hook rebuilds gs[k] from its records.
-BatchResult run_jit(const PreparedShader& s, const Uniforms& u, std::vector<VertexState>& states,
-                    std::vector<GsState>* gs, const BatchOptions& opt, size_t begin, size_t end) {
+BatchResult run_jit_once(const PreparedShader& s, const Uniforms& u, std::vector<VertexState>& states,
+                         std::vector<GsState>* gs, const BatchOptions& opt, size_t begin, size_t end, uint32_t capacity,
+                         bool& emit_overflow) {
   BatchResult res;
   const ir::Function& f = *s.function;
   const ir::Executable& exe = *s.compiled.exe;
   std::vector<uint8_t> packed = pack_uniforms(u);
   // Engines may read the uniform block in whole vectors.
   packed.resize(align64(std::max<size_t>(packed.size(), f.uniform_bytes)) + 64, 0);
+  std::memcpy(&packed[kUniformEmitCapacity], &capacity, sizeof capacity);  // records per lane (abi.h)
   FirstFault ff;
   rt::LaunchConfig cfg;
   cfg.vars_bytes = s.compiled.vars_bytes;
   cfg.uniforms = packed.data();
-  // One watchdog unit is at least one guest instruction of one warp.
-  cfg.budget = int64_t(std::min<uint64_t>(opt.budget, uint64_t(1) << 40)) * int64_t(kWarp);
+  cfg.budget = jit_watchdog_units(opt.budget, s.compiled.max_step_cost);
   cfg.init_writes_finish_reads = true;
   size_t first = begin;  // lane 0 of the current launch's block 0 (launch_warps)
   rt::WarpHooks hooks;
@@ -176,16 +202,17 @@ BatchResult run_jit(const PreparedShader& s, const Uniforms& u, std::vector<Vert
   hooks.finish = [&](const rt::WarpInfo& info, const uint8_t* vars) {
     const size_t w = vertex_of(info);
     unpack_lanes(s.lanes, vars, states.data() + w, info.lanes);
-    if (gs) unpack_emits(f, vars, thread_emit_area().records, w, *gs, info.lanes);
+    if (gs) unpack_emits(f, vars, thread_emit_area(capacity).records, w, *gs, info.lanes, capacity);
   };
   if (gs)
-    hooks.memory = [](const rt::WarpInfo&, ir::GuestMemory&, ir::WarpContext& ctx) -> ir::GuestMemory* {
-      EmitArea& area = thread_emit_area();
+    hooks.memory = [&](const rt::WarpInfo&, ir::GuestMemory&, ir::WarpContext& ctx) -> ir::GuestMemory* {
+      EmitArea& area = thread_emit_area(capacity);
       area.memory.fill_windows(ctx);
       return &area.memory;
     };
   hooks.fault = [&](const rt::WarpInfo& info, const ir::WarpContext& ctx, rt::LaunchFault&) {
     const size_t v = vertex_of(info) + (ctx.fault_lane < kWarp ? ctx.fault_lane : 0);
+    emit_overflow |= ctx.fault == ir::FaultKind::Trap && TrapReason(ctx.fault_code >> 16) == TrapReason::EmitOverflow;
     // The translator's traps carry the interpreter's fault (reason and address).
     ff.offer(v,
              ctx.fault == ir::FaultKind::Trap
@@ -198,6 +225,28 @@ BatchResult run_jit(const PreparedShader& s, const Uniforms& u, std::vector<Vert
   res.run_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
   ff.report(res);
   return res;
+}
+
+// A geometry batch whose EMITs overflow the record area runs again from the
+// same inputs with an area four times larger (up to kEmitCapacityLimit
+// records per lane), so the JIT runs any EMIT count the interpreter runs.
+BatchResult run_jit(const PreparedShader& s, const Uniforms& u, std::vector<VertexState>& states,
+                    std::vector<GsState>* gs, const BatchOptions& opt, size_t begin, size_t end) {
+  uint32_t capacity = kEmitMaxPerInvocation;
+  std::vector<VertexState> in_states;
+  std::vector<GsState> in_gs;
+  if (gs) {
+    in_states.assign(states.begin() + ptrdiff_t(begin), states.begin() + ptrdiff_t(end));
+    in_gs.assign(gs->begin() + ptrdiff_t(begin), gs->begin() + ptrdiff_t(end));
+  }
+  for (;;) {
+    bool overflow = false;
+    BatchResult r = run_jit_once(s, u, states, gs, opt, begin, end, capacity, overflow);
+    if (!gs || !overflow || capacity >= kEmitCapacityLimit) return r;
+    std::copy(in_states.begin(), in_states.end(), states.begin() + ptrdiff_t(begin));
+    std::copy(in_gs.begin(), in_gs.end(), gs->begin() + ptrdiff_t(begin));
+    capacity = std::min(capacity * 4, kEmitCapacityLimit);
+  }
 }
 
 }  // namespace

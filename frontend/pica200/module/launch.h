@@ -47,7 +47,7 @@ bool prepare_shader(const Program& program, const TranslateOptions& options,
 
 struct BatchOptions {
   unsigned threads = 0;             // 0: all host cores; 1: the calling thread only
-  uint64_t budget = 1u << 22;       // executed instructions allowed per vertex (interp) / watchdog units per warp (JIT)
+  uint64_t budget = 1u << 22;       // executed instructions allowed per vertex (JIT: turned into watchdog units, pica200_run.cpp)
   size_t min_parallel = 256;        // fewer vertices than this run on the calling thread
   bool count_instructions = false;  // fill BatchResult::instructions (JIT: an extra interpreter run)
   bool set_b15 = true;              // geometry shaders: b15 = 1 from the second invocation on (hardware)

@@ -3,6 +3,8 @@
 // the JIT, replay and fuzzing.
 #include "frontend/pica200/module/module.h"
 
+#include <iostream>
+
 #include "frontend/pica200/assembler.h"
 #include "frontend/pica200/disasm.h"
 #include "frontend/pica200/shbin.h"
@@ -51,10 +53,12 @@ class Pica200Module final : public isa::IsaModule {
       return false;
     }
     pica::Shbin s;
-    if (!pica::assemble(text, s, err)) {
+    std::vector<std::string> warnings;
+    if (!pica::assemble({pica::AsmSource{"", text}}, pica::AsmOptions{}, s, err, &warnings)) {
       err = "pica200: " + err;
       return false;
     }
+    for (const std::string& w : warnings) std::cerr << "pica200: " << w << "\n";
     out = pica::write_shbin(s);
     return true;
   }

@@ -1,0 +1,4 @@
+.proc lib
+    mov r1, r2
+.end
+.nodvle

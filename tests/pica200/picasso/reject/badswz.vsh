@@ -1,0 +1,4 @@
+.proc main
+    mov r0, r1.xyzwx
+    end
+.end

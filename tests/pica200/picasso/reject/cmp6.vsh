@@ -1,0 +1,4 @@
+.proc main
+    cmp r0, 6, eq, r1
+    end
+.end

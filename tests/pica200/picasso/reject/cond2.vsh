@@ -1,0 +1,4 @@
+.proc main
+    breakc cmp.x && cmp.x
+    end
+.end

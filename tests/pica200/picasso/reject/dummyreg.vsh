@@ -1,0 +1,4 @@
+.out - color o8
+.proc main
+    end
+.end

@@ -1,0 +1,5 @@
+.fvec a
+.fvec a
+.proc main
+    end
+.end

@@ -1,0 +1,6 @@
+.proc main
+    end
+.end
+.proc main
+    end
+.end

@@ -1,0 +1,4 @@
+.proc main
+    .else
+    end
+.end

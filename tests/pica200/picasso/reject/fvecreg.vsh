@@ -1,0 +1,4 @@
+.fvec light c5
+.proc main
+    end
+.end

@@ -1,0 +1,5 @@
+.proc main
+    ifu !b0
+    .end
+    end
+.end

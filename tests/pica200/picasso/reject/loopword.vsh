@@ -1,0 +1,5 @@
+.proc main
+    loop i0
+    .end
+    end
+.end

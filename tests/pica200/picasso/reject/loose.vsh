@@ -1,0 +1,2 @@
+mov r0, r1
+end

@@ -1,0 +1,4 @@
+.proc main
+    mova v0
+    end
+.end

@@ -1,0 +1,3 @@
+.proc notmain
+    end
+.end

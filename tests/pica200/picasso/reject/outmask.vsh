@@ -1,0 +1,4 @@
+.out - color.xy o1
+.proc main
+    end
+.end

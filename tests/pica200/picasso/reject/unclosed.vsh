@@ -1,0 +1,2 @@
+.proc main
+    end

@@ -1,0 +1,4 @@
+.proc main
+    mov r0, v15
+    end
+.end
