@@ -53,43 +53,43 @@ constexpr const char* kAllAlu = R"(.fvec table[8] c0
 .consti loopParams(3, 1, 2, 0)
 .constf consts(0.0, 1.0, 0.5, 2.0)
 .proc main
-    add r0, v0, v1
-    mul r1, v2, -v3.yxwz
-    mad r2, v4, v5, v6
+    add r0, c11, v0
+    mul r1, -c13.yxwz, v2
+    mad r2, v4, c15, r1
     mad r3, v1, c9, r2
-    dp3 r4.x, v0, v1
+    dp3 r4.x, c11, v0
     dp4 r4.y, c3, v0
-    dph r4.z, v0, v1
+    dph r4.z, v0, c11
     dph r4.w, v0, c7
-    dst r5, v1, v2
+    dst r5, v1, c12
     dst r6, v3, c9
     ex2 r7.x, v0.x
     lg2 r7.y, v1.y
     rcp r7.z, v2.z
     rsq r7.w, v3.w
     litp r8, v8
-    sge r9, v0, v1
+    sge r9, v0, c11
     sge r9.x, v0, c4
-    slt r10, v1, v2
+    slt r10, v1, c12
     slt r10.y, v1, c5
     flr r11, v4
-    max r12, v0, v1
-    min r13, v2, v3
+    max r12, c11, v0
+    min r13, c13, v2
     mova a0.xy, v5
     mov r14, table[a0.x+1]
     add r14, table[a0.y+2], r14
     for loopParams
         mad r15, v6, table[lcnt], r15
     .end
-    cmp v0, eq, ne, v1
+    cmp c11, eq, ne, v0
     ifc cmp.x || cmp.y
         add r0, consts.yyyy, r0
     .end
-    cmp v1, lt, le, v2
+    cmp c12, lt, le, v1
     ifc cmp.x && cmp.y
         add r1, consts.zzzz, r1
     .end
-    cmp v2, gt, ge, v3
+    cmp c13, gt, ge, v2
     ifc cmp.x
         add r2, consts.wwww, r2
     .end
