@@ -35,9 +35,9 @@ struct RecordErrors : asmjit::ErrorHandler {
   }
 };
 
-// The listing: asmjit logs an instruction or data after writing it, and a
-// label after binding it, so a label is at the current offset and anything
-// else starts where the previous item ended.
+// The listing: asmjit logs an instruction before advancing past it and a
+// label when binding it, so both start at the current offset; embedded data
+// is logged after it is written, so it starts where the previous item ended.
 struct ListingLogger : asmjit::Logger {
   const asmjit::BaseAssembler* a = nullptr;
   std::string out;
@@ -54,8 +54,8 @@ struct ListingLogger : asmjit::Logger {
       size_t first = line.find_first_not_of(' ');
       if (first == std::string::npos) continue;
       char head[32];
-      bool label = line.back() == ':';
-      std::snprintf(head, sizeof head, "%8zx  ", label ? end : last_end);
+      bool data = line[first] == '.';
+      std::snprintf(head, sizeof head, "%8zx  ", data ? last_end : end);
       out += head + line.substr(first) + "\n";
     }
     last_end = end;
