@@ -2,6 +2,7 @@
 
 #include <asmjit/core.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -9,9 +10,15 @@ namespace gpurc::backend {
 
 namespace {
 // One allocator for the process; JitAllocator itself is not thread-safe.
+// GPURC_JIT_SINGLE_MAPPING=1 (set by cmake/aarch64-linux-gnu.cmake's qemu
+// command, never in production) maps code once, read-write-execute: qemu's
+// user-mode emulator sees guest writes to code only through the address it
+// translated, so code written through a second view would leave stale
+// translations when the allocator reuses an address (docs/backend_a64.md).
 asmjit::JitAllocator::CreateParams dual_mapping_params() {
   asmjit::JitAllocator::CreateParams p{};
-  p.options = asmjit::JitAllocatorOptions::kUseDualMapping;
+  const char* single = std::getenv("GPURC_JIT_SINGLE_MAPPING");
+  if (!(single && std::strcmp(single, "1") == 0)) p.options = asmjit::JitAllocatorOptions::kUseDualMapping;
   return p;
 }
 struct SharedAllocator {

@@ -3,6 +3,9 @@
 #if GPURC_HAVE_X64
 #include "backend_x64/jit.h"
 #endif
+#if GPURC_HAVE_A64
+#include "backend_a64/jit.h"
+#endif
 
 namespace gpurc {
 
@@ -18,6 +21,9 @@ std::vector<const backend::HostTier*> collect_tiers() {
   };
 #if GPURC_HAVE_X64
   add(x64::tiers);
+#endif
+#if GPURC_HAVE_A64
+  add(a64::tiers);
 #endif
   return out;
 }

@@ -467,7 +467,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   // host
   std::string h_file, h_engine = "jit";
   bool h_perf = false;
-  auto* host = app.add_subcommand("host", "compile IR and print the generated host code (Zydis)");
+  auto* host = app.add_subcommand("host", "compile IR and print the generated host code (x64: Zydis, a64: asmjit)");
   host->add_option("file", h_file, "IR text (.ir) or a replay file of isa ir (.json)")->required();
   host->add_option("--engine", h_engine, "JIT tier: jit or a tier (" + engine_names() + ")");
   host->add_flag("--perf-map", h_perf, "append the code's symbol to /tmp/perf-<pid>.map");

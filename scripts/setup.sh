@@ -1,17 +1,30 @@
 #!/usr/bin/env bash
 # Installs what gpurc needs on Debian 12. Idempotent: does nothing when every
 # package is already installed.
+#   scripts/setup.sh         the native (x86-64) build
+#   scripts/setup.sh --a64   also the ARM64 cross build and qemu
+#                            (cmake/aarch64-linux-gnu.cmake, scripts/test-a64.sh)
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config
   libasmjit-dev libxbyak-dev libzydis-dev doctest-dev libmimalloc-dev
   nlohmann-json3-dev libcli11-dev libxxhash-dev libfmt-dev)
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+if [ "${1:-}" = "--a64" ]; then
+  # The cross compiler, qemu's user-mode emulator and the target's libraries
+  # (header-only packages are shared; xbyak and Zydis are x86-64 only).
+  packages+=(g++-aarch64-linux-gnu qemu-user
+    libasmjit-dev:arm64 libmimalloc-dev:arm64 libxxhash-dev:arm64 libfmt-dev:arm64)
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    echo "setup: adding the arm64 architecture"
+    $SUDO dpkg --add-architecture arm64
+  fi
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi

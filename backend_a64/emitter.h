@@ -1,0 +1,126 @@
+// The AArch64 emitter: frame layout, strip loops, control flow, helper calls
+// (emitter.cpp); instruction selection for individual ops lives in lower.cpp.
+// Code is assembled with asmjit's AArch64 assembler.
+#pragma once
+#include <asmjit/arm.h>
+#include <asmjit/arm/a64assembler.h>
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backend_a64/jit.h"
+#include "backend_common/helpers.h"
+#include "backend_common/plan.h"
+#include "ir/ir.h"
+
+namespace gpurc::a64 {
+
+namespace rt = backend::rt;
+using backend::Plan;
+using backend::Segment;
+
+// q register r (also its .4s / .16b / .2d views).
+inline asmjit::a64::VecV Q(int r) { return asmjit::a64::v(uint32_t(r)); }
+
+struct CompileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Emitter {
+ public:
+  Emitter(const ir::Function& f, asmjit::a64::Assembler& a);
+  void emit_function();
+  uint32_t frame_bytes() const { return frame_bytes_; }
+  // Descriptors referenced by the code; the compiled function keeps them alive.
+  std::vector<std::unique_ptr<rt::EvalOp>> eval_ops;
+  std::vector<std::unique_ptr<rt::WarpOp>> warp_ops;
+
+  // Lanes per strip: one q register holds 4 lanes of a 32-bit value (a warp
+  // value is eight of them) or 2 lanes of a 64-bit one.
+  static constexpr int kStripLanes = 4;
+
+ private:
+  friend struct Lowerings;  // lowering.h: the per-op dispatch table names the lower_* members
+
+  // ---- registers of the generated code (all callee-saved, so helper calls keep them)
+  // x19 = WarpContext*, x20 = frame, x21 = vars, x22 = uniforms,
+  // x23 = byte offset of the strip's first lane in a 4-byte-per-lane array,
+  // x24 = 4 * the first launched lane, x25 = frame + x23 (4-byte slots of the
+  // strip), x26 = frame + 2 * x23 (8-byte slots), x27 = vars + x23,
+  // x28 = vars + 2 * x23. x9..x15 and v0..v7 are scratch of one op.
+  asmjit::a64::Assembler& a_;
+
+  // ---- frame
+  uint32_t slot(ir::ValueId v);
+  uint32_t stage_slot(ir::ValueId phi);
+  bool wide(ir::ValueId v) const { return ir::lane_bytes(f_.insts[v].type) == 8; }
+  // [base + off] for an access of `size` bytes: the scaled immediate form
+  // when it fits, else through x9 (or `tmp`).
+  asmjit::a64::Mem at(const asmjit::a64::Gp& base, uint64_t off, unsigned size, int tmp = 9);
+  void mov_imm(const asmjit::a64::Gp& r, uint64_t bits);
+
+  // A strip's lanes of value v: q register r <- slot (half h of a 64-bit value).
+  void vload(int r, ir::ValueId v, int half = 0);
+  void vstore(ir::ValueId v, int r, int half = 0);
+  void vconst(int r, uint32_t bits);   // all four 32-bit lanes = bits (constant pool)
+  void vconst64(int r, uint64_t bits); // both 64-bit lanes = bits
+  void mask_to_width(int r, ir::Type t);  // zero bits above the type's width (v7 scratch)
+  void sext_to32(int d, int s, ir::Type t);
+  void bool_from_mask(int r);             // all-ones / zero lanes -> 1 / 0
+  void canonicalize_nan(int r, uint32_t nan_bits);  // NaN lanes of r -> nan_bits (v5, v6 scratch)
+
+  // ---- structure
+  void emit_prologue();
+  void emit_epilogue();
+  void emit_block(ir::BlockId b);
+  void emit_strip_segment(const Segment& s);
+  void set_strip_bases();
+  void end_op(ir::ValueId v);
+  void emit_warp_op(ir::ValueId v);
+  bool emit_vote(ir::ValueId v);  // ballot / any / all over the whole warp
+  bool vote_feeds_branch_only(ir::ValueId v) const;  // any/all read only by the cond_br right after it
+  // dst = bit i set when bit 0 of lane i of the 4-byte slot at `off` is set
+  // (v0, v5, v6, w10 scratch).
+  void lane_bits(const asmjit::a64::GpW& dst, uint32_t off);
+  // Window fast path of load / store (memory_fast.cpp); falls through to the
+  // helper call when it cannot do the access, jumps to `done` when it did.
+  bool emit_memory_fast(ir::ValueId v, const asmjit::Label& done);
+  void add_off(const asmjit::a64::Gp& dst, const asmjit::a64::Gp& base, uint64_t off);  // dst = base + off
+  void emit_terminator(ir::BlockId b);
+  void emit_edge(ir::BlockId from, size_t succ_index);
+  static constexpr uint32_t kZeroSource = ~0u;
+  static constexpr uint32_t kLaunchMaskBytes = ir::kWarpLanes * 12;
+  void copy_warp(uint32_t dst_off, uint32_t src_off, unsigned bytes, bool launched_only);
+  // lane < 0: the first launched lane
+  void emit_fault_return(ir::FaultKind kind, uint64_t code, uint64_t addr = 0, uint32_t space = 0, int lane = 0);
+  void call_abs(const void* fn);
+
+  // ---- per-op lowering (lower.cpp)
+  void lower_strip_op(ir::ValueId v);
+  void lower_helper(ir::ValueId v);  // eval_lane per lane of the strip
+  bool lower_native(ir::ValueId v);  // dispatch through kOpLowering (lowering.h)
+  bool lower_state(ir::ValueId v);   // const, undef, vars, uniforms, lane id, entry mask, select, fneg/fabs
+  bool lower_int(ir::ValueId v);     // integer ops in 32-bit lanes
+  bool lower_float(ir::ValueId v);   // f32 arithmetic, compares, conversions
+  bool lower_wide(ir::ValueId v);    // 64-bit moves (state, select, bitcast)
+
+  const ir::Function& f_;
+  Plan plan_;
+  std::vector<int64_t> slot_, stage_slot_;
+  uint32_t frame_bytes_ = 0;
+  bool has_phis_ = false;
+  std::vector<ir::ValueId> partial_slots_;  // results written only for some lanes (loads, atomics)
+  std::map<ir::ValueId, const rt::EvalOp*> eval_op_of_;
+  std::vector<uint32_t> uses_;               // per value: operand uses by any instruction (phis included)
+  ir::ValueId vote_in_w12_ = ir::kNoValue;   // an any/all whose 0/1 result is in w12 for the terminator
+
+  std::map<uint32_t, asmjit::Label> const32_;
+  std::map<uint64_t, asmjit::Label> const64_;
+  asmjit::Label iota_, epilogue_;
+  std::vector<asmjit::Label> block_label_;
+};
+
+}  // namespace gpurc::a64

@@ -1,0 +1,180 @@
+// The a64 emitter's op dispatch, expanded from ir/opcodes.inc: one entry per
+// op saying how the NEON tier executes it (the same shape as
+// backend_x64/lowering.h). For a strip op the entry names the Emitter member
+// that lowers it natively in 32-bit lanes (`narrow`) and the one for a 64-bit
+// operand or result (`wide`); nullptr means the per-lane eval_lane helper
+// (Emitter::lower_helper), as does a lowering returning false for a type or
+// attribute it does not handle. An op appended to opcodes.inc without an
+// entry in Lowerings fails to compile; native_ops.cpp's per-type declaration
+// is checked against this table at compile time.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "backend_a64/emitter.h"
+
+namespace gpurc::a64 {
+
+enum class LowerKind : uint8_t {
+  Strip,       // per-lane op run strip by strip: narrow / wide below, else the eval_lane helper
+  Vote,        // warp op lowered natively over the whole warp (Emitter::emit_vote), else the warp helper
+  WarpHelper,  // warp op run by rt::run_warp_op (memory, cross-lane, votes, trap)
+  Budget,      // inline watchdog subtract (Emitter::emit_warp_op)
+  Control,     // phi moves and terminators (Emitter::emit_edge / emit_terminator)
+  PreSsa,      // get_var / set_var: gone after SSA construction; compile() rejects them
+};
+
+using LowerFn = bool (Emitter::*)(ir::ValueId);
+
+struct OpLowering {
+  LowerKind kind;
+  LowerFn narrow = nullptr;
+  LowerFn wide = nullptr;
+  bool named = false;  // see backend_x64/lowering.h: member-pointer compares are not constant under UBSan
+
+  constexpr OpLowering(LowerKind k) : kind(k) {}
+  constexpr OpLowering(LowerKind k, LowerFn n) : kind(k), narrow(n), named(true) {}
+  constexpr OpLowering(LowerKind k, LowerFn n, LowerFn w) : kind(k), narrow(n), wide(w), named(true) {}
+
+  constexpr bool native() const { return kind == LowerKind::Vote || named; }
+};
+
+// One entry per op of ir/opcodes.inc (friend of Emitter).
+struct Lowerings {
+  static constexpr LowerKind S = LowerKind::Strip;
+  static constexpr LowerKind W = LowerKind::WarpHelper;
+  static constexpr LowerFn kState = &Emitter::lower_state;  // lower.cpp: state, select, sign-bit float ops
+  static constexpr LowerFn kInt = &Emitter::lower_int;      // lower.cpp: integer ops in 32-bit lanes
+  static constexpr LowerFn kFloat = &Emitter::lower_float;  // lower.cpp: f32 arithmetic, compares, conversions
+  static constexpr LowerFn kWide = &Emitter::lower_wide;    // lower.cpp: 64-bit moves (state, select, bitcast)
+
+  // ---- values, state and control
+  static constexpr OpLowering Const{S, kState, kWide};
+  static constexpr OpLowering Undef{S, kState, kWide};
+  static constexpr OpLowering Phi{LowerKind::Control};
+  static constexpr OpLowering Select{S, kState, kWide};
+  static constexpr OpLowering GetVar{LowerKind::PreSsa};
+  static constexpr OpLowering SetVar{LowerKind::PreSsa};
+  static constexpr OpLowering LoadVar{S, kState, kWide};
+  static constexpr OpLowering StoreVar{S, kState, kWide};
+  static constexpr OpLowering LoadUniform{S, kState, kWide};
+  static constexpr OpLowering EntryMask{S, kState};
+  static constexpr OpLowering LaneId{S, kState};
+  static constexpr OpLowering Budget{LowerKind::Budget};
+  static constexpr OpLowering Trap{W};
+
+  // ---- integer (64-bit integer arithmetic stays with the helper)
+  static constexpr OpLowering IAdd{S, kInt};
+  static constexpr OpLowering ISub{S, kInt};
+  static constexpr OpLowering IAddC{S, kInt};
+  static constexpr OpLowering ICarry{S};
+  static constexpr OpLowering IOverflow{S};
+  static constexpr OpLowering IMul{S, kInt};
+  static constexpr OpLowering IMulHi{S};
+  static constexpr OpLowering IMulWide{S};
+  static constexpr OpLowering IMad{S, kInt};
+  static constexpr OpLowering ISad{S};
+  static constexpr OpLowering IMin{S, kInt};
+  static constexpr OpLowering IMax{S, kInt};
+  static constexpr OpLowering INeg{S, kInt};
+  static constexpr OpLowering IAbs{S, kInt};
+  static constexpr OpLowering ICmp{S, kInt};
+  static constexpr OpLowering Shl{S, kInt};
+  static constexpr OpLowering LShr{S, kInt};
+  static constexpr OpLowering AShr{S, kInt};
+  static constexpr OpLowering And{S, kInt};
+  static constexpr OpLowering Or{S, kInt};
+  static constexpr OpLowering Xor{S, kInt};
+  static constexpr OpLowering Not{S, kInt};
+  static constexpr OpLowering Lut3{S};
+  static constexpr OpLowering BfExtract{S};
+  static constexpr OpLowering BfInsert{S};
+  static constexpr OpLowering Popcount{S};
+  static constexpr OpLowering BitReverse{S};
+  static constexpr OpLowering FindMsb{S};
+  static constexpr OpLowering FindLsb{S};
+  static constexpr OpLowering Zext{S, kInt};
+  static constexpr OpLowering Sext{S, kInt};
+  static constexpr OpLowering Trunc{S, kInt};
+  static constexpr OpLowering Bitcast{S, kInt, kWide};
+  static constexpr OpLowering Extract16{S};
+  static constexpr OpLowering Insert16{S};
+
+  // ---- float (f32 only; f16/f64 arithmetic stays with the helper)
+  static constexpr OpLowering FAdd{S, kFloat};
+  static constexpr OpLowering FSub{S, kFloat};
+  static constexpr OpLowering FMul{S, kFloat};
+  static constexpr OpLowering FFma{S, kFloat};
+  static constexpr OpLowering FMad{S, kFloat};
+  static constexpr OpLowering FMin{S};
+  static constexpr OpLowering FMax{S};
+  static constexpr OpLowering FNeg{S, kState};
+  static constexpr OpLowering FAbs{S, kState};
+  static constexpr OpLowering FCmp{S, kFloat};
+  static constexpr OpLowering FFloor{S};
+  static constexpr OpLowering FCeil{S};
+  static constexpr OpLowering FTrunc{S};
+  static constexpr OpLowering FRint{S};
+  static constexpr OpLowering FRcp{S};
+  static constexpr OpLowering FRsqrt{S};
+  static constexpr OpLowering FSqrt{S};
+  static constexpr OpLowering FExp2{S};
+  static constexpr OpLowering FLog2{S};
+  static constexpr OpLowering FSin{S};
+  static constexpr OpLowering FCos{S};
+  static constexpr OpLowering FSinStep{S};
+  static constexpr OpLowering FToI{S, kFloat};  // f32 -> i32
+  static constexpr OpLowering IToF{S, kFloat};  // i32 -> f32
+  static constexpr OpLowering FToF{S};
+
+  // ---- cross-lane
+  static constexpr OpLowering Ballot{LowerKind::Vote};
+  static constexpr OpLowering Any{LowerKind::Vote};
+  static constexpr OpLowering All{LowerKind::Vote};
+  static constexpr OpLowering Shuffle{W};
+  static constexpr OpLowering Broadcast{W};
+  static constexpr OpLowering QuadShuffle{W};
+  static constexpr OpLowering Reduce{W};
+  static constexpr OpLowering ScanIncl{W};
+  static constexpr OpLowering ScanExcl{W};
+
+  // ---- memory
+  static constexpr OpLowering Load{W};
+  static constexpr OpLowering Store{W};
+  static constexpr OpLowering AtomicRmw{W};
+  static constexpr OpLowering AtomicCas{W};
+
+  // ---- terminators
+  static constexpr OpLowering Br{LowerKind::Control};
+  static constexpr OpLowering CondBr{LowerKind::Control};
+  static constexpr OpLowering Switch{LowerKind::Control};
+  static constexpr OpLowering Barrier{LowerKind::Control};
+  static constexpr OpLowering Return{LowerKind::Control};
+  static constexpr OpLowering Unreachable{LowerKind::Control};
+};
+
+// Indexed by ir::Opcode.
+#define OPCODE(Name, text, result, args, attr, props) Lowerings::Name,
+inline constexpr std::array<OpLowering, ir::kNumOpcodes> kOpLowering = {
+#include "ir/opcodes.inc"
+};
+#undef OPCODE
+
+// The strip / warp split of backend_common/plan.cpp (is_strip_op), from the
+// table's props: strip ops are the pure, not cross-lane ops except phi, plus
+// load_var / store_var.
+constexpr bool strip_by_props(ir::Opcode op, std::string_view props) {
+  if (op == ir::Opcode::LoadVar || op == ir::Opcode::StoreVar) return true;
+  return props.find('P') != std::string_view::npos && props.find('X') == std::string_view::npos &&
+         op != ir::Opcode::Phi;
+}
+#define OPCODE(Name, text, result, args, attr, props)                                                     \
+  static_assert((Lowerings::Name.kind == LowerKind::Strip) == strip_by_props(ir::Opcode::Name, props), \
+                "backend_a64/lowering.h: " text " has the wrong kind for its props");
+#include "ir/opcodes.inc"
+#undef OPCODE
+
+}  // namespace gpurc::a64

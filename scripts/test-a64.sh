@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The ARM64 suite: a cross build for aarch64 (cmake/aarch64-linux-gnu.cmake)
+# whose ctest runs every test executable under qemu-aarch64, the NEON tier
+# (jit-a64) being the host's JIT. See docs/backend_a64.md.
+#   scripts/test-a64.sh [extra cmake options]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/setup.sh" --a64
+"$root/scripts/build.sh" "$root/build/a64" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" "$@"
+# qemu runs one guest instruction stream per host thread: the lighter test
+# configurations keep the run within the ctest timeouts.
+(cd "$root/build/a64" && GPURC_TEST_LIGHT=1 ctest --output-on-failure -j2)
