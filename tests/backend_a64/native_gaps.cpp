@@ -50,6 +50,9 @@ constexpr Gap kGaps[] = {
     {Opcode::FFloor, type_bit(Type::F32)},               {Opcode::FCeil, type_bit(Type::F32)},
     {Opcode::FTrunc, type_bit(Type::F32)},               {Opcode::FRint, type_bit(Type::F32)},
     {Opcode::FRcp, type_bit(Type::F32)},                 {Opcode::FSqrt, type_bit(Type::F32)},
+    // x64 lowers PICA200's model of these (ir::Transc::Pica) in packed doubles.
+    {Opcode::FRsqrt, type_bit(Type::F32)},               {Opcode::FExp2, type_bit(Type::F32)},
+    {Opcode::FLog2, type_bit(Type::F32)},
 };
 
 backend::NativeOps gap_table() {
