@@ -51,22 +51,6 @@ LaunchFault fault_of(const ir::WarpContext& ctx) {
   return f;
 }
 
-RoundsEnd run_barrier_rounds(uint32_t warps, const std::function<WarpStep(uint32_t)>& step, uint64_t max_rounds) {
-  std::vector<bool> done(warps, false);
-  for (uint64_t round = 0; max_rounds == 0 || round < max_rounds; ++round) {
-    bool pending = false;
-    for (uint32_t w = 0; w < warps; ++w) {
-      if (done[w]) continue;
-      switch (step(w)) {
-        case WarpStep::Stop: return RoundsEnd::Stopped;
-        case WarpStep::Done: done[w] = true; break;
-        case WarpStep::Barrier: pending = true; break;
-      }
-    }
-    if (!pending) return RoundsEnd::Finished;
-  }
-  return RoundsEnd::RoundLimit;
-}
 
 namespace {
 

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ir/abi.h"
 #include "runtime/memory.h"
@@ -141,9 +142,33 @@ enum class RoundsEnd { Finished, Stopped, RoundLimit };
 // `step` for every unfinished warp, which runs it up to its next barrier or its
 // end; a round ends with all of them at the barrier (or finished), so the next
 // round passes it. Stops at the first `Stop` (a fault or error the step has
-// recorded), or after `max_rounds` rounds (0: no limit).
-RoundsEnd run_barrier_rounds(uint32_t warps, const std::function<WarpStep(uint32_t)>& step,
-                             uint64_t max_rounds = 0);
+// recorded), or after `max_rounds` rounds (0: no limit). A template, and the
+// finished set a bit mask up to 64 warps, so a block costs no allocation (with
+// PICA200's one warp per block, a block is a warp).
+template <class Step>
+RoundsEnd run_barrier_rounds(uint32_t warps, Step&& step, uint64_t max_rounds = 0) {
+  constexpr uint32_t kMaskWarps = 64;
+  uint64_t done_mask = 0;
+  std::vector<bool> done_big(warps > kMaskWarps ? warps : 0, false);
+  auto done = [&](uint32_t w) { return warps > kMaskWarps ? bool(done_big[w]) : (done_mask >> w & 1) != 0; };
+  auto set_done = [&](uint32_t w) {
+    if (warps > kMaskWarps) done_big[w] = true;
+    else done_mask |= uint64_t(1) << w;
+  };
+  for (uint64_t round = 0; max_rounds == 0 || round < max_rounds; ++round) {
+    bool pending = false;
+    for (uint32_t w = 0; w < warps; ++w) {
+      if (done(w)) continue;
+      switch (step(w)) {
+        case WarpStep::Stop: return RoundsEnd::Stopped;
+        case WarpStep::Done: set_done(w); break;
+        case WarpStep::Barrier: pending = true; break;
+      }
+    }
+    if (!pending) return RoundsEnd::Finished;
+  }
+  return RoundsEnd::RoundLimit;
+}
 
 // Lane coordinates of warp `warp` of a block of shape `block` (x-major).
 WarpInfo warp_info(const Dim3& grid, const Dim3& block, uint64_t block_linear, uint32_t warp);
