@@ -447,33 +447,9 @@ void Emitter::copy_warp(uint32_t dst, uint32_t src, unsigned bytes, bool launche
 }
 
 void Emitter::emit_edge(BlockId from, size_t succ_index) {
-  const Block& fb = f_.blocks[from];
-  BlockId to = fb.succs[succ_index];
-  size_t occurrence = 0;
-  for (size_t i = 0; i < succ_index; ++i)
-    if (fb.succs[i] == to) ++occurrence;
-  const auto& preds = plan_.preds[to];
-  size_t idx = preds.size();
-  for (size_t i = 0, seen = 0; i < preds.size(); ++i)
-    if (preds[i] == from && seen++ == occurrence) {
-      idx = i;
-      break;
-    }
-  std::vector<std::pair<ValueId, ValueId>> copies;  // (phi, incoming)
-  bool reads_phi = false;
-  for (ValueId p : f_.blocks[to].insts) {
-    const Inst& pi = f_.insts[p];
-    if (pi.op != Opcode::Phi) break;
-    if (idx >= pi.args.size())
-      throw CompileError("a64 jit: phi %" + std::to_string(p) + " lacks an operand for its predecessor");
-    ValueId a = pi.args[idx];
-    if (a == p) continue;
-    if (f_.insts[a].block == from && std::find(plan_.direct_phis[a].begin(), plan_.direct_phis[a].end(), p) !=
-                                         plan_.direct_phis[a].end())
-      continue;  // written where a was defined
-    if (f_.insts[a].op == Opcode::Phi && f_.insts[a].block == to) reads_phi = true;
-    copies.emplace_back(p, a);
-  }
+  auto [copies, reads_phi, missing] = backend::edge_copies(f_, plan_, from, succ_index);
+  if (missing != kNoValue)
+    throw CompileError("a64 jit: phi %" + std::to_string(missing) + " lacks an operand for its predecessor");
   // Phis of one block are a parallel copy: stage them when one reads another.
   for (auto& [p, a] : copies) {
     unsigned bytes = lane_bytes(f_.insts[p].type) * kWarpLanes;

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "backend_a64/emitter.h"
-#include "backend_common/exec_memory.h"
+#include "backend_common/installed_code.h"
 
 namespace gpurc::a64 {
 
@@ -102,42 +102,9 @@ std::string emit(const ir::Function& f, Emitted& out, std::string* listing) {
   return "";
 }
 
-class JitFunction final : public backend::CompiledCode {
+class JitFunction final : public backend::InstalledCode {
  public:
   ir::Function source;  // for the listing (disassemble re-runs the emitter with asmjit's logger)
-  backend::ExecMemory mem;
-  size_t frame = 0;
-  std::vector<std::pair<uint32_t, uint32_t>> var_reads;
-  std::vector<std::unique_ptr<rt::EvalOp>> eval_ops;
-  std::vector<std::unique_ptr<rt::WarpOp>> warp_ops;
-
-  size_t frame_bytes() const override { return frame; }
-  bool frame_needs_zero() const override { return false; }  // the prologue zeroes what is read before written
-  bool var_read_ranges(std::vector<std::pair<uint32_t, uint32_t>>& out) const override {
-    out = var_reads;
-    return true;
-  }
-  size_t code_bytes() const override { return mem.size(); }
-  const uint8_t* code() const override { return mem.entry(); }
-  size_t lane_helper_ops() const override { return eval_ops.size(); }
-  size_t warp_helper_ops() const override { return warp_ops.size(); }
-  std::vector<ir::Opcode> helper_ops() const override {
-    std::vector<ir::Opcode> out;
-    for (const auto& e : eval_ops) out.push_back(e->op.op);
-    for (const auto& w : warp_ops) out.push_back(w->op);
-    return out;
-  }
-
-  ir::RunStatus run(ir::WarpContext& ctx) const override {
-    if (frame > 0 && ctx.frame == nullptr) {
-      ctx.fault = ir::FaultKind::Unsupported;
-      ctx.status = ir::RunStatus::Fault;
-      return ctx.status;
-    }
-    auto fn = reinterpret_cast<uint32_t (*)(ir::WarpContext*)>(const_cast<uint8_t*>(mem.entry()));
-    ctx.status = ir::RunStatus(fn(&ctx));
-    return ctx.status;
-  }
 
   // The emitter is deterministic: the same function gives the same
   // instructions at the same offsets; only the helper descriptors' addresses

@@ -246,4 +246,38 @@ Plan make_plan(const Function& f) {
   return p;
 }
 
+EdgeCopies edge_copies(const Function& f, const Plan& plan, BlockId from, size_t succ_index) {
+  const Block& fb = f.blocks[from];
+  BlockId to = fb.succs[succ_index];
+  // A block may branch to the same target twice (cond_br x, B, B): the n-th
+  // such successor is the n-th occurrence of `from` among the target's preds.
+  size_t occurrence = 0;
+  for (size_t i = 0; i < succ_index; ++i)
+    if (fb.succs[i] == to) ++occurrence;
+  const auto& preds = plan.preds[to];
+  size_t idx = preds.size();
+  for (size_t i = 0, seen = 0; i < preds.size(); ++i)
+    if (preds[i] == from && seen++ == occurrence) {
+      idx = i;
+      break;
+    }
+  EdgeCopies out;
+  for (ValueId p : f.blocks[to].insts) {
+    const Inst& pi = f.insts[p];
+    if (pi.op != Opcode::Phi) break;
+    if (idx >= pi.args.size()) {
+      out.phi_without_operand = p;
+      return out;
+    }
+    ValueId a = pi.args[idx];
+    if (a == p) continue;
+    if (f.insts[a].block == from &&
+        std::find(plan.direct_phis[a].begin(), plan.direct_phis[a].end(), p) != plan.direct_phis[a].end())
+      continue;  // written where a was defined
+    if (f.insts[a].op == Opcode::Phi && f.insts[a].block == to) out.reads_phi = true;
+    out.copies.emplace_back(p, a);
+  }
+  return out;
+}
+
 }  // namespace gpurc::backend

@@ -6,6 +6,7 @@
 // the register cache can free it).
 #pragma once
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "ir/ir.h"
@@ -60,5 +61,17 @@ ir::ValueId itof_narrow_source(const ir::Function& f, ir::ValueId v);
 bool is_strip_op(const ir::Inst& in);
 
 Plan make_plan(const ir::Function& f);
+
+// The copies the edge from `from` to its succs[succ_index] makes into the
+// target's phis. They are one parallel copy: when an incoming value is itself
+// a phi of the target, the tier stages all copies before writing any slot.
+// Phis the plan writes directly where their incoming value is defined
+// (direct_phis) and phis that receive themselves are left out.
+struct EdgeCopies {
+  std::vector<std::pair<ir::ValueId, ir::ValueId>> copies;  // (phi, incoming value), in phi order
+  bool reads_phi = false;                                   // some incoming value is a phi of the target
+  ir::ValueId phi_without_operand = ir::kNoValue;           // malformed IR: a phi lacking this edge's operand
+};
+EdgeCopies edge_copies(const ir::Function& f, const Plan& plan, ir::BlockId from, size_t succ_index);
 
 }  // namespace gpurc::backend

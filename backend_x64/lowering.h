@@ -13,40 +13,16 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
 
+#include "backend_common/lowering_table.h"
 #include "backend_x64/emitter.h"
 
 namespace gpurc::x64 {
 
-enum class LowerKind : uint8_t {
-  Strip,       // per-lane op run strip by strip: narrow / wide below, else the eval_lane helper
-  Vote,        // warp op lowered natively (Emitter::emit_vote: lane bit masks in GPRs)
-  WarpHelper,  // warp op run by rt::run_warp_op (load / store try Emitter::emit_memory_fast first)
-  Budget,      // inline watchdog subtract (Emitter::emit_warp_op)
-  Control,     // phi moves and terminators (Emitter::emit_edge / emit_terminator)
-  PreSsa,      // get_var / set_var: gone after SSA construction; compile() rejects them
-};
-
-using LowerFn = bool (Emitter::*)(ir::ValueId);
-
-struct OpLowering {
-  LowerKind kind;
-  LowerFn narrow = nullptr;  // every operand and the result in 32-bit lanes
-  LowerFn wide = nullptr;    // a 64-bit operand or result (Emitter::lower_native decides)
-  // Whether a lowering is named, fixed by which constructor built the entry:
-  // comparing member-function pointers is not a constant expression under
-  // -fsanitize=undefined, so native() must not test narrow/wide themselves.
-  bool named = false;
-
-  constexpr OpLowering(LowerKind k) : kind(k) {}
-  constexpr OpLowering(LowerKind k, LowerFn n) : kind(k), narrow(n), named(true) {}
-  constexpr OpLowering(LowerKind k, std::nullptr_t, LowerFn w) : kind(k), wide(w), named(true) {}
-  constexpr OpLowering(LowerKind k, LowerFn n, LowerFn w) : kind(k), narrow(n), wide(w), named(true) {}
-
-  // Some type has a native form on some tier (native_ops.cpp must declare it).
-  constexpr bool native() const { return kind == LowerKind::Vote || named; }
-};
+// The entry type and kinds are backend_common/lowering_table.h's.
+using backend::LowerKind;
+using OpLowering = backend::OpLowering<Emitter>;
+using LowerFn = OpLowering::Fn;
 
 // One entry per op of ir/opcodes.inc (friend of Emitter: it names private members).
 struct Lowerings {
@@ -162,25 +138,7 @@ struct Lowerings {
   static constexpr OpLowering Unreachable{LowerKind::Control};
 };
 
-// Indexed by ir::Opcode.
-#define OPCODE(Name, text, result, args, attr, props) Lowerings::Name,
-inline constexpr std::array<OpLowering, ir::kNumOpcodes> kOpLowering = {
-#include "ir/opcodes.inc"
-};
-#undef OPCODE
-
-// The strip / warp split of backend_common/plan.cpp (is_strip_op), from the
-// table's props: strip ops are the pure, not cross-lane ops except phi, plus
-// load_var / store_var.
-constexpr bool strip_by_props(ir::Opcode op, std::string_view props) {
-  if (op == ir::Opcode::LoadVar || op == ir::Opcode::StoreVar) return true;
-  return props.find('P') != std::string_view::npos && props.find('X') == std::string_view::npos &&
-         op != ir::Opcode::Phi;
-}
-#define OPCODE(Name, text, result, args, attr, props)                                                     \
-  static_assert((Lowerings::Name.kind == LowerKind::Strip) == strip_by_props(ir::Opcode::Name, props), \
-                "backend_x64/lowering.h: " text " has the wrong kind for its props");
-#include "ir/opcodes.inc"
-#undef OPCODE
+// Indexed by ir::Opcode; also checks each entry's kind against the op's props.
+inline constexpr std::array<OpLowering, ir::kNumOpcodes> kOpLowering = backend::op_lowering_table<Lowerings>();
 
 }  // namespace gpurc::x64

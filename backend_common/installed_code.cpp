@@ -1,0 +1,28 @@
+#include "backend_common/installed_code.h"
+
+namespace gpurc::backend {
+
+bool InstalledCode::var_read_ranges(std::vector<std::pair<uint32_t, uint32_t>>& out) const {
+  out = var_reads;
+  return true;
+}
+
+std::vector<ir::Opcode> InstalledCode::helper_ops() const {
+  std::vector<ir::Opcode> out;
+  for (const auto& e : eval_ops) out.push_back(e->op.op);
+  for (const auto& w : warp_ops) out.push_back(w->op);
+  return out;
+}
+
+ir::RunStatus InstalledCode::run(ir::WarpContext& ctx) const {
+  if (frame > 0 && ctx.frame == nullptr) {
+    ctx.fault = ir::FaultKind::Unsupported;
+    ctx.status = ir::RunStatus::Fault;
+    return ctx.status;
+  }
+  auto fn = reinterpret_cast<uint32_t (*)(ir::WarpContext*)>(const_cast<uint8_t*>(mem.entry()));
+  ctx.status = ir::RunStatus(fn(&ctx));
+  return ctx.status;
+}
+
+}  // namespace gpurc::backend

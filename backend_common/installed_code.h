@@ -1,0 +1,41 @@
+// The part of a compiled function that no host tier shapes differently: its
+// installed code, frame size, the vars it reads and the helper descriptors its
+// code points at, and how it is entered. A tier derives from InstalledCode,
+// fills these fields in its compile() and adds disassemble() (the listing is
+// the host's own).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "backend_common/exec_memory.h"
+#include "backend_common/helpers.h"
+#include "backend_common/tier.h"
+
+namespace gpurc::backend {
+
+class InstalledCode : public CompiledCode {
+ public:
+  ExecMemory mem;
+  size_t frame = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> var_reads;  // merged byte ranges of the vars load_var reads
+  // Descriptors the code references by absolute address; they live as long as the code.
+  std::vector<std::unique_ptr<rt::EvalOp>> eval_ops;
+  std::vector<std::unique_ptr<rt::WarpOp>> warp_ops;
+
+  size_t frame_bytes() const override { return frame; }
+  bool frame_needs_zero() const override { return false; }  // the prologue zeroes what is read before written
+  bool var_read_ranges(std::vector<std::pair<uint32_t, uint32_t>>& out) const override;
+  size_t code_bytes() const override { return mem.size(); }
+  const uint8_t* code() const override { return mem.entry(); }
+  size_t lane_helper_ops() const override { return eval_ops.size(); }
+  size_t warp_helper_ops() const override { return warp_ops.size(); }
+  std::vector<ir::Opcode> helper_ops() const override;
+  // Calls the code as `uint32_t entry(ir::WarpContext*)` (the host's C calling
+  // convention); a frame-using function without a frame faults as Unsupported.
+  ir::RunStatus run(ir::WarpContext& ctx) const override;
+};
+
+}  // namespace gpurc::backend
