@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "recompiler/bench_pica200_draw.h"
 #include "recompiler/cli_verbs.h"
 #include "recompiler/replay.h"
 #include "runtime/thread_pool.h"
@@ -58,6 +59,10 @@ int bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
   std::sort(files.begin(), files.end());
   unsigned threads = a.threads ? a.threads : rt::ThreadPool::host_cores();
   std::vector<Row> rows;
+  // PICA200 emulator-style draw rows (bench_pica200_draw.cpp), after the kernels.
+  const bool draws = a.isa == "pica200" && a.dir.empty();
+  json draw_rows = json::array();
+  if (a.draws_only) files.clear();
   for (const auto& file : files) {
     json doc;
     try {
@@ -93,6 +98,8 @@ int bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
     }
   }
   if (a.json) {
+    if (draws)
+      if (int rc = bench_pica200_draws(a, out, err, draw_rows); rc != 0) return rc;
     json arr = json::array();
     for (const Row& r : rows)
       arr.push_back({{"isa", a.isa},
@@ -103,9 +110,11 @@ int bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
                      {"compile_us", r.compile_us},
                      {"threads", threads},
                      {"expect", r.expect_ok ? "pass" : "fail"}});
+    for (const json& r : draw_rows) arr.push_back(r);
     out << arr.dump(2) << "\n";
     return 0;
   }
+  if (draws && a.draws_only) return bench_pica200_draws(a, out, err, draw_rows);
   out << fmt::format("gpurc bench, isa {}, {} host threads\n", a.isa, threads);
   out << fmt::format("{:<16} {:<11} {:>14} {:>12} {:>11} {:>9} {:>12} {:>8}\n", "kernel", "engine", "lane-instr/s",
                      "items/s", "compile_us", "vs interp", "items/s 1thr", "scaling");
@@ -131,6 +140,7 @@ int bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
         if (a.count(k) && b.count(k) && b[k] > 0)
           out << fmt::format("{}: {}/{} = {:.2f}x\n", k, engine_name(tiers[i]), engine_name(tiers[j]), a[k] / b[k]);
       }
+  if (draws) return bench_pica200_draws(a, out, err, draw_rows);
   return 0;
 }
 

@@ -26,6 +26,7 @@ struct BenchArgs {
   unsigned threads = 0;
   std::string dir;       // kernel folder; default: the source tree's bench/
   double min_seconds = 0.25;  // measuring time per engine and kernel
+  bool draws_only = false;    // pica200: only the emulator-style draw rows (bench_pica200_draw.cpp)
 };
 int bench(const BenchArgs& a, std::ostream& out, std::ostream& err);
 
