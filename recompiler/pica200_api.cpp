@@ -1,5 +1,6 @@
 // The public PICA200 API (include/gpurc/pica200.h) over the module's launch
 // ABI (frontend/pica200/module/launch.h).
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <mutex>
@@ -13,6 +14,7 @@
 #include "gpurc/pica200.h"
 #include "recompiler/isa_engine.h"
 #include "runtime/code_cache.h"
+#include "runtime/memory.h"
 
 namespace gpurc::pica200 {
 
@@ -152,10 +154,254 @@ RunResult Shader::run(const Uniforms& u, std::span<const InputVertex> in, std::s
   if (out.size() != in.size())
     return failure(fmt::format("gpurc::pica200: {} inputs but room for {} outputs", in.size(), out.size()));
   if (setup_.type != ShaderType::Vertex) return failure("gpurc::pica200: run() on a geometry shader (use run_geometry)");
-  std::vector<pica::VertexState> states = states_of(in);
-  pica::BatchResult b = pica::run_vertices(impl_->prepared, uniforms_of(u), states, batch_options(opt));
-  for (size_t k = 0; k < in.size(); ++k) out[k].o = states[k].o;
-  return result_of(b);
+  // A thin layer over DrawState: the calling thread keeps the draw state of
+  // the last shader it ran (its scratch and uniform block), so repeated runs
+  // allocate nothing; the uniforms are written whole, as this interface
+  // passes them whole.
+  thread_local std::unique_ptr<DrawState> last;
+  thread_local const Impl* last_impl = nullptr;
+  if (!last || last_impl != impl_.get()) {
+    last = std::make_unique<DrawState>(*this);
+    last_impl = impl_.get();
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  last->set_uniforms(u);
+  RunResult r = last->run(VertexInputs::records(in.data(), sizeof(InputVertex), 0xFFFF),
+                          VertexOutputs::records(out.data(), sizeof(OutputVertex), 0xFFFF), in.size(), opt);
+  r.run_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+// ---- DrawState ----------------------------------------------------------------
+
+VertexInputs VertexInputs::records(const void* base, size_t stride, uint16_t mask, bool packed) {
+  VertexInputs v;
+  v.mask = mask;
+  unsigned slot = 0;
+  for (unsigned n = 0; n < 16; ++n) {
+    if (!(mask >> n & 1)) continue;
+    const unsigned at = packed ? slot++ : n;
+    v.reg[n] = base ? static_cast<const uint8_t*>(base) + 16 * at : nullptr;
+    v.stride[n] = stride;
+    v.record_bytes = std::max<size_t>(v.record_bytes, 16 * (at + 1));
+  }
+  return v;
+}
+
+VertexInputs VertexInputs::arrays(const std::array<const Vec4*, 16>& arrays, uint16_t mask, size_t stride) {
+  VertexInputs v;
+  v.mask = mask;
+  for (unsigned n = 0; n < 16; ++n)
+    if (mask >> n & 1) {
+      v.reg[n] = arrays[n];
+      v.stride[n] = stride;
+    }
+  return v;
+}
+
+VertexOutputs VertexOutputs::records(void* base, size_t stride, uint16_t mask, bool packed) {
+  VertexOutputs v;
+  v.mask = mask;
+  unsigned slot = 0;
+  for (unsigned n = 0; n < 16; ++n) {
+    if (!(mask >> n & 1)) continue;
+    const unsigned at = packed ? slot++ : n;
+    v.reg[n] = base ? static_cast<uint8_t*>(base) + 16 * at : nullptr;
+    v.stride[n] = stride;
+    v.record_bytes = std::max<size_t>(v.record_bytes, 16 * (at + 1));
+  }
+  return v;
+}
+
+VertexOutputs VertexOutputs::arrays(const std::array<Vec4*, 16>& arrays, uint16_t mask, size_t stride) {
+  VertexOutputs v;
+  v.mask = mask;
+  for (unsigned n = 0; n < 16; ++n)
+    if (mask >> n & 1) {
+      v.reg[n] = arrays[n];
+      v.stride[n] = stride;
+    }
+  return v;
+}
+
+VertexOutputs VertexOutputs::mapped(void* base, size_t stride, const OutputMap& map) {
+  VertexOutputs v;
+  for (unsigned n = 0; n < 16; ++n)
+    for (unsigned c = 0; c < 4; ++c) {
+      const uint8_t slot = map.slot[n][c];
+      v.component[n][c] = slot == OutputMap::kUnused ? -1 : int32_t(4 * slot);
+      if (slot == OutputMap::kUnused) continue;
+      v.mask |= uint16_t(1u << n);
+      v.reg[n] = base;
+      v.stride[n] = stride;
+      v.record_bytes = std::max<size_t>(v.record_bytes, 4 * (size_t(slot) + 1));
+    }
+  return v;
+}
+
+struct DrawState::Impl {
+  std::shared_ptr<const Shader::Impl> shader;
+  Uniforms mirror;  // what the caller wrote (the interpreter runs from it)
+  // The uniform block in the compiled code's layout (abi.h), 64-byte aligned.
+  std::unique_ptr<uint8_t[], rt::Buffer::AlignedFree> block;
+  pica::DrawScratch scratch;
+  std::vector<pica::VertexState> states;  // the interpreter's per-vertex states, reused
+
+  void put(uint32_t at, const void* p, size_t n) {
+    if (block) std::memcpy(block.get() + at, p, n);
+  }
+  void put_float(unsigned n) { put(pica::kUniformFloat + 16 * n, mirror.f[n].data(), 16); }
+  void put_int(unsigned n) {
+    uint32_t w[4];
+    for (unsigned c = 0; c < 4; ++c) w[c] = mirror.i[n][c];
+    put(pica::kUniformInt + 16 * n, w, 16);
+  }
+  void put_bools() {
+    const uint32_t b = mirror.b;
+    put(pica::kUniformBool, &b, 4);
+  }
+};
+
+DrawState::DrawState(const Shader& shader) : impl_(std::make_unique<Impl>()) {
+  if (shader.setup().type != ShaderType::Vertex)
+    throw Error("gpurc::pica200: DrawState runs vertex shaders; a geometry shader runs with Shader::run_geometry");
+  impl_->shader = shader.impl_;
+  const pica::PreparedShader& p = impl_->shader->prepared;
+  if (p.draw.valid) {
+    const size_t bytes =
+        rt::align64(std::max<size_t>(pica::kUniformBytes, p.function ? p.function->uniform_bytes : 0)) + 64;
+    impl_->block = rt::allocate_aligned(bytes, true);
+    const std::vector<uint8_t> packed = pica::pack_uniforms(pica::Uniforms{});
+    std::memcpy(impl_->block.get(), packed.data(), packed.size());
+  }
+}
+DrawState::~DrawState() = default;
+DrawState::DrawState(DrawState&&) noexcept = default;
+DrawState& DrawState::operator=(DrawState&&) noexcept = default;
+
+void DrawState::set_float(unsigned n, const Vec4& value) {
+  if (n >= 96) throw Error(fmt::format("gpurc::pica200: float uniform c{} does not exist (c0-c95)", n));
+  impl_->mirror.f[n] = value;
+  impl_->put_float(n);
+}
+
+void DrawState::set_floats(unsigned first, std::span<const Vec4> values) {
+  if (first > 96 || values.size() > 96 - first)
+    throw Error(fmt::format("gpurc::pica200: float uniforms c{}-c{} do not exist (c0-c95)", first,
+                            first + values.size() - 1));
+  for (size_t k = 0; k < values.size(); ++k) impl_->mirror.f[first + k] = values[k];
+  if (impl_->block && !values.empty())
+    std::memcpy(impl_->block.get() + pica::kUniformFloat + 16 * first, values.data(), 16 * values.size());
+}
+
+void DrawState::set_int(unsigned n, const std::array<uint8_t, 4>& value) {
+  if (n >= 4) throw Error(fmt::format("gpurc::pica200: integer uniform i{} does not exist (i0-i3)", n));
+  impl_->mirror.i[n] = value;
+  impl_->put_int(n);
+}
+
+void DrawState::set_bool(unsigned n, bool value) {
+  if (n >= 16) throw Error(fmt::format("gpurc::pica200: bool uniform b{} does not exist (b0-b15)", n));
+  impl_->mirror.b = uint16_t(value ? impl_->mirror.b | (1u << n) : impl_->mirror.b & ~(1u << n));
+  impl_->put_bools();
+}
+
+void DrawState::set_bools(uint16_t bits) {
+  impl_->mirror.b = bits;
+  impl_->put_bools();
+}
+
+void DrawState::set_uniforms(const Uniforms& u) {
+  impl_->mirror = u;
+  set_floats(0, u.f);
+  for (unsigned n = 0; n < 4; ++n) impl_->put_int(n);
+  impl_->put_bools();
+}
+
+const Uniforms& DrawState::uniforms() const { return impl_->mirror; }
+
+const char* DrawState::backend_name() const { return impl_->shader->prepared.engine.c_str(); }
+
+namespace {
+
+std::string register_list(uint16_t mask, char bank) {
+  std::string s;
+  for (unsigned n = 0; n < 16; ++n)
+    if (mask >> n & 1) s += fmt::format("{}{}{}", s.empty() ? "" : ", ", bank, n);
+  return s;
+}
+
+// Checks a stream description; "" when usable.
+template <class Ptr>
+std::string check_streams(const char* what, char bank, uint16_t mask, const std::array<Ptr, 16>& reg,
+                          const std::array<size_t, 16>& stride, size_t record_bytes, size_t count) {
+  for (unsigned n = 0; n < 16; ++n) {
+    if (!(mask >> n & 1)) continue;
+    if (!reg[n]) return fmt::format("gpurc::pica200: {} register {}{} has no address (null pointer)", what, bank, n);
+    if (count > 1 && stride[n] < 16)
+      return fmt::format("gpurc::pica200: {} register {}{}: stride {} is smaller than a register (16 bytes)", what,
+                         bank, n, stride[n]);
+    if (count > 1 && record_bytes && stride[n] < record_bytes)
+      return fmt::format("gpurc::pica200: {} stride {} is smaller than a record holding {} ({} bytes)", what,
+                         stride[n], register_list(mask, bank), record_bytes);
+  }
+  return {};
+}
+
+}  // namespace
+
+RunResult DrawState::run(const VertexInputs& in, const VertexOutputs& out, size_t count, const RunOptions& opt) {
+  if (count == 0) return RunResult{};
+  if (std::string e = check_streams("input", 'v', in.mask, in.reg, in.stride, in.record_bytes, count); !e.empty())
+    return failure(e);
+  if (std::string e = check_streams("output", 'o', out.mask, out.reg, out.stride, out.record_bytes, count); !e.empty())
+    return failure(e);
+  for (unsigned n = 0; n < 16; ++n)
+    for (unsigned c = 0; c < 4; ++c)
+      if ((out.mask >> n & 1) && out.component[n][c] > int32_t(out.stride[n] > 4 ? out.stride[n] - 4 : 0) && count > 1)
+        return failure(fmt::format("gpurc::pica200: output o{} component {} at byte {} lies outside the {}-byte stride",
+                                   n, "xyzw"[c], out.component[n][c], out.stride[n]));
+  pica::DrawStreams is, os;
+  is.mask = in.mask;
+  os.mask = out.mask;
+  for (unsigned n = 0; n < 16; ++n) {
+    is.base[n] = const_cast<uint8_t*>(static_cast<const uint8_t*>(in.reg[n]));
+    is.stride[n] = in.stride[n];
+    is.comp[n] = {0, 4, 8, 12};
+    is.quad[n] = true;
+    os.base[n] = static_cast<uint8_t*>(out.reg[n]);
+    os.stride[n] = out.stride[n];
+    os.comp[n] = out.component[n];
+    os.quad[n] = out.component[n][0] == 0 && out.component[n][1] == 4 && out.component[n][2] == 8 && out.component[n][3] == 12;
+  }
+  const pica::PreparedShader& p = impl_->shader->prepared;
+  if (p.draw.valid) {
+    pica::DrawResult d = pica::run_draw(p, p.draw, impl_->block.get(), is, os, count, opt.threads, opt.budget,
+                                        impl_->scratch);
+    RunResult r;
+    r.ok = d.ok;
+    r.error = std::move(d.fault);
+    r.failed_vertex = d.fault_vertex;
+    return r;
+  }
+  // The reference interpreter: per-vertex states from the streams, and back.
+  std::vector<pica::VertexState>& states = impl_->states;
+  states.resize(count);
+  for (size_t k = 0; k < count; ++k) {
+    states[k] = pica::VertexState{};
+    for (unsigned n = 0; n < 16; ++n)
+      if (in.mask >> n & 1) std::memcpy(states[k].v[n].data(), is.base[n] + k * is.stride[n], 16);
+  }
+  pica::BatchResult b = pica::run_vertices(p, uniforms_of(impl_->mirror), states, batch_options(opt));
+  for (size_t k = 0; k < count; ++k)
+    for (unsigned n = 0; n < 16; ++n) {
+      if (!(out.mask >> n & 1)) continue;
+      for (unsigned c = 0; c < 4; ++c)
+        if (os.comp[n][c] >= 0) std::memcpy(os.base[n] + k * os.stride[n] + os.comp[n][c], &states[k].o[n][c], 4);
+    }
+  RunResult r = result_of(b);
+  r.run_us = 0;
+  return r;
 }
 
 RunResult Shader::run_geometry(const Uniforms& u, std::span<const InputVertex> in,

@@ -17,6 +17,10 @@
 //
 // Threads: a compiled Shader is immutable; run() may be called from several
 // threads at once. One run() spreads large batches over a process-wide pool.
+//
+// Emulators: DrawState (below) is the per-draw interface: persistent
+// uniforms, inputs and outputs in the caller's own memory layout. run() is
+// a thin layer over it.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -119,6 +123,7 @@ class Shader {
   double compile_us() const { return compile_us_; }  // 0 when it came from the cache
 
   struct Impl;
+  friend class DrawState;
   Shader(ShaderSetup setup, std::shared_ptr<const Impl> impl, double compile_us)
       : setup_(std::move(setup)), impl_(std::move(impl)), compile_us_(compile_us) {}
 
@@ -126,6 +131,110 @@ class Shader {
   ShaderSetup setup_;
   std::shared_ptr<const Impl> impl_;
   double compile_us_ = 0;
+};
+
+// ---- Draws: the shader unit fed the way an emulator's pipeline feeds it ----
+//
+//   gpurc::pica200::DrawState draw(*shader);            // once per shader (per thread)
+//   draw.set_float(4, {1, 0, 0, 0});                    // only the registers the game wrote
+//   auto in = gpurc::pica200::VertexInputs::records(attr_buf, 256, 0x0007);   // v0-v2 loaded
+//   auto out = gpurc::pica200::VertexOutputs::records(out_buf, 256, 0x0007);  // o0-o2 wanted
+//   gpurc::pica200::RunResult r = draw.run(in, out, n);
+//
+// Inputs are read straight from caller memory and outputs written straight
+// to it (no intermediate per-vertex copy); the uniforms live in the state in
+// the compiled code's own layout and change only where the caller writes.
+// docs/pica200-embedding.md shows an emulator's integration.
+
+// Where a draw's input registers are: register n (bit n of `mask`) of vertex
+// k is four floats (x y z w) at reg[n] + k * stride[n]. Registers outside
+// `mask` read as zero. Use the factories; any other register layout (one
+// array per register, records, ...) can be written into reg/stride directly.
+struct VertexInputs {
+  uint16_t mask = 0;
+  std::array<const void*, 16> reg{};
+  std::array<size_t, 16> stride{};
+  size_t record_bytes = 0;  // records(): the bytes of a record that hold registers (stride must cover them)
+
+  // Per-vertex records (an emulator's attribute buffer; InputVertex is one):
+  // register n at base + k * stride + 16 * n, or with `packed` at
+  // base + k * stride + 16 * (number of mask bits below n).
+  static VertexInputs records(const void* base, size_t stride, uint16_t mask, bool packed = false);
+  // One array per register: register n of vertex k at arrays[n] + k * stride.
+  static VertexInputs arrays(const std::array<const Vec4*, 16>& arrays, uint16_t mask, size_t stride = sizeof(Vec4));
+};
+
+// Where each output component goes in an output record (GPUREG_SH_OUTMAP_*
+// turned into the emulator's vertex layout): component c of o-register n is
+// the float at index slot[n][c] of the vertex's record; kUnused: not stored.
+struct OutputMap {
+  static constexpr uint8_t kUnused = 0xFF;
+  std::array<std::array<uint8_t, 4>, 16> slot;
+  OutputMap() {
+    for (auto& r : slot) r.fill(kUnused);
+  }
+};
+
+// Where a draw's output registers go: component c of register n (bit n of
+// `mask`) of vertex k is the float at reg[n] + k * stride[n] + component[n][c]
+// (a negative component offset: not stored). Registers the shader never
+// writes are stored as zero (a fresh unit's outputs).
+struct VertexOutputs {
+  uint16_t mask = 0;
+  std::array<void*, 16> reg{};
+  std::array<size_t, 16> stride{};
+  std::array<std::array<int32_t, 4>, 16> component = identity();
+  size_t record_bytes = 0;  // records() / mapped(): the bytes of a record that are written
+
+  // Per-vertex records (OutputVertex is one): like VertexInputs::records.
+  static VertexOutputs records(void* base, size_t stride, uint16_t mask, bool packed = false);
+  static VertexOutputs arrays(const std::array<Vec4*, 16>& arrays, uint16_t mask, size_t stride = sizeof(Vec4));
+  // Records laid out by an output map: the registers with a mapped component are stored.
+  static VertexOutputs mapped(void* base, size_t stride, const OutputMap& map);
+
+  static constexpr std::array<std::array<int32_t, 4>, 16> identity() {
+    std::array<std::array<int32_t, 4>, 16> a{};
+    for (auto& r : a) r = {0, 4, 8, 12};
+    return a;
+  }
+};
+
+// The per-draw state of one vertex shader: the uniforms in the compiled
+// code's layout, updated register by register, and the scratch a draw runs
+// in (allocated on first use and kept: no allocation per run()). Not
+// thread-safe: use one DrawState per thread (they may share the Shader).
+// Geometry shaders are not drawn this way: the constructor throws Error
+// (use Shader::run_geometry).
+class DrawState {
+ public:
+  explicit DrawState(const Shader& shader);  // keeps the compiled code alive; uniforms start at zero
+  ~DrawState();
+  DrawState(DrawState&&) noexcept;
+  DrawState& operator=(DrawState&&) noexcept;
+
+  // Uniform writes (the registers named change, nothing else is re-encoded).
+  // An index out of range throws Error.
+  void set_float(unsigned n, const Vec4& value);                // c[n], n < 96
+  void set_floats(unsigned first, std::span<const Vec4> values);  // c[first ...]
+  void set_int(unsigned n, const std::array<uint8_t, 4>& value);  // i[n], n < 4
+  void set_bool(unsigned n, bool value);                         // b[n], n < 16
+  void set_bools(uint16_t bits);                                 // b0-b15
+  void set_uniforms(const Uniforms& u);                          // everything
+  const Uniforms& uniforms() const;
+
+  // Runs vertices 0 .. count-1 from `in` to `out`. Bad arguments (a null
+  // register address, a stride smaller than a register or a record) and
+  // guest faults return ok = false with the reason (RunResult as for
+  // Shader::run; run_us is not measured). RunOptions::threads: 0 splits a
+  // draw over all cores only from a size where that pays (docs).
+  RunResult run(const VertexInputs& in, const VertexOutputs& out, size_t count, const RunOptions& opt = {});
+
+  const char* backend_name() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
 };
 
 // A SHBIN (the 3DS shader container): the setup of DVLE `dvle` (code,

@@ -162,6 +162,9 @@ EmitArea& thread_emit_area(uint32_t capacity) {
 // using 3% of the interpreter's budget hit the JIT's watchdog). An endless
 // loop still stops: after budget * 96 * max_step_cost / (its own cost)
 // iterations per warp.
+
+}  // namespace
+
 int64_t jit_watchdog_units(uint64_t budget, uint64_t max_step_cost) {
   constexpr uint64_t kBlocksPerStep = 3;
   constexpr uint64_t kMax = uint64_t(std::numeric_limits<int64_t>::max());
@@ -169,6 +172,8 @@ int64_t jit_watchdog_units(uint64_t budget, uint64_t max_step_cost) {
   const uint64_t cost = std::max<uint64_t>(max_step_cost, 1);
   return steps > kMax / cost ? int64_t(kMax) : int64_t(steps * cost);
 }
+
+namespace {
 
 // The JIT through rt::launch (launch_warps). Only the state fields the code
 // touches move in and out (PreparedShader::lanes: the init hook packs them,
@@ -313,6 +318,7 @@ bool prepare_shader(const Program& program, const TranslateOptions& options, con
     err = "pica200: " + err;
     return false;
   }
+  if (!options.geometry) out.draw = make_draw_plan(*fn, *out.compiled.exe, out.compiled.vars_bytes);
   return true;
 }
 
@@ -332,6 +338,7 @@ bool prepare_shader(const Program& program, const TranslateOptions& options,
   out.lanes = LaneMap::used(*function);
   out.function = std::move(function);
   out.compiled = std::move(compiled);
+  if (!options.geometry) out.draw = make_draw_plan(*out.function, *out.compiled.exe, out.compiled.vars_bytes);
   return true;
 }
 

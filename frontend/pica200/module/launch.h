@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "frontend/pica200/interp.h"
+#include "frontend/pica200/module/draw.h"
 #include "frontend/pica200/translate.h"
 #include "isa/module.h"
 
@@ -31,6 +32,8 @@ struct PreparedShader {
   LaneMap lanes;  // the state fields the code reads / writes (LaneMap::used)
   isa::Compiled compiled;     // compile_us is 0 on a code-cache hit
   double translate_us = 0;
+  // Compiled vertex shaders: how run_draw (draw.h) moves registers in and out.
+  DrawPlan draw;
 };
 
 // Checks the program (size limits, entry inside it), and for an engine other
@@ -85,6 +88,11 @@ BatchResult run_geometry(const PreparedShader& s, const Uniforms& u, std::vector
 std::vector<RunResult> run_reference_each(const Program& program, const TranslateOptions& options,
                                           const Uniforms& u, std::vector<VertexState>& states,
                                           std::vector<GsState>* gs, uint64_t budget);
+
+// The JIT's watchdog units per warp for `budget` guest instructions per
+// vertex (launch.cpp explains the scale), for runners that set up warps
+// themselves (run_draw).
+int64_t jit_watchdog_units(uint64_t budget, uint64_t max_step_cost);
 
 // The reference engine as a handle (run_vertices / run_geometry with it run
 // the interpreter), for callers that have no engine registry.

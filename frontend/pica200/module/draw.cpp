@@ -1,0 +1,481 @@
+#include "frontend/pica200/module/draw.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "frontend/pica200/module/launch.h"
+#include "runtime/launch.h"
+#include "runtime/thread_pool.h"
+
+namespace gpurc::pica {
+
+namespace {
+
+constexpr size_t kWarp = ir::kWarpLanes;
+
+// ---- the plan -------------------------------------------------------------
+
+// Output components (bit 4n + c of o-register n) the code writes on every
+// path from the entry to a return: forward "must be written" dataflow over
+// the translation's CFG. The translation is the guest's semantics, so a
+// component written on every path is written for every lane, however the
+// engine lowers divergence.
+uint64_t outputs_written_on_every_path(const ir::Function& f) {
+  const size_t nb = f.blocks.size();
+  std::vector<uint64_t> gen(nb, 0), out(nb, ~uint64_t(0));
+  std::vector<std::vector<uint32_t>> preds(nb);
+  std::vector<bool> returns(nb, false);
+  for (size_t b = 0; b < nb; ++b) {
+    for (ir::ValueId v : f.blocks[b].insts) {
+      const ir::Inst& i = f.insts[v];
+      if (i.op == ir::Opcode::SetVar && i.imm >= kVarOutput && i.imm < kVarOutput + 64) gen[b] |= uint64_t(1) << (i.imm - kVarOutput);
+      if (i.op == ir::Opcode::Return) returns[b] = true;
+    }
+    for (ir::BlockId s : f.blocks[b].succs)
+      if (s < nb) preds[s].push_back(uint32_t(b));
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t b = 0; b < nb; ++b) {
+      uint64_t in = 0;
+      if (b != 0) {
+        in = ~uint64_t(0);
+        for (uint32_t p : preds[b]) in &= out[p];
+      }
+      const uint64_t o = in | gen[b];
+      if (o != out[b]) {
+        out[b] = o;
+        changed = true;
+      }
+    }
+  }
+  uint64_t all = ~uint64_t(0);
+  for (size_t b = 0; b < nb; ++b)
+    if (returns[b]) all &= out[b];
+  return all;
+}
+
+// Removes [lo, hi) from ascending merged ranges.
+void subtract(std::vector<std::pair<uint32_t, uint32_t>>& r, uint32_t lo, uint32_t hi) {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (auto [a, b] : r) {
+    if (b <= lo || a >= hi) {
+      out.push_back({a, b});
+      continue;
+    }
+    if (a < lo) out.push_back({a, lo});
+    if (b > hi) out.push_back({hi, b});
+  }
+  r = std::move(out);
+}
+
+void add_range(std::vector<std::pair<uint32_t, uint32_t>>& r, uint32_t lo, uint32_t hi) {
+  r.push_back({lo, hi});
+  std::sort(r.begin(), r.end());
+  std::vector<std::pair<uint32_t, uint32_t>> merged;
+  for (auto [a, b] : r) {
+    if (!merged.empty() && a <= merged.back().second) merged.back().second = std::max(merged.back().second, b);
+    else merged.push_back({a, b});
+  }
+  r = std::move(merged);
+}
+
+}  // namespace
+
+DrawPlan make_draw_plan(const ir::Function& f, const ir::Executable& exe, uint32_t vars_bytes) {
+  DrawPlan p;
+  if (f.vars.size() < kNumStateVars) return p;
+  const std::vector<uint32_t> off = f.var_offsets();
+  p.vars_bytes = vars_bytes;
+  p.frame_bytes = uint32_t(exe.frame_bytes());
+  p.frame_needs_zero = exe.frame_needs_zero();
+  for (const ir::Inst& i : f.insts) {
+    if (i.block == ir::kNoBlock) continue;
+    if (i.op == ir::Opcode::GetVar && i.imm < kVarInput + 64) p.in_read |= uint16_t(1u << ((i.imm - kVarInput) / 4));
+    if (i.op == ir::Opcode::SetVar && i.imm >= kVarOutput && i.imm < kVarOutput + 64)
+      p.out_written |= uint16_t(1u << ((i.imm - kVarOutput) / 4));
+  }
+  for (uint32_t n = 0; n < 16; ++n)
+    for (uint32_t c = 0; c < 4; ++c) {
+      p.in_var[n][c] = off[kVarInput + 4 * n + c];
+      p.out_var[n][c] = off[kVarOutput + 4 * n + c];
+    }
+  for (uint32_t n = 0; n < 16; ++n) p.in_ranges[n] = {off[kVarInput + 4 * n], off[kVarInput + 4 * n + 4]};
+  std::vector<std::pair<uint32_t, uint32_t>> read;
+  if (!exe.var_read_ranges(read)) read = {{0, vars_bytes}};
+  for (auto& [lo, hi] : read) {
+    lo = std::min(lo, vars_bytes);
+    hi = std::min(std::max(lo, hi), vars_bytes);
+  }
+  std::vector<std::pair<uint32_t, uint32_t>> zero;
+  for (auto [lo, hi] : read)
+    if (hi > lo) add_range(zero, lo, hi);
+  // Components of written registers the code may leave unwritten: the
+  // register goes out whole, so they must read as zero (a fresh state).
+  const uint64_t always = outputs_written_on_every_path(f);
+  for (uint32_t n = 0; n < 16; ++n)
+    if (p.out_written >> n & 1)
+      for (uint32_t c = 0; c < 4; ++c)
+        if (!(always >> (4 * n + c) & 1)) add_range(zero, off[kVarOutput + 4 * n + c], off[kVarOutput + 4 * n + c + 1]);
+  for (uint32_t n = 0; n < 16; ++n) subtract(zero, p.in_ranges[n].first, p.in_ranges[n].second);
+  p.zero = std::move(zero);
+  p.valid = true;
+  return p;
+}
+
+uint8_t* DrawScratch::get(size_t need) {
+  if (bytes < need) {
+    mem = rt::allocate_aligned(need, false);
+    bytes = need;
+  }
+  return mem.get();
+}
+
+namespace {
+
+// ---- register movement ------------------------------------------------------
+// AoS (one Vec4 per vertex at a stride) <-> SoA (the var area: 32 lanes of
+// x, then of y, ...). Written with the compiler's generic vector types and
+// shuffles (no intrinsics headers in a module): 4x4 transposes everywhere,
+// and on x86-64 hosts with AVX-512 a 16-lane form (8 two-source permutes per
+// 16 vertices and register), chosen once at run time. Everything here is
+// always inlined into the warp loop, so it is compiled for the loop's
+// target (run_range_generic / run_range_wide).
+
+#if defined(__GNUC__)
+#define GPURC_DRAW_INLINE __attribute__((always_inline)) inline
+using F4 = float __attribute__((vector_size(16)));
+
+GPURC_DRAW_INLINE void load4x4(const uint8_t* src, size_t stride, uint8_t* const dst[4], size_t lane) {
+  F4 r0, r1, r2, r3;
+  std::memcpy(&r0, src, 16);
+  std::memcpy(&r1, src + stride, 16);
+  std::memcpy(&r2, src + 2 * stride, 16);
+  std::memcpy(&r3, src + 3 * stride, 16);
+  const F4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5), t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
+  const F4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5), t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+  const F4 c0 = __builtin_shufflevector(t0, t2, 0, 1, 4, 5), c1 = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+  const F4 c2 = __builtin_shufflevector(t1, t3, 0, 1, 4, 5), c3 = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+  std::memcpy(dst[0] + 4 * lane, &c0, 16);
+  std::memcpy(dst[1] + 4 * lane, &c1, 16);
+  std::memcpy(dst[2] + 4 * lane, &c2, 16);
+  std::memcpy(dst[3] + 4 * lane, &c3, 16);
+}
+GPURC_DRAW_INLINE void store4x4(const uint8_t* const src[4], size_t lane, uint8_t* dst, size_t stride) {
+  F4 c0, c1, c2, c3;
+  std::memcpy(&c0, src[0] + 4 * lane, 16);
+  std::memcpy(&c1, src[1] + 4 * lane, 16);
+  std::memcpy(&c2, src[2] + 4 * lane, 16);
+  std::memcpy(&c3, src[3] + 4 * lane, 16);
+  const F4 t0 = __builtin_shufflevector(c0, c1, 0, 4, 1, 5), t1 = __builtin_shufflevector(c0, c1, 2, 6, 3, 7);
+  const F4 t2 = __builtin_shufflevector(c2, c3, 0, 4, 1, 5), t3 = __builtin_shufflevector(c2, c3, 2, 6, 3, 7);
+  const F4 r0 = __builtin_shufflevector(t0, t2, 0, 1, 4, 5), r1 = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+  const F4 r2 = __builtin_shufflevector(t1, t3, 0, 1, 4, 5), r3 = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+  std::memcpy(dst, &r0, 16);
+  std::memcpy(dst + stride, &r1, 16);
+  std::memcpy(dst + 2 * stride, &r2, 16);
+  std::memcpy(dst + 3 * stride, &r3, 16);
+}
+#else
+GPURC_DRAW_INLINE void load4x4(const uint8_t* src, size_t stride, uint8_t* const dst[4], size_t lane) {
+  for (size_t k = 0; k < 4; ++k)
+    for (size_t c = 0; c < 4; ++c) std::memcpy(dst[c] + 4 * (lane + k), src + k * stride + 4 * c, 4);
+}
+GPURC_DRAW_INLINE void store4x4(const uint8_t* const src[4], size_t lane, uint8_t* dst, size_t stride) {
+  for (size_t k = 0; k < 4; ++k)
+    for (size_t c = 0; c < 4; ++c) std::memcpy(dst + k * stride + 4 * c, src[c] + 4 * (lane + k), 4);
+}
+#endif
+
+// Lanes [from, n): 4 at a time, then one by one.
+GPURC_DRAW_INLINE void load_lanes(const uint8_t* src, size_t stride, uint8_t* const dst[4], size_t from, size_t n) {
+  size_t l = from;
+  for (; l + 4 <= n; l += 4) load4x4(src + l * stride, stride, dst, l);
+  for (; l < n; ++l)
+    for (size_t c = 0; c < 4; ++c) std::memcpy(dst[c] + 4 * l, src + l * stride + 4 * c, 4);
+}
+GPURC_DRAW_INLINE void store_lanes(const uint8_t* const src[4], uint8_t* dst, size_t stride, size_t from, size_t n) {
+  size_t l = from;
+  for (; l + 4 <= n; l += 4) store4x4(src, l, dst + l * stride, stride);
+  for (; l < n; ++l)
+    for (size_t c = 0; c < 4; ++c) std::memcpy(dst + l * stride + 4 * c, src[c] + 4 * l, 4);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define GPURC_DRAW_WIDE 1
+using F16 = float __attribute__((vector_size(64)));
+using F8 = float __attribute__((vector_size(32)));
+
+// Four vertices' Vec4s (at `stride`) as one 16-float vector.
+// (Results through references: a 64-byte vector returned by value is an
+// ABI question in the generic instantiation GCC checks, though it is only
+// ever inlined into AVX-512 code.)
+GPURC_DRAW_INLINE void gather4(const uint8_t* src, size_t stride, F16& v) {
+  if (stride == 16) {
+    std::memcpy(&v, src, 64);
+    return;
+  }
+  F4 a, b, c, d;
+  std::memcpy(&a, src, 16);
+  std::memcpy(&b, src + stride, 16);
+  std::memcpy(&c, src + 2 * stride, 16);
+  std::memcpy(&d, src + 3 * stride, 16);
+  const F8 ab = __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7);
+  const F8 cd = __builtin_shufflevector(c, d, 0, 1, 2, 3, 4, 5, 6, 7);
+  v = __builtin_shufflevector(ab, cd, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+GPURC_DRAW_INLINE void scatter4(const F16& v, uint8_t* dst, size_t stride) {
+  if (stride == 16) {
+    std::memcpy(dst, &v, 64);
+    return;
+  }
+  const F4 a = __builtin_shufflevector(v, v, 0, 1, 2, 3), b = __builtin_shufflevector(v, v, 4, 5, 6, 7);
+  const F4 c = __builtin_shufflevector(v, v, 8, 9, 10, 11), d = __builtin_shufflevector(v, v, 12, 13, 14, 15);
+  std::memcpy(dst, &a, 16);
+  std::memcpy(dst + stride, &b, 16);
+  std::memcpy(dst + 2 * stride, &c, 16);
+  std::memcpy(dst + 3 * stride, &d, 16);
+}
+
+GPURC_DRAW_INLINE void load_lanes_avx512(const uint8_t* src, size_t stride, uint8_t* const dst[4],
+                                                           size_t n) {
+  size_t l = 0;
+  for (; l + 16 <= n; l += 16) {
+    const uint8_t* s = src + l * stride;
+    F16 a, b, c, d;
+    gather4(s, stride, a);
+    gather4(s + 4 * stride, stride, b);
+    gather4(s + 8 * stride, stride, c);
+    gather4(s + 12 * stride, stride, d);
+    // x and y of lanes 0-7 (from a, b), z and w likewise; then 8-15 from c, d.
+    const F16 xy0 = __builtin_shufflevector(a, b, 0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29);
+    const F16 zw0 = __builtin_shufflevector(a, b, 2, 6, 10, 14, 18, 22, 26, 30, 3, 7, 11, 15, 19, 23, 27, 31);
+    const F16 xy1 = __builtin_shufflevector(c, d, 0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29);
+    const F16 zw1 = __builtin_shufflevector(c, d, 2, 6, 10, 14, 18, 22, 26, 30, 3, 7, 11, 15, 19, 23, 27, 31);
+    const F16 x = __builtin_shufflevector(xy0, xy1, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+    const F16 y = __builtin_shufflevector(xy0, xy1, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    const F16 z = __builtin_shufflevector(zw0, zw1, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+    const F16 w = __builtin_shufflevector(zw0, zw1, 8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31);
+    std::memcpy(dst[0] + 4 * l, &x, 64);
+    std::memcpy(dst[1] + 4 * l, &y, 64);
+    std::memcpy(dst[2] + 4 * l, &z, 64);
+    std::memcpy(dst[3] + 4 * l, &w, 64);
+  }
+  load_lanes(src, stride, dst, l, n);
+}
+
+GPURC_DRAW_INLINE void store_lanes_avx512(const uint8_t* const src[4], uint8_t* dst, size_t stride,
+                                                            size_t n) {
+  size_t l = 0;
+  for (; l + 16 <= n; l += 16) {
+    F16 x, y, z, w;
+    std::memcpy(&x, src[0] + 4 * l, 64);
+    std::memcpy(&y, src[1] + 4 * l, 64);
+    std::memcpy(&z, src[2] + 4 * l, 64);
+    std::memcpy(&w, src[3] + 4 * l, 64);
+    const F16 xy0 = __builtin_shufflevector(x, y, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const F16 xy1 = __builtin_shufflevector(x, y, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    const F16 zw0 = __builtin_shufflevector(z, w, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const F16 zw1 = __builtin_shufflevector(z, w, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    const F16 a = __builtin_shufflevector(xy0, zw0, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+    const F16 b = __builtin_shufflevector(xy0, zw0, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+    const F16 c = __builtin_shufflevector(xy1, zw1, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+    const F16 d = __builtin_shufflevector(xy1, zw1, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+    uint8_t* o = dst + l * stride;
+    scatter4(a, o, stride);
+    scatter4(b, o + 4 * stride, stride);
+    scatter4(c, o + 8 * stride, stride);
+    scatter4(d, o + 12 * stride, stride);
+  }
+  store_lanes(src, dst, stride, l, n);
+}
+
+bool host_has_avx512() {
+  static const bool yes = __builtin_cpu_supports("avx512f");
+  return yes;
+}
+#endif
+
+// The movement of one register, in the host form `Wide` selects.
+template <bool Wide>
+GPURC_DRAW_INLINE void load_register(const uint8_t* src, size_t stride, uint8_t* const dst[4], size_t n) {
+#ifdef GPURC_DRAW_WIDE
+  if constexpr (Wide) return load_lanes_avx512(src, stride, dst, n);
+#endif
+  load_lanes(src, stride, dst, 0, n);
+}
+template <bool Wide>
+GPURC_DRAW_INLINE void store_register(const uint8_t* const src[4], uint8_t* dst, size_t stride, size_t n) {
+#ifdef GPURC_DRAW_WIDE
+  if constexpr (Wide) return store_lanes_avx512(src, dst, stride, n);
+#endif
+  store_lanes(src, dst, stride, 0, n);
+}
+
+// ---- the warp loop ------------------------------------------------------------
+
+struct Fault {
+  std::mutex m;
+  std::atomic<bool> any{false};
+  DrawResult first;
+  void offer(size_t vertex, std::string msg, bool watchdog) {
+    std::lock_guard<std::mutex> g(m);
+    if (!any || vertex < first.fault_vertex) {
+      first.ok = false;
+      first.fault_vertex = vertex;
+      first.fault = fmt::format("{} (vertex {})", msg, vertex);
+      first.watchdog = watchdog;
+    }
+    any = true;
+  }
+};
+
+// What one call moves, resolved once: the registers both supplied and read,
+// the ones read but not supplied (zeroed), the outputs to store / to zero.
+struct Moves {
+  uint16_t load = 0, zero_in = 0, store = 0, zero_out = 0;
+};
+
+// A warp that did not finish: its fault (out of line: the warp loop stays small).
+__attribute__((noinline)) void report_fault(const PreparedShader& s, const ir::WarpContext& ctx, ir::RunStatus st,
+                                            size_t k0, Fault& fault) {
+  const size_t v = k0 + (ctx.fault_lane < kWarp ? ctx.fault_lane : 0);
+  if (st == ir::RunStatus::Fault && ctx.fault == ir::FaultKind::Trap)
+    fault.offer(v, describe_trap(ctx.fault_code), false);
+  else if (st == ir::RunStatus::Fault)
+    fault.offer(v, fmt::format("pica200 ({}): {}", s.engine, rt::fault_of(ctx).describe()),
+                ctx.fault == ir::FaultKind::Watchdog);
+  else
+    fault.offer(k0, fmt::format("pica200 ({}): the code stopped at a barrier", s.engine), false);
+}
+
+// Vertices [begin, end) of the draw on one thread with var area `vars`.
+// Instantiated twice: the generic form and, on x86-64, one compiled for
+// AVX-512 as a whole (run_range_wide). Mixing the JIT's AVX-512 code with
+// legacy-SSE C++ around it measured 2.4x slower on ref_simple than keeping
+// the whole warp loop in VEX/EVEX code.
+template <bool Wide>
+GPURC_DRAW_INLINE void run_range_t(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, const DrawStreams& in,
+               const DrawStreams& out, const Moves& mv, size_t begin, size_t end, int64_t budget, uint8_t* vars,
+               Fault& fault) {
+  const ir::Executable& exe = *s.compiled.exe;
+  uint8_t* frame = vars + rt::align64(plan.vars_bytes);
+  ir::WarpContext ctx;
+  ctx.uniforms = uniforms;
+  ctx.frame = frame;
+  ctx.vars = vars;
+  for (uint32_t n = 0; n < 16; ++n)
+    if (mv.zero_in >> n & 1) std::memset(vars + plan.in_ranges[n].first, 0, plan.in_ranges[n].second - plan.in_ranges[n].first);
+  for (size_t k0 = begin; k0 < end && !fault.any.load(std::memory_order_relaxed); k0 += kWarp) {
+    const size_t n = std::min(kWarp, end - k0);
+    for (const auto& [lo, hi] : plan.zero) std::memset(vars + lo, 0, hi - lo);
+    if (plan.frame_needs_zero) std::memset(frame, 0, plan.frame_bytes);
+    for (uint16_t m = mv.load; m; m &= uint16_t(m - 1)) {
+      const unsigned r = unsigned(__builtin_ctz(m));
+      uint8_t* const dst[4] = {vars + plan.in_var[r][0], vars + plan.in_var[r][1], vars + plan.in_var[r][2],
+                               vars + plan.in_var[r][3]};
+      load_register<Wide>(in.base[r] + k0 * in.stride[r], in.stride[r], dst, n);
+    }
+    ctx.entry_mask = n == kWarp ? ~0u : (1u << n) - 1;
+    ctx.resume = 0;
+    ctx.budget = budget;
+    ctx.status = ir::RunStatus::Done;
+    ctx.fault = ir::FaultKind::None;
+    const ir::RunStatus st = exe.run(ctx);
+    if (st != ir::RunStatus::Done) {
+      report_fault(s, ctx, st, k0, fault);
+      return;
+    }
+    for (uint16_t m = mv.store; m; m &= uint16_t(m - 1)) {
+      const unsigned r = unsigned(__builtin_ctz(m));
+      const uint8_t* const src[4] = {vars + plan.out_var[r][0], vars + plan.out_var[r][1], vars + plan.out_var[r][2],
+                                     vars + plan.out_var[r][3]};
+      uint8_t* dst = out.base[r] + k0 * out.stride[r];
+      if (out.quad[r]) {
+        store_register<Wide>(src, dst, out.stride[r], n);
+        continue;
+      }
+      for (unsigned c = 0; c < 4; ++c) {
+        if (out.comp[r][c] < 0) continue;
+        uint8_t* d = dst + out.comp[r][c];
+        for (size_t l = 0; l < n; ++l) std::memcpy(d + l * out.stride[r], src[c] + 4 * l, 4);
+      }
+    }
+  }
+}
+
+void run_range_generic(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, const DrawStreams& in,
+                       const DrawStreams& out, const Moves& mv, size_t begin, size_t end, int64_t budget, uint8_t* vars,
+                       Fault& fault) {
+  run_range_t<false>(s, plan, uniforms, in, out, mv, begin, end, budget, vars, fault);
+}
+#ifdef GPURC_DRAW_WIDE
+__attribute__((target("avx512f"))) void run_range_wide(const PreparedShader& s, const DrawPlan& plan,
+                                                       const uint8_t* uniforms, const DrawStreams& in,
+                                                       const DrawStreams& out, const Moves& mv, size_t begin,
+                                                       size_t end, int64_t budget, uint8_t* vars, Fault& fault) {
+  run_range_t<true>(s, plan, uniforms, in, out, mv, begin, end, budget, vars, fault);
+}
+#endif
+
+void run_range(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, const DrawStreams& in,
+               const DrawStreams& out, const Moves& mv, size_t begin, size_t end, int64_t budget, uint8_t* vars,
+               Fault& fault) {
+#ifdef GPURC_DRAW_WIDE
+  if (host_has_avx512()) return run_range_wide(s, plan, uniforms, in, out, mv, begin, end, budget, vars, fault);
+#endif
+  run_range_generic(s, plan, uniforms, in, out, mv, begin, end, budget, vars, fault);
+}
+
+// Registers the code never writes go out as zero (a fresh state's outputs).
+void zero_unwritten(const DrawStreams& out, uint16_t regs, size_t count) {
+  static const uint8_t zeros[16] = {};
+  for (uint16_t m = regs; m; m &= uint16_t(m - 1)) {
+    const unsigned r = unsigned(__builtin_ctz(m));
+    for (size_t k = 0; k < count; ++k) {
+      uint8_t* d = out.base[r] + k * out.stride[r];
+      if (out.quad[r]) std::memcpy(d, zeros, 16);
+      else
+        for (unsigned c = 0; c < 4; ++c)
+          if (out.comp[r][c] >= 0) std::memcpy(d + out.comp[r][c], zeros, 4);
+    }
+  }
+}
+
+}  // namespace
+
+DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, const DrawStreams& in,
+                    const DrawStreams& out, size_t count, unsigned threads, uint64_t budget, DrawScratch& scratch) {
+  Moves mv;
+  mv.load = in.mask & plan.in_read;
+  mv.zero_in = uint16_t(plan.in_read & ~in.mask);
+  mv.store = out.mask & plan.out_written;
+  mv.zero_out = uint16_t(out.mask & ~plan.out_written);
+  const int64_t units = jit_watchdog_units(budget, s.compiled.max_step_cost);
+  const size_t area = rt::align64(plan.vars_bytes) + rt::align64(plan.frame_bytes);
+  if (mv.zero_out) zero_unwritten(out, mv.zero_out, count);
+  Fault fault;
+  const size_t warps = (count + kWarp - 1) / kWarp;
+  if (threads == 1 || count < kDrawParallelMin) {
+    run_range(s, plan, uniforms, in, out, mv, 0, count, units, scratch.get(area), fault);
+  } else {
+    rt::ThreadPool& pool = rt::ThreadPool::shared(threads);
+    // Whole warps per item, a few items per thread so a slow thread does not hold the rest up.
+    const size_t items = std::min(warps, size_t(pool.threads()) * 4);
+    const size_t per = (warps + items - 1) / items;
+    pool.parallel_for(items, [&](size_t i) {
+      const size_t b = i * per * kWarp, e = std::min(count, (i + 1) * per * kWarp);
+      if (b >= e) return;
+      thread_local DrawScratch local;
+      run_range(s, plan, uniforms, in, out, mv, b, e, units, local.get(area), fault);
+    });
+  }
+  if (fault.any) return fault.first;
+  return DrawResult{};
+}
+
+}  // namespace gpurc::pica

@@ -1,0 +1,92 @@
+// The PICA200 draw runner: a vertex shader's warps run straight from caller
+// memory into caller memory, the way an emulator's shader unit is fed (the
+// public DrawState of include/gpurc/pica200.h is a thin layer over it).
+//
+// A DrawPlan (made once per prepared shader) says which var slots hold which
+// input and output register components and what must be zeroed before a warp;
+// a DrawScratch (owned by the caller, reused across calls) holds one warp's
+// var area and frame; run_draw moves the loaded input registers into the
+// var area (AoS -> SoA, vectorised), runs the compiled code directly (no
+// rt::launch: a vertex shader has no barriers, shared memory or stacks) and
+// moves the output registers out (SoA -> AoS), 32 vertices at a time. No
+// VertexState is built, nothing is allocated per call, and only the var
+// bytes the code may read without having written them are zeroed.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "frontend/pica200/abi.h"
+#include "runtime/memory.h"
+
+namespace gpurc::pica {
+
+struct PreparedShader;
+
+struct DrawPlan {
+  bool valid = false;  // a compiled vertex shader (not the reference, not a geometry shader)
+  uint32_t vars_bytes = 0, frame_bytes = 0;
+  bool frame_needs_zero = true;
+  // Input register n: the var offsets of its x, y, z, w (lane 0); `in_read`
+  // has bit n when the code may read the register.
+  std::array<std::array<uint32_t, 4>, 16> in_var{};
+  uint16_t in_read = 0;
+  // Output register n likewise; `out_written`: the code may write some
+  // component of it (else its outputs are zero).
+  std::array<std::array<uint32_t, 4>, 16> out_var{};
+  uint16_t out_written = 0;
+  // Var byte ranges zeroed before every warp: what the code may read
+  // (Executable::var_read_ranges) and output components it writes on some
+  // paths only, minus the input registers (those the caller does not supply
+  // are zeroed per call, `in_ranges`). Ascending, merged.
+  std::vector<std::pair<uint32_t, uint32_t>> zero;
+  std::array<std::pair<uint32_t, uint32_t>, 16> in_ranges{};  // register n's 4 vars: [first, end)
+};
+// The plan of a compiled vertex shader (s.function and s.compiled set).
+DrawPlan make_draw_plan(const ir::Function& f, const ir::Executable& exe, uint32_t vars_bytes);
+
+// Where register n of vertex k lives in caller memory: `stride[n]` bytes
+// apart from `base[n]`; component c of register n at +comp[n][c] (a quad when
+// comp[n] = {0, 4, 8, 12}; kNoComponent: not stored).
+struct DrawStreams {
+  static constexpr int32_t kNoComponent = -1;
+  uint16_t mask = 0;
+  std::array<uint8_t*, 16> base{};
+  std::array<size_t, 16> stride{};
+  std::array<std::array<int32_t, 4>, 16> comp{};
+  std::array<bool, 16> quad{};  // comp[n] == {0, 4, 8, 12}
+};
+
+// One warp's var area and frame (64-byte aligned), grown on demand and kept.
+struct DrawScratch {
+  std::unique_ptr<uint8_t[], rt::Buffer::AlignedFree> mem;
+  size_t bytes = 0;
+  uint8_t* get(size_t need);
+};
+
+struct DrawResult {
+  bool ok = true;
+  bool watchdog = false;
+  size_t fault_vertex = 0;
+  std::string fault;
+};
+
+// Draws smaller than this run on the calling thread whatever the thread count
+// (docs/pica200-embedding.md, "Threading": below it the split cost more than
+// it saved on the reference shaders).
+constexpr size_t kDrawParallelMin = 2048;
+
+// Runs vertices [0, count) of a compiled vertex shader: inputs from `in`
+// (registers outside in.mask that the code reads are zero), outputs to `out`.
+// `uniforms`: the packed uniform block (pack_uniforms layout, at least
+// max(kUniformBytes, f.uniform_bytes) + 64 bytes, 64-byte aligned).
+// threads: 1 = the calling thread; 0 = all cores; splits only from
+// kDrawParallelMin vertices. `scratch` serves the calling thread.
+DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, const DrawStreams& in,
+                    const DrawStreams& out, size_t count, unsigned threads, uint64_t budget, DrawScratch& scratch);
+
+}  // namespace gpurc::pica
