@@ -1,0 +1,367 @@
+// The draw-level PICA200 API (DrawState, VertexInputs, VertexOutputs,
+// OutputMap in include/gpurc/pica200.h) against Shader::run and the
+// reference interpreter: the reference shaders and every bundled vertex
+// example on every backend, masks, strides, packed records, per-register
+// arrays, output maps, partial uniform updates, threads, faults, bad
+// arguments.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "gpurc/pica200.h"
+
+namespace p = gpurc::pica200;
+
+namespace {
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE_MESSAGE(in, "cannot open " << path.string());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+uint32_t word_of(const nlohmann::json& j) {
+  return j.is_string() ? uint32_t(std::stoul(j.get<std::string>(), nullptr, 0)) : j.get<uint32_t>();
+}
+
+struct Case {
+  std::string name;
+  p::ShaderSetup setup;
+  p::Uniforms uniforms;
+};
+
+// The three reference shaders (bench/pica200-reference) and every vertex
+// shader of examples/pica200 with its constants over random c registers.
+std::vector<Case> cases() {
+  const std::filesystem::path root = GPURC_TEST_DATA;
+  std::vector<Case> out;
+  for (const char* name : {"ref_simple", "ref_heavy", "ref_loop"}) {
+    const nlohmann::json doc = nlohmann::json::parse(read_file(root / "bench/pica200-reference" / (std::string(name) + ".json")));
+    Case c;
+    c.name = name;
+    for (const auto& w : doc["program"]["words"]) c.setup.code.push_back(word_of(w));
+    for (const auto& w : doc["program"]["descriptors"]) c.setup.descriptors.push_back(word_of(w));
+    c.setup.entry = doc["program"]["entry"].get<uint32_t>();
+    const nlohmann::json& st = doc["state"];
+    if (st.contains("float_uniforms"))
+      for (const auto& [k, v] : st["float_uniforms"].items())
+        for (size_t i = 0; i < 4; ++i) c.uniforms.f[std::stoul(k.substr(1))][i] = v[i].get<float>();
+    if (st.contains("int_uniforms"))
+      for (const auto& [k, v] : st["int_uniforms"].items())
+        for (size_t i = 0; i < 4; ++i) c.uniforms.i[std::stoul(k.substr(1))][i] = v[i].get<uint8_t>();
+    out.push_back(std::move(c));
+  }
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  size_t examples = 0;
+  for (const auto& e : std::filesystem::directory_iterator(root / "examples/pica200")) {
+    if (e.path().extension() != ".pica") continue;
+    const std::vector<uint8_t> bin = p::assemble(read_file(e.path()));
+    Case c;
+    c.name = e.path().filename().string();
+    for (auto& r : c.uniforms.f)
+      for (float& x : r) x = d(rng);
+    c.setup = p::load_shbin(bin, 0, &c.uniforms);
+    if (c.setup.type != p::ShaderType::Vertex) continue;
+    out.push_back(std::move(c));
+    ++examples;
+  }
+  CHECK(examples >= 5);
+  return out;
+}
+
+std::vector<p::InputVertex> random_inputs(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<p::InputVertex> in(n);
+  for (auto& v : in)
+    for (auto& r : v.v)
+      for (float& x : r) x = d(rng);
+  return in;
+}
+
+bool same(float a, float b) {
+  uint32_t x, y;
+  std::memcpy(&x, &a, 4);
+  std::memcpy(&y, &b, 4);
+  return x == y || (std::isnan(a) && std::isnan(b));
+}
+
+// Every output register of every vertex bit for bit (NaN matches NaN).
+void check_same(const std::vector<p::OutputVertex>& got, const std::vector<p::OutputVertex>& want, uint16_t mask,
+                const std::string& what) {
+  REQUIRE(got.size() == want.size());
+  for (size_t k = 0; k < got.size(); ++k)
+    for (unsigned n = 0; n < 16; ++n)
+      if (mask >> n & 1)
+        for (unsigned c = 0; c < 4; ++c)
+          if (!same(got[k].o[n][c], want[k].o[n][c])) {
+            FAIL_CHECK(what << ": vertex " << k << " o" << n << "." << "xyzw"[c] << " = " << got[k].o[n][c]
+                            << ", expected " << want[k].o[n][c]);
+            return;
+          }
+}
+
+std::shared_ptr<const p::Shader> compile_on(p::ShaderSetup setup, const std::string& engine) {
+  setup.engine = engine;
+  return p::Shader::compile(setup);
+}
+
+p::OutputVertex garbage_vertex() {
+  p::OutputVertex g;
+  for (auto& r : g.o) r = {-7.5f, -7.5f, -7.5f, -7.5f};
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("pica200 draw: reference shaders and examples agree with Shader::run and the interpreter on every backend") {
+  const std::vector<std::string> engines = p::engines();
+  for (const Case& c : cases())
+    for (size_t count : {size_t(1), size_t(31), size_t(70)}) {
+      const std::vector<p::InputVertex> in = random_inputs(count, 11);
+      std::vector<p::OutputVertex> ref(count);
+      auto interp = compile_on(c.setup, "interp");
+      REQUIRE(interp->run(c.uniforms, in, ref, p::RunOptions{1}).ok);
+      for (const std::string& e : engines) {
+        auto shader = compile_on(c.setup, e);
+        std::vector<p::OutputVertex> via_run(count, garbage_vertex()), via_draw(count, garbage_vertex());
+        p::RunResult r = shader->run(c.uniforms, in, via_run);
+        REQUIRE_MESSAGE(r.ok, c.name << " " << e << ": " << r.error);
+        p::DrawState draw(*shader);
+        draw.set_uniforms(c.uniforms);
+        r = draw.run(p::VertexInputs::records(in.data(), sizeof(p::InputVertex), 0xFFFF),
+                     p::VertexOutputs::records(via_draw.data(), sizeof(p::OutputVertex), 0xFFFF), count);
+        REQUIRE_MESSAGE(r.ok, c.name << " " << e << ": " << r.error);
+        check_same(via_run, ref, 0xFFFF, c.name + " run on " + e + " vs interp");
+        check_same(via_draw, ref, 0xFFFF, c.name + " draw on " + e + " vs interp");
+      }
+    }
+}
+
+TEST_CASE("pica200 draw: packed records, odd strides, per-register arrays and masks") {
+  const Case c = cases()[2];  // ref_loop: reads v0-v3, writes o0-o2
+  const size_t n = 45;
+  const std::vector<p::InputVertex> in = random_inputs(n, 3);
+  std::vector<p::OutputVertex> ref(n);
+  REQUIRE(compile_on(c.setup, "interp")->run(c.uniforms, in, ref, p::RunOptions{1}).ok);
+  for (const std::string& e : p::engines()) {
+    auto shader = compile_on(c.setup, e);
+    p::DrawState draw(*shader);
+    draw.set_uniforms(c.uniforms);
+    // Inputs: v0-v3 packed in 80-byte records (64 bytes of registers + 16 unused).
+    const size_t in_stride = 80;
+    std::vector<uint8_t> in_buf(n * in_stride, 0xAB);
+    for (size_t k = 0; k < n; ++k)
+      for (unsigned r = 0; r < 4; ++r) std::memcpy(&in_buf[k * in_stride + 16 * r], in[k].v[r].data(), 16);
+    // Outputs: o0-o2 packed in 52-byte records (an odd stride, not a multiple of 16) with a guard word.
+    const size_t out_stride = 52;
+    std::vector<uint8_t> out_buf(n * out_stride, 0xCD);
+    p::RunResult r = draw.run(p::VertexInputs::records(in_buf.data(), in_stride, 0x000F, true),
+                              p::VertexOutputs::records(out_buf.data(), out_stride, 0x0007, true), n);
+    REQUIRE_MESSAGE(r.ok, r.error);
+    for (size_t k = 0; k < n; ++k) {
+      for (unsigned reg = 0; reg < 3; ++reg)
+        for (unsigned comp = 0; comp < 4; ++comp) {
+          float f;
+          std::memcpy(&f, &out_buf[k * out_stride + 16 * reg + 4 * comp], 4);
+          CHECK_MESSAGE(same(f, ref[k].o[reg][comp]), e << " vertex " << k << " o" << reg);
+        }
+      for (size_t b = 48; b < 52; ++b) CHECK(out_buf[k * out_stride + b] == 0xCD);  // past the record: untouched
+    }
+    // Per-register arrays in, per-register arrays out (o1 only).
+    std::array<std::vector<p::Vec4>, 4> arrays;
+    std::array<const p::Vec4*, 16> in_ptrs{};
+    for (unsigned r = 0; r < 4; ++r) {
+      for (size_t k = 0; k < n; ++k) arrays[r].push_back(in[k].v[r]);
+      in_ptrs[r] = arrays[r].data();
+    }
+    std::vector<p::Vec4> o1(n, p::Vec4{9, 9, 9, 9});
+    std::array<p::Vec4*, 16> out_ptrs{};
+    out_ptrs[1] = o1.data();
+    r = draw.run(p::VertexInputs::arrays(in_ptrs, 0x000F), p::VertexOutputs::arrays(out_ptrs, 0x0002), n);
+    REQUIRE_MESSAGE(r.ok, r.error);
+    for (size_t k = 0; k < n; ++k)
+      for (unsigned comp = 0; comp < 4; ++comp) CHECK(same(o1[k][comp], ref[k].o[1][comp]));
+  }
+}
+
+TEST_CASE("pica200 draw: unsupplied inputs read as zero, unwritten outputs are zero") {
+  const Case c = cases()[0];  // ref_simple: o0 = MVP * v0, o1 = v1, o2 = v2
+  const size_t n = 37;
+  std::vector<p::InputVertex> in = random_inputs(n, 5);
+  for (const std::string& e : p::engines()) {
+    auto shader = compile_on(c.setup, e);
+    p::DrawState draw(*shader);
+    draw.set_uniforms(c.uniforms);
+    // First a run that loads v1, then one that does not: v1 must not keep the earlier values.
+    std::vector<p::OutputVertex> out(n, garbage_vertex());
+    REQUIRE(draw.run(p::VertexInputs::records(in.data(), sizeof(p::InputVertex), 0x0007),
+                     p::VertexOutputs::records(out.data(), sizeof(p::OutputVertex), 0xFFFF), n)
+                .ok);
+    out.assign(n, garbage_vertex());
+    REQUIRE(draw.run(p::VertexInputs::records(in.data(), sizeof(p::InputVertex), 0x0005),
+                     p::VertexOutputs::records(out.data(), sizeof(p::OutputVertex), 0x00FE), n)
+                .ok);
+    for (size_t k = 0; k < n; ++k) {
+      CHECK(out[k].o[0][0] == -7.5f);  // not in the output mask: untouched
+      for (unsigned comp = 0; comp < 4; ++comp) {
+        CHECK_MESSAGE(out[k].o[1][comp] == 0.0f, e << ": v1 not loaded, o1 = v1 must be zero");
+        CHECK(same(out[k].o[2][comp], in[k].v[2][comp]));
+        CHECK_MESSAGE(out[k].o[5][comp] == 0.0f, e << ": o5 is never written");
+      }
+    }
+  }
+}
+
+TEST_CASE("pica200 draw: an output map scatters components into the emulator's vertex layout") {
+  const Case c = cases()[0];
+  const size_t n = 33;
+  const std::vector<p::InputVertex> in = random_inputs(n, 9);
+  std::vector<p::OutputVertex> ref(n);
+  REQUIRE(compile_on(c.setup, "interp")->run(c.uniforms, in, ref, p::RunOptions{1}).ok);
+  // pos = o0 at floats 0-3; colour = o1 at 4-7 in reverse order (w z y x);
+  // texcoord = o2.xy at 8-9; o2.zw dropped; float 10-11 unused.
+  p::OutputMap map;
+  map.slot[0] = {0, 1, 2, 3};
+  map.slot[1] = {7, 6, 5, 4};
+  map.slot[2] = {8, 9, p::OutputMap::kUnused, p::OutputMap::kUnused};
+  constexpr size_t kFloats = 12;
+  for (const std::string& e : p::engines()) {
+    auto shader = compile_on(c.setup, e);
+    p::DrawState draw(*shader);
+    draw.set_uniforms(c.uniforms);
+    std::vector<float> out(n * kFloats, 123.0f);
+    p::RunResult r = draw.run(p::VertexInputs::records(in.data(), sizeof(p::InputVertex), 0x0007),
+                              p::VertexOutputs::mapped(out.data(), kFloats * sizeof(float), map), n);
+    REQUIRE_MESSAGE(r.ok, r.error);
+    for (size_t k = 0; k < n; ++k) {
+      const float* v = &out[k * kFloats];
+      for (unsigned comp = 0; comp < 4; ++comp) {
+        CHECK(same(v[comp], ref[k].o[0][comp]));
+        CHECK(same(v[7 - comp], ref[k].o[1][comp]));
+      }
+      CHECK(same(v[8], ref[k].o[2][0]));
+      CHECK(same(v[9], ref[k].o[2][1]));
+      CHECK(v[10] == 123.0f);
+      CHECK(v[11] == 123.0f);
+    }
+  }
+}
+
+TEST_CASE("pica200 draw: partial uniform updates change only what was written") {
+  const Case c = cases()[2];  // ref_loop: c0-c17 and i0
+  const size_t n = 40;
+  const std::vector<p::InputVertex> in = random_inputs(n, 13);
+  for (const std::string& e : p::engines()) {
+    auto shader = compile_on(c.setup, e);
+    p::DrawState draw(*shader);
+    draw.set_uniforms(c.uniforms);
+    p::Uniforms u = c.uniforms;
+    auto check_against_run = [&](const char* step) {
+      std::vector<p::OutputVertex> want(n), got(n);
+      REQUIRE(shader->run(u, in, want, p::RunOptions{1}).ok);
+      REQUIRE(draw.run(p::VertexInputs::records(in.data(), sizeof(p::InputVertex), 0xFFFF),
+                       p::VertexOutputs::records(got.data(), sizeof(p::OutputVertex), 0xFFFF), n)
+                  .ok);
+      check_same(got, want, 0xFFFF, std::string(e) + " after " + step);
+      CHECK(draw.uniforms().f == u.f);
+    };
+    check_against_run("set_uniforms");
+    draw.set_float(1, {0.5f, 0.25f, -1.0f, 2.0f});
+    u.f[1] = {0.5f, 0.25f, -1.0f, 2.0f};
+    check_against_run("set_float(c1)");
+    const std::array<p::Vec4, 2> blend = {p::Vec4{0.1f, 0.2f, 0.3f, 0.4f}, p::Vec4{-0.4f, 0.3f, -0.2f, 0.1f}};
+    draw.set_floats(12, blend);
+    u.f[12] = blend[0];
+    u.f[13] = blend[1];
+    check_against_run("set_floats(c12-c13)");
+    draw.set_int(0, {3, 2, 1, 0});  // 4 iterations, aL = 2, 3, 4, 5
+    u.i[0] = {3, 2, 1, 0};
+    check_against_run("set_int(i0)");
+    draw.set_bool(3, true);
+    u.b = 1 << 3;
+    check_against_run("set_bool(b3)");
+    CHECK_THROWS_AS(draw.set_float(96, {}), p::Error);
+    CHECK_THROWS_AS(draw.set_floats(95, blend), p::Error);
+    CHECK_THROWS_AS(draw.set_int(4, {}), p::Error);
+    CHECK_THROWS_AS(draw.set_bool(16, true), p::Error);
+  }
+}
+
+TEST_CASE("pica200 draw: a large draw gives the same outputs on all cores as on one thread") {
+  const Case c = cases()[1];  // ref_heavy
+  const size_t n = std::getenv("GPURC_TEST_LIGHT") ? 4200 : 9000;
+  const std::vector<p::InputVertex> in = random_inputs(n, 17);
+  for (const std::string& e : p::engines()) {
+    if (e == "interp") continue;
+    auto shader = compile_on(c.setup, e);
+    p::DrawState draw(*shader);
+    draw.set_uniforms(c.uniforms);
+    std::vector<p::OutputVertex> one(n), all(n);
+    REQUIRE(draw.run(p::VertexInputs::records(in.data(), sizeof(p::InputVertex), 0xFFFF),
+                     p::VertexOutputs::records(one.data(), sizeof(p::OutputVertex), 0xFFFF), n, p::RunOptions{1})
+                .ok);
+    REQUIRE(draw.run(p::VertexInputs::records(in.data(), sizeof(p::InputVertex), 0xFFFF),
+                     p::VertexOutputs::records(all.data(), sizeof(p::OutputVertex), 0xFFFF), n, p::RunOptions{0})
+                .ok);
+    check_same(all, one, 0xFFFF, e + " all cores vs one thread");
+  }
+}
+
+TEST_CASE("pica200 draw: faults, geometry shaders and bad arguments give clear errors") {
+  const Case simple = cases()[0];
+  const std::vector<p::InputVertex> in = random_inputs(40, 1);
+  std::vector<p::OutputVertex> out(40);
+  const auto rec_in = p::VertexInputs::records(in.data(), sizeof(p::InputVertex), 0x0007);
+  const auto rec_out = p::VertexOutputs::records(out.data(), sizeof(p::OutputVertex), 0x0007);
+  for (const std::string& e : p::engines()) {
+    auto shader = compile_on(simple.setup, e);
+    p::DrawState draw(*shader);
+    CHECK(draw.run(rec_in, rec_out, 0).ok);
+    p::RunResult r = draw.run(p::VertexInputs::records(in.data(), 32, 0x0007), rec_out, 40);
+    CHECK_FALSE(r.ok);
+    CHECK_MESSAGE(r.error.find("stride 32 is smaller than a record") != std::string::npos, r.error);
+    r = draw.run(rec_in, p::VertexOutputs::records(out.data(), 8, 0x0001), 40);
+    CHECK_FALSE(r.ok);
+    CHECK_MESSAGE(r.error.find("smaller than a register") != std::string::npos, r.error);
+    r = draw.run(p::VertexInputs::records(nullptr, 256, 0x0001), rec_out, 40);
+    CHECK_FALSE(r.ok);
+    CHECK_MESSAGE(r.error.find("v0 has no address (null pointer)") != std::string::npos, r.error);
+    r = draw.run(rec_in, p::VertexOutputs::records(nullptr, 256, 0x0004), 40);
+    CHECK_FALSE(r.ok);
+    CHECK_MESSAGE(r.error.find("o2 has no address") != std::string::npos, r.error);
+    p::OutputMap map;
+    map.slot[0] = {0, 1, 2, 20};
+    r = draw.run(rec_in, p::VertexOutputs::mapped(out.data(), 64, map), 40);
+    CHECK_FALSE(r.ok);
+    CHECK_MESSAGE(r.error.find("smaller than a record") != std::string::npos, r.error);
+  }
+  // A program without END runs past the end of program memory: a reported fault.
+  p::ShaderSetup no_end;
+  no_end.code = {0x4C201004};  // mov o1, v1
+  no_end.descriptors = {0, 0, 0, 0, 0x0D86C36F};
+  for (const std::string& e : p::engines()) {
+    auto shader = compile_on(no_end, e);
+    p::DrawState draw(*shader);
+    p::RunResult r = draw.run(rec_in, rec_out, 40);
+    CHECK_FALSE(r.ok);
+    CHECK_MESSAGE(r.error.find("0x001") != std::string::npos, e << ": " << r.error);
+  }
+  // Geometry shaders are drawn with run_geometry.
+  const std::filesystem::path root = GPURC_TEST_DATA;
+  p::ShaderSetup gs = p::load_shbin(p::assemble(read_file(root / "examples/pica200/geometry_quad.pica")));
+  REQUIRE(gs.type == p::ShaderType::Geometry);
+  auto gshader = p::Shader::compile(gs);
+  CHECK_THROWS_WITH_AS(p::DrawState{*gshader}, doctest::Contains("run_geometry"), p::Error);
+}
