@@ -202,6 +202,7 @@ struct Row {
   size_t batch = 0;
   unsigned threads = 1;
   double ns = 0, above = 0;  // ns/vertex in total, and above the copy-only row
+  double wall_one = 0;       // threads > 1: ns/vertex of the same row on one thread, wall clock
   bool expect_ok = true;
 };
 
@@ -233,6 +234,7 @@ int bench_pica200_draws(const BenchArgs& a, std::ostream& out, std::ostream& err
   const std::vector<std::string> engines = p::engines();
   const double seconds = a.min_seconds;
   std::vector<Row> rows;
+  const std::vector<size_t> batches(kBatches.begin(), kBatches.end());
   for (const RefShader& s : shaders) {
     std::map<std::string, std::shared_ptr<const p::Shader>> compiled;
     for (const std::string& e : engines) {
@@ -245,7 +247,7 @@ int bench_pica200_draws(const BenchArgs& a, std::ostream& out, std::ostream& err
         return 2;
       }
     }
-    for (size_t batch : kBatches) {
+    for (size_t batch : batches) {
       Unit u = make_unit(s, batch);
       // The interpreter's outputs of the first batch: what every row must match.
       Unit ref = make_unit(s, batch);
@@ -275,6 +277,20 @@ int bench_pica200_draws(const BenchArgs& a, std::ostream& out, std::ostream& err
               return sh.run(s.uniforms, std::span(unit.in.data(), n), std::span(unit.out.data(), n), opt).ok;
             };
           row.ns = measure(s, u, batch, run, seconds, threads == 1, row.expect_ok);
+          if (threads > 1) {
+            // The same configuration on one thread by the wall clock, measured
+            // beside it: whether spreading the draw paid.
+            p::RunOptions one = opt;
+            one.threads = 1;
+            RunBatch run1;
+            if (std::string(api) == "draw")
+              run1 = [&](Unit&, size_t n) { return state.run(din, dout, n, one).ok; };
+            else
+              run1 = [&](Unit& unit, size_t n) {
+                return sh.run(s.uniforms, std::span(unit.in.data(), n), std::span(unit.out.data(), n), one).ok;
+              };
+            row.wall_one = measure(s, u, batch, run1, seconds, false, row.expect_ok);
+          }
           copy_in(s, u, 0, batch);
           run(u, batch);
           row.expect_ok = row.expect_ok && outputs_agree(s, u, ref, batch);
@@ -298,25 +314,28 @@ int bench_pica200_draws(const BenchArgs& a, std::ostream& out, std::ostream& err
                            {"ns_per_vertex", r.ns},
                            {"ns_per_vertex_above_copies", r.above},
                            {"items_per_s", 1e9 / r.ns},
+                           {"one_thread_wall_ns_per_vertex", r.wall_one},
                            {"expect", r.expect_ok ? "pass" : "fail"}});
     return 0;
   }
   out << fmt::format(
       "\nemulator-style draws: reference shaders, {}-vertex ring, copy in / run / copy out per batch "
       "(ns/vertex, best of 3;\n"
-      "threads = 1 rows and the copies: the thread's CPU time; other rows: wall clock)\n",
+      "threads = 1 rows and the copies: the thread's CPU time; other rows: wall clock, and\n"
+      "`vs 1 thread` = the same row on one thread by the wall clock, measured beside it, over this row)\n",
       kRing);
-  out << fmt::format("{:<11} {:<11} {:<5} {:>6} {:>7} {:>9} {:>12} {:>10}\n", "kernel", "engine", "api", "batch",
-                     "threads", "total", "above copies", "vs interp");
+  out << fmt::format("{:<11} {:<11} {:<5} {:>6} {:>7} {:>9} {:>12} {:>10} {:>12}\n", "kernel", "engine", "api",
+                     "batch", "threads", "total", "above copies", "vs interp", "vs 1 thread");
   for (const Row& r : rows) {
     double interp = 0;
     for (const Row& i : rows)
       if (i.kernel == r.kernel && i.engine == "interp" && i.api == r.api && i.batch == r.batch && i.threads == r.threads)
         interp = i.above;
     const bool copies = r.engine == "copies";
-    out << fmt::format("{:<11} {:<11} {:<5} {:>6} {:>7} {:>9.2f} {:>12} {:>10}{}\n", r.kernel, r.engine, r.api, r.batch,
-                       r.threads, r.ns, copies ? "-" : fmt::format("{:.2f}", r.above),
+    out << fmt::format("{:<11} {:<11} {:<5} {:>6} {:>7} {:>9.2f} {:>12} {:>10} {:>12}{}\n", r.kernel, r.engine, r.api,
+                       r.batch, r.threads, r.ns, copies ? "-" : fmt::format("{:.2f}", r.above),
                        copies || r.above <= 0 || interp <= 0 ? "-" : fmt::format("{:.0f}x", interp / r.above),
+                       r.wall_one > 0 ? fmt::format("{:.2f}x", r.wall_one / r.ns) : "-",
                        r.expect_ok ? "" : "  (outputs differ from interp)");
   }
   return 0;

@@ -331,12 +331,13 @@ std::string register_list(uint16_t mask, char bank) {
   return s;
 }
 
-// Checks a stream description; "" when usable.
+// Checks a stream description; "" when usable. (Walks the mask's bits
+// only: this is part of every draw's fixed cost.)
 template <class Ptr>
 std::string check_streams(const char* what, char bank, uint16_t mask, const std::array<Ptr, 16>& reg,
                           const std::array<size_t, 16>& stride, size_t record_bytes, size_t count) {
-  for (unsigned n = 0; n < 16; ++n) {
-    if (!(mask >> n & 1)) continue;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const unsigned n = unsigned(__builtin_ctz(m));
     if (!reg[n]) return fmt::format("gpurc::pica200: {} register {}{} has no address (null pointer)", what, bank, n);
     if (count > 1 && stride[n] < 16)
       return fmt::format("gpurc::pica200: {} register {}{}: stride {} is smaller than a register (16 bytes)", what,
@@ -356,23 +357,27 @@ RunResult DrawState::run(const VertexInputs& in, const VertexOutputs& out, size_
     return failure(e);
   if (std::string e = check_streams("output", 'o', out.mask, out.reg, out.stride, out.record_bytes, count); !e.empty())
     return failure(e);
-  for (unsigned n = 0; n < 16; ++n)
-    for (unsigned c = 0; c < 4; ++c)
-      if ((out.mask >> n & 1) && out.component[n][c] > int32_t(out.stride[n] > 4 ? out.stride[n] - 4 : 0) && count > 1)
-        return failure(fmt::format("gpurc::pica200: output o{} component {} at byte {} lies outside the {}-byte stride",
-                                   n, "xyzw"[c], out.component[n][c], out.stride[n]));
   pica::DrawStreams is, os;
   is.mask = in.mask;
   os.mask = out.mask;
-  for (unsigned n = 0; n < 16; ++n) {
+  for (uint32_t m = in.mask; m; m &= m - 1) {
+    const unsigned n = unsigned(__builtin_ctz(m));
     is.base[n] = const_cast<uint8_t*>(static_cast<const uint8_t*>(in.reg[n]));
     is.stride[n] = in.stride[n];
     is.comp[n] = {0, 4, 8, 12};
     is.quad[n] = true;
+  }
+  for (uint32_t m = out.mask; m; m &= m - 1) {
+    const unsigned n = unsigned(__builtin_ctz(m));
+    const std::array<int32_t, 4>& comp = out.component[n];
+    for (unsigned c = 0; c < 4; ++c)
+      if (count > 1 && comp[c] >= 0 && size_t(comp[c]) + 4 > out.stride[n])
+        return failure(fmt::format("gpurc::pica200: output o{} component {} at byte {} lies outside the {}-byte stride",
+                                   n, "xyzw"[c], comp[c], out.stride[n]));
     os.base[n] = static_cast<uint8_t*>(out.reg[n]);
     os.stride[n] = out.stride[n];
-    os.comp[n] = out.component[n];
-    os.quad[n] = out.component[n][0] == 0 && out.component[n][1] == 4 && out.component[n][2] == 8 && out.component[n][3] == 12;
+    os.comp[n] = comp;
+    os.quad[n] = comp[0] == 0 && comp[1] == 4 && comp[2] == 8 && comp[3] == 12;
   }
   const pica::PreparedShader& p = impl_->shader->prepared;
   if (p.draw.valid) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 
@@ -121,6 +122,13 @@ DrawPlan make_draw_plan(const ir::Function& f, const ir::Executable& exe, uint32
     if (p.out_written >> n & 1)
       for (uint32_t c = 0; c < 4; ++c)
         if (!(always >> (4 * n + c) & 1)) add_range(zero, off[kVarOutput + 4 * n + c], off[kVarOutput + 4 * n + c + 1]);
+  // Output components written on every path need no zero even where the
+  // engine loads them (to keep the value of lanes a masked region leaves
+  // alone): the guest cannot read an o register, so the value they had
+  // before reaches no active lane's result.
+  for (uint32_t n = 0; n < 16; ++n)
+    for (uint32_t c = 0; c < 4; ++c)
+      if (always >> (4 * n + c) & 1) subtract(zero, off[kVarOutput + 4 * n + c], off[kVarOutput + 4 * n + c + 1]);
   for (uint32_t n = 0; n < 16; ++n) subtract(zero, p.in_ranges[n].first, p.in_ranges[n].second);
   p.zero = std::move(zero);
   p.valid = true;
@@ -460,7 +468,21 @@ DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t
   if (mv.zero_out) zero_unwritten(out, mv.zero_out, count);
   Fault fault;
   const size_t warps = (count + kWarp - 1) / kWarp;
-  if (threads == 1 || count < kDrawParallelMin) {
+  bool split = threads != 1 && count >= kDrawParallelMin && rt::ThreadPool::host_cores() > 1;
+  bool timed = false;
+  if (split && threads == 0) {
+    // Automatic: measure each way once, then take the faster, re-measuring the other now and then.
+    const uint64_t n = scratch.large_draws++;
+    if (scratch.single_ns == 0) split = false;
+    else if (scratch.split_ns == 0) split = true;
+    else {
+      split = scratch.split_ns < scratch.single_ns;
+      if (n % DrawScratch::kRemeasure == 0) split = !split;
+    }
+    timed = true;
+  }
+  const auto t0 = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+  if (!split) {
     run_range(s, plan, uniforms, in, out, mv, 0, count, units, scratch.get(area), fault);
   } else {
     rt::ThreadPool& pool = rt::ThreadPool::shared(threads);
@@ -473,6 +495,10 @@ DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t
       thread_local DrawScratch local;
       run_range(s, plan, uniforms, in, out, mv, b, e, units, local.get(area), fault);
     });
+  }
+  if (timed) {
+    const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / double(count);
+    (split ? scratch.split_ns : scratch.single_ns) = ns;
   }
   if (fault.any) return fault.first;
   return DrawResult{};

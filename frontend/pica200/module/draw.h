@@ -61,11 +61,19 @@ struct DrawStreams {
   std::array<bool, 16> quad{};  // comp[n] == {0, 4, 8, 12}
 };
 
-// One warp's var area and frame (64-byte aligned), grown on demand and kept.
+// One warp's var area and frame (64-byte aligned), grown on demand and kept,
+// and what this state measured about splitting draws over threads.
 struct DrawScratch {
   std::unique_ptr<uint8_t[], rt::Buffer::AlignedFree> mem;
   size_t bytes = 0;
   uint8_t* get(size_t need);
+  // threads = 0 (automatic): ns/vertex (wall clock) of the last measured
+  // large draw on the calling thread alone and split over the pool; 0 = not
+  // measured yet. Large draws take the faster way; every kRemeasure-th one
+  // measures the other way again (the machine's load changes).
+  double single_ns = 0, split_ns = 0;
+  uint64_t large_draws = 0;
+  static constexpr uint64_t kRemeasure = 64;
 };
 
 struct DrawResult {
@@ -76,15 +84,19 @@ struct DrawResult {
 };
 
 // Draws smaller than this run on the calling thread whatever the thread count
-// (docs/pica200-embedding.md, "Threading": below it the split cost more than
-// it saved on the reference shaders).
-constexpr size_t kDrawParallelMin = 2048;
+// (docs/pica200-embedding.md, "Threading": waking the pool costs about as much
+// as 1024 vertices of the simple reference shader). From this size threads = 0
+// splits a draw only while the state's own measurements (DrawScratch) say that
+// pays, so the default is never slower than one thread by more than the
+// occasional re-measurement.
+constexpr size_t kDrawParallelMin = 1024;
 
 // Runs vertices [0, count) of a compiled vertex shader: inputs from `in`
 // (registers outside in.mask that the code reads are zero), outputs to `out`.
 // `uniforms`: the packed uniform block (pack_uniforms layout, at least
 // max(kUniformBytes, f.uniform_bytes) + 64 bytes, 64-byte aligned).
-// threads: 1 = the calling thread; 0 = all cores; splits only from
+// threads: 1 = the calling thread; 0 = automatic (all cores from
+// kDrawParallelMin vertices when measured to pay); n > 1 = n threads from
 // kDrawParallelMin vertices. `scratch` serves the calling thread.
 DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, const DrawStreams& in,
                     const DrawStreams& out, size_t count, unsigned threads, uint64_t budget, DrawScratch& scratch);
