@@ -298,7 +298,7 @@ int bench_pica200_draws(const BenchArgs& a, std::ostream& out, std::ostream& err
         }
       // The copies once more, after the rows: the lower of the two is the baseline.
       copies = std::min(copies, measure(s, u, batch, {}, seconds, true, base_ok));
-      rows.push_back(Row{s.name, "copies", "-", batch, 1, copies, 0, true});
+      rows.push_back(Row{s.name, "copies", "-", batch, 1, copies, 0, 0, true});
       for (Row& r : rows)
         if (r.kernel == s.name && r.batch == batch) r.above = r.ns - copies;
     }
