@@ -85,6 +85,52 @@ void add_range(std::vector<std::pair<uint32_t, uint32_t>>& r, uint32_t lo, uint3
   r = std::move(merged);
 }
 
+// DrawPlan::forward / forward_only: an output component whose only write
+// stores a get_var of the same component of one input register, and which
+// is written on every path (`always`), copies that input.
+void find_pass_through(const ir::Function& f, uint64_t always, DrawPlan& p) {
+  p.forward.fill(-1);
+  std::array<std::array<int, 4>, 16> source{};  // per o component: input register + 1, 0 none, -1 not a copy
+  std::array<std::array<int, 4>, 16> writes{};
+  auto input_of = [&](ir::ValueId v, unsigned comp) -> int {
+    const ir::Inst& g = f.insts[v];
+    if (g.op != ir::Opcode::GetVar || g.imm < kVarInput || g.imm >= kVarInput + 64) return -1;
+    const unsigned var = unsigned(g.imm - kVarInput);
+    return var % 4 == comp ? int(var / 4) : -1;
+  };
+  for (const ir::Block& b : f.blocks)
+    for (ir::ValueId v : b.insts) {
+      const ir::Inst& i = f.insts[v];
+      if (i.op != ir::Opcode::SetVar || i.imm < kVarOutput || i.imm >= kVarOutput + 64 || i.args.empty()) continue;
+      const unsigned n = unsigned(i.imm - kVarOutput) / 4, c = unsigned(i.imm - kVarOutput) % 4;
+      ++writes[n][c];
+      const int m = input_of(i.args[0], c);
+      source[n][c] = m < 0 ? -1 : m + 1;
+    }
+  for (unsigned n = 0; n < 16; ++n) {
+    int m = source[n][0];
+    for (unsigned c = 0; c < 4; ++c)
+      if (writes[n][c] != 1 || source[n][c] != m || !(always >> (4 * n + c) & 1)) m = -1;
+    if (m > 0) p.forward[n] = int8_t(m - 1);
+  }
+  // Inputs read only by those copies.
+  uint16_t other_use = 0;
+  for (const ir::Block& b : f.blocks)
+    for (ir::ValueId v : b.insts) {
+      const ir::Inst& i = f.insts[v];
+      for (ir::ValueId a : i.args) {
+        const ir::Inst& g = f.insts[a];
+        if (g.op != ir::Opcode::GetVar || g.imm < kVarInput || g.imm >= kVarInput + 64) continue;
+        const unsigned m = unsigned(g.imm - kVarInput) / 4;
+        const bool copy = i.op == ir::Opcode::SetVar && i.imm >= kVarOutput && i.imm < kVarOutput + 64 &&
+                          p.forward[(i.imm - kVarOutput) / 4] == int8_t(m);
+        if (!copy) other_use |= uint16_t(1u << m);
+      }
+    }
+  for (unsigned n = 0; n < 16; ++n)
+    if (p.forward[n] >= 0 && !(other_use >> p.forward[n] & 1)) p.forward_only |= uint16_t(1u << p.forward[n]);
+}
+
 }  // namespace
 
 DrawPlan make_draw_plan(const ir::Function& f, const ir::Executable& exe, uint32_t vars_bytes) {
@@ -131,6 +177,7 @@ DrawPlan make_draw_plan(const ir::Function& f, const ir::Executable& exe, uint32
       if (always >> (4 * n + c) & 1) subtract(zero, off[kVarOutput + 4 * n + c], off[kVarOutput + 4 * n + c + 1]);
   for (uint32_t n = 0; n < 16; ++n) subtract(zero, p.in_ranges[n].first, p.in_ranges[n].second);
   p.zero = std::move(zero);
+  find_pass_through(f, always, p);
   p.valid = true;
   return p;
 }
@@ -346,6 +393,7 @@ struct Fault {
 // the ones read but not supplied (zeroed), the outputs to store / to zero.
 struct Moves {
   uint16_t load = 0, zero_in = 0, store = 0, zero_out = 0;
+  uint16_t forward = 0;  // output registers copied from their input register (DrawPlan::forward)
 };
 
 // A warp that did not finish: its fault (out of line: the warp loop stays small).
@@ -413,6 +461,35 @@ GPURC_DRAW_INLINE void run_range_t(const PreparedShader& s, const DrawPlan& plan
         for (size_t l = 0; l < n; ++l) std::memcpy(d + l * out.stride[r], src[c] + 4 * l, 4);
       }
     }
+    // Registers the code never writes go out as zero (a fresh unit's
+    // outputs), warp by warp after the run: an output stream may share
+    // memory with the inputs.
+    for (uint16_t m = mv.zero_out; m; m &= uint16_t(m - 1)) {
+      const unsigned r = unsigned(__builtin_ctz(m));
+      static const uint8_t zeros[16] = {};
+      uint8_t* dst = out.base[r] + k0 * out.stride[r];
+      for (size_t l = 0; l < n; ++l)
+        if (out.quad[r]) std::memcpy(dst + l * out.stride[r], zeros, 16);
+        else
+          for (unsigned c = 0; c < 4; ++c)
+            if (out.comp[r][c] >= 0) std::memcpy(dst + l * out.stride[r] + out.comp[r][c], zeros, 4);
+    }
+    for (uint16_t m = mv.forward; m; m &= uint16_t(m - 1)) {
+      const unsigned r = unsigned(__builtin_ctz(m));
+      const unsigned v = unsigned(plan.forward[r]);
+      static const uint8_t zeros[16] = {};
+      const bool have = in.mask >> v & 1;
+      const uint8_t* src = have ? in.base[v] + k0 * in.stride[v] : zeros;
+      const size_t sstride = have ? in.stride[v] : 0;
+      uint8_t* dst = out.base[r] + k0 * out.stride[r];
+      if (out.quad[r]) {
+        for (size_t l = 0; l < n; ++l) std::memcpy(dst + l * out.stride[r], src + l * sstride, 16);
+        continue;
+      }
+      for (size_t l = 0; l < n; ++l)
+        for (unsigned c = 0; c < 4; ++c)
+          if (out.comp[r][c] >= 0) std::memcpy(dst + l * out.stride[r] + out.comp[r][c], src + l * sstride + 4 * c, 4);
+    }
   }
 }
 
@@ -439,33 +516,23 @@ void run_range(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uni
   run_range_generic(s, plan, uniforms, in, out, mv, begin, end, budget, vars, fault);
 }
 
-// Registers the code never writes go out as zero (a fresh state's outputs).
-void zero_unwritten(const DrawStreams& out, uint16_t regs, size_t count) {
-  static const uint8_t zeros[16] = {};
-  for (uint16_t m = regs; m; m &= uint16_t(m - 1)) {
-    const unsigned r = unsigned(__builtin_ctz(m));
-    for (size_t k = 0; k < count; ++k) {
-      uint8_t* d = out.base[r] + k * out.stride[r];
-      if (out.quad[r]) std::memcpy(d, zeros, 16);
-      else
-        for (unsigned c = 0; c < 4; ++c)
-          if (out.comp[r][c] >= 0) std::memcpy(d + out.comp[r][c], zeros, 4);
-    }
-  }
-}
-
 }  // namespace
 
 DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, const DrawStreams& in,
                     const DrawStreams& out, size_t count, unsigned threads, uint64_t budget, DrawScratch& scratch) {
   Moves mv;
-  mv.load = in.mask & plan.in_read;
-  mv.zero_in = uint16_t(plan.in_read & ~in.mask);
-  mv.store = out.mask & plan.out_written;
+  for (uint32_t m = out.mask & plan.out_written; m; m &= m - 1) {
+    const unsigned r = unsigned(__builtin_ctz(m));
+    if (plan.forward[r] >= 0) mv.forward |= uint16_t(1u << r);
+  }
+  // Inputs read only for pass-through copies stay out of the var area (the
+  // code then copies stale values into output vars nobody stores).
+  mv.load = in.mask & plan.in_read & ~plan.forward_only;
+  mv.zero_in = uint16_t(plan.in_read & ~in.mask & ~plan.forward_only);
+  mv.store = out.mask & plan.out_written & ~mv.forward;
   mv.zero_out = uint16_t(out.mask & ~plan.out_written);
   const int64_t units = jit_watchdog_units(budget, s.compiled.max_step_cost);
   const size_t area = rt::align64(plan.vars_bytes) + rt::align64(plan.frame_bytes);
-  if (mv.zero_out) zero_unwritten(out, mv.zero_out, count);
   Fault fault;
   const size_t warps = (count + kWarp - 1) / kWarp;
   bool split = threads != 1 && count >= kDrawParallelMin && rt::ThreadPool::host_cores() > 1;

@@ -45,6 +45,14 @@ struct DrawPlan {
   // are zeroed per call, `in_ranges`). Ascending, merged.
   std::vector<std::pair<uint32_t, uint32_t>> zero;
   std::array<std::pair<uint32_t, uint32_t>, 16> in_ranges{};  // register n's 4 vars: [first, end)
+  // Pass-through registers: forward[n] = m when o-register n is, on every
+  // path, a plain copy of v-register m component for component (MOV oN, vM);
+  // -1 otherwise. The draw copies them from the caller's input records to
+  // its output records directly instead of through the var area.
+  // forward_only: input registers the code reads for such copies only (not
+  // loaded into the var area).
+  std::array<int8_t, 16> forward{};
+  uint16_t forward_only = 0;
 };
 // The plan of a compiled vertex shader (s.function and s.compiled set).
 DrawPlan make_draw_plan(const ir::Function& f, const ir::Executable& exe, uint32_t vars_bytes);
