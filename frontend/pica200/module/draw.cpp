@@ -184,7 +184,7 @@ DrawPlan make_draw_plan(const ir::Function& f, const ir::Executable& exe, uint32
 
 uint8_t* DrawScratch::get(size_t need) {
   if (bytes < need) {
-    mem = rt::allocate_aligned(need, false);
+    mem = rt::allocate_aligned(need, true);  // zeroed once: no byte the code reads is ever uninitialised
     bytes = need;
   }
   return mem.get();
@@ -353,6 +353,10 @@ bool host_has_avx512() {
   static const bool yes = __builtin_cpu_supports("avx512f");
   return yes;
 }
+bool host_has_avx2() {
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+}
 #endif
 
 // The movement of one register, in the host form `Wide` selects.
@@ -499,6 +503,14 @@ void run_range_generic(const PreparedShader& s, const DrawPlan& plan, const uint
   run_range_t<false>(s, plan, uniforms, in, out, mv, begin, end, budget, vars, fault);
 }
 #ifdef GPURC_DRAW_WIDE
+// The 4x4 form compiled with VEX encoding: on an AVX2 host the JIT's AVX2
+// code and the loop around it then stay in one encoding as well.
+__attribute__((target("avx2"))) void run_range_avx2(const PreparedShader& s, const DrawPlan& plan,
+                                                    const uint8_t* uniforms, const DrawStreams& in,
+                                                    const DrawStreams& out, const Moves& mv, size_t begin, size_t end,
+                                                    int64_t budget, uint8_t* vars, Fault& fault) {
+  run_range_t<false>(s, plan, uniforms, in, out, mv, begin, end, budget, vars, fault);
+}
 __attribute__((target("avx512f"))) void run_range_wide(const PreparedShader& s, const DrawPlan& plan,
                                                        const uint8_t* uniforms, const DrawStreams& in,
                                                        const DrawStreams& out, const Moves& mv, size_t begin,
@@ -512,6 +524,7 @@ void run_range(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uni
                Fault& fault) {
 #ifdef GPURC_DRAW_WIDE
   if (host_has_avx512()) return run_range_wide(s, plan, uniforms, in, out, mv, begin, end, budget, vars, fault);
+  if (host_has_avx2()) return run_range_avx2(s, plan, uniforms, in, out, mv, begin, end, budget, vars, fault);
 #endif
   run_range_generic(s, plan, uniforms, in, out, mv, begin, end, budget, vars, fault);
 }
