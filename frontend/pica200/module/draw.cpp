@@ -556,7 +556,7 @@ DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t
     if (scratch.single_ns == 0) split = false;
     else if (scratch.split_ns == 0) split = true;
     else {
-      split = scratch.split_ns < scratch.single_ns;
+      split = scratch.split_ns < 0.9 * scratch.single_ns;  // a split must win clearly (the timings are noisy)
       if (n % DrawScratch::kRemeasure == 0) split = !split;
     }
     timed = true;
@@ -578,7 +578,9 @@ DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t
   }
   if (timed) {
     const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / double(count);
-    (split ? scratch.split_ns : scratch.single_ns) = ns;
+    // A moving average: one draw preempted or one lucky draw does not flip the choice.
+    double& avg = split ? scratch.split_ns : scratch.single_ns;
+    avg = avg == 0 ? ns : 0.75 * avg + 0.25 * ns;
   }
   if (fault.any) return fault.first;
   return DrawResult{};

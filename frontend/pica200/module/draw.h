@@ -60,13 +60,15 @@ DrawPlan make_draw_plan(const ir::Function& f, const ir::Executable& exe, uint32
 // Where register n of vertex k lives in caller memory: `stride[n]` bytes
 // apart from `base[n]`; component c of register n at +comp[n][c] (a quad when
 // comp[n] = {0, 4, 8, 12}; kNoComponent: not stored).
+// Only the entries of registers in `mask` are set and read (the rest stay
+// uninitialised: building the streams is part of every draw's fixed cost).
 struct DrawStreams {
   static constexpr int32_t kNoComponent = -1;
   uint16_t mask = 0;
-  std::array<uint8_t*, 16> base{};
-  std::array<size_t, 16> stride{};
-  std::array<std::array<int32_t, 4>, 16> comp{};
-  std::array<bool, 16> quad{};  // comp[n] == {0, 4, 8, 12}
+  std::array<uint8_t*, 16> base;
+  std::array<size_t, 16> stride;
+  std::array<std::array<int32_t, 4>, 16> comp;
+  std::array<bool, 16> quad;  // comp[n] == {0, 4, 8, 12}
 };
 
 // One warp's var area and frame (64-byte aligned), grown on demand and kept,
@@ -75,10 +77,10 @@ struct DrawScratch {
   std::unique_ptr<uint8_t[], rt::Buffer::AlignedFree> mem;
   size_t bytes = 0;
   uint8_t* get(size_t need);
-  // threads = 0 (automatic): ns/vertex (wall clock) of the last measured
-  // large draw on the calling thread alone and split over the pool; 0 = not
-  // measured yet. Large draws take the faster way; every kRemeasure-th one
-  // measures the other way again (the machine's load changes).
+  // threads = 0 (automatic): ns/vertex (wall clock, moving average) of
+  // large draws on the calling thread alone and split over the pool; 0 = not
+  // measured yet. Large draws split while that is at least 10% faster; every
+  // kRemeasure-th one measures the other way again (the load changes).
   double single_ns = 0, split_ns = 0;
   uint64_t large_draws = 0;
   static constexpr uint64_t kRemeasure = 64;
