@@ -365,3 +365,68 @@ TEST_CASE("pica200 draw: faults, geometry shaders and bad arguments give clear e
   auto gshader = p::Shader::compile(gs);
   CHECK_THROWS_WITH_AS(p::DrawState{*gshader}, doctest::Contains("run_geometry"), p::Error);
 }
+
+TEST_CASE("pica200 draw: pass-through copies only where a register is a plain copy of one input") {
+  // o0 = v0 (plain: copied record to record), o1 = v1 swizzled, o2 = -v2,
+  // o3.xy = v3 (z, w never written), o4 = v0 again, o5 = v5 on one branch only.
+  const char* text = R"(
+.out o0 position
+.out o1 color
+.out o2 texcoord0
+.out o3 texcoord1
+.out o4 view
+.out o5 texcoord2
+.bool b0
+.proc main
+    mov o0, v0
+    mov o1, v1.wzyx
+    mov o2, -v2
+    mov o3.xy, v3
+    mov o4, v0
+    ifu b0
+        mov o5, v5
+    .end
+    end
+.end
+)";
+  p::Uniforms u;
+  p::ShaderSetup setup = p::load_shbin(p::assemble(text), 0, &u);
+  const size_t n = 37;
+  const std::vector<p::InputVertex> in = random_inputs(n, 21);
+  for (bool b0 : {false, true}) {
+    u.b = b0 ? 1 : 0;
+    std::vector<p::OutputVertex> ref(n);
+    REQUIRE(compile_on(setup, "interp")->run(u, in, ref, p::RunOptions{1}).ok);
+    CHECK(ref[3].o[3][2] == 0.0f);
+    CHECK(same(ref[3].o[1][0], in[3].v[1][3]));
+    for (const std::string& e : p::engines()) {
+      auto shader = compile_on(setup, e);
+      p::DrawState draw(*shader);
+      draw.set_uniforms(u);
+      // All registers, then v0 missing (o0, o4 must be zero) and o0 through a map.
+      std::vector<p::OutputVertex> out(n, garbage_vertex());
+      REQUIRE(draw.run(p::VertexInputs::records(in.data(), sizeof(p::InputVertex), 0xFFFF),
+                       p::VertexOutputs::records(out.data(), sizeof(p::OutputVertex), 0x003F), n)
+                  .ok);
+      check_same(out, ref, 0x003F, e + " pass-through shader, b0 = " + std::to_string(b0));
+      out.assign(n, garbage_vertex());
+      REQUIRE(draw.run(p::VertexInputs::records(in.data(), sizeof(p::InputVertex), 0xFFFE),
+                       p::VertexOutputs::records(out.data(), sizeof(p::OutputVertex), 0x003F), n)
+                  .ok);
+      for (size_t k = 0; k < n; ++k)
+        for (unsigned c = 0; c < 4; ++c) {
+          CHECK(out[k].o[0][c] == 0.0f);
+          CHECK(out[k].o[4][c] == 0.0f);
+          CHECK(same(out[k].o[2][c], ref[k].o[2][c]));
+        }
+      p::OutputMap map;
+      map.slot[0] = {3, 2, 1, 0};
+      std::vector<float> flat(n * 4, 5.0f);
+      REQUIRE(draw.run(p::VertexInputs::records(in.data(), sizeof(p::InputVertex), 0xFFFF),
+                       p::VertexOutputs::mapped(flat.data(), 16, map), n)
+                  .ok);
+      for (size_t k = 0; k < n; ++k)
+        for (unsigned c = 0; c < 4; ++c) CHECK(same(flat[k * 4 + 3 - c], in[k].v[0][c]));
+    }
+  }
+}
