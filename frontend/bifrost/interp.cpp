@@ -241,9 +241,11 @@ void frexp_mode(float x, bool sqrt, float& m, int& e) {
   }
 }
 
-// FRCP_APPROX.f32: sign(x) / (bucket midpoint of m) with the 8 fraction bits
-// after the leading one of |x| as the index (256 buckets over [0.5, 1)),
-// rounded to f32; a value in (1, 2]. 0 -> +-inf, inf -> +-0, NaN -> NaN.
+// FRCP_APPROX.f32: sign(x) / (bucket midpoint of m), m = the frexp mantissa
+// of |x| in [0.5, 1), the 12 fraction bits after the leading one as the index
+// (4096 buckets), rounded to nearest f32; a value in (1, 2]. Relative error
+// below 2^-13, so one Newton-Raphson step reaches f32 precision.
+// 0 -> +-inf, +-inf -> +-0, NaN -> canonical NaN.
 uint32_t frcp_approx(uint32_t xb) {
   float x = f32(xb);
   if (std::isnan(x)) return kNan32;
@@ -253,13 +255,14 @@ uint32_t frcp_approx(uint32_t xb) {
   float m;
   int e;
   frexp_mode(std::fabs(x), false, m, e);
-  const unsigned index = unsigned(std::ldexp(double(m), 9)) - 256;  // 0..255
-  const double mid = (256.0 + index + 0.5) / 512.0;
+  const unsigned index = unsigned(std::ldexp(double(m), 13)) - 4096;  // 0..4095
+  const double mid = (4096.0 + index + 0.5) / 8192.0;
   return sign | bits(float(1.0 / mid));
 }
 // FRSQ_APPROX.f32: 1/sqrt(bucket midpoint) of the sqrt-reduced mantissa m in
-// [0.25, 1): 7 fraction bits index each half ([0.25, 0.5) and [0.5, 1)),
-// rounded to f32. 0 -> +inf, negative -> NaN, +inf -> +0.
+// [0.25, 1) (FREXPM.sqrt): 11 fraction bits index each binade ([0.25, 0.5)
+// and [0.5, 1), 2048 buckets each), rounded to nearest f32. Relative error
+// below 2^-13. +-0 -> +inf, negative -> NaN, +inf -> +0, NaN -> canonical NaN.
 uint32_t frsq_approx(uint32_t xb) {
   float x = f32(xb);
   if (std::isnan(x) || (x < 0)) return kNan32;
@@ -269,8 +272,8 @@ uint32_t frsq_approx(uint32_t xb) {
   int e;
   frexp_mode(x, true, m, e);
   const double base = m < 0.5f ? 0.25 : 0.5;
-  const unsigned index = unsigned((double(m) - base) / base * 128.0);  // 0..127
-  const double mid = base * (1.0 + (index + 0.5) / 128.0);
+  const unsigned index = unsigned((double(m) - base) / base * 2048.0);  // 0..2047
+  const double mid = base * (1.0 + (index + 0.5) / 2048.0);
   return bits(float(1.0 / std::sqrt(mid)));
 }
 
@@ -957,6 +960,9 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
       });
       return true;
     }
+    case kAtomC:  // performed with its +ATOM_CX (ClauseRunner::run)
+      each([](unsigned) { return 0u; });
+      return true;
     case kBarrier:
       barrier_ = true;
       each([](unsigned) { return 0u; });
