@@ -24,7 +24,7 @@ enum Op : int {
   kFminF32, kFmaxF32, kIaddS32, kIaddU32, kIsubS32, kIsubU32, kIcmpI32, kIcmpS32, kIcmpU32, kMuxI32,
   kF32ToS32, kF32ToU32, kS32ToF32, kU32ToF32, kFrcpF32, kFrsqF32, kFrcpApprox, kFrsqApprox, kLdexpF32,
   kLoad, kStore, kBranchz, kBranch, kJump, kBarrier, kFminV2F16, kFmaxV2F16, kIaddV2S16, kIaddV2U16,
-  kIsubV2S16, kIsubV2U16, kIabsS32, kAtomC, kAtomCx,
+  kIsubV2S16, kIsubV2U16, kIabsS32, kAtomC, kAtomCx, kMkvecV4I8,
 };
 
 const std::map<std::string, int>& op_names() {
@@ -58,7 +58,7 @@ const std::map<std::string, int>& op_names() {
       {"+BRANCH.f32", kBranch}, {"+JUMP", kJump}, {"+BARRIER", kBarrier}, {"+FMIN.v2f16", kFminV2F16},
       {"+FMAX.v2f16", kFmaxV2F16}, {"+IADD.v2s16", kIaddV2S16}, {"+IADD.v2u16", kIaddV2U16},
       {"+ISUB.v2s16", kIsubV2S16}, {"+ISUB.v2u16", kIsubV2U16}, {"+IABS.s32", kIabsS32},
-      {"*ATOM_C.i32", kAtomC}, {"*ATOM_C_RETURN.i32", kAtomC}, {"+ATOM_CX", kAtomCx},
+      {"*ATOM_C.i32", kAtomC}, {"*MKVEC.v4i8", kMkvecV4I8}, {"*ATOM_C_RETURN.i32", kAtomC}, {"+ATOM_CX", kAtomCx},
   };
   return m;
 }
@@ -728,6 +728,16 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
       });
       return true;
     }
+    case kMkvecV4I8: {
+      unsigned sel[4];
+      for (unsigned i = 0; i < 4; ++i) sel[i] = in.mod(("lane" + std::to_string(i)).c_str()) == "b2" ? 2 : 0;
+      each([&](unsigned l) {
+        uint32_t r = 0;
+        for (unsigned i = 0; i < 4; ++i) r |= ((S(i, l) >> (8 * sel[i])) & 0xffu) << (8 * i);
+        return r;
+      });
+      return true;
+    }
     case kPopcount: each([&](unsigned l) { return uint32_t(std::popcount(S(0, l))); }); return true;
     case kBitrev:
       each([&](unsigned l) {
@@ -883,12 +893,10 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
       return true;
     }
     case kF32ToS32: case kF32ToU32: {
-      std::string r = in.mod("round");
-      if (r.empty() || r == "none") r = "rtz_default";
+      const std::string& r = in.mod("round");  // none = to nearest, ties to even
       each([&](unsigned l) {
         float v = f32(flush32(S(0, l), ftz));
-        const std::string& rr = r == "rtz_default" ? std::string("none") : r;
-        return in.op == kF32ToS32 ? f2s(v, rr) : f2u(v, rr);
+        return in.op == kF32ToS32 ? f2s(v, r) : f2u(v, r);
       });
       return true;
     }
