@@ -114,23 +114,25 @@ float with_round(ir::Round r, F f) {
 uint32_t canon32(float f) { return std::isnan(f) ? kNan32 : bits(f); }
 
 // Output clamps; NaN becomes +0 under every clamp (the seed's "clamping flushes NaN to zero").
-uint32_t clamp32(uint32_t b, const std::string& c) {
-  if (c.empty() || c == "none") return b;
+enum Clamp { kNoClamp, kClamp0Inf, kClampM11, kClamp01 };
+int clamp_code(const std::string& c) {
+  return c == "clamp_0_inf" ? kClamp0Inf : c == "clamp_m1_1" ? kClampM11 : c == "clamp_0_1" ? kClamp01 : kNoClamp;
+}
+uint32_t clamp32(uint32_t b, int c) {
+  if (c == kNoClamp) return b;
   float f = f32(b);
   if (std::isnan(f)) return 0;
-  if (c == "clamp_0_inf") return f <= 0 ? 0u : b;
-  if (c == "clamp_m1_1") return f < -1 ? bits(-1.f) : f > 1 ? bits(1.f) : b;
-  if (c == "clamp_0_1") return f <= 0 ? 0u : f > 1 ? bits(1.f) : b;
-  return b;
+  if (c == kClamp0Inf) return f <= 0 ? 0u : b;
+  if (c == kClampM11) return f < -1 ? bits(-1.f) : f > 1 ? bits(1.f) : b;
+  return f <= 0 ? 0u : f > 1 ? bits(1.f) : b;
 }
-uint16_t clamp16(uint16_t b, const std::string& c) {
-  if (c.empty() || c == "none") return b;
+uint16_t clamp16(uint16_t b, int c) {
+  if (c == kNoClamp) return b;
   float f = h2f(b);
   if (std::isnan(f)) return 0;
-  if (c == "clamp_0_inf") return f <= 0 ? 0 : b;
-  if (c == "clamp_m1_1") return f < -1 ? 0xbc00 : f > 1 ? 0x3c00 : b;
-  if (c == "clamp_0_1") return f <= 0 ? 0 : f > 1 ? 0x3c00 : b;
-  return b;
+  if (c == kClamp0Inf) return f <= 0 ? 0 : b;
+  if (c == kClampM11) return f < -1 ? 0xbc00 : f > 1 ? 0x3c00 : b;
+  return f <= 0 ? 0 : f > 1 ? 0x3c00 : b;
 }
 
 uint32_t absneg32(uint32_t b, bool abs, bool neg) {
@@ -145,9 +147,10 @@ uint16_t absneg16(uint16_t b, bool abs, bool neg) {
 }
 
 // An f32 operand read with a widen modifier: h0/h1 take that f16 half, exactly widened.
-uint32_t widen32(uint32_t v, const std::string& w) {
-  if (w == "h0") return bits(h2f(uint16_t(v)));
-  if (w == "h1") return bits(h2f(uint16_t(v >> 16)));
+int widen_code(const std::string& w) { return w == "h0" ? 1 : w == "h1" ? 2 : 0; }
+uint32_t widen32(uint32_t v, int w) {
+  if (w == 1) return bits(h2f(uint16_t(v)));
+  if (w == 2) return bits(h2f(uint16_t(v >> 16)));
   return v;
 }
 
@@ -162,43 +165,56 @@ uint32_t swz16(uint32_t v, const std::string& s) {
   return half(s[1]) | (half(s[2]) << 16);
 }
 
-bool fcmp(float a, float b, const std::string& c) {
-  if (c == "eq") return a == b;
-  if (c == "gt") return a > b;
-  if (c == "ge") return a >= b;
-  if (c == "ne") return a != b;  // unordered not-equal: true with a NaN
-  if (c == "lt") return a < b;
-  if (c == "le") return a <= b;
-  if (c == "gtlt") return a < b || a > b;
-  if (c == "total") return !std::isnan(a) && !std::isnan(b);  // ordered
-  return false;
+enum Cmp { kEq, kGt, kGe, kNe, kLt, kLe, kGtLt, kTotal, kNoCmp };
+int cmp_code(const std::string& c) {
+  static const char* names[] = {"eq", "gt", "ge", "ne", "lt", "le", "gtlt", "total"};
+  for (int i = 0; i < 8; ++i)
+    if (c == names[i]) return i;
+  return kNoCmp;
+}
+bool fcmp(float a, float b, int c) {
+  switch (c) {
+    case kEq: return a == b;
+    case kGt: return a > b;
+    case kGe: return a >= b;
+    case kNe: return a != b;  // unordered not-equal: true with a NaN
+    case kLt: return a < b;
+    case kLe: return a <= b;
+    case kGtLt: return a < b || a > b;
+    case kTotal: return !std::isnan(a) && !std::isnan(b);  // ordered
+    default: return false;
+  }
 }
 template <class T>
-bool icmp(T a, T b, const std::string& c) {
-  if (c == "eq") return a == b;
-  if (c == "ne") return a != b;
-  if (c == "gt") return a > b;
-  if (c == "ge") return a >= b;
-  if (c == "lt") return a < b;
-  if (c == "le") return a <= b;
-  return false;
+bool icmp(T a, T b, int c) {
+  switch (c) {
+    case kEq: return a == b;
+    case kNe: return a != b;
+    case kGt: return a > b;
+    case kGe: return a >= b;
+    case kLt: return a < b;
+    case kLe: return a <= b;
+    default: return false;
+  }
 }
-uint32_t result_of(bool r, const std::string& rt) {
-  if (rt == "f1") return r ? 0x3f800000u : 0;
-  if (rt == "m1") return r ? 0xffffffffu : 0;
+int result_code(const std::string& rt) { return rt == "f1" ? 1 : rt == "m1" ? 2 : 0; }
+uint32_t result_of(bool r, int rt) {
+  if (rt == 1) return r ? 0x3f800000u : 0;
+  if (rt == 2) return r ? 0xffffffffu : 0;
   return r ? 1u : 0u;  // i1
 }
 
 // FMIN/FMAX: `sem` nan_suppress (a NaN operand loses), nan_propagate (a NaN wins,
 // canonical), c (C's a < b ? a : b), inverse_c (b < a ? b : a); -0 < +0.
-float fminmax(float a, float b, bool max, const std::string& sem) {
-  if (sem == "c" || sem == "inverse_c") {
-    const bool inv = sem == "inverse_c";
+int sem_code(const std::string& s) { return s == "nan_propagate" ? 1 : s == "c" ? 2 : s == "inverse_c" ? 3 : 0; }
+float fminmax(float a, float b, bool max, int sem) {
+  if (sem >= 2) {
+    const bool inv = sem == 3;
     float x = inv ? b : a, y = inv ? a : b;
     return max ? (x > y ? x : y) : (x < y ? x : y);
   }
   if (std::isnan(a) || std::isnan(b)) {
-    if (sem == "nan_propagate" || (std::isnan(a) && std::isnan(b))) return f32(kNan32);
+    if (sem == 1 || (std::isnan(a) && std::isnan(b))) return f32(kNan32);
     return std::isnan(a) ? b : a;
   }
   if (a == b) {  // +-0: by sign
@@ -572,12 +588,15 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
   // Modifiers read once per instruction.
   const bool abs0 = bitmod(in, "abs0"), abs1 = bitmod(in, "abs1"), abs2 = bitmod(in, "abs2");
   const bool neg0 = bitmod(in, "neg0"), neg1 = bitmod(in, "neg1"), neg2 = bitmod(in, "neg2");
-  const std::string& clamp = in.mod("clamp");
+  const int clamp = clamp_code(in.mod("clamp"));
   const std::string& rnd = in.mod("round");
+  const int wid[3] = {widen_code(in.mod("widen0")), widen_code(in.mod("widen1")), widen_code(in.mod("widen2"))};
+  const int cmp = cmp_code(in.mod("cmpf"));
+  const int rtype = result_code(in.mod("result_type"));
   const ir::Round R = round_of(rnd);
   const bool ftz = x.ftz;
   auto fsrc = [&](unsigned i, unsigned l, bool a, bool n) {
-    uint32_t v = widen32(S(i, l), in.mod(i == 0 ? "widen0" : i == 1 ? "widen1" : "widen2"));
+    uint32_t v = widen32(S(i, l), wid[i]);
     return absneg32(flush32(v, ftz), a, n);
   };
   auto fres = [&](float f) { return flush32(clamp32(canon32(f), clamp), ftz); };
@@ -601,15 +620,12 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
       });
       return true;
     case kFcmpF32: {
-      const std::string& cmp = in.mod("cmpf");
-      const std::string& rt = in.mod("result_type");
       each([&](unsigned l) {
-        return result_of(fcmp(f32(fsrc(0, l, abs0, neg0)), f32(fsrc(1, l, abs1, neg1)), cmp), rt);
+        return result_of(fcmp(f32(fsrc(0, l, abs0, neg0)), f32(fsrc(1, l, abs1, neg1)), cmp), rtype);
       });
       return true;
     }
     case kCselF32: case kCselI32: case kCselS32: case kCselU32: {
-      const std::string& cmp = in.mod("cmpf");
       each([&](unsigned l) {
         const uint32_t a = S(0, l), b = S(1, l);
         bool r;
@@ -662,7 +678,7 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
     }
     case kFmaV2F16: case kFaddV2F16: case kFminV2F16: case kFmaxV2F16: {
       const std::string sw0 = in.mod("swz0"), sw1 = in.mod("swz1"), sw2 = in.mod("swz2");
-      const std::string& sem = in.mod("sem");
+      const int sem = sem_code(in.mod("sem"));
       each([&](unsigned l) {
         const uint32_t a = swz16(S(0, l), sw0), b = swz16(S(1, l), sw1);
         const uint32_t cc = in.op == kFmaV2F16 ? swz16(S(2, l), sw2) : 0;
@@ -754,7 +770,7 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
       const bool sq = bitmod(in, "sqrt"), lg = bitmod(in, "log");
       if (lg) return error(c, ti, fma, in.enc->name + ".log is unsupported");
       each([&](unsigned l) {
-        uint32_t v = flush32(widen32(S(0, l), in.mod("widen0")), ftz);
+        uint32_t v = flush32(widen32(S(0, l), wid[0]), ftz);
         float xv = f32(v);
         if (in.op == kFrexpm) {
           if (std::isnan(xv)) return kNan32;
@@ -813,7 +829,7 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
     case kFroundF32: {
       const std::string& r = in.mod("round");
       each([&](unsigned l) {
-        float v = f32(absneg32(flush32(widen32(S(0, l), in.mod("widen0")), ftz), abs0, neg0));
+        float v = f32(absneg32(flush32(widen32(S(0, l), wid[0]), ftz), abs0, neg0));
         float o = r == "rtp" ? std::ceil(v) : r == "rtn" ? std::floor(v) : r == "rtz" ? std::trunc(v)
                   : r == "rtna" ? std::round(v) : std::nearbyint(v);
         return canon32(o);
@@ -821,7 +837,7 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
       return true;
     }
     case kFminF32: case kFmaxF32: {
-      const std::string& sem = in.mod("sem");
+      const int sem = sem_code(in.mod("sem"));
       each([&](unsigned l) {
         float a = f32(fsrc(0, l, abs0, neg0)), b = f32(fsrc(1, l, abs1, neg1));
         float r = fminmax(a, b, in.op == kFmaxF32, sem);
@@ -873,11 +889,9 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
       return true;
     }
     case kIcmpI32: case kIcmpS32: case kIcmpU32: {
-      const std::string& cmp = in.mod("cmpf");
-      const std::string& rt = in.mod("result_type");
       each([&](unsigned l) {
         bool r = in.op == kIcmpS32 ? icmp(int32_t(S(0, l)), int32_t(S(1, l)), cmp) : icmp(S(0, l), S(1, l), cmp);
-        return result_of(r, rt);
+        return result_of(r, rtype);
       });
       return true;
     }
@@ -919,7 +933,7 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
     case kFrcpApprox: case kFrsqApprox: {
       if (bitmod(in, "divzero")) return error(c, ti, fma, in.enc->name + ".divzero is unsupported");
       each([&](unsigned l) {
-        uint32_t v = absneg32(flush32(widen32(S(0, l), in.mod("widen0")), ftz), abs0, neg0);
+        uint32_t v = absneg32(flush32(widen32(S(0, l), wid[0]), ftz), abs0, neg0);
         return in.op == kFrcpApprox ? frcp_approx(v) : frsq_approx(v);
       });
       return true;
@@ -947,7 +961,7 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
       return memory(in, x, ti);
     case kBranchz: case kBranch: case kJump: {
       const std::string& name = in.enc->name;
-      const std::string& cmp = in.mod("cmpf");
+      const bool is_f32 = name.ends_with(".f32"), is_s32 = name.ends_with(".s32");
       if (!(in.mod("widen0").empty() || in.mod("widen0") == "none") ||
           !(in.mod("widen1").empty() || in.mod("widen1") == "none"))
         return error(c, ti, fma, name + " with 16-bit halves is unsupported");
@@ -956,8 +970,8 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
         bool take = true;
         if (in.op != kJump) {
           const uint32_t a = S(0, l), b = in.op == kBranch ? S(1, l) : 0u;
-          if (name.ends_with(".f32")) take = fcmp(f32(a), f32(b), cmp);
-          else if (name.ends_with(".s32")) take = icmp(int32_t(a), int32_t(b), cmp);
+          if (is_f32) take = fcmp(f32(a), f32(b), cmp);
+          else if (is_s32) take = icmp(int32_t(a), int32_t(b), cmp);
           else take = icmp(a, b, cmp);
         }
         if (take) {
