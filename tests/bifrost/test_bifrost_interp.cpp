@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <map>
 
 #include "frontend/bifrost/bifrost.h"
 #include "frontend/bifrost/interp.h"
@@ -385,4 +387,31 @@ TEST_CASE("bifrost known vectors: the notes' blob clauses PackFormats.2 and .3 r
   REQUIRE(bifrost::assemble("clause_0:\nds(0) eos store\n{\n    *NOP t0\n    +STORE.i32 t1, u0.w0, u0.w1, @r0\n}\n", post, err));
   const std::string pf2 = "294400004460cb80936507c008004029038100005ca02187af3100000000006071000000000000000000000000000000";
   CHECK(run_bytes(pf2 + to_hex(post), 41) == std::vector<uint32_t>{42});
+}
+
+TEST_CASE("bifrost docs: the instruction status table matches the interpreter") {
+  std::ifstream in(std::filesystem::path(GPURC_TEST_DATA) / "docs" / "bifrost.md");
+  REQUIRE(in);
+  std::map<std::string, std::string> table;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("| `", 0) != 0) continue;
+    const size_t e = line.find("` | ");
+    if (e == std::string::npos) continue;
+    table[line.substr(3, e - 3)] = line.substr(e + 4);
+  }
+  unsigned implemented = 0;
+  for (const bifrost::Encoding& e : bifrost::encodings()) {
+    CAPTURE(e.name);
+    auto it = table.find(e.name);
+    REQUIRE(it != table.end());
+    const std::string why = bifrost::unsupported_reason(e);
+    if (why.empty()) {
+      CHECK(it->second.rfind("implemented", 0) == 0);
+      ++implemented;
+    } else {
+      CHECK(it->second.find("unsupported: " + why) != std::string::npos);
+    }
+  }
+  CHECK(implemented > 0);
 }

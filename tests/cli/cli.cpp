@@ -251,7 +251,7 @@ TEST_CASE("cli: replay exit statuses for failed expect, guest faults and invalid
   invalid(d, "version");
   d = saxpy_doc();
   d["isa"] = "bifrost";
-  invalid(d, "for isa bifrost");
+  invalid(d, "program: bifrost: line 1");  // the saxpy text is not Mesa syntax
   d = saxpy_doc();
   d["launch"]["grid"] = json::array({0});
   invalid(d, "launch.grid");
