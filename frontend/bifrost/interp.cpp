@@ -24,7 +24,7 @@ enum Op : int {
   kFminF32, kFmaxF32, kIaddS32, kIaddU32, kIsubS32, kIsubU32, kIcmpI32, kIcmpS32, kIcmpU32, kMuxI32,
   kF32ToS32, kF32ToU32, kS32ToF32, kU32ToF32, kFrcpF32, kFrsqF32, kFrcpApprox, kFrsqApprox, kLdexpF32,
   kLoad, kStore, kBranchz, kBranch, kJump, kBarrier, kFminV2F16, kFmaxV2F16, kIaddV2S16, kIaddV2U16,
-  kIsubV2S16, kIsubV2U16, kIabsS32, kAtomC, kAtomCx, kMkvecV4I8,
+  kIsubV2S16, kIsubV2U16, kIabsS32, kAtomC, kAtomCx, kMkvecV4I8, kClper,
 };
 
 const std::map<std::string, int>& op_names() {
@@ -58,7 +58,7 @@ const std::map<std::string, int>& op_names() {
       {"+BRANCH.f32", kBranch}, {"+JUMP", kJump}, {"+BARRIER", kBarrier}, {"+FMIN.v2f16", kFminV2F16},
       {"+FMAX.v2f16", kFmaxV2F16}, {"+IADD.v2s16", kIaddV2S16}, {"+IADD.v2u16", kIaddV2U16},
       {"+ISUB.v2s16", kIsubV2S16}, {"+ISUB.v2u16", kIsubV2U16}, {"+IABS.s32", kIabsS32},
-      {"*ATOM_C.i32", kAtomC}, {"*MKVEC.v4i8", kMkvecV4I8}, {"*ATOM_C_RETURN.i32", kAtomC}, {"+ATOM_CX", kAtomCx},
+      {"*ATOM_C.i32", kAtomC}, {"*MKVEC.v4i8", kMkvecV4I8}, {"+CLPER.i32", kClper}, {"+CLPER_OLD.i32", kClper}, {"*ATOM_C_RETURN.i32", kAtomC}, {"+ATOM_CX", kAtomCx},
   };
   return m;
 }
@@ -751,6 +751,35 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
         uint32_t r = 0;
         for (unsigned i = 0; i < 4; ++i) r |= ((S(i, l) >> (8 * sel[i])) & 0xffu) << (8 * i);
         return r;
+      });
+      return true;
+    }
+    case kClper: {
+      // Cross-lane permute within subgroups of 2-16 lanes, never past the
+      // guest warp (a subgroup wider than the guest warp is the guest warp).
+      const std::string& sg = in.mod("subgroup");
+      // CLPER_OLD (G71/G72/G31) has no modifiers: the whole guest warp, lane = src1.
+      const unsigned size = sg.empty() ? env_.warp_width : std::min(env_.warp_width, unsigned(std::stoul(sg.substr(8))));
+      const std::string& lop = in.mod("lane_op");
+      static const std::pair<const char*, uint32_t> inactive[] = {
+          {"zero", 0}, {"umax", 0xffffffffu}, {"i1", 1}, {"v2i1", 0x00010001u}, {"smin", 0x80000000u},
+          {"smax", 0x7fffffffu}, {"v2smin", 0x80008000u}, {"v2smax", 0x7fff7fffu}, {"v4smin", 0x80808080u},
+          {"v4smax", 0x7f7f7f7fu}, {"f1", 0x3f800000u}, {"v2f1", 0x3c003c00u}, {"infn", 0xff800000u},
+          {"inf", 0x7f800000u}, {"v2infn", 0xfc00fc00u}, {"v2inf", 0x7c007c00u}};
+      uint32_t fill = 0;
+      for (const auto& [n, v] : inactive)
+        if (in.mod("inactive_result") == n) fill = v;
+      each([&](unsigned l) {
+        const unsigned base = l & ~(size - 1), own = l & (size - 1), idx = S(1, l);
+        unsigned src;
+        if (lop == "xor") src = (own ^ idx) & (size - 1);
+        else if (lop == "accumulate") src = (own + idx) & (size - 1);
+        else if (lop == "shift") {
+          if (uint64_t(own) + idx >= size) return fill;
+          src = own + idx;
+        } else src = idx & (size - 1);
+        const unsigned L = base + src;
+        return (mask >> L & 1) ? S(0, L) : fill;
       });
       return true;
     }

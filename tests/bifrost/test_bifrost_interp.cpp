@@ -415,3 +415,27 @@ TEST_CASE("bifrost docs: the instruction status table matches the interpreter") 
   }
   CHECK(implemented > 0);
 }
+
+TEST_CASE("bifrost CLPER: cross-lane permutes stay inside the guest warp") {
+  // Each thread reads r60 (its global id) of another lane: lane index = 5 (masked
+  // to the subgroup), xor 1, shift by 1 (past the subgroup: inactive_result).
+  auto run = [&](const std::string& line, const std::string& variant) {
+    const std::string text = "clause_0:\nds(0) nbb\n{\n    *MOV.i32 t0, 0x00000005\n    " + line +
+                             "\n    *NOP t0\n    +NOP t1\n}\nclause_2:\nds(0) eos store\n{\n"
+                             "    *SHADDXL.u32 t0, u2.w0, r60, shift:2\n    +STORE.i32 t1, t, u2.w1, @r4\n}\n";
+    json doc = program_doc(text, variant, 16, 16);
+    replay::ReplayRun r = replay::run_document(doc, kExamples, Engine::Interp, 1, false);
+    REQUIRE_MESSAGE(!r.fault, *r.fault);
+    return words(r, "out");
+  };
+  // subgroup16 on 4-lane guest warps: groups of 4, lane 5 & 3 = 1.
+  CHECK(run("+CLPER.i32.subgroup16.zero r4:t1, r60, t", "g72") ==
+        std::vector<uint32_t>{1, 1, 1, 1, 5, 5, 5, 5, 9, 9, 9, 9, 13, 13, 13, 13});
+  // ... and on 8-lane guest warps: groups of 8, lane 5.
+  CHECK(run("+CLPER.i32.subgroup16.zero r4:t1, r60, t", "g76") ==
+        std::vector<uint32_t>{5, 5, 5, 5, 5, 5, 5, 5, 13, 13, 13, 13, 13, 13, 13, 13});
+  CHECK(run("+CLPER.i32.xor.subgroup2.zero r4:t1, r60, t", "g72") ==
+        std::vector<uint32_t>{1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14});
+  CHECK(run("+CLPER.i32.shift.subgroup8.umax r4:t1, r60, t", "g76") ==
+        std::vector<uint32_t>{5, 6, 7, ~0u, ~0u, ~0u, ~0u, ~0u, 13, 14, 15, ~0u, ~0u, ~0u, ~0u, ~0u});
+}
