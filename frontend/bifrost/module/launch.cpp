@@ -3,8 +3,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <memory>
 
 #include "frontend/bifrost/bifrost.h"
+#include "frontend/bifrost/translate.h"
 #include "runtime/thread_pool.h"
 
 namespace gpurc::bifrost {
@@ -47,7 +49,21 @@ class ReferenceExecutable final : public ir::Executable {
   std::atomic<uint64_t>* lanes_;
 };
 
+// Packs a start state into the translation's vars (translate.h's layout).
+void pack_state(const WarpState& st, unsigned W, const std::vector<uint32_t>& offs, uint8_t* vars) {
+  for (unsigned r = 0; r < kRegs; ++r) std::memcpy(vars + offs[kVarReg0 + r], st.regs[r], 4 * kHostLanes);
+  std::memcpy(vars + offs[kVarPc], st.pc, 4 * kHostLanes);
+  std::memset(vars + offs[kVarEnded], 0, 4 * kHostLanes);
+  uint32_t gw[kHostLanes];
+  for (unsigned l = 0; l < kHostLanes; ++l) gw[l] = st.guest_warp_base + l / W;
+  std::memcpy(vars + offs[kVarGuestWarp], gw, sizeof gw);
+}
+
 }  // namespace
+
+bool translate_launch(const BifrostLaunch& L, ir::Function& f, std::string& err) {
+  return translate(L.code.data(), L.code.size(), L.warp_width, f, err);
+}
 
 unsigned warp_width_of(const std::string& variant) {
   if (variant.empty() || variant == "default") return models().front().warp_width;
@@ -82,6 +98,65 @@ void init_warp(const BifrostLaunch& L, const rt::WarpInfo& w, WarpState& st) {
   }
 }
 
+namespace {
+// A compiled translation through rt::launch: the start state packed per warp
+// into the translation's vars, unpacked for `finish`.
+BifrostResult run_jit(const BifrostLaunch& L, const isa::EngineHandle& engine, rt::Memory& memory,
+                      rt::ThreadPool* pool, const BifrostFinish& finish) {
+  BifrostResult res;
+  ir::Function f;
+  std::string err;
+  if (!translate_launch(L, f, err)) {
+    res.error = err;
+    return res;
+  }
+  isa::Compiled compiled;
+  if (!engine.compile(f, "gpurc_bifrost", compiled, err)) {
+    res.error = "program: " + err;
+    return res;
+  }
+  res.compile_us = compiled.compile_us;
+  const std::vector<uint32_t> offs = f.var_offsets();
+  std::vector<uint8_t> uniforms(ir::align64(std::max<size_t>(kUniformBlockBytes, f.uniform_bytes)), 0);
+  std::memcpy(uniforms.data(), L.uniforms.data(), kUniformBlockBytes);
+  rt::LaunchConfig cfg;
+  cfg.grid = L.grid;
+  cfg.block = L.block;
+  cfg.shared_bytes = L.shared_bytes;
+  cfg.budget = L.budget * int64_t(std::max<uint64_t>(1, compiled.max_step_cost));
+  cfg.vars_bytes = std::max<uint32_t>(compiled.vars_bytes, f.vars_bytes());
+  cfg.uniforms = uniforms.data();
+  cfg.init_writes_finish_reads = true;
+  cfg.max_rounds = 1u << 20;
+  rt::WarpHooks hooks;
+  hooks.init = [&](const rt::WarpInfo& w, uint8_t* vars) {
+    thread_local std::unique_ptr<WarpState> st;
+    if (!st) st = std::make_unique<WarpState>();
+    init_warp(L, w, *st);
+    pack_state(*st, L.warp_width, offs, vars);
+  };
+  if (finish)
+    hooks.finish = [&](const rt::WarpInfo& w, const uint8_t* vars) {
+      thread_local std::unique_ptr<WarpState> st;
+      if (!st) st = std::make_unique<WarpState>();
+      init_warp(L, w, *st);
+      for (unsigned r = 0; r < kRegs; ++r) std::memcpy(st->regs[r], vars + offs[kVarReg0 + r], 4 * kHostLanes);
+      std::memcpy(st->pc, vars + offs[kVarPc], 4 * kHostLanes);
+      finish(w, *st);
+    };
+  const auto t0 = Clock::now();
+  rt::LaunchResult r = rt::launch(*compiled.exe, memory, cfg, hooks, pool);
+  res.run_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+  if (!r.error.empty()) {
+    res.error = r.error;
+  } else if (r.fault) {
+    res.fault_message = r.fault->describe();
+    res.fault = *r.fault;
+  }
+  return res;
+}
+}  // namespace
+
 BifrostResult run_bifrost(const BifrostLaunch& L, const isa::EngineHandle& engine, rt::Memory& memory,
                           unsigned threads, const BifrostFinish& finish) {
   BifrostResult res;
@@ -98,11 +173,6 @@ BifrostResult run_bifrost(const BifrostLaunch& L, const isa::EngineHandle& engin
     res.error = "launch: the guest warp width must be 4 or 8";
     return res;
   }
-  if (!engine.is_reference()) {
-    res.error = "bifrost: engine " + engine.name() +
-                " needs the translation to IR, which is not implemented yet (use --engine interp)";
-    return res;
-  }
   std::vector<uint8_t> code(L.code);
   Program prog;
   std::string err;
@@ -114,6 +184,9 @@ BifrostResult run_bifrost(const BifrostLaunch& L, const isa::EngineHandle& engin
     res.error = "program: entry " + std::to_string(L.entry) + " is not the start of a clause";
     return res;
   }
+  const unsigned nthreads = threads ? threads : rt::ThreadPool::host_cores();
+  rt::ThreadPool* pool = nthreads > 1 ? &rt::ThreadPool::shared(nthreads) : nullptr;
+  if (!engine.is_reference()) return run_jit(L, engine, memory, pool, finish);
   LaunchEnv env;
   env.program = &prog;
   env.warp_width = L.warp_width;
@@ -141,8 +214,6 @@ BifrostResult run_bifrost(const BifrostLaunch& L, const isa::EngineHandle& engin
       f.detail += " (workgroup (" + std::to_string(w.block.x) + "," + std::to_string(w.block.y) + "," +
                   std::to_string(w.block.z) + ") host warp " + std::to_string(w.warp) + ")";
   };
-  const unsigned nthreads = threads ? threads : rt::ThreadPool::host_cores();
-  rt::ThreadPool* pool = nthreads > 1 ? &rt::ThreadPool::shared(nthreads) : nullptr;
   const auto t0 = Clock::now();
   rt::LaunchResult r = rt::launch(exe, memory, cfg, hooks, pool);
   res.run_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();

@@ -44,11 +44,15 @@ using BifrostFinish = std::function<void(const rt::WarpInfo&, const WarpState&)>
 // Fills the start state of a host warp (registers zero, preload, pcs).
 void init_warp(const BifrostLaunch& L, const rt::WarpInfo& w, WarpState& st);
 
-// Runs the launch on the reference interpreter (the only engine until the
-// translation exists: other engines get an error naming that).
+// Runs the launch on the reference interpreter (reference engine) or the
+// translation to IR compiled by the engine (an untranslated instruction is
+// the error, naming it).
 BifrostResult run_bifrost(const BifrostLaunch& L, const isa::EngineHandle& engine, rt::Memory& memory,
                           unsigned threads, const BifrostFinish& finish = {});
 
 unsigned warp_width_of(const std::string& variant);  // 0 = unknown variant
+
+// The translation of the launch's code (translate.h) for its warp width.
+bool translate_launch(const BifrostLaunch& L, ir::Function& f, std::string& err);
 
 }  // namespace gpurc::bifrost

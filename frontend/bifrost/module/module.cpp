@@ -6,6 +6,8 @@
 #include "frontend/bifrost/module/module.h"
 
 #include "frontend/bifrost/bifrost.h"
+#include "frontend/bifrost/module/launch.h"
+#include "frontend/bifrost/translate.h"
 
 namespace gpurc {
 namespace {
@@ -32,12 +34,11 @@ class BifrostModule final : public isa::IsaModule {
     if (!check_variant(variant, err)) return false;
     return bifrost::assemble(text, out, err);
   }
-  bool translate(const std::vector<uint8_t>&, const std::string& variant, ir::Function&,
+  bool translate(const std::vector<uint8_t>& code, const std::string& variant, ir::Function& out,
                  std::string& err) const override {
     if (!check_variant(variant, err)) return false;
-    err = "bifrost: translation to IR is not implemented yet (the codec and the reference interpreter are: "
-          "gpurc replay --isa bifrost --engine interp)";
-    return false;
+    const unsigned W = bifrost::warp_width_of(variant);
+    return bifrost::translate(code.data(), code.size(), W, out, err);
   }
   bool has_replay() const override { return true; }
   void replay(const isa::ReplayJob& job, replay::ReplayRun& run) const override { bifrost::replay(job, run); }
