@@ -33,6 +33,7 @@ struct Ctx {
   std::vector<std::pair<unsigned, ValueId>> staged;
   // The clause's branch.
   ValueId taken = ir::kNoValue, target = ir::kNoValue;
+  bool barrier = false;
 };
 
 class Translator {
@@ -103,6 +104,28 @@ class Translator {
     const std::string& v = in.mod(m);
     return !v.empty() && v != "none";
   }
+  ValueId half(ValueId v, unsigned h) { return b_.trunc(Type::I16, h ? b_.lshr(v, c32(16)) : v); }
+  ValueId swz(ValueId v, const std::string& s, unsigned h) {
+    // h00, h10, h01 (identity), h11: the first letter after 'h' is the low half's source.
+    const unsigned from = (s.size() == 3 && s[0] == 'h') ? unsigned(s[1 + h] - '0') : h;
+    return half(v, from);
+  }
+  ValueId absneg16(ValueId v, bool abs, bool neg) {
+    if (abs) v = b_.and_(v, b_.i16(0x7fff));
+    if (neg) v = b_.xor_(v, b_.i16(0x8000));
+    return v;
+  }
+  ValueId h2(ValueId v16, Type t) { return b_.ftof(t, b_.bitcast(Type::F16, v16)); }
+  ValueId clamp16(ValueId y16, const std::string& c) {
+    if (c.empty() || c == "none") return y16;
+    ValueId f = h2(y16, Type::F32), zero = b_.f32_bits(0), one = b_.f32(1.f);
+    ValueId z = b_.i16(0), o = b_.i16(0x3c00);
+    if (c == "clamp_0_inf") return sel(b_.fcmp(FloatPred::Ogt, f, zero), y16, z);
+    if (c == "clamp_0_1") return sel(b_.fcmp(FloatPred::Ogt, f, one), o, sel(b_.fcmp(FloatPred::Ogt, f, zero), y16, z));
+    return sel(b_.fcmp(FloatPred::Uno, f, f), z,
+               sel(b_.fcmp(FloatPred::Olt, f, b_.f32(-1.f)), b_.i16(0xbc00), sel(b_.fcmp(FloatPred::Ogt, f, one), o, y16)));
+  }
+  ValueId pack16(ValueId lo, ValueId hi) { return b_.or_(b_.zext(Type::I32, lo), b_.shl(b_.zext(Type::I32, hi), c32(16))); }
   bool fau(Ctx& x, unsigned idx, const DecodedIns& in);
   bool ins(Ctx& x, const DecodedIns& in, ValueId& out);
   bool memory(Ctx& x, const DecodedIns& in);
@@ -208,7 +231,7 @@ bool Translator::memory(Ctx& x, const DecodedIns& in) {
 enum TOp {
   tNone, tNop, tMov, tFadd, tFma, tFcmp, tCselF, tCselI, tCselS, tCselU, tShift, tImul, tPopcount, tBitrev, tClz,
   tIaddc, tIsubb, tShaddxl, tFmin, tFmax, tIadd, tIsub, tIcmp, tMux, tF2S, tF2U, tS2F, tU2F, tMkvec2, tExt,
-  tLoad, tStore, tBranchz, tBranch, tJump, tClper,
+  tLoad, tStore, tBranchz, tBranch, tJump, tClper, tBarrier, tV2f16, tF16ToF32, tV2F32ToV2F16,
 };
 
 TOp top(const std::string& n) {
@@ -230,7 +253,10 @@ TOp top(const std::string& n) {
       {"+STORE.i32", tStore}, {"+STORE.i64", tStore}, {"+STORE.i96", tStore}, {"+STORE.i128", tStore},
       {"+BRANCHZ.i32", tBranchz}, {"+BRANCHZ.s32", tBranchz}, {"+BRANCHZ.u32", tBranchz}, {"+BRANCHZ.f32", tBranchz},
       {"+BRANCH.i32", tBranch}, {"+BRANCH.s32", tBranch}, {"+BRANCH.u32", tBranch}, {"+BRANCH.f32", tBranch},
-      {"+JUMP", tJump}, {"+CLPER.i32", tClper}, {"+CLPER_OLD.i32", tClper},
+      {"+JUMP", tJump}, {"+CLPER.i32", tClper}, {"+CLPER_OLD.i32", tClper}, {"+BARRIER", tBarrier},
+      {"*FADD.v2f16", tV2f16}, {"+FADD.v2f16", tV2f16}, {"*FMA.v2f16", tV2f16}, {"+FMIN.v2f16", tV2f16},
+      {"+FMAX.v2f16", tV2f16}, {"*F16_TO_F32", tF16ToF32}, {"+F16_TO_F32", tF16ToF32},
+      {"*V2F32_TO_V2F16", tV2F32ToV2F16}, {"+V2F32_TO_V2F16", tV2F32ToV2F16},
   };
   auto it = m.find(n);
   return it == m.end() ? tNone : it->second;
@@ -436,6 +462,52 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
       out = c32(0);
       return true;
     }
+    case tV2f16: {
+      const std::string sw0 = in.mod("swz0"), sw1 = in.mod("swz1"), sw2 = in.mod("swz2");
+      const bool is_fma = name == "*FMA.v2f16", is_add = name.find("FADD") != std::string::npos;
+      const bool is_max = name == "+FMAX.v2f16";
+      const std::string& sem = in.mod("sem");
+      ValueId hs[2];
+      for (unsigned h = 0; h < 2; ++h) {
+        ValueId a = absneg16(swz(S(0), sw0, h), abs0, neg0), bb = absneg16(swz(S(1), sw1, h), abs1, neg1);
+        ValueId y;
+        if (is_fma) {
+          ValueId cc = absneg16(swz(S(2), sw2, h), abs2, neg2);
+          y = b_.ftof(Type::F16, b_.ffma(h2(a, Type::F64), h2(bb, Type::F64), h2(cc, Type::F64)), round_flags(rnd));
+        } else if (is_add) {
+          y = b_.ftof(Type::F16, b_.fadd(h2(a, Type::F64), h2(bb, Type::F64)), round_flags(rnd));
+        } else {
+          ValueId fa = h2(a, Type::F32), fb = h2(bb, Type::F32);
+          ir::MinMaxNan mode = sem == "nan_propagate" ? ir::MinMaxNan::NanWins
+                               : (sem == "c" || sem == "inverse_c") ? ir::MinMaxNan::SecondOnNan
+                                                                    : ir::MinMaxNan::NumberWins;
+          if (sem == "inverse_c") std::swap(fa, fb);
+          y = b_.ftof(Type::F16, is_max ? b_.fmax(mode, fa, fb) : b_.fmin(mode, fa, fb));
+        }
+        hs[h] = clamp16(b_.bitcast(Type::I16, y), clampm);
+      }
+      out = pack16(hs[0], hs[1]);
+      return true;
+    }
+    case tF16ToF32: {
+      const bool hi = in.mod("lane0") == "h1";
+      out = flush(asi(h2(half(S(0), hi ? 1 : 0), Type::F32)), x.ftz);
+      return true;
+    }
+    case tV2F32ToV2F16: {
+      if (rnd == "rtna") return fail(x, in, ".rtna is unsupported");
+      ValueId hs[2];
+      for (unsigned h = 0; h < 2; ++h) {
+        ValueId v = absneg(S(h), h ? abs1 : abs0, h ? neg1 : neg0);
+        hs[h] = clamp16(b_.bitcast(Type::I16, b_.ftof(Type::F16, asf(v), round_flags(rnd))), clampm);
+      }
+      out = pack16(hs[0], hs[1]);
+      return true;
+    }
+    case tBarrier:
+      x.barrier = true;
+      out = c32(0);
+      return true;
     case tClper: {
       const std::string& sg = in.mod("subgroup");
       const unsigned size = sg.empty() ? W_ : std::min(W_, unsigned(std::stoul(sg.substr(8))));
@@ -519,8 +591,13 @@ bool Translator::clause(const DecodedClause& c, ValueId active, std::string& err
   ValueId taken = x.taken == ir::kNoValue ? b_.i1(false) : x.taken;
   ValueId newpc = x.taken == ir::kNoValue ? next : sel(taken, x.target, next);
   b_.set_var_where(active, kVarPc, newpc);
-  if (c.raw.header.flow() == 0)
-    b_.set_var_where(b_.and_(active, b_.xor_(taken, b_.i1(true))), kVarEnded, b_.i32(1));
+  ValueId ends = b_.and_(active, b_.xor_(taken, b_.i1(true)));
+  if (c.raw.header.flow() == 0) b_.set_var_where(ends, kVarEnded, b_.i32(1));
+  if (x.barrier) {
+    // Threads that did not end wait until the whole workgroup arrived (dispatch).
+    ValueId wait = c.raw.header.flow() == 0 ? b_.and_(active, taken) : active;
+    b_.set_var_where(wait, kVarWaiting, b_.i32(1));
+  }
   return true;
 }
 
@@ -543,15 +620,26 @@ bool translate(const uint8_t* code, size_t size, unsigned W, ir::Function& f, st
   f.add_var("pc", Type::I32);
   f.add_var("ended", Type::I32);
   f.add_var("guest_warp", Type::I32);
+  f.add_var("waiting", Type::I32);
   f.uniform_bytes = kUniformBlockBytes;
   Builder b(f);
   const ir::BlockId entry = f.add_block("entry"), dispatch = f.add_block("dispatch"), body = f.add_block("body"),
-                    exit = f.add_block("exit"), bad = f.add_block("bad_pc");
+                    exit = f.add_block("exit"), bad = f.add_block("bad_pc"), idle = f.add_block("idle"),
+                    wait = f.add_block("barrier"), resume = f.add_block("resume");
   b.set_block(entry);
   b.br(dispatch);
   b.set_block(dispatch);
-  ValueId live = b.and_(b.entry_mask(), b.icmp(IntPred::Eq, b.get_var(kVarEnded), b.i32(0)));
-  b.cond_br(b.any(b.i1(true), live), body, exit);
+  ValueId alive = b.and_(b.entry_mask(), b.icmp(IntPred::Eq, b.get_var(kVarEnded), b.i32(0)));
+  ValueId live = b.and_(alive, b.icmp(IntPred::Eq, b.get_var(kVarWaiting), b.i32(0)));
+  b.cond_br(b.any(b.i1(true), live), body, idle);
+  // No thread can run: all ended, or the rest wait at a barrier.
+  b.set_block(idle);
+  b.cond_br(b.any(b.i1(true), alive), wait, exit);
+  b.set_block(wait);
+  b.barrier(resume);
+  b.set_block(resume);
+  b.set_var(kVarWaiting, b.i32(0));
+  b.br(dispatch);
   b.set_block(exit);
   b.ret();
   b.set_block(body);

@@ -20,6 +20,7 @@ constexpr uint32_t kVarReg0 = 0;      // r0..r63: vars 0..63 (i32)
 constexpr uint32_t kVarPc = 64;       // per-thread pc (byte offset, i32)
 constexpr uint32_t kVarEnded = 65;    // 1 once the thread ended (i32)
 constexpr uint32_t kVarGuestWarp = 66;  // guest warp id within the workgroup (i32, FAU special 2)
+constexpr uint32_t kVarWaiting = 67;    // 1 while the thread waits at a barrier (i32)
 constexpr uint32_t kUniformBlockBytes = 256 * 4;
 
 // `entry`: byte offset of the first clause (only used to check it is one).

@@ -57,6 +57,7 @@ void pack_state(const WarpState& st, unsigned W, const std::vector<uint32_t>& of
   uint32_t gw[kHostLanes];
   for (unsigned l = 0; l < kHostLanes; ++l) gw[l] = st.guest_warp_base + l / W;
   std::memcpy(vars + offs[kVarGuestWarp], gw, sizeof gw);
+  std::memset(vars + offs[kVarWaiting], 0, 4 * kHostLanes);
 }
 
 }  // namespace
