@@ -116,7 +116,16 @@ BifrostResult run_jit(const BifrostLaunch& L, const isa::EngineHandle& engine, r
     res.error = "program: " + err;
     return res;
   }
+  res = run_translation(L, f, *compiled.exe, compiled.vars_bytes, compiled.max_step_cost, memory, pool, finish);
   res.compile_us = compiled.compile_us;
+  return res;
+}
+}  // namespace
+
+BifrostResult run_translation(const BifrostLaunch& L, const ir::Function& f, const ir::Executable& exe,
+                              uint32_t vars_bytes, uint64_t max_step_cost, rt::Memory& memory, rt::ThreadPool* pool,
+                              const BifrostFinish& finish) {
+  BifrostResult res;
   const std::vector<uint32_t> offs = f.var_offsets();
   std::vector<uint8_t> uniforms(ir::align64(std::max<size_t>(kUniformBlockBytes, f.uniform_bytes)), 0);
   std::memcpy(uniforms.data(), L.uniforms.data(), kUniformBlockBytes);
@@ -124,8 +133,8 @@ BifrostResult run_jit(const BifrostLaunch& L, const isa::EngineHandle& engine, r
   cfg.grid = L.grid;
   cfg.block = L.block;
   cfg.shared_bytes = L.shared_bytes;
-  cfg.budget = L.budget * int64_t(std::max<uint64_t>(1, compiled.max_step_cost));
-  cfg.vars_bytes = std::max<uint32_t>(compiled.vars_bytes, f.vars_bytes());
+  cfg.budget = L.budget * int64_t(std::max<uint64_t>(1, max_step_cost));
+  cfg.vars_bytes = std::max<uint32_t>(vars_bytes, f.vars_bytes());
   cfg.uniforms = uniforms.data();
   cfg.init_writes_finish_reads = true;
   cfg.max_rounds = 1u << 20;
@@ -146,7 +155,7 @@ BifrostResult run_jit(const BifrostLaunch& L, const isa::EngineHandle& engine, r
       finish(w, *st);
     };
   const auto t0 = Clock::now();
-  rt::LaunchResult r = rt::launch(*compiled.exe, memory, cfg, hooks, pool);
+  rt::LaunchResult r = rt::launch(exe, memory, cfg, hooks, pool);
   res.run_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
   if (!r.error.empty()) {
     res.error = r.error;
@@ -156,7 +165,23 @@ BifrostResult run_jit(const BifrostLaunch& L, const isa::EngineHandle& engine, r
   }
   return res;
 }
+
+namespace {
+class ReferenceEngine final : public isa::EngineHandle {
+ public:
+  std::string name() const override { return "interp"; }
+  bool is_reference() const override { return true; }
+  bool compile(const ir::Function&, const std::string&, isa::Compiled&, std::string& err) const override {
+    err = "the reference engine runs the Bifrost interpreter, not IR";
+    return false;
+  }
+};
 }  // namespace
+
+const isa::EngineHandle& reference_engine() {
+  static const ReferenceEngine e;
+  return e;
+}
 
 BifrostResult run_bifrost(const BifrostLaunch& L, const isa::EngineHandle& engine, rt::Memory& memory,
                           unsigned threads, const BifrostFinish& finish) {

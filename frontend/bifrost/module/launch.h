@@ -16,6 +16,7 @@
 #include "isa/module.h"
 #include "runtime/launch.h"
 #include "runtime/memory.h"
+#include "runtime/thread_pool.h"
 
 namespace gpurc::bifrost {
 
@@ -49,6 +50,15 @@ void init_warp(const BifrostLaunch& L, const rt::WarpInfo& w, WarpState& st);
 // the error, naming it).
 BifrostResult run_bifrost(const BifrostLaunch& L, const isa::EngineHandle& engine, rt::Memory& memory,
                           unsigned threads, const BifrostFinish& finish = {});
+
+// Runs `exe`, an engine's executable of `f` (the translation of L's code),
+// through rt::launch: the start state packed into f's vars (translate.h).
+BifrostResult run_translation(const BifrostLaunch& L, const ir::Function& f, const ir::Executable& exe,
+                              uint32_t vars_bytes, uint64_t max_step_cost, rt::Memory& memory, rt::ThreadPool* pool,
+                              const BifrostFinish& finish = {});
+
+// The interpreter as an engine handle (fuzzing, instruction counts).
+const isa::EngineHandle& reference_engine();
 
 unsigned warp_width_of(const std::string& variant);  // 0 = unknown variant
 

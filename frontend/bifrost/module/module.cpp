@@ -1,8 +1,8 @@
 // ARM Mali Bifrost as an ISA module (isa/module.h): the codec (Mesa's
 // Bifrost disassembler syntax, the packer for it) and replay on the reference
-// interpreter. Variants name the guest models; they select the warp width (4
-// on G71/G72/G51/G31, 8 on G76/G52). Translation to IR (and so the JIT
-// tiers and fuzzing) reports that it is missing.
+// interpreter or the JIT tiers, translation to IR (a subset of the
+// instructions; the rest is a translate error) and fuzzing. Variants name the
+// guest models; they select the warp width (4 on G71/G72/G51/G31, 8 on G76/G52).
 #include "frontend/bifrost/module/module.h"
 
 #include "frontend/bifrost/bifrost.h"
@@ -42,6 +42,10 @@ class BifrostModule final : public isa::IsaModule {
   }
   bool has_replay() const override { return true; }
   void replay(const isa::ReplayJob& job, replay::ReplayRun& run) const override { bifrost::replay(job, run); }
+  std::unique_ptr<isa::FuzzSession> fuzz_session(const fuzz::IsaFuzzOptions& opt, std::string& err) const override {
+    return bifrost::make_fuzz_session(opt, err);
+  }
+  bool fuzz_capable() const override { return true; }
 
  private:
   bool check_variant(const std::string& v, std::string& err) const {
