@@ -231,7 +231,8 @@ bool Translator::memory(Ctx& x, const DecodedIns& in) {
 enum TOp {
   tNone, tNop, tMov, tFadd, tFma, tFcmp, tCselF, tCselI, tCselS, tCselU, tShift, tImul, tPopcount, tBitrev, tClz,
   tIaddc, tIsubb, tShaddxl, tFmin, tFmax, tIadd, tIsub, tIcmp, tMux, tF2S, tF2U, tS2F, tU2F, tMkvec2, tExt,
-  tLoad, tStore, tBranchz, tBranch, tJump, tClper, tBarrier, tV2f16, tF16ToF32, tV2F32ToV2F16,
+  tLoad, tStore, tBranchz, tBranch, tJump, tClper, tBarrier, tV2f16, tF16ToF32, tV2F32ToV2F16, tIabs,
+  tMkvec4, tV2Int, tAtomC, tAtomCx,
 };
 
 TOp top(const std::string& n) {
@@ -256,7 +257,9 @@ TOp top(const std::string& n) {
       {"+JUMP", tJump}, {"+CLPER.i32", tClper}, {"+CLPER_OLD.i32", tClper}, {"+BARRIER", tBarrier},
       {"*FADD.v2f16", tV2f16}, {"+FADD.v2f16", tV2f16}, {"*FMA.v2f16", tV2f16}, {"+FMIN.v2f16", tV2f16},
       {"+FMAX.v2f16", tV2f16}, {"*F16_TO_F32", tF16ToF32}, {"+F16_TO_F32", tF16ToF32},
-      {"*V2F32_TO_V2F16", tV2F32ToV2F16}, {"+V2F32_TO_V2F16", tV2F32ToV2F16},
+      {"*V2F32_TO_V2F16", tV2F32ToV2F16}, {"+V2F32_TO_V2F16", tV2F32ToV2F16}, {"+IABS.s32", tIabs},
+      {"*MKVEC.v4i8", tMkvec4}, {"+IADD.v2s16", tV2Int}, {"+IADD.v2u16", tV2Int}, {"+ISUB.v2s16", tV2Int},
+      {"+ISUB.v2u16", tV2Int}, {"*ATOM_C.i32", tAtomC}, {"*ATOM_C_RETURN.i32", tAtomC}, {"+ATOM_CX", tAtomCx},
   };
   auto it = m.find(n);
   return it == m.end() ? tNone : it->second;
@@ -504,6 +507,41 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
       out = pack16(hs[0], hs[1]);
       return true;
     }
+    case tIabs: out = b_.emit(ir::Opcode::IAbs, Type::I32, {S(0)}); return true;
+    case tMkvec4: {
+      ValueId r = c32(0);
+      for (unsigned i = 0; i < 4; ++i) {
+        const bool b2 = in.mod(("lane" + std::to_string(i)).c_str()) == "b2";
+        ValueId byte = b_.and_(b2 ? b_.lshr(S(i), c32(16)) : S(i), c32(0xff));
+        r = b_.or_(r, i ? b_.shl(byte, c32(8 * i)) : byte);
+      }
+      out = r;
+      return true;
+    }
+    case tV2Int: {
+      const bool sat = on(in, "saturate"), sub = name.find("ISUB") != std::string::npos,
+                 sgn = name.find("v2s16") != std::string::npos;
+      const std::string l0 = in.mod("lanes0"), l1 = in.mod("lanes1");
+      if (l1 == "b01" || l1 == "b23") return fail(x, in, "byte lanes are unsupported");
+      ValueId hs[2];
+      for (unsigned h = 0; h < 2; ++h) {
+        ValueId a = swz(S(0), l0, h), bb = swz(S(1), l1, h);
+        ValueId a32 = sgn ? b_.sext(Type::I32, a) : b_.zext(Type::I32, a);
+        ValueId b32 = sgn ? b_.sext(Type::I32, bb) : b_.zext(Type::I32, bb);
+        ValueId y = sub ? b_.isub(a32, b32) : b_.iadd(a32, b32);
+        if (sat) {
+          const ir::Sign sg = ir::Sign::Signed;  // the exact sums fit in i32
+          y = sgn ? b_.imin(sg, b_.imax(sg, y, c32(uint32_t(-32768))), c32(32767))
+                  : b_.imin(sg, b_.imax(sg, y, c32(0)), c32(65535));
+        }
+        hs[h] = b_.trunc(Type::I16, y);
+      }
+      out = pack16(hs[0], hs[1]);
+      return true;
+    }
+    case tAtomC: case tAtomCx:  // performed together in clause()
+      out = c32(0);
+      return true;
     case tBarrier:
       x.barrier = true;
       out = c32(0);
@@ -572,6 +610,35 @@ bool Translator::clause(const DecodedClause& c, ValueId active, std::string& err
     if (!ins(x, t.fma, nf)) {
       err = err_;
       return false;
+    }
+    const bool atom_c = t.fma.enc && top(t.fma.enc->name) == tAtomC;
+    const bool atom_cx = t.add.enc && top(t.add.enc->name) == tAtomCx;
+    if (atom_c != atom_cx || (atom_c && ti + 1 != c.raw.ntuples)) {
+      char b[96];
+      std::snprintf(b, sizeof b, "clause 0x%zx tuple %u: *ATOM_C and +ATOM_CX must pair in the last tuple", c.raw.offset, ti);
+      err = b;
+      return false;
+    }
+    if (atom_c) {
+      // Address = the FMA's sources 0 (low) and 1 (high), operand = the
+      // staging register, the old value back to it for _RETURN (interp.cpp).
+      const std::string& opc = t.fma.mod("atom_opc");
+      static const std::pair<const char*, ir::AtomicOp> ops[] = {
+          {"aadd", ir::AtomicOp::Add}, {"asmin", ir::AtomicOp::SMin}, {"asmax", ir::AtomicOp::SMax},
+          {"aumin", ir::AtomicOp::UMin}, {"aumax", ir::AtomicOp::UMax}, {"aand", ir::AtomicOp::And},
+          {"aor", ir::AtomicOp::Or}, {"axor", ir::AtomicOp::Xor}};
+      int found = -1;
+      for (int k = 0; k < 8; ++k)
+        if (opc == ops[k].first) found = k;
+      if (found < 0) {
+        err = "clause " + std::to_string(c.raw.offset) + ": " + t.fma.enc->name + " ." + opc + " is unsupported";
+        return false;
+      }
+      const unsigned sr = c.raw.header.staging_register();
+      ValueId addr = b_.or_(b_.zext(Type::I64, src(x, t.fma.src[0])),
+                            b_.shl(b_.zext(Type::I64, src(x, t.fma.src[1])), b_.i32(32)));
+      ValueId old = b_.atomic(ops[found].second, ir::Space::Global, addr, b_.get_var(kVarReg0 + sr), active);
+      if (t.fma.enc->name.find("RETURN") != std::string::npos) x.staged.push_back({sr, old});
     }
     x.fma_unit = false;
     x.t = nf;

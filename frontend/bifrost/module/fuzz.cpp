@@ -53,7 +53,8 @@ const std::vector<const Encoding*>& candidates(bool fma) {
         "+MUX.i32", "+F32_TO_S32", "+F32_TO_U32", "+S32_TO_F32", "+U32_TO_F32", "*MKVEC.v2i16", "+MKVEC.v2i16",
         "*S8_TO_S32", "+S8_TO_S32", "*U8_TO_U32", "+U8_TO_U32", "*S16_TO_S32", "+S16_TO_S32", "*U16_TO_U32",
         "+U16_TO_U32", "*FADD.v2f16", "+FADD.v2f16", "*FMA.v2f16", "+FMIN.v2f16", "+FMAX.v2f16", "*F16_TO_F32",
-        "+F16_TO_F32", "*V2F32_TO_V2F16", "+V2F32_TO_V2F16", "+CLPER.i32", "+CLPER_OLD.i32", "*NOP", "+NOP"};
+        "+F16_TO_F32", "*V2F32_TO_V2F16", "+V2F32_TO_V2F16", "+CLPER.i32", "+CLPER_OLD.i32", "*NOP", "+NOP",
+        "+IABS.s32", "*MKVEC.v4i8", "+IADD.v2s16", "+IADD.v2u16", "+ISUB.v2s16", "+ISUB.v2u16"};
     for (const Encoding* e : decode_order(true))
       for (const char* n : names)
         if (e->name == n) fmas.push_back(e);
