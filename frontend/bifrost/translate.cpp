@@ -126,6 +126,29 @@ class Translator {
                sel(b_.fcmp(FloatPred::Olt, f, b_.f32(-1.f)), b_.i16(0xbc00), sel(b_.fcmp(FloatPred::Ogt, f, one), o, y16)));
   }
   ValueId pack16(ValueId lo, ValueId hi) { return b_.or_(b_.zext(Type::I32, lo), b_.shl(b_.zext(Type::I32, hi), c32(16))); }
+  // frexp of a finite nonzero f32 (bits v): mantissa in [0.5, 1) with the
+  // sign (f64), exponent (i32); `sqrt`: mantissa in [0.25, 1), even exponent.
+  void frexp64(ValueId v, bool sqrt, ValueId& m, ValueId& e) {
+    ValueId bits = b_.float_bits(b_.ftof(Type::F64, asf(v)));  // exact, subnormals normalised
+    e = b_.isub(b_.trunc(Type::I32, b_.and_(b_.lshr(bits, c32(52)), b_.i64(0x7ff))), c32(1022));
+    m = b_.bitcast(Type::F64, b_.or_(b_.and_(bits, b_.i64(0x800fffffffffffffull)), b_.i64(uint64_t(1022) << 52)));
+    if (sqrt) {
+      ValueId odd = b_.icmp(IntPred::Ne, b_.and_(e, c32(1)), c32(0));
+      m = sel(odd, b_.fmul(m, b_.f64_bits(0x3fe0000000000000ull)), m);
+      e = sel(odd, b_.iadd(e, c32(1)), e);
+    }
+  }
+  ValueId is_nan32(ValueId v) { return b_.icmp(IntPred::Ugt, b_.and_(v, c32(0x7fffffffu)), c32(0x7f800000u)); }
+  ValueId is_inf32(ValueId v) { return b_.icmp(IntPred::Eq, b_.and_(v, c32(0x7fffffffu)), c32(0x7f800000u)); }
+  ValueId is_zero32(ValueId v) { return eq0(b_.and_(v, c32(0x7fffffffu))); }
+  // 2^k (k an i32 in [-1000, 1000]) as f64.
+  ValueId pow2(ValueId k) {
+    return b_.bitcast(Type::F64, b_.shl(b_.zext(Type::I64, b_.iadd(k, c32(1023))), b_.i32(52)));
+  }
+  ValueId clamp_k(ValueId k) {
+    const ir::Sign sg = ir::Sign::Signed;
+    return b_.imin(sg, b_.imax(sg, k, c32(uint32_t(-1000))), c32(1000));
+  }
   bool fau(Ctx& x, unsigned idx, const DecodedIns& in);
   bool ins(Ctx& x, const DecodedIns& in, ValueId& out);
   bool memory(Ctx& x, const DecodedIns& in);
@@ -232,7 +255,8 @@ enum TOp {
   tNone, tNop, tMov, tFadd, tFma, tFcmp, tCselF, tCselI, tCselS, tCselU, tShift, tImul, tPopcount, tBitrev, tClz,
   tIaddc, tIsubb, tShaddxl, tFmin, tFmax, tIadd, tIsub, tIcmp, tMux, tF2S, tF2U, tS2F, tU2F, tMkvec2, tExt,
   tLoad, tStore, tBranchz, tBranch, tJump, tClper, tBarrier, tV2f16, tF16ToF32, tV2F32ToV2F16, tIabs,
-  tMkvec4, tV2Int, tAtomC, tAtomCx,
+  tMkvec4, tV2Int, tAtomC, tAtomCx, tFrexpm, tFrexpe, tFrcpApprox, tFrsqApprox, tFrcp, tFrsq, tLdexp, tFround,
+  tFmaRscale,
 };
 
 TOp top(const std::string& n) {
@@ -260,6 +284,10 @@ TOp top(const std::string& n) {
       {"*V2F32_TO_V2F16", tV2F32ToV2F16}, {"+V2F32_TO_V2F16", tV2F32ToV2F16}, {"+IABS.s32", tIabs},
       {"*MKVEC.v4i8", tMkvec4}, {"+IADD.v2s16", tV2Int}, {"+IADD.v2u16", tV2Int}, {"+ISUB.v2s16", tV2Int},
       {"+ISUB.v2u16", tV2Int}, {"*ATOM_C.i32", tAtomC}, {"*ATOM_C_RETURN.i32", tAtomC}, {"+ATOM_CX", tAtomCx},
+      {"*FREXPM.f32", tFrexpm}, {"+FREXPM.f32", tFrexpm}, {"*FREXPE.f32", tFrexpe}, {"+FREXPE.f32", tFrexpe},
+      {"+FRCP_APPROX.f32", tFrcpApprox}, {"+FRSQ_APPROX.f32", tFrsqApprox}, {"+FRCP.f32", tFrcp},
+      {"+FRSQ.f32", tFrsq}, {"+LDEXP.f32", tLdexp}, {"*FROUND.f32", tFround}, {"+FROUND.f32", tFround},
+      {"*FMA_RSCALE.f32", tFmaRscale},
   };
   auto it = m.find(n);
   return it == m.end() ? tNone : it->second;
@@ -542,6 +570,89 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
     case tAtomC: case tAtomCx:  // performed together in clause()
       out = c32(0);
       return true;
+    case tFrexpm: case tFrexpe: {
+      const bool sq = on(in, "sqrt");
+      if (on(in, "log")) return fail(x, in, ".log is unsupported");
+      ValueId v = flush(widen(S(0), wid[0]), x.ftz), m, e;
+      frexp64(v, sq, m, e);
+      ValueId special = b_.or_(is_inf32(v), is_zero32(v));
+      if (op == tFrexpm) {
+        ValueId mb = absneg(asi(b_.ftof(Type::F32, m)), abs0, false);
+        out = sel(is_nan32(v), c32(0x7fc00000u), sel(special, absneg(v, abs0, false), mb));
+      } else {
+        if (sq) e = b_.ashr(e, c32(1));  // even
+        if (neg0) e = b_.ineg(e);
+        out = sel(b_.or_(is_nan32(v), special), c32(0), e);
+      }
+      return true;
+    }
+    case tFrcpApprox: case tFrsqApprox: {
+      if (on(in, "divzero")) return fail(x, in, ".divzero is unsupported");
+      ValueId v = absneg(flush(widen(S(0), wid[0]), x.ftz), abs0, neg0), m, e;
+      const bool rsq = op == tFrsqApprox;
+      ValueId mag = b_.and_(v, c32(0x7fffffffu)), sign = b_.and_(v, c32(0x80000000u));
+      frexp64(mag, rsq, m, e);
+      ValueId mbits = b_.float_bits(m);
+      ValueId r;
+      if (!rsq) {
+        ValueId idx = b_.trunc(Type::I32, b_.and_(b_.lshr(mbits, c32(40)), b_.i64(0xfff)));
+        ValueId mid = b_.fmul(b_.fadd(b_.itof(Type::F64, ir::Sign::Unsigned, idx), b_.fconst(Type::F64, 4096.5)),
+                              b_.fconst(Type::F64, 1.0 / 8192.0));
+        r = b_.or_(sign, asi(b_.ftof(Type::F32, b_.transc(ir::Opcode::FRcp, ir::Transc::Ieee, mid))));
+        out = sel(is_nan32(v), c32(0x7fc00000u),
+                  sel(is_zero32(v), b_.or_(sign, c32(0x7f800000u)), sel(is_inf32(v), sign, r)));
+      } else {
+        // m in [0.25, 0.5) (odd exponent) or [0.5, 1): 11 fraction bits of that binade.
+        ValueId low = b_.fcmp(FloatPred::Olt, m, b_.fconst(Type::F64, 0.5));
+        ValueId idx = b_.trunc(Type::I32, b_.and_(b_.lshr(mbits, c32(41)), b_.i64(0x7ff)));
+        ValueId base = sel(low, b_.fconst(Type::F64, 0.25), b_.fconst(Type::F64, 0.5));
+        ValueId frac = b_.fmul(b_.fadd(b_.itof(Type::F64, ir::Sign::Unsigned, idx), b_.fconst(Type::F64, 0.5)),
+                               b_.fconst(Type::F64, 1.0 / 2048.0));
+        ValueId mid = b_.fmul(base, b_.fadd(b_.fconst(Type::F64, 1.0), frac));
+        r = asi(b_.ftof(Type::F32, b_.transc(ir::Opcode::FRsqrt, ir::Transc::Ieee, mid)));
+        ValueId bad = b_.or_(is_nan32(v), b_.and_(b_.icmp(IntPred::Ne, sign, c32(0)), b_.xor_(is_zero32(v), b_.i1(true))));
+        out = sel(bad, c32(0x7fc00000u), sel(is_zero32(v), c32(0x7f800000u), sel(is_inf32(v), c32(0), r)));
+      }
+      return true;
+    }
+    case tFrcp: case tFrsq: {
+      ValueId v = absneg(flush(S(0), x.ftz), abs0, neg0);
+      out = flush(asi(b_.transc(op == tFrcp ? ir::Opcode::FRcp : ir::Opcode::FRsqrt, ir::Transc::Ieee, asf(v))), x.ftz);
+      return true;
+    }
+    case tLdexp: {
+      if (rnd == "inf" || rnd == "inf0" || rnd == "rtna") return fail(x, in, "." + rnd + " is unsupported");
+      ValueId v = flush(S(0), x.ftz);
+      ValueId d = b_.fmul(b_.ftof(Type::F64, asf(v)), pow2(clamp_k(S(1))));
+      out = flush(asi(b_.ftof(Type::F32, d, round_flags(rnd))), x.ftz);
+      return true;
+    }
+    case tFround: {
+      if (rnd == "rtna") return fail(x, in, ".rtna is not translated");
+      ValueId v = asf(absneg(flush(widen(S(0), wid[0]), x.ftz), abs0, neg0));
+      const ir::Opcode o = rnd == "rtp" ? ir::Opcode::FCeil : rnd == "rtn" ? ir::Opcode::FFloor
+                           : rnd == "rtz" ? ir::Opcode::FTrunc : ir::Opcode::FRint;
+      out = asi(b_.fround(o, v));
+      return true;
+    }
+    case tFmaRscale: {
+      const std::string& sp = in.mod("special");
+      if (sp == "left" || sp == "scale16") return fail(x, in, "." + sp + " is unsupported");
+      const bool rcp_mode = sp == "n";
+      ValueId va = absneg(flush(S(0), x.ftz), abs0, neg0), vb = absneg(flush(S(1), x.ftz), false, neg1);
+      ValueId vc = absneg(flush(S(2), x.ftz), false, neg2);
+      ValueId a = b_.ftof(Type::F64, asf(va)), bb = b_.ftof(Type::F64, asf(vb)), cc = b_.ftof(Type::F64, asf(vc));
+      ValueId sum = b_.ffma(a, bb, cc);
+      if (rcp_mode) {
+        ValueId zm = b_.or_(b_.and_(is_zero32(va), is_inf32(vb)), b_.and_(is_zero32(vb), is_inf32(va)));
+        ValueId neg = b_.icmp(IntPred::Ne, b_.and_(b_.xor_(va, vb), c32(0x80000000u)), c32(0));
+        ValueId p0 = sel(neg, b_.f64_bits(0x8000000000000000ull), b_.f64_bits(0));
+        sum = sel(zm, b_.fadd(p0, cc), sum);
+      }
+      ValueId scaled = b_.fmul(sum, pow2(clamp_k(S(3))));
+      out = fres(b_.ftof(Type::F32, scaled, round_flags(rnd)));
+      return true;
+    }
     case tBarrier:
       x.barrier = true;
       out = c32(0);

@@ -54,7 +54,9 @@ const std::vector<const Encoding*>& candidates(bool fma) {
         "*S8_TO_S32", "+S8_TO_S32", "*U8_TO_U32", "+U8_TO_U32", "*S16_TO_S32", "+S16_TO_S32", "*U16_TO_U32",
         "+U16_TO_U32", "*FADD.v2f16", "+FADD.v2f16", "*FMA.v2f16", "+FMIN.v2f16", "+FMAX.v2f16", "*F16_TO_F32",
         "+F16_TO_F32", "*V2F32_TO_V2F16", "+V2F32_TO_V2F16", "+CLPER.i32", "+CLPER_OLD.i32", "*NOP", "+NOP",
-        "+IABS.s32", "*MKVEC.v4i8", "+IADD.v2s16", "+IADD.v2u16", "+ISUB.v2s16", "+ISUB.v2u16"};
+        "+IABS.s32", "*MKVEC.v4i8", "+IADD.v2s16", "+IADD.v2u16", "+ISUB.v2s16", "+ISUB.v2u16",
+        "*FREXPM.f32", "+FREXPM.f32", "*FREXPE.f32", "+FREXPE.f32", "+FRCP_APPROX.f32", "+FRSQ_APPROX.f32",
+        "+FRCP.f32", "+FRSQ.f32", "+LDEXP.f32", "*FROUND.f32", "+FROUND.f32", "*FMA_RSCALE.f32"};
     for (const Encoding* e : decode_order(true))
       for (const char* n : names)
         if (e->name == n) fmas.push_back(e);
@@ -173,7 +175,10 @@ bool random_body(fuzz::Rng& rng, const std::string& head, std::string& body) {
       const std::string tuple = "    " + f + "\n    " + a + "\n";
       std::vector<uint8_t> bytes;
       std::string e;
-      if (assemble(head + body + tuple + (last ? "" : "    *NOP t0\n    +NOP t1\n") + "}\n", bytes, e)) {
+      // Keep the tuple if it packs and the translation takes its modifiers.
+      ir::Function fn;
+      if (assemble(head + body + tuple + (last ? "" : "    *NOP t0\n    +NOP t1\n") + "}\n", bytes, e) &&
+          translate(bytes.data(), bytes.size(), 4, fn, e)) {
         body += tuple;
         placed = true;
       }
