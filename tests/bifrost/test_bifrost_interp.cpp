@@ -12,9 +12,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 
 #include "frontend/bifrost/bifrost.h"
 #include "frontend/bifrost/interp.h"
+#include "frontend/bifrost/translate.h"
+#include "ir/ir.h"
 #include "recompiler/replay.h"
 
 using namespace gpurc;
@@ -438,4 +441,43 @@ TEST_CASE("bifrost CLPER: cross-lane permutes stay inside the guest warp") {
         std::vector<uint32_t>{1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14});
   CHECK(run("+CLPER.i32.shift.subgroup8.umax r4:t1, r60, t", "g76") ==
         std::vector<uint32_t>{5, 6, 7, ~0u, ~0u, ~0u, ~0u, ~0u, 13, 14, 15, ~0u, ~0u, ~0u, ~0u, ~0u});
+}
+
+TEST_CASE("bifrost interpreter and translation: any random clause gives a result, an error or a fault") {
+  // random_clause draws from every encoding (messages, texture, branches to
+  // random clauses, specials, reserved-free modifiers): the interpreter must
+  // report an error or a fault rather than crash or hang, and the translation
+  // must either translate or refuse.
+  std::mt19937_64 rng(11);
+  unsigned ran = 0, errors = 0, faults = 0, translated = 0;
+  for (int i = 0; i < 300; ++i) {
+    std::vector<uint8_t> code;
+    std::string err;
+    REQUIRE(bifrost::random_clause(rng, code, err));
+    std::string hex;
+    for (uint8_t b : code) {
+      char x[4];
+      std::snprintf(x, sizeof x, "%02x", b);
+      hex += x;
+    }
+    json doc = {{"gpurc", 1}, {"isa", "bifrost"}, {"variant", i % 2 ? "g76" : "g72"},
+                {"program", {{"bytes", hex}}}, {"launch", {{"grid", {1}}, {"block", {12}}, {"budget", 64}}},
+                {"state", {{"uniforms", {{"u0", "0x100000"}, {"u1", 0}}}}},
+                {"memory", {{{"name", "m"}, {"space", "global"}, {"address", "0x100000"}, {"size", 256}}}}};
+    try {
+      replay::ReplayRun r = replay::run_document(doc, kExamples, Engine::Interp, 1, false);
+      r.fault ? ++faults : ++ran;
+    } catch (const replay::ReplayError&) {
+      ++errors;
+    }
+    ir::Function f;
+    if (bifrost::translate(code.data(), code.size(), i % 2 ? 8 : 4, f, err)) {
+      ++translated;
+      CHECK(ir::verify(f).empty());
+    }
+  }
+  CHECK(ran + errors + faults == 300);
+  CHECK(errors > 0);
+  MESSAGE("random clauses: " << ran << " ran, " << faults << " faulted, " << errors << " errors, " << translated
+                             << " translated");
 }
