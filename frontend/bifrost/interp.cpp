@@ -956,7 +956,7 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
       each([&](unsigned l) {
         float v = f32(absneg32(flush32(S(0, l), ftz), abs0, neg0));
         double d = in.op == kFrcpF32 ? 1.0 / double(v) : 1.0 / std::sqrt(double(v));
-        return flush32(canon32(float(d)), ftz);
+        return flush32(std::isnan(d) ? kNan32 : uint32_t(fb::from_double(d, Type::F32, ir::Round::NearestEven)), ftz);
       });
       return true;
     case kFrcpApprox: case kFrsqApprox: {
