@@ -24,7 +24,7 @@ enum Op : int {
   kFminF32, kFmaxF32, kIaddS32, kIaddU32, kIsubS32, kIsubU32, kIcmpI32, kIcmpS32, kIcmpU32, kMuxI32,
   kF32ToS32, kF32ToU32, kS32ToF32, kU32ToF32, kFrcpF32, kFrsqF32, kFrcpApprox, kFrsqApprox, kLdexpF32,
   kLoad, kStore, kBranchz, kBranch, kJump, kBarrier, kFminV2F16, kFmaxV2F16, kIaddV2S16, kIaddV2U16,
-  kIsubV2S16, kIsubV2U16, kIabsS32, kAtomC, kAtomCx, kMkvecV4I8, kClper,
+  kIsubV2S16, kIsubV2U16, kIabsS32, kAtomC, kAtomCx, kMkvecV4I8, kClper, kFexpTable,
 };
 
 const std::map<std::string, int>& op_names() {
@@ -58,7 +58,7 @@ const std::map<std::string, int>& op_names() {
       {"+BRANCH.f32", kBranch}, {"+JUMP", kJump}, {"+BARRIER", kBarrier}, {"+FMIN.v2f16", kFminV2F16},
       {"+FMAX.v2f16", kFmaxV2F16}, {"+IADD.v2s16", kIaddV2S16}, {"+IADD.v2u16", kIaddV2U16},
       {"+ISUB.v2s16", kIsubV2S16}, {"+ISUB.v2u16", kIsubV2U16}, {"+IABS.s32", kIabsS32},
-      {"*ATOM_C.i32", kAtomC}, {"*MKVEC.v4i8", kMkvecV4I8}, {"+CLPER.i32", kClper}, {"+CLPER_OLD.i32", kClper}, {"*ATOM_C_RETURN.i32", kAtomC}, {"+ATOM_CX", kAtomCx},
+      {"*ATOM_C.i32", kAtomC}, {"*MKVEC.v4i8", kMkvecV4I8}, {"+CLPER.i32", kClper}, {"+FEXP_TABLE.u4", kFexpTable}, {"+CLPER_OLD.i32", kClper}, {"*ATOM_C_RETURN.i32", kAtomC}, {"+ATOM_CX", kAtomCx},
   };
   return m;
 }
@@ -343,6 +343,10 @@ unsigned mem_bytes(const std::string& name) {
 }
 
 }  // namespace
+
+uint32_t fexp_table(unsigned i) {
+  return uint32_t(fb::from_double(std::exp2(double(i & 15) / 16.0), Type::F32, ir::Round::NearestEven));
+}
 
 const std::string& DecodedIns::mod(const char* name) const {
   static const std::string empty;
@@ -744,6 +748,10 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
       });
       return true;
     }
+    case kFexpTable:
+      if (bitmod(in, "adj")) return error(c, ti, fma, in.enc->name + "." + in.mod("adj") + " is unsupported");
+      each([&](unsigned l) { return fexp_table(S(0, l)); });
+      return true;
     case kMkvecV4I8: {
       unsigned sel[4];
       for (unsigned i = 0; i < 4; ++i) sel[i] = in.mod(("lane" + std::to_string(i)).c_str()) == "b2" ? 2 : 0;

@@ -98,6 +98,10 @@ constexpr unsigned kPreloadLocal = 55, kPreloadGroup = 57, kPreloadGlobal = 60;
 // called again after Barrier. `budget` counts clauses (decremented).
 Stop run_warp(const LaunchEnv& env, WarpState& st, ir::GuestMemory& mem, int64_t& budget);
 
+// FEXP_TABLE.u4: 2^(i/16) rounded to nearest f32 (i = the low 4 bits of the
+// source), the table the seed's exp sequences read (docs/bifrost.md).
+uint32_t fexp_table(unsigned i);
+
 // The interpreter's own names of what it executes (docs, tests): every
 // encoding name with its status, "" = implemented, else why not.
 std::string unsupported_reason(const Encoding& e);

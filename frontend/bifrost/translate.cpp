@@ -256,7 +256,7 @@ enum TOp {
   tIaddc, tIsubb, tShaddxl, tFmin, tFmax, tIadd, tIsub, tIcmp, tMux, tF2S, tF2U, tS2F, tU2F, tMkvec2, tExt,
   tLoad, tStore, tBranchz, tBranch, tJump, tClper, tBarrier, tV2f16, tF16ToF32, tV2F32ToV2F16, tIabs,
   tMkvec4, tV2Int, tAtomC, tAtomCx, tFrexpm, tFrexpe, tFrcpApprox, tFrsqApprox, tFrcp, tFrsq, tLdexp, tFround,
-  tFmaRscale,
+  tFmaRscale, tFexpTable,
 };
 
 TOp top(const std::string& n) {
@@ -287,7 +287,7 @@ TOp top(const std::string& n) {
       {"*FREXPM.f32", tFrexpm}, {"+FREXPM.f32", tFrexpm}, {"*FREXPE.f32", tFrexpe}, {"+FREXPE.f32", tFrexpe},
       {"+FRCP_APPROX.f32", tFrcpApprox}, {"+FRSQ_APPROX.f32", tFrsqApprox}, {"+FRCP.f32", tFrcp},
       {"+FRSQ.f32", tFrsq}, {"+LDEXP.f32", tLdexp}, {"*FROUND.f32", tFround}, {"+FROUND.f32", tFround},
-      {"*FMA_RSCALE.f32", tFmaRscale},
+      {"*FMA_RSCALE.f32", tFmaRscale}, {"+FEXP_TABLE.u4", tFexpTable},
   };
   auto it = m.find(n);
   return it == m.end() ? tNone : it->second;
@@ -633,6 +633,13 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
       const ir::Opcode o = rnd == "rtp" ? ir::Opcode::FCeil : rnd == "rtn" ? ir::Opcode::FFloor
                            : rnd == "rtz" ? ir::Opcode::FTrunc : ir::Opcode::FRint;
       out = asi(b_.fround(o, v));
+      return true;
+    }
+    case tFexpTable: {
+      if (on(in, "adj")) return fail(x, in, "." + in.mod("adj") + " is unsupported");
+      ValueId i = b_.and_(S(0), c32(15)), r = c32(fexp_table(15));
+      for (int k = 14; k >= 0; --k) r = sel(b_.icmp(IntPred::Eq, i, c32(uint32_t(k))), c32(fexp_table(unsigned(k))), r);
+      out = r;
       return true;
     }
     case tFmaRscale: {

@@ -242,6 +242,9 @@ TEST_CASE("bifrost special functions: the documented definitions") {
   CHECK(v == std::vector<uint32_t>{0, 1});  // 2^-150 ties to even: 0; 1.5 * 2^-150 rounds up to 2^-149
   v = fma_op("*FMA_RSCALE.f32.n r4:t0, r0, r1, r2, #0", {{0, kInf, fb(1)}, {kInf, kNegZero, fb(2)}, {fb(2), fb(3), fb(1)}});
   CHECK(v == std::vector<uint32_t>{fb(1), fb(2), fb(7)});  // rcp_mode: 0 * inf = 0
+  v = add_op("+FEXP_TABLE.u4 r4:t1, r0", {{0}, {8}, {0x49400013u}, {15}});
+  CHECK(v == std::vector<uint32_t>{fb(1), fb(float(std::sqrt(2.0))), fb(float(std::exp2(3 / 16.0))),
+                                   fb(float(std::exp2(15 / 16.0)))});
   v = add_op("+LDEXP.f32 r4:t1, r0, r1", {{fb(1.5f), 3}, {fb(1), 0xffffff6au}, {fb(1), 128}, {kNan, 1}});
   CHECK(v == std::vector<uint32_t>{fb(12), 0, kInf, kNan});
 }

@@ -56,7 +56,7 @@ const std::vector<const Encoding*>& candidates(bool fma) {
         "+F16_TO_F32", "*V2F32_TO_V2F16", "+V2F32_TO_V2F16", "+CLPER.i32", "+CLPER_OLD.i32", "*NOP", "+NOP",
         "+IABS.s32", "*MKVEC.v4i8", "+IADD.v2s16", "+IADD.v2u16", "+ISUB.v2s16", "+ISUB.v2u16",
         "*FREXPM.f32", "+FREXPM.f32", "*FREXPE.f32", "+FREXPE.f32", "+FRCP_APPROX.f32", "+FRSQ_APPROX.f32",
-        "+FRCP.f32", "+FRSQ.f32", "+LDEXP.f32", "*FROUND.f32", "+FROUND.f32", "*FMA_RSCALE.f32"};
+        "+FRCP.f32", "+FRSQ.f32", "+LDEXP.f32", "*FROUND.f32", "+FROUND.f32", "*FMA_RSCALE.f32", "+FEXP_TABLE.u4"};
     for (const Encoding* e : decode_order(true))
       for (const char* n : names)
         if (e->name == n) fmas.push_back(e);
