@@ -18,6 +18,7 @@
 #include "frontend/bifrost/interp.h"
 #include "frontend/bifrost/translate.h"
 #include "ir/ir.h"
+#include "recompiler/engine.h"
 #include "recompiler/replay.h"
 
 using namespace gpurc;
@@ -49,7 +50,8 @@ json hexlist(const std::vector<uint32_t>& v) {
 
 // Runs `body` (clauses in Mesa syntax, labels from clause_1 on) between a
 // clause that loads in[gid] (16 bytes) into r0..r3 and one that stores r4 to
-// out[gid]; one thread per input row.
+// out[gid]; one thread per input row; on the interpreter and every JIT tier
+// (which must agree bit for bit). Returns the interpreter's words.
 std::vector<uint32_t> run_rows(const std::string& body, const std::vector<std::array<uint32_t, 4>>& rows,
                                const std::string& variant = "g72") {
   const std::string text = std::string("clause_0:\nds(0) nbb load\n{\n    *SHADDXL.u32 t0, u0.w0, r60, shift:4\n"
@@ -71,6 +73,14 @@ std::vector<uint32_t> run_rows(const std::string& body, const std::vector<std::a
                 {{"name", "out"}, {"space", "global"}, {"address", "0x200000"}, {"size", rows.size() * 4}}}}};
   replay::ReplayRun r = replay::run_document(doc, kExamples, Engine::Interp, 1, false);
   REQUIRE_MESSAGE(!r.fault, *r.fault);
+  // Every other engine of the host runs the translation: bit for bit the same.
+  for (Engine e : host_engines()) {
+    if (e == Engine::Interp) continue;
+    CAPTURE(engine_name(e));
+    replay::ReplayRun j = replay::run_document(doc, kExamples, e, 1, false);
+    REQUIRE_FALSE(j.fault);
+    CHECK(words(j, "out") == words(r, "out"));
+  }
   return words(r, "out");
 }
 
