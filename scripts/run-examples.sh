@@ -19,8 +19,15 @@ while IFS= read -r f; do
     echo "== $rel: not a replay file, skipped"
     continue
   fi
-  echo "== $rel (engine $engine)"
-  "$gpurc" replay "$f" --engine "$engine" --count
+  file_engine=$engine
+  # Bifrost: a kernel whose instructions the translation to IR does not cover
+  # yet (docs/bifrost.md) runs on the reference interpreter instead.
+  if grep -q '"isa": *"bifrost"' "$f" && [ "$engine" != interp ] &&
+     "$gpurc" replay "$f" --engine "$engine" 2>&1 | grep -q "is not translated to IR yet"; then
+    file_engine=interp
+  fi
+  echo "== $rel (engine $file_engine)"
+  "$gpurc" replay "$f" --engine "$file_engine" --count
   rc=$?
   if [ $rc -eq 0 ]; then
     pass=$((pass + 1))

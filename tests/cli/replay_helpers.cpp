@@ -99,5 +99,5 @@ TEST_CASE("replay launch and envelope checks") {
   CHECK_THROWS_AS(parse_launch(json::parse(R"({"vertices": 3})")), ReplayError);
   CHECK_THROWS_AS(parse_launch(json::parse(R"({"block": [2048, 1024]})")), ReplayError);
   CHECK(has_handler("ir"));
-  CHECK(!has_handler("bifrost"));
+  CHECK(has_handler("bifrost"));
 }

@@ -1,10 +1,13 @@
 // ARM Mali Bifrost as an ISA module (isa/module.h): the codec (Mesa's
-// Bifrost disassembler syntax, the packer for it). Variants name the guest
-// models; they select the warp width (4 on G71/G72/G51/G31, 8 on G76/G52)
-// the interpreter and JIT will use. Translation, replay and fuzzing are the
-// next steps of issue 16 and report that they are missing.
+// Bifrost disassembler syntax, the packer for it) and replay on the reference
+// interpreter or the JIT tiers, translation to IR (a subset of the
+// instructions; the rest is a translate error) and fuzzing. Variants name the
+// guest models; they select the warp width (4 on G71/G72/G51/G31, 8 on G76/G52).
+#include "frontend/bifrost/module/module.h"
+
 #include "frontend/bifrost/bifrost.h"
-#include "isa/module.h"
+#include "frontend/bifrost/module/launch.h"
+#include "frontend/bifrost/translate.h"
 
 namespace gpurc {
 namespace {
@@ -31,12 +34,18 @@ class BifrostModule final : public isa::IsaModule {
     if (!check_variant(variant, err)) return false;
     return bifrost::assemble(text, out, err);
   }
-  bool translate(const std::vector<uint8_t>&, const std::string& variant, ir::Function&,
+  bool translate(const std::vector<uint8_t>& code, const std::string& variant, ir::Function& out,
                  std::string& err) const override {
     if (!check_variant(variant, err)) return false;
-    err = "bifrost: translation to IR is not implemented yet (the codec is; the interpreter and JIT come next)";
-    return false;
+    const unsigned W = bifrost::warp_width_of(variant);
+    return bifrost::translate(code.data(), code.size(), W, out, err);
   }
+  bool has_replay() const override { return true; }
+  void replay(const isa::ReplayJob& job, replay::ReplayRun& run) const override { bifrost::replay(job, run); }
+  std::unique_ptr<isa::FuzzSession> fuzz_session(const fuzz::IsaFuzzOptions& opt, std::string& err) const override {
+    return bifrost::make_fuzz_session(opt, err);
+  }
+  bool fuzz_capable() const override { return true; }
 
  private:
   bool check_variant(const std::string& v, std::string& err) const {
