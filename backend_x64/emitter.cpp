@@ -26,6 +26,7 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code)
   vals_.assign(f.insts.size(), ValState{});
   slot_.assign(f.insts.size(), -1);
   stage_slot_.assign(f.insts.size(), -1);
+  var_offsets_ = f.var_offsets();
   block_label_.resize(f.blocks.size());
   for (const ir::Inst& in : f.insts)
     if (in.op == Opcode::Phi && in.block != kNoBlock) has_phis_ = true;
@@ -68,7 +69,7 @@ Address Emitter::strip_mem(ValueId v, int half) {
 }
 
 Address Emitter::var_mem(uint32_t var, int half) {
-  uint32_t off = f_.var_offset(var);
+  uint32_t off = var_offsets_[var];
   if (lane_bytes(f_.vars[var].type) == 8) return ptr[r13 + r14 * 2 + int(off + half * vbytes_)];
   return ptr[r13 + r14 + int(off)];
 }

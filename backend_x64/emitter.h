@@ -213,6 +213,7 @@ class Emitter : public Xbyak::CodeGenerator {
   uint32_t clock_ = 0;
 
   std::vector<int64_t> slot_, stage_slot_;
+  std::vector<uint32_t> var_offsets_;  // f_.var_offsets(), once (Function::var_offset walks every var)
   uint32_t frame_bytes_ = 0;
   bool has_phis_ = false;
   std::vector<ir::ValueId> partial_slots_;  // results written only for some lanes (loads, atomics)
