@@ -27,6 +27,7 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code)
   slot_.assign(f.insts.size(), -1);
   stage_slot_.assign(f.insts.size(), -1);
   var_offsets_ = f.var_offsets();
+  for (int i = 0; i < 32; ++i) vregs_[i] = z_ ? Xmm(Zmm(i)) : Xmm(Ymm(i));
   block_label_.resize(f.blocks.size());
   for (const ir::Inst& in : f.insts)
     if (in.op == Opcode::Phi && in.block != kNoBlock) has_phis_ = true;
@@ -39,10 +40,6 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code)
   plan_indexed_memory();
 }
 
-Xmm Emitter::V(int idx) const {
-  if (z_) return Zmm(idx);
-  return Ymm(idx);
-}
 
 // ---------------------------------------------------------------- frame
 

@@ -50,7 +50,7 @@ class Emitter : public Xbyak::CodeGenerator {
   static constexpr int kFirstCacheReg = 6;
   static constexpr size_t kUnrollMaxOps = 6;  // strip segments up to this long are not looped
   static constexpr int kM0 = 0, kM1 = 1;  // mask ids for the f* helpers below
-  Xbyak::Xmm V(int idx) const;              // zmm (Avx512) or ymm (Avx2)
+  const Xbyak::Xmm& V(int idx) const { return vregs_[idx]; }  // zmm (Avx512) or ymm (Avx2)
 
   // ---- frame
   uint32_t slot(ir::ValueId v);
@@ -214,6 +214,7 @@ class Emitter : public Xbyak::CodeGenerator {
 
   std::vector<int64_t> slot_, stage_slot_;
   std::vector<uint32_t> var_offsets_;  // f_.var_offsets(), once (Function::var_offset walks every var)
+  Xbyak::Xmm vregs_[32];  // V(i), made once: the emitter asks for registers millions of times
   uint32_t frame_bytes_ = 0;
   bool has_phis_ = false;
   std::vector<ir::ValueId> partial_slots_;  // results written only for some lanes (loads, atomics)

@@ -106,9 +106,9 @@ bool build(const ir::Function& f, Engine engine, const IrCompileOptions& opt, Bu
     error = "pass pipeline: " + e;
     return false;
   }
+  const std::vector<uint32_t> offsets = f.var_offsets(), lowered_offsets = lowered->var_offsets();
   for (uint32_t i = 0; i < f.vars.size(); ++i)
-    if (i >= lowered->vars.size() || lowered->vars[i].type != f.vars[i].type ||
-        lowered->var_offset(i) != f.var_offset(i)) {
+    if (i >= lowered->vars.size() || lowered->vars[i].type != f.vars[i].type || lowered_offsets[i] != offsets[i]) {
       error = "pass pipeline changed the layout of var '" + f.vars[i].name + "'";
       return false;
     }
