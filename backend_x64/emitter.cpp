@@ -16,8 +16,8 @@ constexpr int kWarpLaneBytes4 = kWarpLanes * 4;  // one 4-byte-per-lane array
 #define CTX(field) (rbx + int(offsetof(WarpContext, field)))
 }  // namespace
 
-Emitter::Emitter(const Function& f, Tier tier, size_t max_code)
-    : CodeGenerator(max_code, DontSetProtectRWE), f_(f), tier_(tier) {
+Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer)
+    : CodeGenerator(max_code, buffer ? static_cast<void*>(buffer) : DontSetProtectRWE), f_(f), tier_(tier) {
   z_ = tier == Tier::Avx512;
   lanes_ = z_ ? 16 : 8;
   vbytes_ = lanes_ * 4;

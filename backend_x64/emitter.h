@@ -33,7 +33,9 @@ struct CompileError : std::runtime_error {
 
 class Emitter : public Xbyak::CodeGenerator {
  public:
-  Emitter(const ir::Function& f, Tier tier, size_t max_code);
+  // `buffer` (max_code bytes, optional): where the code is assembled, so a
+  // compile does not map and unmap a fresh buffer (jit.cpp keeps one per thread).
+  Emitter(const ir::Function& f, Tier tier, size_t max_code, uint8_t* buffer = nullptr);
   void emit_function();
   uint32_t frame_bytes() const { return frame_bytes_; }
   // Descriptors referenced by the code; the compiled function keeps them alive.

@@ -27,6 +27,7 @@ void Translator::make_vars() {
   f_ = ir::Function{};
   f_.name = "pica200";
   static const char* kComp = "xyzw";
+  f_.vars.reserve(kNumStateVars + Interpreter::kLoopDepth + 2);
   for (const char* bank : {"v", "o", "r"})
     for (int n = 0; n < 16; ++n)
       for (int c = 0; c < 4; ++c) f_.add_var(std::string(bank) + std::to_string(n) + "." + kComp[c], ir::Type::F32);
