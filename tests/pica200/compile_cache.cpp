@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "frontend/pica200/encoding.h"
 #include "frontend/pica200/module/fuzz_gen.h"
 #include "frontend/pica200/reachable.h"
 #include "frontend/pica200/translate.h"
