@@ -117,7 +117,6 @@ std::vector<CompileRow> bench_pica200_compile(double seconds) {
   for (const std::string& engine : p::engines()) {
     if (engine == "interp") continue;
     for (auto& [name, base] : shaders) {
-      if (const char* only = getenv("PC_ONLY"); only && name != only) continue;  // DEBUG
       CompileRow row;
       row.kernel = name;
       row.engine = engine;
