@@ -148,6 +148,7 @@ std::shared_ptr<const Shader> Shader::compile(const ShaderSetup& setup) {
   auto impl = std::make_shared<Shader::Impl>();
   if (!pica::prepare_shader(program, topt, EngineAsHandle(resolved), impl->prepared, err)) throw Error(err);
   double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  if (!cacheable) return std::make_shared<const Shader>(setup, impl, us);
   {
     // Two threads compiling the same setup at once both succeed; the first stored wins.
     std::lock_guard<std::mutex> g(cache.m);
