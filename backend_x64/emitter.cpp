@@ -16,8 +16,8 @@ constexpr int kWarpLaneBytes4 = kWarpLanes * 4;  // one 4-byte-per-lane array
 #define CTX(field) (rbx + int(offsetof(WarpContext, field)))
 }  // namespace
 
-Emitter::Emitter(const Function& f, Tier tier, size_t max_code)
-    : CodeGenerator(max_code, DontSetProtectRWE), f_(f), tier_(tier) {
+Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer)
+    : CodeGenerator(max_code, buffer ? static_cast<void*>(buffer) : DontSetProtectRWE), f_(f), tier_(tier) {
   z_ = tier == Tier::Avx512;
   lanes_ = z_ ? 16 : 8;
   vbytes_ = lanes_ * 4;
@@ -26,6 +26,8 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code)
   vals_.assign(f.insts.size(), ValState{});
   slot_.assign(f.insts.size(), -1);
   stage_slot_.assign(f.insts.size(), -1);
+  var_offsets_ = f.var_offsets();
+  for (int i = 0; i < 32; ++i) vregs_[i] = z_ ? Xmm(Zmm(i)) : Xmm(Ymm(i));
   block_label_.resize(f.blocks.size());
   for (const ir::Inst& in : f.insts)
     if (in.op == Opcode::Phi && in.block != kNoBlock) has_phis_ = true;
@@ -38,10 +40,6 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code)
   plan_indexed_memory();
 }
 
-Xmm Emitter::V(int idx) const {
-  if (z_) return Zmm(idx);
-  return Ymm(idx);
-}
 
 // ---------------------------------------------------------------- frame
 
@@ -68,7 +66,7 @@ Address Emitter::strip_mem(ValueId v, int half) {
 }
 
 Address Emitter::var_mem(uint32_t var, int half) {
-  uint32_t off = f_.var_offset(var);
+  uint32_t off = var_offsets_[var];
   if (lane_bytes(f_.vars[var].type) == 8) return ptr[r13 + r14 * 2 + int(off + half * vbytes_)];
   return ptr[r13 + r14 + int(off)];
 }

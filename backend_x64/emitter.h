@@ -33,7 +33,9 @@ struct CompileError : std::runtime_error {
 
 class Emitter : public Xbyak::CodeGenerator {
  public:
-  Emitter(const ir::Function& f, Tier tier, size_t max_code);
+  // `buffer` (max_code bytes, optional): where the code is assembled, so a
+  // compile does not map and unmap a fresh buffer (jit.cpp keeps one per thread).
+  Emitter(const ir::Function& f, Tier tier, size_t max_code, uint8_t* buffer = nullptr);
   void emit_function();
   uint32_t frame_bytes() const { return frame_bytes_; }
   // Descriptors referenced by the code; the compiled function keeps them alive.
@@ -50,7 +52,7 @@ class Emitter : public Xbyak::CodeGenerator {
   static constexpr int kFirstCacheReg = 6;
   static constexpr size_t kUnrollMaxOps = 6;  // strip segments up to this long are not looped
   static constexpr int kM0 = 0, kM1 = 1;  // mask ids for the f* helpers below
-  Xbyak::Xmm V(int idx) const;              // zmm (Avx512) or ymm (Avx2)
+  const Xbyak::Xmm& V(int idx) const { return vregs_[idx]; }  // zmm (Avx512) or ymm (Avx2)
 
   // ---- frame
   uint32_t slot(ir::ValueId v);
@@ -213,6 +215,8 @@ class Emitter : public Xbyak::CodeGenerator {
   uint32_t clock_ = 0;
 
   std::vector<int64_t> slot_, stage_slot_;
+  std::vector<uint32_t> var_offsets_;  // f_.var_offsets(), once (Function::var_offset walks every var)
+  Xbyak::Xmm vregs_[32];  // V(i), made once: the emitter asks for registers millions of times
   uint32_t frame_bytes_ = 0;
   bool has_phis_ = false;
   std::vector<ir::ValueId> partial_slots_;  // results written only for some lanes (loads, atomics)

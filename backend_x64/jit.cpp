@@ -6,6 +6,7 @@
 #include <xbyak/xbyak_util.h>
 
 #include <cstdio>
+#include <vector>
 
 #include "backend_x64/emitter.h"
 #include "backend_common/installed_code.h"
@@ -74,9 +75,17 @@ std::unique_ptr<CompiledFunction> compile(const ir::Function& f, const JitOption
       if (s >= f.blocks.size()) return fail("x64 jit: branch to unknown block");
 
   size_t max_code = 65536 + f.insts.size() * 512;
+  // The assembly buffer is reused by the thread's next compile (the code is
+  // copied into executable memory by install), so a compile maps no memory.
+  thread_local std::vector<uint8_t> buffer;
   for (int attempt = 0; attempt < 6; ++attempt, max_code *= 2) {
     try {
-      Emitter e(f, opt.tier, max_code);
+      // Very large functions assemble in a buffer of their own, not kept.
+      constexpr size_t kKeptBuffer = size_t(8) << 20;
+      std::vector<uint8_t> own;
+      std::vector<uint8_t>& buf = max_code <= kKeptBuffer ? buffer : own;
+      if (buf.size() < max_code) buf.resize(max_code);
+      Emitter e(f, opt.tier, max_code, buf.data());
       e.emit_function();
       e.ready();
       auto fn = std::make_unique<JitFunction>();

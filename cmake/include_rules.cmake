@@ -475,7 +475,9 @@ endfunction()
 function(gpurc_module_rules target folder)
   gpurc_include_view(${target} "${folder}")
   set_property(GLOBAL APPEND PROPERTY GPURC_MODULE_TARGETS "${folder}|${target}")
-  cmake_language(EVAL CODE "cmake_language(DEFER DIRECTORY [[${CMAKE_SOURCE_DIR}]] CALL _gpurc_link_allowed [[${target}]] [[${folder}]])")
+  # gpurc's own top directory (not CMAKE_SOURCE_DIR, which is the embedding
+  # project's when gpurc is added with add_subdirectory): the rule variables live there.
+  cmake_language(EVAL CODE "cmake_language(DEFER DIRECTORY [[${GPURC_RULES_SOURCE_DIR}]] CALL _gpurc_link_allowed [[${target}]] [[${folder}]])")
 endfunction()
 
 function(_gpurc_link_allowed target folder)

@@ -107,7 +107,7 @@ Interpreter::Interpreter(const Function& f) : f_(f), structural_problem_(structu
     lane_ops_[v] = lane_op(f_, v);
     if (is_per_lane(f_.insts[v].op)) supported_[v] = lane_op_supported(lane_ops_[v], nullptr);
   }
-  for (uint32_t i = 0; i <= f_.vars.size(); ++i) var_offsets_.push_back(f_.var_offset(i));
+  var_offsets_ = f_.var_offsets();  // vars.size() + 1 entries, the last the total
 }
 
 RunStatus Interpreter::fault(WarpContext& ctx, FaultKind k, uint64_t code, uint32_t lane, uint64_t addr,

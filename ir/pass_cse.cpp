@@ -6,8 +6,7 @@
 // Cross-lane ops (ballot, reduce, shuffle...) are merged only once every
 // branch is uniform: before that, two identical ballots in differently
 // active regions see different lanes.
-#include <map>
-#include <tuple>
+#include <unordered_map>
 
 #include "ir/pass_util.h"
 #include "ir/passes.h"
@@ -21,8 +20,24 @@ void cse(Function& f) {
   auto rpo = reverse_post_order(f);
   auto idom = immediate_dominators(f, rpo);
   const bool lowered = is_lowered(f);
-  using Key = std::tuple<uint16_t, uint8_t, uint8_t, uint32_t, uint64_t, std::vector<ValueId>>;
-  std::map<Key, std::vector<ValueId>> seen;
+  // Candidates by a hash of (opcode, type, attr, fflags, imm, operands);
+  // a bucket may hold other keys too, so each candidate is compared in full.
+  std::unordered_map<uint64_t, std::vector<ValueId>> seen;
+  seen.reserve(f.insts.size());
+  auto key_hash = [](const Inst& in) {
+    uint64_t h = (uint64_t(in.op) << 48) ^ (uint64_t(in.type) << 40) ^ (uint64_t(in.attr) << 32) ^ in.fflags;
+    auto mix = [&](uint64_t x) {
+      h ^= x + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+      h *= 0xFF51AFD7ED558CCDull;
+    };
+    mix(in.imm);
+    for (ValueId a : in.args) mix(a);
+    return h;
+  };
+  auto same_key = [](const Inst& a, const Inst& b) {
+    return a.op == b.op && a.type == b.type && a.attr == b.attr && a.fflags == b.fflags && a.imm == b.imm &&
+           a.args == b.args;
+  };
   Replacements repl(f);
   for (BlockId b : rpo) {
     std::vector<ValueId> out;
@@ -39,11 +54,10 @@ void cse(Function& f) {
         kill_inst(f, v);
         continue;
       }
-      Key k{uint16_t(in.op), uint8_t(in.type), in.attr, in.fflags, in.imm, in.args};
-      auto& cands = seen[k];
+      auto& cands = seen[key_hash(in)];
       ValueId hit = kNoValue;
       for (ValueId c : cands)
-        if (f.insts[c].block != kNoBlock && dominates(idom, f.insts[c].block, b)) {
+        if (same_key(f.insts[c], in) && f.insts[c].block != kNoBlock && dominates(idom, f.insts[c].block, b)) {
           hit = c;
           break;
         }

@@ -27,7 +27,20 @@ std::string run_pipeline(Function& f, const PassOptions& opt,
     if (!v.empty()) return "input: " + v;
   }
   step("demote_cross_block_values", [&] { demote_cross_block_values(f); });
-  if (opt.uniformity) step("analyze_uniformity", [&] { analyze_uniformity(f); });
+  // Before lowering, the analysis matters only to lower_divergence, which
+  // reads it on branch terminators; a function without cond_br / switch
+  // (most shaders) skips it, since the final analysis below sets every
+  // Inst::uniform anyway (an SSA copy of the whole function is what it costs).
+  // Dumps (gpurc ir) still show it.
+  auto has_branch = [&] {
+    for (const Block& b : f.blocks) {
+      ValueId t = f.terminator(BlockId(&b - f.blocks.data()));
+      if (t != kNoValue && (f.insts[t].op == Opcode::CondBr || f.insts[t].op == Opcode::Switch)) return true;
+    }
+    return false;
+  };
+  if (opt.uniformity && (dumps || opt.verify_each || has_branch()))
+    step("analyze_uniformity", [&] { analyze_uniformity(f); });
   if (opt.divergence) step("lower_divergence", [&] { lower_divergence(f); });
   if (opt.ssa)
     step("construct_ssa", [&] {
@@ -49,7 +62,19 @@ std::string run_pipeline(Function& f, const PassOptions& opt,
   if (opt.loop_budget) step("insert_loop_budget", [&] { insert_loop_budget(f); });
   // The backends read Inst::uniform: recompute it for the final code.
   if (opt.uniformity) step("analyze_uniformity", [&] { analyze_uniformity(f); });
-  if (err.empty() && opt.divergence && !is_lowered(f)) err = "lower_divergence left a divergent branch";
+  // With the final analysis just done, its flags answer is_lowered without recomputing it.
+  auto lowered = [&] {
+    if (!opt.uniformity) return is_lowered(f);
+    for (BlockId b = 0; b < f.blocks.size(); ++b) {
+      ValueId t = f.terminator(b);
+      if (t == kNoValue) continue;
+      const Inst& in = f.insts[t];
+      if ((in.op == Opcode::CondBr || in.op == Opcode::Switch) && (in.args.empty() || !f.insts[in.args[0]].uniform))
+        return false;
+    }
+    return true;
+  };
+  if (err.empty() && opt.divergence && !lowered()) err = "lower_divergence left a divergent branch";
   return err;
 }
 

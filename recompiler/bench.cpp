@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "recompiler/bench_pica200_draw.h"
+#include "recompiler/bench_pica200_compile.h"
 #include "recompiler/cli_verbs.h"
 #include "recompiler/replay.h"
 #include "runtime/thread_pool.h"
@@ -57,10 +58,14 @@ int bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
     return 2;
   }
   std::sort(files.begin(), files.end());
+  // PICA200: cold and cached compile rows through the public API (bench_pica200_compile.cpp).
+  std::vector<CompileRow> compile_rows;
+  if (a.isa == "pica200" && !a.draws_only) compile_rows = bench_pica200_compile(a.min_seconds);
+  if (a.only_compile) files.clear();
   unsigned threads = a.threads ? a.threads : rt::ThreadPool::host_cores();
   std::vector<Row> rows;
   // PICA200 emulator-style draw rows (bench_pica200_draw.cpp), after the kernels.
-  const bool draws = a.isa == "pica200" && a.dir.empty();
+  const bool draws = a.isa == "pica200" && a.dir.empty() && !a.only_compile;
   json draw_rows = json::array();
   if (a.draws_only) files.clear();
   for (const auto& file : files) {
@@ -111,11 +116,23 @@ int bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
                      {"threads", threads},
                      {"expect", r.expect_ok ? "pass" : "fail"}});
     for (const json& r : draw_rows) arr.push_back(r);
+    for (const CompileRow& r : compile_rows)
+      arr.push_back({{"isa", a.isa},
+                     {"kernel", r.kernel},
+                     {"engine", r.engine},
+                     {"kind", "compile"},
+                     {"words", r.words},
+                     {"reachable_words", r.reachable},
+                     {"compile_cold_us", r.cold_us},
+                     {"compile_cold_best_us", r.cold_best_us},
+                     {"compile_cached_us", r.cached_us}});
     out << arr.dump(2) << "\n";
     return 0;
   }
   if (draws && a.draws_only) return bench_pica200_draws(a, out, err, draw_rows);
   out << fmt::format("gpurc bench, isa {}, {} host threads\n", a.isa, threads);
+  if (!compile_rows.empty()) print_pica200_compile(compile_rows, out);
+  if (rows.empty()) return 0;
   out << fmt::format("{:<16} {:<11} {:>14} {:>12} {:>11} {:>9} {:>12} {:>8}\n", "kernel", "engine", "lane-instr/s",
                      "items/s", "compile_us", "vs interp", "items/s 1thr", "scaling");
   // Per engine name: kernel -> lane-instr/s.

@@ -509,6 +509,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   bn->add_option("--dir", b.dir, "folder of kernel replay files (default: the source tree's bench/<isa>/)");
   bn->add_option("--seconds", b.min_seconds, "measuring time per kernel and engine");
   bn->add_flag("--draws", b.draws_only, "pica200: only the emulator-style draw rows of the reference shaders");
+  bn->add_flag("--only-compile", b.only_compile, "pica200: only the compile rows (cold and cached compile times)");
 
   // engines
   bool e_native = false;

@@ -27,6 +27,7 @@ struct BenchArgs {
   std::string dir;       // kernel folder; default: the source tree's bench/
   double min_seconds = 0.25;  // measuring time per engine and kernel
   bool draws_only = false;    // pica200: only the emulator-style draw rows (bench_pica200_draw.cpp)
+  bool only_compile = false;  // pica200: only the compile rows
 };
 int bench(const BenchArgs& a, std::ostream& out, std::ostream& err);
 

@@ -106,9 +106,9 @@ bool build(const ir::Function& f, Engine engine, const IrCompileOptions& opt, Bu
     error = "pass pipeline: " + e;
     return false;
   }
+  const std::vector<uint32_t> offsets = f.var_offsets(), lowered_offsets = lowered->var_offsets();
   for (uint32_t i = 0; i < f.vars.size(); ++i)
-    if (i >= lowered->vars.size() || lowered->vars[i].type != f.vars[i].type ||
-        lowered->var_offset(i) != f.var_offset(i)) {
+    if (i >= lowered->vars.size() || lowered->vars[i].type != f.vars[i].type || lowered_offsets[i] != offsets[i]) {
       error = "pass pipeline changed the layout of var '" + f.vars[i].name + "'";
       return false;
     }
@@ -118,6 +118,50 @@ bool build(const ir::Function& f, Engine engine, const IrCompileOptions& opt, Bu
   out.max_step_cost = max_budget_cost(*lowered);
   out.exe = std::make_shared<OwningExecutable>(lowered, std::move(code));
   return true;
+}
+
+// The function's identity for the code cache: every field of the function,
+// its vars, blocks and instructions in binary form (what ir::print shows and
+// more), so equal bytes mean an equal function. Far cheaper than printing.
+void append_function_bytes(const ir::Function& f, std::string& out) {
+  auto put = [&](const void* p, size_t n) { out.append(static_cast<const char*>(p), n); };
+  auto put32 = [&](uint64_t v) {
+    uint32_t w = uint32_t(v);
+    put(&w, 4);
+  };
+  auto put_str = [&](const std::string& s) {
+    put32(s.size());
+    put(s.data(), s.size());
+  };
+  put_str(f.name);
+  put32(f.uniform_bytes);
+  put32(f.vars.size());
+  for (const ir::Var& v : f.vars) {
+    put_str(v.name);
+    put32(uint32_t(v.type));
+  }
+  put32(f.blocks.size());
+  for (const ir::Block& b : f.blocks) {
+    put_str(b.name);
+    put32(b.insts.size());
+    put(b.insts.data(), b.insts.size() * sizeof(ir::ValueId));
+    put32(b.succs.size());
+    put(b.succs.data(), b.succs.size() * sizeof(ir::BlockId));
+  }
+  put32(f.insts.size());
+  for (const ir::Inst& in : f.insts) {
+    struct {
+      uint16_t op;
+      uint8_t type, attr;
+      uint32_t fflags;
+      uint64_t imm;
+      uint32_t block;
+      uint32_t uniform_and_args;
+    } rec{uint16_t(in.op), uint8_t(in.type), in.attr, in.fflags, in.imm, in.block,
+          uint32_t(in.args.size()) << 1 | uint32_t(in.uniform)};
+    put(&rec, sizeof rec);
+    put(in.args.data(), in.args.size() * sizeof(ir::ValueId));
+  }
 }
 
 bool lower(const ir::Function& f, const IrCompileOptions& opt, ir::Function& lowered, std::string& error) {
@@ -187,9 +231,11 @@ bool compile_ir(const ir::Function& f, Engine engine, const IrCompileOptions& op
     finish(b.exe, b.vars_bytes, b.max_step_cost, false);
     return true;
   }
-  // The printed text is the program's identity: equal text, equal function.
-  std::string text = ir::print(f);
-  rt::CacheKey key = rt::make_cache_key(text.data(), text.size(), compile_options_key(engine, opt));
+  // The function's bytes are its identity: equal bytes, equal function.
+  thread_local std::string bytes;
+  bytes.clear();
+  append_function_bytes(f, bytes);
+  rt::CacheKey key = rt::make_cache_key(bytes.data(), bytes.size(), compile_options_key(engine, opt));
   bool compiled_here = false;
   auto exe = code_cache().get_or_compile(key, [&](std::string& err) -> std::shared_ptr<ir::Executable> {
     compiled_here = true;

@@ -10,8 +10,10 @@
 
 #include "frontend/pica200/assembler.h"
 #include "frontend/pica200/module/launch.h"
+#include "frontend/pica200/reachable.h"
 #include "frontend/pica200/shbin.h"
 #include "gpurc/pica200.h"
+#include "recompiler/engine.h"
 #include "recompiler/isa_engine.h"
 #include "runtime/code_cache.h"
 #include "runtime/memory.h"
@@ -29,10 +31,16 @@ struct KeyHash {
 };
 
 // Compiled shaders by content. Translation is skipped on a hit; the IR code
-// cache under compile_ir would share the host code anyway.
+// cache under compile_ir would share the host code anyway. A hit returns the
+// same Shader object every time (made on the first hit, with compile_us 0),
+// so it costs the key and one lookup, not a copy of the setup.
+struct CachedShader {
+  std::shared_ptr<const Shader::Impl> impl;
+  std::shared_ptr<const Shader> hit;
+};
 struct ShaderCache {
   std::mutex m;
-  std::unordered_map<rt::CacheKey, std::shared_ptr<const Shader::Impl>, KeyHash> map;
+  std::unordered_map<rt::CacheKey, CachedShader, KeyHash> map;
 };
 ShaderCache& shader_cache() {
   static ShaderCache c;
@@ -54,16 +62,19 @@ Engine engine_of(const ShaderSetup& s) {
   return Engine::Interp;
 }
 
+// The cache key: what the translation reads (the words execution can reach
+// from the entry, pica::append_reachable_code, and the descriptors) and
+// every option, never the whole program memory, so that a hit costs well
+// under a microsecond whatever the size of the program memory it came in.
 rt::CacheKey key_of(const ShaderSetup& s, Engine resolved) {
-  std::vector<uint32_t> bytes;
-  bytes.reserve(s.code.size() + s.descriptors.size() + 1);
-  bytes.push_back(uint32_t(s.code.size()));  // where code ends and descriptors start
-  bytes.insert(bytes.end(), s.code.begin(), s.code.end());
-  bytes.insert(bytes.end(), s.descriptors.begin(), s.descriptors.end());
-  std::string opts = fmt::format("pica200;entry={};geometry={};max_inf_quirk={};f24={};engine={}", s.entry,
-                                 int(s.type == ShaderType::Geometry), int(s.max_inf_quirk), int(s.f24),
-                                 engine_name(resolved));
-  return rt::make_cache_key(bytes.data(), bytes.size() * 4, opts);
+  thread_local std::vector<uint32_t> words;
+  words.clear();
+  words.push_back(s.entry);
+  words.push_back((s.type == ShaderType::Geometry ? 1u : 0u) | (s.max_inf_quirk ? 2u : 0u) | (s.f24 ? 4u : 0u));
+  words.push_back(uint32_t(s.descriptors.size()));
+  words.insert(words.end(), s.descriptors.begin(), s.descriptors.end());
+  pica::append_reachable_code(s.code, s.entry, words);
+  return rt::make_cache_key(words.data(), words.size() * 4, engine_name(resolved));
 }
 
 pica::VertexState state_of(const InputVertex& in) {
@@ -116,12 +127,18 @@ std::shared_ptr<const Shader> Shader::compile(const ShaderSetup& setup) {
   Engine resolved;
   std::string err;
   if (!resolve_engine(engine_of(setup), resolved, err)) throw Error("gpurc::pica200: " + err);
-  rt::CacheKey key = key_of(setup, resolved);
+  // Programs over the size limits are never cached (the key reads only the
+  // reachable words, so it could match a valid program's): prepare_shader
+  // rejects them below.
+  const bool cacheable = setup.code.size() <= 4096 && setup.descriptors.size() <= 128;
+  rt::CacheKey key = cacheable ? key_of(setup, resolved) : rt::CacheKey{};
   ShaderCache& cache = shader_cache();
-  {
+  if (cacheable) {
     std::lock_guard<std::mutex> g(cache.m);
-    if (auto it = cache.map.find(key); it != cache.map.end())
-      return std::make_shared<const Shader>(setup, it->second, 0.0);
+    if (auto it = cache.map.find(key); it != cache.map.end()) {
+      if (!it->second.hit) it->second.hit = std::make_shared<const Shader>(setup, it->second.impl, 0.0);
+      return it->second.hit;
+    }
   }
   auto t0 = std::chrono::steady_clock::now();
   pica::Program program{setup.code, setup.descriptors};
@@ -133,11 +150,12 @@ std::shared_ptr<const Shader> Shader::compile(const ShaderSetup& setup) {
   auto impl = std::make_shared<Shader::Impl>();
   if (!pica::prepare_shader(program, topt, EngineAsHandle(resolved), impl->prepared, err)) throw Error(err);
   double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  if (!cacheable) return std::make_shared<const Shader>(setup, impl, us);
   {
     // Two threads compiling the same setup at once both succeed; the first stored wins.
     std::lock_guard<std::mutex> g(cache.m);
-    auto [it, inserted] = cache.map.emplace(key, impl);
-    return std::make_shared<const Shader>(setup, it->second, us);
+    auto [it, inserted] = cache.map.emplace(key, CachedShader{impl, nullptr});
+    return std::make_shared<const Shader>(setup, it->second.impl, us);
   }
 }
 
@@ -474,8 +492,12 @@ size_t cached_shaders() {
 }
 
 void clear_cache() {
-  std::lock_guard<std::mutex> g(shader_cache().m);
-  shader_cache().map.clear();
+  {
+    std::lock_guard<std::mutex> g(shader_cache().m);
+    shader_cache().map.clear();
+  }
+  // The IR code cache under the shader cache too, so the next compile is cold.
+  code_cache().clear();
 }
 
 }  // namespace gpurc::pica200

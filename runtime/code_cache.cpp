@@ -1,18 +1,22 @@
 #include "runtime/code_cache.h"
 
+// The state on the stack, not XXH3_createState's heap block: a key is made
+// on every shader cache lookup, which must stay well under a microsecond.
+#define XXH_STATIC_LINKING_ONLY
 #include <xxhash.h>
 
 namespace gpurc::rt {
 
 CacheKey make_cache_key(const void* program, size_t bytes, std::string_view options) {
-  XXH3_state_t* st = XXH3_createState();
+  XXH3_state_t state;
+  XXH3_INITSTATE(&state);
+  XXH3_state_t* st = &state;
   XXH3_128bits_reset(st);
   uint64_t len = bytes;
   XXH3_128bits_update(st, &len, sizeof len);  // length prefix separates program from options
   if (bytes) XXH3_128bits_update(st, program, bytes);
   if (!options.empty()) XXH3_128bits_update(st, options.data(), options.size());
   XXH128_hash_t h = XXH3_128bits_digest(st);
-  XXH3_freeState(st);
   return CacheKey{h.low64, h.high64};
 }
 

@@ -64,10 +64,63 @@ const fe::EncodingTable& encoding_table() {
   return t;
 }
 
+namespace {
+
+// decode() runs for every instruction the translator, the reachability scan
+// of the shader cache key and the reference interpreter look at, so the
+// table's answer is precomputed per opcode value: every PICA200 encoding
+// fixes only opcode bits (the top 6 or fewer), so the top 6 bits select the
+// encoding, and every field is one contiguous bit range. Both facts are
+// checked against the table when this is built; if either failed, decode()
+// would use the table's generic lookup.
+constexpr const char* kFieldNames[] = {"dst",  "idx",   "src1",   "src2",    "src3",    "desc",  "cmpx",   "cmpy",   "refx",
+                                       "refy", "condop", "target", "num", "uniform", "vtxid", "prim", "winding"};
+constexpr size_t kFields = sizeof(kFieldNames) / sizeof(kFieldNames[0]);
+
+struct FastForm {
+  const fe::Encoding* enc = nullptr;
+  std::array<uint8_t, kFields> lo{}, width{};  // width 0: the format has no such field
+};
+
+struct FastDecoder {
+  bool usable = true;
+  std::array<FastForm, 64> by_top{};  // enc null: no instruction has this opcode value
+};
+
+const FastDecoder& fast_decoder() {
+  static const FastDecoder d = [] {
+    FastDecoder fd;
+    const fe::EncodingTable& t = encoding_table();
+    for (const fe::Encoding& e : t.all())
+      if ((e.mask.w[0] & 0x03FFFFFFu) != 0 || e.mask.w[1] != 0) fd.usable = false;
+    for (uint32_t top = 0; top < 64 && fd.usable; ++top) {
+      fe::Bits128 b;
+      b.w[0] = top << 26;
+      FastForm& f = fd.by_top[top];
+      f.enc = t.decode(b, 32);
+      if (!f.enc) continue;
+      for (size_t i = 0; i < kFields; ++i) {
+        const fe::Field* field = f.enc->field(kFieldNames[i]);
+        if (!field) continue;
+        if (field->parts.size() != 1) fd.usable = false;
+        else {
+          f.lo[i] = uint8_t(field->parts[0].lo);
+          f.width[i] = field->parts[0].width;
+        }
+      }
+    }
+    return fd;
+  }();
+  return d;
+}
+
+}  // namespace
+
 std::optional<Instr> decode(uint32_t word, uint32_t address, std::string* err) {
   fe::Bits128 b;
   b.w[0] = word;
-  const fe::Encoding* e = encoding_table().decode(b, 32);
+  const FastDecoder& fd = fast_decoder();
+  const fe::Encoding* e = fd.usable ? fd.by_top[word >> 26].enc : encoding_table().decode(b, 32);
   if (!e) {
     if (err) {
       char buf[96];
@@ -77,26 +130,33 @@ std::optional<Instr> decode(uint32_t word, uint32_t address, std::string* err) {
     }
     return std::nullopt;
   }
+  uint64_t v[kFields];
+  if (fd.usable) {
+    const FastForm& f = fd.by_top[word >> 26];
+    for (size_t i = 0; i < kFields; ++i) v[i] = (word >> f.lo[i]) & ((1u << f.width[i]) - 1u);
+  } else {
+    for (size_t i = 0; i < kFields; ++i) v[i] = e->get(b, kFieldNames[i]);
+  }
   Instr in;
   in.op = Op(e->id);
   in.word = word;
-  in.dst = uint8_t(e->get(b, "dst"));
-  in.idx = uint8_t(e->get(b, "idx"));
-  in.src1 = uint8_t(e->get(b, "src1"));
-  in.src2 = uint8_t(e->get(b, "src2"));
-  in.src3 = uint8_t(e->get(b, "src3"));
-  in.desc = uint8_t(e->get(b, "desc"));
-  in.cmpx = uint8_t(e->get(b, "cmpx"));
-  in.cmpy = uint8_t(e->get(b, "cmpy"));
-  in.refx = uint8_t(e->get(b, "refx"));
-  in.refy = uint8_t(e->get(b, "refy"));
-  in.condop = uint8_t(e->get(b, "condop"));
-  in.target = uint16_t(e->get(b, "target"));
-  in.num = uint8_t(e->get(b, "num"));
-  in.uniform = uint8_t(e->get(b, "uniform"));
-  in.vtxid = uint8_t(e->get(b, "vtxid"));
-  in.prim = uint8_t(e->get(b, "prim"));
-  in.winding = uint8_t(e->get(b, "winding"));
+  in.dst = uint8_t(v[0]);
+  in.idx = uint8_t(v[1]);
+  in.src1 = uint8_t(v[2]);
+  in.src2 = uint8_t(v[3]);
+  in.src3 = uint8_t(v[4]);
+  in.desc = uint8_t(v[5]);
+  in.cmpx = uint8_t(v[6]);
+  in.cmpy = uint8_t(v[7]);
+  in.refx = uint8_t(v[8]);
+  in.refy = uint8_t(v[9]);
+  in.condop = uint8_t(v[10]);
+  in.target = uint16_t(v[11]);
+  in.num = uint8_t(v[12]);
+  in.uniform = uint8_t(v[13]);
+  in.vtxid = uint8_t(v[14]);
+  in.prim = uint8_t(v[15]);
+  in.winding = uint8_t(v[16]);
   return in;
 }
 

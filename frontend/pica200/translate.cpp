@@ -26,20 +26,30 @@ bool Translator::run(std::string& err) {
 void Translator::make_vars() {
   f_ = ir::Function{};
   f_.name = "pica200";
-  static const char* kComp = "xyzw";
-  for (const char* bank : {"v", "o", "r"})
-    for (int n = 0; n < 16; ++n)
-      for (int c = 0; c < 4; ++c) f_.add_var(std::string(bank) + std::to_string(n) + "." + kComp[c], ir::Type::F32);
-  f_.add_var("a0.x", ir::Type::I32);
-  f_.add_var("a0.y", ir::Type::I32);
-  f_.add_var("aL", ir::Type::I32);
-  f_.add_var("cmp.x", ir::Type::I1);
-  f_.add_var("cmp.y", ir::Type::I1);
-  for (unsigned d = 0; d < Interpreter::kLoopDepth; ++d)
-    loop_var_[d] = f_.add_var("loop" + std::to_string(d) + ".remaining", ir::Type::I32);
+  // The var list is the same for every vertex shader (geometry shaders add
+  // two): built once, copied per translation (cheaper than building names).
+  static const ir::Function kVars = [] {
+    static const char* kComp = "xyzw";
+    ir::Function v;
+    v.vars.reserve(kNumStateVars + Interpreter::kLoopDepth + 2);
+    for (const char* bank : {"v", "o", "r"})
+      for (int n = 0; n < 16; ++n)
+        for (int c = 0; c < 4; ++c) v.add_var(std::string(bank) + std::to_string(n) + "." + kComp[c], ir::Type::F32);
+    v.add_var("a0.x", ir::Type::I32);
+    v.add_var("a0.y", ir::Type::I32);
+    v.add_var("aL", ir::Type::I32);
+    v.add_var("cmp.x", ir::Type::I1);
+    v.add_var("cmp.y", ir::Type::I1);
+    for (unsigned d = 0; d < Interpreter::kLoopDepth; ++d)
+      v.add_var("loop" + std::to_string(d) + ".remaining", ir::Type::I32);
+    return v;
+  }();
   static_assert(kVarLoopRemaining == kNumStateVars && kVarEmitLatch == kVarLoopRemaining + Interpreter::kLoopDepth &&
                     kVarEmitCount == kVarEmitLatch + 1,
                 "translate.h's private var numbers follow the order they are added here");
+  f_.vars.reserve(kVars.vars.size() + 2);
+  f_.vars = kVars.vars;
+  for (unsigned d = 0; d < Interpreter::kLoopDepth; ++d) loop_var_[d] = kVarLoopRemaining + d;
   if (opt_.geometry) {
     f_.add_var("emit.latch", ir::Type::I32);
     f_.add_var("emit.count", ir::Type::I32);

@@ -7,7 +7,7 @@
 // equals it, so the end checks need no depth). A stack is full when its
 // last slot is in use. When an instruction's next address is one some
 // frame could end at (`ends_`: every LOOP's target+1, IF's target, CALL's
-// target+num in the program), control goes through the shared `checks`
+// target+num among the words execution may reach), control goes through the shared `checks`
 // block (the interpreter's LOOP, IF, CALL end checks as per-lane selects on
 // the pc var) and the `dispatch` block (compares pc with every address
 // control can reach that way); otherwise it branches to the next address's
@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/pica200/reachable.h"
 #include "frontend/pica200/translate_impl.h"
 
 namespace gpurc::pica::detail {
@@ -101,14 +102,19 @@ bool Translator::run_runtime(std::string& err) {
   rt_calls_ = make_stack("call", Interpreter::kCallDepth, {"end", "ret"});
   rt_ifs_ = make_stack("if", Interpreter::kIfDepth, {"end", "next"});
   rt_loops_ = make_stack("loop", nl, {"end", "start", "step", "remaining"}, loop_var_);
-  // Every address a frame could end at, from every word that decodes.
-  for (uint32_t a = 0; a < p_.code.size(); ++a) {
-    std::optional<Instr> in = decode(p_.code[a], a, nullptr);
-    if (!in) continue;
-    if (in->op == Op::LOOP) ends_.insert(uint32_t(in->target + 1));
-    if (in->op == Op::IFU || in->op == Op::IFC) ends_.insert(in->target);
-    if (in->op == Op::CALL || in->op == Op::CALLC || in->op == Op::CALLU) ends_.insert(uint32_t(in->target + in->num));
-  }
+  // Every address a frame could end at, from every word execution may reach
+  // (pica::append_reachable_code: only those can push a frame), so the
+  // translation reads no other word, as the shader cache key assumes.
+  std::vector<uint32_t> reach;
+  append_reachable_code(p_.code, opt_.entry, reach);
+  for (size_t i = 0; i + 3 <= reach.size(); i += 3 + reach[i + 2])
+    for (uint32_t a = reach[i]; a < reach[i] + reach[i + 2]; ++a) {
+      std::optional<Instr> in = decode(p_.code[a], a, nullptr);
+      if (!in) continue;
+      if (in->op == Op::LOOP) ends_.insert(uint32_t(in->target + 1));
+      if (in->op == Op::IFU || in->op == Op::IFC) ends_.insert(in->target);
+      if (in->op == Op::CALL || in->op == Op::CALLC || in->op == Op::CALLU) ends_.insert(uint32_t(in->target + in->num));
+    }
   ir::BlockId entry = f_.add_block("entry");
   rt_checks_ = f_.add_block("checks");
   rt_dispatch_ = f_.add_block("dispatch");
