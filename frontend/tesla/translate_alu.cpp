@@ -169,11 +169,11 @@ bool Translator::alu() {
       };
       V ex = ext(x), ey = ext(y);
       V mres = band(b.isad(sg ? ir::Sign::Signed : ir::Sign::Unsigned, ex, ey, b.i32(0)), m);
-      z = band(z, m);
+      // Source 3, the sum and its flags are 32 bits in both forms (sem).
       V res, C, O;
-      add_flags(mres, z, b.i1(false), bits, res, C, O);
+      add_flags(mres, z, b.i1(false), 32, res, C, O);
       if (!write(dst, res)) return false;
-      set_flags(flags_add(res, bits, C, O));
+      set_flags(flags_add(res, 32, C, O));
       return true;
     }
     case Op::IMin:
@@ -260,23 +260,22 @@ bool Translator::alu() {
       bool rz = has("rz"), sat = has("sat");
       const Operand* bo = in.op == Op::FAdd ? (s2 ? s2 : s3) : s2;
       if (!read(s1, x) || !read(bo, y)) return false;
-      V r;
+      V ri;
       ir::Round rnd = rz ? ir::Round::TowardZero : ir::Round::NearestEven;
       if (in.op == Op::FMad) {
         const Operand* c = in.addend();
         if (!read(c, z)) return false;
         if (ng[0]) x = b.xor_(x, b.i32(0x80000000u));
         if (ng[1]) z = b.xor_(z, b.i32(0x80000000u));
-        // The product is truncated (exact when an input is zero), the sum rounds to nearest.
-        V p = b.fmul(b.bitcast(Type::F32, x), b.bitcast(Type::F32, y), float_flags(true, true, ir::Round::TowardZero));
-        r = b.fadd(p, b.bitcast(Type::F32, z), float_flags(true, true, ir::Round::NearestEven, sat));
+        ri = fmad(x, y, z);
       } else {
         if (ng[0]) x = b.xor_(x, b.i32(0x80000000u));
         if (ng[1]) y = b.xor_(y, b.i32(0x80000000u));
-        r = b.binary(in.op == Op::FAdd ? Opcode::FAdd : Opcode::FMul, b.bitcast(Type::F32, x), b.bitcast(Type::F32, y),
-                     0, float_flags(true, true, rnd, sat));
+        V r = b.binary(in.op == Op::FAdd ? Opcode::FAdd : Opcode::FMul, b.bitcast(Type::F32, x), b.bitcast(Type::F32, y),
+                       0, float_flags(true, true, rnd));
+        ri = b.bitcast(Type::I32, r);
       }
-      V ri = b.bitcast(Type::I32, r);
+      if (sat) ri = sat_keep_nan(ri);
       if (!write(dst, ri)) return false;
       set_flags(flags_float(ri));
       return true;
@@ -364,6 +363,8 @@ bool Translator::alu() {
       V r = b.binary(mn ? Opcode::FMin : Opcode::FMax, fa, fb, uint8_t(ir::MinMaxNan::NumberWins), fl);
       if (dbl) {
         V ri = b.bitcast(Type::I64, r);
+        // Two NaNs: source 2 as read, quieted (sem, nvhw fp64_minmax).
+        ri = b.select(b.and_(is_nan64(x), is_nan64(y)), b.or_(y, b.i64(1ull << 51)), ri);
         if (!write64(dst, ri)) return false;
         set_flags(flags_double(ri));
       } else {
@@ -394,7 +395,7 @@ bool Translator::alu() {
       if (!read(s1, x)) return false;
       if (has("abs")) x = band(x, 0x7fffffffu);
       if (has("neg")) x = b.xor_(x, b.i32(0x80000000u));
-      bool sat = has("sat");
+      bool sat = false;  // applied below, keeping NaN (sem::fsat)
       const ir::Transc tesla = ir::Transc::Tesla;
       V fx = b.bitcast(Type::F32, x), r;
       // Float inputs flush; the fixed-point side (sin/cos/ex2 inputs,
@@ -411,7 +412,9 @@ bool Translator::alu() {
                           float_flags(false, false, ir::Round::NearestEven, sat));
           break;
       }
-      return write(dst, b.bitcast(Type::I32, r));
+      V ri = b.bitcast(Type::I32, r);
+      if (has("sat")) ri = sat_keep_nan(ri);
+      return write(dst, ri);
     }
     case Op::Cvt: return cvt();
     case Op::DAdd:
@@ -427,8 +430,8 @@ bool Translator::alu() {
       if (ng[0]) fa = b.fneg(fa);
       V r;
       if (in.op == Op::DAdd) {
-        if (!read64(s3, y)) return false;
-        V fb = b.bitcast(Type::F64, y);
+        if (!read64(s3, z)) return false;
+        V fb = b.bitcast(Type::F64, z);
         if (ng[1]) fb = b.fneg(fb);
         r = b.fadd(fa, fb, fl);
       } else if (in.op == Op::DMul) {
@@ -440,7 +443,14 @@ bool Translator::alu() {
         if (ng[1]) fc = b.fneg(fc);
         r = b.ffma(fa, b.bitcast(Type::F64, y), fc, fl);
       }
+      // NaN results as sem (nvhw): a NaN operand as read, quieted, in the
+      // order source 2, source 3, source 1; else 0xfff8000000000000.
       V ri = b.bitcast(Type::I64, r);
+      ri = b.select(is_nan64(ri), b.i64(0xfff8000000000000ull), ri);
+      const uint64_t quiet = 1ull << 51;
+      ri = b.select(is_nan64(x), b.or_(x, b.i64(quiet)), ri);
+      if (in.op != Op::DMul) ri = b.select(is_nan64(z), b.or_(z, b.i64(quiet)), ri);
+      if (in.op != Op::DAdd) ri = b.select(is_nan64(y), b.or_(y, b.i64(quiet)), ri);
       if (!write64(dst, ri)) return false;
       set_flags(flags_double(ri));
       return true;
@@ -471,6 +481,30 @@ bool Translator::alu() {
     case Op::PmEvent: return true;
     default: return unsupported("not translated yet");
   }
+}
+
+// fmad as sem::fmad (nvhw fp32_mad): inputs flushed; the product, exact in
+// f64, truncated to 24 bits with its exponent unbounded (or kept whole when
+// source 3 is zero: then the hardware rounds a plain mul), plus source 3,
+// rounded once to f32 (overflow to +-inf, denormals flushed). A zero result
+// with a zero source 3 is -0 only when the product and source 3 are both
+// negative (the flushed product's sign otherwise shows).
+V Translator::fmad(V x, V y, V z) {
+  auto flush = [&](V v) {
+    return b.select(eq0(band(v, 0x7f800000u)), band(v, 0x80000000u), v);
+  };
+  x = flush(x);
+  y = flush(y);
+  z = flush(z);
+  auto wide = [&](V v) { return b.ftof(Type::F64, b.bitcast(Type::F32, v), float_flags(false, false)); };
+  V p = b.fmul(wide(x), wide(y), float_flags(false, false));
+  V pbits = b.bitcast(Type::I64, p);
+  V truncated = b.bitcast(Type::F64, b.and_(pbits, b.i64(~((uint64_t(1) << 29) - 1))));
+  V zc = eq0(band(z, 0x7fffffffu));
+  V sum = b.fadd(b.select(zc, p, truncated), wide(z), float_flags(false, false));
+  V r = b.bitcast(Type::I32, b.ftof(Type::F32, sum, float_flags(false, true)));
+  V zero_sign = band(b.and_(b.xor_(x, y), z), 0x80000000u);
+  return b.select(b.and_(zc, eq0(band(r, 0x7fffffffu))), zero_sign, r);
 }
 
 }  // namespace gpurc::tesla::detail

@@ -49,8 +49,9 @@ TEST_CASE("tesla disasm: short and immediate forms") {
   CHECK(dis({0x20818204}) == "add b32 $r1 $r1 c0[0x4]");
   // tabs: s[] source 1 (bit 24) in b32 mode (bits 13..14 = 3), $a1 (bits 26..27)
   CHECK(dis({0x2501e604}) == "add b32 $r1 b32 s[$a1+0xc] $r1");
-  // tabs: post-increment (bit 25): signed 4-bit offset
-  CHECK(dis({0x2701fe04}) == "add b32 $r1 b32 s[$a1++-0x4] $r1");
+  // tabs: post-increment (bit 25): signed 4-bit offset; a negative one prints
+  // as envydis prints it, 64-bit two's complement hex
+  CHECK(dis({0x2701fe04}) == "add b32 $r1 b32 s[$a1++0xfffffffffffffffc] $r1");
   // tabi: mov b32 LDST IMM, immediate split 16..21 / 34..59
   CHECK(dis({0x10008001, 0x00000003}) == "mov b32 $r0 0x0");
   CHECK(dis({0x103f8001, 0x00000003}) == "mov b32 $r0 0x3f");

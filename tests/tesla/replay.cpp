@@ -173,7 +173,7 @@ TEST_CASE("tesla replay: invalid documents are ReplayError naming the field") {
       {"3d grid", [](json& d) { d["launch"]["grid"] = json::array({2, 2, 2}); }, "grid"},
       {"huge block", [](json& d) { d["launch"]["block"] = json::array({32, 2000}); }, "block"},
       {"small s[]", [](json& d) { d["launch"]["shared_bytes"] = 8; }, "shared_bytes"},
-      {"shared buffer", [](json& d) { d["memory"][0]["space"] = "shared"; }, "space global"},
+      {"shared buffer over the launch block", [](json& d) { d["memory"][0]["space"] = "shared"; d["memory"][0]["address"] = "0x4"; }, "after the launch block"},
       {"g16", [](json& d) { d["memory"][0]["address"] = "0x1000000000"; }, "g0..g15"},
       {"entry outside the code", [](json& d) { d["program"]["entry"] = 0x100000; }, "program.entry"},
       {"kernel without cubin", [](json& d) { d["program"]["kernel"] = "k"; }, "program.kernel"},
