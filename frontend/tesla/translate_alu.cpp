@@ -483,28 +483,80 @@ bool Translator::alu() {
   }
 }
 
-// fmad as sem::fmad (nvhw fp32_mad): inputs flushed; the product, exact in
-// f64, truncated to 24 bits with its exponent unbounded (or kept whole when
-// source 3 is zero: then the hardware rounds a plain mul), plus source 3,
-// rounded once to f32 (overflow to +-inf, denormals flushed). A zero result
-// with a zero source 3 is -0 only when the product and source 3 are both
-// negative (the flushed product's sign otherwise shows).
+// fmad as sem::fmad (nvhw fp32_mad) in native f32 ops: the hardware
+// truncates the product to 24 bits with an unbounded exponent and rounds
+// the sum once. A product in the float range is what an RZ fmul gives, so
+// most lanes need nothing more; a product that overflows (|a b| >= 2^127 as
+// truncated) or underflows (< 2^-100) is computed scaled: a (or the smaller
+// factor) and source 3 by 2^-64 (2^+64), the sum, then the result by the
+// inverse power, which is exact or is the overflow / flush the hardware's
+// final rounding gives. Scaling is exact where it applies (the scaled
+// factor stays normal); a source 3 that leaves the range when scaled is
+// negligible beside the product (overflow side: its bits are > 60 below
+// the sum's ulp) or is the result (underflow side: |c| >= 2^64 > the
+// product by 2^164). One result the 24-bit rounding of the scaled sum
+// gets wrong: a value in [2^-126 - 2^-150, 2^-126 - 2^-151), which the
+// hardware rounds at denormal precision up to 2^-126; TwoSum's exact
+// error tells those apart. When source 3 is zero the hardware rounds a
+// plain mul to nearest and adds it.
 V Translator::fmad(V x, V y, V z) {
-  auto flush = [&](V v) {
-    return b.select(eq0(band(v, 0x7f800000u)), band(v, 0x80000000u), v);
-  };
+  auto flush = [&](V v) { return b.select(eq0(band(v, 0x7f800000u)), band(v, 0x80000000u), v); };
+  auto F = [&](V v) { return b.bitcast(Type::F32, v); };
+  auto I = [&](V v) { return b.bitcast(Type::I32, v); };
+  const uint32_t none = float_flags(false, false);
   x = flush(x);
   y = flush(y);
   z = flush(z);
-  auto wide = [&](V v) { return b.ftof(Type::F64, b.bitcast(Type::F32, v), float_flags(false, false)); };
-  V p = b.fmul(wide(x), wide(y), float_flags(false, false));
-  V pbits = b.bitcast(Type::I64, p);
-  V truncated = b.bitcast(Type::F64, b.and_(pbits, b.i64(~((uint64_t(1) << 29) - 1))));
+  V fx = F(x), fy = F(y), fz = F(z);
+  // Which lanes need the scaled computation.
+  V p0 = I(b.fmul(fx, fy, float_flags(false, false, ir::Round::TowardZero)));
+  V pmag = band(p0, 0x7fffffffu);
+  // Infinite or NaN factors are not scaled (inf * 2^-64 * tiny would be
+  // NaN): those lanes need no scaling.
+  V finite = b.and_(b.icmp(ir::IntPred::Ult, band(x, 0x7fffffffu), b.i32(0x7f800000u)),
+                    b.icmp(ir::IntPred::Ult, band(y, 0x7fffffffu), b.i32(0x7f800000u)));
+  V over = b.and_(finite, b.icmp(ir::IntPred::Uge, pmag, b.i32(0x7f000000u)));  // >= 2^127
+  V under = b.icmp(ir::IntPred::Ult, pmag, b.i32(0x0d800000u));  // < 2^-100 (zero too)
+  V x_smaller = b.icmp(ir::IntPred::Ult, band(x, 0x7fffffffu), band(y, 0x7fffffffu));
+  const V up = b.f32_bits(0x5f800000u), down = b.f32_bits(0x1f800000u);  // 2^64, 2^-64
+  V one = b.f32_bits(0x3f800000u);
+  // Overflow: both factors by 2^-64 (each is above 2^-1, the product lands
+  // in [2^-1, 2^128)), source 3 by 2^-128, the result back by 2^128, each
+  // in two exact steps. Underflow: the smaller factor by 2^64 (it is below
+  // 2^-50), source 3 by 2^64, the result by 2^-64.
+  V fx_scale = b.select(over, down, b.select(b.and_(under, x_smaller), up, one));
+  V fy_scale = b.select(over, down, b.select(b.and_(under, b.not_(x_smaller)), up, one));
+  V z_scale = b.select(over, down, b.select(under, up, one));
+  V z_scale2 = b.select(over, down, one);
+  V back = b.select(over, up, b.select(under, down, one));
+  V back2 = b.select(over, up, one);
+  V sx = b.fmul(fx, fx_scale, none), sy = b.fmul(fy, fy_scale, none);
+  V sz = b.fmul(b.fmul(fz, z_scale, none), z_scale2, none);
+  V prod = b.fmul(sx, sy, float_flags(false, false, ir::Round::TowardZero));
+  V sum = b.fadd(prod, sz, none);
+  V r = I(b.fmul(b.fmul(sum, back, none), back2, float_flags(false, true)));
+  V sum_i = I(sum);
+  // Underflow lanes whose scaled sum is below 2^-62 flush (the scaling back
+  // would round them at denormal precision first).
+  V tiny = b.and_(under, b.icmp(ir::IntPred::Ult, band(sum_i, 0x7fffffffu), b.i32(0x20800000u)));
+  r = b.select(tiny, band(sum_i, 0x80000000u), r);
+  // The denormal-precision rounding up to 2^-126 (scaled: 2^-62) of a sum
+  // just below it: the sum rounded to the float below 2^-62 and the exact
+  // value (TwoSum's error) is at or above that float.
+  V bb = b.fsub(sum, prod, none);
+  V err = b.fadd(b.fsub(prod, b.fsub(sum, bb, none), none), b.fsub(sz, bb, none), none);
+  V err_i = I(err);
+  V at_edge = b.and_(under, b.icmp(ir::IntPred::Eq, band(sum_i, 0x7fffffffu), b.i32(0x207fffffu)));
+  V err_ok = b.or_(eq0(band(err_i, 0x7fffffffu)), eq0(band(b.xor_(err_i, sum_i), 0x80000000u)));
+  r = b.select(b.and_(at_edge, err_ok), b.or_(band(sum_i, 0x80000000u), b.i32(0x00800000u)), r);
+  // Underflowing product beside a finite source 3 too big to scale: source 3.
+  V zmag = band(z, 0x7fffffffu);
+  V z_big = b.and_(b.icmp(ir::IntPred::Uge, zmag, b.i32(0x5f800000u)), b.icmp(ir::IntPred::Ule, zmag, b.i32(0x7f800000u)));
+  r = b.select(b.and_(under, z_big), z, r);
+  // Source 3 zero: a rounded mul, then the add (its zero-sign rule).
   V zc = eq0(band(z, 0x7fffffffu));
-  V sum = b.fadd(b.select(zc, p, truncated), wide(z), float_flags(false, false));
-  V r = b.bitcast(Type::I32, b.ftof(Type::F32, sum, float_flags(false, true)));
-  V zero_sign = band(b.and_(b.xor_(x, y), z), 0x80000000u);
-  return b.select(b.and_(zc, eq0(band(r, 0x7fffffffu))), zero_sign, r);
+  V plain = I(b.fadd(b.fmul(fx, fy, float_flags(false, true)), fz, float_flags(false, true)));
+  return b.select(zc, plain, r);
 }
 
 }  // namespace gpurc::tesla::detail

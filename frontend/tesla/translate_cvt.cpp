@@ -107,6 +107,12 @@ bool Translator::cvt() {
     V neg = ab ? i1f : src_neg;
     if (n) neg = b.not_(neg);
     if (!dfloat) {
+      // A widening without abs/neg cannot clamp: the extended value as is.
+      const bool widening = (st[0] == dt[0] && db >= sb) || (st[0] == 'u' && dt[0] == 's' && db > sb);
+      if (widening && !ab && !n) {
+        V out = sb == 32 ? raw : low_bits(raw, unsigned(sb), st[0] == 's');
+        return done32(out, flags_int(out, dst_bits));
+      }
       V e;
       if (dt[0] == 's') {
         uint64_t limit = 1ull << (db - 1);
@@ -135,11 +141,19 @@ bool Translator::cvt() {
       V out = b.or_(conv, b.select(neg, b.i32(0x80000000u), b.i32(0)));
       return done32(out, flags_float(out, false));
     }
-    V m = mag;
+    // G80 converter (sources of at most 32 bits): the same sign and
+    // magnitude in 32 bits (|INT32_MIN| = 2^31 read as unsigned), as 32-bit
+    // conversions are native on the x64 tiers and 64-bit ones are not.
+    const bool sgn = st[0] == 's';
+    V v32 = sb == 32 ? raw : low_bits(raw, unsigned(sb), sgn);
+    V neg32 = sgn ? b.icmp(ir::IntPred::Slt, v32, b.i32(0)) : i1f;
+    V m32 = sgn ? b.select(neg32, b.ineg(v32), v32) : v32;
+    src_neg = neg32;
+    neg = ab ? i1f : neg32;
+    if (n) neg = b.not_(neg);
     if (db == 16) {
       // The G80 converter's integer -> f16 path loses top bits of the
       // magnitude (sem, from hwtest g80_fp's model of the hardware bug).
-      V m32 = b.trunc(Type::I32, mag);
       V rounds_up = rm == 0 ? b.i1(true) : rm == 2 ? b.not_(neg) : rm == 1 ? neg : i1f;
       V all_ones = b.icmp(ir::IntPred::Eq, band(shr(m32, 5), 0x1ffffffu), b.i32(0x1ffffffu));
       m32 = b.select(b.and_(rounds_up, all_ones), b.i32(0), m32);
@@ -149,10 +163,9 @@ bool Translator::cvt() {
       V lz = b.isub(b.i32(15), msb);  // 16 when lo is 0 (msb -1)
       V k = b.iadd(b.i32(2), b.imin(ir::Sign::Unsigned, lz, b.i32(5)));
       m32 = b.lshr(b.shl(m32, k), k);
-      m = b.zext(Type::I64, m32);
     }
     V conv = cvt_mirrored(rm, neg, [&](ir::Round r) {
-      return b.bitcast(Type::I32, b.itof(Type::F32, ir::Sign::Unsigned, m, float_flags(false, false, r)));
+      return b.bitcast(Type::I32, b.itof(Type::F32, ir::Sign::Unsigned, m32, float_flags(false, false, r)));
     });
     V v = b.or_(conv, b.select(neg, b.i32(0x80000000u), b.i32(0)));
     if (sat) v = sat_keep_nan(v);
@@ -205,26 +218,18 @@ bool Translator::cvt() {
       V out = b.trunc(Type::I32, e);
       return done32(out, pack(eq0(out), b.icmp(ir::IntPred::Slt, out, b.i32(0)), i1f, ovf));
     }
+    // G80 converter: rounding the signed value in the mode and saturating
+    // to the destination is the magnitude rule (directed modes mirror for
+    // negative values, a negative value into an unsigned type is 0, NaN 0),
+    // which the IR's ftoi does (natively for s32).
     V x = raw;
     if (sb == 16) x = b.bitcast(Type::I32, b.ftof(Type::F32, b.bitcast(Type::F16, b.trunc(Type::I16, raw)), float_flags(false, false)));
     if (ab) x = band(x, 0x7fffffffu);
     if (n) x = b.xor_(x, b.i32(0x80000000u));
-    V neg = b.icmp(ir::IntPred::Slt, x, b.i32(0));
-    x = band(x, 0x7fffffffu);
-    V fx = b.bitcast(Type::F32, x);
-    V t = cvt_mirrored(rm, neg, [&](ir::Round r) {
-      return b.ftoi(Type::I64, ir::Sign::Unsigned, fx, float_flags(true, false, r));
-    });
-    t = b.imin(ir::Sign::Unsigned, t, b.i64(0xffffffffull));  // NaN gave 0
-    V e;
-    if (dt[0] == 's') {
-      uint64_t limit = 1ull << (db - 1);
-      e = b.select(neg, b.ineg(b.imin(ir::Sign::Unsigned, t, b.i64(limit))), b.imin(ir::Sign::Unsigned, t, b.i64(limit - 1)));
-    } else {
-      e = b.select(neg, b.i64(0), db == 16 ? b.imin(ir::Sign::Unsigned, t, b.i64(0xffff)) : t);
-    }
-    V out = b.trunc(Type::I32, e);
-    if (db == 16) out = band(out, 0xffff);
+    Type it = db == 16 ? Type::I16 : Type::I32;
+    V iv = b.ftoi(it, dt[0] == 's' ? ir::Sign::Signed : ir::Sign::Unsigned, b.bitcast(Type::F32, x),
+                  float_flags(true, false, ir_round(rm)));
+    V out = db == 16 ? b.zext(Type::I32, iv) : iv;
     return done32(out, flags_int(out, unsigned(db)));
   }
 

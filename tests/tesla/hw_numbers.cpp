@@ -8,6 +8,7 @@
 // state. See docs/tesla.md "Interpreter semantics" for each rule.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "tests/tesla/translate_harness.h"
@@ -227,6 +228,8 @@ const Vec32 kVec32[] = {
     {"mad product below the range", "add f32 $c0 $r7 (mul $r4 $r5) $r6", 7, 0x1c800000u, 0x1c800000u, 0x00800000u, 0x00800200u, 0x0},
     {"mad flushed product + 0", "add f32 $c0 $r7 (mul $r4 $r5) $r6", 7, 0x9c800000u, 0x1c800000u, 0x00000000u, 0x00000000u, 0x1},
     {"mad flushed product + -0", "add f32 $c0 $r7 (mul $r4 $r5) $r6", 7, 0x9c800000u, 0x1c800000u, 0x80000000u, 0x80000000u, 0x1},
+    {"mad inf times a tiny factor", "add f32 $c0 $r7 (mul $r4 $r5) $r6", 7, 0x7f800000u, 0x04000000u, 0xff000000u, 0x7f800000u, 0x0},
+    {"mad huge product minus max", "add f32 $c0 $r7 (mul $r4 $r5) $r6", 7, 0x7f7fffffu, 0x3fc00000u, 0xff7fffffu, 0x7efffffeu, 0x0},
     {"add sat NaN", "add sat rn f32 $c0 $r7 $r4 $r6", 7, 0x7f800001u, 0, 0x3f800000u, 0x7fffffffu, 0x3},
     {"add neg: x - x", "add rn f32 $c0 $r7 $r4 neg $r6", 7, 0xbf800000u, 0, 0xbf800000u, 0x00000000u, 0x1},
     {"cvt f32 of a negative denormal", "cvt f32 $c0 $r7 f32 $r4", 7, 0x807fffffu, 0, 0, 0x80000000u, 0x1},
@@ -454,5 +457,56 @@ TEST_CASE("tesla hardware numbers: every engine agrees on special operands") {
           for (unsigned r = 4; r < 12; ++r) s.r[r] = special[(lane * (r + 1) + round * 7 + r) % n];
         },
         [](const ThreadState&) {});
+  }
+}
+
+// fmad where the product leaves the float range (the translation scales
+// those lanes) and where the sum lands next to 2^-126: random lanes
+// against the interpreter's exact computation on every engine.
+TEST_CASE("tesla hardware numbers: fmad at the ends of the float range on every engine") {
+  std::mt19937 rng(14);
+  auto make = [&](int exp) {  // a float with a random significand and sign, exponent field `exp`
+    return uint32_t(rng() & 0x807fffffu) | uint32_t(std::clamp(exp, 1, 254)) << 23;
+  };
+  const int rounds = light() ? 6 : 24;
+  for (int round = 0; round < rounds; ++round) {
+    CAPTURE(round);
+    std::vector<uint32_t> a(32), b(32), c(32);
+    for (unsigned l = 0; l < 32; ++l) {
+      int kind = int(rng() % 4);
+      int ea, eb;
+      if (kind == 0) {  // product above 2^127
+        ea = 190 + int(rng() % 64), eb = 382 - ea + int(rng() % 40);
+      } else if (kind == 1) {  // product below 2^-100
+        ea = 1 + int(rng() % 40), eb = 1 + int(rng() % 60);
+      } else {  // product near 2^-126, source 3 nearly cancelling it
+        ea = 60 + int(rng() % 10), eb = 127 - 126 + 127 - ea + int(rng() % 5) - 2;
+      }
+      a[l] = make(ea);
+      b[l] = make(eb);
+      int pe = ea + eb - 127;
+      if (kind == 2) {
+        // c = -(a b) rounded, plus a nudge: the sum falls near 2^-126
+        float p = 0;
+        float fa, fb;
+        std::memcpy(&fa, &a[l], 4);
+        std::memcpy(&fb, &b[l], 4);
+        p = fa * fb;
+        uint32_t pb;
+        std::memcpy(&pb, &p, 4);
+        c[l] = (pb ^ 0x80000000u) + (rng() % 3) - 1;
+      } else {
+        c[l] = (rng() % 5 == 0) ? 0u : make(pe + int(rng() % 60) - 30);
+      }
+    }
+    for (const char* text : {"add f32 $c0 $r7 (mul $r4 $r5) $r6", "add sat f32 $c0 $r7 neg (mul $r4 $r5) $r6"}) {
+      CAPTURE(text);
+      run_everywhere(
+          program(text),
+          [&](unsigned lane, ThreadState& s) {
+            s.r[4] = a[lane], s.r[5] = b[lane], s.r[6] = c[lane], s.r[7] = 0;
+          },
+          [](const ThreadState&) {});
+    }
   }
 }
