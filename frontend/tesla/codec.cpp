@@ -492,7 +492,9 @@ std::string format_operand(const Operand& o) {
       if (o.idx >= 0) s += std::to_string(o.idx);
       s += "[";
       std::string base = o.greg >= 0 ? reg("r", o.greg) : o.areg > 0 ? reg("a", o.areg) : "";
-      if (o.postinc) s += (base.empty() ? "0x0" : base) + "++" + num(o.offset);
+      // A negative post-increment prints as envydis prints it: the 64-bit
+      // two's complement in hex (s[$a3++0xffffffffffffffe8]).
+      if (o.postinc) s += (base.empty() ? "0x0" : base) + "++" + hex(uint64_t(o.offset));
       else if (o.greg >= 0) s += base;
       else if (base.empty()) s += num(o.offset);
       else if (o.offset == 0) s += base;

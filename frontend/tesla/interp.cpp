@@ -57,39 +57,6 @@ int type_bits(const std::string& t) {
   return 0;
 }
 
-// IEEE half <-> float (round to nearest even on the way down).
-float half_to_float(uint16_t h) {
-  uint32_t s = (h >> 15) & 1, e = (h >> 10) & 0x1f, m = h & 0x3ff;
-  float v;
-  if (e == 0) v = std::ldexp(float(m), -24);
-  else if (e == 31) v = m ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
-  else v = std::ldexp(float(m | 0x400), int(e) - 25);
-  return s ? -v : v;
-}
-uint16_t float_to_half(float x) {
-  uint32_t u = asu(x);
-  uint16_t s = uint16_t((u >> 16) & 0x8000);
-  if (std::isnan(x)) return 0x7fff;
-  float a = std::fabs(x);
-  if (a >= 65520.0f) return s | 0x7c00;
-  if (a < std::ldexp(1.0f, -25)) return s;
-  int e;
-  std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
-  int exp = e - 1;    // a = 1.x * 2^exp
-  if (exp < -14) {
-    float m = std::nearbyint(std::ldexp(a, 24));  // denormal units of 2^-24
-    return s | uint16_t(m);
-  }
-  float m = std::nearbyint(std::ldexp(a, 10 - exp));  // 1024..2048
-  uint32_t mant = uint32_t(m);
-  if (mant >= 2048) {
-    mant >>= 1;
-    ++exp;
-  }
-  if (exp > 15) return s | 0x7c00;
-  return s | uint16_t(((exp + 15) << 10) | (mant & 0x3ff));
-}
-
 int round_mode(const Insn& in) {
   for (auto& n : in.names()) {
     if (n == "rn" || n == "rni") return FE_TONEAREST;
@@ -103,6 +70,28 @@ bool round_int(const Insn& in) {
   for (auto& n : in.names())
     if (n == "rni" || n == "rmi" || n == "rpi" || n == "rzi") return true;
   return false;
+}
+
+// The rounding field as nvhw numbers it: 0 nearest even, 1 down, 2 up,
+// 3 toward zero.
+int cvt_round(const Insn& in) {
+  for (auto& n : in.names()) {
+    if (n == "rn" || n == "rni") return 0;
+    if (n == "rm" || n == "rmi") return 1;
+    if (n == "rp" || n == "rpi") return 2;
+    if (n == "rz" || n == "rzi") return 3;
+  }
+  return 0;
+}
+int fe_mode(int rm) {
+  static const int modes[4] = {FE_TONEAREST, FE_DOWNWARD, FE_UPWARD, FE_TOWARDZERO};
+  return modes[rm & 3];
+}
+// The mode that rounds a magnitude as `rm` rounds the value when it is negative.
+int mirror_round(int rm, bool negative) {
+  if (negative && rm == 1) return 2;
+  if (negative && rm == 2) return 1;
+  return rm;
 }
 
 // Rounds a double to an integer-valued double in the given mode.
@@ -197,7 +186,11 @@ struct Runner {
     switch (space) {
       case 's': out = Span{m.shared, size_t(m.shared_bytes)}; return true;
       case 'c': out = Span{m.mem->cbuf[idx & 15].data(), m.mem->cbuf[idx & 15].size()}; return true;
-      case 'g': out = Span{m.mem->global[idx & 15].data(), m.mem->global[idx & 15].size()}; return true;
+      case 'g': {
+        const unsigned g = (P.cfg.own_global_spaces >> (idx & 15) & 1) ? unsigned(idx & 15) : 0u;
+        out = Span{m.mem->global[g].data(), m.mem->global[g].size()};
+        return true;
+      }
       case 'l': out = Span{m.local ? m.local + lane * m.local_stride : nullptr, m.local ? P.cfg.lmem : 0u}; return true;
       case 'a': out = Span{m.attr ? m.attr + lane * m.attr_stride : nullptr, m.attr ? P.cfg.attr_bytes : 0u}; return true;
       case 'o': out = Span{m.out ? m.out + lane * m.attr_stride : nullptr, m.out ? P.cfg.attr_bytes : 0u}; return true;
@@ -678,22 +671,24 @@ void Runner::alu(Warp& w, const Insn& in, uint32_t lanes) {
       return;
     }
     case Op::Sad: {
+      // The operands are 16 or 32 bits; source 3 (or the destination), the
+      // result and its flags always 32 bits (nvhw/hwtest g80_int: the 16-bit
+      // difference is zero-extended and added by the 32-bit adder).
       bool sg = has("s16") || has("s32");
       unsigned bits = (has("u16") || has("s16")) ? 16 : 32;
       uint32_t m = bits == 16 ? 0xffffu : 0xffffffffu;
       const Operand* c = in.addend();
       each([&](unsigned l) {
-        uint32_t x = read(w, in, l, s1) & m, y = read(w, in, l, s2) & m, z = read(w, in, l, c) & m;
+        uint32_t x = read(w, in, l, s1) & m, y = read(w, in, l, s2) & m, z = read(w, in, l, c);
         int64_t a = sg ? (bits == 16 ? int16_t(x) : int32_t(x)) : int64_t(x);
         int64_t b = sg ? (bits == 16 ? int16_t(y) : int32_t(y)) : int64_t(y);
         uint32_t mres = uint32_t(a > b ? a - b : b - a) & m;
         uint64_t r = uint64_t(mres) + z;
-        uint8_t C = uint8_t((r >> bits) & 1);
-        uint32_t res = uint32_t(r) & m;
-        uint32_t sb = bits - 1;
-        uint8_t O = ((mres >> sb & 1) == (z >> sb & 1)) && ((mres >> sb & 1) != (res >> sb & 1));
+        uint8_t C = uint8_t((r >> 32) & 1);
+        uint32_t res = uint32_t(r);
+        uint8_t O = ((mres >> 31 & 1) == (z >> 31 & 1)) && ((mres >> 31 & 1) != (res >> 31 & 1));
         write(w, in, l, dst, res);
-        set_flags(w, in, l, sem::flags_int(res, bits) | uint8_t(C << 2) | uint8_t(O << 3));
+        set_flags(w, in, l, sem::flags_int(res, 32) | uint8_t(C << 2) | uint8_t(O << 3));
       });
       return;
     }
@@ -837,10 +832,10 @@ void Runner::alu(Warp& w, const Insn& in, uint32_t lanes) {
         if (has(cn[i])) cond = i;
       each([&](unsigned l) {
         double a, b;
-        uint64_t ua = 0, ub = 0;
+        uint64_t ua = 0, ub = 0, raw_b = 0;
         if (dbl) {
           ua = read64(w, in, l, s1);
-          ub = read64(w, in, l, s2);
+          ub = raw_b = read64(w, in, l, s2);
           if (ab[0]) ua &= ~(1ull << 63);
           if (neg[0]) ua ^= 1ull << 63;
           if (ab[1]) ub &= ~(1ull << 63);
@@ -867,15 +862,16 @@ void Runner::alu(Warp& w, const Insn& in, uint32_t lanes) {
         }
         bool mn = in.op == Op::FMin || in.op == Op::DMin;
         uint64_t r;
-        if (std::isnan(a) && std::isnan(b)) r = dbl ? 0x7fffffffffffffffull : 0x7fffffffu;
+        // f64 with two NaNs: source 2 as read, quieted (nvhw fp64_minmax;
+        // neg/abs do not apply to a NaN).
+        if (std::isnan(a) && std::isnan(b)) r = dbl ? (raw_b | (1ull << 51)) : 0x7fffffffu;
         else if (std::isnan(a)) r = ub;
         else if (std::isnan(b)) r = ua;
         else if (a == b) r = mn ? ((ua >> (dbl ? 63 : 31)) ? ua : ub) : ((ua >> (dbl ? 63 : 31)) ? ub : ua);
         else r = ((a < b) == mn) ? ua : ub;
         if (dbl) {
           write64(w, in, l, dst, r);
-          double d = asd(r);
-          set_flags(w, in, l, uint8_t((std::isnan(d) || d == 0) | ((std::isnan(d) || std::signbit(d)) << 1)));
+          set_flags(w, in, l, sem::flags_double(r));
         } else {
           write(w, in, l, dst, uint32_t(r));
           set_flags(w, in, l, sem::flags_float(uint32_t(r)));
@@ -949,97 +945,214 @@ void Runner::alu(Warp& w, const Insn& in, uint32_t lanes) {
       return;
     }
     case Op::Cvt: {
+      // Two units (docs/tesla.md "cvt"): conversions with a 64-bit type run
+      // on G200's f64 unit, the others on the G80 converter; each follows
+      // envytools' model of it (nvhw fp.c, hwtest g80_fp / g80_fp64).
       std::vector<std::string> types;
       for (auto& n : names)
         if (type_bits(n) && types.size() < 2) types.push_back(n);
       if (types.size() < 2) unsupported("without two types");
       const std::string& dt = types[0];
       const std::string& st = types[1];
-      int mode = round_mode(in);
-      bool rint = round_int(in), n = has("neg"), ab = has("abs"), sat = has("sat");
+      const int rm = cvt_round(in);
+      const bool rint = round_int(in), n = has("neg"), ab = has("abs"), sat = has("sat");
+      const bool sfloat = st[0] == 'f', dfloat = dt[0] == 'f';
+      const int sb = type_bits(st), db = type_bits(dt);
+      const bool f64unit = sb == 64 || db == 64;
+      // Integer results set S from the destination register's top bit
+      // (u8/s8 go to a 16- or 32-bit register: word 1 bit 26).
+      const unsigned dst_bits = db >= 16 ? unsigned(db) : ((in.bits >> 58) & 1) ? 32u : 16u;
+      auto flags16 = [](uint16_t h) -> uint8_t {
+        if ((h & 0x7fffu) > 0x7c00u) return 3;
+        if ((h & 0x7fffu) == 0) return 1;
+        return (h >> 15) ? 2 : 0;
+      };
       each([&](unsigned l) {
-        uint64_t raw = type_bits(st) == 64 ? read64(w, in, l, s1) : read(w, in, l, s1);
-        bool sfloat = st[0] == 'f', dfloat = dt[0] == 'f';
-        int sb = type_bits(st), db = type_bits(dt);
+        uint64_t raw = sb == 64 ? read64(w, in, l, s1) : read(w, in, l, s1);
         uint64_t out = 0;
+        uint8_t fl = 0;
         if (!sfloat) {
-          // Integer source: extend, abs, neg in infinite precision.
-          __int128 v;
-          if (st[0] == 's') v = sb == 64 ? __int128(int64_t(raw)) : __int128(int64_t(raw << (64 - sb)) >> (64 - sb));
-          else v = sb == 64 ? __int128(raw) : __int128(raw & ((1ull << sb) - 1));
-          if (ab && v < 0) v = -v;
-          if (n) v = -v;
-          if (!dfloat) {
-            __int128 lo = dt[0] == 's' ? -(__int128(1) << (db - 1)) : 0;
-            __int128 hi = dt[0] == 's' ? (__int128(1) << (db - 1)) - 1 : (__int128(1) << db) - 1;
-            if (v < lo) v = lo;
-            if (v > hi) v = hi;
-            out = uint64_t(v);
+          // Integer source: sign and magnitude; abs clears the sign, neg flips it.
+          uint64_t mag;
+          bool neg = false;
+          if (sb == 64) {
+            neg = st[0] == 's' && int64_t(raw) < 0;
+            mag = neg ? 0 - raw : raw;
           } else {
-            // Exact in long double? Not for 64-bit: round via the host in the mode.
-            double d = in_mode(mode, [&] { volatile long double x = (long double)v; return double(x); });
+            int64_t v = st[0] == 's' ? int64_t(raw << (64 - sb)) >> (64 - sb) : int64_t(raw & ((1ull << sb) - 1));
+            neg = v < 0;
+            mag = neg ? uint64_t(-v) : uint64_t(v);
+          }
+          const bool source_negative = neg;
+          if (ab) neg = false;
+          if (n) neg = !neg;
+          if (!dfloat) {
+            uint64_t e = mag;
+            if (dt[0] == 's') {
+              uint64_t limit = 1ull << (db - 1);
+              if (neg) e = 0 - std::min(e, limit);
+              else if (e >= limit) e = limit - 1;
+            } else if (neg) {
+              e = 0;
+            } else if (e > (1ull << db) - 1) {
+              e = (1ull << db) - 1;
+            }
+            out = e;
+            fl = sem::flags_int(uint32_t(out), dst_bits);
+          } else if (f64unit) {
+            // The f64 unit mirrors directed rounding only for signed
+            // sources, and ignores sat; a zero with neg is -0.
+            int r = st[0] == 's' ? mirror_round(rm, neg) : rm;
             if (db == 64) {
-              if (sat) d = d < 0 ? 0 : d > 1 ? 1 : d;
-              out = asu64(d);
+              out = sem::u64_to_f64(mag, r) | (neg ? 1ull << 63 : 0);
+              fl = sem::flags_double(out);
             } else {
-              float fl = in_mode(mode, [&] { volatile long double x = (long double)v; volatile float y = float(x); return double(y); });
-              if (sat) fl = fl < 0 ? 0 : fl > 1 ? 1 : fl;
-              out = db == 32 ? ftz32(asu(fl)) : float_to_half(fl);
+              out = sem::u64_to_f32(mag, r) | (neg ? 0x80000000u : 0);
+              fl = sem::flags_float_noftz(uint32_t(out));
+            }
+          } else {
+            int r = mirror_round(rm, neg);
+            uint32_t m = uint32_t(mag);
+            if (db == 16) {
+              // The G80 converter's integer -> f16 path loses the top bits of
+              // the magnitude (hwtest g80_fp's model of the hardware bug).
+              if ((r == 0 || r == 2) && ((m >> 5) & 0x1ffffffu) == 0x1ffffffu) m = 0;
+              uint16_t lo = uint16_t(m - (source_negative ? 1u : 0u));
+              int k = 2;
+              while (lo < 0x8000 && k < 7) {
+                lo = uint16_t(lo << 1);
+                ++k;
+              }
+              m = uint32_t(uint64_t(m) << k) >> k;
+            }
+            uint32_t v = sem::u64_to_f32(m, r) | (neg ? 0x80000000u : 0);
+            if (sat) v = sem::fsat(v);
+            if (db == 16) {
+              uint16_t h = sem::f32_to_f16(v, rm, false);
+              out = h;
+              fl = flags16(h);
+            } else {
+              out = v;
+              fl = sem::flags_float(v);
             }
           }
-        } else {
-          double v;
-          if (sb == 16) v = half_to_float(uint16_t(raw));
-          else if (sb == 32) v = asf(ftz32(uint32_t(raw)));
-          else v = asd(raw);
-          if (ab) v = std::fabs(v);
-          if (n) v = -v;
-          if (!dfloat) {
-            if (std::isnan(v)) out = 0;  // NaN converts to 0
-            else {
-              double r = rint_mode(v, rint ? mode : FE_TOWARDZERO);
-              double lo = dt[0] == 's' ? -std::ldexp(1.0, db - 1) : 0.0;
-              double hi = dt[0] == 's' ? std::ldexp(1.0, db - 1) - 1 : std::ldexp(1.0, db) - 1;
-              // 64-bit limits are not doubles (2^63 - 1 rounds up): clamp in integers.
-              if (r < lo) r = lo;
-              if (dt[0] == 's' && db == 64 && r >= std::ldexp(1.0, 63)) out = uint64_t(INT64_MAX);
-              else if (dt[0] == 'u' && db == 64 && r >= std::ldexp(1.0, 64)) out = ~0ull;
-              else {
-                if (r > hi) r = hi;
-                out = dt[0] == 's' ? uint64_t(int64_t(r)) : uint64_t(r);
-              }
-              if (db < 64) out &= (1ull << db) - 1;
-            }
-          } else {
-            if (rint) v = rint_mode(v, mode);
-            if (sat && !std::isnan(v)) v = v < 0 ? 0 : v > 1 ? 1 : v;  // sat keeps NaN (envydis note)
-            if (db == 64) out = std::isnan(v) ? 0x7fffffffffffffffull : asu64(v);
-            else if (db == 32) {
-              float fl = sb == 64 ? double_to_float_mode(v, mode) : float(v);
-              out = std::isnan(fl) ? 0x7fffffffu : ftz32(asu(fl));
-              if (sb == 32 && std::isnan(v)) out = 0x7fffffffu;
+        } else if (!dfloat) {
+          // Float -> integer: round the magnitude (directed modes mirrored
+          // for a negative value), then clamp.
+          if (f64unit) {
+            const unsigned sbit = sb == 64 ? 63 : 31;
+            uint64_t x = raw;
+            if (ab) x &= ~(1ull << sbit);
+            if (n) x ^= 1ull << sbit;
+            bool neg = (x >> sbit) & 1;
+            x &= ~(1ull << sbit);
+            bool nan = sb == 64 ? x > 0x7ff0000000000000ull : x > 0x7f800000u;
+            bool ovf = false;
+            uint64_t e;
+            if (nan) {
+              e = 1ull << (db - 1);  // NaN: the sign bit alone, with O
+              ovf = true;
             } else {
-              float fl = sb == 64 ? double_to_float_mode(v, mode) : float(v);
-              out = float_to_half(fl);
+              e = sem::float_to_u64(x, sb == 64, mirror_round(rm, neg), false);
+              if (e == 0xffffffffull) ovf = true;  // as the model has it
+              if (dt[0] == 's') {
+                uint64_t limit = 1ull << (db - 1);
+                if (neg) {
+                  if (e > limit) {
+                    e = limit;
+                    ovf = true;
+                  }
+                  e = 0 - e;
+                } else if (e >= limit) {
+                  e = limit - 1;
+                  ovf = true;
+                }
+              } else {
+                if (neg && e) {
+                  e = 0;
+                  ovf = true;
+                }
+                if (db == 32 && e >= (1ull << 32)) {
+                  e = 0xffffffffull;
+                  ovf = true;
+                }
+              }
             }
+            if (db == 32) e &= 0xffffffffull;
+            out = e;
+            fl = uint8_t((e == 0 ? 1 : ((e >> (db - 1)) & 1) ? 2 : 0) | (ovf ? 8 : 0));
+          } else {
+            uint32_t x = sb == 16 ? sem::f16_to_f32(uint16_t(raw)) : uint32_t(raw);
+            if (ab) x &= 0x7fffffffu;
+            if (n) x ^= 0x80000000u;
+            bool neg = x >> 31;
+            x &= 0x7fffffffu;
+            uint64_t t = x > 0x7f800000u ? 0 : sem::float_to_u64(x, false, mirror_round(rm, neg), true);
+            if (t >> 32) t = 0xffffffffull;
+            uint64_t e = t;
+            if (dt[0] == 's') {
+              uint64_t limit = 1ull << (db - 1);
+              if (neg) e = 0 - std::min(e, limit);
+              else if (e >= limit) e = limit - 1;
+            } else if (neg) {
+              e = 0;
+            } else if (db == 16 && e >= 0x10000) {
+              e = 0xffff;
+            }
+            out = e & ((1ull << db) - 1);
+            fl = sem::flags_int(uint32_t(out), unsigned(db));
+          }
+        } else if (f64unit) {
+          // Float -> float on the f64 unit: denormals kept, a NaN keeps its
+          // sign and payload (quieted), neg/abs do not apply to it.
+          uint64_t e;
+          if (sb == 64) {
+            e = raw;
+          } else {
+            uint32_t x = uint32_t(raw);
+            if ((x & 0x7fffffffu) > 0x7f800000u)
+              e = uint64_t(x >> 31) << 63 | 0x7ff0000000000000ull | uint64_t((x & 0x7fffffu) | 0x400000u) << 29;
+            else
+              e = asu64(double(asf(x)));
+          }
+          bool nan = (e & 0x7fffffffffffffffull) > 0x7ff0000000000000ull;
+          if (nan) {
+            e |= 1ull << 51;
+          } else {
+            if (ab) e &= ~(1ull << 63);
+            if (n) e ^= 1ull << 63;
+            if (rint && db == 64 && sb == 64) e = asu64(rint_mode(asd(e), fe_mode(rm)));
+          }
+          if (db == 64) {
+            out = e;
+            fl = sem::flags_double(e);
+          } else {
+            uint32_t f;
+            if (nan) f = uint32_t(e >> 63) << 31 | 0x7f800000u | uint32_t((e & 0xfffffffffffffull) >> 29) | 0x400000u;
+            else f = asu(double_to_float_mode(asd(e), fe_mode(rm)));
+            out = f;
+            fl = sem::flags_float_noftz(f);
+          }
+        } else {
+          // G80 converter: the value (f16 widened) goes through an add of
+          // -0 (flushing, NaN -> 0x7fffffff), then sat, then rni..rzi.
+          uint32_t x = sb == 16 ? sem::f16_to_f32(uint16_t(raw)) : uint32_t(raw);
+          if (ab) x &= 0x7fffffffu;
+          if (n) x ^= 0x80000000u;
+          uint32_t e = sem::fadd(x, 0x80000000u, false);
+          if (sat) e = sem::fsat(e);
+          if (rint && (e & 0x7fffffffu) < 0x7f800000u) e = asu(float(rint_mode(double(asf(e)), fe_mode(rm))));
+          if (db == 16) {
+            uint16_t h = sem::f32_to_f16(e, rm, rint);
+            out = h;
+            fl = flags16(h);
+          } else {
+            out = e;
+            fl = sem::flags_float(e);
           }
         }
         if (db == 64) write64(w, in, l, dst, out);
         else write(w, in, l, dst, uint32_t(out));
-        uint8_t fl;
-        if (dfloat && db == 32) fl = sem::flags_float(uint32_t(out));
-        else if (dfloat && db == 64) {
-          double d = asd(out);
-          fl = uint8_t((std::isnan(d) || d == 0) | ((std::isnan(d) || std::signbit(d)) << 1));
-        } else if (dfloat) {
-          uint16_t h = uint16_t(out);
-          bool nan = (h & 0x7fff) > 0x7c00;
-          fl = uint8_t((nan || (h & 0x7fff) == 0) | ((nan || (h >> 15)) << 1));
-        } else {
-          fl = sem::flags_int(uint32_t(out), db >= 32 ? 32 : 16);
-          if (db == 64) fl = uint8_t((out == 0) | ((out >> 63) << 1));
-          if (db == 8) fl = uint8_t(((out & 0xff) == 0) | (((out >> 7) & 1) << 1));
-        }
         set_flags(w, in, l, fl);
       });
       return;
@@ -1056,25 +1169,38 @@ void Runner::alu(Warp& w, const Insn& in, uint32_t lanes) {
         }
       }
       int mode = round_mode(in);
+      // NaN operands (nvhw fp64_add/fma/mul): the result is a NaN operand,
+      // quieted, with its own sign (neg does not apply to it), checked in
+      // the order source 2, source 3, source 1; a NaN made from numbers
+      // (inf - inf, 0 * inf) is 0xfff8000000000000.
       each([&](unsigned l) {
-        double a = asd(read64(w, in, l, s1));
+        uint64_t ra = read64(w, in, l, s1);
+        uint64_t rb = in.op == Op::DAdd ? 0 : read64(w, in, l, s2);
+        uint64_t rc = in.op == Op::DMul ? 0 : read64(w, in, l, s3);
+        double a = asd(ra);
         if (n1) a = -a;
         double r;
         if (in.op == Op::DAdd) {
-          double b = asd(read64(w, in, l, s3));
+          double b = asd(rc);
           if (n2) b = -b;
           r = in_mode(mode, [&] { volatile double x = a, y = b; return x + y; });
         } else if (in.op == Op::DMul) {
-          double b = asd(read64(w, in, l, s2));
+          double b = asd(rb);
           r = in_mode(mode, [&] { volatile double x = a, y = b; return x * y; });
         } else {
-          double b = asd(read64(w, in, l, s2)), c = asd(read64(w, in, l, s3));
+          double b = asd(rb), c = asd(rc);
           if (n2) c = -c;
           r = in_mode(mode, [&] { volatile double x = a, y = b, z = c; return std::fma(x, y, z); });
         }
-        uint64_t out = std::isnan(r) ? 0x7fffffffffffffffull : asu64(r);
+        uint64_t out = asu64(r);
+        auto nan64 = [](uint64_t v) { return (v & 0x7fffffffffffffffull) > 0x7ff0000000000000ull; };
+        const uint64_t quiet = 1ull << 51;
+        if (in.op != Op::DAdd && nan64(rb)) out = rb | quiet;
+        else if (in.op != Op::DMul && nan64(rc)) out = rc | quiet;
+        else if (nan64(ra)) out = ra | quiet;
+        else if (std::isnan(r)) out = 0xfff8000000000000ull;
         write64(w, in, l, dst, out);
-        set_flags(w, in, l, uint8_t((std::isnan(r) || r == 0) | ((std::isnan(r) || std::signbit(r)) << 1)));
+        set_flags(w, in, l, sem::flags_double(out));
       });
       return;
     }

@@ -35,6 +35,13 @@ struct BlockConfig {
   uint64_t max_steps = 1ull << 26;    // watchdog: warp-instructions for the whole block
   unsigned call_limit = 16;           // limited calls ignored beyond this many on a stack
   uint32_t entry = 0;                 // word address where every thread starts
+  // Global memory as CUDA sees it: g<i> with bit i set is a space of its
+  // own (buffers bound at (i << 32) + offset); every other g<i> is the
+  // linear memory below 4 GiB (g0's bytes). All set: sixteen spaces.
+  uint16_t own_global_spaces = 0xffff;
+  // Initial bytes of every block's s[] (replay "shared" buffers), under the
+  // launch block and parameters, which are written over them.
+  std::vector<uint8_t> shared_image;
 };
 
 enum class FaultKind { None, Decode, Trap, OutOfBounds, Unsupported, Watchdog, Stack };
@@ -145,11 +152,19 @@ WarpStop run_warp(const WarpProgram& p, WarpState& w);
 namespace sem {
 uint32_t fadd(uint32_t a, uint32_t b, bool rz);         // FTZ in and out, NaN -> 0x7fffffff
 uint32_t fmul(uint32_t a, uint32_t b, bool rz);
-uint32_t fmad(uint32_t a, uint32_t b, uint32_t c);      // product truncated unless an input is zero, then add rn
-uint32_t fsat(uint32_t a);                              // clamp to [0, 1], NaN -> 0
+uint32_t fmad(uint32_t a, uint32_t b, uint32_t c);      // product truncated (unbounded exponent) unless an input is zero, then add rn
+uint32_t fsat(uint32_t a);                              // clamp to [0, 1], NaN stays NaN
 uint8_t flags_int(uint32_t res, unsigned bits);         // Z, S
-uint8_t flags_float(uint32_t f);                        // Z: zero or NaN, S: negative or NaN
+uint8_t flags_float(uint32_t f);                        // Z: zero/denormal or NaN, S: negative nonzero or NaN
+uint8_t flags_float_noftz(uint32_t f);                  // the same, denormals nonzero (f64 unit's f32 results)
+uint8_t flags_double(uint64_t f);                       // Z: +-0 or NaN, S: negative nonzero or NaN
 bool pred(uint8_t c, unsigned code);                    // the 32 predicate conditions
+// Conversions (rm: 0 nearest even, 1 down, 2 up, 3 toward zero).
+uint32_t f16_to_f32(uint16_t h);                        // exact; NaN -> 0x7fffffff
+uint16_t f32_to_f16(uint32_t x, int rm, bool truncate); // FTZ in, half denormals out
+uint32_t u64_to_f32(uint64_t v, int rm);                // magnitude, no sign
+uint64_t u64_to_f64(uint64_t v, int rm);
+uint64_t float_to_u64(uint64_t bits, bool f64, int rm, bool flush);  // non-negative magnitude; ~0 if too big
 uint32_t preex2(uint32_t f);
 uint32_t presin(uint32_t f);
 uint32_t sfu(Op op, uint32_t f);                        // rcp rsqrt lg2 sin cos ex2

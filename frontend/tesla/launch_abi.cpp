@@ -20,7 +20,8 @@ std::string describe_trap(uint64_t code) {
 }
 
 std::vector<uint8_t> pack_uniforms(const BlockConfig& cfg) {
-  std::vector<uint8_t> u(0x10 + cfg.params.size(), 0);
+  std::vector<uint8_t> u(std::max<size_t>(0x10 + cfg.params.size(), cfg.shared_image.size()), 0);
+  if (!cfg.shared_image.empty()) std::memcpy(u.data(), cfg.shared_image.data(), cfg.shared_image.size());
   uint16_t hdr[8] = {0, uint16_t(cfg.block[0]), uint16_t(cfg.block[1]), uint16_t(cfg.block[2]),
                      uint16_t(cfg.grid[0]), uint16_t(cfg.grid[1]), 0, 0};
   std::memcpy(u.data(), hdr, 16);

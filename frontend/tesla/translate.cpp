@@ -546,8 +546,11 @@ TranslateOptions options_for(const BlockConfig& cfg, const Target& target, uint3
   o.smem = std::max<uint32_t>(cfg.smem, 0x10 + uint32_t(cfg.params.size()));
   o.lmem = cfg.lmem;
   o.attr_bytes = cfg.attr_bytes;
-  o.param_bytes = uint32_t(cfg.params.size());
+  // The uniform block is the image of s[] the ABI writer stores: the
+  // launch block, the parameters and any initial shared bytes after them.
+  o.param_bytes = uint32_t(std::max<size_t>(cfg.params.size(), cfg.shared_image.size() > 0x10 ? cfg.shared_image.size() - 0x10 : 0));
   o.call_limit = cfg.call_limit;
+  o.own_global_spaces = cfg.own_global_spaces;
   return o;
 }
 

@@ -25,6 +25,7 @@ struct TranslateOptions {
   bool launch_abi = true;        // emit the ABI-writer prologue ("abi_writer") and the uniform block
   uint32_t param_bytes = 0;      // kernel parameter bytes at s[0x10..] (launch_abi)
   unsigned call_limit = 16;      // limited calls ignored beyond this depth (as BlockConfig::call_limit)
+  uint16_t own_global_spaces = 0xffff;  // as BlockConfig: g<i> without its bit is g0's linear memory
   uint32_t max_words = 1u << 20; // refuse bigger programs
 };
 

@@ -169,11 +169,11 @@ bool Translator::alu() {
       };
       V ex = ext(x), ey = ext(y);
       V mres = band(b.isad(sg ? ir::Sign::Signed : ir::Sign::Unsigned, ex, ey, b.i32(0)), m);
-      z = band(z, m);
+      // Source 3, the sum and its flags are 32 bits in both forms (sem).
       V res, C, O;
-      add_flags(mres, z, b.i1(false), bits, res, C, O);
+      add_flags(mres, z, b.i1(false), 32, res, C, O);
       if (!write(dst, res)) return false;
-      set_flags(flags_add(res, bits, C, O));
+      set_flags(flags_add(res, 32, C, O));
       return true;
     }
     case Op::IMin:
@@ -260,23 +260,22 @@ bool Translator::alu() {
       bool rz = has("rz"), sat = has("sat");
       const Operand* bo = in.op == Op::FAdd ? (s2 ? s2 : s3) : s2;
       if (!read(s1, x) || !read(bo, y)) return false;
-      V r;
+      V ri;
       ir::Round rnd = rz ? ir::Round::TowardZero : ir::Round::NearestEven;
       if (in.op == Op::FMad) {
         const Operand* c = in.addend();
         if (!read(c, z)) return false;
         if (ng[0]) x = b.xor_(x, b.i32(0x80000000u));
         if (ng[1]) z = b.xor_(z, b.i32(0x80000000u));
-        // The product is truncated (exact when an input is zero), the sum rounds to nearest.
-        V p = b.fmul(b.bitcast(Type::F32, x), b.bitcast(Type::F32, y), float_flags(true, true, ir::Round::TowardZero));
-        r = b.fadd(p, b.bitcast(Type::F32, z), float_flags(true, true, ir::Round::NearestEven, sat));
+        ri = fmad(x, y, z);
       } else {
         if (ng[0]) x = b.xor_(x, b.i32(0x80000000u));
         if (ng[1]) y = b.xor_(y, b.i32(0x80000000u));
-        r = b.binary(in.op == Op::FAdd ? Opcode::FAdd : Opcode::FMul, b.bitcast(Type::F32, x), b.bitcast(Type::F32, y),
-                     0, float_flags(true, true, rnd, sat));
+        V r = b.binary(in.op == Op::FAdd ? Opcode::FAdd : Opcode::FMul, b.bitcast(Type::F32, x), b.bitcast(Type::F32, y),
+                       0, float_flags(true, true, rnd));
+        ri = b.bitcast(Type::I32, r);
       }
-      V ri = b.bitcast(Type::I32, r);
+      if (sat) ri = sat_keep_nan(ri);
       if (!write(dst, ri)) return false;
       set_flags(flags_float(ri));
       return true;
@@ -364,6 +363,8 @@ bool Translator::alu() {
       V r = b.binary(mn ? Opcode::FMin : Opcode::FMax, fa, fb, uint8_t(ir::MinMaxNan::NumberWins), fl);
       if (dbl) {
         V ri = b.bitcast(Type::I64, r);
+        // Two NaNs: source 2 as read, quieted (sem, nvhw fp64_minmax).
+        ri = b.select(b.and_(is_nan64(x), is_nan64(y)), b.or_(y, b.i64(1ull << 51)), ri);
         if (!write64(dst, ri)) return false;
         set_flags(flags_double(ri));
       } else {
@@ -394,7 +395,7 @@ bool Translator::alu() {
       if (!read(s1, x)) return false;
       if (has("abs")) x = band(x, 0x7fffffffu);
       if (has("neg")) x = b.xor_(x, b.i32(0x80000000u));
-      bool sat = has("sat");
+      bool sat = false;  // applied below, keeping NaN (sem::fsat)
       const ir::Transc tesla = ir::Transc::Tesla;
       V fx = b.bitcast(Type::F32, x), r;
       // Float inputs flush; the fixed-point side (sin/cos/ex2 inputs,
@@ -411,7 +412,9 @@ bool Translator::alu() {
                           float_flags(false, false, ir::Round::NearestEven, sat));
           break;
       }
-      return write(dst, b.bitcast(Type::I32, r));
+      V ri = b.bitcast(Type::I32, r);
+      if (has("sat")) ri = sat_keep_nan(ri);
+      return write(dst, ri);
     }
     case Op::Cvt: return cvt();
     case Op::DAdd:
@@ -427,8 +430,8 @@ bool Translator::alu() {
       if (ng[0]) fa = b.fneg(fa);
       V r;
       if (in.op == Op::DAdd) {
-        if (!read64(s3, y)) return false;
-        V fb = b.bitcast(Type::F64, y);
+        if (!read64(s3, z)) return false;
+        V fb = b.bitcast(Type::F64, z);
         if (ng[1]) fb = b.fneg(fb);
         r = b.fadd(fa, fb, fl);
       } else if (in.op == Op::DMul) {
@@ -440,7 +443,14 @@ bool Translator::alu() {
         if (ng[1]) fc = b.fneg(fc);
         r = b.ffma(fa, b.bitcast(Type::F64, y), fc, fl);
       }
+      // NaN results as sem (nvhw): a NaN operand as read, quieted, in the
+      // order source 2, source 3, source 1; else 0xfff8000000000000.
       V ri = b.bitcast(Type::I64, r);
+      ri = b.select(is_nan64(ri), b.i64(0xfff8000000000000ull), ri);
+      const uint64_t quiet = 1ull << 51;
+      ri = b.select(is_nan64(x), b.or_(x, b.i64(quiet)), ri);
+      if (in.op != Op::DMul) ri = b.select(is_nan64(z), b.or_(z, b.i64(quiet)), ri);
+      if (in.op != Op::DAdd) ri = b.select(is_nan64(y), b.or_(y, b.i64(quiet)), ri);
       if (!write64(dst, ri)) return false;
       set_flags(flags_double(ri));
       return true;
@@ -471,6 +481,82 @@ bool Translator::alu() {
     case Op::PmEvent: return true;
     default: return unsupported("not translated yet");
   }
+}
+
+// fmad as sem::fmad (nvhw fp32_mad) in native f32 ops: the hardware
+// truncates the product to 24 bits with an unbounded exponent and rounds
+// the sum once. A product in the float range is what an RZ fmul gives, so
+// most lanes need nothing more; a product that overflows (|a b| >= 2^127 as
+// truncated) or underflows (< 2^-100) is computed scaled: a (or the smaller
+// factor) and source 3 by 2^-64 (2^+64), the sum, then the result by the
+// inverse power, which is exact or is the overflow / flush the hardware's
+// final rounding gives. Scaling is exact where it applies (the scaled
+// factor stays normal); a source 3 that leaves the range when scaled is
+// negligible beside the product (overflow side: its bits are > 60 below
+// the sum's ulp) or is the result (underflow side: |c| >= 2^64 > the
+// product by 2^164). One result the 24-bit rounding of the scaled sum
+// gets wrong: a value in [2^-126 - 2^-150, 2^-126 - 2^-151), which the
+// hardware rounds at denormal precision up to 2^-126; TwoSum's exact
+// error tells those apart. When source 3 is zero the hardware rounds a
+// plain mul to nearest and adds it.
+V Translator::fmad(V x, V y, V z) {
+  auto flush = [&](V v) { return b.select(eq0(band(v, 0x7f800000u)), band(v, 0x80000000u), v); };
+  auto F = [&](V v) { return b.bitcast(Type::F32, v); };
+  auto I = [&](V v) { return b.bitcast(Type::I32, v); };
+  const uint32_t none = float_flags(false, false);
+  x = flush(x);
+  y = flush(y);
+  z = flush(z);
+  V fx = F(x), fy = F(y), fz = F(z);
+  // Which lanes need the scaled computation.
+  V p0 = I(b.fmul(fx, fy, float_flags(false, false, ir::Round::TowardZero)));
+  V pmag = band(p0, 0x7fffffffu);
+  // Infinite or NaN factors are not scaled (inf * 2^-64 * tiny would be
+  // NaN): those lanes need no scaling.
+  V finite = b.and_(b.icmp(ir::IntPred::Ult, band(x, 0x7fffffffu), b.i32(0x7f800000u)),
+                    b.icmp(ir::IntPred::Ult, band(y, 0x7fffffffu), b.i32(0x7f800000u)));
+  V over = b.and_(finite, b.icmp(ir::IntPred::Uge, pmag, b.i32(0x7f000000u)));  // >= 2^127
+  V under = b.icmp(ir::IntPred::Ult, pmag, b.i32(0x0d800000u));  // < 2^-100 (zero too)
+  V x_smaller = b.icmp(ir::IntPred::Ult, band(x, 0x7fffffffu), band(y, 0x7fffffffu));
+  const V up = b.f32_bits(0x5f800000u), down = b.f32_bits(0x1f800000u);  // 2^64, 2^-64
+  V one = b.f32_bits(0x3f800000u);
+  // Overflow: both factors by 2^-64 (each is above 2^-1, the product lands
+  // in [2^-1, 2^128)), source 3 by 2^-128, the result back by 2^128, each
+  // in two exact steps. Underflow: the smaller factor by 2^64 (it is below
+  // 2^-50), source 3 by 2^64, the result by 2^-64.
+  V fx_scale = b.select(over, down, b.select(b.and_(under, x_smaller), up, one));
+  V fy_scale = b.select(over, down, b.select(b.and_(under, b.not_(x_smaller)), up, one));
+  V z_scale = b.select(over, down, b.select(under, up, one));
+  V z_scale2 = b.select(over, down, one);
+  V back = b.select(over, up, b.select(under, down, one));
+  V back2 = b.select(over, up, one);
+  V sx = b.fmul(fx, fx_scale, none), sy = b.fmul(fy, fy_scale, none);
+  V sz = b.fmul(b.fmul(fz, z_scale, none), z_scale2, none);
+  V prod = b.fmul(sx, sy, float_flags(false, false, ir::Round::TowardZero));
+  V sum = b.fadd(prod, sz, none);
+  V r = I(b.fmul(b.fmul(sum, back, none), back2, float_flags(false, true)));
+  V sum_i = I(sum);
+  // Underflow lanes whose scaled sum is below 2^-62 flush (the scaling back
+  // would round them at denormal precision first).
+  V tiny = b.and_(under, b.icmp(ir::IntPred::Ult, band(sum_i, 0x7fffffffu), b.i32(0x20800000u)));
+  r = b.select(tiny, band(sum_i, 0x80000000u), r);
+  // The denormal-precision rounding up to 2^-126 (scaled: 2^-62) of a sum
+  // just below it: the sum rounded to the float below 2^-62 and the exact
+  // value (TwoSum's error) is at or above that float.
+  V bb = b.fsub(sum, prod, none);
+  V err = b.fadd(b.fsub(prod, b.fsub(sum, bb, none), none), b.fsub(sz, bb, none), none);
+  V err_i = I(err);
+  V at_edge = b.and_(under, b.icmp(ir::IntPred::Eq, band(sum_i, 0x7fffffffu), b.i32(0x207fffffu)));
+  V err_ok = b.or_(eq0(band(err_i, 0x7fffffffu)), eq0(band(b.xor_(err_i, sum_i), 0x80000000u)));
+  r = b.select(b.and_(at_edge, err_ok), b.or_(band(sum_i, 0x80000000u), b.i32(0x00800000u)), r);
+  // Underflowing product beside a finite source 3 too big to scale: source 3.
+  V zmag = band(z, 0x7fffffffu);
+  V z_big = b.and_(b.icmp(ir::IntPred::Uge, zmag, b.i32(0x5f800000u)), b.icmp(ir::IntPred::Ule, zmag, b.i32(0x7f800000u)));
+  r = b.select(b.and_(under, z_big), z, r);
+  // Source 3 zero: a rounded mul, then the add (its zero-sign rule).
+  V zc = eq0(band(z, 0x7fffffffu));
+  V plain = I(b.fadd(b.fmul(fx, fy, float_flags(false, true)), fz, float_flags(false, true)));
+  return b.select(zc, plain, r);
 }
 
 }  // namespace gpurc::tesla::detail

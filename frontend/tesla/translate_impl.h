@@ -10,6 +10,7 @@
 //   translate_memory.cpp    addresses, loads, stores, atomics, the launch ABI block
 // The state layout the translation produces is the launch ABI (launch_abi.h).
 #pragma once
+#include <functional>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -171,6 +172,9 @@ struct Translator {
   V bit(V x, unsigned n) { return band(shr(x, n), 1); }
   V ne0(V x) { return b.icmp(ir::IntPred::Ne, x, b.i32(0)); }
   V eq0(V x) { return b.icmp(ir::IntPred::Eq, x, b.i32(0)); }
+  V is_nan64(V x) {
+    return b.icmp(ir::IntPred::Ugt, b.and_(x, b.i64(0x7fffffffffffffffull)), b.i64(0x7ff0000000000000ull));
+  }
   V sel32(V c, uint32_t t, uint32_t e) { return b.select(c, b.i32(t), b.i32(e)); }
   // The low `n` bits of an i32, zero- or (sign) sign-extended.
   V low_bits(V x, unsigned n, bool sign) {
@@ -183,8 +187,10 @@ struct Translator {
   V flags_int(V res, unsigned bits, V C = ir::kNoValue, V O = ir::kNoValue);
   // C=4 and O=8 of add_flags() with the Z/S flags of the result.
   V flags_add(V res, unsigned bits, V C, V O) { return flags_int(res, bits, C, O); }
-  V flags_float(V res);
+  V flags_float(V res, bool ftz = true);
   V flags_double(V res64);
+  V sat_keep_nan(V res);
+  V fmad(V x, V y, V z);
   // The 32 predicate conditions of a $c register (sem::pred).
   V pred(int creg_n, unsigned code);
 
@@ -217,7 +223,9 @@ struct Translator {
   V mul24(V x, V y, bool sg, bool high);
   void add_flags(V x, V y, V cin, unsigned bits, V& res, V& C, V& O);
   bool cvt();
-  bool cvt_from_64(const std::string& dt, const std::string& st, int db);
+  V cvt_mirrored(int rm, V negative, const std::function<V(ir::Round)>& convert);
+  V f32_to_f16(V f, int rm, bool truncate);
+  V flags_half(V h);
 
   // ------------------------------------------------------------ control (translate_control.cpp)
   bool control(uint32_t next);

@@ -6,8 +6,11 @@ namespace gpurc::tesla::detail {
 
 // Byte address (i64) of a memory operand; post-increments are queued.
 V Translator::address(const Operand& o) {
-  if (o.space == 'g')
-    return b.or_(b.zext(Type::I64, reg(o.greg)), b.i64(global_address(unsigned(o.idx < 0 ? 0 : o.idx), 0)));
+  if (o.space == 'g') {
+    unsigned idx = unsigned(o.idx < 0 ? 0 : o.idx) & 15;
+    if (!(opt.own_global_spaces >> idx & 1)) idx = 0;  // the linear memory below 4 GiB
+    return b.or_(b.zext(Type::I64, reg(o.greg)), b.i64(global_address(idx, 0)));
+  }
   V base = o.areg > 0 ? areg(o.areg) : b.i32(0);
   V a;
   if (o.postinc) {

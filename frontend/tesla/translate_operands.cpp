@@ -38,22 +38,37 @@ V Translator::flags_int(V res, unsigned bits, V C, V O) {
   return pack(eq0(m), sn, C == ir::kNoValue ? b.i1(false) : C, O == ir::kNoValue ? b.i1(false) : O);
 }
 
-// Z: zero or NaN, S: negative or NaN.
-V Translator::flags_float(V res) {
+// The flags of a comparison with 0 (sem::flags_float, nvhw fp32_cmp with
+// flushing): +-0 and denormals give Z only, NaN gives Z and S, a negative
+// number S.
+V Translator::flags_float(V res, bool ftz) {
   V mag = band(res, 0x7fffffffu);
   V nan = b.icmp(ir::IntPred::Ugt, mag, b.i32(0x7f800000u));
-  V z = b.or_(nan, eq0(mag));
-  V s = b.or_(nan, b.icmp(ir::IntPred::Ne, shr(res, 31), b.i32(0)));
+  V zero = ftz ? b.icmp(ir::IntPred::Ult, mag, b.i32(0x00800000u)) : eq0(mag);
+  V z = b.or_(nan, zero);
+  V s = b.or_(nan, b.and_(b.not_(zero), b.icmp(ir::IntPred::Slt, res, b.i32(0))));
   return pack(z, s, b.i1(false), b.i1(false));
 }
 
+// sem::flags_double: only +-0 is zero.
 V Translator::flags_double(V res64) {
-  V f = b.bitcast(Type::F64, res64);
-  V nan = b.fcmp(ir::FloatPred::Uno, f, f);
-  V z = b.or_(nan, b.fcmp(ir::FloatPred::Oeq, f, b.constant(Type::F64, 0)));
-  V sign = b.icmp(ir::IntPred::Slt, res64, b.i64(0));
-  V s = b.or_(nan, sign);
+  V mag = b.and_(res64, b.i64(0x7fffffffffffffffull));
+  V nan = b.icmp(ir::IntPred::Ugt, mag, b.i64(0x7ff0000000000000ull));
+  V zero = b.icmp(ir::IntPred::Eq, mag, b.i64(0));
+  V z = b.or_(nan, zero);
+  V s = b.or_(nan, b.and_(b.not_(zero), b.icmp(ir::IntPred::Slt, res64, b.i64(0))));
   return pack(z, s, b.i1(false), b.i1(false));
+}
+
+// sat of an f32 result (bits): [0, 1], a NaN stays NaN (sem::fsat). The
+// IR's Sat flag turns NaN into 0, so the clamp is done here.
+V Translator::sat_keep_nan(V res) {
+  V mag = band(res, 0x7fffffffu);
+  V nan = b.icmp(ir::IntPred::Ugt, mag, b.i32(0x7f800000u));
+  V negative = b.icmp(ir::IntPred::Slt, res, b.i32(0));
+  V big = b.icmp(ir::IntPred::Uge, res, b.i32(0x3f800000u));
+  V clamped = b.select(negative, b.i32(0), b.select(big, b.i32(0x3f800000u), res));
+  return b.select(nan, res, clamped);
 }
 
 // The 32 predicate conditions of a $c register (sem::pred).

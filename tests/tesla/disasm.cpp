@@ -49,8 +49,9 @@ TEST_CASE("tesla disasm: short and immediate forms") {
   CHECK(dis({0x20818204}) == "add b32 $r1 $r1 c0[0x4]");
   // tabs: s[] source 1 (bit 24) in b32 mode (bits 13..14 = 3), $a1 (bits 26..27)
   CHECK(dis({0x2501e604}) == "add b32 $r1 b32 s[$a1+0xc] $r1");
-  // tabs: post-increment (bit 25): signed 4-bit offset
-  CHECK(dis({0x2701fe04}) == "add b32 $r1 b32 s[$a1++-0x4] $r1");
+  // tabs: post-increment (bit 25): signed 4-bit offset; a negative one prints
+  // as envydis prints it, 64-bit two's complement hex
+  CHECK(dis({0x2701fe04}) == "add b32 $r1 b32 s[$a1++0xfffffffffffffffc] $r1");
   // tabi: mov b32 LDST IMM, immediate split 16..21 / 34..59
   CHECK(dis({0x10008001, 0x00000003}) == "mov b32 $r0 0x0");
   CHECK(dis({0x103f8001, 0x00000003}) == "mov b32 $r0 0x3f");
@@ -179,4 +180,27 @@ TEST_CASE("tesla disasm: envydis' notes for unread bits and cut-off instructions
   unsigned words;
   CHECK_FALSE(assemble_one(format(d), t, bits, words, err));
   CHECK(err.find("incomplete") != std::string::npos);
+}
+
+TEST_CASE("tesla disasm: negative post-increments print and assemble as envydis' 64-bit hex") {
+  Target t;
+  std::string err;
+  REQUIRE(parse_target("g200", t, err));
+  // Short s[] source with a 4-bit signed increment; long ld s[] with 16 bits.
+  for (const char* text : {"add b32 $r1 b32 s[$a1++0xfffffffffffffffc] $r1",
+                           "add b32 $r1 b32 s[$a1++0x4] $r1"}) {
+    uint64_t bits;
+    unsigned words;
+    INFO(text);
+    REQUIRE_MESSAGE(assemble_one(text, t, bits, words, err), err);
+    std::vector<uint32_t> w = {uint32_t(bits)};
+    if (words == 2) w.push_back(uint32_t(bits >> 32));
+    CHECK(dis(w) == text);
+  }
+  // The signed spelling gpurc printed before is still read, as the same word.
+  uint64_t bits = 0, bits2 = 0;
+  unsigned words;
+  REQUIRE(assemble_one("add b32 $r1 b32 s[$a1++-0x4] $r1", t, bits, words, err));
+  REQUIRE(assemble_one("add b32 $r1 b32 s[$a1++0xfffffffffffffffc] $r1", t, bits2, words, err));
+  CHECK(bits == bits2);
 }

@@ -173,7 +173,7 @@ TEST_CASE("tesla replay: invalid documents are ReplayError naming the field") {
       {"3d grid", [](json& d) { d["launch"]["grid"] = json::array({2, 2, 2}); }, "grid"},
       {"huge block", [](json& d) { d["launch"]["block"] = json::array({32, 2000}); }, "block"},
       {"small s[]", [](json& d) { d["launch"]["shared_bytes"] = 8; }, "shared_bytes"},
-      {"shared buffer", [](json& d) { d["memory"][0]["space"] = "shared"; }, "space global"},
+      {"shared buffer over the launch block", [](json& d) { d["memory"][0]["space"] = "shared"; d["memory"][0]["address"] = "0x4"; }, "after the launch block"},
       {"g16", [](json& d) { d["memory"][0]["address"] = "0x1000000000"; }, "g0..g15"},
       {"entry outside the code", [](json& d) { d["program"]["entry"] = 0x100000; }, "program.entry"},
       {"kernel without cubin", [](json& d) { d["program"]["kernel"] = "k"; }, "program.kernel"},
@@ -249,4 +249,70 @@ TEST_CASE("tesla replay: an integer entry starts every thread at that word") {
     REQUIRE(r.fault);
     CHECK(r.fault_kind == "trap");
   }
+}
+
+namespace {
+// Runs `d` on every engine and checks its expect.
+void expect_everywhere(const json& d) {
+  for (Engine e : host_engines()) {
+    CAPTURE(engine_name(e));
+    replay::ReplayRun r = run_doc(d, e, 2);
+    INFO(r.fault.value_or(""));
+    REQUIRE(!r.fault);
+    auto mism = replay::check_expect(d, r);
+    for (const auto& m : mism) INFO(m.what << ": expected " << m.expected << ", got " << m.actual);
+    CHECK(mism.empty());
+  }
+}
+}  // namespace
+
+TEST_CASE("tesla replay: global buffers below 4 GiB are one memory every g[i] sees (CUDA's pointers)") {
+  // ptxas addresses global memory as g14[] with 32-bit pointers: a buffer at
+  // 0x100000 is g14[0x100000] and g0[0x100000] alike.
+  json d = json::parse(R"({
+    "gpurc": 1, "isa": "tesla", "name": "g14",
+    "program": {"asm": "ld $r1 b32 s[0x10]\nshl b32 $r2 $r0 0x2\nlong add b32 $r1 $r1 $r2\nld b32 $r3 g14[$r1]\nlong add b32 $r3 $r3 $r0\nst b32 g0[$r1] $r3\nexit nop\n"},
+    "launch": {"grid": [1], "block": [4]},
+    "state": {"params": {"u32": ["0x100000"]}},
+    "memory": [{"name": "x", "address": "0x100000", "size": 16, "init": {"u32": [10, 20, 30, 40]}}],
+    "expect": {"memory": [{"name": "x", "u32": [10, 21, 32, 43]}]}
+  })");
+  expect_everywhere(d);
+  // A space with its own buffer, (3 << 32) + offset, stays separate: g3[a]
+  // reads that buffer, g0[a] the linear memory.
+  json s = json::parse(R"({
+    "gpurc": 1, "isa": "tesla", "name": "g3",
+    "program": {"asm": "shl b32 $r2 $r0 0x2\nld b32 $r3 g3[$r2]\nld b32 $r4 g0[$r2]\nlong add b32 $r3 $r3 $r4\nst b32 g5[$r2] $r3\nexit nop\n"},
+    "launch": {"grid": [1], "block": [2]},
+    "memory": [{"name": "linear", "address": "0x0", "size": 8, "init": {"u32": [1, 2]}},
+               {"name": "own", "address": "0x300000000", "size": 8, "init": {"u32": [100, 200]}}],
+    "expect": {"memory": [{"name": "linear", "u32": [101, 202]}, {"name": "own", "u32": [100, 200]}]}
+  })");
+  expect_everywhere(s);
+}
+
+TEST_CASE("tesla replay: shared buffers give every block's s[] initial bytes after the launch block") {
+  // out[block * 4 + tid] = s[0x20 + 4 * tid] as the block starts; each
+  // thread then overwrites its s[] word, which the other block must not see.
+  json d = json::parse(R"({
+    "gpurc": 1, "isa": "tesla", "name": "shared",
+    "program": {"asm": "shl $a1 $r0 0x2\nld $r4 b32 s[$a1+0x20]\ncvt u32 $r6 u16 u16 s[0xc]\nshl b32 $r6 $r6 0x4\nshl b32 $r2 $r0 0x2\nlong add b32 $r2 $r2 $r6\nld $r1 b32 s[0x10]\nlong add b32 $r1 $r1 $r2\nst b32 s[$a1+0x20] $r6\nst b32 g0[$r1] $r4\nexit nop\n"},
+    "launch": {"grid": [2], "block": [4], "shared_bytes": 64},
+    "state": {"params": {"u32": ["0x1000"]}},
+    "memory": [{"name": "table", "space": "shared", "address": "0x20", "size": 16, "init": {"u32": [5, 6, 7, 8]}},
+               {"name": "out", "address": "0x1000", "size": 32}],
+    "expect": {"memory": [{"name": "out", "u32": [5, 6, 7, 8, 5, 6, 7, 8]}, {"name": "table", "u32": [5, 6, 7, 8]}]}
+  })");
+  expect_everywhere(d);
+  // Past the block's s[]: an error naming the buffer.
+  json big = d;
+  big["launch"]["shared_bytes"] = 0x28;
+  bool thrown = false;
+  try {
+    run_doc(big);
+  } catch (const replay::ReplayError& e) {
+    thrown = true;
+    CHECK(std::string(e.what()).find("table") != std::string::npos);
+  }
+  CHECK(thrown);
 }

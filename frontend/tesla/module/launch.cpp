@@ -33,9 +33,14 @@ constexpr uint64_t kMaxLocalBytes = uint64_t(1) << 31;
 
 std::string check_buffers(const std::vector<Buffer>& buffers) {
   for (const Buffer& b : buffers) {
-    if (b.space != ir::Space::Global && b.space != ir::Space::Const)
-      return "buffer '" + b.name + "': tesla buffers are in space global (g[]) or const (c[]); s[] is sized by launch.shared_bytes and l[] by the program's lmem";
+    if (b.space != ir::Space::Global && b.space != ir::Space::Const && b.space != ir::Space::Shared)
+      return "buffer '" + b.name + "': tesla buffers are in space global (g[]), const (c[]) or shared (initial s[] bytes of every block); l[] is sized by the program's lmem";
     if (b.bytes.empty()) return "buffer '" + b.name + "': size 0";
+    if (b.space == ir::Space::Shared) {
+      if (b.address + b.bytes.size() > 0x10000)
+        return "buffer '" + b.name + "': s[] addresses are 16-bit (ends past 0x10000)";
+      continue;
+    }
     uint64_t idx = b.address >> 32, off = b.address & 0xffffffffu;
     if (idx > 15) return "buffer '" + b.name + "': address bits 32.. select g0..g15 / c0..c15, got index " + std::to_string(idx);
     if (off + b.bytes.size() > (uint64_t(1) << 32))
@@ -48,6 +53,42 @@ std::string check_buffers(const std::vector<Buffer>& buffers) {
 
 uint64_t block_threads(const Launch& l) { return l.block.count(); }
 
+// Shared buffers give every block's s[] initial bytes after the launch
+// block and parameters, inside the launch's s[].
+std::string check_shared_buffers(const Launch& l, const std::vector<Buffer>& buffers) {
+  for (const Buffer& b : buffers) {
+    if (b.space != ir::Space::Shared) continue;
+    if (b.address < 0x10 + l.params.size())
+      return "buffer '" + b.name + "': shared buffers start after the launch block and parameters (at s[" +
+             std::to_string(0x10 + l.params.size()) + "] or later)";
+    if (b.address + b.bytes.size() > shared_bytes(l))
+      return "buffer '" + b.name + "': ends past the block's s[] (launch.shared_bytes = " + std::to_string(shared_bytes(l)) + ")";
+  }
+  return {};
+}
+
+// Global memory the CUDA way: a g<i> space is its own only when a buffer is
+// bound at (i << 32) + offset for i >= 1; every other g<i>[] sees the linear
+// memory below 4 GiB, so a 32-bit pointer reaches the same buffer through
+// g0[] and ptxas' g14[].
+uint16_t own_global_spaces(const std::vector<Buffer>& buffers) {
+  uint16_t own = 1;
+  for (const Buffer& b : buffers)
+    if (b.space == ir::Space::Global) own = uint16_t(own | 1u << (b.address >> 32 & 15));
+  return own;
+}
+
+// Every block's initial s[] from the shared buffers (empty without any).
+std::vector<uint8_t> shared_image(const std::vector<Buffer>& buffers) {
+  std::vector<uint8_t> image;
+  for (const Buffer& b : buffers) {
+    if (b.space != ir::Space::Shared) continue;
+    if (image.size() < b.address + b.bytes.size()) image.resize(size_t(b.address + b.bytes.size()), 0);
+    std::memcpy(image.data() + b.address, b.bytes.data(), b.bytes.size());
+  }
+  return image;
+}
+
 // The interpreter's g<i> / c<i> bytes a (checked) buffer lives in. (Written
 // without indexing a conditional expression of two arrays, which GCC 12's
 // -fsanitize=bounds misreports.)
@@ -59,8 +100,10 @@ std::vector<uint8_t>& space_bytes(tesla::LaunchMemory& mem, const Buffer& b) {
 // Vertex and geometry programs have per-thread a[] inputs and o[] outputs.
 bool has_attrs(const Kernel& k) { return k.target.ptype == tesla::kVP || k.target.ptype == tesla::kGP; }
 
-tesla::BlockConfig block_config(const Kernel& k, const Launch& l) {
+tesla::BlockConfig block_config(const Kernel& k, const Launch& l, const std::vector<Buffer>& buffers) {
   tesla::BlockConfig cfg;
+  cfg.own_global_spaces = own_global_spaces(buffers);
+  cfg.shared_image = shared_image(buffers);
   cfg.block[0] = l.block.x, cfg.block[1] = l.block.y, cfg.block[2] = l.block.z;
   cfg.grid[0] = l.grid.x, cfg.grid[1] = l.grid.y;
   cfg.params = l.params;
@@ -85,6 +128,7 @@ Outcome run_interp(const Kernel& k, const Launch& l, std::vector<Buffer>& buffer
   Outcome out;
   tesla::LaunchMemory mem;
   for (const Buffer& b : buffers) {
+    if (b.space == ir::Space::Shared) continue;  // BlockConfig::shared_image
     uint64_t end = (b.address & 0xffffffffu) + b.bytes.size();
     if (end > kMaxInterpSpaceBytes) {
       out.error = "buffer '" + b.name + "': the interpreter keeps g[]/c[] linear from 0 and supports ends up to 1 GiB";
@@ -94,7 +138,7 @@ Outcome run_interp(const Kernel& k, const Launch& l, std::vector<Buffer>& buffer
     if (v.size() < end) v.resize(size_t(end), 0);
     std::memcpy(v.data() + (b.address & 0xffffffffu), b.bytes.data(), b.bytes.size());
   }
-  tesla::BlockConfig cfg = block_config(k, l);
+  tesla::BlockConfig cfg = block_config(k, l, buffers);
   cfg.attr_in = l.attr_in;  // every thread's a[] (global thread g at g * attr_bytes)
   const bool attrs = has_attrs(k);
   if (attrs) out.outputs.assign(size_t(l.grid.count() * block_threads(l) * k.attr_bytes), 0);
@@ -115,6 +159,7 @@ Outcome run_interp(const Kernel& k, const Launch& l, std::vector<Buffer>& buffer
                         std::to_string(g.fault_block / l.grid.x) + "): " + g.result.message;
   }
   for (Buffer& b : buffers) {
+    if (b.space == ir::Space::Shared) continue;  // initial bytes of every block: unchanged
     const std::vector<uint8_t>& v = space_bytes(mem, b);
     std::memcpy(b.bytes.data(), v.data() + (b.address & 0xffffffffu), b.bytes.size());
   }
@@ -131,8 +176,8 @@ struct Prepared {
 };
 
 // Translation; false with `err` naming the instruction the translator cannot handle.
-bool prepare(const Kernel& k, const Launch& l, Prepared& p, std::string& err) {
-  p.cfg = block_config(k, l);
+bool prepare(const Kernel& k, const Launch& l, const std::vector<Buffer>& buffers, Prepared& p, std::string& err) {
+  p.cfg = block_config(k, l, buffers);
   tesla::TranslateOptions topt = tesla::options_for(p.cfg, k.target, k.entry);
   if (!tesla::translate(k.code, topt, p.f, err)) return false;
   p.uniforms = tesla::pack_uniforms(p.cfg);
@@ -146,6 +191,7 @@ bool prepare(const Kernel& k, const Launch& l, Prepared& p, std::string& err) {
 bool build_memory(const Kernel& k, const Launch& l, const Prepared& p, const std::vector<Buffer>& buffers,
                   rt::Memory& mem, std::string& err) {
   for (const Buffer& b : buffers) {
+    if (b.space == ir::Space::Shared) continue;  // in the uniform block the ABI writer stores
     if (!mem.add_buffer(b.name, b.space, b.address, b.bytes.size(), err)) return false;
     std::memcpy(mem.find(b.name)->data(), b.bytes.data(), b.bytes.size());
   }
@@ -262,7 +308,8 @@ Outcome run_jit(const Kernel& k, const Launch& l, std::vector<Buffer>& buffers, 
   rt::LaunchResult r = launch_function(l, p, p.f, *compiled.exe, compiled.vars_bytes, mem, opt.threads, nullptr);
   out.run_us = us_since(t0);
   set_fault(out, r);
-  for (Buffer& b : buffers) std::memcpy(b.bytes.data(), mem.find(b.name)->data(), b.bytes.size());
+  for (Buffer& b : buffers)
+    if (b.space != ir::Space::Shared) std::memcpy(b.bytes.data(), mem.find(b.name)->data(), b.bytes.size());
   if (has_attrs(k)) {
     uint64_t threads = l.grid.count() * block_threads(l);
     out.outputs.assign(size_t(threads * k.attr_bytes), 0);
@@ -311,7 +358,7 @@ Outcome run(const Kernel& k, const Launch& l, std::vector<Buffer>& buffers, cons
     out.error = "launch: " + e;
     return out;
   }
-  if (std::string e = check_buffers(buffers); !e.empty()) {
+  if (std::string e = check_buffers(buffers); !e.empty() || !(e = check_shared_buffers(l, buffers)).empty()) {
     out.error = "memory: " + e;
     return out;
   }
@@ -332,7 +379,7 @@ Outcome run(const Kernel& k, const Launch& l, std::vector<Buffer>& buffers, cons
   Prepared p;
   std::string terr;
   const bool reference = !opt.engine || opt.engine->is_reference();
-  bool translated = !reference || opt.count_instructions ? prepare(k, l, p, terr) : false;
+  bool translated = !reference || opt.count_instructions ? prepare(k, l, buffers, p, terr) : false;
   if (reference) {
     out = run_interp(k, l, buffers, opt);
   } else if (!translated) {

@@ -4,9 +4,14 @@
 // tier. Replay files, examples, bench and tests go through here, so every
 // engine sees the same guest memory layout (frontend/tesla/translate.h):
 //
-//   g<i>[a]  buffer address (i << 32) + a in space global
+//   g<i>[a]  buffer address a in space global (the linear memory below
+//            4 GiB, which every g<i> sees, as CUDA's 32-bit pointers do),
+//            or (i << 32) + a when buffers are bound there for that i >= 1
+//            (then g<i> is a space of its own)
 //   c<i>[a]  buffer address (i << 32) + a in space const
-//   s[]      per block, `smem` bytes, the launch ABI block at s[0x0..0x10+params)
+//   s[]      per block, `smem` bytes, the launch ABI block at s[0x0..0x10+params);
+//            buffers in space shared give every block's s[] initial bytes
+//            at their address (after the ABI block), and keep them
 //   l[]      per thread, `lmem` bytes (private: not a replay buffer)
 //   a[] o[]  per thread, `attr_bytes` each (vertex/geometry programs): a[]
 //            from Launch::attr_in, o[] returned in Outcome::outputs, both
@@ -41,7 +46,7 @@ struct Launch {
   int64_t budget = 0;            // watchdog per warp (JIT: budget units; interp: warp-instructions); 0 = default
 };
 
-// A guest buffer (space Global or Const, address as in the header comment).
+// A guest buffer (space Global, Const or Shared, address as in the header comment).
 // `bytes` holds the initial contents and receives the final ones.
 struct Buffer {
   std::string name;

@@ -168,6 +168,8 @@ RunEnd launch_reference(const Run& R) {
       if (!R.launch_abi) {
         std::memcpy(sh.host, R.shared_init->data(), std::min<size_t>(sh.size, R.shared_init->size()));
       } else {
+        if (!R.cfg.shared_image.empty())
+          std::memcpy(sh.host, R.cfg.shared_image.data(), std::min<size_t>(sh.size, R.cfg.shared_image.size()));
         const unsigned cx = R.single_block ? R.cfg.block_idx[0] : info.block.x;
         const unsigned cy = R.single_block ? R.cfg.block_idx[1] : info.block.y;
         const uint16_t hdr[8] = {0, uint16_t(R.cfg.block[0]), uint16_t(R.cfg.block[1]), uint16_t(R.cfg.block[2]),

@@ -81,13 +81,18 @@ constexpr unsigned kDeviceSpace = 14;
 // (from 0x100 up, so none sits at the null address; each 16-byte aligned),
 // as buffers "cubin module NAME g14", and fills each reloc slot
 // c<segnum>[offset] with the variable's 32-bit address (buffer "cubin module
-// NAME c14[0x..]"). `symbols` receives name -> buffer index.
+// NAME c14[0x..]"). `symbols` receives name -> buffer index. g14[] is the
+// linear global memory below 4 GiB unless the replay binds buffers at
+// (14 << 32) + offset (launch.h): then the variables go there.
 void place_device_variables(const std::vector<tesla::CubinConst>& relocs, std::vector<tesla_run::Buffer>& buffers,
                             std::map<std::string, size_t>& symbols) {
   if (relocs.empty()) return;
+  unsigned space = 0;
+  for (const auto& b : buffers)
+    if (b.space == ir::Space::Global && (b.address >> 32) == kDeviceSpace) space = kDeviceSpace;
   uint64_t next = 0x100;
   for (const auto& b : buffers)
-    if (b.space == ir::Space::Global && (b.address >> 32) == kDeviceSpace)
+    if (b.space == ir::Space::Global && (b.address >> 32) == space)
       next = std::max<uint64_t>(next, (b.address & 0xffffffffu) + b.bytes.size());
   for (const auto& r : relocs) {
     next = (next + 15) & ~uint64_t(15);
@@ -97,7 +102,7 @@ void place_device_variables(const std::vector<tesla::CubinConst>& relocs, std::v
     tesla_run::Buffer var;
     var.name = "cubin module " + r.name + " g14";
     var.space = ir::Space::Global;
-    var.address = tesla::global_address(kDeviceSpace, uint32_t(next));
+    var.address = tesla::global_address(space, uint32_t(next));
     var.bytes.assign(size_t(size), 0);
     symbols[r.name] = buffers.size();
     buffers.push_back(std::move(var));

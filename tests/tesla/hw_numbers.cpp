@@ -1,0 +1,512 @@
+// The hardware's numbers: Tesla instructions against envytools' hardware
+// models (nvhw fp.c as hwtest g80_fp / g80_fp64 / g80_int drive it, checked
+// on G80..GT215 boards). Each vector's expected result and $c were computed
+// with those models for the instruction word the text assembles to (ours:
+// the words, operand choice and special values come from hwtest's recipe:
+// +-0, denormals, NaNs with payloads, +-inf, max/min, 1 + ulp); the same
+// program then runs on every engine, which must reach the interpreter's end
+// state. See docs/tesla.md "Interpreter semantics" for each rule.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "tests/tesla/translate_harness.h"
+
+using namespace tesla_tr;
+
+namespace {
+
+// Registers: sources $r4 $r5 $r6 (f64: $r4d $r6d $r8d), result $r7 (a
+// negative number: the half register $h(-n)) or $r10d, flags in $c0
+// (0xf: the form writes no flags).
+struct Vec32 {
+  const char* family;
+  const char* text;
+  int dst;
+  uint32_t s1, s2, s3, expect, cc;
+};
+struct Vec64 {
+  const char* family;
+  const char* text;
+  int bits;  // 32: the low word of $r10 is the result
+  uint64_t s1, s2, s3, expect;
+  uint32_t cc;
+};
+
+const Vec32 kVec32[] = {
+    {"fadd", "add rz f32 $c0 $r7 $r4 $r6", 7, 0x007fffffu, 0x8aee2a81u, 0xfc000000u, 0xfc000000u, 0x2},
+    {"fadd", "add rz f32 $c0 $r7 $r4 $r6", 7, 0x00000000u, 0xff800000u, 0x7fffffe1u, 0x7fffffffu, 0x3},
+    {"fadd", "add rz f32 $c0 $r7 $r4 $r6", 7, 0xff800000u, 0x00800001u, 0x7ffffff0u, 0x7fffffffu, 0x3},
+    {"fadd", "add rz f32 $c0 $r7 $r4 $r6", 7, 0xff800bbbu, 0xbba85349u, 0x3f800001u, 0x7fffffffu, 0x3},
+    {"fadd", "add rz f32 $c0 $r7 $r4 $r6", 7, 0x80000020u, 0x807fffffu, 0x80000000u, 0x80000000u, 0x1},
+    {"fadd", "add rz f32 $c0 $r7 $r4 $r6", 7, 0x00800001u, 0xa1ae2bb8u, 0x7effffffu, 0x7effffffu, 0x0},
+    {"fminmax", "max f32 $c0 $r7 $r4 neg $r5", 7, 0x7effffffu, 0x7f800aaau, 0x007fffffu, 0x7effffffu, 0x0},
+    {"fminmax", "max f32 $c0 $r7 $r4 neg $r5", 7, 0x7f000000u, 0x71f39725u, 0x00800001u, 0x7f000000u, 0x0},
+    {"fminmax", "max f32 $c0 $r7 $r4 neg $r5", 7, 0xfc000000u, 0x4b22df09u, 0x7f800000u, 0xcb22df09u, 0x2},
+    {"fminmax", "max f32 $c0 $r7 $r4 neg $r5", 7, 0x7f800aaau, 0x80000001u, 0x7f000000u, 0x00000000u, 0x1},
+    {"fminmax", "max f32 $c0 $r7 $r4 neg $r5", 7, 0x007fffffu, 0xff800000u, 0x7fffffe0u, 0x7f800000u, 0x0},
+    {"fminmax", "max f32 $c0 $r7 $r4 neg $r5", 7, 0x7fffffefu, 0xa30a2378u, 0xc0000021u, 0x230a2378u, 0x0},
+    {"fminmax", "max f32 $c0 $r7 neg $r4 abs $r5", 7, 0x7f800aaau, 0x7f800000u, 0x01000000u, 0x7f800000u, 0x0},
+    {"fminmax", "max f32 $c0 $r7 neg $r4 abs $r5", 7, 0x3f800001u, 0xbf800000u, 0x80000020u, 0x3f800000u, 0x0},
+    {"fminmax", "max f32 $c0 $r7 neg $r4 abs $r5", 7, 0x7fffffe1u, 0x6332834eu, 0x7f000000u, 0x6332834eu, 0x0},
+    {"fminmax", "max f32 $c0 $r7 neg $r4 abs $r5", 7, 0xbf800000u, 0xb98303deu, 0x7f812345u, 0x3f800000u, 0x0},
+    {"fminmax", "max f32 $c0 $r7 neg $r4 abs $r5", 7, 0xc0000021u, 0x007fffffu, 0xfe000001u, 0x40000021u, 0x0},
+    {"fminmax", "max f32 $c0 $r7 neg $r4 abs $r5", 7, 0xfe000001u, 0x7fffffe0u, 0x007fffffu, 0x7e000001u, 0x0},
+    {"fminmax", "max f32 $c0 $r7 abs $r4 neg $r5", 7, 0x00800001u, 0xfc000000u, 0x80000000u, 0x7c000000u, 0x0},
+    {"fminmax", "max f32 $c0 $r7 abs $r4 neg $r5", 7, 0x807fffffu, 0xfe000001u, 0x7f000000u, 0x7e000001u, 0x0},
+    {"fminmax", "max f32 $c0 $r7 abs $r4 neg $r5", 7, 0x80000020u, 0x7f800aaau, 0xfc000000u, 0x00000000u, 0x1},
+    {"fminmax", "max f32 $c0 $r7 abs $r4 neg $r5", 7, 0x80000021u, 0x3f800000u, 0x7fffffe1u, 0x00000000u, 0x1},
+    {"fminmax", "max f32 $c0 $r7 abs $r4 neg $r5", 7, 0x7f800aaau, 0x7aa4e772u, 0x7ffffff0u, 0xfaa4e772u, 0x2},
+    {"fminmax", "max f32 $c0 $r7 abs $r4 neg $r5", 7, 0x80000000u, 0x80000000u, 0x7fffffffu, 0x00000000u, 0x1},
+    {"fmul", "mul rz f32 $c0 $r7 $r4 neg $r5", 7, 0x7ffffff0u, 0x007fffffu, 0x3f800000u, 0x7fffffffu, 0x3},
+    {"fmul", "mul rz f32 $c0 $r7 $r4 neg $r5", 7, 0x80000020u, 0x7f800aaau, 0x7effffffu, 0x7fffffffu, 0x3},
+    {"fmul", "mul rz f32 $c0 $r7 $r4 neg $r5", 7, 0xff800bbbu, 0x00000001u, 0x007fffffu, 0x7fffffffu, 0x3},
+    {"fmul", "mul rz f32 $c0 $r7 $r4 neg $r5", 7, 0x7fffffffu, 0x4e7faa4fu, 0xff800000u, 0x7fffffffu, 0x3},
+    {"fmul", "mul rz f32 $c0 $r7 $r4 neg $r5", 7, 0xbf800000u, 0xa653ffe7u, 0x7fffffefu, 0xa653ffe7u, 0x2},
+    {"fmul", "mul rz f32 $c0 $r7 $r4 neg $r5", 7, 0x807fffffu, 0x187e51e1u, 0x807fffffu, 0x00000000u, 0x1},
+    {"fmul", "mul sat rn f32 $c0 $r7 neg $r4 neg $r5", 7, 0x80000020u, 0x132733ebu, 0xffffffffu, 0x00000000u, 0x1},
+    {"fmul", "mul sat rn f32 $c0 $r7 neg $r4 neg $r5", 7, 0x7ffffff1u, 0x7f812345u, 0xbf800000u, 0x7fffffffu, 0x3},
+    {"fmul", "mul sat rn f32 $c0 $r7 neg $r4 neg $r5", 7, 0x7f800aaau, 0x8000001fu, 0x8000001fu, 0x7fffffffu, 0x3},
+    {"fmul", "mul sat rn f32 $c0 $r7 neg $r4 neg $r5", 7, 0x3f800000u, 0xffdbffd6u, 0x00000001u, 0x7fffffffu, 0x3},
+    {"fmul", "mul sat rn f32 $c0 $r7 neg $r4 neg $r5", 7, 0x00000000u, 0x5ad580e8u, 0x7fffffefu, 0x00000000u, 0x1},
+    {"fmul", "mul sat rn f32 $c0 $r7 neg $r4 neg $r5", 7, 0x80000000u, 0x61d66271u, 0x80000021u, 0x00000000u, 0x1},
+    {"fmad", "add f32 $c0 $r7 neg (mul $r4 $r5) neg $r6", 7, 0x7f800000u, 0x7effffffu, 0xfe000001u, 0xff800000u, 0x2},
+    {"fmad", "add f32 $c0 $r7 neg (mul $r4 $r5) neg $r6", 7, 0x01000000u, 0x2814fd9fu, 0xc0000021u, 0x40000021u, 0x0},
+    {"fmad", "add f32 $c0 $r7 neg (mul $r4 $r5) neg $r6", 7, 0x7f800000u, 0x9fa8a4d4u, 0x8000001fu, 0x7f800000u, 0x0},
+    {"fmad", "add f32 $c0 $r7 neg (mul $r4 $r5) neg $r6", 7, 0x7ffffff0u, 0xf2310cbau, 0x7f800000u, 0x7fffffffu, 0x3},
+    {"fmad", "add f32 $c0 $r7 neg (mul $r4 $r5) neg $r6", 7, 0x00800001u, 0xb0a97f51u, 0x7f800000u, 0xff800000u, 0x2},
+    {"fmad", "add f32 $c0 $r7 neg (mul $r4 $r5) neg $r6", 7, 0xffffffffu, 0x1f59feb1u, 0xc0000021u, 0x7fffffffu, 0x3},
+    {"fmad", "add f32 $c0 $r7 (mul $r4 $r5) $r6", 7, 0x7fffffffu, 0xc0000021u, 0x8000001fu, 0x7fffffffu, 0x3},
+    {"fmad", "add f32 $c0 $r7 (mul $r4 $r5) $r6", 7, 0xc0000021u, 0x00800001u, 0x7ffffff1u, 0x7fffffffu, 0x3},
+    {"fmad", "add f32 $c0 $r7 (mul $r4 $r5) $r6", 7, 0x7ffffff0u, 0x8000001fu, 0x01000000u, 0x7fffffffu, 0x3},
+    {"fmad", "add f32 $c0 $r7 (mul $r4 $r5) $r6", 7, 0xfdffffffu, 0x01000000u, 0x7f800aaau, 0x7fffffffu, 0x3},
+    {"fmad", "add f32 $c0 $r7 (mul $r4 $r5) $r6", 7, 0x00000001u, 0xffffffffu, 0xfdffffffu, 0x7fffffffu, 0x3},
+    {"fmad", "add f32 $c0 $r7 (mul $r4 $r5) $r6", 7, 0x00000001u, 0x3f800000u, 0x00000001u, 0x00000000u, 0x1},
+    {"fmad", "add f32 $c0 $r7 neg (mul $r4 $r5) neg $r6", 7, 0xfe000001u, 0x80000000u, 0x7effffffu, 0xfeffffffu, 0x2},
+    {"fmad", "add f32 $c0 $r7 neg (mul $r4 $r5) neg $r6", 7, 0x8000001fu, 0x3f800000u, 0x00000001u, 0x00000000u, 0x1},
+    {"fmad", "add f32 $c0 $r7 neg (mul $r4 $r5) neg $r6", 7, 0xfdffffffu, 0x01000000u, 0x8000001fu, 0x3f7fffffu, 0x0},
+    {"fmad", "add f32 $c0 $r7 neg (mul $r4 $r5) neg $r6", 7, 0x80000021u, 0x00000001u, 0x7f800000u, 0xff800000u, 0x2},
+    {"fmad", "add f32 $c0 $r7 neg (mul $r4 $r5) neg $r6", 7, 0x7fffffe0u, 0x0f2f6935u, 0x8000001fu, 0x7fffffffu, 0x3},
+    {"fmad", "add f32 $c0 $r7 neg (mul $r4 $r5) neg $r6", 7, 0x7fffffe1u, 0x7f800aaau, 0xfdffffffu, 0x7fffffffu, 0x3},
+    {"fmad", "add sat f32 $c0 $r7 neg (mul $r4 $r5) neg $r6", 7, 0x7fffffefu, 0x00000001u, 0x807fffffu, 0x7fffffffu, 0x3},
+    {"fmad", "add sat f32 $c0 $r7 neg (mul $r4 $r5) neg $r6", 7, 0x7f000000u, 0xffffffffu, 0xffffffffu, 0x7fffffffu, 0x3},
+    {"fmad", "add sat f32 $c0 $r7 neg (mul $r4 $r5) neg $r6", 7, 0x7fffffe1u, 0x7effffffu, 0x7fffffe1u, 0x7fffffffu, 0x3},
+    {"fmad", "add sat f32 $c0 $r7 neg (mul $r4 $r5) neg $r6", 7, 0x007fffffu, 0xfc000000u, 0x7f800aaau, 0x7fffffffu, 0x3},
+    {"fmad", "add sat f32 $c0 $r7 neg (mul $r4 $r5) neg $r6", 7, 0x7f800aaau, 0x7f000000u, 0x3f800000u, 0x7fffffffu, 0x3},
+    {"fmad", "add sat f32 $c0 $r7 neg (mul $r4 $r5) neg $r6", 7, 0x7fffffe0u, 0x80000001u, 0x3f800000u, 0x7fffffffu, 0x3},
+    {"fadd_s", "add f32 $r6 $r4 neg $r5", 6, 0x7ffffff1u, 0x80000021u, 0xff800bbbu, 0x7fffffffu, 0xf},
+    {"fadd_s", "add f32 $r6 $r4 neg $r5", 6, 0x7f800aaau, 0xe2e8513eu, 0x00800001u, 0x7fffffffu, 0xf},
+    {"fadd_s", "add f32 $r6 $r4 neg $r5", 6, 0x8000001fu, 0x7f800aaau, 0xff800000u, 0x7fffffffu, 0xf},
+    {"fadd_s", "add f32 $r6 $r4 neg $r5", 6, 0x807fffffu, 0x7ffffff0u, 0xbf800000u, 0x7fffffffu, 0xf},
+    {"fadd_s", "add f32 $r6 $r4 neg $r5", 6, 0x3f800001u, 0x69cefa9du, 0x7f800000u, 0xe9cefa9du, 0xf},
+    {"fadd_s", "add f32 $r6 $r4 neg $r5", 6, 0x7f812345u, 0x7fffffe0u, 0x80000001u, 0x7fffffffu, 0xf},
+    {"fadd_s", "add f32 $r6 $r4 $r5", 6, 0x7ffffff1u, 0x8000001fu, 0x80000020u, 0x7fffffffu, 0xf},
+    {"fadd_s", "add f32 $r6 $r4 $r5", 6, 0x007fffffu, 0xc0000021u, 0x80000020u, 0xc0000021u, 0xf},
+    {"fadd_s", "add f32 $r6 $r4 $r5", 6, 0x00800001u, 0xb8fcaad6u, 0x3f800000u, 0xb8fcaad6u, 0xf},
+    {"fadd_s", "add f32 $r6 $r4 $r5", 6, 0x7f800aaau, 0x80000021u, 0x7f812345u, 0x7fffffffu, 0xf},
+    {"fadd_s", "add f32 $r6 $r4 $r5", 6, 0x7f800000u, 0x7ffffff1u, 0x00800001u, 0x7fffffffu, 0xf},
+    {"fadd_s", "add f32 $r6 $r4 $r5", 6, 0x3f800001u, 0x80000021u, 0x7fffffefu, 0x3f800001u, 0xf},
+    {"fmul_s", "mul f32 $r6 neg $r4 $r5", 6, 0x7f800000u, 0x7f800000u, 0x7fffffe1u, 0xff800000u, 0xf},
+    {"fmul_s", "mul f32 $r6 neg $r4 $r5", 6, 0x7ffffff0u, 0x80000000u, 0xbf800000u, 0x7fffffffu, 0xf},
+    {"fmul_s", "mul f32 $r6 neg $r4 $r5", 6, 0x007fffffu, 0xacacedb0u, 0x8000001fu, 0x00000000u, 0xf},
+    {"fmul_s", "mul f32 $r6 neg $r4 $r5", 6, 0x00800001u, 0x3f800001u, 0x80000001u, 0x80800002u, 0xf},
+    {"fmul_s", "mul f32 $r6 neg $r4 $r5", 6, 0x7fffffefu, 0x007fffffu, 0x7ffffff1u, 0x7fffffffu, 0xf},
+    {"fmul_s", "mul f32 $r6 neg $r4 $r5", 6, 0x80000020u, 0xe5cb3827u, 0xfe000001u, 0x80000000u, 0xf},
+    {"fmul_s", "mul sat f32 $r6 $r4 $r5", 6, 0xffffffffu, 0x7fffffefu, 0xbf800000u, 0x7fffffffu, 0xf},
+    {"fmul_s", "mul sat f32 $r6 $r4 $r5", 6, 0x80000020u, 0x80000021u, 0x80000021u, 0x00000000u, 0xf},
+    {"fmul_s", "mul sat f32 $r6 $r4 $r5", 6, 0xfdffffffu, 0x80000021u, 0xfdffffffu, 0x00000000u, 0xf},
+    {"fmul_s", "mul sat f32 $r6 $r4 $r5", 6, 0x7ffffff1u, 0x03a7762au, 0xfdffffffu, 0x7fffffffu, 0xf},
+    {"fmul_s", "mul sat f32 $r6 $r4 $r5", 6, 0x7fffffffu, 0x3f800000u, 0x80000000u, 0x7fffffffu, 0xf},
+    {"fmul_s", "mul sat f32 $r6 $r4 $r5", 6, 0xfdffffffu, 0x3ad2966au, 0x7fffffefu, 0x00000000u, 0xf},
+    {"fmad_s", "add sat f32 $r6 (mul $r4 $r5) neg $r6", 6, 0x7f800aaau, 0x007fffffu, 0x7fffffe1u, 0x7fffffffu, 0xf},
+    {"fmad_s", "add sat f32 $r6 (mul $r4 $r5) neg $r6", 6, 0x80000001u, 0x3f800001u, 0x80000001u, 0x00000000u, 0xf},
+    {"fmad_s", "add sat f32 $r6 (mul $r4 $r5) neg $r6", 6, 0x3f800001u, 0x807fffffu, 0x00000000u, 0x00000000u, 0xf},
+    {"fmad_s", "add sat f32 $r6 (mul $r4 $r5) neg $r6", 6, 0xff800bbbu, 0x7fffffe0u, 0x7f000000u, 0x7fffffffu, 0xf},
+    {"fmad_s", "add sat f32 $r6 (mul $r4 $r5) neg $r6", 6, 0x7ffffff1u, 0x00000000u, 0xfdffffffu, 0x7fffffffu, 0xf},
+    {"fmad_s", "add sat f32 $r6 (mul $r4 $r5) neg $r6", 6, 0x7fffffe0u, 0x3f800000u, 0x7f812345u, 0x7fffffffu, 0xf},
+    {"fmad_s", "add f32 $r6 (mul $r4 $r5) neg $r6", 6, 0x7fffffe1u, 0xff800000u, 0x7ffffff0u, 0x7fffffffu, 0xf},
+    {"fmad_s", "add f32 $r6 (mul $r4 $r5) neg $r6", 6, 0xfc000000u, 0xb510341au, 0x7ffffff0u, 0x7fffffffu, 0xf},
+    {"fmad_s", "add f32 $r6 (mul $r4 $r5) neg $r6", 6, 0x7fffffe1u, 0x007fffffu, 0x7fffffe1u, 0x7fffffffu, 0xf},
+    {"fmad_s", "add f32 $r6 (mul $r4 $r5) neg $r6", 6, 0x8000001fu, 0x00800001u, 0x7fffffe0u, 0x7fffffffu, 0xf},
+    {"fmad_s", "add f32 $r6 (mul $r4 $r5) neg $r6", 6, 0x3f800001u, 0xffffffffu, 0xfe000001u, 0x7fffffffu, 0xf},
+    {"fmad_s", "add f32 $r6 (mul $r4 $r5) neg $r6", 6, 0x007fffffu, 0x7fffffe0u, 0xff800bbbu, 0x7fffffffu, 0xf},
+    {"fmad_s", "add sat f32 $r6 neg (mul $r4 $r5) neg $r6", 6, 0x00000001u, 0xfc000000u, 0xbf800000u, 0x3f800000u, 0xf},
+    {"fmad_s", "add sat f32 $r6 neg (mul $r4 $r5) neg $r6", 6, 0x80000021u, 0x5d400479u, 0x7f800000u, 0x00000000u, 0xf},
+    {"fmad_s", "add sat f32 $r6 neg (mul $r4 $r5) neg $r6", 6, 0x00000001u, 0xffffffffu, 0x80000001u, 0x7fffffffu, 0xf},
+    {"fmad_s", "add sat f32 $r6 neg (mul $r4 $r5) neg $r6", 6, 0xff800000u, 0xc0000021u, 0x00800001u, 0x00000000u, 0xf},
+    {"fmad_s", "add sat f32 $r6 neg (mul $r4 $r5) neg $r6", 6, 0x7f800aaau, 0x7fffffffu, 0x7fffffe0u, 0x7fffffffu, 0xf},
+    {"fmad_s", "add sat f32 $r6 neg (mul $r4 $r5) neg $r6", 6, 0x807fffffu, 0xb86bd694u, 0x3f800000u, 0x00000000u, 0xf},
+    {"i2i", "cvt abs u16 $c0 $r7l s8 $r4l", -14, 0x00000001u, 0x007fffffu, 0x7f800000u, 0x00000001u, 0x0},
+    {"i2i", "cvt abs u16 $c0 $r7l s8 $r4l", -14, 0xfdffffffu, 0x3e4c45f0u, 0xbf800000u, 0x00000001u, 0x0},
+    {"i2i", "cvt abs u16 $c0 $r7l s8 $r4l", -14, 0x00000001u, 0x80000001u, 0x7ffffff1u, 0x00000001u, 0x0},
+    {"i2i", "cvt abs u16 $c0 $r7l s8 $r4l", -14, 0x7f800000u, 0x01000000u, 0x7ffffff1u, 0x00000000u, 0x1},
+    {"i2i", "cvt s32 $c0 $r7 s32 $r4", 7, 0x7f812345u, 0xdbc287b9u, 0x807fffffu, 0x7f812345u, 0x0},
+    {"i2i", "cvt s32 $c0 $r7 s32 $r4", 7, 0xff800000u, 0x59a6f26bu, 0x807fffffu, 0xff800000u, 0x2},
+    {"i2i", "cvt s32 $c0 $r7 s32 $r4", 7, 0xffffffffu, 0x80000000u, 0xc0000021u, 0xffffffffu, 0x2},
+    {"i2i", "cvt s32 $c0 $r7 s32 $r4", 7, 0x7ffffff0u, 0xbf800000u, 0xfdffffffu, 0x7ffffff0u, 0x0},
+    {"i2i", "cvt neg u16 $c0 $r7l s8 $r4", -14, 0x00000001u, 0xfdffffffu, 0x80000021u, 0x00000000u, 0x1},
+    {"i2i", "cvt neg u16 $c0 $r7l s8 $r4", -14, 0x80000001u, 0x7f800aaau, 0x807fffffu, 0x00000000u, 0x1},
+    {"i2i", "cvt neg u16 $c0 $r7l s8 $r4", -14, 0xffffffffu, 0xf6be2f97u, 0x80000020u, 0x00000001u, 0x0},
+    {"i2i", "cvt neg u16 $c0 $r7l s8 $r4", -14, 0x7f800000u, 0x007fffffu, 0x80000001u, 0x00000000u, 0x1},
+    {"i2i", "cvt u8 $c0 $r7 u16 $r4l", 7, 0x807fffffu, 0x80000001u, 0x7fffffffu, 0x000000ffu, 0x0},
+    {"i2i", "cvt u8 $c0 $r7 u16 $r4l", 7, 0xbf800000u, 0xff800bbbu, 0xfdffffffu, 0x00000000u, 0x1},
+    {"i2i", "cvt u8 $c0 $r7 u16 $r4l", 7, 0x7f800aaau, 0xffffffffu, 0x7fffffffu, 0x000000ffu, 0x0},
+    {"i2i", "cvt u8 $c0 $r7 u16 $r4l", 7, 0x7fffffe0u, 0x210f3c29u, 0x807fffffu, 0x000000ffu, 0x0},
+    {"i2i", "cvt abs u32 $c0 $r7 u8 $r4l", 7, 0xfc000000u, 0x3f800000u, 0x7ffffff1u, 0x00000000u, 0x1},
+    {"i2i", "cvt abs u32 $c0 $r7 u8 $r4l", 7, 0xfdffffffu, 0x7f000000u, 0xff800bbbu, 0x000000ffu, 0x0},
+    {"i2i", "cvt abs u32 $c0 $r7 u8 $r4l", 7, 0x7fffffffu, 0x8000001fu, 0xff800000u, 0x000000ffu, 0x0},
+    {"i2i", "cvt abs u32 $c0 $r7 u8 $r4l", 7, 0xffffffffu, 0x00000000u, 0x807fffffu, 0x000000ffu, 0x0},
+    {"i2f", "cvt rp f32 $c0 $r7 s16 $r4l", 7, 0x80000001u, 0x3f800000u, 0x7ffffff0u, 0x3f800000u, 0x0},
+    {"i2f", "cvt rp f32 $c0 $r7 s16 $r4l", 7, 0x7ffffff0u, 0xd6a1e107u, 0x7ffffff1u, 0xc1800000u, 0x2},
+    {"i2f", "cvt rp f32 $c0 $r7 s16 $r4l", 7, 0x7fffffffu, 0x00000001u, 0x00800001u, 0xbf800000u, 0x2},
+    {"i2f", "cvt rp f32 $c0 $r7 s16 $r4l", 7, 0x80000000u, 0x7fffffffu, 0xfdffffffu, 0x00000000u, 0x1},
+    {"i2f", "cvt neg abs rm f16 $c0 $r7l u8 $r4", -14, 0xff800bbbu, 0xc2e170ebu, 0xfe000001u, 0x0000d9d8u, 0x2},
+    {"i2f", "cvt neg abs rm f16 $c0 $r7l u8 $r4", -14, 0x7fffffe1u, 0x80000021u, 0xff800bbbu, 0x0000db08u, 0x2},
+    {"i2f", "cvt neg abs rm f16 $c0 $r7l u8 $r4", -14, 0x80000000u, 0x7fffffefu, 0xff800000u, 0x00008000u, 0x1},
+    {"i2f", "cvt neg abs rm f16 $c0 $r7l u8 $r4", -14, 0xfe000001u, 0x80000020u, 0x80000020u, 0x0000bc00u, 0x2},
+    {"i2f", "cvt sat rm f16 $c0 $r7l s8 $r4", -14, 0xff800bbbu, 0x7f800aaau, 0x80000020u, 0x00000000u, 0x1},
+    {"i2f", "cvt sat rm f16 $c0 $r7l s8 $r4", -14, 0xfdffffffu, 0x33b117ddu, 0x7f812345u, 0x00000000u, 0x1},
+    {"i2f", "cvt sat rm f16 $c0 $r7l s8 $r4", -14, 0xbf800000u, 0x7ffffff0u, 0x7f800000u, 0x00000000u, 0x1},
+    {"i2f", "cvt sat rm f16 $c0 $r7l s8 $r4", -14, 0x01000000u, 0x00000000u, 0x80000001u, 0x00000000u, 0x1},
+    {"i2f", "cvt sat rn f32 $c0 $r7 s16 $r4l", 7, 0x7fffffffu, 0x80000001u, 0x7fffffe1u, 0x00000000u, 0x1},
+    {"i2f", "cvt sat rn f32 $c0 $r7 s16 $r4l", 7, 0x3f800001u, 0x0ccc28bbu, 0x007fffffu, 0x3f800000u, 0x0},
+    {"i2f", "cvt sat rn f32 $c0 $r7 s16 $r4l", 7, 0xbf800000u, 0x73b2ba4cu, 0xffffffffu, 0x00000000u, 0x1},
+    {"i2f", "cvt sat rn f32 $c0 $r7 s16 $r4l", 7, 0x00800001u, 0xfc000000u, 0xfe000001u, 0x3f800000u, 0x0},
+    {"i2f", "cvt neg abs sat rz f32 $c0 $r7 s8 $r4l", 7, 0xfc000000u, 0xbf800000u, 0xfdffffffu, 0x00000000u, 0x1},
+    {"i2f", "cvt neg abs sat rz f32 $c0 $r7 s8 $r4l", 7, 0x00000001u, 0x80000021u, 0x7ffffff1u, 0x00000000u, 0x1},
+    {"i2f", "cvt neg abs sat rz f32 $c0 $r7 s8 $r4l", 7, 0xfdffffffu, 0xc0000021u, 0xff800000u, 0x00000000u, 0x1},
+    {"i2f", "cvt neg abs sat rz f32 $c0 $r7 s8 $r4l", 7, 0x80000000u, 0x7fffffffu, 0xfdffffffu, 0x00000000u, 0x1},
+    {"f2i", "cvt abs rzi u32 $c0 $r7 f16 $r4l", 7, 0x01000000u, 0x80000021u, 0x7effffffu, 0x00000000u, 0x1},
+    {"f2i", "cvt abs rzi u32 $c0 $r7 f16 $r4l", 7, 0x80000020u, 0x7ffffff0u, 0x00000000u, 0x00000000u, 0x1},
+    {"f2i", "cvt abs rzi u32 $c0 $r7 f16 $r4l", 7, 0xbf800000u, 0x7fffffffu, 0x7fffffe1u, 0x00000000u, 0x1},
+    {"f2i", "cvt abs rzi u32 $c0 $r7 f16 $r4l", 7, 0x7fffffe1u, 0x7ffffff0u, 0x80000021u, 0x00000000u, 0x1},
+    {"f2i", "cvt rni u16 $c0 $r7l f32 $r4", -14, 0xbf800000u, 0xbd94505eu, 0xfdffffffu, 0x00000000u, 0x1},
+    {"f2i", "cvt rni u16 $c0 $r7l f32 $r4", -14, 0x3f800000u, 0x00000001u, 0xbf800000u, 0x00000001u, 0x0},
+    {"f2i", "cvt rni u16 $c0 $r7l f32 $r4", -14, 0x3f800000u, 0x2455c84eu, 0xffffffffu, 0x00000001u, 0x0},
+    {"f2i", "cvt rni u16 $c0 $r7l f32 $r4", -14, 0x7effffffu, 0xc0000021u, 0x807fffffu, 0x0000ffffu, 0x2},
+    {"f2i", "cvt neg rpi u32 $c0 $r7 f16 $r4l", 7, 0xc0000021u, 0x807fffffu, 0x807fffffu, 0x00000000u, 0x1},
+    {"f2i", "cvt neg rpi u32 $c0 $r7 f16 $r4l", 7, 0xbf800000u, 0xf539f1aeu, 0xff800bbbu, 0x00000000u, 0x1},
+    {"f2i", "cvt neg rpi u32 $c0 $r7 f16 $r4l", 7, 0x7fffffefu, 0xff800000u, 0x807fffffu, 0x00000000u, 0x1},
+    {"f2i", "cvt neg rpi u32 $c0 $r7 f16 $r4l", 7, 0x01000000u, 0x7fffffefu, 0x7f000000u, 0x00000000u, 0x1},
+    {"f2i", "cvt neg abs rmi u16 $c0 $r7l f32 $r4", -14, 0x7fffffffu, 0xe6f62bd9u, 0x7fffffe0u, 0x00000000u, 0x1},
+    {"f2i", "cvt neg abs rmi u16 $c0 $r7l f32 $r4", -14, 0x80000001u, 0xf73d52f6u, 0xfdffffffu, 0x00000000u, 0x1},
+    {"f2i", "cvt neg abs rmi u16 $c0 $r7l f32 $r4", -14, 0x80000000u, 0xed3072e3u, 0xfc000000u, 0x00000000u, 0x1},
+    {"f2i", "cvt neg abs rmi u16 $c0 $r7l f32 $r4", -14, 0x7f000000u, 0xfc000000u, 0x007fffffu, 0x00000000u, 0x1},
+    {"f2i", "cvt abs rmi s32 $c0 $r7 f32 $r4", 7, 0x3f800000u, 0x80000020u, 0x7fffffe0u, 0x00000001u, 0x0},
+    {"f2i", "cvt abs rmi s32 $c0 $r7 f32 $r4", 7, 0x7fffffffu, 0xfc000000u, 0xffffffffu, 0x00000000u, 0x1},
+    {"f2i", "cvt abs rmi s32 $c0 $r7 f32 $r4", 7, 0x7ffffff0u, 0x4ea19d4bu, 0x00000000u, 0x00000000u, 0x1},
+    {"f2i", "cvt abs rmi s32 $c0 $r7 f32 $r4", 7, 0xff800bbbu, 0x7ffffff1u, 0x00000001u, 0x00000000u, 0x1},
+    {"f2f", "cvt abs sat rni f16 $c0 $r7l f16 $r4l", -14, 0x01000000u, 0xb37e2acau, 0x80000020u, 0x00000000u, 0x1},
+    {"f2f", "cvt abs sat rni f16 $c0 $r7l f16 $r4l", -14, 0x7fffffe1u, 0xfdffffffu, 0x7fffffffu, 0x00007fffu, 0x3},
+    {"f2f", "cvt abs sat rni f16 $c0 $r7l f16 $r4l", -14, 0x7f812345u, 0x7effffffu, 0x7f000000u, 0x00000000u, 0x1},
+    {"f2f", "cvt abs sat rni f16 $c0 $r7l f16 $r4l", -14, 0x007fffffu, 0xfe000001u, 0x7effffffu, 0x00007fffu, 0x3},
+    {"f2f", "cvt neg abs sat rp f16 $c0 $r7l f32 $r4", -14, 0x807fffffu, 0x3f800000u, 0x00800001u, 0x00000000u, 0x1},
+    {"f2f", "cvt neg abs sat rp f16 $c0 $r7l f32 $r4", -14, 0xffffffffu, 0xffffffffu, 0x3f800000u, 0x00007fffu, 0x3},
+    {"f2f", "cvt neg abs sat rp f16 $c0 $r7l f32 $r4", -14, 0x01000000u, 0x7fffffefu, 0x7ffffff0u, 0x00000000u, 0x1},
+    {"f2f", "cvt neg abs sat rp f16 $c0 $r7l f32 $r4", -14, 0x00800001u, 0x7fffffffu, 0x007fffffu, 0x00000000u, 0x1},
+    {"f2f", "cvt neg abs rpi f32 $c0 $r7 f32 $r4", 7, 0x80000001u, 0xbf800000u, 0x7fffffefu, 0x80000000u, 0x1},
+    {"f2f", "cvt neg abs rpi f32 $c0 $r7 f32 $r4", 7, 0x7fffffe0u, 0x7fffffe0u, 0x7effffffu, 0x7fffffffu, 0x3},
+    {"f2f", "cvt neg abs rpi f32 $c0 $r7 f32 $r4", 7, 0x3f800001u, 0x7fffffefu, 0x00800001u, 0xbf800000u, 0x2},
+    {"f2f", "cvt neg abs rpi f32 $c0 $r7 f32 $r4", 7, 0x7fffffffu, 0xbf800000u, 0x7ffffff0u, 0x7fffffffu, 0x3},
+    {"f2f", "cvt abs rzi f32 $c0 $r7 f32 $r4", 7, 0x7fffffffu, 0xfdffffffu, 0xff800bbbu, 0x7fffffffu, 0x3},
+    {"f2f", "cvt abs rzi f32 $c0 $r7 f32 $r4", 7, 0x01000000u, 0xdba7896au, 0x7fffffe1u, 0x00000000u, 0x1},
+    {"f2f", "cvt abs rzi f32 $c0 $r7 f32 $r4", 7, 0xfc000000u, 0x7ffffff1u, 0x00800001u, 0x7c000000u, 0x0},
+    {"f2f", "cvt abs rzi f32 $c0 $r7 f32 $r4", 7, 0x7ffffff0u, 0x80000001u, 0x00000000u, 0x7fffffffu, 0x3},
+    {"f2f", "cvt abs sat rm f16 $c0 $r7l f32 $r4", -14, 0x80000021u, 0x00800001u, 0x807fffffu, 0x00000000u, 0x1},
+    {"f2f", "cvt abs sat rm f16 $c0 $r7l f32 $r4", -14, 0xff800bbbu, 0x3f800001u, 0x7f800aaau, 0x00007fffu, 0x3},
+    {"f2f", "cvt abs sat rm f16 $c0 $r7l f32 $r4", -14, 0x7effffffu, 0xbf800000u, 0xfe000001u, 0x00003c00u, 0x0},
+    {"f2f", "cvt abs sat rm f16 $c0 $r7l f32 $r4", -14, 0x80000021u, 0x7fffffefu, 0x00000001u, 0x00000000u, 0x1},
+    {"f2f", "cvt neg sat f32 $c0 $r7 f32 $r4", 7, 0x7fffffe1u, 0x4f00a376u, 0x7ffffff0u, 0x7fffffffu, 0x3},
+    {"f2f", "cvt neg sat f32 $c0 $r7 f32 $r4", 7, 0xfe000001u, 0x7fffffe0u, 0x7fffffe1u, 0x3f800000u, 0x0},
+    {"f2f", "cvt neg sat f32 $c0 $r7 f32 $r4", 7, 0x00000001u, 0x00800001u, 0x80000021u, 0x00000000u, 0x1},
+    {"f2f", "cvt neg sat f32 $c0 $r7 f32 $r4", 7, 0x7ffffff1u, 0x00800001u, 0x807fffffu, 0x7fffffffu, 0x3},
+    // The examples, by hand through the same models.
+    {"mad overflow", "add f32 $c0 $r7 (mul $r4 $r5) $r6", 7, 0xff000000u, 0x7f000000u, 0x3f800000u, 0xff800000u, 0x2},
+    {"mad c=0 rounds the product", "add f32 $c0 $r7 (mul $r4 $r5) $r6", 7, 0x3f800001u, 0x3f800001u, 0x00000000u, 0x3f800002u, 0x0},
+    {"mad truncated product", "add f32 $c0 $r7 (mul $r4 $r5) $r6", 7, 0x3f800001u, 0x3f800001u, 0xbf800000u, 0x34800000u, 0x0},
+    {"mad product below the range", "add f32 $c0 $r7 (mul $r4 $r5) $r6", 7, 0x1c800000u, 0x1c800000u, 0x00800000u, 0x00800200u, 0x0},
+    {"mad flushed product + 0", "add f32 $c0 $r7 (mul $r4 $r5) $r6", 7, 0x9c800000u, 0x1c800000u, 0x00000000u, 0x00000000u, 0x1},
+    {"mad flushed product + -0", "add f32 $c0 $r7 (mul $r4 $r5) $r6", 7, 0x9c800000u, 0x1c800000u, 0x80000000u, 0x80000000u, 0x1},
+    {"mad inf times a tiny factor", "add f32 $c0 $r7 (mul $r4 $r5) $r6", 7, 0x7f800000u, 0x04000000u, 0xff000000u, 0x7f800000u, 0x0},
+    {"mad huge product minus max", "add f32 $c0 $r7 (mul $r4 $r5) $r6", 7, 0x7f7fffffu, 0x3fc00000u, 0xff7fffffu, 0x7efffffeu, 0x0},
+    {"add sat NaN", "add sat rn f32 $c0 $r7 $r4 $r6", 7, 0x7f800001u, 0, 0x3f800000u, 0x7fffffffu, 0x3},
+    {"add neg: x - x", "add rn f32 $c0 $r7 $r4 neg $r6", 7, 0xbf800000u, 0, 0xbf800000u, 0x00000000u, 0x1},
+    {"cvt f32 of a negative denormal", "cvt f32 $c0 $r7 f32 $r4", 7, 0x807fffffu, 0, 0, 0x80000000u, 0x1},
+    {"cvt rni of a negative fraction", "cvt rni f32 $c0 $r7 f32 $r4", 7, 0xbe99999au, 0, 0, 0x80000000u, 0x1},
+    {"cvt neg of an integer 0", "cvt neg rn f32 $c0 $r7 u32 $r4", 7, 0, 0, 0, 0x80000000u, 0x1},
+    {"cvt f16 rp", "cvt rp f16 $c0 $r7l f32 $r4", -14, 0x3f800001u, 0, 0, 0x3c01u, 0x0},
+    {"cvt f16 rm", "cvt rm f16 $c0 $r7l f32 $r4", -14, 0x3f800001u, 0, 0, 0x3c00u, 0x0},
+    {"cvt f16 rz overflow", "cvt rz f16 $c0 $r7l f32 $r4", -14, 0x47800000u, 0, 0, 0x7bffu, 0x0},
+    {"cvt f16 rp negative overflow", "cvt rp f16 $c0 $r7l f32 $r4", -14, 0xc7800000u, 0, 0, 0xfbffu, 0x2},
+    {"cvt f16 rp below 2^-34", "cvt rp f16 $c0 $r7l f32 $r4", -14, 0x2e800000u, 0, 0, 0x0000u, 0x1},
+    {"cvt u8 of u16 sets no S", "cvt u8 $c0 $r7l u16 $r4l", -14, 0x000000ffu, 0, 0, 0x00ffu, 0x0},
+    {"cvt u8 of u16 clamps", "cvt u8 $c0 $r7l u16 $r4l", -14, 0x0000ff00u, 0, 0, 0x00ffu, 0x0},
+    {"sad u16: low halves, 32-bit sum", "sad $c0 $r7 u16 $r4l $r5l $r6", 7, 0xabcd0001u, 0x1234ffffu, 0x7fffffffu, 0x8000fffdu, 0xa},
+    {"sad s16: signed halves", "sad $c0 $r7 s16 $r4l $r5l $r6", 7, 0x00008000u, 0xffff7fffu, 0xffffffffu, 0x0000fffeu, 0x4},
+    {"sad s16: carry into bit 16", "sad $c0 $r7 s16 $r4l $r5l $r6", 7, 0x00007fffu, 0x00008000u, 0x00000001u, 0x00010000u, 0x0},
+};
+
+const Vec64 kVec64[] = {
+    {"dfma", "fma rn f64 $c0 $r10d neg $r4d $r6d $r8d", 64, 0x3ff8000000000000ull, 0x8000000000000000ull, 0x000fffffffffffffull, 0x000fffffffffffffull, 0x0},
+    {"dfma", "fma rn f64 $c0 $r10d neg $r4d $r6d $r8d", 64, 0xffffffffffffff12ull, 0x0010000000000001ull, 0x8000000000000000ull, 0xffffffffffffff12ull, 0x3},
+    {"dfma", "fma rn f64 $c0 $r10d neg $r4d $r6d $r8d", 64, 0x0000000000000002ull, 0xfff0000000000000ull, 0x7fffffffffffffffull, 0x7fffffffffffffffull, 0x3},
+    {"dfma", "fma rn f64 $c0 $r10d neg $r4d $r6d $r8d", 64, 0x7fffffffffffffffull, 0x3ff0000000000000ull, 0x0000000000000001ull, 0x7fffffffffffffffull, 0x3},
+    {"dfma", "fma rn f64 $c0 $r10d neg $r4d $r6d $r8d", 64, 0x0000000000000000ull, 0xffffffffffffffffull, 0x7ff0000000000000ull, 0xffffffffffffffffull, 0x3},
+    {"dfma", "fma rn f64 $c0 $r10d neg $r4d $r6d $r8d", 64, 0x800fffffffffffffull, 0x7fe0000000000000ull, 0xffffffffffffffffull, 0xffffffffffffffffull, 0x3},
+    {"dfma", "fma rp f64 $c0 $r10d neg $r4d $r6d neg $r8d", 64, 0x0000000000000123ull, 0xc1e0000000000000ull, 0x8000000000000001ull, 0x0000009180000001ull, 0x0},
+    {"dfma", "fma rp f64 $c0 $r10d neg $r4d $r6d neg $r8d", 64, 0x0000000000000001ull, 0x0000000000000001ull, 0x000fffffffffffffull, 0x800fffffffffffffull, 0x2},
+    {"dfma", "fma rp f64 $c0 $r10d neg $r4d $r6d neg $r8d", 64, 0xffffffffffffffffull, 0x0000000000001234ull, 0xffffffffffffff12ull, 0xffffffffffffff12ull, 0x3},
+    {"dfma", "fma rp f64 $c0 $r10d neg $r4d $r6d neg $r8d", 64, 0xfffffffffffff123ull, 0x1dd0123456789abcull, 0xffffffffffffffffull, 0xffffffffffffffffull, 0x3},
+    {"dfma", "fma rp f64 $c0 $r10d neg $r4d $r6d neg $r8d", 64, 0x7ff00aaa00000000ull, 0x0000000000000000ull, 0x800fffffffffffffull, 0x7ff80aaa00000000ull, 0x3},
+    {"dfma", "fma rp f64 $c0 $r10d neg $r4d $r6d neg $r8d", 64, 0xffffffffffffffffull, 0x8000000000000001ull, 0x0000000000001234ull, 0xffffffffffffffffull, 0x3},
+    {"dfma", "fma rm f64 $c0 $r10d neg $r4d $r6d $r8d", 64, 0x7fe0000000000000ull, 0x0010000000000001ull, 0x3ff0000000000001ull, 0xbff0000000000001ull, 0x2},
+    {"dfma", "fma rm f64 $c0 $r10d neg $r4d $r6d $r8d", 64, 0x1dd0123456789abcull, 0x8000000000000001ull, 0x0000000000000000ull, 0x0000000000000000ull, 0x1},
+    {"dfma", "fma rm f64 $c0 $r10d neg $r4d $r6d $r8d", 64, 0x0000000000000000ull, 0x0000000000000000ull, 0x7ff0000000000000ull, 0x7ff0000000000000ull, 0x0},
+    {"dfma", "fma rm f64 $c0 $r10d neg $r4d $r6d $r8d", 64, 0x000fffffffffffffull, 0x43f0000000000000ull, 0x41f0000000000000ull, 0x41efffffffffffffull, 0x0},
+    {"dfma", "fma rm f64 $c0 $r10d neg $r4d $r6d $r8d", 64, 0x41f0000000000000ull, 0x0000000000000123ull, 0x3ff0000000000001ull, 0x3ff0000000000000ull, 0x0},
+    {"dfma", "fma rm f64 $c0 $r10d neg $r4d $r6d $r8d", 64, 0xfff00bbb00000000ull, 0x7fdfffffffffffffull, 0x0020000000000000ull, 0xfff80bbb00000000ull, 0x3},
+    {"dadd", "add rz f64 $c0 $r10d $r4d $r8d", 64, 0x000fffffffffffffull, 0x3ff8000000000000ull, 0x0000000000000001ull, 0x0010000000000000ull, 0x0},
+    {"dadd", "add rz f64 $c0 $r10d $r4d $r8d", 64, 0xc1e0000000000000ull, 0x0000000000000000ull, 0x1dd0123456789abcull, 0xc1dfffffffffffffull, 0x2},
+    {"dadd", "add rz f64 $c0 $r10d $r4d $r8d", 64, 0xfff0000000000000ull, 0xfffffffffffff123ull, 0xfff0000000000000ull, 0xfff0000000000000ull, 0x2},
+    {"dadd", "add rz f64 $c0 $r10d $r4d $r8d", 64, 0xc1e0000000000000ull, 0x0010000000000001ull, 0x0000000000000123ull, 0xc1dfffffffffffffull, 0x2},
+    {"dadd", "add rz f64 $c0 $r10d $r4d $r8d", 64, 0xfff00bbb00000000ull, 0x0000000000000002ull, 0x7ff123456789abcdull, 0x7ff923456789abcdull, 0x3},
+    {"dadd", "add rz f64 $c0 $r10d $r4d $r8d", 64, 0x3ff0000000000001ull, 0x0000000000001234ull, 0xc1e0000000000000ull, 0xc1dfffffffbfffffull, 0x2},
+    {"dmul", "mul rm f64 $c0 $r10d neg $r4d $r6d", 64, 0x7fe0000000000000ull, 0x8000000000000001ull, 0x0020000000000000ull, 0x3cc0000000000000ull, 0x0},
+    {"dmul", "mul rm f64 $c0 $r10d neg $r4d $r6d", 64, 0x7fffffffffffffffull, 0x3ff0000000000001ull, 0x8000000000000000ull, 0x7fffffffffffffffull, 0x3},
+    {"dmul", "mul rm f64 $c0 $r10d neg $r4d $r6d", 64, 0x7fffffffffffffffull, 0x0000000000000002ull, 0x7fdfffffffffffffull, 0x7fffffffffffffffull, 0x3},
+    {"dmul", "mul rm f64 $c0 $r10d neg $r4d $r6d", 64, 0x3ff0000000000001ull, 0xffffffffffffff12ull, 0x800fffffffffffffull, 0xffffffffffffff12ull, 0x3},
+    {"dmul", "mul rm f64 $c0 $r10d neg $r4d $r6d", 64, 0x41f0000000000000ull, 0x41f0000000000000ull, 0xffffffffffffffffull, 0xc3f0000000000000ull, 0x2},
+    {"dmul", "mul rm f64 $c0 $r10d neg $r4d $r6d", 64, 0x7ff00aaa00000000ull, 0x7ff123456789abcdull, 0x43f0000000000000ull, 0x7ff923456789abcdull, 0x3},
+    {"dmin", "min f64 $c0 $r10d $r4d abs $r6d", 64, 0x3ff0000000000001ull, 0x0000000000000001ull, 0x7ff00aaa00000000ull, 0x0000000000000001ull, 0x0},
+    {"dmin", "min f64 $c0 $r10d $r4d abs $r6d", 64, 0x0000000000000001ull, 0x3ff0000000000001ull, 0x7ff00aaa00000000ull, 0x0000000000000001ull, 0x0},
+    {"dmin", "min f64 $c0 $r10d $r4d abs $r6d", 64, 0x41f0000000000000ull, 0x8000000000000001ull, 0x0010000000000001ull, 0x0000000000000001ull, 0x0},
+    {"dmin", "min f64 $c0 $r10d $r4d abs $r6d", 64, 0x0000000000000123ull, 0xc1e0000000000000ull, 0x43f0000000000000ull, 0x0000000000000123ull, 0x0},
+    {"dmin", "min f64 $c0 $r10d $r4d abs $r6d", 64, 0x3ff0000000000000ull, 0xfffffffffffff123ull, 0x0000000000001234ull, 0x3ff0000000000000ull, 0x0},
+    {"dmin", "min f64 $c0 $r10d $r4d abs $r6d", 64, 0x0020000000000000ull, 0x0000000000000001ull, 0x7fe0000000000000ull, 0x0000000000000001ull, 0x0},
+    {"dmin", "min f64 $c0 $r10d neg abs $r4d neg $r6d", 64, 0x0000000000001234ull, 0x0000000000000000ull, 0x7ff0000000000000ull, 0x8000000000001234ull, 0x2},
+    {"dmin", "min f64 $c0 $r10d neg abs $r4d neg $r6d", 64, 0xffffffffffffffffull, 0x0000000000000002ull, 0x0010000000000001ull, 0x8000000000000002ull, 0x2},
+    {"dmin", "min f64 $c0 $r10d neg abs $r4d neg $r6d", 64, 0x7ff123456789abcdull, 0xbff0000000000000ull, 0x7ff00aaa00000000ull, 0x3ff0000000000000ull, 0x0},
+    {"dmin", "min f64 $c0 $r10d neg abs $r4d neg $r6d", 64, 0x41f0000000000000ull, 0xffffffffffff1234ull, 0xffffffffffff1234ull, 0xc1f0000000000000ull, 0x2},
+    {"dmin", "min f64 $c0 $r10d neg abs $r4d neg $r6d", 64, 0x3ff0000000000000ull, 0x7fe0000000000000ull, 0xffffffffffffffffull, 0xffe0000000000000ull, 0x2},
+    {"dmin", "min f64 $c0 $r10d neg abs $r4d neg $r6d", 64, 0x0000000000000001ull, 0x0000000000000000ull, 0xfff0000000000000ull, 0x8000000000000001ull, 0x2},
+    {"dmax", "max f64 $c0 $r10d neg $r4d abs $r6d", 64, 0x7fffffffffffffffull, 0x7ff0000000000000ull, 0xfffffffffffff123ull, 0x7ff0000000000000ull, 0x0},
+    {"dmax", "max f64 $c0 $r10d neg $r4d abs $r6d", 64, 0x3ff0000000000001ull, 0x1dd0123456789abcull, 0xffffffffffffffffull, 0x1dd0123456789abcull, 0x0},
+    {"dmax", "max f64 $c0 $r10d neg $r4d abs $r6d", 64, 0x1dd0123456789abcull, 0x43f0000000000000ull, 0xbff0000000000000ull, 0x43f0000000000000ull, 0x0},
+    {"dmax", "max f64 $c0 $r10d neg $r4d abs $r6d", 64, 0x7ff0000000000000ull, 0x800fffffffffffffull, 0xfffffffffffff123ull, 0x000fffffffffffffull, 0x0},
+    {"dmax", "max f64 $c0 $r10d neg $r4d abs $r6d", 64, 0xbff0000000000000ull, 0x0020000000000000ull, 0xffffffffffffff12ull, 0x3ff0000000000000ull, 0x0},
+    {"dmax", "max f64 $c0 $r10d neg $r4d abs $r6d", 64, 0x0010000000000001ull, 0x3ff8000000000000ull, 0x7ff123456789abcdull, 0x3ff8000000000000ull, 0x0},
+    {"dmax", "max f64 $c0 $r10d abs $r4d neg abs $r6d", 64, 0x0020000000000000ull, 0x7ff00aaa00000000ull, 0xfff00bbb00000000ull, 0x0020000000000000ull, 0x0},
+    {"dmax", "max f64 $c0 $r10d abs $r4d neg abs $r6d", 64, 0x0000000000001234ull, 0xfffffffffffff123ull, 0xfff00bbb00000000ull, 0x0000000000001234ull, 0x0},
+    {"dmax", "max f64 $c0 $r10d abs $r4d neg abs $r6d", 64, 0x43f0000000000000ull, 0x7fffffffffffffffull, 0x7ff123456789abcdull, 0x43f0000000000000ull, 0x0},
+    {"dmax", "max f64 $c0 $r10d abs $r4d neg abs $r6d", 64, 0x000fffffffffffffull, 0x7fdfffffffffffffull, 0x7fe0000000000000ull, 0x000fffffffffffffull, 0x0},
+    {"dmax", "max f64 $c0 $r10d abs $r4d neg abs $r6d", 64, 0x000fffffffffffffull, 0x0010000000000001ull, 0x41f0000000000000ull, 0x000fffffffffffffull, 0x0},
+    {"dmax", "max f64 $c0 $r10d abs $r4d neg abs $r6d", 64, 0x7fdfffffffffffffull, 0x8000000000000001ull, 0x7ff00aaa00000000ull, 0x7fdfffffffffffffull, 0x0},
+    {"i2f64", "cvt neg abs sat rp f32 $c0 $r10 u64 $r4d", 32, 0x800fffffffffffffull, 0x7ff0000000000000ull, 0x3ff0000000000000ull, 0x00000000df001000ull, 0x2},
+    {"i2f64", "cvt neg abs sat rp f32 $c0 $r10 u64 $r4d", 32, 0x0010000000000001ull, 0xffffffffffffffffull, 0xffffffffffffffffull, 0x00000000d9800001ull, 0x2},
+    {"i2f64", "cvt neg abs sat rp f32 $c0 $r10 u64 $r4d", 32, 0xffffffffffffffffull, 0x3ff0000000000000ull, 0x0020000000000000ull, 0x00000000df800000ull, 0x2},
+    {"i2f64", "cvt neg abs sat rp f32 $c0 $r10 u64 $r4d", 32, 0xffffffffffffffffull, 0xffffffffffffffffull, 0x0000000000000123ull, 0x00000000df800000ull, 0x2},
+    {"i2f64", "cvt neg sat rp f64 $c0 $r10d s32 $r4", 64, 0xffffffffffff1234ull, 0x8000000000000000ull, 0x3ff0000000000001ull, 0x40edb98000000000ull, 0x0},
+    {"i2f64", "cvt neg sat rp f64 $c0 $r10d s32 $r4", 64, 0x000fffffffffffffull, 0x0000000000001234ull, 0xffffffffffffffffull, 0x3ff0000000000000ull, 0x0},
+    {"i2f64", "cvt neg sat rp f64 $c0 $r10d s32 $r4", 64, 0x0000000000000000ull, 0x0000000000000001ull, 0x7ff123456789abcdull, 0x8000000000000000ull, 0x1},
+    {"i2f64", "cvt neg sat rp f64 $c0 $r10d s32 $r4", 64, 0xbff0000000000000ull, 0xbff0000000000000ull, 0x8000000000000000ull, 0x8000000000000000ull, 0x1},
+    {"i2f64", "cvt neg abs sat rm f64 $c0 $r10d s64 $r4d", 64, 0x41f0000000000000ull, 0xc1e0000000000000ull, 0xffffffffffff1234ull, 0xc3d07c0000000000ull, 0x2},
+    {"i2f64", "cvt neg abs sat rm f64 $c0 $r10d s64 $r4d", 64, 0xffffffffffffffffull, 0xfff00bbb00000000ull, 0xc1e0000000000000ull, 0xbff0000000000000ull, 0x2},
+    {"i2f64", "cvt neg abs sat rm f64 $c0 $r10d s64 $r4d", 64, 0x0000000000000123ull, 0x0000000000000000ull, 0xc1e0000000000000ull, 0xc072300000000000ull, 0x2},
+    {"i2f64", "cvt neg abs sat rm f64 $c0 $r10d s64 $r4d", 64, 0x7fe0000000000000ull, 0x7fdfffffffffffffull, 0x800fffffffffffffull, 0xc3dff80000000000ull, 0x2},
+    {"i2f64", "cvt rz f64 $c0 $r10d s64 $r4d", 64, 0xffffffffffffffffull, 0x7ff0000000000000ull, 0x7fe0000000000000ull, 0xbff0000000000000ull, 0x2},
+    {"i2f64", "cvt rz f64 $c0 $r10d s64 $r4d", 64, 0x000fffffffffffffull, 0x8000000000000001ull, 0x800fffffffffffffull, 0x432ffffffffffffeull, 0x0},
+    {"i2f64", "cvt rz f64 $c0 $r10d s64 $r4d", 64, 0x0000000000000000ull, 0x000fffffffffffffull, 0x0000000000000002ull, 0x0000000000000000ull, 0x1},
+    {"i2f64", "cvt rz f64 $c0 $r10d s64 $r4d", 64, 0xffffffffffffffffull, 0xfff00bbb00000000ull, 0x7ff00aaa00000000ull, 0xbff0000000000000ull, 0x2},
+    {"f2i64", "cvt neg abs rpi s64 $c0 $r10d f64 $r4d", 64, 0x8000000000000001ull, 0x0010000000000001ull, 0xbff0000000000000ull, 0x0000000000000000ull, 0x1},
+    {"f2i64", "cvt neg abs rpi s64 $c0 $r10d f64 $r4d", 64, 0xffffffffffffffffull, 0xffffffffffffff12ull, 0x43f0000000000000ull, 0x8000000000000000ull, 0xa},
+    {"f2i64", "cvt neg abs rpi s64 $c0 $r10d f64 $r4d", 64, 0xffffffffffffff12ull, 0x7fdfffffffffffffull, 0x3ff0000000000001ull, 0x8000000000000000ull, 0xa},
+    {"f2i64", "cvt neg abs rpi s64 $c0 $r10d f64 $r4d", 64, 0x800fffffffffffffull, 0xffffffffffffffffull, 0x0010000000000001ull, 0x0000000000000000ull, 0x1},
+    {"f2i64", "cvt neg rzi u64 $c0 $r10d f64 $r4d", 64, 0x0000000000000000ull, 0x8000000000000000ull, 0x8000000000000001ull, 0x0000000000000000ull, 0x1},
+    {"f2i64", "cvt neg rzi u64 $c0 $r10d f64 $r4d", 64, 0x0020000000000000ull, 0x800fffffffffffffull, 0x41f0000000000000ull, 0x0000000000000000ull, 0x1},
+    {"f2i64", "cvt neg rzi u64 $c0 $r10d f64 $r4d", 64, 0xfffffffffffff123ull, 0x7ff123456789abcdull, 0x1dd0123456789abcull, 0x8000000000000000ull, 0xa},
+    {"f2i64", "cvt neg rzi u64 $c0 $r10d f64 $r4d", 64, 0x0000000000000001ull, 0x8000000000000000ull, 0xfff00bbb00000000ull, 0x0000000000000000ull, 0x1},
+    {"f2i64", "cvt abs rzi s64 $c0 $r10d f64 $r4d", 64, 0x7fffffffffffffffull, 0x0020000000000000ull, 0x43f0000000000000ull, 0x8000000000000000ull, 0xa},
+    {"f2i64", "cvt abs rzi s64 $c0 $r10d f64 $r4d", 64, 0xfff00bbb00000000ull, 0x0020000000000000ull, 0x3ff8000000000000ull, 0x8000000000000000ull, 0xa},
+    {"f2i64", "cvt abs rzi s64 $c0 $r10d f64 $r4d", 64, 0xfff00bbb00000000ull, 0xfffffffffffff123ull, 0xc1e0000000000000ull, 0x8000000000000000ull, 0xa},
+    {"f2i64", "cvt abs rzi s64 $c0 $r10d f64 $r4d", 64, 0x0010000000000001ull, 0x0000000000000002ull, 0x0010000000000001ull, 0x0000000000000000ull, 0x1},
+    {"f2i64", "cvt neg abs rzi s64 $c0 $r10d f32 $r4", 64, 0x1dd0123456789abcull, 0xfff0000000000000ull, 0xfff0000000000000ull, 0xffffc1d951000000ull, 0x2},
+    {"f2i64", "cvt neg abs rzi s64 $c0 $r10d f32 $r4", 64, 0x0010000000000001ull, 0xffffffffffffffffull, 0x8000000000000000ull, 0x0000000000000000ull, 0x1},
+    {"f2i64", "cvt neg abs rzi s64 $c0 $r10d f32 $r4", 64, 0xffffffffffffff12ull, 0xffffffffffffff12ull, 0xffffffffffffff12ull, 0x8000000000000000ull, 0xa},
+    {"f2i64", "cvt neg abs rzi s64 $c0 $r10d f32 $r4", 64, 0x43f0000000000000ull, 0xfff0000000000000ull, 0x0010000000000001ull, 0x0000000000000000ull, 0x1},
+    {"f2f64", "cvt neg abs rp f32 $c0 $r10 f64 $r4d", 32, 0xffffffffffffffffull, 0x3ff0000000000001ull, 0x0000000000001234ull, 0x00000000ffffffffull, 0x3},
+    {"f2f64", "cvt neg abs rp f32 $c0 $r10 f64 $r4d", 32, 0xc1e0000000000000ull, 0x3ff8000000000000ull, 0x7fe0000000000000ull, 0x00000000cf000000ull, 0x2},
+    {"f2f64", "cvt neg abs rp f32 $c0 $r10 f64 $r4d", 32, 0xffffffffffff1234ull, 0x0000000000000000ull, 0x0000000000000123ull, 0x00000000ffffffffull, 0x3},
+    {"f2f64", "cvt neg abs rp f32 $c0 $r10 f64 $r4d", 32, 0x0000000000000002ull, 0x7fdfffffffffffffull, 0xfff00bbb00000000ull, 0x0000000080000000ull, 0x1},
+    {"f2f64", "cvt rp f32 $c0 $r10 f64 $r4d", 32, 0x1dd0123456789abcull, 0x3ff0000000000001ull, 0x7ff123456789abcdull, 0x0000000000000001ull, 0x0},
+    {"f2f64", "cvt rp f32 $c0 $r10 f64 $r4d", 32, 0xfff00bbb00000000ull, 0x7ff123456789abcdull, 0x0000000000000001ull, 0x00000000ffc05dd8ull, 0x3},
+    {"f2f64", "cvt rp f32 $c0 $r10 f64 $r4d", 32, 0xfff00bbb00000000ull, 0x0000000000000001ull, 0xffffffffffffffffull, 0x00000000ffc05dd8ull, 0x3},
+    {"f2f64", "cvt rp f32 $c0 $r10 f64 $r4d", 32, 0x0000000000000002ull, 0x3ff8000000000000ull, 0x0020000000000000ull, 0x0000000000000001ull, 0x0},
+    {"f2f64", "cvt neg abs rn f32 $c0 $r10 f64 $r4d", 32, 0x7ff123456789abcdull, 0xbff0000000000000ull, 0x3ff0000000000000ull, 0x000000007fc91a2bull, 0x3},
+    {"f2f64", "cvt neg abs rn f32 $c0 $r10 f64 $r4d", 32, 0x43f0000000000000ull, 0x000fffffffffffffull, 0xbff0000000000000ull, 0x00000000df800000ull, 0x2},
+    {"f2f64", "cvt neg abs rn f32 $c0 $r10 f64 $r4d", 32, 0x0010000000000001ull, 0xbff0000000000000ull, 0xffffffffffffffffull, 0x0000000080000000ull, 0x1},
+    {"f2f64", "cvt neg abs rn f32 $c0 $r10 f64 $r4d", 32, 0x7ff123456789abcdull, 0xfffffffffffff123ull, 0xfff00bbb00000000ull, 0x000000007fc91a2bull, 0x3},
+    {"f2f64", "cvt f64 $c0 $r10d f64 $r4d", 64, 0xffffffffffff1234ull, 0x0000000000000000ull, 0xfff0000000000000ull, 0xffffffffffff1234ull, 0x3},
+    {"f2f64", "cvt f64 $c0 $r10d f64 $r4d", 64, 0x7fe0000000000000ull, 0xfffffffffffff123ull, 0x0010000000000001ull, 0x7fe0000000000000ull, 0x0},
+    {"f2f64", "cvt f64 $c0 $r10d f64 $r4d", 64, 0x7ff0000000000000ull, 0x0000000000000000ull, 0x7ff123456789abcdull, 0x7ff0000000000000ull, 0x0},
+    {"f2f64", "cvt f64 $c0 $r10d f64 $r4d", 64, 0x0000000000000001ull, 0x8000000000000001ull, 0x7ff00aaa00000000ull, 0x0000000000000001ull, 0x0},
+    {"dadd NaN order", "add rn f64 $c0 $r10d $r4d $r8d", 64, 0x7ff0000000000001ull, 0, 0xfff0000000000002ull, 0xfff8000000000002ull, 0x3},
+    {"dadd inf - inf", "add rn f64 $c0 $r10d $r4d $r8d", 64, 0x7ff0000000000000ull, 0, 0xfff0000000000000ull, 0xfff8000000000000ull, 0x3},
+    {"cvt s32 of an f64 NaN", "cvt rni s32 $c0 $r10 f64 $r4d", 32, 0x7ff123456789abcdull, 0, 0, 0x80000000ull, 0xa},
+    {"cvt f32 of an f64 NaN", "cvt rn f32 $c0 $r10 f64 $r4d", 32, 0xfff123456789abcdull, 0, 0, 0xffc91a2bull, 0x3},
+    {"cvt f64 of an f32 NaN", "cvt f64 $c0 $r10d f32 $r4", 64, 0x7f812345ull, 0, 0, 0x7ff82468a0000000ull, 0x3},
+};
+
+uint32_t half_or_word(const ThreadState& t, int dst) {
+  if (dst >= 0) return t.r[dst];
+  unsigned h = unsigned(-dst);
+  return (t.r[h / 2] >> (16 * (h & 1))) & 0xffff;
+}
+
+std::string program(const char* text) {
+  // A short instruction is paired with a short mov so the exit stays aligned.
+  return std::string(text) + "\nmov b32 $r0 $r0\nexit nop\n";
+}
+
+// Runs `src` on the interpreter with `init` in every thread, checks lane 0
+// with `check`, then every engine against the interpreter.
+void run_everywhere(const std::string& src, const std::function<void(unsigned, ThreadState&)>& init,
+                    const std::function<void(const ThreadState&)>& check) {
+  Case c;
+  c.src = src;
+  c.threads = 32;
+  c.init = init;
+  Target t;
+  std::string err;
+  REQUIRE(parse_target(c.variant, t, err));
+  std::vector<uint32_t> code;
+  INFO(src);
+  REQUIRE_MESSAGE(assemble(src, t, code, err), err);
+  EndState ref = run_reference(c, code, t);
+  INFO("reference: " << ref.error);
+  REQUIRE(ref.ok);
+  check(ref.threads[0]);
+  for (gpurc::Engine eng : gpurc::host_engines()) {
+    INFO("engine " << std::string(gpurc::engine_name(eng)));
+    EndState got = run_translated(c, code, t, eng);
+    INFO(got.error);
+    REQUIRE(got.ok);
+    compare_states(c, ref, got);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("tesla hardware numbers: f32, f16 and integer forms match envytools' models") {
+  for (const Vec32& v : kVec32) {
+    CAPTURE(v.family);
+    CAPTURE(v.text);
+    INFO("sources " << hex(v.s1) << " " << hex(v.s2) << " " << hex(v.s3));
+    run_everywhere(
+        program(v.text),
+        [&](unsigned, ThreadState& s) {
+          s.r[4] = v.s1, s.r[5] = v.s2, s.r[6] = v.s3, s.r[7] = 0xcccccccc;
+        },
+        [&](const ThreadState& s) {
+          CHECK(hex(half_or_word(s, v.dst)) == hex(v.expect));
+          if (v.cc != 0xf) CHECK(unsigned(s.c[0]) == v.cc);
+        });
+  }
+}
+
+TEST_CASE("tesla hardware numbers: f64 forms and f64 conversions match envytools' models") {
+  for (const Vec64& v : kVec64) {
+    CAPTURE(v.family);
+    CAPTURE(v.text);
+    run_everywhere(
+        program(v.text),
+        [&](unsigned, ThreadState& s) {
+          s.r[4] = uint32_t(v.s1), s.r[5] = uint32_t(v.s1 >> 32);
+          s.r[6] = uint32_t(v.s2), s.r[7] = uint32_t(v.s2 >> 32);
+          s.r[8] = uint32_t(v.s3), s.r[9] = uint32_t(v.s3 >> 32);
+          s.r[10] = 0xcccccccc, s.r[11] = 0xdeadbeef;
+        },
+        [&](const ThreadState& s) {
+          uint64_t got = s.r[10] | (v.bits == 64 ? uint64_t(s.r[11]) << 32 : 0);
+          CHECK(got == v.expect);
+          CHECK(unsigned(s.c[0]) == v.cc);
+        });
+  }
+}
+
+// Every engine against the interpreter on the special values, lane by lane:
+// each lane takes another combination of hwtest's special operands.
+TEST_CASE("tesla hardware numbers: every engine agrees on special operands") {
+  static const uint32_t special[] = {0x00000000, 0x00000001, 0x007fffff, 0x80000000, 0x80000001, 0x807fffff,
+                                     0x7fffffff, 0xffffffff, 0x7f800aaa, 0x7f812345, 0xff800bbb, 0x7f800000,
+                                     0xff800000, 0x3f800000, 0x3f800001, 0xbf800000, 0x7f000000, 0x7effffff,
+                                     0x01000000, 0x00800001, 0x7f7fffff, 0xff7fffff, 0x0000ffff, 0x00008000};
+  const size_t n = sizeof special / sizeof special[0];
+  std::vector<std::string> texts;
+  for (const Vec32& v : kVec32) texts.push_back(v.text);
+  for (const Vec64& v : kVec64) texts.push_back(v.text);
+  std::sort(texts.begin(), texts.end());
+  texts.erase(std::unique(texts.begin(), texts.end()), texts.end());
+  unsigned round = 0;
+  for (const std::string& text : texts) {
+    CAPTURE(text);
+    ++round;
+    run_everywhere(
+        program(text.c_str()),
+        [&](unsigned lane, ThreadState& s) {
+          for (unsigned r = 4; r < 12; ++r) s.r[r] = special[(lane * (r + 1) + round * 7 + r) % n];
+        },
+        [](const ThreadState&) {});
+  }
+}
+
+// fmad where the product leaves the float range (the translation scales
+// those lanes) and where the sum lands next to 2^-126: random lanes
+// against the interpreter's exact computation on every engine.
+TEST_CASE("tesla hardware numbers: fmad at the ends of the float range on every engine") {
+  std::mt19937 rng(14);
+  auto make = [&](int exp) {  // a float with a random significand and sign, exponent field `exp`
+    return uint32_t(rng() & 0x807fffffu) | uint32_t(std::clamp(exp, 1, 254)) << 23;
+  };
+  const int rounds = light() ? 6 : 24;
+  for (int round = 0; round < rounds; ++round) {
+    CAPTURE(round);
+    std::vector<uint32_t> a(32), b(32), c(32);
+    for (unsigned l = 0; l < 32; ++l) {
+      int kind = int(rng() % 4);
+      int ea, eb;
+      if (kind == 0) {  // product above 2^127
+        ea = 190 + int(rng() % 64), eb = 382 - ea + int(rng() % 40);
+      } else if (kind == 1) {  // product below 2^-100
+        ea = 1 + int(rng() % 40), eb = 1 + int(rng() % 60);
+      } else {  // product near 2^-126, source 3 nearly cancelling it
+        ea = 60 + int(rng() % 10), eb = 127 - 126 + 127 - ea + int(rng() % 5) - 2;
+      }
+      a[l] = make(ea);
+      b[l] = make(eb);
+      int pe = ea + eb - 127;
+      if (kind == 2) {
+        // c = -(a b) rounded, plus a nudge: the sum falls near 2^-126
+        float p = 0;
+        float fa, fb;
+        std::memcpy(&fa, &a[l], 4);
+        std::memcpy(&fb, &b[l], 4);
+        p = fa * fb;
+        uint32_t pb;
+        std::memcpy(&pb, &p, 4);
+        c[l] = (pb ^ 0x80000000u) + (rng() % 3) - 1;
+      } else {
+        c[l] = (rng() % 5 == 0) ? 0u : make(pe + int(rng() % 60) - 30);
+      }
+    }
+    for (const char* text : {"add f32 $c0 $r7 (mul $r4 $r5) $r6", "add sat f32 $c0 $r7 neg (mul $r4 $r5) $r6"}) {
+      CAPTURE(text);
+      run_everywhere(
+          program(text),
+          [&](unsigned lane, ThreadState& s) {
+            s.r[4] = a[lane], s.r[5] = b[lane], s.r[6] = c[lane], s.r[7] = 0;
+          },
+          [](const ThreadState&) {});
+    }
+  }
+}
