@@ -28,6 +28,8 @@ std::string run_pipeline(Function& f, const PassOptions& opt,
   }
   step("demote_cross_block_values", [&] { demote_cross_block_values(f); });
   if (opt.uniformity) step("analyze_uniformity", [&] { analyze_uniformity(f); });
+  if (opt.divergence && opt.uniformity && opt.if_convert)
+    step("if_convert_divergent", [&] { if_convert_divergent(f); });
   if (opt.divergence) step("lower_divergence", [&] { lower_divergence(f); });
   if (opt.ssa)
     step("construct_ssa", [&] {
