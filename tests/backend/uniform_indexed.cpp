@@ -69,3 +69,65 @@ TEST_CASE("load_uniform_idx: broadcast and gather paths match the interpreter on
         }
       }
 }
+
+// A single-block counted loop that reads a uniform (PICA200's LOOP reads its
+// step i.z every iteration) runs strip by strip (backend_x64/loops.cpp); with
+// no uniform block it faults at the same op as the interpreter, and a
+// load_uniform_idx in the body takes the broadcast path each iteration.
+TEST_CASE("load_uniform and load_uniform_idx in a strip-outer loop, with and without uniforms") {
+  for (bool const_trips : {false, true}) {  // constant: the loop's load_uniform is the first uniform read
+    CAPTURE(const_trips);
+    ir::Function f;
+    f.add_var("acc", Type::F32);
+    f.add_var("n", Type::I32);
+    f.uniform_bytes = 64;
+    const ir::BlockId entry = f.add_block("entry"), loop = f.add_block("loop"), done = f.add_block("done");
+    ir::Builder b(f);
+    b.set_block(entry);
+    auto acc0 = load_var(b, 0);
+    auto n = const_trips ? b.i32(5) : b.binary(Opcode::And, b.load_uniform(Type::I32, 12), b.i32(15));
+    auto zero = b.i32(0);
+    b.br(loop);
+    b.set_block(loop);
+    auto i = phi(b, Type::I32, {zero, zero});
+    auto acc = phi(b, Type::F32, {acc0, acc0});
+    auto step = b.load_uniform(Type::I32, 8);
+    auto next = b.iadd(i, b.binary(Opcode::And, step, b.i32(3)));
+    auto off = b.shl(b.binary(Opcode::And, i, b.i32(7)), b.i32(2));
+    auto c = b.load_uniform_idx(Type::F32, off, 16);
+    auto sum = b.fadd(acc, c);
+    f.insts[i].args[1] = next;
+    f.insts[acc].args[1] = sum;
+    b.cond_br(b.icmp(ir::IntPred::Ult, next, n), loop, done);
+    b.set_block(done);
+    store_var(b, 0, sum);
+    b.ret();
+    REQUIRE(ir::verify(f) == "");
+    std::mt19937_64 rng(3);
+    for (int k = 0; k < 6; ++k) {
+      RunSpec s;
+      s.vars.resize(f.vars_bytes());
+      fill_random(s.vars, rng);
+      s.uniforms.resize(64);
+      fill_random(s.uniforms, rng);
+      uint32_t step = 1 + k % 3;
+      std::memcpy(s.uniforms.data() + 8, &step, 4);
+      uint32_t trips = 3 + 2 * uint32_t(k);
+      std::memcpy(s.uniforms.data() + 12, &trips, 4);
+      for (unsigned l = 0; l < 32; ++l) {
+        float x = float(l);
+        uint32_t bits;
+        std::memcpy(&bits, &x, 4);
+        set_lane(s.vars, f, 0, l, bits);
+      }
+      for (unsigned q = 0; q < 8; ++q) {
+        float x = float(q) * 0.5f;
+        std::memcpy(s.uniforms.data() + 16 + 4 * q, &x, 4);
+      }
+      s.entry_mask = k == 5 ? 0x0F0F0F0Eu : ~0u;
+      check_all_tiers(f, s, "strip loop with uniforms");
+      s.uniforms.clear();
+      check_all_tiers(f, s, "strip loop without uniforms (faults)");
+    }
+  }
+}
