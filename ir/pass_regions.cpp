@@ -113,10 +113,15 @@ class RegionLowering {
 
   bool run() {
     const size_t n = f_.blocks.size();
+    // Large functions (PICA200's runtime-stack fallback: one dispatch loop
+    // around every block, so a region would be the whole function anyway)
+    // skip the search, the copy and the uniformity re-check below.
+    if (n > kMaxBlocks || f_.insts.size() > kMaxInsts) return false;
     auto rpo = reverse_post_order(f_);
     if (rpo.size() != n) return false;
     idom_ = immediate_dominators(f_, rpo);
     ipdom_ = immediate_post_dominators(f_);
+    number_dominator_tree();
     f_.compute_preds();
     std::vector<Region> regions;
     for (BlockId h = 0; h < n; ++h) {
@@ -200,8 +205,44 @@ class RegionLowering {
  private:
   Function& f_;
   std::vector<BlockId> idom_, ipdom_;
+  std::vector<uint32_t> dom_in_, dom_out_;  // dominator tree DFS interval of each block
 
-  Region find_region(BlockId h) const {
+  void number_dominator_tree() {
+    const size_t n = f_.blocks.size();
+    std::vector<std::vector<BlockId>> kids(n);
+    for (BlockId b = 1; b < n; ++b)
+      if (idom_[b] != kNoBlock && idom_[b] != b) kids[idom_[b]].push_back(b);
+    dom_in_.assign(n, 0);
+    dom_out_.assign(n, 0);
+    uint32_t clock = 0;
+    std::vector<std::pair<BlockId, size_t>> stack{{0, 0}};
+    dom_in_[0] = clock++;
+    while (!stack.empty()) {
+      auto [b, i] = stack.back();
+      if (i < kids[b].size()) {
+        ++stack.back().second;
+        BlockId k = kids[b][i];
+        dom_in_[k] = clock++;
+        stack.push_back({k, 0});
+      } else {
+        dom_out_[b] = clock++;
+        stack.pop_back();
+      }
+    }
+  }
+  bool dominates_fast(BlockId a, BlockId b) const {
+    return dom_in_[a] <= dom_in_[b] && dom_out_[b] <= dom_out_[a];
+  }
+
+  // Region search work (blocks visited) allowed per function: a runtime-
+  // stack PICA200 translation (thousands of blocks, one dispatch loop around
+  // everything) would cost O(branches x blocks x depth) for regions that end
+  // up being the whole function anyway.
+  static constexpr size_t kWorkLimit = size_t(1) << 21;
+  static constexpr size_t kMaxBlocks = 1024, kMaxInsts = 40000;
+  size_t work_ = 0;
+
+  Region find_region(BlockId h) {
     const BlockId n = BlockId(f_.blocks.size());
     for (BlockId d = h;; d = idom_[d]) {
       Region r;
@@ -214,7 +255,8 @@ class RegionLowering {
       while (!work.empty() && ok) {
         BlockId b = work.back();
         work.pop_back();
-        if (!dominates(idom_, d, b)) ok = false;
+        if (++work_ > kWorkLimit) return Region{};
+        if (!dominates_fast(d, b)) ok = false;
         if (r.exit != kNoBlock && f_.blocks[b].succs.empty()) ok = false;  // returns inside
         for (BlockId s : f_.blocks[b].succs)
           if (s != r.exit && !r.in[s]) {
