@@ -69,6 +69,31 @@ bool Emitter::lower_state(ValueId v) {
       vstore(v, 4);
       return true;
     }
+    case Opcode::LoadUniformIdx: {
+      // Per lane of the strip: the 4 bytes at imm + offset when they lie in
+      // the block, else 0 (never a fault; docs/ir.md).
+      if (in.type != Type::I32 && in.type != Type::F32) return false;
+      if (f_.uniform_bytes < 4 || in.imm > f_.uniform_bytes - 4) {
+        vconst(4, 0);
+        vstore(v, 4);
+        return true;
+      }
+      mov_imm(x12, f_.uniform_bytes - 4 - in.imm);  // the last offset inside
+      mov_imm(x13, in.imm);
+      a_.add(x13, x22, x13);
+      for (uint32_t i = 0; i < 4; ++i) {
+        Label next = a_.newLabel();
+        a_.ldr(w10, at(x25, slot(in.args[0]) + 4 * i, 4));
+        a_.mov(w11, 0);
+        a_.cbz(x22, next);
+        a_.cmp(x10, x12);
+        a_.b_hi(next);
+        a_.ldr(w11, ptr(x13, x10));
+        a_.bind(next);
+        a_.str(w11, at(x25, slot(v) + 4 * i, 4));
+      }
+      return true;
+    }
     case Opcode::EntryMask:
       a_.ldr(w9, at(x19, CTX(entry_mask), 4));
       a_.lsr(w10, w23, 2);

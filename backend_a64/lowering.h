@@ -42,6 +42,7 @@ struct Lowerings {
   static constexpr OpLowering LoadVar{S, kState, kWide};
   static constexpr OpLowering StoreVar{S, kState, kWide};
   static constexpr OpLowering LoadUniform{S, kState, kWide};
+  static constexpr OpLowering LoadUniformIdx{S, kState};
   static constexpr OpLowering EntryMask{S, kState};
   static constexpr OpLowering LaneId{S, kState};
   static constexpr OpLowering Budget{LowerKind::Budget};

@@ -40,6 +40,7 @@ constexpr Native kNative[] = {
     {Opcode::LoadVar, kAll},
     {Opcode::StoreVar, kAll},
     {Opcode::LoadUniform, kAll},
+    {Opcode::LoadUniformIdx, type_bit(Type::I32) | type_bit(Type::F32)},
     {Opcode::EntryMask, type_bit(Type::I1)},
     {Opcode::LaneId, kI32},
     {Opcode::IAdd, kNarrowInts},

@@ -161,7 +161,13 @@ void find_strip_loops(const Function& f, Plan& p) {
         ok = ok && !strip_ops;
         l.budgets.push_back(v);
       } else {
-        ok = ok && is_strip_op(in) && in.op != Opcode::LoadUniform;
+        // load_uniform faults only when its offset is out of range (then at
+        // every execution) or there is no uniform block (then at its first
+        // execution, which is the first strip's first iteration in both
+        // orders, after the same budget charge): in range, it may stay.
+        const bool uniform_in_range = in.op != Opcode::LoadUniform ||
+                                      (in.imm <= f.uniform_bytes && f.uniform_bytes - in.imm >= lane_bytes(in.type));
+        ok = ok && is_strip_op(in) && uniform_in_range;
         strip_ops = true;
       }
     }

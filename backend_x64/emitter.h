@@ -79,6 +79,7 @@ class Emitter : public Xbyak::CodeGenerator {
   void emit_cluster_vote(ir::ValueId v);                    // their per-lane results for clusters < 32 lanes
   bool vote_feeds_branch_only(ir::ValueId v) const;          // any/all read only by the cond_br right after it
   bool emit_memory_fast(ir::ValueId v, Xbyak::Label& done);  // window fast path of load / store
+  bool lower_uniform_indexed(ir::ValueId v);                 // load_uniform_idx (uniform_indexed.cpp)
   void lane_bits(const Xbyak::Reg32& r, uint32_t slot_off);  // r = bit 0 of each lane of a 4-byte slot
   // The memory windows of a space: offsets in WarpContext of windows[space]
   // and of extra_windows[space][0]. Both fast paths walk them with r11.

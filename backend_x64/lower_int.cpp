@@ -72,6 +72,8 @@ bool Emitter::lower_state(ValueId v) {
       }
       return true;
     }
+    case Opcode::LoadUniformIdx:
+      return lower_uniform_indexed(v);
     case Opcode::EntryMask: {
       int d = def(v);
       mov(eax, dword[CTX(entry_mask)]);

@@ -42,6 +42,7 @@ constexpr Native kNative[] = {
     {Opcode::LoadVar, kAll, kAll},
     {Opcode::StoreVar, kAll, kAll},
     {Opcode::LoadUniform, kAll, kAll},
+    {Opcode::LoadUniformIdx, kI32 | kF32, kI32 | kF32},
     {Opcode::EntryMask, type_bit(Type::I1), type_bit(Type::I1)},
     {Opcode::LaneId, kI32, kI32},
     {Opcode::IAdd, kInts, kInts},

@@ -66,6 +66,10 @@ class Builder {
   // Writes v where `lanes` holds, keeps the var's value elsewhere (select of the old value).
   void set_var_where(ValueId lanes, uint32_t var, ValueId v) { set_var(var, select(lanes, v, get_var(var))); }
   ValueId load_uniform(Type t, uint32_t offset) { return emit(Opcode::LoadUniform, t, {}, 0, 0, offset); }
+  // i32 / f32 at byte `base + offset` (offset an i32 value per lane); 0 where that leaves the block.
+  ValueId load_uniform_idx(Type t, ValueId offset, uint32_t base) {
+    return emit(Opcode::LoadUniformIdx, t, {offset}, 0, 0, base);
+  }
   ValueId lane_id() { return emit(Opcode::LaneId, Type::I32, {}); }
   ValueId entry_mask() { return emit(Opcode::EntryMask, Type::I1, {}); }
 

@@ -65,8 +65,8 @@ class Interpreter final : public Executable {
 bool is_per_lane(Opcode op) {
   switch (op) {
     case Opcode::Phi: case Opcode::GetVar: case Opcode::SetVar: case Opcode::LoadVar: case Opcode::StoreVar:
-    case Opcode::LoadUniform: case Opcode::EntryMask: case Opcode::LaneId: case Opcode::Budget: case Opcode::Trap:
-    case Opcode::Load: case Opcode::Store: case Opcode::AtomicRmw: case Opcode::AtomicCas:
+    case Opcode::LoadUniform: case Opcode::LoadUniformIdx: case Opcode::EntryMask: case Opcode::LaneId:
+    case Opcode::Budget: case Opcode::Trap: case Opcode::Load: case Opcode::Store: case Opcode::AtomicRmw: case Opcode::AtomicCas:
       return false;
     default:
       return !op_info(op).cross_lane && !op_info(op).terminator;
@@ -274,6 +274,18 @@ bool Interpreter::exec(Warp& w, ValueId v, uint32_t active) const {
       std::memcpy(&x, ctx.uniforms + in.imm, n);
       x = in.type == Type::I1 ? (x != 0) : x & type_mask(in.type);
       each([&](int l) { out[l] = x; });
+      return true;
+    }
+    case Opcode::LoadUniformIdx: {
+      // Never faults: a lane whose 4 bytes leave the block (or with no
+      // block at all) reads 0.
+      const uint64_t* off = w.lanes(in.args[0]);
+      each([&](int l) {
+        uint64_t at = in.imm + (off[l] & 0xffffffffu);
+        uint32_t x = 0;
+        if (ctx.uniforms && at + 4 <= f_.uniform_bytes) std::memcpy(&x, ctx.uniforms + at, 4);
+        out[l] = x;
+      });
       return true;
     }
     case Opcode::EntryMask: each([&](int l) { out[l] = ctx.entry_mask >> l & 1; }); return true;

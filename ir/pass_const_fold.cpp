@@ -18,7 +18,7 @@ bool foldable(const Inst& in) {
   const OpInfo& info = op_info(in.op);
   if (!info.pure || info.cross_lane || in.args.empty()) return false;
   switch (in.op) {
-    case Opcode::Phi: case Opcode::Const: case Opcode::Undef: case Opcode::LoadUniform:
+    case Opcode::Phi: case Opcode::Const: case Opcode::Undef: case Opcode::LoadUniform: case Opcode::LoadUniformIdx:
     case Opcode::EntryMask: case Opcode::LaneId:
       return false;
     default:

@@ -169,6 +169,7 @@ void lower_divergence(Function& f) {
     lower_uniform(f);
     return;
   }
+  if (lower_divergent_regions(f)) return;
   if (lower_with_edge_masks(f)) return;
   lower_with_pc(f);
 }

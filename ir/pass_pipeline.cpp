@@ -41,6 +41,8 @@ std::string run_pipeline(Function& f, const PassOptions& opt,
   };
   if (opt.uniformity && (dumps || opt.verify_each || has_branch()))
     step("analyze_uniformity", [&] { analyze_uniformity(f); });
+  if (opt.divergence && opt.uniformity && opt.if_convert)
+    step("if_convert_divergent", [&] { if_convert_divergent(f); });
   if (opt.divergence) step("lower_divergence", [&] { lower_divergence(f); });
   if (opt.ssa)
     step("construct_ssa", [&] {

@@ -15,13 +15,18 @@
 //    from a var (a loop counter in a var) is uniform when every definition
 //    reaching it is (a var read before any write reads per-lane guest state).
 //  - a pure op is uniform when all its operands are.
-//  - a phi is uniform when all its operands are and no branch of the
-//    function is divergent (a join after a divergent branch mixes values from
-//    different paths even when each is uniform).
+//  - a phi is uniform when all its operands are and its block is not a join
+//    of a divergent branch: reachable from the branch before the branch's
+//    immediate post-dominator, or that post-dominator (there values from
+//    different paths, or from different iterations of a loop the branch
+//    leaves, meet even when each is uniform). A counted loop before or after
+//    a divergent if keeps a uniform counter.
 //  - cond_br / switch: the branch is uniform (Inst::uniform on the
 //    terminator) exactly when its condition value is uniform. Inside a
 //    divergent region this still means all *active* lanes agree, which is
 //    all the lowering needs: it keeps such a branch under the region's mask.
+#include <algorithm>
+
 #include "ir/pass_util.h"
 #include "ir/passes.h"
 
@@ -56,19 +61,58 @@ bool always_varying(const Inst& in) {
 }  // namespace
 
 namespace {
+
+// Blocks where lanes that a divergent branch in block h sent different ways
+// can meet: every block reachable from h before h's immediate post-dominator
+// p (a loop around h included: lanes may be in different iterations), and p.
+// A phi there mixes per-lane paths; anywhere else the lanes arrive together.
+void mark_divergent_joins(const Function& f, BlockId h, const std::vector<BlockId>& ipdom,
+                          std::vector<uint8_t>& joins) {
+  const BlockId exit = BlockId(f.blocks.size());
+  const BlockId p = ipdom[h];
+  if (p != exit) joins[p] = 1;
+  std::vector<uint8_t> seen(f.blocks.size(), 0);
+  std::vector<BlockId> work;
+  for (BlockId s : f.blocks[h].succs)
+    if (s != p && !seen[s]) seen[s] = 1, work.push_back(s);
+  while (!work.empty()) {
+    BlockId b = work.back();
+    work.pop_back();
+    joins[b] = 1;
+    for (BlockId s : f.blocks[b].succs)
+      if (s != p && !seen[s]) seen[s] = 1, work.push_back(s);
+  }
+}
+
 std::vector<uint8_t> compute_uniformity_ssa(const Function& f) {
   std::vector<uint8_t> uni(f.insts.size(), 0);
   std::vector<ValueId> live;
   for (BlockId b = 0; b < f.blocks.size(); ++b)
     for (ValueId v : f.blocks[b].insts) live.push_back(v);
   for (ValueId v : live) uni[v] = !always_varying(f.insts[v]);
+  // Phis at the joins of divergent branches are varying (found as branches
+  // turn divergent; the set only grows). Past a size limit every phi of a
+  // function with a divergent branch is, which is always sound.
+  std::vector<uint8_t> joins(f.blocks.size(), 0), div_seen(f.blocks.size(), 0);
+  std::vector<BlockId> ipdom;
+  size_t join_work = 0;
+  bool all_joins = false;
   for (bool changed = true; changed;) {
     changed = false;
-    bool divergent_branch = false;
     for (ValueId v : live) {
       const Inst& in = f.insts[v];
-      if ((in.op == Opcode::CondBr || in.op == Opcode::Switch) && !in.args.empty() && !uni[in.args[0]])
-        divergent_branch = true;
+      if ((in.op == Opcode::CondBr || in.op == Opcode::Switch) && !in.args.empty() && !uni[in.args[0]] &&
+          in.block < f.blocks.size() && !div_seen[in.block] && !all_joins) {
+        div_seen[in.block] = 1;
+        join_work += f.blocks.size();
+        if (join_work > (size_t(1) << 22)) {
+          all_joins = true;
+          std::fill(joins.begin(), joins.end(), 1);
+          continue;
+        }
+        if (ipdom.empty()) ipdom = passutil::immediate_post_dominators(f);
+        mark_divergent_joins(f, in.block, ipdom, joins);
+      }
     }
     for (ValueId v : live) {
       if (!uni[v]) continue;
@@ -80,7 +124,7 @@ std::vector<uint8_t> compute_uniformity_ssa(const Function& f) {
         u = mem_space(in.attr) == Space::Const && mem_class(in.attr) == AddrClass::Uniform &&
             !in.args.empty() && uni[in.args[0]];
       } else if (in.op == Opcode::Phi) {
-        u = !divergent_branch;
+        u = in.block < f.blocks.size() && !joins[in.block];
         for (ValueId a : in.args) u = u && uni[a];
       } else if (info.pure || info.terminator) {
         for (ValueId a : in.args) u = u && uni[a];

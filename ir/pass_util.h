@@ -22,6 +22,11 @@ std::vector<BlockId> reverse_post_order(const Function& f);
 std::vector<BlockId> immediate_dominators(const Function& f, const std::vector<BlockId>& rpo);
 bool dominates(const std::vector<BlockId>& idom, BlockId a, BlockId b);
 
+// Immediate post-dominators (Cooper, Harvey, Kennedy on the reverse CFG)
+// with a virtual exit: the result for a block is f.blocks.size() when the
+// exit is its immediate post-dominator or it cannot reach the exit.
+std::vector<BlockId> immediate_post_dominators(const Function& f);
+
 // Natural loop bodies: marks in `body` (one flag per block, the header
 // already marked) every block that reaches `latch` going backwards without
 // passing a marked block, so the walk stops at the header. With `reachable`,
@@ -90,4 +95,8 @@ namespace gpurc::ir {
 // Divergence lowering schemes (pass_divergence.cpp, pass_edge_masks.cpp).
 // Edge masks return false, changing nothing, when the CFG is irreducible.
 bool lower_with_edge_masks(Function& f);
+// Masks only the single-entry single-exit region of each divergent branch
+// (pass_regions.cpp); false, changing nothing, when some region is the whole
+// function or irreducible.
+bool lower_divergent_regions(Function& f);
 }  // namespace gpurc::ir

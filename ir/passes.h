@@ -17,6 +17,7 @@ struct PassOptions {
   bool sink = true;         // pure values used only after a loop are computed there
   bool uniformity = true;   // mark uniform values (Inst::uniform); required by divergence lowering
   bool divergence = true;   // divergent branches -> masked straight-line code + uniform branches
+  bool if_convert = true;   // short divergent if/else -> selects or a vote (before divergence lowering)
   bool loop_budget = true;  // a budget op in every loop header
   bool verify_each = false; // run verify() after every pass (tests, debug builds)
 };
@@ -31,6 +32,10 @@ std::string run_pipeline(Function& f, const PassOptions& opt,
 void demote_cross_block_values(Function& f);  // values used outside their block and phis -> vars
 void analyze_uniformity(Function& f);
 void lower_divergence(Function& f);
+// Short divergent if / if-else regions -> straight-line selects, or a uniform
+// vote between the unmasked arm and a select copy (pass_if_convert.cpp). Needs
+// the branch flags of analyze_uniformity; recomputes them when it changes f.
+bool if_convert_divergent(Function& f);
 void construct_ssa(Function& f);
 void const_fold(Function& f);
 void cse(Function& f);

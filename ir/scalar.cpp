@@ -501,7 +501,7 @@ bool lane_op_supported(const LaneOp& o, std::string* why) {
   const OpInfo& info = op_info(o.op);
   switch (o.op) {
     case Opcode::Phi: case Opcode::GetVar: case Opcode::SetVar: case Opcode::LoadVar:
-    case Opcode::StoreVar: case Opcode::LoadUniform: case Opcode::EntryMask: case Opcode::LaneId:
+    case Opcode::StoreVar: case Opcode::LoadUniform: case Opcode::LoadUniformIdx: case Opcode::EntryMask: case Opcode::LaneId:
     case Opcode::Budget: case Opcode::Trap:
       return fail("not a per-lane op (state or control; the interpreter runs it)");
     default: break;

@@ -246,6 +246,10 @@ std::string Verifier::check_attrs(BlockId b, ValueId v) {
         return where(b, v) + "uniform offset " + std::to_string(in.imm) + " outside uniform_bytes " +
                std::to_string(f_.uniform_bytes);
       break;
+    case Opcode::LoadUniformIdx:
+      if (in.type != Type::I32 && in.type != Type::F32) return where(b, v) + "load_uniform_idx loads i32 or f32";
+      if (in.imm > 0x7fffffffu) return where(b, v) + "load_uniform_idx offset must be below 2^31";
+      break;
     case Opcode::Extract16: case Opcode::Insert16:
       if (in.imm > 1) return where(b, v) + "half index must be 0 or 1";
       break;

@@ -450,7 +450,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   // ir
   std::string i_file, i_isa;
   ir::PassOptions i_opt;
-  bool no_ssa = false, no_cf = false, no_cse = false, no_dce = false, no_sink = false, no_uni = false, no_div = false, no_lb = false;
+  bool no_ssa = false, no_cf = false, no_cse = false, no_dce = false, no_sink = false, no_uni = false, no_div = false, no_lb = false, no_ifc = false;
   auto* irc = app.add_subcommand("ir", "print the IR after each pass of the pipeline");
   irc->add_option("file", i_file, "IR text (.ir) or a replay file of isa ir (.json)")->required();
   irc->add_option("--isa", i_isa, "translate a program of this ISA (its binary or container) first");
@@ -461,6 +461,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   irc->add_flag("--no-sink", no_sink, "skip sinking loop values used only after the loop");
   irc->add_flag("--no-uniformity", no_uni, "skip the uniformity analysis");
   irc->add_flag("--no-divergence", no_div, "skip divergence lowering");
+  irc->add_flag("--no-if-convert", no_ifc, "keep short divergent if/else regions for divergence lowering");
   irc->add_flag("--no-loop-budget", no_lb, "skip the loop watchdog budget");
   irc->add_flag("--verify-each", i_opt.verify_each, "verify the function after every pass");
 
@@ -534,6 +535,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
       i_opt.sink = !no_sink;
       i_opt.uniformity = !no_uni;
       i_opt.divergence = !no_div;
+      i_opt.if_convert = !no_ifc;
       i_opt.loop_budget = !no_lb;
       return verb_ir(i_file, i_isa, i_opt, out, err);
     }

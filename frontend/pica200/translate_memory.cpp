@@ -13,21 +13,15 @@ ir::ValueId Translator::bool_uniform(unsigned n) {
   return b_.icmp(ir::IntPred::Ne, bit, b_.i32(0));
 }
 
-// c[index].comp for a per-lane index in 0..127: a select tree over the
-// index bits (entries 96..127 read as 1.0, as in the interpreter).
+// c[index].comp for a per-lane index in 0..127 (entries 96..127 read as
+// 1.0, as in the interpreter): one indexed uniform load, which the JIT tiers
+// lower to a broadcast load when the strip's lanes agree and to a gather
+// otherwise (docs/backend_x64.md, "load_uniform_idx").
 ir::ValueId Translator::const_select(ir::ValueId index, unsigned comp) {
-  std::vector<ir::ValueId> level(128);
-  ir::ValueId one = b_.f32(1.0f);
-  for (unsigned k = 0; k < 128; ++k)
-    level[k] = k < 96 ? b_.load_uniform(ir::Type::F32, kUniformFloat + 16 * k + 4 * comp) : one;
-  for (unsigned bit = 0; level.size() > 1; ++bit) {
-    ir::ValueId set = b_.icmp(ir::IntPred::Ne, b_.and_(index, b_.i32(1u << bit)), b_.i32(0));
-    std::vector<ir::ValueId> next(level.size() / 2);
-    for (size_t k = 0; k < next.size(); ++k)
-      next[k] = level[2 * k] == level[2 * k + 1] ? level[2 * k] : b_.select(set, level[2 * k + 1], level[2 * k]);
-    level = std::move(next);
-  }
-  return level[0];
+  ir::ValueId offset = b_.shl(index, b_.i32(4));
+  ir::ValueId value = b_.load_uniform_idx(ir::Type::F32, offset, kUniformFloat + 4 * comp);
+  ir::ValueId in_file = b_.icmp(ir::IntPred::Ult, index, b_.i32(96));
+  return b_.select(in_file, value, b_.f32(1.0f));
 }
 
 // A source operand after swizzle and negation: 4 values.

@@ -31,6 +31,17 @@ std::vector<ir::Function> extra_functions() {
       out.push_back(std::move(f));
     }
   }
+  for (Type t : {Type::I32, Type::F32}) {
+    ir::Function f;
+    f.uniform_bytes = 64;
+    f.add_block("entry");
+    ir::Builder b(f);
+    auto off = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, f.add_var("off", Type::I32));
+    auto v = b.load_uniform_idx(t, off, 4);
+    b.emit(Opcode::StoreVar, Type::Void, {v}, 0, 0, f.add_var("out", t));
+    b.ret();
+    out.push_back(std::move(f));
+  }
   for (Opcode op : {Opcode::EntryMask, Opcode::LaneId}) {
     ir::Function f;
     f.add_block("entry");

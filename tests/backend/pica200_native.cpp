@@ -175,3 +175,41 @@ TEST_CASE("backend: the PICA200 reference shaders and every bundled example comp
     }
   }
 }
+
+// Divergence stays local and relative reads are one indexed load: the loop
+// reference shader's IFC (two-instruction arms) becomes selects, so the
+// function keeps its CFG (the LOOP stays a plain loop, no any/all votes, no
+// masked lowering) and c10[aL] is one load_uniform_idx per component instead
+// of a select tree; on every tier no helper call of any kind remains.
+TEST_CASE("backend: the PICA200 loop shader runs unmasked with indexed uniform loads") {
+  for (const Shader& s : shaders()) {
+    if (s.name != "ref_loop" && s.name != "ref_simple" && s.name != "ref_heavy") continue;
+    ir::Function f;
+    std::string err;
+    REQUIRE_MESSAGE(pica::translate(s.program, s.options, f, err), s.name << ": " << err);
+    REQUIRE_MESSAGE(ir::run_pipeline(f, ir::PassOptions{}) == "", s.name);
+    size_t votes = 0, indexed = 0, selects = 0, branches = 0;
+    for (const ir::Block& b : f.blocks)
+      for (ir::ValueId v : b.insts) {
+        ir::Opcode op = f.insts[v].op;
+        votes += op == ir::Opcode::Any || op == ir::Opcode::All || op == ir::Opcode::Ballot;
+        indexed += op == ir::Opcode::LoadUniformIdx;
+        selects += op == ir::Opcode::Select;
+        branches += op == ir::Opcode::CondBr;
+      }
+    CAPTURE(s.name);
+    CHECK(votes == 0);
+    if (s.name == "ref_loop") {
+      CHECK(indexed == 4);         // both MADs read c10[aL].xyzw: four loads after CSE
+      CHECK(branches == 1);        // the LOOP's back edge
+      CHECK(selects < 64);         // IFC writes, the 96-entry rule, exit stores: no select tree (~500)
+    }
+    for (Tier t : host_tiers()) {
+      JitOptions o;
+      o.tier = t;
+      auto code = compile(f, o, &err);
+      REQUIRE_MESSAGE(code, err);
+      CHECK_MESSAGE(code->helper_ops().empty(), s.name << " on " << tier_name(t) << " calls helpers");
+    }
+  }
+}

@@ -103,8 +103,8 @@ TEST_CASE("a64 jit: the declared native ops are exactly the ops compile() lowers
   // tests/backend/native_ops.cpp's extra cases (state, uniform, votes) run
   // there on an AArch64 host; the op cases alone exercise every op declared
   // here except these, whose declaration that test checks.
-  const Opcode state_only[] = {Opcode::Undef, Opcode::LoadUniform, Opcode::EntryMask, Opcode::LaneId,
-                               Opcode::Ballot,  Opcode::Any,         Opcode::All};
+  const Opcode state_only[] = {Opcode::Undef,  Opcode::LoadUniform, Opcode::LoadUniformIdx, Opcode::EntryMask,
+                               Opcode::LaneId, Opcode::Ballot,      Opcode::Any,            Opcode::All};
   for (int op = 0; op < ir::kNumOpcodes; ++op) {
     const std::string op_name(ir::op_name(Opcode(op)));
     CAPTURE(op_name);

@@ -320,8 +320,9 @@ TEST_CASE("pipeline dumps name every pass") {
   REQUIRE(run_pipeline(f, opt, &dumps) == "");
   REQUIRE(dumps.size() >= 8);
   CHECK(dumps[0].first == "demote_cross_block_values");
-  CHECK(dumps[2].first == "lower_divergence");
-  CHECK(dumps[3].first == "construct_ssa");
+  CHECK(dumps[2].first == "if_convert_divergent");
+  CHECK(dumps[3].first == "lower_divergence");
+  CHECK(dumps[4].first == "construct_ssa");
   for (auto& d : dumps) CHECK(!d.second.empty());
 }
 

@@ -485,9 +485,14 @@ TEST_CASE("pica200 translate: too many static stack states fall back to runtime 
 }
 
 TEST_CASE("pica200 translate: a static expansion with too much duplicated code falls back to runtime stacks") {
-  // 5^4 CALL stacks reach `d`, far below kMaxStaticStates, but each copy of
-  // d's relative c reads is a select tree of ~500 ops: past kMaxStaticInsts.
-  check_fallback(nested_calls(5, "  mova a0.x, v3\n", "  add r0, c0[a0.x], r0\n  add r1, c8[a0.x], r1\n"), "too large");
+  // 5^4 CALL stacks reach `d`, far below kMaxStaticStates, but the 625
+  // copies of d's 16 relative-read ADDs (~45 IR instructions each: the index
+  // rule, four load_uniform_idx with the 96-entry select, the adds) pass
+  // kMaxStaticInsts. (Each read was a ~500-op select tree before
+  // load_uniform_idx; two ADDs were enough then.)
+  std::string leaf;
+  for (int i = 0; i < 8; ++i) leaf += "  add r0, c0[a0.x], r0\n  add r1, c8[a0.x], r1\n";
+  check_fallback(nested_calls(5, "  mova a0.x, v3\n", leaf), "too large");
 }
 
 TEST_CASE("pica200 translate: faults match the interpreter (stack overflows, bad words, missing descriptors)") {

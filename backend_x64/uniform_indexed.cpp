@@ -1,0 +1,73 @@
+// load_uniform_idx: a 4-byte read of the uniform block at a per-lane byte
+// offset (PICA200's relative c[a0.x + n] / c[aL + n] reads). Per strip:
+//
+//  - uniform fast path: when every lane of the strip holds the same offset
+//    (the common case: aL is a uniform loop counter, a0 is usually set from a
+//    uniform), one bounds check in a GPR and a broadcast load;
+//  - otherwise a masked gather: vpgatherdd of the lanes whose 4 bytes lie in
+//    the block (an unsigned compare against the last valid offset), the other
+//    lanes 0.
+//
+// The op never faults: lanes outside the block, and every lane when the
+// uniform block pointer is null, read 0 (ir/interp.cpp does the same).
+#include "backend_x64/emitter.h"
+
+namespace gpurc::x64 {
+
+using namespace ir;
+using namespace Xbyak;
+
+bool Emitter::lower_uniform_indexed(ValueId v) {
+  const Inst& in = f_.insts[v];
+  if (in.type != ir::Type::I32 && in.type != ir::Type::F32) return false;
+  const int a = use(in.args[0]);
+  const int d = def(v);
+  // Offsets 0..last (as added to imm) read inside the block.
+  if (f_.uniform_bytes < 4 || in.imm > f_.uniform_bytes - 4) {
+    vxor(d, d, d);
+    return true;
+  }
+  if (f_.uniform_bytes > 0x7fffffffu) throw CompileError("x64 jit: load_uniform_idx on a uniform block of 2 GiB or more");
+  const uint32_t last = uint32_t(f_.uniform_bytes - 4 - in.imm);
+  const int disp = int(in.imm);
+  Label zero, gather, done;
+  test(r15, r15);
+  jz(zero, T_NEAR);
+  // All lanes of the strip equal?
+  vmovd(eax, Xmm(a));
+  vpbroadcastd(V(0), Xmm(a));
+  if (z_) {
+    vpcmpeqd(k1, Zmm(0), Zmm(a));
+    kortestw(k1, k1);
+    jnc(gather, T_NEAR);  // CF = 1 only when every bit of k1 is set
+  } else {
+    vpcmpeqd(Ymm(0), Ymm(0), Ymm(a));
+    vmovmskps(ecx, Ymm(0));
+    cmp(ecx, 0xff);
+    jne(gather, T_NEAR);
+  }
+  cmp(eax, last);
+  ja(zero, T_NEAR);
+  vpbroadcastd(V(d), dword[r15 + rax + disp]);
+  jmp(done, T_NEAR);
+
+  L(gather);
+  vxor(d, d, d);
+  if (z_) {
+    vpcmpud(k1, Zmm(a), ptr_b[rip + const32_[last]], 2);  // a <= last (unsigned)
+    vpgatherdd(Zmm(d) | k1, ptr[r15 + Zmm(a) + disp]);
+  } else {
+    bcast_const(1, last);
+    vpminud(Ymm(1), Ymm(1), Ymm(a));
+    vpcmpeqd(Ymm(1), Ymm(1), Ymm(a));  // min(a, last) == a: a <= last
+    vpgatherdd(Ymm(d), ptr[r15 + Ymm(a) + disp], Ymm(1));
+  }
+  jmp(done, T_NEAR);
+
+  L(zero);
+  vxor(d, d, d);
+  L(done);
+  return true;
+}
+
+}  // namespace gpurc::x64
