@@ -10,6 +10,7 @@
 
 #include "recompiler/bench_pica200_draw.h"
 #include "recompiler/bench_pica200_compile.h"
+#include "recompiler/bench_rows.h"
 #include "recompiler/cli_verbs.h"
 #include "recompiler/replay.h"
 #include "runtime/thread_pool.h"
@@ -24,6 +25,13 @@ struct Row {
   std::string kernel, engine;
   double lane_ips = 0, items_ps = 0, compile_us = 0, items_ps_1 = 0;  // _1: one host thread
   bool expect_ok = true;
+  // Reference rows measured in the same run (bench_rows.h): "memcpy" rows
+  // (bytes_ps only) and ceiling rows (lane_ips = arithmetic lane-ops/s).
+  enum class Kind { Kernel, Memcpy, Ceiling } kind = Kind::Kernel;
+  uint64_t traffic = 0;  // compulsory guest-memory bytes per launch (0: no buffers)
+  double bytes_ps = 0;   // traffic / run time
+  double memcpy_ps = 0;  // the memcpy row of the same traffic
+  double ceiling = 0;    // the faster ceiling row of the same engine (JIT tiers)
 };
 
 // Best run time (us) of repeated runs lasting about `seconds` (at least 2 runs).
@@ -68,6 +76,31 @@ int bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
   const bool draws = a.isa == "pica200" && a.dir.empty() && !a.only_compile;
   json draw_rows = json::array();
   if (a.draws_only) files.clear();
+  // The ceiling rows first, per JIT tier: an IR kernel of independent fma
+  // chains and one of iadd chains, counted in arithmetic lane-operations.
+  std::map<std::string, double> ceiling;  // engine -> the faster of its ceiling rows
+  for (const bench_rows::Ceiling& c : bench_rows::ceiling_kernels()) {
+    if (a.draws_only || a.only_compile) break;
+    for (Engine e : host_jit_tiers()) {
+      Row row;
+      row.kind = Row::Kind::Ceiling;
+      row.kernel = c.name;
+      row.engine = engine_name(e);
+      code_cache().clear();
+      try {
+        replay::ReplayRun first = replay::run_document(c.doc, dir, e, threads, false);
+        row.compile_us = first.compile_us;
+        double us = measure(c.doc, dir, e, threads, a.min_seconds, row.expect_ok);
+        row.lane_ips = double(c.lane_ops) / us * 1e6;
+      } catch (const replay::ReplayError& x) {
+        err << "error: " << c.name << ": " << x.what() << "\n";
+        return 2;
+      }
+      ceiling[row.engine] = std::max(ceiling[row.engine], row.lane_ips);
+      rows.push_back(row);
+    }
+  }
+  std::map<uint64_t, double> memcpy_rate;  // traffic bytes -> memcpy bytes/s
   for (const auto& file : files) {
     json doc;
     try {
@@ -81,16 +114,30 @@ int bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
         rt::LaunchConfig cfg = replay::parse_launch(doc.contains("launch") ? doc["launch"] : json::object());
         items = cfg.grid.count() * cfg.block.count();
       }
+      const uint64_t traffic = bench_rows::traffic_bytes(doc);
+      if (traffic && !memcpy_rate.count(traffic)) {
+        Row row;
+        row.kind = Row::Kind::Memcpy;
+        row.kernel = "memcpy";
+        row.engine = "host";
+        row.traffic = traffic;
+        row.bytes_ps = row.memcpy_ps = memcpy_rate[traffic] = bench_rows::memcpy_bytes_per_s(traffic, a.min_seconds / 4);
+        rows.push_back(row);
+      }
       for (Engine e : host_engines()) {
         Row row;
         row.kernel = kernel;
         row.engine = engine_name(e);
+        row.traffic = traffic;
+        if (traffic) row.memcpy_ps = memcpy_rate[traffic];
+        if (ceiling.count(row.engine)) row.ceiling = ceiling[row.engine];
         code_cache().clear();  // so compile time is measured, not a cache hit
         replay::ReplayRun first = replay::run_document(doc, file.parent_path(), e, threads, false);
         row.compile_us = first.compile_us;
         double us = measure(doc, file.parent_path(), e, threads, a.min_seconds, row.expect_ok);
         row.lane_ips = double(counted.guest_instructions) / us * 1e6;
         row.items_ps = double(items) / us * 1e6;
+        row.bytes_ps = double(traffic) / us * 1e6;
         if (!a.json && threads > 1) {
           double us1 = measure(doc, file.parent_path(), e, 1, a.min_seconds / 2, row.expect_ok);
           row.items_ps_1 = double(items) / us1 * 1e6;
@@ -106,15 +153,39 @@ int bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
     if (draws)
       if (int rc = bench_pica200_draws(a, out, err, draw_rows); rc != 0) return rc;
     json arr = json::array();
-    for (const Row& r : rows)
-      arr.push_back({{"isa", a.isa},
-                     {"kernel", r.kernel},
-                     {"engine", r.engine},
-                     {"lane_instructions_per_s", r.lane_ips},
-                     {"items_per_s", r.items_ps},
-                     {"compile_us", r.compile_us},
-                     {"threads", threads},
-                     {"expect", r.expect_ok ? "pass" : "fail"}});
+    for (const Row& r : rows) {
+      json j = {{"isa", a.isa}, {"kernel", r.kernel}, {"engine", r.engine}, {"threads", threads}};
+      switch (r.kind) {
+        case Row::Kind::Memcpy:
+          j["row"] = "memcpy";
+          j["traffic_bytes"] = r.traffic;
+          j["bytes_per_s"] = r.bytes_ps;
+          break;
+        case Row::Kind::Ceiling:
+          j["row"] = "ceiling";
+          j["lane_ops_per_s"] = r.lane_ips;
+          j["compile_us"] = r.compile_us;
+          break;
+        case Row::Kind::Kernel:
+          j["row"] = "kernel";
+          j["lane_instructions_per_s"] = r.lane_ips;
+          j["items_per_s"] = r.items_ps;
+          j["compile_us"] = r.compile_us;
+          j["expect"] = r.expect_ok ? "pass" : "fail";
+          if (r.traffic) {
+            j["traffic_bytes"] = r.traffic;
+            j["bytes_per_s"] = r.bytes_ps;
+            j["memcpy_bytes_per_s"] = r.memcpy_ps;
+            j["memcpy_fraction"] = r.memcpy_ps > 0 ? r.bytes_ps / r.memcpy_ps : 0.0;
+          }
+          if (r.ceiling > 0) {
+            j["ceiling_lane_ops_per_s"] = r.ceiling;
+            j["ceiling_fraction"] = r.lane_ips / r.ceiling;
+          }
+          break;
+      }
+      arr.push_back(j);
+    }
     for (const json& r : draw_rows) arr.push_back(r);
     for (const CompileRow& r : compile_rows)
       arr.push_back({{"isa", a.isa},
@@ -133,18 +204,33 @@ int bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
   out << fmt::format("gpurc bench, isa {}, {} host threads\n", a.isa, threads);
   if (!compile_rows.empty()) print_pica200_compile(compile_rows, out);
   if (rows.empty()) return 0;
-  out << fmt::format("{:<16} {:<11} {:>14} {:>12} {:>11} {:>9} {:>12} {:>8}\n", "kernel", "engine", "lane-instr/s",
-                     "items/s", "compile_us", "vs interp", "items/s 1thr", "scaling");
+  out << fmt::format("{:<16} {:<11} {:>14} {:>12} {:>11} {:>9} {:>12} {:>8} {:>10} {:>8} {:>8}\n", "kernel", "engine",
+                     "lane-instr/s", "items/s", "compile_us", "vs interp", "items/s 1thr", "scaling", "bytes/s",
+                     "%memcpy", "%ceiling");
   // Per engine name: kernel -> lane-instr/s.
   std::map<std::string, std::map<std::string, double>> rate;
-  for (const Row& r : rows) rate[r.engine][r.kernel] = r.lane_ips;
+  for (const Row& r : rows)
+    if (r.kind == Row::Kind::Kernel) rate[r.engine][r.kernel] = r.lane_ips;
   std::map<std::string, double>& interp_rate = rate["interp"];
   for (const Row& r : rows) {
+    if (r.kind == Row::Kind::Memcpy) {
+      out << fmt::format("{:<16} {:<11} {:>14} {:>12} {:>11} {:>9} {:>12} {:>8} {:>10.3g} {:>8} {:>8}  ({} KiB copied)\n",
+                         r.kernel, r.engine, "-", "-", "-", "-", "-", "-", r.bytes_ps, "100%", "-", r.traffic / 2048);
+      continue;
+    }
+    if (r.kind == Row::Kind::Ceiling) {
+      out << fmt::format("{:<16} {:<11} {:>14.3g} {:>12} {:>11.0f} {:>9} {:>12} {:>8} {:>10} {:>8} {:>8}  (lane-ops/s)\n",
+                         r.kernel, r.engine, r.lane_ips, "-", r.compile_us, "-", "-", "-", "-", "-", "-");
+      continue;
+    }
     double base = interp_rate[r.kernel];
-    out << fmt::format("{:<16} {:<11} {:>14.3g} {:>12.3g} {:>11.0f} {:>8.1f}x {:>12} {:>8}{}\n", r.kernel, r.engine,
-                       r.lane_ips, r.items_ps, r.compile_us, base > 0 ? r.lane_ips / base : 0.0,
+    out << fmt::format("{:<16} {:<11} {:>14.3g} {:>12.3g} {:>11.0f} {:>8.1f}x {:>12} {:>8} {:>10} {:>8} {:>8}{}\n",
+                       r.kernel, r.engine, r.lane_ips, r.items_ps, r.compile_us, base > 0 ? r.lane_ips / base : 0.0,
                        r.items_ps_1 > 0 ? fmt::format("{:.3g}", r.items_ps_1) : "-",
                        r.items_ps_1 > 0 ? fmt::format("{:.2f}x", r.items_ps / r.items_ps_1) : "-",
+                       r.traffic ? fmt::format("{:.3g}", r.bytes_ps) : "-",
+                       r.memcpy_ps > 0 ? fmt::format("{:.1f}%", 100 * r.bytes_ps / r.memcpy_ps) : "-",
+                       r.ceiling > 0 ? fmt::format("{:.1f}%", 100 * r.lane_ips / r.ceiling) : "-",
                        r.expect_ok ? "" : "  (expect FAILED)");
   }
   // Every pair of the host's JIT tiers, the better tier (registry order) over the other.

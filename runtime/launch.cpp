@@ -133,6 +133,12 @@ class BlockStorage {
   ~BlockStorage() {
     if (took_) cache().in_use = false;
   }
+  // `n` words of scratch (contents unspecified), with the storage's reuse rule.
+  uint32_t* scratch(size_t n) {
+    std::vector<uint32_t>& v = took_ ? cache().scratch : own_scratch_;
+    if (v.size() < n) v.resize(n);
+    return v.data();
+  }
   // `n` warp records (contents unspecified), with the storage's reuse rule.
   WarpSlot* slots(uint32_t n) {
     std::vector<WarpSlot>& v = took_ ? cache().slots : own_slots_;
@@ -146,6 +152,7 @@ class BlockStorage {
     uint64_t bytes = 0;
     bool in_use = false;
     std::vector<WarpSlot> slots;
+    std::vector<uint32_t> scratch;
   };
   static Cache& cache() {
     thread_local Cache c;
@@ -153,6 +160,7 @@ class BlockStorage {
   }
   std::unique_ptr<uint8_t[], Buffer::AlignedFree> own_;
   std::vector<WarpSlot> own_slots_;
+  std::vector<uint32_t> own_scratch_;
   bool took_ = false;
 };
 
@@ -207,11 +215,13 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
   WarpSlot* warps = block_storage.slots(nwarps);
   const Dim3 coords = block_coords(cfg.grid, block_linear);
   Dim3 next_thread{0, 0, 0};  // coordinates of each warp's first thread, counted on from warp to warp
-  for (uint32_t w = 0; w < nwarps; ++w) {
+  // Sets up warp w (in warp order: coordinates are counted on) with the
+  // vars and frame of storage slot `slot`.
+  auto prepare = [&](uint32_t w, uint32_t slot) {
     WarpSlot& s = warps[w];
     next_thread = fill_warp_info(s.info, cfg.block, coords, block_linear, w, next_thread);
     s.ctx = first;
-    s.ctx.vars = storage + per_warp * w;
+    s.ctx.vars = storage + per_warp * slot;
     s.ctx.frame = s.ctx.vars + vars_stride;
     if (zeroing.known) {
       for (const auto& [lo, hi] : zeroing.ranges) std::memset(s.ctx.vars + lo, 0, hi - lo);
@@ -239,7 +249,7 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
     if (init) init(s.info, s.ctx.vars);
     if (hooks.memory) s.ctx.memory = hooks.memory(s.info, *s.ctx.memory, s.ctx);
     if (hooks.setup) hooks.setup(s.info, s.ctx);
-  }
+  };
   std::optional<LaunchFault> fault;
   // One run of warp w up to its next stop: a fault is recorded and stops the block.
   auto run_warp = [&](uint32_t w) {
@@ -258,7 +268,31 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
     return WarpStep::Done;
   };
   if (cfg.barrier_var == LaunchConfig::kPlainBarriers) {
-    if (run_barrier_rounds(nwarps, run_warp, cfg.max_rounds) == RoundsEnd::RoundLimit) {
+    // The first round runs warp by warp right after its set-up, and a warp
+    // that finished in it gives its vars and frame to the next warp: code
+    // without barriers runs every warp of the block in one slot that stays
+    // in the cache, instead of setting up all the block's warps' state (tens
+    // of KiB each for large register files) before the first one runs. The
+    // order of runs is that of run_barrier_rounds (round 0 in warp order,
+    // then the waiting warps round by round).
+    uint32_t* free_slots = block_storage.scratch(2 * size_t(nwarps));
+    uint32_t* waiting = free_slots + nwarps;
+    uint32_t nfree = 0, nwaiting = 0, next_slot = 0;
+    for (uint32_t w = 0; w < nwarps; ++w) {
+      const uint32_t slot = nfree ? free_slots[--nfree] : next_slot++;
+      prepare(w, slot);
+      switch (run_warp(w)) {
+        case WarpStep::Stop: return fault;
+        case WarpStep::Done: free_slots[nfree++] = slot; break;
+        case WarpStep::Barrier: waiting[nwaiting++] = w; break;
+      }
+    }
+    if (nwaiting == 0) return fault;
+    RoundsEnd end = cfg.max_rounds == 1
+                        ? RoundsEnd::RoundLimit
+                        : run_barrier_rounds(nwaiting, [&](uint32_t i) { return run_warp(waiting[i]); },
+                                             cfg.max_rounds ? cfg.max_rounds - 1 : 0);
+    if (end == RoundsEnd::RoundLimit) {
       fault = LaunchFault{};
       fault->round_limit = true;
       fault->rounds = cfg.max_rounds;
@@ -266,6 +300,7 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
     }
     return fault;
   }
+  for (uint32_t w = 0; w < nwarps; ++w) prepare(w, w);
   CountedEnd end = run_counted_barriers(nwarps, [&](uint32_t w) {
     CountedStep r{run_warp(w), 0};
     if (r.step != WarpStep::Barrier) return r;

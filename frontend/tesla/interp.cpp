@@ -393,6 +393,7 @@ struct Runner {
       }
     }
     w.join_skip = ~0u;
+    w.lane_instructions += unsigned(__builtin_popcount(w.active));
     uint32_t predmask = 0;
     for (unsigned l = 0; l < 32; ++l)
       if ((w.active >> l & 1) && sem::pred(th(w, l).c[in.pred_c], unsigned(in.pred))) predmask |= 1u << l;
@@ -1334,6 +1335,7 @@ void init_warp(WarpState& w, unsigned warp, uint32_t launched, uint32_t entry) {
   w.exited = 0;
   w.pc = entry;
   w.join_skip = ~0u;
+  w.lane_instructions = 0;
   w.done = false;
   w.barrier_word = 0;
   w.fault = FaultKind::None;

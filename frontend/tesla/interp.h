@@ -101,6 +101,10 @@ struct WarpState {
   ThreadState th[32];           // lanes past the launched ones too (quadon may run them)
   WarpMemory memory;
   uint64_t* block_steps;        // warp-instructions the whole block executed (watchdog, clock)
+  // Guest instructions this warp executed, summed over its active lanes
+  // (predicated-off lanes count: they issued the instruction; a join marker
+  // that defers its instruction does not): `lane_instructions_per_s`.
+  uint64_t lane_instructions;
   unsigned warp;                // index within the block
   uint32_t launched, active, exited, pc, join_skip;
   bool done;

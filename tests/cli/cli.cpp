@@ -348,15 +348,35 @@ TEST_CASE("cli: bench --json lists every host engine per kernel") {
   REQUIRE(r.rc == 0);
   json j = json::parse(r.out);
   REQUIRE(j.is_array());
-  CHECK(j.size() == host_engines().size());
+  // Kernel rows, one per engine; the reference rows measured in the same
+  // run: two ceiling kernels per JIT tier, one memcpy row per traffic size.
+  std::vector<json> kernels, ceilings, copies;
   for (const json& row : j) {
     CHECK(row["isa"] == "ir");
+    if (row["row"] == "kernel") kernels.push_back(row);
+    else if (row["row"] == "ceiling") ceilings.push_back(row);
+    else if (row["row"] == "memcpy") copies.push_back(row);
+    else FAIL("unknown row kind " << row.dump());
+  }
+  CHECK(kernels.size() == host_engines().size());
+  CHECK(ceilings.size() == 2 * host_jit_tiers().size());
+  REQUIRE(copies.size() == 1);
+  const uint64_t traffic = copies[0]["traffic_bytes"].get<uint64_t>();
+  CHECK(traffic > 0);
+  CHECK(copies[0]["bytes_per_s"].get<double>() > 0);
+  for (const json& row : ceilings) CHECK(row["lane_ops_per_s"].get<double>() > 0);
+  for (const json& row : kernels) {
     CHECK(row["kernel"] == "saxpy");
     CHECK(row["lane_instructions_per_s"].get<double>() > 0);
     CHECK(row["items_per_s"].get<double>() > 0);
     CHECK(row["compile_us"].is_number());
     CHECK(row["expect"] == "pass");
+    CHECK(row["traffic_bytes"].get<uint64_t>() == traffic);
+    CHECK(row["memcpy_fraction"].get<double>() ==
+          doctest::Approx(row["bytes_per_s"].get<double>() / row["memcpy_bytes_per_s"].get<double>()));
+    // JIT rows are compared with their tier's ceiling; the interpreter is not.
+    CHECK(row.contains("ceiling_fraction") == (row["engine"] != "interp"));
   }
-  CHECK(j[0]["engine"] == "interp");
+  CHECK(kernels[0]["engine"] == "interp");
   CHECK(run({"bench", "--dir", (s.dir / "nothing-here").string()}).rc == 2);
 }

@@ -68,12 +68,15 @@ struct JitProgram {
   std::vector<uint8_t> uniforms;  // the uniform block, padded for vector loads
   g13::VarLayout layout;          // g13::var_layout(f): what pack_vars/unpack_vars copy
   std::vector<unsigned> specials; // the special registers the translation reads (its "srK" vars)
-  // Every SIMD-group starts with the same registers and uniforms: those vars
-  // are packed once (`image`) and copied (`shared_ranges`); only exec and the
-  // special registers are packed per SIMD-group (g13::pack_group_vars, from
-  // `group_layout`: `layout` with only those vars).
+  // Every SIMD-group starts with the same registers and uniforms: the
+  // uniform vars are packed once (`image`) and copied (`uniform_ranges`);
+  // the registers start at zero, which the launch's zeroing of what the code
+  // reads already gives (a register the code only writes is stored before
+  // finish reads it), so they are neither packed nor copied. Only exec and
+  // the special registers are packed per SIMD-group (g13::pack_group_vars,
+  // from `group_layout`: `layout` with only those vars).
   std::vector<uint8_t> image;
-  std::vector<std::pair<uint32_t, uint32_t>> shared_ranges;
+  std::vector<std::pair<uint32_t, uint32_t>> uniform_ranges;
   g13::VarLayout group_layout;
 };
 
@@ -106,7 +109,14 @@ bool prepare(const G13Launch& L, const isa::EngineHandle& engine, JitProgram& pr
   start->pc = L.entry;
   prog.image.assign(prog.layout.bytes, 0);
   g13::pack_vars(*start, prog.layout, prog.image.data());
-  prog.shared_ranges = g13::shared_var_ranges(prog.layout);
+  for (const g13::VarLayout::Var& v : prog.layout.vars)
+    if (v.kind == g13::VarLayout::Kind::Uniform && (v.read || v.written)) {
+      const uint32_t slot_end = v.offset + g13::SimdGroup::kLanes * 4;  // every var: 32 lanes of 4 bytes
+      if (!prog.uniform_ranges.empty() && prog.uniform_ranges.back().second == v.offset)
+        prog.uniform_ranges.back().second = slot_end;
+      else
+        prog.uniform_ranges.emplace_back(v.offset, slot_end);
+    }
   prog.group_layout.bytes = prog.layout.bytes;
   for (const g13::VarLayout::Var& v : prog.layout.vars)
     if ((v.read || v.written) && (v.kind == g13::VarLayout::Kind::Exec || v.kind == g13::VarLayout::Kind::Special))
@@ -144,8 +154,8 @@ rt::LaunchResult launch_reference(const G13Launch& L, rt::Memory& memory, rt::Th
   return rt::launch(exe, memory, cfg, hooks, pool);
 }
 
-// A compiled translation: the registers and uniforms packed once and copied
-// per SIMD-group, exec and the special registers from a start state per host
+// A compiled translation: the uniforms packed once and copied per
+// SIMD-group (the registers start at zero: the launch zeroes what the code reads), exec and the special registers from a start state per host
 // thread (its registers stay zero: recompute_exec reads r0l), unpacked for
 // `finish` into a result state per host thread and launch (zeroed registers:
 // unpack_vars writes only the vars the program writes).
@@ -164,7 +174,7 @@ rt::LaunchResult launch_jit(const G13Launch& L, const JitProgram& P, rt::Memory&
     start->launched = w.entry_mask;
     start->recompute_exec();
     for (unsigned sr : P.specials) g13_special(L.block, w, sr, start->set_special(sr));
-    for (const auto& [begin, end] : P.shared_ranges) std::memcpy(vars + begin, P.image.data() + begin, end - begin);
+    for (const auto& [begin, end] : P.uniform_ranges) std::memcpy(vars + begin, P.image.data() + begin, end - begin);
     g13::pack_group_vars(*start, P.group_layout, vars);
   };
   const uint64_t id = next_launch_id++;

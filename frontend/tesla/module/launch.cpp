@@ -10,8 +10,6 @@
 
 #include "frontend/tesla/module/reference.h"
 #include "frontend/tesla/translate.h"
-#include "ir/interp.h"
-#include "isa/lane_count.h"
 #include "runtime/memory.h"
 #include "runtime/thread_pool.h"
 
@@ -146,7 +144,9 @@ Outcome run_interp(const Kernel& k, const Launch& l, std::vector<Buffer>& buffer
   // interpreter's are plain read-modify-writes).
   const unsigned threads = opt.threads != 1 && l.grid.count() > 1 && interp_blocks_parallel_safe(k) ? opt.threads : 1;
   auto t0 = Clock::now();
-  tesla::GridResult g = tesla::run_reference_grid(k.code, k.target, cfg, mem, threads, attrs, out.outputs);
+  tesla::GridResult g =
+      tesla::run_reference_grid(k.code, k.target, cfg, mem, threads, attrs, out.outputs, opt.count_instructions);
+  out.lane_instructions = g.lane_instructions;
   out.run_us = us_since(t0);
   if (!g.error.empty()) {
     out.error = g.error;
@@ -264,29 +264,15 @@ void set_fault(Outcome& out, const rt::LaunchResult& r) {
   }
 }
 
-// Lane-instructions of the translated kernel, counted on the IR interpreter
-// on a scratch copy of the memory. 0 if that run faults.
-uint64_t count_lane_instructions(const Kernel& k, const Launch& l, const Prepared& p, const std::vector<Buffer>& initial,
-                                 unsigned threads) {
-  uint32_t counter = 0;
-  ir::Function counted = instrument_lane_count(p.f, counter);
-  auto exe = ir::make_ir_interpreter(counted);
-  rt::Memory scratch;
-  std::string err;
-  if (!build_memory(k, l, p, initial, scratch, err)) return 0;
-  std::atomic<uint64_t> total{0};
-  uint32_t off = counted.var_offset(counter);
-  auto finish = [&](const rt::WarpInfo& w, const uint8_t* vars) {
-    uint64_t sum = 0;
-    for (unsigned lane = 0; lane < w.lanes; ++lane) {
-      uint64_t c;
-      std::memcpy(&c, vars + off + lane * 8, 8);
-      sum += c;
-    }
-    total += sum;
-  };
-  rt::LaunchResult r = launch_function(l, p, counted, *exe, counted.vars_bytes(), scratch, threads, finish);
-  return r.ok() ? total.load() : 0;
+// Guest lane-instructions of a launch (Outcome::lane_instructions), counted
+// by the reference interpreter on a copy of the initial buffers. 0 if that
+// run fails or faults.
+uint64_t count_lane_instructions(const Kernel& k, const Launch& l, std::vector<Buffer> buffers, unsigned threads) {
+  Options counting;
+  counting.threads = threads;
+  counting.count_instructions = true;
+  Outcome o = run_interp(k, l, buffers, counting);
+  return o.ok() ? o.lane_instructions : 0;
 }
 
 Outcome run_jit(const Kernel& k, const Launch& l, std::vector<Buffer>& buffers, const Options& opt,
@@ -374,12 +360,12 @@ Outcome run(const Kernel& k, const Launch& l, std::vector<Buffer>& buffers, cons
     out.error = "program: a[]/o[] of every thread (threads x attr_bytes) exceed 2 GiB";
     return out;
   }
+  const bool reference = !opt.engine || opt.engine->is_reference();
   std::vector<Buffer> initial;
-  if (opt.count_instructions) initial = buffers;
+  if (opt.count_instructions && !reference) initial = buffers;
   Prepared p;
   std::string terr;
-  const bool reference = !opt.engine || opt.engine->is_reference();
-  bool translated = !reference || opt.count_instructions ? prepare(k, l, buffers, p, terr) : false;
+  bool translated = !reference ? prepare(k, l, buffers, p, terr) : false;
   if (reference) {
     out = run_interp(k, l, buffers, opt);
   } else if (!translated) {
@@ -392,7 +378,9 @@ Outcome run(const Kernel& k, const Launch& l, std::vector<Buffer>& buffers, cons
   } else {
     out = run_jit(k, l, buffers, opt, p);
   }
-  if (opt.count_instructions && translated && out.ok()) out.lane_instructions = count_lane_instructions(k, l, p, initial, opt.threads);
+  // The reference run counted its own; a JIT run is counted on the interpreter.
+  if (opt.count_instructions && !reference && out.ok())
+    out.lane_instructions = count_lane_instructions(k, l, std::move(initial), opt.threads);
   return out;
 }
 

@@ -67,9 +67,9 @@ struct Outcome {
   std::string fault_kind;          // "trap", "out-of-bounds", "watchdog", "unsupported", "stack", "decode"
   std::string fault_message;       // names the instruction and word address where known
   double compile_us = 0, run_us = 0;
-  // Lane-instructions executed: IR instructions times the lanes that ran them,
-  // counted on the IR interpreter over the translated kernel (0 when not
-  // requested, or when the kernel does not translate).
+  // Lane-instructions executed: guest instructions times the active lanes
+  // that executed each (predicated-off lanes included), counted by the
+  // reference interpreter (0 when not requested, or when its run fails).
   uint64_t lane_instructions = 0;
   // o[] of every thread after the run (g * attr_bytes), for vertex and
   // geometry programs (Kernel::target.ptype kVP / kGP); empty otherwise.

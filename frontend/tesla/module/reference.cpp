@@ -2,6 +2,7 @@
 #include "frontend/tesla/module/reference.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <functional>
 
@@ -85,6 +86,7 @@ struct Run {
   unsigned host_threads = 1;
   std::function<void(const rt::WarpInfo&, const WarpState&, BlockScratch&)> warp_finished;
   std::function<void(const rt::WarpInfo&, BlockScratch&)> block_faulted;
+  std::atomic<uint64_t>* lane_instructions = nullptr;  // adds each finished warp's WarpState::lane_instructions
 };
 
 struct RunEnd {
@@ -181,11 +183,13 @@ RunEnd launch_reference(const Run& R) {
     }
     return &fallback;
   };
-  if (R.warp_finished)
+  if (R.warp_finished || R.lane_instructions)
     hooks.finish = [&](const rt::WarpInfo& info, const uint8_t* vars) {
       BlockScratch& s = scratch();
       ++s.finished;
-      R.warp_finished(info, *reinterpret_cast<const WarpState*>(vars), s);
+      const WarpState& w = *reinterpret_cast<const WarpState*>(vars);
+      if (R.lane_instructions) R.lane_instructions->fetch_add(w.lane_instructions, std::memory_order_relaxed);
+      if (R.warp_finished) R.warp_finished(info, w, s);
     };
   hooks.fault = [&](const rt::WarpInfo& info, const ir::WarpContext& ctx, rt::LaunchFault& f) {
     const WarpState& w = *reinterpret_cast<const WarpState*>(ctx.vars);
@@ -316,8 +320,9 @@ bool uses_attrs(const std::vector<uint32_t>& code, const Target& t) {
 
 GridResult run_reference_grid(const std::vector<uint32_t>& code, const Target& target, const BlockConfig& cfg,
                               LaunchMemory& mem, unsigned host_threads, bool want_outputs,
-                              std::vector<uint8_t>& outputs) {
+                              std::vector<uint8_t>& outputs, bool count_lane_instructions) {
   GridResult g;
+  std::atomic<uint64_t> lanes{0};
   Run R{code, target, cfg};
   R.mem = &mem;
   R.grid = rt::Dim3{cfg.grid[0], cfg.grid[1], 1};
@@ -340,7 +345,9 @@ GridResult run_reference_grid(const std::vector<uint32_t>& code, const Target& t
     };
     R.block_faulted = [copy](const rt::WarpInfo& info, BlockScratch& s) { copy(info.block_linear, 0, ~0ull, s); };
   }
+  if (count_lane_instructions) R.lane_instructions = &lanes;
   RunEnd end = launch_reference(R);
+  g.lane_instructions = lanes.load();
   g.error = end.launch.error;
   g.result = end.result;
   if (end.launch.fault) g.fault_block = uint64_t(end.launch.fault->block.y) * cfg.grid[0] + end.launch.fault->block.x;

@@ -90,9 +90,13 @@ struct GridResult {
   RunResult result;           // of the lowest faulting block
   uint64_t fault_block = 0;   // x-major, when result faulted
   std::string error;          // rt::launch refused the configuration
+  // With count_lane_instructions: guest instructions executed, summed over
+  // the active lanes of each (WarpState::lane_instructions of every warp
+  // that finished).
+  uint64_t lane_instructions = 0;
 };
 GridResult run_reference_grid(const std::vector<uint32_t>& code, const Target& target, const BlockConfig& cfg,
                               LaunchMemory& mem, unsigned host_threads, bool want_outputs,
-                              std::vector<uint8_t>& outputs);
+                              std::vector<uint8_t>& outputs, bool count_lane_instructions = false);
 
 }  // namespace gpurc::tesla
