@@ -520,6 +520,28 @@ json load_file(const std::filesystem::path& path) {
 }
 
 json parse_document(const std::string& text, const std::string& where) {
+  // The parser itself is iterative, but printing a value (error messages
+  // quote them) and comparing recurse once per level: a hostile document
+  // nested a million levels deep would overflow the stack. Replay documents
+  // nest a handful of levels.
+  constexpr int kMaxDepth = 64;
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxDepth)
+        throw ReplayError(fmt::format("{}: arrays and objects nested deeper than {} levels (offset {})", where,
+                                      kMaxDepth, i));
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
   json doc;
   try {
     doc = json::parse(text);

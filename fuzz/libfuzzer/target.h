@@ -21,11 +21,17 @@ namespace gpurc::fuzz_target {
   std::abort();
 }
 
+// gpurc_lib comes first on the link line, and isa/module.cpp (later) needs
+// its registry: naming the registry here makes the static link keep it.
+[[maybe_unused]] inline const std::vector<const isa::IsaModule*>& (*const kRegistry)() = &isa::all_modules;
+
 // The ISA module the target was built for (GPURC_FUZZ_ISA).
+// (Through the registry, recompiler/isa_registry.cpp: naming all_modules()
+// here also makes the static link take the registry from gpurc_lib.)
 inline const isa::IsaModule& module_of(const char* name) {
-  const isa::IsaModule* m = isa::find_module(name);
-  if (!m) fail(std::string("no isa module ") + name);
-  return *m;
+  for (const isa::IsaModule* m : isa::all_modules())
+    if (m->name() == name) return *m;
+  fail(std::string("no isa module ") + name);
 }
 
 // The variant an input's first byte selects ("" = the default, then every
