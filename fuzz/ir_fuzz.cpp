@@ -429,6 +429,7 @@ IrFuzzReport run_ir_fuzz(const IrFuzzOptions& opt) {
   uint64_t minimized = 0, saved_count = 0;
   IrGenOptions gen;
   for (uint64_t it = 0; it < opt.iterations; ++it) {
+    if (!opt.shard.owns(it)) continue;  // programs depend on (seed, it) only
     const uint64_t pseed = ir_program_seed(opt.seed, it);
     std::string gerr;
     Function f = generate_ir(pseed, gen, &gerr);

@@ -9,12 +9,14 @@
 
 #include "fuzz/ir_run.h"
 #include "ir/ir.h"
+#include "isa/fuzz.h"
 
 namespace gpurc::fuzz {
 
 struct IrFuzzOptions {
   uint64_t iterations = 1000;
   uint64_t seed = 1;
+  Shard shard;                        // run only this shard's programs of [0, iterations)
   std::vector<std::string> engines;   // subset of "avx512", "avx2", "a64"; empty = all the host supports
   std::string out_dir = "fuzz-out";   // reproducers (IR text + state) are written here
   bool save_reproducers = true;

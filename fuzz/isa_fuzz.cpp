@@ -113,12 +113,19 @@ IsaFuzzReport run_isa_fuzz(const isa::IsaModule& isa, const IsaFuzzOptions& opt)
     }
     return path;
   };
+  uint64_t owned = 0;  // program indices of this shard done
   for (uint64_t it = opt.first; it < opt.first + opt.iterations; ++it) {
+    const bool mine = opt.shard.owns(it);
+    // A session that draws every program from one random stream must still
+    // generate the programs of other shards (and drop them) to reach its own.
+    if (!mine && isa.fuzz_can_start_anywhere()) continue;
     std::vector<std::unique_ptr<isa::FuzzCase>> cases;
     if (!s->generate(it, cases, err)) {
       r.error = err;
       break;
     }
+    if (!mine) continue;
+    ++owned;
     bool stop = false;
     for (auto& c : cases) {
       ++r.programs;
@@ -140,7 +147,7 @@ IsaFuzzReport run_isa_fuzz(const isa::IsaModule& isa, const IsaFuzzOptions& opt)
       }
     }
     if (stop) break;
-    if (opt.progress && (it + 1 - opt.first) % 100 == 0) opt.progress(it + 1 - opt.first, r.mismatches.size());
+    if (opt.progress && owned % 100 == 0) opt.progress(owned, r.mismatches.size());
   }
   r.notes = s->notes();
   return r;

@@ -19,10 +19,22 @@ class Executable;
 
 namespace fuzz {
 
+// One shard of a campaign split over several processes or machines
+// (`gpurc fuzz --shard K/N`, docs/fuzzing.md "Campaigns on many machines"):
+// program i of the campaign belongs to shard i mod N, so the shards of one
+// campaign run disjoint sets of programs whose union is the campaign, and
+// each program is the one the unsharded campaign (N = 1) runs at index i.
+struct Shard {
+  uint64_t index = 0;
+  uint64_t count = 1;
+  bool owns(uint64_t program) const { return count <= 1 || program % count == index; }
+};
+
 struct IsaFuzzOptions {
   uint64_t iterations = 500;
   uint64_t first = 0;                 // index of the first program (IsaModule::fuzz_can_start_anywhere ISAs only)
   uint64_t seed = 1;
+  Shard shard;                        // run only this shard's programs of [first, first + iterations)
   std::string variant;                // "" = the ISA's default
   std::vector<std::string> engines;   // JIT tiers to run; empty = all the host supports
   std::string out_dir = "fuzz-out";   // mismatching programs are saved here as replay files

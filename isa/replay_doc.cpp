@@ -339,11 +339,13 @@ rt::LaunchConfig parse_launch(const json& launch) {
   if (launch.contains("grid")) cfg.grid = parse_dim3(launch["grid"], "launch.grid");
   if (launch.contains("block")) cfg.block = parse_dim3(launch["block"], "launch.block");
   if (cfg.block.count() > 1024 * 1024) throw ReplayError("launch.block: more than 2^20 threads in a block");
-  if (cfg.grid.count() * cfg.block.count() > (uint64_t(1) << 32))
-    throw ReplayError("launch: more than 2^32 threads in the grid");
+  if (const uint64_t threads = cfg.grid.count() * cfg.block.count(); threads > kMaxReplayThreads)
+    throw ReplayError(fmt::format("launch: {} threads in the grid ({} blocks of {}), more than a replay runs (2^28)",
+                                  threads, cfg.grid.count(), cfg.block.count()));
   if (launch.contains("shared_bytes")) {
     cfg.shared_bytes = parse_uint(launch["shared_bytes"], "launch.shared_bytes");
     if (cfg.shared_bytes > (uint64_t(1) << 30)) throw ReplayError("launch.shared_bytes: more than 1 GiB");
+    if (std::string e = rt::check_memory(cfg.shared_bytes, "launch.shared_bytes"); !e.empty()) throw ReplayError(e);
   }
   if (launch.contains("budget")) {
     uint64_t b = parse_uint(launch["budget"], "launch.budget");
@@ -514,13 +516,39 @@ json load_file(const std::filesystem::path& path) {
   if (!in) throw ReplayError(path.string() + ": cannot open");
   std::stringstream ss;
   ss << in.rdbuf();
+  return parse_document(ss.str(), path.string());
+}
+
+json parse_document(const std::string& text, const std::string& where) {
+  // The parser itself is iterative, but printing a value (error messages
+  // quote them) and comparing recurse once per level: a hostile document
+  // nested a million levels deep would overflow the stack. Replay documents
+  // nest a handful of levels.
+  constexpr int kMaxDepth = 64;
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxDepth)
+        throw ReplayError(fmt::format("{}: arrays and objects nested deeper than {} levels (offset {})", where,
+                                      kMaxDepth, i));
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
   json doc;
   try {
-    doc = json::parse(ss.str());
+    doc = json::parse(text);
   } catch (const json::parse_error& e) {
-    throw ReplayError(path.string() + ": not valid JSON: " + e.what());
+    throw ReplayError(where + ": not valid JSON: " + e.what());
   }
-  if (!doc.is_object()) throw ReplayError(path.string() + ": expected a JSON object");
+  if (!doc.is_object()) throw ReplayError(where + ": expected a JSON object");
   if (!doc.contains("gpurc")) throw ReplayError("gpurc: missing (the format version, 1)");
   if (doc["gpurc"] != 1) throw ReplayError("gpurc: unsupported format version " + doc["gpurc"].dump() + " (expected 1)");
   if (!doc.contains("isa") || !doc["isa"].is_string()) throw ReplayError("isa: missing or not a string");

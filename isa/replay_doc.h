@@ -70,6 +70,9 @@ void load_memory(const json& doc, rt::Memory& mem);
 rt::Dim3 parse_dim3(const json& v, const std::string& where);
 // Watchdog budget per warp of a replay unless launch.budget says otherwise.
 constexpr int64_t kDefaultReplayBudget = int64_t(1) << 34;
+// The most threads (or vertices) one replay launches: beyond it a replay
+// would run for hours on a CPU, so parse_launch refuses it up front.
+constexpr uint64_t kMaxReplayThreads = uint64_t(1) << 28;
 // grid, block, shared_bytes, budget (gpurc extension) of "launch".
 rt::LaunchConfig parse_launch(const json& launch);
 
@@ -114,6 +117,8 @@ json observed_to_json(const json& doc, const ReplayRun& run, const std::string& 
 // ---- files -------------------------------------------------------------------
 // Reads and parses a replay file; checks the envelope ("gpurc": 1, "isa").
 json load_file(const std::filesystem::path& path);
+// The same checks on a document in memory; `where` names it in errors.
+json parse_document(const std::string& text, const std::string& where);
 // The text of program.asm or program.asm_file (relative to dir).
 std::string program_text(const json& doc, const std::filesystem::path& dir);
 

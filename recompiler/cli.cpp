@@ -19,6 +19,7 @@
 #include "recompiler/engine.h"
 #include "recompiler/isa.h"
 #include "recompiler/replay.h"
+#include "runtime/memory.h"
 
 namespace gpurc {
 
@@ -326,14 +327,16 @@ bool parse_fuzz_engines(const std::string& engines, std::vector<std::string>& ou
 // summary, then prints that summary. Returns the exit status; `setup_error`
 // is the status when the campaign could not start (error and no program).
 template <class Options, class Run>
-int run_fuzz_campaign(const std::string& label, Options& opt, Run run, int setup_error, std::ostream& out,
-                      std::ostream& err) {
+int run_fuzz_campaign(const std::string& label, Options& opt, Run run, int setup_error, cli::FuzzSummary summary,
+                      const std::string& json_path, std::ostream& out, std::ostream& err) {
   bool tty = &err == &std::cerr && isatty(STDERR_FILENO);
   auto t0 = std::chrono::steady_clock::now();
+  uint64_t total = 0;  // programs of this shard
+  for (uint64_t i = summary.first; i < summary.first + opt.iterations; ++i) total += summary.shard.owns(i);
   if (tty)
     opt.progress = [&](uint64_t done, uint64_t mism) {
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      err << fmt::format("\r{} / {} programs, {:.0f} programs/s, {} mismatches   ", done, opt.iterations,
+      err << fmt::format("\r{} / {} programs, {:.0f} programs/s, {} mismatches   ", done, total,
                          s > 0 ? double(done) / s : 0.0, mism)
           << std::flush;
     };
@@ -349,6 +352,19 @@ int run_fuzz_campaign(const std::string& label, Options& opt, Run run, int setup
                        m.reproducer.empty() ? "" : " (reproducer: " + m.reproducer + ")");
   if constexpr (requires { r.notes; })
     for (const auto& n : r.notes) out << "  note: " << n << "\n";
+  if (!json_path.empty()) {
+    summary.engines = r.engines;
+    summary.programs = r.programs;
+    summary.runs = r.runs;
+    for (const auto& m : r.mismatches) summary.mismatches.push_back({m.iteration, m.engine, m.what, m.reproducer});
+    if constexpr (requires { r.notes; }) summary.notes = r.notes;
+    summary.error = r.error;
+    summary.seconds = s;
+    if (std::string e; !cli::write_text_file(json_path, cli::fuzz_summary_json(summary), e)) {
+      err << "error: --json: " << e << "\n";
+      return 2;
+    }
+  }
   if (!r.error.empty()) {
     err << "error: " << r.error << "\n";
     return r.programs == 0 ? setup_error : 1;
@@ -357,7 +373,20 @@ int run_fuzz_campaign(const std::string& label, Options& opt, Run run, int setup
 }
 
 int verb_fuzz(bool ir_mode, const std::string& isa, const std::string& variant, uint64_t iterations, uint64_t seed,
-              uint64_t first, const std::string& engines, const std::string& out_dir, std::ostream& out, std::ostream& err) {
+              uint64_t first, const std::string& engines, const std::string& out_dir, const std::string& shard_spec,
+              const std::string& json_path, std::ostream& out, std::ostream& err) {
+  fuzz::Shard shard;
+  if (std::string e; !shard_spec.empty() && !cli::parse_shard(shard_spec, shard, e)) {
+    err << "error: " << e << "\n";
+    return 2;
+  }
+  cli::FuzzSummary summary;
+  summary.isa = ir_mode ? "ir" : isa;
+  summary.variant = variant;
+  summary.seed = seed;
+  summary.first = first;
+  summary.iterations = iterations;
+  summary.shard = shard;
   if (ir_mode && !isa.empty()) {
     err << "error: gpurc fuzz: give either --ir or --isa ISA, not both\n";
     return 2;
@@ -378,21 +407,27 @@ int verb_fuzz(bool ir_mode, const std::string& isa, const std::string& variant, 
     opt.first = first;
     opt.seed = seed;
     opt.variant = variant;
+    opt.shard = shard;
     if (!out_dir.empty()) opt.out_dir = out_dir;
     if (!parse_fuzz_engines(engines, opt.engines, err)) return 2;
     auto run = [module](const fuzz::IsaFuzzOptions& o) { return fuzz::run_isa_fuzz(*module, o); };
-    return run_fuzz_campaign(isa, opt, run, 2, out, err);
+    return run_fuzz_campaign(isa, opt, run, 2, summary, json_path, out, err);
   }
   if (!ir_mode) {
     err << "error: gpurc fuzz: give --ir (IR-level differential fuzzing) or --isa ISA\n";
     return 2;
   }
+  if (first != 0) {
+    err << "error: gpurc fuzz: --first is supported with --isa " << resumable_fuzz_list() << " only\n";
+    return 2;
+  }
   fuzz::IrFuzzOptions opt;
   opt.iterations = iterations;
   opt.seed = seed;
+  opt.shard = shard;
   if (!out_dir.empty()) opt.out_dir = out_dir;
   if (!parse_fuzz_engines(engines, opt.engines, err)) return 2;
-  return run_fuzz_campaign("ir", opt, fuzz::run_ir_fuzz, 1, out, err);
+  return run_fuzz_campaign("ir", opt, fuzz::run_ir_fuzz, 1, summary, json_path, out, err);
 }
 
 // `gpurc engines`: every engine name, and for the JIT tiers what they are.
@@ -482,6 +517,10 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   rep->add_flag("--count", r.count, "count executed lane-instructions (one extra interpreter run)");
   rep->add_option("--compare", r.compare, "run each engine of a comma-separated list and report differences");
   rep->add_option("--threads", r.threads, "host threads (default: all cores)");
+  std::string max_memory;
+  const std::string max_memory_help = "largest guest memory a replay or program may ask for, e.g. 512M, 8G "
+                                      "(default: 4G or half the physical memory)";
+  rep->add_option("--max-memory", max_memory, max_memory_help);
 
   // fuzz
   bool f_ir = false;
@@ -496,6 +535,17 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   fz->add_option("--first", f_first, "index of the first program (--isa " + resumable_fuzz_list() + ": re-run programs of a campaign)");
   fz->add_option("--engines", f_engines, "comma-separated JIT tiers, e.g. jit-avx512,jit-avx2 (default: all the host has)");
   fz->add_option("--out", f_out, "folder for reproducers (default fuzz-out)");
+  std::string f_shard, f_json;
+  fz->add_option("--shard", f_shard,
+                 "K/N: run shard K of N (programs i with i mod N = K); env/N or env: K (and N) from the job array's "
+                 "environment (GPURC_SHARD_INDEX, JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID/_MIN/_COUNT)");
+  fz->add_option("--json", f_json, "write a JSON summary of the campaign (or shard) to this file");
+  fz->add_option("--max-memory", max_memory, max_memory_help);
+  std::vector<std::string> fm_files;
+  std::string fm_json;
+  auto* fzm = fz->add_subcommand("merge", "combine the --json summaries of a campaign's shards");
+  fzm->add_option("files", fm_files, "summary files, one per shard")->required();
+  fzm->add_option("--json", fm_json, "write the merged summary to this file");
 
   // bench
   cli::BenchArgs b;
@@ -524,6 +574,22 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     app.exit(e, err, err);
     return 2;
   }
+  if (!max_memory.empty()) {
+    uint64_t bytes = 0;
+    if (std::string e; !cli::parse_size(max_memory, bytes, e)) {
+      err << "error: --max-memory " << e << "\n";
+      return 2;
+    }
+    rt::set_memory_limit(bytes);
+  }
+  // The limit is process-wide: an in-process caller (the tests) gets the
+  // default back after this command.
+  struct ResetLimit {
+    bool active;
+    ~ResetLimit() {
+      if (active) rt::set_memory_limit(0);
+    }
+  } reset_limit{!max_memory.empty()};
   try {
     if (*disasm) return verb_disasm(d_isa, d_variant, d_hex, d_raw, d_file, out, err);
     if (*as) return verb_asm(a_isa, a_variant, a_out, a_hex, a_files, out, err);
@@ -541,7 +607,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     }
     if (*host) return verb_host(h_file, h_engine, h_perf, out, err);
     if (*rep) return cli::replay(r, out, err);
-    if (*fz) return verb_fuzz(f_ir, f_isa, f_variant, f_iter, f_seed, f_first, f_engines, f_out, out, err);
+    if (*fzm) return cli::fuzz_merge(fm_files, fm_json, out, err);
+    if (*fz)
+      return verb_fuzz(f_ir, f_isa, f_variant, f_iter, f_seed, f_first, f_engines, f_out, f_shard, f_json, out, err);
     if (*bn) return cli::bench(b, out, err);
     if (*eng) return verb_engines(e_native, out);
   } catch (const std::exception& e) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/passes.h"
+#include "isa/fuzz.h"
 
 namespace gpurc::cli {
 
@@ -30,6 +31,31 @@ struct BenchArgs {
   bool only_compile = false;  // pica200: only the compile rows
 };
 int bench(const BenchArgs& a, std::ostream& out, std::ostream& err);
+
+// `gpurc fuzz --json FILE`: what one campaign (or one shard of it) did.
+struct FuzzSummary {
+  std::string isa;                 // "ir" or the guest ISA
+  std::string variant;
+  uint64_t seed = 0, first = 0, iterations = 0;
+  fuzz::Shard shard;
+  std::vector<std::string> engines;
+  uint64_t programs = 0, runs = 0;
+  std::vector<fuzz::IsaFuzzMismatch> mismatches;
+  std::vector<std::string> notes;
+  std::string error;
+  double seconds = 0;
+};
+std::string fuzz_summary_json(const FuzzSummary& s);
+// "K/N", "env/N" or "env" (index from the job array's environment; docs/cli.md).
+bool parse_shard(const std::string& spec, fuzz::Shard& shard, std::string& err);
+// `gpurc fuzz merge FILES [--json OUT]`: exit 0 when the shards make the whole
+// campaign without a mismatch or error, 1 on mismatches, errors or missing
+// shards, 2 on unreadable files or shards of different campaigns.
+int fuzz_merge(const std::vector<std::string>& files, const std::string& json_out, std::ostream& out,
+               std::ostream& err);
+// "4G", "512M", "64KiB", "1000000" -> bytes (units are powers of 1024).
+bool parse_size(const std::string& text, uint64_t& bytes, std::string& err);
+bool write_text_file(const std::string& path, const std::string& text, std::string& err);
 
 // Reads a whole file, or stdin for "-". False with `err` set on failure.
 bool read_input(const std::string& path, std::string& data, std::string& err);

@@ -363,6 +363,22 @@ LaunchResult launch(const ir::Executable& exe, Memory& memory, const LaunchConfi
     return r;
   }
   uint64_t blocks = cfg.grid.count();
+  {
+    // What the blocks that run at once allocate besides the buffers: shared
+    // memory, per-thread stacks and one context per warp.
+    const uint64_t warps = (cfg.block.count() + ir::kWarpLanes - 1) / ir::kWarpLanes;
+    const uint64_t stride = std::max(cfg.stack_stride, cfg.stack_bytes);
+    const uint64_t per_block = cfg.shared_bytes + (cfg.stack_bytes ? stride * warps * ir::kWarpLanes : 0) +
+                               warps * (uint64_t(cfg.vars_bytes) + 256);
+    const uint64_t at_once = std::min<uint64_t>(blocks, pool && pool->threads() > 1 ? pool->threads() : 1);
+    const uint64_t need = memory.total_bytes() + per_block * at_once;  // < 2^63: each term is bounded above
+    if (std::string e = check_memory(need, fmt::format("launch: the buffers and {} block(s) of {} threads at once",
+                                                       at_once, cfg.block.count()));
+        !e.empty()) {
+      r.error = e;
+      return r;
+    }
+  }
   const VarsZeroing zeroing = vars_zeroing(exe, cfg, hooks.finish);
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> warps_done{0};

@@ -7,7 +7,50 @@
 #include <new>
 #include <type_traits>
 
+#include <fmt/format.h>
+#ifdef __unix__
+#include <unistd.h>
+#endif
+
 namespace gpurc::rt {
+
+namespace {
+
+uint64_t default_memory_limit() {
+  uint64_t limit = kDefaultMemoryLimit;
+#ifdef __unix__
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) limit = std::min(limit, uint64_t(pages) * uint64_t(page) / 2);
+#endif
+  return limit;
+}
+
+std::atomic<uint64_t> g_memory_limit{0};  // 0: not set yet (the default)
+
+}  // namespace
+
+uint64_t memory_limit() {
+  uint64_t l = g_memory_limit.load(std::memory_order_relaxed);
+  return l ? l : default_memory_limit();
+}
+
+void set_memory_limit(uint64_t bytes) { g_memory_limit.store(bytes, std::memory_order_relaxed); }
+
+std::string format_bytes(uint64_t bytes) {
+  static const char* units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (bytes < 1024) return fmt::format("{} bytes", bytes);
+  double v = double(bytes);
+  int u = -1;
+  while (v >= 1024 && u < 5) v /= 1024, ++u;
+  return fmt::format("{:.4g} {}", v, units[u]);
+}
+
+std::string check_memory(uint64_t bytes, const std::string& what) {
+  const uint64_t limit = memory_limit();
+  if (bytes <= limit) return "";
+  return fmt::format("{} needs {} ({} bytes), more than the memory limit of {} (--max-memory)", what,
+                     format_bytes(bytes), bytes, format_bytes(limit));
+}
 
 using ir::AtomicOp;
 using ir::Space;
@@ -135,6 +178,11 @@ bool Memory::add_buffer(const std::string& name, Space space, uint64_t address, 
       return false;
     }
   }
+  if (std::string e = check_memory(total_bytes_ + size, "buffer '" + name + "' with the other buffers");
+      !e.empty()) {
+    error = e;
+    return false;
+  }
   auto buf = std::make_unique<Buffer>();
   buf->name = name;
   buf->space = space;
@@ -151,6 +199,7 @@ bool Memory::add_buffer(const std::string& name, Space space, uint64_t address, 
                                [](uint64_t a, const Buffer* b) { return a < b->address; }),
               buf.get());
   buffers_.push_back(std::move(buf));
+  total_bytes_ += size;
   return true;
 }
 

@@ -40,6 +40,21 @@ using ir::align64;  // (ir/abi.h) the stride of vars, frames and uniform blocks
 // 64-byte aligned host storage of `bytes` (rounded up to 64), zeroed unless `zero` is false.
 std::unique_ptr<uint8_t[], Buffer::AlignedFree> allocate_aligned(uint64_t bytes, bool zero = true);
 
+// The process-wide limit on guest memory (`gpurc replay|fuzz --max-memory`):
+// the buffers of one Memory together, and what one launch allocates besides
+// them (shared memory, per-thread stacks and warp contexts of the blocks that
+// run at once; rt::launch), must fit, or the request fails with an error
+// naming the size and the limit before anything is allocated. A replay
+// handler checks its own per-thread state with check_memory. Default:
+// kDefaultMemoryLimit, at most half of the host's physical memory.
+constexpr uint64_t kDefaultMemoryLimit = uint64_t(4) << 30;
+uint64_t memory_limit();
+void set_memory_limit(uint64_t bytes);  // 0 = the default
+// "" if `bytes` (for `what`) fit in the limit, else the error text.
+std::string check_memory(uint64_t bytes, const std::string& what);
+// "1.5 GiB", "64 KiB", "17 bytes".
+std::string format_bytes(uint64_t bytes);
+
 class Memory final : public ir::GuestMemory {
  public:
   // Adds a zero-filled buffer. Fails (false, `error`) on a zero size, a range
@@ -49,6 +64,8 @@ class Memory final : public ir::GuestMemory {
   Buffer* find(std::string_view name);
   const Buffer* find(std::string_view name) const;
   const std::vector<std::unique_ptr<Buffer>>& buffers() const { return buffers_; }
+  // The bytes of every buffer together.
+  uint64_t total_bytes() const { return total_bytes_; }
   // The buffer of `space` holding [addr, addr+bytes), or null.
   Buffer* lookup(ir::Space space, uint64_t addr, uint64_t bytes) const;
 
@@ -66,6 +83,7 @@ class Memory final : public ir::GuestMemory {
  private:
   std::vector<std::unique_ptr<Buffer>> buffers_;
   std::vector<Buffer*> by_space_[ir::kNumSpaces];  // sorted by address
+  uint64_t total_bytes_ = 0;
 };
 
 // One block's view of memory during a launch: its own shared memory buffer at

@@ -7,7 +7,8 @@
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config
   libasmjit-dev libxbyak-dev libzydis-dev doctest-dev libmimalloc-dev
-  nlohmann-json3-dev libcli11-dev libxxhash-dev libfmt-dev)
+  nlohmann-json3-dev libcli11-dev libxxhash-dev libfmt-dev
+  parallel clang-16 libfuzzer-16-dev)  # sharded fuzz campaigns; the libFuzzer targets (docs/fuzzing.md)
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 if [ "${1:-}" = "--a64" ]; then
   # The cross compiler, qemu's user-mode emulator and the target's libraries

@@ -8,3 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 (cd "$root/build/release" && ctest --output-on-failure -j2)
 "$root/scripts/build.sh" "$root/build/asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" -DGPURC_SANITIZE=ON
 (cd "$root/build/asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 GPURC_TEST_LIGHT=1 ctest --output-on-failure -j2)
+# libFuzzer smoke run (docs/fuzzing.md): a clang build of the libraries with
+# ASan+UBSan and coverage (build/libfuzzer), then every target for a few
+# seconds from its seeds; any finding fails the suite.
+"$root/scripts/fuzz.sh" all "${GPURC_FUZZ_SMOKE_SECONDS:-5}"

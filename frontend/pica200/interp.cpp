@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "frontend/pica200/abi.h"
 #include "frontend/pica200/encoding.h"
 
 namespace gpurc::pica {
@@ -221,6 +222,13 @@ RunResult Interpreter::run(uint32_t entry, VertexState& st, GsState* gs, uint64_
           break;
         case Op::EMIT:
           if (!gs) return fault(here, "EMIT outside a geometry shader");
+          // The JIT's record area holds at most kEmitCapacityLimit EMITs per
+          // invocation; the reference stops at the same count rather than
+          // growing its primitive list without bound (a hostile shader can
+          // EMIT millions of times within its step budget).
+          if (gs->emits >= kEmitCapacityLimit)
+            return fault(here, "EMIT limit exceeded (more than " + std::to_string(kEmitCapacityLimit) +
+                                   " EMITs in one invocation)");
           gs->buffer[gs->vtxid & 3] = st.o;
           ++gs->emits;
           if (gs->prim) {

@@ -165,8 +165,10 @@ Prepared prepare(const isa::ReplayJob& job) {
   if (std::string v = ir::verify(p.f); !v.empty()) throw ReplayError("program: invalid IR: " + v);
   p.cfg = parse_launch(doc.contains("launch") ? doc["launch"] : json::object());
   p.threads = p.cfg.grid.count() * p.cfg.block.count();
-  if (p.threads * (p.f.vars_bytes() / ir::kWarpLanes + 8) > (uint64_t(1) << 33))
-    throw ReplayError("launch: per-thread state of this launch would need more than 8 GiB");
+  if (std::string e = rt::check_memory(p.threads * (p.f.vars_bytes() / ir::kWarpLanes + 8),
+                                       "launch: the per-thread state of " + std::to_string(p.threads) + " threads");
+      !e.empty())
+    throw ReplayError(e);
   if (doc.contains("memory") && doc["memory"].is_array())
     for (const json& b : doc["memory"])
       if (b.is_object() && b.contains("space") && b["space"] == "shared" && p.cfg.shared_bytes)

@@ -234,6 +234,11 @@ Loaded load(const isa::ReplayJob& job) {
   out.vertices = parse_uint(doc["launch"]["vertices"], "launch.vertices");
   if (out.vertices > kMaxVertices)
     throw ReplayError("launch.vertices: " + std::to_string(out.vertices) + " is more than " + std::to_string(kMaxVertices));
+  // Each vertex's state, its copy per engine run and its observed outputs.
+  if (std::string e = rt::check_memory(out.vertices * (3 * sizeof(pica::VertexState) + 256),
+                                       "launch.vertices: the state of " + std::to_string(out.vertices) + " vertices");
+      !e.empty())
+    throw ReplayError(e);
   load_state(doc, out);
   load_inputs(doc, out);
   return out;

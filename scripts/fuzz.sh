@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# fuzz.sh TARGET SECONDS [libFuzzer options...]: runs one libFuzzer target
+# (docs/fuzzing.md "libFuzzer targets") for SECONDS, after building it with
+# clang in build/libfuzzer (GPURC_FUZZ_BUILD overrides) and making the seed
+# corpus and dictionary. TARGET is a name of `fuzz.sh list` (e.g. diff_g13)
+# or `all`: every target in turn (the smoke run of scripts/test.sh).
+# New inputs go to build/libfuzzer/corpus/<target>; a finding (crash, leak,
+# timeout, sanitizer report) is saved as build/libfuzzer/findings/<target>/
+# and the script exits 1 (its reproducer: build/libfuzzer/fuzz_<target> FILE).
+# Prints one line per target: executions, execs/s, edges (cov), corpus size.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${GPURC_FUZZ_BUILD:-$root/build/libfuzzer}
+targets=(disasm_pica200 disasm_tesla disasm_g13 disasm_bifrost asm_picasso asm_envyas asm_applegpu asm_bifrost
+  ir_parse shbin cubin replay_json diff_pica200 diff_tesla diff_g13 diff_bifrost)
+if [ "${1:-}" = "list" ]; then printf '%s\n' "${targets[@]}"; exit 0; fi
+if [ $# -lt 2 ]; then
+  echo "usage: $0 TARGET|all|list SECONDS [libFuzzer options...]" >&2
+  exit 2
+fi
+target=$1 seconds=$2
+shift 2
+if [ "$target" = all ]; then
+  run=("${targets[@]}")
+else
+  printf '%s\n' "${targets[@]}" | grep -qx "$target" || { echo "fuzz.sh: unknown target $target (fuzz.sh list)" >&2; exit 2; }
+  run=("$target")
+fi
+
+cc=${CC:-clang-16} cxx=${CXX:-clang++-16}
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  CC=$cc CXX=$cxx cmake -S "$root" -B "$build" -G Ninja -DGPURC_LIBFUZZER=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" "${launcher[@]}" >/dev/null
+fi
+if [ "$target" = all ]; then
+  cmake --build "$build" -j2 --target fuzz_targets gpurc
+else
+  cmake --build "$build" -j2 --target "fuzz_$target" gpurc
+fi
+seeds=$build/seeds
+python3 "$root/scripts/fuzz-corpus.py" "$build/gpurc" "$seeds"
+
+status=0
+for t in "${run[@]}"; do
+  corpus=$build/corpus/$t findings=$build/findings/$t
+  mkdir -p "$corpus" "$findings" "$seeds/$t"
+  dict=()
+  [ -f "$seeds/dict/$t.dict" ] && dict=(-dict="$seeds/dict/$t.dict")
+  log=$build/findings/$t.log
+  # -timeout: an input running longer is a hang (a finding); -rss_limit_mb:
+  # a run that needs more is one too (the targets set a 256 MiB guest limit).
+  if ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
+    "$build/fuzz_$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 -print_final_stats=1 \
+    -artifact_prefix="$findings/" "${dict[@]}" "$@" "$corpus" "$seeds/$t" > "$log" 2>&1; then
+    result=ok
+  else
+    result="FINDING (see $log and $findings/)"
+    status=1
+  fi
+  execs=$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  rate=$(grep -ao 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  cov=$(grep -ao 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo 0)
+  echo "fuzz $t: ${seconds} s, $execs execs, $rate execs/s, $cov edges, corpus $(ls "$corpus" | wc -l) files: $result"
+done
+exit $status
