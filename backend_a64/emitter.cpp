@@ -123,6 +123,23 @@ void Emitter::canonicalize_nan(int r, uint32_t nan_bits) {
   a_.bif(Q(r).b16(), Q(6).b16(), Q(5).b16());
 }
 
+void Emitter::flush_subnormal(int r) {
+  vconst(6, 0x7F800000u);
+  a_.cmtst(Q(5).s4(), Q(r).s4(), Q(6).s4());  // all ones where the exponent is not 0
+  vconst(6, 0x80000000u);
+  a_.and_(Q(6).b16(), Q(r).b16(), Q(6).b16());
+  a_.bif(Q(r).b16(), Q(6).b16(), Q(5).b16());
+}
+
+void Emitter::saturate(int r) {
+  // After canonicalize_nan every NaN is quiet: FMAXNM gives +0 for it, and
+  // +0 for -0 (it orders -0 below +0).
+  a_.movi(Q(5).b16(), 0);
+  a_.fmaxnm(Q(r).s4(), Q(r).s4(), Q(5).s4());
+  vconst(5, 0x3F800000u);
+  a_.fminnm(Q(r).s4(), Q(r).s4(), Q(5).s4());
+}
+
 // ---------------------------------------------------------------- structure
 
 void Emitter::call_abs(const void* fn) {

@@ -71,6 +71,8 @@ class Emitter {
   void sext_to32(int d, int s, ir::Type t);
   void bool_from_mask(int r);             // all-ones / zero lanes -> 1 / 0
   void canonicalize_nan(int r, uint32_t nan_bits);  // NaN lanes of r -> nan_bits (v5, v6 scratch)
+  void flush_subnormal(int r);  // subnormal f32 lanes of r -> zero of the same sign (v5, v6 scratch)
+  void saturate(int r);         // f32 lanes clamped to [+0, 1], NaN -> +0 (v5 scratch)
 
   // ---- structure
   void emit_prologue();
@@ -105,7 +107,10 @@ class Emitter {
   bool lower_state(ir::ValueId v);   // const, undef, vars, uniforms, lane id, entry mask, select, fneg/fabs
   bool lower_int(ir::ValueId v);     // integer ops in 32-bit lanes
   bool lower_float(ir::ValueId v);   // f32 arithmetic, compares, conversions
-  bool lower_wide(ir::ValueId v);    // 64-bit moves (state, select, bitcast)
+  bool lower_wide(ir::ValueId v);    // 64-bit moves (state, select, bitcast), zext / sext to 64 bits
+  bool lower_int64(ir::ValueId v);
+  void lower_pica_ex2(int d, int x);  // PICA200 ex2 / lg2 in f64 (ir/transc_pica.h), v16..v23 scratch
+  void lower_pica_lg2(int d, int x);   // integer ops on 64-bit lanes (arithmetic, logic, shifts, compares, trunc)
 
   const ir::Function& f_;
   Plan plan_;

@@ -508,6 +508,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   bn->add_option("--threads", b.threads, "host threads (default: all cores)");
   bn->add_option("--dir", b.dir, "folder of kernel replay files (default: the source tree's bench/<isa>/)");
   bn->add_option("--seconds", b.min_seconds, "measuring time per kernel and engine");
+  bn->add_flag("--static", b.static_code,
+               "no timing: host instructions emitted per IR instruction, on every tier this build can generate code for");
 
   // engines
   bool e_native = false;

@@ -26,6 +26,7 @@ struct BenchArgs {
   unsigned threads = 0;
   std::string dir;       // kernel folder; default: the source tree's bench/
   double min_seconds = 0.25;  // measuring time per engine and kernel
+  bool static_code = false;   // --static: host instructions emitted per IR instruction, every tier, no timing
 };
 int bench(const BenchArgs& a, std::ostream& out, std::ostream& err);
 
