@@ -38,8 +38,6 @@ struct Gap {
 constexpr Gap kGaps[] = {
     // NEON has no 64-bit lane multiply (x64: vpmullq, or 32-bit partial products on AVX2).
     {Opcode::IMul, kI64}, {Opcode::IMulWide, kI64}, {Opcode::IMad, kI64},
-    // x64 lowers PICA200's model of these (ir::Transc::Pica) in packed doubles.
-    {Opcode::FExp2, type_bit(Type::F32)}, {Opcode::FLog2, type_bit(Type::F32)},
 };
 
 backend::NativeOps gap_table() {
