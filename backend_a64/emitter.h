@@ -67,6 +67,11 @@ class Emitter {
   void vstore(ir::ValueId v, int r, int half = 0);
   void vconst(int r, uint32_t bits);   // all four 32-bit lanes = bits (constant pool)
   void vconst64(int r, uint64_t bits); // both 64-bit lanes = bits
+  void viota(int r);                   // lanes 0, 1, 2, 3
+  // Constant pool islands (literal loads reach +-1 MiB).
+  static constexpr size_t kIslandSpacing = 256 * 1024;
+  void flush_pool(bool branch_over);
+  void maybe_flush_pool();
   void mask_to_width(int r, ir::Type t);  // zero bits above the type's width (v7 scratch)
   void sext_to32(int d, int s, ir::Type t);
   void bool_from_mask(int r);             // all-ones / zero lanes -> 1 / 0
@@ -125,6 +130,8 @@ class Emitter {
   std::map<uint32_t, asmjit::Label> const32_;
   std::map<uint64_t, asmjit::Label> const64_;
   asmjit::Label iota_, epilogue_;
+  bool iota_used_ = false;
+  size_t island_offset_ = 0;
   std::vector<asmjit::Label> block_label_;
 };
 

@@ -78,7 +78,7 @@ bool Emitter::lower_state(ValueId v) {
       a_.lsr(w10, w23, 2);
       a_.lsr(w9, w9, w10);
       a_.dup(Q(4).s4(), w9);
-      a_.ldr(Q(5), ptr(iota_));
+      viota(5);
       a_.neg(Q(5).s4(), Q(5).s4());
       a_.ushl(Q(4).s4(), Q(4).s4(), Q(5).s4());  // lane i: mask >> i
       mask_to_width(4, ir::Type::I1);
@@ -87,7 +87,7 @@ bool Emitter::lower_state(ValueId v) {
     case Opcode::LaneId:
       a_.lsr(w9, w23, 2);
       a_.dup(Q(4).s4(), w9);
-      a_.ldr(Q(5), ptr(iota_));
+      viota(5);
       a_.add(Q(4).s4(), Q(4).s4(), Q(5).s4());
       vstore(v, 4);
       return true;
