@@ -123,6 +123,23 @@ void Emitter::canonicalize_nan(int r, uint32_t nan_bits) {
   a_.bif(Q(r).b16(), Q(6).b16(), Q(5).b16());
 }
 
+void Emitter::flush_subnormal(int r) {
+  vconst(6, 0x7F800000u);
+  a_.cmtst(Q(5).s4(), Q(r).s4(), Q(6).s4());  // all ones where the exponent is not 0
+  vconst(6, 0x80000000u);
+  a_.and_(Q(6).b16(), Q(r).b16(), Q(6).b16());
+  a_.bif(Q(r).b16(), Q(6).b16(), Q(5).b16());
+}
+
+void Emitter::saturate(int r) {
+  // After canonicalize_nan every NaN is quiet: FMAXNM gives +0 for it, and
+  // +0 for -0 (it orders -0 below +0).
+  a_.movi(Q(5).b16(), 0);
+  a_.fmaxnm(Q(r).s4(), Q(r).s4(), Q(5).s4());
+  vconst(5, 0x3F800000u);
+  a_.fminnm(Q(r).s4(), Q(r).s4(), Q(5).s4());
+}
+
 // ---------------------------------------------------------------- structure
 
 void Emitter::call_abs(const void* fn) {
@@ -208,7 +225,10 @@ void Emitter::emit_prologue() {
     BlockId to = f_.blocks[b].succs.at(0);
     mov_imm(w12, to);
     a_.cmp(w11, w12);
-    a_.b_eq(block_label_[to]);
+    Label next = a_.newLabel();  // b.cond reaches +-1 MiB, b +-128 MiB
+    a_.b_ne(next);
+    a_.b(block_label_[to]);
+    a_.bind(next);
   }
   a_.b(block_label_[0]);
 }
@@ -236,10 +256,25 @@ void Emitter::emit_function() {
   for (BlockId b = 0; b < f_.blocks.size(); ++b) emit_block(b);
   emit_epilogue();
 
-  // Constant pool: 16-byte vectors read with ldr q (pc-relative literal).
+  flush_pool(false);  // the last island, after the epilogue's ret
+}
+
+// Constant pool islands: 16-byte vectors read with `ldr q, label`
+// (pc-relative, +-1 MiB). A vconst refers to the next island; one is placed
+// (behind a branch over it) at the first op boundary 256 KiB after the
+// previous one, so every literal load stays in range however long the
+// function is.
+void Emitter::flush_pool(bool branch_over) {
+  asmjit::Label over;
+  if (branch_over) {
+    over = a_.newLabel();
+    a_.b(over);
+  }
   a_.align(AlignMode::kData, 16);
-  a_.bind(iota_);
-  for (uint32_t i = 0; i < 4; ++i) a_.embedUInt32(i);
+  if (iota_used_) {
+    a_.bind(iota_);
+    for (uint32_t i = 0; i < 4; ++i) a_.embedUInt32(i);
+  }
   for (auto& [bits, label] : const32_) {
     a_.bind(label);
     for (int i = 0; i < 4; ++i) a_.embedUInt32(bits);
@@ -248,6 +283,22 @@ void Emitter::emit_function() {
     a_.bind(label);
     for (int i = 0; i < 2; ++i) a_.embedUInt64(bits);
   }
+  const32_.clear();
+  const64_.clear();
+  iota_ = a_.newLabel();
+  iota_used_ = false;
+  if (branch_over) a_.bind(over);
+  island_offset_ = a_.offset();
+}
+
+void Emitter::maybe_flush_pool() {
+  if (a_.offset() - island_offset_ > kIslandSpacing && (iota_used_ || !const32_.empty() || !const64_.empty()))
+    flush_pool(true);
+}
+
+void Emitter::viota(int r) {
+  iota_used_ = true;
+  a_.ldr(Q(uint32_t(r)), a64::ptr(iota_));
 }
 
 void Emitter::emit_block(BlockId b) {
@@ -257,8 +308,10 @@ void Emitter::emit_block(BlockId b) {
     const Segment& s = plan_.segments[si];
     if (s.strip) emit_strip_segment(s);
     else emit_warp_op(s.ops[0]);
+    maybe_flush_pool();
   }
   emit_terminator(b);
+  maybe_flush_pool();
 }
 
 void Emitter::set_strip_bases() {
@@ -275,13 +328,22 @@ void Emitter::emit_strip_segment(const Segment& s) {
   Label loop = a_.newLabel();
   a_.bind(loop);
   set_strip_bases();
+  const size_t start = a_.offset();
   for (ValueId v : s.ops) {
     lower_strip_op(v);
     end_op(v);
+    maybe_flush_pool();
   }
   a_.add(x23, x23, 16);
   a_.cmp(x23, kWarpLaneBytes4);
-  a_.b_lo(loop);
+  if (a_.offset() - start < kIslandSpacing) {
+    a_.b_lo(loop);
+  } else {  // b.cond reaches +-1 MiB
+    Label done = a_.newLabel();
+    a_.b_hs(done);
+    a_.b(loop);
+    a_.bind(done);
+  }
 }
 
 // Phis of the block's one successor that take v: v's launched lanes go to
@@ -364,7 +426,10 @@ void Emitter::emit_warp_op(ValueId v) {
   mov_imm(x0, reinterpret_cast<uint64_t>(d.get()));
   a_.mov(x1, x19);
   call_abs(reinterpret_cast<const void*>(&rt::run_warp_op));
-  a_.cbnz(w0, epilogue_);  // RunStatus::Fault, fault fields filled
+  Label ok = a_.newLabel();
+  a_.cbz(w0, ok);
+  a_.b(epilogue_);  // RunStatus::Fault, fault fields filled (b: the epilogue may be over 1 MiB away)
+  a_.bind(ok);
   if (fast) a_.bind(done);
   warp_ops.push_back(std::move(d));
 }
@@ -372,7 +437,7 @@ void Emitter::emit_warp_op(ValueId v) {
 void Emitter::lane_bits(const GpW& dst, uint32_t off) {
   // Per strip of four lanes: bit 0 of each lane shifted to bit i (USHL by
   // 0..3), summed across the lanes (ADDV), placed at bit 4c.
-  a_.ldr(Q(6), ptr(iota_));
+  viota(6);
   vconst(5, 1);
   a_.mov(dst, wzr);
   for (uint32_t c = 0; c < uint32_t(kWarpLanes / 4); ++c) {

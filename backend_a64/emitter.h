@@ -67,10 +67,17 @@ class Emitter {
   void vstore(ir::ValueId v, int r, int half = 0);
   void vconst(int r, uint32_t bits);   // all four 32-bit lanes = bits (constant pool)
   void vconst64(int r, uint64_t bits); // both 64-bit lanes = bits
+  void viota(int r);                   // lanes 0, 1, 2, 3
+  // Constant pool islands (literal loads reach +-1 MiB).
+  static constexpr size_t kIslandSpacing = 256 * 1024;
+  void flush_pool(bool branch_over);
+  void maybe_flush_pool();
   void mask_to_width(int r, ir::Type t);  // zero bits above the type's width (v7 scratch)
   void sext_to32(int d, int s, ir::Type t);
   void bool_from_mask(int r);             // all-ones / zero lanes -> 1 / 0
   void canonicalize_nan(int r, uint32_t nan_bits);  // NaN lanes of r -> nan_bits (v5, v6 scratch)
+  void flush_subnormal(int r);  // subnormal f32 lanes of r -> zero of the same sign (v5, v6 scratch)
+  void saturate(int r);         // f32 lanes clamped to [+0, 1], NaN -> +0 (v5 scratch)
 
   // ---- structure
   void emit_prologue();
@@ -105,7 +112,10 @@ class Emitter {
   bool lower_state(ir::ValueId v);   // const, undef, vars, uniforms, lane id, entry mask, select, fneg/fabs
   bool lower_int(ir::ValueId v);     // integer ops in 32-bit lanes
   bool lower_float(ir::ValueId v);   // f32 arithmetic, compares, conversions
-  bool lower_wide(ir::ValueId v);    // 64-bit moves (state, select, bitcast)
+  bool lower_wide(ir::ValueId v);    // 64-bit moves (state, select, bitcast), zext / sext to 64 bits
+  bool lower_int64(ir::ValueId v);
+  void lower_pica_ex2(int d, int x);  // PICA200 ex2 / lg2 in f64 (ir/transc_pica.h), v16..v23 scratch
+  void lower_pica_lg2(int d, int x);   // integer ops on 64-bit lanes (arithmetic, logic, shifts, compares, trunc)
 
   const ir::Function& f_;
   Plan plan_;
@@ -120,6 +130,8 @@ class Emitter {
   std::map<uint32_t, asmjit::Label> const32_;
   std::map<uint64_t, asmjit::Label> const64_;
   asmjit::Label iota_, epilogue_;
+  bool iota_used_ = false;
+  size_t island_offset_ = 0;
   std::vector<asmjit::Label> block_label_;
 };
 

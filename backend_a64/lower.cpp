@@ -1,13 +1,17 @@
 // Native lowering of state, select, integer and f32 ops in 32-bit lanes, and
-// 64-bit moves. Each op reads its operands' strip (one q register of four
+// of 64-bit moves and integer ops. Each op reads its operands' strip (one q register of four
 // lanes, two for a 64-bit value) from their frame slots into v0..v3, computes
 // into v4 (v5..v7 scratch) and stores the result to its slot. Narrow integer
 // lanes (i1/i8/i16) live zero-extended in 32-bit lanes; every result is
 // masked back to its width so it stays canonical.
 #include <cstddef>
 
+#include <bit>
+#include <utility>
+
 #include "backend_a64/emitter.h"
 #include "backend_a64/lowering.h"
+#include "ir/transc_pica.h"
 
 namespace gpurc::a64 {
 
@@ -99,7 +103,7 @@ bool Emitter::lower_state(ValueId v) {
       a_.lsr(w10, w23, 2);
       a_.lsr(w9, w9, w10);
       a_.dup(Q(4).s4(), w9);
-      a_.ldr(Q(5), ptr(iota_));
+      viota(5);
       a_.neg(Q(5).s4(), Q(5).s4());
       a_.ushl(Q(4).s4(), Q(4).s4(), Q(5).s4());  // lane i: mask >> i
       mask_to_width(4, ir::Type::I1);
@@ -108,7 +112,7 @@ bool Emitter::lower_state(ValueId v) {
     case Opcode::LaneId:
       a_.lsr(w9, w23, 2);
       a_.dup(Q(4).s4(), w9);
-      a_.ldr(Q(5), ptr(iota_));
+      viota(5);
       a_.add(Q(4).s4(), Q(4).s4(), Q(5).s4());
       vstore(v, 4);
       return true;
@@ -152,6 +156,7 @@ bool Emitter::lower_wide(ValueId v) {
     }
     return true;
   }
+  if (in.op == Opcode::Trunc || in.op == Opcode::ICmp) return lower_int64(v);  // 32-bit-lane results
   if (!wide(v)) return false;
   switch (in.op) {
     case Opcode::Const: case Opcode::Undef:
@@ -198,9 +203,135 @@ bool Emitter::lower_wide(ValueId v) {
         vstore(v, 4, h);
       }
       return true;
+    case Opcode::Zext: case Opcode::Sext:
+      // From a 32-bit-lane value: lanes 0-1 / 2-3 widened (USHLL / SSHLL{,2}).
+      if (wide(in.args[0]) || !is_int(f_.insts[in.args[0]].type)) return false;
+      vload(0, in.args[0]);
+      if (in.op == Opcode::Sext) {
+        sext_to32(0, 0, f_.insts[in.args[0]].type);
+        a_.sshll(Q(4).d2(), Q(0).s2(), 0);
+        a_.sshll2(Q(5).d2(), Q(0).s4(), 0);
+      } else {
+        a_.ushll(Q(4).d2(), Q(0).s2(), 0);
+        a_.ushll2(Q(5).d2(), Q(0).s4(), 0);
+      }
+      vstore(v, 4, 0);
+      vstore(v, 5, 1);
+      return true;
+    default:
+      return lower_int64(v);
+  }
+}
+
+// Integer ops on 64-bit lanes: per half (two lanes of the strip in one q
+// register), 32-bit operands (carry, shift count) widened to the half's two
+// lanes. 64-bit multiplies stay with the helper (NEON has no 64-bit MUL).
+bool Emitter::lower_int64(ValueId v) {
+  const Inst& in = f_.insts[v];
+  auto d2 = [](int r) { return Q(r).d2(); };
+  auto b16 = [](int r) { return Q(r).b16(); };
+  // Operand i of half h into q register r (a 32-bit operand zero-extended).
+  auto half_arg = [&](int r, size_t i, int h) {
+    if (wide(in.args[i])) {
+      vload(r, in.args[i], h);
+    } else {
+      vload(r, in.args[i]);
+      if (h) a_.ushll2(d2(r), Q(r).s4(), 0);
+      else a_.ushll(d2(r), Q(r).s2(), 0);
+    }
+  };
+  switch (in.op) {
+    case Opcode::Trunc: {
+      if (!wide(in.args[0]) || wide(v) || !is_int(in.type)) return false;
+      vload(0, in.args[0], 0);
+      vload(1, in.args[0], 1);
+      a_.xtn(Q(4).s2(), d2(0));
+      a_.xtn2(Q(4).s4(), d2(1));
+      mask_to_width(4, in.type);
+      vstore(v, 4);
+      return true;
+    }
+    case Opcode::ICmp: {
+      if (!wide(in.args[0])) return false;
+      IntPred p = IntPred(in.attr);
+      // Per half a 64-bit lane mask, narrowed to 32-bit lanes (XTN, XTN2).
+      for (int h = 0; h < 2; ++h) {
+        half_arg(0, 0, h);
+        half_arg(1, 1, h);
+        int m = 2 + h;
+        switch (p) {
+          case IntPred::Eq: case IntPred::Ne: a_.cmeq(d2(m), d2(0), d2(1)); break;
+          case IntPred::Slt: a_.cmgt(d2(m), d2(1), d2(0)); break;
+          case IntPred::Sle: a_.cmge(d2(m), d2(1), d2(0)); break;
+          case IntPred::Sgt: a_.cmgt(d2(m), d2(0), d2(1)); break;
+          case IntPred::Sge: a_.cmge(d2(m), d2(0), d2(1)); break;
+          case IntPred::Ult: a_.cmhi(d2(m), d2(1), d2(0)); break;
+          case IntPred::Ule: a_.cmhs(d2(m), d2(1), d2(0)); break;
+          case IntPred::Ugt: a_.cmhi(d2(m), d2(0), d2(1)); break;
+          case IntPred::Uge: a_.cmhs(d2(m), d2(0), d2(1)); break;
+          default: return false;
+        }
+      }
+      a_.xtn(Q(4).s2(), d2(2));
+      a_.xtn2(Q(4).s4(), d2(3));
+      if (p == IntPred::Ne) a_.mvn(b16(4), b16(4));
+      bool_from_mask(4);
+      vstore(v, 4);
+      return true;
+    }
+    case Opcode::IAdd: case Opcode::ISub: case Opcode::IAddC: case Opcode::And: case Opcode::Or:
+    case Opcode::Xor: case Opcode::Not: case Opcode::INeg: case Opcode::IAbs: case Opcode::IMin:
+    case Opcode::IMax: case Opcode::Shl: case Opcode::LShr: case Opcode::AShr:
+      break;
     default:
       return false;
   }
+  if (!wide(v)) return false;
+  const bool is_signed = Sign(in.attr) == Sign::Signed;
+  for (int h = 0; h < 2; ++h) {
+    for (size_t i = 0; i < in.args.size() && i < 3; ++i) half_arg(int(i), i, h);
+    switch (in.op) {
+      case Opcode::IAdd: a_.add(d2(4), d2(0), d2(1)); break;
+      case Opcode::ISub: a_.sub(d2(4), d2(0), d2(1)); break;
+      case Opcode::IAddC:
+        a_.add(d2(4), d2(0), d2(1));
+        a_.add(d2(4), d2(4), d2(2));
+        break;
+      case Opcode::And: a_.and_(b16(4), b16(0), b16(1)); break;
+      case Opcode::Or: a_.orr(b16(4), b16(0), b16(1)); break;
+      case Opcode::Xor: a_.eor(b16(4), b16(0), b16(1)); break;
+      case Opcode::Not: a_.mvn(b16(4), b16(0)); break;
+      case Opcode::INeg: a_.neg(d2(4), d2(0)); break;
+      case Opcode::IAbs: a_.abs(d2(4), d2(0)); break;
+      case Opcode::IMin: case Opcode::IMax:
+        // No 64-bit SMIN/UMIN: a compare picks.
+        if (is_signed) a_.cmgt(d2(4), d2(0), d2(1));
+        else a_.cmhi(d2(4), d2(0), d2(1));  // a > b
+        if (in.op == Opcode::IMin) a_.bsl(b16(4), b16(1), b16(0));
+        else a_.bsl(b16(4), b16(0), b16(1));
+        break;
+      default: {  // shifts: the widened 32-bit count, masked to 63 or capped at 64
+        if (ShiftMode(in.attr) == ShiftMode::Mask) {
+          vconst64(5, 63);
+          a_.and_(b16(1), b16(1), b16(5));
+        } else {
+          vconst64(5, 64);
+          a_.cmhi(d2(6), d2(1), d2(5));
+          a_.bit(b16(1), b16(5), b16(6));  // count > 64: 64
+        }
+        if (in.op == Opcode::Shl) {
+          a_.ushl(d2(4), d2(0), d2(1));
+        } else {
+          a_.neg(d2(1), d2(1));
+          if (in.op == Opcode::LShr) a_.ushl(d2(4), d2(0), d2(1));
+          else a_.sshl(d2(4), d2(0), d2(1));
+        }
+        break;
+      }
+    }
+    vstore(v, 4, h);
+  }
+  return true;
 }
 
 bool Emitter::lower_int(ValueId v) {
@@ -317,6 +448,90 @@ bool Emitter::lower_int(ValueId v) {
       load_args();
       vstore(v, 0);
       return true;
+    case Opcode::Extract16:
+      load_args();
+      if (in.imm & 1) a_.ushr(Q(0).s4(), Q(0).s4(), 16);
+      return finish(0);  // i16: the low half
+    case Opcode::Insert16: {
+      bool high = in.imm & 1;
+      load_args();
+      vconst(5, high ? 0x0000ffffu : 0xffff0000u);
+      a_.and_(Q(0).b16(), Q(0).b16(), Q(5).b16());  // the half that stays
+      if (high) a_.shl(Q(1).s4(), Q(1).s4(), 16);      // i16 lanes are zero-extended
+      a_.orr(Q(4).b16(), Q(0).b16(), Q(1).b16());
+      vstore(v, 4);
+      return true;
+    }
+    case Opcode::Lut3: {
+      // f(a, b, c) = a ? (b ? h11(c) : h10(c)) : (b ? h01(c) : h00(c)), each
+      // hxy one of 0, c, ~c, 1 (table bits xy0 and xy1), combined with BSL.
+      load_args();
+      auto half = [&](int d, unsigned xy) {
+        unsigned bits = unsigned(in.imm >> (xy * 2)) & 3;  // bit 0: c = 0, bit 1: c = 1
+        switch (bits) {
+          case 0: a_.movi(Q(d).b16(), 0); break;
+          case 1: a_.mvn(Q(d).b16(), Q(2).b16()); break;
+          case 2: a_.mov(Q(d).b16(), Q(2).b16()); break;
+          default: a_.movi(Q(d).b16(), 0xff); break;
+        }
+      };
+      half(4, 0);
+      half(5, 1);
+      a_.mov(Q(3).b16(), Q(1).b16());
+      a_.bsl(Q(3).b16(), Q(5).b16(), Q(4).b16());  // a = 0: b ? h01 : h00
+      half(4, 2);
+      half(5, 3);
+      a_.mov(Q(6).b16(), Q(1).b16());
+      a_.bsl(Q(6).b16(), Q(5).b16(), Q(4).b16());  // a = 1: b ? h11 : h10
+      a_.bsl(Q(0).b16(), Q(6).b16(), Q(3).b16());
+      return finish(0);
+    }
+    case Opcode::BfExtract: {
+      // i32 only. USHL / SSHL read the count's low byte as signed, so offset
+      // and count (& 0xff) are capped at 32 first: a shift by 32 gives 0 (or
+      // the sign fill), which is what bits past the top read as.
+      if (t != ir::Type::I32) return false;
+      load_args();
+      vconst(5, 0xff);
+      vconst(6, 32);
+      a_.and_(Q(1).b16(), Q(1).b16(), Q(5).b16());
+      a_.and_(Q(2).b16(), Q(2).b16(), Q(5).b16());
+      a_.umin(Q(1).s4(), Q(1).s4(), Q(6).s4());
+      a_.umin(Q(2).s4(), Q(2).s4(), Q(6).s4());
+      a_.neg(Q(1).s4(), Q(1).s4());
+      if (Sign(in.attr) == Sign::Unsigned) {
+        a_.ushl(Q(4).s4(), Q(0).s4(), Q(1).s4());
+        a_.movi(Q(5).b16(), 0xff);
+        a_.ushl(Q(5).s4(), Q(5).s4(), Q(2).s4());  // ones above the field (none when count is 32)
+        a_.bic(Q(4).b16(), Q(4).b16(), Q(5).b16());
+      } else {
+        a_.sshl(Q(4).s4(), Q(0).s4(), Q(1).s4());
+        a_.sub(Q(6).s4(), Q(6).s4(), Q(2).s4());  // 32 - count: count 0 shifts everything out
+        a_.ushl(Q(4).s4(), Q(4).s4(), Q(6).s4());
+        a_.neg(Q(6).s4(), Q(6).s4());
+        a_.sshl(Q(4).s4(), Q(4).s4(), Q(6).s4());
+      }
+      vstore(v, 4);
+      return true;
+    }
+    case Opcode::FindMsb: case Opcode::FindLsb: {
+      // 31 - CLZ of the highest bit that counts: -1 (all ones) when none.
+      ir::Type at_ = f_.insts[in.args[0]].type;
+      load_args();
+      if (in.op == Opcode::FindLsb) {
+        a_.neg(Q(1).s4(), Q(0).s4());
+        a_.and_(Q(0).b16(), Q(0).b16(), Q(1).b16());  // the lowest set bit alone
+      } else if (Sign(in.attr) == Sign::Signed) {
+        sext_to32(0, 0, at_);
+        a_.sshr(Q(1).s4(), Q(0).s4(), 31);
+        a_.eor(Q(0).b16(), Q(0).b16(), Q(1).b16());  // negative: ~v (zero above the width)
+      }
+      a_.clz(Q(0).s4(), Q(0).s4());
+      vconst(4, 31);
+      a_.sub(Q(4).s4(), Q(4).s4(), Q(0).s4());
+      vstore(v, 4);
+      return true;
+    }
     default:
       return false;
   }
@@ -329,16 +544,51 @@ bool Emitter::lower_float(ValueId v) {
   auto load_args = [&] {
     for (size_t i = 0; i < in.args.size() && i < 4; ++i) vload(int(i), in.args[i]);
   };
+  // The flags the native forms apply as ir::eval_lane does: the Canonical and
+  // AllOnes NaN rules, FtzIn (operands flushed), FtzOut, Sat, and (`extra`)
+  // ZeroMul or a rounding mode where the op takes them. Anything else (the
+  // Propagate rule, rounding modes of arithmetic: NEON has no per-instruction
+  // rounding) stays with the helper.
+  auto flags_ok = [&](uint32_t extra) {
+    return nan_rule(fl) != NanRule::Propagate &&
+           (fl & ~(ff::NanMask | ff::FtzIn | ff::FtzOut | ff::Sat | extra)) == 0;
+  };
+  auto flush_args = [&](size_t n) {
+    if (fl & ff::FtzIn)
+      for (size_t i = 0; i < n && i < in.args.size(); ++i) flush_subnormal(int(i));
+  };
+  // NaN lanes -> the rule's NaN, then FtzOut and Sat (ir finish()), and the store.
+  auto finish = [&](int r) {
+    canonicalize_nan(r, nan_rule(fl) == NanRule::AllOnes ? kAllOnesNan : kCanonicalNan);
+    if (fl & ff::FtzOut) flush_subnormal(r);
+    if (fl & ff::Sat) saturate(r);
+    vstore(v, r);
+    return true;
+  };
   switch (in.op) {
     case Opcode::FAdd: case Opcode::FSub: case Opcode::FMul: case Opcode::FFma: case Opcode::FMad: {
-      // Host arithmetic is IEEE (FPCR set in the prologue) with exact
-      // subnormals; only the NaN payload differs from ir::eval_lane, fixed
-      // per lane. Flushing, Sat, ZeroMul, other rounding modes and the
-      // Propagate rule stay with the helper.
-      if (in.type != ir::Type::F32) return false;
-      NanRule rule = nan_rule(fl);
-      if ((fl & ~ff::NanMask) != 0 || rule == NanRule::Propagate) return false;
+      // Host arithmetic is IEEE (FPCR set in the prologue, round to nearest)
+      // with exact subnormals. ZeroMul: in lanes where one factor is 0 and
+      // the other infinite both factors become +0, so the product is +0.
+      if (in.type != ir::Type::F32 || !flags_ok(in.op == Opcode::FAdd || in.op == Opcode::FSub ? 0 : ff::ZeroMul))
+        return false;
       load_args();
+      flush_args(3);
+      if (fl & ff::ZeroMul) {
+        a_.fabs(s4(5), s4(0));
+        a_.fabs(s4(6), s4(1));
+        vconst(3, 0x7F800000u);
+        a_.movi(Q(4).b16(), 0);
+        a_.fcmeq(s4(7), s4(5), s4(3));  // a infinite
+        a_.fcmeq(s4(5), s4(5), s4(4));  // a zero
+        a_.fcmeq(s4(4), s4(6), s4(4));  // b zero
+        a_.fcmeq(s4(6), s4(6), s4(3));  // b infinite
+        a_.and_(Q(7).b16(), Q(7).b16(), Q(4).b16());
+        a_.and_(Q(5).b16(), Q(5).b16(), Q(6).b16());
+        a_.orr(Q(5).b16(), Q(5).b16(), Q(7).b16());
+        a_.bic(Q(0).b16(), Q(0).b16(), Q(5).b16());
+        a_.bic(Q(1).b16(), Q(1).b16(), Q(5).b16());
+      }
       switch (in.op) {
         case Opcode::FAdd: a_.fadd(s4(4), s4(0), s4(1)); break;
         case Opcode::FSub: a_.fsub(s4(4), s4(0), s4(1)); break;
@@ -352,13 +602,121 @@ bool Emitter::lower_float(ValueId v) {
           a_.fadd(s4(4), s4(4), s4(2));
           break;
       }
-      canonicalize_nan(4, rule == NanRule::AllOnes ? kAllOnesNan : kCanonicalNan);
-      vstore(v, 4);
-      return true;
+      return finish(4);
+    }
+    case Opcode::FMin: case Opcode::FMax: {
+      // FMIN / FMAX give NaN when either operand is NaN and order -0 below
+      // +0 (ir::eval_min_max's NanWins); NumberWins then puts the other
+      // operand into NaN lanes (not FMINNM: it turns a signalling NaN into
+      // NaN), SecondOnNan is one compare and a select.
+      if (in.type != ir::Type::F32 || !flags_ok(0)) return false;
+      bool is_max = in.op == Opcode::FMax;
+      load_args();
+      flush_args(2);
+      switch (MinMaxNan(in.attr)) {
+        case MinMaxNan::SecondOnNan:
+          // (a < b) ? a : b for min, (a > b) ? a : b for max.
+          if (is_max) a_.fcmgt(s4(4), s4(0), s4(1));
+          else a_.fcmgt(s4(4), s4(1), s4(0));
+          a_.bsl(Q(4).b16(), Q(0).b16(), Q(1).b16());
+          break;
+        case MinMaxNan::NumberWins:
+          is_max ? a_.fmax(s4(4), s4(0), s4(1)) : a_.fmin(s4(4), s4(0), s4(1));
+          a_.fcmeq(s4(5), s4(1), s4(1));
+          a_.bif(Q(4).b16(), Q(0).b16(), Q(5).b16());  // b NaN: a
+          a_.fcmeq(s4(5), s4(0), s4(0));
+          a_.bif(Q(4).b16(), Q(1).b16(), Q(5).b16());  // a NaN: b (both NaN: b, a NaN as well)
+          break;
+        default:
+          is_max ? a_.fmax(s4(4), s4(0), s4(1)) : a_.fmin(s4(4), s4(0), s4(1));
+          break;
+      }
+      return finish(4);
+    }
+    case Opcode::FExp2: case Opcode::FLog2: {
+      // PICA200's ex2 / lg2: the model's sequence of IEEE double operations
+      // (ir/transc_pica.h), two lanes per q register.
+      if (in.type != ir::Type::F32 || Transc(in.attr) != Transc::Pica || !flags_ok(0)) return false;
+      load_args();
+      flush_subnormal(0);
+      if (in.op == Opcode::FExp2) lower_pica_ex2(4, 0);
+      else lower_pica_lg2(4, 0);
+      canonicalize_nan(4, kCanonicalNan);  // the model's out(): canonical NaN, flushed
+      flush_subnormal(4);
+      if (in.op == Opcode::FLog2) {
+        // Special lanes of the flushed operand: +inf -> +inf, +-0 -> -inf,
+        // negative or NaN -> the canonical NaN.
+        vconst(5, 0x7F800000u);
+        a_.cmeq(s4(6), s4(0), s4(5));
+        a_.bit(Q(4).b16(), Q(5).b16(), Q(6).b16());
+        a_.fcmeq(s4(6), s4(0), 0);  // +-0
+        vconst(5, 0xFF800000u);
+        a_.bit(Q(4).b16(), Q(5).b16(), Q(6).b16());
+        a_.fcmge(s4(6), s4(0), 0);  // false for negative and NaN lanes
+        vconst(5, kCanonicalNan);
+        a_.bif(Q(4).b16(), Q(5).b16(), Q(6).b16());
+      }
+      return finish(4);
+    }
+    case Opcode::FFloor: case Opcode::FCeil: case Opcode::FTrunc: case Opcode::FRint: case Opcode::FSqrt:
+    case Opcode::FRcp: case Opcode::FRsqrt: {
+      // FRINT{M,P,Z,N} are exact (frint takes the op's rounding mode);
+      // FSQRT and FDIV (1 / x) of Transc::Ieee round to nearest. PICA200's
+      // rcp and rsq (ir/transc_pica.h) flush the operand, map -0 to +0 (both
+      // give +inf), compute 1 / x in f32 and 1 / sqrt(x) in f64 (FCVTL, one
+      // rounding by FCVTN) and flush the result.
+      if (in.type != ir::Type::F32) return false;
+      const bool pica = Transc(in.attr) == Transc::Pica && (in.op == Opcode::FRcp || in.op == Opcode::FRsqrt);
+      if (!flags_ok(in.op == Opcode::FRint ? ff::RoundMask : 0)) return false;
+      if ((in.op == Opcode::FSqrt || in.op == Opcode::FRcp) && Transc(in.attr) != Transc::Ieee && !pica) return false;
+      if (in.op == Opcode::FRsqrt && !pica) return false;
+      load_args();
+      if (pica) {
+        flush_subnormal(0);
+        a_.movi(Q(5).b16(), 0);
+        a_.fadd(s4(0), s4(0), s4(5));  // -0 -> +0
+      } else {
+        flush_args(1);
+      }
+      switch (in.op) {
+        case Opcode::FFloor: a_.frintm(s4(4), s4(0)); break;
+        case Opcode::FCeil: a_.frintp(s4(4), s4(0)); break;
+        case Opcode::FTrunc: a_.frintz(s4(4), s4(0)); break;
+        case Opcode::FSqrt: a_.fsqrt(s4(4), s4(0)); break;
+        case Opcode::FRcp:
+          vconst(5, 0x3F800000u);  // 1.0f
+          a_.fdiv(s4(4), s4(5), s4(0));
+          break;
+        case Opcode::FRsqrt:
+          a_.fcvtl(Q(5).d2(), Q(0).s2());
+          a_.fcvtl2(Q(6).d2(), Q(0).s4());
+          a_.fsqrt(Q(5).d2(), Q(5).d2());
+          a_.fsqrt(Q(6).d2(), Q(6).d2());
+          vconst64(7, 0x3FF0000000000000ull);  // 1.0
+          a_.fdiv(Q(5).d2(), Q(7).d2(), Q(5).d2());
+          a_.fdiv(Q(6).d2(), Q(7).d2(), Q(6).d2());
+          a_.fcvtn(Q(4).s2(), Q(5).d2());
+          a_.fcvtn2(Q(4).s4(), Q(6).d2());
+          break;
+        default:
+          switch (round_mode(fl)) {
+            case Round::TowardZero: a_.frintz(s4(4), s4(0)); break;
+            case Round::Down: a_.frintm(s4(4), s4(0)); break;
+            case Round::Up: a_.frintp(s4(4), s4(0)); break;
+            default: a_.frintn(s4(4), s4(0)); break;
+          }
+          break;
+      }
+      if (pica) {  // the model's out(): canonical NaN, flushed
+        canonicalize_nan(4, kCanonicalNan);
+        flush_subnormal(4);
+      }
+      return finish(4);
     }
     case Opcode::FCmp: {
-      if (f_.insts[in.args[0]].type != ir::Type::F32 || (fl & ff::FtzIn)) return false;
+      if (f_.insts[in.args[0]].type != ir::Type::F32) return false;
       load_args();
+      flush_args(2);
       // Ordered compares are false on NaN; the unordered ones are their negations.
       auto ordered = [&](FloatPred p) {
         switch (p) {
@@ -401,8 +759,9 @@ bool Emitter::lower_float(ValueId v) {
     case Opcode::FToI: {
       // FCVT{N,Z,M,P}{S,U} round in the op's mode, saturate and turn NaN
       // into 0: ir::ftoi for a 32-bit result.
-      if (f_.insts[in.args[0]].type != ir::Type::F32 || in.type != ir::Type::I32 || (fl & ff::FtzIn)) return false;
+      if (f_.insts[in.args[0]].type != ir::Type::F32 || in.type != ir::Type::I32) return false;
       load_args();
+      flush_args(1);
       bool sgn = Sign(in.attr) == Sign::Signed;
       switch (round_mode(fl)) {
         case Round::TowardZero: sgn ? a_.fcvtzs(s4(4), s4(0)) : a_.fcvtzu(s4(4), s4(0)); break;
@@ -425,6 +784,88 @@ bool Emitter::lower_float(ValueId v) {
     }
     default:
       return false;
+  }
+}
+
+// PICA200's EX2 (ir::pica_fp::ex2_double) on the four f32 lanes of q
+// register x (flushed, NaN lanes give NaN) into q register d, rounded to f32
+// once. v16..v23 are scratch (caller-saved, no helper call in between).
+void Emitter::lower_pica_ex2(int d, int x) {
+  namespace fp = ir::pica_fp;
+  auto d2 = [](int r) { return Q(r).d2(); };
+  auto dconst = [&](int r, double c) { vconst64(r, std::bit_cast<uint64_t>(c)); };
+  for (int h = 0; h < 2; ++h) {
+    if (h) a_.fcvtl2(d2(16), Q(x).s4());
+    else a_.fcvtl(d2(16), Q(x).s2());
+    dconst(20, fp::kEx2Lo);
+    a_.fmax(d2(16), d2(16), d2(20));
+    dconst(20, fp::kEx2Hi);
+    a_.fmin(d2(16), d2(16), d2(20));
+    a_.frintn(d2(17), d2(16));       // k: nearest, ties to even
+    a_.fsub(d2(18), d2(16), d2(17));  // r = x - k, exact
+    int p = 19, q = 20;  // p holds the polynomial so far
+    dconst(p, fp::kEx2Poly.c[13]);
+    for (int i = 12; i >= 0; --i) {
+      dconst(q, fp::kEx2Poly.c[i]);
+      a_.fmla(d2(q), d2(p), d2(18));  // c[i] + p * r, one rounding
+      std::swap(p, q);
+    }
+    // 2^k: the bits of k + magic shifted left by 52.
+    dconst(q, fp::kEx2Magic);
+    a_.fadd(d2(17), d2(17), d2(q));
+    a_.shl(d2(17), d2(17), 52);
+    a_.fmul(d2(p), d2(p), d2(17));
+    if (h) a_.fcvtn2(Q(d).s4(), d2(p));
+    else a_.fcvtn(Q(d).s2(), d2(p));
+  }
+}
+
+// PICA200's LG2 (ir::pica_fp::lg2_double) on positive normal f32 lanes of q
+// register x into q register d; other lanes get a value the caller replaces.
+// v16..v23 are scratch.
+void Emitter::lower_pica_lg2(int d, int x) {
+  namespace fp = ir::pica_fp;
+  auto d2 = [](int r) { return Q(r).d2(); };
+  auto s4 = [](int r) { return Q(r).s4(); };
+  auto dconst = [&](int r, double c) { vconst64(r, std::bit_cast<uint64_t>(c)); };
+  // e = exponent - 127, m = mantissa | 1.0; m above fp32 sqrt(2): m / 2, e + 1.
+  a_.ushr(s4(21), s4(x), 23);
+  vconst(20, 127);
+  a_.sub(s4(21), s4(21), s4(20));
+  vconst(20, 0x7FFFFFu);
+  a_.and_(Q(22).b16(), Q(x).b16(), Q(20).b16());
+  vconst(20, 0x3F800000u);
+  a_.orr(Q(22).b16(), Q(22).b16(), Q(20).b16());
+  vconst(20, fp::kLg2SqrtTwoBits);
+  a_.cmhi(s4(23), s4(22), s4(20));  // all ones where m > sqrt(2)
+  a_.sub(s4(21), s4(21), s4(23));   // e + 1
+  vconst(20, 0x00800000u);
+  a_.and_(Q(20).b16(), Q(20).b16(), Q(23).b16());
+  a_.sub(s4(22), s4(22), s4(20));   // m / 2
+  for (int h = 0; h < 2; ++h) {
+    if (h) {
+      a_.fcvtl2(d2(16), s4(22));
+      a_.sshll2(d2(17), s4(21), 0);
+    } else {
+      a_.fcvtl(d2(16), Q(22).s2());
+      a_.sshll(d2(17), Q(21).s2(), 0);
+    }
+    a_.scvtf(d2(17), d2(17));  // e, exact
+    dconst(20, 1.0);
+    a_.fsub(d2(18), d2(16), d2(20));
+    a_.fadd(d2(19), d2(16), d2(20));
+    a_.fdiv(d2(18), d2(18), d2(19));  // s = (m - 1) / (m + 1)
+    a_.fmul(d2(16), d2(18), d2(18));  // z = s * s
+    int p = 19, q = 20;  // p holds the polynomial so far
+    dconst(p, fp::kLg2Poly.c[10]);
+    for (int k = 9; k >= 0; --k) {
+      dconst(q, fp::kLg2Poly.c[k]);
+      a_.fmla(d2(q), d2(p), d2(16));  // c[k] + p * z
+      std::swap(p, q);
+    }
+    a_.fmla(d2(17), d2(18), d2(p));  // fma(s, p, e)
+    if (h) a_.fcvtn2(Q(d).s4(), d2(17));
+    else a_.fcvtn(Q(d).s2(), d2(17));
   }
 }
 

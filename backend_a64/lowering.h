@@ -30,7 +30,7 @@ struct Lowerings {
   static constexpr LowerFn kState = &Emitter::lower_state;  // lower.cpp: state, select, sign-bit float ops
   static constexpr LowerFn kInt = &Emitter::lower_int;      // lower.cpp: integer ops in 32-bit lanes
   static constexpr LowerFn kFloat = &Emitter::lower_float;  // lower.cpp: f32 arithmetic, compares, conversions
-  static constexpr LowerFn kWide = &Emitter::lower_wide;    // lower.cpp: 64-bit moves (state, select, bitcast)
+  static constexpr LowerFn kWide = &Emitter::lower_wide;    // lower.cpp: 64-bit moves and integer ops on 64-bit lanes
 
   // ---- values, state and control
   static constexpr OpLowering Const{S, kState, kWide};
@@ -48,10 +48,10 @@ struct Lowerings {
   static constexpr OpLowering Budget{LowerKind::Budget};
   static constexpr OpLowering Trap{W};
 
-  // ---- integer (64-bit integer arithmetic stays with the helper)
-  static constexpr OpLowering IAdd{S, kInt};
-  static constexpr OpLowering ISub{S, kInt};
-  static constexpr OpLowering IAddC{S, kInt};
+  // ---- integer (64-bit multiplies stay with the helper)
+  static constexpr OpLowering IAdd{S, kInt, kWide};
+  static constexpr OpLowering ISub{S, kInt, kWide};
+  static constexpr OpLowering IAddC{S, kInt, kWide};
   static constexpr OpLowering ICarry{S};
   static constexpr OpLowering IOverflow{S};
   static constexpr OpLowering IMul{S, kInt};
@@ -59,52 +59,52 @@ struct Lowerings {
   static constexpr OpLowering IMulWide{S};
   static constexpr OpLowering IMad{S, kInt};
   static constexpr OpLowering ISad{S};
-  static constexpr OpLowering IMin{S, kInt};
-  static constexpr OpLowering IMax{S, kInt};
-  static constexpr OpLowering INeg{S, kInt};
-  static constexpr OpLowering IAbs{S, kInt};
-  static constexpr OpLowering ICmp{S, kInt};
-  static constexpr OpLowering Shl{S, kInt};
-  static constexpr OpLowering LShr{S, kInt};
-  static constexpr OpLowering AShr{S, kInt};
-  static constexpr OpLowering And{S, kInt};
-  static constexpr OpLowering Or{S, kInt};
-  static constexpr OpLowering Xor{S, kInt};
-  static constexpr OpLowering Not{S, kInt};
-  static constexpr OpLowering Lut3{S};
-  static constexpr OpLowering BfExtract{S};
+  static constexpr OpLowering IMin{S, kInt, kWide};
+  static constexpr OpLowering IMax{S, kInt, kWide};
+  static constexpr OpLowering INeg{S, kInt, kWide};
+  static constexpr OpLowering IAbs{S, kInt, kWide};
+  static constexpr OpLowering ICmp{S, kInt, kWide};
+  static constexpr OpLowering Shl{S, kInt, kWide};
+  static constexpr OpLowering LShr{S, kInt, kWide};
+  static constexpr OpLowering AShr{S, kInt, kWide};
+  static constexpr OpLowering And{S, kInt, kWide};
+  static constexpr OpLowering Or{S, kInt, kWide};
+  static constexpr OpLowering Xor{S, kInt, kWide};
+  static constexpr OpLowering Not{S, kInt, kWide};
+  static constexpr OpLowering Lut3{S, kInt};
+  static constexpr OpLowering BfExtract{S, kInt};
   static constexpr OpLowering BfInsert{S};
   static constexpr OpLowering Popcount{S};
   static constexpr OpLowering BitReverse{S};
-  static constexpr OpLowering FindMsb{S};
-  static constexpr OpLowering FindLsb{S};
-  static constexpr OpLowering Zext{S, kInt};
-  static constexpr OpLowering Sext{S, kInt};
-  static constexpr OpLowering Trunc{S, kInt};
+  static constexpr OpLowering FindMsb{S, kInt};
+  static constexpr OpLowering FindLsb{S, kInt};
+  static constexpr OpLowering Zext{S, kInt, kWide};
+  static constexpr OpLowering Sext{S, kInt, kWide};
+  static constexpr OpLowering Trunc{S, kInt, kWide};
   static constexpr OpLowering Bitcast{S, kInt, kWide};
-  static constexpr OpLowering Extract16{S};
-  static constexpr OpLowering Insert16{S};
+  static constexpr OpLowering Extract16{S, kInt};
+  static constexpr OpLowering Insert16{S, kInt};
 
-  // ---- float (f32 only; f16/f64 arithmetic stays with the helper)
+  // ---- float (f32 only; f16/f64 arithmetic and the non-IEEE transcendentals stay with the helper)
   static constexpr OpLowering FAdd{S, kFloat};
   static constexpr OpLowering FSub{S, kFloat};
   static constexpr OpLowering FMul{S, kFloat};
   static constexpr OpLowering FFma{S, kFloat};
   static constexpr OpLowering FMad{S, kFloat};
-  static constexpr OpLowering FMin{S};
-  static constexpr OpLowering FMax{S};
+  static constexpr OpLowering FMin{S, kFloat};
+  static constexpr OpLowering FMax{S, kFloat};
   static constexpr OpLowering FNeg{S, kState};
   static constexpr OpLowering FAbs{S, kState};
   static constexpr OpLowering FCmp{S, kFloat};
-  static constexpr OpLowering FFloor{S};
-  static constexpr OpLowering FCeil{S};
-  static constexpr OpLowering FTrunc{S};
-  static constexpr OpLowering FRint{S};
-  static constexpr OpLowering FRcp{S};
-  static constexpr OpLowering FRsqrt{S};
-  static constexpr OpLowering FSqrt{S};
-  static constexpr OpLowering FExp2{S};
-  static constexpr OpLowering FLog2{S};
+  static constexpr OpLowering FFloor{S, kFloat};
+  static constexpr OpLowering FCeil{S, kFloat};
+  static constexpr OpLowering FTrunc{S, kFloat};
+  static constexpr OpLowering FRint{S, kFloat};
+  static constexpr OpLowering FRcp{S, kFloat};    // Transc::Ieee and Transc::Pica
+  static constexpr OpLowering FRsqrt{S, kFloat};  // Transc::Pica only
+  static constexpr OpLowering FSqrt{S, kFloat};   // Transc::Ieee only
+  static constexpr OpLowering FExp2{S, kFloat};   // Transc::Pica only
+  static constexpr OpLowering FLog2{S, kFloat};   // Transc::Pica only
   static constexpr OpLowering FSin{S};
   static constexpr OpLowering FCos{S};
   static constexpr OpLowering FSinStep{S};

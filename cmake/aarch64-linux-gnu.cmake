@@ -23,8 +23,18 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)
 set(ENV{PKG_CONFIG_LIBDIR} "/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig")
 set(ENV{PKG_CONFIG_PATH} "")
 
+# The emulator loads the target's programs with the target root "/": the
+# dynamic loader and every shared library then come from the :arm64 multiarch
+# packages (/lib/ld-linux-aarch64.so.1, /lib/aarch64-linux-gnu), one glibc
+# build. With -L /usr/aarch64-linux-gnu, qemu took the loader from the cross
+# sysroot (libc6-arm64-cross) but libc.so.6 from the multiarch folder (the
+# sysroot has no lib/aarch64-linux-gnu): two glibc builds whose private
+# loader/libc interface differs, so the first pthread_create walked a
+# never-initialised stack-cache list forever (every program that started a
+# thread hung).
+#
 # GPURC_JIT_SINGLE_MAPPING: qemu-user notices code changes only through the
 # address it translated, so JIT code is mapped once (RWX) under qemu instead
 # of through separate RW / RX views (backend_common/exec_memory.cpp).
 find_program(GPURC_QEMU_AARCH64 qemu-aarch64 REQUIRED)
-set(CMAKE_CROSSCOMPILING_EMULATOR /usr/bin/env GPURC_JIT_SINGLE_MAPPING=1 ${GPURC_QEMU_AARCH64} -L /usr/aarch64-linux-gnu)
+set(CMAKE_CROSSCOMPILING_EMULATOR /usr/bin/env GPURC_JIT_SINGLE_MAPPING=1 ${GPURC_QEMU_AARCH64} -L /)

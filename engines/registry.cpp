@@ -3,7 +3,7 @@
 #if GPURC_HAVE_X64
 #include "backend_x64/jit.h"
 #endif
-#if GPURC_HAVE_A64
+#if GPURC_HAVE_A64 || GPURC_A64_CODEGEN
 #include "backend_a64/jit.h"
 #endif
 
@@ -32,6 +32,19 @@ std::vector<const backend::HostTier*> collect_tiers() {
 
 const std::vector<const backend::HostTier*>& all_tiers() {
   static const std::vector<const backend::HostTier*> tiers = collect_tiers();
+  return tiers;
+}
+
+const std::vector<const backend::HostTier*>& codegen_tiers() {
+  static const std::vector<const backend::HostTier*> tiers = [] {
+    std::vector<const backend::HostTier*> out = all_tiers();
+#if GPURC_A64_CODEGEN && !GPURC_HAVE_A64
+    size_t n = 0;
+    const backend::HostTier* const* t = a64::tiers(n);
+    out.insert(out.end(), t, t + n);
+#endif
+    return out;
+  }();
   return tiers;
 }
 

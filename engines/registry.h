@@ -39,6 +39,12 @@ inline constexpr Engine Engine::Jit{1};
 // Every tier built into this binary, best first (available or not).
 const std::vector<const backend::HostTier*>& all_tiers();
 
+// Every tier whose code generator this build contains, best first:
+// all_tiers() and, where a host's backend is compiled but not registered (the
+// NEON tier on x86-64 builds: asmjit assembles AArch64 anywhere), that tier
+// too. Only for looking at generated code (`gpurc bench --static`): a tier
+// the host cannot run still compiles, its code is never run.
+const std::vector<const backend::HostTier*>& codegen_tiers();
 // The engine's registry name.
 const char* engine_name(Engine e);
 // Registry names; the fuzzers' former short tier names ("avx512", "avx2",

@@ -11,7 +11,9 @@
 #include "recompiler/bench_pica200_draw.h"
 #include "recompiler/bench_pica200_compile.h"
 #include "recompiler/bench_rows.h"
+#include "ir/passes.h"
 #include "recompiler/cli_verbs.h"
+#include "recompiler/isa_engine.h"
 #include "recompiler/replay.h"
 #include "runtime/thread_pool.h"
 
@@ -47,6 +49,149 @@ double measure(const json& doc, const std::filesystem::path& dir, Engine e, unsi
   return std::max(best, 1e-3);
 }
 
+// --static: an engine handle that keeps a copy of every function a replay
+// compiles and runs it on the IR interpreter (any host can run every kernel).
+class RecordingHandle final : public isa::EngineHandle {
+ public:
+  mutable std::vector<ir::Function> seen;
+  std::string name() const override { return "interp"; }
+  bool is_reference() const override { return false; }  // so the module compiles its IR through us
+  bool compile(const ir::Function& f, const std::string& symbol, isa::Compiled& out, std::string& err) const override {
+    seen.push_back(f);
+    return EngineAsHandle(Engine::Interp).compile(f, symbol, out, err);
+  }
+};
+
+size_t inst_count(const ir::Function& f) {
+  size_t n = 0;
+  for (const ir::Block& b : f.blocks) n += b.insts.size();
+  return n;
+}
+
+// Instructions of a listing (`offset  text` lines) up to the epilogue's
+// `ret`: every tier emits its prologue, the blocks, then one epilogue ending
+// in the function's only `ret`, then its constant pool (data, not counted).
+// Label lines (`L3:`) and data directives (`.data`) are skipped.
+size_t code_instructions(const std::string& listing) {
+  size_t n = 0, pos = 0;
+  while (pos < listing.size()) {
+    size_t nl = listing.find('\n', pos);
+    if (nl == std::string::npos) nl = listing.size();
+    std::string line = listing.substr(pos, nl - pos);
+    pos = nl + 1;
+    size_t t = line.find("  ");
+    if (t == std::string::npos) continue;
+    std::string text = line.substr(line.find_first_not_of(' ', t));
+    if (text.empty() || text[0] == '.' || text.back() == ':') continue;
+    ++n;
+    if (text == "ret" || text.rfind("ret ", 0) == 0) break;
+  }
+  return n;
+}
+
+struct StaticRow {
+  std::string kernel, tier;
+  unsigned strip_lanes = 0;
+  size_t functions = 0, ir_in = 0, ir = 0, host = 0;  // host = 0: the tier failed (error)
+  std::string error;
+};
+
+int bench_static(const BenchArgs& a, const std::vector<std::filesystem::path>& files, std::ostream& out,
+                 std::ostream& err) {
+  std::vector<StaticRow> rows;
+  for (const auto& file : files) {
+    json doc;
+    RecordingHandle rec;
+    std::string kernel;
+    try {
+      doc = replay::load_file(file);
+      if (doc["isa"] != a.isa) continue;
+      kernel = doc.value("name", file.stem().string());
+      isa::ReplayJob job{doc, file.parent_path(), rec, 1, false};
+      replay::ReplayRun run;
+      isa::find_module(a.isa)->replay(job, run);
+    } catch (const replay::ReplayError& x) {
+      err << "error: " << file.string() << ": " << x.what() << "\n";
+      return 2;
+    }
+    // The pipeline once per function (the same for every tier: compile_ir's default passes).
+    std::vector<ir::Function> lowered;
+    size_t ir_in = 0, ir = 0;
+    for (const ir::Function& f : rec.seen) {
+      ir::Function l = f;
+      if (std::string e = ir::run_pipeline(l, IrCompileOptions{}.passes); !e.empty()) {
+        err << "error: " << kernel << ": pass pipeline: " << e << "\n";
+        return 2;
+      }
+      ir_in += inst_count(f);
+      ir += inst_count(l);
+      lowered.push_back(std::move(l));
+    }
+    for (const backend::HostTier* t : codegen_tiers()) {
+      StaticRow row{kernel, t->name, t->strip_lanes, lowered.size(), ir_in, ir, 0, ""};
+      for (const ir::Function& l : lowered) {
+        std::string e;
+        std::unique_ptr<backend::CompiledCode> code = t->compile(l, backend::CompileOptions{}, &e);
+        if (!code) {
+          row.error = e.empty() ? "compilation failed" : e;
+          row.host = 0;
+          break;
+        }
+        row.host += code_instructions(code->disassemble());
+      }
+      rows.push_back(row);
+    }
+  }
+  if (a.json) {
+    json arr = json::array();
+    for (const StaticRow& r : rows) {
+      json j = {{"isa", a.isa}, {"kernel", r.kernel}, {"engine", r.tier}, {"strip_lanes", r.strip_lanes},
+                {"functions", r.functions}, {"ir_instructions_in", r.ir_in}, {"ir_instructions", r.ir}};
+      if (r.error.empty()) j["host_instructions"] = r.host;
+      else j["error"] = r.error;
+      arr.push_back(j);
+    }
+    out << arr.dump(2) << "\n";
+    return 0;
+  }
+  out << fmt::format("gpurc bench --static, isa {}: host instructions emitted (static count, constant pools "
+                     "excluded), per IR instruction after the pass pipeline and per instruction of the "
+                     "translated input IR\n", a.isa);
+  out << fmt::format("{:<16} {:<11} {:>6} {:>6} {:>8} {:>8} {:>10} {:>9} {:>9}\n", "kernel", "engine", "strip",
+                     "funcs", "IR in", "IR", "host inst", "per IR", "per in");
+  std::map<std::string, std::map<std::string, double>> per_ir;  // tier -> kernel -> host / IR
+  std::map<std::string, std::pair<size_t, size_t>> total;       // tier -> (host, IR) over kernels without errors
+  for (const StaticRow& r : rows) {
+    if (!r.error.empty()) {
+      out << fmt::format("{:<16} {:<11} {:>6} {:>6} {:>8} {:>8}  error: {}\n", r.kernel, r.tier, r.strip_lanes,
+                         r.functions, r.ir_in, r.ir, r.error);
+      continue;
+    }
+    double pir = r.ir ? double(r.host) / double(r.ir) : 0, pin = r.ir_in ? double(r.host) / double(r.ir_in) : 0;
+    per_ir[r.tier][r.kernel] = pir;
+    total[r.tier].first += r.host;
+    total[r.tier].second += r.ir;
+    out << fmt::format("{:<16} {:<11} {:>6} {:>6} {:>8} {:>8} {:>10} {:>9.2f} {:>9.2f}\n", r.kernel, r.tier,
+                       r.strip_lanes, r.functions, r.ir_in, r.ir, r.host, pir, pin);
+  }
+  // Every later tier of codegen_tiers() over every earlier one: per kernel
+  // and over all kernels (ratio of the sums).
+  const auto& tiers = codegen_tiers();
+  for (size_t i = 0; i < tiers.size(); ++i)
+    for (size_t j = i + 1; j < tiers.size(); ++j) {
+      auto& x = per_ir[tiers[j]->name];
+      auto& y = per_ir[tiers[i]->name];
+      std::string line;
+      for (const auto& [k, v] : y)
+        if (x.count(k) && v > 0) line += fmt::format(" {} {:.2f}x", k, x[k] / v);
+      auto tx = total[tiers[j]->name], ty = total[tiers[i]->name];
+      if (tx.second && ty.second && ty.first)
+        out << fmt::format("{}/{} per IR instruction: all {:.2f}x;{}\n", tiers[j]->name, tiers[i]->name,
+                           (double(tx.first) / double(tx.second)) / (double(ty.first) / double(ty.second)), line);
+    }
+  return 0;
+}
+
 }  // namespace
 
 int bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
@@ -66,6 +211,7 @@ int bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
     return 2;
   }
   std::sort(files.begin(), files.end());
+  if (a.static_code) return bench_static(a, files, out, err);
   // PICA200: cold and cached compile rows through the public API (bench_pica200_compile.cpp).
   std::vector<CompileRow> compile_rows;
   if (a.isa == "pica200" && !a.draws_only) compile_rows = bench_pica200_compile(a.min_seconds);

@@ -5,7 +5,7 @@
 #   scripts/test-a64.sh [extra cmake options]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/setup.sh" --a64
+"$root/scripts/setup.sh"
 "$root/scripts/build.sh" "$root/build/a64" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" "$@"
 # qemu runs one guest instruction stream per host thread: the lighter test

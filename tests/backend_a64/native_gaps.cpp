@@ -27,9 +27,7 @@ using backend::type_bit;
 
 namespace {
 
-constexpr uint16_t kNarrowInts = type_bit(Type::I1) | type_bit(Type::I8) | type_bit(Type::I16) | type_bit(Type::I32);
 constexpr uint16_t kI64 = type_bit(Type::I64);
-constexpr uint16_t kI32 = type_bit(Type::I32);
 
 // What the x64 tiers (AVX-512 or AVX2) lower natively and the NEON tier runs
 // through a helper: the documented gap list (docs/backend_a64.md).
@@ -38,21 +36,8 @@ struct Gap {
   uint16_t types;
 };
 constexpr Gap kGaps[] = {
-    {Opcode::IAdd, kI64},      {Opcode::ISub, kI64},     {Opcode::IAddC, kI64},    {Opcode::IMul, kI64},
-    {Opcode::IMulWide, kI64},  {Opcode::IMad, kI64},     {Opcode::IMin, kI64},     {Opcode::IMax, kI64},
-    {Opcode::INeg, kI64},      {Opcode::IAbs, kI64},     {Opcode::ICmp, kI64},     {Opcode::Shl, kI64},
-    {Opcode::LShr, kI64},      {Opcode::AShr, kI64},     {Opcode::And, kI64},      {Opcode::Or, kI64},
-    {Opcode::Xor, kI64},       {Opcode::Not, kI64},      {Opcode::Lut3, kNarrowInts},
-    {Opcode::BfExtract, kI32}, {Opcode::FindMsb, kNarrowInts}, {Opcode::FindLsb, kNarrowInts},
-    {Opcode::Zext, kI64},      {Opcode::Sext, kI64},     {Opcode::Trunc, kI32},
-    {Opcode::Extract16, type_bit(Type::I16)},            {Opcode::Insert16, kI32},
-    {Opcode::FMin, type_bit(Type::F32)},                 {Opcode::FMax, type_bit(Type::F32)},
-    {Opcode::FFloor, type_bit(Type::F32)},               {Opcode::FCeil, type_bit(Type::F32)},
-    {Opcode::FTrunc, type_bit(Type::F32)},               {Opcode::FRint, type_bit(Type::F32)},
-    {Opcode::FRcp, type_bit(Type::F32)},                 {Opcode::FSqrt, type_bit(Type::F32)},
-    // x64 lowers PICA200's model of these (ir::Transc::Pica) in packed doubles.
-    {Opcode::FRsqrt, type_bit(Type::F32)},               {Opcode::FExp2, type_bit(Type::F32)},
-    {Opcode::FLog2, type_bit(Type::F32)},
+    // NEON has no 64-bit lane multiply (x64: vpmullq, or 32-bit partial products on AVX2).
+    {Opcode::IMul, kI64}, {Opcode::IMulWide, kI64}, {Opcode::IMad, kI64},
 };
 
 backend::NativeOps gap_table() {
