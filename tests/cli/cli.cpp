@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "recompiler/cli.h"
+#include "tests/cli/cli_run.h"
 #include "recompiler/cli_verbs.h"
 #include "recompiler/engine.h"
 
@@ -20,20 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int rc;
-  std::string out, err;
-};
-
-Result run(std::vector<std::string> args) {
-  args.insert(args.begin(), "gpurc");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::ostringstream out, err;
-  int rc = run_cli(int(args.size()), argv.data(), out, err);
-  return {rc, out.str(), err.str()};
-}
+using cli_test::Result;
+using cli_test::run;
 
 std::string example(const std::string& name) { return std::string(GPURC_TEST_DATA) + "/examples/ir/" + name; }
 

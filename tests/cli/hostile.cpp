@@ -17,6 +17,7 @@
 #include "ir/builder.h"
 #include "ir/ir.h"
 #include "recompiler/cli.h"
+#include "tests/cli/cli_run.h"
 #include "recompiler/cli_verbs.h"
 #include "runtime/launch.h"
 #include "runtime/memory.h"
@@ -27,20 +28,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int rc;
-  std::string out, err;
-};
-
-Result run(std::vector<std::string> args) {
-  args.insert(args.begin(), "gpurc");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::ostringstream out, err;
-  int rc = run_cli(int(args.size()), argv.data(), out, err);
-  return {rc, out.str(), err.str()};
-}
+using cli_test::Result;
+using cli_test::run;
 
 struct Scratch {
   fs::path dir = fs::temp_directory_path() / ("gpurc-hostile-test-" + std::to_string(getpid()));
