@@ -121,5 +121,11 @@ json load_file(const std::filesystem::path& path);
 json parse_document(const std::string& text, const std::string& where);
 // The text of program.asm or program.asm_file (relative to dir).
 std::string program_text(const json& doc, const std::filesystem::path& dir);
+// The code bytes of a byte-addressed ISA's program: exactly one of
+// program.asm / asm_file (through `assemble`), bytes (hex) or binary_file
+// (relative to dir); program.entry is allowed and left to the caller.
+using Assembler = std::function<bool(const std::string& text, std::vector<uint8_t>& code, std::string& err)>;
+std::vector<uint8_t> program_bytes(const json& doc, const std::filesystem::path& dir, const std::string& isa,
+                                   const Assembler& assemble);
 
 }  // namespace gpurc::replay

@@ -20,31 +20,9 @@ using namespace replay;
 namespace {
 
 std::vector<uint8_t> program_bytes(const json& doc, const std::filesystem::path& dir) {
-  if (!doc.contains("program") || !doc["program"].is_object()) throw ReplayError("program: missing or not an object");
-  const json& p = doc["program"];
-  for (auto it = p.begin(); it != p.end(); ++it)
-    if (it.key() != "asm" && it.key() != "asm_file" && it.key() != "bytes" && it.key() != "binary_file" &&
-        it.key() != "entry")
-      throw ReplayError("program." + it.key() + ": unknown field for isa g13 (asm, asm_file, bytes, binary_file, entry)");
-  const int sources = int(p.contains("asm")) + int(p.contains("asm_file")) + int(p.contains("bytes")) +
-                      int(p.contains("binary_file"));
-  if (sources != 1) throw ReplayError("program: give exactly one of \"asm\", \"asm_file\", \"bytes\", \"binary_file\"");
-  std::vector<uint8_t> code;
-  if (p.contains("bytes")) {
-    if (!p["bytes"].is_string()) throw ReplayError("program.bytes: expected a hex string");
-    code = parse_hex_bytes(p["bytes"].get<std::string>(), "program.bytes");
-  } else if (p.contains("binary_file")) {
-    if (!p["binary_file"].is_string()) throw ReplayError("program.binary_file: expected a string");
-    std::filesystem::path f = dir / p["binary_file"].get<std::string>();
-    std::ifstream in(f, std::ios::binary);
-    if (!in) throw ReplayError("program.binary_file: cannot open " + f.string());
-    code.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  } else {
-    std::string err;
-    if (!g13::assemble(program_text(doc, dir), code, err)) throw ReplayError("program: " + err);
-  }
-  if (code.empty()) throw ReplayError("program: no code");
-  return code;
+  return replay::program_bytes(doc, dir, "g13", [](const std::string& text, std::vector<uint8_t>& code, std::string& err) {
+    return g13::assemble(text, code, err);
+  });
 }
 
 uint64_t program_entry(const json& doc, size_t code_size) {
