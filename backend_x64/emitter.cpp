@@ -5,6 +5,7 @@
 #include <cstddef>
 
 #include "ir/abi.h"
+#include "ir/compile_stages.h"
 
 namespace gpurc::x64 {
 
@@ -22,7 +23,10 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer)
   lanes_ = z_ ? 16 : 8;
   vbytes_ = lanes_ * 4;
   nregs_ = z_ ? 32 : 16;
-  plan_ = make_plan(f);
+  {
+    ir::StageTimer t("segment plan and liveness");
+    plan_ = make_plan(f);
+  }
   vals_.assign(f.insts.size(), ValState{});
   slot_.assign(f.insts.size(), -1);
   stage_slot_.assign(f.insts.size(), -1);
@@ -37,6 +41,7 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer)
       for (ValueId a : in.args)
         if (a < uses_.size()) ++uses_[a];
   if (has_phis_) frame_bytes_ = kLaunchMaskBytes;  // launch masks at frame offset 0
+  ir::StageTimer t("indexed memory plan");
   plan_indexed_memory();
 }
 

@@ -10,6 +10,7 @@
 
 #include "backend_x64/emitter.h"
 #include "backend_common/installed_code.h"
+#include "ir/compile_stages.h"
 
 namespace gpurc::x64 {
 
@@ -60,6 +61,7 @@ std::unique_ptr<CompiledFunction> compile(const ir::Function& f, const JitOption
   };
   if (!host_supports(opt.tier)) return fail(std::string("x64 jit: host lacks ") + tier_name(opt.tier));
   if (f.blocks.empty()) return fail("x64 jit: function has no blocks");
+  ir::StageTimer check_time("backend input checks");
   for (const auto& b : f.blocks)
     for (ir::ValueId v : b.insts) {
       if (v >= f.insts.size()) return fail("x64 jit: block lists unknown value %" + std::to_string(v));
@@ -74,6 +76,7 @@ std::unique_ptr<CompiledFunction> compile(const ir::Function& f, const JitOption
     for (ir::BlockId s : b.succs)
       if (s >= f.blocks.size()) return fail("x64 jit: branch to unknown block");
 
+  check_time.stop();
   size_t max_code = 65536 + f.insts.size() * 512;
   // The assembly buffer is reused by the thread's next compile (the code is
   // copied into executable memory by install), so a compile maps no memory.
@@ -84,13 +87,24 @@ std::unique_ptr<CompiledFunction> compile(const ir::Function& f, const JitOption
       constexpr size_t kKeptBuffer = size_t(8) << 20;
       std::vector<uint8_t> own;
       std::vector<uint8_t>& buf = max_code <= kKeptBuffer ? buffer : own;
+      ir::StageTimer setup_time("emitter set-up");
       if (buf.size() < max_code) buf.resize(max_code);
       Emitter e(f, opt.tier, max_code, buf.data());
-      e.emit_function();
-      e.ready();
+      setup_time.stop();
+      {
+        ir::StageTimer t("emit (lowering, register cache)");
+        e.emit_function();
+      }
+      {
+        ir::StageTimer t("resolve labels");
+        e.ready();
+      }
+      ir::StageTimer install_time("install in executable memory");
       auto fn = std::make_unique<JitFunction>();
       std::string err;
       if (!fn->mem.install(e.getCode(), e.getSize(), &err)) return fail(err);
+      install_time.stop();
+      ir::StageTimer finish_time("var read ranges, descriptors");
       fn->frame = e.frame_bytes();
       fn->var_reads = backend::var_read_ranges_of(f);
       fn->eval_ops = std::move(e.eval_ops);
