@@ -342,8 +342,9 @@ int bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
                      {"reachable_words", r.reachable},
                      {"compile_cold_us", r.cold_us},
                      {"compile_cold_best_us", r.cold_best_us},
+                     {"compile_cold_cpu_us", r.cold_cpu_us},
                      {"compile_cached_us", r.cached_us},
-                     {"compile_cold_us_per_instruction", r.words ? r.cold_us / double(r.words) : 0.0},
+                     {"compile_cold_cpu_us_per_instruction", r.words ? r.cold_cpu_us / double(r.words) : 0.0},
                      {"compile_stages", compile_stages_json(r)}});
     out << arr.dump(2) << "\n";
     return 0;

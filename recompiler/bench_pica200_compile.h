@@ -17,6 +17,11 @@ struct CompileRow {
   size_t reachable = 0;     // words of reachable code the cache key hashes (pica::append_reachable_code)
   double cold_us = 0;       // median of cold compiles (every cache cleared)
   double cold_best_us = 0;  // best cold compile
+  // Median of the same compiles in the calling thread's CPU time: on a
+  // loaded machine the wall clock also counts the time other processes ran
+  // (a compile longer than a scheduler slice is often preempted), so this is
+  // the figure to compare across sizes and runs.
+  double cold_cpu_us = 0;
   double cached_us = 0;     // mean of a cache hit; negative when the repeat was not a hit
   // Per stage, in the order a compile runs them: the mean time over the
   // faster half of the cold compiles (the half a loaded machine disturbed
