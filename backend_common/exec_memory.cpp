@@ -40,7 +40,7 @@ ExecMemory::~ExecMemory() {
   }
 }
 
-bool ExecMemory::install(const uint8_t* code, size_t size, std::string* error) {
+bool ExecMemory::install(const uint8_t* code, size_t size, std::string* error, size_t entry_offset) {
   auto& s = shared();
   void* rx = nullptr;
   void* rw = nullptr;
@@ -57,6 +57,7 @@ bool ExecMemory::install(const uint8_t* code, size_t size, std::string* error) {
   asmjit::VirtMem::flushInstructionCache(rx, size);
   rx_ = static_cast<uint8_t*>(rx);
   size_ = size;
+  entry_offset_ = entry_offset;
   return true;
 }
 

@@ -15,14 +15,16 @@ class ExecMemory {
   ExecMemory& operator=(const ExecMemory&) = delete;
   ~ExecMemory();
   // Copies `size` bytes of position-independent code into fresh executable
-  // memory. Returns false and sets *error on failure.
-  bool install(const uint8_t* code, size_t size, std::string* error);
-  const uint8_t* entry() const { return rx_; }
-  size_t size() const { return size_; }
+  // memory; the code is entered `entry_offset` bytes in (data the code
+  // reads, such as an x64 constant pool, may come first). Returns false and
+  // sets *error on failure.
+  bool install(const uint8_t* code, size_t size, std::string* error, size_t entry_offset = 0);
+  const uint8_t* entry() const { return rx_ + entry_offset_; }
+  size_t size() const { return size_ - entry_offset_; }  // bytes from the entry on
 
  private:
   uint8_t* rx_ = nullptr;
-  size_t size_ = 0;
+  size_t size_ = 0, entry_offset_ = 0;
 };
 
 }  // namespace gpurc::backend

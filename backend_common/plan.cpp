@@ -229,17 +229,19 @@ Plan make_plan(const Function& f) {
       }
       continue;
     }
-    std::vector<ValueId> reads = in.args;
-    if (ValueId x = itof_narrow_source(f, v); x != kNoValue) reads.push_back(x);
-    for (ValueId a : reads) {
-      if (a >= n) continue;
+    // The operands, and the narrow source an itof reads instead (no copy of
+    // the operand list: this runs for every instruction of every compile).
+    auto read = [&](ValueId a) {
+      if (a >= n) return;
       int32_t seg = p.segment_of[v];
       if (seg >= 0 && seg == p.segment_of[a] && p.segments[seg].strip) {
         if (p.position[v] > p.last_use[a]) p.last_use[a] = p.position[v];
       } else {
         p.escapes[a] = 1;
       }
-    }
+    };
+    for (ValueId a : in.args) read(a);
+    if (ValueId x = itof_narrow_source(f, v); x != kNoValue) read(x);
   }
   p.no_subnormal = no_subnormal_values(f);
   // Values of warp ops and phis are produced in the frame.

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <bit>
 #include <cstddef>
+#include <cstring>
 
 #include "ir/abi.h"
+#include "ir/compile_stages.h"
 
 namespace gpurc::x64 {
 
@@ -16,13 +18,64 @@ constexpr int kWarpLaneBytes4 = kWarpLanes * 4;  // one 4-byte-per-lane array
 #define CTX(field) (rbx + int(offsetof(WarpContext, field)))
 }  // namespace
 
-Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer)
-    : CodeGenerator(max_code, buffer ? static_cast<void*>(buffer) : DontSetProtectRWE), f_(f), tier_(tier) {
+// ---------------------------------------------------------------- constant pool
+
+void ConstPool::reset(uint8_t* low, uint8_t* top) {
+  low_ = low;
+  top_ = top;
+  table_.assign(64, Entry{0, nullptr, 0});
+  used_ = 0;
+}
+
+uint8_t* ConstPool::alloc(unsigned bytes) {
+  const uintptr_t align = std::min(bytes, 64u);
+  uintptr_t at = (reinterpret_cast<uintptr_t>(top_) - bytes) & ~(align - 1);
+  if (at < reinterpret_cast<uintptr_t>(low_) || at > reinterpret_cast<uintptr_t>(top_)) throw Full{};
+  top_ = reinterpret_cast<uint8_t*>(at);
+  return top_;
+}
+
+void ConstPool::grow() {
+  std::vector<Entry> old = std::move(table_);
+  table_.assign(old.size() * 2, Entry{0, nullptr, 0});
+  const size_t mask = table_.size() - 1;
+  for (const Entry& e : old) {
+    if (!e.addr) continue;
+    size_t i = size_t((e.bits ^ (uint64_t(e.kind) << 61)) * 0x9E3779B97F4A7C15ull >> 32) & mask;
+    while (table_[i].addr) i = (i + 1) & mask;
+    table_[i] = e;
+  }
+}
+
+const uint8_t* ConstPool::get(uint8_t kind, uint64_t bits, unsigned bytes, unsigned elem) {
+  const size_t mask = table_.size() - 1;
+  size_t i = size_t((bits ^ (uint64_t(kind) << 61)) * 0x9E3779B97F4A7C15ull >> 32) & mask;
+  for (; table_[i].addr; i = (i + 1) & mask)
+    if (table_[i].bits == bits && table_[i].kind == kind) return table_[i].addr;
+  uint8_t* p = alloc(bytes);
+  for (unsigned off = 0; off < bytes; off += elem) std::memcpy(p + off, &bits, elem);
+  table_[i] = Entry{bits, p, kind};
+  if (++used_ * 2 > table_.size()) grow();
+  return p;
+}
+
+// ---------------------------------------------------------------- set-up
+
+Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer, uint8_t* pool_low, const Plan* plan)
+    : CodeGenerator(max_code, buffer), f_(f), tier_(tier) {
   z_ = tier == Tier::Avx512;
   lanes_ = z_ ? 16 : 8;
   vbytes_ = lanes_ * 4;
   nregs_ = z_ ? 32 : 16;
-  plan_ = make_plan(f);
+  pool_.reset(pool_low, buffer);
+  constvec_.bytes = constvec64_.bytes = uint8_t(vbytes_);
+  uint8_t* iota = pool_.alloc(64);
+  for (uint32_t i = 0; i < 16; ++i) std::memcpy(iota + 4 * i, &i, 4);
+  iota_ = iota;
+  {
+    ir::StageTimer t("segment plan and liveness");
+    plan_ = plan ? *plan : make_plan(f);
+  }
   vals_.assign(f.insts.size(), ValState{});
   slot_.assign(f.insts.size(), -1);
   stage_slot_.assign(f.insts.size(), -1);
@@ -37,6 +90,7 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer)
       for (ValueId a : in.args)
         if (a < uses_.size()) ++uses_[a];
   if (has_phis_) frame_bytes_ = kLaunchMaskBytes;  // launch masks at frame offset 0
+  ir::StageTimer t("indexed memory plan");
   plan_indexed_memory();
 }
 
@@ -429,27 +483,7 @@ void Emitter::emit_function() {
   pop(rbx);
   pop(rbp);
   ret();
-
-  // Constant pool.
-  align(64);
-  L(iota_);
-  for (int i = 0; i < 16; ++i) dd(uint32_t(i));
-  for (auto& [bits, label] : constvec_) {
-    L(label);
-    for (int i = 0; i < vbytes_ / 4; ++i) dd(bits);
-  }
-  for (auto& [bits, label] : constvec64_) {
-    L(label);
-    for (int i = 0; i < vbytes_ / 8; ++i) dq(bits);
-  }
-  for (auto& [bits, label] : const64_) {
-    L(label);
-    dq(bits);
-  }
-  for (auto& [bits, label] : const32_) {
-    L(label);
-    dd(bits);
-  }
+  // The constants are already in place, ahead of the code (ConstPool).
 }
 
 void Emitter::emit_block(BlockId b) {

@@ -31,11 +31,44 @@ struct CompileError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The constants the code reads rip-relative, kept ahead of the code: jit.cpp
+// reserves bytes below the code buffer, and each constant is written there
+// (growing down from the code) the first time the emitter asks for it. Its
+// address is known from then on, so a reference is encoded complete, with
+// no label for the assembler to track and resolve at the end, and the pool
+// and the code are installed as one block (the pool first, the entry after it).
+class ConstPool {
+ public:
+  struct Full {};  // the reserved bytes ran out: jit.cpp compiles again with more
+  void reset(uint8_t* low, uint8_t* top);
+  // The constant of `bytes` bytes holding `elem`-byte copies of `bits`
+  // (`kind` keeps a scalar and a vector of the same bits apart), aligned to
+  // min(bytes, 64).
+  const uint8_t* get(uint8_t kind, uint64_t bits, unsigned bytes, unsigned elem);
+  uint8_t* alloc(unsigned bytes);  // fresh bytes, aligned as get()
+  const uint8_t* lowest() const { return top_; }
+
+ private:
+  struct Entry {
+    uint64_t bits;
+    const uint8_t* addr;  // nullptr: free
+    uint8_t kind;
+  };
+  void grow();
+  uint8_t *low_ = nullptr, *top_ = nullptr;
+  std::vector<Entry> table_;  // open addressing, a power of two long
+  size_t used_ = 0;
+};
+
 class Emitter : public Xbyak::CodeGenerator {
  public:
-  // `buffer` (max_code bytes, optional): where the code is assembled, so a
-  // compile does not map and unmap a fresh buffer (jit.cpp keeps one per thread).
-  Emitter(const ir::Function& f, Tier tier, size_t max_code, uint8_t* buffer = nullptr);
+  // `buffer` (max_code bytes, 64-byte aligned): where the code is assembled,
+  // so a compile does not map and unmap a fresh buffer (jit.cpp keeps one per
+  // thread); the constant pool (ConstPool) grows down from it to `pool_low`.
+  // `plan`: make_plan(f) when the caller has it already (loops.cpp's trial emitter).
+  Emitter(const ir::Function& f, Tier tier, size_t max_code, uint8_t* buffer, uint8_t* pool_low,
+          const Plan* plan = nullptr);
+  const uint8_t* pool_lowest() const { return pool_.lowest(); }
   void emit_function();
   uint32_t frame_bytes() const { return frame_bytes_; }
   // Descriptors referenced by the code; the compiled function keeps them alive.
@@ -225,9 +258,16 @@ class Emitter : public Xbyak::CodeGenerator {
   std::vector<uint32_t> uses_;               // per value: operand uses by any instruction (phis included)
   ir::ValueId vote_in_eax_ = ir::kNoValue;   // an any/all whose 0/1 result is in eax for the terminator
 
-  std::map<uint32_t, Xbyak::Label> const32_, constvec_;
-  std::map<uint64_t, Xbyak::Label> const64_, constvec64_;
-  Xbyak::Label iota_, epilogue_, fault_return_;
+  // The pool's four kinds of constant, indexed by bits: `ptr[rip + const32_[bits]]`.
+  struct PoolKind {
+    ConstPool* pool;
+    uint8_t kind, bytes, elem;
+    const void* operator[](uint64_t bits) const { return pool->get(kind, bits, bytes, elem); }
+  };
+  ConstPool pool_;
+  PoolKind const32_{&pool_, 0, 4, 4}, constvec_{&pool_, 1, 0, 4}, const64_{&pool_, 2, 8, 8}, constvec64_{&pool_, 3, 0, 8};
+  const uint8_t* iota_ = nullptr;  // 16 dwords 0..15 in the pool
+  Xbyak::Label epilogue_, fault_return_;
   std::vector<Xbyak::Label> block_label_;
 };
 

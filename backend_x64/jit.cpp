@@ -10,6 +10,7 @@
 
 #include "backend_x64/emitter.h"
 #include "backend_common/installed_code.h"
+#include "ir/compile_stages.h"
 
 namespace gpurc::x64 {
 
@@ -60,6 +61,7 @@ std::unique_ptr<CompiledFunction> compile(const ir::Function& f, const JitOption
   };
   if (!host_supports(opt.tier)) return fail(std::string("x64 jit: host lacks ") + tier_name(opt.tier));
   if (f.blocks.empty()) return fail("x64 jit: function has no blocks");
+  ir::StageTimer check_time("backend input checks");
   for (const auto& b : f.blocks)
     for (ir::ValueId v : b.insts) {
       if (v >= f.insts.size()) return fail("x64 jit: block lists unknown value %" + std::to_string(v));
@@ -74,23 +76,48 @@ std::unique_ptr<CompiledFunction> compile(const ir::Function& f, const JitOption
     for (ir::BlockId s : b.succs)
       if (s >= f.blocks.size()) return fail("x64 jit: branch to unknown block");
 
+  check_time.stop();
   size_t max_code = 65536 + f.insts.size() * 512;
+  // The constant pool sits below the code (ConstPool): room for the
+  // lowerings' own constants and a few per IR constant; a function needing
+  // more compiles again with twice the room.
+  size_t consts = 0;
+  for (const ir::Inst& in : f.insts) consts += in.op == ir::Opcode::Const && in.block != ir::kNoBlock;
+  size_t pool_bytes = 8192 + consts * 256;
   // The assembly buffer is reused by the thread's next compile (the code is
   // copied into executable memory by install), so a compile maps no memory.
   thread_local std::vector<uint8_t> buffer;
-  for (int attempt = 0; attempt < 6; ++attempt, max_code *= 2) {
+  for (int attempt = 0; attempt < 8; ++attempt) {
     try {
       // Very large functions assemble in a buffer of their own, not kept.
       constexpr size_t kKeptBuffer = size_t(8) << 20;
+      const size_t total = pool_bytes + 64 + max_code;
       std::vector<uint8_t> own;
-      std::vector<uint8_t>& buf = max_code <= kKeptBuffer ? buffer : own;
-      if (buf.size() < max_code) buf.resize(max_code);
-      Emitter e(f, opt.tier, max_code, buf.data());
-      e.emit_function();
-      e.ready();
+      std::vector<uint8_t>& buf = total <= kKeptBuffer ? buffer : own;
+      ir::StageTimer setup_time("emitter set-up");
+      if (buf.size() < total) buf.resize(total);
+      // The code starts 64-byte aligned; the pool's vector constants keep
+      // their alignment in the installed copy (executable memory is
+      // allocated in 64-byte granules).
+      uint8_t* code = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(buf.data()) + pool_bytes + 63) & ~uintptr_t(63));
+      Emitter e(f, opt.tier, max_code, code, buf.data());
+      setup_time.stop();
+      {
+        ir::StageTimer t("emit (lowering, register cache)");
+        e.emit_function();
+      }
+      {
+        ir::StageTimer t("resolve labels");
+        e.ready();
+      }
+      ir::StageTimer install_time("install in executable memory");
+      const uint8_t* first = reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(e.pool_lowest()) & ~uintptr_t(63));
+      const size_t entry = size_t(code - first);
       auto fn = std::make_unique<JitFunction>();
       std::string err;
-      if (!fn->mem.install(e.getCode(), e.getSize(), &err)) return fail(err);
+      if (!fn->mem.install(first, entry + e.getSize(), &err, entry)) return fail(err);
+      install_time.stop();
+      ir::StageTimer finish_time("var read ranges, descriptors");
       fn->frame = e.frame_bytes();
       fn->var_reads = backend::var_read_ranges_of(f);
       fn->eval_ops = std::move(e.eval_ops);
@@ -99,9 +126,11 @@ std::unique_ptr<CompiledFunction> compile(const ir::Function& f, const JitOption
       return fn;
     } catch (const CompileError& ex) {
       return fail(ex.what());
+    } catch (const ConstPool::Full&) {
+      pool_bytes *= 2;
     } catch (const Xbyak::Error& ex) {
-      if (int(ex) == Xbyak::ERR_CODE_IS_TOO_BIG) continue;
-      return fail(std::string("x64 jit: assembler: ") + ex.what());
+      if (int(ex) != Xbyak::ERR_CODE_IS_TOO_BIG) return fail(std::string("x64 jit: assembler: ") + ex.what());
+      max_code *= 2;
     }
   }
   return fail("x64 jit: function too large");

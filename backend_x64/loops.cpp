@@ -315,7 +315,15 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
   // a discarded buffer, with only the phis pinned, records them.
   std::vector<ValueId> register_uses;
   try {
-    Emitter trial(f_, tier_, 65536 + f_.blocks[l.block].insts.size() * 2048);
+    // The trial assembles into a buffer the thread keeps (no memory mapped
+    // per loop) and shares this emitter's plan (the same function).
+    thread_local std::vector<uint8_t> trial_buffer;
+    const size_t max_code = 65536 + f_.blocks[l.block].insts.size() * 2048;
+    const size_t pool_bytes = 16384 + f_.blocks[l.block].insts.size() * 256;
+    if (trial_buffer.size() < pool_bytes + 64 + max_code) trial_buffer.resize(pool_bytes + 64 + max_code);
+    uint8_t* code = reinterpret_cast<uint8_t*>(
+        (reinterpret_cast<uintptr_t>(trial_buffer.data()) + pool_bytes + 63) & ~uintptr_t(63));
+    Emitter trial(f_, tier_, max_code, code, trial_buffer.data(), &plan_);
     trial.use_log_ = &register_uses;
     LoopState ts = trial.loop_analyze(l, {});
     trial.reset_cache();
@@ -324,6 +332,8 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
     trial.loop_body(ts);
   } catch (const Xbyak::Error&) {
     register_uses.clear();  // the trial's buffer was too small: pin no invariant
+  } catch (const ConstPool::Full&) {
+    register_uses.clear();
   }
   LoopState s = loop_analyze(l, register_uses);
   const BlockId b = l.block;

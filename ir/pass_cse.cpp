@@ -19,11 +19,26 @@ void cse(Function& f) {
   if (f.blocks.empty()) return;
   auto rpo = reverse_post_order(f);
   auto idom = immediate_dominators(f, rpo);
-  const bool lowered = is_lowered(f);
-  // Candidates by a hash of (opcode, type, attr, fflags, imm, operands);
-  // a bucket may hold other keys too, so each candidate is compared in full.
-  std::unordered_map<uint64_t, std::vector<ValueId>> seen;
-  seen.reserve(f.insts.size());
+  // Whether every branch is uniform: a whole uniformity analysis, so asked
+  // only when a cross-lane op needs the answer.
+  int lowered_state = -1;
+  auto lowered = [&] {
+    if (lowered_state < 0) lowered_state = is_lowered(f) ? 1 : 0;
+    return lowered_state == 1;
+  };
+  // Candidates in one open-addressing table keyed by a hash of (opcode,
+  // type, attr, fflags, imm, operands): equal hashes may hold other keys
+  // too, so each candidate is compared in full. No allocation per value.
+  struct Slot {
+    uint64_t hash;
+    ValueId v;  // kNoValue: free
+  };
+  size_t live = 0;
+  for (const Block& b : f.blocks) live += b.insts.size();
+  size_t cap = 64;
+  while (cap < live * 2) cap *= 2;
+  std::vector<Slot> table(cap, Slot{0, kNoValue});
+  const size_t mask = cap - 1;
   auto key_hash = [](const Inst& in) {
     uint64_t h = (uint64_t(in.op) << 48) ^ (uint64_t(in.type) << 40) ^ (uint64_t(in.attr) << 32) ^ in.fflags;
     auto mix = [&](uint64_t x) {
@@ -45,7 +60,7 @@ void cse(Function& f) {
       Inst& in = f.insts[v];
       for (auto& a : in.args) a = repl.find(a);
       const OpInfo& info = op_info(in.op);
-      if (!info.pure || in.op == Opcode::Phi || (info.cross_lane && !lowered)) {
+      if (!info.pure || in.op == Opcode::Phi || (info.cross_lane && !lowered())) {
         out.push_back(v);
         continue;
       }
@@ -54,19 +69,23 @@ void cse(Function& f) {
         kill_inst(f, v);
         continue;
       }
-      auto& cands = seen[key_hash(in)];
+      const uint64_t h = key_hash(in);
       ValueId hit = kNoValue;
-      for (ValueId c : cands)
-        if (same_key(f.insts[c], in) && f.insts[c].block != kNoBlock && dominates(idom, f.insts[c].block, b)) {
+      size_t i = size_t(h >> 20) & mask;
+      for (; table[i].v != kNoValue; i = (i + 1) & mask) {
+        const ValueId c = table[i].v;
+        if (table[i].hash == h && same_key(f.insts[c], in) && f.insts[c].block != kNoBlock &&
+            dominates(idom, f.insts[c].block, b)) {
           hit = c;
           break;
         }
+      }
       if (hit != kNoValue) {
         repl.set(v, hit);
         kill_inst(f, v);
         continue;
       }
-      cands.push_back(v);
+      table[i] = Slot{h, v};  // the free slot that ended the probe (each value is added at most once)
       out.push_back(v);
     }
     f.blocks[b].insts = std::move(out);

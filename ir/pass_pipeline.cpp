@@ -1,6 +1,7 @@
 // run_pipeline: the passes in their fixed order (docs/passes.md explains it).
 #include <functional>
 
+#include "ir/compile_stages.h"
 #include "ir/pass_util.h"
 #include "ir/passes.h"
 
@@ -15,7 +16,10 @@ std::string run_pipeline(Function& f, const PassOptions& opt,
   std::string err;
   auto step = [&](const char* name, const std::function<void()>& pass) {
     if (!err.empty()) return;
-    pass();
+    {
+      StageTimer t(name);
+      pass();
+    }
     if (opt.verify_each) {
       std::string v = verify(f);
       if (!v.empty()) err = std::string("after ") + name + ": " + v;

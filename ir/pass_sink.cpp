@@ -61,6 +61,10 @@ void sink_out_of_loops(Function& f) {
         if (in_body[b] && std::find(loops_of[b].begin(), loops_of[b].end(), h) == loops_of[b].end())
           loops_of[b].push_back(h);
     }
+  // Without loops nothing moves (most shaders): no use lists to build.
+  bool any_loop = false;
+  for (BlockId b = 0; b < n && !any_loop; ++b) any_loop = !loops_of[b].empty();
+  if (!any_loop) return;
   // True when `to` lies outside at least one loop that holds `from`, and
   // inside no loop that does not hold `from`: it then runs less often.
   auto runs_less_often = [&](BlockId from, BlockId to) {

@@ -27,7 +27,12 @@ struct SsaBuilder {
   Function& f;
   uint32_t persistent;
   Replacements repl;
-  std::unordered_map<uint64_t, ValueId> current_def;  // (block << 32 | var) -> value
+  // The current definition of (block, var): a dense block x var table
+  // (kNoValue: none yet) when it is small, which it is for shaders (a few
+  // blocks of ~200 vars); a hash map keyed (block << 32 | var) otherwise.
+  static constexpr size_t kDenseLimit = size_t(1) << 18;
+  std::vector<ValueId> dense_def;
+  std::unordered_map<uint64_t, ValueId> current_def;
   std::vector<uint8_t> sealed, filled;
   std::vector<std::vector<std::pair<uint32_t, ValueId>>> incomplete;  // per block: (var, phi)
   std::vector<std::vector<ValueId>> new_phis;                          // per block
@@ -36,13 +41,23 @@ struct SsaBuilder {
 
   SsaBuilder(Function& fn, uint32_t pers)
       : f(fn), persistent(pers), repl(fn), sealed(fn.blocks.size(), 0), filled(fn.blocks.size(), 0),
-        incomplete(fn.blocks.size()), new_phis(fn.blocks.size()), entry_value(fn.vars.size(), kNoValue) {}
+        incomplete(fn.blocks.size()), new_phis(fn.blocks.size()), entry_value(fn.vars.size(), kNoValue) {
+    if (fn.blocks.size() * fn.vars.size() <= kDenseLimit) dense_def.assign(fn.blocks.size() * fn.vars.size(), kNoValue);
+  }
 
   static uint64_t key(BlockId b, uint32_t var) { return (uint64_t(b) << 32) | var; }
 
-  void write(uint32_t var, BlockId b, ValueId v) { current_def[key(b, var)] = v; }
+  void write(uint32_t var, BlockId b, ValueId v) {
+    if (!dense_def.empty()) dense_def[size_t(b) * f.vars.size() + var] = v;
+    else current_def[key(b, var)] = v;
+  }
 
   ValueId read(uint32_t var, BlockId b) {
+    if (!dense_def.empty()) {
+      ValueId v = dense_def[size_t(b) * f.vars.size() + var];
+      if (v != kNoValue) return v;
+      return read_recursive(var, b);
+    }
     auto it = current_def.find(key(b, var));
     if (it != current_def.end()) return it->second;
     return read_recursive(var, b);

@@ -342,13 +342,16 @@ int bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
                      {"reachable_words", r.reachable},
                      {"compile_cold_us", r.cold_us},
                      {"compile_cold_best_us", r.cold_best_us},
-                     {"compile_cached_us", r.cached_us}});
+                     {"compile_cold_cpu_us", r.cold_cpu_us},
+                     {"compile_cached_us", r.cached_us},
+                     {"compile_cold_cpu_us_per_instruction", r.words ? r.cold_cpu_us / double(r.words) : 0.0},
+                     {"compile_stages", compile_stages_json(r)}});
     out << arr.dump(2) << "\n";
     return 0;
   }
   if (draws && a.draws_only) return bench_pica200_draws(a, out, err, draw_rows);
   out << fmt::format("gpurc bench, isa {}, {} host threads\n", a.isa, threads);
-  if (!compile_rows.empty()) print_pica200_compile(compile_rows, out);
+  if (!compile_rows.empty()) print_pica200_compile(compile_rows, out, a.stages);
   if (rows.empty()) return 0;
   out << fmt::format("{:<16} {:<11} {:>14} {:>12} {:>11} {:>9} {:>12} {:>8} {:>10} {:>8} {:>8}\n", "kernel", "engine",
                      "lane-instr/s", "items/s", "compile_us", "vs interp", "items/s 1thr", "scaling", "bytes/s",

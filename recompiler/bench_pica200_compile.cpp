@@ -3,20 +3,24 @@
 // emulator meets it: cold (every cache cleared: the shader cache and the IR
 // code cache under it) and cached (the same setup again), for the three
 // reference shaders of bench/pica200-reference/ and generated straight-line
-// shaders of 128 and 512 instructions (compile time must grow linearly with
-// program size), on every JIT tier. Each program sits at the start of a
+// shaders of 64, 128, 256 and 512 instructions (compile time must grow
+// linearly with program size: the table ends with the cold time per
+// instruction of each), on every JIT tier. Each program sits at the start of a
 // 4096-word program memory, as an emulator uploads it (the rest filled with
 // words the shader never reaches), so the cached figure includes what a
 // full program memory costs.
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 
 #include <fmt/format.h>
 
+#include "frontend/pica200/encoding.h"
 #include "frontend/pica200/reachable.h"
 #include "gpurc/pica200.h"
 #include "recompiler/bench_pica200_compile.h"
+#include "ir/compile_stages.h"
 #include "recompiler/replay.h"
 
 namespace gpurc::cli {
@@ -102,7 +106,60 @@ p::ShaderSetup in_full_memory(p::ShaderSetup s) {
   return s;
 }
 
+// CPU time of the calling thread, in microseconds.
+double thread_cpu_us() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) * 1e6 + double(ts.tv_nsec) * 1e-3;
+}
+
 double us_since(Clock::time_point t0) { return std::chrono::duration<double, std::micro>(Clock::now() - t0).count(); }
+
+// Decoding every reachable word (what translation decodes, once each),
+// timed apart: translation decodes as it goes, so decode is no stage of its own.
+double decode_us(const std::vector<uint32_t>& reach) {
+  std::vector<uint32_t> words;
+  for (size_t i = 0; i + 2 < reach.size();) {
+    size_t n = reach[i + 2];
+    for (size_t k = 0; k < n; ++k) words.push_back(reach[i + 3 + k]);
+    i += 3 + n;
+  }
+  if (words.empty()) return 0;
+  const int reps = 200;
+  size_t valid = 0;
+  double best = 1e300;
+  for (int round = 0; round < 5; ++round) {
+    auto t0 = Clock::now();
+    for (int r = 0; r < reps; ++r)
+      for (size_t k = 0; k < words.size(); ++k) valid += pica::decode(words[k], uint32_t(k)).has_value();
+    best = std::min(best, us_since(t0) / reps);
+  }
+  return valid ? best : 0;
+}
+
+// One cold compile's stages, summed by name (a stage may run twice).
+struct ColdRun {
+  double us = 0;
+  std::vector<std::pair<const char*, double>> stages;
+};
+
+void summarize_stages(std::vector<ColdRun>& runs, CompileRow& row) {
+  std::sort(runs.begin(), runs.end(), [](const ColdRun& a, const ColdRun& b) { return a.us < b.us; });
+  size_t n = std::max<size_t>(1, runs.size() / 2);
+  std::vector<std::pair<std::string, double>> sum;
+  double total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    total += runs[i].us;
+    for (auto& [name, us] : runs[i].stages) {
+      auto it = std::find_if(sum.begin(), sum.end(), [&](const auto& s) { return s.first == name; });
+      if (it == sum.end()) sum.emplace_back(name, us);
+      else it->second += us;
+    }
+  }
+  for (auto& s : sum) s.second /= double(n);
+  row.stages = std::move(sum);
+  row.stages_total_us = total / double(n);
+}
 
 }  // namespace
 
@@ -111,8 +168,7 @@ std::vector<CompileRow> bench_pica200_compile(double seconds) {
   std::filesystem::path ref = std::filesystem::path(GPURC_SOURCE_DIR) / "bench" / "pica200-reference";
   for (const char* name : {"ref_simple", "ref_heavy", "ref_loop"})
     shaders.emplace_back(name, setup_of_file(ref / (std::string(name) + ".json")));
-  shaders.emplace_back("gen_128", generated_setup(128));
-  shaders.emplace_back("gen_512", generated_setup(512));
+  for (unsigned n : {64u, 128u, 256u, 512u}) shaders.emplace_back(fmt::format("gen_{}", n), generated_setup(n));
   std::vector<CompileRow> rows;
   for (const std::string& engine : p::engines()) {
     if (engine == "interp") continue;
@@ -128,19 +184,40 @@ std::vector<CompileRow> bench_pica200_compile(double seconds) {
       row.reachable = reach.size();
       // Cold: every cache cleared before each compile; median and best of
       // repeated runs (at least 5) lasting about `seconds`.
-      std::vector<double> cold;
+      row.decode_us = decode_us(reach);
+      // Every cold compile records its stages (ir/compile_stages.h).
+      std::vector<double> cold, cold_cpu;
+      std::vector<ColdRun> runs;
       double spent = 0;
+      ir::StageLog log;
       while (cold.size() < 5 || (spent < seconds * 1e6 && cold.size() < 2000)) {
         p::clear_cache();
+        log.stages.clear();
+        ir::stage_log() = &log;
+        const double cpu0 = thread_cpu_us();
         auto t0 = Clock::now();
         auto shader = p::Shader::compile(setup);
         double us = us_since(t0);
+        cold_cpu.push_back(thread_cpu_us() - cpu0);
+        ir::stage_log() = nullptr;
+        ColdRun run;
+        run.us = us;
+        for (const ir::StageTime& st : log.stages) {
+          auto it = std::find_if(run.stages.begin(), run.stages.end(),
+                                 [&](const auto& s) { return std::string_view(s.first) == st.name; });
+          if (it == run.stages.end()) run.stages.emplace_back(st.name, st.us);
+          else it->second += st.us;
+        }
+        runs.push_back(std::move(run));
         cold.push_back(us);
         spent += us;
       }
       std::sort(cold.begin(), cold.end());
       row.cold_us = cold[cold.size() / 2];
       row.cold_best_us = cold.front();
+      std::sort(cold_cpu.begin(), cold_cpu.end());
+      row.cold_cpu_us = cold_cpu[cold_cpu.size() / 2];
+      summarize_stages(runs, row);
       // Cached: the same setup again (the shader stays in the cache); the
       // mean over a batch of calls, best of many short batches (so that
       // other processes of a loaded machine hit few of them).
@@ -162,14 +239,60 @@ std::vector<CompileRow> bench_pica200_compile(double seconds) {
   return rows;
 }
 
-void print_pica200_compile(const std::vector<CompileRow>& rows, std::ostream& out) {
+void print_pica200_compile(const std::vector<CompileRow>& rows, std::ostream& out, bool stages) {
   out << "PICA200 compile through the public API (program in a 4096-word program memory; cold: every cache "
          "cleared)\n";
-  out << fmt::format("{:<12} {:<11} {:>7} {:>9} {:>13} {:>13} {:>10}\n", "shader", "engine", "words", "key words", "cold_us med",
-                     "cold_us best", "cached_us");
+  out << fmt::format("{:<12} {:<11} {:>7} {:>9} {:>13} {:>13} {:>13} {:>10}\n", "shader", "engine", "words", "key words",
+                     "cold_us med", "cold_us best", "cold_cpu_us", "cached_us");
   for (const CompileRow& r : rows)
-    out << fmt::format("{:<12} {:<11} {:>7} {:>9} {:>13.1f} {:>13.1f} {:>10}\n", r.kernel, r.engine, r.words, r.reachable,
-                       r.cold_us, r.cold_best_us, r.cached_us < 0 ? "not a hit" : fmt::format("{:.3f}", r.cached_us));
+    out << fmt::format("{:<12} {:<11} {:>7} {:>9} {:>13.1f} {:>13.1f} {:>13.1f} {:>10}\n", r.kernel, r.engine, r.words,
+                       r.reachable, r.cold_us, r.cold_best_us, r.cold_cpu_us,
+                       r.cached_us < 0 ? "not a hit" : fmt::format("{:.3f}", r.cached_us));
+  // Linearity: the cold median (thread CPU time) per instruction of the generated shaders, per engine.
+  std::vector<std::string> engines;
+  for (const CompileRow& r : rows)
+    if (std::find(engines.begin(), engines.end(), r.engine) == engines.end()) engines.push_back(r.engine);
+  for (const std::string& e : engines) {
+    std::string line;
+    double first = 0, last = 0;
+    for (const CompileRow& r : rows) {
+      if (r.engine != e || r.kernel.rfind("gen_", 0) != 0 || !r.words) continue;
+      double per = r.cold_cpu_us / double(r.words);
+      line += fmt::format(" {}: {:.2f}", r.words, per);
+      if (first == 0) first = per;
+      last = per;
+    }
+    if (!line.empty())
+      out << fmt::format("{} cold CPU us per instruction (generated shaders):{}; largest/smallest {:.2f}x\n", e, line,
+                         first > 0 ? last / first : 0.0);
+  }
+  if (!stages) return;
+  for (const CompileRow& r : rows) {
+    out << fmt::format("\n{} on {}: cold compile by stage (mean of the faster half of the runs, us)\n", r.kernel,
+                       r.engine);
+    double sum = 0;
+    for (const auto& [name, us] : r.stages) {
+      out << fmt::format("  {:<42} {:>9.1f} {:>5.1f}%\n", name, us,
+                         r.stages_total_us > 0 ? 100 * us / r.stages_total_us : 0.0);
+      sum += us;
+    }
+    out << fmt::format("  {:<42} {:>9.1f} {:>5.1f}%\n", "outside the stages", r.stages_total_us - sum,
+                       r.stages_total_us > 0 ? 100 * (r.stages_total_us - sum) / r.stages_total_us : 0.0);
+    out << fmt::format("  {:<42} {:>9.1f}\n", "total", r.stages_total_us);
+    out << fmt::format("  ({:.2f} us of translate is decoding the {} reachable words, timed apart)\n", r.decode_us,
+                       r.reachable);
+  }
+}
+
+replay::json compile_stages_json(const CompileRow& r) {
+  replay::json arr = replay::json::array();
+  double sum = 0;
+  for (const auto& [name, us] : r.stages) {
+    arr.push_back({{"stage", name}, {"us", us}});
+    sum += us;
+  }
+  arr.push_back({{"stage", "outside the stages"}, {"us", r.stages_total_us - sum}});
+  return arr;
 }
 
 }  // namespace gpurc::cli

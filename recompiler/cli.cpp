@@ -561,6 +561,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   bn->add_option("--seconds", b.min_seconds, "measuring time per kernel and engine");
   bn->add_flag("--draws", b.draws_only, "pica200: only the emulator-style draw rows of the reference shaders");
   bn->add_flag("--only-compile", b.only_compile, "pica200: only the compile rows (cold and cached compile times)");
+  bn->add_flag("--stages", b.stages, "pica200: with the compile rows, where a cold compile spends its time, stage by stage");
   bn->add_flag("--static", b.static_code,
                "no timing: host instructions emitted per IR instruction, on every tier this build can generate code for");
 

@@ -29,6 +29,7 @@ struct BenchArgs {
   double min_seconds = 0.25;  // measuring time per engine and kernel
   bool draws_only = false;    // pica200: only the emulator-style draw rows (bench_pica200_draw.cpp)
   bool only_compile = false;  // pica200: only the compile rows
+  bool stages = false;        // pica200: print each compile row's per-stage breakdown
   bool static_code = false;   // --static: host instructions emitted per IR instruction, every tier, no timing
 };
 int bench(const BenchArgs& a, std::ostream& out, std::ostream& err);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "ir/compile_stages.h"
 #include "ir/interp.h"
 
 namespace gpurc {
@@ -77,10 +78,12 @@ class CachedIr final : public ir::Executable {
 };
 
 bool build(const ir::Function& f, Engine engine, const IrCompileOptions& opt, Built& out, std::string& error) {
+  ir::StageTimer verify_time("verify input IR");
   if (std::string v = ir::verify(f); !v.empty()) {
     error = "invalid IR: " + v;
     return false;
   }
+  verify_time.stop();
   if (engine == Engine::Interp) {
     // The reference runs the function as written, plus the loop watchdog
     // (budget ops only count; they change no result), so a guest that never
@@ -101,19 +104,28 @@ bool build(const ir::Function& f, Engine engine, const IrCompileOptions& opt, Bu
     out.exe = std::make_shared<OwningExecutable>(fn, std::move(exe));
     return true;
   }
+  ir::StageTimer copy_time("copy IR for the passes");
   auto lowered = std::make_shared<ir::Function>(f);
+  copy_time.stop();
+  ir::StageTimer pipeline_time("pass pipeline (between passes)");
   if (std::string e = ir::run_pipeline(*lowered, opt.passes); !e.empty()) {
     error = "pass pipeline: " + e;
     return false;
   }
+  pipeline_time.stop();
+  ir::StageTimer layout_time("var layout check");
   const std::vector<uint32_t> offsets = f.var_offsets(), lowered_offsets = lowered->var_offsets();
   for (uint32_t i = 0; i < f.vars.size(); ++i)
     if (i >= lowered->vars.size() || lowered->vars[i].type != f.vars[i].type || lowered_offsets[i] != offsets[i]) {
       error = "pass pipeline changed the layout of var '" + f.vars[i].name + "'";
       return false;
     }
+  layout_time.stop();
+  ir::StageTimer backend_time("backend (outside its stages)");
   std::unique_ptr<backend::CompiledCode> code = compile_lowered(*lowered, engine, opt, error);
+  backend_time.stop();
   if (!code) return false;
+  ir::StageTimer wrap_time("wrap executable");
   out.vars_bytes = lowered->vars_bytes();
   out.max_step_cost = max_budget_cost(*lowered);
   out.exe = std::make_shared<OwningExecutable>(lowered, std::move(code));
@@ -232,17 +244,23 @@ bool compile_ir(const ir::Function& f, Engine engine, const IrCompileOptions& op
     return true;
   }
   // The function's bytes are its identity: equal bytes, equal function.
+  ir::StageTimer key_time("IR code cache key");
   thread_local std::string bytes;
   bytes.clear();
   append_function_bytes(f, bytes);
   rt::CacheKey key = rt::make_cache_key(bytes.data(), bytes.size(), compile_options_key(engine, opt));
+  key_time.stop();
   bool compiled_here = false;
+  // The cache's own cost (lookup, insertion, the future): the stages of build() are timed apart.
+  ir::StageTimer cache_time("IR code cache lookup and insert");
   auto exe = code_cache().get_or_compile(key, [&](std::string& err) -> std::shared_ptr<ir::Executable> {
     compiled_here = true;
     Built b;
     if (!build(f, engine, opt, b, err)) return nullptr;
+    ir::StageTimer wrap_time("wrap executable");
     return std::make_shared<CachedIr>(b.exe, b.vars_bytes, b.max_step_cost);
   }, error);
+  cache_time.stop();
   if (!exe) return false;
   auto* c = static_cast<CachedIr*>(exe.get());
   finish(exe, c->vars_bytes, c->max_step_cost, !compiled_here);

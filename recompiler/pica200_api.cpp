@@ -13,6 +13,7 @@
 #include "frontend/pica200/reachable.h"
 #include "frontend/pica200/shbin.h"
 #include "gpurc/pica200.h"
+#include "ir/compile_stages.h"
 #include "recompiler/engine.h"
 #include "recompiler/isa_engine.h"
 #include "runtime/code_cache.h"
@@ -131,6 +132,7 @@ std::shared_ptr<const Shader> Shader::compile(const ShaderSetup& setup) {
   // reachable words, so it could match a valid program's): prepare_shader
   // rejects them below.
   const bool cacheable = setup.code.size() <= 4096 && setup.descriptors.size() <= 128;
+  ir::StageTimer key_time("shader cache key and lookup");
   rt::CacheKey key = cacheable ? key_of(setup, resolved) : rt::CacheKey{};
   ShaderCache& cache = shader_cache();
   if (cacheable) {
@@ -140,6 +142,7 @@ std::shared_ptr<const Shader> Shader::compile(const ShaderSetup& setup) {
       return it->second.hit;
     }
   }
+  key_time.stop();
   auto t0 = std::chrono::steady_clock::now();
   pica::Program program{setup.code, setup.descriptors};
   pica::TranslateOptions topt;
@@ -150,6 +153,7 @@ std::shared_ptr<const Shader> Shader::compile(const ShaderSetup& setup) {
   auto impl = std::make_shared<Shader::Impl>();
   if (!pica::prepare_shader(program, topt, EngineAsHandle(resolved), impl->prepared, err)) throw Error(err);
   double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  ir::StageTimer insert_time("shader cache insert");
   if (!cacheable) return std::make_shared<const Shader>(setup, impl, us);
   {
     // Two threads compiling the same setup at once both succeed; the first stored wins.

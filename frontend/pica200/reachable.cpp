@@ -50,6 +50,19 @@ const std::array<FlowForm, 64>& flow_forms() {
   return t;
 }
 
+// Bit t set: a word with top bits t is END or a flow instruction (a scan
+// stops there); clear: it falls through to the next address.
+uint64_t special_tops() {
+  static const uint64_t m = [] {
+    uint64_t bits = 0;
+    const std::array<FlowForm, 64>& forms = flow_forms();
+    for (uint32_t t = 0; t < 64; ++t)
+      if (forms[t].kind != FlowForm::Plain) bits |= 1ull << t;
+    return bits;
+  }();
+  return m;
+}
+
 }  // namespace
 
 void append_reachable_code(std::span<const uint32_t> code, uint32_t entry, std::vector<uint32_t>& out) {
@@ -70,12 +83,45 @@ void append_reachable_code(std::span<const uint32_t> code, uint32_t entry, std::
     out.insert(out.end(), {entry, entry + 1, 0});
     return;
   }
+  const uint64_t special = special_tops();
+  // Marks [a, b) reached.
+  auto mark_range = [&](uint32_t a, uint32_t b) {
+    while (a < b) {
+      uint32_t n = std::min(b - a, 64 - (a & 63));
+      seen[a >> 6] |= (n == 64 ? ~0ull : ((1ull << n) - 1)) << (a & 63);
+      a += n;
+    }
+  };
   mark(entry);
   while (depth) {
     uint32_t pc = pending[--depth];
     // Straight-line code without the stack: follow the fall-through.
     while (pc < size) {
       uint32_t word = code[pc];
+      if (!(special >> (word >> 26) & 1)) {
+        // A run of words that fall through: up to the next END or flow
+        // instruction, an address already reached, or the end of the
+        // program (whose address is then reached: execution runs past it).
+        // The reached bits are read a 64-address block at a time, as the
+        // scan goes, so a run costs its length whatever the memory size.
+        uint32_t q = pc + 1;
+        while (q < size) {
+          const uint64_t w = seen[q >> 6] >> (q & 63);
+          const uint32_t seen_at = w ? q + uint32_t(std::countr_zero(w)) : kSpace;
+          const uint32_t limit = std::min({(q | 63) + 1, size, seen_at});
+          while (q < limit && !(special >> (code[q] >> 26) & 1)) ++q;
+          if (q < limit || q == seen_at) break;  // a special word, or an address already reached
+        }
+        const bool reached = q < kSpace && (seen[q >> 6] >> (q & 63) & 1);
+        if (q < size && !reached) {  // a special word
+          mark_range(pc + 1, q + 1);
+          pc = q;
+          continue;
+        }
+        mark_range(pc + 1, q);
+        if (q == size && q < kSpace && !reached) mark_range(q, q + 1);
+        break;
+      }
       const FlowForm& f = forms[word >> 26];
       if (f.kind == FlowForm::End) break;
       if (f.kind == FlowForm::Flow) {

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -125,6 +126,78 @@ TEST_CASE("pica200 reachable code: flow targets and the end of the program") {
   reach = reachable_addresses(prog, 0, past_end);
   CHECK(reach == std::set<uint32_t>{0, 1});
   CHECK(past_end);
+}
+
+namespace {
+
+// Every address the scan's runs cover (past the end of the program too).
+std::set<uint32_t> run_addresses(const std::vector<uint32_t>& code, uint32_t entry) {
+  std::vector<uint32_t> words;
+  pica::append_reachable_code(code, entry, words);
+  std::set<uint32_t> out;
+  for (size_t i = 0; i + 3 <= words.size(); i += 3 + words[i + 2])
+    for (uint32_t a = words[i]; a < words[i + 1]; ++a) out.insert(a);
+  return out;
+}
+
+// The scan's rule one address at a time, from decode(): END stops, an F2/F3
+// flow instruction reaches target, target + 1 and target + num, everything
+// else (an undecodable word too) falls through; addresses stop at 4096 + 256 + 64.
+std::set<uint32_t> reachable_model(const std::vector<uint32_t>& code, uint32_t entry) {
+  const uint32_t space = 4096 + 256 + 64;
+  std::set<uint32_t> seen;
+  std::vector<uint32_t> pending;
+  auto mark = [&](uint32_t a) {
+    if (a < space && seen.insert(a).second) pending.push_back(a);
+  };
+  if (entry >= space) return {entry};
+  mark(entry);
+  while (!pending.empty()) {
+    uint32_t pc = pending.back();
+    pending.pop_back();
+    while (pc < code.size()) {
+      std::optional<pica::Instr> in = pica::decode(code[pc], pc);
+      if (in && in->op == pica::Op::END) break;
+      if (in && (in->format() == pica::Format::F2 || in->format() == pica::Format::F3)) {
+        mark(in->target);
+        mark(in->target + 1u);
+        mark(in->target + in->num);
+      }
+      uint32_t next = pc + 1;
+      if (next >= space || !seen.insert(next).second) break;
+      pc = next;
+    }
+  }
+  return seen;
+}
+
+}  // namespace
+
+TEST_CASE("pica200 reachable code: the run scan agrees with the address-at-a-time rule") {
+  // Fuzz programs placed in program memories of random sizes (filled with
+  // random words, some of them flow instructions and ENDs), entered at
+  // their entry or at a random address.
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  auto rnd = [&] {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return uint32_t(x >> 16);
+  };
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    fuzz::PicaCase c = fuzz::generate_pica200(fuzz::pica200_program_seed(11, seed));
+    std::vector<uint32_t> code = c.program.code;
+    const size_t size = std::max<size_t>(code.size(), rnd() % 4097);
+    while (code.size() < size) {
+      uint32_t w = rnd();
+      if (rnd() % 4 == 0) w = (w & 0x03FFFFFFu) | (uint32_t(0x20 + rnd() % 16) << 26);  // mostly flow / END
+      code.push_back(w);
+    }
+    for (uint32_t entry : {c.entry, uint32_t(rnd() % (size + 8))}) {
+      INFO("seed " << seed << ", entry " << entry << ", " << size << " words");
+      CHECK(run_addresses(code, entry) == reachable_model(code, entry));
+    }
+  }
 }
 
 TEST_CASE("pica200 api: the cache key ignores program memory the shader cannot reach") {

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "frontend/pica200/module/reference.h"
+#include "ir/compile_stages.h"
 #include "runtime/launch.h"
 #include "runtime/memory.h"
 #include "runtime/thread_pool.h"
@@ -298,19 +299,23 @@ const isa::EngineHandle& reference_engine() {
 
 bool prepare_shader(const Program& program, const TranslateOptions& options, const isa::EngineHandle& engine,
                     PreparedShader& out, std::string& err) {
+  ir::StageTimer check_time("check and copy the program");
   if (!check_program(program, options, err)) return false;
   out = PreparedShader{};
   out.program = program;
   out.options = options;
   out.engine = engine.name();
+  check_time.stop();
   out.reference = engine.is_reference();
   if (out.reference) return true;
   auto t0 = Clock::now();
+  ir::StageTimer translate_time("translate (decode, IR build, verify)");
   auto fn = std::make_shared<ir::Function>();
   if (!translate(program, options, *fn, err)) {
     if (err.empty()) err = "pica200: translation failed";
     return false;
   }
+  translate_time.stop();
   out.translate_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
   out.function = fn;
   out.lanes = LaneMap::used(*fn);
@@ -318,6 +323,7 @@ bool prepare_shader(const Program& program, const TranslateOptions& options, con
     err = "pica200: " + err;
     return false;
   }
+  ir::StageTimer draw_time("draw plan");
   if (!options.geometry) out.draw = make_draw_plan(*fn, *out.compiled.exe, out.compiled.vars_bytes);
   return true;
 }
