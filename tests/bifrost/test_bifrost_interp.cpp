@@ -102,7 +102,7 @@ constexpr uint32_t kNan = 0x7fc00000u, kInf = 0x7f800000u, kNegInf = 0xff800000u
 }  // namespace
 
 TEST_CASE("bifrost examples pass their independently computed expect on the interpreter") {
-  const char* kernels[] = {"vector_add", "reduction", "divergent", "loop", "fp16", "rcp_rsqrt", "int64", "atomic"};
+  const char* kernels[] = {"vector_add", "reduction", "divergent", "loop", "fp16", "rcp_rsqrt", "int64", "atomic", "pair64"};
   for (const char* k : kernels) {
     CAPTURE(k);
     json doc = replay::load_file(kExamples / (std::string(k) + ".json"));
