@@ -19,7 +19,7 @@ ds(0) nbb load
     +LOAD.i64 t1, t, u1.w1, @r2
 }
 clause_2:
-ds(0) nbb 64
+ds(0) nbb 64 regs64
 {
     *FMA.f32 r4:t0, r0, r2, u3.w0
     +NOP t1

@@ -56,6 +56,7 @@ struct Ins {
 struct ClauseText {
   int line = 0;
   Header header;
+  bool regs64 = false;  // header word `regs64`: the 64-bit register block, operands name pairs
   std::vector<std::pair<Ins, Ins>> tuples;
 };
 
@@ -358,7 +359,8 @@ Ins parse_ins(const std::string& line, int lineno, bool fma) {
   return ins;
 }
 
-Header parse_header(const std::string& line, int lineno) {
+Header parse_header(const std::string& line, int lineno, bool& regs64) {
+  regs64 = false;
   static const char* flows[8] = {"eos", "nbb br_pc", "nbb r_uncond", "nbb", "bb r_uncond", "bb", "we r_uncond", "we"};
   static const char* msgs[16] = {"",     "vary",  "attr", "tex", "vartex", "load", "store", "atomic",
                                  "barrier", "blend", "tile", "",   "z_stencil", "atest", "job", "64"};
@@ -425,6 +427,7 @@ Header parse_header(const std::string& line, int lineno) {
     else if (t == "fpe_psqr") set(9, 2, 3);
     else if (t == "td") set(15, 1, 1);
     else if (t == "ncph") set(16, 1, 1);
+    else if (t == "regs64") regs64 = true;
     else {
       bool next = t.rfind("next_", 0) == 0;
       std::string m = next ? t.substr(5) : t;
@@ -438,6 +441,7 @@ Header parse_header(const std::string& line, int lineno) {
     }
   }
   if (!have_flow) fail(lineno, "clause header without flow control (eos, nbb, bb, we ...)");
+  if (regs64 && ((h >> 35) & 31) != kMessage64) fail(lineno, "'regs64' needs the 64-bit clause type ('64')");
   Header hd;
   hd.bits = h;
   return hd;
@@ -552,7 +556,7 @@ void pack_clause_text(const ClauseText& ct, unsigned offset_q, std::vector<uint8
   for (size_t k = 0; k < slots.size(); ++k) c.consts[k] = slots[k];
 
   // Register blocks.
-  const bool wide = c.header.message_type() == kMessage64;
+  const bool wide = ct.regs64;
   for (unsigned i = 0; i < n; ++i) {
     const Ins& fi = ct.tuples[i].first;
     const Ins& ai = ct.tuples[i].second;
@@ -759,7 +763,7 @@ bool assemble(const std::string& text, std::vector<uint8_t>& out, std::string& e
         fail(lineno, "expected a clause label 'clause_N:', got '" + line + "'");
       }
       if (state == WantHeader) {
-        clauses.back().header = parse_header(line, lineno);
+        clauses.back().header = parse_header(line, lineno, clauses.back().regs64);
         state = WantBrace;
         continue;
       }

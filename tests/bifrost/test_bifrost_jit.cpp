@@ -48,7 +48,7 @@ TEST_CASE("bifrost JIT: translatable examples pass on every engine, bit for bit 
   // An instruction a 64-bit clause cannot hold: a clear error naming it and its clause.
   std::vector<uint8_t> code;
   std::string err;
-  REQUIRE(bifrost::assemble("clause_0:\nds(0) eos 64\n{\n    *NOP t0\n    +LOAD.i32 t1, u0.w0, u0.w1, @r0\n}\n", code, err));
+  REQUIRE(bifrost::assemble("clause_0:\nds(0) eos 64 regs64\n{\n    *NOP t0\n    +LOAD.i32 t1, u0.w0, u0.w1, @r0\n}\n", code, err));
   ir::Function f;
   CHECK_FALSE(bifrost_isa().translate(code, "g72", f, err));
   CHECK(err.find("+LOAD.i32 cannot be in a 64-bit clause") != std::string::npos);

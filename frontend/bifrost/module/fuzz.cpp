@@ -362,7 +362,7 @@ class Session final : public isa::FuzzSession {
     // programs, drawn from its own stream so that the rest of every program
     // stays what the seed gave before 64-bit clauses existed.
     if (wide_rng_.chance(33)) {
-      const std::string head = std::string("ds(0) nbb 64") + (wide_rng_.chance(20) ? ftz[1 + wide_rng_.below(3)] : "") + "\n{\n";
+      const std::string head = std::string("ds(0) nbb 64") + (wide_rng_.chance(20) ? ftz[1 + wide_rng_.below(3)] : "") + " regs64\n{\n";
       std::string b;
       if (random_body(wide_rng_, "clause_0:\n" + head, b, true)) body.push_back(head + b + "}\n");
     }
