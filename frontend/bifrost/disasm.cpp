@@ -203,17 +203,15 @@ bool print_clause(const Clause& c, unsigned offset_quadwords, std::string& out, 
     err = where() + fmt("reserved header bits are set (header 0x%012" PRIx64 ")", c.header.bits);
     return false;
   }
-  // A 64-bit clause whose blocks Mesa's (32-bit) reading rejects but which
-  // decode as 64-bit blocks prints with register pairs and the header word
-  // `regs64` (Mesa's tool aborts on it; docs/bifrost.md "64-bit clauses").
+  // A 64-bit clause (message type 15) whose every register block is a valid
+  // 64-bit block prints with register pairs and the header word `regs64`:
+  // Mesa's tool does not know that block and prints it as 32-bit blocks, a
+  // reading that is wrong for such a clause and often not even packable
+  // (docs/bifrost.md "64-bit clauses"). Other clauses print Mesa's text.
   bool wide = false;
   if (c.header.message_type() == kMessage64) {
-    bool mesa_ok = true, pairs_ok = true;
-    for (unsigned t = 0; t < c.ntuples; ++t) {
-      mesa_ok = mesa_ok && !decode_regs(RegBlock::from_bits(c.tuples[t].regs), t == 0).reserved;
-      pairs_ok = pairs_ok && decode_regs64(c.tuples[t].regs).valid;
-    }
-    wide = !mesa_ok && pairs_ok;
+    wide = true;
+    for (unsigned t = 0; t < c.ntuples; ++t) wide = wide && decode_regs64(c.tuples[t].regs).valid;
   }
   for (unsigned t = 0; t < c.ntuples; ++t) {
     RegMode m = decode_regs(RegBlock::from_bits(c.tuples[t].regs), t == 0);

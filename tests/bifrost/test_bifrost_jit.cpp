@@ -110,11 +110,15 @@ TEST_CASE("bifrost fuzz: the generator draws varied programs") {
     std::vector<uint8_t> code = replay::parse_hex_bytes(doc["program"]["bytes"].get<std::string>(), "bytes");
     std::string text;
     REQUIRE(bifrost::disassemble(code.data(), code.size(), text, err));
+    // The text (64-bit clauses printed with pairs, `regs64`) assembles to the same bytes.
+    std::vector<uint8_t> back;
+    REQUIRE_MESSAGE(bifrost::assemble(text, back, err), err);
+    CHECK(back == code);
     std::istringstream in(text);
     std::string line;
     while (std::getline(in, line)) {
       const size_t p = line.find_first_of("*+");
-      if (line.find("ds(") != std::string::npos) wide += line.find(" 64") != std::string::npos;  // 64-bit clauses
+      if (line.find("ds(") != std::string::npos) wide += line.find(" 64 regs64") != std::string::npos;  // 64-bit clauses
       if (p == std::string::npos || line.find("ds(") != std::string::npos) continue;
       const std::string m = line.substr(p, line.find(' ', p) - p);
       mnemonics.insert(m.substr(0, m.find('.', m.find('.') + 1)));
