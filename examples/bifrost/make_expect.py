@@ -7,6 +7,7 @@ arithmetic in Python, exact integer arithmetic), independently of gpurc, so
 example's inputs: python3 examples/bifrost/make_expect.py
 """
 import json
+import fractions
 import math
 import os
 import struct
@@ -126,13 +127,58 @@ def int64(doc):
     return {'memory': [{'name': 'c', 'u32': hexes(c)}]}
 
 
+def f32_round(x):
+    """The f32 nearest to the float x (x must be the exact value), NaN canonical."""
+    if math.isnan(x):
+        return 0x7fc00000
+    try:
+        return f32_bits(x)
+    except OverflowError:
+        return 0x7f800000 if x > 0 else 0xff800000
+
+
+def pair64(doc):
+    # Every operation runs on the low words and on the high words (a 64-bit clause).
+    a = init_values(buffer(doc, 'a'), 'f32', 16)
+    b = init_values(buffer(doc, 'b'), 'f32', 16)
+    u = doc['state']['uniforms']
+    k = [bits_f32(int(u['u6'], 16)), bits_f32(int(u['u7'], 16))]
+    c, d, e = [], [], []
+    for i in range(16):
+        x, y = bits_f32(f32_bits(a[i])), bits_f32(f32_bits(b[i]))
+        prod = x * y  # exact in double (24 + 24 bits)
+        s = prod + k[i % 2]
+        # Rounding to double then to f32 equals one rounding unless the double
+        # is exactly halfway between two f32 values (the exact sum and the
+        # double are on the same side of every f32 midpoint, itself a double).
+        if math.isfinite(s) and abs(s) < 3.4e38:
+            lo = bits_f32(f32_bits(s))
+            nxt = bits_f32(f32_bits(s) + (1 if (s > lo) == (s > 0) else -1) * (1 if s != lo else 0))
+            assert s == lo or fractions.Fraction(s) * 2 != fractions.Fraction(lo) + fractions.Fraction(nxt), 'tie'
+        c.append(f32_round(s))
+        # FMAX.f32 (nan_suppress: a NaN operand loses; -0 below +0)
+        if math.isnan(x):
+            m = y
+        elif math.isnan(y):
+            m = x
+        elif x == y == 0:
+            m = x if math.copysign(1, x) > 0 else y
+        else:
+            m = max(x, y)
+        d.append(f32_round(m))
+        e.append((f32_bits(x) + f32_bits(y)) & 0xffffffff)
+    return {'memory': [{'name': 'c', 'u32': hexes(c)}, {'name': 'd', 'u32': hexes(d)},
+                       {'name': 'e', 'u32': hexes(e)}]}
+
+
 def atomic(doc):
     threads = 3 * 24
     return {'memory': [{'name': 'counters', 'u32': [1000 + threads * (threads + 1) // 2, threads]}]}
 
 
 KERNELS = {'vector_add': vector_add, 'reduction': reduction, 'divergent': divergent, 'loop': loop,
-           'fp16': fp16, 'rcp_rsqrt': rcp_rsqrt, 'int64': int64, 'atomic': atomic}
+           'fp16': fp16, 'rcp_rsqrt': rcp_rsqrt, 'int64': int64, 'atomic': atomic,
+           'pair64': pair64}
 
 for name, fn in KERNELS.items():
     path = os.path.join(HERE, name + '.json')

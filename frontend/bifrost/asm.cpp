@@ -56,6 +56,7 @@ struct Ins {
 struct ClauseText {
   int line = 0;
   Header header;
+  bool regs64 = false;  // header word `regs64`: the 64-bit register block, operands name pairs
   std::vector<std::pair<Ins, Ins>> tuples;
 };
 
@@ -358,7 +359,8 @@ Ins parse_ins(const std::string& line, int lineno, bool fma) {
   return ins;
 }
 
-Header parse_header(const std::string& line, int lineno) {
+Header parse_header(const std::string& line, int lineno, bool& regs64) {
+  regs64 = false;
   static const char* flows[8] = {"eos", "nbb br_pc", "nbb r_uncond", "nbb", "bb r_uncond", "bb", "we r_uncond", "we"};
   static const char* msgs[16] = {"",     "vary",  "attr", "tex", "vartex", "load", "store", "atomic",
                                  "barrier", "blend", "tile", "",   "z_stencil", "atest", "job", "64"};
@@ -425,6 +427,7 @@ Header parse_header(const std::string& line, int lineno) {
     else if (t == "fpe_psqr") set(9, 2, 3);
     else if (t == "td") set(15, 1, 1);
     else if (t == "ncph") set(16, 1, 1);
+    else if (t == "regs64") regs64 = true;
     else {
       bool next = t.rfind("next_", 0) == 0;
       std::string m = next ? t.substr(5) : t;
@@ -438,6 +441,7 @@ Header parse_header(const std::string& line, int lineno) {
     }
   }
   if (!have_flow) fail(lineno, "clause header without flow control (eos, nbb, bb, we ...)");
+  if (regs64 && ((h >> 35) & 31) != kMessage64) fail(lineno, "'regs64' needs the 64-bit clause type ('64')");
   Header hd;
   hd.bits = h;
   return hd;
@@ -552,6 +556,7 @@ void pack_clause_text(const ClauseText& ct, unsigned offset_q, std::vector<uint8
   for (size_t k = 0; k < slots.size(); ++k) c.consts[k] = slots[k];
 
   // Register blocks.
+  const bool wide = ct.regs64;
   for (unsigned i = 0; i < n; ++i) {
     const Ins& fi = ct.tuples[i].first;
     const Ins& ai = ct.tuples[i].second;
@@ -559,6 +564,45 @@ void pack_clause_text(const ClauseText& ct, unsigned offset_q, std::vector<uint8
     const Dest& fw = prev.first.dest;
     const Dest& aw = prev.second.dest;
     bool first = i == 0;
+    unsigned fau_index = 0;
+    if (tfau[i].type == Fau::Type::Index) fau_index = tfau[i].index;
+    else if (tfau[i].type == Fau::Type::Const)
+      fau_index = constant_slot_fau(where[size_t(tconst[i])]) | (tfau[i].lo_known ? (tfau[i].lo & 15) : 0);
+    // A 64-bit clause: rN names the pair rN:rN+1 (N even); the seed page's
+    // 64-bit register block and its encoding algorithm (encode_regs64).
+    std::vector<unsigned> wide_reads;
+    uint64_t wide_bits = 0;
+    if (wide) {
+      std::vector<unsigned> no2, any2;
+      for (const Ins* in : {&fi, &ai}) {
+        const Candidate& cd = in->cands[0];
+        for (size_t s = 0; s < cd.srcs.size(); ++s) {
+          if (cd.srcs[s].kind != Kind::Reg) continue;
+          const unsigned r = cd.srcs[s].reg;
+          if (r % 2) fail(in->line, "a 64-bit clause reads register pairs: r" + std::to_string(r) + " is odd");
+          if (!(cd.enc->srcs[s].mask & 4)) {
+            if (std::find(no2.begin(), no2.end(), r) == no2.end()) no2.push_back(r);
+          } else if (std::find(any2.begin(), any2.end(), r) == any2.end()) {
+            any2.push_back(r);
+          }
+        }
+      }
+      for (unsigned r : any2)
+        if (std::find(no2.begin(), no2.end(), r) == no2.end()) no2.push_back(r);  // port-2-capable ones last
+      wide_reads = no2;
+      for (const Dest* d : {&fw, &aw})
+        if (d->write && (d->op != SlotOp::Write || d->reg % 2))
+          fail(prev.first.line, "a 64-bit clause writes whole register pairs (even rN, no .h0/.h1)");
+      std::string why;
+      if (!encode_regs64(wide_reads, fw.write ? int(fw.reg) : -1, aw.write ? int(aw.reg) : -1, fau_index, wide_bits,
+                         why))
+        fail(fi.line, "tuple " + std::to_string(i) + ": " + why);
+      c.tuples[i].regs = wide_bits;
+    }
+    const RegMode64 m64 = wide ? decode_regs64(wide_bits) : RegMode64{};
+    std::vector<unsigned> s01;
+    int s2 = -1;
+    if (!wide) {
     // Reads in order, with where each may go.
     std::vector<unsigned> regs;
     std::vector<bool> may2;
@@ -579,8 +623,6 @@ void pack_clause_text(const ClauseText& ct, unsigned offset_q, std::vector<uint8
       }
     }
     bool two_writes = fw.write && aw.write;
-    std::vector<unsigned> s01;
-    int s2 = -1;
     for (size_t k = 0; k < regs.size(); ++k)
       if (!may2[k]) s01.push_back(regs[k]);
     if (s01.size() > 2) fail(fi.line, "tuple " + std::to_string(i) + " reads more than two registers through ports 0/1");
@@ -645,11 +687,9 @@ void pack_clause_text(const ClauseText& ct, unsigned offset_q, std::vector<uint8
       rb.reg0 = x & 31;
       rb.reg1 = (cval << 2) | (s01.empty() ? 2 : 0) | (x >> 5);
     }
-    // FAU index.
-    if (tfau[i].type == Fau::Type::Index) rb.fau = tfau[i].index;
-    else if (tfau[i].type == Fau::Type::Const)
-      rb.fau = constant_slot_fau(where[size_t(tconst[i])]) | (tfau[i].lo_known ? (tfau[i].lo & 15) : 0);
+    rb.fau = fau_index;
     c.tuples[i].regs = rb.to_bits();
+    }
     // Source values and the instruction words.
     for (int u = 0; u < 2; ++u) {
       const Ins& in = u == 0 ? fi : ai;
@@ -660,6 +700,10 @@ void pack_clause_text(const ClauseText& ct, unsigned offset_q, std::vector<uint8
         for (const Operand& o : cd.srcs) {
           switch (o.kind) {
             case Kind::Reg:
+              if (wide) {
+                sv.push_back(m64.read0 && o.reg == m64.reg0 ? 0 : m64.read1 && o.reg == m64.reg1 ? 1 : 2);
+                break;
+              }
               if (s2 >= 0 && o.reg == unsigned(s2) && std::find(s01.begin(), s01.end(), o.reg) == s01.end()) sv.push_back(2);
               else sv.push_back(o.reg == s01[0] ? 0 : 1);
               break;
@@ -719,7 +763,7 @@ bool assemble(const std::string& text, std::vector<uint8_t>& out, std::string& e
         fail(lineno, "expected a clause label 'clause_N:', got '" + line + "'");
       }
       if (state == WantHeader) {
-        clauses.back().header = parse_header(line, lineno);
+        clauses.back().header = parse_header(line, lineno, clauses.back().regs64);
         state = WantBrace;
         continue;
       }

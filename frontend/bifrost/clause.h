@@ -54,6 +54,7 @@ RegMode decode_regs(const RegBlock& r, bool first);
 // port 1 22-26, control 27-31, bits 32-34 = 7). From the seed page only:
 // Mesa neither emits nor decodes it (its disassembler prints such a block as
 // a 32-bit one, and so does ours, to print Mesa's text); for the interpreter.
+constexpr unsigned kMessage64 = 15;  // header message type of a 64-bit clause
 struct RegMode64 {
   bool valid = false;
   std::string why;                  // when not valid

@@ -150,7 +150,24 @@ const std::vector<Model>& models() {
   return m;
 }
 
-std::string print_instruction(const Clause& c, unsigned t, bool fma, unsigned offset_quadwords) {
+namespace {
+// 64-bit clauses printed with pairs (header word `regs64`): rN = rN:rN+1.
+std::string dest_text64(uint64_t next_bits, bool fma) {
+  using P2 = RegMode64::Port2;
+  using P3 = RegMode64::Port3;
+  RegMode64 m = decode_regs64(next_bits);
+  if (fma) {
+    if (m.port2 == P2::WriteFma) return fmt("r%u:t0", m.reg2);
+    if (m.port3 == P3::WriteFma) return fmt("r%u:t0", m.reg3);
+    return "t0";
+  }
+  if (m.port2 == P2::WriteAdd) return fmt("r%u:t1", m.reg2);
+  if (m.port3 == P3::WriteAdd) return fmt("r%u:t1", m.reg3);
+  return "t1";
+}
+}  // namespace
+
+static std::string print_instruction_impl(const Clause& c, unsigned t, bool fma, unsigned offset_quadwords, bool wide) {
   uint32_t word = fma ? c.tuples[t].fma : c.tuples[t].add;
   const Encoding* e = match(word, fma);
   if (!e) return fmt("INSTR_INVALID_ENC %s %X", fma ? "fma" : "add", word);
@@ -161,10 +178,12 @@ std::string print_instruction(const Clause& c, unsigned t, bool fma, unsigned of
   std::string s = e->name;
   for (size_t i = 0; i < e->mods.size(); ++i)
     if (e->mods[i].src < 0) s += mod_text(e->mods[i], mv[i]);
-  s += " " + dest_text(next, last, fma);
+  s += " " + (wide ? dest_text64(c.tuples[last ? 0 : t + 1].regs, fma) : dest_text(next, last, fma));
+  const RegMode64 m64 = wide ? decode_regs64(c.tuples[t].regs) : RegMode64{};
   for (size_t i = 0; i < e->srcs.size(); ++i) {
     unsigned v = (word >> e->srcs[i].start) & 7;
-    s += ", " + src_text(c, regs, v, fma, offset_quadwords);
+    if (wide && v <= 2) s += fmt(", r%u", v == 0 ? m64.reg0 : v == 1 ? m64.reg1 : m64.reg2);
+    else s += ", " + src_text(c, regs, v, fma, offset_quadwords);
     if (!((e->srcs[i].mask >> v) & 1)) s += "(INVALID)";
     for (size_t k = 0; k < e->mods.size(); ++k)
       if (e->mods[k].src == int(i)) s += mod_text(e->mods[k], mv[k]);
@@ -174,15 +193,29 @@ std::string print_instruction(const Clause& c, unsigned t, bool fma, unsigned of
   return s;
 }
 
+std::string print_instruction(const Clause& c, unsigned t, bool fma, unsigned offset_quadwords) {
+  return print_instruction_impl(c, t, fma, offset_quadwords, false);
+}
+
 bool print_clause(const Clause& c, unsigned offset_quadwords, std::string& out, std::string& err) {
   auto where = [&] { return fmt("bifrost: clause at byte 0x%zx: ", c.offset); };
   if (c.header.reserved_low() || c.header.reserved_14()) {
     err = where() + fmt("reserved header bits are set (header 0x%012" PRIx64 ")", c.header.bits);
     return false;
   }
+  // A 64-bit clause (message type 15) whose every register block is a valid
+  // 64-bit block prints with register pairs and the header word `regs64`:
+  // Mesa's tool does not know that block and prints it as 32-bit blocks, a
+  // reading that is wrong for such a clause and often not even packable
+  // (docs/bifrost.md "64-bit clauses"). Other clauses print Mesa's text.
+  bool wide = false;
+  if (c.header.message_type() == kMessage64) {
+    wide = true;
+    for (unsigned t = 0; t < c.ntuples; ++t) wide = wide && decode_regs64(c.tuples[t].regs).valid;
+  }
   for (unsigned t = 0; t < c.ntuples; ++t) {
     RegMode m = decode_regs(RegBlock::from_bits(c.tuples[t].regs), t == 0);
-    if (m.reserved) {
+    if (m.reserved && !wide) {
       err = where() + fmt("tuple %u: register block 0x%09" PRIx64 " selects reserved slot mode %u", t,
                           c.tuples[t].regs, m.mode);
       return false;
@@ -194,12 +227,12 @@ bool print_clause(const Clause& c, unsigned offset_quadwords, std::string& out, 
     }
   }
   std::string text = fmt("clause_%u:\n", offset_quadwords);
-  text += header_text(c.header) + "\n{\n";
+  text += header_text(c.header) + (wide ? "regs64 " : "") + "\n{\n";
   std::string problem;
   g_problem = &problem;
   for (unsigned t = 0; t < c.ntuples; ++t) {
-    text += "    " + print_instruction(c, t, true, offset_quadwords) + "\n";
-    text += "    " + print_instruction(c, t, false, offset_quadwords) + "\n";
+    text += "    " + print_instruction_impl(c, t, true, offset_quadwords, wide) + "\n";
+    text += "    " + print_instruction_impl(c, t, false, offset_quadwords, wide) + "\n";
   }
   g_problem = nullptr;
   if (!problem.empty()) {

@@ -360,6 +360,13 @@ const std::string& DecodedIns::mod(const char* name) const {
   return empty;
 }
 
+std::string wide_clause_reason(const Encoding& e) {
+  if (e.message != "none" && !e.message.empty()) return "a message instruction (." + e.message + ")";
+  if (e.last) return "a branch, atomic or barrier (it ends a clause)";
+  if (!e.staging.empty() && e.staging != "-") return "it uses staging registers";
+  return "";
+}
+
 std::string unsupported_reason(const Encoding& e) {
   if (const char* r = unit_message_reason(e)) return r;
   if (op_of(e) != kUnsupported) return "";
@@ -382,11 +389,21 @@ bool Program::load(const std::vector<uint8_t>& code, std::string& err) {
     DecodedClause dc;
     if (!unpack_clause(code.data(), code.size(), off, dc.raw, err)) return false;
     dc.size = size_t(dc.raw.quadwords) * 16;
+    dc.wide = dc.raw.header.message_type() == kMessage64;
     for (unsigned i = 0; i < dc.raw.ntuples; ++i) {
       DecodedTuple& t = dc.t[i];
       t.rb = RegBlock::from_bits(dc.raw.tuples[i].regs);
-      t.rm = decode_regs(t.rb, i == 0);
-      if (t.rm.reserved) {
+      if (dc.wide) {
+        t.rm64 = decode_regs64(dc.raw.tuples[i].regs);
+        if (!t.rm64.valid) {
+          err = "clause at byte " + std::to_string(off) + " (64-bit clause): tuple " + std::to_string(i) +
+                " has an invalid 64-bit register block: " + t.rm64.why;
+          return false;
+        }
+      } else {
+        t.rm = decode_regs(t.rb, i == 0);
+      }
+      if (!dc.wide && t.rm.reserved) {
         err = "clause at byte " + std::to_string(off) + ": tuple " + std::to_string(i) + " has reserved register mode " +
               std::to_string(t.rm.mode);
         return false;
@@ -433,6 +450,9 @@ class ClauseRunner {
   bool run(const DecodedClause& c, uint32_t mask);
 
  private:
+  // A 64-bit clause (docs/bifrost.md "64-bit clauses"): register pairs, each
+  // instruction once per 32-bit half.
+  bool run_wide(const DecodedClause& c, uint32_t mask);
   const LaunchEnv& env_;
   WarpState& st_;
   ir::GuestMemory& mem_;
@@ -1031,7 +1051,72 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
   }
 }
 
+bool ClauseRunner::run_wide(const DecodedClause& c, uint32_t mask) {
+  const unsigned n = c.raw.ntuples;
+  for (unsigned ti = 0; ti < n; ++ti)
+    for (int u = 0; u < 2; ++u) {
+      const DecodedIns& in = u == 0 ? c.t[ti].fma : c.t[ti].add;
+      if (!in.enc) continue;  // INSTR_INVALID_ENC: exec reports it
+      const std::string why = wide_clause_reason(*in.enc);
+      if (!why.empty()) return error(c, ti, u == 0, in.enc->name + " cannot be in a 64-bit clause: " + why);
+    }
+  using P2 = RegMode64::Port2;
+  using P3 = RegMode64::Port3;
+  const bool ftz = c.raw.header.ftz() != 0;
+  // Per half h (0 = low words = even registers, 1 = high words): ports, t0/t1.
+  Lanes zero{}, p[2][3], fl[2], t0[2]{}, t1[2]{}, fr[2]{}, ar[2]{};
+  auto write_pairs = [&](const RegMode64& m) {
+    auto wr = [&](unsigned reg, const Lanes* v) {
+      for (unsigned h = 0; h < 2; ++h)
+        for (unsigned l = 0; l < kHostLanes; ++l)
+          if (mask >> l & 1) st_.regs[reg + h][l] = v[h].v[l];
+    };
+    if (m.port2 == P2::WriteFma) wr(m.reg2, fr);
+    if (m.port2 == P2::WriteAdd) wr(m.reg2, ar);
+    if (m.port3 == P3::WriteFma) wr(m.reg3, fr);
+    if (m.port3 == P3::WriteAdd) wr(m.reg3, ar);
+  };
+  for (unsigned ti = 0; ti < n; ++ti) {
+    const DecodedTuple& t = c.t[ti];
+    const RegMode64& m = t.rm64;
+    for (unsigned h = 0; h < 2; ++h)
+      for (unsigned l = 0; l < kHostLanes; ++l) {
+        p[h][0].v[l] = m.read0 ? st_.regs[m.reg0 + h][l] : 0;
+        p[h][1].v[l] = m.read1 ? st_.regs[m.reg1 + h][l] : 0;
+        p[h][2].v[l] = m.port2 == P2::Read ? st_.regs[m.reg2 + h][l] : 0;
+      }
+    if (ti > 0) write_pairs(m);
+    bool reads_fau = false;
+    for (const DecodedIns* in : {&t.fma, &t.add})
+      for (unsigned s = 0; s < in->nsrc; ++s) reads_fau |= in->src[s] == 4 || in->src[s] == 5;
+    if (reads_fau && !fau(c, t.rb.fau, mask, fl[0], fl[1], ti)) return false;
+    Lanes nf[2]{}, na[2]{};
+    for (unsigned h = 0; h < 2; ++h) {
+      // Sources 4 and 5 both read the FAU value's word h in half h.
+      TupleCtx x{&c, ti, mask, {&p[h][0], &p[h][1], &p[h][2]}, &fl[h], &fl[h], &t0[h], &t1[h], &zero, true, ftz};
+      if (!exec(t.fma, x, nf[h], ti)) return false;
+      x.fma_unit = false;
+      x.t = &nf[h];
+      if (!exec(t.add, x, na[h], ti)) return false;
+    }
+    st_.lane_instructions += 4ull * unsigned(std::popcount(mask));
+    for (unsigned h = 0; h < 2; ++h) {
+      fr[h] = t0[h] = nf[h];
+      ar[h] = t1[h] = na[h];
+    }
+  }
+  write_pairs(c.t[0].rm64);  // the last tuple's writes, described by tuple 0's block
+  const bool eos = c.raw.header.flow() == 0;
+  for (unsigned l = 0; l < kHostLanes; ++l) {
+    if (!(mask >> l & 1)) continue;
+    if (eos) st_.ended |= 1u << l;
+    else st_.pc[l] = uint32_t(c.raw.offset + c.size);
+  }
+  return true;
+}
+
 bool ClauseRunner::run(const DecodedClause& c, uint32_t mask) {
+  if (c.wide) return run_wide(c, mask);
   Lanes zero{}, p[3], flo, fhi, t0{}, t1{}, fr{}, ar{};
   const bool ftz = c.raw.header.ftz() != 0;
   const unsigned n = c.raw.ntuples;

@@ -37,15 +37,22 @@ struct DecodedIns {
 
 struct DecodedTuple {
   RegBlock rb;
-  RegMode rm;
+  RegMode rm;      // 32-bit clauses
+  RegMode64 rm64;  // 64-bit clauses (wide): register pairs
   DecodedIns fma, add;
 };
 
 struct DecodedClause {
   Clause raw;
-  size_t size = 0;  // bytes
+  size_t size = 0;    // bytes
+  bool wide = false;  // a 64-bit clause (header message type 15): every datapath value is a register pair
   DecodedTuple t[8];
 };
+
+// Why `e` cannot be in a 64-bit clause (message, branch, atomic, barrier: the
+// clause type has no message and the model runs each instruction twice), or
+// "" when it can.
+std::string wide_clause_reason(const Encoding& e);
 
 class Program {
  public:

@@ -42,6 +42,8 @@ class Translator {
   bool clause(const DecodedClause& c, ValueId active, std::string& err);
 
  private:
+  // A 64-bit clause: register pairs, each instruction once per 32-bit half (interp.cpp run_wide).
+  bool wide_clause(const DecodedClause& c, ValueId active, std::string& err);
   Builder& b_;
   const Program& p_;
   unsigned W_;
@@ -198,7 +200,6 @@ bool Translator::memory(Ctx& x, const DecodedIns& in) {
   if (!shared && !(seg.empty() || seg == "none")) return fail(x, in, "segment ." + seg + " is not translated");
   const bool load = name.rfind("+LOAD", 0) == 0;
   const unsigned bytes = unsigned(std::stoul(name.substr(name.rfind(".i") + 2))) / 8;
-  if (bytes == 3 || bytes == 6) return fail(x, in, "is not translated (3- and 6-byte accesses)");
   if (load && bytes < 4) {
     const std::string& ld = in.mod("lane_dest");
     if (!(ld.empty() || ld == "none" || ld == "d0")) return fail(x, in, "lane destination is not translated");
@@ -211,41 +212,48 @@ bool Translator::memory(Ctx& x, const DecodedIns& in) {
   ValueId addr = shared ? b_.zext(Type::I64, lo) : b_.or_(b_.zext(Type::I64, lo), b_.shl(b_.zext(Type::I64, hi), b_.i32(32)));
   auto at = [&](unsigned off) { return off ? b_.iadd(addr, b_.i64(off)) : addr; };
   const ir::AddrClass ac = ir::AddrClass::Random;
+  // The access in the interpreter's pieces (the largest of 8/4/2/1 bytes that
+  // fits what is left, in address order), so a fault happens on the same piece.
+  std::vector<std::pair<unsigned, unsigned>> pieces;  // (offset, bytes)
+  for (unsigned done = 0; done < bytes;) {
+    unsigned piece = 8;
+    while (piece > bytes - done) piece >>= 1;
+    pieces.push_back({done, piece});
+    done += piece;
+  }
+  auto piece_type = [](unsigned n) { return n == 8 ? Type::I64 : n == 4 ? Type::I32 : n == 2 ? Type::I16 : Type::I8; };
   if (load) {
-    if (bytes < 4) {
-      ValueId v = b_.load(bytes == 1 ? Type::I8 : Type::I16, space, ac, addr, x.active);
-      v = in.mod("extend") == "sext" ? b_.sext(Type::I32, v) : b_.zext(Type::I32, v);
-      x.staged.push_back({sr, v});
-      return true;
-    }
-    for (unsigned off = 0; off < bytes;) {
-      if (bytes - off >= 8) {
-        ValueId v = b_.load(Type::I64, space, ac, at(off), x.active);
-        x.staged.push_back({sr + off / 4, b_.trunc(Type::I32, v)});
-        x.staged.push_back({sr + off / 4 + 1, b_.trunc(Type::I32, b_.lshr(v, b_.i32(32)))});
-        off += 8;
+    ValueId word[4] = {c32(0), c32(0), c32(0), c32(0)};
+    for (const auto& [off, n] : pieces) {
+      ValueId v = b_.load(piece_type(n), space, ac, at(off), x.active);
+      if (n == 8) {
+        word[off / 4] = b_.trunc(Type::I32, v);
+        word[off / 4 + 1] = b_.trunc(Type::I32, b_.lshr(v, b_.i32(32)));
+      } else if (n == 4) {
+        word[off / 4] = v;
       } else {
-        x.staged.push_back({sr + off / 4, b_.load(Type::I32, space, ac, at(off), x.active)});
-        off += 4;
+        ValueId z = b_.zext(Type::I32, v);
+        if (off % 4) z = b_.shl(z, c32(8 * (off % 4)));
+        word[off / 4] = off % 4 ? b_.or_(word[off / 4], z) : z;
       }
     }
-    return true;
-  }
-  if (bytes < 4) {
-    ValueId v = b_.trunc(bytes == 1 ? Type::I8 : Type::I16, b_.get_var(kVarReg0 + sr));
-    b_.store(space, ac, addr, v, x.active);
-    return true;
-  }
-  for (unsigned off = 0; off < bytes;) {
-    if (bytes - off >= 8) {
-      ValueId v = b_.or_(b_.zext(Type::I64, b_.get_var(kVarReg0 + sr + off / 4)),
-                         b_.shl(b_.zext(Type::I64, b_.get_var(kVarReg0 + sr + off / 4 + 1)), b_.i32(32)));
-      b_.store(space, ac, at(off), v, x.active);
-      off += 8;
-    } else {
-      b_.store(space, ac, at(off), b_.get_var(kVarReg0 + sr + off / 4), x.active);
-      off += 4;
+    if (bytes < 4 && in.mod("extend") == "sext") {
+      const unsigned sh = 32 - 8 * bytes;
+      word[0] = b_.ashr(b_.shl(word[0], c32(sh)), c32(sh));
     }
+    for (unsigned r = 0; r < nregs; ++r) x.staged.push_back({sr + r, word[r]});
+    return true;
+  }
+  for (const auto& [off, n] : pieces) {
+    ValueId v;
+    if (n == 8) {
+      v = b_.or_(b_.zext(Type::I64, b_.get_var(kVarReg0 + sr + off / 4)),
+                 b_.shl(b_.zext(Type::I64, b_.get_var(kVarReg0 + sr + off / 4 + 1)), b_.i32(32)));
+    } else {
+      v = b_.get_var(kVarReg0 + sr + off / 4);
+      if (n < 4) v = b_.trunc(piece_type(n), off % 4 ? b_.lshr(v, c32(8 * (off % 4))) : v);
+    }
+    b_.store(space, ac, at(off), v, x.active);
   }
   return true;
 }
@@ -273,9 +281,9 @@ TOp top(const std::string& n) {
       {"+F32_TO_U32", tF2U}, {"+S32_TO_F32", tS2F}, {"+U32_TO_F32", tU2F}, {"*MKVEC.v2i16", tMkvec2},
       {"+MKVEC.v2i16", tMkvec2}, {"*S8_TO_S32", tExt}, {"+S8_TO_S32", tExt}, {"*U8_TO_U32", tExt},
       {"+U8_TO_U32", tExt}, {"*S16_TO_S32", tExt}, {"+S16_TO_S32", tExt}, {"*U16_TO_U32", tExt},
-      {"+U16_TO_U32", tExt}, {"+LOAD.i8", tLoad}, {"+LOAD.i16", tLoad}, {"+LOAD.i32", tLoad}, {"+LOAD.i64", tLoad},
+      {"+U16_TO_U32", tExt}, {"+LOAD.i8", tLoad}, {"+LOAD.i16", tLoad}, {"+LOAD.i24", tLoad}, {"+LOAD.i32", tLoad}, {"+LOAD.i48", tLoad}, {"+LOAD.i64", tLoad},
       {"+LOAD.i96", tLoad}, {"+LOAD.i128", tLoad}, {"+STORE.i8", tStore}, {"+STORE.i16", tStore},
-      {"+STORE.i32", tStore}, {"+STORE.i64", tStore}, {"+STORE.i96", tStore}, {"+STORE.i128", tStore},
+      {"+STORE.i24", tStore}, {"+STORE.i32", tStore}, {"+STORE.i48", tStore}, {"+STORE.i64", tStore}, {"+STORE.i96", tStore}, {"+STORE.i128", tStore},
       {"+BRANCHZ.i32", tBranchz}, {"+BRANCHZ.s32", tBranchz}, {"+BRANCHZ.u32", tBranchz}, {"+BRANCHZ.f32", tBranchz},
       {"+BRANCH.i32", tBranch}, {"+BRANCH.s32", tBranch}, {"+BRANCH.u32", tBranch}, {"+BRANCH.f32", tBranch},
       {"+JUMP", tJump}, {"+CLPER.i32", tClper}, {"+CLPER_OLD.i32", tClper}, {"+BARRIER", tBarrier},
@@ -695,7 +703,85 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
   }
 }
 
+bool Translator::wide_clause(const DecodedClause& c, ValueId active, std::string& err) {
+  const unsigned n = c.raw.ntuples;
+  for (unsigned ti = 0; ti < n; ++ti)
+    for (int u = 0; u < 2; ++u) {
+      const DecodedIns& in = u == 0 ? c.t[ti].fma : c.t[ti].add;
+      if (!in.enc) continue;
+      const std::string why = wide_clause_reason(*in.enc);
+      if (!why.empty()) {
+        char b[64];
+        std::snprintf(b, sizeof b, "clause 0x%zx tuple %u %s: ", c.raw.offset, ti, u == 0 ? "FMA" : "ADD");
+        err = b + in.enc->name + " cannot be in a 64-bit clause: " + why;
+        return false;
+      }
+    }
+  using P2 = RegMode64::Port2;
+  using P3 = RegMode64::Port3;
+  Ctx x[2] = {{b_, c, 0, W_, active, {}, ir::kNoValue, ir::kNoValue, b_.i32(0), b_.i32(0), ir::kNoValue},
+              {b_, c, 0, W_, active, {}, ir::kNoValue, ir::kNoValue, b_.i32(0), b_.i32(0), ir::kNoValue}};
+  ValueId fr[2] = {x[0].t0, x[1].t0}, ar[2] = {x[0].t1, x[1].t1};
+  auto write_pairs = [&](const RegMode64& m) {
+    auto wr = [&](unsigned reg, const ValueId* v) {
+      for (unsigned h = 0; h < 2; ++h) b_.set_var_where(active, kVarReg0 + reg + h, v[h]);
+    };
+    if (m.port2 == P2::WriteFma) wr(m.reg2, fr);
+    if (m.port2 == P2::WriteAdd) wr(m.reg2, ar);
+    if (m.port3 == P3::WriteFma) wr(m.reg3, fr);
+    if (m.port3 == P3::WriteAdd) wr(m.reg3, ar);
+  };
+  for (unsigned ti = 0; ti < n; ++ti) {
+    const DecodedTuple& t = c.t[ti];
+    const RegMode64& m = t.rm64;
+    for (unsigned h = 0; h < 2; ++h) {
+      x[h].ti = ti;
+      x[h].ftz = c.raw.header.ftz() != 0;
+      x[h].port[0] = m.read0 ? b_.get_var(kVarReg0 + m.reg0 + h) : b_.i32(0);
+      x[h].port[1] = m.read1 ? b_.get_var(kVarReg0 + m.reg1 + h) : b_.i32(0);
+      x[h].port[2] = m.port2 == P2::Read ? b_.get_var(kVarReg0 + m.reg2 + h) : b_.i32(0);
+    }
+    if (ti > 0) write_pairs(m);
+    bool needs_fau = false;
+    for (const DecodedIns* in : {&t.fma, &t.add})
+      for (unsigned s = 0; s < in->nsrc; ++s) needs_fau |= in->src[s] == 4 || in->src[s] == 5;
+    x[0].fma_unit = true;
+    if (needs_fau) {
+      if (!fau(x[0], t.rb.fau, t.fma.enc ? t.fma : t.add)) {
+        err = err_;
+        return false;
+      }
+      // Sources 4 and 5 both read the FAU value's word h in half h.
+      x[1].fau_lo = x[1].fau_hi = x[0].fau_hi;
+      x[0].fau_hi = x[0].fau_lo;
+    }
+    ValueId nf[2], na[2];
+    for (unsigned h = 0; h < 2; ++h) {
+      x[h].fma_unit = true;
+      if (!ins(x[h], t.fma, nf[h])) {
+        err = err_;
+        return false;
+      }
+      x[h].fma_unit = false;
+      x[h].t = nf[h];
+      if (!ins(x[h], t.add, na[h])) {
+        err = err_;
+        return false;
+      }
+    }
+    for (unsigned h = 0; h < 2; ++h) {
+      fr[h] = x[h].t0 = nf[h];
+      ar[h] = x[h].t1 = na[h];
+    }
+  }
+  write_pairs(c.t[0].rm64);
+  b_.set_var_where(active, kVarPc, b_.i32(uint32_t(c.raw.offset + c.size)));
+  if (c.raw.header.flow() == 0) b_.set_var_where(active, kVarEnded, b_.i32(1));
+  return true;
+}
+
 bool Translator::clause(const DecodedClause& c, ValueId active, std::string& err) {
+  if (c.wide) return wide_clause(c, active, err);
   Ctx x{b_, c, 0, W_, active, {}, ir::kNoValue, ir::kNoValue, b_.i32(0), b_.i32(0), ir::kNoValue};
   x.ftz = c.raw.header.ftz() != 0;
   ValueId fr = x.t0, ar = x.t1;

@@ -7,6 +7,8 @@
 #include <doctest/doctest.h>
 
 #include <bit>
+#include <cctype>
+#include <tuple>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -102,7 +104,7 @@ constexpr uint32_t kNan = 0x7fc00000u, kInf = 0x7f800000u, kNegInf = 0xff800000u
 }  // namespace
 
 TEST_CASE("bifrost examples pass their independently computed expect on the interpreter") {
-  const char* kernels[] = {"vector_add", "reduction", "divergent", "loop", "fp16", "rcp_rsqrt", "int64", "atomic"};
+  const char* kernels[] = {"vector_add", "reduction", "divergent", "loop", "fp16", "rcp_rsqrt", "int64", "atomic", "pair64"};
   for (const char* k : kernels) {
     CAPTURE(k);
     json doc = replay::load_file(kExamples / (std::string(k) + ".json"));
@@ -493,4 +495,165 @@ TEST_CASE("bifrost interpreter and translation: any random clause gives a result
   CHECK(errors > 0);
   MESSAGE("random clauses: " << ran << " ran, " << faults << " faulted, " << errors << " errors, " << translated
                              << " translated");
+}
+
+namespace {
+// A document with `threads` threads, buffers given as (name, address, bytes,
+// initial words), uniform words u0.. as given.
+json mem_doc(const std::string& text, unsigned threads, const std::vector<uint32_t>& uniforms,
+             const std::vector<std::tuple<std::string, uint32_t, size_t, std::vector<uint32_t>>>& bufs) {
+  json u = json::object();
+  for (size_t i = 0; i < uniforms.size(); ++i) u["u" + std::to_string(i)] = uniforms[i];
+  json mem = json::array();
+  for (const auto& [name, addr, size, init] : bufs) {
+    json b = {{"name", name}, {"space", "global"}, {"address", addr}, {"size", size}};
+    if (!init.empty()) b["init"] = {{"u32", hexlist(init)}};
+    mem.push_back(b);
+  }
+  return {{"gpurc", 1},        {"isa", "bifrost"}, {"variant", "g72"}, {"program", {{"asm", text}}},
+          {"launch", {{"grid", {1}}, {"block", {threads}}}}, {"state", {{"uniforms", u}}}, {"memory", mem}};
+}
+std::vector<uint8_t> bytes_of(const replay::ReplayRun& r, const std::string& name) {
+  const replay::Observed* o = r.find("memory", name);
+  REQUIRE(o);
+  return o->bytes;
+}
+}  // namespace
+
+TEST_CASE("bifrost LOAD/STORE of 3 and 6 bytes: unaligned, every engine bit for bit, out-of-bounds faults") {
+  // Thread g: A = 1 + 8g (unaligned); r4 = LOAD.i24 in[A], r6:r7 = LOAD.i48 in[A];
+  // STORE.i24 r4 -> o24[1 + 8g], STORE.i48 r6:r7 -> o48[3 + 16g]; r4-r7 -> regs[16g].
+  const std::string text =
+      "clause_0:\nds(0) nbb load\n{\n    *SHADDXL.u32 t0, u0.w0, r60, shift:3\n    +LOAD.i24 t1, t, u0.w1, @r4\n}\n"
+      "clause_1:\nds(0) nbb load\n{\n    *SHADDXL.u32 t0, u0.w0, r60, shift:3\n    +LOAD.i48 t1, t, u0.w1, @r6\n}\n"
+      "clause_2:\nds(0) nbb store\n{\n    *SHADDXL.u32 t0, u1.w0, r60, shift:3\n    +STORE.i24 t1, t, u1.w1, @r4\n}\n"
+      "clause_3:\nds(0) nbb store\n{\n    *SHADDXL.u32 t0, u2.w0, r60, shift:4\n    +STORE.i48 t1, t, u2.w1, @r6\n}\n"
+      "clause_4:\nds(0) eos store\n{\n    *SHADDXL.u32 t0, u3.w0, r60, shift:4\n    +STORE.i128 t1, t, u3.w1, @r4\n}\n";
+  const unsigned T = 8;
+  std::vector<uint32_t> in(18);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = uint32_t(0x9e3779b9u * (i + 1)) ^ 0x80c0e0f0u;
+  const uint8_t* ib = reinterpret_cast<const uint8_t*>(in.data());
+  auto run = [&](size_t in_bytes, size_t o24_bytes, size_t o48_bytes, Engine e) {
+    json doc = mem_doc(text, T, {0x100001, 0, 0x200001, 0, 0x300003, 0, 0x400000, 0},
+                       {{"in", 0x100000, in_bytes, std::vector<uint32_t>(in.begin(), in.begin() + in_bytes / 4)},
+                        {"o24", 0x200000, o24_bytes, {}}, {"o48", 0x300000, o48_bytes, {}}, {"regs", 0x400000, 16 * T, {}}});
+    return replay::run_document(doc, kExamples, e, 1, false);
+  };
+  // In bounds: the values, on every engine.
+  for (Engine e : host_engines()) {
+    CAPTURE(engine_name(e));
+    replay::ReplayRun r = run(72, 8 * T, 16 * T, e);
+    REQUIRE_MESSAGE(!r.fault, *r.fault);
+    const std::vector<uint8_t> o24 = bytes_of(r, "o24"), o48 = bytes_of(r, "o48");
+    const std::vector<uint32_t> regs = words(r, "regs");
+    for (unsigned g = 0; g < T; ++g) {
+      CAPTURE(g);
+      const unsigned A = 1 + 8 * g;
+      const uint32_t r4 = ib[A] | ib[A + 1] << 8 | ib[A + 2] << 16;
+      const uint32_t r6 = ib[A] | ib[A + 1] << 8 | ib[A + 2] << 16 | uint32_t(ib[A + 3]) << 24;
+      const uint32_t r7 = ib[A + 4] | ib[A + 5] << 8;
+      CHECK(regs[4 * g] == r4);
+      CHECK(regs[4 * g + 2] == r6);
+      CHECK(regs[4 * g + 3] == r7);
+      for (unsigned k = 0; k < 8; ++k) CHECK(o24[8 * g + k] == (k >= 1 && k <= 3 ? ib[A + k - 1] : 0));
+      for (unsigned k = 0; k < 16; ++k) CHECK(o48[16 * g + k] == (k >= 3 && k <= 8 ? ib[A + k - 3] : 0));
+    }
+  }
+  // The last piece of a thread's access outside the buffer: a fault on every
+  // engine (i24: 2 + 1 bytes, i48: 4 + 2 bytes; loads and stores).
+  struct Case { size_t in, o24, o48; const char* what; };
+  for (const Case& c : {Case{59, 8 * T, 16 * T, "LOAD.i24 second piece"}, Case{62, 8 * T, 16 * T, "LOAD.i48 second piece"},
+                        Case{72, 8 * T - 6, 16 * T, "STORE.i24 second piece"}, Case{72, 8 * T, 16 * T - 8, "STORE.i48 second piece"}}) {
+    CAPTURE(c.what);
+    for (Engine e : host_engines()) {
+      CAPTURE(engine_name(e));
+      replay::ReplayRun r = run(c.in, c.o24, c.o48, e);
+      CHECK(r.fault);
+    }
+  }
+}
+
+TEST_CASE("bifrost 64-bit clauses: a clause on pairs = the same clause on the low words, then on the high words") {
+  // The 64-bit model (docs/bifrost.md "64-bit clauses"): each instruction runs
+  // on the low and on the high words, an FAU source reads the word of its half.
+  // Oracle: two 32-bit clauses, one on the even registers (FAU word 0), one on
+  // the odd registers (FAU word 1). Covers 3 reads through port 2, two writes,
+  // pairs >= r32 (the 31-x form and port 0's +16), a single read, passthrough,
+  // uniforms, lane id, the last tuple's write carried by the first tuple.
+  const std::string wide_clause =
+      "    *FMA.f32 r8:t0, r0, r2, r4\n    +IADD.u32 r10:t1, t, uW.wX\n"
+      "    *MOV.i32 t0, r40\n    +FADD.f32 r12:t1, t0, r34\n"
+      "    *IMUL.i32 t0, r36, t1\n    +MOV.i32 r14:t1, lane_id.L\n"
+      "    *NOP t0\n    +IADD.u32 r16:t1, t0, t1\n"
+      "    *LSHIFT_OR.i32 r18:t0, r12, r10, r44\n    +NOP t1\n";
+  // half: -1 = the 64-bit clause, 0 = low words, 1 = high words.
+  auto clause_text = [&](int half) {
+    std::string s, out;
+    for (size_t i = 0; i < wide_clause.size(); ++i) {
+      const char ch = wide_clause[i];
+      if (ch == 'r' && i + 1 < wide_clause.size() && std::isdigit(static_cast<unsigned char>(wide_clause[i + 1])) &&
+          (i == 0 || !std::isalnum(static_cast<unsigned char>(wide_clause[i - 1])))) {
+        size_t j = i + 1;
+        unsigned n = 0;
+        while (j < wide_clause.size() && std::isdigit(static_cast<unsigned char>(wide_clause[j]))) n = n * 10 + unsigned(wide_clause[j++] - '0');
+        out += "r" + std::to_string(n + (half == 1 ? 1 : 0));
+        i = j - 1;
+      } else if (wide_clause.compare(i, 5, "uW.wX") == 0) {
+        out += half == 1 ? "u14.w1" : "u14.w0";
+        i += 4;
+      } else if (wide_clause.compare(i, 9, "lane_id.L") == 0) {
+        out += half == 1 ? "lane_id.y" : "lane_id.x";
+        i += 8;
+      } else {
+        out += ch;
+      }
+    }
+    return out;
+  };
+  std::string loads, stores;
+  for (unsigned k = 0; k < 8; ++k)
+    loads += "clause_" + std::to_string(k) + ":\nds(0) nbb load\n{\n    *SHADDXL.u32 t0, u" + std::to_string(k) +
+             ".w0, r60, shift:7\n    +LOAD.i128 t1, t, u" + std::to_string(k) + ".w1, @r" +
+             std::to_string(k < 4 ? 4 * k : 32 + 4 * (k - 4)) + "\n}\n";
+  for (unsigned k = 0; k < 5; ++k)
+    stores += "clause_" + std::to_string(60 + k) + ":\nds(0) " + (k == 4 ? "eos" : "nbb") +
+              " store\n{\n    *SHADDXL.u32 t0, u" + std::to_string(8 + k) + ".w0, r60, shift:7\n    +STORE.i128 t1, t, u" +
+              std::to_string(8 + k) + ".w1, @r" + std::to_string(4 * k) + "\n}\n";
+  const std::string wide = loads + "clause_20:\nds(0) nbb 64 regs64\n{\n" + clause_text(-1) + "}\n" + stores;
+  const std::string split = loads + "clause_20:\nds(0) nbb\n{\n" + clause_text(0) + "}\nclause_30:\nds(0) nbb\n{\n" +
+                            clause_text(1) + "}\n" + stores;
+  const unsigned T = 12;
+  std::vector<uint32_t> uni(32, 0);
+  for (unsigned k = 0; k < 8; ++k) uni[2 * k] = 0x100000 + 16 * k;
+  for (unsigned k = 0; k < 5; ++k) uni[16 + 2 * k] = 0x200000 + 16 * k;
+  uni[28] = 0x3fc00000;  // u14.w0 = 1.5
+  uni[29] = 0x00000007;  // u14.w1
+  std::vector<uint32_t> in(32 * T);
+  const uint32_t specials[] = {0x3f800000, 0xc0000000, 0x7fc00000, 0x7f800000, 0x80000000, 0x00000001, 0xffffffff, 0x40490fdb};
+  for (size_t i = 0; i < in.size(); ++i) in[i] = i % 3 ? specials[(i * 7) % 8] : uint32_t(0x9e3779b9u * (i + 3));
+  auto doc = [&](const std::string& text) {
+    return mem_doc(text, T, uni, {{"in", 0x100000, in.size() * 4, in}, {"out", 0x200000, 128 * T, {}}});
+  };
+  // The 64-bit clause really is one (the assembler packed 64-bit blocks).
+  std::vector<uint8_t> code;
+  std::string err;
+  REQUIRE_MESSAGE(bifrost::assemble(wide, code, err), err);
+  bifrost::Program prog;
+  REQUIRE(prog.load(code, err));
+  unsigned wide_clauses = 0;
+  for (const bifrost::DecodedClause& c : prog.clauses()) wide_clauses += c.wide;
+  CHECK(wide_clauses == 1);
+  const replay::ReplayRun ref = replay::run_document(doc(split), kExamples, Engine::Interp, 1, false);
+  REQUIRE_MESSAGE(!ref.fault, *ref.fault);
+  const std::vector<uint32_t> want = words(ref, "out");
+  for (Engine e : host_engines()) {
+    CAPTURE(engine_name(e));
+    replay::ReplayRun r = replay::run_document(doc(wide), kExamples, e, 1, false);
+    REQUIRE_MESSAGE(!r.fault, *r.fault);
+    CHECK(words(r, "out") == want);
+  }
+  // Not allowed in a 64-bit clause: a clear error naming the instruction.
+  json bad = doc(loads + "clause_20:\nds(0) eos 64 regs64\n{\n    *NOP t0\n    +BRANCHZ.i32.eq t1, r0, clause_0\n}\n");
+  CHECK_THROWS_WITH(replay::run_document(bad, kExamples, Engine::Interp, 1, false),
+                    doctest::Contains("cannot be in a 64-bit clause"));
 }

@@ -29,7 +29,7 @@ const isa::IsaModule& bifrost_isa() {
 }  // namespace
 
 TEST_CASE("bifrost JIT: translatable examples pass on every engine, bit for bit with the interpreter") {
-  const char* translated[] = {"vector_add", "reduction", "divergent", "loop", "fp16", "int64", "atomic", "rcp_rsqrt"};
+  const char* translated[] = {"vector_add", "reduction", "divergent", "loop", "fp16", "int64", "atomic", "rcp_rsqrt", "pair64"};
   for (const char* k : translated) {
     CAPTURE(k);
     json doc = replay::load_file(kExamples / (std::string(k) + ".json"));
@@ -45,13 +45,13 @@ TEST_CASE("bifrost JIT: translatable examples pass on every engine, bit for bit 
       }
     }
   }
-  // An instruction the translation does not cover: a clear error naming it and its clause.
+  // An instruction a 64-bit clause cannot hold: a clear error naming it and its clause.
   std::vector<uint8_t> code;
   std::string err;
-  REQUIRE(bifrost::assemble("clause_0:\nds(0) eos load\n{\n    *NOP t0\n    +LOAD.i24 t1, u0.w0, u0.w1, @r0\n}\n", code, err));
+  REQUIRE(bifrost::assemble("clause_0:\nds(0) eos 64 regs64\n{\n    *NOP t0\n    +LOAD.i32 t1, u0.w0, u0.w1, @r0\n}\n", code, err));
   ir::Function f;
   CHECK_FALSE(bifrost_isa().translate(code, "g72", f, err));
-  CHECK(err.find("+LOAD.i24 is not translated") != std::string::npos);
+  CHECK(err.find("+LOAD.i32 cannot be in a 64-bit clause") != std::string::npos);
   CHECK(err.find("clause 0x0") != std::string::npos);
 }
 
@@ -100,7 +100,7 @@ TEST_CASE("bifrost fuzz: the generator draws varied programs") {
   auto s = bifrost_isa().fuzz_session(opt, err);
   REQUIRE(s);
   std::set<std::string> mnemonics;
-  unsigned branches = 0;
+  unsigned branches = 0, wide = 0;
   for (uint64_t i = 0; i < 60; ++i) {
     std::unique_ptr<isa::FuzzCase> c = s->generate(i, err);
     REQUIRE(c);
@@ -110,10 +110,15 @@ TEST_CASE("bifrost fuzz: the generator draws varied programs") {
     std::vector<uint8_t> code = replay::parse_hex_bytes(doc["program"]["bytes"].get<std::string>(), "bytes");
     std::string text;
     REQUIRE(bifrost::disassemble(code.data(), code.size(), text, err));
+    // The text (64-bit clauses printed with pairs, `regs64`) assembles to the same bytes.
+    std::vector<uint8_t> back;
+    REQUIRE_MESSAGE(bifrost::assemble(text, back, err), err);
+    CHECK(back == code);
     std::istringstream in(text);
     std::string line;
     while (std::getline(in, line)) {
       const size_t p = line.find_first_of("*+");
+      if (line.find("ds(") != std::string::npos) wide += line.find(" 64 regs64") != std::string::npos;  // 64-bit clauses
       if (p == std::string::npos || line.find("ds(") != std::string::npos) continue;
       const std::string m = line.substr(p, line.find(' ', p) - p);
       mnemonics.insert(m.substr(0, m.find('.', m.find('.') + 1)));
@@ -122,4 +127,5 @@ TEST_CASE("bifrost fuzz: the generator draws varied programs") {
   }
   CHECK(mnemonics.size() >= 40);
   CHECK(branches > 0);
+  CHECK(wide > 5);
 }

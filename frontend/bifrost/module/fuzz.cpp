@@ -75,12 +75,13 @@ struct TupleState {
   unsigned uniform;   // pair 8..11
   unsigned special;   // 0-3
   uint32_t consts[2];
+  bool wide = false;  // a 64-bit clause: registers name pairs (even), writes are whole pairs
 };
 
 std::string operand(fuzz::Rng& rng, const TupleState& ts, unsigned v, bool fma) {
   char b[64];
   switch (v) {
-    case 0: case 1: case 2: std::snprintf(b, sizeof b, "r%u", ts.regs[v]); return b;
+    case 0: case 1: case 2: std::snprintf(b, sizeof b, "r%u", ts.wide ? ts.regs[v] & ~1u : ts.regs[v]); return b;
     case 3: return fma ? "#0" : "t";
     case 4: case 5: {
       const bool hi = v == 5;
@@ -132,7 +133,9 @@ std::string random_instruction(fuzz::Rng& rng, bool fma, const TupleState& ts, b
   char b[64];
   const unsigned w = rng.below(6);
   if (allow_write && w < 3) {
-    std::snprintf(b, sizeof b, " r%u:%s%s", rng.below(16), fma ? "t0" : "t1", w == 0 ? "" : w == 1 ? ".h0" : ".h1");
+    const unsigned r = rng.below(16);
+    if (ts.wide) std::snprintf(b, sizeof b, " r%u:%s", r & ~1u, fma ? "t0" : "t1");
+    else std::snprintf(b, sizeof b, " r%u:%s%s", r, fma ? "t0" : "t1", w == 0 ? "" : w == 1 ? ".h0" : ".h1");
     s += b;
   } else {
     s += fma ? " t0" : " t1";
@@ -154,7 +157,7 @@ std::string random_instruction(fuzz::Rng& rng, bool fma, const TupleState& ts, b
 }
 
 // One random clause body (tuples) that assembles, with header `head`.
-bool random_body(fuzz::Rng& rng, const std::string& head, std::string& body) {
+bool random_body(fuzz::Rng& rng, const std::string& head, std::string& body, bool wide = false) {
   const unsigned n = 1 + rng.below(6);
   body.clear();
   for (unsigned t = 0; t < n; ++t) {
@@ -162,6 +165,7 @@ bool random_body(fuzz::Rng& rng, const std::string& head, std::string& body) {
     bool placed = false;
     for (int tries = 0; tries < 100 && !placed; ++tries) {
       TupleState ts;
+      ts.wide = wide;
       for (unsigned& r : ts.regs) r = rng.below(16);
       ts.fau_kind = rng.below(3);
       ts.uniform = 8 + rng.below(4);
@@ -201,7 +205,7 @@ std::string hex_of(const std::vector<uint8_t>& v) {
 class Session final : public isa::FuzzSession {
  public:
   Session(uint64_t seed, unsigned width, std::string variant)
-      : rng_(seed), width_(width), variant_(std::move(variant)) {}
+      : rng_(seed), wide_rng_(seed ^ 0x64b17c1a05e5ull), width_(width), variant_(std::move(variant)) {}
   std::vector<std::string> ir_engines() const override { return {"ir-interp"}; }
 
   std::unique_ptr<isa::FuzzCase> generate(uint64_t index, std::string& err) override {
@@ -354,9 +358,17 @@ class Session final : public isa::FuzzSession {
     }
     // A divergent skip: threads whose lane or register bit is 0 branch over the next body clause.
     const int skip = rng_.chance(40) ? int(rng_.below(nbody)) : -1;
+    // A 64-bit clause (register pairs) after the body in a third of the
+    // programs, drawn from its own stream so that the rest of every program
+    // stays what the seed gave before 64-bit clauses existed.
+    if (wide_rng_.chance(33)) {
+      const std::string head = std::string("ds(0) nbb 64") + (wide_rng_.chance(20) ? ftz[1 + wide_rng_.below(3)] : "") + " regs64\n{\n";
+      std::string b;
+      if (random_body(wide_rng_, "clause_0:\n" + head, b, true)) body.push_back(head + b + "}\n");
+    }
     std::vector<std::string> all = clauses;
     int branch_at = -1;
-    for (unsigned i = 0; i < nbody; ++i) {
+    for (unsigned i = 0; i < body.size(); ++i) {
       if (int(i) == skip) {
         branch_at = int(all.size());
         char b[160];
@@ -404,6 +416,7 @@ class Session final : public isa::FuzzSession {
   }
 
   fuzz::Rng rng_;
+  fuzz::Rng wide_rng_;  // the 64-bit clauses' draws
   unsigned width_;
   std::string variant_;
 };
