@@ -189,7 +189,7 @@ class Emitter : public Xbyak::CodeGenerator {
   void fblend_const(int d, int m, uint32_t bits);
   void flush_subnormal(int x);                  // subnormal -> signed zero (uses scratch 0, 1)
   void float_finish(ir::ValueId v, int d, const int* nan_args, int n);  // NaN rule, FtzOut, Sat
-  void float_test(uint32_t fflags, int d);      // flags: ZF = 1 when no lane of d needs float_fix
+  void float_test(uint32_t fflags, int d, Xbyak::Label& clean);  // jumps to clean when no lane of d needs float_fix
   void float_fix(uint32_t fflags, int d, const int* nan_args, int n);  // NaN rule, FtzOut (not Sat)
   // DAZ mode (lower_float.cpp): every float op of the function reads its
   // operands flushed (or cannot tell), so the run installs MXCSR.DAZ and

@@ -100,31 +100,35 @@ Xmm Emitter::rop(int r, Round m) const {
   }
 }
 
-void Emitter::float_test(uint32_t fl, int d) {
-  // One test of the result skips the fixes when no lane can need them, so the
-  // usual path adds no latency to the result's dependency chain. AVX-512
-  // classifies exactly (NaN, and subnormal when flushing); AVX2 tests for a
-  // NaN, or when flushing for an exponent field of 0 or 255 (zeros and
-  // infinities take the fixes too, which leave them unchanged).
+void Emitter::float_test(uint32_t fl, int d, Label& clean) {
+  // One test of the result skips the fixes when no lane needs them, so the
+  // usual path adds no latency to the result's dependency chain: a NaN, or
+  // when flushing a subnormal. AVX-512 classifies with vfpclassps (but in DAZ
+  // mode that reads a subnormal as a zero); otherwise from the bits: an
+  // exponent field of 0 or 255 (exponent + 1 has no bit above its lowest)
+  // with a nonzero mantissa. (Zero results, common, must not take the fixes.)
   if (z_ && daz_ && (fl & ff::FtzOut)) {
-    // vfpclassps reads a subnormal as a zero in DAZ mode: NaN or subnormal
-    // from the bits (exponent + 1 in {0, 1} and a nonzero mantissa).
     vpaddd(V(0), V(d), ptr_b[rip + const32_[0x00800000u]]);
     vptestnmd(k2, V(0), ptr_b[rip + const32_[0x7F000000u]]);
     vptestmd(k1 | k2, V(d), ptr_b[rip + const32_[0x007FFFFFu]]);
     kortestw(k1, k1);
+    jz(clean, T_NEAR);
   } else if (z_) {
     vfpclassps(k1, V(d), uint8_t(0x81 | ((fl & ff::FtzOut) ? 0x20 : 0)));  // QNaN, SNaN, denormal
     kortestw(k1, k1);
+    jz(clean, T_NEAR);
   } else if (fl & ff::FtzOut) {
-    vpand(V(0), V(d), const_vec(0x7F800000u));
-    vpcmpeqd(V(1), V(0), const_vec(0));
-    vpcmpeqd(V(0), V(0), const_vec(0x7F800000u));
-    vpor(V(0), V(0), V(1));
-    vptest(V(0), V(0));
+    vpaddd(V(0), V(d), const_vec(0x00800000u));
+    vpand(V(0), V(0), const_vec(0x7F000000u));
+    vpcmpeqd(V(0), V(0), const_vec(0));           // exponent 0 or 255
+    vpand(V(1), V(d), const_vec(0x007FFFFFu));
+    vpcmpeqd(V(1), V(1), const_vec(0));           // mantissa zero
+    vptest(V(1), V(0));                           // CF: no lane with exponent 0 / 255 and a mantissa
+    jc(clean, T_NEAR);
   } else {
     vcmpps(V(0), V(d), V(d), 0x03);
     vptest(V(0), V(0));
+    jz(clean, T_NEAR);
   }
 }
 
@@ -150,8 +154,7 @@ void Emitter::float_fix(uint32_t fl, int d, const int* nan_args, int n) {
 void Emitter::float_finish(ValueId v, int d, const int* nan_args, int n) {
   uint32_t fl = f_.insts[v].fflags;
   Label done;
-  float_test(fl, d);
-  jz(done, T_NEAR);
+  float_test(fl, d, done);
   float_fix(fl, d, nan_args, n);
   L(done);
   if (fl & ff::Sat) {
@@ -246,8 +249,7 @@ bool Emitter::lower_daz_arith(ValueId v, const int* r, int d) {
     default: return false;
   }
   Label done;
-  float_test(fl, d);
-  jz(done, T_NEAR);
+  float_test(fl, d, done);
   if (zero_mul) {
     zero_mul_mask_raw(r[0], r[1]);
     vmulps(V(d), V(r[0]), V(r[1]));
