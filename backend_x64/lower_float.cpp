@@ -103,14 +103,16 @@ Xmm Emitter::rop(int r, Round m) const {
 void Emitter::float_test(uint32_t fl, int d, Label& clean) {
   // One test of the result skips the fixes when no lane needs them, so the
   // usual path adds no latency to the result's dependency chain: a NaN, or
-  // when flushing a subnormal. AVX-512 classifies with vfpclassps (but in DAZ
-  // mode that reads a subnormal as a zero); otherwise from the bits: an
-  // exponent field of 0 or 255 (exponent + 1 has no bit above its lowest)
-  // with a nonzero mantissa. (Zero results, common, must not take the fixes.)
+  // when flushing a subnormal. AVX-512 classifies with vfpclassps (in DAZ
+  // mode that reads a subnormal as a zero: then the zero lanes with nonzero
+  // bits); AVX2 from the bits: an exponent field of 0 or 255 (exponent + 1
+  // has no bit above its lowest) with a nonzero mantissa. (Zero results,
+  // common, must not take the fixes.)
   if (z_ && daz_ && (fl & ff::FtzOut)) {
-    vpaddd(V(0), V(d), ptr_b[rip + const32_[0x00800000u]]);
-    vptestnmd(k2, V(0), ptr_b[rip + const32_[0x7F000000u]]);
-    vptestmd(k1 | k2, V(d), ptr_b[rip + const32_[0x007FFFFFu]]);
+    // DAZ mode: vfpclassps calls a subnormal a zero of its sign, so NaN or
+    // "zero" lanes whose bits are not a zero.
+    vfpclassps(k2, V(d), 0x87);  // QNaN, +0, -0, SNaN
+    vptestmd(k1 | k2, V(d), ptr_b[rip + const32_[0x7FFFFFFFu]]);
     kortestw(k1, k1);
     jz(clean, T_NEAR);
   } else if (z_) {
