@@ -76,6 +76,7 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer,
     ir::StageTimer t("segment plan and liveness");
     plan_ = plan ? *plan : make_plan(f);
   }
+  daz_ = daz_eligible(f);
   vals_.assign(f.insts.size(), ValState{});
   slot_.assign(f.insts.size(), -1);
   stage_slot_.assign(f.insts.size(), -1);
@@ -342,7 +343,9 @@ void Emitter::blend_mask(int d, int m, int t) {
 void Emitter::call_abs(const void* fn) {
   mov(rax, reinterpret_cast<uint64_t>(fn));
   vzeroupper();
+  if (daz_) ldmxcsr(dword[rsp + kMxcsrIeeeOffset]);  // helpers compute in IEEE mode
   call(rax);
+  if (daz_) ldmxcsr(dword[rsp + kMxcsrDazOffset]);
 }
 
 void Emitter::emit_fault_return(FaultKind kind, uint64_t code, uint64_t addr, uint32_t space, int lane) {
@@ -375,9 +378,17 @@ void Emitter::emit_prologue() {
   sub(rsp, kStackBytes);  // keeps rsp 16-byte aligned at helper calls; [rsp] is MXCSR scratch
   // Native float code assumes IEEE defaults: round to nearest, no DAZ/FTZ,
   // exceptions masked. Install them for the run; the caller's MXCSR is restored.
+  // daz_: DAZ as well (lower_float.cpp, daz_eligible); both values stay on
+  // the stack for helper calls and exact compares to switch.
   stmxcsr(dword[rsp + 12]);
-  mov(dword[rsp + 16], 0x1F80);
-  ldmxcsr(dword[rsp + 16]);
+  if (daz_) {
+    mov(dword[rsp + kMxcsrIeeeOffset], 0x1F80);
+    mov(dword[rsp + kMxcsrDazOffset], 0x1FC0);
+    ldmxcsr(dword[rsp + kMxcsrDazOffset]);
+  } else {
+    mov(dword[rsp + 16], 0x1F80);
+    ldmxcsr(dword[rsp + 16]);
+  }
   mov(rbx, rdi);
   mov(r12, qword[CTX(frame)]);
   mov(r13, qword[CTX(vars)]);

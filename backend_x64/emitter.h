@@ -157,6 +157,9 @@ class Emitter : public Xbyak::CodeGenerator {
   // faulted (0: none), the first launched lane's bit within its strip.
   // (qwords: a budget of 2^40 allows more than 2^32 iterations)
   static constexpr int kLoopTripsOffset = 24, kLoopLeftOffset = 32, kLoopFaultOffset = 40, kLoopLaneBitOffset = 44;
+  // [rsp+48], [rsp+52]: the MXCSR values of IEEE mode and of DAZ mode
+  // (daz_: helper calls and exact compares switch between them).
+  static constexpr int kMxcsrIeeeOffset = 48, kMxcsrDazOffset = 52;
   static constexpr int kStackBytes = 56;      // below the pushed registers; keeps rsp 16-byte aligned
   static constexpr uint32_t kZeroSource = ~0u;  // copy_warp source that stores zeros
   static constexpr uint32_t kLaunchMaskBytes = ir::kWarpLanes * 12;
@@ -219,6 +222,14 @@ class Emitter : public Xbyak::CodeGenerator {
   void fblend_const(int d, int m, uint32_t bits);
   void flush_subnormal(int x);                  // subnormal -> signed zero (uses scratch 0, 1)
   void float_finish(ir::ValueId v, int d, const int* nan_args, int n);  // NaN rule, FtzOut, Sat
+  void float_test(uint32_t fflags, int d, Xbyak::Label& clean);  // jumps to clean when no lane of d needs float_fix
+  void float_fix(uint32_t fflags, int d, const int* nan_args, int n);  // NaN rule, FtzOut (not Sat)
+  // DAZ mode (lower_float.cpp): every float op of the function reads its
+  // operands flushed (or cannot tell), so the run installs MXCSR.DAZ and
+  // FtzIn arithmetic needs no flush of its operands.
+  static bool daz_eligible(const ir::Function& f);
+  bool lower_daz_arith(ir::ValueId v, const int* r, int d);  // fadd/fsub/fmul (FtzIn) under DAZ
+  void zero_mul_mask_raw(int a, int b);       // k2 (Avx512) / vector 4 (Avx2) = lanes of 0 * inf, subnormals as 0
   void round_begin(ir::Round m);                // Avx2: install the MXCSR rounding mode
   void round_end(ir::Round m);
   void mxcsr_begin(ir::Round m);               // both tiers: MXCSR save, set rounding
@@ -236,6 +247,7 @@ class Emitter : public Xbyak::CodeGenerator {
   const ir::Function& f_;
   Tier tier_;
   bool z_;          // Avx512
+  bool daz_ = false;  // the run installs MXCSR.DAZ (daz_eligible)
   int lanes_;       // lanes per strip
   int vbytes_;      // bytes of a vector register
   int nregs_;       // vector registers available

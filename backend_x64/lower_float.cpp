@@ -100,28 +100,41 @@ Xmm Emitter::rop(int r, Round m) const {
   }
 }
 
-void Emitter::float_finish(ValueId v, int d, const int* nan_args, int n) {
-  uint32_t fl = f_.insts[v].fflags;
-  // One test of the result skips the fixes when no lane can need them, so the
-  // usual path adds no latency to the result's dependency chain. AVX-512
-  // classifies exactly (NaN, and subnormal when flushing); AVX2 tests for a
-  // NaN, or when flushing for an exponent field of 0 or 255 (zeros and
-  // infinities take the fixes too, which leave them unchanged).
-  Label done;
-  if (z_) {
+void Emitter::float_test(uint32_t fl, int d, Label& clean) {
+  // One test of the result skips the fixes when no lane needs them, so the
+  // usual path adds no latency to the result's dependency chain: a NaN, or
+  // when flushing a subnormal. AVX-512 classifies with vfpclassps (in DAZ
+  // mode that reads a subnormal as a zero: then the zero lanes with nonzero
+  // bits); AVX2 from the bits: an exponent field of 0 or 255 (exponent + 1
+  // has no bit above its lowest) with a nonzero mantissa. (Zero results,
+  // common, must not take the fixes.)
+  if (z_ && daz_ && (fl & ff::FtzOut)) {
+    // DAZ mode: vfpclassps calls a subnormal a zero of its sign, so NaN or
+    // "zero" lanes whose bits are not a zero.
+    vfpclassps(k2, V(d), 0x87);  // QNaN, +0, -0, SNaN
+    vptestmd(k1 | k2, V(d), ptr_b[rip + const32_[0x7FFFFFFFu]]);
+    kortestw(k1, k1);
+    jz(clean, T_NEAR);
+  } else if (z_) {
     vfpclassps(k1, V(d), uint8_t(0x81 | ((fl & ff::FtzOut) ? 0x20 : 0)));  // QNaN, SNaN, denormal
     kortestw(k1, k1);
+    jz(clean, T_NEAR);
   } else if (fl & ff::FtzOut) {
-    vpand(V(0), V(d), const_vec(0x7F800000u));
-    vpcmpeqd(V(1), V(0), const_vec(0));
-    vpcmpeqd(V(0), V(0), const_vec(0x7F800000u));
-    vpor(V(0), V(0), V(1));
-    vptest(V(0), V(0));
+    vpaddd(V(0), V(d), const_vec(0x00800000u));
+    vpand(V(0), V(0), const_vec(0x7F000000u));
+    vpcmpeqd(V(0), V(0), const_vec(0));           // exponent 0 or 255
+    vpand(V(1), V(d), const_vec(0x007FFFFFu));
+    vpcmpeqd(V(1), V(1), const_vec(0));           // mantissa zero
+    vptest(V(1), V(0));                           // CF: no lane with exponent 0 / 255 and a mantissa
+    jc(clean, T_NEAR);
   } else {
     vcmpps(V(0), V(d), V(d), 0x03);
     vptest(V(0), V(0));
+    jz(clean, T_NEAR);
   }
-  jz(done, T_NEAR);
+}
+
+void Emitter::float_fix(uint32_t fl, int d, const int* nan_args, int n) {
   fnan_mask(kM0, d);
   switch (nan_rule(fl)) {
     case NanRule::AllOnes: fblend_const(d, kM0, 0x7FFFFFFFu); break;
@@ -138,11 +151,120 @@ void Emitter::float_finish(ValueId v, int d, const int* nan_args, int n) {
     default: fblend_const(d, kM0, kCanonicalNan); break;
   }
   if (fl & ff::FtzOut) flush_subnormal(d);
+}
+
+void Emitter::float_finish(ValueId v, int d, const int* nan_args, int n) {
+  uint32_t fl = f_.insts[v].fflags;
+  Label done;
+  float_test(fl, d, done);
+  float_fix(fl, d, nan_args, n);
   L(done);
   if (fl & ff::Sat) {
     vmaxps(V(d), V(d), const_vec(0));     // NaN and -0 -> +0
     vminps(V(d), V(d), const_vec(kOne));
   }
+}
+
+// ---- DAZ mode
+// With MXCSR.DAZ the host reads subnormal operands of arithmetic as zeros of
+// the same sign: exactly FtzIn (bit for bit, NaN payloads included, checked
+// against flush-then-operate on the host). FTZ is not used: the host decides
+// tininess before rounding, FtzOut after (a product that rounds up to the
+// smallest normal stays), so outputs keep the explicit check of float_test.
+// A function runs in DAZ mode when every op that reads floats as numbers
+// either has FtzIn or is unaffected: fcmp without FtzIn switches to IEEE mode
+// around its compare when an operand is subnormal, ftoi rounding toward zero
+// or to nearest turns a subnormal into 0 either way, the Pica transcendentals
+// flush their operand themselves (log2 reads bits), itof reads integers.
+// Helper calls run in IEEE mode (call_abs).
+bool Emitter::daz_eligible(const ir::Function& f) {
+  bool any = false;
+  for (const ir::Inst& in : f.insts) {
+    if (in.block == kNoBlock) continue;
+    const bool ftz = in.fflags & ff::FtzIn;
+    switch (in.op) {
+      case Opcode::FMad: return false;  // DAZ would flush its rounded product before the add
+      case Opcode::FAdd: case Opcode::FSub: case Opcode::FMul: case Opcode::FFma:
+      case Opcode::FMin: case Opcode::FMax: case Opcode::FFloor: case Opcode::FCeil: case Opcode::FTrunc:
+      case Opcode::FRint:
+        if (in.type != ir::Type::F32 || !ftz || ((in.fflags & ff::Sat) && !(in.fflags & ff::FtzOut))) return false;
+        any = true;
+        break;
+      case Opcode::FRcp: case Opcode::FRsqrt: case Opcode::FExp2: case Opcode::FLog2:
+        if (in.type != ir::Type::F32 || Transc(in.attr) != Transc::Pica) return false;
+        break;
+      case Opcode::FCmp:
+        if (f.insts[in.args[0]].type != ir::Type::F32) return false;
+        break;
+      case Opcode::FToI: {
+        const Round m = round_mode(in.fflags);
+        if (f.insts[in.args[0]].type != ir::Type::F32 || (!ftz && m != Round::TowardZero && m != Round::NearestEven))
+          return false;
+        break;
+      }
+      case Opcode::FSqrt: case Opcode::FSin: case Opcode::FCos: case Opcode::FSinStep: case Opcode::FToF:
+        return false;
+      default: break;
+    }
+  }
+  return any;
+}
+
+void Emitter::zero_mul_mask_raw(int a, int b) {
+  if (z_) {
+    vfpclassps(k2, V(a), 0x26);  // +-0 or subnormal (in DAZ mode vfpclassps calls a subnormal 0)
+    vfpclassps(k3, V(b), 0x18);  // +-inf
+    kandw(k2, k2, k3);
+    vfpclassps(k3, V(a), 0x18);
+    vfpclassps(k4, V(b), 0x26);
+    kandw(k3, k3, k4);
+    korw(k2, k2, k3);
+  } else {
+    vpand(V(0), V(a), const_vec(0x7FFFFFFFu));
+    vpand(V(1), V(b), const_vec(0x7FFFFFFFu));
+    vpcmpeqd(V(4), V(0), const_vec(0x7F800000u));  // a inf
+    vpand(V(5), V(1), const_vec(0x7F800000u));
+    vpcmpeqd(V(5), V(5), const_vec(0));            // b zero or subnormal
+    vpand(V(4), V(4), V(5));
+    vpand(V(5), V(0), const_vec(0x7F800000u));
+    vpcmpeqd(V(5), V(5), const_vec(0));            // a zero or subnormal
+    vpcmpeqd(V(0), V(1), const_vec(0x7F800000u));  // b inf
+    vpand(V(5), V(5), V(0));
+    vpor(V(4), V(4), V(5));
+  }
+}
+
+// fadd / fsub / fmul with FtzIn, rounding to nearest, in DAZ mode: the
+// host op on the raw operands, then one test of the result. A lane of 0 * inf
+// (ZeroMul) is a NaN there, so it takes the out-of-line fix with the NaN and
+// FtzOut lanes: recompute the product with those lanes zeroed, then the NaN
+// rule and the flush. (An operand's NaN is still a NaN after the zeroing
+// only reaches lanes whose operands are both non-NaN.)
+bool Emitter::lower_daz_arith(ValueId v, const int* r, int d) {
+  const Inst& in = f_.insts[v];
+  const uint32_t fl = in.fflags;
+  const bool zero_mul = (fl & ff::ZeroMul) && in.op == Opcode::FMul;
+  switch (in.op) {
+    case Opcode::FAdd: vaddps(V(d), V(r[0]), V(r[1])); break;
+    case Opcode::FSub: vsubps(V(d), V(r[0]), V(r[1])); break;
+    case Opcode::FMul: vmulps(V(d), V(r[0]), V(r[1])); break;
+    default: return false;
+  }
+  Label done;
+  float_test(fl, d, done);
+  if (zero_mul) {
+    zero_mul_mask_raw(r[0], r[1]);
+    vmulps(V(d), V(r[0]), V(r[1]));
+    if (z_) vpxord(V(d) | k2, V(d), V(d));
+    else vpandn(V(d), V(4), V(d));
+  }
+  float_fix(fl, d, r, int(in.args.size()));
+  L(done);
+  if (fl & ff::Sat) {
+    vmaxps(V(d), V(d), const_vec(0));
+    vminps(V(d), V(d), const_vec(kOne));
+  }
+  return true;
 }
 
 bool Emitter::lower_float(ValueId v) {
@@ -227,6 +349,11 @@ bool Emitter::lower_float(ValueId v) {
   // hold no subnormal (plan.h) is used as it is. The PICA model flushes its
   // operand whatever the flags say.
   int x[3] = {r[0], r[1], r[2]};
+  if (daz_ && ftz_in && rm == Round::NearestEven &&
+      (in.op == Opcode::FAdd || in.op == Opcode::FSub || in.op == Opcode::FMul))
+    return lower_daz_arith(v, r, d);
+  // DAZ mode compares FtzIn operands as flushed already.
+  if (daz_ && in.op == Opcode::FCmp) ftz_in = false;
   const bool pica = (in.op == Opcode::FRcp || in.op == Opcode::FRsqrt || in.op == Opcode::FExp2 ||
                      in.op == Opcode::FLog2) && Transc(in.attr) == Transc::Pica;
   if ((ftz_in || pica) && !(pica && in.op == Opcode::FLog2)) {
@@ -241,12 +368,49 @@ bool Emitter::lower_float(ValueId v) {
   switch (in.op) {
     case Opcode::FCmp: {
       uint8_t imm = kCmpImm[in.attr];
+      Label exact, done;
+      if (daz_ && !(fl & ff::FtzIn)) {
+        // An unflushed compare in DAZ mode: IEEE mode around the compare
+        // when some operand is subnormal.
+        if (z_) {  // (vfpclassps reads subnormals as zeros in DAZ mode: the bits)
+          vptestnmd(k1, V(x[0]), ptr_b[rip + const32_[0x7F800000u]]);
+          vptestmd(k1 | k1, V(x[0]), ptr_b[rip + const32_[0x007FFFFFu]]);
+          vptestnmd(k2, V(x[1]), ptr_b[rip + const32_[0x7F800000u]]);
+          vptestmd(k2 | k2, V(x[1]), ptr_b[rip + const32_[0x007FFFFFu]]);
+          kortestw(k1, k2);
+        } else {
+          // |x| - 1 <u 0x7FFFFF exactly for subnormals: the unsigned min of both operands' values.
+          vpand(V(0), V(x[0]), const_vec(0x7FFFFFFFu));
+          vpand(V(1), V(x[1]), const_vec(0x7FFFFFFFu));
+          vpaddd(V(0), V(0), const_vec(0xFFFFFFFFu));
+          vpaddd(V(1), V(1), const_vec(0xFFFFFFFFu));
+          vpminud(V(0), V(0), V(1));
+          vpminud(V(1), V(0), const_vec(0x7FFFFEu));
+          vpcmpeqd(V(0), V(0), V(1));
+          vptest(V(0), V(0));
+        }
+        jnz(exact, T_NEAR);
+      }
       if (z_) {
         vcmpps(k1, V(x[0]), V(x[1]), imm);
         bool_from_k(d, 1);
       } else {
         vcmpps(V(d), V(x[0]), V(x[1]), imm);
         vpsrld(V(d), V(d), 31);
+      }
+      if (daz_ && !(fl & ff::FtzIn)) {
+        jmp(done, T_NEAR);
+        L(exact);
+        ldmxcsr(dword[rsp + kMxcsrIeeeOffset]);
+        if (z_) {
+          vcmpps(k1, V(x[0]), V(x[1]), imm);
+          bool_from_k(d, 1);
+        } else {
+          vcmpps(V(d), V(x[0]), V(x[1]), imm);
+          vpsrld(V(d), V(d), 31);
+        }
+        ldmxcsr(dword[rsp + kMxcsrDazOffset]);
+        L(done);
       }
       return true;
     }

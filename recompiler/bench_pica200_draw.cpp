@@ -14,10 +14,12 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <regex>
 #include <time.h>
 
 #include <fmt/format.h>
@@ -219,6 +221,12 @@ Unit make_unit(const RefShader& s, size_t batch) {
 int bench_pica200_draws(const BenchArgs& a, std::ostream& out, std::ostream& err, json& json_rows) {
   const std::filesystem::path dir = std::filesystem::path(GPURC_SOURCE_DIR) / "bench" / "pica200-reference";
   std::vector<RefShader> shaders;
+  // GPURC_BENCH_DRAWS=REGEX keeps the rows whose "kernel engine api" it
+  // matches somewhere (profiling some rows; the copies and the
+  // interpreter's reference batch always run).
+  const char* only = std::getenv("GPURC_BENCH_DRAWS");
+  const std::regex only_re(only ? only : "");
+  auto wanted = [&](const std::string& row) { return !only || std::regex_search(row, only_re); };
   for (const char* name : {"ref_simple", "ref_heavy", "ref_loop"}) {
     RefShader s;
     std::string e;
@@ -258,6 +266,7 @@ int bench_pica200_draws(const BenchArgs& a, std::ostream& out, std::ostream& err
       for (const std::string& e : engines)
         for (const char* api : {"draw", "run"})
         for (unsigned threads : thread_counts) {
+          if (!wanted(s.name + " " + e + " " + api)) continue;
           const p::Shader& sh = *compiled[e];
           Row row{s.name, e, api, batch, threads};
           p::RunOptions opt;

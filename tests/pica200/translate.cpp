@@ -316,6 +316,54 @@ TEST_CASE("pica200 translate: RCP/RSQ special cases, 0 * inf, and both max(0, -i
   }
 }
 
+// The x64 JIT runs PICA200 code with MXCSR.DAZ (docs/backend_x64.md): the
+// flushed-operand arithmetic reads subnormals as zeros in hardware, while
+// the unflushed CMP and MAX must still see them, products that round to a
+// subnormal are still flushed (DAZ without FTZ), and 0 * inf with a
+// subnormal zero still gives +0.
+TEST_CASE("pica200 translate: subnormal operands of flushed and unflushed ops on every engine") {
+  VertexState init;
+  const float sub = fp::from_bits(0x00400000), nsub = fp::from_bits(0x807FFFFF);
+  init.v[0] = {sub, nsub, 1e30f, INFINITY};
+  init.v[1] = {0x1p-100f, 0x1p-30f, 0.0f, -1.0f};
+  init.v[2] = {0x1p-63f, fp::from_bits(0x3F7FFFFF), 0x1p-64f, 0x1p-126f};  // 0x3F7FFFFF = 1 - 2^-24
+  const char* src =
+      "mul r0, v0.xyxy, v0.zzww\n"   // sub*1e30, -sub*1e30, sub*inf, -sub*inf
+      "add r1, v0.xyxx, v0.yxzw\n"   // sub + -sub, -sub + sub, sub + 1e30, sub + inf
+      "mul r2, v1.xxyw, v1.yyxx\n"   // 2^-130 (subnormal product), 2^-130, 2^-130, -2^-100
+      "mul r3, v2.xyzw, v2.xwzx\n"   // 2^-126, (1 - 2^-24) 2^-126 (rounds up to 2^-126), 2^-128, 2^-189
+      "max r4, v0.xyxy, v1.zzzz\n"   // unflushed: max(sub, 0) = sub, max(-sub, 0) = 0
+      "cmp v0, gt, lt, v1.zzzz\n"    // unflushed: sub > 0, -sub < 0
+      "min r5, v0.xyxy, v1.zzzz\n"   // flushed: min(+0, 0), min(-0, 0)
+      "end\n";
+  for (auto& [engine, s] : run_everywhere(src, init)) {
+    CAPTURE(engine);
+    auto bits = [&](unsigned r, unsigned c) { return fp::bits(s.r[r][c]); };
+    CHECK(bits(0, 0) == 0u);
+    CHECK(bits(0, 1) == 0x80000000u);
+    CHECK(bits(0, 2) == 0u);  // 0 * inf = +0
+    CHECK(bits(0, 3) == 0u);
+    CHECK(bits(1, 0) == 0u);  // +0 + -0
+    CHECK(bits(1, 1) == 0u);
+    CHECK(bits(1, 2) == fp::bits(1e30f));
+    CHECK(bits(1, 3) == 0x7F800000u);
+    CHECK(bits(2, 0) == 0u);  // a subnormal product is flushed
+    CHECK(bits(2, 1) == 0u);
+    CHECK(bits(2, 2) == 0u);
+    CHECK(bits(2, 3) == fp::bits(-0x1p-100f));
+    CHECK(bits(3, 0) == 0x00800000u);  // the smallest normal stays
+    CHECK(bits(3, 1) == 0x00800000u);  // tiny before rounding, normal after: stays (x86 FTZ would flush it)
+    CHECK(bits(3, 2) == 0u);
+    CHECK(bits(3, 3) == 0u);
+    CHECK(bits(4, 0) == 0x00400000u);
+    CHECK(bits(4, 1) == 0u);
+    CHECK(s.cmpx);
+    CHECK(s.cmpy);
+    CHECK(bits(5, 0) == 0u);
+    CHECK(bits(5, 1) == 0u);
+  }
+}
+
 TEST_CASE("pica200 translate: f24 mode rounds register writes like the interpreter on every engine") {
   fp::Options f24;
   f24.f24 = true;
