@@ -91,7 +91,7 @@ std::string hex_of(const uint8_t* p, size_t n) {
 // False when the input is too short to hold a program.
 bool document(const isa::IsaModule& m, const uint8_t* data, size_t size, bool inject, json& doc,
               std::vector<uint8_t>& code, std::string& variant) {
-  if (size < 2 + 4) return false;
+  if (size < 2 + 2) return false;  // g13: one 2-byte instruction is a program
   const unsigned threads = 1 + data[0] % 64;
   variant = fuzz_target::pick_variant(m, data[1]);
   if (variant.find(':') != std::string::npos) variant = variant.substr(0, variant.find(':'));
