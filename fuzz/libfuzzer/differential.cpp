@@ -62,6 +62,7 @@ uint32_t read_word(const uint8_t* p) {
 struct Verdict {
   enum Kind { Refused, Agree, Disagree } kind = Refused;
   std::string what;  // Disagree: the first difference
+  bool faulted = false;  // Agree: the reference faulted (so no state was compared)
 };
 Verdict refused(std::string why) { return {Verdict::Refused, std::move(why)}; }
 Verdict disagree(std::string what) { return {Verdict::Disagree, std::move(what)}; }
@@ -171,7 +172,7 @@ Verdict run_generic(const isa::IsaModule& m, const uint8_t* data, size_t size, b
       return disagree(fmt::format("{}: {}: {} vs {}", engine_name(tier), d.front().what, d.front().expected,
                                   d.front().actual));
   }
-  return {Verdict::Agree, {}};
+  return {Verdict::Agree, {}, ref.fault.has_value()};
 }
 
 // ---------------------------------------------------------------- pica200
@@ -295,7 +296,7 @@ Verdict run_pica200(const uint8_t* data, size_t size, bool inject) {
     if (!ref.result.ok) continue;  // the state after a fault depends on the schedule
     if (std::string d = pica_difference(ref, got); !d.empty()) return disagree(fmt::format("{}: {}", engine_name(tier), d));
   }
-  return {Verdict::Agree, {}};
+  return {Verdict::Agree, {}, !ref.result.ok};
 }
 
 Verdict run_input(const uint8_t* data, size_t size, bool inject) {
@@ -309,11 +310,12 @@ std::string self_check_source(const std::string& isa) {
   if (isa == "pica200") return "end\n";
   if (isa == "tesla") return "exit nop\n";
   if (isa == "g13") return "stop\n";
-  if (isa == "bifrost") return "clause_0:\nds(0) nbb eos\n{\n    *NOP t0\n    +NOP t1\n}\n";
+  if (isa == "bifrost") return "clause_0:\nds(0) eos\n{\n    *NOP t0\n    +NOP t1\n}\n";
   return {};
 }
 
-// Fails unless the small program agrees on every engine and the same
+// Fails unless the small program runs to its end alike on every engine (so
+// its state is compared) and the same
 // program with a disagreement injected into the tiers' runs is reported.
 void self_check() {
   const isa::IsaModule& m = fuzz_target::module_of(GPURC_FUZZ_ISA);
@@ -325,9 +327,10 @@ void self_check() {
   if (!m.assemble(src, "", code, err)) fuzz_target::fail("self-check: the program does not assemble: " + err);
   input.insert(input.end(), code.begin(), code.end());
   const Verdict plain = run_input(input.data(), input.size(), false);
-  if (plain.kind != Verdict::Agree)
-    fuzz_target::fail("self-check: the program does not run alike on every engine: " +
-                      std::string(plain.kind == Verdict::Refused ? "refused: " : "") + plain.what);
+  if (plain.kind != Verdict::Agree || plain.faulted)
+    fuzz_target::fail("self-check: the program does not run to its end alike on every engine: " +
+                      std::string(plain.kind == Verdict::Refused ? "refused: " : plain.faulted ? "faulted" : "") +
+                      plain.what);
   const Verdict injected = run_input(input.data(), input.size(), true);
   if (injected.kind != Verdict::Disagree)
     fuzz_target::fail("self-check: a disagreement injected into the tiers' runs was not reported");
@@ -347,7 +350,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Verdict v = run_input(data, size, false);
   if (print_verdict)
     std::fprintf(stderr, "gpurc fuzz target: %s%s\n",
-                 v.kind == Verdict::Refused ? "refused: " : v.kind == Verdict::Agree ? "agree" : "DISAGREE: ",
+                 v.kind == Verdict::Refused ? "refused: " : v.kind == Verdict::Agree ? (v.faulted ? "agree (both fault)" : "agree") : "DISAGREE: ",
                  v.what.c_str());
   if (v.kind == Verdict::Disagree) fuzz_target::fail(v.what);
   return 0;
