@@ -10,7 +10,8 @@ set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config
   libasmjit-dev libxbyak-dev libzydis-dev doctest-dev libmimalloc-dev
   nlohmann-json3-dev libcli11-dev libxxhash-dev libfmt-dev
-  parallel clang-16 libfuzzer-16-dev)  # sharded fuzz campaigns; the libFuzzer targets (docs/fuzzing.md)
+  parallel clang-16 libfuzzer-16-dev  # sharded fuzz campaigns; the libFuzzer targets (docs/fuzzing.md)
+  ccache)  # scripts/build.sh compiles through it: the embedding test's second build of the library hits it
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 a64=1
 [ "${1:-}" = "--native" ] && a64=0

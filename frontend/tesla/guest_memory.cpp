@@ -17,6 +17,8 @@ uint8_t* TeslaMemory::translate(ir::Space space, uint64_t addr, uint64_t bytes) 
       if (idx > 15) return nullptr;
       buf = space == ir::Space::Global ? &mem_->global[idx] : &mem_->cbuf[idx];
       off = addr & 0xffffffffu;
+      const auto& mapped = space == ir::Space::Global ? mem_->global_mapped[idx] : mem_->cbuf_mapped[idx];
+      if (!LaunchMemory::accessible(*buf, mapped, off, bytes)) return nullptr;
       break;
     }
     case ir::Space::Shared: buf = shared_; break;

@@ -178,6 +178,7 @@ struct Runner {
   struct Span {
     uint8_t* bytes = nullptr;
     size_t size = 0;
+    const std::vector<LaunchMemory::Range>* mapped = nullptr;  // g[]/c[]: the buffers' ranges (empty: all)
   };
   // The bytes of `space` lane `lane` addresses; false for a space the
   // interpreter does not have.
@@ -185,10 +186,10 @@ struct Runner {
     const WarpMemory& m = w.memory;
     switch (space) {
       case 's': out = Span{m.shared, size_t(m.shared_bytes)}; return true;
-      case 'c': out = Span{m.mem->cbuf[idx & 15].data(), m.mem->cbuf[idx & 15].size()}; return true;
+      case 'c': out = Span{m.mem->cbuf[idx & 15].data(), m.mem->cbuf[idx & 15].size(), &m.mem->cbuf_mapped[idx & 15]}; return true;
       case 'g': {
         const unsigned g = (P.cfg.own_global_spaces >> (idx & 15) & 1) ? unsigned(idx & 15) : 0u;
-        out = Span{m.mem->global[g].data(), m.mem->global[g].size()};
+        out = Span{m.mem->global[g].data(), m.mem->global[g].size(), &m.mem->global_mapped[g]};
         return true;
       }
       case 'l': out = Span{m.local ? m.local + lane * m.local_stride : nullptr, m.local ? P.cfg.lmem : 0u}; return true;
@@ -209,12 +210,19 @@ struct Runner {
     return uint64_t(int64_t(base) + o.offset) & 0xffff;
   }
 
+  static bool inside_mapped(const std::vector<LaunchMemory::Range>& mapped, uint64_t addr, unsigned bytes) {
+    for (const LaunchMemory::Range& r : mapped)
+      if (addr >= r.begin && addr + bytes <= r.end) return true;
+    return false;
+  }
+
   void access(Warp& w, const Insn& in, unsigned lane, const Operand& o, uint64_t addr, unsigned bytes, bool store,
               uint8_t* data) {
     Span span;
     if (!space_span(o.space, o.idx, w, lane, span)) fail(FaultKind::Unsupported, std::string(1, o.space) + "[] space is not supported: " + where(w, in));
     const Span* buf = &span;
-    if (addr + bytes > buf->size || addr + bytes < addr) {
+    const bool outside = addr + bytes > buf->size || addr + bytes < addr;
+    if (outside || (buf->mapped && !buf->mapped->empty() && !inside_mapped(*buf->mapped, addr, bytes))) {
       char m[160];
       std::snprintf(m, sizeof m, "%s access of %u bytes at 0x%llx outside its %zu bytes (lane %u): ",
                     format_operand(o).c_str(), bytes, static_cast<unsigned long long>(addr), buf->size, lane);

@@ -20,6 +20,26 @@ namespace gpurc::tesla {
 struct LaunchMemory {
   std::vector<uint8_t> global[16];   // g0..g15, linear: address = byte offset
   std::vector<uint8_t> cbuf[16];     // c0..c15
+  // The byte ranges [begin, end) of a space that buffers back, when a replay
+  // places buffers with gaps between them (or above 0): an access touching a
+  // gap faults, as on the JIT engines, which bound every access by its
+  // buffer. Empty: the whole vector is accessible (tests and fuzz programs
+  // that fill a space from 0).
+  struct Range {
+    uint64_t begin, end;
+  };
+  std::vector<Range> global_mapped[16];
+  std::vector<Range> cbuf_mapped[16];
+  // True when [addr, addr + bytes) lies inside `bytes_of` and, if `mapped`
+  // lists ranges, inside one of them.
+  static bool accessible(const std::vector<uint8_t>& bytes_of, const std::vector<Range>& mapped, uint64_t addr,
+                         uint64_t bytes) {
+    if (bytes > bytes_of.size() || addr > bytes_of.size() - bytes) return false;
+    if (mapped.empty()) return true;
+    for (const Range& r : mapped)
+      if (addr >= r.begin && addr + bytes <= r.end) return true;
+    return false;
+  }
 };
 
 struct BlockConfig {

@@ -266,6 +266,41 @@ void expect_everywhere(const json& d) {
 }
 }  // namespace
 
+TEST_CASE("tesla replay: an access below or between buffers faults on every engine (the null pointer too)") {
+  // Found by the libFuzzer target diff_tesla: the interpreter kept the
+  // linear global memory readable from 0 to the last buffer's end, so a load
+  // through a null pointer read zero there and faulted on the JIT tiers.
+  const char* loads[] = {"mov b32 $r2 0x0\nld b32 $r6 g0[$r2]\nexit nop\n",       // below the first buffer
+                         "mov b32 $r2 0x100010\nld b32 $r6 g14[$r2]\nexit nop\n",  // between the two
+                         "mov b32 $r2 0x10001c\nst b32 g0[$r2] $r0\nexit nop\n"};  // straddling an end
+  for (const char* code : loads) {
+    json d = json::parse(R"({
+      "gpurc": 1, "isa": "tesla", "name": "gap",
+      "launch": {"grid": [1], "block": [32]},
+      "memory": [{"name": "a", "address": "0x100000", "size": 16}, {"name": "b", "address": "0x100020", "size": 16}]
+    })");
+    d["program"] = {{"asm", code}};
+    CAPTURE(code);
+    for (Engine e : host_engines()) {
+      CAPTURE(engine_name(e));
+      replay::ReplayRun r = run_doc(d, e);
+      REQUIRE(r.fault);
+      CHECK(r.fault_kind == "out-of-bounds");
+    }
+  }
+  // Inside a buffer the same kind of access runs.
+  json ok = json::parse(R"({
+    "gpurc": 1, "isa": "tesla", "name": "inside",
+    "program": {"asm": "mov b32 $r2 0x100024\nld b32 $r6 g0[$r2]\nst b32 g0[$r2] $r6\nexit nop\n"},
+    "launch": {"grid": [1], "block": [32]},
+    "memory": [{"name": "a", "address": "0x100000", "size": 16}, {"name": "b", "address": "0x100020", "size": 16}]
+  })");
+  for (Engine e : host_engines()) {
+    CAPTURE(engine_name(e));
+    CHECK_FALSE(run_doc(ok, e).fault);
+  }
+}
+
 TEST_CASE("tesla replay: global buffers below 4 GiB are one memory every g[i] sees (CUDA's pointers)") {
   // ptxas addresses global memory as g14[] with 32-bit pointers: a buffer at
   // 0x100000 is g14[0x100000] and g0[0x100000] alike.

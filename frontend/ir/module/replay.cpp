@@ -226,7 +226,6 @@ rt::LaunchResult run_launch(const Prepared& p, const ir::Function& layout, const
       }
     }
   };
-  std::mutex lock;
   auto finish = [&](const rt::WarpInfo& w, const uint8_t* vars) {
     if (!finals) return;
     const uint64_t gid0 = w.block_linear * per_block + w.thread_linear(0);

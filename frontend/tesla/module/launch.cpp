@@ -135,6 +135,9 @@ Outcome run_interp(const Kernel& k, const Launch& l, std::vector<Buffer>& buffer
     std::vector<uint8_t>& v = space_bytes(mem, b);
     if (v.size() < end) v.resize(size_t(end), 0);
     std::memcpy(v.data() + (b.address & 0xffffffffu), b.bytes.data(), b.bytes.size());
+    // Only the buffers' own bytes are accessible, as on the JIT engines.
+    auto& mapped = (b.space == ir::Space::Global ? mem.global_mapped : mem.cbuf_mapped)[b.address >> 32];
+    mapped.push_back({b.address & 0xffffffffu, end});
   }
   tesla::BlockConfig cfg = block_config(k, l, buffers);
   cfg.attr_in = l.attr_in;  // every thread's a[] (global thread g at g * attr_bytes)

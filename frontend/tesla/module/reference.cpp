@@ -266,7 +266,7 @@ RunResult BlockInterpreter::execute(bool launch_abi) {
   }
   if (nthreads_ == 0) return RunResult{};
 
-  Run R{code_, target_, cfg_};
+  Run R{code_, target_, cfg_, nullptr, {}, {}};
   R.mem = mem_;
   R.grid = rt::Dim3{1, 1, 1};
   R.block = launch_abi ? rt::Dim3{cfg_.block[0], cfg_.block[1], cfg_.block[2]} : rt::Dim3{nthreads_, 1, 1};
@@ -323,7 +323,7 @@ GridResult run_reference_grid(const std::vector<uint32_t>& code, const Target& t
                               std::vector<uint8_t>& outputs, bool count_lane_instructions) {
   GridResult g;
   std::atomic<uint64_t> lanes{0};
-  Run R{code, target, cfg};
+  Run R{code, target, cfg, nullptr, {}, {}};
   R.mem = &mem;
   R.grid = rt::Dim3{cfg.grid[0], cfg.grid[1], 1};
   R.block = rt::Dim3{cfg.block[0], cfg.block[1], cfg.block[2]};
