@@ -545,7 +545,9 @@ json parse_document(const std::string& text, const std::string& where) {
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
+    // parse_error, and out_of_range for a number the parser cannot hold
+    // (e.g. 82e20000): both are the input's fault, not a crash.
     throw ReplayError(where + ": not valid JSON: " + e.what());
   }
   if (!doc.is_object()) throw ReplayError(where + ": expected a JSON object");
