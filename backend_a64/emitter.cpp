@@ -366,10 +366,11 @@ void Emitter::vconst64(int r, uint64_t bits) {
     vconst(r, uint32_t(bits));
     return;
   }
-  // 64-bit patterns keep their top two bits in the map key's second half.
+  // Patterns with either of the top two bits set are not cached (the key's
+  // kind lives there).
   if (bits >> 62) {
-    int p = r >= kLogical ? r : phys(r);
-    if (r < kLogical && regs_[p].owner != Owner::Temp) {
+    int p = r >= kLogical || !in_op_ ? r : phys(r);
+    if (r < kLogical && in_op_ && regs_[p].owner != Owner::Temp) {
       p = alloc_reg();
       map_logical(r, p);
     }
@@ -784,19 +785,26 @@ void Emitter::emit_warp_op(ValueId v) {
 }
 
 void Emitter::lane_bits(const GpW& dst, uint32_t off) {
-  // Per strip of four lanes: bit 0 of each lane shifted to bit i (USHL by
-  // 0..3), summed across the lanes (ADDV), placed at bit 4c.
-  viota(6);
-  vconst(5, 1);
-  a_.mov(dst, wzr);
-  for (uint32_t c = 0; c < uint32_t(kWarpLanes / 4); ++c) {
-    a_.ldr(Q(0), at(x20, off + 16 * c, 16));
-    a_.and_(Q(0).b16(), Q(0).b16(), Q(5).b16());
-    a_.ushl(Q(0).s4(), Q(0).s4(), Q(6).s4());
-    a_.addv(Q(0).s(), Q(0).s4());
-    a_.fmov(w10, Q(0).s());
-    a_.orr(dst, dst, w10, lsl(4 * c));
-  }
+  // The 32 lanes' low bytes packed into two q registers (UZP1 of halfwords,
+  // then of bytes), bit 0 of each turned into all ones (CMTST) and ANDed with
+  // the weight 1 << (lane % 8); three pairwise byte additions (the weights of
+  // a byte group are disjoint bits) leave the 32-bit mask in the low word.
+  add_off(x9, x20, off);
+  a_.ld1(Q(0).s4(), Q(1).s4(), Q(2).s4(), Q(3).s4(), ptr_post(x9, 64));
+  a_.ld1(Q(4).s4(), Q(5).s4(), Q(6).s4(), Q(7).s4(), ptr(x9));
+  for (int r = 0; r < 4; ++r) a_.uzp1(Q(r).h8(), Q(2 * r).h8(), Q(2 * r + 1).h8());
+  a_.uzp1(Q(0).b16(), Q(0).b16(), Q(1).b16());
+  a_.uzp1(Q(1).b16(), Q(2).b16(), Q(3).b16());
+  a_.movi(Q(2).b16(), 1);
+  a_.cmtst(Q(0).b16(), Q(0).b16(), Q(2).b16());
+  a_.cmtst(Q(1).b16(), Q(1).b16(), Q(2).b16());
+  vconst64(2, 0x8040201008040201ull);
+  a_.and_(Q(0).b16(), Q(0).b16(), Q(2).b16());
+  a_.and_(Q(1).b16(), Q(1).b16(), Q(2).b16());
+  a_.addp(Q(0).b16(), Q(0).b16(), Q(1).b16());
+  a_.addp(Q(0).b16(), Q(0).b16(), Q(0).b16());
+  a_.addp(Q(0).b16(), Q(0).b16(), Q(0).b16());
+  a_.fmov(dst, Q(0).s());
 }
 
 // ballot / any / all whose cluster is the whole warp: bit masks of the
@@ -824,8 +832,10 @@ bool Emitter::emit_vote(ValueId v) {
     vote_in_w12_ = v;  // the cond_br tests w12; no slot, no stores
     return true;
   }
-  a_.dup(Q(0).s4(), w12);
-  for (uint32_t c = 0; c < uint32_t(kWarpLanes / 4); ++c) a_.str(Q(0), at(x20, slot(v) + 16 * c, 16));
+  for (int r = 0; r < 4; ++r) a_.dup(Q(r).s4(), w12);
+  add_off(x9, x20, slot(v));
+  a_.st1(Q(0).s4(), Q(1).s4(), Q(2).s4(), Q(3).s4(), ptr_post(x9, 64));
+  a_.st1(Q(0).s4(), Q(1).s4(), Q(2).s4(), Q(3).s4(), ptr(x9));
   return true;
 }
 

@@ -124,10 +124,10 @@ bool Emitter::lower_state(ValueId v) {
       vload(0, in.args[0]);
       vload(1, in.args[1]);
       vload(2, in.args[2]);
-      a_.shl(L(0).s4(), L(0).s4(), 31);
-      a_.sshr(L(0).s4(), L(0).s4(), 31);
-      a_.bsl(L(0).b16(), L(1).b16(), L(2).b16());
-      vstore(v, 0);
+      a_.shl(L(5).s4(), L(0).s4(), 31);
+      a_.sshr(L(5).s4(), L(5).s4(), 31);
+      a_.bsl(L(5).b16(), L(1).b16(), L(2).b16());
+      vstore(v, 5);
       return true;
     case Opcode::FNeg: case Opcode::FAbs: {
       if (in.type != ir::Type::F32 && in.type != ir::Type::F16) return false;
