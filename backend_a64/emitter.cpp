@@ -674,6 +674,7 @@ void Emitter::end_op(ValueId v) {
   const bool has_result = f_.insts[v].type != ir::Type::Void;
   if (has_result && !wide(v)) {
     if (plan_.escapes[v]) ensure_in_frame(v);
+    for (int& m : map_) m = -1;  // the op's logical registers are done with (temporaries go at close_op)
     // Phis of the block's one successor that take v (32-bit only, plan.cpp):
     // v's launched lanes go to their slots now; the edge copies nothing.
     for (ValueId p : plan_.direct_phis[v]) {
