@@ -1,6 +1,7 @@
 #include "backend_a64/emitter.h"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 
 #include "ir/abi.h"
@@ -13,12 +14,24 @@ using namespace asmjit::a64;
 
 namespace {
 constexpr int kWarpLaneBytes4 = kWarpLanes * 4;  // one 4-byte-per-lane array
-constexpr int kFrameSave = 112;                  // x29, x30, x19..x28, saved FPCR (16-byte multiple)
+constexpr int kFrameSave = 176;                  // x29, x30, x19..x28, saved FPCR, d8..d15 (16-byte multiple)
 constexpr int kFpcrSave = 96;
+constexpr int kD8Save = 112;                     // d8..d15: the cache uses v8..v15, whose low halves are callee-saved
+// Const keys of the register cache: kind in the top bits of the first half.
+constexpr int kConst32 = 0, kConst64 = 1, kConstIota = 2, kConstLaunchMask = 3;
+bool is_cache_reg(uint32_t p) { return p < 16 || (p >= 24 && p < 32); }
+bool is_vector_store(asmjit::InstId id) {
+  using I = asmjit::a64::Inst;
+  return id == I::kIdStr_v || id == I::kIdStp_v || id == I::kIdStur_v || id == I::kIdStnp_v || id == I::kIdSt1_v ||
+         id == I::kIdSt2_v || id == I::kIdSt3_v || id == I::kIdSt4_v;
+}
 #define CTX(field) uint32_t(offsetof(WarpContext, field))
 }  // namespace
 
-Emitter::Emitter(const Function& f, a64::Assembler& a) : a_(a), f_(f) {
+Emitter::Emitter(const Function& f, RegAssembler& a) : a_(a), f_(f) {
+  a_.cache = this;
+  vals_.assign(f.insts.size(), ValState{});
+  for (int& m : map_) m = -1;
   plan_ = backend::make_plan(f);
   slot_.assign(f.insts.size(), -1);
   stage_slot_.assign(f.insts.size(), -1);
@@ -68,76 +81,356 @@ a64::Mem Emitter::at(const a64::Gp& base, uint64_t off, unsigned size, int tmp) 
   return a64::ptr(t);
 }
 
+// ---------------------------------------------------------------- register cache
+//
+// Within a strip segment a 32-bit value lives in a q register from its
+// definition to its last read in the segment (or until the LRU victim choice
+// spills it); values read outside the segment are also stored to their slot
+// when defined. Constants (splats, iota, the launch mask) are cached the same
+// way. A lowering names logical registers: an operand's is the register that
+// caches it, so reading it costs nothing; a lowering that writes such a
+// register in place gets, through RegAssembler, either the register itself
+// (the value dies here or is in the frame: it is forgotten) or a copy. The
+// result register becomes the value's home without a move.
+
+asmjit::Error RegAssembler::_emit(InstId id, const Operand_& o0, const Operand_& o1, const Operand_& o2,
+                                  const Operand_* ext) {
+  if (cache && cache->in_op_ && BaseReg::isVec(o0) && !is_vector_store(id)) {
+    const uint32_t p = o0.id();
+    const int np = cache->on_write(p);
+    if (np != int(p)) {
+      auto fix = [&](const Operand_& o) {
+        Operand_ c = o;
+        if (BaseReg::isVec(c) && c.id() == p) c.as<BaseReg>().setId(uint32_t(np));
+        return c;
+      };
+      Operand_ e[Globals::kMaxOpCount - 3];
+      if (ext)
+        for (size_t i = 0; i < std::size(e); ++i) e[i] = fix(ext[i]);
+      return a64::Assembler::_emit(id, fix(o0), fix(o1), fix(o2), ext ? e : nullptr);
+    }
+  }
+  return a64::Assembler::_emit(id, o0, o1, o2, ext);
+}
+
+int Emitter::aliases(int p) const {
+  int n = 0;
+  for (int m : map_) n += m == p;
+  return n;
+}
+
+bool Emitter::dies_here(ValueId a) const {
+  return plan_.segment_of[a] == cur_segment_ && plan_.last_use[a] == plan_.position[cur_];
+}
+
+void Emitter::free_reg(int p) {
+  RegState& r = regs_[p];
+  if (r.owner == Owner::Value && vals_[r.v].reg == p) vals_[r.v].reg = -1;
+  if (r.owner == Owner::Const) const_reg_.erase(r.key);
+  r = RegState{};
+}
+
+void Emitter::spill(int p) {
+  RegState& r = regs_[p];
+  if (r.owner == Owner::Value && !framed(r.v)) {
+    a_.str(Q(p), at(x25, slot(r.v), 16, 17));
+    vals_[r.v].in_frame = true;
+  }
+  free_reg(p);
+}
+
+int Emitter::alloc_reg() {
+  int victim = -1;
+  for (int p = 0; p < 32; ++p) {
+    if (!is_cache_reg(uint32_t(p)) || regs_[p].locked) continue;
+    if (regs_[p].owner == Owner::Free) {
+      victim = p;
+      break;
+    }
+    // Constants before values: they cost one load to get back and no store.
+    auto cost = [&](int q) { return uint64_t(regs_[q].owner == Owner::Const ? 0 : 1) << 32 | regs_[q].stamp; };
+    if (victim < 0 || cost(p) < cost(victim)) victim = p;
+  }
+  if (victim < 0) throw CompileError("a64 jit: out of vector registers (too many locked by one op)");
+  spill(victim);
+  regs_[victim].owner = Owner::Temp;
+  regs_[victim].locked = true;
+  regs_[victim].stamp = ++clock_;
+  return victim;
+}
+
+void Emitter::map_logical(int r, int p) {
+  const int old = map_[r];
+  map_[r] = p;
+  regs_[p].locked = true;
+  regs_[p].stamp = ++clock_;
+  if (old >= 0 && old != p && regs_[old].owner == Owner::Temp && aliases(old) == 0) free_reg(old);
+}
+
+int Emitter::phys(int r) {
+  if (r >= kLogical) return r;  // v16..v23: the f64 sequences' own scratch
+  if (!in_op_) throw CompileError("a64 jit: internal: logical register outside an op");
+  if (map_[r] < 0) map_[r] = alloc_reg();
+  return map_[r];
+}
+
+a64::VecV Emitter::L(int r) { return Q(phys(r)); }
+
+int Emitter::on_write(uint32_t p) {
+  if (!is_cache_reg(p)) return int(p);
+  RegState& st = regs_[p];
+  if (st.owner == Owner::Temp || st.owner == Owner::Free) return int(p);
+  int logical = -1;
+  for (int i = 0; i < kLogical; ++i)
+    if (map_[i] == int(p)) logical = i;
+  if (logical < 0) throw CompileError("a64 jit: internal: write to a cached register no operand names");
+  if (st.owner == Owner::Const) {  // the constant is reloaded when needed again
+    const_reg_.erase(st.key);
+    st.owner = Owner::Temp;
+    return int(p);
+  }
+  const ValueId a = st.v;
+  if (!no_clobber_ && (framed(a) || dies_here(a))) {
+    vals_[a].reg = -1;
+    if (!framed(a)) vals_[a].clobbered = true;
+    st.owner = Owner::Temp;
+    st.v = kNoValue;
+    return int(p);
+  }
+  const int np = alloc_reg();
+  a_.mov(Q(np).b16(), Q(p).b16());
+  map_[logical] = np;
+  return np;
+}
+
+void Emitter::reset_cache() {
+  for (int p = 0; p < 32; ++p) {
+    if (regs_[p].owner == Owner::Value && vals_[regs_[p].v].reg == p) vals_[regs_[p].v].reg = -1;
+    regs_[p] = RegState{};
+  }
+  const_reg_.clear();
+  for (int& m : map_) m = -1;
+}
+
+void Emitter::begin_op(ValueId v) {
+  in_op_ = true;
+  cur_ = v;
+  no_clobber_ = false;
+  for (int& m : map_) m = -1;
+}
+
+void Emitter::close_op() {
+  for (int p = 0; p < 32; ++p) {
+    regs_[p].locked = false;
+    if (regs_[p].owner == Owner::Temp) regs_[p] = RegState{};
+  }
+  for (int& m : map_) m = -1;
+  in_op_ = false;
+}
+
+void Emitter::ensure_in_frame(ValueId v) {
+  if (vals_[v].reg >= 0 && !framed(v)) {
+    a_.str(Q(vals_[v].reg), at(x25, slot(v), 16, 17));
+    vals_[v].in_frame = true;
+  }
+}
+
+void Emitter::spill_live_for_call(ValueId at_op) {
+  const int32_t pos = plan_.position[at_op];
+  for (int p = 0; p < 32; ++p) {
+    if (regs_[p].owner != Owner::Value) continue;
+    const ValueId u = regs_[p].v;
+    if (plan_.escapes[u] || plan_.segment_of[u] != cur_segment_ || plan_.last_use[u] >= pos) ensure_in_frame(u);
+  }
+  reset_cache();
+}
+
+// A strip's lanes of value v in logical register r: the register that caches
+// it (loaded when absent). 64-bit values are not cached: half h is loaded
+// into a temporary.
 void Emitter::vload(int r, ValueId v, int half) {
-  if (wide(v)) a_.ldr(Q(uint32_t(r)), at(x26, slot(v) + 16u * unsigned(half), 16));
-  else a_.ldr(Q(uint32_t(r)), at(x25, slot(v), 16));
-}
-
-void Emitter::vstore(ValueId v, int r, int half) {
-  if (wide(v)) a_.str(Q(uint32_t(r)), at(x26, slot(v) + 16u * unsigned(half), 16));
-  else a_.str(Q(uint32_t(r)), at(x25, slot(v), 16));
-}
-
-void Emitter::vconst(int r, uint32_t bits) {
-  if (bits == 0) {
-    a_.movi(Q(r).b16(), 0);
+  if (r >= kLogical) throw CompileError("a64 jit: internal: vload into a fixed register");
+  if (wide(v)) {
+    int p = map_[r];
+    if (p < 0 || regs_[p].owner != Owner::Temp || aliases(p) != 1) {
+      p = alloc_reg();
+      map_logical(r, p);
+    }
+    a_.ldr(Q(p), at(x26, slot(v) + 16u * unsigned(half), 16, 17));
     return;
   }
-  auto it = const32_.find(bits);
-  if (it == const32_.end()) it = const32_.emplace(bits, a_.newLabel()).first;
-  a_.ldr(Q(uint32_t(r)), a64::ptr(it->second));
+  ValState& s = vals_[v];
+  if (s.reg >= 0) {
+    const int p = s.reg;
+    if (map_[r] == p) return;
+    if (aliases(p) == 0) {
+      map_logical(r, p);
+      return;
+    }
+    // Another logical register of this op names it: r gets a copy, so a write
+    // through either changes only its own.
+    const int np = alloc_reg();
+    map_logical(r, np);
+    a_.mov(Q(np).b16(), Q(p).b16());
+    return;
+  }
+  if (!framed(v))
+    throw CompileError("a64 jit: internal: %" + std::to_string(v) + " read after its register was overwritten");
+  const int p = alloc_reg();
+  map_logical(r, p);
+  a_.ldr(Q(p), at(x25, slot(v), 16, 17));
+  regs_[p].owner = Owner::Value;
+  regs_[p].v = v;
+  s.reg = int8_t(p);
 }
+
+// Value v's lanes are in logical register r: that register becomes its home
+// (64-bit values: half h is stored to the slot).
+void Emitter::vstore(ValueId v, int r, int half) {
+  if (wide(v)) {
+    a_.str(L(r), at(x26, slot(v) + 16u * unsigned(half), 16, 17));
+    vals_[v].in_frame = true;
+    return;
+  }
+  int p = phys(r);
+  RegState& st = regs_[p];
+  if (st.owner == Owner::Value && st.v != v) {
+    const ValueId a = st.v;
+    if (!no_clobber_ && (framed(a) || dies_here(a))) {
+      vals_[a].reg = -1;
+      if (!framed(a)) vals_[a].clobbered = true;
+    } else {  // a is still needed from its register: v gets a copy
+      const int np = alloc_reg();
+      a_.mov(Q(np).b16(), Q(p).b16());
+      map_logical(r, np);
+      p = np;
+    }
+  } else if (st.owner == Owner::Const) {
+    const_reg_.erase(st.key);
+  }
+  if (vals_[v].reg >= 0 && vals_[v].reg != p) free_reg(vals_[v].reg);
+  regs_[p].owner = Owner::Value;
+  regs_[p].v = v;
+  regs_[p].key = 0;
+  vals_[v].reg = int8_t(p);
+  vals_[v].in_frame = false;
+}
+
+void Emitter::vconst_key(int r, uint64_t key) {
+  const int kind = int(key >> 62);
+  const uint64_t bits = key & ~(uint64_t(3) << 62);
+  auto load = [&](int p) {
+    if (kind == kConstIota) {
+      iota_used_ = true;
+      a_.ldr(Q(uint32_t(p)), a64::ptr(iota_));
+    } else if (kind == kConstLaunchMask) {
+      a_.ldr(Q(uint32_t(p)), ptr(x25));  // the 4-byte launch mask is at frame offset 0
+    } else if (bits == 0) {
+      a_.movi(Q(p).b16(), 0);
+    } else if (kind == kConst32) {
+      auto it = const32_.find(uint32_t(bits));
+      if (it == const32_.end()) it = const32_.emplace(uint32_t(bits), a_.newLabel()).first;
+      a_.ldr(Q(uint32_t(p)), a64::ptr(it->second));
+    } else {
+      auto it = const64_.find(bits);
+      if (it == const64_.end()) it = const64_.emplace(bits, a_.newLabel()).first;
+      a_.ldr(Q(uint32_t(p)), a64::ptr(it->second));
+    }
+  };
+  if (r >= kLogical || !in_op_) {  // a fixed register (f64 sequences, warp ops): not cached
+    load(r);
+    return;
+  }
+  if (auto it = const_reg_.find(key); it != const_reg_.end()) {
+    const int p = it->second;
+    if (map_[r] == p) return;
+    if (aliases(p) == 0) {
+      map_logical(r, p);
+      return;
+    }
+  }
+  const int p = alloc_reg();
+  map_logical(r, p);
+  load(p);
+  if (!const_reg_.count(key)) {
+    regs_[p].owner = Owner::Const;
+    regs_[p].key = key;
+    const_reg_[key] = p;
+  }
+}
+
+void Emitter::vconst(int r, uint32_t bits) { vconst_key(r, uint64_t(kConst32) << 62 | bits); }
 
 void Emitter::vconst64(int r, uint64_t bits) {
   if (uint32_t(bits) == uint32_t(bits >> 32)) {
     vconst(r, uint32_t(bits));
     return;
   }
-  auto it = const64_.find(bits);
-  if (it == const64_.end()) it = const64_.emplace(bits, a_.newLabel()).first;
-  a_.ldr(Q(uint32_t(r)), a64::ptr(it->second));
+  // Patterns with either of the top two bits set are not cached (the key's
+  // kind lives there).
+  if (bits >> 62) {
+    int p = r >= kLogical || !in_op_ ? r : phys(r);
+    if (r < kLogical && in_op_ && regs_[p].owner != Owner::Temp) {
+      p = alloc_reg();
+      map_logical(r, p);
+    }
+    auto it = const64_.find(bits);
+    if (it == const64_.end()) it = const64_.emplace(bits, a_.newLabel()).first;
+    a_.ldr(Q(uint32_t(p)), a64::ptr(it->second));
+    return;
+  }
+  vconst_key(r, uint64_t(kConst64) << 62 | bits);
 }
 
 void Emitter::mask_to_width(int r, ir::Type t) {
   unsigned w = bit_width(t);
   if (w >= 32) return;
   vconst(7, uint32_t(type_mask(t)));
-  a_.and_(Q(r).b16(), Q(r).b16(), Q(7).b16());
+  a_.and_(L(r).b16(), L(r).b16(), L(7).b16());
 }
 
 void Emitter::sext_to32(int d, int s, ir::Type t) {
   unsigned w = bit_width(t);
   if (w >= 32) {
-    if (d != s) a_.mov(Q(d).b16(), Q(s).b16());
+    if (d != s) a_.mov(L(d).b16(), L(s).b16());
     return;
   }
-  a_.shl(Q(d).s4(), Q(s).s4(), 32 - w);
-  a_.sshr(Q(d).s4(), Q(d).s4(), 32 - w);
+  a_.shl(L(d).s4(), L(s).s4(), 32 - w);
+  a_.sshr(L(d).s4(), L(d).s4(), 32 - w);
 }
 
-void Emitter::bool_from_mask(int r) { a_.ushr(Q(r).s4(), Q(r).s4(), 31); }
+void Emitter::bool_from_mask(int r) { a_.ushr(L(r).s4(), L(r).s4(), 31); }
 
 void Emitter::canonicalize_nan(int r, uint32_t nan_bits) {
-  a_.fcmeq(Q(5).s4(), Q(r).s4(), Q(r).s4());  // all ones where not NaN
+  a_.fcmeq(L(5).s4(), L(r).s4(), L(r).s4());  // all ones where not NaN
   vconst(6, nan_bits);
-  a_.bif(Q(r).b16(), Q(6).b16(), Q(5).b16());
+  a_.bif(L(r).b16(), L(6).b16(), L(5).b16());
 }
 
 void Emitter::flush_subnormal(int r) {
+  // r & (sign | (exponent != 0 ? all ones : 0)), computed into logical 5,
+  // which r then names (a cached operand's register is left as it is).
   vconst(6, 0x7F800000u);
-  a_.cmtst(Q(5).s4(), Q(r).s4(), Q(6).s4());  // all ones where the exponent is not 0
+  a_.cmtst(L(5).s4(), L(r).s4(), L(6).s4());  // all ones where the exponent is not 0
   vconst(6, 0x80000000u);
-  a_.and_(Q(6).b16(), Q(r).b16(), Q(6).b16());
-  a_.bif(Q(r).b16(), Q(6).b16(), Q(5).b16());
+  a_.orr(L(5).b16(), L(5).b16(), L(6).b16());
+  a_.and_(L(5).b16(), L(r).b16(), L(5).b16());
+  rebind(r, 5);
+}
+
+void Emitter::rebind(int r, int from) {
+  const int p = phys(from);
+  map_[from] = -1;
+  map_logical(r, p);
 }
 
 void Emitter::saturate(int r) {
   // After canonicalize_nan every NaN is quiet: FMAXNM gives +0 for it, and
   // +0 for -0 (it orders -0 below +0).
-  a_.movi(Q(5).b16(), 0);
-  a_.fmaxnm(Q(r).s4(), Q(r).s4(), Q(5).s4());
+  vconst(5, 0);
+  a_.fmaxnm(L(r).s4(), L(r).s4(), L(5).s4());
   vconst(5, 0x3F800000u);
-  a_.fminnm(Q(r).s4(), Q(r).s4(), Q(5).s4());
+  a_.fminnm(L(r).s4(), L(r).s4(), L(5).s4());
 }
 
 // ---------------------------------------------------------------- structure
@@ -172,6 +465,10 @@ void Emitter::emit_prologue() {
   a_.stp(x23, x24, ptr(sp, 48));
   a_.stp(x25, x26, ptr(sp, 64));
   a_.stp(x27, x28, ptr(sp, 80));
+  a_.stp(d8, d9, ptr(sp, kD8Save));
+  a_.stp(d10, d11, ptr(sp, kD8Save + 16));
+  a_.stp(d12, d13, ptr(sp, kD8Save + 32));
+  a_.stp(d14, d15, ptr(sp, kD8Save + 48));
   // Native float code assumes IEEE defaults: round to nearest, no flush to
   // zero, no default-NaN mode. Install them for the run (the helpers run
   // under them too); the caller's FPCR is restored at exit.
@@ -198,10 +495,24 @@ void Emitter::emit_prologue() {
   if (has_phis_) {
     // Per-lane all-ones / zero masks of the launched lanes (32 x 4 and 32 x 8
     // bytes): phi copies keep lanes that were not launched at 0.
-    for (uint32_t i = 0; i < uint32_t(kWarpLanes); ++i) {
-      a_.sbfx(x10, x9, i, 1);
-      a_.str(w10, ptr(x20, int32_t(4 * i)));
-      a_.str(x10, ptr(x20, int32_t(kWarpLanes * 4 + 8 * i)));
+    // Lane i of strip j: CMTST of entry_mask with bit 4j + i; the 8-byte
+    // masks are the 4-byte ones sign-extended.
+    a_.dup(Q(0).s4(), w9);
+    a_.movi(Q(1).s4(), 1);
+    viota(2);
+    a_.ushl(Q(1).s4(), Q(1).s4(), Q(2).s4());  // 1, 2, 4, 8
+    for (int j = 0; j < kWarpLanes / 4; j += 2) {
+      a_.shl(Q(5).s4(), Q(1).s4(), 4);
+      a_.cmtst(Q(2).s4(), Q(0).s4(), Q(1).s4());
+      a_.cmtst(Q(6).s4(), Q(0).s4(), Q(5).s4());
+      a_.stp(Q(2), Q(6), ptr(x20, 16 * j));
+      a_.sshll(Q(3).d2(), Q(2).s2(), 0);
+      a_.sshll2(Q(4).d2(), Q(2).s4(), 0);
+      a_.stp(Q(3), Q(4), ptr(x20, kWarpLanes * 4 + 32 * j));
+      a_.sshll(Q(3).d2(), Q(6).s2(), 0);
+      a_.sshll2(Q(4).d2(), Q(6).s4(), 0);
+      a_.stp(Q(3), Q(4), ptr(x20, kWarpLanes * 4 + 32 * j + 32));
+      if (j + 2 < kWarpLanes / 4) a_.shl(Q(1).s4(), Q(1).s4(), 8);
     }
   }
   // Resume after a barrier: ctx.resume names the block to continue at.
@@ -213,10 +524,12 @@ void Emitter::emit_prologue() {
   if (!partial_slots_.empty()) {
     Label resumed = a_.newLabel();
     a_.cbnz(w11, resumed);
-    a_.movi(Q(0).b16(), 0);
-    for (ValueId v : partial_slots_)
-      for (unsigned off = 0; off < lane_bytes(f_.insts[v].type) * kWarpLanes; off += 16)
-        a_.str(Q(0), at(x20, slot(v) + off, 16));
+    for (int r = 0; r < 4; ++r) a_.movi(Q(r).b16(), 0);
+    for (ValueId v : partial_slots_) {
+      add_off(x10, x20, slot(v));
+      for (unsigned off = 0; off < lane_bytes(f_.insts[v].type) * kWarpLanes; off += 64)
+        a_.st1(Q(0).s4(), Q(1).s4(), Q(2).s4(), Q(3).s4(), ptr_post(x10, 64));
+    }
     a_.bind(resumed);
   }
   for (BlockId b = 0; b < f_.blocks.size(); ++b) {
@@ -243,6 +556,10 @@ void Emitter::emit_epilogue() {
   a_.ldp(x23, x24, ptr(sp, 48));
   a_.ldp(x25, x26, ptr(sp, 64));
   a_.ldp(x27, x28, ptr(sp, 80));
+  a_.ldp(d8, d9, ptr(sp, kD8Save));
+  a_.ldp(d10, d11, ptr(sp, kD8Save + 16));
+  a_.ldp(d12, d13, ptr(sp, kD8Save + 32));
+  a_.ldp(d14, d15, ptr(sp, kD8Save + 48));
   a_.ldp(x29, x30, ptr_post(sp, kFrameSave));
   a_.ret(x30);
 }
@@ -296,10 +613,7 @@ void Emitter::maybe_flush_pool() {
     flush_pool(true);
 }
 
-void Emitter::viota(int r) {
-  iota_used_ = true;
-  a_.ldr(Q(uint32_t(r)), a64::ptr(iota_));
-}
+void Emitter::viota(int r) { vconst_key(r, uint64_t(kConstIota) << 62); }
 
 void Emitter::emit_block(BlockId b) {
   a_.bind(block_label_[b]);
@@ -329,11 +643,17 @@ void Emitter::emit_strip_segment(const Segment& s) {
   a_.bind(loop);
   set_strip_bases();
   const size_t start = a_.offset();
+  reset_cache();  // every iteration starts with nothing cached
+  cur_segment_ = plan_.segment_of[s.ops[0]];
   for (ValueId v : s.ops) {
+    begin_op(v);
     lower_strip_op(v);
     end_op(v);
+    close_op();
     maybe_flush_pool();
   }
+  reset_cache();
+  cur_segment_ = -1;
   a_.add(x23, x23, 16);
   a_.cmp(x23, kWarpLaneBytes4);
   if (a_.offset() - start < kIslandSpacing) {
@@ -348,17 +668,48 @@ void Emitter::emit_strip_segment(const Segment& s) {
 
 // Phis of the block's one successor that take v: v's launched lanes go to
 // their slots now, and the edge copies nothing for them (plan.cpp).
+// Also: a result read outside its segment goes to its slot; operands whose
+// last read in the segment this was leave the cache.
 void Emitter::end_op(ValueId v) {
-  for (ValueId p : plan_.direct_phis[v]) {
-    vload(0, v);
-    a_.ldr(Q(1), ptr(x25));  // the 4-byte launch mask is at frame offset 0
-    a_.and_(Q(0).b16(), Q(0).b16(), Q(1).b16());
-    vstore(p, 0);
+  const bool has_result = f_.insts[v].type != ir::Type::Void;
+  if (has_result && !wide(v)) {
+    if (plan_.escapes[v]) ensure_in_frame(v);
+    for (int& m : map_) m = -1;  // the op's logical registers are done with (temporaries go at close_op)
+    // Phis of the block's one successor that take v (32-bit only, plan.cpp):
+    // v's launched lanes go to their slots now; the edge copies nothing.
+    for (ValueId p : plan_.direct_phis[v]) {
+      vload(0, v);
+      vconst_key(1, uint64_t(kConstLaunchMask) << 62);
+      a_.and_(L(2).b16(), L(0).b16(), L(1).b16());
+      a_.str(L(2), at(x25, slot(p), 16, 17));
+    }
   }
+  const int32_t pos = plan_.position[v];
+  auto release = [&](ValueId a) {
+    if (vals_[a].reg >= 0) free_reg(vals_[a].reg);
+  };
+  for (ValueId a : f_.insts[v].args)
+    if (plan_.segment_of[a] == cur_segment_ && plan_.last_use[a] == pos) release(a);
+  if (ValueId x = backend::itof_narrow_source(f_, v);
+      x != kNoValue && plan_.segment_of[x] == cur_segment_ && plan_.last_use[x] == pos)
+    release(x);
+  if (has_result && plan_.last_use[v] < 0) release(v);  // never read in this segment
 }
 
 void Emitter::lower_strip_op(ValueId v) {
-  if (!lower_native(v)) lower_helper(v);
+  if (lower_native(v)) return;
+  // The helper reads its operands from the frame and writes its result there.
+  for (int& m : map_) m = -1;
+  for (int p = 0; p < 32; ++p)
+    if (regs_[p].owner == Owner::Temp) regs_[p] = RegState{};
+  for (ValueId a : f_.insts[v].args)
+    if (a < vals_.size() && vals_[a].reg < 0 && !framed(a))
+      throw CompileError("a64 jit: internal: %" + std::to_string(a) + " overwritten before the helper for %" +
+                         std::to_string(v));
+  spill_live_for_call(v);
+  lower_helper(v);
+  vals_[v].reg = -1;
+  vals_[v].in_frame = true;
 }
 
 void Emitter::lower_helper(ValueId v) {
@@ -435,19 +786,26 @@ void Emitter::emit_warp_op(ValueId v) {
 }
 
 void Emitter::lane_bits(const GpW& dst, uint32_t off) {
-  // Per strip of four lanes: bit 0 of each lane shifted to bit i (USHL by
-  // 0..3), summed across the lanes (ADDV), placed at bit 4c.
-  viota(6);
-  vconst(5, 1);
-  a_.mov(dst, wzr);
-  for (uint32_t c = 0; c < uint32_t(kWarpLanes / 4); ++c) {
-    a_.ldr(Q(0), at(x20, off + 16 * c, 16));
-    a_.and_(Q(0).b16(), Q(0).b16(), Q(5).b16());
-    a_.ushl(Q(0).s4(), Q(0).s4(), Q(6).s4());
-    a_.addv(Q(0).s(), Q(0).s4());
-    a_.fmov(w10, Q(0).s());
-    a_.orr(dst, dst, w10, lsl(4 * c));
-  }
+  // The 32 lanes' low bytes packed into two q registers (UZP1 of halfwords,
+  // then of bytes), bit 0 of each turned into all ones (CMTST) and ANDed with
+  // the weight 1 << (lane % 8); three pairwise byte additions (the weights of
+  // a byte group are disjoint bits) leave the 32-bit mask in the low word.
+  add_off(x9, x20, off);
+  a_.ld1(Q(0).s4(), Q(1).s4(), Q(2).s4(), Q(3).s4(), ptr_post(x9, 64));
+  a_.ld1(Q(4).s4(), Q(5).s4(), Q(6).s4(), Q(7).s4(), ptr(x9));
+  for (int r = 0; r < 4; ++r) a_.uzp1(Q(r).h8(), Q(2 * r).h8(), Q(2 * r + 1).h8());
+  a_.uzp1(Q(0).b16(), Q(0).b16(), Q(1).b16());
+  a_.uzp1(Q(1).b16(), Q(2).b16(), Q(3).b16());
+  a_.movi(Q(2).b16(), 1);
+  a_.cmtst(Q(0).b16(), Q(0).b16(), Q(2).b16());
+  a_.cmtst(Q(1).b16(), Q(1).b16(), Q(2).b16());
+  vconst64(2, 0x8040201008040201ull);
+  a_.and_(Q(0).b16(), Q(0).b16(), Q(2).b16());
+  a_.and_(Q(1).b16(), Q(1).b16(), Q(2).b16());
+  a_.addp(Q(0).b16(), Q(0).b16(), Q(1).b16());
+  a_.addp(Q(0).b16(), Q(0).b16(), Q(0).b16());
+  a_.addp(Q(0).b16(), Q(0).b16(), Q(0).b16());
+  a_.fmov(dst, Q(0).s());
 }
 
 // ballot / any / all whose cluster is the whole warp: bit masks of the
@@ -475,8 +833,10 @@ bool Emitter::emit_vote(ValueId v) {
     vote_in_w12_ = v;  // the cond_br tests w12; no slot, no stores
     return true;
   }
-  a_.dup(Q(0).s4(), w12);
-  for (uint32_t c = 0; c < uint32_t(kWarpLanes / 4); ++c) a_.str(Q(0), at(x20, slot(v) + 16 * c, 16));
+  for (int r = 0; r < 4; ++r) a_.dup(Q(r).s4(), w12);
+  add_off(x9, x20, slot(v));
+  a_.st1(Q(0).s4(), Q(1).s4(), Q(2).s4(), Q(3).s4(), ptr_post(x9, 64));
+  a_.st1(Q(0).s4(), Q(1).s4(), Q(2).s4(), Q(3).s4(), ptr(x9));
   return true;
 }
 
@@ -495,19 +855,27 @@ bool Emitter::vote_feeds_branch_only(ValueId v) const {
          !plan_.segments[segs.back()].strip;
 }
 
+// 64 bytes at a time (LD1 / ST1 of four q registers, post-incremented).
 void Emitter::copy_warp(uint32_t dst, uint32_t src, unsigned bytes, bool launched_only) {
   uint32_t mask = bytes == kWarpLanes * 8 ? kWarpLanes * 4 : 0;  // launch mask of this lane size
-  for (unsigned off = 0; off < bytes; off += 16) {
-    if (src == kZeroSource) {
-      a_.movi(Q(0).b16(), 0);
-    } else {
-      a_.ldr(Q(0), at(x20, src + off, 16));
+  auto q4 = [](int r) { return std::array{Q(r).s4(), Q(r + 1).s4(), Q(r + 2).s4(), Q(r + 3).s4()}; };
+  const auto v0 = q4(0), v4 = q4(4);
+  add_off(x10, x20, dst);
+  if (src == kZeroSource) {
+    for (int r = 0; r < 4; ++r) a_.movi(Q(r).b16(), 0);
+  } else {
+    add_off(x9, x20, src);
+    if (launched_only) add_off(x11, x20, mask);
+  }
+  for (unsigned off = 0; off < bytes; off += 64) {
+    if (src != kZeroSource) {
+      a_.ld1(v0[0], v0[1], v0[2], v0[3], ptr_post(x9, 64));
       if (launched_only) {
-        a_.ldr(Q(1), at(x20, mask + off, 16));
-        a_.and_(Q(0).b16(), Q(0).b16(), Q(1).b16());
+        a_.ld1(v4[0], v4[1], v4[2], v4[3], ptr_post(x11, 64));
+        for (int r = 0; r < 4; ++r) a_.and_(Q(r).b16(), Q(r).b16(), Q(r + 4).b16());
       }
     }
-    a_.str(Q(0), at(x20, dst + off, 16));
+    a_.st1(v0[0], v0[1], v0[2], v0[3], ptr_post(x10, 64));
   }
 }
 

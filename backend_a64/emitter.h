@@ -29,9 +29,23 @@ struct CompileError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+class Emitter;
+
+// The assembler the emitter writes through: before an instruction that
+// writes a vector register is encoded, the emitter's register cache may
+// substitute another register for that destination (copy-on-write of a
+// cached value or constant a lowering modifies in place, emitter.cpp).
+class RegAssembler : public asmjit::a64::Assembler {
+ public:
+  using asmjit::a64::Assembler::Assembler;
+  Emitter* cache = nullptr;
+  asmjit::Error _emit(asmjit::InstId id, const asmjit::Operand_& o0, const asmjit::Operand_& o1,
+                      const asmjit::Operand_& o2, const asmjit::Operand_* ext) override;
+};
+
 class Emitter {
  public:
-  Emitter(const ir::Function& f, asmjit::a64::Assembler& a);
+  Emitter(const ir::Function& f, RegAssembler& a);
   void emit_function();
   uint32_t frame_bytes() const { return frame_bytes_; }
   // Descriptors referenced by the code; the compiled function keeps them alive.
@@ -44,14 +58,65 @@ class Emitter {
 
  private:
   friend struct Lowerings;  // lowering.h: the per-op dispatch table names the lower_* members
+  friend class RegAssembler;
 
   // ---- registers of the generated code (all callee-saved, so helper calls keep them)
   // x19 = WarpContext*, x20 = frame, x21 = vars, x22 = uniforms,
   // x23 = byte offset of the strip's first lane in a 4-byte-per-lane array,
   // x24 = 4 * the first launched lane, x25 = frame + x23 (4-byte slots of the
   // strip), x26 = frame + 2 * x23 (8-byte slots), x27 = vars + x23,
-  // x28 = vars + 2 * x23. x9..x15 and v0..v7 are scratch of one op.
-  asmjit::a64::Assembler& a_;
+  // x28 = vars + 2 * x23. x9..x15 and x17 are scratch of one op. Vector
+  // registers v0..v15 and v24..v31 are the register cache's (values, constants
+  // and the temporaries of one op); v16..v23 are scratch of the f64 sequences.
+  RegAssembler& a_;
+
+  // ---- register cache (valid within one strip segment; docs/backend_a64.md)
+  // Lowerings name their registers by logical number: 0..7 are mapped per op
+  // to physical registers of the cache (an operand's logical register is the
+  // register its value is cached in; others get a free register when first
+  // named), 16..23 are themselves. L(r) is the physical register of logical r.
+  static constexpr int kLogical = 8;
+  asmjit::a64::VecV L(int r);
+  int phys(int r);                      // physical register of logical r (allocated when unmapped)
+  int alloc_reg();                      // a free cache register (LRU victim spilled), locked for the op
+  void free_reg(int p);
+  void spill(int p);                    // store its value if the frame lacks it, forget it
+  void reset_cache();
+  void begin_op(ir::ValueId v);
+  void close_op();                      // unlocks, frees temporaries
+  void spill_live_for_call(ir::ValueId at);  // helper calls clobber every vector register
+  void ensure_in_frame(ir::ValueId v);
+  void map_logical(int r, int p);
+  void rebind(int r, int from);         // logical r names logical from's register, from is unmapped       // logical r -> physical p (p locked; previous temporary freed)
+  int on_write(uint32_t p);             // before a write to physical p: the register to write instead
+  bool dies_here(ir::ValueId a) const;
+  // v's slot holds its strip: stored there, or defined outside this segment
+  // (such values are always read from their slots).
+  bool framed(ir::ValueId v) const { return vals_[v].in_frame || plan_.segment_of[v] != cur_segment_; }  // last read of a in its segment is the current op
+  int aliases(int p) const;             // logical registers mapped to physical p
+  enum class Owner : uint8_t { Free, Temp, Value, Const };
+  struct RegState {
+    Owner owner = Owner::Free;
+    ir::ValueId v = ir::kNoValue;
+    uint64_t key = 0;                   // Const: kind << 62 | bits
+    uint32_t stamp = 0;
+    bool locked = false;
+  };
+  struct ValState {
+    int8_t reg = -1;
+    bool in_frame = false;
+    bool clobbered = false;             // its register was overwritten in place by its last reader
+  };
+  RegState regs_[32];
+  std::vector<ValState> vals_;
+  std::map<uint64_t, int> const_reg_;   // constant key -> register
+  int map_[kLogical];
+  uint32_t clock_ = 0;
+  bool in_op_ = false;
+  bool no_clobber_ = false;             // the current op may read an operand again after writing its register
+  ir::ValueId cur_ = ir::kNoValue;
+  int32_t cur_segment_ = -1;
+  void vconst_key(int r, uint64_t key); // logical r = the cached constant (loaded when absent)
 
   // ---- frame
   uint32_t slot(ir::ValueId v);

@@ -81,7 +81,7 @@ std::string emit(const ir::Function& f, Emitted& out, std::string* listing) {
     logger.addFlags(asmjit::FormatFlags::kHexImms);
     code.setLogger(&logger);
   }
-  asmjit::a64::Assembler a(&code);
+  RegAssembler a(&code);
   logger.a = &a;
   try {
     Emitter e(f, a);

@@ -47,14 +47,14 @@ bool Emitter::lower_state(ValueId v) {
       return true;
     case Opcode::LoadVar:
       if (in.imm >= f_.vars.size()) throw CompileError("a64 jit: load_var of unknown var " + std::to_string(in.imm));
-      a_.ldr(Q(4), at(x27, f_.var_offset(uint32_t(in.imm)), 16));
+      a_.ldr(L(4), at(x27, f_.var_offset(uint32_t(in.imm)), 16));
       mask_to_width(4, in.type);
       vstore(v, 4);
       return true;
     case Opcode::StoreVar:
       if (in.imm >= f_.vars.size()) throw CompileError("a64 jit: store_var of unknown var " + std::to_string(in.imm));
       vload(0, in.args[0]);
-      a_.str(Q(0), at(x27, f_.var_offset(uint32_t(in.imm)), 16));
+      a_.str(L(0), at(x27, f_.var_offset(uint32_t(in.imm)), 16));
       return true;
     case Opcode::LoadUniform: {
       unsigned bytes = in.type == ir::Type::I1 ? 1 : bit_width(in.type) / 8;
@@ -69,7 +69,7 @@ bool Emitter::lower_state(ValueId v) {
         a_.cmp(w10, 0);
         a_.cset(w10, CondCode::kNE);
       }
-      a_.dup(Q(4).s4(), w10);
+      a_.dup(L(4).s4(), w10);
       vstore(v, 4);
       return true;
     }
@@ -82,38 +82,41 @@ bool Emitter::lower_state(ValueId v) {
         vstore(v, 4);
         return true;
       }
+      vload(0, in.args[0]);
+      a_.movi(L(4).b16(), 0);
+      Label done = a_.newLabel();
+      a_.cbz(x22, done);  // no uniform block: every lane reads 0
       mov_imm(x12, f_.uniform_bytes - 4 - in.imm);  // the last offset inside
-      mov_imm(x13, in.imm);
-      a_.add(x13, x22, x13);
+      add_off(x13, x22, in.imm);
       for (uint32_t i = 0; i < 4; ++i) {
         Label next = a_.newLabel();
-        a_.ldr(w10, at(x25, slot(in.args[0]) + 4 * i, 4));
-        a_.mov(w11, 0);
-        a_.cbz(x22, next);
+        a_.umov(w10, L(0).s(i));
         a_.cmp(x10, x12);
         a_.b_hi(next);
         a_.ldr(w11, ptr(x13, x10));
+        a_.ins(L(4).s(i), w11);
         a_.bind(next);
-        a_.str(w11, at(x25, slot(v) + 4 * i, 4));
       }
+      a_.bind(done);
+      vstore(v, 4);
       return true;
     }
     case Opcode::EntryMask:
       a_.ldr(w9, at(x19, CTX(entry_mask), 4));
       a_.lsr(w10, w23, 2);
       a_.lsr(w9, w9, w10);
-      a_.dup(Q(4).s4(), w9);
+      a_.dup(L(4).s4(), w9);
       viota(5);
-      a_.neg(Q(5).s4(), Q(5).s4());
-      a_.ushl(Q(4).s4(), Q(4).s4(), Q(5).s4());  // lane i: mask >> i
+      a_.neg(L(5).s4(), L(5).s4());
+      a_.ushl(L(4).s4(), L(4).s4(), L(5).s4());  // lane i: mask >> i
       mask_to_width(4, ir::Type::I1);
       vstore(v, 4);
       return true;
     case Opcode::LaneId:
       a_.lsr(w9, w23, 2);
-      a_.dup(Q(4).s4(), w9);
+      a_.dup(L(4).s4(), w9);
       viota(5);
-      a_.add(Q(4).s4(), Q(4).s4(), Q(5).s4());
+      a_.add(L(4).s4(), L(4).s4(), L(5).s4());
       vstore(v, 4);
       return true;
     case Opcode::Select:
@@ -121,10 +124,10 @@ bool Emitter::lower_state(ValueId v) {
       vload(0, in.args[0]);
       vload(1, in.args[1]);
       vload(2, in.args[2]);
-      a_.shl(Q(0).s4(), Q(0).s4(), 31);
-      a_.sshr(Q(0).s4(), Q(0).s4(), 31);
-      a_.bsl(Q(0).b16(), Q(1).b16(), Q(2).b16());
-      vstore(v, 0);
+      a_.shl(L(5).s4(), L(0).s4(), 31);
+      a_.sshr(L(5).s4(), L(5).s4(), 31);
+      a_.bsl(L(5).b16(), L(1).b16(), L(2).b16());
+      vstore(v, 5);
       return true;
     case Opcode::FNeg: case Opcode::FAbs: {
       if (in.type != ir::Type::F32 && in.type != ir::Type::F16) return false;
@@ -132,10 +135,10 @@ bool Emitter::lower_state(ValueId v) {
       vload(0, in.args[0]);
       if (in.op == Opcode::FNeg) {
         vconst(5, sign);
-        a_.eor(Q(4).b16(), Q(0).b16(), Q(5).b16());
+        a_.eor(L(4).b16(), L(0).b16(), L(5).b16());
       } else {
         vconst(5, uint32_t(type_mask(in.type)) & ~sign);
-        a_.and_(Q(4).b16(), Q(0).b16(), Q(5).b16());
+        a_.and_(L(4).b16(), L(0).b16(), L(5).b16());
       }
       vstore(v, 4);
       return true;
@@ -152,7 +155,7 @@ bool Emitter::lower_wide(ValueId v) {
     if (!wide(in.args[0])) return false;
     for (int h = 0; h < 2; ++h) {
       vload(0, in.args[0], h);
-      a_.str(Q(0), at(x28, f_.var_offset(uint32_t(in.imm)) + 16u * unsigned(h), 16));
+      a_.str(L(0), at(x28, f_.var_offset(uint32_t(in.imm)) + 16u * unsigned(h), 16));
     }
     return true;
   }
@@ -167,7 +170,7 @@ bool Emitter::lower_wide(ValueId v) {
     case Opcode::LoadVar:
       if (in.imm >= f_.vars.size()) throw CompileError("a64 jit: load_var of unknown var " + std::to_string(in.imm));
       for (int h = 0; h < 2; ++h) {
-        a_.ldr(Q(4), at(x28, f_.var_offset(uint32_t(in.imm)) + 16u * unsigned(h), 16));
+        a_.ldr(L(4), at(x28, f_.var_offset(uint32_t(in.imm)) + 16u * unsigned(h), 16));
         vstore(v, 4, h);
       }
       return true;
@@ -177,7 +180,7 @@ bool Emitter::lower_wide(ValueId v) {
       emit_fault_return(FaultKind::OutOfBounds, v, in.imm, uint32_t(Space::Const));
       a_.bind(ok);
       a_.ldr(x10, at(x22, in.imm, 8));
-      a_.dup(Q(4).d2(), x10);
+      a_.dup(L(4).d2(), x10);
       vstore(v, 4, 0);
       vstore(v, 4, 1);
       return true;
@@ -185,14 +188,14 @@ bool Emitter::lower_wide(ValueId v) {
     case Opcode::Select:
       // Lanes 0-1 and 2-3 of the 32-bit condition mask widened to 64 bits.
       vload(0, in.args[0]);
-      a_.shl(Q(0).s4(), Q(0).s4(), 31);
-      a_.sshr(Q(0).s4(), Q(0).s4(), 31);
-      a_.sshll(Q(3).d2(), Q(0).s2(), 0);
-      a_.sshll2(Q(5).d2(), Q(0).s4(), 0);
+      a_.shl(L(0).s4(), L(0).s4(), 31);
+      a_.sshr(L(0).s4(), L(0).s4(), 31);
+      a_.sshll(L(3).d2(), L(0).s2(), 0);
+      a_.sshll2(L(5).d2(), L(0).s4(), 0);
       for (int h = 0; h < 2; ++h) {
         vload(1, in.args[1], h);
         vload(2, in.args[2], h);
-        a_.bsl(Q(h ? 5 : 3).b16(), Q(1).b16(), Q(2).b16());
+        a_.bsl(L(h ? 5 : 3).b16(), L(1).b16(), L(2).b16());
         vstore(v, h ? 5 : 3, h);
       }
       return true;
@@ -209,11 +212,11 @@ bool Emitter::lower_wide(ValueId v) {
       vload(0, in.args[0]);
       if (in.op == Opcode::Sext) {
         sext_to32(0, 0, f_.insts[in.args[0]].type);
-        a_.sshll(Q(4).d2(), Q(0).s2(), 0);
-        a_.sshll2(Q(5).d2(), Q(0).s4(), 0);
+        a_.sshll(L(4).d2(), L(0).s2(), 0);
+        a_.sshll2(L(5).d2(), L(0).s4(), 0);
       } else {
-        a_.ushll(Q(4).d2(), Q(0).s2(), 0);
-        a_.ushll2(Q(5).d2(), Q(0).s4(), 0);
+        a_.ushll(L(4).d2(), L(0).s2(), 0);
+        a_.ushll2(L(5).d2(), L(0).s4(), 0);
       }
       vstore(v, 4, 0);
       vstore(v, 5, 1);
@@ -228,16 +231,17 @@ bool Emitter::lower_wide(ValueId v) {
 // lanes. 64-bit multiplies stay with the helper (NEON has no 64-bit MUL).
 bool Emitter::lower_int64(ValueId v) {
   const Inst& in = f_.insts[v];
-  auto d2 = [](int r) { return Q(r).d2(); };
-  auto b16 = [](int r) { return Q(r).b16(); };
+  no_clobber_ = true;  // per half, a 32-bit operand is read (and widened in place) again
+  auto d2 = [this](int r) { return L(r).d2(); };
+  auto b16 = [this](int r) { return L(r).b16(); };
   // Operand i of half h into q register r (a 32-bit operand zero-extended).
   auto half_arg = [&](int r, size_t i, int h) {
     if (wide(in.args[i])) {
       vload(r, in.args[i], h);
     } else {
       vload(r, in.args[i]);
-      if (h) a_.ushll2(d2(r), Q(r).s4(), 0);
-      else a_.ushll(d2(r), Q(r).s2(), 0);
+      if (h) a_.ushll2(d2(r), L(r).s4(), 0);
+      else a_.ushll(d2(r), L(r).s2(), 0);
     }
   };
   switch (in.op) {
@@ -245,8 +249,8 @@ bool Emitter::lower_int64(ValueId v) {
       if (!wide(in.args[0]) || wide(v) || !is_int(in.type)) return false;
       vload(0, in.args[0], 0);
       vload(1, in.args[0], 1);
-      a_.xtn(Q(4).s2(), d2(0));
-      a_.xtn2(Q(4).s4(), d2(1));
+      a_.xtn(L(4).s2(), d2(0));
+      a_.xtn2(L(4).s4(), d2(1));
       mask_to_width(4, in.type);
       vstore(v, 4);
       return true;
@@ -272,8 +276,8 @@ bool Emitter::lower_int64(ValueId v) {
           default: return false;
         }
       }
-      a_.xtn(Q(4).s2(), d2(2));
-      a_.xtn2(Q(4).s4(), d2(3));
+      a_.xtn(L(4).s2(), d2(2));
+      a_.xtn2(L(4).s4(), d2(3));
       if (p == IntPred::Ne) a_.mvn(b16(4), b16(4));
       bool_from_mask(4);
       vstore(v, 4);
@@ -347,41 +351,40 @@ bool Emitter::lower_int(ValueId v) {
     return true;
   };
   switch (in.op) {
-    case Opcode::IAdd: load_args(); a_.add(Q(4).s4(), Q(0).s4(), Q(1).s4()); return finish(4);
-    case Opcode::ISub: load_args(); a_.sub(Q(4).s4(), Q(0).s4(), Q(1).s4()); return finish(4);
-    case Opcode::IMul: load_args(); a_.mul(Q(4).s4(), Q(0).s4(), Q(1).s4()); return finish(4);
+    case Opcode::IAdd: load_args(); a_.add(L(4).s4(), L(0).s4(), L(1).s4()); return finish(4);
+    case Opcode::ISub: load_args(); a_.sub(L(4).s4(), L(0).s4(), L(1).s4()); return finish(4);
+    case Opcode::IMul: load_args(); a_.mul(L(4).s4(), L(0).s4(), L(1).s4()); return finish(4);
     case Opcode::IAddC:
       load_args();
-      a_.add(Q(4).s4(), Q(0).s4(), Q(1).s4());
-      a_.add(Q(4).s4(), Q(4).s4(), Q(2).s4());
+      a_.add(L(4).s4(), L(0).s4(), L(1).s4());
+      a_.add(L(4).s4(), L(4).s4(), L(2).s4());
       return finish(4);
     case Opcode::IMad:
       load_args();
-      a_.mov(Q(4).b16(), Q(2).b16());
-      a_.mla(Q(4).s4(), Q(0).s4(), Q(1).s4());
-      return finish(4);
-    case Opcode::INeg: load_args(); a_.neg(Q(4).s4(), Q(0).s4()); return finish(4);
+      a_.mla(L(2).s4(), L(0).s4(), L(1).s4());  // into c's register (a copy unless c dies here)
+      return finish(2);
+    case Opcode::INeg: load_args(); a_.neg(L(4).s4(), L(0).s4()); return finish(4);
     case Opcode::IAbs:
       load_args();
       sext_to32(0, 0, t);
-      a_.abs(Q(4).s4(), Q(0).s4());
+      a_.abs(L(4).s4(), L(0).s4());
       return finish(4);
-    case Opcode::And: load_args(); a_.and_(Q(4).b16(), Q(0).b16(), Q(1).b16()); return finish(4);
-    case Opcode::Or: load_args(); a_.orr(Q(4).b16(), Q(0).b16(), Q(1).b16()); return finish(4);
-    case Opcode::Xor: load_args(); a_.eor(Q(4).b16(), Q(0).b16(), Q(1).b16()); return finish(4);
-    case Opcode::Not: load_args(); a_.mvn(Q(4).b16(), Q(0).b16()); return finish(4);
+    case Opcode::And: load_args(); a_.and_(L(4).b16(), L(0).b16(), L(1).b16()); return finish(4);
+    case Opcode::Or: load_args(); a_.orr(L(4).b16(), L(0).b16(), L(1).b16()); return finish(4);
+    case Opcode::Xor: load_args(); a_.eor(L(4).b16(), L(0).b16(), L(1).b16()); return finish(4);
+    case Opcode::Not: load_args(); a_.mvn(L(4).b16(), L(0).b16()); return finish(4);
     case Opcode::IMin: case Opcode::IMax: {
       load_args();
       bool is_signed = Sign(in.attr) == Sign::Signed;
       if (is_signed) {
         sext_to32(0, 0, t);
         sext_to32(1, 1, t);
-        if (in.op == Opcode::IMin) a_.smin(Q(4).s4(), Q(0).s4(), Q(1).s4());
-        else a_.smax(Q(4).s4(), Q(0).s4(), Q(1).s4());
+        if (in.op == Opcode::IMin) a_.smin(L(4).s4(), L(0).s4(), L(1).s4());
+        else a_.smax(L(4).s4(), L(0).s4(), L(1).s4());
       } else if (in.op == Opcode::IMin) {
-        a_.umin(Q(4).s4(), Q(0).s4(), Q(1).s4());
+        a_.umin(L(4).s4(), L(0).s4(), L(1).s4());
       } else {
-        a_.umax(Q(4).s4(), Q(0).s4(), Q(1).s4());
+        a_.umax(L(4).s4(), L(0).s4(), L(1).s4());
       }
       return finish(4);
     }
@@ -392,20 +395,20 @@ bool Emitter::lower_int(ValueId v) {
       load_args();
       if (ShiftMode(in.attr) == ShiftMode::Mask) {
         vconst(5, w - 1);
-        a_.and_(Q(1).b16(), Q(1).b16(), Q(5).b16());
+        a_.and_(L(1).b16(), L(1).b16(), L(5).b16());
       } else {
         vconst(5, 32);
-        a_.umin(Q(1).s4(), Q(1).s4(), Q(5).s4());
+        a_.umin(L(1).s4(), L(1).s4(), L(5).s4());
       }
       if (in.op == Opcode::Shl) {
-        a_.ushl(Q(4).s4(), Q(0).s4(), Q(1).s4());
+        a_.ushl(L(4).s4(), L(0).s4(), L(1).s4());
       } else {
-        a_.neg(Q(1).s4(), Q(1).s4());
+        a_.neg(L(1).s4(), L(1).s4());
         if (in.op == Opcode::LShr) {
-          a_.ushl(Q(4).s4(), Q(0).s4(), Q(1).s4());
+          a_.ushl(L(4).s4(), L(0).s4(), L(1).s4());
         } else {
           sext_to32(0, 0, t);
-          a_.sshl(Q(4).s4(), Q(0).s4(), Q(1).s4());
+          a_.sshl(L(4).s4(), L(0).s4(), L(1).s4());
         }
       }
       return finish(4);
@@ -419,10 +422,10 @@ bool Emitter::lower_int(ValueId v) {
         sext_to32(0, 0, at_);
         sext_to32(1, 1, at_);
       }
-      auto s4 = [](int r) { return Q(r).s4(); };
+      auto s4 = [this](int r) { return L(r).s4(); };
       switch (p) {
         case IntPred::Eq: a_.cmeq(s4(4), s4(0), s4(1)); break;
-        case IntPred::Ne: a_.cmeq(s4(4), s4(0), s4(1)); a_.mvn(Q(4).b16(), Q(4).b16()); break;
+        case IntPred::Ne: a_.cmeq(s4(4), s4(0), s4(1)); a_.mvn(L(4).b16(), L(4).b16()); break;
         case IntPred::Slt: a_.cmgt(s4(4), s4(1), s4(0)); break;
         case IntPred::Sle: a_.cmge(s4(4), s4(1), s4(0)); break;
         case IntPred::Sgt: a_.cmgt(s4(4), s4(0), s4(1)); break;
@@ -450,15 +453,15 @@ bool Emitter::lower_int(ValueId v) {
       return true;
     case Opcode::Extract16:
       load_args();
-      if (in.imm & 1) a_.ushr(Q(0).s4(), Q(0).s4(), 16);
+      if (in.imm & 1) a_.ushr(L(0).s4(), L(0).s4(), 16);
       return finish(0);  // i16: the low half
     case Opcode::Insert16: {
       bool high = in.imm & 1;
       load_args();
       vconst(5, high ? 0x0000ffffu : 0xffff0000u);
-      a_.and_(Q(0).b16(), Q(0).b16(), Q(5).b16());  // the half that stays
-      if (high) a_.shl(Q(1).s4(), Q(1).s4(), 16);      // i16 lanes are zero-extended
-      a_.orr(Q(4).b16(), Q(0).b16(), Q(1).b16());
+      a_.and_(L(0).b16(), L(0).b16(), L(5).b16());  // the half that stays
+      if (high) a_.shl(L(1).s4(), L(1).s4(), 16);      // i16 lanes are zero-extended
+      a_.orr(L(4).b16(), L(0).b16(), L(1).b16());
       vstore(v, 4);
       return true;
     }
@@ -469,21 +472,21 @@ bool Emitter::lower_int(ValueId v) {
       auto half = [&](int d, unsigned xy) {
         unsigned bits = unsigned(in.imm >> (xy * 2)) & 3;  // bit 0: c = 0, bit 1: c = 1
         switch (bits) {
-          case 0: a_.movi(Q(d).b16(), 0); break;
-          case 1: a_.mvn(Q(d).b16(), Q(2).b16()); break;
-          case 2: a_.mov(Q(d).b16(), Q(2).b16()); break;
-          default: a_.movi(Q(d).b16(), 0xff); break;
+          case 0: a_.movi(L(d).b16(), 0); break;
+          case 1: a_.mvn(L(d).b16(), L(2).b16()); break;
+          case 2: a_.mov(L(d).b16(), L(2).b16()); break;
+          default: a_.movi(L(d).b16(), 0xff); break;
         }
       };
       half(4, 0);
       half(5, 1);
-      a_.mov(Q(3).b16(), Q(1).b16());
-      a_.bsl(Q(3).b16(), Q(5).b16(), Q(4).b16());  // a = 0: b ? h01 : h00
+      a_.mov(L(3).b16(), L(1).b16());
+      a_.bsl(L(3).b16(), L(5).b16(), L(4).b16());  // a = 0: b ? h01 : h00
       half(4, 2);
       half(5, 3);
-      a_.mov(Q(6).b16(), Q(1).b16());
-      a_.bsl(Q(6).b16(), Q(5).b16(), Q(4).b16());  // a = 1: b ? h11 : h10
-      a_.bsl(Q(0).b16(), Q(6).b16(), Q(3).b16());
+      a_.mov(L(6).b16(), L(1).b16());
+      a_.bsl(L(6).b16(), L(5).b16(), L(4).b16());  // a = 1: b ? h11 : h10
+      a_.bsl(L(0).b16(), L(6).b16(), L(3).b16());
       return finish(0);
     }
     case Opcode::BfExtract: {
@@ -494,22 +497,22 @@ bool Emitter::lower_int(ValueId v) {
       load_args();
       vconst(5, 0xff);
       vconst(6, 32);
-      a_.and_(Q(1).b16(), Q(1).b16(), Q(5).b16());
-      a_.and_(Q(2).b16(), Q(2).b16(), Q(5).b16());
-      a_.umin(Q(1).s4(), Q(1).s4(), Q(6).s4());
-      a_.umin(Q(2).s4(), Q(2).s4(), Q(6).s4());
-      a_.neg(Q(1).s4(), Q(1).s4());
+      a_.and_(L(1).b16(), L(1).b16(), L(5).b16());
+      a_.and_(L(2).b16(), L(2).b16(), L(5).b16());
+      a_.umin(L(1).s4(), L(1).s4(), L(6).s4());
+      a_.umin(L(2).s4(), L(2).s4(), L(6).s4());
+      a_.neg(L(1).s4(), L(1).s4());
       if (Sign(in.attr) == Sign::Unsigned) {
-        a_.ushl(Q(4).s4(), Q(0).s4(), Q(1).s4());
-        a_.movi(Q(5).b16(), 0xff);
-        a_.ushl(Q(5).s4(), Q(5).s4(), Q(2).s4());  // ones above the field (none when count is 32)
-        a_.bic(Q(4).b16(), Q(4).b16(), Q(5).b16());
+        a_.ushl(L(4).s4(), L(0).s4(), L(1).s4());
+        a_.movi(L(5).b16(), 0xff);
+        a_.ushl(L(5).s4(), L(5).s4(), L(2).s4());  // ones above the field (none when count is 32)
+        a_.bic(L(4).b16(), L(4).b16(), L(5).b16());
       } else {
-        a_.sshl(Q(4).s4(), Q(0).s4(), Q(1).s4());
-        a_.sub(Q(6).s4(), Q(6).s4(), Q(2).s4());  // 32 - count: count 0 shifts everything out
-        a_.ushl(Q(4).s4(), Q(4).s4(), Q(6).s4());
-        a_.neg(Q(6).s4(), Q(6).s4());
-        a_.sshl(Q(4).s4(), Q(4).s4(), Q(6).s4());
+        a_.sshl(L(4).s4(), L(0).s4(), L(1).s4());
+        a_.sub(L(6).s4(), L(6).s4(), L(2).s4());  // 32 - count: count 0 shifts everything out
+        a_.ushl(L(4).s4(), L(4).s4(), L(6).s4());
+        a_.neg(L(6).s4(), L(6).s4());
+        a_.sshl(L(4).s4(), L(4).s4(), L(6).s4());
       }
       vstore(v, 4);
       return true;
@@ -519,16 +522,16 @@ bool Emitter::lower_int(ValueId v) {
       ir::Type at_ = f_.insts[in.args[0]].type;
       load_args();
       if (in.op == Opcode::FindLsb) {
-        a_.neg(Q(1).s4(), Q(0).s4());
-        a_.and_(Q(0).b16(), Q(0).b16(), Q(1).b16());  // the lowest set bit alone
+        a_.neg(L(1).s4(), L(0).s4());
+        a_.and_(L(0).b16(), L(0).b16(), L(1).b16());  // the lowest set bit alone
       } else if (Sign(in.attr) == Sign::Signed) {
         sext_to32(0, 0, at_);
-        a_.sshr(Q(1).s4(), Q(0).s4(), 31);
-        a_.eor(Q(0).b16(), Q(0).b16(), Q(1).b16());  // negative: ~v (zero above the width)
+        a_.sshr(L(1).s4(), L(0).s4(), 31);
+        a_.eor(L(0).b16(), L(0).b16(), L(1).b16());  // negative: ~v (zero above the width)
       }
-      a_.clz(Q(0).s4(), Q(0).s4());
+      a_.clz(L(0).s4(), L(0).s4());
       vconst(4, 31);
-      a_.sub(Q(4).s4(), Q(4).s4(), Q(0).s4());
+      a_.sub(L(4).s4(), L(4).s4(), L(0).s4());
       vstore(v, 4);
       return true;
     }
@@ -540,7 +543,7 @@ bool Emitter::lower_int(ValueId v) {
 bool Emitter::lower_float(ValueId v) {
   const Inst& in = f_.insts[v];
   const uint32_t fl = in.fflags;
-  auto s4 = [](int r) { return Q(r).s4(); };
+  auto s4 = [this](int r) { return L(r).s4(); };
   auto load_args = [&] {
     for (size_t i = 0; i < in.args.size() && i < 4; ++i) vload(int(i), in.args[i]);
   };
@@ -555,7 +558,8 @@ bool Emitter::lower_float(ValueId v) {
   };
   auto flush_args = [&](size_t n) {
     if (fl & ff::FtzIn)
-      for (size_t i = 0; i < n && i < in.args.size(); ++i) flush_subnormal(int(i));
+      for (size_t i = 0; i < n && i < in.args.size(); ++i)
+        if (!plan_.no_subnormal[in.args[i]]) flush_subnormal(int(i));
   };
   // NaN lanes -> the rule's NaN, then FtzOut and Sat (ir finish()), and the store.
   auto finish = [&](int r) {
@@ -574,29 +578,34 @@ bool Emitter::lower_float(ValueId v) {
         return false;
       load_args();
       flush_args(3);
-      if (fl & ff::ZeroMul) {
-        a_.fabs(s4(5), s4(0));
-        a_.fabs(s4(6), s4(1));
-        vconst(3, 0x7F800000u);
-        a_.movi(Q(4).b16(), 0);
-        a_.fcmeq(s4(7), s4(5), s4(3));  // a infinite
-        a_.fcmeq(s4(5), s4(5), s4(4));  // a zero
-        a_.fcmeq(s4(4), s4(6), s4(4));  // b zero
-        a_.fcmeq(s4(6), s4(6), s4(3));  // b infinite
-        a_.and_(Q(7).b16(), Q(7).b16(), Q(4).b16());
-        a_.and_(Q(5).b16(), Q(5).b16(), Q(6).b16());
-        a_.orr(Q(5).b16(), Q(5).b16(), Q(7).b16());
-        a_.bic(Q(0).b16(), Q(0).b16(), Q(5).b16());
-        a_.bic(Q(1).b16(), Q(1).b16(), Q(5).b16());
+      // 0 x inf lanes: FMUL gives NaN there, FMULX +-2, and both give NaN
+      // only for a NaN factor; so they are the lanes where FMULX is a number
+      // and FMUL is not (mask in logical 3).
+      const bool zero_mul = (fl & ff::ZeroMul) != 0;
+      if (zero_mul) {
+        a_.fmul(s4(4), s4(0), s4(1));
+        a_.fmulx(s4(3), s4(0), s4(1));
+        a_.fcmeq(s4(3), s4(3), s4(3));
+        a_.fcmeq(s4(5), s4(4), s4(4));
+        a_.bic(L(3).b16(), L(3).b16(), L(5).b16());
+        if (in.op == Opcode::FMul || in.op == Opcode::FMad) {
+          a_.bic(L(4).b16(), L(4).b16(), L(3).b16());  // +0 there
+          if (in.op == Opcode::FMad) a_.fadd(s4(4), s4(4), s4(2));
+          return finish(4);
+        }
+        // ffma: both factors +0 in those lanes, so the lane computes c + 0.
+        a_.bic(L(5).b16(), L(0).b16(), L(3).b16());
+        rebind(0, 5);
+        a_.bic(L(5).b16(), L(1).b16(), L(3).b16());
+        rebind(1, 5);
       }
       switch (in.op) {
         case Opcode::FAdd: a_.fadd(s4(4), s4(0), s4(1)); break;
         case Opcode::FSub: a_.fsub(s4(4), s4(0), s4(1)); break;
         case Opcode::FMul: a_.fmul(s4(4), s4(0), s4(1)); break;
-        case Opcode::FFma:
-          a_.mov(Q(4).b16(), Q(2).b16());
-          a_.fmla(s4(4), s4(0), s4(1));
-          break;
+        case Opcode::FFma:  // into c's register (a copy unless c dies here)
+          a_.fmla(s4(2), s4(0), s4(1));
+          return finish(2);
         default:
           a_.fmul(s4(4), s4(0), s4(1));
           a_.fadd(s4(4), s4(4), s4(2));
@@ -618,14 +627,14 @@ bool Emitter::lower_float(ValueId v) {
           // (a < b) ? a : b for min, (a > b) ? a : b for max.
           if (is_max) a_.fcmgt(s4(4), s4(0), s4(1));
           else a_.fcmgt(s4(4), s4(1), s4(0));
-          a_.bsl(Q(4).b16(), Q(0).b16(), Q(1).b16());
+          a_.bsl(L(4).b16(), L(0).b16(), L(1).b16());
           break;
         case MinMaxNan::NumberWins:
           is_max ? a_.fmax(s4(4), s4(0), s4(1)) : a_.fmin(s4(4), s4(0), s4(1));
           a_.fcmeq(s4(5), s4(1), s4(1));
-          a_.bif(Q(4).b16(), Q(0).b16(), Q(5).b16());  // b NaN: a
+          a_.bif(L(4).b16(), L(0).b16(), L(5).b16());  // b NaN: a
           a_.fcmeq(s4(5), s4(0), s4(0));
-          a_.bif(Q(4).b16(), Q(1).b16(), Q(5).b16());  // a NaN: b (both NaN: b, a NaN as well)
+          a_.bif(L(4).b16(), L(1).b16(), L(5).b16());  // a NaN: b (both NaN: b, a NaN as well)
           break;
         default:
           is_max ? a_.fmax(s4(4), s4(0), s4(1)) : a_.fmin(s4(4), s4(0), s4(1));
@@ -638,23 +647,24 @@ bool Emitter::lower_float(ValueId v) {
       // (ir/transc_pica.h), two lanes per q register.
       if (in.type != ir::Type::F32 || Transc(in.attr) != Transc::Pica || !flags_ok(0)) return false;
       load_args();
-      flush_subnormal(0);
+      if (!plan_.no_subnormal[in.args[0]]) flush_subnormal(0);
       if (in.op == Opcode::FExp2) lower_pica_ex2(4, 0);
       else lower_pica_lg2(4, 0);
-      canonicalize_nan(4, kCanonicalNan);  // the model's out(): canonical NaN, flushed
-      flush_subnormal(4);
+      // The model's out(): NaN canonical (finish replaces every NaN lane
+      // anyway), result flushed (finish does it with FtzOut).
+      if (!(fl & ff::FtzOut)) flush_subnormal(4);
       if (in.op == Opcode::FLog2) {
         // Special lanes of the flushed operand: +inf -> +inf, +-0 -> -inf,
         // negative or NaN -> the canonical NaN.
         vconst(5, 0x7F800000u);
         a_.cmeq(s4(6), s4(0), s4(5));
-        a_.bit(Q(4).b16(), Q(5).b16(), Q(6).b16());
+        a_.bit(L(4).b16(), L(5).b16(), L(6).b16());
         a_.fcmeq(s4(6), s4(0), 0);  // +-0
         vconst(5, 0xFF800000u);
-        a_.bit(Q(4).b16(), Q(5).b16(), Q(6).b16());
+        a_.bit(L(4).b16(), L(5).b16(), L(6).b16());
         a_.fcmge(s4(6), s4(0), 0);  // false for negative and NaN lanes
         vconst(5, kCanonicalNan);
-        a_.bif(Q(4).b16(), Q(5).b16(), Q(6).b16());
+        a_.bif(L(4).b16(), L(5).b16(), L(6).b16());
       }
       return finish(4);
     }
@@ -672,9 +682,10 @@ bool Emitter::lower_float(ValueId v) {
       if (in.op == Opcode::FRsqrt && !pica) return false;
       load_args();
       if (pica) {
-        flush_subnormal(0);
-        a_.movi(Q(5).b16(), 0);
-        a_.fadd(s4(0), s4(0), s4(5));  // -0 -> +0
+        if (!plan_.no_subnormal[in.args[0]]) flush_subnormal(0);
+        vconst(5, 0);
+        a_.fadd(s4(5), s4(0), s4(5));  // -0 -> +0
+        rebind(0, 5);
       } else {
         flush_args(1);
       }
@@ -688,15 +699,15 @@ bool Emitter::lower_float(ValueId v) {
           a_.fdiv(s4(4), s4(5), s4(0));
           break;
         case Opcode::FRsqrt:
-          a_.fcvtl(Q(5).d2(), Q(0).s2());
-          a_.fcvtl2(Q(6).d2(), Q(0).s4());
-          a_.fsqrt(Q(5).d2(), Q(5).d2());
-          a_.fsqrt(Q(6).d2(), Q(6).d2());
+          a_.fcvtl(L(5).d2(), L(0).s2());
+          a_.fcvtl2(L(6).d2(), L(0).s4());
+          a_.fsqrt(L(5).d2(), L(5).d2());
+          a_.fsqrt(L(6).d2(), L(6).d2());
           vconst64(7, 0x3FF0000000000000ull);  // 1.0
-          a_.fdiv(Q(5).d2(), Q(7).d2(), Q(5).d2());
-          a_.fdiv(Q(6).d2(), Q(7).d2(), Q(6).d2());
-          a_.fcvtn(Q(4).s2(), Q(5).d2());
-          a_.fcvtn2(Q(4).s4(), Q(6).d2());
+          a_.fdiv(L(5).d2(), L(7).d2(), L(5).d2());
+          a_.fdiv(L(6).d2(), L(7).d2(), L(6).d2());
+          a_.fcvtn(L(4).s2(), L(5).d2());
+          a_.fcvtn2(L(4).s4(), L(6).d2());
           break;
         default:
           switch (round_mode(fl)) {
@@ -707,10 +718,9 @@ bool Emitter::lower_float(ValueId v) {
           }
           break;
       }
-      if (pica) {  // the model's out(): canonical NaN, flushed
-        canonicalize_nan(4, kCanonicalNan);
-        flush_subnormal(4);
-      }
+      // The model's out(): NaN canonical (finish replaces every NaN lane
+      // anyway), result flushed (finish does it with FtzOut).
+      if (pica && !(fl & ff::FtzOut)) flush_subnormal(4);
       return finish(4);
     }
     case Opcode::FCmp: {
@@ -728,12 +738,12 @@ bool Emitter::lower_float(ValueId v) {
           case FloatPred::One:
             a_.fcmgt(s4(4), s4(1), s4(0));
             a_.fcmgt(s4(5), s4(0), s4(1));
-            a_.orr(Q(4).b16(), Q(4).b16(), Q(5).b16());
+            a_.orr(L(4).b16(), L(4).b16(), L(5).b16());
             break;
           default:  // Ord
             a_.fcmeq(s4(4), s4(0), s4(0));
             a_.fcmeq(s4(5), s4(1), s4(1));
-            a_.and_(Q(4).b16(), Q(4).b16(), Q(5).b16());
+            a_.and_(L(4).b16(), L(4).b16(), L(5).b16());
             break;
         }
       };
@@ -743,13 +753,13 @@ bool Emitter::lower_float(ValueId v) {
         case FloatPred::Ogt: case FloatPred::Oge: case FloatPred::Ord:
           ordered(p);
           break;
-        case FloatPred::Uno: ordered(FloatPred::Ord); a_.mvn(Q(4).b16(), Q(4).b16()); break;
-        case FloatPred::Ueq: ordered(FloatPred::One); a_.mvn(Q(4).b16(), Q(4).b16()); break;
-        case FloatPred::Une: ordered(FloatPred::Oeq); a_.mvn(Q(4).b16(), Q(4).b16()); break;
-        case FloatPred::Ult: ordered(FloatPred::Oge); a_.mvn(Q(4).b16(), Q(4).b16()); break;
-        case FloatPred::Ule: ordered(FloatPred::Ogt); a_.mvn(Q(4).b16(), Q(4).b16()); break;
-        case FloatPred::Ugt: ordered(FloatPred::Ole); a_.mvn(Q(4).b16(), Q(4).b16()); break;
-        case FloatPred::Uge: ordered(FloatPred::Olt); a_.mvn(Q(4).b16(), Q(4).b16()); break;
+        case FloatPred::Uno: ordered(FloatPred::Ord); a_.mvn(L(4).b16(), L(4).b16()); break;
+        case FloatPred::Ueq: ordered(FloatPred::One); a_.mvn(L(4).b16(), L(4).b16()); break;
+        case FloatPred::Une: ordered(FloatPred::Oeq); a_.mvn(L(4).b16(), L(4).b16()); break;
+        case FloatPred::Ult: ordered(FloatPred::Oge); a_.mvn(L(4).b16(), L(4).b16()); break;
+        case FloatPred::Ule: ordered(FloatPred::Ogt); a_.mvn(L(4).b16(), L(4).b16()); break;
+        case FloatPred::Ugt: ordered(FloatPred::Ole); a_.mvn(L(4).b16(), L(4).b16()); break;
+        case FloatPred::Uge: ordered(FloatPred::Olt); a_.mvn(L(4).b16(), L(4).b16()); break;
         default: return false;
       }
       bool_from_mask(4);
@@ -792,11 +802,11 @@ bool Emitter::lower_float(ValueId v) {
 // once. v16..v23 are scratch (caller-saved, no helper call in between).
 void Emitter::lower_pica_ex2(int d, int x) {
   namespace fp = ir::pica_fp;
-  auto d2 = [](int r) { return Q(r).d2(); };
+  auto d2 = [this](int r) { return L(r).d2(); };
   auto dconst = [&](int r, double c) { vconst64(r, std::bit_cast<uint64_t>(c)); };
   for (int h = 0; h < 2; ++h) {
-    if (h) a_.fcvtl2(d2(16), Q(x).s4());
-    else a_.fcvtl(d2(16), Q(x).s2());
+    if (h) a_.fcvtl2(d2(16), L(x).s4());
+    else a_.fcvtl(d2(16), L(x).s2());
     dconst(20, fp::kEx2Lo);
     a_.fmax(d2(16), d2(16), d2(20));
     dconst(20, fp::kEx2Hi);
@@ -815,8 +825,8 @@ void Emitter::lower_pica_ex2(int d, int x) {
     a_.fadd(d2(17), d2(17), d2(q));
     a_.shl(d2(17), d2(17), 52);
     a_.fmul(d2(p), d2(p), d2(17));
-    if (h) a_.fcvtn2(Q(d).s4(), d2(p));
-    else a_.fcvtn(Q(d).s2(), d2(p));
+    if (h) a_.fcvtn2(L(d).s4(), d2(p));
+    else a_.fcvtn(L(d).s2(), d2(p));
   }
 }
 
@@ -825,30 +835,30 @@ void Emitter::lower_pica_ex2(int d, int x) {
 // v16..v23 are scratch.
 void Emitter::lower_pica_lg2(int d, int x) {
   namespace fp = ir::pica_fp;
-  auto d2 = [](int r) { return Q(r).d2(); };
-  auto s4 = [](int r) { return Q(r).s4(); };
+  auto d2 = [this](int r) { return L(r).d2(); };
+  auto s4 = [this](int r) { return L(r).s4(); };
   auto dconst = [&](int r, double c) { vconst64(r, std::bit_cast<uint64_t>(c)); };
   // e = exponent - 127, m = mantissa | 1.0; m above fp32 sqrt(2): m / 2, e + 1.
   a_.ushr(s4(21), s4(x), 23);
   vconst(20, 127);
   a_.sub(s4(21), s4(21), s4(20));
   vconst(20, 0x7FFFFFu);
-  a_.and_(Q(22).b16(), Q(x).b16(), Q(20).b16());
+  a_.and_(L(22).b16(), L(x).b16(), L(20).b16());
   vconst(20, 0x3F800000u);
-  a_.orr(Q(22).b16(), Q(22).b16(), Q(20).b16());
+  a_.orr(L(22).b16(), L(22).b16(), L(20).b16());
   vconst(20, fp::kLg2SqrtTwoBits);
   a_.cmhi(s4(23), s4(22), s4(20));  // all ones where m > sqrt(2)
   a_.sub(s4(21), s4(21), s4(23));   // e + 1
   vconst(20, 0x00800000u);
-  a_.and_(Q(20).b16(), Q(20).b16(), Q(23).b16());
+  a_.and_(L(20).b16(), L(20).b16(), L(23).b16());
   a_.sub(s4(22), s4(22), s4(20));   // m / 2
   for (int h = 0; h < 2; ++h) {
     if (h) {
       a_.fcvtl2(d2(16), s4(22));
       a_.sshll2(d2(17), s4(21), 0);
     } else {
-      a_.fcvtl(d2(16), Q(22).s2());
-      a_.sshll(d2(17), Q(21).s2(), 0);
+      a_.fcvtl(d2(16), L(22).s2());
+      a_.sshll(d2(17), L(21).s2(), 0);
     }
     a_.scvtf(d2(17), d2(17));  // e, exact
     dconst(20, 1.0);
@@ -864,8 +874,8 @@ void Emitter::lower_pica_lg2(int d, int x) {
       std::swap(p, q);
     }
     a_.fmla(d2(17), d2(18), d2(p));  // fma(s, p, e)
-    if (h) a_.fcvtn2(Q(d).s4(), d2(17));
-    else a_.fcvtn(Q(d).s2(), d2(17));
+    if (h) a_.fcvtn2(L(d).s4(), d2(17));
+    else a_.fcvtn(L(d).s2(), d2(17));
   }
 }
 
