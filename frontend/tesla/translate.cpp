@@ -345,7 +345,9 @@ bool Translator::run() {
       b.br(block_at(next));
     }
   }
-  if (opt.fresh_launch) zero_written_vars();
+  // Without `bar` only: with barriers the stated zeros reach the barrier
+  // exits as stores of vars the code had not touched yet (reduce: 10% more IR).
+  if (opt.fresh_launch && barrier_kinds.empty()) zero_written_vars();
   merge_straight_line();
   compact_vars();
   return true;

@@ -31,7 +31,8 @@ struct TranslateOptions {
   // its init writes r0, ctaid, local_base, abi_writer, attr_base): every
   // other var the code writes starts at a known zero, stated at the entry,
   // so no pass needs its load (the select of a masked write, the merge of
-  // a divergent exit get a constant). Not for runs from a given state.
+  // a divergent exit get a constant). Programs with `bar` keep the loads.
+  // Not for runs from a given state.
   bool fresh_launch = false;
 };
 
