@@ -789,6 +789,8 @@ bool Emitter::emit_memory_fast(ValueId v, Label& done) {
   }
   taking_part();
   jz(done, T_NEAR);  // no lane takes part
+  // One address for every lane (a parameter, a counter): one access.
+  if (f_.insts[in.args[0]].uniform) emit_uniform_address(v, done);
   // r11 walks the space's windows: windows[space], then extra_windows[space][..]
   // until one holds every lane or one is empty (the rest are then empty too).
   lea(r11, ptr[rbx + int(windows.primary)]);
@@ -820,6 +822,35 @@ bool Emitter::emit_memory_fast(ValueId v, Label& done) {
     }
     test(edx, ecx);
     jnz(next_window, T_NEAR);
+    if (lb == bytes) {
+      // Consecutive elements (lane l at lane 0's offset + l * bytes, for the
+      // taking-part lanes): masked vector moves instead of gathers / scatters.
+      Label scattered;
+      const int shift = bytes == 4 ? 2 : 3;
+      bsf(eax, ecx);
+      load_offset();
+      shl(eax, shift);
+      sub(rsi, rax);  // lane 0's offset
+      vpmovzxdq(Zmm(3), ptr[rip + iota_]);
+      vpsllq(Zmm(3), Zmm(3), uint8_t(shift));
+      xor_(edx, edx);
+      for (int q = 0; q < 4; ++q) {
+        lea(rax, ptr[rsi + 8 * q * int(bytes)]);
+        vpbroadcastq(Zmm(1), rax);
+        vpaddq(Zmm(1), Zmm(1), Zmm(3));
+        vpcmpeqq(k2, Zmm(1), Zmm(6 + q));
+        kmovb(eax, k2);
+        if (q) shl(eax, uint8_t(8 * q));
+        or_(edx, eax);
+      }
+      not_(edx);
+      test(edx, ecx);
+      jnz(scattered, T_NEAR);
+      add(rsi, r8);
+      emit_contiguous_access(is_load, bytes, data_slot, rsi);
+      jmp(done, T_NEAR);
+      L(scattered);
+    }
     for (int q = 0; q < 4; ++q) {
       mov(eax, ecx);
       if (q) shr(eax, uint8_t(8 * q));
@@ -843,6 +874,35 @@ bool Emitter::emit_memory_fast(ValueId v, Label& done) {
       }
     }
     jmp(done, T_NEAR);
+  }
+  if (!z_ && (bytes == 4 || bytes == 8) && lb == bytes) {
+    // Avx2, every lane taking part, consecutive elements inside the window:
+    // plain vector moves.
+    Label scalar;
+    const int shift = bytes == 4 ? 2 : 3;
+    cmp(ecx, uint32_t(-1));
+    jne(scalar, T_NEAR);
+    xor_(eax, eax);
+    load_addr();  // rsi = lane 0's address
+    if (ab == 4) {  // the dword compare below sees no wrap past 2^32
+      lea(rax, ptr[rsi + 31 * int(bytes)]);
+      shr(rax, 32);
+      jnz(scalar, T_NEAR);
+    }
+    lanes_in_sequence(addr_slot, ab, shift);
+    cmp(edx, uint32_t(-1));
+    jne(scalar, T_NEAR);
+    sub(rsi, r9);
+    jb(next_window, T_NEAR);
+    cmp(rsi, r10);
+    ja(next_window, T_NEAR);
+    lea(rax, ptr[rsi + 31 * int(bytes)]);
+    cmp(rax, r10);
+    ja(next_window, T_NEAR);
+    add(rsi, r8);
+    emit_contiguous_access(is_load, bytes, data_slot, rsi);
+    jmp(done, T_NEAR);
+    L(scalar);
   }
   mov(edx, ecx);
   L(check);

@@ -145,6 +145,19 @@ class Emitter : public Xbyak::CodeGenerator {
   void emit_base_gpr(ir::ValueId v, int depth);  // gpr `depth` of {rax, rdx, rsi, rdi} = the uniform base
   void emit_indexed_fast(ir::ValueId v, const IndexedAddress& a, Xbyak::Label& done, Xbyak::Label& general);
   void materialize_deferred(const std::vector<ir::ValueId>& values);  // all 32 lanes into their slots
+  // ---- run-time address shapes of any load / store (memory_fast.cpp), with
+  // ecx = the lanes taking part: one address for all of them (one scalar
+  // access), or consecutive elements (masked vector moves instead of
+  // gathers / scatters).
+  // edx = the lanes l whose 4- or 8-byte slot value equals rsi + (l << step_log2)
+  // (modulo 2^(8 lane_bytes)); step_log2 < 0: equals rsi.
+  void lanes_in_sequence(uint32_t slot_off, unsigned lane_bytes, int step_log2);
+  // A load / store whose address is uniform: one access if every taking-part
+  // lane holds the same address and it lies in a window; else falls through.
+  void emit_uniform_address(ir::ValueId v, Xbyak::Label& done);
+  // Masked vector moves of 4- or 8-byte elements between `host` (lane 0's
+  // element) and the data slot, for the lanes of ecx (Avx512; Avx2: all 32).
+  void emit_contiguous_access(bool is_load, unsigned bytes, uint32_t data_slot, const Xbyak::Reg64& host);
   std::map<ir::ValueId, IndexedAddress> indexed_;  // per load / store taking the indexed path
   std::vector<uint8_t> deferred_;                  // per value: lowered only by materialize_deferred
   void store_uniform_gpr(uint32_t slot_off, const Xbyak::Reg32& r);  // all 32 lanes of a 4-byte slot = r

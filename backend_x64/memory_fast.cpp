@@ -349,6 +349,33 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
   // Every taking-part lane's access lies in this window: host + d + x * 2^s.
   L(inside);
   add(r8, r9);
+  if ((bytes == 4 || bytes == 8) && scale == int(bytes)) {
+    // Consecutive indices x_l = b + l over the taking-part lanes (Avx2: all
+    // 32 lanes), with b .. b + 31 inside the int32 range so that the dword
+    // compare is exact: masked vector moves at host + d + b * 2^s instead of
+    // gathers / scatters.
+    Label scattered;
+    if (!z_) {
+      cmp(ecx, uint32_t(-1));
+      jne(scattered, T_NEAR);
+    }
+    bsf(eax, ecx);
+    movsxd(rsi, dword[r12 + rax * 4 + int(index_slot)]);
+    sub(rsi, rax);  // b
+    mov(edx, 0x80000000u);
+    add(rdx, rsi);  // b + 2^31 in [0, 2^32 - 32]
+    mov(eax, 0xffffffe0u);
+    cmp(rdx, rax);
+    ja(scattered, T_NEAR);
+    lanes_in_sequence(index_slot, 4, 0);
+    not_(edx);
+    test(edx, ecx);
+    jnz(scattered, T_NEAR);
+    lea(rsi, ptr[r8 + rsi * scale]);
+    emit_contiguous_access(is_load, bytes, data_slot, rsi);
+    jmp(done, T_NEAR);
+    L(scattered);
+  }
   if (z_ && (bytes == 4 || bytes == 8)) {
     // 16 dword lanes per gather / scatter (8 with qword data), under the lane
     // mask; loads keep the other lanes' slot contents (masked store).
@@ -434,6 +461,200 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
   and_(ecx, edx);
   jnz(access, T_NEAR);
   jmp(done, T_NEAR);
+}
+
+}  // namespace gpurc::x64
+
+namespace gpurc::x64 {
+
+using namespace ir;
+using namespace Xbyak;
+
+void Emitter::lanes_in_sequence(uint32_t off, unsigned lb, int step_log2) {
+  const bool q = lb == 8;
+  const int per = vbytes_ / int(lb);  // lanes per vector
+  xor_(edx, edx);
+  if (step_log2 >= 0) {  // V(3) = (lane within the vector) << step_log2
+    if (!q) vload(3, ptr[rip + iota_]);
+    else if (z_) vpmovzxdq(Zmm(3), ptr[rip + iota_]);
+    else vpmovzxdq(Ymm(3), ptr[rip + iota_]);
+    if (step_log2 && q) vpsllq(V(3), V(3), uint8_t(step_log2));
+    else if (step_log2) vpslld(V(3), V(3), uint8_t(step_log2));
+  }
+  for (int i = 0; i < kWarpLanes / per; ++i) {
+    if (step_log2 >= 0 || i == 0) {  // V(1) = the expected values of this vector's lanes
+      if (step_log2 >= 0 && i) lea(rax, ptr[rsi + ((i * per) << step_log2)]);
+      else mov(rax, rsi);
+      if (z_) {
+        if (q) vpbroadcastq(Zmm(1), rax);
+        else vpbroadcastd(Zmm(1), eax);
+      } else {
+        vmovq(Xmm(1), rax);
+        if (q) vpbroadcastq(Ymm(1), Xmm(1));
+        else vpbroadcastd(Ymm(1), Xmm(1));
+      }
+      if (step_log2 >= 0 && q) vpaddq(V(1), V(1), V(3));
+      else if (step_log2 >= 0) vpaddd(V(1), V(1), V(3));
+    }
+    const Address a = ptr[r12 + int(off + uint32_t(i * vbytes_))];
+    if (z_ && q) {
+      vpcmpeqq(k2, Zmm(1), a);
+      kmovb(eax, k2);
+    } else if (z_) {
+      vpcmpeqd(k2, Zmm(1), a);
+      kmovw(eax, k2);
+    } else if (q) {
+      vpcmpeqq(Ymm(2), Ymm(1), a);
+      vmovmskpd(eax, Ymm(2));
+    } else {
+      vpcmpeqd(Ymm(2), Ymm(1), a);
+      vmovmskps(eax, Ymm(2));
+    }
+    if (i) shl(eax, uint8_t(i * per));
+    or_(edx, eax);
+  }
+}
+
+void Emitter::emit_contiguous_access(bool is_load, unsigned bytes, uint32_t data_slot, const Reg64& host) {
+  const int per = vbytes_ / int(bytes);
+  for (int i = 0; i < kWarpLanes / per; ++i) {
+    const Address mem = ptr[host + i * vbytes_];
+    const Address data = ptr[r12 + int(data_slot + uint32_t(i * vbytes_))];
+    if (!z_) {  // Avx2: every lane takes part (the callers check)
+      if (is_load) {
+        vmovdqu(Ymm(1), mem);
+        vmovdqu(data, Ymm(1));
+      } else {
+        vmovdqu(Ymm(1), data);
+        vmovdqu(mem, Ymm(1));
+      }
+      continue;
+    }
+    // Masked moves touch only the taking-part lanes' elements (and never
+    // fault on the others), as the gathers / scatters they replace.
+    mov(eax, ecx);
+    if (i) shr(eax, uint8_t(i * per));
+    if (bytes == 4) kmovw(k2, eax);
+    else kmovb(k2, eax);
+    if (is_load && bytes == 4) {
+      vmovdqu32(Zmm(1) | k2 | T_z, mem);
+      vmovdqu32(data | k2, Zmm(1));
+    } else if (is_load) {
+      vmovdqu64(Zmm(1) | k2 | T_z, mem);
+      vmovdqu64(data | k2, Zmm(1));
+    } else if (bytes == 4) {
+      vmovdqu32(Zmm(1), data);
+      vmovdqu32(mem | k2, Zmm(1));
+    } else {
+      vmovdqu64(Zmm(1), data);
+      vmovdqu64(mem | k2, Zmm(1));
+    }
+  }
+}
+
+// Registers: ecx = lanes taking part (kept on fall-through), rsi = the
+// address, r11 = the window tried, r8 = its host pointer, r10 = size - bytes.
+void Emitter::emit_uniform_address(ValueId v, Label& done) {
+  const Inst& in = f_.insts[v];
+  const bool is_load = in.op == Opcode::Load;
+  const ir::Type addr_t = f_.insts[in.args[0]].type;
+  const ir::Type data_t = is_load ? in.type : f_.insts[in.args[1]].type;
+  const unsigned bytes = data_t == ir::Type::I1 ? 1 : bit_width(data_t) / 8;
+  const unsigned lb = lane_bytes(data_t), ab = lane_bytes(addr_t);
+  const uint32_t addr_slot = slot(in.args[0]);
+  const uint32_t data_slot = is_load ? slot(v) : slot(in.args[1]);
+  const WindowOffsets windows = window_offsets(in.attr);
+  Label not_uniform, try_window, next_window;
+  // The uniformity analysis says so for the launched lanes; the taking-part
+  // lanes are checked here all the same (a load's result slot, for one,
+  // holds its value only in the lanes that took part).
+  bsf(eax, ecx);
+  if (ab == 4) mov(esi, dword[r12 + rax * 4 + int(addr_slot)]);
+  else mov(rsi, qword[r12 + rax * 8 + int(addr_slot)]);
+  lanes_in_sequence(addr_slot, ab, -1);
+  not_(edx);
+  test(edx, ecx);
+  jnz(not_uniform, T_NEAR);
+  lea(r11, ptr[rbx + int(windows.primary)]);
+  L(try_window);
+  mov(r8, qword[r11 + int(offsetof(MemWindow, host))]);
+  test(r8, r8);
+  jz(not_uniform, T_NEAR);  // an empty window ends the list: the general path decides
+  mov(r10, qword[r11 + int(offsetof(MemWindow, size))]);
+  sub(r10, bytes);
+  jb(next_window, T_NEAR);
+  mov(rdx, rsi);
+  sub(rdx, qword[r11 + int(offsetof(MemWindow, base))]);
+  jb(next_window, T_NEAR);
+  cmp(rdx, r10);
+  ja(next_window, T_NEAR);
+  add(r8, rdx);
+  if (is_load) {
+    switch (bytes) {
+      case 1: movzx(edi, byte[r8]); break;
+      case 2: movzx(edi, word[r8]); break;
+      case 4: mov(edi, dword[r8]); break;
+      default: mov(rdi, qword[r8]); break;
+    }
+    if (data_t == ir::Type::I1) {
+      test(edi, edi);
+      setne(dil);
+      movzx(edi, dil);
+    }
+    // The value into the taking-part lanes of the result slot.
+    if (z_) {
+      const int per = 64 / int(lb);
+      if (lb == 8) vpbroadcastq(Zmm(1), rdi);
+      else vpbroadcastd(Zmm(1), edi);
+      for (int i = 0; i < kWarpLanes / per; ++i) {
+        mov(eax, ecx);
+        if (i) shr(eax, uint8_t(i * per));
+        const Address data = ptr[r12 + int(data_slot + uint32_t(64 * i))];
+        if (lb == 8) {
+          kmovb(k2, eax);
+          vmovdqu64(data | k2, Zmm(1));
+        } else {
+          kmovw(k2, eax);
+          vmovdqu32(data | k2, Zmm(1));
+        }
+      }
+    } else {
+      Label some, lane;
+      cmp(ecx, uint32_t(-1));
+      jne(some, T_NEAR);
+      vmovq(Xmm(1), rdi);
+      if (lb == 8) vpbroadcastq(Ymm(1), Xmm(1));
+      else vpbroadcastd(Ymm(1), Xmm(1));
+      for (unsigned o = 0; o < kWarpLanes * lb; o += 32) vmovdqu(ptr[r12 + int(data_slot + o)], Ymm(1));
+      jmp(done, T_NEAR);
+      L(some);
+      L(lane);
+      bsf(eax, ecx);
+      if (lb == 8) mov(qword[r12 + rax * 8 + int(data_slot)], rdi);
+      else mov(dword[r12 + rax * 4 + int(data_slot)], edi);
+      lea(edx, ptr[rcx - 1]);
+      and_(ecx, edx);
+      jnz(lane, T_NEAR);
+    }
+  } else {
+    // Stores go in lane order: the last taking-part lane's value stays.
+    bsr(eax, ecx);
+    if (lb == 8) mov(rdi, qword[r12 + rax * 8 + int(data_slot)]);
+    else mov(edi, dword[r12 + rax * 4 + int(data_slot)]);
+    switch (bytes) {
+      case 1:
+        if (data_t == ir::Type::I1) and_(edi, 1);
+        mov(byte[r8], dil);
+        break;
+      case 2: mov(word[r8], di); break;
+      case 4: mov(dword[r8], edi); break;
+      default: mov(qword[r8], rdi); break;
+    }
+  }
+  jmp(done, T_NEAR);
+  L(next_window);
+  emit_next_window(windows, try_window);
+  L(not_uniform);
 }
 
 }  // namespace gpurc::x64

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -62,7 +63,7 @@ Dim3 block_coords(const Dim3& grid, uint64_t block_linear) {
 // Fills `w` in place (a launch reuses its WarpInfo objects) for the warp whose
 // first thread has coordinates `t` in a block of `shape` at `coords`; returns
 // the coordinates of the thread after its last lane (the next warp's first).
-// thread[] past the launched lanes keeps whatever it held.
+// thread[] past the launched lanes holds unspecified coordinates.
 Dim3 fill_warp_info(WarpInfo& w, const Dim3& shape, const Dim3& coords, uint64_t block_linear, uint32_t warp, Dim3 t) {
   w.block_linear = block_linear;
   w.block = coords;
@@ -71,7 +72,17 @@ Dim3 fill_warp_info(WarpInfo& w, const Dim3& shape, const Dim3& coords, uint64_t
   w.lanes = uint32_t(std::min<uint64_t>(ir::kWarpLanes, shape.count() - first));
   w.entry_mask = w.lanes >= 32 ? 0xffffffffu : ((1u << w.lanes) - 1);
   if (t.x + w.lanes <= shape.x) {  // the warp lies in one row (block.x >= 32 and a multiple, typically)
-    for (unsigned l = 0; l < w.lanes; ++l) w.thread[l] = Dim3{t.x + l, t.y, t.z};
+    // All 32 entries as 96 words, period 12 (four lanes), in fixed-length
+    // loops the compiler vectorises, then one library copy (the empty asm
+    // keeps a known-size copy from becoming `rep movsq`, as in copy_object).
+    static_assert(sizeof(Dim3) == 12 && sizeof(w.thread) == 12 * ir::kWarpLanes);
+    uint32_t words[3 * ir::kWarpLanes];
+    const uint32_t pattern[12] = {t.x, t.y, t.z, t.x + 1, t.y, t.z, t.x + 2, t.y, t.z, t.x + 3, t.y, t.z};
+    for (unsigned q = 0; q < ir::kWarpLanes / 4; ++q)
+      for (unsigned k = 0; k < 12; ++k) words[12 * q + k] = pattern[k] + (k % 3 == 0 ? 4 * q : 0);
+    size_t n = sizeof words;
+    asm("" : "+r"(n));
+    std::memcpy(static_cast<void*>(w.thread.data()), words, n);
     t.x += w.lanes;
     if (t.x == shape.x) {
       t.x = 0;
@@ -187,6 +198,18 @@ VarsZeroing vars_zeroing(const ir::Executable& exe, const LaunchConfig& cfg, con
   return z;
 }
 
+// dst = src (trivially copyable) through the library's memcpy: a struct
+// copy of known size is inlined as `rep movsq` under generic tuning, whose
+// start-up cost was a good part of launching a small warp. The empty asm
+// hides the size from the compiler.
+template <class T>
+void copy_object(T& dst, const T& src) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  size_t n = sizeof(T);
+  asm("" : "+r"(n));
+  std::memcpy(static_cast<void*>(&dst), &src, n);
+}
+
 // Runs one block to completion or to its first fault.
 std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, const LaunchConfig& cfg,
                                      const VarsZeroing& zeroing, const WarpHooks& hooks, uint64_t block_linear,
@@ -220,7 +243,7 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
   auto prepare = [&](uint32_t w, uint32_t slot) {
     WarpSlot& s = warps[w];
     next_thread = fill_warp_info(s.info, cfg.block, coords, block_linear, w, next_thread);
-    s.ctx = first;
+    copy_object(s.ctx, first);
     s.ctx.vars = storage + per_warp * slot;
     s.ctx.frame = s.ctx.vars + vars_stride;
     if (zeroing.known) {

@@ -107,6 +107,37 @@ void init_launch_warp(const LaunchSlots& s, uint8_t* vars, unsigned lanes, const
   if (s.abi_writer != LaunchSlots::kNoSlot) std::memcpy(vars + s.abi_writer, writer, 4 * lanes);
 }
 
+void init_launch_warp_row(const LaunchSlots& s, uint8_t* vars, unsigned lanes, const unsigned tid0[3],
+                          const unsigned ctaid[2], uint64_t local_base, uint64_t local_stride) {
+  lanes = std::min<unsigned>(lanes, ir::kWarpLanes);
+  if (tid0[0] + lanes > 0x10000) {  // tid.x would carry into tid.y's field: the general form
+    unsigned tid[ir::kWarpLanes][3];
+    for (unsigned l = 0; l < lanes; ++l) tid[l][0] = tid0[0] + l, tid[l][1] = tid0[1], tid[l][2] = tid0[2];
+    init_launch_warp(s, vars, lanes, tid, ctaid, local_base, local_stride);
+    return;
+  }
+  // Whole-warp loops of fixed length (vectorised), then `lanes` lanes copied.
+  const uint32_t r00 = launch_r0(tid0), c = launch_ctaid(ctaid);
+  uint32_t r0[ir::kWarpLanes], cta[ir::kWarpLanes], writer[ir::kWarpLanes];
+  uint64_t lb[ir::kWarpLanes];
+  for (unsigned l = 0; l < ir::kWarpLanes; ++l) {
+    r0[l] = r00 + l;
+    cta[l] = c;
+    writer[l] = 0;
+    lb[l] = local_base + l * local_stride;
+  }
+  writer[0] = launch_writer(tid0);  // tid.x + l > 0 in every later lane
+  // Through the library's memcpy: inlined copies of a variable size become
+  // `rep movsq`, whose start-up cost is most of this function's time. The
+  // empty asm hides the size from the compiler.
+  size_t n4 = 4 * lanes, n8 = 8 * lanes;
+  asm("" : "+r"(n4), "+r"(n8));
+  if (s.r0 != LaunchSlots::kNoSlot) std::memcpy(vars + s.r0, r0, n4);
+  if (s.ctaid != LaunchSlots::kNoSlot) std::memcpy(vars + s.ctaid, cta, n4);
+  if (s.local_base != LaunchSlots::kNoSlot) std::memcpy(vars + s.local_base, lb, n8);
+  if (s.abi_writer != LaunchSlots::kNoSlot) std::memcpy(vars + s.abi_writer, writer, n4);
+}
+
 void init_launch_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const unsigned tid[3],
                       const unsigned ctaid[2], uint64_t local_base) {
   init_launch_lane(launch_slots(f), vars, lane, tid, ctaid, local_base);

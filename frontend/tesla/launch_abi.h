@@ -119,6 +119,10 @@ void init_launch_lane(const LaunchSlots& s, uint8_t* vars, unsigned lane, const 
 // `ctaid`, its l[] at local_base + l * local_stride.
 void init_launch_warp(const LaunchSlots& s, uint8_t* vars, unsigned lanes, const unsigned (*tid)[3],
                       const unsigned ctaid[2], uint64_t local_base, uint64_t local_stride);
+// The same for a warp in one row of its block: lane l is thread
+// (tid0[0] + l, tid0[1], tid0[2]).
+void init_launch_warp_row(const LaunchSlots& s, uint8_t* vars, unsigned lanes, const unsigned tid0[3],
+                          const unsigned ctaid[2], uint64_t local_base, uint64_t local_stride);
 // Offset of "attr_base" in the vars area, or LaunchSlots::kNoSlot when the
 // code touches no a[]/o[]. init_attr_warp sets lane l (l < lanes) to
 // attr_base + l * stride.

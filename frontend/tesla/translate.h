@@ -27,6 +27,13 @@ struct TranslateOptions {
   unsigned call_limit = 16;      // limited calls ignored beyond this depth (as BlockConfig::call_limit)
   uint16_t own_global_spaces = 0xffff;  // as BlockConfig: g<i> without its bit is g0's linear memory
   uint32_t max_words = 1u << 20; // refuse bigger programs
+  // The function runs only from a fresh launch (rt::launch zeroes the vars,
+  // its init writes r0, ctaid, local_base, abi_writer, attr_base): every
+  // other var the code writes starts at a known zero, stated at the entry,
+  // so no pass needs its load (the select of a masked write, the merge of
+  // a divergent exit get a constant). Programs with `bar` keep the loads.
+  // Not for runs from a given state.
+  bool fresh_launch = false;
 };
 
 // Size of the uniform block the translated function reads.

@@ -118,6 +118,7 @@ struct Translator {
   static bool branch_target(const Insn& in, int64_t& t);
   void resolve_stack();
   bool discover();
+  void zero_written_vars();
   void compact_vars();
   bool emit_word(uint32_t w, V g);
   void merge_straight_line();

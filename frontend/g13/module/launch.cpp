@@ -1,5 +1,6 @@
 #include "frontend/g13/module/launch.h"
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -168,14 +169,20 @@ rt::LaunchResult launch_jit(const G13Launch& L, const JitProgram& P, rt::Memory&
   // finish unpack reads only after the program wrote them.
   cfg.init_writes_finish_reads = true;
   rt::WarpHooks hooks;
+  // Straight into the vars, as g13::pack_group_vars would write them from a
+  // start state: exec is every launched lane (the start state's r0l is 0,
+  // so recompute_exec keeps all of them), a special register its 32 lanes.
   hooks.init = [&](const rt::WarpInfo& w, uint8_t* vars) {
-    thread_local std::unique_ptr<g13::SimdGroup> start;
-    if (!start) start = std::make_unique<g13::SimdGroup>();
-    start->launched = w.entry_mask;
-    start->recompute_exec();
-    for (unsigned sr : P.specials) g13_special(L.block, w, sr, start->set_special(sr));
     for (const auto& [begin, end] : P.uniform_ranges) std::memcpy(vars + begin, P.image.data() + begin, end - begin);
-    g13::pack_group_vars(*start, P.group_layout, vars);
+    for (const g13::VarLayout::Var& v : P.group_layout.vars) {
+      std::array<uint32_t, g13::SimdGroup::kLanes> x;
+      if (v.kind == g13::VarLayout::Kind::Exec) {
+        for (unsigned l = 0; l < g13::SimdGroup::kLanes; ++l) x[l] = w.entry_mask >> l & 1;
+      } else if (!g13_special(L.block, w, v.index, x)) {
+        continue;  // not a launch register: prepare() refused the program already
+      }
+      std::memcpy(vars + v.offset, x.data(), sizeof x);
+    }
   };
   const uint64_t id = next_launch_id++;
   if (finish)

@@ -182,6 +182,7 @@ struct Prepared {
 bool prepare(const Kernel& k, const Launch& l, const std::vector<Buffer>& buffers, Prepared& p, std::string& err) {
   p.cfg = block_config(k, l, buffers);
   tesla::TranslateOptions topt = tesla::options_for(p.cfg, k.target, k.entry);
+  topt.fresh_launch = true;  // run_jit: rt::launch from zeroed vars, no finish reads them
   if (!tesla::translate(k.code, topt, p.f, err)) return false;
   p.uniforms = tesla::pack_uniforms(p.cfg);
   if (p.uniforms.size() < p.f.uniform_bytes) p.uniforms.resize(p.f.uniform_bytes, 0);
@@ -241,11 +242,19 @@ rt::LaunchResult launch_function(const Launch& l, const Prepared& p, const ir::F
   const uint32_t attr = tesla::attr_slot(layout);
   // One call per warp (the lanes' l[] are consecutive: thread_linear is warp * 32 + lane).
   auto init = [&](const rt::WarpInfo& w, uint8_t* vars) {
+    unsigned ctaid[2] = {w.block.x, w.block.y};
+    uint64_t gid0 = w.block_linear * per_block + w.thread_linear(0);
+    const rt::Dim3 &t0 = w.thread[0], &tn = w.thread[w.lanes ? w.lanes - 1 : 0];
+    if (tn.y == t0.y && tn.z == t0.z && tn.x - t0.x == (w.lanes ? w.lanes - 1 : 0)) {
+      // The usual warp: consecutive tid.x in one row of the block.
+      const unsigned tid0[3] = {t0.x, t0.y, t0.z};
+      tesla::init_launch_warp_row(slots, vars, w.lanes, tid0, ctaid, gid0 * p.local_stride, p.local_stride);
+      tesla::init_attr_warp(attr, vars, w.lanes, tesla::kAttrBase + gid0 * p.attr_stride, p.attr_stride);
+      return;
+    }
     unsigned tid[ir::kWarpLanes][3];
     for (unsigned lane = 0; lane < w.lanes; ++lane)
       tid[lane][0] = w.thread[lane].x, tid[lane][1] = w.thread[lane].y, tid[lane][2] = w.thread[lane].z;
-    unsigned ctaid[2] = {w.block.x, w.block.y};
-    uint64_t gid0 = w.block_linear * per_block + w.thread_linear(0);
     tesla::init_launch_warp(slots, vars, w.lanes, tid, ctaid, gid0 * p.local_stride, p.local_stride);
     tesla::init_attr_warp(attr, vars, w.lanes, tesla::kAttrBase + gid0 * p.attr_stride, p.attr_stride);
   };
