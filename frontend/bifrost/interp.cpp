@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 
+#include "frontend/bifrost/ops_ext.h"
 #include "ir/float_bits.h"
 
 namespace gpurc::bifrost {
@@ -25,6 +26,8 @@ enum Op : int {
   kF32ToS32, kF32ToU32, kS32ToF32, kU32ToF32, kFrcpF32, kFrsqF32, kFrcpApprox, kFrsqApprox, kLdexpF32,
   kLoad, kStore, kBranchz, kBranch, kJump, kBarrier, kFminV2F16, kFmaxV2F16, kIaddV2S16, kIaddV2U16,
   kIsubV2S16, kIsubV2U16, kIabsS32, kAtomC, kAtomCx, kMkvecV4I8, kClper, kFexpTable,
+  kAtomMsg,  // +AXCHG / +ACMPXCHG / +ACMPSTORE
+  kExt,  // defined in ops_ext.h (vector integer, fp16, conversion, classification)
 };
 
 const std::map<std::string, int>& op_names() {
@@ -59,6 +62,10 @@ const std::map<std::string, int>& op_names() {
       {"+FMAX.v2f16", kFmaxV2F16}, {"+IADD.v2s16", kIaddV2S16}, {"+IADD.v2u16", kIaddV2U16},
       {"+ISUB.v2s16", kIsubV2S16}, {"+ISUB.v2u16", kIsubV2U16}, {"+IABS.s32", kIabsS32},
       {"*ATOM_C.i32", kAtomC}, {"*MKVEC.v4i8", kMkvecV4I8}, {"+CLPER.i32", kClper}, {"+FEXP_TABLE.u4", kFexpTable}, {"+CLPER_OLD.i32", kClper}, {"*ATOM_C_RETURN.i32", kAtomC}, {"+ATOM_CX", kAtomCx},
+      {"*ATOM_C.i64", kAtomC}, {"*ATOM_C_RETURN.i64", kAtomC}, {"*ATOM_C1.i32", kAtomC}, {"*ATOM_C1.i64", kAtomC},
+      {"*ATOM_C1_RETURN.i32", kAtomC}, {"*ATOM_C1_RETURN.i64", kAtomC}, {"+AXCHG.i32", kAtomMsg},
+      {"+AXCHG.i64", kAtomMsg}, {"+ACMPXCHG.i32", kAtomMsg}, {"+ACMPXCHG.i64", kAtomMsg},
+      {"+ACMPSTORE.i32", kAtomMsg}, {"+ACMPSTORE.i64", kAtomMsg},
   };
   return m;
 }
@@ -76,7 +83,8 @@ const char* unit_message_reason(const Encoding& e) {
 
 int op_of(const Encoding& e) {
   auto it = op_names().find(e.name);
-  return it == op_names().end() ? kUnsupported : it->second;
+  if (it == op_names().end()) return ext::covers(e.name) ? kExt : kUnsupported;
+  return it->second;
 }
 
 // ---- float helpers -------------------------------------------------------
@@ -422,6 +430,41 @@ const DecodedClause* Program::at(uint64_t pc) const {
 
 // ---- execution ---------------------------------------------------------------
 
+bool atom_plan(const DecodedIns& a, AtomPlan& p) {
+  const std::string& name = a.enc->name;
+  const std::string& opc = a.mod("atom_opc");
+  const bool is64 = name.ends_with(".i64");
+  p.bytes = is64 ? 8 : 4;
+  p.ret = name.find("RETURN") != std::string::npos;
+  if (name.rfind("*ATOM_C1", 0) == 0) {
+    // The C1 forms take no operand: increment, decrement, max with 1, or with 1.
+    p.operand_regs = 0;
+    p.constant = 1;
+    if (opc == "ainc") p.op = ir::AtomicOp::Add;
+    else if (opc == "adec") p.op = ir::AtomicOp::Add, p.constant = is64 ? ~uint64_t(0) : 0xffffffffu;
+    else if (opc == "aumax1") p.op = ir::AtomicOp::UMax;
+    else if (opc == "asmax1") p.op = ir::AtomicOp::SMax;
+    else if (opc == "aor1") p.op = ir::AtomicOp::Or;
+    else return false;
+    return true;
+  }
+  p.operand_regs = is64 ? 2 : 1;
+  if (opc == "aadd") p.op = ir::AtomicOp::Add;
+  else if (opc == "aaddu" || opc == "aadds") {
+    // i64: a 32-bit operand zero- / sign-extended; i32: the plain add
+    p.op = ir::AtomicOp::Add;
+    if (is64) p.operand_regs = 1, p.sext = opc == "aadds";
+  } else if (opc == "asmin") p.op = ir::AtomicOp::SMin;
+  else if (opc == "asmax") p.op = ir::AtomicOp::SMax;
+  else if (opc == "aumin") p.op = ir::AtomicOp::UMin;
+  else if (opc == "aumax") p.op = ir::AtomicOp::UMax;
+  else if (opc == "aand") p.op = ir::AtomicOp::And;
+  else if (opc == "aor") p.op = ir::AtomicOp::Or;
+  else if (opc == "axor") p.op = ir::AtomicOp::Xor;
+  else return false;
+  return true;
+}
+
 namespace {
 
 class ClauseRunner {
@@ -468,7 +511,44 @@ class ClauseRunner {
   bool fau(const DecodedClause& c, unsigned fau_idx, uint32_t mask, Lanes& lo, Lanes& hi, unsigned ti);
   bool exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, unsigned ti);
   bool memory(const DecodedIns& in, const TupleCtx& x, unsigned ti);
+  bool atomic_message(const DecodedIns& in, const TupleCtx& x, unsigned ti);
 };
+
+// +AXCHG / +ACMPXCHG / +ACMPSTORE (Mesa's lowering of exchange and
+// compare-exchange): address = src0 | src1 << 32 (global) or src0 (.wls);
+// staging registers: AXCHG the new value (its old value comes back there);
+// ACMPXCHG / ACMPSTORE the new value then the compare value (n words each),
+// old value back in the first n (ACMPXCHG only). Lane order, like atomics.
+bool ClauseRunner::atomic_message(const DecodedIns& in, const TupleCtx& x, unsigned ti) {
+  const DecodedClause& c = *x.c;
+  const std::string& name = in.enc->name;
+  const ir::Space space = in.mod("seg") == "wls" ? ir::Space::Shared : ir::Space::Global;
+  const unsigned n = name.ends_with(".i64") ? 2 : 1;
+  const bool cas = name.rfind("+ACMP", 0) == 0, ret = name.rfind("+ACMPSTORE", 0) != 0;
+  const unsigned sr = c.raw.header.staging_register();
+  if (sr + (cas ? 2 * n : n) > kRegs) return error(c, ti, false, "staging registers r" + std::to_string(sr) + "+ past r63");
+  Lanes old[2] = {};
+  auto word = [&](unsigned r, unsigned l) {
+    return n == 2 ? (uint64_t(st_.regs[r][l]) | (uint64_t(st_.regs[r + 1][l]) << 32)) : uint64_t(st_.regs[r][l]);
+  };
+  for (unsigned l = 0; l < kHostLanes; ++l) {
+    if (!(x.mask >> l & 1)) continue;
+    const uint64_t lo = src_val(x, in.src[0], l), hi = src_val(x, in.src[1], l);
+    const uint64_t addr = space == ir::Space::Shared ? lo : (lo | (hi << 32));
+    uint64_t v = word(sr, l);
+    const uint64_t cmp = cas ? word(sr + n, l) : 0;
+    const bool ok = cas ? mem_.access(ir::GuestMemory::Kind::AtomicCas, space, addr, 4 * n, &v, ir::AtomicOp::Add, &cmp)
+                        : mem_.access(ir::GuestMemory::Kind::Atomic, space, addr, 4 * n, &v, ir::AtomicOp::Exch);
+    if (!ok)
+      return fault(c, ti, ir::FaultKind::OutOfBounds, l, addr, space,
+                   name + " lane " + std::to_string(l) + " address " + hex(addr) + " is outside memory");
+    old[0].v[l] = uint32_t(v);
+    old[1].v[l] = uint32_t(v >> 32);
+  }
+  if (ret)
+    for (unsigned r = 0; r < n; ++r) staged_.push_back({sr + r, x.mask, old[r]});
+  return true;
+}
 
 bool ClauseRunner::fau(const DecodedClause& c, unsigned idx, uint32_t mask, Lanes& lo, Lanes& hi, unsigned ti) {
   uint64_t v = 0;
@@ -996,6 +1076,9 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
     case kLoad: case kStore:
       each([](unsigned) { return 0u; });
       return memory(in, x, ti);
+    case kAtomMsg:
+      each([](unsigned) { return 0u; });
+      return atomic_message(in, x, ti);
     case kBranchz: case kBranch: case kJump: {
       const std::string& name = in.enc->name;
       const bool is_f32 = name.ends_with(".f32"), is_s32 = name.ends_with(".s32");
@@ -1016,6 +1099,18 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
           target_[l] = S(tsrc, l);
         }
         return 0u;
+      });
+      return true;
+    }
+    case kExt: {
+      const std::string why = ext::check(in);
+      if (!why.empty()) return error(c, ti, fma, in.enc->name + " " + why);
+      const int eop = ext::op_of(in.enc->name);
+      ext::ScalarEmit se;
+      each([&](unsigned l) {
+        uint32_t s[4] = {};
+        for (unsigned i = 0; i < in.nsrc; ++i) s[i] = S(i, l);
+        return ext::eval(se, eop, in, s, ftz);
       });
       return true;
     }
@@ -1078,33 +1173,29 @@ bool ClauseRunner::run(const DecodedClause& c, uint32_t mask) {
       // The atomic: address = FMA sources 0 (low) and 1 (high), operand = the
       // staging register, the old value back to it for the _RETURN form.
       const DecodedIns& a = t.fma;
-      const std::string& opc = a.mod("atom_opc");
-      ir::AtomicOp aop;
-      if (opc == "aadd") aop = ir::AtomicOp::Add;
-      else if (opc == "asmin") aop = ir::AtomicOp::SMin;
-      else if (opc == "asmax") aop = ir::AtomicOp::SMax;
-      else if (opc == "aumin") aop = ir::AtomicOp::UMin;
-      else if (opc == "aumax") aop = ir::AtomicOp::UMax;
-      else if (opc == "aand") aop = ir::AtomicOp::And;
-      else if (opc == "aor") aop = ir::AtomicOp::Or;
-      else if (opc == "axor") aop = ir::AtomicOp::Xor;
-      else return error(c, ti, true, a.enc->name + " ." + opc + " is unsupported");
+      AtomPlan plan;
+      if (!atom_plan(a, plan)) return error(c, ti, true, a.enc->name + " ." + a.mod("atom_opc") + " is unsupported");
       const unsigned sr = c.raw.header.staging_register();
-      const bool ret = a.enc->name.find("RETURN") != std::string::npos;
+      const unsigned nregs = plan.bytes / 4;
+      if (sr + nregs > kRegs) return error(c, ti, true, "staging registers r" + std::to_string(sr) + "+ past r63");
       TupleCtx fx = x;
       fx.fma_unit = true;
       fx.t = &zero;
-      Lanes old{};
+      Lanes old[2] = {};
       for (unsigned l = 0; l < kHostLanes; ++l) {
         if (!(mask >> l & 1)) continue;
         const uint64_t addr = uint64_t(src_val(fx, a.src[0], l)) | (uint64_t(src_val(fx, a.src[1], l)) << 32);
-        uint64_t v = st_.regs[sr][l];
-        if (!mem_.access(ir::GuestMemory::Kind::Atomic, ir::Space::Global, addr, 4, &v, aop))
+        uint64_t v = plan.operand_regs == 0 ? plan.constant
+                     : plan.operand_regs == 2 ? (uint64_t(st_.regs[sr][l]) | (uint64_t(st_.regs[sr + 1][l]) << 32))
+                     : plan.sext ? uint64_t(int64_t(int32_t(st_.regs[sr][l]))) : uint64_t(st_.regs[sr][l]);
+        if (!mem_.access(ir::GuestMemory::Kind::Atomic, ir::Space::Global, addr, plan.bytes, &v, plan.op))
           return fault(c, ti, ir::FaultKind::OutOfBounds, l, addr, ir::Space::Global,
                        a.enc->name + " lane " + std::to_string(l) + " address " + hex(addr) + " is outside memory");
-        old.v[l] = uint32_t(v);
+        old[0].v[l] = uint32_t(v);
+        old[1].v[l] = uint32_t(v >> 32);
       }
-      if (ret) staged_.push_back({sr, mask, old});
+      if (plan.ret)
+        for (unsigned r = 0; r < nregs; ++r) staged_.push_back({sr + r, mask, old[r]});
       for (unsigned l = 0; l < kHostLanes; ++l) na.v[l] = 0;
     } else if (!exec(t.add, x, na, ti)) {
       return false;

@@ -1,9 +1,11 @@
 // ARM Mali Bifrost -> pre-SSA IR (translate.h, docs/bifrost.md "Translation to IR").
 #include "frontend/bifrost/translate.h"
 
+#include <bit>
 #include <map>
 
 #include "frontend/bifrost/interp.h"
+#include "frontend/bifrost/ops_ext.h"
 #include "ir/builder.h"
 
 namespace gpurc::bifrost {
@@ -16,7 +18,77 @@ using ir::FloatPred;
 using ir::Type;
 using ir::ValueId;
 
-constexpr uint64_t kTrapBadPc = 1;  // trap code: a thread's pc is not a clause
+constexpr uint64_t kTrapBadPc = 1;
+
+// The IR instantiation of ops_ext.h's definitions: one IR op per primitive.
+struct IrEmit {
+  using V = ValueId;
+  using B = ValueId;
+  using D = ValueId;
+  using Q = ValueId;
+  Builder& b;
+  static uint32_t rf(ir::Round r) { return r == ir::Round::NearestEven ? 0 : ir::with_round(0, r); }
+  V k(uint32_t x) { return b.i32(x); }
+  V add(V x, V y) { return b.iadd(x, y); }
+  V sub(V x, V y) { return b.isub(x, y); }
+  V mul(V x, V y) { return b.imul(x, y); }
+  V and_(V x, V y) { return b.and_(x, y); }
+  V or_(V x, V y) { return b.or_(x, y); }
+  V xor_(V x, V y) { return b.xor_(x, y); }
+  V not_(V x) { return b.not_(x); }
+  V shl(V x, unsigned n) { return n ? b.shl(x, b.i32(n)) : x; }
+  V lshr(V x, unsigned n) { return n ? b.lshr(x, b.i32(n)) : x; }
+  V ashr(V x, unsigned n) { return n ? b.ashr(x, b.i32(n)) : x; }
+  V shlv(V x, V n) { return b.shl(x, n); }
+  V lshrv(V x, V n) { return b.lshr(x, n); }
+  V ashrv(V x, V n) { return b.ashr(x, n); }
+  B eq(V x, V y) { return b.icmp(IntPred::Eq, x, y); }
+  B ne(V x, V y) { return b.icmp(IntPred::Ne, x, y); }
+  B ult(V x, V y) { return b.icmp(IntPred::Ult, x, y); }
+  B ule(V x, V y) { return b.icmp(IntPred::Ule, x, y); }
+  B slt(V x, V y) { return b.icmp(IntPred::Slt, x, y); }
+  B sle(V x, V y) { return b.icmp(IntPred::Sle, x, y); }
+  B band(B x, B y) { return b.and_(x, y); }
+  B bor(B x, B y) { return b.or_(x, y); }
+  B bnot(B x) { return b.xor_(x, b.i1(true)); }
+  V sel(B c, V x, V y) { return b.select(c, x, y); }
+  D seld(B c, D x, D y) { return b.select(c, x, y); }
+  V b2i(B c) { return b.zext(Type::I32, c); }
+  V clz(V x) { return b.isub(b.i32(31), b.find_msb(ir::Sign::Unsigned, x)); }
+  Q kq(uint64_t x) { return b.i64(x); }
+  Q zx(V x) { return b.zext(Type::I64, x); }
+  Q sx(V x) { return b.sext(Type::I64, x); }
+  V lo(Q x) { return b.trunc(Type::I32, x); }
+  V hi(Q x) { return b.trunc(Type::I32, b.lshr(x, b.i32(32))); }
+  Q addq(Q x, Q y) { return b.iadd(x, y); }
+  Q mulq(Q x, Q y) { return b.imul(x, y); }
+  Q shlq(Q x, V n) { return b.shl(x, n); }
+  Q lshrq(Q x, V n) { return b.lshr(x, n); }
+  Q ashrq(Q x, V n) { return b.ashr(x, n); }
+  D kd(double d) { return b.f64_bits(std::bit_cast<uint64_t>(d)); }
+  D f32d(V x) { return b.ftof(Type::F64, b.bitcast(Type::F32, x)); }
+  D f16d(V x) { return b.ftof(Type::F64, b.bitcast(Type::F16, b.trunc(Type::I16, x))); }
+  D i2d(V x, bool sgn) { return b.itof(Type::F64, sgn ? ir::Sign::Signed : ir::Sign::Unsigned, x); }
+  V d2f32(D d, ir::Round r) { return b.float_bits(b.ftof(Type::F32, d, rf(r))); }
+  V d2f16(D d, ir::Round r) { return b.zext(Type::I32, b.float_bits(b.ftof(Type::F16, d, rf(r)))); }
+  D pow2d(V n) { return b.bitcast(Type::F64, b.shl(b.zext(Type::I64, b.iadd(n, b.i32(1023))), b.i32(52))); }
+  D drcp(D d) { return b.transc(ir::Opcode::FRcp, ir::Transc::Ieee, d); }
+  D drsq(D d) { return b.transc(ir::Opcode::FRsqrt, ir::Transc::Ieee, d); }
+  D dadd(D x, D y) { return b.fadd(x, y); }
+  D dmul(D x, D y) { return b.fmul(x, y); }
+  D dfma(D x, D y, D z) { return b.ffma(x, y, z); }
+  D dround(D x, int m) {
+    return b.fround(m == ext::kFloor ? ir::Opcode::FFloor : m == ext::kCeil ? ir::Opcode::FCeil
+                    : m == ext::kTrunc ? ir::Opcode::FTrunc : ir::Opcode::FRint, x);
+  }
+  B disnan(D x) { return b.fcmp(FloatPred::Uno, x, x); }
+  B dcmp(int c, D x, D y) {
+    static const FloatPred preds[] = {FloatPred::Oeq, FloatPred::Ogt, FloatPred::Oge, FloatPred::Une,
+                                      FloatPred::Olt, FloatPred::Ole, FloatPred::One, FloatPred::Ord};
+    return b.fcmp(preds[c & 7], x, y);
+  }
+  V d2i(D d, bool sgn, ir::Round r) { return b.ftoi(Type::I32, sgn ? ir::Sign::Signed : ir::Sign::Unsigned, d, rf(r)); }
+};  // trap code: a thread's pc is not a clause
 
 struct Ctx {
   Builder& b;
@@ -256,7 +328,7 @@ enum TOp {
   tIaddc, tIsubb, tShaddxl, tFmin, tFmax, tIadd, tIsub, tIcmp, tMux, tF2S, tF2U, tS2F, tU2F, tMkvec2, tExt,
   tLoad, tStore, tBranchz, tBranch, tJump, tClper, tBarrier, tV2f16, tF16ToF32, tV2F32ToV2F16, tIabs,
   tMkvec4, tV2Int, tAtomC, tAtomCx, tFrexpm, tFrexpe, tFrcpApprox, tFrsqApprox, tFrcp, tFrsq, tLdexp, tFround,
-  tFmaRscale, tFexpTable,
+  tFmaRscale, tFexpTable, tAtomMsg,
 };
 
 TOp top(const std::string& n) {
@@ -284,6 +356,10 @@ TOp top(const std::string& n) {
       {"*V2F32_TO_V2F16", tV2F32ToV2F16}, {"+V2F32_TO_V2F16", tV2F32ToV2F16}, {"+IABS.s32", tIabs},
       {"*MKVEC.v4i8", tMkvec4}, {"+IADD.v2s16", tV2Int}, {"+IADD.v2u16", tV2Int}, {"+ISUB.v2s16", tV2Int},
       {"+ISUB.v2u16", tV2Int}, {"*ATOM_C.i32", tAtomC}, {"*ATOM_C_RETURN.i32", tAtomC}, {"+ATOM_CX", tAtomCx},
+      {"*ATOM_C.i64", tAtomC}, {"*ATOM_C_RETURN.i64", tAtomC}, {"*ATOM_C1.i32", tAtomC}, {"*ATOM_C1.i64", tAtomC},
+      {"*ATOM_C1_RETURN.i32", tAtomC}, {"*ATOM_C1_RETURN.i64", tAtomC}, {"+AXCHG.i32", tAtomMsg},
+      {"+AXCHG.i64", tAtomMsg}, {"+ACMPXCHG.i32", tAtomMsg}, {"+ACMPXCHG.i64", tAtomMsg},
+      {"+ACMPSTORE.i32", tAtomMsg}, {"+ACMPSTORE.i64", tAtomMsg},
       {"*FREXPM.f32", tFrexpm}, {"+FREXPM.f32", tFrexpm}, {"*FREXPE.f32", tFrexpe}, {"+FREXPE.f32", tFrexpe},
       {"+FRCP_APPROX.f32", tFrcpApprox}, {"+FRSQ_APPROX.f32", tFrsqApprox}, {"+FRCP.f32", tFrcp},
       {"+FRSQ.f32", tFrsq}, {"+LDEXP.f32", tLdexp}, {"*FROUND.f32", tFround}, {"+FROUND.f32", tFround},
@@ -317,6 +393,15 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
   const std::string reason = unsupported_reason(*in.enc);
   if (!reason.empty()) return fail(x, in, "is unsupported: " + reason);
   const TOp op = top(in.enc->name);
+  if (op == tNone && ext::covers(in.enc->name)) {
+    const std::string why = ext::check(in);
+    if (!why.empty()) return fail(x, in, why);
+    ValueId s[4] = {ir::kNoValue, ir::kNoValue, ir::kNoValue, ir::kNoValue};
+    for (unsigned i = 0; i < in.nsrc; ++i) s[i] = src(x, in.src[i]);
+    IrEmit em{b_};
+    out = ext::eval(em, ext::op_of(in.enc->name), in, s, x.ftz);
+    return true;
+  }
   if (op == tNone) return fail(x, in, "is not translated to IR yet (it runs on the interpreter)");
   auto S = [&](unsigned i) { return src(x, in.src[i]); };
   const bool abs0 = on(in, "abs0"), abs1 = on(in, "abs1"), abs2 = on(in, "abs2");
@@ -472,6 +557,34 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
     case tLoad: case tStore:
       out = c32(0);
       return memory(x, in);
+    case tAtomMsg: {
+      // interp.cpp ClauseRunner::atomic_message: staging = new value (then the compare value)
+      out = c32(0);
+      const ir::Space space = in.mod("seg") == "wls" ? ir::Space::Shared : ir::Space::Global;
+      const unsigned n = name.ends_with(".i64") ? 2 : 1;
+      const bool cas = name.rfind("+ACMP", 0) == 0, ret = name.rfind("+ACMPSTORE", 0) != 0;
+      const unsigned sr = x.c.raw.header.staging_register();
+      if (sr + (cas ? 2 * n : n) > kRegs) return fail(x, in, "staging registers past r63");
+      ValueId lo = S(0), hi = S(1);
+      ValueId addr = space == ir::Space::Shared ? b_.zext(Type::I64, lo)
+                                                : b_.or_(b_.zext(Type::I64, lo), b_.shl(b_.zext(Type::I64, hi), b_.i32(32)));
+      auto word = [&](unsigned r) {
+        if (n == 1) return b_.get_var(kVarReg0 + r);
+        return b_.or_(b_.zext(Type::I64, b_.get_var(kVarReg0 + r)),
+                      b_.shl(b_.zext(Type::I64, b_.get_var(kVarReg0 + r + 1)), b_.i32(32)));
+      };
+      ValueId old = cas ? b_.atomic_cas(space, addr, word(sr + n), word(sr), x.active)
+                        : b_.atomic(ir::AtomicOp::Exch, space, addr, word(sr), x.active);
+      if (ret) {
+        if (n == 2) {
+          x.staged.push_back({sr, b_.trunc(Type::I32, old)});
+          x.staged.push_back({sr + 1, b_.trunc(Type::I32, b_.lshr(old, b_.i32(32)))});
+        } else {
+          x.staged.push_back({sr, old});
+        }
+      }
+      return true;
+    }
     case tBranchz: case tBranch: case tJump: {
       if (on(in, "widen0") || on(in, "widen1")) return fail(x, in, "with 16-bit halves is unsupported");
       ValueId take;
@@ -740,23 +853,36 @@ bool Translator::clause(const DecodedClause& c, ValueId active, std::string& err
     if (atom_c) {
       // Address = the FMA's sources 0 (low) and 1 (high), operand = the
       // staging register, the old value back to it for _RETURN (interp.cpp).
-      const std::string& opc = t.fma.mod("atom_opc");
-      static const std::pair<const char*, ir::AtomicOp> ops[] = {
-          {"aadd", ir::AtomicOp::Add}, {"asmin", ir::AtomicOp::SMin}, {"asmax", ir::AtomicOp::SMax},
-          {"aumin", ir::AtomicOp::UMin}, {"aumax", ir::AtomicOp::UMax}, {"aand", ir::AtomicOp::And},
-          {"aor", ir::AtomicOp::Or}, {"axor", ir::AtomicOp::Xor}};
-      int found = -1;
-      for (int k = 0; k < 8; ++k)
-        if (opc == ops[k].first) found = k;
-      if (found < 0) {
-        err = "clause " + std::to_string(c.raw.offset) + ": " + t.fma.enc->name + " ." + opc + " is unsupported";
+      AtomPlan plan;
+      if (!atom_plan(t.fma, plan)) {
+        err = "clause " + std::to_string(c.raw.offset) + ": " + t.fma.enc->name + " ." + t.fma.mod("atom_opc") +
+              " is unsupported";
         return false;
       }
       const unsigned sr = c.raw.header.staging_register();
+      if (sr + plan.bytes / 4 > kRegs) {
+        err = "clause " + std::to_string(c.raw.offset) + ": staging registers past r63";
+        return false;
+      }
       ValueId addr = b_.or_(b_.zext(Type::I64, src(x, t.fma.src[0])),
                             b_.shl(b_.zext(Type::I64, src(x, t.fma.src[1])), b_.i32(32)));
-      ValueId old = b_.atomic(ops[found].second, ir::Space::Global, addr, b_.get_var(kVarReg0 + sr), active);
-      if (t.fma.enc->name.find("RETURN") != std::string::npos) x.staged.push_back({sr, old});
+      ValueId operand;
+      if (plan.operand_regs == 0) operand = plan.bytes == 8 ? b_.i64(plan.constant) : b_.i32(uint32_t(plan.constant));
+      else if (plan.operand_regs == 2)
+        operand = b_.or_(b_.zext(Type::I64, b_.get_var(kVarReg0 + sr)),
+                         b_.shl(b_.zext(Type::I64, b_.get_var(kVarReg0 + sr + 1)), b_.i32(32)));
+      else if (plan.bytes == 8)
+        operand = plan.sext ? b_.sext(Type::I64, b_.get_var(kVarReg0 + sr)) : b_.zext(Type::I64, b_.get_var(kVarReg0 + sr));
+      else operand = b_.get_var(kVarReg0 + sr);
+      ValueId old = b_.atomic(plan.op, ir::Space::Global, addr, operand, active);
+      if (plan.ret) {
+        if (plan.bytes == 8) {
+          x.staged.push_back({sr, b_.trunc(Type::I32, old)});
+          x.staged.push_back({sr + 1, b_.trunc(Type::I32, b_.lshr(old, b_.i32(32)))});
+        } else {
+          x.staged.push_back({sr, old});
+        }
+      }
     }
     x.fma_unit = false;
     x.t = nf;

@@ -1,0 +1,166 @@
+// Per-instruction edge values for the instructions of frontend/bifrost/ops_ext.h
+// (vector integer, byte/half lanes, fp16, conversions, classification) and the
+// memory atomics, on the interpreter and every JIT tier (bifrost_rows.h checks
+// that the tiers agree bit for bit; the expected words here are worked out by
+// hand from the definitions in docs/bifrost.md).
+#include <doctest/doctest.h>
+
+#include "tests/bifrost/bifrost_rows.h"
+
+using namespace bifrost_rows;
+using V = std::vector<uint32_t>;
+
+TEST_CASE("bifrost byte and half lane integer arithmetic: edge values") {
+  CHECK(add_op("+IADD.v4s8.sat r4:t1, r0, r1", {{0x7f80017fu, 0x01ff0101u}}) == V{0x7f80027fu});
+  CHECK(add_op("+IADD.v4u8 r4:t1, r0, r1", {{0x01ff80ffu, 0x01010101u}}) == V{0x02008100u});
+  CHECK(add_op("+IADD.v4u8.sat r4:t1, r0, r1", {{0x01ff80ffu, 0x01010101u}}) == V{0x02ff81ffu});
+  CHECK(add_op("+ISUB.v4u8.sat r4:t1, r0, r1.b0000", {{0x05040302u, 0x00000003u}}) == V{0x02010000u});
+  CHECK(add_op("+ISUB.v4s8 r4:t1, r0, r1.b3333", {{0x80000102u, 0x01000000u}}) == V{0x7fff0001u});
+  CHECK(add_op("+HADD.s32 r4:t1, r0, r1", {{7, 8}, {0xffffffffu, 0xfffffffeu}, {0x7fffffffu, 0x7fffffffu}, {0x80000000u, 0x80000000u}}) ==
+        V{7, 0xfffffffeu, 0x7fffffffu, 0x80000000u});
+  CHECK(add_op("+HADD.s32.rtp r4:t1, r0, r1", {{7, 8}, {0xffffffffu, 0xfffffffeu}}) == V{8, 0xffffffffu});
+  CHECK(add_op("+HADD.u32 r4:t1, r0, r1", {{0xffffffffu, 0xffffffffu}, {0xffffffffu, 0}}) == V{0xffffffffu, 0x7fffffffu});
+  CHECK(add_op("+HADD.u32.rtp r4:t1, r0, r1", {{0xffffffffu, 0}}) == V{0x80000000u});
+  CHECK(add_op("+HADD.v4u8 r4:t1, r0, r1", {{0xff00ff01u, 0xff01fe02u}}) == V{0xff00fe01u});
+  CHECK(add_op("+HADD.v2s16 r4:t1, r0, r1", {{0x80007fffu, 0x80000001u}}) == V{0x80004000u});
+  CHECK(add_op("+HADD.v2u16.rtp r4:t1, r0, r1.h10", {{0x00030001u, 0x00000002u}}) == V{0x00030001u});
+  CHECK(add_op("+IABS.v2s16 r4:t1, r0", {{0x8000fffbu}}) == V{0x80000005u});
+  CHECK(add_op("+IABS.v4s8 r4:t1, r0", {{0x80ff7f01u}}) == V{0x80017f01u});
+  CHECK(fma_op("*CLZ.v2u16 r4:t0, r0", {{0x00010000u}, {0xffff8000u}}) == V{0x000f0010u, 0});
+  CHECK(fma_op("*CLZ.v4u8 r4:t0, r0", {{0x80010000u}}) == V{0x00070808u});
+  CHECK(fma_op("*IMUL.v2i16 r4:t0, r0, r1", {{0xffff0003u, 0x00020005u}}) == V{0xfffe000fu});
+  CHECK(fma_op("*IMUL.v4i8 r4:t0, r0, r1", {{0x10ff0203u, 0x10020304u}}) == V{0x00fe060cu});
+  CHECK(fma_op("*IMUL.v4i8 r4:t0, r0, r1.b1111", {{0x01020304u, 0x00000300u}}) == V{0x0306090cu});
+  CHECK(fma_op("*IDP.v4i8 r4:t0, r0.sext, r1.sext", {{0xff020304u, 0x01010101u}}) == V{8});
+  CHECK(fma_op("*IDP.v4i8 r4:t0, r0.zext, r1.zext", {{0xff020304u, 0x01010101u}}) == V{264});
+}
+
+TEST_CASE("bifrost byte and half lane compares, selects, swizzles and shifts") {
+  CHECK(add_op("+ICMP.v2s16.gt r4:t1, r0, r1", {{0xffff0001u, 0}}) == V{0x00000001u});
+  CHECK(add_op("+ICMP.v2s16.m1.gt r4:t1, r0, r1", {{0xffff0001u, 0}}) == V{0x0000ffffu});
+  CHECK(add_op("+ICMP.v2u16.gt r4:t1, r0, r1", {{0xffff0001u, 0}}) == V{0x00010001u});
+  CHECK(add_op("+ICMP.v4i8.eq r4:t1, r0, r1", {{0x01020304u, 0x01000304u}}) == V{0x01000101u});
+  CHECK(add_op("+ICMP.v4s8.gt r4:t1, r1, r0", {{0x00000080u, 0}}) == V{0x00000001u});
+  CHECK(add_op("+ICMP.v4u8.gt r4:t1, r1, r0", {{0x00000080u, 0}}) == V{0});
+  CHECK(add_op("+ICMPI.s32.gt r4:t1, r0, r1", {{0xffffffffu, 0}, {1, 0}}) == V{0, 1});
+  CHECK(add_op("+ICMPI.u32.m1.ge r4:t1, r0, r1", {{0xffffffffu, 0}, {0, 1}}) == V{0xffffffffu, 0});
+  CHECK(fma_op("*CSEL.v2s16.gt r4:t0, r0, r1, r2, 0xbbbbbbbb", {{0x0001ffffu, 0, 0xaaaaaaaau}}) == V{0xaaaabbbbu});
+  CHECK(fma_op("*CSEL.v2u16.gt r4:t0, r0, r1, r2, 0xbbbbbbbb", {{0x0001ffffu, 0, 0xaaaaaaaau}}) == V{0xaaaaaaaau});
+  CHECK(fma_op("*CSEL.v2f16.gt r4:t0, r1, r0, r2, 0x33334444", {{0x3c007e00u, 0x40003c00u, 0x11112222u}}) ==
+        V{0x11114444u});
+  CHECK(add_op("+MUX.v2i16.neg r4:t1, r0, r1, r2", {{0x11112222u, 0x33334444u, 0x80000001u}}) == V{0x11114444u});
+  CHECK(add_op("+MUX.v2i16 r4:t1, r0.h10, r1, r2", {{0x11112222u, 0x33334444u, 0x00010000u}}) == V{0x33331111u});
+  CHECK(add_op("+MUX.v2i16.fp_zero r4:t1, r0, r1, r2", {{0x11112222u, 0x33334444u, 0x80000001u}}) == V{0x11114444u});
+  CHECK(add_op("+MUX.v4i8 r4:t1, r0, r1, r2", {{0x11223344u, 0x55667788u, 0x00ff00ffu}}) == V{0x11663388u});
+  CHECK(add_op("+SWZ.v2i16 r4:t1, r0.h10", {{0x11112222u}}) == V{0x22221111u});
+  CHECK(add_op("+SWZ.v4i8 r4:t1, r0.b3210", {{0x11223344u}}) == V{0x44332211u});
+  CHECK(add_op("+SWZ.v4i8 r4:t1, r0.b0011", {{0x11223344u}}) == V{0x33334444u});
+  CHECK(add_op("+V2S8_TO_V2S16 r4:t1, r0.b03", {{0x80000001u}}) == V{0xff800001u});
+  CHECK(add_op("+V2U8_TO_V2U16 r4:t1, r0.b03", {{0x80000001u}}) == V{0x00800001u});
+  CHECK(add_op("+V2U8_TO_V2F16 r4:t1, r0.b03", {{0x80000001u}}) == V{0x58003c00u});
+  CHECK(add_op("+V2S8_TO_V2F16 r4:t1, r0.b03", {{0x80000001u}}) == V{0xd8003c00u});
+  // lane shifts: the amount of lane i from the byte lanes2 names, taken mod the lane width
+  CHECK(fma_op("*LSHIFT_OR.v2i16 r4:t0, r0, r1, r2", {{0x00010001u, 0, 0x00100004u}, {0x80018001u, 0x00020000u, 0x00010011u}}) ==
+        V{0x00010010u, 0x00020002u});
+  CHECK(fma_op("*RSHIFT_AND.v2i16 r4:t0, r0, r1, r2", {{0xf000f000u, 0xffff0f00u, 0x000c0004u}}) == V{0x000f0f00u});
+  CHECK(fma_op("*ARSHIFT.v2i16 r4:t0, r0, #0, r2", {{0x80008000u, 0, 0x000f0001u}}) == V{0xffffc000u});
+  CHECK(fma_op("*ARSHIFT.v4i8 r4:t0, r0, #0, r2", {{0x80808080u, 0, 0x07030100u}}) == V{0xfff0c080u});
+  CHECK(fma_op("*LSHIFT_XOR.v4i8 r4:t0, r0, r1, r2.b0000", {{0x01010101u, 0x01000000u, 0x00000009u}}) == V{0x03020202u});
+  CHECK(fma_op("*RSHIFT_XOR.v4i8.not r4:t0, r0, r1, r2", {{0x80808080u, 0, 0x00000007u}}) == V{0x7f7f7ffeu});
+}
+
+TEST_CASE("bifrost conversions between lanes, integers and floats: edge values") {
+  constexpr uint32_t kNan = 0x7fc00000u, kInf = 0x7f800000u, kNegInf = 0xff800000u;
+  CHECK(add_op("+S8_TO_F32 r4:t1, r0.b3", {{0x80000000u}}) == V{0xc3000000u});
+  CHECK(add_op("+U8_TO_F32 r4:t1, r0.b1", {{0x0000ff00u}}) == V{fb(255)});
+  CHECK(add_op("+U16_TO_F32 r4:t1, r0.h1", {{0xffff0000u}}) == V{0x477fff00u});
+  CHECK(add_op("+S16_TO_F32 r4:t1, r0", {{0x00008000u}}) == V{fb(-32768)});
+  CHECK(add_op("+F16_TO_S32 r4:t1, r0", {{0x3e00}, {0xc100}, {0x7c00}, {0x7e00}, {0xfc00}}) ==
+        V{2, 0xfffffffeu, 0x7fffffffu, 0, 0x80000000u});
+  CHECK(add_op("+F16_TO_S32.rtz r4:t1, r0", {{0x3e00}}) == V{1});
+  CHECK(add_op("+F16_TO_S32.rtna r4:t1, r0.h1", {{0xc1000000u}, {0x38000000u}}) == V{0xfffffffdu, 1});
+  CHECK(add_op("+F16_TO_U32 r4:t1, r0", {{0x7c00}, {0xfc00}, {0xbc00}, {0x5bff}}) == V{0xffffffffu, 0, 0, 256});
+  CHECK(add_op("+V2F16_TO_V2S16 r4:t1, r0", {{0x7c00c100u}}) == V{0x7ffffffeu});
+  CHECK(add_op("+V2F16_TO_V2U16 r4:t1, r0", {{0x7bffbc00u}}) == V{0xffe00000u});
+  CHECK(add_op("+V2F16_TO_V2S16.rtp r4:t1, r0.h11", {{0x3e000000u}}) == V{0x00020002u});
+  CHECK(add_op("+V2S16_TO_V2F16 r4:t1, r0", {{0x7fff8000u}}) == V{0x7800f800u});
+  CHECK(add_op("+V2S16_TO_V2F16.rtz r4:t1, r0", {{0x7fff8000u}}) == V{0x77fff800u});
+  CHECK(add_op("+V2U16_TO_V2F16 r4:t1, r0", {{0xffff0001u}}) == V{0x7c003c00u});
+  (void)kNan, (void)kInf, (void)kNegInf;
+}
+
+TEST_CASE("bifrost fp16 compares, rounding, frexp, ldexp and scale: edge values") {
+  CHECK(add_op("+FCMP.v2f16.lt r4:t1, r0, r1", {{0x3c007e00u, 0x40003c00u}}) == V{0x00010000u});
+  CHECK(add_op("+FCMP.v2f16.lt.f1 r4:t1, r0, r1", {{0x3c007e00u, 0x40003c00u}}) == V{0x3c000000u});
+  CHECK(fma_op("*FCMP.v2f16.ne.m1 r4:t0, r0, r1", {{0x3c007e00u, 0x3c003c00u}}) == V{0x0000ffffu});
+  CHECK(fma_op("*FCMP.v2f16.eq r4:t0, r0.abs, r1", {{0xbc008000u, 0x3c000000u}}) == V{0x00010001u});
+  CHECK(add_op("+FROUND.v2f16 r4:t1, r0", {{0x3e00c100u}}) == V{0x4000c000u});
+  CHECK(fma_op("*FROUND.v2f16.rtna r4:t0, r0", {{0x3e00c100u}}) == V{0x4000c200u});
+  CHECK(add_op("+FROUND.v2f16.rtz r4:t1, r0", {{0x3e00c100u}, {0x7c017c00u}}) == V{0x3c00c000u, 0x7e007c00u});
+  CHECK(add_op("+FREXPM.v2f16 r4:t1, r0", {{0x44000001u}, {0xc4007c00u}}) == V{0x38003800u, 0xb8007c00u});
+  CHECK(add_op("+FREXPE.v2f16 r4:t1, r0", {{0x44000001u}, {0x7e000000u}}) == V{0x0003ffe9u, 0});
+  CHECK(fma_op("*FREXPM.v2f16.sqrt r4:t0, r0", {{0x48004400u}}) == V{0x38003400u});  // 4 = 0.25 * 2^4, 8 = 0.5 * 2^4
+  CHECK(add_op("+LDEXP.v2f16 r4:t1, r0, r1", {{0x3c003c00u, 0x0010fff0u}}) == V{0x7c000100u});
+  CHECK(fma_op("*FMA_RSCALE.v2f16 r4:t0, r0, r1, r2, 0x00010002", {{0x40004000u, 0x40003c00u, 0x3c003c00u}}) ==
+        V{0x49004a00u});
+  CHECK(add_op("+FADD_RSCALE.f32 r4:t1, r0, r1, r2", {{fb(1), fb(2), 3}, {fb(1), fb(1), 0xffffff38u}}) == V{fb(24), 0});
+  CHECK(add_op("+FADD_RSCALE.f32.clamp_0_1 r4:t1, r0, r1, r2", {{fb(1), fb(2), 0}, {fb(-1), fb(0), 0}}) == V{fb(1), 0});
+}
+
+TEST_CASE("bifrost float classification, quieting, logb and fp16 reciprocals: edge values") {
+  CHECK(fma_op("*QUIET.f32 r4:t0, r0", {{0x7f800001u}, {0x3f800000u}, {0xff800000u}}) == V{0x7fc00001u, 0x3f800000u, 0xff800000u});
+  CHECK(add_op("+QUIET.v2f16 r4:t1, r0", {{0x7c017e05u}}) == V{0x7e017e05u});
+  CHECK(add_op("+FPCLASS.f32 r4:t1, r0", {{0x7f800001u}, {0x7fc00000u}, {0xff800000u}, {0xbf800000u}, {0x80000001u},
+                                            {0x80000000u}, {0}, {1}, {0x3f800000u}, {0x7f800000u}}) ==
+        V{1, 2, 4, 8, 16, 32, 64, 128, 256, 512});
+  CHECK(add_op("+FPCLASS.f16 r4:t1, r0.h1", {{0x83ff0000u}, {0x7c000000u}}) == V{16, 512});
+  CHECK(add_op("+ILOGB.f32 r4:t1, r0", {{0x3f800000u}, {1}, {0}, {0x7f800000u}, {fb(10)}, {0x7fc00000u}}) ==
+        V{0, 0xffffff6bu, 0x80000000u, 0x7fffffffu, 3, 0x80000000u});
+  CHECK(add_op("+LOGB.f32 r4:t1, r0", {{fb(10)}, {0}, {1}, {0xff800000u}}) == V{fb(3), 0xff800000u, fb(-149), 0x7f800000u});
+  CHECK(add_op("+ILOGB.v2f16 r4:t1, r0", {{0x00017c00u}}) == V{0xffe87fffu});
+  CHECK(add_op("+LOGB.v2f16 r4:t1, r0", {{0x49000000u}}) == V{0x4200fc00u});
+  CHECK(add_op("+FRCP.f16 r4:t1, r0", {{0x4000}, {0}, {0x8000}}) == V{0x3800, 0x7c00, 0xfc00});
+  CHECK(add_op("+FRSQ.f16 r4:t1, r0.h1", {{0x44000000u}, {0xbc000000u}}) == V{0x3800, 0x7e00});
+}
+
+// r5 = the address of this thread's input row (its word 0), r6/r7 = r2/r3,
+// r4 = r1, then `atomic` (one clause), then r4 = the row's word 0 read back
+// (`then` = "reload"), r6 ("r6") or what the atomic left in r4 ("").
+static std::vector<uint32_t> atomic_rows(const std::string& atomic, const std::string& then,
+                                         const std::vector<std::array<uint32_t, 4>>& rows) {
+  std::string body =
+      "clause_1:\nds(0) nbb\n{\n    *SHADDXL.u32 r5:t0, u0.w0, r60, shift:4\n    +MOV.i32 r6:t1, r2\n"
+      "    *MOV.i32 r7:t0, r3\n    +NOP t1\n    *NOP t0\n    +MOV.i32 r4:t1, r1\n}\n"
+      "clause_3:\nds(0) nbb atomic\n{\n" + atomic + "}\n";
+  if (then == "reload") body += "clause_5:\nds(0) nbb load\n{\n    *NOP t0\n    +LOAD.i32 t1, r5, u0.w1, @r4\n}\n";
+  if (then == "r6") body += "clause_5:\nds(0) nbb\n{\n    *NOP t0\n    +MOV.i32 r4:t1, r6\n}\n";
+  return run_rows(body, rows);
+}
+
+TEST_CASE("bifrost exchange and compare-exchange messages (Mesa's staging layout)") {
+  // AXCHG: the staging register's value goes to memory, the old value comes back
+  CHECK(atomic_rows("    *NOP t0\n    +AXCHG.i32 t1, r5, u0.w1, @r4\n", "", {{5, 9}, {7, 1}}) == V{5, 7});
+  CHECK(atomic_rows("    *NOP t0\n    +AXCHG.i32 t1, r5, u0.w1, @r4\n", "reload", {{5, 9}, {7, 1}}) == V{9, 1});
+  // ACMPXCHG: staging = new value, compare value; swapped only when memory == compare
+  const std::string cas = "    *NOP t0\n    +ACMPXCHG.i32 t1, r5, u0.w1, @r6\n";
+  CHECK(atomic_rows(cas, "reload", {{5, 0, 9, 5}, {5, 0, 9, 6}}) == V{9, 5});
+  CHECK(atomic_rows("    *NOP t0\n    +ACMPSTORE.i32 t1, r5, u0.w1, @r6\n", "reload", {{5, 0, 9, 5}, {5, 0, 9, 6}}) ==
+        V{9, 5});
+}
+
+TEST_CASE("bifrost ATOM_C1 and 64-bit ATOM_C with ATOM_CX") {
+  // *ATOM_C1_RETURN.ainc: old value back, memory + 1
+  const std::string inc = "    *ATOM_C1_RETURN.i32.ainc t0, r5, u0.w1\n    +ATOM_CX t1, r4, r5, u0.w1, @r4\n";
+  CHECK(atomic_rows(inc, "", {{5}, {0xffffffffu}}) == V{5, 0xffffffffu});
+  CHECK(atomic_rows(inc, "reload", {{5}, {0xffffffffu}}) == V{6, 0});
+  const std::string dec = "    *ATOM_C1.i32.adec t0, r5, u0.w1\n    +ATOM_CX t1, r4, r5, u0.w1, @r4\n";
+  CHECK(atomic_rows(dec, "reload", {{5}, {0}}) == V{4, 0xffffffffu});
+  const std::string umax1 = "    *ATOM_C1.i32.aumax1 t0, r5, u0.w1\n    +ATOM_CX t1, r4, r5, u0.w1, @r4\n";
+  CHECK(atomic_rows(umax1, "reload", {{0}, {7}}) == V{1, 7});
+  // i64 add: operand r6:r7 (the row's r2, r3), memory words 0-1 of the row; reload word 0
+  const std::string add64 = "    *ATOM_C.i64.aadd t0, r5, u0.w1, r6\n    +ATOM_CX t1, r6, r5, u0.w1, @r6\n";
+  CHECK(atomic_rows(add64, "reload", {{0xffffffffu, 0, 1, 0}, {3, 4, 5, 6}}) == V{0, 8});
+  const std::string add64r = "    *ATOM_C_RETURN.i64.aadd t0, r5, u0.w1, r6\n    +ATOM_CX t1, r6, r5, u0.w1, @r6\n";
+  // the old 64-bit value lands in r6:r7
+  CHECK(atomic_rows(add64r, "r6", {{0xffffffffu, 2, 1, 0}}) == V{0xffffffffu});
+}
