@@ -27,6 +27,7 @@ enum Op : int {
   kLoad, kStore, kBranchz, kBranch, kJump, kBarrier, kFminV2F16, kFmaxV2F16, kIaddV2S16, kIaddV2U16,
   kIsubV2S16, kIsubV2U16, kIabsS32, kAtomC, kAtomCx, kMkvecV4I8, kClper, kFexpTable,
   kAtomMsg,  // +AXCHG / +ACMPXCHG / +ACMPSTORE
+  kWmask,
   kExt,  // defined in ops_ext.h (vector integer, fp16, conversion, classification)
 };
 
@@ -65,7 +66,7 @@ const std::map<std::string, int>& op_names() {
       {"*ATOM_C.i64", kAtomC}, {"*ATOM_C_RETURN.i64", kAtomC}, {"*ATOM_C1.i32", kAtomC}, {"*ATOM_C1.i64", kAtomC},
       {"*ATOM_C1_RETURN.i32", kAtomC}, {"*ATOM_C1_RETURN.i64", kAtomC}, {"+AXCHG.i32", kAtomMsg},
       {"+AXCHG.i64", kAtomMsg}, {"+ACMPXCHG.i32", kAtomMsg}, {"+ACMPXCHG.i64", kAtomMsg},
-      {"+ACMPSTORE.i32", kAtomMsg}, {"+ACMPSTORE.i64", kAtomMsg},
+      {"+ACMPSTORE.i32", kAtomMsg}, {"+ACMPSTORE.i64", kAtomMsg}, {"+WMASK", kWmask},
   };
   return m;
 }
@@ -868,6 +869,23 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
         } else src = idx & (size - 1);
         const unsigned L = base + src;
         return (mask >> L & 1) ? S(0, L) : fill;
+      });
+      return true;
+    }
+    case kWmask: {
+      // Ballot within the subgroup (capped at the guest warp): bit j = lane
+      // base + j's src0 != 0, or the `fill` immediate for a lane not active here.
+      const std::string& sg = in.mod("subgroup");
+      const unsigned size = std::min(env_.warp_width, unsigned(std::stoul(sg.substr(8))));
+      const uint32_t fill = in.imm[0] & 1;
+      each([&](unsigned l) {
+        const unsigned base = l & ~(size - 1);
+        uint32_t r = 0;
+        for (unsigned j = 0; j < size; ++j) {
+          const unsigned L = base + j;
+          r |= ((mask >> L & 1) ? uint32_t(S(0, L) != 0) : fill) << j;
+        }
+        return r;
       });
       return true;
     }

@@ -13,7 +13,7 @@ enum Op : int {
   kMuxV2, kMuxV4, kSwzV2, kSwzV4, kClzV2, kClzV4, kImulV2, kImulV4, kIdp, kV2I8ToV2I16, kV2I8ToV2F16,
   kShiftV2, kShiftV4, kI8ToF32, kI16ToF32, kF16ToI32, kV2F16ToV2I16, kV2I16ToV2F16, kFcmpV2F16, kFroundV2F16,
   kFrexpmV2F16, kFrexpeV2F16, kLdexpV2F16, kQuietF32, kQuietV2F16, kFpclassF32, kFpclassF16, kIlogbF32,
-  kIlogbV2F16, kLogbF32, kLogbV2F16, kFrcpF16, kFrsqF16, kFaddRscale, kFmaRscaleV2F16,
+  kIlogbV2F16, kLogbF32, kLogbV2F16, kFrcpF16, kFrsqF16, kFaddRscale, kFmaRscaleV2F16, kShiftDouble, kFunnel,
 };
 
 inline int op_of(const std::string& n) {
@@ -44,6 +44,9 @@ inline int op_of(const std::string& n) {
       {"+ILOGB.f32", kIlogbF32}, {"+ILOGB.v2f16", kIlogbV2F16}, {"+LOGB.f32", kLogbF32},
       {"+LOGB.v2f16", kLogbV2F16}, {"+FRCP.f16", kFrcpF16}, {"+FRSQ.f16", kFrsqF16},
       {"+FADD_RSCALE.f32", kFaddRscale}, {"*FMA_RSCALE.v2f16", kFmaRscaleV2F16},
+      {"*LSHIFT_DOUBLE.i32", kShiftDouble}, {"*RSHIFT_DOUBLE.i32", kShiftDouble},
+      {"*ARSHIFT_DOUBLE.i32", kShiftDouble}, {"*LROT_DOUBLE.i32", kShiftDouble}, {"*RROT_DOUBLE.i32", kShiftDouble},
+      {"*FLSHIFT_DOUBLE.i32", kFunnel}, {"*FRSHIFT_DOUBLE.i32", kFunnel},
   };
   auto it = m.find(n);
   return it == m.end() ? kNone : it->second;
@@ -574,6 +577,30 @@ typename E::V eval(E& e, int op, const DecodedIns& in, const typename E::V* s, b
         r[h] = clamp16(e, y, cl);
       }
       return pack2(e, r[0], r[1]);
+    }
+    case kShiftDouble: case kFunnel: {
+      // x = src0 | src1 << 32; amount = byte lane2 (b0 / b2) of src2, times 8
+      // with .bytes2, mod 64 (mod 32 for the funnel forms); result_word picks
+      // the 32-bit half. FLSHIFT = high word of x << n, FRSHIFT = low word of x >> n.
+      V amt = byte_of(e, s[2], in.mod("lane2") == "b2" ? 2 : 0);
+      if (mod_on(in, "bytes2")) amt = e.shl(amt, 3);
+      typename E::Q x = e.addq(e.zx(s[0]), e.shlq(e.zx(s[1]), e.k(32)));
+      if (op == kFunnel) {
+        amt = e.and_(amt, e.k(31));
+        return n[1] == 'F' && n[2] == 'L' ? e.hi(e.shlq(x, amt)) : e.lo(e.lshrq(x, amt));
+      }
+      amt = e.and_(amt, e.k(63));
+      typename E::Q y;
+      if (n.rfind("*LSHIFT", 0) == 0) y = e.shlq(x, amt);
+      else if (n.rfind("*RSHIFT", 0) == 0) y = e.lshrq(x, amt);
+      else if (n.rfind("*ARSHIFT", 0) == 0) y = e.ashrq(x, amt);
+      else {
+        V back = e.and_(e.sub(e.k(64), amt), e.k(63));
+        const bool lrot = n.rfind("*LROT", 0) == 0;
+        typename E::Q a = lrot ? e.shlq(x, amt) : e.lshrq(x, amt), b = lrot ? e.lshrq(x, back) : e.shlq(x, back);
+        y = e.orq(a, e.sel_q(e.eq(amt, e.k(0)), e.kq(0), b));
+      }
+      return in.mod("result_word") == "w1" ? e.hi(y) : e.lo(y);
     }
     default: return e.k(0);
   }

@@ -1,6 +1,7 @@
 // ARM Mali Bifrost -> pre-SSA IR (translate.h, docs/bifrost.md "Translation to IR").
 #include "frontend/bifrost/translate.h"
 
+#include <algorithm>
 #include <bit>
 #include <map>
 
@@ -61,6 +62,8 @@ struct IrEmit {
   V lo(Q x) { return b.trunc(Type::I32, x); }
   V hi(Q x) { return b.trunc(Type::I32, b.lshr(x, b.i32(32))); }
   Q addq(Q x, Q y) { return b.iadd(x, y); }
+  Q orq(Q x, Q y) { return b.or_(x, y); }
+  Q sel_q(B c, Q x, Q y) { return b.select(c, x, y); }
   Q mulq(Q x, Q y) { return b.imul(x, y); }
   Q shlq(Q x, V n) { return b.shl(x, n); }
   Q lshrq(Q x, V n) { return b.lshr(x, n); }
@@ -328,7 +331,7 @@ enum TOp {
   tIaddc, tIsubb, tShaddxl, tFmin, tFmax, tIadd, tIsub, tIcmp, tMux, tF2S, tF2U, tS2F, tU2F, tMkvec2, tExt,
   tLoad, tStore, tBranchz, tBranch, tJump, tClper, tBarrier, tV2f16, tF16ToF32, tV2F32ToV2F16, tIabs,
   tMkvec4, tV2Int, tAtomC, tAtomCx, tFrexpm, tFrexpe, tFrcpApprox, tFrsqApprox, tFrcp, tFrsq, tLdexp, tFround,
-  tFmaRscale, tFexpTable, tAtomMsg,
+  tFmaRscale, tFexpTable, tAtomMsg, tWmask,
 };
 
 TOp top(const std::string& n) {
@@ -359,7 +362,7 @@ TOp top(const std::string& n) {
       {"*ATOM_C.i64", tAtomC}, {"*ATOM_C_RETURN.i64", tAtomC}, {"*ATOM_C1.i32", tAtomC}, {"*ATOM_C1.i64", tAtomC},
       {"*ATOM_C1_RETURN.i32", tAtomC}, {"*ATOM_C1_RETURN.i64", tAtomC}, {"+AXCHG.i32", tAtomMsg},
       {"+AXCHG.i64", tAtomMsg}, {"+ACMPXCHG.i32", tAtomMsg}, {"+ACMPXCHG.i64", tAtomMsg},
-      {"+ACMPSTORE.i32", tAtomMsg}, {"+ACMPSTORE.i64", tAtomMsg},
+      {"+ACMPSTORE.i32", tAtomMsg}, {"+ACMPSTORE.i64", tAtomMsg}, {"+WMASK", tWmask},
       {"*FREXPM.f32", tFrexpm}, {"+FREXPM.f32", tFrexpm}, {"*FREXPE.f32", tFrexpe}, {"+FREXPE.f32", tFrexpe},
       {"+FRCP_APPROX.f32", tFrcpApprox}, {"+FRSQ_APPROX.f32", tFrsqApprox}, {"+FRCP.f32", tFrcp},
       {"+FRSQ.f32", tFrsq}, {"+LDEXP.f32", tLdexp}, {"*FROUND.f32", tFround}, {"+FROUND.f32", tFround},
@@ -777,6 +780,19 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
       x.barrier = true;
       out = c32(0);
       return true;
+    case tWmask: {
+      // interp.cpp kWmask: a ballot clustered at the subgroup size, `fill` for the lanes not active here
+      const std::string& sg = in.mod("subgroup");
+      const unsigned size = std::min(W_, unsigned(std::stoul(sg.substr(8))));
+      ValueId pred = b_.icmp(IntPred::Ne, S(0), c32(0));
+      ValueId r = b_.emit(ir::Opcode::Ballot, Type::I32, {pred, x.active}, 0, 0, ir::cluster_imm(size));
+      if (in.imm[0] & 1) {
+        ValueId act = b_.emit(ir::Opcode::Ballot, Type::I32, {b_.i1(true), x.active}, 0, 0, ir::cluster_imm(size));
+        r = b_.or_(r, b_.and_(b_.not_(act), c32((1u << size) - 1)));
+      }
+      out = r;
+      return true;
+    }
     case tClper: {
       const std::string& sg = in.mod("subgroup");
       const unsigned size = sg.empty() ? W_ : std::min(W_, unsigned(std::stoul(sg.substr(8))));

@@ -164,3 +164,24 @@ TEST_CASE("bifrost ATOM_C1 and 64-bit ATOM_C with ATOM_CX") {
   // the old 64-bit value lands in r6:r7
   CHECK(atomic_rows(add64r, "r6", {{0xffffffffu, 2, 1, 0}}) == V{0xffffffffu});
 }
+
+TEST_CASE("bifrost 64-bit (double) shifts and rotates of src0 | src1 << 32") {
+  CHECK(fma_op("*LSHIFT_DOUBLE.i32 r4:t0, r0, r1, r2", {{0x80000001u, 1, 4}}) == V{0x00000010u});
+  CHECK(fma_op("*LSHIFT_DOUBLE.i32.w1 r4:t0, r0, r1, r2", {{0x80000001u, 1, 4}, {1, 0, 64}}) == V{0x18, 0});
+  CHECK(fma_op("*LSHIFT_DOUBLE.i32 r4:t0, r0, r1, r2.bytes2", {{1, 0, 1}}) == V{0x100});
+  CHECK(fma_op("*RSHIFT_DOUBLE.i32 r4:t0, r0, r1, r2", {{0, 1, 32}}) == V{1});
+  CHECK(fma_op("*RSHIFT_DOUBLE.i32 r4:t0, r0, r1, r2.b2", {{0x100, 0, 0x00080000u}}) == V{1});
+  CHECK(fma_op("*ARSHIFT_DOUBLE.i32.w1 r4:t0, r0, r1, r2", {{0, 0x80000000u, 63}}) == V{0xffffffffu});
+  CHECK(fma_op("*LROT_DOUBLE.i32.w1 r4:t0, r0, r1, r2", {{0x80000000u, 1, 1}}) == V{3});
+  CHECK(fma_op("*RROT_DOUBLE.i32.w1 r4:t0, r0, r1, r2", {{1, 0, 1}, {1, 2, 0}}) == V{0x80000000u, 2});
+  CHECK(fma_op("*FLSHIFT_DOUBLE.i32 r4:t0, r0, r1, r2", {{0x80000000u, 1, 33}}) == V{3});
+  CHECK(fma_op("*FRSHIFT_DOUBLE.i32 r4:t0, r0, r1, r2", {{0x80000000u, 1, 4}}) == V{0x18000000u});
+}
+
+TEST_CASE("bifrost WMASK: a ballot inside the subgroup, fill for the lanes not active") {
+  CHECK(add_op("+WMASK.subgroup4 r4:t1, r0, fill:0", {{1}, {0}, {5}, {0}}) == V{5, 5, 5, 5});
+  CHECK(add_op("+WMASK.subgroup4 r4:t1, r0, fill:1", {{1}, {0}, {5}}) == V{13, 13, 13});
+  CHECK(add_op("+WMASK.subgroup2 r4:t1, r0, fill:0", {{1}, {0}, {0}, {7}, {1}}) == V{1, 1, 2, 2, 1});
+  // subgroup8 on a G72 (4-lane guest warps) is the guest warp
+  CHECK(add_op("+WMASK.subgroup8 r4:t1, r0, fill:0", {{1}, {1}, {0}, {0}, {1}}) == V{3, 3, 3, 3, 1});
+}

@@ -71,7 +71,9 @@ const std::vector<const Encoding*>& candidates(bool fma) {
         "*FCMP.v2f16", "+FCMP.v2f16", "*FROUND.v2f16", "+FROUND.v2f16", "*FREXPM.v2f16", "+FREXPM.v2f16",
         "*FREXPE.v2f16", "+FREXPE.v2f16", "+LDEXP.v2f16", "*QUIET.f32", "+QUIET.f32", "*QUIET.v2f16",
         "+QUIET.v2f16", "+FPCLASS.f32", "+FPCLASS.f16", "+ILOGB.f32", "+ILOGB.v2f16", "+LOGB.f32",
-        "+LOGB.v2f16", "+FRCP.f16", "+FRSQ.f16", "+FADD_RSCALE.f32", "*FMA_RSCALE.v2f16"};
+        "+LOGB.v2f16", "+FRCP.f16", "+FRSQ.f16", "+FADD_RSCALE.f32", "*FMA_RSCALE.v2f16", "*LSHIFT_DOUBLE.i32",
+        "*RSHIFT_DOUBLE.i32", "*ARSHIFT_DOUBLE.i32", "*LROT_DOUBLE.i32", "*RROT_DOUBLE.i32", "*FLSHIFT_DOUBLE.i32",
+        "*FRSHIFT_DOUBLE.i32", "+WMASK"};
     for (const Encoding* e : decode_order(true))
       for (const char* n : names)
         if (e->name == n) fmas.push_back(e);
