@@ -27,7 +27,7 @@ enum Op : int {
   kLoad, kStore, kBranchz, kBranch, kJump, kBarrier, kFminV2F16, kFmaxV2F16, kIaddV2S16, kIaddV2U16,
   kIsubV2S16, kIsubV2U16, kIabsS32, kAtomC, kAtomCx, kMkvecV4I8, kClper, kFexpTable,
   kAtomMsg,  // +AXCHG / +ACMPXCHG / +ACMPSTORE
-  kWmask,
+  kWmask, kBranchc,
   kExt,  // defined in ops_ext.h (vector integer, fp16, conversion, classification)
 };
 
@@ -59,7 +59,9 @@ const std::map<std::string, int>& op_names() {
       {"+STORE.i48", kStore}, {"+STORE.i64", kStore}, {"+STORE.i96", kStore}, {"+STORE.i128", kStore},
       {"+BRANCHZ.i32", kBranchz}, {"+BRANCHZ.s32", kBranchz}, {"+BRANCHZ.u32", kBranchz},
       {"+BRANCHZ.f32", kBranchz}, {"+BRANCH.i32", kBranch}, {"+BRANCH.s32", kBranch}, {"+BRANCH.u32", kBranch},
-      {"+BRANCH.f32", kBranch}, {"+JUMP", kJump}, {"+BARRIER", kBarrier}, {"+FMIN.v2f16", kFminV2F16},
+      {"+BRANCH.f32", kBranch}, {"+JUMP", kJump}, {"+BRANCHZ.i16", kBranchz}, {"+BRANCHZ.s16", kBranchz},
+      {"+BRANCHZ.u16", kBranchz}, {"+BRANCHZ.f16", kBranchz}, {"+BRANCH.i16", kBranch}, {"+BRANCH.s16", kBranch},
+      {"+BRANCH.u16", kBranch}, {"+BRANCH.f16", kBranch}, {"+BRANCHC.i32", kBranchc}, {"+BRANCHC.i16", kBranchc}, {"+BARRIER", kBarrier}, {"+FMIN.v2f16", kFminV2F16},
       {"+FMAX.v2f16", kFmaxV2F16}, {"+IADD.v2s16", kIaddV2S16}, {"+IADD.v2u16", kIaddV2U16},
       {"+ISUB.v2s16", kIsubV2S16}, {"+ISUB.v2u16", kIsubV2U16}, {"+IABS.s32", kIabsS32},
       {"*ATOM_C.i32", kAtomC}, {"*MKVEC.v4i8", kMkvecV4I8}, {"+CLPER.i32", kClper}, {"+FEXP_TABLE.u4", kFexpTable}, {"+CLPER_OLD.i32", kClper}, {"*ATOM_C_RETURN.i32", kAtomC}, {"+ATOM_CX", kAtomCx},
@@ -1098,18 +1100,30 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
       each([](unsigned) { return 0u; });
       return atomic_message(in, x, ti);
     case kBranchz: case kBranch: case kJump: {
+      // 32-bit forms compare whole registers; the 16-bit forms the halves
+      // widen0/widen1 name (h0/h1; "none" is reserved there), as f16, s16 or u16.
       const std::string& name = in.enc->name;
-      const bool is_f32 = name.ends_with(".f32"), is_s32 = name.ends_with(".s32");
-      if (!(in.mod("widen0").empty() || in.mod("widen0") == "none") ||
-          !(in.mod("widen1").empty() || in.mod("widen1") == "none"))
+      const bool h16 = name.ends_with("16");
+      const bool is_f = name.ends_with(".f32") || name.ends_with(".f16");
+      const bool is_s = name.ends_with(".s32") || name.ends_with(".s16");
+      const std::string& w0 = in.mod("widen0");
+      const std::string& w1 = in.mod("widen1");
+      if (!h16 && (!(w0.empty() || w0 == "none") || !(w1.empty() || w1 == "none")))
         return error(c, ti, fma, name + " with 16-bit halves is unsupported");
+      const unsigned sh0 = w0 == "h1" ? 16 : 0, sh1 = w1 == "h1" ? 16 : 0;
       const unsigned tsrc = in.op == kJump ? 0 : in.op == kBranchz ? 1 : 2;
       each([&](unsigned l) {
         bool take = true;
         if (in.op != kJump) {
-          const uint32_t a = S(0, l), b = in.op == kBranch ? S(1, l) : 0u;
-          if (is_f32) take = fcmp(f32(a), f32(b), cmp);
-          else if (is_s32) take = icmp(int32_t(a), int32_t(b), cmp);
+          uint32_t a = S(0, l), b = in.op == kBranch ? S(1, l) : 0u;
+          if (h16) {
+            a = (a >> sh0) & 0xffff;
+            b = in.op == kBranch ? (b >> sh1) & 0xffff : 0u;
+            if (is_f) take = fcmp(h2f(uint16_t(a)), h2f(uint16_t(b)), cmp);
+            else if (is_s) take = icmp(int16_t(a), int16_t(b), cmp);
+            else take = icmp(a, b, cmp);
+          } else if (is_f) take = fcmp(f32(a), f32(b), cmp);
+          else if (is_s) take = icmp(int32_t(a), int32_t(b), cmp);
           else take = icmp(a, b, cmp);
         }
         if (take) {
@@ -1120,15 +1134,27 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
       });
       return true;
     }
-    case kExt: {
-      const std::string why = ext::check(in);
-      if (!why.empty()) return error(c, ti, fma, in.enc->name + " " + why);
-      const int eop = ext::op_of(in.enc->name);
-      ext::ScalarEmit se;
+    case kBranchc: {
+      // BRANCHC: every active thread of the guest warp branches when any
+      // (`combine` any) / every (all) active thread's condition (src0, or its
+      // lane0 half for .i16) is nonzero. run() sees one guest warp at a time.
+      const bool all = in.mod("combine") == "all";
+      const unsigned sh = in.mod("lane0") == "h1" ? 16 : 0;
+      const uint32_t m = in.enc->name.ends_with(".i16") ? 0xffffu : 0xffffffffu;
+      bool any_true = false, all_true = true;
+      for (unsigned l = 0; l < kHostLanes; ++l)
+        if (mask >> l & 1) {
+          const bool cnd = ((S(0, l) >> sh) & m) != 0;
+          any_true |= cnd;
+          all_true &= cnd;
+        }
+      const bool take = all ? all_true : any_true;
       each([&](unsigned l) {
-        uint32_t s[4] = {};
-        for (unsigned i = 0; i < in.nsrc; ++i) s[i] = S(i, l);
-        return ext::eval(se, eop, in, s, ftz);
+        if (take) {
+          taken_ |= 1u << l;
+          target_[l] = S(1, l);
+        }
+        return 0u;
       });
       return true;
     }

@@ -331,7 +331,7 @@ enum TOp {
   tIaddc, tIsubb, tShaddxl, tFmin, tFmax, tIadd, tIsub, tIcmp, tMux, tF2S, tF2U, tS2F, tU2F, tMkvec2, tExt,
   tLoad, tStore, tBranchz, tBranch, tJump, tClper, tBarrier, tV2f16, tF16ToF32, tV2F32ToV2F16, tIabs,
   tMkvec4, tV2Int, tAtomC, tAtomCx, tFrexpm, tFrexpe, tFrcpApprox, tFrsqApprox, tFrcp, tFrsq, tLdexp, tFround,
-  tFmaRscale, tFexpTable, tAtomMsg, tWmask,
+  tFmaRscale, tFexpTable, tAtomMsg, tWmask, tBranchc,
 };
 
 TOp top(const std::string& n) {
@@ -353,6 +353,9 @@ TOp top(const std::string& n) {
       {"+STORE.i32", tStore}, {"+STORE.i64", tStore}, {"+STORE.i96", tStore}, {"+STORE.i128", tStore},
       {"+BRANCHZ.i32", tBranchz}, {"+BRANCHZ.s32", tBranchz}, {"+BRANCHZ.u32", tBranchz}, {"+BRANCHZ.f32", tBranchz},
       {"+BRANCH.i32", tBranch}, {"+BRANCH.s32", tBranch}, {"+BRANCH.u32", tBranch}, {"+BRANCH.f32", tBranch},
+      {"+BRANCHZ.i16", tBranchz}, {"+BRANCHZ.s16", tBranchz}, {"+BRANCHZ.u16", tBranchz}, {"+BRANCHZ.f16", tBranchz},
+      {"+BRANCH.i16", tBranch}, {"+BRANCH.s16", tBranch}, {"+BRANCH.u16", tBranch}, {"+BRANCH.f16", tBranch},
+      {"+BRANCHC.i32", tBranchc}, {"+BRANCHC.i16", tBranchc},
       {"+JUMP", tJump}, {"+CLPER.i32", tClper}, {"+CLPER_OLD.i32", tClper}, {"+BARRIER", tBarrier},
       {"*FADD.v2f16", tV2f16}, {"+FADD.v2f16", tV2f16}, {"*FMA.v2f16", tV2f16}, {"+FMIN.v2f16", tV2f16},
       {"+FMAX.v2f16", tV2f16}, {"*F16_TO_F32", tF16ToF32}, {"+F16_TO_F32", tF16ToF32},
@@ -589,23 +592,53 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
       return true;
     }
     case tBranchz: case tBranch: case tJump: {
-      if (on(in, "widen0") || on(in, "widen1")) return fail(x, in, "with 16-bit halves is unsupported");
+      const bool h16 = name.ends_with("16");
+      if (!h16 && (on(in, "widen0") || on(in, "widen1"))) return fail(x, in, "with 16-bit halves is unsupported");
       ValueId take;
       const unsigned tsrc = op == tJump ? 0 : op == tBranchz ? 1 : 2;
       if (op == tJump) {
         take = b_.i1(true);
       } else {
         ValueId a = S(0), bb = op == tBranch ? S(1) : c32(0);
-        if (name.ends_with(".f32")) {
+        const bool is_f = name.ends_with(".f32") || name.ends_with(".f16");
+        const bool is_s = name.ends_with(".s32") || name.ends_with(".s16");
+        if (h16) {
+          // the halves widen0/widen1 name, compared as f16 / s16 / u16 (interp.cpp)
+          a = half(a, in.mod("widen0") == "h1" ? 1 : 0);
+          bb = op == tBranch ? half(bb, in.mod("widen1") == "h1" ? 1 : 0) : b_.i16(0);
+          if (is_f) {
+            a = h2(a, Type::F32);
+            bb = h2(bb, Type::F32);
+          } else {
+            a = is_s ? b_.sext(Type::I32, a) : b_.zext(Type::I32, a);
+            bb = is_s ? b_.sext(Type::I32, bb) : b_.zext(Type::I32, bb);
+          }
+        } else if (is_f) {
+          a = asf(a);
+          bb = asf(bb);
+        }
+        if (is_f) {
           FloatPred p;
           if (!fpred(cmpf, p)) return fail(x, in, "compare is not translated");
-          take = b_.fcmp(p, asf(a), asf(bb));
+          take = b_.fcmp(p, a, bb);
         } else {
-          take = b_.icmp(ipred(cmpf, name.ends_with(".s32")), a, bb);
+          take = b_.icmp(ipred(cmpf, is_s), a, bb);
         }
       }
       x.taken = take;
       x.target = S(tsrc);
+      out = c32(0);
+      return true;
+    }
+    case tBranchc: {
+      // interp.cpp kBranchc: any / all of the guest warp's active threads (cluster W)
+      const bool all = in.mod("combine") == "all";
+      ValueId v = S(0);
+      if (name.ends_with(".i16")) v = b_.zext(Type::I32, half(v, in.mod("lane0") == "h1" ? 1 : 0));
+      ValueId cnd = b_.icmp(IntPred::Ne, v, c32(0));
+      ValueId t = b_.emit(all ? ir::Opcode::All : ir::Opcode::Any, Type::I1, {cnd, x.active}, 0, 0, ir::cluster_imm(W_));
+      x.taken = t;
+      x.target = S(1);
       out = c32(0);
       return true;
     }

@@ -185,3 +185,24 @@ TEST_CASE("bifrost WMASK: a ballot inside the subgroup, fill for the lanes not a
   // subgroup8 on a G72 (4-lane guest warps) is the guest warp
   CHECK(add_op("+WMASK.subgroup8 r4:t1, r0, fill:0", {{1}, {1}, {0}, {0}, {1}}) == V{3, 3, 3, 3, 1});
 }
+
+// r4 = 1 when `branch` (in clause_1, to clause_5 = the store) is taken, else 2.
+static std::vector<uint32_t> branch_rows(const std::string& branch, const std::vector<std::array<uint32_t, 4>>& rows) {
+  return run_rows("clause_1:\nds(0) nbb\n{\n    *MOV.i32 r4:t0, 0x00000001\n    " + branch +
+                      "\n}\nclause_3:\nds(0) nbb\n{\n    *MOV.i32 r4:t0, 0x00000002\n    +NOP t1\n}\n",
+                  rows);
+}
+
+TEST_CASE("bifrost 16-bit branch compares and BRANCHC (any / all of the guest warp)") {
+  CHECK(branch_rows("+BRANCHZ.s16.lt t1, r0.h1, clause_5", {{0x80000000u}, {0x00018000u}, {0x0000ffffu}}) == V{1, 2, 2});
+  CHECK(branch_rows("+BRANCHZ.u16.gt t1, r0.h0, clause_5", {{0x80000000u}, {0x00018000u}}) == V{2, 1});
+  CHECK(branch_rows("+BRANCHZ.i16.eq t1, r0.h1, clause_5", {{0x0000ffffu}, {0x00010000u}}) == V{1, 2});
+  CHECK(branch_rows("+BRANCHZ.f16.eq t1, r0.h0, clause_5", {{0x00008000u}, {0x00007e00u}}) == V{1, 2});
+  CHECK(branch_rows("+BRANCH.f16.lt t1, r1.h1, r0.h0, clause_5", {{0x3c00, 0x38000000u}, {0x7e00, 0x38000000u}}) == V{1, 2});
+  CHECK(branch_rows("+BRANCH.s16.gt t1, r0.h0, r1.h0, clause_5", {{0x0001, 0xffff}, {0xffff, 0x0001}}) == V{1, 2});
+  CHECK(branch_rows("+BRANCH.u16.gt t1, r0.h1, r1.h0, clause_5", {{0x00010000u, 0xffff}, {0xffff0000u, 0x0001}}) == V{2, 1});
+  // guest warps of 4 (G72): threads 0-3 and 4-7 decide on their own
+  CHECK(branch_rows("+BRANCHC.i32.any t1, r0, clause_5", {{0}, {0}, {1}, {0}, {0}, {0}, {0}, {0}}) == V{1, 1, 1, 1, 2, 2, 2, 2});
+  CHECK(branch_rows("+BRANCHC.i32.all t1, r0, clause_5", {{1}, {1}, {0}, {1}, {1}, {1}, {1}, {1}}) == V{2, 2, 2, 2, 1, 1, 1, 1});
+  CHECK(branch_rows("+BRANCHC.i16.any t1, r0.h1, clause_5", {{0xffff}, {0}, {0}, {0}, {0x10000}}) == V{2, 2, 2, 2, 1});
+}
