@@ -259,12 +259,17 @@ uint32_t f2u(float f, const std::string& r) {
 
 // ---- special functions (docs/bifrost.md "Special functions") -------------
 // frexp with the mantissa in [0.5, 1) and the exponent e (x = m * 2^e); `sqrt`
-// makes e even (m in [0.25, 1)), so that sqrt(x) = sqrt(m) * 2^(e/2).
-void frexp_mode(float x, bool sqrt, float& m, int& e) {
+// makes e even (m in [0.25, 1)), so that sqrt(x) = sqrt(m) * 2^(e/2); `log`
+// puts |m| in [0.75, 1.5) (the log reduction of the seed's G71 sequences).
+void frexp_mode(float x, bool sqrt, float& m, int& e, bool log = false) {
   m = std::frexp(x, &e);
   if (sqrt && (e & 1)) {
     m *= 0.5f;
     e += 1;
+  }
+  if (log && std::fabs(m) < 0.75f) {
+    m *= 2.0f;
+    e -= 1;
   }
 }
 
@@ -905,22 +910,23 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
       return true;
     case kFrexpm: case kFrexpe: {
       const bool sq = bitmod(in, "sqrt"), lg = bitmod(in, "log");
-      if (lg) return error(c, ti, fma, in.enc->name + ".log is unsupported");
+      if (sq && lg) return error(c, ti, fma, in.enc->name + ".sqrt.log is unsupported");
+      const bool mneg = lg && neg0;  // the .log form of FREXPM has a neg0 bit
       each([&](unsigned l) {
         uint32_t v = flush32(widen32(S(0, l), wid[0]), ftz);
         float xv = f32(v);
         if (in.op == kFrexpm) {
           if (std::isnan(xv)) return kNan32;
-          if (std::isinf(xv) || xv == 0) return absneg32(v, abs0, false);
+          if (std::isinf(xv) || xv == 0) return absneg32(v, abs0, mneg);
           float m;
           int e;
-          frexp_mode(xv, sq, m, e);
-          return absneg32(bits(m), abs0, false);
+          frexp_mode(xv, sq, m, e, lg);
+          return absneg32(bits(m), abs0, mneg);
         }
         if (std::isnan(xv) || std::isinf(xv) || xv == 0) return 0u;
         float m;
         int e;
-        frexp_mode(xv, sq, m, e);
+        frexp_mode(xv, sq, m, e, lg);
         if (sq) e /= 2;  // sqrt(x) = sqrt(m) * 2^(e/2)
         return uint32_t(neg0 ? -e : e);
       });
@@ -1155,6 +1161,18 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
           target_[l] = S(1, l);
         }
         return 0u;
+      });
+      return true;
+    }
+    case kExt: {
+      const std::string why = ext::check(in);
+      if (!why.empty()) return error(c, ti, fma, in.enc->name + " " + why);
+      const int eop = ext::op_of(in.enc->name);
+      ext::ScalarEmit se;
+      each([&](unsigned l) {
+        uint32_t s[4] = {};
+        for (unsigned i = 0; i < in.nsrc; ++i) s[i] = S(i, l);
+        return ext::eval(se, eop, in, s, ftz);
       });
       return true;
     }

@@ -11,7 +11,8 @@
 //   k(u32) constant; add sub mul and_ or_ xor_ (V,V); not_(V); shl/lshr/ashr(V, unsigned n < 32);
 //   shlv/lshrv/ashrv(V, V n) with n already in 0..31; eq ne ult ule slt sle (V,V) -> B;
 //   band bor (B,B), bnot(B); sel(B,V,V), seld(B,D,D); b2i(B) = 0/1; clz(V) (32 for 0);
-//   kq(u64); zx sx (V) -> Q; lo hi (Q) -> V; addq orq mulq (Q,Q); sel_q(B,Q,Q); shlq lshrq ashrq (Q, V n in 0..63);
+//   kq(u64); zx sx (V) -> Q; lo hi (Q) -> V; addq orq andq mulq (Q,Q); sel_q(B,Q,Q); dbits(D) -> Q, qd(Q) -> D
+//   (bit casts); dlog2 / dexp2 (D): the host libm's f64 log2 / exp2 (the IR's flog2/fexp2 on f64 call the same); shlq lshrq ashrq (Q, V n in 0..63);
 //   kd(double); f32d(V) / f16d(V low 16 bits) exact widening; i2d(V, signed) exact;
 //   d2f32(D, Round) / d2f16(D, Round) one rounding, canonical NaN (0x7fc00000 / 0x7e00), f16 in the low 16 bits;
 //   pow2d(V n in [-1000, 1000]) = 2^n exactly; drcp(D) = 1/x, drsq(D) = 1/sqrt(x) (f64, correctly rounded each step);
@@ -85,6 +86,11 @@ struct ScalarEmit {
   V hi(Q a) { return uint32_t(a >> 32); }
   Q addq(Q a, Q b) { return a + b; }
   Q orq(Q a, Q b) { return a | b; }
+  Q andq(Q a, Q b) { return a & b; }
+  Q dbits(D a) { return std::bit_cast<uint64_t>(a); }
+  D qd(Q a) { return std::bit_cast<double>(a); }
+  D dlog2(D a) { return std::log2(a); }
+  D dexp2(D a) { return std::exp2(a); }
   Q sel_q(B c, Q a, Q b) { return c ? a : b; }
   Q mulq(Q a, Q b) { return a * b; }
   Q shlq(Q a, V n) { return a << (n & 63); }

@@ -2,8 +2,10 @@
 // instruction family, templated on the emitter. docs/bifrost.md
 // "Vector and conversion instructions" states the same rules in prose.
 #pragma once
+#include <array>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace gpurc::bifrost::ext {
 
@@ -14,6 +16,7 @@ enum Op : int {
   kShiftV2, kShiftV4, kI8ToF32, kI16ToF32, kF16ToI32, kV2F16ToV2I16, kV2I16ToV2F16, kFcmpV2F16, kFroundV2F16,
   kFrexpmV2F16, kFrexpeV2F16, kLdexpV2F16, kQuietF32, kQuietV2F16, kFpclassF32, kFpclassF16, kIlogbF32,
   kIlogbV2F16, kLogbF32, kLogbV2F16, kFrcpF16, kFrsqF16, kFaddRscale, kFmaRscaleV2F16, kShiftDouble, kFunnel,
+  kFlogTable, kFlogd, kFaddLscale, kFexp, kFsinTable, kFcosTable,
 };
 
 inline int op_of(const std::string& n) {
@@ -46,7 +49,9 @@ inline int op_of(const std::string& n) {
       {"+FADD_RSCALE.f32", kFaddRscale}, {"*FMA_RSCALE.v2f16", kFmaRscaleV2F16},
       {"*LSHIFT_DOUBLE.i32", kShiftDouble}, {"*RSHIFT_DOUBLE.i32", kShiftDouble},
       {"*ARSHIFT_DOUBLE.i32", kShiftDouble}, {"*LROT_DOUBLE.i32", kShiftDouble}, {"*RROT_DOUBLE.i32", kShiftDouble},
-      {"*FLSHIFT_DOUBLE.i32", kFunnel}, {"*FRSHIFT_DOUBLE.i32", kFunnel},
+      {"*FLSHIFT_DOUBLE.i32", kFunnel}, {"*FRSHIFT_DOUBLE.i32", kFunnel}, {"+FLOG_TABLE.f32", kFlogTable},
+      {"+FLOGD.f32", kFlogd}, {"*FADD_LSCALE.f32", kFaddLscale}, {"+FEXP.f32", kFexp},
+      {"+FSIN_TABLE.u6", kFsinTable}, {"+FCOS_TABLE.u6", kFcosTable},
   };
   auto it = m.find(n);
   return it == m.end() ? kNone : it->second;
@@ -66,7 +71,9 @@ inline std::string check(const DecodedIns& in) {
   const int op = op_of(n);
   const std::string& r = in.mod("round");
   if (mod_on(in, "mask")) return ".mask is unsupported";
-  if (mod_on(in, "log")) return ".log is unsupported";
+  if (mod_on(in, "log") && mod_on(in, "sqrt")) return ".sqrt.log is unsupported";
+  if (in.mod("precision") == "high" || in.mod("precision") == "low") return "." + in.mod("precision") + " is unsupported";
+  if (mod_on(in, "offset") || mod_on(in, "adj")) return "." + (mod_on(in, "offset") ? in.mod("offset") : in.mod("adj")) + " is unsupported";
   if (mod_on(in, "divzero")) return ".divzero is unsupported";
   if (r == "rtna" && op != kFroundV2F16 && op != kF16ToI32 && op != kV2F16ToV2I16) return ".rtna is unsupported";
   if (r == "inf" || r == "inf0") return "." + r + " is unsupported";
@@ -188,6 +195,68 @@ inline bool signed_form(const std::string& n) {
   for (const char* t : {".s32", ".v2s16", ".v4s8", "S8_TO", "S16_TO", "_TO_V2S16", "_TO_S32"})
     if (n.find(t) != std::string::npos) return true;
   return false;
+}
+
+// ---- special-function tables (docs/bifrost.md "Special functions") ------
+// FLOG_TABLE: 128 buckets of the log-reduced mantissa a1 in [0.75, 1.5),
+// indexed by the top 7 fraction bits of x (fraction >= 0.5: a1 = (1 + f) / 2
+// in [0.75, 1), else a1 = 1 + f in [1, 1.5)); per bucket, with its midpoint
+// m: red = r1 = 1/m rounded to f32, base2 = -log2(r1), natural = -log2(r1) * ln 2
+// (f64, rounded once to f32).
+inline const uint32_t* flog_table(int mode) {
+  static const auto tables = [] {
+    std::array<std::array<uint32_t, 128>, 3> t{};
+    for (unsigned i = 0; i < 128; ++i) {
+      const double f = (i + 0.5) / 128.0, mid = f >= 0.5 ? 0.5 * (1.0 + f) : 1.0 + f;
+      const uint64_t r1 = ir::fbits::from_double(1.0 / mid, ir::Type::F32, ir::Round::NearestEven);
+      const double lg = -std::log2(ir::fbits::to_double(r1, ir::Type::F32));
+      t[0][i] = uint32_t(r1);
+      t[1][i] = uint32_t(ir::fbits::from_double(lg, ir::Type::F32, ir::Round::NearestEven));
+      t[2][i] = uint32_t(ir::fbits::from_double(lg * 0.6931471805599453, ir::Type::F32, ir::Round::NearestEven));
+    }
+    return t;
+  }();
+  return tables[size_t(mode)].data();
+}
+// FSIN_TABLE.u6 / FCOS_TABLE.u6: sin / cos of (index * pi / 32), index = the
+// low 6 bits of the source (Mesa: "multiplies the bottom 6-bits by pi/32"),
+// rounded to nearest f32; exact 0 and +-1 at the quadrant points.
+inline const uint32_t* sincos_table(bool cos) {
+  static const auto tables = [] {
+    std::array<std::array<uint32_t, 64>, 2> t{};
+    auto sin_k = [](unsigned k) {  // sin(k pi / 32) by quadrant symmetry
+      k &= 63;
+      const double sg = k >= 32 ? -1.0 : 1.0;
+      k &= 31;
+      if (k > 16) k = 32 - k;
+      if (k == 0) return 0.0;  // +0 at 0 and pi
+      return sg * (k == 16 ? 1.0 : std::sin(k * 3.14159265358979323846 / 32.0));
+    };
+    for (unsigned k = 0; k < 64; ++k) {
+      t[0][k] = uint32_t(ir::fbits::from_double(sin_k(k), ir::Type::F32, ir::Round::NearestEven));
+      t[1][k] = uint32_t(ir::fbits::from_double(sin_k(k + 16), ir::Type::F32, ir::Round::NearestEven));
+    }
+    return t;
+  }();
+  return tables[cos ? 1 : 0].data();
+}
+// A table read as a binary tree of selects on the index bits (n a power of two).
+template <class E> typename E::V lookup(E& e, typename E::V idx, const uint32_t* t, unsigned n) {
+  std::vector<typename E::V> cur;
+  for (unsigned i = 0; i < n; ++i) cur.push_back(e.k(t[i]));
+  for (unsigned b = 0; (1u << b) < n; ++b) {
+    typename E::B bit = e.ne(e.and_(idx, e.k(1u << b)), e.k(0));
+    std::vector<typename E::V> nxt;
+    for (size_t i = 0; i + 1 < cur.size(); i += 2) nxt.push_back(e.sel(bit, cur[i + 1], cur[i]));
+    cur = std::move(nxt);
+  }
+  return cur[0];
+}
+// |x| of a finite nonzero f32 (bits v) log-reduced: a1 in [0.75, 1.5) (f64, exact).
+template <class E> typename E::D log_mantissa(E& e, typename E::V v) {
+  typename E::Q q = e.dbits(e.f32d(e.and_(v, e.k(0x7fffffffu))));
+  typename E::D m = e.qd(e.orq(e.andq(q, e.kq(0x000fffffffffffffull)), e.kq(uint64_t(1022) << 52)));  // [0.5, 1)
+  return e.seld(e.dcmp(kLt, m, e.kd(0.75)), e.dmul(m, e.kd(2.0)), m);
 }
 
 // ---- the families --------------------------------------------------------
@@ -463,22 +532,29 @@ typename E::V eval(E& e, int op, const DecodedIns& in, const typename E::V* s, b
       return pack2(e, r[0], r[1]);
     }
     case kFrexpmV2F16: case kFrexpeV2F16: {
-      const bool sq = mod_on(in, "sqrt");
+      const bool sq = mod_on(in, "sqrt"), lg = mod_on(in, "log");
       V r[2];
       for (unsigned h = 0; h < 2; ++h) {
         V v = half_of(e, s[0], hsel(in.mod("swz0"), h));
         B special = e.bor(is_inf_bits(e, v, true), is_zero_bits(e, v, true));
         B nan = is_nan_bits(e, v, true);
-        // x = m * 2^ex with m in [0.5, 1): ex = ilogb + 1; sqrt: ex even, m in [0.25, 1)
+        // x = m * 2^ex with m in [0.5, 1): ex = ilogb + 1; sqrt: ex even, m in
+        // [0.25, 1); log: m in [0.75, 1.5)
         V ex = e.add(ilogb_bits(e, v, true), e.k(1));
         if (sq) ex = e.add(ex, e.and_(ex, e.k(1)));
+        // m = |x| * 2^-ex (exact)
+        D mag = e.dmul(e.f16d(e.and_(v, e.k(0x7fff))), e.pow2d(e.sub(e.k(0), ex)));
+        if (lg) {
+          B low = e.dcmp(kLt, mag, e.kd(0.75));
+          mag = e.seld(low, e.dmul(mag, e.kd(2.0)), mag);
+          ex = e.sel(low, e.sub(ex, e.k(1)), ex);
+        }
         if (op == kFrexpeV2F16) {
           V y = sq ? e.ashr(ex, 1) : ex;
           if (neg0) y = e.sub(e.k(0), y);
           r[h] = e.sel(e.bor(nan, special), e.k(0), y);
         } else {
-          // m = |x| * 2^-ex (exact), sign of x; abs0 clears it, neg0 flips it
-          D mag = e.dmul(e.f16d(e.and_(v, e.k(0x7fff))), e.pow2d(e.sub(e.k(0), ex)));
+          // the sign of x; abs0 clears it, neg0 flips it
           V m = e.or_(e.d2f16(mag, ir::Round::NearestEven), e.and_(v, e.k(0x8000)));
           m = absneg16(e, e.sel(special, v, m), abs0, neg0);
           r[h] = e.sel(nan, e.k(0x7e00), m);
@@ -602,6 +678,52 @@ typename E::V eval(E& e, int op, const DecodedIns& in, const typename E::V* s, b
       }
       return in.mod("result_word") == "w1" ? e.hi(y) : e.lo(y);
     }
+    case kFlogTable: {
+      const std::string& w = in.mod("widen0");
+      V v = s[0];
+      if (w == "h0" || w == "h1") v = e.d2f32(e.f16d(half_of(e, v, w == "h1" ? 1 : 0)), ir::Round::NearestEven);
+      v = absneg32(e, flush32(e, v, ftz), abs0, neg0);
+      const std::string& md = in.mod("mode");
+      const int mode = md == "base2" ? 1 : md == "natural" ? 2 : 0;
+      typename E::Q q = e.dbits(e.f32d(v));
+      V idx = e.and_(e.lo(e.lshrq(q, e.k(45))), e.k(0x7f));  // top 7 fraction bits, subnormals normalised
+      V t = lookup(e, idx, flog_table(mode), 128);
+      B zero = is_zero_bits(e, v, false), inf = is_inf_bits(e, v, false);
+      B bad = e.bor(is_nan_bits(e, v, false), e.band(e.ne(e.and_(v, e.k(0x80000000u)), e.k(0)), e.bnot(zero)));
+      const uint32_t z = mode == 0 ? 0x3f800000u : 0xff800000u, i = mode == 0 ? 0x3f800000u : 0x7f800000u;
+      return e.sel(bad, e.k(0x7fc00000u), e.sel(zero, e.k(z), e.sel(inf, e.k(i), t)));
+    }
+    case kFlogd: {
+      // log2(a1) / (a1 - 1) of the log-reduced mantissa (1 / ln 2 at a1 = 1)
+      V v = flush32(e, s[0], ftz);
+      D u = log_mantissa(e, v);
+      D y = e.dmul(e.dlog2(u), e.drcp(e.dadd(u, e.kd(-1.0))));
+      V r = e.sel(e.dcmp(kEq, u, e.kd(1.0)), e.k(0x3fb8aa3bu), e.d2f32(y, ir::Round::NearestEven));
+      B zero = is_zero_bits(e, v, false), inf = is_inf_bits(e, v, false);
+      B bad = e.bor(is_nan_bits(e, v, false), e.band(e.ne(e.and_(v, e.k(0x80000000u)), e.k(0)), e.bnot(zero)));
+      return e.sel(bad, e.k(0x7fc00000u), e.sel(e.bor(zero, inf), e.k(0x7f800000u), flush32(e, r, ftz)));
+    }
+    case kFaddLscale: {
+      // src0 + the log-reduced mantissa of src1 (with its sign; 0, inf, NaN as they are)
+      V a = absneg32(e, flush32(e, s[0], ftz), abs0, neg0);
+      V b = absneg32(e, flush32(e, s[1], ftz), abs1, neg1);
+      D m = log_mantissa(e, b);
+      m = e.seld(e.ne(e.and_(b, e.k(0x80000000u)), e.k(0)), e.dmul(m, e.kd(-1.0)), m);
+      B special = e.bor(e.bor(is_zero_bits(e, b, false), is_inf_bits(e, b, false)), is_nan_bits(e, b, false));
+      m = e.seld(special, e.f32d(b), m);
+      return flush32(e, e.d2f32(e.dadd(e.f32d(a), m), ir::Round::NearestEven), ftz);
+    }
+    case kFexp: {
+      // 2^(src0 / 2^24) (src0 an 8:24 fixed-point s32), rounded to f32; the
+      // float scale src1 decides NaN (NaN), -inf (+0) and +inf (+inf).
+      D d = e.dexp2(e.dmul(e.i2d(s[0], true), e.kd(0x1p-24)));
+      V r = flush32(e, e.d2f32(d, ir::Round::NearestEven), ftz);
+      V sc = s[1];
+      return e.sel(is_nan_bits(e, sc, false), e.k(0x7fc00000u),
+                   e.sel(e.eq(sc, e.k(0xff800000u)), e.k(0), e.sel(e.eq(sc, e.k(0x7f800000u)), e.k(0x7f800000u), r)));
+    }
+    case kFsinTable: case kFcosTable:
+      return lookup(e, e.and_(s[0], e.k(63)), sincos_table(op == kFcosTable), 64);
     default: return e.k(0);
   }
 }

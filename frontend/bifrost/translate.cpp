@@ -63,6 +63,11 @@ struct IrEmit {
   V hi(Q x) { return b.trunc(Type::I32, b.lshr(x, b.i32(32))); }
   Q addq(Q x, Q y) { return b.iadd(x, y); }
   Q orq(Q x, Q y) { return b.or_(x, y); }
+  Q andq(Q x, Q y) { return b.and_(x, y); }
+  Q dbits(D x) { return b.float_bits(x); }
+  D qd(Q x) { return b.bitcast(Type::F64, x); }
+  D dlog2(D x) { return b.transc(ir::Opcode::FLog2, ir::Transc::Ieee, x); }
+  D dexp2(D x) { return b.transc(ir::Opcode::FExp2, ir::Transc::Ieee, x); }
   Q sel_q(B c, Q x, Q y) { return b.select(c, x, y); }
   Q mulq(Q x, Q y) { return b.imul(x, y); }
   Q shlq(Q x, V n) { return b.shl(x, n); }
@@ -720,14 +725,21 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
       out = c32(0);
       return true;
     case tFrexpm: case tFrexpe: {
-      const bool sq = on(in, "sqrt");
-      if (on(in, "log")) return fail(x, in, ".log is unsupported");
+      const bool sq = on(in, "sqrt"), lg = on(in, "log");
+      if (sq && lg) return fail(x, in, ".sqrt.log is unsupported");
+      const bool mneg = lg && neg0;
       ValueId v = flush(widen(S(0), wid[0]), x.ftz), m, e;
       frexp64(v, sq, m, e);
+      if (lg) {
+        // |m| in [0.75, 1.5) (interp.cpp frexp_mode)
+        ValueId low = b_.fcmp(FloatPred::Olt, b_.fabs(m), b_.fconst(Type::F64, 0.75));
+        m = sel(low, b_.fmul(m, b_.fconst(Type::F64, 2.0)), m);
+        e = sel(low, b_.isub(e, c32(1)), e);
+      }
       ValueId special = b_.or_(is_inf32(v), is_zero32(v));
       if (op == tFrexpm) {
-        ValueId mb = absneg(asi(b_.ftof(Type::F32, m)), abs0, false);
-        out = sel(is_nan32(v), c32(0x7fc00000u), sel(special, absneg(v, abs0, false), mb));
+        ValueId mb = absneg(asi(b_.ftof(Type::F32, m)), abs0, mneg);
+        out = sel(is_nan32(v), c32(0x7fc00000u), sel(special, absneg(v, abs0, mneg), mb));
       } else {
         if (sq) e = b_.ashr(e, c32(1));  // even
         if (neg0) e = b_.ineg(e);

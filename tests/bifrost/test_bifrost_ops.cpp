@@ -206,3 +206,25 @@ TEST_CASE("bifrost 16-bit branch compares and BRANCHC (any / all of the guest wa
   CHECK(branch_rows("+BRANCHC.i32.all t1, r0, clause_5", {{1}, {1}, {0}, {1}, {1}, {1}, {1}, {1}}) == V{2, 2, 2, 2, 1, 1, 1, 1});
   CHECK(branch_rows("+BRANCHC.i16.any t1, r0.h1, clause_5", {{0xffff}, {0}, {0}, {0}, {0x10000}}) == V{2, 2, 2, 2, 1});
 }
+
+TEST_CASE("bifrost log, exp and sin/cos special functions: the documented definitions") {
+  constexpr uint32_t kNan = 0x7fc00000u, kInf = 0x7f800000u, kNegInf = 0xff800000u;
+  // frexp in log mode: |m| in [0.75, 1.5)
+  CHECK(add_op("+FREXPM.f32.log r4:t1, r0", {{fb(3)}, {fb(1)}, {fb(-5)}, {0}}) == V{fb(0.75f), fb(1), fb(-1.25f), 0});
+  CHECK(add_op("+FREXPE.f32.log r4:t1, r0", {{fb(3)}, {fb(1)}, {fb(-5)}, {kInf}}) == V{2, 0, 2, 0});
+  CHECK(add_op("+FREXPM.v2f16.log r4:t1, r0", {{0x42004500u}}) == V{0x3a003d00u});  // (5, 3) -> (1.25, 0.75)
+  // FLOG_TABLE: bucket = top 7 fraction bits; values worked out with the definition in Python
+  CHECK(add_op("+FLOG_TABLE.f32.red r4:t1, r0", {{fb(1)}, {fb(0.8f)}, {fb(3)}, {0}, {kInf}, {fb(-1)}, {kNan}}) ==
+        V{0x3f7f00ffu, 0x3fa03c17u, 0x3faa392fu, fb(1), fb(1), kNan, kNan});
+  CHECK(add_op("+FLOG_TABLE.f32.base2 r4:t1, r0", {{fb(1)}, {fb(0.8f)}, {fb(3)}, {0}, {kInf}}) ==
+        V{0x3bb84e24u, 0xbea5e8f8u, 0xbed293feu, kNegInf, kInf});
+  CHECK(add_op("+FLOG_TABLE.f32.natural r4:t1, r0", {{fb(1)}, {fb(0.8f)}, {fb(3)}}) == V{0x3b7f8056u, 0xbe660009u, 0xbe91f62cu});
+  CHECK(add_op("+FLOGD.f32 r4:t1, r0", {{fb(1)}, {fb(3)}, {0}, {kInf}, {fb(-2)}}) == V{0x3fb8aa3bu, 0x3fd47fccu, kInf, kInf, kNan});
+  CHECK(fma_op("*FADD_LSCALE.f32 r4:t0, r0, r1", {{fb(-1), fb(3)}, {fb(-1), fb(6)}, {fb(-1), fb(1)}, {fb(1), kInf}}) ==
+        V{fb(-0.25f), fb(-0.25f), 0, kInf});
+  CHECK(add_op("+FEXP.f32 r4:t1, r0, r1", {{1u << 24, fb(1)}, {0xff800000u, 0}, {0, kNan}, {0x80000000u, kNegInf},
+                                           {0x7fffffffu, kInf}, {0x80000000u, fb(-200)}}) ==
+        V{fb(2), 0x3f3504f3u, kNan, 0, kInf, 0x00200000u});
+  CHECK(add_op("+FSIN_TABLE.u6 r4:t1, r0", {{0}, {16}, {8}, {48}, {80}}) == V{0, fb(1), 0x3f3504f3u, fb(-1), fb(1)});
+  CHECK(add_op("+FCOS_TABLE.u6 r4:t1, r0", {{0}, {16}, {32}, {48}}) == V{fb(1), 0, fb(-1), 0});
+}
