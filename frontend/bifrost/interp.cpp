@@ -1083,8 +1083,15 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
     }
     case kLdexpF32: {
       const std::string& r = in.mod("round");
-      if (r == "inf" || r == "inf0" || r == "rtna")
-        return error(c, ti, fma, in.enc->name + "." + r + " is unsupported");
+      if (r == "inf" || r == "inf0") {  // the atan scale modes: ops_ext.h kLdexpInf
+        ext::ScalarEmit se;
+        each([&](unsigned l) {
+          const uint32_t s[4] = {S(0, l), S(1, l), 0, 0};
+          return ext::eval(se, ext::kLdexpInf, in, s, ftz);
+        });
+        return true;
+      }
+      if (r == "rtna") return error(c, ti, fma, in.enc->name + "." + r + " is unsupported");
       each([&](unsigned l) {
         float v = f32(flush32(S(0, l), ftz));
         if (std::isnan(v)) return kNan32;

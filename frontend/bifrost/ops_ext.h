@@ -15,7 +15,7 @@
 //   (bit casts); dlog2 / dexp2 (D): the host libm's f64 log2 / exp2 (the IR's flog2/fexp2 on f64 call the same); shlq lshrq ashrq (Q, V n in 0..63);
 //   kd(double); f32d(V) / f16d(V low 16 bits) exact widening; i2d(V, signed) exact;
 //   d2f32(D, Round) / d2f16(D, Round) one rounding, canonical NaN (0x7fc00000 / 0x7e00), f16 in the low 16 bits;
-//   pow2d(V n in [-1000, 1000]) = 2^n exactly; drcp(D) = 1/x, drsq(D) = 1/sqrt(x) (f64, correctly rounded each step);
+//   pow2d(V n in [-1000, 1000]) = 2^n exactly; drcp(D) = 1/x, drsq(D) = 1/sqrt(x), dsqrt(D) (f64, correctly rounded each step);
 //   dadd dmul (D,D) f64 round to nearest; dfma(D,D,D) f64 fused; dround(D, mode) floor/ceil/trunc/rint in f64;
 //   dcmp(cmp code, D, D) with the interpreter's compare meanings; disnan(D);
 //   d2i(D, signed, Round) saturating to 32 bits, NaN -> 0.
@@ -109,6 +109,7 @@ struct ScalarEmit {
   D pow2d(V n) { return std::ldexp(1.0, int32_t(n)); }
   D drcp(D a) { return 1.0 / a; }
   D drsq(D a) { return 1.0 / std::sqrt(a); }
+  D dsqrt(D a) { return std::sqrt(a); }
   D dadd(D a, D b) { return a + b; }
   D dmul(D a, D b) { return a * b; }
   D dfma(D a, D b, D c) { return std::fma(a, b, c); }

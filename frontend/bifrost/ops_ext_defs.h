@@ -16,7 +16,8 @@ enum Op : int {
   kShiftV2, kShiftV4, kI8ToF32, kI16ToF32, kF16ToI32, kV2F16ToV2I16, kV2I16ToV2F16, kFcmpV2F16, kFroundV2F16,
   kFrexpmV2F16, kFrexpeV2F16, kLdexpV2F16, kQuietF32, kQuietV2F16, kFpclassF32, kFpclassF16, kIlogbF32,
   kIlogbV2F16, kLogbF32, kLogbV2F16, kFrcpF16, kFrsqF16, kFaddRscale, kFmaRscaleV2F16, kShiftDouble, kFunnel,
-  kFlogTable, kFlogd, kFaddLscale, kFexp, kFsinTable, kFcosTable,
+  kFlogTable, kFlogd, kFaddLscale, kFexp, kFsinTable, kFcosTable, kFatanAssist, kFatanTable,
+  kLdexpInf,  // +LDEXP.f32.inf / .inf0 (interp.cpp and translate.cpp route those modes here)
 };
 
 inline int op_of(const std::string& n) {
@@ -51,7 +52,8 @@ inline int op_of(const std::string& n) {
       {"*ARSHIFT_DOUBLE.i32", kShiftDouble}, {"*LROT_DOUBLE.i32", kShiftDouble}, {"*RROT_DOUBLE.i32", kShiftDouble},
       {"*FLSHIFT_DOUBLE.i32", kFunnel}, {"*FRSHIFT_DOUBLE.i32", kFunnel}, {"+FLOG_TABLE.f32", kFlogTable},
       {"+FLOGD.f32", kFlogd}, {"*FADD_LSCALE.f32", kFaddLscale}, {"+FEXP.f32", kFexp},
-      {"+FSIN_TABLE.u6", kFsinTable}, {"+FCOS_TABLE.u6", kFcosTable},
+      {"+FSIN_TABLE.u6", kFsinTable}, {"+FCOS_TABLE.u6", kFcosTable}, {"+FATAN_ASSIST.f32", kFatanAssist},
+      {"+FATAN_ASSIST.f16", kFatanAssist}, {"+FATAN_TABLE.f32", kFatanTable}, {"+FATAN_TABLE.f16", kFatanTable},
   };
   auto it = m.find(n);
   return it == m.end() ? kNone : it->second;
@@ -76,7 +78,7 @@ inline std::string check(const DecodedIns& in) {
   if (mod_on(in, "offset") || mod_on(in, "adj")) return "." + (mod_on(in, "offset") ? in.mod("offset") : in.mod("adj")) + " is unsupported";
   if (mod_on(in, "divzero")) return ".divzero is unsupported";
   if (r == "rtna" && op != kFroundV2F16 && op != kF16ToI32 && op != kV2F16ToV2I16) return ".rtna is unsupported";
-  if (r == "inf" || r == "inf0") return "." + r + " is unsupported";
+  if ((r == "inf" || r == "inf0") && n != "+LDEXP.f32") return "." + r + " is unsupported";
   const std::string& sp = in.mod("special");
   if (sp == "left" || sp == "scale16" || (op == kFaddRscale && sp == "n")) return "." + sp + " is unsupported";
   return "";
@@ -257,6 +259,35 @@ template <class E> typename E::D log_mantissa(E& e, typename E::V v) {
   typename E::Q q = e.dbits(e.f32d(e.and_(v, e.k(0x7fffffffu))));
   typename E::D m = e.qd(e.orq(e.andq(q, e.kq(0x000fffffffffffffull)), e.kq(uint64_t(1022) << 52)));  // [0.5, 1)
   return e.seld(e.dcmp(kLt, m, e.kd(0.75)), e.dmul(m, e.kd(2.0)), m);
+}
+
+// The arc-tangent reduction of the seed's atan2 sequence (ATAN_ASSIST /
+// ATAN_TABLE): from |y| and |x| (f64), the coarse slope a = |y| / |x|
+// rounded to f16 (clamped to 65504) with its low 5 mantissa bits cleared
+// (32 steps per binade); 0/0 -> 0, inf/inf -> 1; returned as f64.
+template <class E> typename E::D atan_slope(E& e, typename E::V y, typename E::V x) {
+  typename E::V ay = e.and_(y, e.k(0x7fffffffu)), ax = e.and_(x, e.k(0x7fffffffu));
+  typename E::D q = e.dmul(e.f32d(ay), e.drcp(e.f32d(ax)));
+  q = e.seld(e.dcmp(kGt, q, e.kd(65504.0)), e.kd(65504.0), q);  // also y/0 = inf; NaN stays
+  typename E::V h = e.and_(e.d2f16(q, ir::Round::NearestEven), e.k(0xffe0));
+  typename E::D a = e.f16d(h);
+  typename E::B both_zero = e.band(is_zero_bits(e, ay, false), is_zero_bits(e, ax, false));
+  typename E::B both_inf = e.band(is_inf_bits(e, ay, false), is_inf_bits(e, ax, false));
+  return e.seld(both_inf, e.kd(1.0), e.seld(both_zero, e.kd(0.0), a));
+}
+// atan(a) for a >= 0 in f64: a > 1 -> pi/2 - atan(1/a); two half-angle
+// reductions t -> t / (1 + sqrt(1 + t^2)) (|t| <= tan(pi/16)), then the odd
+// Taylor series to t^23 in Horner form; every step an IEEE f64 operation.
+template <class E> typename E::D atan_f64(E& e, typename E::D a) {
+  typename E::B inv = e.dcmp(kGt, a, e.kd(1.0));
+  typename E::D t = e.seld(inv, e.drcp(a), a);
+  for (int i = 0; i < 2; ++i)
+    t = e.dmul(t, e.drcp(e.dadd(e.kd(1.0), e.dsqrt(e.dadd(e.kd(1.0), e.dmul(t, t))))));
+  typename E::D t2 = e.dmul(t, t);
+  typename E::D p = e.kd(-1.0 / 23.0);
+  for (int k = 10; k >= 0; --k) p = e.dadd(e.kd((k & 1 ? -1.0 : 1.0) / (2 * k + 1)), e.dmul(t2, p));
+  typename E::D r = e.dmul(e.kd(4.0), e.dmul(t, p));
+  return e.seld(inv, e.dadd(e.kd(1.5707963267948966), e.dmul(r, e.kd(-1.0))), r);
 }
 
 // ---- the families --------------------------------------------------------
@@ -724,6 +755,45 @@ typename E::V eval(E& e, int op, const DecodedIns& in, const typename E::V* s, b
     }
     case kFsinTable: case kFcosTable:
       return lookup(e, e.and_(s[0], e.k(63)), sincos_table(op == kFcosTable), 64);
+    case kFatanAssist: case kFatanTable: {
+      // sources y, x (f32, or the f16 halves lane0 / lane1 widened exactly)
+      V y = s[0], x = s[1];
+      if (n.ends_with(".f16")) {
+        y = e.d2f32(e.f16d(half_of(e, y, in.mod("lane0") == "h1" ? 1 : 0)), ir::Round::NearestEven);
+        x = e.d2f32(e.f16d(half_of(e, x, in.mod("lane1") == "h1" ? 1 : 0)), ir::Round::NearestEven);
+      }
+      y = flush32(e, y, ftz);
+      x = flush32(e, x, ftz);
+      B nan = e.bor(is_nan_bits(e, y, false), is_nan_bits(e, x, false));
+      D a = atan_slope(e, y, x);
+      if (op == kFatanTable) {
+        D t = atan_f64(e, a);
+        if (n.ends_with(".f16")) return e.sel(nan, e.k(0x7e00), e.d2f16(t, ir::Round::NearestEven));
+        return e.sel(nan, e.k(0x7fc00000u), e.d2f32(t, ir::Round::NearestEven));
+      }
+      // ATAN_ASSIST: high half = a (f16), low half = the scale (s16) that
+      // brings max(|y|, |x|) to [1, 2): -ilogb; 0x8000 when either is
+      // infinite (LDEXP.inf then maps inf -> 1, finite -> 0), 0 for two zeros.
+      V ay = e.and_(y, e.k(0x7fffffffu)), ax = e.and_(x, e.k(0x7fffffffu));
+      V mx = e.sel(e.ult(ay, ax), ax, ay);
+      V sc = e.sub(e.k(0), ilogb_bits(e, mx, false));
+      sc = e.sel(is_zero_bits(e, mx, false), e.k(0), sc);
+      sc = e.sel(e.bor(is_inf_bits(e, ay, false), is_inf_bits(e, ax, false)), e.k(0x8000), sc);
+      V ah = e.sel(nan, e.k(0x7e00), e.d2f16(a, ir::Round::NearestEven));
+      return pack2(e, sc, ah);
+    }
+    case kLdexpInf: {
+      // LDEXP.f32.inf / .inf0 (the seed's ATAN_LDEXP.Y / .X): the scale is the
+      // low 16 bits of src1 (s16, ATAN_ASSIST's layout); scale -32768 maps
+      // +-inf to +-1.0 and every finite value to +-0 (NaN stays NaN).
+      V v = flush32(e, s[0], ftz);
+      V k = sext16(e, half_of(e, s[1], 0));
+      B special = e.eq(k, e.k(0xffff8000u));
+      V sign = e.and_(v, e.k(0x80000000u));
+      V sp = e.sel(is_inf_bits(e, v, false), e.or_(sign, e.k(0x3f800000u)), sign);
+      V r = flush32(e, e.d2f32(e.dmul(e.f32d(v), e.pow2d(k)), ir::Round::NearestEven), ftz);
+      return e.sel(is_nan_bits(e, v, false), e.k(0x7fc00000u), e.sel(special, sp, r));
+    }
     default: return e.k(0);
   }
 }

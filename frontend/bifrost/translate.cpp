@@ -82,6 +82,7 @@ struct IrEmit {
   D pow2d(V n) { return b.bitcast(Type::F64, b.shl(b.zext(Type::I64, b.iadd(n, b.i32(1023))), b.i32(52))); }
   D drcp(D d) { return b.transc(ir::Opcode::FRcp, ir::Transc::Ieee, d); }
   D drsq(D d) { return b.transc(ir::Opcode::FRsqrt, ir::Transc::Ieee, d); }
+  D dsqrt(D d) { return b.transc(ir::Opcode::FSqrt, ir::Transc::Ieee, d); }
   D dadd(D x, D y) { return b.fadd(x, y); }
   D dmul(D x, D y) { return b.fmul(x, y); }
   D dfma(D x, D y, D z) { return b.ffma(x, y, z); }
@@ -782,7 +783,13 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
       return true;
     }
     case tLdexp: {
-      if (rnd == "inf" || rnd == "inf0" || rnd == "rtna") return fail(x, in, "." + rnd + " is unsupported");
+      if (rnd == "inf" || rnd == "inf0") {
+        ValueId s[4] = {S(0), S(1), ir::kNoValue, ir::kNoValue};
+        IrEmit em{b_};
+        out = ext::eval(em, ext::kLdexpInf, in, s, x.ftz);
+        return true;
+      }
+      if (rnd == "rtna") return fail(x, in, "." + rnd + " is unsupported");
       ValueId v = flush(S(0), x.ftz);
       ValueId d = b_.fmul(b_.ftof(Type::F64, asf(v)), pow2(clamp_k(S(1))));
       out = flush(asi(b_.ftof(Type::F32, d, round_flags(rnd))), x.ftz);

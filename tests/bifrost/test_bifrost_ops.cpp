@@ -228,3 +228,16 @@ TEST_CASE("bifrost log, exp and sin/cos special functions: the documented defini
   CHECK(add_op("+FSIN_TABLE.u6 r4:t1, r0", {{0}, {16}, {8}, {48}, {80}}) == V{0, fb(1), 0x3f3504f3u, fb(-1), fb(1)});
   CHECK(add_op("+FCOS_TABLE.u6 r4:t1, r0", {{0}, {16}, {32}, {48}}) == V{fb(1), 0, fb(-1), 0});
 }
+
+TEST_CASE("bifrost arc-tangent assist, table and the LDEXP.inf scale modes (seed's atan2 sequence)") {
+  constexpr uint32_t kNan = 0x7fc00000u, kInf = 0x7f800000u, kNegInf = 0xff800000u;
+  // high half: the coarse slope |y|/|x| (f16, 5 fraction bits); low half: -ilogb(max), 0x8000 for an infinity
+  CHECK(add_op("+FATAN_ASSIST.f32 r4:t1, r0, r1", {{fb(1), fb(3)}, {kInf, fb(1)}, {0, 0}, {fb(1), fb(1)}}) ==
+        V{0x3540ffffu, 0x7be08000u, 0, 0x3c000000u});
+  // atan of that slope (f64 series, values from the same definition in Python)
+  CHECK(add_op("+FATAN_TABLE.f32 r4:t1, r0, r1", {{fb(1), fb(1)}, {fb(1), fb(3)}, {fb(3), fb(1)}, {0, fb(1)}, {fb(1), 0}, {kNan, 0}}) ==
+        V{0x3f490fdbu, 0x3ea25522u, 0x3f9fe0bbu, 0, 0x3fc90f59u, kNan});
+  CHECK(add_op("+LDEXP.f32.inf r4:t1, r0, r1", {{fb(3), 0x0000ffffu}, {kInf, 0x8000}, {fb(-5), 0x8000}, {kNegInf, 0x12348000u}}) ==
+        V{fb(1.5f), fb(1), 0x80000000u, fb(-1)});
+  CHECK(add_op("+LDEXP.f32.inf0 r4:t1, r0, r1", {{fb(3), 0x00000002u}, {kNan, 0x8000}}) == V{fb(12), kNan});
+}

@@ -74,7 +74,8 @@ const std::vector<const Encoding*>& candidates(bool fma) {
         "+LOGB.v2f16", "+FRCP.f16", "+FRSQ.f16", "+FADD_RSCALE.f32", "*FMA_RSCALE.v2f16", "*LSHIFT_DOUBLE.i32",
         "*RSHIFT_DOUBLE.i32", "*ARSHIFT_DOUBLE.i32", "*LROT_DOUBLE.i32", "*RROT_DOUBLE.i32", "*FLSHIFT_DOUBLE.i32",
         "*FRSHIFT_DOUBLE.i32", "+WMASK", "+FLOG_TABLE.f32", "+FLOGD.f32", "*FADD_LSCALE.f32", "+FEXP.f32",
-        "+FSIN_TABLE.u6", "+FCOS_TABLE.u6"};
+        "+FSIN_TABLE.u6", "+FCOS_TABLE.u6", "+FATAN_ASSIST.f32", "+FATAN_ASSIST.f16", "+FATAN_TABLE.f32",
+        "+FATAN_TABLE.f16"};
     for (const Encoding* e : decode_order(true))
       for (const char* n : names)
         if (e->name == n) fmas.push_back(e);
