@@ -379,7 +379,24 @@ const std::string& DecodedIns::mod(const char* name) const {
 std::string unsupported_reason(const Encoding& e) {
   if (const char* r = unit_message_reason(e)) return r;
   if (op_of(e) != kUnsupported) return "";
-  return "not implemented by the interpreter";
+  // Why the rest has no model (docs/bifrost.md "Instruction status").
+  static const std::pair<const char*, const char*> why[] = {
+      {"+DISCARD", "fragment discard (no fragment model)"},
+      {"*CUBEFACE1", "cube-map face selection (its face encoding is not public)"},
+      {"+CUBE", "cube-map face selection (its face encoding is not public)"},
+      {"*DTSEL_IMM", "descriptor table select (no descriptor model)"},
+      {"*JUMP_EX", "call/return stack (stack_mode) not modelled"},
+      {"+LD_CVT", "conversion descriptor (its format is not public)"},
+      {"+ST_CVT", "conversion descriptor (its format is not public)"},
+      {"*SEG_", "segment address (wls is a separate address space in this model)"},
+      {"+SEG_", "segment address (wls is a separate address space in this model)"},
+      {"*ATOM_P", "split atomics (ATOM_PRE/ATOM_POST pairing not public)"},
+      {"*SHADDXL.i64", "64-bit register pairs (64-bit clauses, not modelled)"},
+      {"+BRANCH_", "divergence/low-bits branches (condition not public)"},
+  };
+  for (const auto& [prefix, reason] : why)
+    if (e.name.rfind(prefix, 0) == 0) return reason;
+  return "semantics not public (no definition in the seed page, the notes or Mesa's lowering)";
 }
 
 // ---- program ---------------------------------------------------------------
@@ -670,7 +687,7 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
   if (!in.enc) return error(c, ti, fma, "INSTR_INVALID_ENC " + hex(in.word) + " cannot run");
   if (const char* why = unit_message_reason(*in.enc)) return error(c, ti, fma, in.enc->name + " is unsupported: " + why);
   if (in.op == kUnsupported)
-    return error(c, ti, fma, in.enc->name + " is not implemented by the interpreter (docs/bifrost.md)");
+    return error(c, ti, fma, in.enc->name + " is unsupported: " + unsupported_reason(*in.enc) + " (docs/bifrost.md)");
   const uint32_t mask = x.mask;
   auto S = [&](unsigned i, unsigned l) { return src_val(x, in.src[i], l); };
   auto each = [&](auto f) {
