@@ -477,10 +477,16 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
       out = notr ? b_.not_(r) : r;
       return true;
     }
-    case tImul:
-      if (on(in, "widen1")) return fail(x, in, "with a widened source is not translated");
-      out = b_.imul(S(0), S(1));
+    case tImul: {
+      // src1 widened per widen1 (h0/h1, b0-b3), sign per `extend` (interp.cpp kImulI32)
+      const std::string& w = in.mod("widen1");
+      const ir::Sign sg = in.mod("extend") == "sext" ? ir::Sign::Signed : ir::Sign::Unsigned;
+      ValueId bb = S(1);
+      if (w == "h0" || w == "h1") bb = b_.bf_extract(sg, bb, c32(w == "h0" ? 0 : 16), c32(16));
+      else if (w.size() == 2 && w[0] == 'b') bb = b_.bf_extract(sg, bb, c32(8 * unsigned(w[1] - '0')), c32(8));
+      out = b_.imul(S(0), bb);
       return true;
+    }
     case tPopcount: out = b_.popcount(S(0)); return true;
     case tBitrev: out = b_.bit_reverse(S(0)); return true;
     case tClz:
@@ -543,7 +549,11 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
       return true;
     }
     case tF2S: case tF2U:
-      if (rnd == "rtna") return fail(x, in, ".rtna is not translated");
+      if (rnd == "rtna") {  // half away from zero: ops_ext.h to_int, as the interpreter's std::round
+        IrEmit em{b_};
+        out = ext::to_int(em, em.f32d(flush(S(0), x.ftz)), op == tF2S, rnd);
+        return true;
+      }
       out = b_.ftoi(Type::I32, op == tF2S ? ir::Sign::Signed : ir::Sign::Unsigned, asf(flush(S(0), x.ftz)),
                     round_flags(rnd));
       return true;
@@ -796,7 +806,12 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
       return true;
     }
     case tFround: {
-      if (rnd == "rtna") return fail(x, in, ".rtna is not translated");
+      if (rnd == "rtna") {  // half away from zero (std::round in the interpreter), exact in f64
+        IrEmit em{b_};
+        ValueId v = absneg(flush(widen(S(0), wid[0]), x.ftz), abs0, neg0);
+        out = em.d2f32(ext::round_away(em, em.f32d(v)), ir::Round::NearestEven);
+        return true;
+      }
       ValueId v = asf(absneg(flush(widen(S(0), wid[0]), x.ftz), abs0, neg0));
       const ir::Opcode o = rnd == "rtp" ? ir::Opcode::FCeil : rnd == "rtn" ? ir::Opcode::FFloor
                            : rnd == "rtz" ? ir::Opcode::FTrunc : ir::Opcode::FRint;

@@ -241,3 +241,13 @@ TEST_CASE("bifrost arc-tangent assist, table and the LDEXP.inf scale modes (seed
         V{fb(1.5f), fb(1), 0x80000000u, fb(-1)});
   CHECK(add_op("+LDEXP.f32.inf0 r4:t1, r0, r1", {{fb(3), 0x00000002u}, {kNan, 0x8000}}) == V{fb(12), kNan});
 }
+
+TEST_CASE("bifrost modifier forms the JIT now translates: IMUL widen, rtna to integer and FROUND.rtna") {
+  CHECK(fma_op("*IMUL.i32.sext r4:t0, r0, r1.h1", {{3, 0xfffe0000u}}) == V{0xfffffffau});
+  CHECK(fma_op("*IMUL.i32.zext r4:t0, r0, r1.b2", {{3, 0x00ff0000u}}) == V{765});
+  CHECK(add_op("+F32_TO_S32.rtna r4:t1, r0", {{fb(2.5f)}, {fb(-2.5f)}, {fb(0.49999997f)}, {fb(3e9f)}, {0x7fc00000u}}) ==
+        V{3, 0xfffffffdu, 0, 0x7fffffffu, 0});
+  CHECK(add_op("+F32_TO_U32.rtna r4:t1, r0", {{fb(2.5f)}, {fb(-0.5f)}}) == V{3, 0});
+  CHECK(fma_op("*FROUND.f32.rtna r4:t0, r0", {{fb(2.5f)}, {fb(-0.4f)}, {fb(0.49999997f)}, {0x7f800000u}}) ==
+        V{fb(3), 0x80000000u, 0, 0x7f800000u});
+}
