@@ -512,6 +512,7 @@ class ClauseRunner {
     unsigned reg;
     uint32_t mask;
     Lanes val;
+    uint32_t keep = 0;  // bits of the register the value leaves (byte/half lane loads)
   };
   std::vector<Staged> staged_;
 
@@ -639,12 +640,20 @@ bool ClauseRunner::memory(const DecodedIns& in, const TupleCtx& x, unsigned ti) 
   const unsigned nregs = (bytes + 3) / 4;
   const unsigned sr = c.raw.header.staging_register();
   if (sr + nregs > kRegs) return error(c, ti, false, "staging registers r" + std::to_string(sr) + "+ past r63");
-  if (load && bytes < 4) {
-    const std::string& ld = in.mod("lane_dest");
-    const std::string& ext = in.mod("extend");
-    if (!(ld.empty() || ld == "none" || ld == "d0") || !(ext.empty() || ext == "none" || ext == "zext" || ext == "sext"))
-      return error(c, ti, false, in.enc->name + " ." + ld + " lane destination is unsupported");
+  // lane_dest / extend of the narrow loads: bN / hN merge the value into that byte / half (the rest of
+  // the register kept; hN with an extend: the value extended to 16 bits), w0 the whole register
+  // extended, d0 the value extended to 64 bits in two registers.
+  const std::string& ld = in.mod("lane_dest");
+  const std::string& ext = in.mod("extend");
+  const bool sx = ext == "sext", has_ext = ext == "sext" || ext == "zext";
+  const bool d0 = load && ld == "d0";
+  unsigned lane_shift = 0;
+  uint32_t keep = 0;
+  if (load && ld.size() == 2 && (ld[0] == 'b' || ld[0] == 'h')) {
+    lane_shift = (ld[0] == 'b' ? 8 : 16) * unsigned(ld[1] - '0');
+    keep = ~((ld[0] == 'b' ? 0xffu : 0xffffu) << lane_shift);
   }
+  if (d0 && sr + 2 > kRegs) return error(c, ti, false, "staging registers r" + std::to_string(sr) + "+ past r63");
   Lanes val[4];
   for (unsigned l = 0; l < kHostLanes; ++l) {
     if (!(x.mask >> l & 1)) continue;
@@ -667,17 +676,21 @@ bool ClauseRunner::memory(const DecodedIns& in, const TupleCtx& x, unsigned ti) 
       done += piece;
     }
     if (load) {
-      if (bytes < 4 && in.mod("extend") == "sext") {
+      if (bytes < 4 && sx) {
         uint32_t w;
         std::memcpy(&w, buf, 4);
         w = uint32_t(int32_t(w << (32 - 8 * bytes)) >> (32 - 8 * bytes));
         std::memcpy(buf, &w, 4);
       }
       for (unsigned r = 0; r < nregs; ++r) std::memcpy(&val[r].v[l], buf + 4 * r, 4);
+      if (keep) val[0].v[l] = ((ld[0] == 'h' && has_ext ? val[0].v[l] & 0xffffu : val[0].v[l]) << lane_shift) & ~keep;
+      if (d0) val[1].v[l] = sx ? uint32_t(int32_t(val[0].v[l]) >> 31) : 0u;
     }
   }
-  if (load)
-    for (unsigned r = 0; r < nregs; ++r) staged_.push_back({sr + r, x.mask, val[r]});
+  if (load) {
+    for (unsigned r = 0; r < nregs; ++r) staged_.push_back({sr + r, x.mask, val[r], r == 0 ? keep : 0u});
+    if (d0 && nregs == 1) staged_.push_back({sr + 1, x.mask, val[1]});
+  }
   return true;
 }
 
@@ -1308,10 +1321,12 @@ bool ClauseRunner::run(const DecodedClause& c, uint32_t mask) {
     if (rm.slot2 != SlotOp::Read && rm.slot2 != SlotOp::Idle) wr(rm.slot2, t.rb.reg2, fr);
     if (rm.slot3 != SlotOp::Idle) wr(rm.slot3, t.rb.reg3, rm.slot3_fma ? fr : ar);
   }
-  // Message results land after the clause.
-  for (const Staged& s : staged_)
-    for (unsigned l = 0; l < kHostLanes; ++l)
-      if (s.mask >> l & 1) st_.regs[s.reg][l] = s.val.v[l];
+  // Message results land after the clause: whole registers, then byte/half lane merges.
+  for (int pass = 0; pass < 2; ++pass)
+    for (const Staged& s : staged_)
+      if ((s.keep != 0) == (pass == 1))
+        for (unsigned l = 0; l < kHostLanes; ++l)
+          if (s.mask >> l & 1) st_.regs[s.reg][l] = (st_.regs[s.reg][l] & s.keep) | s.val.v[l];
   // Next clause per lane.
   const bool eos = c.raw.header.flow() == 0;
   for (unsigned l = 0; l < kHostLanes; ++l) {

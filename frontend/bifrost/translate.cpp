@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <map>
+#include <tuple>
 
 #include "frontend/bifrost/interp.h"
 #include "frontend/bifrost/ops_ext.h"
@@ -112,6 +113,8 @@ struct Ctx {
   bool ftz = false;
   // Message results landing at clause end.
   std::vector<std::pair<unsigned, ValueId>> staged;
+  // Byte/half lane loads: (register, value in place, bits kept), merged after `staged`.
+  std::vector<std::tuple<unsigned, ValueId, uint32_t>> merged;
   // The clause's branch.
   ValueId taken = ir::kNoValue, target = ir::kNoValue;
   bool barrier = false;
@@ -280,10 +283,9 @@ bool Translator::memory(Ctx& x, const DecodedIns& in) {
   const bool load = name.rfind("+LOAD", 0) == 0;
   const unsigned bytes = unsigned(std::stoul(name.substr(name.rfind(".i") + 2))) / 8;
   if (bytes == 3 || bytes == 6) return fail(x, in, "is not translated (3- and 6-byte accesses)");
-  if (load && bytes < 4) {
-    const std::string& ld = in.mod("lane_dest");
-    if (!(ld.empty() || ld == "none" || ld == "d0")) return fail(x, in, "lane destination is not translated");
-  }
+  // lane_dest / extend: interp.cpp ClauseRunner::memory
+  const std::string& ld = in.mod("lane_dest");
+  const bool sx = in.mod("extend") == "sext", has_ext = sx || in.mod("extend") == "zext";
   const unsigned sr = x.c.raw.header.staging_register();
   const unsigned nregs = (bytes + 3) / 4;
   if (sr + nregs > kRegs) return fail(x, in, "staging registers past r63");
@@ -293,10 +295,22 @@ bool Translator::memory(Ctx& x, const DecodedIns& in) {
   auto at = [&](unsigned off) { return off ? b_.iadd(addr, b_.i64(off)) : addr; };
   const ir::AddrClass ac = ir::AddrClass::Random;
   if (load) {
-    if (bytes < 4) {
-      ValueId v = b_.load(bytes == 1 ? Type::I8 : Type::I16, space, ac, addr, x.active);
-      v = in.mod("extend") == "sext" ? b_.sext(Type::I32, v) : b_.zext(Type::I32, v);
+    if (bytes < 4 || ld == "d0") {
+      const Type lt = bytes == 1 ? Type::I8 : bytes == 2 ? Type::I16 : Type::I32;
+      ValueId raw = b_.load(lt, space, ac, addr, x.active);
+      ValueId v = lt == Type::I32 ? raw : sx ? b_.sext(Type::I32, raw) : b_.zext(Type::I32, raw);
+      if (ld.size() == 2 && (ld[0] == 'b' || ld[0] == 'h')) {
+        const unsigned sh = (ld[0] == 'b' ? 8 : 16) * unsigned(ld[1] - '0');
+        const uint32_t keep = ~((ld[0] == 'b' ? 0xffu : 0xffffu) << sh);
+        ValueId lane = ld[0] == 'h' && has_ext ? b_.and_(v, c32(0xffff)) : v;
+        x.merged.emplace_back(sr, b_.and_(b_.shl(lane, c32(sh)), c32(~keep)), keep);
+        return true;
+      }
       x.staged.push_back({sr, v});
+      if (ld == "d0") {
+        if (sr + 2 > kRegs) return fail(x, in, "staging registers past r63");
+        x.staged.push_back({sr + 1, sx ? b_.ashr(v, c32(31)) : c32(0)});
+      }
       return true;
     }
     for (unsigned off = 0; off < bytes;) {
@@ -981,6 +995,8 @@ bool Translator::clause(const DecodedClause& c, ValueId active, std::string& err
   write(c.t[0].rm.slot2, c.t[0].rb.reg2, fr);
   write(c.t[0].rm.slot3, c.t[0].rb.reg3, c.t[0].rm.slot3_fma ? fr : ar);
   for (const auto& [reg, v] : x.staged) b_.set_var_where(active, kVarReg0 + reg, v);
+  for (const auto& [reg, v, keep] : x.merged)
+    b_.set_var_where(active, kVarReg0 + reg, b_.or_(b_.and_(b_.get_var(kVarReg0 + reg), c32(keep)), v));
   ValueId next = b_.i32(uint32_t(c.raw.offset + c.size));
   ValueId taken = x.taken == ir::kNoValue ? b_.i1(false) : x.taken;
   ValueId newpc = x.taken == ir::kNoValue ? next : sel(taken, x.target, next);

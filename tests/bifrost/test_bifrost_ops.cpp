@@ -127,11 +127,12 @@ TEST_CASE("bifrost float classification, quieting, logb and fp16 reciprocals: ed
 // r4 = r1, then `atomic` (one clause), then r4 = the row's word 0 read back
 // (`then` = "reload"), r6 ("r6") or what the atomic left in r4 ("").
 static std::vector<uint32_t> atomic_rows(const std::string& atomic, const std::string& then,
-                                         const std::vector<std::array<uint32_t, 4>>& rows) {
+                                         const std::vector<std::array<uint32_t, 4>>& rows,
+                                         const std::string& msg = "atomic") {
   std::string body =
       "clause_1:\nds(0) nbb\n{\n    *SHADDXL.u32 r5:t0, u0.w0, r60, shift:4\n    +MOV.i32 r6:t1, r2\n"
       "    *MOV.i32 r7:t0, r3\n    +NOP t1\n    *NOP t0\n    +MOV.i32 r4:t1, r1\n}\n"
-      "clause_3:\nds(0) nbb atomic\n{\n" + atomic + "}\n";
+      "clause_3:\nds(0) nbb " + msg + "\n{\n" + atomic + "}\n";
   if (then == "reload") body += "clause_5:\nds(0) nbb load\n{\n    *NOP t0\n    +LOAD.i32 t1, r5, u0.w1, @r4\n}\n";
   if (then == "r6") body += "clause_5:\nds(0) nbb\n{\n    *NOP t0\n    +MOV.i32 r4:t1, r6\n}\n";
   return run_rows(body, rows);
@@ -250,4 +251,23 @@ TEST_CASE("bifrost modifier forms the JIT now translates: IMUL widen, rtna to in
   CHECK(add_op("+F32_TO_U32.rtna r4:t1, r0", {{fb(2.5f)}, {fb(-0.5f)}}) == V{3, 0});
   CHECK(fma_op("*FROUND.f32.rtna r4:t0, r0", {{fb(2.5f)}, {fb(-0.4f)}, {fb(0.49999997f)}, {0x7f800000u}}) ==
         V{fb(3), 0x80000000u, 0, 0x7f800000u});
+}
+
+TEST_CASE("bifrost narrow loads: lane_dest (byte/half merge, w0, d0) and extend") {
+  auto ld = [](const std::string& ins, const std::string& then, const std::vector<std::array<uint32_t, 4>>& rows) {
+    return atomic_rows("    *NOP t0\n    " + ins + "\n", then, rows, "load");
+  };
+  // merges into a byte / half of the staging register (r4 = the row's r1 before)
+  CHECK(ld("+LOAD.i8.b2 t1, r5, u0.w1, @r4", "", {{0x44332211u, 0xaaaaaaaau}}) == V{0xaa11aaaau});
+  CHECK(ld("+LOAD.i8 t1, r5, u0.w1, @r4", "", {{0x44332211u, 0xaaaaaaaau}}) == V{0xaaaaaa11u});
+  CHECK(ld("+LOAD.i16.h1 t1, r5, u0.w1, @r4", "", {{0x44332211u, 0xaaaaaaaau}}) == V{0x2211aaaau});
+  CHECK(ld("+LOAD.i8.h1.sext t1, r5, u0.w1, @r4", "", {{0x000000f0u, 0xaaaaaaaau}}) == V{0xfff0aaaau});
+  CHECK(ld("+LOAD.i8.h0.zext t1, r5, u0.w1, @r4", "", {{0x000000f0u, 0xaaaaaaaau}}) == V{0xaaaa00f0u});
+  CHECK(ld("+LOAD.i8.w0.sext t1, r5, u0.w1, @r4", "", {{0x000000f0u, 0xaaaaaaaau}}) == V{0xfffffff0u});
+  // d0: extended to 64 bits in r6, r7
+  CHECK(ld("+LOAD.i16.d0.sext t1, r5, u0.w1, @r6", "r6", {{0x00008001u}}) == V{0xffff8001u});
+  CHECK(atomic_rows("    *NOP t0\n    +LOAD.i16.d0.sext t1, r5, u0.w1, @r6\n}\nclause_5:\nds(0) nbb\n{\n    *NOP t0\n"
+                    "    +MOV.i32 r4:t1, r7\n",
+                    "", {{0x00008001u}, {0x00000001u}}, "load") == V{0xffffffffu, 0});
+  CHECK(ld("+LOAD.i32.d0.zext t1, r5, u0.w1, @r6", "r6", {{0x80000001u}}) == V{0x80000001u});
 }
