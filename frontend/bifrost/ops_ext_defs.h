@@ -791,7 +791,9 @@ typename E::V eval(E& e, int op, const DecodedIns& in, const typename E::V* s, b
       B special = e.eq(k, e.k(0xffff8000u));
       V sign = e.and_(v, e.k(0x80000000u));
       V sp = e.sel(is_inf_bits(e, v, false), e.or_(sign, e.k(0x3f800000u)), sign);
-      V r = flush32(e, e.d2f32(e.dmul(e.f32d(v), e.pow2d(k)), ir::Round::NearestEven), ftz);
+      // |k| > 1000 gives the same f32 result as +-1000 (pow2d's range)
+      V kc = e.sel(e.slt(k, e.k(uint32_t(-1000))), e.k(uint32_t(-1000)), e.sel(e.slt(e.k(1000), k), e.k(1000), k));
+      V r = flush32(e, e.d2f32(e.dmul(e.f32d(v), e.pow2d(kc)), ir::Round::NearestEven), ftz);
       return e.sel(is_nan_bits(e, v, false), e.k(0x7fc00000u), e.sel(special, sp, r));
     }
     default: return e.k(0);

@@ -128,7 +128,9 @@ std::string random_instruction(fuzz::Rng& rng, bool fma, const TupleState& ts, b
   const Encoding& e = *list[rng.below(uint32_t(list.size()))];
   std::vector<int> mods(e.mods.size(), 0);
   const auto& back = e.back[e.ordered ? rng.below(2) : 0];
-  if (!back.empty()) {
+  // An encoding without indirect modifiers has one table entry, the empty
+  // combination: nothing to choose (and nothing to reject).
+  if (!back.empty() && !e.keys.empty()) {
     std::vector<size_t> ok;
     for (size_t p = 0; p < back.size(); ++p)
       if (!back[p].empty()) ok.push_back(p);
