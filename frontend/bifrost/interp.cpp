@@ -964,8 +964,8 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
     }
     case kFmaRscaleF32: {
       const std::string& sp = in.mod("special");
-      if (sp == "left" || sp == "scale16") return error(c, ti, fma, in.enc->name + "." + sp + " is unsupported");
-      const bool rcp_mode = sp == "n";
+      if (sp == "scale16") return error(c, ti, fma, in.enc->name + "." + sp + " is unsupported");
+      const bool rcp_mode = sp == "n", left = sp == "left";
       each([&](unsigned l) {
         float a = f32(absneg32(flush32(S(0, l), ftz), abs0, neg0)), b = f32(absneg32(flush32(S(1, l), ftz), false, neg1));
         float cc = f32(absneg32(flush32(S(2, l), ftz), false, neg2));
@@ -980,6 +980,8 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
         const double scaled = std::ldexp(sum, std::clamp(sc, -1000, 1000));
         uint32_t r = uint32_t(fb::from_double(scaled, Type::F32, R));
         if (std::isnan(f32(r))) r = kNan32;
+        // .left (the seed's sqrt_mode): a zero or infinite src0 is the result
+        if (left && (a == 0 || std::isinf(a))) r = bits(a);
         return flush32(clamp32(r, clamp), ftz);
       });
       return true;

@@ -841,7 +841,7 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
     }
     case tFmaRscale: {
       const std::string& sp = in.mod("special");
-      if (sp == "left" || sp == "scale16") return fail(x, in, "." + sp + " is unsupported");
+      if (sp == "scale16") return fail(x, in, "." + sp + " is unsupported");
       const bool rcp_mode = sp == "n";
       ValueId va = absneg(flush(S(0), x.ftz), abs0, neg0), vb = absneg(flush(S(1), x.ftz), false, neg1);
       ValueId vc = absneg(flush(S(2), x.ftz), false, neg2);
@@ -854,7 +854,9 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
         sum = sel(zm, b_.fadd(p0, cc), sum);
       }
       ValueId scaled = b_.fmul(sum, pow2(clamp_k(S(3))));
-      out = fres(b_.ftof(Type::F32, scaled, round_flags(rnd)));
+      ValueId r = asi(b_.ftof(Type::F32, scaled, round_flags(rnd)));
+      if (sp == "left") r = sel(b_.or_(is_zero32(va), is_inf32(va)), va, r);  // interp.cpp: sqrt_mode
+      out = flush(clamp(r, clampm), x.ftz);
       return true;
     }
     case tBarrier:

@@ -134,6 +134,9 @@ static std::vector<uint32_t> atomic_rows(const std::string& atomic, const std::s
       "    *MOV.i32 r7:t0, r3\n    +NOP t1\n    *NOP t0\n    +MOV.i32 r4:t1, r1\n}\n"
       "clause_3:\nds(0) nbb " + msg + "\n{\n" + atomic + "}\n";
   if (then == "reload") body += "clause_5:\nds(0) nbb load\n{\n    *NOP t0\n    +LOAD.i32 t1, r5, u0.w1, @r4\n}\n";
+  if (then == "reload1")  // the row's word 1
+    body += "clause_5:\nds(0) nbb load\n{\n    *MOV.i32 t0, 0x00000004\n    +NOP t1\n"
+            "    *SHADDXL.u32 t0, r5, t0, shift:0\n    +LOAD.i32 t1, t, u0.w1, @r4\n}\n";
   if (then == "r6") body += "clause_5:\nds(0) nbb\n{\n    *NOP t0\n    +MOV.i32 r4:t1, r6\n}\n";
   return run_rows(body, rows);
 }
@@ -270,4 +273,62 @@ TEST_CASE("bifrost narrow loads: lane_dest (byte/half merge, w0, d0) and extend"
                     "    +MOV.i32 r4:t1, r7\n",
                     "", {{0x00008001u}, {0x00000001u}}, "load") == V{0xffffffffu, 0});
   CHECK(ld("+LOAD.i32.d0.zext t1, r5, u0.w1, @r6", "r6", {{0x80000001u}}) == V{0x80000001u});
+}
+
+TEST_CASE("bifrost FMA_RSCALE.f32.left: a zero or infinite src0 is the result (the seed's sqrt_mode)") {
+  constexpr uint32_t kInf = 0x7f800000u;
+  CHECK(fma_op("*FMA_RSCALE.f32.left r4:t0, r0, r1, r2, 0x00000001", {{0, kInf, 0}, {kInf, 0, 0}, {fb(2), fb(3), fb(1)},
+                                                                        {0x80000000u, fb(5), fb(1)}}) ==
+        V{0, kInf, fb(14), 0x80000000u});
+  CHECK(fma_op("*FMA_RSCALE.f32 r4:t0, r0, r1, r2, 0x00000001", {{0, kInf, 0}}) == V{0x7fc00000u});
+}
+
+TEST_CASE("bifrost the remaining forms of each family: one edge row each") {
+  CHECK(add_op("+ICMP.v2i16.ne r4:t1, r0, r1", {{0x00010002u, 0x00010003u}}) == V{0x00000001u});
+  CHECK(add_op("+HADD.v4s8 r4:t1, r0, r1", {{0x80ff0301u, 0x80010101u}}) == V{0x80000201u});
+  CHECK(add_op("+ICMPI.i32.eq r4:t1, r0, r1", {{5, 5}, {5, 6}}) == V{1, 0});
+  CHECK(add_op("+ICMPI.i32.m1.ne r4:t1, r0, r1", {{5, 6}}) == V{0xffffffffu});
+  CHECK(fma_op("*CSEL.v2i16.eq r4:t0, r0, r1, r2, 0xbbbbbbbb", {{0x00010002u, 0x00010003u, 0xaaaaaaaau}}) == V{0xaaaabbbbu});
+  CHECK(fma_op("*LSHIFT_AND.v2i16 r4:t0, r0, r1, r2", {{0x00030003u, 0x00040006u, 0x00010001u}}) == V{0x00040006u});
+  CHECK(fma_op("*LSHIFT_AND.v4i8 r4:t0, r0, r1, r2", {{0x01010101u, 0xffffffffu, 0x03020100u}}) == V{0x08040201u});
+  CHECK(fma_op("*LSHIFT_OR.v4i8 r4:t0, r0, r1, r2", {{0x01010101u, 0x10101010u, 0}}) == V{0x11111111u});
+  CHECK(fma_op("*LSHIFT_XOR.v2i16 r4:t0, r0, r1, r2", {{0x00010001u, 0x00030003u, 0x00010000u}}) == V{0x00010002u});
+  CHECK(fma_op("*RSHIFT_OR.v2i16 r4:t0, r0, r1, r2", {{0x80008000u, 0x00010000u, 0x000f0001u}}) == V{0x00014000u});
+  CHECK(fma_op("*RSHIFT_AND.v4i8 r4:t0, r0, r1, r2", {{0x80808080u, 0xffffffffu, 0x07060100u}}) == V{0x01024080u});
+  CHECK(fma_op("*RSHIFT_OR.v4i8 r4:t0, r0, r1, r2", {{0x80808080u, 0x01010101u, 0x07060100u}}) == V{0x01034181u});
+  CHECK(fma_op("*RSHIFT_XOR.v2i16 r4:t0, r0, r1, r2", {{0xff00ff00u, 0x00ff00ffu, 0x00080008u}}) == V{0});
+  CHECK(add_op("+QUIET.f32 r4:t1, r0", {{0xff800001u}}) == V{0xffc00001u});
+  CHECK(fma_op("*QUIET.v2f16 r4:t0, r0", {{0x7d00fc01u}}) == V{0x7f00fe01u});
+  CHECK(fma_op("*FREXPM.v2f16 r4:t0, r0", {{0x44000001u}}) == V{0x38003800u});
+  CHECK(fma_op("*FREXPE.v2f16 r4:t0, r0", {{0x44000001u}}) == V{0x0003ffe9u});
+  CHECK(add_op("+FATAN_ASSIST.f16 r4:t1, r0, r1.h1", {{0x00003c00u, 0x42000000u}}) == V{0x3540ffffu});
+  CHECK(add_op("+FATAN_TABLE.f16 r4:t1, r0, r1.h1", {{0x00003c00u, 0x42000000u}}) == V{0x3513u});
+}
+
+TEST_CASE("bifrost 64-bit exchange, compare-exchange and C1 atomics") {
+  // memory words 0-1 = the row's r0, r1; staging r6, r7 = r2, r3
+  CHECK(atomic_rows("    *NOP t0\n    +AXCHG.i64 t1, r5, u0.w1, @r6\n", "r6", {{5, 6, 7, 8}}) == V{5});
+  CHECK(atomic_rows("    *NOP t0\n    +AXCHG.i64 t1, r5, u0.w1, @r6\n", "reload1", {{5, 6, 7, 8}}) == V{8});
+  const std::string inc = "    *ATOM_C1_RETURN.i64.ainc t0, r5, u0.w1\n    +ATOM_CX t1, r6, r5, u0.w1, @r6\n";
+  CHECK(atomic_rows(inc, "r6", {{0xffffffffu, 0}}) == V{0xffffffffu});
+  CHECK(atomic_rows(inc, "reload1", {{0xffffffffu, 0}}) == V{1});
+  const std::string dec = "    *ATOM_C1.i64.adec t0, r5, u0.w1\n    +ATOM_CX t1, r6, r5, u0.w1, @r6\n";
+  CHECK(atomic_rows(dec, "reload", {{0, 1}}) == V{0xffffffffu});
+  CHECK(atomic_rows(dec, "reload1", {{0, 1}}) == V{0});
+  // aadds / aaddu: the 32-bit r6 sign- / zero-extended
+  const std::string adds = "    *ATOM_C.i64.aadds t0, r5, u0.w1, r6\n    +ATOM_CX t1, r6, r5, u0.w1, @r6\n";
+  const std::string addu = "    *ATOM_C.i64.aaddu t0, r5, u0.w1, r6\n    +ATOM_CX t1, r6, r5, u0.w1, @r6\n";
+  CHECK(atomic_rows(adds, "reload1", {{2, 0, 0xffffffffu}}) == V{0});
+  CHECK(atomic_rows(addu, "reload1", {{2, 0, 0xffffffffu}}) == V{1});
+  // ACMPXCHG.i64 / ACMPSTORE.i64: staging r8, r9 = new (r2, 0), r10, r11 = compare (r3, r1)
+  auto cas64 = [](const std::string& op, const std::vector<std::array<uint32_t, 4>>& rows) {
+    return run_rows(
+        "clause_1:\nds(0) nbb\n{\n    *SHADDXL.u32 r5:t0, u0.w0, r60, shift:4\n    +MOV.i32 r8:t1, r2\n"
+        "    *MOV.i32 r9:t0, 0x00000000\n    +MOV.i32 r10:t1, r3\n    *MOV.i32 r11:t0, r1\n    +NOP t1\n}\n"
+        "clause_4:\nds(0) nbb atomic\n{\n    *NOP t0\n    " + op + " t1, r5, u0.w1, @r8\n}\n"
+        "clause_6:\nds(0) nbb load\n{\n    *NOP t0\n    +LOAD.i32 t1, r5, u0.w1, @r4\n}\n",
+        rows);
+  };
+  CHECK(cas64("+ACMPXCHG.i64", {{5, 6, 9, 5}, {5, 6, 9, 4}}) == V{9, 5});
+  CHECK(cas64("+ACMPSTORE.i64", {{5, 6, 9, 5}, {5, 6, 9, 4}}) == V{9, 5});
 }
