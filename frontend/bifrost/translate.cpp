@@ -280,12 +280,38 @@ bool Translator::memory(Ctx& x, const DecodedIns& in) {
   const std::string& seg = in.mod("seg");
   const bool shared = seg == "wls";
   if (!shared && !(seg.empty() || seg == "none")) return fail(x, in, "segment ." + seg + " is not translated");
+  // Narrow loads with a lane destination (interp.cpp ClauseRunner::memory): bN / hN merge the value into
+  // that byte / half at clause end (hN with an extend: extended to 16 bits), w0 the whole register
+  // extended, d0 extended to 64 bits in the staging register and the next one.
+  if (name.rfind("+LOAD", 0) == 0 && !(in.mod("lane_dest").empty() || in.mod("lane_dest") == "none")) {
+    const std::string& ld = in.mod("lane_dest");
+    const unsigned nb = unsigned(std::stoul(name.substr(name.rfind(".i") + 2))) / 8;
+    const bool sx = in.mod("extend") == "sext", has_ext = sx || in.mod("extend") == "zext";
+    const unsigned sr = x.c.raw.header.staging_register();
+    if (sr + (ld == "d0" ? 2 : 1) > kRegs) return fail(x, in, "staging registers past r63");
+    ValueId lo = src(x, in.src[0]), hi = src(x, in.src[1]);
+    ValueId a = shared ? b_.zext(Type::I64, lo) : b_.or_(b_.zext(Type::I64, lo), b_.shl(b_.zext(Type::I64, hi), b_.i32(32)));
+    const Type lt = nb == 1 ? Type::I8 : nb == 2 ? Type::I16 : Type::I32;
+    ValueId raw = b_.load(lt, shared ? ir::Space::Shared : ir::Space::Global, ir::AddrClass::Random, a, x.active);
+    ValueId v = lt == Type::I32 ? raw : sx ? b_.sext(Type::I32, raw) : b_.zext(Type::I32, raw);
+    if (ld.size() == 2 && (ld[0] == 'b' || ld[0] == 'h')) {
+      const unsigned sh = (ld[0] == 'b' ? 8 : 16) * unsigned(ld[1] - '0');
+      const uint32_t keep = ~((ld[0] == 'b' ? 0xffu : 0xffffu) << sh);
+      ValueId lane = ld[0] == 'h' && has_ext ? b_.and_(v, c32(0xffff)) : v;
+      x.merged.emplace_back(sr, b_.and_(b_.shl(lane, c32(sh)), c32(~keep)), keep);
+      return true;
+    }
+    x.staged.push_back({sr, v});
+    if (ld == "d0") x.staged.push_back({sr + 1, sx ? b_.ashr(v, c32(31)) : c32(0)});
+    return true;
+  }
   const bool load = name.rfind("+LOAD", 0) == 0;
   const unsigned bytes = unsigned(std::stoul(name.substr(name.rfind(".i") + 2))) / 8;
   if (bytes == 3 || bytes == 6) return fail(x, in, "is not translated (3- and 6-byte accesses)");
-  // lane_dest / extend: interp.cpp ClauseRunner::memory
-  const std::string& ld = in.mod("lane_dest");
-  const bool sx = in.mod("extend") == "sext", has_ext = sx || in.mod("extend") == "zext";
+  if (load && bytes < 4) {
+    const std::string& ld = in.mod("lane_dest");
+    if (!(ld.empty() || ld == "none" || ld == "d0")) return fail(x, in, "lane destination is not translated");
+  }
   const unsigned sr = x.c.raw.header.staging_register();
   const unsigned nregs = (bytes + 3) / 4;
   if (sr + nregs > kRegs) return fail(x, in, "staging registers past r63");
@@ -295,22 +321,10 @@ bool Translator::memory(Ctx& x, const DecodedIns& in) {
   auto at = [&](unsigned off) { return off ? b_.iadd(addr, b_.i64(off)) : addr; };
   const ir::AddrClass ac = ir::AddrClass::Random;
   if (load) {
-    if (bytes < 4 || ld == "d0") {
-      const Type lt = bytes == 1 ? Type::I8 : bytes == 2 ? Type::I16 : Type::I32;
-      ValueId raw = b_.load(lt, space, ac, addr, x.active);
-      ValueId v = lt == Type::I32 ? raw : sx ? b_.sext(Type::I32, raw) : b_.zext(Type::I32, raw);
-      if (ld.size() == 2 && (ld[0] == 'b' || ld[0] == 'h')) {
-        const unsigned sh = (ld[0] == 'b' ? 8 : 16) * unsigned(ld[1] - '0');
-        const uint32_t keep = ~((ld[0] == 'b' ? 0xffu : 0xffffu) << sh);
-        ValueId lane = ld[0] == 'h' && has_ext ? b_.and_(v, c32(0xffff)) : v;
-        x.merged.emplace_back(sr, b_.and_(b_.shl(lane, c32(sh)), c32(~keep)), keep);
-        return true;
-      }
+    if (bytes < 4) {
+      ValueId v = b_.load(bytes == 1 ? Type::I8 : Type::I16, space, ac, addr, x.active);
+      v = in.mod("extend") == "sext" ? b_.sext(Type::I32, v) : b_.zext(Type::I32, v);
       x.staged.push_back({sr, v});
-      if (ld == "d0") {
-        if (sr + 2 > kRegs) return fail(x, in, "staging registers past r63");
-        x.staged.push_back({sr + 1, sx ? b_.ashr(v, c32(31)) : c32(0)});
-      }
       return true;
     }
     for (unsigned off = 0; off < bytes;) {
