@@ -913,6 +913,7 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
       // Ballot within the subgroup (capped at the guest warp): bit j = lane
       // base + j's src0 != 0, or the `fill` immediate for a lane not active here.
       const std::string& sg = in.mod("subgroup");
+      if (sg.rfind("subgroup", 0) != 0) return error(c, ti, fma, in.enc->name + " with a reserved subgroup is invalid");
       const unsigned size = std::min(env_.warp_width, unsigned(std::stoul(sg.substr(8))));
       const uint32_t fill = in.imm[0] & 1;
       each([&](unsigned l) {

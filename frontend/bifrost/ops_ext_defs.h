@@ -70,6 +70,9 @@ inline bool mod_on(const DecodedIns& in, const char* m) {
 // Modifier values this definition does not model: the reason, "" when none.
 inline std::string check(const DecodedIns& in) {
   const std::string& n = in.enc->name;
+  for (size_t i = 0; i < in.enc->mods.size() && i < in.mods.size(); ++i)
+    if (in.mods[i] >= 0 && size_t(in.mods[i]) < in.enc->mods[i].opts.size() && in.enc->mods[i].opts[size_t(in.mods[i])] == "reserved")
+      return "with a reserved ." + in.enc->mods[i].name + " value is invalid";
   const int op = op_of(n);
   const std::string& r = in.mod("round");
   if (mod_on(in, "mask")) return ".mask is unsupported";

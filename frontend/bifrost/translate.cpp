@@ -880,6 +880,7 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
     case tWmask: {
       // interp.cpp kWmask: a ballot clustered at the subgroup size, `fill` for the lanes not active here
       const std::string& sg = in.mod("subgroup");
+      if (sg.rfind("subgroup", 0) != 0) return fail(x, in, "with a reserved subgroup is invalid");
       const unsigned size = std::min(W_, unsigned(std::stoul(sg.substr(8))));
       ValueId pred = b_.icmp(IntPred::Ne, S(0), c32(0));
       ValueId r = b_.emit(ir::Opcode::Ballot, Type::I32, {pred, x.active}, 0, 0, ir::cluster_imm(size));
