@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 
+#include "frontend/bifrost/ops_ext.h"
 #include "ir/float_bits.h"
 
 namespace gpurc::bifrost {
@@ -25,6 +26,9 @@ enum Op : int {
   kF32ToS32, kF32ToU32, kS32ToF32, kU32ToF32, kFrcpF32, kFrsqF32, kFrcpApprox, kFrsqApprox, kLdexpF32,
   kLoad, kStore, kBranchz, kBranch, kJump, kBarrier, kFminV2F16, kFmaxV2F16, kIaddV2S16, kIaddV2U16,
   kIsubV2S16, kIsubV2U16, kIabsS32, kAtomC, kAtomCx, kMkvecV4I8, kClper, kFexpTable,
+  kAtomMsg,  // +AXCHG / +ACMPXCHG / +ACMPSTORE
+  kWmask, kBranchc,
+  kExt,  // defined in ops_ext.h (vector integer, fp16, conversion, classification)
 };
 
 const std::map<std::string, int>& op_names() {
@@ -55,10 +59,16 @@ const std::map<std::string, int>& op_names() {
       {"+STORE.i48", kStore}, {"+STORE.i64", kStore}, {"+STORE.i96", kStore}, {"+STORE.i128", kStore},
       {"+BRANCHZ.i32", kBranchz}, {"+BRANCHZ.s32", kBranchz}, {"+BRANCHZ.u32", kBranchz},
       {"+BRANCHZ.f32", kBranchz}, {"+BRANCH.i32", kBranch}, {"+BRANCH.s32", kBranch}, {"+BRANCH.u32", kBranch},
-      {"+BRANCH.f32", kBranch}, {"+JUMP", kJump}, {"+BARRIER", kBarrier}, {"+FMIN.v2f16", kFminV2F16},
+      {"+BRANCH.f32", kBranch}, {"+JUMP", kJump}, {"+BRANCHZ.i16", kBranchz}, {"+BRANCHZ.s16", kBranchz},
+      {"+BRANCHZ.u16", kBranchz}, {"+BRANCHZ.f16", kBranchz}, {"+BRANCH.i16", kBranch}, {"+BRANCH.s16", kBranch},
+      {"+BRANCH.u16", kBranch}, {"+BRANCH.f16", kBranch}, {"+BRANCHC.i32", kBranchc}, {"+BRANCHC.i16", kBranchc}, {"+BARRIER", kBarrier}, {"+FMIN.v2f16", kFminV2F16},
       {"+FMAX.v2f16", kFmaxV2F16}, {"+IADD.v2s16", kIaddV2S16}, {"+IADD.v2u16", kIaddV2U16},
       {"+ISUB.v2s16", kIsubV2S16}, {"+ISUB.v2u16", kIsubV2U16}, {"+IABS.s32", kIabsS32},
       {"*ATOM_C.i32", kAtomC}, {"*MKVEC.v4i8", kMkvecV4I8}, {"+CLPER.i32", kClper}, {"+FEXP_TABLE.u4", kFexpTable}, {"+CLPER_OLD.i32", kClper}, {"*ATOM_C_RETURN.i32", kAtomC}, {"+ATOM_CX", kAtomCx},
+      {"*ATOM_C.i64", kAtomC}, {"*ATOM_C_RETURN.i64", kAtomC}, {"*ATOM_C1.i32", kAtomC}, {"*ATOM_C1.i64", kAtomC},
+      {"*ATOM_C1_RETURN.i32", kAtomC}, {"*ATOM_C1_RETURN.i64", kAtomC}, {"+AXCHG.i32", kAtomMsg},
+      {"+AXCHG.i64", kAtomMsg}, {"+ACMPXCHG.i32", kAtomMsg}, {"+ACMPXCHG.i64", kAtomMsg},
+      {"+ACMPSTORE.i32", kAtomMsg}, {"+ACMPSTORE.i64", kAtomMsg}, {"+WMASK", kWmask},
   };
   return m;
 }
@@ -76,7 +86,8 @@ const char* unit_message_reason(const Encoding& e) {
 
 int op_of(const Encoding& e) {
   auto it = op_names().find(e.name);
-  return it == op_names().end() ? kUnsupported : it->second;
+  if (it == op_names().end()) return ext::covers(e.name) ? kExt : kUnsupported;
+  return it->second;
 }
 
 // ---- float helpers -------------------------------------------------------
@@ -248,12 +259,17 @@ uint32_t f2u(float f, const std::string& r) {
 
 // ---- special functions (docs/bifrost.md "Special functions") -------------
 // frexp with the mantissa in [0.5, 1) and the exponent e (x = m * 2^e); `sqrt`
-// makes e even (m in [0.25, 1)), so that sqrt(x) = sqrt(m) * 2^(e/2).
-void frexp_mode(float x, bool sqrt, float& m, int& e) {
+// makes e even (m in [0.25, 1)), so that sqrt(x) = sqrt(m) * 2^(e/2); `log`
+// puts |m| in [0.75, 1.5) (the log reduction of the seed's G71 sequences).
+void frexp_mode(float x, bool sqrt, float& m, int& e, bool log = false) {
   m = std::frexp(x, &e);
   if (sqrt && (e & 1)) {
     m *= 0.5f;
     e += 1;
+  }
+  if (log && std::fabs(m) < 0.75f) {
+    m *= 2.0f;
+    e -= 1;
   }
 }
 
@@ -370,7 +386,24 @@ std::string wide_clause_reason(const Encoding& e) {
 std::string unsupported_reason(const Encoding& e) {
   if (const char* r = unit_message_reason(e)) return r;
   if (op_of(e) != kUnsupported) return "";
-  return "not implemented by the interpreter";
+  // Why the rest has no model (docs/bifrost.md "Instruction status").
+  static const std::pair<const char*, const char*> why[] = {
+      {"+DISCARD", "fragment discard (no fragment model)"},
+      {"*CUBEFACE1", "cube-map face selection (its face encoding is not public)"},
+      {"+CUBE", "cube-map face selection (its face encoding is not public)"},
+      {"*DTSEL_IMM", "descriptor table select (no descriptor model)"},
+      {"*JUMP_EX", "call/return stack (stack_mode) not modelled"},
+      {"+LD_CVT", "conversion descriptor (its format is not public)"},
+      {"+ST_CVT", "conversion descriptor (its format is not public)"},
+      {"*SEG_", "segment address (wls is a separate address space in this model)"},
+      {"+SEG_", "segment address (wls is a separate address space in this model)"},
+      {"*ATOM_P", "split atomics (ATOM_PRE/ATOM_POST pairing not public)"},
+      {"*SHADDXL.i64", "64-bit register pairs (64-bit clauses, not modelled)"},
+      {"+BRANCH_", "divergence/low-bits branches (condition not public)"},
+  };
+  for (const auto& [prefix, reason] : why)
+    if (e.name.rfind(prefix, 0) == 0) return reason;
+  return "semantics not public (no definition in the seed page, the notes or Mesa's lowering)";
 }
 
 // ---- program ---------------------------------------------------------------
@@ -439,6 +472,41 @@ const DecodedClause* Program::at(uint64_t pc) const {
 
 // ---- execution ---------------------------------------------------------------
 
+bool atom_plan(const DecodedIns& a, AtomPlan& p) {
+  const std::string& name = a.enc->name;
+  const std::string& opc = a.mod("atom_opc");
+  const bool is64 = name.ends_with(".i64");
+  p.bytes = is64 ? 8 : 4;
+  p.ret = name.find("RETURN") != std::string::npos;
+  if (name.rfind("*ATOM_C1", 0) == 0) {
+    // The C1 forms take no operand: increment, decrement, max with 1, or with 1.
+    p.operand_regs = 0;
+    p.constant = 1;
+    if (opc == "ainc") p.op = ir::AtomicOp::Add;
+    else if (opc == "adec") p.op = ir::AtomicOp::Add, p.constant = is64 ? ~uint64_t(0) : 0xffffffffu;
+    else if (opc == "aumax1") p.op = ir::AtomicOp::UMax;
+    else if (opc == "asmax1") p.op = ir::AtomicOp::SMax;
+    else if (opc == "aor1") p.op = ir::AtomicOp::Or;
+    else return false;
+    return true;
+  }
+  p.operand_regs = is64 ? 2 : 1;
+  if (opc == "aadd") p.op = ir::AtomicOp::Add;
+  else if (opc == "aaddu" || opc == "aadds") {
+    // i64: a 32-bit operand zero- / sign-extended; i32: the plain add
+    p.op = ir::AtomicOp::Add;
+    if (is64) p.operand_regs = 1, p.sext = opc == "aadds";
+  } else if (opc == "asmin") p.op = ir::AtomicOp::SMin;
+  else if (opc == "asmax") p.op = ir::AtomicOp::SMax;
+  else if (opc == "aumin") p.op = ir::AtomicOp::UMin;
+  else if (opc == "aumax") p.op = ir::AtomicOp::UMax;
+  else if (opc == "aand") p.op = ir::AtomicOp::And;
+  else if (opc == "aor") p.op = ir::AtomicOp::Or;
+  else if (opc == "axor") p.op = ir::AtomicOp::Xor;
+  else return false;
+  return true;
+}
+
 namespace {
 
 class ClauseRunner {
@@ -464,6 +532,7 @@ class ClauseRunner {
     unsigned reg;
     uint32_t mask;
     Lanes val;
+    uint32_t keep = 0;  // bits of the register the value leaves (byte/half lane loads)
   };
   std::vector<Staged> staged_;
 
@@ -488,7 +557,44 @@ class ClauseRunner {
   bool fau(const DecodedClause& c, unsigned fau_idx, uint32_t mask, Lanes& lo, Lanes& hi, unsigned ti);
   bool exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, unsigned ti);
   bool memory(const DecodedIns& in, const TupleCtx& x, unsigned ti);
+  bool atomic_message(const DecodedIns& in, const TupleCtx& x, unsigned ti);
 };
+
+// +AXCHG / +ACMPXCHG / +ACMPSTORE (Mesa's lowering of exchange and
+// compare-exchange): address = src0 | src1 << 32 (global) or src0 (.wls);
+// staging registers: AXCHG the new value (its old value comes back there);
+// ACMPXCHG / ACMPSTORE the new value then the compare value (n words each),
+// old value back in the first n (ACMPXCHG only). Lane order, like atomics.
+bool ClauseRunner::atomic_message(const DecodedIns& in, const TupleCtx& x, unsigned ti) {
+  const DecodedClause& c = *x.c;
+  const std::string& name = in.enc->name;
+  const ir::Space space = in.mod("seg") == "wls" ? ir::Space::Shared : ir::Space::Global;
+  const unsigned n = name.ends_with(".i64") ? 2 : 1;
+  const bool cas = name.rfind("+ACMP", 0) == 0, ret = name.rfind("+ACMPSTORE", 0) != 0;
+  const unsigned sr = c.raw.header.staging_register();
+  if (sr + (cas ? 2 * n : n) > kRegs) return error(c, ti, false, "staging registers r" + std::to_string(sr) + "+ past r63");
+  Lanes old[2] = {};
+  auto word = [&](unsigned r, unsigned l) {
+    return n == 2 ? (uint64_t(st_.regs[r][l]) | (uint64_t(st_.regs[r + 1][l]) << 32)) : uint64_t(st_.regs[r][l]);
+  };
+  for (unsigned l = 0; l < kHostLanes; ++l) {
+    if (!(x.mask >> l & 1)) continue;
+    const uint64_t lo = src_val(x, in.src[0], l), hi = src_val(x, in.src[1], l);
+    const uint64_t addr = space == ir::Space::Shared ? lo : (lo | (hi << 32));
+    uint64_t v = word(sr, l);
+    const uint64_t cmp = cas ? word(sr + n, l) : 0;
+    const bool ok = cas ? mem_.access(ir::GuestMemory::Kind::AtomicCas, space, addr, 4 * n, &v, ir::AtomicOp::Add, &cmp)
+                        : mem_.access(ir::GuestMemory::Kind::Atomic, space, addr, 4 * n, &v, ir::AtomicOp::Exch);
+    if (!ok)
+      return fault(c, ti, ir::FaultKind::OutOfBounds, l, addr, space,
+                   name + " lane " + std::to_string(l) + " address " + hex(addr) + " is outside memory");
+    old[0].v[l] = uint32_t(v);
+    old[1].v[l] = uint32_t(v >> 32);
+  }
+  if (ret)
+    for (unsigned r = 0; r < n; ++r) staged_.push_back({sr + r, x.mask, old[r]});
+  return true;
+}
 
 bool ClauseRunner::fau(const DecodedClause& c, unsigned idx, uint32_t mask, Lanes& lo, Lanes& hi, unsigned ti) {
   uint64_t v = 0;
@@ -554,12 +660,20 @@ bool ClauseRunner::memory(const DecodedIns& in, const TupleCtx& x, unsigned ti) 
   const unsigned nregs = (bytes + 3) / 4;
   const unsigned sr = c.raw.header.staging_register();
   if (sr + nregs > kRegs) return error(c, ti, false, "staging registers r" + std::to_string(sr) + "+ past r63");
-  if (load && bytes < 4) {
-    const std::string& ld = in.mod("lane_dest");
-    const std::string& ext = in.mod("extend");
-    if (!(ld.empty() || ld == "none" || ld == "d0") || !(ext.empty() || ext == "none" || ext == "zext" || ext == "sext"))
-      return error(c, ti, false, in.enc->name + " ." + ld + " lane destination is unsupported");
+  // lane_dest / extend of the narrow loads: bN / hN merge the value into that byte / half (the rest of
+  // the register kept; hN with an extend: the value extended to 16 bits), w0 the whole register
+  // extended, d0 the value extended to 64 bits in two registers.
+  const std::string& ld = in.mod("lane_dest");
+  const std::string& ext = in.mod("extend");
+  const bool sx = ext == "sext", has_ext = ext == "sext" || ext == "zext";
+  const bool d0 = load && ld == "d0";
+  unsigned lane_shift = 0;
+  uint32_t keep = 0;
+  if (load && ld.size() == 2 && (ld[0] == 'b' || ld[0] == 'h')) {
+    lane_shift = (ld[0] == 'b' ? 8 : 16) * unsigned(ld[1] - '0');
+    keep = ~((ld[0] == 'b' ? 0xffu : 0xffffu) << lane_shift);
   }
+  if (d0 && sr + 2 > kRegs) return error(c, ti, false, "staging registers r" + std::to_string(sr) + "+ past r63");
   Lanes val[4];
   for (unsigned l = 0; l < kHostLanes; ++l) {
     if (!(x.mask >> l & 1)) continue;
@@ -582,17 +696,21 @@ bool ClauseRunner::memory(const DecodedIns& in, const TupleCtx& x, unsigned ti) 
       done += piece;
     }
     if (load) {
-      if (bytes < 4 && in.mod("extend") == "sext") {
+      if (bytes < 4 && sx) {
         uint32_t w;
         std::memcpy(&w, buf, 4);
         w = uint32_t(int32_t(w << (32 - 8 * bytes)) >> (32 - 8 * bytes));
         std::memcpy(buf, &w, 4);
       }
       for (unsigned r = 0; r < nregs; ++r) std::memcpy(&val[r].v[l], buf + 4 * r, 4);
+      if (keep) val[0].v[l] = ((ld[0] == 'h' && has_ext ? val[0].v[l] & 0xffffu : val[0].v[l]) << lane_shift) & ~keep;
+      if (d0) val[1].v[l] = sx ? uint32_t(int32_t(val[0].v[l]) >> 31) : 0u;
     }
   }
-  if (load)
-    for (unsigned r = 0; r < nregs; ++r) staged_.push_back({sr + r, x.mask, val[r]});
+  if (load) {
+    for (unsigned r = 0; r < nregs; ++r) staged_.push_back({sr + r, x.mask, val[r], r == 0 ? keep : 0u});
+    if (d0 && nregs == 1) staged_.push_back({sr + 1, x.mask, val[1]});
+  }
   return true;
 }
 
@@ -602,7 +720,7 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
   if (!in.enc) return error(c, ti, fma, "INSTR_INVALID_ENC " + hex(in.word) + " cannot run");
   if (const char* why = unit_message_reason(*in.enc)) return error(c, ti, fma, in.enc->name + " is unsupported: " + why);
   if (in.op == kUnsupported)
-    return error(c, ti, fma, in.enc->name + " is not implemented by the interpreter (docs/bifrost.md)");
+    return error(c, ti, fma, in.enc->name + " is unsupported: " + unsupported_reason(*in.enc) + " (docs/bifrost.md)");
   const uint32_t mask = x.mask;
   auto S = [&](unsigned i, unsigned l) { return src_val(x, in.src[i], l); };
   auto each = [&](auto f) {
@@ -811,6 +929,24 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
       });
       return true;
     }
+    case kWmask: {
+      // Ballot within the subgroup (capped at the guest warp): bit j = lane
+      // base + j's src0 != 0, or the `fill` immediate for a lane not active here.
+      const std::string& sg = in.mod("subgroup");
+      if (sg.rfind("subgroup", 0) != 0) return error(c, ti, fma, in.enc->name + " with a reserved subgroup is invalid");
+      const unsigned size = std::min(env_.warp_width, unsigned(std::stoul(sg.substr(8))));
+      const uint32_t fill = in.imm[0] & 1;
+      each([&](unsigned l) {
+        const unsigned base = l & ~(size - 1);
+        uint32_t r = 0;
+        for (unsigned j = 0; j < size; ++j) {
+          const unsigned L = base + j;
+          r |= ((mask >> L & 1) ? uint32_t(S(0, L) != 0) : fill) << j;
+        }
+        return r;
+      });
+      return true;
+    }
     case kPopcount: each([&](unsigned l) { return uint32_t(std::popcount(S(0, l))); }); return true;
     case kBitrev:
       each([&](unsigned l) {
@@ -825,22 +961,23 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
       return true;
     case kFrexpm: case kFrexpe: {
       const bool sq = bitmod(in, "sqrt"), lg = bitmod(in, "log");
-      if (lg) return error(c, ti, fma, in.enc->name + ".log is unsupported");
+      if (sq && lg) return error(c, ti, fma, in.enc->name + ".sqrt.log is unsupported");
+      const bool mneg = lg && neg0;  // the .log form of FREXPM has a neg0 bit
       each([&](unsigned l) {
         uint32_t v = flush32(widen32(S(0, l), wid[0]), ftz);
         float xv = f32(v);
         if (in.op == kFrexpm) {
           if (std::isnan(xv)) return kNan32;
-          if (std::isinf(xv) || xv == 0) return absneg32(v, abs0, false);
+          if (std::isinf(xv) || xv == 0) return absneg32(v, abs0, mneg);
           float m;
           int e;
-          frexp_mode(xv, sq, m, e);
-          return absneg32(bits(m), abs0, false);
+          frexp_mode(xv, sq, m, e, lg);
+          return absneg32(bits(m), abs0, mneg);
         }
         if (std::isnan(xv) || std::isinf(xv) || xv == 0) return 0u;
         float m;
         int e;
-        frexp_mode(xv, sq, m, e);
+        frexp_mode(xv, sq, m, e, lg);
         if (sq) e /= 2;  // sqrt(x) = sqrt(m) * 2^(e/2)
         return uint32_t(neg0 ? -e : e);
       });
@@ -848,8 +985,8 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
     }
     case kFmaRscaleF32: {
       const std::string& sp = in.mod("special");
-      if (sp == "left" || sp == "scale16") return error(c, ti, fma, in.enc->name + "." + sp + " is unsupported");
-      const bool rcp_mode = sp == "n";
+      if (sp == "scale16") return error(c, ti, fma, in.enc->name + "." + sp + " is unsupported");
+      const bool rcp_mode = sp == "n", left = sp == "left";
       each([&](unsigned l) {
         float a = f32(absneg32(flush32(S(0, l), ftz), abs0, neg0)), b = f32(absneg32(flush32(S(1, l), ftz), false, neg1));
         float cc = f32(absneg32(flush32(S(2, l), ftz), false, neg2));
@@ -864,6 +1001,8 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
         const double scaled = std::ldexp(sum, std::clamp(sc, -1000, 1000));
         uint32_t r = uint32_t(fb::from_double(scaled, Type::F32, R));
         if (std::isnan(f32(r))) r = kNan32;
+        // .left (the seed's sqrt_mode): a zero or infinite src0 is the result
+        if (left && (a == 0 || std::isinf(a))) r = bits(a);
         return flush32(clamp32(r, clamp), ftz);
       });
       return true;
@@ -997,8 +1136,15 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
     }
     case kLdexpF32: {
       const std::string& r = in.mod("round");
-      if (r == "inf" || r == "inf0" || r == "rtna")
-        return error(c, ti, fma, in.enc->name + "." + r + " is unsupported");
+      if (r == "inf" || r == "inf0") {  // the atan scale modes: ops_ext.h kLdexpInf
+        ext::ScalarEmit se;
+        each([&](unsigned l) {
+          const uint32_t s[4] = {S(0, l), S(1, l), 0, 0};
+          return ext::eval(se, ext::kLdexpInf, in, s, ftz);
+        });
+        return true;
+      }
+      if (r == "rtna") return error(c, ti, fma, in.enc->name + "." + r + " is unsupported");
       each([&](unsigned l) {
         float v = f32(flush32(S(0, l), ftz));
         if (std::isnan(v)) return kNan32;
@@ -1016,19 +1162,34 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
     case kLoad: case kStore:
       each([](unsigned) { return 0u; });
       return memory(in, x, ti);
+    case kAtomMsg:
+      each([](unsigned) { return 0u; });
+      return atomic_message(in, x, ti);
     case kBranchz: case kBranch: case kJump: {
+      // 32-bit forms compare whole registers; the 16-bit forms the halves
+      // widen0/widen1 name (h0/h1; "none" is reserved there), as f16, s16 or u16.
       const std::string& name = in.enc->name;
-      const bool is_f32 = name.ends_with(".f32"), is_s32 = name.ends_with(".s32");
-      if (!(in.mod("widen0").empty() || in.mod("widen0") == "none") ||
-          !(in.mod("widen1").empty() || in.mod("widen1") == "none"))
+      const bool h16 = name.ends_with("16");
+      const bool is_f = name.ends_with(".f32") || name.ends_with(".f16");
+      const bool is_s = name.ends_with(".s32") || name.ends_with(".s16");
+      const std::string& w0 = in.mod("widen0");
+      const std::string& w1 = in.mod("widen1");
+      if (!h16 && (!(w0.empty() || w0 == "none") || !(w1.empty() || w1 == "none")))
         return error(c, ti, fma, name + " with 16-bit halves is unsupported");
+      const unsigned sh0 = w0 == "h1" ? 16 : 0, sh1 = w1 == "h1" ? 16 : 0;
       const unsigned tsrc = in.op == kJump ? 0 : in.op == kBranchz ? 1 : 2;
       each([&](unsigned l) {
         bool take = true;
         if (in.op != kJump) {
-          const uint32_t a = S(0, l), b = in.op == kBranch ? S(1, l) : 0u;
-          if (is_f32) take = fcmp(f32(a), f32(b), cmp);
-          else if (is_s32) take = icmp(int32_t(a), int32_t(b), cmp);
+          uint32_t a = S(0, l), b = in.op == kBranch ? S(1, l) : 0u;
+          if (h16) {
+            a = (a >> sh0) & 0xffff;
+            b = in.op == kBranch ? (b >> sh1) & 0xffff : 0u;
+            if (is_f) take = fcmp(h2f(uint16_t(a)), h2f(uint16_t(b)), cmp);
+            else if (is_s) take = icmp(int16_t(a), int16_t(b), cmp);
+            else take = icmp(a, b, cmp);
+          } else if (is_f) take = fcmp(f32(a), f32(b), cmp);
+          else if (is_s) take = icmp(int32_t(a), int32_t(b), cmp);
           else take = icmp(a, b, cmp);
         }
         if (take) {
@@ -1036,6 +1197,42 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
           target_[l] = S(tsrc, l);
         }
         return 0u;
+      });
+      return true;
+    }
+    case kBranchc: {
+      // BRANCHC: every active thread of the guest warp branches when any
+      // (`combine` any) / every (all) active thread's condition (src0, or its
+      // lane0 half for .i16) is nonzero. run() sees one guest warp at a time.
+      const bool all = in.mod("combine") == "all";
+      const unsigned sh = in.mod("lane0") == "h1" ? 16 : 0;
+      const uint32_t m = in.enc->name.ends_with(".i16") ? 0xffffu : 0xffffffffu;
+      bool any_true = false, all_true = true;
+      for (unsigned l = 0; l < kHostLanes; ++l)
+        if (mask >> l & 1) {
+          const bool cnd = ((S(0, l) >> sh) & m) != 0;
+          any_true |= cnd;
+          all_true &= cnd;
+        }
+      const bool take = all ? all_true : any_true;
+      each([&](unsigned l) {
+        if (take) {
+          taken_ |= 1u << l;
+          target_[l] = S(1, l);
+        }
+        return 0u;
+      });
+      return true;
+    }
+    case kExt: {
+      const std::string why = ext::check(in);
+      if (!why.empty()) return error(c, ti, fma, in.enc->name + " " + why);
+      const int eop = ext::op_of(in.enc->name);
+      ext::ScalarEmit se;
+      each([&](unsigned l) {
+        uint32_t s[4] = {};
+        for (unsigned i = 0; i < in.nsrc; ++i) s[i] = S(i, l);
+        return ext::eval(se, eop, in, s, ftz);
       });
       return true;
     }
@@ -1163,33 +1360,29 @@ bool ClauseRunner::run(const DecodedClause& c, uint32_t mask) {
       // The atomic: address = FMA sources 0 (low) and 1 (high), operand = the
       // staging register, the old value back to it for the _RETURN form.
       const DecodedIns& a = t.fma;
-      const std::string& opc = a.mod("atom_opc");
-      ir::AtomicOp aop;
-      if (opc == "aadd") aop = ir::AtomicOp::Add;
-      else if (opc == "asmin") aop = ir::AtomicOp::SMin;
-      else if (opc == "asmax") aop = ir::AtomicOp::SMax;
-      else if (opc == "aumin") aop = ir::AtomicOp::UMin;
-      else if (opc == "aumax") aop = ir::AtomicOp::UMax;
-      else if (opc == "aand") aop = ir::AtomicOp::And;
-      else if (opc == "aor") aop = ir::AtomicOp::Or;
-      else if (opc == "axor") aop = ir::AtomicOp::Xor;
-      else return error(c, ti, true, a.enc->name + " ." + opc + " is unsupported");
+      AtomPlan plan;
+      if (!atom_plan(a, plan)) return error(c, ti, true, a.enc->name + " ." + a.mod("atom_opc") + " is unsupported");
       const unsigned sr = c.raw.header.staging_register();
-      const bool ret = a.enc->name.find("RETURN") != std::string::npos;
+      const unsigned nregs = plan.bytes / 4;
+      if (sr + nregs > kRegs) return error(c, ti, true, "staging registers r" + std::to_string(sr) + "+ past r63");
       TupleCtx fx = x;
       fx.fma_unit = true;
       fx.t = &zero;
-      Lanes old{};
+      Lanes old[2] = {};
       for (unsigned l = 0; l < kHostLanes; ++l) {
         if (!(mask >> l & 1)) continue;
         const uint64_t addr = uint64_t(src_val(fx, a.src[0], l)) | (uint64_t(src_val(fx, a.src[1], l)) << 32);
-        uint64_t v = st_.regs[sr][l];
-        if (!mem_.access(ir::GuestMemory::Kind::Atomic, ir::Space::Global, addr, 4, &v, aop))
+        uint64_t v = plan.operand_regs == 0 ? plan.constant
+                     : plan.operand_regs == 2 ? (uint64_t(st_.regs[sr][l]) | (uint64_t(st_.regs[sr + 1][l]) << 32))
+                     : plan.sext ? uint64_t(int64_t(int32_t(st_.regs[sr][l]))) : uint64_t(st_.regs[sr][l]);
+        if (!mem_.access(ir::GuestMemory::Kind::Atomic, ir::Space::Global, addr, plan.bytes, &v, plan.op))
           return fault(c, ti, ir::FaultKind::OutOfBounds, l, addr, ir::Space::Global,
                        a.enc->name + " lane " + std::to_string(l) + " address " + hex(addr) + " is outside memory");
-        old.v[l] = uint32_t(v);
+        old[0].v[l] = uint32_t(v);
+        old[1].v[l] = uint32_t(v >> 32);
       }
-      if (ret) staged_.push_back({sr, mask, old});
+      if (plan.ret)
+        for (unsigned r = 0; r < nregs; ++r) staged_.push_back({sr + r, mask, old[r]});
       for (unsigned l = 0; l < kHostLanes; ++l) na.v[l] = 0;
     } else if (!exec(t.add, x, na, ti)) {
       return false;
@@ -1216,10 +1409,12 @@ bool ClauseRunner::run(const DecodedClause& c, uint32_t mask) {
     if (rm.slot2 != SlotOp::Read && rm.slot2 != SlotOp::Idle) wr(rm.slot2, t.rb.reg2, fr);
     if (rm.slot3 != SlotOp::Idle) wr(rm.slot3, t.rb.reg3, rm.slot3_fma ? fr : ar);
   }
-  // Message results land after the clause.
-  for (const Staged& s : staged_)
-    for (unsigned l = 0; l < kHostLanes; ++l)
-      if (s.mask >> l & 1) st_.regs[s.reg][l] = s.val.v[l];
+  // Message results land after the clause: whole registers, then byte/half lane merges.
+  for (int pass = 0; pass < 2; ++pass)
+    for (const Staged& s : staged_)
+      if ((s.keep != 0) == (pass == 1))
+        for (unsigned l = 0; l < kHostLanes; ++l)
+          if (s.mask >> l & 1) st_.regs[s.reg][l] = (st_.regs[s.reg][l] & s.keep) | s.val.v[l];
   // Next clause per lane.
   const bool eos = c.raw.header.flow() == 0;
   for (unsigned l = 0; l < kHostLanes; ++l) {

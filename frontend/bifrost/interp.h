@@ -106,6 +106,19 @@ constexpr unsigned kPreloadLocal = 55, kPreloadGroup = 57, kPreloadGlobal = 60;
 // called again after Barrier. `budget` counts clauses (decremented).
 Stop run_warp(const LaunchEnv& env, WarpState& st, ir::GuestMemory& mem, int64_t& budget);
 
+// An *ATOM_C / *ATOM_C1 (performed with its +ATOM_CX) as one memory atomic:
+// operation, width, operand (docs/bifrost.md "Messages"). False for an
+// atom_opc value that is not modelled.
+struct AtomPlan {
+  ir::AtomicOp op = ir::AtomicOp::Add;
+  unsigned bytes = 4;
+  unsigned operand_regs = 1;  // 0: `constant`; 1: r[sr] (zero- or sign-extended to i64); 2: r[sr], r[sr+1]
+  bool sext = false;
+  uint64_t constant = 0;
+  bool ret = false;           // the _RETURN forms: the old value back to the staging registers
+};
+bool atom_plan(const DecodedIns& a, AtomPlan& p);
+
 // FEXP_TABLE.u4: 2^(i/16) rounded to nearest f32 (i = the low 4 bits of the
 // source), the table the seed's exp sequences read (docs/bifrost.md).
 uint32_t fexp_table(unsigned i);

@@ -1,9 +1,13 @@
 // ARM Mali Bifrost -> pre-SSA IR (translate.h, docs/bifrost.md "Translation to IR").
 #include "frontend/bifrost/translate.h"
 
+#include <algorithm>
+#include <bit>
 #include <map>
+#include <tuple>
 
 #include "frontend/bifrost/interp.h"
+#include "frontend/bifrost/ops_ext.h"
 #include "ir/builder.h"
 
 namespace gpurc::bifrost {
@@ -16,7 +20,85 @@ using ir::FloatPred;
 using ir::Type;
 using ir::ValueId;
 
-constexpr uint64_t kTrapBadPc = 1;  // trap code: a thread's pc is not a clause
+constexpr uint64_t kTrapBadPc = 1;
+
+// The IR instantiation of ops_ext.h's definitions: one IR op per primitive.
+struct IrEmit {
+  using V = ValueId;
+  using B = ValueId;
+  using D = ValueId;
+  using Q = ValueId;
+  Builder& b;
+  static uint32_t rf(ir::Round r) { return r == ir::Round::NearestEven ? 0 : ir::with_round(0, r); }
+  V k(uint32_t x) { return b.i32(x); }
+  V add(V x, V y) { return b.iadd(x, y); }
+  V sub(V x, V y) { return b.isub(x, y); }
+  V mul(V x, V y) { return b.imul(x, y); }
+  V and_(V x, V y) { return b.and_(x, y); }
+  V or_(V x, V y) { return b.or_(x, y); }
+  V xor_(V x, V y) { return b.xor_(x, y); }
+  V not_(V x) { return b.not_(x); }
+  V shl(V x, unsigned n) { return n ? b.shl(x, b.i32(n)) : x; }
+  V lshr(V x, unsigned n) { return n ? b.lshr(x, b.i32(n)) : x; }
+  V ashr(V x, unsigned n) { return n ? b.ashr(x, b.i32(n)) : x; }
+  V shlv(V x, V n) { return b.shl(x, n); }
+  V lshrv(V x, V n) { return b.lshr(x, n); }
+  V ashrv(V x, V n) { return b.ashr(x, n); }
+  B eq(V x, V y) { return b.icmp(IntPred::Eq, x, y); }
+  B ne(V x, V y) { return b.icmp(IntPred::Ne, x, y); }
+  B ult(V x, V y) { return b.icmp(IntPred::Ult, x, y); }
+  B ule(V x, V y) { return b.icmp(IntPred::Ule, x, y); }
+  B slt(V x, V y) { return b.icmp(IntPred::Slt, x, y); }
+  B sle(V x, V y) { return b.icmp(IntPred::Sle, x, y); }
+  B band(B x, B y) { return b.and_(x, y); }
+  B bor(B x, B y) { return b.or_(x, y); }
+  B bnot(B x) { return b.xor_(x, b.i1(true)); }
+  V sel(B c, V x, V y) { return b.select(c, x, y); }
+  D seld(B c, D x, D y) { return b.select(c, x, y); }
+  V b2i(B c) { return b.zext(Type::I32, c); }
+  V clz(V x) { return b.isub(b.i32(31), b.find_msb(ir::Sign::Unsigned, x)); }
+  Q kq(uint64_t x) { return b.i64(x); }
+  Q zx(V x) { return b.zext(Type::I64, x); }
+  Q sx(V x) { return b.sext(Type::I64, x); }
+  V lo(Q x) { return b.trunc(Type::I32, x); }
+  V hi(Q x) { return b.trunc(Type::I32, b.lshr(x, b.i32(32))); }
+  Q addq(Q x, Q y) { return b.iadd(x, y); }
+  Q orq(Q x, Q y) { return b.or_(x, y); }
+  Q andq(Q x, Q y) { return b.and_(x, y); }
+  Q dbits(D x) { return b.float_bits(x); }
+  D qd(Q x) { return b.bitcast(Type::F64, x); }
+  D dlog2(D x) { return b.transc(ir::Opcode::FLog2, ir::Transc::Ieee, x); }
+  D dexp2(D x) { return b.transc(ir::Opcode::FExp2, ir::Transc::Ieee, x); }
+  Q sel_q(B c, Q x, Q y) { return b.select(c, x, y); }
+  Q mulq(Q x, Q y) { return b.imul(x, y); }
+  Q shlq(Q x, V n) { return b.shl(x, n); }
+  Q lshrq(Q x, V n) { return b.lshr(x, n); }
+  Q ashrq(Q x, V n) { return b.ashr(x, n); }
+  D kd(double d) { return b.f64_bits(std::bit_cast<uint64_t>(d)); }
+  D f32d(V x) { return b.ftof(Type::F64, b.bitcast(Type::F32, x)); }
+  D f16d(V x) { return b.ftof(Type::F64, b.bitcast(Type::F16, b.trunc(Type::I16, x))); }
+  D i2d(V x, bool sgn) { return b.itof(Type::F64, sgn ? ir::Sign::Signed : ir::Sign::Unsigned, x); }
+  V d2f32(D d, ir::Round r) { return b.float_bits(b.ftof(Type::F32, d, rf(r))); }
+  V d2f16(D d, ir::Round r) { return b.zext(Type::I32, b.float_bits(b.ftof(Type::F16, d, rf(r)))); }
+  D pow2d(V n) { return b.bitcast(Type::F64, b.shl(b.zext(Type::I64, b.iadd(n, b.i32(1023))), b.i32(52))); }
+  D drcp(D d) { return b.transc(ir::Opcode::FRcp, ir::Transc::Ieee, d); }
+  D drsq(D d) { return b.transc(ir::Opcode::FRsqrt, ir::Transc::Ieee, d); }
+  D dsqrt(D d) { return b.transc(ir::Opcode::FSqrt, ir::Transc::Ieee, d); }
+  D dadd(D x, D y) { return b.fadd(x, y); }
+  D dmul(D x, D y) { return b.fmul(x, y); }
+  D dfma(D x, D y, D z) { return b.ffma(x, y, z); }
+  D dround(D x, int m) {
+    return b.fround(m == ext::kFloor ? ir::Opcode::FFloor : m == ext::kCeil ? ir::Opcode::FCeil
+                    : m == ext::kTrunc ? ir::Opcode::FTrunc : ir::Opcode::FRint, x);
+  }
+  B disnan(D x) { return b.fcmp(FloatPred::Uno, x, x); }
+  B dcmp(int c, D x, D y) {
+    static const FloatPred preds[] = {FloatPred::Oeq, FloatPred::Ogt, FloatPred::Oge, FloatPred::Une,
+                                      FloatPred::Olt, FloatPred::Ole, FloatPred::One, FloatPred::Ord};
+    return b.fcmp(preds[c & 7], x, y);
+  }
+  V d2i(D d, bool sgn, ir::Round r) { return b.ftoi(Type::I32, sgn ? ir::Sign::Signed : ir::Sign::Unsigned, d, rf(r)); }
+};  // trap code: a thread's pc is not a clause
 
 struct Ctx {
   Builder& b;
@@ -31,6 +113,8 @@ struct Ctx {
   bool ftz = false;
   // Message results landing at clause end.
   std::vector<std::pair<unsigned, ValueId>> staged;
+  // Byte/half lane loads: (register, value in place, bits kept), merged after `staged`.
+  std::vector<std::tuple<unsigned, ValueId, uint32_t>> merged;
   // The clause's branch.
   ValueId taken = ir::kNoValue, target = ir::kNoValue;
   bool barrier = false;
@@ -198,6 +282,31 @@ bool Translator::memory(Ctx& x, const DecodedIns& in) {
   const std::string& seg = in.mod("seg");
   const bool shared = seg == "wls";
   if (!shared && !(seg.empty() || seg == "none")) return fail(x, in, "segment ." + seg + " is not translated");
+  // Narrow loads with a lane destination (interp.cpp ClauseRunner::memory): bN / hN merge the value into
+  // that byte / half at clause end (hN with an extend: extended to 16 bits), w0 the whole register
+  // extended, d0 extended to 64 bits in the staging register and the next one.
+  if (name.rfind("+LOAD", 0) == 0 && !(in.mod("lane_dest").empty() || in.mod("lane_dest") == "none")) {
+    const std::string& ld = in.mod("lane_dest");
+    const unsigned nb = unsigned(std::stoul(name.substr(name.rfind(".i") + 2))) / 8;
+    const bool sx = in.mod("extend") == "sext", has_ext = sx || in.mod("extend") == "zext";
+    const unsigned sr = x.c.raw.header.staging_register();
+    if (sr + (ld == "d0" ? 2 : 1) > kRegs) return fail(x, in, "staging registers past r63");
+    ValueId lo = src(x, in.src[0]), hi = src(x, in.src[1]);
+    ValueId a = shared ? b_.zext(Type::I64, lo) : b_.or_(b_.zext(Type::I64, lo), b_.shl(b_.zext(Type::I64, hi), b_.i32(32)));
+    const Type lt = nb == 1 ? Type::I8 : nb == 2 ? Type::I16 : Type::I32;
+    ValueId raw = b_.load(lt, shared ? ir::Space::Shared : ir::Space::Global, ir::AddrClass::Random, a, x.active);
+    ValueId v = lt == Type::I32 ? raw : sx ? b_.sext(Type::I32, raw) : b_.zext(Type::I32, raw);
+    if (ld.size() == 2 && (ld[0] == 'b' || ld[0] == 'h')) {
+      const unsigned sh = (ld[0] == 'b' ? 8 : 16) * unsigned(ld[1] - '0');
+      const uint32_t keep = ~((ld[0] == 'b' ? 0xffu : 0xffffu) << sh);
+      ValueId lane = ld[0] == 'h' && has_ext ? b_.and_(v, c32(0xffff)) : v;
+      x.merged.emplace_back(sr, b_.and_(b_.shl(lane, c32(sh)), c32(~keep)), keep);
+      return true;
+    }
+    x.staged.push_back({sr, v});
+    if (ld == "d0") x.staged.push_back({sr + 1, sx ? b_.ashr(v, c32(31)) : c32(0)});
+    return true;
+  }
   const bool load = name.rfind("+LOAD", 0) == 0;
   const unsigned bytes = unsigned(std::stoul(name.substr(name.rfind(".i") + 2))) / 8;
   if (load && bytes < 4) {
@@ -264,7 +373,7 @@ enum TOp {
   tIaddc, tIsubb, tShaddxl, tFmin, tFmax, tIadd, tIsub, tIcmp, tMux, tF2S, tF2U, tS2F, tU2F, tMkvec2, tExt,
   tLoad, tStore, tBranchz, tBranch, tJump, tClper, tBarrier, tV2f16, tF16ToF32, tV2F32ToV2F16, tIabs,
   tMkvec4, tV2Int, tAtomC, tAtomCx, tFrexpm, tFrexpe, tFrcpApprox, tFrsqApprox, tFrcp, tFrsq, tLdexp, tFround,
-  tFmaRscale, tFexpTable,
+  tFmaRscale, tFexpTable, tAtomMsg, tWmask, tBranchc,
 };
 
 TOp top(const std::string& n) {
@@ -286,12 +395,19 @@ TOp top(const std::string& n) {
       {"+STORE.i24", tStore}, {"+STORE.i32", tStore}, {"+STORE.i48", tStore}, {"+STORE.i64", tStore}, {"+STORE.i96", tStore}, {"+STORE.i128", tStore},
       {"+BRANCHZ.i32", tBranchz}, {"+BRANCHZ.s32", tBranchz}, {"+BRANCHZ.u32", tBranchz}, {"+BRANCHZ.f32", tBranchz},
       {"+BRANCH.i32", tBranch}, {"+BRANCH.s32", tBranch}, {"+BRANCH.u32", tBranch}, {"+BRANCH.f32", tBranch},
+      {"+BRANCHZ.i16", tBranchz}, {"+BRANCHZ.s16", tBranchz}, {"+BRANCHZ.u16", tBranchz}, {"+BRANCHZ.f16", tBranchz},
+      {"+BRANCH.i16", tBranch}, {"+BRANCH.s16", tBranch}, {"+BRANCH.u16", tBranch}, {"+BRANCH.f16", tBranch},
+      {"+BRANCHC.i32", tBranchc}, {"+BRANCHC.i16", tBranchc},
       {"+JUMP", tJump}, {"+CLPER.i32", tClper}, {"+CLPER_OLD.i32", tClper}, {"+BARRIER", tBarrier},
       {"*FADD.v2f16", tV2f16}, {"+FADD.v2f16", tV2f16}, {"*FMA.v2f16", tV2f16}, {"+FMIN.v2f16", tV2f16},
       {"+FMAX.v2f16", tV2f16}, {"*F16_TO_F32", tF16ToF32}, {"+F16_TO_F32", tF16ToF32},
       {"*V2F32_TO_V2F16", tV2F32ToV2F16}, {"+V2F32_TO_V2F16", tV2F32ToV2F16}, {"+IABS.s32", tIabs},
       {"*MKVEC.v4i8", tMkvec4}, {"+IADD.v2s16", tV2Int}, {"+IADD.v2u16", tV2Int}, {"+ISUB.v2s16", tV2Int},
       {"+ISUB.v2u16", tV2Int}, {"*ATOM_C.i32", tAtomC}, {"*ATOM_C_RETURN.i32", tAtomC}, {"+ATOM_CX", tAtomCx},
+      {"*ATOM_C.i64", tAtomC}, {"*ATOM_C_RETURN.i64", tAtomC}, {"*ATOM_C1.i32", tAtomC}, {"*ATOM_C1.i64", tAtomC},
+      {"*ATOM_C1_RETURN.i32", tAtomC}, {"*ATOM_C1_RETURN.i64", tAtomC}, {"+AXCHG.i32", tAtomMsg},
+      {"+AXCHG.i64", tAtomMsg}, {"+ACMPXCHG.i32", tAtomMsg}, {"+ACMPXCHG.i64", tAtomMsg},
+      {"+ACMPSTORE.i32", tAtomMsg}, {"+ACMPSTORE.i64", tAtomMsg}, {"+WMASK", tWmask},
       {"*FREXPM.f32", tFrexpm}, {"+FREXPM.f32", tFrexpm}, {"*FREXPE.f32", tFrexpe}, {"+FREXPE.f32", tFrexpe},
       {"+FRCP_APPROX.f32", tFrcpApprox}, {"+FRSQ_APPROX.f32", tFrsqApprox}, {"+FRCP.f32", tFrcp},
       {"+FRSQ.f32", tFrsq}, {"+LDEXP.f32", tLdexp}, {"*FROUND.f32", tFround}, {"+FROUND.f32", tFround},
@@ -325,6 +441,15 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
   const std::string reason = unsupported_reason(*in.enc);
   if (!reason.empty()) return fail(x, in, "is unsupported: " + reason);
   const TOp op = top(in.enc->name);
+  if (op == tNone && ext::covers(in.enc->name)) {
+    const std::string why = ext::check(in);
+    if (!why.empty()) return fail(x, in, why);
+    ValueId s[4] = {ir::kNoValue, ir::kNoValue, ir::kNoValue, ir::kNoValue};
+    for (unsigned i = 0; i < in.nsrc; ++i) s[i] = src(x, in.src[i]);
+    IrEmit em{b_};
+    out = ext::eval(em, ext::op_of(in.enc->name), in, s, x.ftz);
+    return true;
+  }
   if (op == tNone) return fail(x, in, "is not translated to IR yet (it runs on the interpreter)");
   auto S = [&](unsigned i) { return src(x, in.src[i]); };
   const bool abs0 = on(in, "abs0"), abs1 = on(in, "abs1"), abs2 = on(in, "abs2");
@@ -388,10 +513,16 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
       out = notr ? b_.not_(r) : r;
       return true;
     }
-    case tImul:
-      if (on(in, "widen1")) return fail(x, in, "with a widened source is not translated");
-      out = b_.imul(S(0), S(1));
+    case tImul: {
+      // src1 widened per widen1 (h0/h1, b0-b3), sign per `extend` (interp.cpp kImulI32)
+      const std::string& w = in.mod("widen1");
+      const ir::Sign sg = in.mod("extend") == "sext" ? ir::Sign::Signed : ir::Sign::Unsigned;
+      ValueId bb = S(1);
+      if (w == "h0" || w == "h1") bb = b_.bf_extract(sg, bb, c32(w == "h0" ? 0 : 16), c32(16));
+      else if (w.size() == 2 && w[0] == 'b') bb = b_.bf_extract(sg, bb, c32(8 * unsigned(w[1] - '0')), c32(8));
+      out = b_.imul(S(0), bb);
       return true;
+    }
     case tPopcount: out = b_.popcount(S(0)); return true;
     case tBitrev: out = b_.bit_reverse(S(0)); return true;
     case tClz:
@@ -454,7 +585,11 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
       return true;
     }
     case tF2S: case tF2U:
-      if (rnd == "rtna") return fail(x, in, ".rtna is not translated");
+      if (rnd == "rtna") {  // half away from zero: ops_ext.h to_int, as the interpreter's std::round
+        IrEmit em{b_};
+        out = ext::to_int(em, em.f32d(flush(S(0), x.ftz)), op == tF2S, rnd);
+        return true;
+      }
       out = b_.ftoi(Type::I32, op == tF2S ? ir::Sign::Signed : ir::Sign::Unsigned, asf(flush(S(0), x.ftz)),
                     round_flags(rnd));
       return true;
@@ -480,24 +615,82 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
     case tLoad: case tStore:
       out = c32(0);
       return memory(x, in);
+    case tAtomMsg: {
+      // interp.cpp ClauseRunner::atomic_message: staging = new value (then the compare value)
+      out = c32(0);
+      const ir::Space space = in.mod("seg") == "wls" ? ir::Space::Shared : ir::Space::Global;
+      const unsigned n = name.ends_with(".i64") ? 2 : 1;
+      const bool cas = name.rfind("+ACMP", 0) == 0, ret = name.rfind("+ACMPSTORE", 0) != 0;
+      const unsigned sr = x.c.raw.header.staging_register();
+      if (sr + (cas ? 2 * n : n) > kRegs) return fail(x, in, "staging registers past r63");
+      ValueId lo = S(0), hi = S(1);
+      ValueId addr = space == ir::Space::Shared ? b_.zext(Type::I64, lo)
+                                                : b_.or_(b_.zext(Type::I64, lo), b_.shl(b_.zext(Type::I64, hi), b_.i32(32)));
+      auto word = [&](unsigned r) {
+        if (n == 1) return b_.get_var(kVarReg0 + r);
+        return b_.or_(b_.zext(Type::I64, b_.get_var(kVarReg0 + r)),
+                      b_.shl(b_.zext(Type::I64, b_.get_var(kVarReg0 + r + 1)), b_.i32(32)));
+      };
+      ValueId old = cas ? b_.atomic_cas(space, addr, word(sr + n), word(sr), x.active)
+                        : b_.atomic(ir::AtomicOp::Exch, space, addr, word(sr), x.active);
+      if (ret) {
+        if (n == 2) {
+          x.staged.push_back({sr, b_.trunc(Type::I32, old)});
+          x.staged.push_back({sr + 1, b_.trunc(Type::I32, b_.lshr(old, b_.i32(32)))});
+        } else {
+          x.staged.push_back({sr, old});
+        }
+      }
+      return true;
+    }
     case tBranchz: case tBranch: case tJump: {
-      if (on(in, "widen0") || on(in, "widen1")) return fail(x, in, "with 16-bit halves is unsupported");
+      const bool h16 = name.ends_with("16");
+      if (!h16 && (on(in, "widen0") || on(in, "widen1"))) return fail(x, in, "with 16-bit halves is unsupported");
       ValueId take;
       const unsigned tsrc = op == tJump ? 0 : op == tBranchz ? 1 : 2;
       if (op == tJump) {
         take = b_.i1(true);
       } else {
         ValueId a = S(0), bb = op == tBranch ? S(1) : c32(0);
-        if (name.ends_with(".f32")) {
+        const bool is_f = name.ends_with(".f32") || name.ends_with(".f16");
+        const bool is_s = name.ends_with(".s32") || name.ends_with(".s16");
+        if (h16) {
+          // the halves widen0/widen1 name, compared as f16 / s16 / u16 (interp.cpp)
+          a = half(a, in.mod("widen0") == "h1" ? 1 : 0);
+          bb = op == tBranch ? half(bb, in.mod("widen1") == "h1" ? 1 : 0) : b_.i16(0);
+          if (is_f) {
+            a = h2(a, Type::F32);
+            bb = h2(bb, Type::F32);
+          } else {
+            a = is_s ? b_.sext(Type::I32, a) : b_.zext(Type::I32, a);
+            bb = is_s ? b_.sext(Type::I32, bb) : b_.zext(Type::I32, bb);
+          }
+        } else if (is_f) {
+          a = asf(a);
+          bb = asf(bb);
+        }
+        if (is_f) {
           FloatPred p;
           if (!fpred(cmpf, p)) return fail(x, in, "compare is not translated");
-          take = b_.fcmp(p, asf(a), asf(bb));
+          take = b_.fcmp(p, a, bb);
         } else {
-          take = b_.icmp(ipred(cmpf, name.ends_with(".s32")), a, bb);
+          take = b_.icmp(ipred(cmpf, is_s), a, bb);
         }
       }
       x.taken = take;
       x.target = S(tsrc);
+      out = c32(0);
+      return true;
+    }
+    case tBranchc: {
+      // interp.cpp kBranchc: any / all of the guest warp's active threads (cluster W)
+      const bool all = in.mod("combine") == "all";
+      ValueId v = S(0);
+      if (name.ends_with(".i16")) v = b_.zext(Type::I32, half(v, in.mod("lane0") == "h1" ? 1 : 0));
+      ValueId cnd = b_.icmp(IntPred::Ne, v, c32(0));
+      ValueId t = b_.emit(all ? ir::Opcode::All : ir::Opcode::Any, Type::I1, {cnd, x.active}, 0, 0, ir::cluster_imm(W_));
+      x.taken = t;
+      x.target = S(1);
       out = c32(0);
       return true;
     }
@@ -579,14 +772,21 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
       out = c32(0);
       return true;
     case tFrexpm: case tFrexpe: {
-      const bool sq = on(in, "sqrt");
-      if (on(in, "log")) return fail(x, in, ".log is unsupported");
+      const bool sq = on(in, "sqrt"), lg = on(in, "log");
+      if (sq && lg) return fail(x, in, ".sqrt.log is unsupported");
+      const bool mneg = lg && neg0;
       ValueId v = flush(widen(S(0), wid[0]), x.ftz), m, e;
       frexp64(v, sq, m, e);
+      if (lg) {
+        // |m| in [0.75, 1.5) (interp.cpp frexp_mode)
+        ValueId low = b_.fcmp(FloatPred::Olt, b_.fabs(m), b_.fconst(Type::F64, 0.75));
+        m = sel(low, b_.fmul(m, b_.fconst(Type::F64, 2.0)), m);
+        e = sel(low, b_.isub(e, c32(1)), e);
+      }
       ValueId special = b_.or_(is_inf32(v), is_zero32(v));
       if (op == tFrexpm) {
-        ValueId mb = absneg(asi(b_.ftof(Type::F32, m)), abs0, false);
-        out = sel(is_nan32(v), c32(0x7fc00000u), sel(special, absneg(v, abs0, false), mb));
+        ValueId mb = absneg(asi(b_.ftof(Type::F32, m)), abs0, mneg);
+        out = sel(is_nan32(v), c32(0x7fc00000u), sel(special, absneg(v, abs0, mneg), mb));
       } else {
         if (sq) e = b_.ashr(e, c32(1));  // even
         if (neg0) e = b_.ineg(e);
@@ -629,14 +829,25 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
       return true;
     }
     case tLdexp: {
-      if (rnd == "inf" || rnd == "inf0" || rnd == "rtna") return fail(x, in, "." + rnd + " is unsupported");
+      if (rnd == "inf" || rnd == "inf0") {
+        ValueId s[4] = {S(0), S(1), ir::kNoValue, ir::kNoValue};
+        IrEmit em{b_};
+        out = ext::eval(em, ext::kLdexpInf, in, s, x.ftz);
+        return true;
+      }
+      if (rnd == "rtna") return fail(x, in, "." + rnd + " is unsupported");
       ValueId v = flush(S(0), x.ftz);
       ValueId d = b_.fmul(b_.ftof(Type::F64, asf(v)), pow2(clamp_k(S(1))));
       out = flush(asi(b_.ftof(Type::F32, d, round_flags(rnd))), x.ftz);
       return true;
     }
     case tFround: {
-      if (rnd == "rtna") return fail(x, in, ".rtna is not translated");
+      if (rnd == "rtna") {  // half away from zero (std::round in the interpreter), exact in f64
+        IrEmit em{b_};
+        ValueId v = absneg(flush(widen(S(0), wid[0]), x.ftz), abs0, neg0);
+        out = em.d2f32(ext::round_away(em, em.f32d(v)), ir::Round::NearestEven);
+        return true;
+      }
       ValueId v = asf(absneg(flush(widen(S(0), wid[0]), x.ftz), abs0, neg0));
       const ir::Opcode o = rnd == "rtp" ? ir::Opcode::FCeil : rnd == "rtn" ? ir::Opcode::FFloor
                            : rnd == "rtz" ? ir::Opcode::FTrunc : ir::Opcode::FRint;
@@ -652,7 +863,7 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
     }
     case tFmaRscale: {
       const std::string& sp = in.mod("special");
-      if (sp == "left" || sp == "scale16") return fail(x, in, "." + sp + " is unsupported");
+      if (sp == "scale16") return fail(x, in, "." + sp + " is unsupported");
       const bool rcp_mode = sp == "n";
       ValueId va = absneg(flush(S(0), x.ftz), abs0, neg0), vb = absneg(flush(S(1), x.ftz), false, neg1);
       ValueId vc = absneg(flush(S(2), x.ftz), false, neg2);
@@ -665,13 +876,29 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
         sum = sel(zm, b_.fadd(p0, cc), sum);
       }
       ValueId scaled = b_.fmul(sum, pow2(clamp_k(S(3))));
-      out = fres(b_.ftof(Type::F32, scaled, round_flags(rnd)));
+      ValueId r = asi(b_.ftof(Type::F32, scaled, round_flags(rnd)));
+      if (sp == "left") r = sel(b_.or_(is_zero32(va), is_inf32(va)), va, r);  // interp.cpp: sqrt_mode
+      out = flush(clamp(r, clampm), x.ftz);
       return true;
     }
     case tBarrier:
       x.barrier = true;
       out = c32(0);
       return true;
+    case tWmask: {
+      // interp.cpp kWmask: a ballot clustered at the subgroup size, `fill` for the lanes not active here
+      const std::string& sg = in.mod("subgroup");
+      if (sg.rfind("subgroup", 0) != 0) return fail(x, in, "with a reserved subgroup is invalid");
+      const unsigned size = std::min(W_, unsigned(std::stoul(sg.substr(8))));
+      ValueId pred = b_.icmp(IntPred::Ne, S(0), c32(0));
+      ValueId r = b_.emit(ir::Opcode::Ballot, Type::I32, {pred, x.active}, 0, 0, ir::cluster_imm(size));
+      if (in.imm[0] & 1) {
+        ValueId act = b_.emit(ir::Opcode::Ballot, Type::I32, {b_.i1(true), x.active}, 0, 0, ir::cluster_imm(size));
+        r = b_.or_(r, b_.and_(b_.not_(act), c32((1u << size) - 1)));
+      }
+      out = r;
+      return true;
+    }
     case tClper: {
       const std::string& sg = in.mod("subgroup");
       const unsigned size = sg.empty() ? W_ : std::min(W_, unsigned(std::stoul(sg.substr(8))));
@@ -826,23 +1053,36 @@ bool Translator::clause(const DecodedClause& c, ValueId active, std::string& err
     if (atom_c) {
       // Address = the FMA's sources 0 (low) and 1 (high), operand = the
       // staging register, the old value back to it for _RETURN (interp.cpp).
-      const std::string& opc = t.fma.mod("atom_opc");
-      static const std::pair<const char*, ir::AtomicOp> ops[] = {
-          {"aadd", ir::AtomicOp::Add}, {"asmin", ir::AtomicOp::SMin}, {"asmax", ir::AtomicOp::SMax},
-          {"aumin", ir::AtomicOp::UMin}, {"aumax", ir::AtomicOp::UMax}, {"aand", ir::AtomicOp::And},
-          {"aor", ir::AtomicOp::Or}, {"axor", ir::AtomicOp::Xor}};
-      int found = -1;
-      for (int k = 0; k < 8; ++k)
-        if (opc == ops[k].first) found = k;
-      if (found < 0) {
-        err = "clause " + std::to_string(c.raw.offset) + ": " + t.fma.enc->name + " ." + opc + " is unsupported";
+      AtomPlan plan;
+      if (!atom_plan(t.fma, plan)) {
+        err = "clause " + std::to_string(c.raw.offset) + ": " + t.fma.enc->name + " ." + t.fma.mod("atom_opc") +
+              " is unsupported";
         return false;
       }
       const unsigned sr = c.raw.header.staging_register();
+      if (sr + plan.bytes / 4 > kRegs) {
+        err = "clause " + std::to_string(c.raw.offset) + ": staging registers past r63";
+        return false;
+      }
       ValueId addr = b_.or_(b_.zext(Type::I64, src(x, t.fma.src[0])),
                             b_.shl(b_.zext(Type::I64, src(x, t.fma.src[1])), b_.i32(32)));
-      ValueId old = b_.atomic(ops[found].second, ir::Space::Global, addr, b_.get_var(kVarReg0 + sr), active);
-      if (t.fma.enc->name.find("RETURN") != std::string::npos) x.staged.push_back({sr, old});
+      ValueId operand;
+      if (plan.operand_regs == 0) operand = plan.bytes == 8 ? b_.i64(plan.constant) : b_.i32(uint32_t(plan.constant));
+      else if (plan.operand_regs == 2)
+        operand = b_.or_(b_.zext(Type::I64, b_.get_var(kVarReg0 + sr)),
+                         b_.shl(b_.zext(Type::I64, b_.get_var(kVarReg0 + sr + 1)), b_.i32(32)));
+      else if (plan.bytes == 8)
+        operand = plan.sext ? b_.sext(Type::I64, b_.get_var(kVarReg0 + sr)) : b_.zext(Type::I64, b_.get_var(kVarReg0 + sr));
+      else operand = b_.get_var(kVarReg0 + sr);
+      ValueId old = b_.atomic(plan.op, ir::Space::Global, addr, operand, active);
+      if (plan.ret) {
+        if (plan.bytes == 8) {
+          x.staged.push_back({sr, b_.trunc(Type::I32, old)});
+          x.staged.push_back({sr + 1, b_.trunc(Type::I32, b_.lshr(old, b_.i32(32)))});
+        } else {
+          x.staged.push_back({sr, old});
+        }
+      }
     }
     x.fma_unit = false;
     x.t = nf;
@@ -858,6 +1098,8 @@ bool Translator::clause(const DecodedClause& c, ValueId active, std::string& err
   write(c.t[0].rm.slot2, c.t[0].rb.reg2, fr);
   write(c.t[0].rm.slot3, c.t[0].rb.reg3, c.t[0].rm.slot3_fma ? fr : ar);
   for (const auto& [reg, v] : x.staged) b_.set_var_where(active, kVarReg0 + reg, v);
+  for (const auto& [reg, v, keep] : x.merged)
+    b_.set_var_where(active, kVarReg0 + reg, b_.or_(b_.and_(b_.get_var(kVarReg0 + reg), c32(keep)), v));
   ValueId next = b_.i32(uint32_t(c.raw.offset + c.size));
   ValueId taken = x.taken == ir::kNoValue ? b_.i1(false) : x.taken;
   ValueId newpc = x.taken == ir::kNoValue ? next : sel(taken, x.target, next);

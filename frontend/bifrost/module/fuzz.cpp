@@ -56,7 +56,26 @@ const std::vector<const Encoding*>& candidates(bool fma) {
         "+F16_TO_F32", "*V2F32_TO_V2F16", "+V2F32_TO_V2F16", "+CLPER.i32", "+CLPER_OLD.i32", "*NOP", "+NOP",
         "+IABS.s32", "*MKVEC.v4i8", "+IADD.v2s16", "+IADD.v2u16", "+ISUB.v2s16", "+ISUB.v2u16",
         "*FREXPM.f32", "+FREXPM.f32", "*FREXPE.f32", "+FREXPE.f32", "+FRCP_APPROX.f32", "+FRSQ_APPROX.f32",
-        "+FRCP.f32", "+FRSQ.f32", "+LDEXP.f32", "*FROUND.f32", "+FROUND.f32", "*FMA_RSCALE.f32", "+FEXP_TABLE.u4"};
+        "+FRCP.f32", "+FRSQ.f32", "+LDEXP.f32", "*FROUND.f32", "+FROUND.f32", "*FMA_RSCALE.f32", "+FEXP_TABLE.u4",
+        // ops_ext.h: vector integer, fp16, conversion and classification forms
+        "+IADD.v4s8", "+IADD.v4u8", "+ISUB.v4s8", "+ISUB.v4u8", "+HADD.s32", "+HADD.u32", "+HADD.v2s16",
+        "+HADD.v2u16", "+HADD.v4s8", "+HADD.v4u8", "+IABS.v2s16", "+IABS.v4s8", "+ICMP.v2i16", "+ICMP.v2s16",
+        "+ICMP.v2u16", "+ICMP.v4i8", "+ICMP.v4s8", "+ICMP.v4u8", "+ICMPI.i32", "+ICMPI.s32", "+ICMPI.u32",
+        "*CSEL.v2i16", "*CSEL.v2s16", "*CSEL.v2u16", "*CSEL.v2f16", "+MUX.v2i16", "+MUX.v4i8", "+SWZ.v2i16",
+        "+SWZ.v4i8", "*CLZ.v2u16", "*CLZ.v4u8", "*IMUL.v2i16", "*IMUL.v4i8", "*IDP.v4i8", "+V2S8_TO_V2S16",
+        "+V2U8_TO_V2U16", "+V2S8_TO_V2F16", "+V2U8_TO_V2F16", "*LSHIFT_AND.v2i16", "*LSHIFT_OR.v2i16",
+        "*LSHIFT_XOR.v2i16", "*RSHIFT_AND.v2i16", "*RSHIFT_OR.v2i16", "*RSHIFT_XOR.v2i16", "*ARSHIFT.v2i16",
+        "*LSHIFT_AND.v4i8", "*LSHIFT_OR.v4i8", "*LSHIFT_XOR.v4i8", "*RSHIFT_AND.v4i8", "*RSHIFT_OR.v4i8",
+        "*RSHIFT_XOR.v4i8", "*ARSHIFT.v4i8", "+S8_TO_F32", "+U8_TO_F32", "+S16_TO_F32", "+U16_TO_F32",
+        "+F16_TO_S32", "+F16_TO_U32", "+V2F16_TO_V2S16", "+V2F16_TO_V2U16", "+V2S16_TO_V2F16", "+V2U16_TO_V2F16",
+        "*FCMP.v2f16", "+FCMP.v2f16", "*FROUND.v2f16", "+FROUND.v2f16", "*FREXPM.v2f16", "+FREXPM.v2f16",
+        "*FREXPE.v2f16", "+FREXPE.v2f16", "+LDEXP.v2f16", "*QUIET.f32", "+QUIET.f32", "*QUIET.v2f16",
+        "+QUIET.v2f16", "+FPCLASS.f32", "+FPCLASS.f16", "+ILOGB.f32", "+ILOGB.v2f16", "+LOGB.f32",
+        "+LOGB.v2f16", "+FRCP.f16", "+FRSQ.f16", "+FADD_RSCALE.f32", "*FMA_RSCALE.v2f16", "*LSHIFT_DOUBLE.i32",
+        "*RSHIFT_DOUBLE.i32", "*ARSHIFT_DOUBLE.i32", "*LROT_DOUBLE.i32", "*RROT_DOUBLE.i32", "*FLSHIFT_DOUBLE.i32",
+        "*FRSHIFT_DOUBLE.i32", "+WMASK", "+FLOG_TABLE.f32", "+FLOGD.f32", "*FADD_LSCALE.f32", "+FEXP.f32",
+        "+FSIN_TABLE.u6", "+FCOS_TABLE.u6", "+FATAN_ASSIST.f32", "+FATAN_ASSIST.f16", "+FATAN_TABLE.f32",
+        "+FATAN_TABLE.f16"};
     for (const Encoding* e : decode_order(true))
       for (const char* n : names)
         if (e->name == n) fmas.push_back(e);
@@ -110,7 +129,9 @@ std::string random_instruction(fuzz::Rng& rng, bool fma, const TupleState& ts, b
   const Encoding& e = *list[rng.below(uint32_t(list.size()))];
   std::vector<int> mods(e.mods.size(), 0);
   const auto& back = e.back[e.ordered ? rng.below(2) : 0];
-  if (!back.empty()) {
+  // An encoding without indirect modifiers has one table entry, the empty
+  // combination: nothing to choose (and nothing to reject).
+  if (!back.empty() && !e.keys.empty()) {
     std::vector<size_t> ok;
     for (size_t p = 0; p < back.size(); ++p)
       if (!back[p].empty()) ok.push_back(p);
