@@ -8,7 +8,7 @@ bool IsaModule::accepts_variant(const std::string& v) const {
   return false;
 }
 
-bool IsaModule::assemble_with(const std::string& text, const AsmOptions& opt, std::vector<uint8_t>& out,
+bool IsaModule::assemble_with(const std::string& text, const AssembleOptions& opt, std::vector<uint8_t>& out,
                               std::string& err) const {
   if (!opt.padding_nops) {
     err = name() + ": the assembler inserts no padding NOPs (-n is a pica200 option)";

@@ -32,7 +32,7 @@ struct DisasmOptions {
 };
 
 // `gpurc asm` options beyond the variant.
-struct AsmOptions {
+struct AssembleOptions {
   std::string variant;        // "" = the ISA's default
   bool padding_nops = true;   // false: picasso -n (pica200 warns where a padding NOP is required)
 };
@@ -105,7 +105,7 @@ class IsaModule {
                         std::string& err) const = 0;
   // The same with options; by default only the variant is used and an
   // option the ISA has no use for (padding_nops = false) is refused.
-  virtual bool assemble_with(const std::string& text, const AsmOptions& opt, std::vector<uint8_t>& out,
+  virtual bool assemble_with(const std::string& text, const AssembleOptions& opt, std::vector<uint8_t>& out,
                         std::string& err) const;
   // Code (as disassemble reads it) -> the pre-SSA IR function the JIT compiles
   // for its default entry point (`gpurc ir --isa`). Default: not supported.

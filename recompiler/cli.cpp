@@ -189,7 +189,7 @@ int verb_asm(const std::string& isa_name, const std::string& variant, const std:
     else text = one;
   }
   std::vector<uint8_t> code;
-  AsmOptions opt;
+  AssembleOptions opt;
   opt.variant = variant;
   opt.padding_nops = !no_nop;
   if (!isa->assemble_with(text, opt, code, e)) {

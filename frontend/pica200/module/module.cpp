@@ -48,14 +48,14 @@ class Pica200Module final : public isa::IsaModule {
 
   bool assemble(const std::string& text, const std::string& variant, std::vector<uint8_t>& out,
                 std::string& err) const override {
-    gpurc::AsmOptions opt;
+    gpurc::AssembleOptions opt;
     opt.variant = variant;
     return assemble_with(text, opt, out, err);
   }
 
   // padding_nops = false is picasso -n: no NOP inserted, picasso's warning
   // "a padding NOP is required here" at each place instead.
-  bool assemble_with(const std::string& text, const gpurc::AsmOptions& opt, std::vector<uint8_t>& out,
+  bool assemble_with(const std::string& text, const gpurc::AssembleOptions& opt, std::vector<uint8_t>& out,
                      std::string& err) const override {
     if (!opt.variant.empty() && opt.variant != "default") {
       err = "pica200: unknown variant '" + opt.variant + "'";
