@@ -8,6 +8,15 @@ bool IsaModule::accepts_variant(const std::string& v) const {
   return false;
 }
 
+bool IsaModule::assemble_with(const std::string& text, const AssembleOptions& opt, std::vector<uint8_t>& out,
+                              std::string& err) const {
+  if (!opt.padding_nops) {
+    err = name() + ": the assembler inserts no padding NOPs (-n is a pica200 option)";
+    return false;
+  }
+  return assemble(text, opt.variant, out, err);
+}
+
 bool IsaModule::translate(const std::vector<uint8_t>&, const std::string&, ir::Function&, std::string& err) const {
   err = "translating " + name() + " programs to IR is not supported yet";
   return false;

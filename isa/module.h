@@ -31,6 +31,12 @@ struct DisasmOptions {
   bool raw = false;      // one instruction per line, no address or encoding columns
 };
 
+// `gpurc asm` options beyond the variant.
+struct AssembleOptions {
+  std::string variant;        // "" = the ISA's default
+  bool padding_nops = true;   // false: picasso -n (pica200 warns where a padding NOP is required)
+};
+
 namespace isa {
 
 // What an engine compiled: the executable and what a launch needs to know
@@ -97,6 +103,10 @@ class IsaModule {
   // the syntax describes a container, e.g. picasso -> .shbin).
   virtual bool assemble(const std::string& text, const std::string& variant, std::vector<uint8_t>& out,
                         std::string& err) const = 0;
+  // The same with options; by default only the variant is used and an
+  // option the ISA has no use for (padding_nops = false) is refused.
+  virtual bool assemble_with(const std::string& text, const AssembleOptions& opt, std::vector<uint8_t>& out,
+                        std::string& err) const;
   // Code (as disassemble reads it) -> the pre-SSA IR function the JIT compiles
   // for its default entry point (`gpurc ir --isa`). Default: not supported.
   virtual bool translate(const std::vector<uint8_t>& code, const std::string& variant, ir::Function& out,

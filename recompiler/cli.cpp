@@ -169,7 +169,7 @@ int verb_disasm(const std::string& isa_name, const std::string& variant, bool he
 }
 
 int verb_asm(const std::string& isa_name, const std::string& variant, const std::string& output, bool hex,
-             const std::vector<std::string>& files, std::ostream& out, std::ostream& err) {
+             bool no_nop, const std::vector<std::string>& files, std::ostream& out, std::ostream& err) {
   const isa::IsaModule* isa = isa_or_error(isa_name, err);
   if (!isa || !check_variant(*isa, variant, err)) return 2;
   std::string text, e;
@@ -189,7 +189,10 @@ int verb_asm(const std::string& isa_name, const std::string& variant, const std:
     else text = one;
   }
   std::vector<uint8_t> code;
-  if (!isa->assemble(text, variant, code, e)) {
+  AssembleOptions opt;
+  opt.variant = variant;
+  opt.padding_nops = !no_nop;
+  if (!isa->assemble_with(text, opt, code, e)) {
     err << "error: " << e << "\n";
     return 2;
   }
@@ -473,12 +476,14 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   // asm
   std::string a_isa, a_variant, a_out;
   std::vector<std::string> a_files;
-  bool a_hex = false;
+  bool a_hex = false, a_no_nop = false;
   auto* as = app.add_subcommand("asm", "assemble guest code");
   as->add_option("--isa", a_isa, "instruction set: " + isa_list())->required();
   as->add_option("--variant", a_variant, "ISA revision");
   as->add_option("-o,--output", a_out, "write the binary here (default: hex text to stdout)");
   as->add_flag("--hex", a_hex, "write hex text instead of binary to --output");
+  as->add_flag("-n,--no-nop", a_no_nop,
+               "pica200: insert no padding NOPs, warn where one is required instead (picasso -n)");
   as->add_option("files", a_files, "assembly source(s), or - for stdin (pica200: several sources share one DVLP)")
       ->required();
 
@@ -595,7 +600,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   } reset_limit{!max_memory.empty()};
   try {
     if (*disasm) return verb_disasm(d_isa, d_variant, d_hex, d_raw, d_file, out, err);
-    if (*as) return verb_asm(a_isa, a_variant, a_out, a_hex, a_files, out, err);
+    if (*as) return verb_asm(a_isa, a_variant, a_out, a_hex, a_no_nop, a_files, out, err);
     if (*irc) {
       i_opt.ssa = !no_ssa;
       i_opt.const_fold = !no_cf;

@@ -713,6 +713,7 @@ std::vector<Candidate> candidates(std::string mnem) {
   else if (mnem == "imadd") add("imadd", {{"N", 0}});
   else if (mnem == "push_exec") add("if_fcmp", {}, {}, {});
   else if (mnem == "update_exec") add("if_fcmp");
+  else if (mnem == "else_exec") add("else_icmp");
   else if (mnem == "ld_tile") add("TODO.ld/st_tile", {}, {"1"});
   else if (mnem == "st_tile") add("TODO.ld/st_tile", {}, {"0"});
   else if (mnem == "map") {
@@ -750,6 +751,12 @@ bool assemble_one(std::string_view text_in, uint64_t pc, std::vector<uint8_t>& o
       // Aliases of if_fcmp r0l, eq, 0.0, 0.0, n.
       if (toks.empty()) continue;
       ops = {toks[0], "eq", "0.0", "0.0", mnem == "push_exec" && toks.size() > 1 ? toks[1] : "0"};
+    } else if (mnem == "else_exec") {
+      // applegpu's unconditional else (its alias of else_icmp with equal
+      // zero operands; its disassembler never prints it, since an integer
+      // condition is never named `eq`): else_icmp r0l, ueq, 0, 0, n.
+      if (toks.size() != 2) continue;
+      ops = {toks[0], "ueq", "0", "0", toks[1]};
     } else {
       ops.insert(ops.end(), toks.begin(), toks.end());
       ops.insert(ops.end(), c.suffix.begin(), c.suffix.end());
@@ -801,7 +808,13 @@ bool assemble_one(std::string_view text_in, uint64_t pc, std::vector<uint8_t>& o
       Insn in;
       fe::Diagnostic derr;
       if (!decode(bytes.data(), bytes.size(), pc, in, derr) || in.desc != &d || in.size != size) continue;
-      if (disassemble(in, pc) != text && disassemble(in, pc, false) != text) continue;
+      if (disassemble(in, pc) != text && disassemble(in, pc, false) != text) {
+        // else_exec never prints as itself: its expansion must.
+        if (mnem != "else_exec") continue;
+        std::string expanded = "else_icmp";
+        for (size_t i = 0; i < ops.size(); ++i) expanded += (i ? ", " : " ") + ops[i];
+        if (disassemble(in, pc) != expanded) continue;
+      }
       out.insert(out.end(), bytes.begin(), bytes.end());
       return true;
     }

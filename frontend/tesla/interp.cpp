@@ -898,7 +898,8 @@ void Runner::alu(Warp& w, const Insn& in, uint32_t lanes) {
         uint32_t x = read(w, in, l, s1), y = read(w, in, l, s2);
         uint32_t r = (!std::isnan(fz) && fz >= 0.0f) ? x : y;
         write(w, in, l, dst, r);
-        set_flags(w, in, l, sem::flags_int(r, 32));
+        // The integer flags, except that -0 counts as zero (hwtest g80_fp).
+        set_flags(w, in, l, sem::flags_int(r == 0x80000000u ? 0u : r, 32));
       });
       return;
     }
@@ -918,6 +919,9 @@ void Runner::alu(Warp& w, const Insn& in, uint32_t lanes) {
         src1[l] = reg(w, l, s1->reg);
         src2[l] = reg(w, l, s3->reg);
       }
+      // dx/dy in a compute program give +0 (hwtest g80_fp, configuration
+      // bit clear); other program types read the quad neighbour.
+      const bool zero = sel >= 4 && P.target.ptype == kCP;
       each([&](unsigned l) {
         unsigned q = l & 3, from;
         if (sel < 4) from = (l & ~3u) | unsigned(sel);
@@ -927,8 +931,9 @@ void Runner::alu(Warp& w, const Insn& in, uint32_t lanes) {
           case 0: r = sem::fadd(a, b, false); break;
           case 1: r = sem::fadd(b, a ^ 0x80000000u, false); break;
           case 2: r = sem::fadd(a, b ^ 0x80000000u, false); break;
-          default: r = ftz32(b); break;
+          default: r = sem::fadd(b, 0, false); break;  // mov2 is source 3 + +0: -0 gives +0, NaN 0x7fffffff
         }
+        if (zero) r = 0;
         write(w, in, l, dst, r);
         set_flags(w, in, l, sem::flags_float(r));
       });

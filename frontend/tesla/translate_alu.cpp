@@ -309,11 +309,14 @@ bool Translator::alu() {
         return band(b.lshr(b.i32(m), q, ir::ShiftMode::Clamp), 1);
       };
       V sa = shl(lane_bit(neg_a), 31), sb = shl(lane_bit(neg_b), 31);
-      V sum = b.bitcast(Type::I32, b.fadd(b.bitcast(Type::F32, b.xor_(a, sa)), b.bitcast(Type::F32, b.xor_(y, sb)),
-                                          float_flags(true, true)));
-      // mov2: source 3 with a denormal flushed to a signed zero (NaN kept).
-      V flushed = b.select(b.icmp(ir::IntPred::Eq, band(y, 0x7f800000u), b.i32(0)), band(y, 0x80000000u), y);
-      V r = b.select(ne0(lane_bit(mov)), flushed, sum);
+      // mov2 is source 3 + +0 through the same adder: its source 1 term
+      // becomes +0 in those lanes (-0 and flushed negatives give +0, NaN
+      // 0x7fffffff).
+      V sum = b.bitcast(Type::I32, b.fadd(b.bitcast(Type::F32, b.select(ne0(lane_bit(mov)), b.i32(0), b.xor_(a, sa))),
+                                          b.bitcast(Type::F32, b.xor_(y, sb)), float_flags(true, true)));
+      // dx/dy in a compute program give +0 (hwtest g80_fp, configuration
+      // bit clear); other program types read the quad neighbour.
+      V r = (has("dx") || has("dy")) && opt.target.ptype == kCP ? b.i32(0) : sum;
       if (!write(dst, r)) return false;
       set_flags(flags_float(r));
       return true;
@@ -381,7 +384,8 @@ bool Translator::alu() {
       if (!read(s1, x) || !read(s2, y)) return false;
       V r = b.select(ge, x, y);
       if (!write(dst, r)) return false;
-      set_flags(flags_int(r, 32));
+      // The integer flags, except that -0 counts as zero (hwtest g80_fp).
+      set_flags(flags_int(b.select(b.icmp(ir::IntPred::Eq, r, b.i32(0x80000000u)), b.i32(0), r), 32));
       return true;
     }
     case Op::Rcp:

@@ -146,6 +146,44 @@ TEST_CASE("cli: tesla program types in --variant (chip:vp) select the operand sp
   CHECK(run({"disasm", "--isa", "tesla", "--variant", "g200:zz", "--hex", hex}).rc == 2);
 }
 
+// Expected words: picasso 2.7.1 (devkitPro, built from source) on the same
+// text, without and with -n. picasso inserts a NOP (0x84000000) before
+// .else where the if part would end on a CALL; -n writes none and warns.
+TEST_CASE("cli: asm -n is picasso -n (no padding NOP) for pica200 and refused elsewhere") {
+  Scratch s;
+  std::string src = s.write("pad.vsh",
+                            ".bool b\n.out outpos position\n.proc helper\n    mov outpos, v0\n.end\n"
+                            ".proc main\n    ifu b\n        call helper\n    .else\n        mov outpos, v1\n"
+                            "    .end\n    end\n.end\n");
+  auto words = [](const std::string& hex) {
+    std::string w;
+    std::istringstream is(hex);
+    for (std::string t; is >> t;) w += (w.empty() ? "" : " ") + t.substr(2);
+    return w;
+  };
+  const std::string with_nop =
+      "424c5644 00000001 00000054 504c5644 00000000 00000028 00000006 00000040 00000001 00000048 00000000 "
+      "00000000 00000000 4c000000 9c001001 90000001 84000000 4c001000 88000000 0000036f 00000000 454c5644 "
+      "00001002 00000001 00000006 00010000 00000000 00000040 00000000 00000040 00000000 00000040 00000001 "
+      "00000048 00000001 00000050 00000002 00000000 0000000f 00000000 00780078 00000062";
+  const std::string without =
+      "424c5644 00000001 00000050 504c5644 00000000 00000028 00000005 0000003c 00000001 00000044 00000000 "
+      "00000000 00000000 4c000000 9c000c01 90000001 4c001000 88000000 0000036f 00000000 454c5644 00001002 "
+      "00000001 00000005 00010000 00000000 00000040 00000000 00000040 00000000 00000040 00000001 00000048 "
+      "00000001 00000050 00000002 00000000 0000000f 00000000 00780078 00000062";
+  Result a = run({"asm", "--isa", "pica200", src});
+  REQUIRE(a.rc == 0);
+  CHECK(words(a.out) == with_nop);
+  Result n = run({"asm", "--isa", "pica200", "-n", src});
+  REQUIRE(n.rc == 0);
+  CHECK(words(n.out) == without);
+  Result nl = run({"asm", "--isa", "pica200", "--no-nop", src});
+  CHECK(words(nl.out) == without);
+  Result t = run({"asm", "--isa", "tesla", "-n", s.write("t.asm", "exit nop\n")});
+  CHECK(t.rc == 2);
+  CHECK(t.err.find("-n is a pica200 option") != std::string::npos);
+}
+
 TEST_CASE("cli: replay of every bundled ir example passes on the interpreter and the JIT") {
   std::vector<std::string> engines = {"interp"};
   if (engine_available(Engine::Jit)) engines.push_back("jit");

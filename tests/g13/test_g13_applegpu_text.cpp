@@ -121,6 +121,17 @@ TEST_CASE("g13 assembler accepts every applegpu alias") {
     CHECK(g13::disassemble(in, 0) == alias);
     CHECK(g13::disassemble(in, 0, false) == raw);
   }
+  // else_exec: applegpu's alias of else_icmp for an always-true compare; its
+  // disassembler never prints it (integer conditions are not named `eq`),
+  // so it assembles to the compare of two zero immediates and prints raw.
+  {
+    std::vector<uint8_t> a, b;
+    std::string err;
+    REQUIRE_MESSAGE(g13::assemble_one("else_exec r0l, 2", 0, a, err), err);
+    REQUIRE_MESSAGE(g13::assemble_one("else_icmp r0l, ueq, 0, 0, 2", 0, b, err), err);
+    CHECK(a == b);
+    CHECK_FALSE(g13::assemble_one("else_exec r0l", 0, a, err));
+  }
 }
 
 TEST_CASE("g13 assembler accepts every descriptor name in the raw form") {

@@ -554,26 +554,26 @@ TEST_CASE("tesla translate: quadop reads lanes of the quad that do not run it") 
   }
   SUBCASE("diverged lanes that already exited: their final registers") {
     // The taken side (odd lanes) runs first: it overwrites $r0 and exits;
-    // then the even lanes read their odd neighbour's $r0 (dx = lane ^ 1).
+    // then the even lanes read $r0 of their quad's lane 1 (l1).
     Case c;
     c.threads = 8;
     c.init = init;
     c.src = "long (lg $c0) bra #odd\n"
-            "long quadop f32 add add add add $r2 dx $r0 $r1\n"
+            "long quadop f32 add add add add $r2 l1 $r0 $r1\n"
             "exit nop\n"
             "odd: long mov b32 $r0 $r3\n"
             "exit nop\n";
     check_expected(c, [](const EndState& e) {
       for (unsigned l = 0; l < 8; l += 2) {
         INFO("lane " << l);
-        CHECK(e.threads[l].r[2] == fbits(float(100 * (l + 1) + 1) + 1.0f));
+        CHECK(e.threads[l].r[2] == fbits(float(100 * ((l & ~3u) + 1) + 1) + 1.0f));
         CHECK(e.threads[l + 1].r[2] == 0);  // odd lanes did not run quadop
       }
     });
   }
   SUBCASE("diverged lanes still waiting: their registers before the other side runs") {
-    // Now the even lanes branch (taken side first) and read dy = lane ^ 2
-    // from even lanes (running it) and ... odd lanes read by l1 hold $r0 as
+    // Now the even lanes branch (taken side first) and read l2 (lane 2 of
+    // the quad) from even lanes (running it) and ... odd lanes read by l1 hold $r0 as
     // it was: the odd lanes change it only afterwards.
     Case c;
     c.threads = 8;
@@ -585,14 +585,14 @@ TEST_CASE("tesla translate: quadop reads lanes of the quad that do not run it") 
             "long mov b32 $r0 $r3\n"
             "exit nop\n"
             "even: long quadop f32 add add add add $r2 l1 $r0 $r1\n"
-            "long (lg $c0) quadop f32 sub sub sub sub $r4 dy $r0 $r1\n"
+            "long (lg $c0) quadop f32 sub sub sub sub $r4 l2 $r0 $r1\n"
             "exit nop\n";
     check_expected(c, [](const EndState& e) {
       for (unsigned l = 0; l < 8; l += 2) {
         INFO("lane " << l);
         unsigned q = l & ~3u;
         CHECK(e.threads[l].r[2] == fbits(float(10 * (q + 2)) + 1.0f));
-        CHECK(e.threads[l].r[4] == fbits(float(10 * ((l ^ 2) + 1)) - 1.0f));
+        CHECK(e.threads[l].r[4] == fbits(float(10 * (((l & ~3u) | 2) + 1)) - 1.0f));
         CHECK(e.threads[l + 1].r[0] == fbits(float(100 * (l + 1) + 1)));
       }
     });

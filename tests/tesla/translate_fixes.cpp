@@ -284,9 +284,10 @@ TEST_CASE("tesla translate: an exiting call before the join runs before the wait
 // the even lanes store after the join).
 namespace {
 
-// Odd lanes (not taken) exit inside the region after a quadop reading their
-// even partner's $r13 and a load of s[0x40]; the even lanes change both after
-// the join. Hardware order: odd lanes read float(l - 1) and 0.
+// Odd lanes (not taken) exit inside the region after a quadop reading $r13
+// of their quad's lane 0 (l0; dx/dy give 0 in compute programs) and a load of
+// s[0x40]; the even lanes change both after the join. Hardware order: odd
+// lanes read float(l & ~3) and 0.
 void check_exit_before_join(const char* tail) {
   Case c;
   c.threads = 8;
@@ -308,7 +309,7 @@ void check_exit_before_join(const char* tail) {
     REQUIRE(got.ok);
     for (unsigned l = 1; l < 8; l += 2) {
       INFO("engine " << std::string(gpurc::engine_name(eng)) << " lane " << l);
-      float f = float(l - 1);
+      float f = float(l & ~3u);
       uint32_t want;
       std::memcpy(&want, &f, 4);
       CHECK(got.threads[l].r[15] == want);
@@ -326,7 +327,7 @@ TEST_CASE("tesla translate fixes: exit inside a loop of the region runs before t
       "joinat #j0\n"
       "(e $c3) bra #t0\n"
       "breakaddr #brk\n"
-      "quadop f32 add add add add $r15 dx $r13 $r2\n"
+      "quadop f32 add add add add $r15 l0 $r13 $r2\n"
       "ld $r16 b32 s[0x40]\n"
       "exit nop\n"
       "brk: nop\n"
@@ -343,7 +344,7 @@ TEST_CASE("tesla translate fixes: exit in a region whose join is unreachable run
       "joinat #j0\n"
       "(e $c3) bra #t0\n"                  // even lanes: taken side, first
       "joinat #j2\n"
-      "x: quadop f32 add add add add $r15 dx $r13 $r2\n"
+      "x: quadop f32 add add add add $r15 l0 $r13 $r2\n"
       "ld $r16 b32 s[0x40]\n"
       "exit nop\n"
       "j2: join nop\n"                     // follows the exit: no lane reaches it

@@ -21,7 +21,7 @@ class Pica200Module final : public isa::IsaModule {
   unsigned hex_unit_bytes() const override { return 4; }
 
   bool disassemble(const std::vector<uint8_t>& code, const DisasmOptions& opt, std::string& out,
-                   std::string& err) const override {
+                        std::string& err) const override {
     if (!opt.variant.empty() && opt.variant != "default") {
       err = "pica200: unknown variant '" + opt.variant + "'";
       return false;
@@ -48,13 +48,24 @@ class Pica200Module final : public isa::IsaModule {
 
   bool assemble(const std::string& text, const std::string& variant, std::vector<uint8_t>& out,
                 std::string& err) const override {
-    if (!variant.empty() && variant != "default") {
-      err = "pica200: unknown variant '" + variant + "'";
+    gpurc::AssembleOptions opt;
+    opt.variant = variant;
+    return assemble_with(text, opt, out, err);
+  }
+
+  // padding_nops = false is picasso -n: no NOP inserted, picasso's warning
+  // "a padding NOP is required here" at each place instead.
+  bool assemble_with(const std::string& text, const gpurc::AssembleOptions& opt, std::vector<uint8_t>& out,
+                     std::string& err) const override {
+    if (!opt.variant.empty() && opt.variant != "default") {
+      err = "pica200: unknown variant '" + opt.variant + "'";
       return false;
     }
     pica::Shbin s;
     std::vector<std::string> warnings;
-    if (!pica::assemble({pica::AsmSource{"", text}}, pica::AsmOptions{}, s, err, &warnings)) {
+    pica::AsmOptions po;
+    po.auto_nop = opt.padding_nops;
+    if (!pica::assemble({pica::AsmSource{"", text}}, po, s, err, &warnings)) {
       err = "pica200: " + err;
       return false;
     }
