@@ -250,10 +250,14 @@ uint64_t itof(const LaneOp& o, uint64_t a) {
   bool is_signed = Sign(o.attr) == Sign::Signed;
   int64_t s = sext(a, w);
   Round m = round_mode(o.fflags);
+  // Unsigned values below 2^63 convert through the signed instruction: a
+  // compiler may lower u64 -> double with magic-number subtractions
+  // ((2^52 + x) - 2^52), which give -0 for 0 under round-down (clang does).
+  const bool via_signed = is_signed || a <= uint64_t(INT64_MAX);
   auto convert = [&]() -> double {
-    volatile int64_t vs = s;
+    volatile int64_t vs = is_signed ? s : int64_t(a);
     volatile uint64_t vu = a;
-    volatile double r = is_signed ? double(vs) : double(vu);
+    volatile double r = via_signed ? double(vs) : double(vu);
     return r;
   };
   uint64_t r;
