@@ -732,6 +732,22 @@ std::vector<Candidate> candidates(std::string mnem) {
   return out;
 }
 
+// The earlier descriptor that matches every encoding of descriptor `name`
+// (its fixed bits include the earlier one's), so first-match decoding never
+// yields it; null when it is reachable.
+const Desc* shadowing_desc(const std::string& name) {
+  const std::vector<Desc>& t = table();
+  for (const Desc& d : t) {
+    if (d.name != name) continue;
+    for (const Desc& e : t) {
+      if (e.index >= d.index) break;
+      if ((e.mask & d.mask) == e.mask && (d.value & e.mask) == e.value) return &e;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 bool assemble_one(std::string_view text_in, uint64_t pc, std::vector<uint8_t>& out, std::string& err) {
@@ -818,6 +834,11 @@ bool assemble_one(std::string_view text_in, uint64_t pc, std::vector<uint8_t>& o
       out.insert(out.end(), bytes.begin(), bytes.end());
       return true;
     }
+  }
+  if (const Desc* by = known ? shadowing_desc(mnem) : nullptr) {
+    err = "g13 assembler: '" + mnem + "' cannot be assembled: every encoding of it decodes as '" + by->name +
+          "' (first match in applegpu's table, which applegpu's disassembler prints too)";
+    return false;
   }
   err = known ? "g13 assembler: operands do not fit any encoding of '" + mnem + "': " + text
               : "g13 assembler: unknown mnemonic '" + mnem + "'";

@@ -114,7 +114,9 @@ double minifloat(unsigned byte);
 // "mnemonic op, op" exactly as applegpu prints it (single space after the
 // mnemonic instead of applegpu's 16-column padding).
 // use_aliases = false prints the raw descriptor form (bitop with its truth
-// table, if_fcmp instead of push_exec/update_exec), which also assembles.
+// table, if_fcmp instead of push_exec/update_exec, cmpsel uniform sources
+// with their full 9-bit index where applegpu's text drops bit 8), which also
+// assembles to an instruction that reads and writes the same operands.
 std::string disassemble(const Insn& in, uint64_t pc, bool use_aliases = true);
 // Whole buffer, applegpu's disassemble.py conventions: zero half-words are
 // skipped, stops after `stop`. raw: one instruction per line; otherwise

@@ -405,7 +405,16 @@ std::string disassemble(const Insn& in, uint64_t pc, bool use_aliases) {
   const Desc& d = *in.desc;
   std::string mnem = d.name;
   std::vector<Operand> ops;
-  for (const OperandDef& od : d.operands) ops.push_back(decode_operand(in, od, pc));
+  for (const OperandDef& od : d.operands) {
+    Operand o = decode_operand(in, od, pc);
+    // A cmpsel uniform source of type 111 reads the uniform with index bit 8
+    // set (decode_operand, the interpreter and the translator use it), but
+    // applegpu's text drops that bit: print its text, keep the full index in
+    // the raw form so that one still assembles to the same bytes.
+    if (use_aliases && od.kind == Kind::CmpselSrc && in.f(od.name + "t") == 7 && o.is_ureg())
+      o.n &= o.type == OpType::UReg32 ? 0x7F : 0xFF;
+    ops.push_back(o);
+  }
   std::vector<std::string> txt;
   for (const Operand& o : ops) txt.push_back(operand_text(o));
 

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "frontend/g13/g13.h"
+#include "frontend/g13/interp.h"
 
 using namespace gpurc;
 
@@ -167,13 +168,88 @@ TEST_CASE("g13 assembler accepts every descriptor name in the raw form") {
   CHECK(covered == int(g13::table().size()) - 4);
 }
 
-TEST_CASE("g13 cmpsel uniform sources keep bit 8 (a documented difference from applegpu)") {
+TEST_CASE("g13 cmpsel uniform sources of type 111: applegpu's text, the full index in the raw form and the interpreter") {
   // Xt = 7 selects a uniform with index bit 8 set: applegpu's pseudocode and
-  // its encoder use the bit, its decoder drops it (it would print u28l for
-  // these bytes, which its own assembler encodes with Xt = 6).
-  const std::vector<uint8_t> bytes = {0x82, 0x12, 0xfd, 0xc5, 0x9a, 0xf8, 0x97, 0x77};
+  // its encoder use the bit, its decoder drops it. The text is applegpu's
+  // (u28l, which assembles with Xt = 6); the raw form keeps the index the
+  // instruction reads (u156l, which assembles back to the same bytes).
+  // A random encoding as applegpu prints it (its Y is an undefined type):
+  const std::vector<uint8_t> random_bytes = {0x82, 0x12, 0xfd, 0xc5, 0x9a, 0xf8, 0x97, 0x77};
   g13::Insn in;
   fe::Diagnostic err;
+  REQUIRE(g13::decode(random_bytes.data(), random_bytes.size(), 0, in, err));
+  CHECK(in.f("Xt") == 7);
+  CHECK(g13::disassemble(in, 0) == "fcmpsel ltn, r4h.cache, u158.abs, u22.neg, u28l, None");
+  CHECK(g13::disassemble(in, 0, false) == "fcmpsel ltn, r4h.cache, u158.abs, u22.neg, u156l, None");
+  // With a defined Y: the raw form is lossless, applegpu's text reassembles
+  // to Xt = 6 (the operand its text names).
+  const std::string raw = "fcmpsel ltn, r4h.cache, u158.abs, u22.neg, u156l, r3l";
+  std::vector<uint8_t> bytes, out;
+  std::string aerr;
+  REQUIRE_MESSAGE(g13::assemble_one(raw, 0, bytes, aerr), aerr);
   REQUIRE(g13::decode(bytes.data(), bytes.size(), 0, in, err));
-  CHECK(g13::disassemble(in, 0) == "fcmpsel ltn, r4h.cache, u158.abs, u22.neg, u156l, None");
+  CHECK(in.f("Xt") == 7);
+  CHECK(g13::disassemble(in, 0) == "fcmpsel ltn, r4h.cache, u158.abs, u22.neg, u28l, r3l");
+  CHECK(g13::disassemble(in, 0, false) == raw);
+  REQUIRE_MESSAGE(g13::assemble_one(g13::disassemble(in, 0, false), 0, out, aerr), aerr);
+  CHECK(out == bytes);
+  out.clear();
+  REQUIRE_MESSAGE(g13::assemble_one(g13::disassemble(in, 0), 0, out, aerr), aerr);
+  g13::Insn in2;
+  REQUIRE(g13::decode(out.data(), out.size(), 0, in2, err));
+  CHECK(in2.f("Xt") == 6);
+  CHECK(g13::disassemble(in2, 0) == g13::disassemble(in, 0));
+  CHECK(g13::disassemble(in2, 0, false) == g13::disassemble(in, 0));
+
+  // 32-bit destinations: u156 is the index pair 312/313, Yt = 7 with value 56;
+  // applegpu prints u28. The interpreter reads u156, as applegpu's pseudocode.
+  for (const char* src : {"u156", "u28"}) {
+    const std::string text = std::string("icmpsel ult, r5, r1, 1, 7, ") + src;
+    out.clear();
+    REQUIRE_MESSAGE(g13::assemble_one(text, 0, out, aerr), aerr);
+    REQUIRE(g13::decode(out.data(), out.size(), 0, in, err));
+    CHECK(in.f("Yt") == (src == std::string("u156") ? 7u : 6u));
+    CHECK(g13::disassemble(in, 0) == "icmpsel ult, r5, r1, 1, 7, u28");
+    CHECK(g13::disassemble(in, 0, false) == text);
+    out.push_back(0x88);  // stop
+    out.push_back(0x00);
+    g13::SimdGroup sg;
+    for (unsigned l = 0; l < 32; ++l) sg.set_r32(1, l, l);  // lane 0 selects 7, the others Y
+    sg.set_u32(156, 0x11223344u);
+    sg.set_u32(28, 0x55667788u);
+    g13::Interpreter it(out, nullptr);
+    REQUIRE(it.run(sg, 100).kind == g13::StepResult::Kind::Done);
+    CHECK(sg.r32(5, 0) == 7u);
+    CHECK(sg.r32(5, 1) == (src == std::string("u156") ? 0x11223344u : 0x55667788u));
+  }
+}
+
+TEST_CASE("g13 assembler: descriptors first-match decoding never reaches are refused by name") {
+  // applegpu's assembler encodes these names, but the bytes decode (in
+  // applegpu as here) as the earlier descriptor: emitting them would silently
+  // mean another instruction.
+  const std::pair<const char*, const char*> shadowed[] = {
+      {"stack_get_ptr 0, 0, 0, 0, 0, r1", "stack_load"},
+      {"TODO.stack_adjust 0, 0, 0, 0, 0, 16", "stack_store"},
+      {"TODO.stack_adjust2 0, 0, 0, 0, 0, r1", "stack_store"},
+      {"TODO.unk51", "no_var"},
+  };
+  for (const auto& [text, by] : shadowed) {
+    std::vector<uint8_t> out;
+    std::string err;
+    CHECK_FALSE(g13::assemble_one(text, 0, out, err));
+    CHECK_MESSAGE(err.find("cannot be assembled: every encoding of it decodes as '" + std::string(by)) != std::string::npos,
+                  err);
+  }
+  // A reachable descriptor with operands that fit nothing keeps the plain message.
+  std::vector<uint8_t> out;
+  std::string err;
+  CHECK_FALSE(g13::assemble_one("stack_load 1, 2", 0, out, err));
+  CHECK(err.find("operands do not fit any encoding of 'stack_load'") != std::string::npos);
+  // The raw name of ld_tile/st_tile, which applegpu never prints but assembles.
+  REQUIRE_MESSAGE(g13::assemble_one("TODO.ld/st_tile 0, r1h, i8, 0, w, 16, 16, 2", 0, out, err), err);
+  g13::Insn in;
+  fe::Diagnostic derr;
+  REQUIRE(g13::decode(out.data(), out.size(), 0, in, derr));
+  CHECK(g13::disassemble(in, 0) == "st_tile r1h, i8, 0, w, 16, 16, 2");
 }
