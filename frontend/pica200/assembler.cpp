@@ -153,7 +153,8 @@ struct Constant {
 struct DvleData {
   std::string entry = "main", entry_end;  // entry_end: the `.entry start end` extension
   bool two_symbol_entry = false, nodvle = false, geo = false, compat_geo = false, merge = false;
-  bool loose_code = false;  // instructions outside any .proc (extension)
+  bool loose_code = false;           // instructions outside any .proc were written
+  bool loose_code_allowed = false;   // `.loose_code` (extension): picasso rejects such instructions
   uint16_t input_mask = 0, output_mask = 0;
   uint8_t gsh_type = 0, gsh_fixed_start = 0, gsh_variable_num = 0, gsh_fixed_num = 0;
   std::vector<Uniform> uniforms;
@@ -413,7 +414,14 @@ class Assembler {
     if (!dvle().geo && code_.size() > kMaxVertexWords)
       fail("instruction outside vertex shader code memory (max " + std::to_string(kMaxVertexWords) +
            " instructions, currently " + std::to_string(code_.size()) + ")");
-    if (stack_.empty()) dvle().loose_code = true;  // extension: picasso wants a .proc
+    if (stack_.empty()) {
+      // picasso: "instruction outside block". Only the `.loose_code`
+      // extension (which the disassembler writes) accepts such code.
+      if (!dvle().loose_code_allowed)
+        fail("instruction outside a .proc block: " + tok +
+             " (picasso rejects it; the directive .loose_code accepts it as a gpurc extension)");
+      dvle().loose_code = true;
+    }
     if (code_.size() >= 4096) fail("program longer than 4096 words");
     instruction(tok, args);
   }
@@ -753,6 +761,9 @@ class Assembler {
       end_file();
       start_file(n);
       line_ = 0;
+    } else if (d == "loose_code") {  // extension: instructions outside .proc from here on (this DVLE)
+      a.done();
+      dvle().loose_code_allowed = true;
     } else if (d == "merge_outmaps") {  // extension
       a.done();
       dvle().merge = true;

@@ -8,7 +8,9 @@
 // Extensions, all spelled so that picasso rejects them (they never change
 // the meaning of a picasso source), written by the disassembler so that its
 // output reassembles to identical words:
-//   - instructions outside `.proc` (no entry procedure: the DVLE covers the code);
+//   - `.loose_code`: instructions outside `.proc` are accepted from there on
+//     in that DVLE (without it they are an error naming the line, as in
+//     picasso; with no entry procedure the DVLE covers the code);
 //   - explicit flow-control forms with targets and counts (`ifu b0, l_010, 3`,
 //     `call l_020, 4`, `loop i0, l_00c`, numeric targets);
 //   - a mnemonic suffixed `!` ("exact form"): the encoding the mnemonic names

@@ -198,6 +198,9 @@ bool listing(const std::vector<uint32_t>& code, const std::vector<uint32_t>* des
   }
   TargetNamer namer;
   if (!opt.raw) namer = [&](uint32_t a) { return names.at(a); };
+  // The listing is code outside any .proc, which picasso rejects: the
+  // extension directive makes it assemble.
+  if (!opt.raw) out += ".loose_code\n";
   for (uint32_t a = 0; a < ins.size(); ++a) {
     if (!opt.raw) {
       auto it = names.find(a);
@@ -319,6 +322,27 @@ bool disasm_shbin(const Shbin& s, const ListingOptions& opt, std::string& out, s
       }
       bool compat = d.gs_mode == 0 && d.gs_float_start == 0 && d.gs_fully_defined == 0 && d.gs_vertex_count == 0 &&
                     !(has_dummy && d.merge_outmaps);
+      // `.gsh` alone and `.gsh point cN` write the same bytes; only the
+      // uniform registers tell them apart: compatible mode allocates from
+      // the space the other DVLEs share, `point cN` from cN.
+      if (compat) {
+        int next_sim[3] = {shared_next[0], shared_next[1], shared_next[2]};
+        for (auto& [pos, up] : us) {
+          if (pos < 0x20) continue;
+          std::string n = up->name;
+          for (char& c : n)
+            if (c == '.') c = '$';
+          const int size = int(up->end) - int(up->start) + 1;
+          auto it = shared_names.find(n);
+          if (it != shared_names.end()) {
+            compat = compat && it->second == std::make_pair(pos, size);
+            continue;
+          }
+          const int t = pos >= 0x88 ? 2 : pos >= 0x80 ? 1 : 0;
+          compat = compat && pos >= next_sim[t];
+          next_sim[t] = pos + size;
+        }
+      }
       if (compat) {
         head += ".gsh\n";
       } else {
@@ -403,6 +427,13 @@ bool disasm_shbin(const Shbin& s, const ListingOptions& opt, std::string& out, s
       }
     }
   }
+  // The code follows the last DVLE's header, and picasso's rule makes a
+  // vertex DVLE whose code holds a SETEMIT a geometry shader: when the last
+  // DVLE is a vertex shader and the shared code has one (another DVLE's),
+  // the code goes into a DVLE of its own that is not written.
+  bool setemit = false;
+  for (uint32_t w : s.code) setemit |= (w >> 26) == 0x2B;
+  if (setemit && !s.dvles.empty() && !s.dvles.back().is_geometry) head += ".dvle\n.nodvle\n";
   std::string body;
   if (!listing(s.code, &s.descs, ListingOptions{false}, names, body, err)) return false;
   out += head + body;

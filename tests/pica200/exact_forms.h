@@ -11,9 +11,11 @@
 
 namespace gpurc::pica::test {
 
+// The sources are bare instruction lists: `.loose_code` lets them stand
+// outside a `.proc` (line numbers in messages are one more than the source's).
 inline std::string exact_forms(const std::string& text) {
   std::istringstream in(text);
-  std::string line, out;
+  std::string line, out = ".loose_code\n";
   while (std::getline(in, line)) {
     size_t p = 0;
     for (;;) {  // past labels ("name:")

@@ -228,7 +228,8 @@ TEST_CASE("pica200 round trip: random raw words (descriptors as desc[N])") {
     CHECK(s.descs.empty());
     std::string raw;
     REQUIRE(disasm_words(words, nullptr, ListingOptions{true}, raw, err));
-    CHECK(must_assemble(raw).code == words);
+    // The raw listing is instructions only: code outside .proc needs the extension.
+    CHECK(must_assemble(".loose_code\n" + raw).code == words);
   }
 }
 
@@ -267,11 +268,12 @@ TEST_CASE("pica200 assembler: errors name the line") {
     CHECK(!assemble(t, s, err));
     return err;
   };
-  CHECK(err_of("nop\nfoo r0, r1\n").find("line 2: invalid instruction: foo") != std::string::npos);
-  CHECK(err_of("add r0, v0, c1\n").find("narrow operand") != std::string::npos);  // narrow src2
-  CHECK(err_of("mov o0, r99\n").find("line 1") != std::string::npos);
-  CHECK(err_of("jmpc cmp.x, nowhere\n").find("label 'nowhere' is undefined") != std::string::npos);
-  CHECK(err_of("ifu b0\nnop\n").find("unclosed block") != std::string::npos);
+  CHECK(err_of(".loose_code\nnop\nfoo r0, r1\n").find("line 3: invalid instruction: foo") != std::string::npos);
+  CHECK(err_of(".loose_code\nadd r0, v0, c1\n").find("narrow operand") != std::string::npos);  // narrow src2
+  CHECK(err_of(".loose_code\nmov o0, r99\n").find("line 2") != std::string::npos);
+  CHECK(err_of(".loose_code\njmpc cmp.x, nowhere\n").find("label 'nowhere' is undefined") != std::string::npos);
+  CHECK(err_of(".loose_code\nifu b0\nnop\n").find("unclosed block") != std::string::npos);
+  CHECK(err_of("nop\n").find("line 1: instruction outside a .proc block") != std::string::npos);
   CHECK(err_of(".proc main\n").find("unclosed block") != std::string::npos);
 }
 
