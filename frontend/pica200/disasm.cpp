@@ -1,5 +1,6 @@
 #include "frontend/pica200/disasm.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -284,148 +285,152 @@ bool disasm_shbin(const Shbin& s, const ListingOptions& opt, std::string& out, s
     names[a] = b;
     return std::string(b);
   };
-  std::string head;
   // Uniform declarations are replayed through picasso's allocator: shared
   // space (vertex shaders, `.gsh` alone) continues across DVLEs and reuses a
   // name declared before; a `.gsh MODE cN` DVLE allocates from cN. Gaps are
   // filled with hidden (`_`) uniforms, which take registers but no table entry.
-  std::map<std::string, std::pair<int, int>> shared_names;  // name -> pos, size
-  int shared_next[3] = {0x20, 0x80, 0x88};                  // c, i, b
-  int gap_id = 0;
-  for (size_t k = 0; k < s.dvles.size(); ++k) {
-    const Dvle& d = s.dvles[k];
-    if (d.main_offset > s.code.size() || d.endmain_offset > s.code.size()) {
-      err = "shbin: DVLE " + std::to_string(k) + " entry point lies outside the code";
-      return false;
-    }
-    if (k) head += ".dvle\n";
-    head += "; DVLE " + std::to_string(k) + (d.is_geometry ? " (geometry shader)\n" : " (vertex shader)\n");
-    head += ".entry " + name_at(d.main_offset) + " " + name_at(d.endmain_offset) + "\n";
-    bool has_dummy = false;
-    for (const ShbinOutput& o : d.outputs) has_dummy |= o.semantic == kOutDummy;
-    std::vector<std::pair<int, const ShbinUniform*>> us;  // picasso position, entry
-    int lowest_c = -1;
-    for (const ShbinUniform& u : d.uniforms) {
-      int pos = uniform_pos(u.start);
-      us.push_back({pos, &u});
-      if (pos >= 0x20 && pos < 0x80 && (lowest_c < 0 || pos < lowest_c)) lowest_c = pos;
-    }
-    std::stable_sort(us.begin(), us.end(), [](auto& a, auto& b) { return a.first < b.first; });
-    bool gsh_space = false;
-    int local_next[3] = {0x20, 0x80, 0x88};
-    bool merge_implied = false;
-    if (d.is_geometry) {
-      static const char* modes[3] = {"point", "variable", "fixed"};
-      if (d.gs_mode > 2) {
-        err = "shbin: DVLE " + std::to_string(k) + " has unknown geometry shader mode " + std::to_string(d.gs_mode);
+  // `.gsh` alone and `.gsh point cN` write the same DVLE bytes; only the
+  // uniform registers, of this DVLE and of the ones after it, tell them
+  // apart. Bit j of `point` picks `point cN` for the j-th such DVLE.
+  auto render = [&](uint64_t point, std::string& head) -> bool {
+    std::map<std::string, std::pair<int, int>> shared_names;  // name -> pos, size
+    int shared_next[3] = {0x20, 0x80, 0x88};                  // c, i, b
+    int gap_id = 0;
+    unsigned ambiguous = 0;
+    for (size_t k = 0; k < s.dvles.size(); ++k) {
+      const Dvle& d = s.dvles[k];
+      if (d.main_offset > s.code.size() || d.endmain_offset > s.code.size()) {
+        err = "shbin: DVLE " + std::to_string(k) + " entry point lies outside the code";
         return false;
       }
-      bool compat = d.gs_mode == 0 && d.gs_float_start == 0 && d.gs_fully_defined == 0 && d.gs_vertex_count == 0 &&
-                    !(has_dummy && d.merge_outmaps);
-      // `.gsh` alone and `.gsh point cN` write the same bytes; only the
-      // uniform registers tell them apart: compatible mode allocates from
-      // the space the other DVLEs share, `point cN` from cN.
-      if (compat) {
-        int next_sim[3] = {shared_next[0], shared_next[1], shared_next[2]};
-        for (auto& [pos, up] : us) {
-          if (pos < 0x20) continue;
-          std::string n = up->name;
-          for (char& c : n)
-            if (c == '.') c = '$';
-          const int size = int(up->end) - int(up->start) + 1;
-          auto it = shared_names.find(n);
-          if (it != shared_names.end()) {
-            compat = compat && it->second == std::make_pair(pos, size);
-            continue;
-          }
-          const int t = pos >= 0x88 ? 2 : pos >= 0x80 ? 1 : 0;
-          compat = compat && pos >= next_sim[t];
-          next_sim[t] = pos + size;
+      if (k) head += ".dvle\n";
+      head += "; DVLE " + std::to_string(k) + (d.is_geometry ? " (geometry shader)\n" : " (vertex shader)\n");
+      head += ".entry " + name_at(d.main_offset) + " " + name_at(d.endmain_offset) + "\n";
+      bool has_dummy = false;
+      for (const ShbinOutput& o : d.outputs) has_dummy |= o.semantic == kOutDummy;
+      std::vector<std::pair<int, const ShbinUniform*>> us;  // picasso position, entry
+      int lowest_c = -1;
+      for (const ShbinUniform& u : d.uniforms) {
+        int pos = uniform_pos(u.start);
+        us.push_back({pos, &u});
+        if (pos >= 0x20 && pos < 0x80 && (lowest_c < 0 || pos < lowest_c)) lowest_c = pos;
+      }
+      std::stable_sort(us.begin(), us.end(), [](auto& a, auto& b) { return a.first < b.first; });
+      bool gsh_space = false;
+      int local_next[3] = {0x20, 0x80, 0x88};
+      bool merge_implied = false;
+      if (d.is_geometry) {
+        static const char* modes[3] = {"point", "variable", "fixed"};
+        if (d.gs_mode > 2) {
+          err = "shbin: DVLE " + std::to_string(k) + " has unknown geometry shader mode " + std::to_string(d.gs_mode);
+          return false;
+        }
+        bool compat = d.gs_mode == 0 && d.gs_float_start == 0 && d.gs_fully_defined == 0 && d.gs_vertex_count == 0 &&
+                      !(has_dummy && d.merge_outmaps);
+        if (compat && ambiguous < 64 && (point >> ambiguous++ & 1)) compat = false;
+        if (compat) {
+          head += ".gsh\n";
+        } else {
+          gsh_space = true;
+          merge_implied = has_dummy;
+          int first = lowest_c >= 0 ? lowest_c : 0x20;
+          if (d.gs_mode == 2 && first <= 0x20 + d.gs_float_start) first = 0x20 + d.gs_float_start + 1;
+          local_next[0] = first;
+          head += std::string(".gsh ") + modes[d.gs_mode] + " c" + std::to_string(first - 0x20);
+          if (d.gs_mode == 1) head += " " + std::to_string(d.gs_fully_defined);
+          if (d.gs_mode == 2) head += " c" + std::to_string(d.gs_float_start) + " " + std::to_string(d.gs_vertex_count);
+          head += "\n";
         }
       }
-      if (compat) {
-        head += ".gsh\n";
-      } else {
-        gsh_space = true;
-        merge_implied = has_dummy;
-        int first = lowest_c >= 0 ? lowest_c : 0x20;
-        if (d.gs_mode == 2 && first <= 0x20 + d.gs_float_start) first = 0x20 + d.gs_float_start + 1;
-        local_next[0] = first;
-        head += std::string(".gsh ") + modes[d.gs_mode] + " c" + std::to_string(first - 0x20);
-        if (d.gs_mode == 1) head += " " + std::to_string(d.gs_fully_defined);
-        if (d.gs_mode == 2) head += " c" + std::to_string(d.gs_float_start) + " " + std::to_string(d.gs_vertex_count);
-        head += "\n";
-      }
-    }
-    if (d.merge_outmaps && !merge_implied) head += ".merge_outmaps\n";
-    for (const ShbinOutput& o : d.outputs) {
-      const char* sem = output_semantic_name(o.semantic);
-      if (!sem || (o.mask & 0xF) == 0) {
-        head += "; output type " + std::to_string(o.semantic) + " o" + std::to_string(o.reg) + " mask " +
-                std::to_string(o.mask) + " not representable\n";
-        continue;
-      }
-      std::string m;
-      if ((o.mask & 0xF) != 0xF)
-        for (int c = 0; c < 4; ++c)
-          if ((o.mask >> c) & 1) m.push_back(kComp[c]);
-      head += ".out - " + std::string(sem) + " o" + std::to_string(o.reg) + (m.empty() ? "" : "." + m) + "\n";
-    }
-    int* next = gsh_space ? local_next : shared_next;
-    for (auto& [pos, up] : us) {
-      const ShbinUniform& u = *up;
-      std::string n = u.name;
-      for (char& c : n)
-        if (c == '.') c = '$';
-      int size = int(u.end) - int(u.start) + 1;
-      if (pos < 0 || size < 1 || !valid_ident(n) || n[0] == '_') {
-        head += "; uniform '" + u.name + "' with register ids " + std::to_string(u.start) + "-" + std::to_string(u.end) +
-                " not representable\n";
-        continue;
-      }
-      if (pos < 0x10) {
-        head += ".in " + n + " v" + std::to_string(pos) + "\n";
-        continue;
-      }
-      int t = pos >= 0x88 ? 2 : pos >= 0x80 ? 1 : 0;
-      const char* dir = t == 0 ? ".fvec" : t == 1 ? ".ivec" : ".bool";
-      std::string decl = std::string(dir) + " " + n + (size > 1 ? "[" + std::to_string(size) + "]" : "") + "\n";
-      if (!gsh_space) {
-        auto it = shared_names.find(n);
-        if (it != shared_names.end()) {
-          if (it->second != std::make_pair(pos, size)) {
-            head += "; uniform '" + u.name + "' at another register than before: not representable\n";
-            continue;
-          }
-          head += decl;
+      if (d.merge_outmaps && !merge_implied) head += ".merge_outmaps\n";
+      for (const ShbinOutput& o : d.outputs) {
+        const char* sem = output_semantic_name(o.semantic);
+        if (!sem || (o.mask & 0xF) == 0) {
+          head += "; output type " + std::to_string(o.semantic) + " o" + std::to_string(o.reg) + " mask " +
+                  std::to_string(o.mask) + " not representable\n";
           continue;
         }
+        std::string m;
+        if ((o.mask & 0xF) != 0xF)
+          for (int c = 0; c < 4; ++c)
+            if ((o.mask >> c) & 1) m.push_back(kComp[c]);
+        head += ".out - " + std::string(sem) + " o" + std::to_string(o.reg) + (m.empty() ? "" : "." + m) + "\n";
       }
-      if (pos < next[t]) {
-        head += "; uniform '" + u.name + "' below the allocation point: not representable\n";
-        continue;
+      int* next = gsh_space ? local_next : shared_next;
+      for (auto& [pos, up] : us) {
+        const ShbinUniform& u = *up;
+        std::string n = u.name;
+        for (char& c : n)
+          if (c == '.') c = '$';
+        int size = int(u.end) - int(u.start) + 1;
+        if (pos < 0 || size < 1 || !valid_ident(n) || n[0] == '_') {
+          head += "; uniform '" + u.name + "' with register ids " + std::to_string(u.start) + "-" + std::to_string(u.end) +
+                  " not representable\n";
+          continue;
+        }
+        if (pos < 0x10) {
+          head += ".in " + n + " v" + std::to_string(pos) + "\n";
+          continue;
+        }
+        int t = pos >= 0x88 ? 2 : pos >= 0x80 ? 1 : 0;
+        const char* dir = t == 0 ? ".fvec" : t == 1 ? ".ivec" : ".bool";
+        std::string decl = std::string(dir) + " " + n + (size > 1 ? "[" + std::to_string(size) + "]" : "") + "\n";
+        if (!gsh_space) {
+          auto it = shared_names.find(n);
+          if (it != shared_names.end()) {
+            if (it->second != std::make_pair(pos, size)) {
+              head += "; uniform '" + u.name + "' at another register than before: not representable\n";
+              continue;
+            }
+            head += decl;
+            continue;
+          }
+        }
+        if (pos < next[t]) {
+          head += "; uniform '" + u.name + "' below the allocation point: not representable\n";
+          continue;
+        }
+        if (pos > next[t]) {
+          std::string gap = "_gap" + std::to_string(gap_id++);
+          head += std::string(dir) + " " + gap + "[" + std::to_string(pos - next[t]) + "]\n";
+          if (!gsh_space) shared_names[gap] = {next[t], pos - next[t]};
+        }
+        head += decl;
+        next[t] = pos + size;
+        if (!gsh_space) shared_names[n] = {pos, size};
       }
-      if (pos > next[t]) {
-        std::string gap = "_gap" + std::to_string(gap_id++);
-        head += std::string(dir) + " " + gap + "[" + std::to_string(pos - next[t]) + "]\n";
-        if (!gsh_space) shared_names[gap] = {next[t], pos - next[t]};
+      for (const ShbinConstant& c : d.constants) {
+        if (c.kind == ConstKind::Bool) {
+          head += ".setb b" + std::to_string(c.reg) + " " + (c.value[0] ? "true" : "false") + "\n";
+        } else if (c.kind == ConstKind::IVec) {
+          head += ".seti i" + std::to_string(c.reg) + "(" + std::to_string(c.value[0]) + ", " + std::to_string(c.value[1]) +
+                  ", " + std::to_string(c.value[2]) + ", " + std::to_string(c.value[3]) + ")\n";
+        } else {
+          head += ".setf c" + std::to_string(c.reg) + "(";
+          for (int j = 0; j < 4; ++j) head += (j ? ", " : "") + fmt_float(ir::pica_fp::f24_to_f32(c.value[size_t(j)]));
+          head += ")\n";
+        }
       }
-      head += decl;
-      next[t] = pos + size;
-      if (!gsh_space) shared_names[n] = {pos, size};
     }
-    for (const ShbinConstant& c : d.constants) {
-      if (c.kind == ConstKind::Bool) {
-        head += ".setb b" + std::to_string(c.reg) + " " + (c.value[0] ? "true" : "false") + "\n";
-      } else if (c.kind == ConstKind::IVec) {
-        head += ".seti i" + std::to_string(c.reg) + "(" + std::to_string(c.value[0]) + ", " + std::to_string(c.value[1]) +
-                ", " + std::to_string(c.value[2]) + ", " + std::to_string(c.value[3]) + ")\n";
-      } else {
-        head += ".setf c" + std::to_string(c.reg) + "(";
-        for (int j = 0; j < 4; ++j) head += (j ? ", " : "") + fmt_float(ir::pica_fp::f24_to_f32(c.value[size_t(j)]));
-        head += ")\n";
-      }
+    return true;
+  };
+  // The reading with the fewest uniforms left out (ties: `.gsh` alone first).
+  std::string head;
+  size_t best_lost = ~size_t(0);
+  for (uint64_t point = 0; point < 256; ++point) {
+    std::string h;
+    if (!render(point, h)) return false;
+    size_t lost = 0;
+    for (size_t p = h.find("not representable"); p != std::string::npos; p = h.find("not representable", p + 1)) ++lost;
+    if (lost < best_lost) {
+      best_lost = lost;
+      head = h;
     }
+    if (lost == 0) break;
+    unsigned n = 0;  // geometry DVLEs that could be either reading: nothing else to try past 2^n
+    for (const Dvle& d : s.dvles)
+      n += d.is_geometry && d.gs_mode == 0 && d.gs_float_start == 0 && d.gs_fully_defined == 0 && d.gs_vertex_count == 0;
+    if (point + 1 >= (uint64_t(1) << std::min(n, 8u))) break;
   }
   // The code follows the last DVLE's header, and picasso's rule makes a
   // vertex DVLE whose code holds a SETEMIT a geometry shader: when the last

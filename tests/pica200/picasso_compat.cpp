@@ -63,7 +63,7 @@ TEST_CASE("pica200 picasso compatibility: identical .shbin for every program pic
       CHECK(nops > 0);
     }
   }
-  CHECK(programs >= 28);
+  CHECK(programs >= 29);
   CHECK(identical == programs);
   MESSAGE(identical, " of ", programs, " programs identical to picasso's output");
 }
