@@ -327,7 +327,8 @@ bool disasm_shbin(const Shbin& s, const ListingOptions& opt, std::string& out, s
         }
         bool compat = d.gs_mode == 0 && d.gs_float_start == 0 && d.gs_fully_defined == 0 && d.gs_vertex_count == 0 &&
                       !(has_dummy && d.merge_outmaps);
-        if (compat && ambiguous < 64 && (point >> ambiguous++ & 1)) compat = false;
+        // (A dummy output decides by itself: `point cN` would set the merge flag.)
+        if (compat && !has_dummy && ambiguous < 64 && (point >> ambiguous++ & 1)) compat = false;
         if (compat) {
           head += ".gsh\n";
         } else {
