@@ -215,6 +215,7 @@ void Emitter::end_op(ValueId v) {
 }
 
 void Emitter::reset_cache() {
+  uidx_cached_ = kNoValue;  // the code before may not run first (strips, blocks)
   for (int r = 0; r < nregs_; ++r) {
     if (regs_[r].v != kNoValue) vals_[regs_[r].v].reg = -1;
     regs_[r] = RegState{};
@@ -494,6 +495,7 @@ void Emitter::emit_function() {
   pop(rbx);
   pop(rbp);
   ret();
+  emit_cold_code();  // out-of-line fixes (lower_float.cpp), which jump back
   // The constants are already in place, ahead of the code (ConstPool).
 }
 
@@ -541,7 +543,11 @@ void Emitter::emit_strip_segment(const Segment& s) {
 
 void Emitter::lower_strip_op(ValueId v) {
   if (deferred_[v]) return;  // computed by the memory op's fallback (materialize_deferred)
-  if (!lower_native(v)) lower_helper(v);
+  uniform_index_note(v);
+  if (!lower_native(v)) {
+    uidx_cached_ = kNoValue;
+    lower_helper(v);
+  }
 }
 
 void Emitter::lower_helper(ValueId v) {

@@ -4,6 +4,8 @@
 #pragma once
 #include <xbyak/xbyak.h>
 
+#include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -113,6 +115,11 @@ class Emitter : public Xbyak::CodeGenerator {
   bool vote_feeds_branch_only(ir::ValueId v) const;          // any/all read only by the cond_br right after it
   bool emit_memory_fast(ir::ValueId v, Xbyak::Label& done);  // window fast path of load / store
   bool lower_uniform_indexed(ir::ValueId v);                 // load_uniform_idx (uniform_indexed.cpp)
+  // The offset value whose check edx holds for the next load_uniform_idx
+  // (kNoValue: none); uniform_index_note(v) before lowering v drops it
+  // unless v leaves edx alone (uniform_indexed.cpp).
+  ir::ValueId uidx_cached_ = ir::kNoValue;
+  void uniform_index_note(ir::ValueId v);
   void lane_bits(const Xbyak::Reg32& r, uint32_t slot_off);  // r = bit 0 of each lane of a 4-byte slot
   // The memory windows of a space: offsets in WarpContext of windows[space]
   // and of extra_windows[space][0]. Both fast paths walk them with r11.
@@ -235,13 +242,21 @@ class Emitter : public Xbyak::CodeGenerator {
   void fblend_const(int d, int m, uint32_t bits);
   void flush_subnormal(int x);                  // subnormal -> signed zero (uses scratch 0, 1)
   void float_finish(ir::ValueId v, int d, const int* nan_args, int n);  // NaN rule, FtzOut, Sat
-  void float_test(uint32_t fflags, int d, Xbyak::Label& clean);  // jumps to clean when no lane of d needs float_fix
+  // Jumps to target when no lane of d needs float_fix (to_fix: when some lane does).
+  void float_test(uint32_t fflags, int d, Xbyak::Label& target, bool to_fix = false);
+  // Out-of-line code (lower_float.cpp): cold_ runs after the last block (emit_cold_code).
+  Xbyak::Label& cold_label();
+  void emit_cold_code();
+  std::list<Xbyak::Label> cold_labels_;
+  std::vector<std::function<void()>> cold_;
   void float_fix(uint32_t fflags, int d, const int* nan_args, int n);  // NaN rule, FtzOut (not Sat)
   // DAZ mode (lower_float.cpp): every float op of the function reads its
   // operands flushed (or cannot tell), so the run installs MXCSR.DAZ and
   // FtzIn arithmetic needs no flush of its operands.
   static bool daz_eligible(const ir::Function& f);
   bool lower_daz_arith(ir::ValueId v, const int* r, int d);  // fadd/fsub/fmul (FtzIn) under DAZ
+  bool read_by_daz_arith_only(ir::ValueId v);  // every reader is a lower_daz_arith op (lower_float.cpp)
+  std::vector<uint8_t> daz_arith_only_;        // its per-value answers, computed on first use
   void zero_mul_mask_raw(int a, int b);       // k2 (Avx512) / vector 4 (Avx2) = lanes of 0 * inf, subnormals as 0
   void round_begin(ir::Round m);                // Avx2: install the MXCSR rounding mode
   void round_end(ir::Round m);

@@ -22,7 +22,8 @@ struct Emitter::LoopState {
   const StripLoop* l = nullptr;
   std::vector<ValueId> phis, incoming;  // the block's phis and their back-edge operands
   std::vector<int> home;                // per phi: its register for the whole loop, -1: it lives in its slot
-  int mask_reg = -1;                    // the strip's launch mask (all-ones lanes), for the back-edge copies
+  int mask_reg = -1;                    // the strip's launch mask (all-ones lanes), for the back-edge copies; -1: read from the frame
+  int pin_probe = -1;                   // a register loop_pin pins (-1: none): unpinned after a helper call
   std::vector<std::pair<int, ValueId>> pinned;  // loop invariants held in a register for the whole loop
   std::vector<uint8_t> hoisted;         // per value: a const of the block, pinned, so not in the body
   std::vector<ValueId> body;            // the strip ops run per iteration
@@ -77,14 +78,16 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
     if (a < n) s.keep[a] = 1;
   s.keep[s.cond] = 1;
 
-  // Registers: kFirstCacheReg.. hold the launch mask, then the phis, then the
-  // invariants the body reads from registers most often; `reserve` stay for
-  // the body's own values (an op locks up to four: three operands and its
-  // result), which the register cache spills to their slots when short.
+  // Registers: kFirstCacheReg.. hold the launch mask (AVX-512; AVX2, with 16
+  // registers, ANDs the back-edge copies with the mask in the frame instead),
+  // then the phis, then the invariants the body reads from registers most
+  // often; `reserve` stay for the body's own values (an op locks up to four:
+  // three operands and its result), which the register cache spills to their
+  // slots when short.
   const int reserve = z_ ? 8 : 5;
   const int limit = nregs_ - reserve;
   int next = kFirstCacheReg;
-  s.mask_reg = next++;
+  if (z_) s.mask_reg = next++;
   for (size_t i = 0; i < s.phis.size(); ++i) s.home.push_back(next < limit ? next++ : -1);
   auto invariant = [&](ValueId v) {
     if (v >= n || wide(v)) return false;
@@ -105,6 +108,10 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
   }
   s.body.erase(std::remove_if(s.body.begin(), s.body.end(), [&](ValueId v) { return s.hoisted[v] != 0; }),
                s.body.end());
+  s.pin_probe = s.mask_reg;
+  for (int h : s.home)
+    if (s.pin_probe < 0 && h >= 0) s.pin_probe = h;
+  if (s.pin_probe < 0 && !s.pinned.empty()) s.pin_probe = s.pinned[0].first;
   s.store_early.assign(n, 0);
   int to_end = 1;  // values held to the end of the iteration: the branch condition,
   for (ValueId a : s.incoming)  // the back-edge operands of the block
@@ -126,8 +133,10 @@ void Emitter::loop_pin(LoopState& s) {
     regs_[r] = RegState{v, ++clock_, false, true};
     if (v != kNoValue) vals_[v].reg = int8_t(r);
   };
-  vload(s.mask_reg, ptr[r12 + r14]);  // the 4-byte launch mask is at frame offset 0
-  pin(s.mask_reg, kNoValue);
+  if (s.mask_reg >= 0) {
+    vload(s.mask_reg, ptr[r12 + r14]);  // the 4-byte launch mask is at frame offset 0
+    pin(s.mask_reg, kNoValue);
+  }
   for (size_t i = 0; i < s.phis.size(); ++i) {
     if (s.home[i] < 0) continue;
     vload(s.home[i], strip_mem(s.phis[i]));
@@ -151,6 +160,7 @@ void Emitter::loop_pin(LoopState& s) {
 // values; a register-homed phi may differ from its slot (the back edge wrote
 // the register only), a slot-homed phi is in its slot.
 void Emitter::loop_canonical(LoopState& s) {
+  uidx_cached_ = kNoValue;  // the back edge also reaches the top
   for (int r = 0; r < nregs_; ++r) {
     regs_[r].locked = false;
     if (regs_[r].pinned || regs_[r].v == kNoValue) continue;
@@ -166,7 +176,7 @@ void Emitter::loop_body(LoopState& s) {
   for (ValueId v : s.body) {
     lower_strip_op(v);
     loop_end_op(s, v);
-    if (!regs_[s.mask_reg].pinned) loop_pin(s);  // a helper call reset the cache
+    if (s.pin_probe >= 0 && !regs_[s.pin_probe].pinned) loop_pin(s);  // a helper call reset the cache
   }
 }
 
@@ -248,10 +258,18 @@ void Emitter::loop_back_copy(LoopState& s) {
     pending.push_back(c);
   }
   auto masked = [&](int d, const Loc& src) {  // d = src & launch mask
-    if (src.zero) vxor(d, d, d);
-    else if (src.reg >= 0) vand(d, src.reg, s.mask_reg);
-    else if (z_) vpandd(V(d), V(s.mask_reg), strip_mem(src.mem));
-    else vpand(V(d), V(s.mask_reg), strip_mem(src.mem));
+    if (src.zero) {
+      vxor(d, d, d);
+    } else if (s.mask_reg < 0) {  // the mask from the frame (AVX2)
+      if (src.reg < 0) vload(d, strip_mem(src.mem));
+      vpand(V(d), V(src.reg >= 0 ? src.reg : d), ptr[r12 + r14]);
+    } else if (src.reg >= 0) {
+      vand(d, src.reg, s.mask_reg);
+    } else if (z_) {
+      vpandd(V(d), V(s.mask_reg), strip_mem(src.mem));
+    } else {
+      vpand(V(d), V(s.mask_reg), strip_mem(src.mem));
+    }
   };
   while (!pending.empty()) {
     bool progress = false;

@@ -5,6 +5,8 @@
 // rcp/rsqrt/exp2/log2 (the float model of ir/transc_pica.h, computed in
 // packed doubles with the model's exact sequence of IEEE operations); other
 // float types and variants go through the eval_lane helper.
+#include <array>
+
 #include "backend_x64/emitter.h"
 #include "ir/transc_pica.h"
 
@@ -100,7 +102,13 @@ Xmm Emitter::rop(int r, Round m) const {
   }
 }
 
-void Emitter::float_test(uint32_t fl, int d, Label& clean) {
+void Emitter::float_test(uint32_t fl, int d, Label& target, bool to_fix) {
+  // to_fix: jump to target when some lane needs float_fix (the fixes are
+  // out of line, emit_cold_code); else when none does.
+  auto clean_jump = [&](bool zf_clean) {
+    if (zf_clean) to_fix ? jnz(target, T_NEAR) : jz(target, T_NEAR);
+    else to_fix ? jnc(target, T_NEAR) : jc(target, T_NEAR);  // CF: clean
+  };
   // One test of the result skips the fixes when no lane needs them, so the
   // usual path adds no latency to the result's dependency chain: a NaN, or
   // when flushing a subnormal. AVX-512 classifies with vfpclassps (in DAZ
@@ -114,11 +122,19 @@ void Emitter::float_test(uint32_t fl, int d, Label& clean) {
     vfpclassps(k2, V(d), 0x87);  // QNaN, +0, -0, SNaN
     vptestmd(k1 | k2, V(d), ptr_b[rip + const32_[0x7FFFFFFFu]]);
     kortestw(k1, k1);
-    jz(clean, T_NEAR);
+    clean_jump(true);
   } else if (z_) {
     vfpclassps(k1, V(d), uint8_t(0x81 | ((fl & ff::FtzOut) ? 0x20 : 0)));  // QNaN, SNaN, denormal
     kortestw(k1, k1);
-    jz(clean, T_NEAR);
+    clean_jump(true);
+  } else if (daz_ && (fl & ff::FtzOut)) {
+    // DAZ mode: vcmpps reads a subnormal as a zero, so "equal to zero or
+    // unordered" flags the NaN, zero and subnormal lanes; the ones among them
+    // whose bits without the sign are not zero need the fixes.
+    vcmpps(V(0), V(d), const_vec(0), 0x08);       // EQ_UQ
+    vpslld(V(1), V(d), 1);
+    vptest(V(0), V(1));                           // ZF: no such lane
+    clean_jump(true);
   } else if (fl & ff::FtzOut) {
     vpaddd(V(0), V(d), const_vec(0x00800000u));
     vpand(V(0), V(0), const_vec(0x7F000000u));
@@ -126,11 +142,11 @@ void Emitter::float_test(uint32_t fl, int d, Label& clean) {
     vpand(V(1), V(d), const_vec(0x007FFFFFu));
     vpcmpeqd(V(1), V(1), const_vec(0));           // mantissa zero
     vptest(V(1), V(0));                           // CF: no lane with exponent 0 / 255 and a mantissa
-    jc(clean, T_NEAR);
+    clean_jump(false);
   } else {
     vcmpps(V(0), V(d), V(d), 0x03);
     vptest(V(0), V(0));
-    jz(clean, T_NEAR);
+    clean_jump(true);
   }
 }
 
@@ -153,12 +169,30 @@ void Emitter::float_fix(uint32_t fl, int d, const int* nan_args, int n) {
   if (fl & ff::FtzOut) flush_subnormal(d);
 }
 
+// Labels of out-of-line code (addresses stay put in the list), and the code
+// itself, emitted after the function's last block by emit_cold_code: the
+// fixes of float results, which almost never run, so the usual path falls
+// through its test with no taken branch and the hot code stays short.
+Xbyak::Label& Emitter::cold_label() { return cold_labels_.emplace_back(); }
+
+void Emitter::emit_cold_code() {
+  for (size_t i = 0; i < cold_.size(); ++i) cold_[i]();
+  cold_.clear();
+}
+
 void Emitter::float_finish(ValueId v, int d, const int* nan_args, int n) {
   uint32_t fl = f_.insts[v].fflags;
-  Label done;
-  float_test(fl, d, done);
-  float_fix(fl, d, nan_args, n);
-  L(done);
+  Label& fix = cold_label();
+  Label& back = cold_label();
+  float_test(fl, d, fix, true);
+  L(back);
+  std::array<int, 3> args{-1, -1, -1};
+  for (int i = 0; i < n && i < 3; ++i) args[size_t(i)] = nan_args[i];
+  cold_.push_back([this, &fix, &back, fl, d, args, n] {
+    L(fix);
+    float_fix(fl, d, args.data(), n);
+    jmp(back, T_NEAR);
+  });
   if (fl & ff::Sat) {
     vmaxps(V(d), V(d), const_vec(0));     // NaN and -0 -> +0
     vminps(V(d), V(d), const_vec(kOne));
@@ -234,6 +268,29 @@ void Emitter::zero_mul_mask_raw(int a, int b) {
   }
 }
 
+// Whether every reader of v is an op lower_daz_arith lowers (fadd / fsub /
+// fmul, f32, FtzIn, rounding to nearest: the host op reads a subnormal
+// operand as a zero of its sign in DAZ mode, which is what FtzOut's flush of
+// v would have made). Such a v needs no FtzOut fix of its own. Only in DAZ
+// mode; any other reader (select, phi, var store, compare, ...) sees the bits.
+bool Emitter::read_by_daz_arith_only(ValueId v) {
+  if (!daz_) return false;
+  if (daz_arith_only_.empty()) {
+    const size_t n = f_.insts.size();
+    daz_arith_only_.assign(n, 1);
+    for (const ir::Inst& in : f_.insts) {
+      if (in.block == kNoBlock) continue;
+      const bool daz_reader = (in.op == Opcode::FAdd || in.op == Opcode::FSub || in.op == Opcode::FMul) &&
+                              in.type == ir::Type::F32 && (in.fflags & ff::FtzIn) &&
+                              round_mode(in.fflags) == Round::NearestEven;
+      if (!daz_reader)
+        for (ValueId a : in.args)
+          if (a < n) daz_arith_only_[a] = 0;
+    }
+  }
+  return v < daz_arith_only_.size() && uses_[v] > 0 && daz_arith_only_[v] != 0;
+}
+
 // fadd / fsub / fmul with FtzIn, rounding to nearest, in DAZ mode: the
 // host op on the raw operands, then one test of the result. A lane of 0 * inf
 // (ZeroMul) is a NaN there, so it takes the out-of-line fix with the NaN and
@@ -244,22 +301,32 @@ bool Emitter::lower_daz_arith(ValueId v, const int* r, int d) {
   const Inst& in = f_.insts[v];
   const uint32_t fl = in.fflags;
   const bool zero_mul = (fl & ff::ZeroMul) && in.op == Opcode::FMul;
+  // A subnormal result that only DAZ arithmetic reads is read as the zero the
+  // flush would make (same sign): then only NaN lanes need the fixes.
+  const uint32_t test_fl = (fl & ff::FtzOut) && !(fl & ff::Sat) && read_by_daz_arith_only(v) ? fl & ~ff::FtzOut : fl;
   switch (in.op) {
     case Opcode::FAdd: vaddps(V(d), V(r[0]), V(r[1])); break;
     case Opcode::FSub: vsubps(V(d), V(r[0]), V(r[1])); break;
     case Opcode::FMul: vmulps(V(d), V(r[0]), V(r[1])); break;
     default: return false;
   }
-  Label done;
-  float_test(fl, d, done);
-  if (zero_mul) {
-    zero_mul_mask_raw(r[0], r[1]);
-    vmulps(V(d), V(r[0]), V(r[1]));
-    if (z_) vpxord(V(d) | k2, V(d), V(d));
-    else vpandn(V(d), V(4), V(d));
-  }
-  float_fix(fl, d, r, int(in.args.size()));
-  L(done);
+  Label& fix = cold_label();
+  Label& back = cold_label();
+  float_test(test_fl, d, fix, true);
+  L(back);
+  const std::array<int, 3> args{r[0], r[1], r[2]};
+  const int n = int(in.args.size());
+  cold_.push_back([this, &fix, &back, test_fl, zero_mul, d, args, n] {
+    L(fix);
+    if (zero_mul) {
+      zero_mul_mask_raw(args[0], args[1]);
+      vmulps(V(d), V(args[0]), V(args[1]));
+      if (z_) vpxord(V(d) | k2, V(d), V(d));
+      else vpandn(V(d), V(4), V(d));
+    }
+    float_fix(test_fl, d, args.data(), n);
+    jmp(back, T_NEAR);
+  });
   if (fl & ff::Sat) {
     vmaxps(V(d), V(d), const_vec(0));
     vminps(V(d), V(d), const_vec(kOne));

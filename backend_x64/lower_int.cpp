@@ -51,13 +51,19 @@ bool Emitter::lower_state(ValueId v) {
     case Opcode::LoadUniform: {
       unsigned bytes = in.type == ir::Type::I1 ? 1 : bit_width(in.type) / 8;
       int d = def(v);
-      Label ok;
       if (in.imm <= f_.uniform_bytes && f_.uniform_bytes - in.imm >= bytes) {
+        // No uniform block: the fault, out of line (emit_cold_code), so the
+        // usual path falls through.
+        Label& fault = cold_label();
         test(r15, r15);
-        jnz(ok, T_NEAR);
+        jz(fault, T_NEAR);
+        cold_.push_back([this, &fault, v, offset = in.imm] {
+          L(fault);
+          emit_fault_return(FaultKind::OutOfBounds, v, offset, uint32_t(Space::Const));
+        });
+      } else {
+        emit_fault_return(FaultKind::OutOfBounds, v, in.imm, uint32_t(Space::Const));
       }
-      emit_fault_return(FaultKind::OutOfBounds, v, in.imm, uint32_t(Space::Const));
-      L(ok);
       if (bytes == 4) {
         vpbroadcastd(V(d), dword[r15 + int(in.imm)]);
       } else {

@@ -8,6 +8,10 @@
 //    the block (an unsigned compare against the last valid offset), the other
 //    lanes 0.
 //
+// Further loads of the same offset value (the other components of a c[]
+// read) reuse the check: the offset, or ~0 when the strip's lanes differ,
+// stays in edx (uniform_index_note), so each costs a compare and the load.
+//
 // The op never faults: lanes outside the block, and every lane when the
 // uniform block pointer is null, read 0 (ir/interp.cpp does the same).
 #include "backend_x64/emitter.h"
@@ -16,6 +20,33 @@ namespace gpurc::x64 {
 
 using namespace ir;
 using namespace Xbyak;
+
+// The offset check's result kept in edx for the next load_uniform_idx of the
+// same offset value (the four components of one relative c[] read): edx =
+// the offset when every lane of the strip holds it and the block pointer is
+// not null, else ~0 (above every last valid offset). Valid from the load that
+// set it until an op that may write edx (anything not below) or the end of
+// the compile-time straight line (reset_cache, the top of a strip-outer loop
+// iteration).
+void Emitter::uniform_index_note(ValueId v) {
+  if (uidx_cached_ == kNoValue) return;
+  const Inst& in = f_.insts[v];
+  bool keeps = false;
+  switch (in.op) {
+    case Opcode::Const: case Opcode::Select: case Opcode::ICmp: case Opcode::LoadUniformIdx:
+      keeps = true;
+      break;
+    case Opcode::FAdd: case Opcode::FSub: case Opcode::FMul:  // lower_daz_arith: vector code only
+      keeps = daz_ && in.type == ir::Type::F32 && (in.fflags & ff::FtzIn) &&
+              round_mode(in.fflags) == Round::NearestEven;
+      break;
+    default:
+      break;
+  }
+  if (keeps && !wide(v))
+    for (ValueId a : in.args) keeps = keeps && a < f_.insts.size() && !wide(a);
+  if (!keeps) uidx_cached_ = kNoValue;
+}
 
 bool Emitter::lower_uniform_indexed(ValueId v) {
   const Inst& in = f_.insts[v];
@@ -30,11 +61,21 @@ bool Emitter::lower_uniform_indexed(ValueId v) {
   if (f_.uniform_bytes > 0x7fffffffu) throw CompileError("x64 jit: load_uniform_idx on a uniform block of 2 GiB or more");
   const uint32_t last = uint32_t(f_.uniform_bytes - 4 - in.imm);
   const int disp = int(in.imm);
-  Label zero, gather, done;
+  Label zero, gather, done, full;
+  if (uidx_cached_ == in.args[0]) {
+    // An earlier load of this offset value checked it: one compare (~0, the
+    // lanes differ or no block, is above every `last`) and the load.
+    cmp(edx, last);
+    ja(full, T_NEAR);
+    vpbroadcastd(V(d), dword[r15 + rdx + disp]);
+    jmp(done, T_NEAR);
+    L(full);
+  }
+  Label null_block;
   test(r15, r15);
-  jz(zero, T_NEAR);
+  jz(null_block, T_NEAR);
   // All lanes of the strip equal?
-  vmovd(eax, Xmm(a));
+  vmovd(edx, Xmm(a));
   vpbroadcastd(V(0), Xmm(a));
   if (z_) {
     vpcmpeqd(k1, Zmm(0), Zmm(a));
@@ -46,12 +87,13 @@ bool Emitter::lower_uniform_indexed(ValueId v) {
     cmp(ecx, 0xff);
     jne(gather, T_NEAR);
   }
-  cmp(eax, last);
+  cmp(edx, last);
   ja(zero, T_NEAR);
-  vpbroadcastd(V(d), dword[r15 + rax + disp]);
+  vpbroadcastd(V(d), dword[r15 + rdx + disp]);
   jmp(done, T_NEAR);
 
   L(gather);
+  mov(edx, ~0u);
   vxor(d, d, d);
   if (z_) {
     vpcmpud(k1, Zmm(a), ptr_b[rip + const32_[last]], 2);  // a <= last (unsigned)
@@ -64,9 +106,12 @@ bool Emitter::lower_uniform_indexed(ValueId v) {
   }
   jmp(done, T_NEAR);
 
+  L(null_block);
+  mov(edx, ~0u);
   L(zero);
   vxor(d, d, d);
   L(done);
+  uidx_cached_ = in.args[0];
   return true;
 }
 

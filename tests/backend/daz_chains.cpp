@@ -1,0 +1,182 @@
+// PICA200-style float chains in DAZ mode (backend_x64/lower_float.cpp) and
+// the reuse of one load_uniform_idx check by the next loads of the same
+// offset (backend_x64/uniform_indexed.cpp), on every tier against the IR
+// interpreter:
+//  - a product or sum read only by DAZ arithmetic (fadd / fsub / fmul with
+//    FtzIn) tests its result for NaN only (its subnormals are read as the
+//    zeros the flush makes); one also read by a select or stored keeps the
+//    FtzOut test; the AVX2 FtzOut test in DAZ mode (compare with zero +
+//    the bits) — all with NaNs, infinities, signed zeros, subnormals and
+//    products that round to the smallest normal or below it;
+//  - four components read from one offset between selects, compares and
+//    arithmetic, in a strip-outer loop (AVX2 ANDs its back edge with the
+//    launch mask from the frame), with offsets equal or not across a strip,
+//    inside and past the block, no block, partial launches.
+#include <doctest/doctest.h>
+
+#include "backend_common/plan.h"
+#include "compare.h"
+
+using namespace gpurc;
+using namespace gpurc::backend;
+using namespace gpurc::backend::test;
+using ir::Opcode;
+using ir::Type;
+
+namespace {
+
+constexpr uint32_t kMul = ir::ff::FtzIn | ir::ff::FtzOut | ir::ff::ZeroMul;
+constexpr uint32_t kAdd = ir::ff::FtzIn | ir::ff::FtzOut;
+
+// Operands whose products and sums hit every special case.
+uint32_t special_f32(std::mt19937_64& rng) {
+  static const uint32_t kSpecial[] = {
+      0x00000000u, 0x80000000u,              // +-0
+      0x00000001u, 0x807FFFFFu, 0x00400000u,  // subnormals
+      0x00800000u, 0x80800000u, 0x00800001u,  // smallest normals
+      0x7F800000u, 0xFF800000u,              // +-inf
+      0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0xFFA00005u, 0x7FC12345u,  // NaNs, quiet and signalling
+      0x3F800000u, 0xBF800000u, 0x7F7FFFFFu, 0xFF7FFFFFu,
+      0x20000000u, 0xA0000000u,  // 2^-63: squares are the smallest normal
+      0x1FFFFFFFu, 0x1F800000u,  // just below: squares round to it or are subnormal
+      0x1F000000u, 0x9F3504F3u,  // squares subnormal
+      0x3F000000u, 0x00FFFFFFu, 0x00800002u};
+  switch (rng() % 4) {
+    case 0: return uint32_t(rng());
+    case 1: return 0x3F000000u + uint32_t(rng() % 0x01000000u);  // [0.5, 2)
+    default: return kSpecial[rng() % (sizeof kSpecial / sizeof kSpecial[0])];
+  }
+}
+
+// vars a, b, c (f32) in; out0..out5 out.
+//   p = a * b (read only by the adds: NaN-only test), s = p + c, t = s - a
+//   (s read only by t), u = t * t (its operand twice)
+//   q = a * c, also selected: keeps the FtzOut test; r = q + b
+//   w = b * c, stored as well as added
+ir::Function chain_function() {
+  ir::Function f;
+  for (const char* n : {"a", "b", "c"}) f.add_var(n, Type::F32);
+  for (int i = 0; i < 6; ++i) f.add_var("out" + std::to_string(i), Type::F32);
+  f.add_block("entry");
+  ir::Builder b(f);
+  auto a = load_var(b, 0), x = load_var(b, 1), c = load_var(b, 2);
+  auto p = b.fmul(a, x, kMul);
+  auto s = b.fadd(p, c, kAdd);
+  auto t = b.binary(Opcode::FSub, s, a, 0, kAdd);
+  auto u = b.fmul(t, t, kMul);
+  auto q = b.fmul(a, c, kMul);
+  auto r = b.fadd(q, x, kAdd);
+  auto sel = b.emit(Opcode::Select, Type::F32, {b.icmp(ir::IntPred::Ne, b.emit(Opcode::Bitcast, Type::I32, {a}), b.i32(0)), q, c});
+  auto w = b.fmul(x, c, kMul);
+  auto y = b.fadd(w, w, kAdd);
+  store_var(b, 3, u);
+  store_var(b, 4, r);
+  store_var(b, 5, sel);
+  store_var(b, 6, w);
+  store_var(b, 7, y);
+  store_var(b, 8, b.binary(Opcode::FSub, b.fmul(c, c, kMul), b.fmul(x, a, kMul), 0, kAdd));
+  b.ret();
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("DAZ-mode mul/add chains: NaN, inf, +-0, subnormals match the interpreter on every tier") {
+  ir::Function f = chain_function();
+  REQUIRE(ir::verify(f) == "");
+  std::mt19937_64 rng(29);
+  const int runs = light() ? 60 : 400;
+  for (int k = 0; k < runs; ++k) {
+    RunSpec s;
+    s.vars.resize(f.vars_bytes());
+    fill_random(s.vars, rng);
+    for (uint32_t v = 0; v < 3; ++v)
+      for (unsigned l = 0; l < 32; ++l) set_lane(s.vars, f, v, l, special_f32(rng));
+    s.entry_mask = k % 5 == 4 ? uint32_t(rng()) | 1u : ~0u;
+    CAPTURE(k);
+    check_all_tiers(f, s, "daz chains");
+  }
+}
+
+// PICA200's LOOP of MADs reading c[base + aL] (the reference shader `loop`):
+// the loop counter i gives the offset 16 * ((i + k) & 127) (plus a per-lane
+// part in some runs); four components are read from it, each guarded by a
+// select as the translation does, and multiplied into two accumulators.
+TEST_CASE("load_uniform_idx components sharing one offset check, in a strip-outer MAD loop") {
+  ir::Function f;
+  f.add_var("acc0", Type::F32);
+  f.add_var("acc1", Type::F32);
+  f.add_var("x", Type::F32);
+  f.add_var("lane_part", Type::I32);
+  f.uniform_bytes = 256;
+  const ir::BlockId entry = f.add_block("entry"), loop = f.add_block("loop"), done = f.add_block("done");
+  ir::Builder b(f);
+  b.set_block(entry);
+  auto acc0 = load_var(b, 0), acc1 = load_var(b, 1), x = load_var(b, 2), lane_part = load_var(b, 3);
+  auto n = b.binary(Opcode::And, b.load_uniform(Type::I32, 0), b.i32(15));
+  auto k0 = b.load_uniform(Type::I32, 4);
+  auto zero = b.i32(0);
+  b.br(loop);
+  b.set_block(loop);
+  auto i = phi(b, Type::I32, {zero, zero});
+  auto p0 = phi(b, Type::F32, {acc0, acc0});
+  auto p1 = phi(b, Type::F32, {acc1, acc1});
+  auto idx = b.binary(Opcode::And, b.iadd(i, k0), b.i32(127));
+  auto off = b.iadd(b.shl(idx, b.i32(4)), lane_part);
+  auto in_range = b.icmp(ir::IntPred::Ult, idx, b.i32(14));
+  auto one = b.f32_bits(0x3F800000u);
+  ir::ValueId comp[4];
+  for (int j = 0; j < 4; ++j) {
+    auto ld = b.load_uniform_idx(Type::F32, off, uint32_t(4 * j));
+    comp[j] = b.emit(Opcode::Select, Type::F32, {in_range, ld, one});
+  }
+  auto m0 = b.fadd(b.fmul(x, comp[0], kMul), p0, kAdd);
+  auto m0b = b.fadd(b.fmul(m0, comp[1], kMul), x, kAdd);
+  auto m1 = b.fadd(b.fmul(x, comp[2], kMul), p1, kAdd);
+  auto m1b = b.binary(Opcode::FSub, b.fmul(m1, comp[3], kMul), x, 0, kAdd);
+  auto i1 = b.iadd(i, b.i32(1));
+  f.insts[i].args[1] = i1;
+  f.insts[p0].args[1] = m0b;
+  f.insts[p1].args[1] = m1b;
+  b.cond_br(b.icmp(ir::IntPred::Ult, i1, n), loop, done);
+  b.set_block(done);
+  store_var(b, 0, m0b);
+  store_var(b, 1, m1b);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  REQUIRE(make_plan(f).strip_loop_of[loop] >= 0);
+  std::mt19937_64 rng(31);
+  const int runs = light() ? 24 : 96;
+  for (int k = 0; k < runs; ++k) {
+    RunSpec s;
+    s.vars.resize(f.vars_bytes());
+    fill_random(s.vars, rng);
+    s.uniforms.resize(256);
+    for (size_t o = 8; o + 4 <= 256; o += 4) {
+      uint32_t v = special_f32(rng);
+      std::memcpy(s.uniforms.data() + o, &v, 4);
+    }
+    uint32_t trips = 1 + uint32_t(k % 9), base = uint32_t(k % 17);  // offsets up to 16 * 25: some past the block
+    std::memcpy(s.uniforms.data(), &trips, 4);
+    std::memcpy(s.uniforms.data() + 4, &base, 4);
+    const int pattern = k % 4;
+    for (unsigned l = 0; l < 32; ++l) {
+      set_lane(s.vars, f, 0, l, special_f32(rng));
+      set_lane(s.vars, f, 1, l, special_f32(rng));
+      set_lane(s.vars, f, 2, l, special_f32(rng));
+      uint32_t part = 0;  // pattern 0: one offset for the warp
+      if (pattern == 1) part = l >= 16 ? 4 : 0;           // differs between AVX-512 strips only
+      if (pattern == 2) part = (l % 3 == 0) ? 16 : 0;     // differs within every strip
+      if (pattern == 3) part = uint32_t(rng() % 3) * 4;   // random
+      set_lane(s.vars, f, 3, l, part);
+    }
+    s.entry_mask = k % 3 == 2 ? (uint32_t(rng()) | 1u << (rng() % 32)) : ~0u;
+    CAPTURE(k);
+    check_all_tiers(f, s, "mad loop with indexed uniforms");
+    if (k % 8 == 0) {
+      s.uniforms.clear();  // no block: the load_uniform faults, as in the interpreter
+      check_all_tiers(f, s, "mad loop without uniforms");
+    }
+  }
+}
