@@ -332,3 +332,73 @@ TEST_CASE("bifrost 64-bit exchange, compare-exchange and C1 atomics") {
   CHECK(cas64("+ACMPXCHG.i64", {{5, 6, 9, 5}, {5, 6, 9, 4}}) == V{9, 5});
   CHECK(cas64("+ACMPSTORE.i64", {{5, 6, 9, 5}, {5, 6, 9, 4}}) == V{9, 5});
 }
+
+TEST_CASE("bifrost CUBEFACE1: the largest absolute value of three (NaN operands lose)") {
+  // Valhall ISA.xml's description ("the maximum absolute value of its
+  // arguments"); the NaN rule is ours (docs/bifrost.md).
+  constexpr uint32_t kInf = 0x7f800000u, kNan = 0x7fc00000u;
+  const std::vector<std::array<uint32_t, 4>> rows = {
+      {fb(-3), fb(2), fb(1)},          {fb(1), fb(-5), 0x7f800001u}, {0xffc00001u, kNan, 0x7fffffffu},
+      {0x80000000u, 0, 0x80000000u},   {0xff800000u, fb(1), kNan},   {0x00000001u, 0x80000002u, 0},
+      {fb(0.5f), fb(0.25f), fb(-0.75f)}};
+  const V want = {fb(3), fb(5), kNan, 0, kInf, 0x00000002u, fb(0.75f)};
+  CHECK(fma_op("*CUBEFACE1 r4:t0, r0, r1, r2", rows) == want);
+  // The negate modifiers do not change an absolute value.
+  CHECK(fma_op("*CUBEFACE1 r4:t0, r0.neg, r1.neg, r2.neg", rows) == want);
+}
+
+TEST_CASE("bifrost FMA_RSCALE.f32.scale16: the scale is src3's low half as s16") {
+  // Valhall ISA.xml, FMA_RSCALE_SCALE16: "biases the exponent by D, interpreted as a 16-bit value".
+  const std::vector<std::array<uint32_t, 4>> rows = {{fb(1.5f), fb(2), 0}, {fb(1), fb(1), fb(1)}};
+  CHECK(fma_op("*FMA_RSCALE.f32.scale16 r4:t0, r0, r1, r2, 0xffff0003", rows) == V{fb(24), fb(16)});
+  CHECK(fma_op("*FMA_RSCALE.f32.scale16 r4:t0, r0, r1, r2, 0x0001fffe", rows) == V{fb(0.75f), fb(0.5f)});
+  // The whole word as the scale (no .scale16): 0xffff0003 is far below -1000.
+  CHECK(fma_op("*FMA_RSCALE.f32 r4:t0, r0, r1, r2, 0xffff0003", rows) == V{0, 0});
+  // -32768 is clamped like any scale below -1000.
+  CHECK(fma_op("*FMA_RSCALE.f32.scale16 r4:t0, r0, r1, r2, 0x00008000", rows) == V{0, 0});
+}
+
+TEST_CASE("bifrost CUBEFACE1 + CUBEFACE2, CUBE_SSEL, CUBE_TSEL: the defined cube-map model") {
+  // docs/bifrost.md "Cube maps": the face of the major axis (GL numbering,
+  // +X 0 ... -Z 5) in bits 29-31, taken from the paired *CUBEFACE1's operands;
+  // ties go to X then Y; CUBE_SSEL / CUBE_TSEL give GL's s_c / t_c.
+  constexpr uint32_t kNan = 0x7fc00000u;
+  const std::vector<std::array<uint32_t, 4>> rows = {
+      {fb(2), fb(1), fb(-1)}, {fb(-2), fb(1), fb(1)},  {fb(0.5f), fb(3), fb(1)}, {fb(0), fb(-3), fb(1)},
+      {fb(1), fb(1), fb(4)},  {fb(1), fb(-1), fb(-4)}, {fb(1), fb(1), fb(1)},    {fb(1), fb(-2), fb(2)},
+      {fb(1), kNan, fb(4)},   {0, 0x80000000u, 0}};
+  auto face = [](uint32_t f) { return f << 29; };
+  CHECK(run_ins("*CUBEFACE1 t0, r0, r1, r2", "+CUBEFACE2 r4:t1, t", rows) ==
+        V{face(0), face(1), face(2), face(3), face(4), face(5), face(0), face(3), face(2), face(0)});
+  // The FMA's negate modifiers (all three or none: one encoding bit) move the face to the opposite one.
+  CHECK(run_ins("*CUBEFACE1 t0, r0.neg, r1.neg, r2.neg", "+CUBEFACE2 r4:t1, t", rows) ==
+        V{face(1), face(0), face(3), face(2), face(5), face(4), face(1), face(2), face(3), face(1)});
+  // The max the pair's FMA writes is the one CUBEFACE1 gives alone.
+  CHECK(run_ins("*CUBEFACE1 r4:t0, r0, r1, r2", "+CUBEFACE2 t1, t", rows) ==
+        V{fb(2), fb(2), fb(3), fb(3), fb(4), fb(4), fb(1), fb(2), fb(4), 0});
+
+  // SSEL(z, x, face) and TSEL(y, z, face): one row per face (6 and 7 act as +Z).
+  std::vector<std::array<uint32_t, 4>> sel;
+  for (uint32_t f = 0; f < 8; ++f) sel.push_back({fb(3), fb(5), face(f) | 0x1234u});
+  const uint32_t n3 = fb(-3), n5 = fb(-5);
+  CHECK(add_op("+CUBE_SSEL r4:t1, r0, r1, r2", sel) == V{n3, fb(3), fb(5), fb(5), fb(5), n5, fb(5), fb(5)});
+  CHECK(add_op("+CUBE_TSEL r4:t1, r0, r1, r2", sel) == V{n3, n3, fb(5), n5, n3, n3, n3, n3});
+  CHECK(add_op("+CUBE_SSEL r4:t1, r0.neg, r1.neg, r2", sel) == V{fb(3), n3, n5, n5, n5, fb(5), n5, n5});
+  // A NaN passes as bits (only its sign changes).
+  CHECK(add_op("+CUBE_SSEL r4:t1, r0, r1, r2", {{0x7fc00001u, 0, 0}}) == V{0xffc00001u});
+}
+
+TEST_CASE("bifrost CUBEFACE2 without its *CUBEFACE1 is a clear error on every engine") {
+  const std::string text = "clause_0:\nds(0) eos\n{\n    *NOP t0\n    +CUBEFACE2 r4:t1, t\n}\n";
+  json doc = {{"gpurc", 1}, {"isa", "bifrost"}, {"program", {{"asm", text}}}, {"launch", {{"grid", {1}}, {"block", {4}}}}};
+  for (Engine e : {Engine::Interp, Engine::Jit}) {
+    CAPTURE(engine_name(e));
+    try {
+      replay::ReplayRun r = replay::run_document(doc, kExamples, e, 1, false);
+      REQUIRE(r.fault);
+      CHECK(r.fault->find("*CUBEFACE1 in the same tuple") != std::string::npos);
+    } catch (const replay::ReplayError& err) {
+      CHECK(std::string(err.what()).find("*CUBEFACE1 in the same tuple") != std::string::npos);
+    }
+  }
+}
