@@ -396,10 +396,6 @@ std::string unsupported_reason(const Encoding& e) {
       {"*JUMP_EX", "call/return stack (stack_mode) not modelled"},
       {"+LD_CVT", "conversion descriptor (its format is not public)"},
       {"+ST_CVT", "conversion descriptor (its format is not public)"},
-      {"*SEG_", "segment address (Mesa: turns a wls offset into a 64-bit address for shared atomics; wls has "
-                "no global address in this model)"},
-      {"+SEG_", "segment address (Mesa: turns a wls offset into a 64-bit address for shared atomics; wls has "
-                "no global address in this model)"},
       {"*ATOM_P", "split atomics (ATOM_PRE/ATOM_POST pairing not public)"},
       {"*SHADDXL.i64", "64-bit shift-add (Valhall SHADDX adds to a 64-bit A; how a 32-bit FMA source and result "
                        "carry it is not public)"},
@@ -1408,8 +1404,12 @@ bool ClauseRunner::run(const DecodedClause& c, uint32_t mask) {
         uint64_t v = plan.operand_regs == 0 ? plan.constant
                      : plan.operand_regs == 2 ? (uint64_t(st_.regs[sr][l]) | (uint64_t(st_.regs[sr + 1][l]) << 32))
                      : plan.sext ? uint64_t(int64_t(int32_t(st_.regs[sr][l]))) : uint64_t(st_.regs[sr][l]);
-        if (!mem_.access(ir::GuestMemory::Kind::Atomic, ir::Space::Global, addr, plan.bytes, &v, plan.op))
-          return fault(c, ti, ir::FaultKind::OutOfBounds, l, addr, ir::Space::Global,
+        // An address in the wls window (SEG_ADD.wls) is a shared-memory offset.
+        const bool wls = uint32_t(addr >> 32) == kWlsWindowHi;
+        const ir::Space sp = wls ? ir::Space::Shared : ir::Space::Global;
+        const uint64_t at = wls ? (addr & 0xffffffffu) : addr;
+        if (!mem_.access(ir::GuestMemory::Kind::Atomic, sp, at, plan.bytes, &v, plan.op))
+          return fault(c, ti, ir::FaultKind::OutOfBounds, l, at, sp,
                        a.enc->name + " lane " + std::to_string(l) + " address " + hex(addr) + " is outside memory");
         old[0].v[l] = uint32_t(v);
         old[1].v[l] = uint32_t(v >> 32);

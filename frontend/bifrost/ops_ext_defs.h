@@ -17,7 +17,7 @@ enum Op : int {
   kFrexpmV2F16, kFrexpeV2F16, kLdexpV2F16, kQuietF32, kQuietV2F16, kFpclassF32, kFpclassF16, kIlogbF32,
   kIlogbV2F16, kLogbF32, kLogbV2F16, kFrcpF16, kFrsqF16, kFaddRscale, kFmaRscaleV2F16, kShiftDouble, kFunnel,
   kFlogTable, kFlogd, kFaddLscale, kFexp, kFsinTable, kFcosTable, kFatanAssist, kFatanTable,
-  kCubeface1, kCubeface2, kCubeSsel, kCubeTsel,
+  kCubeface1, kCubeface2, kCubeSsel, kCubeTsel, kSegAdd,
   kLdexpInf,  // +LDEXP.f32.inf / .inf0 (interp.cpp and translate.cpp route those modes here)
 };
 
@@ -56,6 +56,7 @@ inline int op_of(const std::string& n) {
       {"+FSIN_TABLE.u6", kFsinTable}, {"+FCOS_TABLE.u6", kFcosTable}, {"+FATAN_ASSIST.f32", kFatanAssist},
       {"+FATAN_ASSIST.f16", kFatanAssist}, {"+FATAN_TABLE.f32", kFatanTable}, {"+FATAN_TABLE.f16", kFatanTable},
       {"*CUBEFACE1", kCubeface1}, {"+CUBEFACE2", kCubeface2}, {"+CUBE_SSEL", kCubeSsel}, {"+CUBE_TSEL", kCubeTsel},
+      {"*SEG_ADD", kSegAdd}, {"+SEG_ADD", kSegAdd}, {"*SEG_SUB", kSegAdd}, {"+SEG_SUB", kSegAdd},
   };
   auto it = m.find(n);
   return it == m.end() ? kNone : it->second;
@@ -84,6 +85,8 @@ inline std::string check(const DecodedIns& in) {
   if (mod_on(in, "divzero")) return ".divzero is unsupported";
   if (r == "rtna" && op != kFroundV2F16 && op != kF16ToI32 && op != kV2F16ToV2I16) return ".rtna is unsupported";
   if ((r == "inf" || r == "inf0") && n != "+LDEXP.f32") return "." + r + " is unsupported";
+  if (op == kSegAdd && in.mod("seg") != "wls") return "." + in.mod("seg") + " is unsupported (no thread-local storage model)";
+  if (op == kSegAdd && mod_on(in, "preserve_null")) return ".preserve_null is unsupported";
   const std::string& sp = in.mod("special");
   if (sp == "left" || sp == "scale16" || (op == kFaddRscale && sp == "n")) return "." + sp + " is unsupported";
   return "";
@@ -787,6 +790,15 @@ typename E::V eval(E& e, int op, const DecodedIns& in, const typename E::V* s, b
       // +Y: +z, -Y: -z, the X and Z faces: -y
       return e.sel(e.eq(f, e.k(2)), p1, e.sel(e.eq(f, e.k(3)), e.xor_(p1, flip), e.xor_(p0, flip)));
     }
+    case kSegAdd:
+      // Mesa's SEG_ADD.i64 (a wls offset made a 64-bit address for shared
+      // atomics) lowers to *SEG_ADD (low word, from the offset) and +SEG_ADD
+      // (high word, from the offset's high word). gpurc's wls window
+      // (docs/bifrost.md "Segment addresses"): low word = the offset, high
+      // word = the source + kWlsWindowHi.
+      // SEG_SUB (Valhall: SEG_ADD with .neg) is the inverse: address -> offset.
+      if (n[0] == '*') return s[0];
+      return n.rfind("+SEG_SUB", 0) == 0 ? e.sub(s[0], e.k(kWlsWindowHi)) : e.add(s[0], e.k(kWlsWindowHi));
     case kFaddLscale: {
       // src0 + the log-reduced mantissa of src1 (with its sign; 0, inf, NaN as they are)
       V a = absneg32(e, flush32(e, s[0], ftz), abs0, neg0);

@@ -1088,7 +1088,12 @@ bool Translator::clause(const DecodedClause& c, ValueId active, std::string& err
       else if (plan.bytes == 8)
         operand = plan.sext ? b_.sext(Type::I64, b_.get_var(kVarReg0 + sr)) : b_.zext(Type::I64, b_.get_var(kVarReg0 + sr));
       else operand = b_.get_var(kVarReg0 + sr);
-      ValueId old = b_.atomic(plan.op, ir::Space::Global, addr, operand, active);
+      // interp.cpp: an address in the wls window (SEG_ADD.wls) is a shared-memory offset
+      ValueId in_wls = b_.icmp(IntPred::Eq, src(x, t.fma.src[1]), c32(kWlsWindowHi));
+      ValueId g = b_.atomic(plan.op, ir::Space::Global, addr, operand, b_.and_(active, b_.xor_(in_wls, b_.i1(true))));
+      ValueId sh = b_.atomic(plan.op, ir::Space::Shared, b_.zext(Type::I64, src(x, t.fma.src[0])), operand,
+                             b_.and_(active, in_wls));
+      ValueId old = sel(in_wls, sh, g);
       if (plan.ret) {
         if (plan.bytes == 8) {
           x.staged.push_back({sr, b_.trunc(Type::I32, old)});

@@ -402,3 +402,46 @@ TEST_CASE("bifrost CUBEFACE2 without its *CUBEFACE1 is a clear error on every en
     }
   }
 }
+
+TEST_CASE("bifrost SEG_ADD / SEG_SUB: wls window addresses, used by ATOM_C on shared memory") {
+  // docs/bifrost.md "Segment addresses": *SEG_ADD.wls gives the offset (low
+  // word), +SEG_ADD.wls the high word + 0xfffffff0; SEG_SUB is the inverse.
+  CHECK(fma_op("*SEG_ADD.wls r4:t0, r0", {{5}, {0xffffffffu}}) == V{5, 0xffffffffu});
+  CHECK(add_op("+SEG_ADD.wls r4:t1, r0", {{0}, {0x20}}) == V{0xfffffff0u, 0x10});
+  CHECK(fma_op("*SEG_SUB.wls r4:t0, r0", {{5}}) == V{5});
+  CHECK(add_op("+SEG_SUB.wls r4:t1, r0", {{0xfffffff0u}, {0xfffffff5u}}) == V{0, 5});
+
+  // Mesa's shared atomic: SEG_ADD.i64 (offset 4, high word 0) lowered to the
+  // *SEG_ADD/+SEG_ADD pair, then ATOM_C.aadd of lid + 1 at that address; after
+  // the barrier every thread reads wls[4] (1 + ... + 8 = 36) and wls[0] (untouched).
+  const std::string text =
+      "clause_0:\nds(0) nbb\n{\n    *SEG_ADD.wls r0:t0, 0x00000004\n    +IADD.u32 r2:t1, r55, 0x00000001\n"
+      "    *NOP t0\n    +SEG_ADD.wls r1:t1, 0x00000000\n}\n"
+      "clause_2:\nds(0) nbb atomic next_barrier\n{\n    *ATOM_C.i32.aadd t0, r0, r1, r2\n"
+      "    +ATOM_CX t1, r2, r0, r1, @r2\n}\n"
+      "clause_3:\nds(0) nbb barrier next_load\n{\n    *NOP t0\n    +BARRIER t1\n}\n"
+      "clause_4:\nds(0) nbb load next_store\n{\n    *MOV.i32 t0, #0\n    +LOAD.i64.wls t1, t, t, @r4\n}\n"
+      "clause_5:\nds(0) nbb store next_store\n{\n    *SHADDXL.u32 t0, u2.w0, r60, shift:3\n"
+      "    +STORE.i64 t1, t, u2.w1, @r4\n}\n"
+      "clause_6:\nds(0) eos store\n{\n    *SHADDXL.u32 t0, u1.w0, r60, shift:3\n    +STORE.i64 t1, t, u1.w1, @r0\n}\n";
+  json doc = {{"gpurc", 1},
+              {"isa", "bifrost"},
+              {"program", {{"asm", text}}},
+              {"launch", {{"grid", {2}}, {"block", {8}}, {"shared_bytes", 16}}},
+              {"state", {{"uniforms", {{"u2", "0x100000"}, {"u3", 0}, {"u4", "0x200000"}, {"u5", 0}}}}},
+              {"memory",
+               {{{"name", "addr"}, {"space", "global"}, {"address", "0x100000"}, {"size", 16 * 8}},
+                {{"name", "out"}, {"space", "global"}, {"address", "0x200000"}, {"size", 16 * 8}}}}};
+  V want, addr;
+  for (unsigned i = 0; i < 16; ++i) {
+    want.insert(want.end(), {0u, 36u});
+    addr.insert(addr.end(), {4u, 0xfffffff0u});
+  }
+  for (Engine e : host_engines()) {
+    CAPTURE(engine_name(e));
+    replay::ReplayRun r = replay::run_document(doc, kExamples, e, 1, false);
+    REQUIRE_MESSAGE(!r.fault, *r.fault);
+    CHECK(words(r, "out") == want);
+    CHECK(words(r, "addr") == addr);
+  }
+}
