@@ -327,6 +327,7 @@ struct TupleCtx {
   const Lanes* t;  // this tuple's FMA result (ADD source 3)
   bool fma_unit;
   bool ftz;
+  const DecodedIns* pair_fma = nullptr;  // the tuple's FMA instruction, while the ADD runs (+CUBEFACE2)
 };
 
 inline uint32_t src_val(const TupleCtx& x, unsigned field, unsigned l) {
@@ -387,23 +388,34 @@ std::string unsupported_reason(const Encoding& e) {
   if (const char* r = unit_message_reason(e)) return r;
   if (op_of(e) != kUnsupported) return "";
   // Why the rest has no model (docs/bifrost.md "Instruction status").
+  // Each reason names what was searched: the seed page, the notes, Mesa's
+  // Bifrost compiler (lowering, builder) and Valhall's ISA.xml descriptions.
   static const std::pair<const char*, const char*> why[] = {
-      {"+DISCARD", "fragment discard (no fragment model)"},
-      {"*CUBEFACE1", "cube-map face selection (its face encoding is not public)"},
-      {"+CUBE", "cube-map face selection (its face encoding is not public)"},
+      {"+DISCARD", "fragment discard (Valhall ISA.xml: valid only in a fragment shader; no fragment model)"},
       {"*DTSEL_IMM", "descriptor table select (no descriptor model)"},
       {"*JUMP_EX", "call/return stack (stack_mode) not modelled"},
       {"+LD_CVT", "conversion descriptor (its format is not public)"},
       {"+ST_CVT", "conversion descriptor (its format is not public)"},
-      {"*SEG_", "segment address (wls is a separate address space in this model)"},
-      {"+SEG_", "segment address (wls is a separate address space in this model)"},
       {"*ATOM_P", "split atomics (ATOM_PRE/ATOM_POST pairing not public)"},
-      {"*SHADDXL.i64", "64-bit register pairs (64-bit clauses, not modelled)"},
+      {"*SHADDXL.i64", "64-bit shift-add (Valhall SHADDX adds to a 64-bit A; how a 32-bit FMA source and result "
+                       "carry it is not public)"},
       {"+BRANCH_", "divergence/low-bits branches (condition not public)"},
+      {"*IMULD", "64-bit multiply half (Valhall IMULD.u64 writes the high product word; the Bifrost `threads` "
+                 "even/odd split with +IMOV_FMA is not public, Mesa does not emit it)"},
+      {"+IMOV_FMA", "64-bit multiply half (pairs with *IMULD; its `threads` even/odd meaning is not public, "
+                    "Mesa does not emit it)"},
+      {"+ICMPF", "3-source compare without a condition (not in the seed, the notes, Valhall ISA.xml; Mesa does "
+                 "not emit it)"},
+      {"+ICMPM", "3-source compare without a condition (not in the seed, the notes, Valhall ISA.xml; Mesa does "
+                 "not emit it)"},
+      {"+FPOW_SC", "pow special-case steps (their intermediate code format is not public; Mesa does not emit them)"},
+      {"+FRCBRT", "cube-root steps A/B/C (how the work splits over the three steps is not public; unused in Mesa)"},
+      {"+FSINCOS_OFFSET", "sin/cos table offset (Valhall ISA.xml lists it with the tables without a definition; "
+                          "Mesa does not emit it)"},
   };
   for (const auto& [prefix, reason] : why)
     if (e.name.rfind(prefix, 0) == 0) return reason;
-  return "semantics not public (no definition in the seed page, the notes or Mesa's lowering)";
+  return "semantics not public (no definition in the seed page, the notes, Mesa's lowering or Valhall ISA.xml)";
 }
 
 // ---- program ---------------------------------------------------------------
@@ -985,12 +997,13 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
     }
     case kFmaRscaleF32: {
       const std::string& sp = in.mod("special");
-      if (sp == "scale16") return error(c, ti, fma, in.enc->name + "." + sp + " is unsupported");
-      const bool rcp_mode = sp == "n", left = sp == "left";
+      // .scale16: the scale is src3's low 16 bits as s16 (Valhall ISA.xml,
+      // FMA_RSCALE_SCALE16: "biases the exponent by D, interpreted as a 16-bit value")
+      const bool rcp_mode = sp == "n", left = sp == "left", scale16 = sp == "scale16";
       each([&](unsigned l) {
         float a = f32(absneg32(flush32(S(0, l), ftz), abs0, neg0)), b = f32(absneg32(flush32(S(1, l), ftz), false, neg1));
         float cc = f32(absneg32(flush32(S(2, l), ftz), false, neg2));
-        const int32_t sc = int32_t(S(3, l));
+        const int32_t sc = scale16 ? int32_t(int16_t(S(3, l) & 0xffff)) : int32_t(S(3, l));
         double p;
         if (rcp_mode && ((a == 0 && std::isinf(b)) || (b == 0 && std::isinf(a))))
           p = (std::signbit(a) != std::signbit(b)) ? -0.0 : 0.0;
@@ -1229,6 +1242,20 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
       if (!why.empty()) return error(c, ti, fma, in.enc->name + " " + why);
       const int eop = ext::op_of(in.enc->name);
       ext::ScalarEmit se;
+      if (eop == ext::kCubeface2) {
+        // The face comes from the paired *CUBEFACE1's operands (docs/bifrost.md "Cube maps").
+        const DecodedIns* f = x.pair_fma;
+        if (!f || !f->enc || f->enc->name != "*CUBEFACE1" || in.src[0] != 3)
+          return error(c, ti, fma, "+CUBEFACE2 must read t, the result of *CUBEFACE1 in the same tuple");
+        TupleCtx fx = x;
+        fx.fma_unit = true;
+        each([&](unsigned l) {
+          uint32_t s[4] = {};
+          for (unsigned i = 0; i < 3; ++i) s[i] = src_val(fx, f->src[i], l);
+          return ext::eval(se, eop, *f, s, ftz);
+        });
+        return true;
+      }
       each([&](unsigned l) {
         uint32_t s[4] = {};
         for (unsigned i = 0; i < in.nsrc; ++i) s[i] = S(i, l);
@@ -1294,6 +1321,7 @@ bool ClauseRunner::run_wide(const DecodedClause& c, uint32_t mask) {
       if (!exec(t.fma, x, nf[h], ti)) return false;
       x.fma_unit = false;
       x.t = &nf[h];
+      x.pair_fma = &t.fma;
       if (!exec(t.add, x, na[h], ti)) return false;
     }
     st_.lane_instructions += 4ull * unsigned(std::popcount(mask));
@@ -1351,6 +1379,7 @@ bool ClauseRunner::run(const DecodedClause& c, uint32_t mask) {
     if (!exec(t.fma, x, nf, ti)) return false;
     x.fma_unit = false;
     x.t = &nf;
+    x.pair_fma = &t.fma;
     if (t.fma.op == kAtomC) {
       if (t.add.op != kAtomCx || ti + 1 != n)
         return error(c, ti, true, t.fma.enc->name + " must pair with +ATOM_CX in the clause's last tuple");
@@ -1375,8 +1404,12 @@ bool ClauseRunner::run(const DecodedClause& c, uint32_t mask) {
         uint64_t v = plan.operand_regs == 0 ? plan.constant
                      : plan.operand_regs == 2 ? (uint64_t(st_.regs[sr][l]) | (uint64_t(st_.regs[sr + 1][l]) << 32))
                      : plan.sext ? uint64_t(int64_t(int32_t(st_.regs[sr][l]))) : uint64_t(st_.regs[sr][l]);
-        if (!mem_.access(ir::GuestMemory::Kind::Atomic, ir::Space::Global, addr, plan.bytes, &v, plan.op))
-          return fault(c, ti, ir::FaultKind::OutOfBounds, l, addr, ir::Space::Global,
+        // An address in the wls window (SEG_ADD.wls) is a shared-memory offset.
+        const bool wls = uint32_t(addr >> 32) == kWlsWindowHi;
+        const ir::Space sp = wls ? ir::Space::Shared : ir::Space::Global;
+        const uint64_t at = wls ? (addr & 0xffffffffu) : addr;
+        if (!mem_.access(ir::GuestMemory::Kind::Atomic, sp, at, plan.bytes, &v, plan.op))
+          return fault(c, ti, ir::FaultKind::OutOfBounds, l, at, sp,
                        a.enc->name + " lane " + std::to_string(l) + " address " + hex(addr) + " is outside memory");
         old[0].v[l] = uint32_t(v);
         old[1].v[l] = uint32_t(v >> 32);

@@ -21,6 +21,10 @@ namespace gpurc::bifrost {
 constexpr unsigned kHostLanes = 32;
 constexpr unsigned kRegs = 64;
 constexpr unsigned kUniformWords = 256;  // FAU uniform pairs 0x80-0xff = 32-bit words u0..u255
+// The high word of the 64-bit addresses SEG_ADD.wls makes (docs/bifrost.md
+// "Segment addresses"): an ATOM_C address with this high word is the wls
+// (shared memory) byte offset in its low word. Defined by gpurc.
+constexpr uint32_t kWlsWindowHi = 0xfffffff0u;
 
 // One decoded FMA or ADD instruction.
 struct DecodedIns {

@@ -17,6 +17,7 @@ enum Op : int {
   kFrexpmV2F16, kFrexpeV2F16, kLdexpV2F16, kQuietF32, kQuietV2F16, kFpclassF32, kFpclassF16, kIlogbF32,
   kIlogbV2F16, kLogbF32, kLogbV2F16, kFrcpF16, kFrsqF16, kFaddRscale, kFmaRscaleV2F16, kShiftDouble, kFunnel,
   kFlogTable, kFlogd, kFaddLscale, kFexp, kFsinTable, kFcosTable, kFatanAssist, kFatanTable,
+  kCubeface1, kCubeface2, kCubeSsel, kCubeTsel, kSegAdd,
   kLdexpInf,  // +LDEXP.f32.inf / .inf0 (interp.cpp and translate.cpp route those modes here)
 };
 
@@ -54,6 +55,8 @@ inline int op_of(const std::string& n) {
       {"+FLOGD.f32", kFlogd}, {"*FADD_LSCALE.f32", kFaddLscale}, {"+FEXP.f32", kFexp},
       {"+FSIN_TABLE.u6", kFsinTable}, {"+FCOS_TABLE.u6", kFcosTable}, {"+FATAN_ASSIST.f32", kFatanAssist},
       {"+FATAN_ASSIST.f16", kFatanAssist}, {"+FATAN_TABLE.f32", kFatanTable}, {"+FATAN_TABLE.f16", kFatanTable},
+      {"*CUBEFACE1", kCubeface1}, {"+CUBEFACE2", kCubeface2}, {"+CUBE_SSEL", kCubeSsel}, {"+CUBE_TSEL", kCubeTsel},
+      {"*SEG_ADD", kSegAdd}, {"+SEG_ADD", kSegAdd}, {"*SEG_SUB", kSegAdd}, {"+SEG_SUB", kSegAdd},
   };
   auto it = m.find(n);
   return it == m.end() ? kNone : it->second;
@@ -82,6 +85,8 @@ inline std::string check(const DecodedIns& in) {
   if (mod_on(in, "divzero")) return ".divzero is unsupported";
   if (r == "rtna" && op != kFroundV2F16 && op != kF16ToI32 && op != kV2F16ToV2I16) return ".rtna is unsupported";
   if ((r == "inf" || r == "inf0") && n != "+LDEXP.f32") return "." + r + " is unsupported";
+  if (op == kSegAdd && in.mod("seg") != "wls") return "." + in.mod("seg") + " is unsupported (no thread-local storage model)";
+  if (op == kSegAdd && mod_on(in, "preserve_null")) return ".preserve_null is unsupported";
   const std::string& sp = in.mod("special");
   if (sp == "left" || sp == "scale16" || (op == kFaddRscale && sp == "n")) return "." + sp + " is unsupported";
   return "";
@@ -737,6 +742,63 @@ typename E::V eval(E& e, int op, const DecodedIns& in, const typename E::V* s, b
       B bad = e.bor(is_nan_bits(e, v, false), e.band(e.ne(e.and_(v, e.k(0x80000000u)), e.k(0)), e.bnot(zero)));
       return e.sel(bad, e.k(0x7fc00000u), e.sel(e.bor(zero, inf), e.k(0x7f800000u), flush32(e, r, ftz)));
     }
+    case kCubeface1: {
+      // max(|src0|, |src1|, |src2|) (Valhall ISA.xml: "Select the maximum
+      // absolute value of its arguments"; Mesa: "Compute max { |x|, |y|, |z| }").
+      // Our NaN rule (FMAX's default): a NaN operand loses, three NaNs give
+      // the canonical NaN. Non-negative f32 bits order as unsigned integers.
+      V a0 = e.and_(flush32(e, s[0], ftz), e.k(0x7fffffffu));
+      B seen = e.ule(a0, e.k(0x7f800000u));
+      V m = e.sel(seen, a0, e.k(0));
+      for (unsigned i = 1; i < 3; ++i) {
+        V a = e.and_(flush32(e, s[i], ftz), e.k(0x7fffffffu));
+        B ok = e.ule(a, e.k(0x7f800000u));
+        m = e.sel(e.band(ok, e.ult(m, a)), a, m);
+        seen = e.bor(seen, ok);
+      }
+      return e.sel(seen, m, e.k(0x7fc00000u));
+    }
+    case kCubeface2: {
+      // Defined by gpurc (docs/bifrost.md "Cube maps"): called with the paired
+      // *CUBEFACE1 as `in` and its three sources as s. The face of the major
+      // axis, numbered as in GL (+X 0, -X 1, +Y 2, -Y 3, +Z 4, -Z 5), in bits
+      // 29-31 (Mesa: the face is "preshifted" there); the other bits are 0.
+      // Ties go to X, then Y; a NaN magnitude orders above inf.
+      V c[3], a[3];
+      for (unsigned i = 0; i < 3; ++i) {
+        c[i] = absneg32(e, flush32(e, s[i], ftz), false, i == 0 ? neg0 : i == 1 ? neg1 : neg2);
+        a[i] = e.and_(c[i], e.k(0x7fffffffu));
+      }
+      B is_x = e.band(e.ule(a[1], a[0]), e.ule(a[2], a[0]));
+      B is_y = e.band(e.bnot(is_x), e.ule(a[2], a[1]));
+      V axis = e.sel(is_x, e.k(0), e.sel(is_y, e.k(2), e.k(4)));
+      V sign = e.lshr(e.sel(is_x, c[0], e.sel(is_y, c[1], c[2])), 31);
+      return e.shl(e.add(axis, sign), 29);
+    }
+    case kCubeSsel: case kCubeTsel: {
+      // Defined by gpurc: the GL cube-map table's s_c / t_c (with its sign)
+      // for the face in bits 29-31 of src2 (faces 6 and 7 act as +Z). SSEL
+      // reads (z, x), TSEL (y, z); neg0/neg1 apply to the sources first.
+      V p0 = absneg32(e, s[0], false, neg0), p1 = absneg32(e, s[1], false, neg1);
+      V f = e.and_(e.lshr(s[2], 29), e.k(7));
+      V flip = e.k(0x80000000u);
+      if (op == kCubeSsel) {
+        // +X: -z, -X: +z, +Y/-Y/+Z: +x, -Z: -x
+        V r = e.sel(e.eq(f, e.k(0)), e.xor_(p0, flip), e.sel(e.eq(f, e.k(1)), p0, p1));
+        return e.sel(e.eq(f, e.k(5)), e.xor_(p1, flip), r);
+      }
+      // +Y: +z, -Y: -z, the X and Z faces: -y
+      return e.sel(e.eq(f, e.k(2)), p1, e.sel(e.eq(f, e.k(3)), e.xor_(p1, flip), e.xor_(p0, flip)));
+    }
+    case kSegAdd:
+      // Mesa's SEG_ADD.i64 (a wls offset made a 64-bit address for shared
+      // atomics) lowers to *SEG_ADD (low word, from the offset) and +SEG_ADD
+      // (high word, from the offset's high word). gpurc's wls window
+      // (docs/bifrost.md "Segment addresses"): low word = the offset, high
+      // word = the source + kWlsWindowHi.
+      // SEG_SUB (Valhall: SEG_ADD with .neg) is the inverse: address -> offset.
+      if (n[0] == '*') return s[0];
+      return n.rfind("+SEG_SUB", 0) == 0 ? e.sub(s[0], e.k(kWlsWindowHi)) : e.add(s[0], e.k(kWlsWindowHi));
     case kFaddLscale: {
       // src0 + the log-reduced mantissa of src1 (with its sign; 0, inf, NaN as they are)
       V a = absneg32(e, flush32(e, s[0], ftz), abs0, neg0);

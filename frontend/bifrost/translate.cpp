@@ -111,6 +111,7 @@ struct Ctx {
   ValueId t0, t1, t;
   bool fma_unit = true;
   bool ftz = false;
+  const DecodedIns* pair_fma = nullptr;  // the tuple's FMA instruction, while the ADD is translated (+CUBEFACE2)
   // Message results landing at clause end.
   std::vector<std::pair<unsigned, ValueId>> staged;
   // Byte/half lane loads: (register, value in place, bits kept), merged after `staged`.
@@ -445,8 +446,19 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
     const std::string why = ext::check(in);
     if (!why.empty()) return fail(x, in, why);
     ValueId s[4] = {ir::kNoValue, ir::kNoValue, ir::kNoValue, ir::kNoValue};
-    for (unsigned i = 0; i < in.nsrc; ++i) s[i] = src(x, in.src[i]);
     IrEmit em{b_};
+    if (ext::op_of(in.enc->name) == ext::kCubeface2) {
+      // interp.cpp: the face comes from the paired *CUBEFACE1's operands
+      const DecodedIns* f = x.pair_fma;
+      if (!f || !f->enc || f->enc->name != "*CUBEFACE1" || in.src[0] != 3)
+        return fail(x, in, "must read t, the result of *CUBEFACE1 in the same tuple");
+      x.fma_unit = true;
+      for (unsigned i = 0; i < 3; ++i) s[i] = src(x, f->src[i]);
+      x.fma_unit = false;
+      out = ext::eval(em, ext::kCubeface2, *f, s, x.ftz);
+      return true;
+    }
+    for (unsigned i = 0; i < in.nsrc; ++i) s[i] = src(x, in.src[i]);
     out = ext::eval(em, ext::op_of(in.enc->name), in, s, x.ftz);
     return true;
   }
@@ -863,7 +875,6 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
     }
     case tFmaRscale: {
       const std::string& sp = in.mod("special");
-      if (sp == "scale16") return fail(x, in, "." + sp + " is unsupported");
       const bool rcp_mode = sp == "n";
       ValueId va = absneg(flush(S(0), x.ftz), abs0, neg0), vb = absneg(flush(S(1), x.ftz), false, neg1);
       ValueId vc = absneg(flush(S(2), x.ftz), false, neg2);
@@ -875,7 +886,9 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
         ValueId p0 = sel(neg, b_.f64_bits(0x8000000000000000ull), b_.f64_bits(0));
         sum = sel(zm, b_.fadd(p0, cc), sum);
       }
-      ValueId scaled = b_.fmul(sum, pow2(clamp_k(S(3))));
+      // .scale16 (interp.cpp): the scale is src3's low 16 bits as s16
+      ValueId k = sp == "scale16" ? b_.ashr(b_.shl(S(3), c32(16)), c32(16)) : S(3);
+      ValueId scaled = b_.fmul(sum, pow2(clamp_k(k)));
       ValueId r = asi(b_.ftof(Type::F32, scaled, round_flags(rnd)));
       if (sp == "left") r = sel(b_.or_(is_zero32(va), is_inf32(va)), va, r);  // interp.cpp: sqrt_mode
       out = flush(clamp(r, clampm), x.ftz);
@@ -991,6 +1004,7 @@ bool Translator::wide_clause(const DecodedClause& c, ValueId active, std::string
       }
       x[h].fma_unit = false;
       x[h].t = nf[h];
+      x[h].pair_fma = &t.fma;
       if (!ins(x[h], t.add, na[h])) {
         err = err_;
         return false;
@@ -1074,7 +1088,12 @@ bool Translator::clause(const DecodedClause& c, ValueId active, std::string& err
       else if (plan.bytes == 8)
         operand = plan.sext ? b_.sext(Type::I64, b_.get_var(kVarReg0 + sr)) : b_.zext(Type::I64, b_.get_var(kVarReg0 + sr));
       else operand = b_.get_var(kVarReg0 + sr);
-      ValueId old = b_.atomic(plan.op, ir::Space::Global, addr, operand, active);
+      // interp.cpp: an address in the wls window (SEG_ADD.wls) is a shared-memory offset
+      ValueId in_wls = b_.icmp(IntPred::Eq, src(x, t.fma.src[1]), c32(kWlsWindowHi));
+      ValueId g = b_.atomic(plan.op, ir::Space::Global, addr, operand, b_.and_(active, b_.xor_(in_wls, b_.i1(true))));
+      ValueId sh = b_.atomic(plan.op, ir::Space::Shared, b_.zext(Type::I64, src(x, t.fma.src[0])), operand,
+                             b_.and_(active, in_wls));
+      ValueId old = sel(in_wls, sh, g);
       if (plan.ret) {
         if (plan.bytes == 8) {
           x.staged.push_back({sr, b_.trunc(Type::I32, old)});
@@ -1086,6 +1105,7 @@ bool Translator::clause(const DecodedClause& c, ValueId active, std::string& err
     }
     x.fma_unit = false;
     x.t = nf;
+    x.pair_fma = &t.fma;
     if (!ins(x, t.add, na)) {
       err = err_;
       return false;

@@ -332,3 +332,116 @@ TEST_CASE("bifrost 64-bit exchange, compare-exchange and C1 atomics") {
   CHECK(cas64("+ACMPXCHG.i64", {{5, 6, 9, 5}, {5, 6, 9, 4}}) == V{9, 5});
   CHECK(cas64("+ACMPSTORE.i64", {{5, 6, 9, 5}, {5, 6, 9, 4}}) == V{9, 5});
 }
+
+TEST_CASE("bifrost CUBEFACE1: the largest absolute value of three (NaN operands lose)") {
+  // Valhall ISA.xml's description ("the maximum absolute value of its
+  // arguments"); the NaN rule is ours (docs/bifrost.md).
+  constexpr uint32_t kInf = 0x7f800000u, kNan = 0x7fc00000u;
+  const std::vector<std::array<uint32_t, 4>> rows = {
+      {fb(-3), fb(2), fb(1)},          {fb(1), fb(-5), 0x7f800001u}, {0xffc00001u, kNan, 0x7fffffffu},
+      {0x80000000u, 0, 0x80000000u},   {0xff800000u, fb(1), kNan},   {0x00000001u, 0x80000002u, 0},
+      {fb(0.5f), fb(0.25f), fb(-0.75f)}};
+  const V want = {fb(3), fb(5), kNan, 0, kInf, 0x00000002u, fb(0.75f)};
+  CHECK(fma_op("*CUBEFACE1 r4:t0, r0, r1, r2", rows) == want);
+  // The negate modifiers do not change an absolute value.
+  CHECK(fma_op("*CUBEFACE1 r4:t0, r0.neg, r1.neg, r2.neg", rows) == want);
+}
+
+TEST_CASE("bifrost FMA_RSCALE.f32.scale16: the scale is src3's low half as s16") {
+  // Valhall ISA.xml, FMA_RSCALE_SCALE16: "biases the exponent by D, interpreted as a 16-bit value".
+  const std::vector<std::array<uint32_t, 4>> rows = {{fb(1.5f), fb(2), 0}, {fb(1), fb(1), fb(1)}};
+  CHECK(fma_op("*FMA_RSCALE.f32.scale16 r4:t0, r0, r1, r2, 0xffff0003", rows) == V{fb(24), fb(16)});
+  CHECK(fma_op("*FMA_RSCALE.f32.scale16 r4:t0, r0, r1, r2, 0x0001fffe", rows) == V{fb(0.75f), fb(0.5f)});
+  // The whole word as the scale (no .scale16): 0xffff0003 is far below -1000.
+  CHECK(fma_op("*FMA_RSCALE.f32 r4:t0, r0, r1, r2, 0xffff0003", rows) == V{0, 0});
+  // -32768 is clamped like any scale below -1000.
+  CHECK(fma_op("*FMA_RSCALE.f32.scale16 r4:t0, r0, r1, r2, 0x00008000", rows) == V{0, 0});
+}
+
+TEST_CASE("bifrost CUBEFACE1 + CUBEFACE2, CUBE_SSEL, CUBE_TSEL: the defined cube-map model") {
+  // docs/bifrost.md "Cube maps": the face of the major axis (GL numbering,
+  // +X 0 ... -Z 5) in bits 29-31, taken from the paired *CUBEFACE1's operands;
+  // ties go to X then Y; CUBE_SSEL / CUBE_TSEL give GL's s_c / t_c.
+  constexpr uint32_t kNan = 0x7fc00000u;
+  const std::vector<std::array<uint32_t, 4>> rows = {
+      {fb(2), fb(1), fb(-1)}, {fb(-2), fb(1), fb(1)},  {fb(0.5f), fb(3), fb(1)}, {fb(0), fb(-3), fb(1)},
+      {fb(1), fb(1), fb(4)},  {fb(1), fb(-1), fb(-4)}, {fb(1), fb(1), fb(1)},    {fb(1), fb(-2), fb(2)},
+      {fb(1), kNan, fb(4)},   {0, 0x80000000u, 0}};
+  auto face = [](uint32_t f) { return f << 29; };
+  CHECK(run_ins("*CUBEFACE1 t0, r0, r1, r2", "+CUBEFACE2 r4:t1, t", rows) ==
+        V{face(0), face(1), face(2), face(3), face(4), face(5), face(0), face(3), face(2), face(0)});
+  // The FMA's negate modifiers (all three or none: one encoding bit) move the face to the opposite one.
+  CHECK(run_ins("*CUBEFACE1 t0, r0.neg, r1.neg, r2.neg", "+CUBEFACE2 r4:t1, t", rows) ==
+        V{face(1), face(0), face(3), face(2), face(5), face(4), face(1), face(2), face(3), face(1)});
+  // The max the pair's FMA writes is the one CUBEFACE1 gives alone.
+  CHECK(run_ins("*CUBEFACE1 r4:t0, r0, r1, r2", "+CUBEFACE2 t1, t", rows) ==
+        V{fb(2), fb(2), fb(3), fb(3), fb(4), fb(4), fb(1), fb(2), fb(4), 0});
+
+  // SSEL(z, x, face) and TSEL(y, z, face): one row per face (6 and 7 act as +Z).
+  std::vector<std::array<uint32_t, 4>> sel;
+  for (uint32_t f = 0; f < 8; ++f) sel.push_back({fb(3), fb(5), face(f) | 0x1234u});
+  const uint32_t n3 = fb(-3), n5 = fb(-5);
+  CHECK(add_op("+CUBE_SSEL r4:t1, r0, r1, r2", sel) == V{n3, fb(3), fb(5), fb(5), fb(5), n5, fb(5), fb(5)});
+  CHECK(add_op("+CUBE_TSEL r4:t1, r0, r1, r2", sel) == V{n3, n3, fb(5), n5, n3, n3, n3, n3});
+  CHECK(add_op("+CUBE_SSEL r4:t1, r0.neg, r1.neg, r2", sel) == V{fb(3), n3, n5, n5, n5, fb(5), n5, n5});
+  // A NaN passes as bits (only its sign changes).
+  CHECK(add_op("+CUBE_SSEL r4:t1, r0, r1, r2", {{0x7fc00001u, 0, 0}}) == V{0xffc00001u});
+}
+
+TEST_CASE("bifrost CUBEFACE2 without its *CUBEFACE1 is a clear error on every engine") {
+  const std::string text = "clause_0:\nds(0) eos\n{\n    *NOP t0\n    +CUBEFACE2 r4:t1, t\n}\n";
+  json doc = {{"gpurc", 1}, {"isa", "bifrost"}, {"program", {{"asm", text}}}, {"launch", {{"grid", {1}}, {"block", {4}}}}};
+  for (Engine e : {Engine::Interp, Engine::Jit}) {
+    CAPTURE(engine_name(e));
+    try {
+      replay::ReplayRun r = replay::run_document(doc, kExamples, e, 1, false);
+      REQUIRE(r.fault);
+      CHECK(r.fault->find("*CUBEFACE1 in the same tuple") != std::string::npos);
+    } catch (const replay::ReplayError& err) {
+      CHECK(std::string(err.what()).find("*CUBEFACE1 in the same tuple") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("bifrost SEG_ADD / SEG_SUB: wls window addresses, used by ATOM_C on shared memory") {
+  // docs/bifrost.md "Segment addresses": *SEG_ADD.wls gives the offset (low
+  // word), +SEG_ADD.wls the high word + 0xfffffff0; SEG_SUB is the inverse.
+  CHECK(fma_op("*SEG_ADD.wls r4:t0, r0", {{5}, {0xffffffffu}}) == V{5, 0xffffffffu});
+  CHECK(add_op("+SEG_ADD.wls r4:t1, r0", {{0}, {0x20}}) == V{0xfffffff0u, 0x10});
+  CHECK(fma_op("*SEG_SUB.wls r4:t0, r0", {{5}}) == V{5});
+  CHECK(add_op("+SEG_SUB.wls r4:t1, r0", {{0xfffffff0u}, {0xfffffff5u}}) == V{0, 5});
+
+  // Mesa's shared atomic: SEG_ADD.i64 (offset 4, high word 0) lowered to the
+  // *SEG_ADD/+SEG_ADD pair, then ATOM_C.aadd of lid + 1 at that address; after
+  // the barrier every thread reads wls[4] (1 + ... + 8 = 36) and wls[0] (untouched).
+  const std::string text =
+      "clause_0:\nds(0) nbb\n{\n    *SEG_ADD.wls r0:t0, 0x00000004\n    +IADD.u32 r2:t1, r55, 0x00000001\n"
+      "    *NOP t0\n    +SEG_ADD.wls r1:t1, 0x00000000\n}\n"
+      "clause_2:\nds(0) nbb atomic next_barrier\n{\n    *ATOM_C.i32.aadd t0, r0, r1, r2\n"
+      "    +ATOM_CX t1, r2, r0, r1, @r2\n}\n"
+      "clause_3:\nds(0) nbb barrier next_load\n{\n    *NOP t0\n    +BARRIER t1\n}\n"
+      "clause_4:\nds(0) nbb load next_store\n{\n    *MOV.i32 t0, #0\n    +LOAD.i64.wls t1, t, t, @r4\n}\n"
+      "clause_5:\nds(0) nbb store next_store\n{\n    *SHADDXL.u32 t0, u2.w0, r60, shift:3\n"
+      "    +STORE.i64 t1, t, u2.w1, @r4\n}\n"
+      "clause_6:\nds(0) eos store\n{\n    *SHADDXL.u32 t0, u1.w0, r60, shift:3\n    +STORE.i64 t1, t, u1.w1, @r0\n}\n";
+  json doc = {{"gpurc", 1},
+              {"isa", "bifrost"},
+              {"program", {{"asm", text}}},
+              {"launch", {{"grid", {2}}, {"block", {8}}, {"shared_bytes", 16}}},
+              {"state", {{"uniforms", {{"u2", "0x100000"}, {"u3", 0}, {"u4", "0x200000"}, {"u5", 0}}}}},
+              {"memory",
+               {{{"name", "addr"}, {"space", "global"}, {"address", "0x100000"}, {"size", 16 * 8}},
+                {{"name", "out"}, {"space", "global"}, {"address", "0x200000"}, {"size", 16 * 8}}}}};
+  V want, addr;
+  for (unsigned i = 0; i < 16; ++i) {
+    want.insert(want.end(), {0u, 36u});
+    addr.insert(addr.end(), {4u, 0xfffffff0u});
+  }
+  for (Engine e : host_engines()) {
+    CAPTURE(engine_name(e));
+    replay::ReplayRun r = replay::run_document(doc, kExamples, e, 1, false);
+    REQUIRE_MESSAGE(!r.fault, *r.fault);
+    CHECK(words(r, "out") == want);
+    CHECK(words(r, "addr") == addr);
+  }
+}

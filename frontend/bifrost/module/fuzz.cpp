@@ -75,7 +75,8 @@ const std::vector<const Encoding*>& candidates(bool fma) {
         "*RSHIFT_DOUBLE.i32", "*ARSHIFT_DOUBLE.i32", "*LROT_DOUBLE.i32", "*RROT_DOUBLE.i32", "*FLSHIFT_DOUBLE.i32",
         "*FRSHIFT_DOUBLE.i32", "+WMASK", "+FLOG_TABLE.f32", "+FLOGD.f32", "*FADD_LSCALE.f32", "+FEXP.f32",
         "+FSIN_TABLE.u6", "+FCOS_TABLE.u6", "+FATAN_ASSIST.f32", "+FATAN_ASSIST.f16", "+FATAN_TABLE.f32",
-        "+FATAN_TABLE.f16"};
+        "+FATAN_TABLE.f16", "*CUBEFACE1", "+CUBE_SSEL", "+CUBE_TSEL", "*SEG_ADD",
+        "+SEG_ADD", "*SEG_SUB", "+SEG_SUB"};
     for (const Encoding* e : decode_order(true))
       for (const char* n : names)
         if (e->name == n) fmas.push_back(e);
