@@ -61,16 +61,21 @@ Dim3 block_coords(const Dim3& grid, uint64_t block_linear) {
 }
 
 // Fills `w` in place (a launch reuses its WarpInfo objects) for the warp whose
-// first thread has coordinates `t` in a block of `shape` at `coords`; returns
-// the coordinates of the thread after its last lane (the next warp's first).
+// first thread has coordinates `t` in a block of `shape` at `coords`; sets `t`
+// to the coordinates of the thread after its last lane (the next warp's first;
+// in place rather than returned: a returned Dim3 went through the stack as
+// two stores read back as one load, a store-forwarding stall per warp).
 // thread[] past the launched lanes holds unspecified coordinates.
-Dim3 fill_warp_info(WarpInfo& w, const Dim3& shape, const Dim3& coords, uint64_t block_linear, uint32_t warp, Dim3 t) {
+// Without `coords_too` thread[] is left as it is (LaunchConfig::thread_coords).
+void fill_warp_info(WarpInfo& w, const Dim3& shape, const Dim3& coords, uint64_t block_linear, uint32_t warp, Dim3& t,
+                    bool coords_too = true) {
   w.block_linear = block_linear;
   w.block = coords;
   w.warp = warp;
   uint64_t first = uint64_t(warp) * ir::kWarpLanes;
   w.lanes = uint32_t(std::min<uint64_t>(ir::kWarpLanes, shape.count() - first));
   w.entry_mask = w.lanes >= 32 ? 0xffffffffu : ((1u << w.lanes) - 1);
+  if (!coords_too) return;
   if (t.x + w.lanes <= shape.x) {  // the warp lies in one row (block.x >= 32 and a multiple, typically)
     // All 32 entries as 96 words, period 12 (four lanes), in fixed-length
     // loops the compiler vectorises, then one library copy (the empty asm
@@ -88,7 +93,7 @@ Dim3 fill_warp_info(WarpInfo& w, const Dim3& shape, const Dim3& coords, uint64_t
       t.x = 0;
       if (++t.y == shape.y) t.y = 0, ++t.z;
     }
-    return t;
+    return;
   }
   for (unsigned l = 0; l < w.lanes; ++l) {
     w.thread[l] = t;
@@ -97,7 +102,6 @@ Dim3 fill_warp_info(WarpInfo& w, const Dim3& shape, const Dim3& coords, uint64_t
       if (++t.y == shape.y) t.y = 0, ++t.z;
     }
   }
-  return t;
 }
 
 }  // namespace
@@ -242,7 +246,7 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
   // vars and frame of storage slot `slot`.
   auto prepare = [&](uint32_t w, uint32_t slot) {
     WarpSlot& s = warps[w];
-    next_thread = fill_warp_info(s.info, cfg.block, coords, block_linear, w, next_thread);
+    fill_warp_info(s.info, cfg.block, coords, block_linear, w, next_thread, cfg.thread_coords);
     copy_object(s.ctx, first);
     s.ctx.vars = storage + per_warp * slot;
     s.ctx.frame = s.ctx.vars + vars_stride;

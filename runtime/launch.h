@@ -57,6 +57,10 @@ struct LaunchConfig {
   // unless the executable writes it: then only the bytes the executable
   // reads are zeroed even with a finish callback (see WarpInit).
   bool init_writes_finish_reads = false;
+  // False: the hooks do not read WarpInfo::thread (it is left unspecified),
+  // so the launch does not fill it per warp (a runner that derives lane
+  // coordinates from WarpInfo::warp and the block shape itself).
+  bool thread_coords = true;
 };
 
 struct LaunchFault {

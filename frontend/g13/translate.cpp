@@ -88,7 +88,10 @@ ValueId Translator::uniform32(unsigned n) {
 // The execution mask is state of its own (var "exec"): only the exec-stack
 // instructions set it from r0l (seed: "the only known way to manipulate
 // exec_mask"); an ordinary write of r0l changes nothing until then.
-ValueId Translator::exec() { return b_.and_(b_.get_var(exec_var_), b_.entry_mask()); }
+ValueId Translator::exec() {
+  if (exec_is_entry_) return b_.entry_mask();
+  return b_.and_(b_.get_var(exec_var_), b_.entry_mask());
+}
 
 bool Translator::write(const Op& d, ValueId v, ValueId ex) {
   if (ir::is_float(b_.type(v))) v = b_.bitcast(ir::int_type(ir::bit_width(b_.type(v))), v);
@@ -251,7 +254,7 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
 
   const bool is_icmp = n == "if_icmp" || n == "else_icmp" || n == "while_icmp";
   const bool is_fcmp = n == "if_fcmp" || n == "else_fcmp" || n == "while_fcmp";
-  if (is_icmp || is_fcmp) {
+  if (is_icmp || is_fcmp) {  // writes_exec(n)
     ValueId c;
     if (!compare(in, is_fcmp, c, why)) return fail(in, pc, why, err);
     // r0l nesting counter update on every launched lane (§4.6).
@@ -369,6 +372,7 @@ bool Translator::run(const uint8_t* code, size_t size, std::string& err) {
   // (block_starts), so straight-line code is one block for the backends.
   uint64_t pc = 0;
   std::set<unsigned> srs, us;
+  bool exec_written = false;
   while (pc < size) {
     Insn in;
     fe::Diagnostic d;
@@ -382,9 +386,11 @@ bool Translator::run(const uint8_t* code, size_t size, std::string& err) {
       if (u.unmodelled.empty() && u.in_range())
         for (unsigned i = 0; i < u.halves; ++i) us.insert(unsigned((u.u_half + i) / 2));
     }
+    if (writes_exec(in.desc->name)) exec_written = true;
     insns_[pc] = in;
     pc += in.size;
   }
+  exec_is_entry_ = options_.exec_starts_launched && !exec_written;
   for (unsigned sr : srs) sr_vars_[sr] = f_.add_var("sr" + std::to_string(sr), Type::I32);
   for (unsigned u : us) u_vars_[u] = f_.add_var(std::string(1, 'u').append(std::to_string(u)), Type::I32);
   exec_var_ = f_.add_var("exec", Type::I1);
@@ -412,9 +418,10 @@ bool Translator::run(const uint8_t* code, size_t size, std::string& err) {
 
 using detail::Translator;
 
-bool translate(const uint8_t* code, size_t size, ir::Function& out, std::string& err) {
+bool translate(const uint8_t* code, size_t size, ir::Function& out, std::string& err,
+               const TranslateOptions& options) {
   out = ir::Function{};
-  Translator t(out);
+  Translator t(out, options);
   return t.run(code, size, err);
 }
 

@@ -55,8 +55,20 @@ namespace gpurc::g13 {
 constexpr uint32_t kUniformBytes = 1024;
 constexpr uint32_t kNumGprVars = 128;
 
+// What a runner promises about the state every SIMD-group starts in, which
+// the translation may then assume.
+struct TranslateOptions {
+  // The var "exec" starts as ctx.entry_mask (the launched lanes): true for a
+  // compute launch, whose registers start at zero (r0l = 0 enables every
+  // launched lane). A program with no exec-stack instruction (none writes
+  // "exec") then reads the entry mask instead of the var, which it neither
+  // reads nor writes.
+  bool exec_starts_launched = false;
+};
+
 // False with `err` naming the first unsupported instruction and its pc.
-bool translate(const uint8_t* code, size_t size, ir::Function& out, std::string& err);
+bool translate(const uint8_t* code, size_t size, ir::Function& out, std::string& err,
+               const TranslateOptions& options = {});
 
 // The u-register held by var `var` (a "uN" var: the program writes uN with
 // uniform_store), -1 for any other var.

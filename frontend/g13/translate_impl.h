@@ -29,6 +29,12 @@ inline std::string hex(uint64_t v) {
   return b;
 }
 
+// The exec-stack instructions: the only ones that write the var "exec".
+inline bool writes_exec(const std::string& n) {
+  return n == "if_icmp" || n == "else_icmp" || n == "while_icmp" || n == "if_fcmp" || n == "else_fcmp" ||
+         n == "while_fcmp" || n == "pop_exec";
+}
+
 // Special registers the interpreter derives from the lane and the exec mask.
 inline bool derived_sr(unsigned sr) { return sr == 52 || (sr >= 56 && sr <= 59) || sr == 63; }
 
@@ -40,7 +46,7 @@ constexpr uint64_t kBadStackAddr = 0xFFFF000000000000ull;
 
 class Translator {
  public:
-  explicit Translator(ir::Function& f) : f_(f), b_(f) {}
+  Translator(ir::Function& f, const TranslateOptions& options) : f_(f), b_(f), options_(options) {}
   bool run(const uint8_t* code, size_t size, std::string& err);
 
  private:
@@ -117,6 +123,8 @@ class Translator {
   std::map<unsigned, uint32_t> sr_vars_;
   std::map<unsigned, uint32_t> u_vars_;  // uN written by uniform_store -> var "uN"
   uint32_t exec_var_ = 0;                 // var "exec": the execution mask (i1 per lane)
+  TranslateOptions options_;
+  bool exec_is_entry_ = false;            // exec() is the entry mask (options_.exec_starts_launched, no exec writer)
   ir::BlockId end_block_ = 0, bad_target_block_ = 0;
   uint64_t pc_ = 0;
   bool cmp_undefined_ = false;

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <filesystem>
@@ -425,4 +426,75 @@ TEST_CASE("g13 run: indexed device loads and stores at buffer edges, signed and 
         CHECK(out == ref_out);
       }
     }
+}
+
+TEST_CASE("g13 run: special registers from lane coordinates without a finish callback, any threadgroup shape") {
+  // Without finish the launch leaves WarpInfo::thread unfilled and the JIT
+  // runner derives the lane coordinates from the SIMD-group index: SIMD-groups
+  // that span rows and planes, partial ones, several threadgroups. Each
+  // thread stores its thread_position_in_grid, thread_position_in_threadgroup
+  // and thread_index_in_threadgroup at its global index; the values are
+  // checked against the launch's numbering computed here, on every engine.
+  const char* prog =
+      "get_sr r1, sr80 (thread_position_in_grid.x)\n"
+      "get_sr r2, sr81 (thread_position_in_grid.y)\n"
+      "get_sr r3, sr82 (thread_position_in_grid.z)\n"
+      "get_sr r4, sr48 (thread_position_in_threadgroup.x)\n"
+      "get_sr r5, sr49 (thread_position_in_threadgroup.y)\n"
+      "get_sr r6, sr50 (thread_position_in_threadgroup.z)\n"
+      "get_sr r7, sr51 (thread_index_in_threadgroup)\n"
+      "get_sr r10, sr0 (threadgroup_position_in_grid.x)\n"
+      "get_sr r11, sr1 (threadgroup_position_in_grid.y)\n"
+      "imadd r12, r11, u12, r10\n"
+      "imadd r13, r12, u13, r7\n"
+      "device_store 0, i32, x, r1, u0_u1, r13, unsigned, 0\n"
+      "device_store 0, i32, x, r2, u2_u3, r13, unsigned, 0\n"
+      "device_store 0, i32, x, r3, u4_u5, r13, unsigned, 0\n"
+      "device_store 0, i32, x, r4, u6_u7, r13, unsigned, 0\n"
+      "device_store 0, i32, x, r5, u8_u9, r13, unsigned, 0\n"
+      "device_store 0, i32, x, r6, u10_u11, r13, unsigned, 0\n"
+      "device_store 0, i32, x, r7, u14_u15, r13, unsigned, 0\n"
+      "stop";
+  const rt::Dim3 shapes[] = {{40, 3, 2}, {7, 5, 3}, {32, 2, 1}, {64, 1, 1}, {1, 33, 1}, {5, 1, 9}};
+  const uint32_t buffer_u[7] = {0, 2, 4, 6, 8, 10, 14};
+  for (const rt::Dim3& block : shapes) {
+    CAPTURE(block.x);
+    CAPTURE(block.y);
+    CAPTURE(block.z);
+    G13Launch L;
+    std::string err;
+    REQUIRE_MESSAGE(g13::assemble(prog, L.code, err), err);
+    L.grid = {3, 2, 1};
+    L.block = block;
+    const uint32_t count = uint32_t(block.count()), threads = count * 6;
+    for (unsigned b = 0; b < 7; ++b) {
+      const uint64_t addr = 0x100000 * (b + 1);
+      L.uniforms[2 * buffer_u[b]] = uint16_t(addr);
+      L.uniforms[2 * buffer_u[b] + 1] = uint16_t(addr >> 16);
+    }
+    L.uniforms[24] = uint16_t(L.grid.x);  // u12
+    L.uniforms[26] = uint16_t(count);     // u13
+    // The launch's numbering: threads x-major in a threadgroup, threadgroups x-major in the grid.
+    std::vector<uint32_t> want[7];
+    for (uint32_t g = 0; g < threads; ++g) {
+      const uint32_t tg = g / count, t = g % count, tgx = tg % L.grid.x, tgy = tg / L.grid.x;
+      const uint32_t x = t % block.x, y = t / block.x % block.y, z = t / (block.x * block.y);
+      const uint32_t v[7] = {tgx * block.x + x, tgy * block.y + y, z, x, y, z, t};
+      for (unsigned b = 0; b < 7; ++b) want[b].push_back(v[b]);
+    }
+    for (Engine e : host_engines()) {
+      CAPTURE(engine_name(e));
+      rt::Memory mem;
+      for (unsigned b = 0; b < 7; ++b)
+        REQUIRE(mem.add_buffer("b" + std::to_string(b), ir::Space::Global, 0x100000 * (b + 1), 4 * threads, err));
+      G13Result r = run_g13(L, EngineAsHandle(e), mem, e == Engine::Interp ? 1 : 2);
+      REQUIRE_MESSAGE(r.ok(), std::string(r.error + r.fault_message));
+      for (unsigned b = 0; b < 7; ++b) {
+        CAPTURE(b);
+        std::vector<uint32_t> got(threads);
+        std::memcpy(got.data(), mem.find("b" + std::to_string(b))->data(), 4 * threads);
+        CHECK(got == want[b]);
+      }
+    }
+  }
 }

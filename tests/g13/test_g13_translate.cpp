@@ -712,3 +712,35 @@ TEST_CASE("g13 translate: interpreter errors are guest traps naming the pc in th
     }
   }
 }
+
+TEST_CASE("g13 translate: exec_starts_launched reads the entry mask only where no instruction writes exec") {
+  // A runner that starts every SIMD-group with exec = its launched lanes
+  // (TranslateOptions::exec_starts_launched) lets a program without
+  // exec-stack instructions use the entry mask instead of the var "exec";
+  // with an exec-stack instruction anywhere the var stays.
+  auto exec_var_accesses = [](const char* text, bool starts_launched) {
+    std::vector<uint8_t> code;
+    std::string err;
+    REQUIRE_MESSAGE(g13::assemble(text, code, err), err);
+    ir::Function f;
+    g13::TranslateOptions opt;
+    opt.exec_starts_launched = starts_launched;
+    REQUIRE_MESSAGE(g13::translate(code.data(), code.size(), f, err, opt), err);
+    const g13::VarLayout L = g13::var_layout(f);
+    for (const g13::VarLayout::Var& v : L.vars)
+      if (v.kind == g13::VarLayout::Kind::Exec) return int(v.read) + int(v.written);
+    return -1;
+  };
+  const char* straight = "get_sr r1, sr80 (thread_position_in_grid.x)\niadd r2, r1, 3\nstop";
+  const char* exec_stack =
+      "get_sr r1, sr80 (thread_position_in_grid.x)\n"
+      "mov_imm r5, 0, 0b0\n"
+      "push_exec r0l, 1\n"
+      "iadd r2, r1, 3\n"
+      "pop_exec r0l, 1\n"
+      "stop";
+  CHECK(exec_var_accesses(straight, false) > 0);
+  CHECK(exec_var_accesses(straight, true) == 0);
+  CHECK(exec_var_accesses(exec_stack, false) > 0);
+  CHECK(exec_var_accesses(exec_stack, true) > 0);
+}

@@ -16,6 +16,85 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The thread coordinates of a SIMD-group's lanes, one array per axis; zero
+// past the launched lanes (what every special register built from them
+// holds there). Filled by coords_of_*; special_from_coords reads it only
+// for the registers needs_coords names.
+struct LaneCoords {
+  std::array<uint32_t, g13::SimdGroup::kLanes> x, y, z;
+};
+
+// From WarpInfo::thread (filled by the launch).
+void coords_of_info(const rt::WarpInfo& w, LaneCoords& c) {
+  for (unsigned l = 0; l < g13::SimdGroup::kLanes; ++l) {
+    const bool on = l < w.lanes;
+    c.x[l] = on ? w.thread[l].x : 0;
+    c.y[l] = on ? w.thread[l].y : 0;
+    c.z[l] = on ? w.thread[l].z : 0;
+  }
+}
+
+// From the SIMD-group's index and the threadgroup's shape (x-major), as the
+// launch numbers threads: for a launch that does not fill WarpInfo::thread
+// (rt::LaunchConfig::thread_coords).
+void coords_of_index(const rt::Dim3& block, const rt::WarpInfo& w, LaneCoords& c) {
+  const uint64_t first = uint64_t(w.warp) * g13::SimdGroup::kLanes;
+  uint32_t x = uint32_t(first % block.x), y = uint32_t(first / block.x % block.y),
+           z = uint32_t(first / (uint64_t(block.x) * block.y));
+  if (x + w.lanes <= block.x) {  // one row: fixed-length loops the compiler vectorises
+    for (unsigned l = 0; l < g13::SimdGroup::kLanes; ++l) {
+      const bool on = l < w.lanes;
+      c.x[l] = on ? x + l : 0;
+      c.y[l] = on ? y : 0;
+      c.z[l] = on ? z : 0;
+    }
+    return;
+  }
+  c.x.fill(0), c.y.fill(0), c.z.fill(0);
+  for (unsigned l = 0; l < w.lanes; ++l) {
+    c.x[l] = x, c.y[l] = y, c.z[l] = z;
+    if (++x == block.x) {
+      x = 0;
+      if (++y == block.y) y = 0, ++z;
+    }
+  }
+}
+
+// Special register `sr` of SIMD-group `w` from its lanes' coordinates `c`.
+bool special_from_coords(const rt::Dim3& block, const rt::WarpInfo& w, const LaneCoords& c, unsigned sr,
+                         std::array<uint32_t, 32>& out) {
+  auto splat = [&](uint32_t v) { out.fill(v); };
+  // Lanes past the end of a partial SIMD-group are not launched: zero
+  // (their coordinates are zero), the grid positions the group's origin.
+  auto grid_pos = [&](uint32_t b, uint32_t size, const std::array<uint32_t, 32>& t) {
+    for (unsigned l = 0; l < g13::SimdGroup::kLanes; ++l) out[l] = b * size + t[l];
+  };
+  switch (sr) {
+    case 0: splat(w.block.x); return true;
+    case 1: splat(w.block.y); return true;
+    case 2: splat(w.block.z); return true;
+    case 4: case 8: splat(block.x); return true;
+    case 5: case 9: splat(block.y); return true;
+    case 6: case 10: splat(block.z); return true;
+    case 20: case 21: splat(0); return true;
+    case 53: splat(w.warp); return true;
+    case 48: out = c.x; return true;
+    case 49: out = c.y; return true;
+    case 50: out = c.z; return true;
+    case 51:
+      for (unsigned l = 0; l < g13::SimdGroup::kLanes; ++l) out[l] = l < w.lanes ? uint32_t(w.thread_linear(l)) : 0;
+      return true;
+    case 80: grid_pos(w.block.x, block.x, c.x); return true;
+    case 81: grid_pos(w.block.y, block.y, c.y); return true;
+    case 82: grid_pos(w.block.z, block.z, c.z); return true;
+    default: return false;
+  }
+}
+
+// The special registers built from lane coordinates.
+bool needs_coords(unsigned sr) { return (sr >= 48 && sr <= 50) || (sr >= 80 && sr <= 82); }
+
+
 // The special registers a compute launch provides (launch.h), in one list.
 constexpr unsigned kLaunchSpecials[] = {0, 1, 2, 4, 5, 6, 8, 9, 10, 20, 21, 48, 49, 50, 51, 53, 80, 81, 82};
 
@@ -79,12 +158,27 @@ struct JitProgram {
   std::vector<uint8_t> image;
   std::vector<std::pair<uint32_t, uint32_t>> uniform_ranges;
   g13::VarLayout group_layout;
+  bool reads_coords = false;  // a special register of group_layout is built from lane coordinates
+  bool uses_local = false;    // a load, store or atomic of Space::Local (the stack) in the translation
 };
+
+bool uses_space(const ir::Function& f, ir::Space space) {
+  for (const ir::Inst& in : f.insts) {
+    if (in.block == ir::kNoBlock) continue;
+    if ((in.op == ir::Opcode::Load || in.op == ir::Opcode::Store) && ir::mem_space(in.attr) == space) return true;
+    if ((in.op == ir::Opcode::AtomicRmw || in.op == ir::Opcode::AtomicCas) && in.imm == uint64_t(space)) return true;
+  }
+  return false;
+}
 
 bool prepare(const G13Launch& L, const isa::EngineHandle& engine, JitProgram& prog, std::string& error) {
   // The translation starts at the entry: branch targets are pc-relative.
   std::string err;
-  if (!g13::translate(L.code.data() + L.entry, L.code.size() - L.entry, prog.f, err)) {
+  // A launch starts every SIMD-group with zero registers and exec = its
+  // launched lanes (launch_jit's init).
+  g13::TranslateOptions topt;
+  topt.exec_starts_launched = true;
+  if (!g13::translate(L.code.data() + L.entry, L.code.size() - L.entry, prog.f, err, topt)) {
     error = err;
     return false;
   }
@@ -122,6 +216,9 @@ bool prepare(const G13Launch& L, const isa::EngineHandle& engine, JitProgram& pr
   for (const g13::VarLayout::Var& v : prog.layout.vars)
     if ((v.read || v.written) && (v.kind == g13::VarLayout::Kind::Exec || v.kind == g13::VarLayout::Kind::Special))
       prog.group_layout.vars.push_back(v);
+  for (const g13::VarLayout::Var& v : prog.group_layout.vars)
+    if (v.kind == g13::VarLayout::Kind::Special && needs_coords(v.index)) prog.reads_coords = true;
+  prog.uses_local = uses_space(prog.f, ir::Space::Local);
   return true;
 }
 
@@ -172,13 +269,22 @@ rt::LaunchResult launch_jit(const G13Launch& L, const JitProgram& P, rt::Memory&
   // Straight into the vars, as g13::pack_group_vars would write them from a
   // start state: exec is every launched lane (the start state's r0l is 0,
   // so recompute_exec keeps all of them), a special register its 32 lanes.
+  // Without a finish callback nobody reads WarpInfo::thread: the lane
+  // coordinates come from the SIMD-group's index (coords_of_index), and only
+  // when the program reads a special register built from them.
+  cfg.thread_coords = bool(finish);
   hooks.init = [&](const rt::WarpInfo& w, uint8_t* vars) {
     for (const auto& [begin, end] : P.uniform_ranges) std::memcpy(vars + begin, P.image.data() + begin, end - begin);
+    LaneCoords c;
+    if (P.reads_coords) {
+      if (cfg.thread_coords) coords_of_info(w, c);
+      else coords_of_index(L.block, w, c);
+    }
     for (const g13::VarLayout::Var& v : P.group_layout.vars) {
       std::array<uint32_t, g13::SimdGroup::kLanes> x;
       if (v.kind == g13::VarLayout::Kind::Exec) {
         for (unsigned l = 0; l < g13::SimdGroup::kLanes; ++l) x[l] = w.entry_mask >> l & 1;
-      } else if (!g13_special(L.block, w, v.index, x)) {
+      } else if (!special_from_coords(L.block, w, c, v.index, x)) {
         continue;  // not a launch register: prepare() refused the program already
       }
       std::memcpy(vars + v.offset, x.data(), sizeof x);
@@ -200,7 +306,8 @@ rt::LaunchResult launch_jit(const G13Launch& L, const JitProgram& P, rt::Memory&
       g13::unpack_vars(vars, P.layout, r);
       finish(w, r);
     };
-  if (!L.stack_bytes) hooks.memory = [](const rt::WarpInfo& w, ir::GuestMemory& fallback, ir::WarpContext&) {
+  // Code that never touches Space::Local needs no refusing stack object.
+  if (!L.stack_bytes && P.uses_local) hooks.memory = [](const rt::WarpInfo& w, ir::GuestMemory& fallback, ir::WarpContext&) {
     return no_stacks(w, fallback);
   };
   return rt::launch(*P.compiled.exe, memory, cfg, hooks, pool);
@@ -223,34 +330,11 @@ const isa::EngineHandle& g13_reference_engine() {
   return e;
 }
 
+
 bool g13_special(const rt::Dim3& block, const rt::WarpInfo& w, unsigned sr, std::array<uint32_t, 32>& out) {
-  auto splat = [&](uint32_t v) { out.fill(v); };
-  // Lanes past the end of a partial SIMD-group are not launched: zero.
-  auto per_lane = [&](auto value) {
-    for (unsigned l = 0; l < g13::SimdGroup::kLanes; ++l) out[l] = l < w.lanes ? uint32_t(value(l)) : 0;
-  };
-  auto grid_pos = [&](uint32_t b, uint32_t size, uint32_t rt::Dim3::*c) {
-    for (unsigned l = 0; l < g13::SimdGroup::kLanes; ++l)
-      out[l] = b * size + (l < w.lanes ? w.thread[l].*c : 0);
-  };
-  switch (sr) {
-    case 0: splat(w.block.x); return true;
-    case 1: splat(w.block.y); return true;
-    case 2: splat(w.block.z); return true;
-    case 4: case 8: splat(block.x); return true;
-    case 5: case 9: splat(block.y); return true;
-    case 6: case 10: splat(block.z); return true;
-    case 20: case 21: splat(0); return true;
-    case 53: splat(w.warp); return true;
-    case 48: per_lane([&](unsigned l) { return w.thread[l].x; }); return true;
-    case 49: per_lane([&](unsigned l) { return w.thread[l].y; }); return true;
-    case 50: per_lane([&](unsigned l) { return w.thread[l].z; }); return true;
-    case 51: per_lane([&](unsigned l) { return w.thread_linear(l); }); return true;
-    case 80: grid_pos(w.block.x, block.x, &rt::Dim3::x); return true;
-    case 81: grid_pos(w.block.y, block.y, &rt::Dim3::y); return true;
-    case 82: grid_pos(w.block.z, block.z, &rt::Dim3::z); return true;
-    default: return false;
-  }
+  LaneCoords c;
+  if (needs_coords(sr)) coords_of_info(w, c);
+  return special_from_coords(block, w, c, sr, out);
 }
 
 void g13_fill_special(const rt::Dim3& grid, const rt::Dim3& block, const rt::WarpInfo& w, g13::SimdGroup& sg) {
