@@ -53,11 +53,17 @@ bool Emitter::lower_state(ValueId v) {
       int d = def(v);
       Label ok;
       if (in.imm <= f_.uniform_bytes && f_.uniform_bytes - in.imm >= bytes) {
-        test(r15, r15);
-        jnz(ok, T_NEAR);
+        if (!(in_segment_body_ && uniforms_checked_)) {
+          test(r15, r15);
+          jnz(ok, T_NEAR);
+          emit_fault_return(FaultKind::OutOfBounds, v, in.imm, uint32_t(Space::Const));
+          L(ok);
+          uniforms_checked_ = in_segment_body_;
+        }
+      } else {
+        emit_fault_return(FaultKind::OutOfBounds, v, in.imm, uint32_t(Space::Const));
+        L(ok);
       }
-      emit_fault_return(FaultKind::OutOfBounds, v, in.imm, uint32_t(Space::Const));
-      L(ok);
       if (bytes == 4) {
         vpbroadcastd(V(d), dword[r15 + int(in.imm)]);
       } else {
