@@ -517,10 +517,13 @@ void Emitter::emit_block(BlockId b) {
 void Emitter::emit_strip_segment(const Segment& s) {
   auto body = [&] {
     reset_cache();
+    in_segment_body_ = true;
+    uniforms_checked_ = false;
     for (ValueId v : s.ops) {
       lower_strip_op(v);
       end_op(v);
     }
+    in_segment_body_ = false;
     reset_cache();
   };
   xor_(r14d, r14d);

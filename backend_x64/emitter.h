@@ -280,6 +280,11 @@ class Emitter : public Xbyak::CodeGenerator {
   int vbytes_;      // bytes of a vector register
   int nregs_;       // vector registers available
   Plan plan_;
+  // Inside one strip segment's straight-line body (emit_strip_segment):
+  // whether a load_uniform there already tested r15 (the uniform pointer,
+  // constant for the run) for null. Later ones in the same body cannot fault
+  // and skip the test and its fault block (ref_simple: 16 loads per strip).
+  bool in_segment_body_ = false, uniforms_checked_ = false;
 
   struct ValState { int8_t reg = -1; bool in_frame = false; };
   // pinned: held for a whole strip-outer loop (loops.cpp), never a victim.

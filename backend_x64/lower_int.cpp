@@ -53,14 +53,18 @@ bool Emitter::lower_state(ValueId v) {
       int d = def(v);
       if (in.imm <= f_.uniform_bytes && f_.uniform_bytes - in.imm >= bytes) {
         // No uniform block: the fault, out of line (emit_cold_code), so the
-        // usual path falls through.
-        Label& fault = cold_label();
-        test(r15, r15);
-        jz(fault, T_NEAR);
-        cold_.push_back([this, &fault, v, offset = in.imm] {
-          L(fault);
-          emit_fault_return(FaultKind::OutOfBounds, v, offset, uint32_t(Space::Const));
-        });
+        // usual path falls through. Within a strip segment's body only the
+        // first load tests r15 (constant for the whole run).
+        if (!(in_segment_body_ && uniforms_checked_)) {
+          Label& fault = cold_label();
+          test(r15, r15);
+          jz(fault, T_NEAR);
+          cold_.push_back([this, &fault, v, offset = in.imm] {
+            L(fault);
+            emit_fault_return(FaultKind::OutOfBounds, v, offset, uint32_t(Space::Const));
+          });
+          uniforms_checked_ = in_segment_body_;
+        }
       } else {
         emit_fault_return(FaultKind::OutOfBounds, v, in.imm, uint32_t(Space::Const));
       }

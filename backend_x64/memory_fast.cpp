@@ -221,6 +221,14 @@ void Emitter::plan_indexed_memory() {
 
 void Emitter::materialize_deferred(const std::vector<ValueId>& values) {
   if (values.empty()) return;
+  // Emitted on a conditional path: its uniform tests prove nothing for later code.
+  const bool in_body = in_segment_body_;
+  in_segment_body_ = false;
+  struct Restore {
+    bool& flag;
+    bool value;
+    ~Restore() { flag = value; }
+  } restore{in_segment_body_, in_body};
   // A strip loop over the deferred values (all 64-bit: each lowering stores
   // its halves to the value's slot), like a strip segment of their own.
   Label loop;

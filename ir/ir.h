@@ -83,6 +83,12 @@ struct Function {
   std::vector<Block> blocks;    // block 0 is the entry
   std::vector<Var> vars;
   uint32_t uniform_bytes = 0;   // size of the uniform block read by load_uniform
+  // Launch contract: the caller never reads the vars of lanes outside
+  // WarpContext::entry_mask after a run (and does not expect them kept), so
+  // their state is don't-care. construct_ssa then stores each written var
+  // as is instead of select(entry_mask, value, old value) (docs/passes.md).
+  // Text form: the header line `unlaunched_lanes_free`.
+  bool unlaunched_lanes_free = false;
 
   BlockId add_block(std::string name = {});
   uint32_t add_var(std::string name, Type t);

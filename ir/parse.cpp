@@ -154,6 +154,11 @@ bool Parser::header_line() {
     f_.uniform_bytes = uint32_t(n);
     return true;
   }
+  if (toks_[0].kind == Token::Word && w == "unlaunched_lanes_free") {
+    if (toks_.size() != 1) return fail("expected: unlaunched_lanes_free");
+    f_.unlaunched_lanes_free = true;
+    return true;
+  }
   return fail("unexpected '" + w + "' in the function header");
 }
 

@@ -62,6 +62,8 @@ std::string run_pipeline(Function& f, const PassOptions& opt,
       if (!temps_used) f.vars.resize(guest_vars);
     });
   if (opt.const_fold) step("const_fold", [&] { const_fold(f); });
+  // After SSA (and folded branches): values of one chain of blocks stay in registers.
+  if (opt.ssa) step("merge_straight_blocks", [&] { merge_straight_blocks(f); });
   if (opt.cse) step("cse", [&] { cse(f); });
   if (opt.dce) step("dce", [&] { dce(f); });
   if (opt.sink) step("sink_out_of_loops", [&] { sink_out_of_loops(f); });

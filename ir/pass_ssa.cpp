@@ -10,7 +10,9 @@
 // terminator each written guest var is stored: store_var writes all 32
 // lanes, so the value is select(entry_mask, value, entry value) — lanes that
 // were not launched keep their state even where SSA values (phis) are
-// unspecified for them.
+// unspecified for them. A function whose launch contract makes that state
+// don't-care (Function::unlaunched_lanes_free: the caller never reads those
+// lanes) stores the value as is: no select, and no load of the old value.
 #include <algorithm>
 #include <unordered_map>
 
@@ -164,10 +166,16 @@ void construct_ssa(Function& f, uint32_t persistent_vars) {
       }
       if (op == Opcode::Return || op == Opcode::Barrier) {
         // Lanes that were not launched keep their state: their SSA values
-        // (phis in particular) are unspecified, so select the entry value.
+        // (phis in particular) are unspecified, so select the entry value
+        // (unless the contract says nobody reads those lanes).
         ValueId em = kNoValue;
         for (uint32_t var = 0; var < persistent_vars; ++var) {
           if (!written[var]) continue;
+          if (f.unlaunched_lanes_free) {
+            out.push_back(make_inst(f, Opcode::StoreVar, Type::Void, {sb.read(var, b)}, b, 0, var));
+            sb.repl.grow(f);
+            continue;
+          }
           if (em == kNoValue) {
             em = make_inst(f, Opcode::EntryMask, Type::I1, {}, b);
             out.push_back(em);

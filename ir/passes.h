@@ -42,6 +42,9 @@ void cse(Function& f);
 void dce(Function& f);
 void sink_out_of_loops(Function& f);
 void insert_loop_budget(Function& f);
+// A block ending in `br` to a block with no other predecessor absorbs it
+// (pass_merge_blocks.cpp); true when it changed f.
+bool merge_straight_blocks(Function& f);
 
 // After lowering: true if no branch condition can differ between lanes.
 bool is_lowered(const Function& f);

@@ -76,6 +76,7 @@ std::string print(const Function& f) {
   std::string s = "func " + text::quote(f.name) + " {\n";
   for (const Var& var : f.vars) s += "  var " + text::quote(var.name) + " " + std::string(type_name(var.type)) + "\n";
   if (f.uniform_bytes) s += "  uniform_bytes " + std::to_string(f.uniform_bytes) + "\n";
+  if (f.unlaunched_lanes_free) s += "  unlaunched_lanes_free\n";
   for (BlockId b = 0; b < f.blocks.size(); ++b) {
     const Block& bl = f.blocks[b];
     s += block_ref(b);

@@ -147,6 +147,7 @@ void append_function_bytes(const ir::Function& f, std::string& out) {
   };
   put_str(f.name);
   put32(f.uniform_bytes);
+  put32(f.unlaunched_lanes_free);
   put32(f.vars.size());
   for (const ir::Var& v : f.vars) {
     put_str(v.name);

@@ -55,6 +55,12 @@ void Translator::make_vars() {
     f_.add_var("emit.count", ir::Type::I32);
   }
   f_.uniform_bytes = kUniformBytes;
+  // Every runner of a vertex shader (run_draw, run_vertices' launch hooks)
+  // moves only launched lanes out of the var area and never reads the
+  // others, so their state is don't-care (ir::Function::unlaunched_lanes_free:
+  // no select against entry_mask per var store). Geometry shaders keep the
+  // default.
+  f_.unlaunched_lanes_free = !opt_.geometry;
 }
 
 std::string Translator::static_fault(uint32_t pc, std::optional<Instr>& dec) {

@@ -213,3 +213,51 @@ TEST_CASE("backend: the PICA200 loop shader runs unmasked with indexed uniform l
     }
   }
 }
+
+// The fixed per-warp part of the generated code (docs/pica200.md, "Where the
+// remaining time goes"): a vertex shader's translation carries the
+// unlaunched-lanes contract, so its var stores are plain (no entry_mask, no
+// select with the old value, no load of it), and the entry block is merged
+// into the first guest block, so the inputs the shader reads are loaded where
+// they are used (no copies through frame slots). ref_simple is then one
+// block of straight-line code on every tier; a geometry shader keeps the
+// selects (its translation does not carry the contract).
+TEST_CASE("backend: PICA200 vertex shaders store outputs without entry_mask selects, entry merged") {
+  size_t geometry = 0;
+  for (const Shader& s : shaders()) {
+    ir::Function f;
+    std::string err;
+    REQUIRE_MESSAGE(pica::translate(s.program, s.options, f, err), s.name << ": " << err);
+    CAPTURE(s.name);
+    CHECK(f.unlaunched_lanes_free == !s.options.geometry);
+    ir::PassOptions po;
+    po.verify_each = true;
+    REQUIRE_MESSAGE(ir::run_pipeline(f, po) == "", s.name);
+    // Stores of select(entry_mask, value, old value): construct_ssa's keeping
+    // of unlaunched lanes (divergence lowering's own masks may still read
+    // entry_mask elsewhere).
+    size_t kept_stores = 0, selects = 0, load_vars = 0;
+    for (const ir::Block& b : f.blocks)
+      for (ir::ValueId v : b.insts) {
+        const ir::Inst& in = f.insts[v];
+        selects += in.op == ir::Opcode::Select;
+        load_vars += in.op == ir::Opcode::LoadVar;
+        if (in.op != ir::Opcode::StoreVar) continue;
+        const ir::Inst& val = f.insts[in.args[0]];
+        kept_stores += val.op == ir::Opcode::Select && f.insts[val.args[0]].op == ir::Opcode::EntryMask;
+      }
+    if (s.options.geometry) {
+      ++geometry;
+      CHECK(kept_stores >= 1);
+      continue;
+    }
+    CHECK(kept_stores == 0);
+    if (s.name == "ref_simple") {
+      CHECK(f.blocks.size() == 1);
+      CHECK(selects == 0);
+      CHECK(load_vars == 12);  // v0, v1, v2: read once each, nothing loaded to be kept
+    }
+    if (s.name == "ref_loop") CHECK(selects < 40);  // the IFC's selects and the 96-entry rule only
+  }
+  CHECK(geometry >= 1);
+}
