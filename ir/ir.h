@@ -83,6 +83,14 @@ struct Function {
   std::vector<Block> blocks;    // block 0 is the entry
   std::vector<Var> vars;
   uint32_t uniform_bytes = 0;   // size of the uniform block read by load_uniform
+  // Vars [0, state_vars) are guest state kept in the warp context between
+  // runs: SSA construction loads them at entry and stores them at exits.
+  // Vars from state_vars on are private to one run (a translator's promise
+  // that nobody reads them after it, and that the code writes each before
+  // reading it): not loaded, not stored, dropped from the layout. The
+  // default keeps every var.
+  static constexpr uint32_t kAllStateVars = ~0u;
+  uint32_t state_vars = kAllStateVars;
 
   BlockId add_block(std::string name = {});
   uint32_t add_var(std::string name, Type t);

@@ -76,6 +76,7 @@ std::string print(const Function& f) {
   std::string s = "func " + text::quote(f.name) + " {\n";
   for (const Var& var : f.vars) s += "  var " + text::quote(var.name) + " " + std::string(type_name(var.type)) + "\n";
   if (f.uniform_bytes) s += "  uniform_bytes " + std::to_string(f.uniform_bytes) + "\n";
+  if (f.state_vars < f.vars.size()) s += "  state_vars " + std::to_string(f.state_vars) + "\n";
   for (BlockId b = 0; b < f.blocks.size(); ++b) {
     const Block& bl = f.blocks[b];
     s += block_ref(b);
