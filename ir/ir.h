@@ -89,6 +89,14 @@ struct Function {
   // as is instead of select(entry_mask, value, old value) (docs/passes.md).
   // Text form: the header line `unlaunched_lanes_free`.
   bool unlaunched_lanes_free = false;
+  // Vars [0, state_vars) are guest state kept in the warp context between
+  // runs: SSA construction loads them at entry and stores them at exits.
+  // Vars from state_vars on are private to one run (a translator's promise
+  // that nobody reads them after it, and that the code writes each before
+  // reading it): not loaded, not stored, dropped from the layout. The
+  // default keeps every var.
+  static constexpr uint32_t kAllStateVars = ~0u;
+  uint32_t state_vars = kAllStateVars;
 
   BlockId add_block(std::string name = {});
   uint32_t add_var(std::string name, Type t);

@@ -159,6 +159,13 @@ bool Parser::header_line() {
     f_.unlaunched_lanes_free = true;
     return true;
   }
+  if (toks_[0].kind == Token::Word && w == "state_vars") {
+    uint64_t n;
+    if (toks_.size() != 2 || !text::parse_uint(toks_[1].text, n) || n >= 0xffffffffu)
+      return fail("expected: state_vars <count>");
+    f_.state_vars = uint32_t(n);
+    return true;
+  }
   return fail("unexpected '" + w + "' in the function header");
 }
 

@@ -1,4 +1,5 @@
 // run_pipeline: the passes in their fixed order (docs/passes.md explains it).
+#include <algorithm>
 #include <functional>
 
 #include "ir/compile_stages.h"
@@ -12,7 +13,8 @@ std::string run_pipeline(Function& f, const PassOptions& opt,
   // Vars the passes add (demoted values, execution masks, lane PCs) are
   // compiler temporaries: SSA construction neither loads nor stores them, and
   // they are dropped afterwards so the warp-context layout is the guest's.
-  const uint32_t guest_vars = uint32_t(f.vars.size());
+  // So are the vars a translator marks private to one run (Function::state_vars).
+  const uint32_t guest_vars = std::min<uint32_t>(uint32_t(f.vars.size()), f.state_vars);
   std::string err;
   auto step = [&](const char* name, const std::function<void()>& pass) {
     if (!err.empty()) return;
@@ -59,7 +61,10 @@ std::string run_pipeline(Function& f, const PassOptions& opt,
                         in.op == Opcode::StoreVar;
           temps_used |= var_op && in.imm >= guest_vars;
         }
-      if (!temps_used) f.vars.resize(guest_vars);
+      if (!temps_used) {
+        f.vars.resize(guest_vars);
+        f.state_vars = Function::kAllStateVars;
+      }
     });
   if (opt.const_fold) step("const_fold", [&] { const_fold(f); });
   // After SSA (and folded branches): values of one chain of blocks stay in registers.

@@ -259,6 +259,6 @@ void construct_ssa(Function& f, uint32_t persistent_vars) {
   }
 }
 
-void construct_ssa(Function& f) { construct_ssa(f, uint32_t(f.vars.size())); }
+void construct_ssa(Function& f) { construct_ssa(f, std::min<uint32_t>(uint32_t(f.vars.size()), f.state_vars)); }
 
 }  // namespace gpurc::ir

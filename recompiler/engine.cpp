@@ -115,7 +115,9 @@ bool build(const ir::Function& f, Engine engine, const IrCompileOptions& opt, Bu
   pipeline_time.stop();
   ir::StageTimer layout_time("var layout check");
   const std::vector<uint32_t> offsets = f.var_offsets(), lowered_offsets = lowered->var_offsets();
-  for (uint32_t i = 0; i < f.vars.size(); ++i)
+  // Vars private to a run (ir::Function::state_vars) have no place in the layout.
+  const uint32_t state_vars = std::min<uint32_t>(uint32_t(f.vars.size()), f.state_vars);
+  for (uint32_t i = 0; i < state_vars; ++i)
     if (i >= lowered->vars.size() || lowered->vars[i].type != f.vars[i].type || lowered_offsets[i] != offsets[i]) {
       error = "pass pipeline changed the layout of var '" + f.vars[i].name + "'";
       return false;
@@ -148,6 +150,7 @@ void append_function_bytes(const ir::Function& f, std::string& out) {
   put_str(f.name);
   put32(f.uniform_bytes);
   put32(f.unlaunched_lanes_free);
+  put32(f.state_vars);
   put32(f.vars.size());
   for (const ir::Var& v : f.vars) {
     put_str(v.name);

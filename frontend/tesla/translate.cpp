@@ -299,7 +299,9 @@ bool Translator::run() {
     blk = f.add_block(name);
   }
   b.set_block(entry);
+  const V abi_first = V(f.insts.size());
   if (opt.launch_abi) write_abi_block();
+  const V abi_end = V(f.insts.size());
   b.br(node_blocks.at({opt.entry, 0}));
 
   find_sources();
@@ -348,6 +350,8 @@ bool Translator::run() {
   // Without `bar` only: with barriers the stated zeros reach the barrier
   // exits as stores of vars the code had not touched yet (reduce: 10% more IR).
   if (opt.fresh_launch && barrier_kinds.empty()) zero_written_vars();
+  private_state = opt.fresh_launch && opt.discard_state && barrier_kinds.empty();
+  if (private_state && opt.launch_abi) drop_unread_abi_block(abi_first, abi_end);
   merge_straight_line();
   compact_vars();
   return true;
@@ -372,16 +376,49 @@ void Translator::zero_written_vars() {
   f.blocks[0].insts.insert(f.blocks[0].insts.end(), body.begin(), body.end());
 }
 
+// TranslateOptions::discard_state: the launch ABI block (the entry's
+// stores of s[0 .. 0x10 + params) by the writer lane, values [first, end))
+// is removed when nothing in the code reads s[] (loads and atomics of
+// Space::Shared; the block's own stores aside). Shared memory lives only for
+// its block's run, so a block nobody reads is unobservable; s[] stores of the
+// program itself stay.
+void Translator::drop_unread_abi_block(V first, V end) {
+  for (V v = 0; v < V(f.insts.size()); ++v) {
+    const ir::Inst& in = f.insts[v];
+    if (in.block == ir::kNoBlock || (v >= first && v < end)) continue;
+    if (in.op == Opcode::Load && ir::mem_space(in.attr) == ir::Space::Shared) return;
+    if ((in.op == Opcode::AtomicRmw || in.op == Opcode::AtomicCas) && in.imm == uint64_t(ir::Space::Shared)) return;
+  }
+  std::vector<V>& entry = f.blocks[0].insts;
+  entry.erase(std::remove_if(entry.begin(), entry.end(), [&](V v) { return v >= first && v < end; }), entry.end());
+  for (V v = first; v < end; ++v) f.insts[v].block = ir::kNoBlock;
+}
+
 // Every warp's vars are zeroed and the used ones loaded and stored per
 // launch: keep only the vars some get_var/set_var names (translate.h).
+// With private_state, the vars zero_written_vars zeroes are private to the
+// run (ir::Function::state_vars): they go after the state vars.
 void Translator::compact_vars() {
-  std::vector<uint8_t> used(f.vars.size(), 0);
-  for (const ir::Inst& in : f.insts)
+  std::vector<uint8_t> used(f.vars.size(), 0), written(f.vars.size(), 0);
+  for (const ir::Inst& in : f.insts) {
     if (in.block != ir::kNoBlock && (in.op == Opcode::GetVar || in.op == Opcode::SetVar)) used[in.imm] = 1;
+    if (in.block != ir::kNoBlock && in.op == Opcode::SetVar) written[in.imm] = 1;
+  }
+  // What zero_written_vars() zeroes (the launch's init writes the others).
+  auto is_private = [&](uint32_t v) {
+    if (!private_state || !written[v]) return false;
+    for (uint32_t k : {kVarR, kVarCtaid, kVarLocalBase, kVarAbiWriter, kVarAttrBase, kVarBarrier})
+      if (v == k) return false;
+    const Type t = f.vars[v].type;
+    return t == Type::I1 || t == Type::I32 || t == Type::I64;
+  };
   std::vector<uint32_t> remap(f.vars.size(), ~0u);
   std::vector<ir::Var> kept;
-  for (uint32_t v = 0; v < f.vars.size(); ++v)
-    if (used[v]) remap[v] = uint32_t(kept.size()), kept.push_back(std::move(f.vars[v]));
+  for (int pass = 0; pass < 2; ++pass) {
+    for (uint32_t v = 0; v < f.vars.size(); ++v)
+      if (used[v] && is_private(v) == (pass == 1)) remap[v] = uint32_t(kept.size()), kept.push_back(f.vars[v]);
+    if (pass == 0 && private_state) f.state_vars = uint32_t(kept.size());
+  }
   for (ir::Inst& in : f.insts)
     if (in.block != ir::kNoBlock && (in.op == Opcode::GetVar || in.op == Opcode::SetVar)) in.imm = remap[in.imm];
   f.vars = std::move(kept);
@@ -488,7 +525,7 @@ bool Translator::emit_if(const IfRegion& r, V outer) {
   cur = &in;
   pc = r.bra;
   V taken = pred(in.pred_c, unsigned(in.pred));
-  V fall = b.xor_(taken, b.i1(true));
+  V fall = negate(taken);
   if (outer != ir::kNoValue) taken = b.and_(outer, taken), fall = b.and_(outer, fall);
   return emit_span(r.taken_from, r.taken_to, taken) && emit_span(r.fall_from, r.fall_to, fall);
 }

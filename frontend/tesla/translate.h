@@ -34,6 +34,14 @@ struct TranslateOptions {
   // a divergent exit get a constant). Programs with `bar` keep the loads.
   // Not for runs from a given state.
   bool fresh_launch = false;
+  // With fresh_launch: nobody reads the state after the run either (rt::launch
+  // without a finish callback; the launch's outputs are memory). Without
+  // `bar` (a barrier keeps state across runs), the vars the code writes and
+  // fresh_launch zeroes become private to the run (ir::Function::state_vars:
+  // never loaded or stored, no place in the warp context), and when no s[]
+  // read is left in the code (every launch-ABI read became a uniform load),
+  // the ABI block is not written: no thread could observe it.
+  bool discard_state = false;
 };
 
 // Size of the uniform block the translated function reads.

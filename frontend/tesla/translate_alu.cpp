@@ -268,6 +268,14 @@ bool Translator::alu() {
         if (ng[0]) x = b.xor_(x, b.i32(0x80000000u));
         if (ng[1]) z = b.xor_(z, b.i32(0x80000000u));
         ri = fmad(x, y, z);
+      } else if (in.op == Op::FAdd && ng[0] != ng[1]) {
+        // One negated addend: x + (-y) is x - y by IEEE 754's definition of
+        // subtraction, also for zeros, flushed inputs (the flush keeps the
+        // sign) and either rounding; NaN results are canonical. One op
+        // instead of a sign xor and an add.
+        if (ng[0]) std::swap(x, y);
+        V r = b.binary(Opcode::FSub, b.bitcast(Type::F32, x), b.bitcast(Type::F32, y), 0, float_flags(true, true, rnd));
+        ri = b.bitcast(Type::I32, r);
       } else {
         if (ng[0]) x = b.xor_(x, b.i32(0x80000000u));
         if (ng[1]) y = b.xor_(y, b.i32(0x80000000u));

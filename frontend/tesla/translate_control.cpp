@@ -207,7 +207,7 @@ bool Translator::control(uint32_t next) {
         // successor first where neither side reaches the other, so the
         // taken side goes second (branch on the negated guard).
         ir::BlockId fall = block_at(next), taken = target();
-        b.cond_br(b.xor_(guard, b.i1(true)), fall, taken);
+        b.cond_br(negate(guard), fall, taken);
       }
       return true;
     case Op::Call: {

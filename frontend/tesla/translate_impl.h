@@ -120,6 +120,8 @@ struct Translator {
   bool discover();
   void zero_written_vars();
   void compact_vars();
+  void drop_unread_abi_block(V first, V end);
+  bool private_state = false;  // TranslateOptions::discard_state applies (no `bar`)
   bool emit_word(uint32_t w, V g);
   void merge_straight_line();
 
@@ -194,6 +196,7 @@ struct Translator {
   V fmad(V x, V y, V z);
   // The 32 predicate conditions of a $c register (sem::pred).
   V pred(int creg_n, unsigned code);
+  V negate(V c);  // !c of an i1: the operand of a `not`, else a new `not`
 
   // ------------------------------------------------------------ operands (translate_operands.cpp)
   bool read(const Operand* o, V& out);

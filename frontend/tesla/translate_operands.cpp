@@ -72,6 +72,15 @@ V Translator::sat_keep_nan(V res) {
 }
 
 // The 32 predicate conditions of a $c register (sem::pred).
+// Most conditions come from pred(), whose codes such as "ne" are `not` of
+// a flag; inverting those gives the flag back instead of a double negation
+// no pass folds (a uniform branch on it costs a vector op per strip).
+V Translator::negate(V c) {
+  const ir::Inst& in = f.insts[c];
+  if (in.op == Opcode::Not && in.type == Type::I1) return in.args[0];
+  return b.not_(c);
+}
+
 V Translator::pred(int creg_n, unsigned code) {
   if (code == 15) return b.i1(true);
   V Z = cflag(creg_n, 0), S = cflag(creg_n, 1), C = cflag(creg_n, 2), O = cflag(creg_n, 3);

@@ -4,7 +4,10 @@
 #include <cstdio>
 #include <cstring>
 
+#include "frontend/tesla/launch_abi.h"
 #include "frontend/tesla/module/launch.h"
+#include "frontend/tesla/translate.h"
+#include "ir/passes.h"
 #include "recompiler/isa_engine.h"
 #include "translate_harness.h"
 
@@ -244,5 +247,91 @@ TEST_CASE("tesla translate quality: launch ABI reads from the uniform block matc
     CHECK(w[3] == 0xffff9abcu);
     CHECK(w[4] == 3u);
     CHECK(w[5] == 0x9abcdef0u);
+  }
+}
+
+namespace {
+
+// The function tesla_run gives a JIT engine for `src` (launch ABI with two
+// params, fresh_launch + discard_state as in frontend/tesla/module/launch.cpp).
+gpurc::ir::Function launch_translation(const std::string& src, bool discard_state) {
+  Target t;
+  std::string err;
+  REQUIRE(parse_target("g200", t, err));
+  std::vector<uint32_t> code;
+  INFO(err);
+  REQUIRE(assemble(src, t, code, err));
+  BlockConfig cfg;
+  cfg.block[0] = 40;
+  cfg.params.assign(8, 0);
+  cfg.smem = 0x40;
+  TranslateOptions opt = options_for(cfg, t);
+  opt.fresh_launch = true;
+  opt.discard_state = discard_state;
+  gpurc::ir::Function f;
+  REQUIRE(translate(code, opt, f, err));
+  return f;
+}
+
+size_t shared_stores(const gpurc::ir::Function& f) {
+  size_t n = 0;
+  for (const auto& b : f.blocks)
+    for (auto v : b.insts)
+      n += f.insts[v].op == gpurc::ir::Opcode::Store && gpurc::ir::mem_space(f.insts[v].attr) == gpurc::ir::Space::Shared;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("tesla translate quality: discard_state makes written registers private and drops an unread ABI block") {
+  using gpurc::ir::Function;
+  // Reads of the ABI block only through the uniform block: every register
+  // the code writes is private to the run, the ABI block is not stored.
+  Function f = launch_translation(abi_program(""), true);
+  REQUIRE(f.state_vars < f.vars.size());
+  const uint32_t r0 = state_var(f, "r0"), r8 = state_var(f, "r8"), ctaid = state_var(f, "ctaid");
+  REQUIRE(r0 != kNoStateVar);
+  REQUIRE(r8 != kNoStateVar);
+  REQUIRE(ctaid != kNoStateVar);
+  CHECK(r0 < f.state_vars);     // the launch's init writes it
+  CHECK(ctaid < f.state_vars);
+  CHECK(r8 >= f.state_vars);    // written by the code: private
+  CHECK(state_var(f, "abi_writer") == kNoStateVar);
+  CHECK(shared_stores(f) == 0);
+  // The launch's init writes the state vars at the offsets it finds in
+  // the translated function: they must stay in front of the private ones.
+  CHECK(launch_slots(f).r0 + 4 * 32 <= f.var_offset(f.state_vars));
+  // The text form keeps the mark.
+  Function g;
+  std::string err;
+  REQUIRE(gpurc::ir::parse(gpurc::ir::print(f), g, err));
+  CHECK(g.state_vars == f.state_vars);
+  // The pass pipeline drops the private vars from the layout and neither
+  // loads nor stores them.
+  Function lowered = f;
+  REQUIRE(gpurc::ir::run_pipeline(lowered, gpurc::ir::PassOptions{}).empty());
+  CHECK(lowered.vars.size() == f.state_vars);
+  // Without discard_state every var is state and the ABI block is stored.
+  Function kept = launch_translation(abi_program(""), false);
+  CHECK(kept.state_vars == Function::kAllStateVars);
+  CHECK(shared_stores(kept) == 6);  // s[0x0 .. 0x18) in 4-byte words
+  // An s[] read the translator cannot serve from the uniform block (a
+  // computed address; a store to s[]) keeps the ABI block.
+  for (const char* extra : {"long mov b32 $r9 0x2\nshl $a1 $r9 0x2\nld $r3 b32 s[$a1+0x4]\n",
+                            "long mov b32 $r9 0x7\nst b16 s[0x2] $r9l\nld $r1 u16 s[0x2]\n"}) {
+    INFO(extra);
+    CHECK(shared_stores(launch_translation(abi_program(extra), true)) >= 6);
+  }
+}
+
+TEST_CASE("tesla translate quality: an ABI read through a computed s[] address sees the writer's block") {
+  // $a1 = 8: s[$a1 + 4] is s[0xc], ctaid.x | ctaid.y << 16, which only the
+  // ABI writer (thread 0 of warp 0) stores; both warps of a block read it.
+  auto outs = launch_everywhere(abi_program("long mov b32 $r9 0x2\nshl $a1 $r9 0x2\nld $r3 b32 s[$a1+0x4]\n"));
+  for (size_t i = 1; i < outs.size(); ++i) CHECK(outs[i] == outs[0]);
+  for (unsigned t : {0u, 5u, 39u}) {
+    uint32_t w3;
+    std::memcpy(&w3, outs[0].data() + t * 32 + 8, 4);
+    CHECK(w3 == (2u | 1u << 16));
   }
 }

@@ -183,6 +183,7 @@ bool prepare(const Kernel& k, const Launch& l, const std::vector<Buffer>& buffer
   p.cfg = block_config(k, l, buffers);
   tesla::TranslateOptions topt = tesla::options_for(p.cfg, k.target, k.entry);
   topt.fresh_launch = true;  // run_jit: rt::launch from zeroed vars, no finish reads them
+  topt.discard_state = true;  // and run_jit's outputs are the buffers: no finish callback reads the state
   if (!tesla::translate(k.code, topt, p.f, err)) return false;
   p.uniforms = tesla::pack_uniforms(p.cfg);
   if (p.uniforms.size() < p.f.uniform_bytes) p.uniforms.resize(p.f.uniform_bytes, 0);
