@@ -350,19 +350,37 @@ void Emitter::call_abs(const void* fn) {
 }
 
 void Emitter::emit_fault_return(FaultKind kind, uint64_t code, uint64_t addr, uint32_t space, int lane) {
-  mov(dword[CTX(fault)], uint32_t(kind));
-  mov(rax, code);
-  mov(qword[CTX(fault_code)], rax);
-  mov(rax, addr);
-  mov(qword[CTX(fault_addr)], rax);
-  mov(dword[CTX(fault_space)], space);
-  if (lane < 0) {
-    mov(eax, dword[CTX(entry_mask)]);
-    bsf(eax, eax);  // entry_mask is nonzero here (an empty warp returns at entry)
-    mov(dword[CTX(fault_lane)], eax);
-  } else {
-    mov(dword[CTX(fault_lane)], uint32_t(lane));
-  }
+  mov(eax, uint32_t(fault_sites_.size()));
+  fault_sites_.push_back(FaultSite{uint32_t(kind), space, lane < 0 ? -1 : lane, 0, code, addr});
+  jmp(fault_common_, T_NEAR);
+}
+
+// The shared tail of every fault site: eax = the site's index in the table.
+void Emitter::emit_fault_common() {
+  if (fault_sites_.empty()) return;
+  static_assert(sizeof(FaultSite) == 32);
+  uint8_t* table = pool_.alloc(uint32_t(fault_sites_.size() * sizeof(FaultSite)));
+  std::memcpy(table, fault_sites_.data(), fault_sites_.size() * sizeof(FaultSite));
+  L(fault_common_);
+  shl(eax, 5);  // mov eax above cleared the upper half of rax
+  lea(rcx, ptr[rip + table]);
+  add(rcx, rax);
+  mov(edx, dword[rcx + int(offsetof(FaultSite, kind))]);
+  mov(dword[CTX(fault)], edx);
+  mov(rdx, qword[rcx + int(offsetof(FaultSite, code))]);
+  mov(qword[CTX(fault_code)], rdx);
+  mov(rdx, qword[rcx + int(offsetof(FaultSite, addr))]);
+  mov(qword[CTX(fault_addr)], rdx);
+  mov(edx, dword[rcx + int(offsetof(FaultSite, space))]);
+  mov(dword[CTX(fault_space)], edx);
+  mov(edx, dword[rcx + int(offsetof(FaultSite, lane))]);
+  Label lane_known;
+  test(edx, edx);
+  jns(lane_known, T_NEAR);
+  mov(edx, dword[CTX(entry_mask)]);
+  bsf(edx, edx);  // entry_mask is nonzero here (an empty warp returns at entry)
+  L(lane_known);
+  mov(dword[CTX(fault_lane)], edx);
   mov(dword[CTX(resume)], 0);
   mov(eax, uint32_t(RunStatus::Fault));
   jmp(epilogue_, T_NEAR);
@@ -496,6 +514,7 @@ void Emitter::emit_function() {
   pop(rbp);
   ret();
   emit_cold_code();  // out-of-line fixes (lower_float.cpp), which jump back
+  emit_fault_common();  // after the cold code: its fault sites join the table
   // The constants are already in place, ahead of the code (ConstPool).
 }
 

@@ -313,6 +313,18 @@ class Emitter : public Xbyak::CodeGenerator {
   PoolKind const32_{&pool_, 0, 4, 4}, constvec_{&pool_, 1, 0, 4}, const64_{&pool_, 2, 8, 8}, constvec64_{&pool_, 3, 0, 8};
   const uint8_t* iota_ = nullptr;  // 16 dwords 0..15 in the pool
   Xbyak::Label epilogue_, fault_return_;
+  // emit_fault_return's sites: each is `mov eax, index; jmp fault_common_`,
+  // and one stub after the epilogue copies the site's record (a table in the
+  // constant pool) into the context, so a site costs 2 instructions, not 10.
+  struct FaultSite {
+    uint32_t kind, space;
+    int32_t lane;  // -1: the first launched lane
+    uint32_t unused;
+    uint64_t code, addr;
+  };
+  std::vector<FaultSite> fault_sites_;
+  Xbyak::Label fault_common_;
+  void emit_fault_common();
   std::vector<Xbyak::Label> block_label_;
 };
 

@@ -81,9 +81,13 @@ std::unique_ptr<CompiledFunction> compile(const ir::Function& f, const JitOption
   // The constant pool sits below the code (ConstPool): room for the
   // lowerings' own constants and a few per IR constant; a function needing
   // more compiles again with twice the room.
-  size_t consts = 0;
-  for (const ir::Inst& in : f.insts) consts += in.op == ir::Opcode::Const && in.block != ir::kNoBlock;
-  size_t pool_bytes = 8192 + consts * 256;
+  // (Plus a 32-byte record per fault site, Emitter::FaultSite: one per uniform load.)
+  size_t consts = 0, uniform_loads = 0;
+  for (const ir::Inst& in : f.insts) {
+    consts += in.op == ir::Opcode::Const && in.block != ir::kNoBlock;
+    uniform_loads += in.op == ir::Opcode::LoadUniform && in.block != ir::kNoBlock;
+  }
+  size_t pool_bytes = 8192 + consts * 256 + uniform_loads * 32;
   // The assembly buffer is reused by the thread's next compile (the code is
   // copied into executable memory by install), so a compile maps no memory.
   thread_local std::vector<uint8_t> buffer;

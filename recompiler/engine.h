@@ -31,6 +31,9 @@ struct IrCompileOptions {
   bool perf_map = false;
   std::string symbol = "gpurc_jit";
   bool use_cache = true;
+  // The caller ran ir::verify(f) and it passed (a translation that verifies
+  // its own output): compile_ir does not verify it a second time.
+  bool input_verified = false;
 };
 
 // Compiles an IR function for a resolved engine (not Engine::Jit). Interp:

@@ -6,6 +6,7 @@ bool EngineAsHandle::compile(const ir::Function& f, const std::string& symbol, i
                              std::string& err) const {
   IrCompileOptions opt;
   opt.symbol = symbol;
+  opt.input_verified = input_verified_;
   CompiledIr c;
   if (!compile_ir(f, engine_, opt, c, err)) return false;
   out.exe = c.exe;

@@ -10,6 +10,10 @@ namespace gpurc {
 class EngineAsHandle final : public isa::EngineHandle {
  public:
   explicit EngineAsHandle(Engine resolved) : engine_(resolved) {}
+  // `input_verified`: every function given to compile() has passed ir::verify
+  // already (the caller's translation verifies its output), so compile_ir
+  // skips its own check (IrCompileOptions::input_verified).
+  EngineAsHandle(Engine resolved, bool input_verified) : engine_(resolved), input_verified_(input_verified) {}
   std::string name() const override { return engine_name(engine_); }
   bool is_reference() const override { return engine_ == Engine::Interp; }
   bool compile(const ir::Function& f, const std::string& symbol, isa::Compiled& out, std::string& err) const override;
@@ -17,6 +21,7 @@ class EngineAsHandle final : public isa::EngineHandle {
 
  private:
   Engine engine_;
+  bool input_verified_ = false;
 };
 
 }  // namespace gpurc
