@@ -178,7 +178,8 @@ static std::string print_instruction_impl(const Clause& c, unsigned t, bool fma,
   std::string s = e->name;
   for (size_t i = 0; i < e->mods.size(); ++i)
     if (e->mods[i].src < 0) s += mod_text(e->mods[i], mv[i]);
-  s += " " + (wide ? dest_text64(c.tuples[last ? 0 : t + 1].regs, fma) : dest_text(next, last, fma));
+  s += ' ';
+  s += wide ? dest_text64(c.tuples[last ? 0 : t + 1].regs, fma) : dest_text(next, last, fma);
   const RegMode64 m64 = wide ? decode_regs64(c.tuples[t].regs) : RegMode64{};
   for (size_t i = 0; i < e->srcs.size(); ++i) {
     unsigned v = (word >> e->srcs[i].start) & 7;
@@ -197,7 +198,29 @@ std::string print_instruction(const Clause& c, unsigned t, bool fma, unsigned of
   return print_instruction_impl(c, t, fma, offset_quadwords, false);
 }
 
-bool print_clause(const Clause& c, unsigned offset_quadwords, std::string& out, std::string& err) {
+// The tuple at which Mesa's disassembler, reading every block as a 32-bit
+// block, first meets a reserved register mode, or -1. It decodes a block
+// while printing the previous tuple's destinations: tuple 1's block first,
+// ..., the first tuple's (read with the first-tuple rule) last.
+static int first_reserved_for_mesa(const Clause& c) {
+  for (unsigned k = 1; k <= c.ntuples; ++k) {
+    unsigned t = k % c.ntuples;
+    if (decode_regs(RegBlock::from_bits(c.tuples[t].regs), t == 0).reserved) return int(t);
+  }
+  return -1;
+}
+
+static std::string clause_body(const Clause& c, unsigned offset_quadwords, bool wide) {
+  std::string text;
+  for (unsigned t = 0; t < c.ntuples; ++t) {
+    text += "    " + print_instruction_impl(c, t, true, offset_quadwords, wide) + "\n";
+    text += "    " + print_instruction_impl(c, t, false, offset_quadwords, wide) + "\n";
+  }
+  return text;
+}
+
+bool print_clause(const Clause& c, unsigned offset_quadwords, std::string& out, std::string& err,
+                  Clause64Text wide_text) {
   auto where = [&] { return fmt("bifrost: clause at byte 0x%zx: ", c.offset); };
   if (c.header.reserved_low() || c.header.reserved_14()) {
     err = where() + fmt("reserved header bits are set (header 0x%012" PRIx64 ")", c.header.bits);
@@ -207,7 +230,8 @@ bool print_clause(const Clause& c, unsigned offset_quadwords, std::string& out, 
   // 64-bit block prints with register pairs and the header word `regs64`:
   // Mesa's tool does not know that block and prints it as 32-bit blocks, a
   // reading that is wrong for such a clause and often not even packable
-  // (docs/bifrost.md "64-bit clauses"). Other clauses print Mesa's text.
+  // (docs/bifrost.md "64-bit clauses"). Other clauses print Mesa's text, and
+  // so does every clause with Clause64Text::Mesa.
   bool wide = false;
   if (c.header.message_type() == kMessage64) {
     wide = true;
@@ -226,24 +250,37 @@ bool print_clause(const Clause& c, unsigned offset_quadwords, std::string& out, 
       return false;
     }
   }
-  std::string text = fmt("clause_%u:\n", offset_quadwords);
-  text += header_text(c.header) + (wide ? "regs64 " : "") + "\n{\n";
   std::string problem;
   g_problem = &problem;
-  for (unsigned t = 0; t < c.ntuples; ++t) {
-    text += "    " + print_instruction_impl(c, t, true, offset_quadwords, wide) + "\n";
-    text += "    " + print_instruction_impl(c, t, false, offset_quadwords, wide) + "\n";
-  }
+  std::string body = clause_body(c, offset_quadwords, wide);
   g_problem = nullptr;
   if (!problem.empty()) {
     err = where() + problem;
     return false;
   }
-  out += text + "}\n\n";
+  std::string label = fmt("clause_%u:", offset_quadwords);
+  if (wide && wide_text == Clause64Text::Mesa) {
+    // Mesa's text: the blocks read as 32-bit blocks. Where that reading meets
+    // a reserved mode, Mesa's tool stops with an assertion; what it has
+    // printed by then depends on its stdio buffering (nothing when its output
+    // is a pipe), and a build without assertions prints the mode as no
+    // writes. No text is Mesa's there, so the clause becomes a note line
+    // (not a comment: the assembler rejects it rather than dropping a clause).
+    if (int t = first_reserved_for_mesa(c); t >= 0) {
+      RegMode m = decode_regs(RegBlock::from_bits(c.tuples[t].regs), t == 0);
+      out += label + fmt(" (64-bit clause; Mesa's disassembler aborts on it: tuple %d's register block read as "
+                         "a 32-bit block selects reserved slot mode %u)\n\n",
+                         t, m.mode);
+      return true;
+    }
+    wide = false;
+    body = clause_body(c, offset_quadwords, false);
+  }
+  out += label + "\n" + header_text(c.header) + (wide ? "regs64 " : "") + "\n{\n" + body + "}\n\n";
   return true;
 }
 
-bool disassemble(const uint8_t* code, size_t size, std::string& out, std::string& err) {
+bool disassemble(const uint8_t* code, size_t size, std::string& out, std::string& err, Clause64Text wide_text) {
   size_t at = 0;
   unsigned offset = 0;
   size_t end = size & ~size_t(3);
@@ -257,7 +294,7 @@ bool disassemble(const uint8_t* code, size_t size, std::string& out, std::string
       err = fmt("bifrost: clause at byte 0x%zx has no instruction quadword", at);
       return false;
     }
-    if (!print_clause(c, offset, out, err)) return false;
+    if (!print_clause(c, offset, out, err, wide_text)) return false;
     at += size_t(c.quadwords) * 16;
     offset += c.quadwords;
   }

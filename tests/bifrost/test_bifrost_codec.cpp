@@ -621,3 +621,86 @@ TEST_CASE("bifrost 64-bit clause register blocks (seed page): encode/decode agre
   CHECK_FALSE(decode_regs64(uint64_t(7) << 32 | uint64_t(0) << 27).valid);
   CHECK_FALSE(decode_regs64(uint64_t(7) << 32 | uint64_t(29) << 27 | uint64_t(12) << 22).valid);
 }
+
+TEST_CASE("bifrost 64-bit clause text: pairs by default, Mesa's 32-bit-block text under raw") {
+  const isa::IsaModule* m = nullptr;
+  for (const isa::IsaModule* x : isa::all_modules())
+    if (x->name() == "bifrost") m = x;
+  REQUIRE(m);
+  // examples/bifrost/pair64.s's 64-bit clause, alone at offset 0.
+  const std::string pairs =
+      "clause_0:\nds(0) nbb 64 regs64\n{\n"
+      "    *FMA.f32 r4:t0, r0, r2, u3.w0\n    +NOP t1\n"
+      "    *NOP t0\n    +FMAX.f32 r6:t1, r0, r2\n"
+      "    *MOV.i32 t0, r0\n    +IADD.u32 r8:t1, t, r2\n}\n";
+  std::vector<uint8_t> b;
+  std::string err;
+  REQUIRE_MESSAGE(assemble(pairs, b, err), err);
+  CHECK(b == unhex("29834440d8470800906507c00000c0032000c240d81fcb802300001802c23e5a4400000000000000000030e08bc601a0"));
+  // The default text names the pairs and reassembles to the same bytes.
+  std::string def;
+  REQUIRE_MESSAGE(disassemble(b.data(), b.size(), def, err), err);
+  CHECK(norm(def) == norm(pairs));
+  std::vector<uint8_t> back;
+  REQUIRE_MESSAGE(assemble(def, back, err), err);
+  CHECK(back == b);
+  // Mesa's Bifrost disassembler on these bytes (recorded output): every block
+  // read as a 32-bit block, so other registers, and write masks that the
+  // 64-bit block does not have.
+  const std::string mesa =
+      "clause_0:\nds(0) nbb 64 \n{\n"
+      "    *FMA.f32 r3:t0, r4, r44, u3.w0\n    +NOP r2:t1\n"
+      "    *NOP r1:t0\n    +FMAX.f32 r3:t1, r4, r44\n"
+      "    *MOV.i32 t0, r4\n    +IADD.u32 r4:t1.h1, t, r44\n}\n";
+  std::string raw;
+  REQUIRE_MESSAGE(disassemble(b.data(), b.size(), raw, err, Clause64Text::Mesa), err);
+  CHECK(norm(raw) == norm(mesa));
+  // The module's raw option (`gpurc disasm --raw`) selects that text.
+  DisasmOptions opt;
+  opt.raw = true;
+  std::string via_module;
+  REQUIRE_MESSAGE(m->disassemble(b, opt, via_module, err), err);
+  CHECK(via_module == raw);
+  opt.raw = false;
+  via_module.clear();
+  REQUIRE_MESSAGE(m->disassemble(b, opt, via_module, err), err);
+  CHECK(via_module == def);
+
+  // A 64-bit clause whose tuple 1 block, read as a 32-bit block, selects the
+  // reserved mode 30 (Mesa's tool aborts on it in DecodeRegCtrl): under raw,
+  // one note line names the clause, tuple and mode; the assembler rejects it.
+  const std::string aborting =
+      "clause_0:\nds(0) nbb 64 regs64\n{\n"
+      "    *IMUL.v4i8 r2:t0, u8.w0, t1\n    +ISUB.v2u16.sat r4:t1, r14, u8.w0.h10\n"
+      "    *FREXPE.f32.sqrt t0, r8.neg\n    +ICMPI.s32.m1.ge t1, warp_id.x, r14\n}\n";
+  REQUIRE_MESSAGE(assemble(aborting, b, err), err);
+  def.clear();
+  REQUIRE_MESSAGE(disassemble(b.data(), b.size(), def, err), err);
+  CHECK(norm(def) == norm(aborting));
+  REQUIRE_MESSAGE(assemble(def, back, err), err);
+  CHECK(back == b);
+  Clause c;
+  REQUIRE(unpack_clause(b.data(), b.size(), 0, c, err));
+  REQUIRE(c.ntuples == 2);
+  CHECK(decode_regs(RegBlock::from_bits(c.tuples[1].regs), false).reserved);
+  CHECK(decode_regs(RegBlock::from_bits(c.tuples[1].regs), false).mode == 30);
+  raw.clear();
+  REQUIRE_MESSAGE(disassemble(b.data(), b.size(), raw, err, Clause64Text::Mesa), err);
+  CHECK(raw ==
+        "clause_0: (64-bit clause; Mesa's disassembler aborts on it: tuple 1's register block read as a 32-bit "
+        "block selects reserved slot mode 30)\n\n");
+  CHECK_FALSE(assemble(raw, back, err));
+  CHECK(err.find("clause label") != std::string::npos);
+  // Followed by a 32-bit clause: that clause still prints (Mesa's text of it alone).
+  std::vector<uint8_t> two = b;
+  std::vector<uint8_t> pf1 = unhex("4a000020021ccb8023e000c008008010");
+  two.insert(two.end(), pf1.begin(), pf1.end());
+  raw.clear();
+  REQUIRE_MESSAGE(disassemble(two.data(), two.size(), raw, err, Clause64Text::Mesa), err);
+  const std::string label = "clause_" + std::to_string(c.quadwords) + ":\n";
+  const size_t second = raw.find(label);
+  REQUIRE(second != std::string::npos);
+  std::string pf1_text;
+  REQUIRE(disassemble(pf1.data(), pf1.size(), pf1_text, err));
+  CHECK(norm(raw.substr(second + label.size())) == norm(pf1_text.substr(pf1_text.find('\n') + 1)));
+}

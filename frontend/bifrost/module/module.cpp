@@ -26,8 +26,11 @@ class BifrostModule final : public isa::IsaModule {
   bool disassemble(const std::vector<uint8_t>& code, const DisasmOptions& opt, std::string& out,
                    std::string& err) const override {
     if (!check_variant(opt.variant, err)) return false;
-    // Mesa's text has no address or encoding columns, so raw and normal output agree.
-    return bifrost::disassemble(code.data(), code.size(), out, err);
+    // Mesa's text has no address or encoding columns; raw means Mesa's text
+    // exactly, so 64-bit clauses print as Mesa prints them (32-bit blocks)
+    // instead of with register pairs (docs/bifrost.md "64-bit clauses").
+    return bifrost::disassemble(code.data(), code.size(), out, err,
+                                opt.raw ? bifrost::Clause64Text::Mesa : bifrost::Clause64Text::Pairs);
   }
   bool assemble(const std::string& text, const std::string& variant, std::vector<uint8_t>& out,
                 std::string& err) const override {
