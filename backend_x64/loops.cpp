@@ -236,8 +236,12 @@ void Emitter::loop_back_copy(LoopState& s) {
     int reg = -1;
     ValueId mem = kNoValue;
     bool zero = false;
+    bool konst = false;  // a constant defined outside the loop: materialized, it has no slot
+    uint32_t bits = 0;
   };
-  auto same = [](const Loc& x, const Loc& y) { return !x.zero && !y.zero && x.reg == y.reg && x.mem == y.mem; };
+  auto same = [](const Loc& x, const Loc& y) {
+    return !x.zero && !y.zero && !x.konst && !y.konst && x.reg == y.reg && x.mem == y.mem;
+  };
   struct Copy { Loc dst, src; };
   std::vector<Copy> pending;
   for (size_t i = 0; i < s.phis.size(); ++i) {
@@ -250,6 +254,12 @@ void Emitter::loop_back_copy(LoopState& s) {
       c.src.zero = true;  // undef reads as 0
     } else if (vals_[a].reg >= 0) {
       c.src.reg = vals_[a].reg;
+    } else if (f_.insts[a].op == Opcode::Const && f_.insts[a].block != s.l->block && !wide(a)) {
+      // A back-edge operand that is a constant of another block (blocks
+      // merged into the loop's, a var set to a constant in the body): not
+      // pinned, it is rematerialized where it is used and has no slot.
+      c.src.konst = true;
+      c.src.bits = uint32_t(f_.insts[a].imm & type_mask(f_.insts[a].type));
     } else {
       if (!vals_[a].in_frame && !wide(a))
         throw CompileError("x64 jit: internal: loop value %" + std::to_string(a) + " is neither cached nor stored");
@@ -260,6 +270,10 @@ void Emitter::loop_back_copy(LoopState& s) {
   auto masked = [&](int d, const Loc& src) {  // d = src & launch mask
     if (src.zero) {
       vxor(d, d, d);
+    } else if (src.konst) {
+      bcast_const(d, src.bits);
+      if (s.mask_reg < 0) vpand(V(d), V(d), ptr[r12 + r14]);
+      else vand(d, d, s.mask_reg);
     } else if (s.mask_reg < 0) {  // the mask from the frame (AVX2)
       if (src.reg < 0) vload(d, strip_mem(src.mem));
       vpand(V(d), V(src.reg >= 0 ? src.reg : d), ptr[r12 + r14]);
