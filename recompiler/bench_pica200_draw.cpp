@@ -227,6 +227,11 @@ int bench_pica200_draws(const BenchArgs& a, std::ostream& out, std::ostream& err
   const char* only = std::getenv("GPURC_BENCH_DRAWS");
   const std::regex only_re(only ? only : "");
   auto wanted = [&](const std::string& row) { return !only || std::regex_search(row, only_re); };
+  // GPURC_BENCH_DRAWS_NO_COPIES=1 (profiling): no copy-only rows (they take
+  // most of a run that keeps one row, so a profile would be mostly them);
+  // the rows' "above copies" then equals their total.
+  const char* no_copies = std::getenv("GPURC_BENCH_DRAWS_NO_COPIES");
+  const bool skip_copies = no_copies && *no_copies && std::string(no_copies) != "0";
   for (const char* name : {"ref_simple", "ref_heavy", "ref_loop"}) {
     RefShader s;
     std::string e;
@@ -262,7 +267,7 @@ int bench_pica200_draws(const BenchArgs& a, std::ostream& out, std::ostream& err
       copy_in(s, ref, 0, batch);
       compiled["interp"]->run(s.uniforms, ref.in, ref.out, p::RunOptions{1});
       bool base_ok = true;
-      double copies = measure(s, u, batch, {}, seconds, true, base_ok);
+      double copies = skip_copies ? 0 : measure(s, u, batch, {}, seconds, true, base_ok);
       for (const std::string& e : engines)
         for (const char* api : {"draw", "run"})
         for (unsigned threads : thread_counts) {
@@ -306,8 +311,8 @@ int bench_pica200_draws(const BenchArgs& a, std::ostream& out, std::ostream& err
           rows.push_back(row);
         }
       // The copies once more, after the rows: the lower of the two is the baseline.
-      copies = std::min(copies, measure(s, u, batch, {}, seconds, true, base_ok));
-      rows.push_back(Row{s.name, "copies", "-", batch, 1, copies, 0, 0, true});
+      if (!skip_copies) copies = std::min(copies, measure(s, u, batch, {}, seconds, true, base_ok));
+      if (!skip_copies) rows.push_back(Row{s.name, "copies", "-", batch, 1, copies, 0, 0, true});
       for (Row& r : rows)
         if (r.kernel == s.name && r.batch == batch) r.above = r.ns - copies;
     }
