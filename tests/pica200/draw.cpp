@@ -479,3 +479,54 @@ TEST_CASE("pica200 draw: lanes past the end of a partial warp never reach caller
     }
   }
 }
+
+// An emulator may run a draw in place: the output records over the input
+// records (register n of both at 16n). Every input a warp reads is read
+// before that warp writes an output, whatever the order the runner moves
+// pass-through registers, computed registers and never-written ones in.
+TEST_CASE("pica200 draw: outputs written over the input records (in place)") {
+  const char* text = R"(
+.out o0 position
+.out o1 color
+.out o2 texcoord0
+.out o3 texcoord1
+.out o4 view
+.proc main
+    mov o0, v0
+    mov o1, v0
+    mov o2, -v1
+    mov o3.xy, v3
+    mov o4, v1.wzyx
+    end
+.end
+)";
+  // o1 = v0 is a pass-through copy whose record bytes are v1's, which o2
+  // and o4 read; o5 (never written, zero) lies over v5.
+  p::Uniforms u;
+  p::ShaderSetup setup = p::load_shbin(p::assemble(text), 0, &u);
+  std::vector<Case> shaders = {cases()[0], Case{"pass-through", setup, u}};
+  for (size_t n : {size_t(1), size_t(31), size_t(45)}) {
+    const std::vector<p::InputVertex> in = random_inputs(n, 31);
+    for (const Case& c : shaders) {
+      std::vector<p::OutputVertex> ref(n);
+      REQUIRE(compile_on(c.setup, "interp")->run(c.uniforms, in, ref, p::RunOptions{1}).ok);
+      for (const std::string& e : p::engines()) {
+        auto shader = compile_on(c.setup, e);
+        p::DrawState draw(*shader);
+        draw.set_uniforms(c.uniforms);
+        std::vector<p::InputVertex> buf = in;
+        const uint16_t out_mask = c.name == "pass-through" ? 0x003F : 0x0007;
+        p::RunResult r = draw.run(p::VertexInputs::records(buf.data(), sizeof(p::InputVertex), 0x000F),
+                                  p::VertexOutputs::records(buf.data(), sizeof(p::InputVertex), out_mask), n);
+        REQUIRE_MESSAGE(r.ok, r.error);
+        for (size_t k = 0; k < n; ++k)
+          for (unsigned reg = 0; reg < 16; ++reg)
+            for (unsigned comp = 0; comp < 4; ++comp) {
+              const float want = out_mask >> reg & 1 ? ref[k].o[reg][comp] : in[k].v[reg][comp];
+              CHECK_MESSAGE(same(buf[k].v[reg][comp], want),
+                            e << " " << c.name << " n = " << n << ": vertex " << k << " register " << reg);
+            }
+      }
+    }
+  }
+}

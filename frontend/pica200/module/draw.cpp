@@ -440,6 +440,31 @@ GPURC_DRAW_INLINE void run_range_t(const PreparedShader& s, const DrawPlan& plan
                                vars + plan.in_var[r][3]};
       load_register<Wide>(in.base[r] + k0 * in.stride[r], in.stride[r], dst, n);
     }
+    // Pass-through registers before the run, not after: their loads hit the
+    // input lines the moves above have just brought in, and their stores
+    // take ownership of the output lines while the code runs, so the o
+    // registers stored after it find them in L1. (Every input of the warp is
+    // read above first: an output stream may share memory with the inputs.)
+    for (uint16_t m = mv.forward; m; m &= uint16_t(m - 1)) {
+      const unsigned r = unsigned(__builtin_ctz(m));
+      const unsigned v = unsigned(plan.forward[r]);
+      static const uint8_t zeros[16] = {};
+      const bool have = in.mask >> v & 1;
+      const uint8_t* src = have ? in.base[v] + k0 * in.stride[v] : zeros;
+      const size_t sstride = have ? in.stride[v] : 0;
+      // The strides in locals and the pointers stepped: with `out.stride[r]`
+      // in the loop the compiler reloaded it and multiplied per vertex (the
+      // stores may alias `out`), 7 instructions per 16-byte copy instead of 4.
+      const size_t dstride = out.stride[r];
+      uint8_t* dst = out.base[r] + k0 * dstride;
+      if (out.quad[r]) {
+        for (size_t l = 0; l < n; ++l, dst += dstride, src += sstride) std::memcpy(dst, src, 16);
+        continue;
+      }
+      for (size_t l = 0; l < n; ++l, dst += dstride, src += sstride)
+        for (unsigned c = 0; c < 4; ++c)
+          if (out.comp[r][c] >= 0) std::memcpy(dst + out.comp[r][c], src + 4 * c, 4);
+    }
     ctx.entry_mask = n == kWarp ? ~0u : (1u << n) - 1;
     ctx.resume = 0;
     ctx.budget = budget;
@@ -477,26 +502,6 @@ GPURC_DRAW_INLINE void run_range_t(const PreparedShader& s, const DrawPlan& plan
         else
           for (unsigned c = 0; c < 4; ++c)
             if (out.comp[r][c] >= 0) std::memcpy(dst + l * out.stride[r] + out.comp[r][c], zeros, 4);
-    }
-    for (uint16_t m = mv.forward; m; m &= uint16_t(m - 1)) {
-      const unsigned r = unsigned(__builtin_ctz(m));
-      const unsigned v = unsigned(plan.forward[r]);
-      static const uint8_t zeros[16] = {};
-      const bool have = in.mask >> v & 1;
-      const uint8_t* src = have ? in.base[v] + k0 * in.stride[v] : zeros;
-      const size_t sstride = have ? in.stride[v] : 0;
-      // The strides in locals and the pointers stepped: with `out.stride[r]`
-      // in the loop the compiler reloaded it and multiplied per vertex (the
-      // stores may alias `out`), 7 instructions per 16-byte copy instead of 4.
-      const size_t dstride = out.stride[r];
-      uint8_t* dst = out.base[r] + k0 * dstride;
-      if (out.quad[r]) {
-        for (size_t l = 0; l < n; ++l, dst += dstride, src += sstride) std::memcpy(dst, src, 16);
-        continue;
-      }
-      for (size_t l = 0; l < n; ++l, dst += dstride, src += sstride)
-        for (unsigned c = 0; c < 4; ++c)
-          if (out.comp[r][c] >= 0) std::memcpy(dst + out.comp[r][c], src + 4 * c, 4);
     }
   }
 }
