@@ -382,8 +382,18 @@ bool Emitter::lower_fused_mul_add(ValueId v, ValueId u) {
   const Inst& ai = f_.insts[u];
   const int pi = ai.args[0] == v ? 0 : 1;  // the product's operand index in the add
   const ValueId c = ai.args[size_t(1 - pi)];
-  const int ra = use(mi.args[0]), rb = use(mi.args[1]), rc = use(c);
+  // AVX2: a product operand that is only in its slot (the loops spill) is read
+  // as the memory operand of the multiply, which saves a register and a
+  // load; the out-of-line fix loads it into scratch 3 (the fixes use 0, 1,
+  // the masks and 2, the product).
+  ValueId in_mem = kNoValue;
+  for (ValueId x : {mi.args[1], mi.args[0]})
+    if (!z_ && in_mem == kNoValue && x != c && mi.args[0] != mi.args[1] && vals_[x].reg < 0 && vals_[x].in_frame)
+      in_mem = x;
+  const int ra = mi.args[0] == in_mem ? 3 : use(mi.args[0]), rb = mi.args[1] == in_mem ? 3 : use(mi.args[1]);
+  const int rc = use(c);
   const int du = def(u);
+  const Address mem = in_mem == kNoValue ? ptr[r12] : strip_mem(in_mem);
   const bool sub = ai.op == Opcode::FSub;
   const bool zero_mul = mi.fflags & ff::ZeroMul;
   const uint32_t fl_v = mi.fflags & ~ff::FtzOut;  // read only by the add (DAZ): NaN lanes only
@@ -394,14 +404,16 @@ bool Emitter::lower_fused_mul_add(ValueId v, ValueId u) {
     if (sub) vsubps(V(du), V(x), V(y));
     else vaddps(V(du), V(x), V(y));
   };
-  vmulps(V(2), V(ra), V(rb));
+  if (in_mem == kNoValue) vmulps(V(2), V(ra), V(rb));
+  else vmulps(V(2), V(ra == 3 ? rb : ra), mem);  // (order does not matter without a NaN: those go to the fix)
   add();
   Label& fix = cold_label();
   Label& back = cold_label();
   float_test(fl_u, du, fix, true);
   L(back);
-  cold_.push_back([this, &fix, &back, ra, rb, rc, du, pi, zero_mul, fl_v, fl_u, add] {
+  cold_.push_back([this, &fix, &back, ra, rb, rc, du, pi, zero_mul, fl_v, fl_u, add, in_mem, mem] {
     L(fix);
+    if (in_mem != kNoValue) vload(3, mem);
     if (zero_mul) zero_mul_mask_raw(ra, rb);
     vmulps(V(2), V(ra), V(rb));
     if (zero_mul) {
