@@ -119,6 +119,11 @@ class Emitter : public Xbyak::CodeGenerator {
   // (kNoValue: none); uniform_index_note(v) before lowering v drops it
   // unless v leaves edx alone (uniform_indexed.cpp).
   ir::ValueId uidx_cached_ = ir::kNoValue;
+  struct UidxLabels {  // cold_label()s: the list keeps their addresses
+    Xbyak::Label &done, &gather, &zero, &null_block;
+  };
+  void uniform_index_check(int a, int d, uint32_t last, int disp, const UidxLabels& lb, bool jump_done);
+  void uniform_index_slow(int a, int d, uint32_t last, int disp, const UidxLabels& lb);
   void uniform_index_note(ir::ValueId v);
   void lane_bits(const Xbyak::Reg32& r, uint32_t slot_off);  // r = bit 0 of each lane of a 4-byte slot
   // The memory windows of a space: offsets in WarpContext of windows[space]
@@ -191,7 +196,8 @@ class Emitter : public Xbyak::CodeGenerator {
   // ---- strip-outer single-block loops (loops.cpp)
   struct LoopState;
   void emit_strip_loop(const StripLoop& l);
-  LoopState loop_analyze(const StripLoop& l, const std::vector<ir::ValueId>& register_uses);
+  // counted: for the strips after the first, which run a known number of iterations
+  LoopState loop_analyze(const StripLoop& l, const std::vector<ir::ValueId>& register_uses, bool counted);
   void loop_pin(LoopState& s);           // loads phis and pinned values into their registers
   void loop_canonical(LoopState& s);     // the cache state at the top of every iteration
   void loop_body(LoopState& s);
@@ -209,6 +215,8 @@ class Emitter : public Xbyak::CodeGenerator {
   // Dispatch through kOpLowering (lowering.h); false: no native lowering for this op/type.
   bool lower_native(ir::ValueId v);
   bool lower_state(ir::ValueId v);
+  bool count_only_const(ir::ValueId v);         // lower_int.cpp: a const read only as an immediate shift count
+  std::vector<uint8_t> count_only_const_;       // its per-value answers, computed on first use
   bool lower_int(ir::ValueId v);
   bool lower_float(ir::ValueId v);
   bool lower_wide(ir::ValueId v);
@@ -257,6 +265,12 @@ class Emitter : public Xbyak::CodeGenerator {
   bool lower_daz_arith(ir::ValueId v, const int* r, int d);  // fadd/fsub/fmul (FtzIn) under DAZ
   bool read_by_daz_arith_only(ir::ValueId v);  // every reader is a lower_daz_arith op (lower_float.cpp)
   std::vector<uint8_t> daz_arith_only_;        // its per-value answers, computed on first use
+  // A DAZ product read only by one fadd / fsub: both emitted at the product
+  // with the sum's test only (lower_float.cpp).
+  ir::ValueId fused_add_of(ir::ValueId v);
+  bool lower_fused_mul_add(ir::ValueId v, ir::ValueId u);
+  std::vector<ir::ValueId> fused_add_;          // per product: its add, kNoValue: not fused
+  std::vector<uint8_t> fused_pending_;          // per add: computed early, skipped at its turn
   void zero_mul_mask_raw(int a, int b);       // k2 (Avx512) / vector 4 (Avx2) = lanes of 0 * inf, subnormals as 0
   void round_begin(ir::Round m);                // Avx2: install the MXCSR rounding mode
   void round_end(ir::Round m);

@@ -23,6 +23,21 @@ struct Emitter::LoopState {
   std::vector<ValueId> phis, incoming;  // the block's phis and their back-edge operands
   std::vector<int> home;                // per phi: its register for the whole loop, -1: it lives in its slot
   int mask_reg = -1;                    // the strip's launch mask (all-ones lanes), for the back-edge copies; -1: read from the frame
+  // The back-edge copies need no launch mask: the function's lanes that were
+  // not launched are don't-care (Function::unlaunched_lanes_free), so a phi
+  // need not hold 0 there and a copy is a plain move.
+  bool mask_free = false;
+  // Per phi: its back-edge operand is moved into the phi's home register
+  // right after the operand's definition (the phi is read by nothing after
+  // that point), which frees the operand's register for the rest of the
+  // body; the back edge then copies nothing for it (mask_free only).
+  std::vector<uint8_t> early;
+  std::vector<int32_t> early_phi;       // per value: index of the phi it is moved into early, -1: none
+  // The strips after the first run a counted number of iterations, so the
+  // values that only decide the branch (a guest loop counter: its phi, the
+  // decrement, the compare) are dead there: per phi, skipped (no home, no
+  // back-edge copy); their ops are left out of `body`.
+  std::vector<uint8_t> branch_only_phi;
   int pin_probe = -1;                   // a register loop_pin pins (-1: none): unpinned after a helper call
   std::vector<std::pair<int, ValueId>> pinned;  // loop invariants held in a register for the whole loop
   std::vector<uint8_t> hoisted;         // per value: a const of the block, pinned, so not in the body
@@ -39,7 +54,8 @@ struct Emitter::LoopState {
   ValueId cond = kNoValue;
 };
 
-Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<ValueId>& register_uses) {
+Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<ValueId>& register_uses,
+                                         bool counted) {
   LoopState s;
   s.l = &l;
   const size_t n = f_.insts.size();
@@ -73,6 +89,38 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
         s.live_out.push_back(a);
       }
   }
+  // counted (the strips after the first): values read only by the branch,
+  // by each other and by phis of such values, and by nothing outside the
+  // block (a greatest fixed point), are not computed.
+  std::vector<uint8_t> branch_only(n, 0);
+  s.branch_only_phi.assign(s.phis.size(), 0);
+  if (counted) {
+    std::vector<uint8_t> outside(n, 0);
+    for (ValueId u = 0; u < n; ++u) {
+      const Inst& ui = f_.insts[u];
+      if (ui.block == kNoBlock || ui.block == b) continue;
+      for (ValueId a : ui.args)
+        if (a < n) outside[a] = 1;
+    }
+    for (ValueId v : s.phis) branch_only[v] = !outside[v] && !wide(v);
+    for (ValueId v : s.body)  // (store_var, the one strip op without a result, has an effect)
+      branch_only[v] = !outside[v] && !wide(v) && f_.insts[v].type != ir::Type::Void && f_.insts[v].op != Opcode::StoreVar;
+    const ValueId term = f_.terminator(b);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (ValueId u : f_.blocks[b].insts) {
+        if (u == term || branch_only[u]) continue;
+        for (ValueId a : f_.insts[u].args)
+          if (a < n && branch_only[a]) {
+            branch_only[a] = 0;
+            changed = true;
+          }
+      }
+    }
+    for (size_t i = 0; i < s.phis.size(); ++i) s.branch_only_phi[i] = branch_only[s.phis[i]];
+    s.body.erase(std::remove_if(s.body.begin(), s.body.end(), [&](ValueId v) { return branch_only[v] != 0; }),
+                 s.body.end());
+  }
   for (ValueId a : s.live_out) s.keep[a] = 1;
   for (ValueId a : s.incoming)
     if (a < n) s.keep[a] = 1;
@@ -87,17 +135,53 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
   const int reserve = z_ ? 8 : 5;
   const int limit = nregs_ - reserve;
   int next = kFirstCacheReg;
-  if (z_) s.mask_reg = next++;
-  for (size_t i = 0; i < s.phis.size(); ++i) s.home.push_back(next < limit ? next++ : -1);
+  s.mask_free = f_.unlaunched_lanes_free;
+  if (z_ && !s.mask_free) s.mask_reg = next++;
+  for (size_t i = 0; i < s.phis.size(); ++i)
+    s.home.push_back(!s.branch_only_phi[i] && next < limit ? next++ : -1);
+  // Early back-edge moves (mask_free): phi p's operand v from this block
+  // goes to p's home as soon as v is defined when nothing reads p after v
+  // (no later body op, not the branch, no reader outside the block, no
+  // other phi's back-edge operand), and v is the operand of this phi only.
+  s.early.assign(s.phis.size(), 0);
+  s.early_phi.assign(n, -1);
+  if (s.mask_free) {
+    std::vector<uint8_t> phi_read_outside(n, 0);
+    for (ValueId u = 0; u < n; ++u) {
+      const Inst& ui = f_.insts[u];
+      if (ui.block == kNoBlock || ui.block == b) continue;
+      for (ValueId a : ui.args)
+        if (a < n) phi_read_outside[a] = 1;
+    }
+    std::map<ValueId, int> incoming_count;
+    for (ValueId a : s.incoming) ++incoming_count[a];
+    for (size_t i = 0; i < s.phis.size(); ++i) {
+      ValueId p = s.phis[i], a = s.incoming[i];
+      if (s.home[i] < 0 || a >= n || a == p || wide(a) || wide(p)) continue;
+      const Inst& ai = f_.insts[a];
+      if (ai.block != b || ai.op == Opcode::Phi || ai.op == Opcode::Const) continue;
+      if (plan_.segment_of[a] < 0 || !plan_.segments[plan_.segment_of[a]].strip) continue;
+      if (incoming_count[a] != 1 || incoming_count.count(p) || phi_read_outside[p] || p == s.cond) continue;
+      if (s.last_use[p] > plan_.position[a]) continue;
+      s.early[i] = 1;
+      s.early_phi[a] = int32_t(i);
+    }
+  }
   auto invariant = [&](ValueId v) {
     if (v >= n || wide(v)) return false;
     const Inst& in = f_.insts[v];
     if (in.block != b) return in.op != Opcode::Undef;  // undef has no slot (reads as 0)
     return in.op == Opcode::Const;
   };
+  // An invariant that only branch-only values read is not needed (counted).
+  std::vector<uint8_t> read_in_body(n, !counted);
+  if (counted)
+    for (ValueId u : s.body)
+      for (ValueId a : f_.insts[u].args)
+        if (a < n) read_in_body[a] = 1;
   std::map<ValueId, int> reads;
   for (ValueId v : register_uses)
-    if (invariant(v)) ++reads[v];
+    if (invariant(v) && read_in_body[v]) ++reads[v];
   std::vector<std::pair<int, ValueId>> order;
   for (auto [v, c] : reads) order.emplace_back(-c, v);
   std::sort(order.begin(), order.end());
@@ -167,7 +251,15 @@ void Emitter::loop_canonical(LoopState& s) {
     vals_[regs_[r].v].reg = -1;
     regs_[r] = RegState{};
   }
-  for (size_t i = 0; i < s.phis.size(); ++i) vals_[s.phis[i]].in_frame = s.home[i] < 0;
+  for (size_t i = 0; i < s.phis.size(); ++i) {
+    vals_[s.phis[i]].in_frame = s.home[i] < 0;
+    const int h = s.home[i];
+    if (h < 0 || regs_[h].v == s.phis[i]) continue;
+    // An early back-edge move left the operand in the home: it is the phi again.
+    if (ValueId cur = regs_[h].v; cur != kNoValue && vals_[cur].reg == h) vals_[cur].reg = -1;
+    regs_[h].v = s.phis[i];
+    vals_[s.phis[i]].reg = int8_t(h);
+  }
   for (auto [r, v] : s.pinned)
     if (s.hoisted[v]) vals_[v].in_frame = false;  // its slot may not hold it for this strip
 }
@@ -210,6 +302,21 @@ void Emitter::loop_end_op(LoopState& s, ValueId v) {
     if (!s.keep[v]) release(v);
     else if (s.store_early[v]) store_release(v);
   }
+  if (int i = s.early_phi[v]; i >= 0) {
+    const int h = s.home[size_t(i)];
+    const ValueId p = s.phis[size_t(i)];
+    if (regs_[h].v != p) return;  // a helper call reloaded the home: the back edge copies
+    int r = vals_[v].reg;
+    if (r >= 0) {
+      vmov(h, r);
+      if (!regs_[r].pinned) regs_[r] = RegState{};
+    } else {
+      vload(h, strip_mem(v));  // a helper's result is in the frame
+    }
+    vals_[p].reg = -1;
+    vals_[v].reg = int8_t(h);
+    regs_[h].v = v;
+  }
 }
 
 void Emitter::loop_branch_exit(LoopState& s, Label& exit) {
@@ -246,7 +353,8 @@ void Emitter::loop_back_copy(LoopState& s) {
   std::vector<Copy> pending;
   for (size_t i = 0; i < s.phis.size(); ++i) {
     ValueId p = s.phis[i], a = s.incoming[i];
-    if (a == p) continue;
+    if (a == p || s.branch_only_phi[i]) continue;
+    if (s.home[i] >= 0 && a < f_.insts.size() && vals_[a].reg == s.home[i]) continue;  // moved early
     Copy c;
     if (s.home[i] >= 0) c.dst.reg = s.home[i];
     else c.dst.mem = p;
@@ -270,6 +378,10 @@ void Emitter::loop_back_copy(LoopState& s) {
   auto masked = [&](int d, const Loc& src) {  // d = src & launch mask
     if (src.zero) {
       vxor(d, d, d);
+    } else if (s.mask_free) {  // unlaunched lanes are don't-care: a plain move
+      if (src.konst) bcast_const(d, src.bits);
+      else if (src.reg >= 0) vmov(d, src.reg);
+      else vload(d, strip_mem(src.mem));
     } else if (src.konst) {
       bcast_const(d, src.bits);
       if (s.mask_reg < 0) vpand(V(d), V(d), ptr[r12 + r14]);
@@ -298,6 +410,8 @@ void Emitter::loop_back_copy(LoopState& s) {
       const Copy& c = pending[i];
       if (c.dst.reg >= 0) {
         masked(c.dst.reg, c.src);
+      } else if (s.mask_free && c.src.reg >= 0) {
+        vstore(strip_mem(c.dst.mem), c.src.reg);
       } else {
         masked(0, c.src);
         vstore(strip_mem(c.dst.mem), 0);
@@ -318,8 +432,8 @@ void Emitter::loop_back_copy(LoopState& s) {
 }
 
 void Emitter::loop_store_phis(LoopState& s) {
-  for (size_t i = 0; i < s.phis.size(); ++i)
-    if (s.home[i] >= 0) vstore(strip_mem(s.phis[i]), s.home[i]);
+  for (size_t i = 0; i < s.phis.size(); ++i)  // (a home holding an early-moved operand: the phi is read no more)
+    if (s.home[i] >= 0 && regs_[s.home[i]].v == s.phis[i]) vstore(strip_mem(s.phis[i]), s.home[i]);
 }
 
 void Emitter::loop_store_live_out(LoopState& s) {
@@ -357,7 +471,7 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
         (reinterpret_cast<uintptr_t>(trial_buffer.data()) + pool_bytes + 63) & ~uintptr_t(63));
     Emitter trial(f_, tier_, max_code, code, trial_buffer.data(), &plan_);
     trial.use_log_ = &register_uses;
-    LoopState ts = trial.loop_analyze(l, {});
+    LoopState ts = trial.loop_analyze(l, {}, false);
     trial.reset_cache();
     trial.loop_pin(ts);
     trial.loop_canonical(ts);
@@ -367,7 +481,8 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
   } catch (const ConstPool::Full&) {
     register_uses.clear();
   }
-  LoopState s = loop_analyze(l, register_uses);
+  LoopState s = loop_analyze(l, register_uses, false);
+  LoopState so = loop_analyze(l, register_uses, true);  // the strips after the first
   const BlockId b = l.block;
   const BlockId exit_to = f_.blocks[b].succs[l.exit_succ];
   auto snapshot = [&] {
@@ -414,6 +529,7 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
   loop_store_live_out(s);
   loop_store_phis(s);
   jmp(others, T_NEAR);
+  loop_canonical(s);  // the stubs are reached from the top of an iteration: the homes hold the phis
   for (size_t i = 0; i < l.budgets.size(); ++i) {
     L(fault_stub[i]);  // at the top of an iteration: the phis hold the state after the last whole one
     mov(dword[rsp + kLoopFaultOffset], uint32_t(i + 1));
@@ -435,26 +551,26 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
   jz(strip_next, T_NEAR);  // the first budget op faulted: the phis keep their entry values
   mov(qword[rsp + kLoopLeftOffset], rax);
   reset_cache();
-  loop_pin(s);
-  loop_canonical(s);
+  loop_pin(so);
+  loop_canonical(so);
   L(head);
-  loop_body(s);
+  loop_body(so);
   sub(qword[rsp + kLoopLeftOffset], 1);
   jz(last, T_NEAR);
   auto at_count = snapshot();
-  loop_back_copy(s);
+  loop_back_copy(so);
   jmp(head, T_NEAR);
   restore(at_count);
   L(last);
   cmp(dword[rsp + kLoopFaultOffset], 0);
   je(exit_strip, T_NEAR);
-  loop_back_copy(s);  // a watchdog fault: the iteration-outer code faults after this back edge
-  loop_store_phis(s);
+  loop_back_copy(so);  // a watchdog fault: the iteration-outer code faults after this back edge
+  loop_store_phis(so);
   jmp(strip_next, T_NEAR);
   restore(at_count);
   L(exit_strip);
-  loop_store_live_out(s);
-  loop_store_phis(s);
+  loop_store_live_out(so);
+  loop_store_phis(so);
   L(strip_next);
   add(r14d, vbytes_);
   cmp(r14d, kWarpLaneBytes4);

@@ -334,8 +334,111 @@ bool Emitter::lower_daz_arith(ValueId v, const int* r, int d) {
   return true;
 }
 
+// A product and the one add that reads it, in DAZ mode (a PICA200 MAD: fmul
+// [ftz_in, ftz_out, zero_mul] read only by fadd [ftz_in, ftz_out]): the
+// product's NaN test is left out. A NaN product lane (an operand's NaN, or
+// 0 * inf, which the host makes a NaN) makes the sum's lane a NaN, so the
+// sum's one test catches it, and its out-of-line fix recomputes the product
+// with the product's own fixes (exactly the unfused ones: they change only
+// NaN lanes) before the add and the add's fixes. Both are emitted at the
+// product's place: the add's other operand is defined before it, and the
+// add itself is skipped when its turn comes (fused_pending_).
+ValueId Emitter::fused_add_of(ValueId v) {
+  if (!daz_) return kNoValue;
+  if (fused_add_.empty()) {
+    const size_t n = f_.insts.size();
+    fused_add_.assign(n, kNoValue);
+    fused_pending_.assign(n, 0);
+    auto daz_op = [&](const Inst& in) {
+      return in.type == ir::Type::F32 && (in.fflags & ff::FtzIn) && !(in.fflags & ff::Sat) &&
+             round_mode(in.fflags) == Round::NearestEven && in.args.size() == 2;
+    };
+    for (ValueId u = 0; u < n; ++u) {
+      const Inst& ui = f_.insts[u];
+      if (ui.block == kNoBlock || (ui.op != Opcode::FAdd && ui.op != Opcode::FSub) || !daz_op(ui)) continue;
+      if (ui.args[0] == ui.args[1] || deferred_[u]) continue;
+      const int seg = plan_.segment_of[u];
+      if (seg < 0 || !plan_.segments[size_t(seg)].strip) continue;
+      // The later product operand (the other must be defined before it).
+      ValueId pick = kNoValue;
+      for (int i = 0; i < 2; ++i) {
+        const ValueId m = ui.args[size_t(i)], c = ui.args[size_t(1 - i)];
+        if (m >= n || c >= n) continue;
+        const Inst& mi = f_.insts[m];
+        if (mi.op != Opcode::FMul || !daz_op(mi) || uses_[m] != 1 || deferred_[m]) continue;
+        if (plan_.segment_of[m] != seg || plan_.position[m] >= plan_.position[u]) continue;
+        if (wide(mi.args[0]) || wide(mi.args[1]) || wide(c)) continue;
+        if (plan_.segment_of[c] == seg && plan_.position[c] >= plan_.position[m]) continue;
+        if (pick == kNoValue || plan_.position[m] > plan_.position[pick]) pick = m;
+      }
+      if (pick != kNoValue) fused_add_[pick] = u;
+    }
+  }
+  return v < fused_add_.size() ? fused_add_[v] : kNoValue;
+}
+
+bool Emitter::lower_fused_mul_add(ValueId v, ValueId u) {
+  const Inst& mi = f_.insts[v];
+  const Inst& ai = f_.insts[u];
+  const int pi = ai.args[0] == v ? 0 : 1;  // the product's operand index in the add
+  const ValueId c = ai.args[size_t(1 - pi)];
+  // AVX2: a product operand that is only in its slot (the loops spill) is read
+  // as the memory operand of the multiply, which saves a register and a
+  // load; the out-of-line fix loads it into scratch 3 (the fixes use 0, 1,
+  // the masks and 2, the product).
+  ValueId in_mem = kNoValue;
+  for (ValueId x : {mi.args[1], mi.args[0]})
+    if (!z_ && in_mem == kNoValue && x != c && mi.args[0] != mi.args[1] && vals_[x].reg < 0 && vals_[x].in_frame)
+      in_mem = x;
+  const int ra = mi.args[0] == in_mem ? 3 : use(mi.args[0]), rb = mi.args[1] == in_mem ? 3 : use(mi.args[1]);
+  const int rc = use(c);
+  const int du = def(u);
+  const Address mem = in_mem == kNoValue ? ptr[r12] : strip_mem(in_mem);
+  const bool sub = ai.op == Opcode::FSub;
+  const bool zero_mul = mi.fflags & ff::ZeroMul;
+  const uint32_t fl_v = mi.fflags & ~ff::FtzOut;  // read only by the add (DAZ): NaN lanes only
+  const uint32_t fl_u =
+      (ai.fflags & ff::FtzOut) && read_by_daz_arith_only(u) ? ai.fflags & ~ff::FtzOut : ai.fflags;
+  auto add = [this, pi, rc, du, sub] {  // du = product (scratch 2) + / - c in the add's operand order
+    const int x = pi == 0 ? 2 : rc, y = pi == 0 ? rc : 2;
+    if (sub) vsubps(V(du), V(x), V(y));
+    else vaddps(V(du), V(x), V(y));
+  };
+  if (in_mem == kNoValue) vmulps(V(2), V(ra), V(rb));
+  else vmulps(V(2), V(ra == 3 ? rb : ra), mem);  // (order does not matter without a NaN: those go to the fix)
+  add();
+  Label& fix = cold_label();
+  Label& back = cold_label();
+  float_test(fl_u, du, fix, true);
+  L(back);
+  cold_.push_back([this, &fix, &back, ra, rb, rc, du, pi, zero_mul, fl_v, fl_u, add, in_mem, mem] {
+    L(fix);
+    if (in_mem != kNoValue) vload(3, mem);
+    if (zero_mul) zero_mul_mask_raw(ra, rb);
+    vmulps(V(2), V(ra), V(rb));
+    if (zero_mul) {
+      if (z_) vpxord(V(2) | k2, V(2), V(2));
+      else vpandn(V(2), V(4), V(2));
+    }
+    const std::array<int, 3> margs{ra, rb, -1};
+    float_fix(fl_v, 2, margs.data(), 2);
+    add();
+    const std::array<int, 3> uargs{pi == 0 ? 2 : rc, pi == 0 ? rc : 2, -1};
+    float_fix(fl_u, du, uargs.data(), 2);
+    jmp(back, T_NEAR);
+  });
+  fused_pending_[u] = 1;
+  return true;
+}
+
 bool Emitter::lower_float(ValueId v) {
   const Inst& in = f_.insts[v];
+  if (v < fused_pending_.size() && fused_pending_[v]) {  // computed with its product (lower_fused_mul_add)
+    fused_pending_[v] = 0;
+    return true;
+  }
+  if (in.op == Opcode::FMul)
+    if (ValueId u = fused_add_of(v); u != kNoValue) return lower_fused_mul_add(v, u);
   uint32_t fl = in.fflags;
   Round rm = round_mode(fl);
   bool ftz_in = fl & ff::FtzIn;

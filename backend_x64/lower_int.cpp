@@ -4,6 +4,7 @@
 #include "backend_x64/emitter.h"
 #include "backend_x64/lowering.h"
 
+#include <algorithm>
 #include <cstddef>
 
 namespace gpurc::x64 {
@@ -22,10 +23,33 @@ bool Emitter::lower_native(ValueId v) {
   return fn != nullptr && (this->*fn)(v);
 }
 
+// A 32-bit const whose every reader is a 32-bit shift taking it as its count
+// (lower_int: an immediate) and that no other segment reads: it needs no
+// register and no slot.
+bool Emitter::count_only_const(ValueId v) {
+  if (count_only_const_.empty()) {
+    const size_t n = f_.insts.size();
+    count_only_const_.assign(n, 0);
+    for (ValueId c = 0; c < n; ++c)
+      if (f_.insts[c].op == Opcode::Const && !wide(c) && !plan_.escapes[c]) count_only_const_[c] = 1;
+    for (ValueId u = 0; u < n; ++u) {
+      const Inst& ui = f_.insts[u];
+      if (ui.block == kNoBlock) continue;
+      const bool shift = (ui.op == Opcode::Shl || ui.op == Opcode::LShr || ui.op == Opcode::AShr) && !wide(u) &&
+                         ui.args.size() == 2 && !wide(ui.args[0]);
+      for (size_t i = 0; i < ui.args.size(); ++i)
+        if (ValueId a = ui.args[i]; a < n && !(shift && i == 1 && a != ui.args[0])) count_only_const_[a] = 0;
+      if (ValueId x = itof_narrow_source(f_, u); x != kNoValue && x < n) count_only_const_[x] = 0;
+    }
+  }
+  return count_only_const_[v] != 0;
+}
+
 bool Emitter::lower_state(ValueId v) {
   const Inst& in = f_.insts[v];
   switch (in.op) {
     case Opcode::Const: {
+      if (count_only_const(v)) return true;  // every reader takes it as an immediate shift count
       int d = def(v);
       bcast_const(d, uint32_t(in.imm & type_mask(in.type)));
       return true;
@@ -186,6 +210,25 @@ bool Emitter::lower_int(ValueId v) {
       return true;
     }
     case Opcode::Shl: case Opcode::LShr: case Opcode::AShr: {
+      if (const Inst& ci = f_.insts[in.args[1]]; ci.op == Opcode::Const) {
+        // A constant count: one shift by an immediate (the count is not read
+        // from a register; count_only_const lets its const skip the broadcast).
+        uint64_t k = ci.imm & type_mask(ci.type);
+        if (ShiftMode(in.attr) == ShiftMode::Mask) k &= w - 1;
+        int a = arg(0), src = a;
+        if (in.op == Opcode::AShr) {
+          sext_to32(0, a, t);
+          src = 0;
+        }
+        int d = def(v);
+        if (in.op == Opcode::Shl && k >= 32) vxor(d, d, d);
+        else if (in.op == Opcode::LShr && k >= 32) vxor(d, d, d);
+        else if (in.op == Opcode::Shl) vpslld(V(d), V(src), uint8_t(k));
+        else if (in.op == Opcode::LShr) vpsrld(V(d), V(src), uint8_t(k));
+        else vpsrad(V(d), V(src), uint8_t(std::min<uint64_t>(k, 31)));  // >= 32: the sign fill
+        mask_to_width(d, t);
+        return true;
+      }
       int a = arg(0), c = arg(1), d = def(v);
       int cnt = c, src = a;
       if (ShiftMode(in.attr) == ShiftMode::Mask) {

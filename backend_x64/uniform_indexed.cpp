@@ -61,38 +61,62 @@ bool Emitter::lower_uniform_indexed(ValueId v) {
   if (f_.uniform_bytes > 0x7fffffffu) throw CompileError("x64 jit: load_uniform_idx on a uniform block of 2 GiB or more");
   const uint32_t last = uint32_t(f_.uniform_bytes - 4 - in.imm);
   const int disp = int(in.imm);
-  Label zero, gather, done, full;
+  // The usual path (the strip's offsets agree, in range) falls through with
+  // no taken branch; the gather, the zero result and the null block are out
+  // of line (emit_cold_code) and jump back to `done`.
+  UidxLabels lb{cold_label(), cold_label(), cold_label(), cold_label()};
   if (uidx_cached_ == in.args[0]) {
     // An earlier load of this offset value checked it: one compare (~0, the
-    // lanes differ or no block, is above every `last`) and the load.
+    // lanes differ or no block, is above every `last`) and the load; the
+    // complete check is out of line.
+    Label& full = cold_label();
     cmp(edx, last);
     ja(full, T_NEAR);
     vpbroadcastd(V(d), dword[r15 + rdx + disp]);
-    jmp(done, T_NEAR);
-    L(full);
+    L(lb.done);
+    cold_.push_back([this, &full, lb, a, d, last, disp] {
+      L(full);
+      uniform_index_check(a, d, last, disp, lb, true);
+      uniform_index_slow(a, d, last, disp, lb);
+    });
+  } else {
+    uniform_index_check(a, d, last, disp, lb, false);
+    L(lb.done);
+    cold_.push_back([this, lb, a, d, last, disp] { uniform_index_slow(a, d, last, disp, lb); });
   }
-  Label null_block;
+  uidx_cached_ = in.args[0];
+  return true;
+}
+
+// The check of a strip's offsets in register a and the broadcast load into
+// d when they agree and lie in the block (then on to lb.done: a jump when
+// the code is not followed by it).
+void Emitter::uniform_index_check(int a, int d, uint32_t last, int disp, const UidxLabels& lb, bool jump_done) {
   test(r15, r15);
-  jz(null_block, T_NEAR);
+  jz(lb.null_block, T_NEAR);
   // All lanes of the strip equal?
   vmovd(edx, Xmm(a));
   vpbroadcastd(V(0), Xmm(a));
   if (z_) {
     vpcmpeqd(k1, Zmm(0), Zmm(a));
     kortestw(k1, k1);
-    jnc(gather, T_NEAR);  // CF = 1 only when every bit of k1 is set
+    jnc(lb.gather, T_NEAR);  // CF = 1 only when every bit of k1 is set
   } else {
     vpcmpeqd(Ymm(0), Ymm(0), Ymm(a));
     vmovmskps(ecx, Ymm(0));
     cmp(ecx, 0xff);
-    jne(gather, T_NEAR);
+    jne(lb.gather, T_NEAR);
   }
   cmp(edx, last);
-  ja(zero, T_NEAR);
+  ja(lb.zero, T_NEAR);
   vpbroadcastd(V(d), dword[r15 + rdx + disp]);
-  jmp(done, T_NEAR);
+  if (jump_done) jmp(lb.done, T_NEAR);
+}
 
-  L(gather);
+// The out-of-line cases: the strip's offsets differ (a masked gather), the
+// offset is past the block or there is no block (0); each ends at lb.done.
+void Emitter::uniform_index_slow(int a, int d, uint32_t last, int disp, const UidxLabels& lb) {
+  L(lb.gather);
   mov(edx, ~0u);
   vxor(d, d, d);
   if (z_) {
@@ -104,15 +128,12 @@ bool Emitter::lower_uniform_indexed(ValueId v) {
     vpcmpeqd(Ymm(1), Ymm(1), Ymm(a));  // min(a, last) == a: a <= last
     vpgatherdd(Ymm(d), ptr[r15 + Ymm(a) + disp], Ymm(1));
   }
-  jmp(done, T_NEAR);
-
-  L(null_block);
+  jmp(lb.done, T_NEAR);
+  L(lb.null_block);
   mov(edx, ~0u);
-  L(zero);
+  L(lb.zero);
   vxor(d, d, d);
-  L(done);
-  uidx_cached_ = in.args[0];
-  return true;
+  jmp(lb.done, T_NEAR);
 }
 
 }  // namespace gpurc::x64

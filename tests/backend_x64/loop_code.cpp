@@ -1,0 +1,106 @@
+// The host code of the PICA200 reference loop shader's LOOP body (docs/
+// pica200.md, "Issue 13, sixth session: the loop shader"): the strips after
+// the first run the body as one straight line per iteration. Pins the
+// lowering rules that made it short (docs/backend_x64.md): a plain-move back
+// edge with each accumulator moved into its phi's home at its definition
+// (no launch-mask ANDs, no spills on AVX-512), the loop counter left out of
+// the counted strips, one float test per MAD (the fused product and sum),
+// the immediate shift of the index and the gather / zero paths of
+// load_uniform_idx out of line. Before: 202 (AVX-512) and 256 (AVX2)
+// instructions.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "backend_x64/jit.h"
+#include "frontend/pica200/translate.h"
+#include "ir/passes.h"
+
+using namespace gpurc;
+using namespace gpurc::x64;
+
+namespace {
+
+std::vector<uint32_t> words(const nlohmann::json& a) {
+  std::vector<uint32_t> out;
+  for (const auto& w : a) out.push_back(uint32_t(std::stoul(w.get<std::string>(), nullptr, 16)));
+  return out;
+}
+
+struct Line {
+  uint64_t off;
+  std::string text;
+};
+
+// The "other strips" iteration: from the target of the jump after the
+// trip-count decrement (`sub qword ptr [rsp+0x20], 0x01`, kLoopLeftOffset)
+// to that jump.
+std::vector<Line> counted_loop_body(const CompiledFunction& cf) {
+  std::vector<Line> lines;
+  std::istringstream in(cf.disassemble());
+  for (std::string l; std::getline(in, l);) {
+    std::istringstream ls(l);
+    Line x;
+    if (!(ls >> std::hex >> x.off)) continue;
+    std::getline(ls >> std::ws, x.text);
+    lines.push_back(x);
+  }
+  const uint64_t base = reinterpret_cast<uint64_t>(cf.code());
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].text.rfind("sub qword ptr [rsp+0x20]", 0) != 0) continue;
+    for (size_t j = i; j < lines.size(); ++j) {
+      if (lines[j].text.rfind("jmp ", 0) != 0) continue;
+      const uint64_t target = std::stoull(lines[j].text.substr(4), nullptr, 16) - base;
+      for (size_t h = 0; h < i; ++h)
+        if (lines[h].off == target) return std::vector<Line>(lines.begin() + long(h), lines.begin() + long(j) + 1);
+      return {};
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("x64 jit: the PICA200 loop shader's counted iteration is short on both tiers") {
+  const std::filesystem::path file = std::filesystem::path(GPURC_TEST_DATA) / "bench/pica200-reference/ref_loop.json";
+  std::ifstream in(file);
+  REQUIRE_MESSAGE(in, "cannot open " << file.string());
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  pica::Program prog;
+  prog.code = words(doc["program"]["words"]);
+  prog.descs = words(doc["program"]["descriptors"]);
+  pica::TranslateOptions to;
+  to.entry = doc["program"]["entry"].get<uint32_t>();
+  ir::Function f;
+  std::string err;
+  REQUIRE_MESSAGE(pica::translate(prog, to, f, err), err);
+  REQUIRE(ir::run_pipeline(f, ir::PassOptions{}) == "");
+  const std::map<Tier, size_t> bound = {{Tier::Avx512, 110}, {Tier::Avx2, 140}};
+  size_t tiers = 0;
+  for (Tier t : {Tier::Avx512, Tier::Avx2}) {
+    if (!host_supports(t)) continue;
+    ++tiers;
+    JitOptions o;
+    o.tier = t;
+    auto cf = compile(f, o, &err);
+    REQUIRE_MESSAGE(cf, err);
+    const std::vector<Line> body = counted_loop_body(*cf);
+    CAPTURE(int(t));
+    REQUIRE(!body.empty());
+    CHECK(body.size() <= bound.at(t));
+    size_t tests = 0, masked_copies = 0, frame = 0;
+    for (const Line& l : body) {
+      tests += l.text.rfind("vfpclassps", 0) == 0 || l.text.rfind("vcmpps", 0) == 0;
+      masked_copies += l.text.find("[r12+r14*1]") != std::string::npos;  // the launch mask at frame offset 0
+      frame += l.text.find("[r12+r14") != std::string::npos;
+    }
+    CHECK(tests == 8);  // one per MAD (16 ops: 8 products, 8 sums)
+    CHECK(masked_copies == 0);
+    if (t == Tier::Avx512) CHECK(frame == 0);  // every phi, accumulator and component in a register
+  }
+  CHECK(tiers >= 1);
+}
