@@ -363,6 +363,7 @@ int run_fuzz_campaign(const std::string& label, Options& opt, Run run, int setup
     if constexpr (requires { r.notes; }) summary.notes = r.notes;
     summary.error = r.error;
     summary.seconds = s;
+    summary.peak_rss_kib = cli::peak_rss_kib();
     if (std::string e; !cli::write_text_file(json_path, cli::fuzz_summary_json(summary), e)) {
       err << "error: --json: " << e << "\n";
       return 2;

@@ -1,6 +1,7 @@
 // `gpurc fuzz` on many processes and machines: the --shard argument (also
 // from a job array's environment), the --json summary of one campaign or
 // shard, and `gpurc fuzz merge` (docs/fuzzing.md "Campaigns on many machines").
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -92,6 +93,12 @@ bool parse_shard(const std::string& spec, fuzz::Shard& shard, std::string& err) 
   return true;
 }
 
+uint64_t peak_rss_kib() {
+  struct rusage u {};
+  if (getrusage(RUSAGE_SELF, &u) != 0 || u.ru_maxrss < 0) return 0;
+  return uint64_t(u.ru_maxrss);  // Linux: KiB
+}
+
 std::string fuzz_summary_json(const FuzzSummary& s) {
   json mism = json::array();
   for (const auto& m : s.mismatches)
@@ -111,6 +118,7 @@ std::string fuzz_summary_json(const FuzzSummary& s) {
               {"notes", s.notes},
               {"error", s.error},
               {"seconds", s.seconds},
+              {"peak_rss_kib", s.peak_rss_kib},
               {"host", host_name()}};
   return doc.dump(2) + "\n";
 }
@@ -228,6 +236,9 @@ int fuzz_merge(const std::vector<std::string>& files, const std::string& json_ou
       const double sec = d.at("seconds").get<double>();
       merged.seconds += sec;
       longest = std::max(longest, sec);
+      // Optional (summaries before it had none): the largest shard's.
+      if (d.contains("peak_rss_kib") && d["peak_rss_kib"].is_number_unsigned())
+        merged.peak_rss_kib = std::max(merged.peak_rss_kib, d["peak_rss_kib"].get<uint64_t>());
       for (const json& m : d.at("mismatches"))
         merged.mismatches.push_back({m.at("iteration").get<uint64_t>(), m.at("engine").get<std::string>(),
                                      m.at("what").get<std::string>(), m.at("reproducer").get<std::string>()});

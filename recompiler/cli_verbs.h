@@ -46,8 +46,13 @@ struct FuzzSummary {
   std::vector<std::string> notes;
   std::string error;
   double seconds = 0;
+  // Peak resident set of the process that ran the campaign (getrusage
+  // ru_maxrss), KiB; a merge keeps the largest shard's. 0 = not known.
+  uint64_t peak_rss_kib = 0;
 };
 std::string fuzz_summary_json(const FuzzSummary& s);
+// The process's peak resident set so far (getrusage ru_maxrss), KiB.
+uint64_t peak_rss_kib();
 // "K/N", "env/N" or "env" (index from the job array's environment; docs/cli.md).
 bool parse_shard(const std::string& spec, fuzz::Shard& shard, std::string& err);
 // `gpurc fuzz merge FILES [--json OUT]`: exit 0 when the shards make the whole

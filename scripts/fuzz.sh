@@ -13,7 +13,25 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${GPURC_FUZZ_BUILD:-$root/build/libfuzzer}
 targets=(disasm_pica200 disasm_tesla disasm_g13 disasm_bifrost asm_picasso asm_envyas asm_applegpu asm_bifrost
   ir_parse shbin cubin replay_json diff_pica200 diff_tesla diff_g13 diff_bifrost)
+# The -max_len of a target (docs/fuzzing.md "Throughput (sixth session)"): an
+# input costs time in proportion to its length, and libFuzzer's default
+# (4096, or the largest seed) lets mutation grow every input toward 4 KiB.
+# The differential harness reads two selector bytes and 256 bytes of code
+# (pica200: 32 descriptors and 128 code words, or a whole .shbin seed);
+# decoders and assemblers get the largest seed (whole containers and example
+# sources stay whole), at least 256 bytes; the others libFuzzer's default.
+max_len_of() {  # TARGET SEED_DIR
+  local largest
+  largest=$(find "$2" -type f -printf '%s\n' 2>/dev/null | sort -n | tail -1)
+  largest=${largest:-0}
+  case $1 in
+    diff_pica200) echo $((largest > 642 ? largest : 642)) ;;
+    diff_*) echo 258 ;;
+    disasm_* | asm_*) echo $((largest > 256 ? largest : 256)) ;;
+  esac
+}
 if [ "${1:-}" = "list" ]; then printf '%s\n' "${targets[@]}"; exit 0; fi
+if [ "${1:-}" = "max-len" ] && [ $# -eq 3 ]; then max_len_of "$2" "$3"; exit 0; fi
 if [ $# -lt 2 ]; then
   echo "usage: $0 TARGET|all|list SECONDS [libFuzzer options...]" >&2
   exit 2
@@ -48,9 +66,8 @@ for t in "${run[@]}"; do
   mkdir -p "$corpus" "$findings" "$seeds/$t"
   dict=()
   [ -f "$seeds/dict/$t.dict" ] && dict=(-dict="$seeds/dict/$t.dict")
-  # The differential harness reads at most 514 bytes of an input (two
-  # selector bytes and 512 of code): longer mutations would be wasted.
-  case $t in diff_*) dict+=(-max_len=520) ;; esac
+  max_len=$(max_len_of "$t" "$seeds/$t")
+  [ -n "$max_len" ] && dict+=(-max_len="$max_len")
   log=$build/findings/$t.log
   # -timeout: an input running longer is a hang (a finding); -rss_limit_mb:
   # a run that needs more is one too (the targets set a 256 MiB guest limit).

@@ -4,7 +4,8 @@
 # $CFLAGS/$CXXFLAGS (sanitizer and coverage flags chosen by the
 # infrastructure), $LIB_FUZZING_ENGINE (the engine to link: -fsanitize=fuzzer,
 # AFL's driver, ...) and writes to $OUT: fuzz_<target> binaries,
-# fuzz_<target>_seed_corpus.zip and fuzz_<target>.dict. The sources are this
+# fuzz_<target>_seed_corpus.zip, fuzz_<target>.dict and fuzz_<target>.options
+# (the -max_len scripts/fuzz.sh uses). The sources are this
 # repository; $WORK (default a temporary folder) holds the build.
 # OSS-Fuzz's CXXFLAGS carry -stdlib=libc++; gpurc links fmt, xxhash, Zydis
 # and asmjit from the distribution (built against libstdc++), so that flag
@@ -33,5 +34,8 @@ for t in $("$root/scripts/fuzz.sh" list); do
     (cd "$build/seeds/$t" && zip -q -r "$OUT/fuzz_${t}_seed_corpus.zip" .)
   fi
   [ -f "$build/seeds/dict/$t.dict" ] && cp "$build/seeds/dict/$t.dict" "$OUT/fuzz_$t.dict"
+  # The -max_len scripts/fuzz.sh gives the target, as ClusterFuzz reads it.
+  max_len=$("$root/scripts/fuzz.sh" max-len "$t" "$build/seeds/$t")
+  if [ -n "$max_len" ]; then printf '[libfuzzer]\nmax_len = %s\n' "$max_len" > "$OUT/fuzz_$t.options"; fi
 done
 echo "oss-fuzz-build: $(ls "$OUT"/fuzz_* | grep -vc '\.') targets in $OUT"

@@ -151,18 +151,26 @@ bool parse_value(std::string s, Operand& out) {
       o.type = t;
       o.n = n;
     } else {
-      // Float literal as applegpu prints minifloats.
-      for (unsigned b = 0; b < 256; ++b) {
-        Operand fo;
-        fo.type = OpType::Float;
-        fo.fv = minifloat(b);
-        if (operand_text(fo) == s) {
+      // Float literal as applegpu prints minifloats. The 256 texts are made
+      // once: formatting them per word made every unknown word (a typo, a
+      // label, fuzzed text) cost 256 snprintf("%f") calls.
+      static const std::vector<std::string> minifloat_texts = [] {
+        std::vector<std::string> t;
+        for (unsigned b = 0; b < 256; ++b) {
+          Operand fo;
+          fo.type = OpType::Float;
+          fo.fv = minifloat(b);
+          t.push_back(operand_text(fo));
+        }
+        return t;
+      }();
+      for (unsigned b = 0; b < 256; ++b)
+        if (minifloat_texts[b] == s) {
           o.type = OpType::Float;
           o.n = b;
-          o.fv = fo.fv;
+          o.fv = minifloat(b);
           break;
         }
-      }
       if (o.type != OpType::Float) return false;
     }
   }

@@ -352,12 +352,20 @@ struct Decoder {
   }
 };
 
-const Table& root() { return detail::tables().get("ROOT"); }
+const Table& root() {
+  static const Table& r = detail::tables().get("ROOT");
+  return r;
+}
 
 Insn decode_word(uint64_t w, unsigned avail_words, const Target& t, int* main_table = nullptr, int* main_row = nullptr) {
   Insn insn;
   insn.bits = w;
+  // Room for a typical instruction's atoms and table nesting up front: an
+  // Atom is large (an Operand with a vector and a string), and growing the
+  // vector one atom at a time moved every atom several times per word.
+  insn.atoms.reserve(12);
   Decoder d{w, t, insn, -1, -1, {}};
+  d.stack.reserve(8);
   d.sub(root());
   if (insn.words == 2 && avail_words < 2) {
     // A long instruction cut off by the end of the code: it cannot run (one
@@ -1125,6 +1133,28 @@ bool assemble(const std::string& text_in, const Target& t, std::vector<uint32_t>
   // addresses only through sizes, so passes repeat until nothing changes.
   std::map<std::string, uint64_t> labels;
   std::vector<bool> force_long(lines.size(), false);
+  // assemble_one is a search over the tables and depends only on the text:
+  // a line whose text a later pass gives again (every line whose labels did
+  // not move) reuses the first pass's result instead of searching again.
+  struct Encoded {
+    bool ok;
+    uint64_t bits;
+    unsigned words;
+    std::string err;
+  };
+  std::map<std::string, Encoded> encoded;
+  auto assemble_cached = [&](const std::string& line, uint64_t& bits, unsigned& words, std::string& e) {
+    auto it = encoded.find(line);
+    if (it == encoded.end()) {
+      Encoded r{};
+      r.ok = assemble_one(line, t, r.bits, r.words, r.err);
+      it = encoded.emplace(line, std::move(r)).first;
+    }
+    bits = it->second.bits;
+    words = it->second.words;
+    e = it->second.err;
+    return it->second.ok;
+  };
   std::vector<std::string> subst(lines.size());  // after label substitution
   for (size_t pass = 0;; ++pass) {
     out.clear();
@@ -1177,7 +1207,7 @@ bool assemble(const std::string& text_in, const Target& t, std::vector<uint32_t>
       uint64_t bits;
       unsigned words;
       std::string e;
-      if (!assemble_one(force_long[li] ? "long " + r : r, t, bits, words, e)) {
+      if (!assemble_cached(force_long[li] ? "long " + r : r, bits, words, e)) {
         err = "line " + std::to_string(ln) + ": " + e;
         return false;
       }
@@ -1185,7 +1215,7 @@ bool assemble(const std::string& text_in, const Target& t, std::vector<uint32_t>
         // out.size() is odd, so the instruction before this one is short.
         uint64_t pb;
         unsigned pw;
-        if (!have_prev || !assemble_one("long " + subst[prev_line], t, pb, pw, e)) {
+        if (!have_prev || !assemble_cached("long " + subst[prev_line], pb, pw, e)) {
           err = "line " + std::to_string(ln) + ": long instruction at odd word " + std::to_string(out.size()) +
                 " and the instruction before it has no long form (UNALIGNED_LONG_INSTRUCTION)";
           return false;

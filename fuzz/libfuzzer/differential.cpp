@@ -12,8 +12,8 @@
 // (and for pica200 the descriptor count and shader type), the rest is code
 // (pica200: descriptor words then code words, or a .shbin).
 //
-// Cost per input (docs/fuzzing.md "Throughput"): the code is cut to
-// kMaxCodeBytes, every run has a budget of kBudget guest steps, one block
+// Cost per input (docs/fuzzing.md "Throughput", "Throughput (sixth
+// session)"): the code is cut to kMaxCodeBytes, every run has a budget of kBudget guest steps, one block
 // (one batch of vertices) runs on the calling thread, guest memory is one
 // 4 KiB buffer, and each tier compiles the input once (the code cache is
 // emptied after every input, so it neither grows over a long run nor lets a
@@ -48,10 +48,18 @@ namespace {
 // straight-line and short-loop programs mutation makes, and an endless loop
 // costs milliseconds instead of seconds.
 constexpr uint64_t kBudget = 4096;
-// Code bytes taken from an input: the compilers' cost grows with the
-// program; longer programs are the generated campaigns' (gpurc fuzz --isa).
-constexpr size_t kMaxCodeBytes = 512;
-// pica200: code words of a raw input or a .shbin seed (descriptors apart).
+// Code bytes taken from an input: each input is compiled on every tier and
+// the compilers' cost grows with the program (the Tesla seeds, unsanitized:
+// 0.9 ms of CPU each cut to 64 bytes, 1.8 ms at 256, 1.9 ms at 512), so
+// inputs stay short; long programs are the
+// generated campaigns' (gpurc fuzz --isa). 64 Tesla words, 128 g13 halfwords,
+// every former finding (tests/regressions/libfuzzer/) fits.
+// scripts/fuzz.sh sets -max_len to match (two selector bytes more).
+constexpr size_t kMaxCodeBytes = 256;
+// pica200: code words of a raw input (descriptors apart; fuzz.sh's -max_len
+// leaves room for 32 descriptors and these), and of a .shbin seed (whole
+// example shaders, kept whole so their code is compared, not a cut-off part).
+constexpr size_t kMaxPicaRawWords = 128;
 constexpr size_t kMaxPicaWords = 256;
 
 uint32_t read_word(const uint8_t* p) {
@@ -266,7 +274,7 @@ Verdict run_pica200(const uint8_t* data, size_t size, bool inject) {
   } else {
     // sel: bit 0 geometry, bits 1-5 descriptor count - 1; descriptors, then code.
     const size_t descs = std::min<size_t>(1 + (sel >> 1) % 32, size / 4);
-    const size_t code_bytes = std::min<size_t>(size - descs * 4, 4 * kMaxPicaWords) & ~size_t(3);
+    const size_t code_bytes = std::min<size_t>(size - descs * 4, 4 * kMaxPicaRawWords) & ~size_t(3);
     if (code_bytes == 0) return refused("no code");
     for (size_t i = 0; i < descs; ++i) prog.descs.push_back(read_word(data + 4 * i));
     for (size_t i = 0; i < code_bytes; i += 4) prog.code.push_back(read_word(data + descs * 4 + i));

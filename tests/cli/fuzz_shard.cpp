@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -181,8 +182,9 @@ TEST_CASE("fuzz shards: --json summaries of the shards merge into the campaign")
   CHECK(w["shard"]["count"] == 1);
   CHECK(w["mismatches"].empty());
   CHECK(w["seconds"].get<double>() > 0);
+  CHECK(w["peak_rss_kib"].get<uint64_t>() > 0);  // getrusage: the process's peak
   std::vector<std::string> files;
-  uint64_t programs = 0;
+  uint64_t programs = 0, peak_rss = 0;
   for (int k = 0; k < 3; ++k) {
     files.push_back(s.path("s" + std::to_string(k) + ".json"));
     Result r = run({"fuzz", "--ir", "--iterations", "7", "--seed", "5", "--shard", std::to_string(k) + "/3", "--json",
@@ -191,6 +193,7 @@ TEST_CASE("fuzz shards: --json summaries of the shards merge into the campaign")
     json j = load(files.back());
     CHECK(j["shard"]["index"] == k);
     programs += j["programs"].get<uint64_t>();
+    peak_rss = std::max(peak_rss, j["peak_rss_kib"].get<uint64_t>());
   }
   CHECK(programs == 7);
   std::vector<std::string> args = {"fuzz", "merge"};
@@ -203,6 +206,7 @@ TEST_CASE("fuzz shards: --json summaries of the shards merge into the campaign")
   CHECK(mj["programs"] == 7);
   CHECK(mj["runs"] == w["runs"]);
   CHECK(mj["shard"]["count"] == 1);
+  CHECK(mj["peak_rss_kib"] == peak_rss);  // the largest shard's
   CHECK(run({"fuzz", "merge", s.path("merged.json")}).rc == 0);  // a merged summary is the whole campaign
 
   // A missing shard: the campaign is incomplete (a failed check).
