@@ -186,6 +186,26 @@ bool Emitter::lower_int(ValueId v) {
       return true;
     }
     case Opcode::Shl: case Opcode::LShr: case Opcode::AShr: {
+      if (const Inst& ci = f_.insts[in.args[1]]; ci.op == Opcode::Const) {
+        // A constant count (G13's `lsl 4` source modifier, Tesla's shr by 13):
+        // the immediate form, without the count's register or its mask.
+        // Counts >= 32 give 0 (vpslld/vpsrld) or the sign (vpsrad) on x86,
+        // which is the Clamp rule for the 32-bit lane; narrower types are
+        // zero- or sign-extended in the lane, so mask_to_width gives theirs.
+        uint64_t k = ci.imm & type_mask(ci.type);
+        if (ShiftMode(in.attr) == ShiftMode::Mask) k &= uint64_t(w - 1);
+        const uint8_t imm = uint8_t(std::min<uint64_t>(k, 32));
+        int a = arg(0), d = def(v), src = a;
+        if (in.op == Opcode::AShr) {
+          sext_to32(0, a, t);
+          src = 0;
+        }
+        if (in.op == Opcode::Shl) vpslld(V(d), V(src), imm);
+        else if (in.op == Opcode::LShr) vpsrld(V(d), V(src), imm);
+        else vpsrad(V(d), V(src), imm);
+        mask_to_width(d, t);
+        return true;
+      }
       int a = arg(0), c = arg(1), d = def(v);
       int cnt = c, src = a;
       if (ShiftMode(in.attr) == ShiftMode::Mask) {

@@ -744,3 +744,51 @@ TEST_CASE("g13 translate: exec_starts_launched reads the entry mask only where n
   CHECK(exec_var_accesses(exec_stack, false) > 0);
   CHECK(exec_var_accesses(exec_stack, true) > 0);
 }
+
+TEST_CASE("g13 translate: with a known start state a uniform jmp_exec_any loop loses its vote") {
+  // TranslateOptions::exec_starts_launched with exec-stack instructions: the
+  // registers and exec start as constants and register writes select on
+  // exec alone, so a loop whose condition every lane computes alike (the
+  // bench kernel `alu`, examples/g13/int_hash.s) has a uniform exec;
+  // fold_uniform_votes then turns its `jmp_exec_any` vote into the exec
+  // value, and the loop is a single block of strip ops (no warp op), which
+  // the x64 backend runs strip by strip in registers.
+  const char* text =
+      "get_sr r1, sr80 (thread_position_in_grid.x)\n"
+      "device_load 0, i32, x, r2, u0_u1, r1, unsigned\n"
+      "wait 0\n"
+      "mov_imm r5, 0, 0b0\n"
+      "push_exec r0l, 1\n"
+      "while_icmp r0l, ult, r5, 64, 1\n"
+      "loop:\n"
+      "imadd r2, r2, u4, u5\n"
+      "iadd r3, r2, r2, lsl 4\n"
+      "xor r2, r2, r3\n"
+      "iadd r5, r5, 1\n"
+      "while_icmp r0l, ult, r5, 64, 1\n"
+      "jmp_exec_any loop\n"
+      "pop_exec r0l, 1\n"
+      "device_store 0, i32, x, r2, u2_u3, r1, unsigned, 0\n"
+      "stop\n";
+  std::vector<uint8_t> code;
+  std::string err;
+  REQUIRE_MESSAGE(g13::assemble(text, code, err), err);
+  auto votes_in_loops = [&](bool starts_launched) {
+    ir::Function f;
+    g13::TranslateOptions opt;
+    opt.exec_starts_launched = starts_launched;
+    REQUIRE_MESSAGE(g13::translate(code.data(), code.size(), f, err, opt), err);
+    REQUIRE(ir::run_pipeline(f, ir::PassOptions{}) == "");
+    int loops = 0, votes = 0;
+    for (ir::BlockId b = 0; b < f.blocks.size(); ++b) {
+      const auto& succs = f.blocks[b].succs;
+      if (std::find(succs.begin(), succs.end(), b) == succs.end()) continue;
+      ++loops;
+      for (ir::ValueId v : f.blocks[b].insts) votes += f.insts[v].op == ir::Opcode::Any;
+    }
+    CHECK(loops == 1);
+    return votes;
+  };
+  CHECK(votes_in_loops(false) == 1);
+  CHECK(votes_in_loops(true) == 0);
+}
