@@ -6,11 +6,9 @@
 #include <random>
 
 #include "../backend/compare.h"
-#include "backend_x64/jit.h"
 #include "ir/builder.h"
 
 using namespace gpurc;
-using namespace gpurc::x64;
 using namespace gpurc::backend::test;
 using ir::Opcode;
 using ir::Type;

@@ -68,6 +68,7 @@ b0 "entry":
 // predicate over the entry mask (G13's jmp_exec_any over a uniform exec),
 // plus a vote over a per-lane predicate that must stay.
 const char* kVoteLoop = R"(func "vote_loop" {
+  uniform_bytes 16
   var "x" i32
   var "n" i32
   var "v" i32
