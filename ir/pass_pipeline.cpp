@@ -67,9 +67,15 @@ std::string run_pipeline(Function& f, const PassOptions& opt,
       }
     });
   if (opt.const_fold) step("const_fold", [&] { const_fold(f); });
+  // Needs the folded constants (the sign-bit masks); cse then merges what it leaves equal.
+  if (opt.const_fold && opt.ssa) step("simplify_float_bits", [&] { simplify_float_bits(f); });
   // After SSA (and folded branches): values of one chain of blocks stay in registers.
   if (opt.ssa) step("merge_straight_blocks", [&] { merge_straight_blocks(f); });
   if (opt.cse) step("cse", [&] { cse(f); });
+  // A vote whose answer the uniformity analysis already knows (a guest loop on
+  // "any lane active" with a uniform active mask) becomes its predicate, which
+  // makes such a loop a uniform single-block loop.
+  if (opt.uniformity && opt.ssa) step("fold_uniform_votes", [&] { fold_uniform_votes(f); });
   if (opt.dce) step("dce", [&] { dce(f); });
   if (opt.sink) step("sink_out_of_loops", [&] { sink_out_of_loops(f); });
   if (opt.loop_budget) step("insert_loop_budget", [&] { insert_loop_budget(f); });

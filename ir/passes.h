@@ -38,8 +38,14 @@ void lower_divergence(Function& f);
 bool if_convert_divergent(Function& f);
 void construct_ssa(Function& f);
 void const_fold(Function& f);
+// Exact sign-bit / bitcast / i1-negation rewrites (pass_float_bits.cpp):
+// bitcast pairs, sign-bit xor -> fneg, fadd of fneg -> fsub; true when it changed f.
+bool simplify_float_bits(Function& f);
 void cse(Function& f);
 void dce(Function& f);
+// Whole-warp any/all over the entry mask of a uniform predicate -> the
+// predicate (pass_uniform_votes.cpp); true when it changed f.
+bool fold_uniform_votes(Function& f);
 void sink_out_of_loops(Function& f);
 void insert_loop_budget(Function& f);
 // A block ending in `br` to a block with no other predecessor absorbs it

@@ -93,11 +93,44 @@ ValueId Translator::exec() {
   return b_.and_(b_.get_var(exec_var_), b_.entry_mask());
 }
 
+// TranslateOptions::exec_starts_launched with an exec-stack instruction: the
+// runner starts every register at zero and exec at the launched lanes. The
+// translation then starts them as constants, zero and *every* lane, and a
+// register write selects on exec alone: a lane that was not launched runs
+// like an active one. Nothing observes those lanes (memory accesses, votes,
+// reductions, traps and compares' traps use exec() or the entry mask, which
+// keep them out; a shuffle from such a lane traps; the runner unpacks only
+// launched lanes), and what the launched lanes compute is unchanged. What it
+// buys: exec, r0l and counters that start equal and change alike stay
+// uniform, so `jmp_exec_any` loops become uniform loops once
+// fold_uniform_votes (ir/pass_uniform_votes.cpp) turns `any exec` into exec.
+ValueId Translator::write_select_mask(ValueId ex) {
+  if (!known_start_) return ex;
+  const ir::Inst& in = f_.insts[ex];
+  if (in.op != Opcode::And || in.args.size() != 2) return ex;
+  if (f_.insts[in.args[1]].op == Opcode::EntryMask) return in.args[0];
+  if (f_.insts[in.args[0]].op == Opcode::EntryMask) return in.args[1];
+  return ex;
+}
+
+void Translator::start_state_known() {
+  std::vector<uint8_t> written(f_.vars.size(), 0);
+  for (const ir::Inst& in : f_.insts)
+    if (in.block != ir::kNoBlock && in.op == Opcode::SetVar) written[in.imm] = 1;
+  std::vector<ValueId> body = std::move(f_.blocks[0].insts);
+  f_.blocks[0].insts.clear();
+  b_.set_block(0);
+  for (uint32_t r = 0; r < kNumGprVars; ++r)
+    if (written[r]) b_.set_var(r, b_.i32(0));
+  b_.set_var(exec_var_, b_.i1(true));
+  f_.blocks[0].insts.insert(f_.blocks[0].insts.end(), body.begin(), body.end());
+}
+
 bool Translator::write(const Op& d, ValueId v, ValueId ex) {
   if (ir::is_float(b_.type(v))) v = b_.bitcast(ir::int_type(ir::bit_width(b_.type(v))), v);
   if (d.type == OpType::Reg32 && d.n <= 127) {
     const ValueId old = b_.get_var(uint32_t(d.n));
-    b_.set_var(uint32_t(d.n), b_.select(ex, b_.resize(Type::I32, v), old));
+    b_.set_var(uint32_t(d.n), b_.select(write_select_mask(ex), b_.resize(Type::I32, v), old));
     return true;
   }
   if (d.type == OpType::Reg64) {
@@ -108,7 +141,7 @@ bool Translator::write(const Op& d, ValueId v, ValueId ex) {
     const uint32_t reg = uint32_t(d.n >> 1);
     const ValueId old = b_.get_var(reg);
     const ValueId merged = b_.insert16(old, b_.resize(Type::I16, v), uint64_t(d.n & 1));
-    b_.set_var(reg, b_.select(ex, merged, old));
+    b_.set_var(reg, b_.select(write_select_mask(ex), merged, old));
     return true;
   }
   return false;
@@ -117,6 +150,7 @@ bool Translator::write(const Op& d, ValueId v, ValueId ex) {
 bool Translator::write_pair(const Op& d, ValueId lo, ValueId hi, ValueId ex) {
   if (d.type != OpType::Reg64 || d.n > 126) return false;
   const ValueId old_lo = b_.get_var(uint32_t(d.n)), old_hi = b_.get_var(uint32_t(d.n + 1));
+  ex = write_select_mask(ex);
   b_.set_var(uint32_t(d.n), b_.select(ex, lo, old_lo));
   b_.set_var(uint32_t(d.n + 1), b_.select(ex, hi, old_hi));
   return true;
@@ -278,7 +312,7 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
       nv = b_.select(below, b_.select(c, zero, nn), v);
     }
     const ValueId merged = b_.insert16(r0, nv, 0);
-    b_.set_var(0, b_.select(b_.entry_mask(), merged, r0));
+    b_.set_var(0, known_start_ ? merged : b_.select(b_.entry_mask(), merged, r0));
     b_.set_var(exec_var_, b_.icmp(IntPred::Eq, nv, b_.constant(Type::I16, 0)));
     fallthrough();
     return true;
@@ -289,7 +323,7 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
     const ValueId nn = b_.constant(Type::I16, in.f("n"));
     const ValueId nv = b_.select(b_.icmp(IntPred::Ugt, v, nn), b_.isub(v, nn), b_.constant(Type::I16, 0));
     const ValueId merged = b_.insert16(r0, nv, 0);
-    b_.set_var(0, b_.select(b_.entry_mask(), merged, r0));
+    b_.set_var(0, known_start_ ? merged : b_.select(b_.entry_mask(), merged, r0));
     b_.set_var(exec_var_, b_.icmp(IntPred::Eq, nv, b_.constant(Type::I16, 0)));
     fallthrough();
     return true;
@@ -297,7 +331,10 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
   if (n == "jmp_exec_any" || n == "jmp_exec_none") {
     const uint64_t target = uint64_t(decode_operand(in, in.desc->operands[0], pc).n);
     if (!insns_.count(target)) return fail(in, pc, "branch target " + hex(target) + " is not an instruction", err);
-    const ValueId ex = exec();
+    // any() looks only at the lanes of its mask operand, so the AND with the
+    // entry mask is redundant; known_start_ leaves it out so that a uniform
+    // exec stays a uniform operand (fold_uniform_votes).
+    const ValueId ex = known_start_ ? b_.get_var(exec_var_) : exec();
     const ValueId any = b_.any(ex, b_.entry_mask());
     const ir::BlockId taken = block_at(target), not_taken = blocks_.count(next) ? block_at(next) : end_block_;
     if (n == "jmp_exec_any") b_.cond_br(any, taken, not_taken);
@@ -321,7 +358,7 @@ bool Translator::insn(const Insn& in, uint64_t pc, std::string& err) {
     }
     if (n == "call") {
       const ValueId old = b_.get_var(1);
-      b_.set_var(1, b_.select(ex, b_.i32(uint32_t(next)), old));  // link register r1
+      b_.set_var(1, b_.select(write_select_mask(ex), b_.i32(uint32_t(next)), old));  // link register r1
     }
     if (indirect) {
       indirect_jump(target);
@@ -391,6 +428,10 @@ bool Translator::run(const uint8_t* code, size_t size, std::string& err) {
     pc += in.size;
   }
   exec_is_entry_ = options_.exec_starts_launched && !exec_written;
+  known_start_ = options_.exec_starts_launched && exec_written;
+  // The same contract: the runner unpacks only the launched lanes' registers
+  // and exec, so construct_ssa stores the vars without selecting on the entry mask.
+  if (known_start_) f_.unlaunched_lanes_free = true;
   for (unsigned sr : srs) sr_vars_[sr] = f_.add_var("sr" + std::to_string(sr), Type::I32);
   for (unsigned u : us) u_vars_[u] = f_.add_var(std::string(1, 'u').append(std::to_string(u)), Type::I32);
   exec_var_ = f_.add_var("exec", Type::I1);
@@ -405,6 +446,7 @@ bool Translator::run(const uint8_t* code, size_t size, std::string& err) {
   }
   b_.set_block(end_block_);
   b_.ret();  // running off the end behaves like stop
+  if (known_start_) start_state_known();
   f_.compute_preds();
   const std::string v = ir::verify(f_);
   if (!v.empty()) {

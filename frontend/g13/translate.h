@@ -62,7 +62,13 @@ struct TranslateOptions {
   // compute launch, whose registers start at zero (r0l = 0 enables every
   // launched lane). A program with no exec-stack instruction (none writes
   // "exec") then reads the entry mask instead of the var, which it neither
-  // reads nor writes.
+  // reads nor writes. A program with one starts the registers it writes at
+  // zero and exec at every lane as constants, lets lanes that were not
+  // launched compute like active ones (register writes select on exec
+  // alone; the runner never reads those lanes: ir::Function::
+  // unlaunched_lanes_free), so exec, r0l and counters stay uniform where
+  // every lane computes them alike (a uniform jmp_exec_any loop then has
+  // no vote after the pipeline: ir::fold_uniform_votes).
   bool exec_starts_launched = false;
 };
 

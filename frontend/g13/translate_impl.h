@@ -125,6 +125,17 @@ class Translator {
   uint32_t exec_var_ = 0;                 // var "exec": the execution mask (i1 per lane)
   TranslateOptions options_;
   bool exec_is_entry_ = false;            // exec() is the entry mask (options_.exec_starts_launched, no exec writer)
+  // options_.exec_starts_launched with an exec writer: the registers and
+  // exec start as constants (zero, all lanes) and register writes select on
+  // exec alone, so lanes that were not launched compute like active ones
+  // (nothing observes them: see start_state_known()).
+  bool known_start_ = false;
+  // The mask a register write selects on: `ex` (an active-lane mask built
+  // by exec()) without its entry-mask conjunct when known_start_.
+  ValueId write_select_mask(ValueId ex);
+  // With known_start_: `set_var r, 0` for every register the code writes
+  // and `set_var exec, true` at the start of the entry block.
+  void start_state_known();
   ir::BlockId end_block_ = 0, bad_target_block_ = 0;
   uint64_t pc_ = 0;
   bool cmp_undefined_ = false;

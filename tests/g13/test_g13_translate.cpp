@@ -159,7 +159,8 @@ void check_same(const EndState& ref, const EndState& got, const std::string& eng
 // Runs `code` on the reference and on every engine. Returns false (nothing
 // compared) when the reference reports an error and `skip_errors` is set.
 bool compare_code(const std::vector<uint8_t>& code, const g13::SimdGroup& start, const TestMemory& mem,
-                  const std::string& prog, bool skip_errors = false, bool* ref_fault = nullptr) {
+                  const std::string& prog, bool skip_errors = false, bool* ref_fault = nullptr,
+                  bool known_start = false) {
   const EndState ref = run_reference(code, start, mem);
   if (ref_fault) *ref_fault = ref.fault;
   if (!ref.error.empty()) {
@@ -168,7 +169,9 @@ bool compare_code(const std::vector<uint8_t>& code, const g13::SimdGroup& start,
   }
   ir::Function f;
   std::string err;
-  const bool translated = g13::translate(code.data(), code.size(), f, err);
+  g13::TranslateOptions topt;
+  topt.exec_starts_launched = known_start;  // the caller's start state is a launch's: zero registers, exec = launched
+  const bool translated = g13::translate(code.data(), code.size(), f, err, topt);
   // An undefined operand the interpreter happened not to read (a compare
   // operand no lane needed) may still stop the translation, with a clear error.
   if (!translated && skip_errors && prog.find("None") != std::string::npos && err.find("pc 0x0") != std::string::npos)
@@ -743,4 +746,100 @@ TEST_CASE("g13 translate: exec_starts_launched reads the entry mask only where n
   CHECK(exec_var_accesses(straight, true) == 0);
   CHECK(exec_var_accesses(exec_stack, false) > 0);
   CHECK(exec_var_accesses(exec_stack, true) > 0);
+}
+
+TEST_CASE("g13 translate: with a known start state a uniform jmp_exec_any loop loses its vote") {
+  // TranslateOptions::exec_starts_launched with exec-stack instructions: the
+  // registers and exec start as constants and register writes select on
+  // exec alone, so a loop whose condition every lane computes alike (the
+  // bench kernel `alu`, examples/g13/int_hash.s) has a uniform exec;
+  // fold_uniform_votes then turns its `jmp_exec_any` vote into the exec
+  // value, and the loop is a single block of strip ops (no warp op), which
+  // the x64 backend runs strip by strip in registers.
+  const char* text =
+      "get_sr r1, sr80 (thread_position_in_grid.x)\n"
+      "device_load 0, i32, x, r2, u0_u1, r1, unsigned\n"
+      "wait 0\n"
+      "mov_imm r5, 0, 0b0\n"
+      "push_exec r0l, 1\n"
+      "while_icmp r0l, ult, r5, 64, 1\n"
+      "loop:\n"
+      "imadd r2, r2, u4, u5\n"
+      "iadd r3, r2, r2, lsl 4\n"
+      "xor r2, r2, r3\n"
+      "iadd r5, r5, 1\n"
+      "while_icmp r0l, ult, r5, 64, 1\n"
+      "jmp_exec_any loop\n"
+      "pop_exec r0l, 1\n"
+      "device_store 0, i32, x, r2, u2_u3, r1, unsigned, 0\n"
+      "stop\n";
+  std::vector<uint8_t> code;
+  std::string err;
+  REQUIRE_MESSAGE(g13::assemble(text, code, err), err);
+  auto votes_in_loops = [&](bool starts_launched) {
+    ir::Function f;
+    g13::TranslateOptions opt;
+    opt.exec_starts_launched = starts_launched;
+    REQUIRE_MESSAGE(g13::translate(code.data(), code.size(), f, err, opt), err);
+    REQUIRE(ir::run_pipeline(f, ir::PassOptions{}) == "");
+    int loops = 0, votes = 0;
+    for (ir::BlockId b = 0; b < f.blocks.size(); ++b) {
+      const auto& succs = f.blocks[b].succs;
+      if (std::find(succs.begin(), succs.end(), b) == succs.end()) continue;
+      ++loops;
+      for (ir::ValueId v : f.blocks[b].insts) votes += f.insts[v].op == ir::Opcode::Any;
+    }
+    CHECK(loops == 1);
+    return votes;
+  };
+  CHECK(votes_in_loops(false) == 1);
+  CHECK(votes_in_loops(true) == 0);
+}
+
+TEST_CASE("g13 translate: exec_starts_launched with exec-stack code matches the interpreter on partial launches") {
+  // The known start state (TranslateOptions::exec_starts_launched): every
+  // register the code writes starts at zero, exec at the launched lanes, and
+  // lanes that were not launched compute like active ones. The launched
+  // lanes' registers, memory and faults must be the reference's, with
+  // divergent if/else, a per-lane while loop, a uniform one and
+  // jmp_exec_none, on full and partial launches.
+  std::mt19937_64 rng(41);
+  const int n = light() ? 4 : 16;
+  for (int i = 0; i < n; ++i) {
+    const uint32_t launched = i % 4 == 0 ? 0xFFFFFFFFu : i % 4 == 1 ? 0x00FFFF0Fu : i % 4 == 2 ? 0x80000001u : uint32_t(rng()) | 1u;
+    g13::SimdGroup sg = random_state(rng, launched);
+    // The registers the program writes start at zero (a launch's state);
+    // r20..r31 stay random and give the lanes different values.
+    for (unsigned r = 0; r < 20; ++r)
+      for (unsigned l = 0; l < 32; ++l) sg.set_r32(r, l, 0);
+    sg.recompute_exec();
+    std::string prog;
+    for (unsigned r = 2; r < 14; ++r) prog += "iadd r" + std::to_string(r) + ", r" + std::to_string(r + 18) + ", 0\n";
+    prog += "if_icmp r0l, ult, r2, 8, 1\n" + random_alu(rng) + "\n" +
+            "else_icmp r0l, ugte, r3, 4, 1\n" + random_alu(rng) + "\n" +
+            "pop_exec r0l, 1\n" + random_alu(rng) + "\n"
+            "mov_imm r12, 0, 0b0\n"
+            "and r13, r5, 7\n"  // per-lane trip count 0..7
+            "push_exec r0l, 1\n"
+            "while_icmp r0l, ult, r12, r13, 1\n"
+            "loop:\n"
+            "iadd r12, r12, 1\n" + random_alu(rng) + "\n"
+            "while_icmp r0l, ult, r12, r13, 1\n"
+            "jmp_exec_any loop\n"
+            "pop_exec r0l, 1\n"
+            "mov_imm r14, 0, 0b0\n"
+            "push_exec r0l, 1\n"
+            "while_icmp r0l, ult, r14, 5, 1\n"
+            "uloop:\n"
+            "iadd r14, r14, 1\n" + random_alu(rng) + "\n"
+            "while_icmp r0l, ult, r14, 5, 1\n"
+            "jmp_exec_any uloop\n"
+            "pop_exec r0l, 1\n"
+            "if_icmp r0l, ueq, r12, 200, 1\n"
+            "jmp_exec_none skip\n"
+            "mov_imm r6, 12345, 0b0\n"
+            "skip:\n"
+            "pop_exec r0l, 1";
+    compare_code(asm_ok(prog + "\nstop"), sg, {}, prog, false, nullptr, true);
+  }
 }
