@@ -36,6 +36,13 @@ class InstalledCode : public CompiledCode {
   // Calls the code as `uint32_t entry(ir::WarpContext*)` (the host's C calling
   // convention); a frame-using function without a frame faults as Unsupported.
   ir::RunStatus run(ir::WarpContext& ctx) const override;
+  // The warp loop's entry, `uint32_t loop(ir::WarpContext*, ir::WarpLoop*)`,
+  // as a byte offset from mem.entry(); kNoWarpLoop: the tier emitted none
+  // (barriers in the function, or a tier without one).
+  static constexpr size_t kNoWarpLoop = ~size_t(0);
+  size_t warp_loop_entry = kNoWarpLoop;
+  bool has_warp_loop() const override { return warp_loop_entry != kNoWarpLoop; }
+  ir::RunStatus run_warps(ir::WarpContext& ctx, ir::WarpLoop& loop) const override;
 };
 
 }  // namespace gpurc::backend

@@ -412,6 +412,8 @@ void Emitter::emit_prologue() {
   mov(r12, qword[CTX(frame)]);
   mov(r13, qword[CTX(vars)]);
   mov(r15, qword[CTX(uniforms)]);
+  if (warp_loop_) mov(qword[rsp + kWarpLoopOffset], 0);  // a single-warp run
+  L(warp_start_);  // each warp of a warp-loop call starts here (warp_loop.cpp)
   mov(dword[CTX(fault)], uint32_t(FaultKind::None));
   // A warp without launched lanes has nothing to run (as the interpreter).
   Label run;
@@ -493,6 +495,9 @@ void Emitter::emit_prologue() {
 }
 
 void Emitter::emit_function() {
+  warp_loop_ = true;  // a second entry running many warps per call, unless the code stops at barriers
+  for (ir::BlockId b = 0; b < f_.blocks.size(); ++b)
+    if (ValueId t = f_.terminator(b); t != kNoValue && f_.insts[t].op == Opcode::Barrier) warp_loop_ = false;
   for (const ir::Inst& in : f_.insts)
     if ((in.op == Opcode::Load || in.op == Opcode::AtomicRmw || in.op == Opcode::AtomicCas) && in.block != kNoBlock &&
         in.type != ir::Type::Void)
@@ -503,6 +508,10 @@ void Emitter::emit_function() {
   L(fault_return_);  // eax already holds the status
   L(epilogue_);
   mov(dword[CTX(status)], eax);
+  if (warp_loop_) {
+    cmp(qword[rsp + kWarpLoopOffset], 0);
+    jne(loop_next_, T_NEAR);
+  }
   vzeroupper();
   ldmxcsr(dword[rsp + 12]);
   add(rsp, kStackBytes);
@@ -515,6 +524,7 @@ void Emitter::emit_function() {
   ret();
   emit_cold_code();  // out-of-line fixes (lower_float.cpp), which jump back
   emit_fault_common();  // after the cold code: its fault sites join the table
+  emit_warp_loop();
   // The constants are already in place, ahead of the code (ConstPool).
 }
 

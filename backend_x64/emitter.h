@@ -73,6 +73,10 @@ class Emitter : public Xbyak::CodeGenerator {
   const uint8_t* pool_lowest() const { return pool_.lowest(); }
   void emit_function();
   uint32_t frame_bytes() const { return frame_bytes_; }
+  // Byte offset of the warp loop's entry from the code start
+  // (ir::Executable::run_warps), or kNoWarpLoop (a function with barriers).
+  static constexpr size_t kNoWarpLoop = ~size_t(0);
+  size_t warp_loop_entry() const { return warp_loop_entry_; }
   // Descriptors referenced by the code; the compiled function keeps them alive.
   std::vector<std::unique_ptr<rt::EvalOp>> eval_ops;
   std::vector<std::unique_ptr<rt::WarpOp>> warp_ops;
@@ -185,7 +189,10 @@ class Emitter : public Xbyak::CodeGenerator {
   // [rsp+48], [rsp+52]: the MXCSR values of IEEE mode and of DAZ mode
   // (daz_: helper calls and exact compares switch between them).
   static constexpr int kMxcsrIeeeOffset = 48, kMxcsrDazOffset = 52;
-  static constexpr int kStackBytes = 56;      // below the pushed registers; keeps rsp 16-byte aligned
+  // [rsp+56]: the ir::WarpLoop* of a warp-loop call (warp_loop.cpp), 0 in a
+  // single-warp run: the epilogue goes on to the next warp when it is set.
+  static constexpr int kWarpLoopOffset = 56;
+  static constexpr int kStackBytes = 72;      // below the pushed registers; keeps rsp 16-byte aligned
   static constexpr uint32_t kZeroSource = ~0u;  // copy_warp source that stores zeros
   static constexpr uint32_t kLaunchMaskBytes = ir::kWarpLanes * 12;
   void copy_warp(uint32_t dst_off, uint32_t src_off, unsigned bytes, bool launched_only);
@@ -340,6 +347,13 @@ class Emitter : public Xbyak::CodeGenerator {
   Xbyak::Label fault_common_;
   void emit_fault_common();
   std::vector<Xbyak::Label> block_label_;
+  // The warp loop (warp_loop.cpp): a second entry that runs many warps per
+  // call; warp_start_ is the per-warp part of the prologue, loop_next_ where
+  // the epilogue goes in a warp-loop call.
+  bool warp_loop_ = false;
+  size_t warp_loop_entry_ = kNoWarpLoop;
+  Xbyak::Label warp_start_, loop_next_;
+  void emit_warp_loop();
 };
 
 }  // namespace gpurc::x64

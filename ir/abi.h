@@ -77,6 +77,34 @@ struct WarpContext {
   GuestMemory* memory = nullptr;
 };
 
+// The warp loop (docs/runtime.md, "Warp loop"): one call of an engine runs
+// many full warps of one block in the same vars and frame, setting up each
+// warp's vars itself from this description instead of a launcher's per-warp
+// C++ (coordinates, init callback, context copy, zeroing, entry code).
+// Per warp w, before it runs: the `nzero` ranges (offset, bytes; bytes a
+// multiple of 32) of the vars are zeroed, then each lane var i's 32 lanes are
+// written: lane l = (bases[(w - first_warp) * nvars + i] + lane_add[l]) &
+// lane_keep[l], in `width`-byte elements (lane_keep null: all ones).
+struct LaneVarInit {
+  uint32_t offset = 0;                // byte offset of the var's slot in the vars
+  uint32_t width = 4;                 // bytes per lane: 4 or 8
+  const uint8_t* lane_add = nullptr;  // 32 elements of `width` bytes, 64-byte aligned
+  const uint8_t* lane_keep = nullptr; // 32 elements of `width` bytes (all-ones / zero), 64-byte aligned, or null
+};
+struct WarpLoop {
+  const LaneVarInit* vars = nullptr;
+  uint32_t nvars = 0;
+  uint32_t nzero = 0;
+  const uint32_t* zero = nullptr;     // nzero pairs (offset, bytes)
+  const uint64_t* bases = nullptr;    // nvars per warp, warps first_warp .. end_warp - 1
+  uint32_t first_warp = 0, end_warp = 0;
+  int64_t budget = 0;                 // each warp's watchdog budget (WarpContext::budget)
+  // Out: the warp that ended the call (its status is the call's: Fault), or
+  // end_warp when every warp finished (Done).
+  uint32_t warp = 0;
+  uint32_t unused = 0;
+};
+
 // Something that runs one IR function on warps: the IR interpreter, a JIT tier.
 class Executable {
  public:
@@ -96,6 +124,20 @@ class Executable {
   }
   // Runs until return, barrier or fault; sets and returns ctx.status.
   virtual RunStatus run(WarpContext& ctx) const = 0;
+  // Whether run_warps works: the engine has a warp loop for this function
+  // (generated code without barriers). False: run_warps must not be called.
+  virtual bool has_warp_loop() const { return false; }
+  // Runs warps loop.first_warp .. loop.end_warp - 1, every one with all 32
+  // lanes launched (ctx.entry_mask = all ones), one after the other in
+  // ctx.vars / ctx.frame (WarpLoop says how each warp's vars start), until
+  // one faults or all are done; sets loop.warp and ctx.status (and the fault
+  // fields as run() does for the warp that faulted).
+  virtual RunStatus run_warps(WarpContext& ctx, WarpLoop& loop) const {
+    (void)loop;
+    ctx.fault = FaultKind::Unsupported;
+    ctx.status = RunStatus::Fault;
+    return ctx.status;
+  }
 };
 
 }  // namespace gpurc::ir

@@ -22,6 +22,10 @@ class OwningExecutable final : public ir::Executable {
     return exe_->var_read_ranges(out);
   }
   ir::RunStatus run(ir::WarpContext& ctx) const override { return exe_->run(ctx); }
+  bool has_warp_loop() const override { return exe_->has_warp_loop(); }
+  ir::RunStatus run_warps(ir::WarpContext& ctx, ir::WarpLoop& loop) const override {
+    return exe_->run_warps(ctx, loop);
+  }
   const ir::Executable& inner() const { return *exe_; }
 
  private:
@@ -72,6 +76,10 @@ class CachedIr final : public ir::Executable {
     return exe->var_read_ranges(out);
   }
   ir::RunStatus run(ir::WarpContext& ctx) const override { return exe->run(ctx); }
+  bool has_warp_loop() const override { return exe->has_warp_loop(); }
+  ir::RunStatus run_warps(ir::WarpContext& ctx, ir::WarpLoop& loop) const override {
+    return exe->run_warps(ctx, loop);
+  }
   std::shared_ptr<ir::Executable> exe;
   uint32_t vars_bytes;
   uint64_t max_step_cost;

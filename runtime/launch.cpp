@@ -202,6 +202,47 @@ VarsZeroing vars_zeroing(const ir::Executable& exe, const LaunchConfig& cfg, con
   return z;
 }
 
+// The warp loop of a launch (WarpHooks::lane_vars), decided once: empty
+// `use` when the launch takes the per-warp path.
+struct LoopPlan {
+  bool use = false;
+  std::vector<uint32_t> zero;  // (offset, bytes) pairs: what is read and no lane var writes, 32-byte granules
+};
+
+LoopPlan loop_plan(const ir::Executable& exe, const LaunchConfig& cfg, const WarpHooks& hooks,
+                   const VarsZeroing& zeroing) {
+  LoopPlan p;
+  const LaneVarsPlan* lv = hooks.lane_vars;
+  if (!lv || !lv->bases || !cfg.warp_loop || !exe.has_warp_loop() || exe.frame_needs_zero() || hooks.finish ||
+      hooks.memory || hooks.setup || cfg.stack_bytes || cfg.barrier_var != LaunchConfig::kPlainBarriers ||
+      !zeroing.known)
+    return p;
+  const uint32_t stride = uint32_t(align64(cfg.vars_bytes));
+  std::vector<uint8_t> zero(stride, 0);  // per byte: must start at zero
+  for (const auto& [lo, hi] : zeroing.ranges) std::fill(zero.begin() + lo, zero.begin() + hi, uint8_t(1));
+  for (const ir::LaneVarInit& v : lv->vars) {
+    const uint64_t end = uint64_t(v.offset) + uint64_t(v.width) * ir::kWarpLanes;
+    if ((v.width != 4 && v.width != 8) || end > cfg.vars_bytes || !v.lane_add) return p;
+    std::fill(zero.begin() + v.offset, zero.begin() + end, uint8_t(0));
+  }
+  // Whole 32-byte granules: zeroing a little more is harmless (the lane vars
+  // are written after it, other bytes the code does not read).
+  for (uint32_t g = 0; g < stride; g += 32) {
+    if (std::find(zero.begin() + g, zero.begin() + g + 32, uint8_t(1)) == zero.begin() + g + 32) continue;
+    if (!p.zero.empty() && p.zero[p.zero.size() - 2] + p.zero.back() == g) p.zero.back() += 32;
+    else p.zero.insert(p.zero.end(), {g, 32u});
+  }
+  p.use = true;
+  return p;
+}
+
+// Per host thread: the lane vars' bases of a block's full warps.
+uint64_t* loop_bases(size_t n) {
+  thread_local std::vector<uint64_t> v;
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
+
 // dst = src (trivially copyable) through the library's memcpy: a struct
 // copy of known size is inlined as `rep movsq` under generic tuning, whose
 // start-up cost was a good part of launching a small warp. The empty asm
@@ -216,8 +257,8 @@ void copy_object(T& dst, const T& src) {
 
 // Runs one block to completion or to its first fault.
 std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, const LaunchConfig& cfg,
-                                     const VarsZeroing& zeroing, const WarpHooks& hooks, uint64_t block_linear,
-                                     uint64_t& warps_done) {
+                                     const VarsZeroing& zeroing, const LoopPlan& loop, const WarpHooks& hooks,
+                                     uint64_t block_linear, uint64_t& warps_done) {
   const WarpInit& init = hooks.init;
   const WarpFinish& finish = hooks.finish;
   uint64_t threads = cfg.block.count();
@@ -305,7 +346,50 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
     uint32_t* free_slots = block_storage.scratch(2 * size_t(nwarps));
     uint32_t* waiting = free_slots + nwarps;
     uint32_t nfree = 0, nwaiting = 0, next_slot = 0;
-    for (uint32_t w = 0; w < nwarps; ++w) {
+    uint32_t w0 = 0;  // the first warp the per-warp path runs
+    if (loop.use && threads >= ir::kWarpLanes) {
+      // The warp loop: the block's full warps in one call, in slot 0.
+      const uint32_t full = uint32_t(threads / ir::kWarpLanes);
+      const LaneVarsPlan& lv = *hooks.lane_vars;
+      WarpSlot& s = warps[0];
+      copy_object(s.ctx, first);
+      s.ctx.vars = storage;
+      s.ctx.frame = storage + vars_stride;
+      s.ctx.entry_mask = 0xffffffffu;
+      uint64_t* bases = loop_bases(size_t(full) * lv.vars.size());
+      lv.bases(coords, block_linear, 0, full, bases);
+      ir::WarpLoop run{};
+      run.vars = lv.vars.data();
+      run.nvars = uint32_t(lv.vars.size());
+      run.nzero = uint32_t(loop.zero.size() / 2);
+      run.zero = loop.zero.data();
+      run.bases = bases;
+      run.first_warp = 0;
+      run.end_warp = full;
+      run.budget = cfg.budget;
+      ir::RunStatus st = exe.run_warps(s.ctx, run);
+      warps_done += run.warp;
+      if (st != ir::RunStatus::Done) {
+        // The warp that stopped (a fault; the loop has no barriers): reported
+        // as the per-warp path reports it; later warps do not run.
+        const uint64_t t = uint64_t(run.warp) * ir::kWarpLanes;
+        next_thread = Dim3{uint32_t(t % cfg.block.x), uint32_t(t / cfg.block.x % cfg.block.y),
+                           uint32_t(t / (uint64_t(cfg.block.x) * cfg.block.y))};
+        fill_warp_info(s.info, cfg.block, coords, block_linear, run.warp, next_thread, cfg.thread_coords);
+        fault = fault_of(s.ctx);
+        if (st != ir::RunStatus::Fault) fault->kind = ir::FaultKind::Unsupported;  // a barrier the plan excluded
+        fault->block = s.info.block;
+        fault->warp = s.info.warp;
+        if (hooks.fault) hooks.fault(s.info, s.ctx, *fault);
+        return fault;
+      }
+      if (full == nwarps) return fault;
+      w0 = full;
+      const uint64_t t = uint64_t(full) * ir::kWarpLanes;
+      next_thread = Dim3{uint32_t(t % cfg.block.x), uint32_t(t / cfg.block.x % cfg.block.y),
+                         uint32_t(t / (uint64_t(cfg.block.x) * cfg.block.y))};
+    }
+    for (uint32_t w = w0; w < nwarps; ++w) {
       const uint32_t slot = nfree ? free_slots[--nfree] : next_slot++;
       prepare(w, slot);
       switch (run_warp(w)) {
@@ -407,6 +491,7 @@ LaunchResult launch(const ir::Executable& exe, Memory& memory, const LaunchConfi
     }
   }
   const VarsZeroing zeroing = vars_zeroing(exe, cfg, hooks.finish);
+  const LoopPlan loop = loop_plan(exe, cfg, hooks, zeroing);
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> warps_done{0};
   std::mutex fault_lock;
@@ -415,7 +500,7 @@ LaunchResult launch(const ir::Executable& exe, Memory& memory, const LaunchConfi
   auto one = [&](size_t b) {
     if (stop.load(std::memory_order_relaxed)) return;
     uint64_t done = 0;
-    std::optional<LaunchFault> f = run_block(exe, memory, cfg, zeroing, hooks, b, done);
+    std::optional<LaunchFault> f = run_block(exe, memory, cfg, zeroing, loop, hooks, b, done);
     warps_done += done;
     if (f) {
       std::lock_guard<std::mutex> g(fault_lock);

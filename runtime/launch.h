@@ -61,6 +61,10 @@ struct LaunchConfig {
   // so the launch does not fill it per warp (a runner that derives lane
   // coordinates from WarpInfo::warp and the block shape itself).
   bool thread_coords = true;
+  // Allows the warp-loop fast path (WarpHooks::lane_vars, docs/runtime.md
+  // "Warp loop"); false runs every warp through the per-warp path (tests
+  // compare the two).
+  bool warp_loop = true;
 };
 
 struct LaunchFault {
@@ -102,6 +106,19 @@ struct LaunchResult {
 using WarpInit = std::function<void(const WarpInfo&, uint8_t* vars)>;
 using WarpFinish = std::function<void(const WarpInfo&, const uint8_t* vars)>;
 
+// What `init` writes, as data, for the warp loop (ir::WarpLoop): the lane
+// vars (their lane_add / lane_keep arrays owned by the caller, alive for the
+// launch) and per block the bases of its full warps. Given with
+// WarpHooks::lane_vars, it is the caller's promise that for every warp with
+// all 32 lanes launched, zeroing what the executable reads and then writing
+// these vars leaves the vars as zeroing and `init` would.
+struct LaneVarsPlan {
+  std::vector<ir::LaneVarInit> vars;
+  // out[(w - first) * vars.size() + i] = var i's base for warp w, for the
+  // `count` warps first .. first + count - 1 of the block at `block`.
+  std::function<void(const Dim3& block, uint64_t block_linear, uint32_t first, uint32_t count, uint64_t* out)> bases;
+};
+
 // The per-warp parameters of a launch besides init/finish: all optional, and
 // each called once per warp (never per lane), on the thread that runs the
 // warp's block, so they add no cost when absent.
@@ -123,6 +140,12 @@ struct WarpHooks {
   // A warp faulted: may add LaunchFault::detail (or read the warp's state
   // from ctx.vars / ctx.frame). Not called for deadlocks or round limits.
   std::function<void(const WarpInfo&, const ir::WarpContext& ctx, LaunchFault& fault)> fault;
+  // The warp-loop fast path (docs/runtime.md, "Warp loop"): with it, a launch
+  // whose executable has a warp loop and which needs nothing per warp from
+  // C++ (no finish, memory or setup hook, no stacks, no counted barriers)
+  // runs each block's full warps in one call of the executable, without
+  // calling init for them. Null: every warp through init.
+  const LaneVarsPlan* lane_vars = nullptr;
 };
 
 const char* fault_kind_name(ir::FaultKind k);

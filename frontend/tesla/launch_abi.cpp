@@ -76,8 +76,8 @@ void init_attr_warp(uint32_t slot, uint8_t* vars, unsigned lanes, uint64_t attr_
 
 // The launch ABI's values of one thread: $r0 (tid.x | tid.y << 16 | tid.z <<
 // 26), the packed ctaid, and whether it is the thread that writes s[0..0x10).
-static uint32_t launch_r0(const unsigned tid[3]) { return tid[0] | tid[1] << 16 | tid[2] << 26; }
-static uint32_t launch_ctaid(const unsigned ctaid[2]) { return (ctaid[0] & 0xffff) | ctaid[1] << 16; }
+uint32_t launch_r0(const unsigned tid[3]) { return tid[0] | tid[1] << 16 | tid[2] << 26; }
+uint32_t launch_ctaid(const unsigned ctaid[2]) { return (ctaid[0] & 0xffff) | ctaid[1] << 16; }
 static uint32_t launch_writer(const unsigned tid[3]) { return (tid[0] | tid[1] | tid[2]) == 0; }
 
 void init_launch_lane(const LaunchSlots& s, uint8_t* vars, unsigned lane, const unsigned tid[3],

@@ -108,6 +108,9 @@ void init_launch_lane(const ir::Function& f, uint8_t* vars, unsigned lane, const
 // The var offsets computed once per function (launch_slots), for launch
 // loops: Function::var_offset walks every earlier var. kNoSlot for state
 // without a var.
+// The words of one thread's $r0 (tid.x | tid.y << 16 | tid.z << 26) and packed ctaid.
+uint32_t launch_r0(const unsigned tid[3]);
+uint32_t launch_ctaid(const unsigned ctaid[2]);
 struct LaunchSlots {
   static constexpr uint32_t kNoSlot = ~0u;
   uint32_t r0 = kNoSlot, ctaid = kNoSlot, local_base = kNoSlot, abi_writer = kNoSlot;

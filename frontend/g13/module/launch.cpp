@@ -138,6 +138,7 @@ rt::LaunchConfig base_config(const G13Launch& L) {
   cfg.stack_bytes = L.stack_bytes;
   cfg.stack_stride = L.stack_bytes ? g13::kStackStride : 0;
   cfg.budget = L.budget;
+  cfg.warp_loop = L.warp_loop;
   return cfg;
 }
 
@@ -252,6 +253,89 @@ rt::LaunchResult launch_reference(const G13Launch& L, rt::Memory& memory, rt::Th
   return rt::launch(exe, memory, cfg, hooks, pool);
 }
 
+// The per-lane addends of the warp loop's lane vars (rt::LaneVarsPlan).
+struct alignas(64) LaneArrays {
+  uint32_t iota[g13::SimdGroup::kLanes], zero[g13::SimdGroup::kLanes], one[g13::SimdGroup::kLanes];
+};
+
+// What launch_jit's init writes into a full SIMD-group, as data (the warp
+// loop, docs/runtime.md): the uniform vars from the packed image (base 0,
+// the image's lanes as addends), exec (every lane launched: 1) and the
+// special registers, each an affine function of the lane in a SIMD-group
+// that lies in one row of its threadgroup (block.x a multiple of 32, or one
+// row). False: no plan (the per-warp path).
+bool lane_vars_plan(const G13Launch& L, const JitProgram& P, LaneArrays& a, rt::LaneVarsPlan& plan) {
+  if (L.block.x % g13::SimdGroup::kLanes != 0 && L.block.y * L.block.z != 1) return false;
+  for (unsigned i = 0; i < g13::SimdGroup::kLanes; ++i) a.iota[i] = i, a.zero[i] = 0, a.one[i] = 1;
+  auto bytes = [](const auto* x) { return reinterpret_cast<const uint8_t*>(x); };
+  // Per lane var, how its base is made: a constant (uniform vars, exec and
+  // the launch constants) or one of the per-SIMD-group values below.
+  enum Base : uint8_t { kConst, kBlockX, kBlockY, kBlockZ, kWarp, kX0, kY0, kZ0, kThread0, kGridX, kGridY, kGridZ };
+  struct Rule { Base base; uint32_t constant; };
+  std::vector<Rule> rules;
+  for (const auto& [begin, end] : P.uniform_ranges)
+    for (uint32_t o = begin; o < end; o += 4 * g13::SimdGroup::kLanes) {
+      plan.vars.push_back({o, 4, P.image.data() + o, nullptr});
+      rules.push_back({kConst, 0});
+    }
+  for (const g13::VarLayout::Var& v : P.group_layout.vars) {
+    if (v.kind == g13::VarLayout::Kind::Exec) {
+      plan.vars.push_back({v.offset, 4, bytes(a.one), nullptr});
+      rules.push_back({kConst, 0});
+      continue;
+    }
+    Rule r{kConst, 0};
+    const uint32_t* add = a.zero;
+    switch (v.index) {
+      case 0: r.base = kBlockX; break;
+      case 1: r.base = kBlockY; break;
+      case 2: r.base = kBlockZ; break;
+      case 4: case 8: r.constant = L.block.x; break;
+      case 5: case 9: r.constant = L.block.y; break;
+      case 6: case 10: r.constant = L.block.z; break;
+      case 20: case 21: break;
+      case 53: r.base = kWarp; break;
+      case 48: r.base = kX0, add = a.iota; break;
+      case 49: r.base = kY0; break;
+      case 50: r.base = kZ0; break;
+      case 51: r.base = kThread0, add = a.iota; break;
+      case 80: r.base = kGridX, add = a.iota; break;
+      case 81: r.base = kGridY; break;
+      case 82: r.base = kGridZ; break;
+      default: return false;  // not a launch register (prepare() refused the program already)
+    }
+    plan.vars.push_back({v.offset, 4, bytes(add), nullptr});
+    rules.push_back(r);
+  }
+  const rt::Dim3 shape = L.block;
+  plan.bases = [rules, shape](const rt::Dim3& block, uint64_t, uint32_t first, uint32_t count, uint64_t* out) {
+    for (uint32_t w = first; w < first + count; ++w) {
+      const uint64_t t = uint64_t(w) * g13::SimdGroup::kLanes;
+      const uint32_t x0 = uint32_t(t % shape.x), y0 = uint32_t(t / shape.x % shape.y),
+                     z0 = uint32_t(t / (uint64_t(shape.x) * shape.y));
+      for (const Rule& r : rules) {
+        uint32_t v = r.constant;
+        switch (r.base) {
+          case kConst: break;
+          case kBlockX: v = block.x; break;
+          case kBlockY: v = block.y; break;
+          case kBlockZ: v = block.z; break;
+          case kWarp: v = w; break;
+          case kX0: v = x0; break;
+          case kY0: v = y0; break;
+          case kZ0: v = z0; break;
+          case kThread0: v = uint32_t(t); break;
+          case kGridX: v = block.x * shape.x + x0; break;
+          case kGridY: v = block.y * shape.y + y0; break;
+          case kGridZ: v = block.z * shape.z + z0; break;
+        }
+        *out++ = v;
+      }
+    }
+  };
+  return true;
+}
+
 // A compiled translation: the uniforms packed once and copied per
 // SIMD-group (the registers start at zero: the launch zeroes what the code reads), exec and the special registers from a start state per host
 // thread (its registers stay zero: recompute_exec reads r0l), unpacked for
@@ -310,6 +394,9 @@ rt::LaunchResult launch_jit(const G13Launch& L, const JitProgram& P, rt::Memory&
   if (!L.stack_bytes && P.uses_local) hooks.memory = [](const rt::WarpInfo& w, ir::GuestMemory& fallback, ir::WarpContext&) {
     return no_stacks(w, fallback);
   };
+  LaneArrays arrays;
+  rt::LaneVarsPlan plan;
+  if (!finish && !hooks.memory && lane_vars_plan(L, P, arrays, plan)) hooks.lane_vars = &plan;
   return rt::launch(*P.compiled.exe, memory, cfg, hooks, pool);
 }
 

@@ -28,6 +28,7 @@ struct G13Launch {
   uint64_t stack_bytes = 0;      // per-thread stack for stack_load/stack_store
   std::array<uint16_t, 512> uniforms{};  // u0..u255 as halves (u-half 2N = low half of uN)
   int64_t budget = int64_t(1) << 34;     // per SIMD-group and run slice: interpreter steps / IR budget units
+  bool warp_loop = true;         // JIT: full SIMD-groups through the engine's warp loop when it has one (rt::LaunchConfig::warp_loop)
 };
 
 struct G13Result {

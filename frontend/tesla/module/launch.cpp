@@ -225,10 +225,64 @@ bool build_memory(const Kernel& k, const Launch& l, const Prepared& p, const std
   return true;
 }
 
+// The per-lane addends and masks of the warp loop's lane vars (rt::LaneVarsPlan).
+struct alignas(64) LaneArrays {
+  uint32_t iota[ir::kWarpLanes], zero[ir::kWarpLanes], lane0[ir::kWarpLanes];
+  uint64_t local[ir::kWarpLanes], attr[ir::kWarpLanes];
+};
+
+// What init writes into a full warp, as data (the warp loop, docs/runtime.md):
+// every full warp of a block lies in one row when block.x is a multiple of
+// 32 or the block is one row; otherwise (and for warps stopped at counted
+// barriers, which take the per-warp path anyway) no plan.
+bool lane_vars_plan(const Launch& l, const Prepared& p, const tesla::LaunchSlots& slots, uint32_t attr,
+                    LaneArrays& a, rt::LaneVarsPlan& plan) {
+  if (l.block.x % ir::kWarpLanes != 0 && l.block.y * l.block.z != 1) return false;
+  for (unsigned i = 0; i < ir::kWarpLanes; ++i) {
+    a.iota[i] = i;
+    a.zero[i] = 0;
+    a.lane0[i] = i == 0 ? ~0u : 0;
+    a.local[i] = uint64_t(i) * p.local_stride;
+    a.attr[i] = uint64_t(i) * p.attr_stride;
+  }
+  auto bytes = [](const auto& x) { return reinterpret_cast<const uint8_t*>(x); };
+  // The order of `vars` is the order of the bases below.
+  const uint32_t none = tesla::LaunchSlots::kNoSlot;
+  const uint32_t offsets[5] = {slots.r0, slots.ctaid, slots.local_base, slots.abi_writer, attr};
+  const ir::LaneVarInit all[5] = {{slots.r0, 4, bytes(a.iota), nullptr},
+                                  {slots.ctaid, 4, bytes(a.zero), nullptr},
+                                  {slots.local_base, 8, bytes(a.local), nullptr},
+                                  {slots.abi_writer, 4, bytes(a.zero), bytes(a.lane0)},
+                                  {attr, 8, bytes(a.attr), nullptr}};
+  unsigned which[5], n = 0;
+  for (unsigned i = 0; i < 5; ++i)
+    if (offsets[i] != none) {
+      which[n++] = i;
+      plan.vars.push_back(all[i]);
+    }
+  const uint64_t per_block = block_threads(l);
+  const rt::Dim3 shape = l.block;
+  const uint64_t local_stride = p.local_stride, attr_stride = p.attr_stride;
+  plan.bases = [=](const rt::Dim3& block, uint64_t block_linear, uint32_t first, uint32_t count, uint64_t* out) {
+    const unsigned ctaid[2] = {block.x, block.y};
+    const uint32_t cta = tesla::launch_ctaid(ctaid);
+    for (uint32_t w = first; w < first + count; ++w) {
+      const uint64_t t = uint64_t(w) * ir::kWarpLanes, gid0 = block_linear * per_block + t;
+      const unsigned tid0[3] = {unsigned(t % shape.x), unsigned(t / shape.x % shape.y),
+                                unsigned(t / (uint64_t(shape.x) * shape.y))};
+      const uint64_t values[5] = {tesla::launch_r0(tid0), cta, gid0 * local_stride,
+                                  uint64_t((tid0[0] | tid0[1] | tid0[2]) == 0), tesla::kAttrBase + gid0 * attr_stride};
+      for (unsigned i = 0; i < n; ++i) *out++ = values[which[i]];
+    }
+  };
+  return true;
+}
+
 rt::LaunchResult launch_function(const Launch& l, const Prepared& p, const ir::Function& layout,
                                  const ir::Executable& exe, uint32_t vars_bytes, rt::Memory& mem, unsigned threads,
-                                 const rt::WarpFinish& finish) {
+                                 const rt::WarpFinish& finish, bool warp_loop) {
   rt::LaunchConfig cfg;
+  cfg.warp_loop = warp_loop;
   cfg.grid = l.grid;
   cfg.block = l.block;
   cfg.shared_bytes = p.cfg.smem;
@@ -259,7 +313,14 @@ rt::LaunchResult launch_function(const Launch& l, const Prepared& p, const ir::F
     tesla::init_launch_warp(slots, vars, w.lanes, tid, ctaid, gid0 * p.local_stride, p.local_stride);
     tesla::init_attr_warp(attr, vars, w.lanes, tesla::kAttrBase + gid0 * p.attr_stride, p.attr_stride);
   };
-  return rt::launch(exe, mem, cfg, init, finish, threads == 1 ? nullptr : &rt::ThreadPool::shared(threads));
+  rt::WarpHooks hooks;
+  hooks.init = init;
+  hooks.finish = finish;
+  LaneArrays arrays;
+  rt::LaneVarsPlan plan;
+  if (!finish && cfg.barrier_var == rt::LaunchConfig::kPlainBarriers && lane_vars_plan(l, p, slots, attr, arrays, plan))
+    hooks.lane_vars = &plan;
+  return rt::launch(exe, mem, cfg, hooks, threads == 1 ? nullptr : &rt::ThreadPool::shared(threads));
 }
 
 void set_fault(Outcome& out, const rt::LaunchResult& r) {
@@ -304,7 +365,8 @@ Outcome run_jit(const Kernel& k, const Launch& l, std::vector<Buffer>& buffers, 
     return out;
   }
   auto t0 = Clock::now();
-  rt::LaunchResult r = launch_function(l, p, p.f, *compiled.exe, compiled.vars_bytes, mem, opt.threads, nullptr);
+  rt::LaunchResult r = launch_function(l, p, p.f, *compiled.exe, compiled.vars_bytes, mem, opt.threads, nullptr,
+                                      opt.warp_loop);
   out.run_us = us_since(t0);
   set_fault(out, r);
   for (Buffer& b : buffers)

@@ -59,6 +59,7 @@ struct Options {
   const isa::EngineHandle* engine = nullptr;  // null: the reference interpreter
   unsigned threads = 0;            // host threads for blocks; 0 = all cores
   bool count_instructions = false; // fill Outcome::lane_instructions
+  bool warp_loop = true;           // JIT: full warps through the engine's warp loop when it has one (rt::LaunchConfig::warp_loop)
 };
 
 struct Outcome {

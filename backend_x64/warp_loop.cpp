@@ -1,0 +1,180 @@
+// The warp loop: a second entry of a compiled function,
+// `uint32_t loop(ir::WarpContext*, ir::WarpLoop*)` (ir/abi.h), that runs
+// warps loop->first_warp .. end_warp - 1 one after the other in the same
+// vars and frame. The prologue (registers, MXCSR) and the epilogue run once
+// per call; per warp the loop sets the watchdog budget, zeroes the vars
+// ranges it was given and writes the lane vars (base + per-lane addend,
+// masked), then enters the function at warp_start_, the per-run part of
+// the prologue (fault reset, first launched lane, launched-lane masks,
+// partial slots). The function's epilogue, seeing [rsp + kWarpLoopOffset]
+// set, comes back to loop_next_: Done goes on with the next warp, anything
+// else (a fault) returns with loop->warp naming the warp that stopped.
+// Functions with barriers get no loop (a warp stopped at a barrier needs
+// the runtime's rounds and a slot of its own).
+#include <cstddef>
+
+#include "backend_x64/emitter.h"
+#include "ir/abi.h"
+
+namespace gpurc::x64 {
+
+using namespace ir;
+using namespace Xbyak;
+
+namespace {
+#define CTX(field) (rbx + int(offsetof(WarpContext, field)))
+#define LOOP(field) (rsi + int(offsetof(WarpLoop, field)))
+#define LANEVAR(field) (rdi + int(offsetof(LaneVarInit, field)))
+static_assert(sizeof(LaneVarInit) == 24);
+}  // namespace
+
+void Emitter::emit_warp_loop() {
+  if (!warp_loop_) return;
+  align(16);
+  warp_loop_entry_ = getSize();
+  // The prologue's register saves and MXCSR, once per call.
+  push(rbp);
+  mov(rbp, rsp);
+  push(rbx);
+  push(r12);
+  push(r13);
+  push(r14);
+  push(r15);
+  sub(rsp, kStackBytes);
+  stmxcsr(dword[rsp + 12]);
+  if (daz_) {
+    mov(dword[rsp + kMxcsrIeeeOffset], 0x1F80);
+    mov(dword[rsp + kMxcsrDazOffset], 0x1FC0);
+    ldmxcsr(dword[rsp + kMxcsrDazOffset]);
+  } else {
+    mov(dword[rsp + 16], 0x1F80);
+    ldmxcsr(dword[rsp + 16]);
+  }
+  mov(rbx, rdi);
+  mov(r12, qword[CTX(frame)]);
+  mov(r13, qword[CTX(vars)]);
+  mov(r15, qword[CTX(uniforms)]);
+  mov(qword[rsp + kWarpLoopOffset], rsi);
+  mov(eax, dword[LOOP(first_warp)]);
+  mov(dword[LOOP(warp)], eax);
+  Label check, done, exit;
+  jmp(check, T_NEAR);
+
+  // From the epilogue: eax = the status of the warp that just ended.
+  L(loop_next_);
+  cmp(eax, uint32_t(RunStatus::Done));
+  jne(exit, T_NEAR);
+  mov(rsi, qword[rsp + kWarpLoopOffset]);
+  add(dword[LOOP(warp)], 1);
+
+  L(check);
+  mov(rsi, qword[rsp + kWarpLoopOffset]);
+  mov(eax, dword[LOOP(warp)]);
+  cmp(eax, dword[LOOP(end_warp)]);
+  jae(done, T_NEAR);
+  mov(rdx, qword[LOOP(budget)]);
+  mov(qword[CTX(budget)], rdx);
+
+  // Zeroed ranges: (offset, bytes) pairs, bytes a multiple of 32.
+  {
+    Label ranges, range, tail, next, none;
+    mov(ecx, dword[LOOP(nzero)]);
+    test(ecx, ecx);
+    jz(none, T_NEAR);
+    mov(rdx, qword[LOOP(zero)]);
+    vxor(0, 0, 0);
+    L(ranges);
+    mov(r8d, dword[rdx]);
+    mov(r9d, dword[rdx + 4]);
+    add(r8, r13);
+    L(range);
+    cmp(r9d, vbytes_);
+    jb(tail, T_NEAR);
+    vstore(ptr[r8], 0);
+    add(r8, vbytes_);
+    sub(r9d, vbytes_);
+    jmp(range, T_NEAR);
+    L(tail);
+    if (z_) {  // a last 32 bytes
+      test(r9d, r9d);
+      jz(next, T_NEAR);
+      vmovdqu(ptr[r8], Ymm(0));
+    }
+    L(next);
+    add(rdx, 8);
+    sub(ecx, 1);
+    jnz(ranges, T_NEAR);
+    L(none);
+  }
+
+  // Lane vars: lane l = (base + lane_add[l]) & lane_keep[l].
+  {
+    Label vars, wide, next, none;
+    mov(ecx, dword[LOOP(nvars)]);
+    test(ecx, ecx);
+    jz(none, T_NEAR);
+    mov(eax, dword[LOOP(warp)]);
+    sub(eax, dword[LOOP(first_warp)]);
+    imul(eax, ecx);
+    mov(rdx, qword[LOOP(bases)]);
+    lea(rdx, ptr[rdx + rax * 8]);
+    mov(rdi, qword[LOOP(vars)]);
+    L(vars);
+    mov(r8d, dword[LANEVAR(offset)]);
+    add(r8, r13);
+    mov(r9, qword[LANEVAR(lane_add)]);
+    mov(r10, qword[LANEVAR(lane_keep)]);
+    auto write = [&](int bytes, bool q) {
+      Label unmasked, written;
+      if (q) vpbroadcastq(V(1), qword[rdx]);
+      else vpbroadcastd(V(1), dword[rdx]);
+      test(r10, r10);
+      jz(unmasked, T_NEAR);
+      for (int o = 0; o < bytes; o += vbytes_) {
+        if (q) vpaddq(V(2), V(1), ptr[r9 + o]);
+        else vpaddd(V(2), V(1), ptr[r9 + o]);
+        if (z_) vpandd(V(2), V(2), ptr[r10 + o]);
+        else vpand(V(2), V(2), ptr[r10 + o]);
+        vstore(ptr[r8 + o], 2);
+      }
+      jmp(written, T_NEAR);
+      L(unmasked);
+      for (int o = 0; o < bytes; o += vbytes_) {
+        if (q) vpaddq(V(2), V(1), ptr[r9 + o]);
+        else vpaddd(V(2), V(1), ptr[r9 + o]);
+        vstore(ptr[r8 + o], 2);
+      }
+      L(written);
+    };
+    cmp(dword[LANEVAR(width)], 8);
+    je(wide, T_NEAR);
+    write(4 * kWarpLanes, false);
+    jmp(next, T_NEAR);
+    L(wide);
+    write(8 * kWarpLanes, true);
+    L(next);
+    add(rdx, 8);
+    add(rdi, int(sizeof(LaneVarInit)));
+    sub(ecx, 1);
+    jnz(vars, T_NEAR);
+    L(none);
+  }
+  jmp(warp_start_, T_NEAR);
+
+  L(done);
+  mov(eax, uint32_t(RunStatus::Done));
+  mov(dword[CTX(status)], eax);
+  L(exit);  // eax = the call's status (ctx.status holds it)
+  vzeroupper();
+  ldmxcsr(dword[rsp + 12]);
+  add(rsp, kStackBytes);
+  pop(r15);
+  pop(r14);
+  pop(r13);
+  pop(r12);
+  pop(rbx);
+  pop(rbp);
+  ret();
+}
+
+}  // namespace gpurc::x64

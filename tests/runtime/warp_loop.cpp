@@ -1,0 +1,182 @@
+// rt::launch's warp-loop fast path (docs/runtime.md, "Warp loop") with a
+// hand-written executable whose run_warps follows the ir::WarpLoop contract
+// in C++: which warps the launch hands to the loop, what the loop's warps
+// start with, and how a fault inside the loop is reported.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstring>
+#include <vector>
+
+#include "runtime/launch.h"
+
+using namespace gpurc;
+using Kind = ir::GuestMemory::Kind;
+
+namespace {
+
+// Var 0 (offset 0) is read and must start at zero; var 1 (offset 128) holds
+// the thread's global index, written by init or by the loop's lane var.
+constexpr uint32_t kReadOff = 0, kThreadOff = 128, kVarsBytes = 256;
+
+uint32_t lane_u32(const uint8_t* vars, uint32_t off, unsigned l) {
+  uint32_t v;
+  std::memcpy(&v, vars + off + 4 * l, 4);
+  return v;
+}
+
+class Looped final : public ir::Executable {
+ public:
+  uint64_t fault_thread = ~uint64_t(0);
+  mutable std::atomic<uint64_t> single_runs{0}, loop_warps{0}, loop_calls{0};
+
+  size_t frame_bytes() const override { return 0; }
+  bool frame_needs_zero() const override { return false; }
+  bool var_read_ranges(std::vector<std::pair<uint32_t, uint32_t>>& out) const override {
+    out = {{kReadOff, kReadOff + 128}};
+    return true;
+  }
+  // out[thread] = 1 + var 0 (1 when var 0 started at zero); then var 0 is
+  // dirtied, so a warp after it in the same vars would see it if nobody zeroed it.
+  ir::RunStatus body(ir::WarpContext& ctx) const {
+    ctx.fault = ir::FaultKind::None;
+    for (unsigned l = 0; l < 32; ++l) {
+      if (!(ctx.entry_mask >> l & 1)) continue;
+      const uint32_t thread = lane_u32(ctx.vars, kThreadOff, l);
+      uint64_t v = 1 + lane_u32(ctx.vars, kReadOff, l);
+      if (thread == fault_thread || !ctx.memory->access(Kind::Store, ir::Space::Global, thread * 4ull, 4, &v)) {
+        ctx.fault = ir::FaultKind::OutOfBounds;
+        ctx.fault_lane = l;
+        ctx.fault_addr = thread * 4ull;
+        return ctx.status = ir::RunStatus::Fault;
+      }
+      const uint32_t dirty = 0xdead0000u + l;
+      std::memcpy(ctx.vars + kReadOff + 4 * l, &dirty, 4);
+    }
+    return ctx.status = ir::RunStatus::Done;
+  }
+  ir::RunStatus run(ir::WarpContext& ctx) const override {
+    ++single_runs;
+    return body(ctx);
+  }
+  bool has_warp_loop() const override { return true; }
+  ir::RunStatus run_warps(ir::WarpContext& ctx, ir::WarpLoop& loop) const override {
+    ++loop_calls;
+    CHECK(ctx.entry_mask == 0xffffffffu);
+    for (loop.warp = loop.first_warp; loop.warp < loop.end_warp; ++loop.warp) {
+      ctx.budget = loop.budget;
+      for (uint32_t i = 0; i < loop.nzero; ++i) {
+        CHECK(loop.zero[2 * i + 1] % 32 == 0);
+        std::memset(ctx.vars + loop.zero[2 * i], 0, loop.zero[2 * i + 1]);
+      }
+      for (uint32_t i = 0; i < loop.nvars; ++i) {
+        const ir::LaneVarInit& v = loop.vars[i];
+        const uint64_t base = loop.bases[(loop.warp - loop.first_warp) * loop.nvars + i];
+        for (unsigned l = 0; l < 32; ++l) {
+          uint64_t add = 0, keep = ~uint64_t(0);
+          std::memcpy(&add, v.lane_add + v.width * l, v.width);
+          if (v.lane_keep) std::memcpy(&keep, v.lane_keep + v.width * l, v.width);
+          const uint64_t x = (base + add) & keep;
+          std::memcpy(ctx.vars + v.offset + v.width * l, &x, v.width);
+        }
+      }
+      ++loop_warps;
+      if (body(ctx) != ir::RunStatus::Done) return ctx.status;
+    }
+    return ctx.status = ir::RunStatus::Done;
+  }
+};
+
+struct Run {
+  rt::LaunchResult result;
+  std::vector<uint32_t> out;
+  uint64_t inits = 0;
+  std::vector<uint32_t> fault_hook_warps;
+};
+
+Run launch(Looped& exe, bool loop, bool with_finish) {
+  const rt::Dim3 grid{3, 1, 1}, block{80, 1, 1};  // per block: two full warps and one of 16 lanes
+  const uint64_t threads = grid.count() * block.count();
+  rt::Memory mem;
+  std::string err;
+  REQUIRE(mem.add_buffer("out", ir::Space::Global, 0, threads * 4, err));
+  rt::LaunchConfig cfg;
+  cfg.grid = grid;
+  cfg.block = block;
+  cfg.vars_bytes = kVarsBytes;
+  cfg.warp_loop = loop;
+  cfg.init_writes_finish_reads = true;
+  Run r;
+  rt::WarpHooks hooks;
+  hooks.init = [&](const rt::WarpInfo& w, uint8_t* vars) {
+    ++r.inits;
+    for (unsigned l = 0; l < w.lanes; ++l) {
+      const uint32_t t = uint32_t(w.block_linear * block.count() + w.thread_linear(l));
+      std::memcpy(vars + kThreadOff + 4 * l, &t, 4);
+    }
+  };
+  if (with_finish) hooks.finish = [](const rt::WarpInfo&, const uint8_t*) {};
+  hooks.fault = [&](const rt::WarpInfo& w, const ir::WarpContext&, rt::LaunchFault&) {
+    r.fault_hook_warps.push_back(w.warp);
+  };
+  alignas(64) static uint32_t iota[32];
+  for (unsigned l = 0; l < 32; ++l) iota[l] = l;
+  rt::LaneVarsPlan plan;
+  plan.vars.push_back({kThreadOff, 4, reinterpret_cast<const uint8_t*>(iota), nullptr});
+  plan.bases = [&](const rt::Dim3&, uint64_t block_linear, uint32_t first, uint32_t count, uint64_t* out) {
+    for (uint32_t w = first; w < first + count; ++w) *out++ = block_linear * block.count() + w * 32;
+  };
+  hooks.lane_vars = &plan;
+  r.result = rt::launch(exe, mem, cfg, hooks);
+  r.out.resize(threads);
+  std::memcpy(r.out.data(), mem.find("out")->data(), threads * 4);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("warp loop: full warps in one call per block, partial warps and other launches per warp") {
+  Looped exe;
+  Run r = launch(exe, true, false);
+  REQUIRE(r.result.ok());
+  CHECK(r.result.warps == 9);
+  CHECK(exe.loop_calls == 3);   // one per block
+  CHECK(exe.loop_warps == 6);   // the two full warps of each block
+  CHECK(exe.single_runs == 3);  // the 16-lane warp of each block
+  CHECK(r.inits == 3);          // init only for the per-warp path
+  for (uint32_t t = 0; t < r.out.size(); ++t) CHECK(r.out[t] == 1);  // var 0 zero for every warp
+
+  for (bool loop : {false, true}) {
+    Looped plain;
+    CAPTURE(loop);
+    Run p = launch(plain, loop, /*with_finish=*/loop);  // the loop off, or a finish hook: every warp per warp
+    REQUIRE(p.result.ok());
+    CHECK(plain.loop_calls == 0);
+    CHECK(plain.single_runs == 9);
+    CHECK(p.inits == 9);
+    CHECK(p.out == r.out);
+  }
+}
+
+TEST_CASE("warp loop: a fault inside the loop stops the launch at that warp, as on the per-warp path") {
+  for (bool loop : {true, false}) {
+    CAPTURE(loop);
+    Looped exe;
+    exe.fault_thread = 80 + 32 + 5;  // block 1, warp 1, lane 5
+    Run r = launch(exe, loop, false);
+    REQUIRE(r.result.fault);
+    CHECK(r.result.fault->kind == ir::FaultKind::OutOfBounds);
+    CHECK(r.result.fault->block.x == 1);
+    CHECK(r.result.fault->warp == 1);
+    CHECK(r.result.fault->lane == 5);
+    CHECK(r.result.fault->addr == exe.fault_thread * 4);
+    CHECK(r.fault_hook_warps == std::vector<uint32_t>{1});
+    CHECK(r.result.warps == 3 + 1);  // block 0's three warps, block 1's warp 0
+    for (uint32_t t = 0; t < r.out.size(); ++t) {
+      CAPTURE(t);
+      // Block 0, block 1's warp 0 and warp 1's lanes before the fault ran;
+      // nothing after it (block 2 is not started).
+      CHECK(r.out[t] == (t < 80 + 32 + 5 ? 1u : 0u));
+    }
+  }
+}

@@ -1,0 +1,123 @@
+// The warp loop (docs/runtime.md, "Warp loop"): JIT launches whose full
+// warps run in one call of the generated code give the same memory and the
+// same fault reports as the per-warp path (rt::LaunchConfig::warp_loop off)
+// and the interpreter, for block shapes the loop takes (rows of whole
+// warps, one row with a partial last warp) and one it leaves to the
+// per-warp path.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "frontend/tesla/module/launch.h"
+#include "recompiler/isa_engine.h"
+#include "translate_harness.h"
+
+using namespace gpurc;
+
+namespace {
+
+// out[ctaid.x * 512 + tid.y * ntid.x + tid.x] = $r0 (tid.x | tid.y << 16),
+// and the thread's l[] word 0 round trip through local memory.
+const char* kIndexKernel =
+    "ld $r1 u16 s[0x2]\n"                 // ntid.x
+    "ld $r2 u16 s[0xc]\n"                 // ctaid.x
+    "shl b32 $r2 $r2 0x9\n"               // ctaid.x * 512
+    "cvt u32 $r3 u16 $r0l\n"              // tid.x
+    "cvt u32 $r4 u16 $r0h\n"              // tid.y (tid.z = 0)
+    "long mul $r5 u16 $r4l u16 $r1l\n"    // tid.y * ntid.x
+    "long add b32 $r3 $r3 $r5\n"
+    "long add b32 $r3 $r3 $r2\n"          // i
+    "shl b32 $r3 $r3 0x2\n"
+    "ld $r6 b32 s[0x10]\n"                // out
+    "long add b32 $r6 $r6 $r3\n"
+    "st b32 g0[$r6] $r0\n"
+    "exit nop\n";
+
+tesla_run::Outcome run(const char* src, rt::Dim3 grid, rt::Dim3 block, uint32_t out_bytes, Engine e, bool loop,
+                       std::vector<uint8_t>& out) {
+  tesla_run::Kernel k;
+  std::string err;
+  REQUIRE(tesla::parse_target("g200", k.target, err));
+  REQUIRE_MESSAGE(tesla::assemble(src, k.target, k.code, err), err);
+  tesla_run::Launch l;
+  l.grid = grid;
+  l.block = block;
+  const uint32_t out_addr = 0x10000;
+  l.params.resize(4);
+  std::memcpy(l.params.data(), &out_addr, 4);
+  std::vector<tesla_run::Buffer> bufs(1);
+  bufs[0].name = "out";
+  bufs[0].address = out_addr;
+  bufs[0].bytes.assign(out_bytes, 0xee);
+  tesla_run::Options o;
+  const EngineAsHandle handle(e);
+  o.engine = &handle;
+  o.threads = 1;
+  o.warp_loop = loop;
+  tesla_run::Outcome r = tesla_run::run(k, l, bufs, o);
+  out = bufs[0].bytes;
+  return r;
+}
+
+std::string hex(uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("tesla warp loop: the same memory as the per-warp path and the interpreter for every block shape") {
+  const rt::Dim3 shapes[] = {{256, 1, 1}, {64, 2, 1}, {40, 1, 1}, {16, 4, 1}, {32, 3, 1}};
+  for (const rt::Dim3& b : shapes) {
+    CAPTURE(b.x);
+    CAPTURE(b.y);
+    std::vector<uint8_t> ref, out;
+    REQUIRE(run(kIndexKernel, {3, 1, 1}, b, 3 * 512 * 4, Engine::Interp, true, ref).ok());
+    for (Engine e : host_engines()) {
+      CAPTURE(engine_name(e));
+      for (bool loop : {true, false}) {
+        CAPTURE(loop);
+        tesla_run::Outcome r = run(kIndexKernel, {3, 1, 1}, b, 3 * 512 * 4, e, loop, out);
+        INFO(r.error << r.fault_message);
+        REQUIRE(r.ok());
+        CHECK(out == ref);
+      }
+    }
+  }
+}
+
+TEST_CASE("tesla warp loop: a fault inside the loop names the first faulting warp and lane; later warps do not run") {
+  // Block 1's thread 101 (warp 3, lane 5) is the first whose store leaves
+  // the buffer: block 0 and block 1's warps 0..2 wrote theirs, nothing after.
+  const uint32_t bytes = (512 + 101) * 4;
+  for (Engine e : host_engines()) {
+    CAPTURE(engine_name(e));
+    std::vector<uint8_t> ref;
+    for (bool loop : {true, false}) {
+      CAPTURE(loop);
+      std::vector<uint8_t> out;
+      tesla_run::Outcome r = run(kIndexKernel, {2, 1, 1}, {256, 1, 1}, bytes, e, loop, out);
+      REQUIRE(r.faulted);
+      CHECK(r.fault_kind == "out-of-bounds");
+      if (e == Engine::Interp) {  // the interpreter's own words, the same warp, lane and address
+        const std::string& m = r.fault_message;
+        CHECK(m.find("block (1,0): g0[$r6] access of 4 bytes at " + hex(0x10000 + bytes) + " outside its") == 0);
+        CHECK(m.find("(lane 5)") != std::string::npos);
+        CHECK(m.find("(warp 3)") != std::string::npos);
+      } else {
+        CHECK(r.fault_message ==
+              "out-of-bounds fault in block (1,0,0) warp 3 lane 5 at global address " + hex(0x10000 + bytes));
+      }
+      for (uint32_t t = 0; t < 512 + 96; ++t) {  // block 0's threads, then block 1's warps 0..2
+        if (t == 256) t = 512;
+        uint32_t v;
+        std::memcpy(&v, out.data() + 4 * t, 4);
+        CHECK(v == (t & 255));
+      }
+      if (ref.empty()) ref = out;
+      CHECK(out == ref);  // warp 3's lanes before the fault too: the same on both paths
+    }
+  }
+}
