@@ -764,7 +764,11 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
       });
       return true;
     case kFaddF32:
-      if (rnd == "rto") return error(c, ti, fma, in.enc->name + ".rto (round to odd) is unsupported");
+      if (rnd == "rto") {  // round to odd: ops_ext_defs.h fadd_rto
+        ext::ScalarEmit se;
+        each([&](unsigned l) { return fres(f32(ext::fadd_rto(se, fsrc(0, l, abs0, neg0), fsrc(1, l, abs1, neg1)))); });
+        return true;
+      }
       each([&](unsigned l) {
         float a = f32(fsrc(0, l, abs0, neg0)), b = f32(fsrc(1, l, abs1, neg1));
         return fres(with_round(R, [&] {
@@ -864,19 +868,20 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
       });
       return true;
     }
-    case kV2F32ToV2F16:
-      if (in.mod("round") == "rtna") return error(c, ti, fma, in.enc->name + ".rtna is unsupported");
+    case kV2F32ToV2F16: {
       each([&](unsigned l) {
         uint32_t r = 0;
         for (unsigned h = 0; h < 2; ++h) {
           const uint32_t v = absneg32(S(h, l), h ? abs1 : abs0, h ? neg1 : neg0);
-          uint16_t y = f2h(f32(v), R);
+          ext::ScalarEmit se;  // rtna: ties away (ops_ext_defs.h d2f_rtna)
+          uint16_t y = rnd == "rtna" ? uint16_t(ext::d2f_rtna(se, double(f32(v)), true)) : f2h(f32(v), R);
           if (fb::is_nan(y, Type::F16)) y = kNan16;
           r |= uint32_t(clamp16(y, clamp)) << 16 * h;
         }
         return r;
       });
       return true;
+    }
     case kS8ToS32: case kU8ToU32: case kS16ToS32: case kU16ToU32: {
       const std::string& ln = in.mod("lane0");
       const unsigned sel = ln.size() == 2 ? unsigned(ln[1] - '0') : 0;
@@ -1005,7 +1010,10 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
         float cc = f32(absneg32(flush32(S(2, l), ftz), false, neg2));
         const int32_t sc = scale16 ? int32_t(int16_t(S(3, l) & 0xffff)) : int32_t(S(3, l));
         double p;
-        if (rcp_mode && ((a == 0 && std::isinf(b)) || (b == 0 && std::isinf(a))))
+        // .n (Valhall's FMA_RSCALE_N: "If A = 0 or B = 0, the multiply A * B is
+        // treated as zero even if an ordinary multiply would return NaN"): 0 * inf
+        // and 0 * NaN are a zero with the sign of the product
+        if (rcp_mode && (a == 0 || b == 0))
           p = (std::signbit(a) != std::signbit(b)) ? -0.0 : 0.0;
         else
           p = double(a) * double(b);  // exact
@@ -1125,10 +1133,10 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
     }
     case kS32ToF32: case kU32ToF32: {
       std::string r = in.mod("round");
-      if (r == "rtna") return error(c, ti, fma, in.enc->name + ".rtna is unsupported");
       each([&](unsigned l) {
         double d = in.op == kS32ToF32 ? double(int32_t(S(0, l))) : double(S(0, l));
-        return uint32_t(fb::from_double(d, Type::F32, R));
+        ext::ScalarEmit se;  // rtna: ties away (ops_ext_defs.h d2f_rtna)
+        return r == "rtna" ? ext::d2f_rtna(se, d, false) : uint32_t(fb::from_double(d, Type::F32, R));
       });
       return true;
     }
@@ -1157,12 +1165,13 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
         });
         return true;
       }
-      if (r == "rtna") return error(c, ti, fma, in.enc->name + "." + r + " is unsupported");
       each([&](unsigned l) {
         float v = f32(flush32(S(0, l), ftz));
         if (std::isnan(v)) return kNan32;
         const int32_t e = std::clamp(int32_t(S(1, l)), -1000, 1000);
-        return flush32(uint32_t(fb::from_double(std::ldexp(double(v), e), Type::F32, R)), ftz);
+        const double d = std::ldexp(double(v), e);
+        ext::ScalarEmit se;  // rtna: ties away (ops_ext_defs.h d2f_rtna)
+        return flush32(r == "rtna" ? ext::d2f_rtna(se, d, false) : uint32_t(fb::from_double(d, Type::F32, R)), ftz);
       });
       return true;
     }
