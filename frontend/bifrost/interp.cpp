@@ -387,19 +387,26 @@ std::string wide_clause_reason(const Encoding& e) {
 std::string unsupported_reason(const Encoding& e) {
   if (const char* r = unit_message_reason(e)) return r;
   if (op_of(e) != kUnsupported) return "";
-  // Why the rest has no model (docs/bifrost.md "Instruction status").
-  // Each reason names what was searched: the seed page, the notes, Mesa's
-  // Bifrost compiler (lowering, builder) and Valhall's ISA.xml descriptions.
+  // Why the rest has no model (docs/bifrost.md "Instruction status" and
+  // "Unsupported instructions: what was searched"). Searched for each: the seed
+  // page, the notes, Mesa's Bifrost and Valhall compilers (two trees: Mesa 22
+  // and a current one), Valhall's ISA.xml, and public code, docs, pages and
+  // issue search; each reason names what those sources do say.
   static const std::pair<const char*, const char*> why[] = {
       {"+DISCARD", "fragment discard (Valhall ISA.xml: valid only in a fragment shader; no fragment model)"},
       {"*DTSEL_IMM", "descriptor table select (no descriptor model)"},
-      {"*JUMP_EX", "call/return stack (stack_mode) not modelled"},
-      {"+LD_CVT", "conversion descriptor (its format is not public)"},
-      {"+ST_CVT", "conversion descriptor (its format is not public)"},
-      {"*ATOM_P", "split atomics (ATOM_PRE/ATOM_POST pairing not public)"},
+      {"*JUMP_EX", "call/return stack (stack_mode) not modelled (Mesa never emits it and names only its stack_mode "
+                   "field; Valhall ISA.xml has no JUMP_EX)"},
+      {"+LD_CVT", "conversion descriptor (its format is not public; Mesa never emits LD_CVT)"},
+      {"+ST_CVT", "conversion descriptor (its format is not public; Mesa emits ST_CVT only for image stores "
+                  "addressed through LEA_ATTR_TEX, the attribute unit: no image model)"},
+      {"*ATOM_P", "split atomics (Mesa's bi_emit_atomic_i32_to post-processes ATOM_C's two staging words, value "
+                  "and 'coalesced', with ATOM_POST.i32; what ATOM_POST computes from them and what ATOM_PRE does "
+                  "is not stated anywhere searched)"},
       {"*SHADDXL.i64", "64-bit shift-add (Valhall SHADDX adds to a 64-bit A; how a 32-bit FMA source and result "
                        "carry it is not public)"},
-      {"+BRANCH_", "divergence/low-bits branches (condition not public)"},
+      {"+BRANCH_", "divergence/low-bits branches (condition not public: Mesa never emits them; Valhall ISA.xml "
+                   "names a `lowbits` BRANCHZ combine without a definition)"},
       {"*IMULD", "64-bit multiply half (Valhall IMULD.u64 writes the high product word; the Bifrost `threads` "
                  "even/odd split with +IMOV_FMA is not public, Mesa does not emit it)"},
       {"+IMOV_FMA", "64-bit multiply half (pairs with *IMULD; its `threads` even/odd meaning is not public, "
@@ -415,7 +422,8 @@ std::string unsupported_reason(const Encoding& e) {
   };
   for (const auto& [prefix, reason] : why)
     if (e.name.rfind(prefix, 0) == 0) return reason;
-  return "semantics not public (no definition in the seed page, the notes, Mesa's lowering or Valhall ISA.xml)";
+  return "semantics not public (no definition in the seed page, the notes, Mesa's Bifrost or Valhall compiler, "
+         "Valhall ISA.xml or public code/docs/issue search; Mesa never emits it)";
 }
 
 // ---- program ---------------------------------------------------------------
