@@ -387,19 +387,26 @@ std::string wide_clause_reason(const Encoding& e) {
 std::string unsupported_reason(const Encoding& e) {
   if (const char* r = unit_message_reason(e)) return r;
   if (op_of(e) != kUnsupported) return "";
-  // Why the rest has no model (docs/bifrost.md "Instruction status").
-  // Each reason names what was searched: the seed page, the notes, Mesa's
-  // Bifrost compiler (lowering, builder) and Valhall's ISA.xml descriptions.
+  // Why the rest has no model (docs/bifrost.md "Instruction status" and
+  // "Unsupported instructions: what was searched"). Searched for each: the seed
+  // page, the notes, Mesa's Bifrost and Valhall compilers (two trees: Mesa 22
+  // and a current one), Valhall's ISA.xml, and public code, docs, pages and
+  // issue search; each reason names what those sources do say.
   static const std::pair<const char*, const char*> why[] = {
       {"+DISCARD", "fragment discard (Valhall ISA.xml: valid only in a fragment shader; no fragment model)"},
       {"*DTSEL_IMM", "descriptor table select (no descriptor model)"},
-      {"*JUMP_EX", "call/return stack (stack_mode) not modelled"},
-      {"+LD_CVT", "conversion descriptor (its format is not public)"},
-      {"+ST_CVT", "conversion descriptor (its format is not public)"},
-      {"*ATOM_P", "split atomics (ATOM_PRE/ATOM_POST pairing not public)"},
+      {"*JUMP_EX", "call/return stack (stack_mode) not modelled (Mesa never emits it and names only its stack_mode "
+                   "field; Valhall ISA.xml has no JUMP_EX)"},
+      {"+LD_CVT", "conversion descriptor (its format is not public; Mesa never emits LD_CVT)"},
+      {"+ST_CVT", "conversion descriptor (its format is not public; Mesa emits ST_CVT only for image stores "
+                  "addressed through LEA_ATTR_TEX, the attribute unit: no image model)"},
+      {"*ATOM_P", "split atomics (Mesa's bi_emit_atomic_i32_to post-processes ATOM_C's two staging words, value "
+                  "and 'coalesced', with ATOM_POST.i32; what ATOM_POST computes from them and what ATOM_PRE does "
+                  "is not stated anywhere searched)"},
       {"*SHADDXL.i64", "64-bit shift-add (Valhall SHADDX adds to a 64-bit A; how a 32-bit FMA source and result "
                        "carry it is not public)"},
-      {"+BRANCH_", "divergence/low-bits branches (condition not public)"},
+      {"+BRANCH_", "divergence/low-bits branches (condition not public: Mesa never emits them; Valhall ISA.xml "
+                   "names a `lowbits` BRANCHZ combine without a definition)"},
       {"*IMULD", "64-bit multiply half (Valhall IMULD.u64 writes the high product word; the Bifrost `threads` "
                  "even/odd split with +IMOV_FMA is not public, Mesa does not emit it)"},
       {"+IMOV_FMA", "64-bit multiply half (pairs with *IMULD; its `threads` even/odd meaning is not public, "
@@ -415,7 +422,8 @@ std::string unsupported_reason(const Encoding& e) {
   };
   for (const auto& [prefix, reason] : why)
     if (e.name.rfind(prefix, 0) == 0) return reason;
-  return "semantics not public (no definition in the seed page, the notes, Mesa's lowering or Valhall ISA.xml)";
+  return "semantics not public (no definition in the seed page, the notes, Mesa's Bifrost or Valhall compiler, "
+         "Valhall ISA.xml or public code/docs/issue search; Mesa never emits it)";
 }
 
 // ---- program ---------------------------------------------------------------
@@ -764,7 +772,11 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
       });
       return true;
     case kFaddF32:
-      if (rnd == "rto") return error(c, ti, fma, in.enc->name + ".rto (round to odd) is unsupported");
+      if (rnd == "rto") {  // round to odd: ops_ext_defs.h fadd_rto
+        ext::ScalarEmit se;
+        each([&](unsigned l) { return fres(f32(ext::fadd_rto(se, fsrc(0, l, abs0, neg0), fsrc(1, l, abs1, neg1)))); });
+        return true;
+      }
       each([&](unsigned l) {
         float a = f32(fsrc(0, l, abs0, neg0)), b = f32(fsrc(1, l, abs1, neg1));
         return fres(with_round(R, [&] {
@@ -864,19 +876,20 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
       });
       return true;
     }
-    case kV2F32ToV2F16:
-      if (in.mod("round") == "rtna") return error(c, ti, fma, in.enc->name + ".rtna is unsupported");
+    case kV2F32ToV2F16: {
       each([&](unsigned l) {
         uint32_t r = 0;
         for (unsigned h = 0; h < 2; ++h) {
           const uint32_t v = absneg32(S(h, l), h ? abs1 : abs0, h ? neg1 : neg0);
-          uint16_t y = f2h(f32(v), R);
+          ext::ScalarEmit se;  // rtna: ties away (ops_ext_defs.h d2f_rtna)
+          uint16_t y = rnd == "rtna" ? uint16_t(ext::d2f_rtna(se, double(f32(v)), true)) : f2h(f32(v), R);
           if (fb::is_nan(y, Type::F16)) y = kNan16;
           r |= uint32_t(clamp16(y, clamp)) << 16 * h;
         }
         return r;
       });
       return true;
+    }
     case kS8ToS32: case kU8ToU32: case kS16ToS32: case kU16ToU32: {
       const std::string& ln = in.mod("lane0");
       const unsigned sel = ln.size() == 2 ? unsigned(ln[1] - '0') : 0;
@@ -1005,7 +1018,10 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
         float cc = f32(absneg32(flush32(S(2, l), ftz), false, neg2));
         const int32_t sc = scale16 ? int32_t(int16_t(S(3, l) & 0xffff)) : int32_t(S(3, l));
         double p;
-        if (rcp_mode && ((a == 0 && std::isinf(b)) || (b == 0 && std::isinf(a))))
+        // .n (Valhall's FMA_RSCALE_N: "If A = 0 or B = 0, the multiply A * B is
+        // treated as zero even if an ordinary multiply would return NaN"): 0 * inf
+        // and 0 * NaN are a zero with the sign of the product
+        if (rcp_mode && (a == 0 || b == 0))
           p = (std::signbit(a) != std::signbit(b)) ? -0.0 : 0.0;
         else
           p = double(a) * double(b);  // exact
@@ -1125,10 +1141,10 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
     }
     case kS32ToF32: case kU32ToF32: {
       std::string r = in.mod("round");
-      if (r == "rtna") return error(c, ti, fma, in.enc->name + ".rtna is unsupported");
       each([&](unsigned l) {
         double d = in.op == kS32ToF32 ? double(int32_t(S(0, l))) : double(S(0, l));
-        return uint32_t(fb::from_double(d, Type::F32, R));
+        ext::ScalarEmit se;  // rtna: ties away (ops_ext_defs.h d2f_rtna)
+        return r == "rtna" ? ext::d2f_rtna(se, d, false) : uint32_t(fb::from_double(d, Type::F32, R));
       });
       return true;
     }
@@ -1157,12 +1173,13 @@ bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, uns
         });
         return true;
       }
-      if (r == "rtna") return error(c, ti, fma, in.enc->name + "." + r + " is unsupported");
       each([&](unsigned l) {
         float v = f32(flush32(S(0, l), ftz));
         if (std::isnan(v)) return kNan32;
         const int32_t e = std::clamp(int32_t(S(1, l)), -1000, 1000);
-        return flush32(uint32_t(fb::from_double(std::ldexp(double(v), e), Type::F32, R)), ftz);
+        const double d = std::ldexp(double(v), e);
+        ext::ScalarEmit se;  // rtna: ties away (ops_ext_defs.h d2f_rtna)
+        return flush32(r == "rtna" ? ext::d2f_rtna(se, d, false) : uint32_t(fb::from_double(d, Type::F32, R)), ftz);
       });
       return true;
     }

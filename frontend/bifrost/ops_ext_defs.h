@@ -83,12 +83,11 @@ inline std::string check(const DecodedIns& in) {
   if (in.mod("precision") == "high" || in.mod("precision") == "low") return "." + in.mod("precision") + " is unsupported";
   if (mod_on(in, "offset") || mod_on(in, "adj")) return "." + (mod_on(in, "offset") ? in.mod("offset") : in.mod("adj")) + " is unsupported";
   if (mod_on(in, "divzero")) return ".divzero is unsupported";
-  if (r == "rtna" && op != kFroundV2F16 && op != kF16ToI32 && op != kV2F16ToV2I16) return ".rtna is unsupported";
   if ((r == "inf" || r == "inf0") && n != "+LDEXP.f32") return "." + r + " is unsupported";
   if (op == kSegAdd && in.mod("seg") != "wls") return "." + in.mod("seg") + " is unsupported (no thread-local storage model)";
   if (op == kSegAdd && mod_on(in, "preserve_null")) return ".preserve_null is unsupported";
   const std::string& sp = in.mod("special");
-  if (sp == "left" || sp == "scale16" || (op == kFaddRscale && sp == "n")) return "." + sp + " is unsupported";
+  if (sp == "scale16") return "." + sp + " is unsupported";
   return "";
 }
 
@@ -175,6 +174,67 @@ template <class E> typename E::D round_away(E& e, typename E::D d) {
 template <class E> typename E::V to_int(E& e, typename E::D d, bool sgn, const std::string& r) {
   if (r == "rtna") return e.d2i(round_away(e, d), sgn, ir::Round::TowardZero);
   return e.d2i(d, sgn, round_of(r));
+}
+// f64 -> f32 (h: f16 in the low 16 bits) rounded to nearest, ties away from
+// zero (IEEE 754's roundTiesToAway, the `rtna` mode): it differs from ties to
+// even only on an exact tie, where it takes the neighbour of larger magnitude.
+// The neighbours dn <= d <= up come from the directed roundings; d is a tie
+// when it equals their midpoint, which is exact in f64 (one bit more than the
+// target precision). Infinite neighbours (overflow) make the midpoint inf or
+// NaN, so no tie: ties to even already goes to inf there, as ties away does.
+template <class E> typename E::V d2f_rtna(E& e, typename E::D d, bool h) {
+  using V = typename E::V;
+  using D = typename E::D;
+  auto cvt = [&](ir::Round r) { return h ? e.d2f16(d, r) : e.d2f32(d, r); };
+  auto wide = [&](V v) { return h ? e.f16d(v) : e.f32d(v); };
+  const V ne = cvt(ir::Round::NearestEven), dn = cvt(ir::Round::Down), up = cvt(ir::Round::Up);
+  const D lo = wide(dn), hi = wide(up);
+  const D mid = e.dadd(lo, e.dmul(e.dadd(hi, e.dmul(lo, e.kd(-1.0))), e.kd(0.5)));
+  const typename E::B tie = e.dcmp(kEq, d, mid);
+  return e.sel(tie, e.sel(e.dcmp(kGt, d, e.kd(0.0)), up, dn), ne);
+}
+// f64 -> f32 / f16 with a `round` modifier value (none, rtp, rtn, rtz, rtna).
+template <class E> typename E::V d2f_mode(E& e, typename E::D d, bool h, const std::string& r) {
+  if (r == "rtna") return d2f_rtna(e, d, h);
+  return h ? e.d2f16(d, round_of(r)) : e.d2f32(d, round_of(r));
+}
+// x + y (f64 values widened from f32) rounded to odd at f64 precision: the
+// exact sum when it is an f64 value, otherwise the one of its two f64
+// neighbours whose lowest significand bit is 1. Round to odd at 53 bits keeps
+// enough to round the sum once more to f32 or f16 with any mode and get the
+// correctly rounded sum (53 >= 24 + 2), and rounding it to odd again at f32
+// precision gives the sum rounded to odd. s = x + y rounded to nearest, its
+// exact error from Knuth's TwoSum (exact for finite values); a nonzero error
+// with an even s moves s one f64 ulp toward the error. An infinite or NaN s
+// has a NaN error, which the ordered compare ignores, so it passes through.
+template <class E> typename E::D add_rto53(E& e, typename E::D x, typename E::D y) {
+  using D = typename E::D;
+  using B = typename E::B;
+  const D m1 = e.kd(-1.0);
+  const D s = e.dadd(x, y);
+  const D bv = e.dadd(s, e.dmul(x, m1));  // s - x
+  const D err = e.dadd(e.dadd(x, e.dmul(e.dadd(s, e.dmul(bv, m1)), m1)), e.dadd(y, e.dmul(bv, m1)));
+  const typename E::Q sb = e.dbits(s);
+  const B inexact = e.dcmp(kGtLt, err, e.kd(0.0));
+  const B even = e.eq(e.and_(e.lo(sb), e.k(1)), e.k(0));
+  // |s| grows by one ulp when err has s's sign, shrinks otherwise (s != 0 when inexact)
+  const B same = e.eq(e.b2i(e.dcmp(kLt, err, e.kd(0.0))), e.b2i(e.dcmp(kLt, s, e.kd(0.0))));
+  const typename E::Q step = e.sel_q(same, e.kq(1), e.kq(~0ull));
+  return e.qd(e.sel_q(e.band(inexact, even), e.addq(sb, step), sb));
+}
+// a + b of two f32 values (bits) rounded to odd (+FADD.f32.rto): an exact sum
+// is itself, any other sum the one of its two f32 neighbours whose lowest
+// significand bit is 1 (so MAX_FLT, not inf, past the largest finite value).
+// From the f64 value rounded to odd: its directed roundings to f32 bracket it;
+// equal means exact (then the nearest rounding, which gives an exact zero sum
+// the +0 of the other modes), otherwise the odd one. NaN canonical.
+template <class E> typename E::V fadd_rto(E& e, typename E::V a, typename E::V b) {
+  using B = typename E::B;
+  const typename E::D so = add_rto53(e, e.f32d(a), e.f32d(b));
+  const typename E::V dn = e.d2f32(so, ir::Round::Down), up = e.d2f32(so, ir::Round::Up);
+  const B exact = e.dcmp(kEq, e.f32d(dn), e.f32d(up));
+  const B dn_odd = e.ne(e.and_(dn, e.k(1)), e.k(0));
+  return e.sel(exact, e.d2f32(so, ir::Round::NearestEven), e.sel(dn_odd, dn, up));
 }
 // FPCLASS: one bit set, by class: 0 signalling NaN, 1 quiet NaN, 2 -inf,
 // 3 -normal, 4 -subnormal, 5 -0, 6 +0, 7 +subnormal, 8 +normal, 9 +inf.
@@ -545,7 +605,7 @@ typename E::V eval(E& e, int op, const DecodedIns& in, const typename E::V* s, b
       for (unsigned h = 0; h < 2; ++h) {
         V v = half_of(e, s[0], hsel(z, h));
         if (sgn) v = sext16(e, v);
-        r[h] = e.d2f16(e.i2d(v, true), R);
+        r[h] = d2f_mode(e, e.i2d(v, true), true, in.mod("round"));
       }
       return pack2(e, r[0], r[1]);
     }
@@ -607,7 +667,7 @@ typename E::V eval(E& e, int op, const DecodedIns& in, const typename E::V* s, b
         D d = e.f16d(half_of(e, s[0], h));
         V k = sext16(e, half_of(e, s[1], h));
         k = e.sel(e.slt(k, e.k(uint32_t(-64))), e.k(uint32_t(-64)), e.sel(e.slt(e.k(64), k), e.k(64), k));
-        r[h] = e.d2f16(e.dmul(d, e.pow2d(k)), R);
+        r[h] = d2f_mode(e, e.dmul(d, e.pow2d(k)), true, in.mod("round"));
       }
       return pack2(e, r[0], r[1]);
     }
@@ -661,9 +721,24 @@ typename E::V eval(E& e, int op, const DecodedIns& in, const typename E::V* s, b
       const std::string& cl = in.mod("clamp");
       D a = e.f32d(absneg32(e, flush32(e, s[0], ftz), abs0, neg0));
       D b = e.f32d(absneg32(e, flush32(e, s[1], ftz), abs1, neg1));
+      // (a + b) * 2^k rounded once per mode: the sum rounded to odd at f64
+      // precision (add_rto53), scaled exactly: k clamped to +-300 keeps every
+      // nonzero scaled sum a normal f64 (|a + b| is 0 or in [2^-149, 2^129)),
+      // and changes no result (past +-300 every f32 result is the overflow or
+      // underflow value of its mode anyway).
       V k = s[2];
-      k = e.sel(e.slt(k, e.k(uint32_t(-1000))), e.k(uint32_t(-1000)), e.sel(e.slt(e.k(1000), k), e.k(1000), k));
-      V y = e.d2f32(e.dmul(e.dadd(a, b), e.pow2d(k)), R);
+      k = e.sel(e.slt(k, e.k(uint32_t(-300))), e.k(uint32_t(-300)), e.sel(e.slt(e.k(300), k), e.k(300), k));
+      D sum = add_rto53(e, a, b);
+      const std::string& rm = in.mod("round");
+      if (rm == "rtn") {  // IEEE: an exact zero sum is -0 when rounding down unless both operands are +0
+        B sa = e.ne(e.and_(e.hi(e.dbits(a)), e.k(0x80000000u)), e.k(0));
+        B sb = e.ne(e.and_(e.hi(e.dbits(b)), e.k(0x80000000u)), e.k(0));
+        sum = e.seld(e.band(e.dcmp(kEq, sum, e.kd(0.0)), e.bor(sa, sb)), e.kd(-0.0), sum);
+      }
+      // `.n` changes nothing here: Mesa lowers FADD_RSCALE(a, b, c, special) to
+      // FMA_RSCALE(a, 1.0, b, c, special) (Valhall's va_lower_isel), and `.n`
+      // only acts on a product with a zero factor, which a * 1.0 never turns into NaN.
+      V y = d2f_mode(e, e.dmul(sum, e.pow2d(k)), false, rm);
       if (cl == "clamp_0_1") {
         // NaN and x <= 0 -> +0, x >= 1 -> 1.0
         B pos = e.bnot(e.bor(is_nan_bits(e, y, false), e.bor(is_zero_bits(e, y, false), e.ne(e.and_(y, e.k(0x80000000u)), e.k(0)))));
@@ -673,7 +748,7 @@ typename E::V eval(E& e, int op, const DecodedIns& in, const typename E::V* s, b
     }
     case kFmaRscaleV2F16: {
       const std::string& cl = in.mod("clamp");
-      const bool rcp_mode = in.mod("special") == "n";
+      const bool rcp_mode = in.mod("special") == "n", left = in.mod("special") == "left";
       V r[2];
       for (unsigned h = 0; h < 2; ++h) {
         V va = absneg16(e, half_of(e, s[0], h), abs0, neg0), vb = absneg16(e, half_of(e, s[1], h), false, neg1);
@@ -681,14 +756,17 @@ typename E::V eval(E& e, int op, const DecodedIns& in, const typename E::V* s, b
         D a = e.f16d(va), b = e.f16d(vb), c = e.f16d(vc);
         D sum = e.dfma(a, b, c);
         if (rcp_mode) {
-          B zm = e.bor(e.band(is_zero_bits(e, va, true), is_inf_bits(e, vb, true)),
-                       e.band(is_zero_bits(e, vb, true), is_inf_bits(e, va, true)));
+          // a zero factor makes the product zero, also times inf or NaN (interp.cpp kFmaRscaleF32)
+          B zm = e.bor(is_zero_bits(e, va, true), is_zero_bits(e, vb, true));
           B ng = e.ne(e.and_(e.xor_(va, vb), e.k(0x8000)), e.k(0));
           sum = e.seld(zm, e.dadd(e.seld(ng, e.kd(-0.0), e.kd(0.0)), c), sum);
         }
         V k = sext16(e, half_of(e, s[3], h));
         k = e.sel(e.slt(k, e.k(uint32_t(-64))), e.k(uint32_t(-64)), e.sel(e.slt(e.k(64), k), e.k(64), k));
         V y = e.d2f16(e.dmul(sum, e.pow2d(k)), R);
+        // .left per lane as *FMA_RSCALE.f32.left (the seed's sqrt_mode): a zero
+        // or infinite src0 lane is the result
+        if (left) y = e.sel(e.bor(is_zero_bits(e, va, true), is_inf_bits(e, va, true)), va, y);
         r[h] = clamp16(e, y, cl);
       }
       return pack2(e, r[0], r[1]);

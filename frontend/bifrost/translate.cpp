@@ -483,7 +483,11 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
     case tNop: out = c32(0); return true;
     case tMov: out = S(0); return true;
     case tFadd:
-      if (rnd == "rto") return fail(x, in, ".rto is unsupported");
+      if (rnd == "rto") {  // round to odd: ops_ext_defs.h fadd_rto, as the interpreter
+        IrEmit em{b_};
+        out = flush(clamp(ext::fadd_rto(em, fsrc(0, abs0, neg0), fsrc(1, abs1, neg1)), clampm), x.ftz);
+        return true;
+      }
       out = fres(b_.fadd(asf(fsrc(0, abs0, neg0)), asf(fsrc(1, abs1, neg1)), round_flags(rnd)));
       return true;
     case tFma:
@@ -606,7 +610,11 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
                     round_flags(rnd));
       return true;
     case tS2F: case tU2F:
-      if (rnd == "rtna") return fail(x, in, ".rtna is unsupported");
+      if (rnd == "rtna") {  // ties away: ops_ext_defs.h d2f_rtna, as the interpreter
+        IrEmit em{b_};
+        out = ext::d2f_rtna(em, em.i2d(S(0), op == tS2F), false);
+        return true;
+      }
       out = asi(b_.itof(Type::F32, op == tS2F ? ir::Sign::Signed : ir::Sign::Unsigned, S(0), round_flags(rnd)));
       return true;
     case tMkvec2: {
@@ -739,11 +747,13 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
       return true;
     }
     case tV2F32ToV2F16: {
-      if (rnd == "rtna") return fail(x, in, ".rtna is unsupported");
       ValueId hs[2];
       for (unsigned h = 0; h < 2; ++h) {
         ValueId v = absneg(S(h), h ? abs1 : abs0, h ? neg1 : neg0);
-        hs[h] = clamp16(b_.bitcast(Type::I16, b_.ftof(Type::F16, asf(v), round_flags(rnd))), clampm);
+        IrEmit em{b_};
+        ValueId y32 = rnd == "rtna" ? ext::d2f_rtna(em, em.f32d(v), true)  // ties away, as the interpreter
+                                    : b_.zext(Type::I32, b_.float_bits(b_.ftof(Type::F16, asf(v), round_flags(rnd))));
+        hs[h] = clamp16(b_.trunc(Type::I16, y32), clampm);
       }
       out = pack16(hs[0], hs[1]);
       return true;
@@ -847,9 +857,13 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
         out = ext::eval(em, ext::kLdexpInf, in, s, x.ftz);
         return true;
       }
-      if (rnd == "rtna") return fail(x, in, "." + rnd + " is unsupported");
       ValueId v = flush(S(0), x.ftz);
       ValueId d = b_.fmul(b_.ftof(Type::F64, asf(v)), pow2(clamp_k(S(1))));
+      if (rnd == "rtna") {  // ties away: ops_ext_defs.h d2f_rtna, as the interpreter
+        IrEmit em{b_};
+        out = flush(ext::d2f_rtna(em, d, false), x.ftz);
+        return true;
+      }
       out = flush(asi(b_.ftof(Type::F32, d, round_flags(rnd))), x.ftz);
       return true;
     }
@@ -881,7 +895,7 @@ bool Translator::ins(Ctx& x, const DecodedIns& in, ValueId& out) {
       ValueId a = b_.ftof(Type::F64, asf(va)), bb = b_.ftof(Type::F64, asf(vb)), cc = b_.ftof(Type::F64, asf(vc));
       ValueId sum = b_.ffma(a, bb, cc);
       if (rcp_mode) {
-        ValueId zm = b_.or_(b_.and_(is_zero32(va), is_inf32(vb)), b_.and_(is_zero32(vb), is_inf32(va)));
+        ValueId zm = b_.or_(is_zero32(va), is_zero32(vb));  // interp.cpp: any zero factor (Valhall's FMA_RSCALE_N)
         ValueId neg = b_.icmp(IntPred::Ne, b_.and_(b_.xor_(va, vb), c32(0x80000000u)), c32(0));
         ValueId p0 = sel(neg, b_.f64_bits(0x8000000000000000ull), b_.f64_bits(0));
         sum = sel(zm, b_.fadd(p0, cc), sum);

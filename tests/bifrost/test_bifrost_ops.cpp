@@ -445,3 +445,82 @@ TEST_CASE("bifrost SEG_ADD / SEG_SUB: wls window addresses, used by ATOM_C on sh
     CHECK(words(r, "addr") == addr);
   }
 }
+
+TEST_CASE("bifrost round to odd (+FADD.f32.rto) and ties away (rtna) on float results: edge values") {
+  // Round to odd: an inexact sum takes the neighbour with an odd significand
+  // (ties included); exact sums, infinities and NaN as in the other modes.
+  CHECK(add_op("+FADD.f32.rto r4:t1, r0, r1",
+               {{fb(1), fb(2)},                   // exact
+                {fb(1), 0x33800000u},             // 1 + 2^-24, a tie: 1 + ulp (odd), not 1.0
+                {fb(1), 0x34400000u},             // 1 + 1.5 ulp: 1 + ulp (odd), not 1 + 2 ulp
+                {fb(-1), 0xb3800000u},            // negative tie
+                {fb(1), 0x21800000u},             // 1 + 2^-60: below f64 precision too
+                {fb(1), 0xa1800000u},             // 1 - 2^-60: the odd neighbour below 1
+                {0x7f7fffffu, 0x7f7fffffu},       // past MAX_FLT: MAX_FLT (odd), not inf
+                {fb(1), fb(-1)},                  // exact zero: +0
+                {0x0d800000u, 0x00000001u},       // 2^-100 + the smallest subnormal
+                {0x00000001u, 0x00000001u},       // subnormal, exact
+                {0x7f800000u, fb(1)}, {0x7f800000u, 0xff800000u}, {0x7fa00000u, fb(1)}}) ==
+        V{0x40400000u, 0x3f800001u, 0x3f800001u, 0xbf800001u, 0x3f800001u, 0x3f7fffffu, 0x7f7fffffu, 0,
+          0x0d800001u, 2, 0x7f800000u, 0x7fc00000u, 0x7fc00000u});
+  // (the rto encoding has no abs, neg, widen or clamp modifiers)
+  // rtna: nearest, ties away from zero (ties to even would give the first word's even neighbour)
+  CHECK(add_op("+S32_TO_F32.rtna r4:t1, r0",
+               {{16777217}, {16777219}, {uint32_t(-16777217)}, {16777218}, {0x7fffffffu}, {0x80000000u}, {33554434}}) ==
+        V{0x4b800001u, 0x4b800002u, 0xcb800001u, 0x4b800001u, 0x4f000000u, 0xcf000000u, 0x4c000001u});
+  CHECK(add_op("+S32_TO_F32 r4:t1, r0", {{16777217}}) == V{0x4b800000u});
+  CHECK(add_op("+U32_TO_F32.rtna r4:t1, r0", {{0xffffffffu}, {0x80000080u}}) == V{0x4f800000u, 0x4f000001u});
+  CHECK(add_op("+V2S16_TO_V2F16.rtna r4:t1, r0", {{0x08030801u}, {0xf7ff8000u}}) == V{0x68026801u, 0xe801f800u});
+  CHECK(add_op("+V2S16_TO_V2F16 r4:t1, r0", {{0x08030801u}}) == V{0x68026800u});
+  CHECK(add_op("+V2U16_TO_V2F16.rtna r4:t1, r0", {{0xffeffff0u}, {0x0801ffffu}}) == V{0x7bff7c00u, 0x68017c00u});
+  // f32 -> f16: 1 + 2^-11 is a tie; 2^-25 ties between 0 and the smallest subnormal; 65520 overflows
+  const std::vector<std::array<uint32_t, 4>> f2h = {
+      {0x3f801000u, 0xbf801000u}, {0x33000000u, 0x477ff000u}, {0x7fc00000u, fb(1)}, {0x3f801001u, 0xb3000000u}};
+  const V f2h_want{0xbc013c01u, 0x7c000001u, 0x3c007e00u, 0x80013c01u};
+  CHECK(add_op("+V2F32_TO_V2F16.rtna r4:t1, r0, r1", f2h) == f2h_want);
+  CHECK(fma_op("*V2F32_TO_V2F16.rtna r4:t0, r0, r1", f2h) == f2h_want);
+  // LDEXP: 1.25 * 2^-148 = 2.5 subnormal units, 0.5 * 2^-149 = half a unit
+  CHECK(add_op("+LDEXP.f32.rtna r4:t1, r0, r1",
+               {{0x3fa00000u, uint32_t(-148)}, {0xbfa00000u, uint32_t(-148)}, {0x3f000000u, uint32_t(-149)},
+                {fb(3), 0}, {0x7fa00000u, 3}}) == V{3, 0x80000003u, 1, fb(3), 0x7fc00000u});
+  CHECK(add_op("+LDEXP.f32 r4:t1, r0, r1", {{0x3fa00000u, uint32_t(-148)}}) == V{2});
+  CHECK(add_op("+LDEXP.v2f16.rtna r4:t1, r0, r1", {{0xbd003d00u, 0xffe9ffe9u}}) == V{0x80030003u});
+  CHECK(add_op("+LDEXP.v2f16 r4:t1, r0, r1", {{0xbd003d00u, 0xffe9ffe9u}}) == V{0x80020002u});
+}
+
+TEST_CASE("bifrost FADD_RSCALE.f32.n (Mesa: FMA_RSCALE with b = 1.0) and its rounding modes") {
+  // .n alone: the same as none (a * 1.0 has no zero-times-infinity case)
+  CHECK(add_op("+FADD_RSCALE.f32.n r4:t1, r0, r1, r2",
+               {{fb(1), fb(2), 3}, {fb(1), 0x33800000u, 0}, {0, 0x80000000u, 0}, {0x7f800000u, 0xff800000u, 0}}) ==
+        V{fb(24), fb(1), 0, 0x7fc00000u});
+  CHECK(add_op("+FADD_RSCALE.f32.n.rtna r4:t1, r0, r1, r2", {{fb(1), 0x33800000u, 0}, {fb(-1), 0xb3800000u, 1}}) ==
+        V{0x3f800001u, 0xc0000001u});
+  // directed modes are exact even where the f64 sum is not (1 +- 2^-60)
+  CHECK(add_op("+FADD_RSCALE.f32.n.rtp r4:t1, r0, r1, r2",
+               {{fb(1), 0x21800000u, 0}, {fb(1), 0, uint32_t(-1000)}, {fb(1), fb(-1), 0}}) == V{0x3f800001u, 1, 0});
+  CHECK(add_op("+FADD_RSCALE.f32.n.rtn r4:t1, r0, r1, r2",
+               {{fb(-1), 0xa1800000u, 0}, {fb(-1), 0, uint32_t(-1000)}, {fb(1), fb(-1), 0}, {0, 0, 0}}) ==
+        V{0xbf800001u, 0x80000001u, 0x80000000u, 0});
+  CHECK(add_op("+FADD_RSCALE.f32.n.rtz r4:t1, r0, r1, r2",
+               {{fb(1), 0xa1800000u, 0}, {fb(1), 0, uint32_t(-1000)}, {fb(1), 0, 1000}, {fb(1), 0x34400000u, 0}}) ==
+        V{0x3f7fffffu, 0, 0x7f7fffffu, 0x3f800001u});
+  CHECK(add_op("+FADD_RSCALE.f32 r4:t1, r0, r1, r2", {{fb(1), 0, 1000}, {fb(1), 0, uint32_t(-1000)}}) == V{0x7f800000u, 0});
+}
+
+TEST_CASE("bifrost FMA_RSCALE.v2f16.left: per lane, a zero or infinite src0 lane is the result") {
+  // k = 1 in the low lane, 0 in the high lane
+  CHECK(fma_op("*FMA_RSCALE.v2f16.left r4:t0, r0, r1, r2, 0x00000001",
+               {{0x7c000000u, 0x40004000u, 0x3c003c00u}, {0x80004000u, 0x45004200u, 0x3c003c00u}}) ==
+        V{0x7c000000u, 0x80004b00u});
+  CHECK(fma_op("*FMA_RSCALE.v2f16 r4:t0, r0, r1, r2, 0x00000001", {{0x7c000000u, 0x40004000u, 0x3c003c00u}}) ==
+        V{0x7c004000u});
+}
+
+TEST_CASE("bifrost FMA_RSCALE .n: a zero factor makes the product zero, times inf or NaN too (Valhall's FMA_RSCALE_N)") {
+  CHECK(fma_op("*FMA_RSCALE.f32.n r4:t0, r0, r1, r2, #0",
+               {{0, 0x7fc00000u, fb(1)}, {0x7fa00000u, 0x80000000u, fb(2)}, {0x7fc00000u, fb(1), fb(1)}, {0, 0x7f800000u, 0}}) ==
+        V{fb(1), fb(2), 0x7fc00000u, 0});
+  CHECK(fma_op("*FMA_RSCALE.f32 r4:t0, r0, r1, r2, #0", {{0, 0x7fc00000u, fb(1)}}) == V{0x7fc00000u});
+  CHECK(fma_op("*FMA_RSCALE.v2f16.n r4:t0, r0, r1, r2, 0x00000000", {{0x3c000000u, 0x7e007e00u, 0x3c003c00u}}) ==
+        V{0x7e003c00u});
+}
