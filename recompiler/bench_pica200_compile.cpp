@@ -12,7 +12,9 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <cstdlib>
 #include <filesystem>
+#include <regex>
 
 #include <fmt/format.h>
 
@@ -170,9 +172,14 @@ std::vector<CompileRow> bench_pica200_compile(double seconds) {
     shaders.emplace_back(name, setup_of_file(ref / (std::string(name) + ".json")));
   for (unsigned n : {64u, 128u, 256u, 512u}) shaders.emplace_back(fmt::format("gen_{}", n), generated_setup(n));
   std::vector<CompileRow> rows;
+  // GPURC_BENCH_COMPILES=REGEX keeps the rows whose "shader engine" it
+  // matches somewhere (profiling one row: perf record on a long --seconds).
+  const char* only = std::getenv("GPURC_BENCH_COMPILES");
+  const std::regex only_re(only ? only : "");
   for (const std::string& engine : p::engines()) {
     if (engine == "interp") continue;
     for (auto& [name, base] : shaders) {
+      if (only && !std::regex_search(name + " " + engine, only_re)) continue;
       CompileRow row;
       row.kernel = name;
       row.engine = engine;
