@@ -129,16 +129,19 @@ Address Emitter::var_mem(uint32_t var, int half) {
 // ---------------------------------------------------------------- register cache
 
 int Emitter::alloc_reg() {
-  int victim = -1;
+  // The lowest free register, else the least recently used one (lowest
+  // stamp, then lowest number), neither locked nor pinned: a minimum over one
+  // key per register, without data-dependent branches (the scan runs for
+  // nearly every op once the cache is full, and its compares mispredicted).
+  uint64_t best = ~uint64_t(0);
   for (int r = kFirstCacheReg; r < nregs_; ++r) {
-    if (regs_[r].locked || regs_[r].pinned) continue;
-    if (regs_[r].v == kNoValue) {
-      victim = r;
-      break;
-    }
-    if (victim < 0 || regs_[r].stamp < regs_[victim].stamp) victim = r;
+    const RegState& s = regs_[r];
+    uint64_t key = s.v == kNoValue ? uint64_t(r) : ((uint64_t(s.stamp) + 1) << 8) | uint64_t(r);
+    key = (s.locked | s.pinned) ? ~uint64_t(0) : key;
+    best = key < best ? key : best;
   }
-  if (victim < 0) throw CompileError("x64 jit: out of vector registers (too many operands locked)");
+  if (best == ~uint64_t(0)) throw CompileError("x64 jit: out of vector registers (too many operands locked)");
+  const int victim = int(best & 0xff);
   if (regs_[victim].v != kNoValue) spill(victim);
   regs_[victim].locked = true;
   regs_[victim].stamp = ++clock_;

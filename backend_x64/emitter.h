@@ -257,13 +257,50 @@ class Emitter : public Xbyak::CodeGenerator {
   void fblend_const(int d, int m, uint32_t bits);
   void flush_subnormal(int x);                  // subnormal -> signed zero (uses scratch 0, 1)
   void float_finish(ir::ValueId v, int d, const int* nan_args, int n);  // NaN rule, FtzOut, Sat
-  // Jumps to target when no lane of d needs float_fix (to_fix: when some lane does).
-  void float_test(uint32_t fflags, int d, Xbyak::Label& target, bool to_fix = false);
+  // Tests d and jumps (rel32, not yet bound: the returned offset of the
+  // displacement, for bind_forward) to the fix when some lane of d needs float_fix.
+  size_t float_test(uint32_t fflags, int d);
   // Out-of-line code (lower_float.cpp): cold_ runs after the last block (emit_cold_code).
   Xbyak::Label& cold_label();
   void emit_cold_code();
   std::list<Xbyak::Label> cold_labels_;
   std::vector<std::function<void()>> cold_;
+  // The out-of-line fix of one float result (float_finish, lower_daz_arith),
+  // kept as a record rather than a closure with two xbyak labels: a heavy
+  // shader has hundreds, and each label costs hash-table nodes in xbyak's
+  // label manager. Its jumps are encoded as xbyak would encode them with
+  // T_NEAR (jcc rel32 to the fix, jmp rel32 back), patched directly.
+  struct ColdFix {
+    size_t jump_at;    // offset of the test's rel32 displacement
+    size_t back;       // where the fix jumps back to
+    uint32_t fflags;
+    int8_t d, n;
+    bool zero_mul;     // lower_daz_arith: recompute the product with the 0 * inf lanes zeroed
+    int8_t args[3];
+  };
+  std::vector<ColdFix> cold_fixes_;
+  // The cold code in the order it was asked for: i >= 0 is cold_[i], i < 0 cold_fixes_[~i].
+  std::vector<int32_t> cold_order_;
+  void push_cold(std::function<void()> fn) {
+    cold_order_.push_back(int32_t(cold_.size()));
+    cold_.push_back(std::move(fn));
+  }
+  void push_cold_fix(const ColdFix& c) {
+    cold_order_.push_back(~int32_t(cold_fixes_.size()));
+    cold_fixes_.push_back(c);
+  }
+  // Near jumps patched by hand (the encodings of jcc / jmp with T_NEAR).
+  size_t jcc_forward(uint8_t cc) {  // 0F 80+cc rel32; returns the rel32's offset
+    db(0x0F);
+    db(0x80 | cc);
+    dd(0);
+    return getSize() - 4;
+  }
+  void bind_forward(size_t at) { rewrite(at, uint32_t(getSize() - (at + 4)), 4); }
+  void jmp_back(size_t target) {  // E9 rel32 to an earlier offset
+    db(0xE9);
+    dd(uint32_t(int64_t(target) - int64_t(getSize() + 4)));
+  }
   void float_fix(uint32_t fflags, int d, const int* nan_args, int n);  // NaN rule, FtzOut (not Sat)
   // DAZ mode (lower_float.cpp): every float op of the function reads its
   // operands flushed (or cannot tell), so the run installs MXCSR.DAZ and

@@ -102,13 +102,10 @@ Xmm Emitter::rop(int r, Round m) const {
   }
 }
 
-void Emitter::float_test(uint32_t fl, int d, Label& target, bool to_fix) {
-  // to_fix: jump to target when some lane needs float_fix (the fixes are
-  // out of line, emit_cold_code); else when none does.
-  auto clean_jump = [&](bool zf_clean) {
-    if (zf_clean) to_fix ? jnz(target, T_NEAR) : jz(target, T_NEAR);
-    else to_fix ? jnc(target, T_NEAR) : jc(target, T_NEAR);  // CF: clean
-  };
+size_t Emitter::float_test(uint32_t fl, int d) {
+  // The jump goes to the fix when some lane needs float_fix (the fixes are
+  // out of line, emit_cold_code): jnz (ZF clear) or jnc (CF clear).
+  auto clean_jump = [&](bool zf_clean) { return jcc_forward(zf_clean ? 0x5 : 0x3); };
   // One test of the result skips the fixes when no lane needs them, so the
   // usual path adds no latency to the result's dependency chain: a NaN, or
   // when flushing a subnormal. AVX-512 classifies with vfpclassps (in DAZ
@@ -122,11 +119,11 @@ void Emitter::float_test(uint32_t fl, int d, Label& target, bool to_fix) {
     vfpclassps(k2, V(d), 0x87);  // QNaN, +0, -0, SNaN
     vptestmd(k1 | k2, V(d), ptr_b[rip + const32_[0x7FFFFFFFu]]);
     kortestw(k1, k1);
-    clean_jump(true);
+    return clean_jump(true);
   } else if (z_) {
     vfpclassps(k1, V(d), uint8_t(0x81 | ((fl & ff::FtzOut) ? 0x20 : 0)));  // QNaN, SNaN, denormal
     kortestw(k1, k1);
-    clean_jump(true);
+    return clean_jump(true);
   } else if (daz_ && (fl & ff::FtzOut)) {
     // DAZ mode: vcmpps reads a subnormal as a zero, so "equal to zero or
     // unordered" flags the NaN, zero and subnormal lanes; the ones among them
@@ -134,7 +131,7 @@ void Emitter::float_test(uint32_t fl, int d, Label& target, bool to_fix) {
     vcmpps(V(0), V(d), const_vec(0), 0x08);       // EQ_UQ
     vpslld(V(1), V(d), 1);
     vptest(V(0), V(1));                           // ZF: no such lane
-    clean_jump(true);
+    return clean_jump(true);
   } else if (fl & ff::FtzOut) {
     vpaddd(V(0), V(d), const_vec(0x00800000u));
     vpand(V(0), V(0), const_vec(0x7F000000u));
@@ -142,11 +139,11 @@ void Emitter::float_test(uint32_t fl, int d, Label& target, bool to_fix) {
     vpand(V(1), V(d), const_vec(0x007FFFFFu));
     vpcmpeqd(V(1), V(1), const_vec(0));           // mantissa zero
     vptest(V(1), V(0));                           // CF: no lane with exponent 0 / 255 and a mantissa
-    clean_jump(false);
+    return clean_jump(false);
   } else {
     vcmpps(V(0), V(d), V(d), 0x03);
     vptest(V(0), V(0));
-    clean_jump(true);
+    return clean_jump(true);
   }
 }
 
@@ -176,23 +173,38 @@ void Emitter::float_fix(uint32_t fl, int d, const int* nan_args, int n) {
 Xbyak::Label& Emitter::cold_label() { return cold_labels_.emplace_back(); }
 
 void Emitter::emit_cold_code() {
-  for (size_t i = 0; i < cold_.size(); ++i) cold_[i]();
+  for (int32_t i : cold_order_) {
+    if (i >= 0) {
+      cold_[size_t(i)]();
+      continue;
+    }
+    const ColdFix& c = cold_fixes_[size_t(~i)];
+    bind_forward(c.jump_at);
+    const int d = c.d, args[3] = {c.args[0], c.args[1], c.args[2]};
+    if (c.zero_mul) {
+      zero_mul_mask_raw(args[0], args[1]);
+      vmulps(V(d), V(args[0]), V(args[1]));
+      if (z_) vpxord(V(d) | k2, V(d), V(d));
+      else vpandn(V(d), V(4), V(d));
+    }
+    float_fix(c.fflags, d, args, c.n);
+    jmp_back(c.back);
+  }
+  cold_order_.clear();
   cold_.clear();
+  cold_fixes_.clear();
 }
 
 void Emitter::float_finish(ValueId v, int d, const int* nan_args, int n) {
   uint32_t fl = f_.insts[v].fflags;
-  Label& fix = cold_label();
-  Label& back = cold_label();
-  float_test(fl, d, fix, true);
-  L(back);
-  std::array<int, 3> args{-1, -1, -1};
-  for (int i = 0; i < n && i < 3; ++i) args[size_t(i)] = nan_args[i];
-  cold_.push_back([this, &fix, &back, fl, d, args, n] {
-    L(fix);
-    float_fix(fl, d, args.data(), n);
-    jmp(back, T_NEAR);
-  });
+  ColdFix c{};
+  c.jump_at = float_test(fl, d);
+  c.back = getSize();
+  c.fflags = fl;
+  c.d = int8_t(d);
+  c.n = int8_t(n);
+  for (int i = 0; i < 3; ++i) c.args[i] = int8_t(i < n ? nan_args[i] : -1);
+  push_cold_fix(c);
   if (fl & ff::Sat) {
     vmaxps(V(d), V(d), const_vec(0));     // NaN and -0 -> +0
     vminps(V(d), V(d), const_vec(kOne));
@@ -310,23 +322,15 @@ bool Emitter::lower_daz_arith(ValueId v, const int* r, int d) {
     case Opcode::FMul: vmulps(V(d), V(r[0]), V(r[1])); break;
     default: return false;
   }
-  Label& fix = cold_label();
-  Label& back = cold_label();
-  float_test(test_fl, d, fix, true);
-  L(back);
-  const std::array<int, 3> args{r[0], r[1], r[2]};
-  const int n = int(in.args.size());
-  cold_.push_back([this, &fix, &back, test_fl, zero_mul, d, args, n] {
-    L(fix);
-    if (zero_mul) {
-      zero_mul_mask_raw(args[0], args[1]);
-      vmulps(V(d), V(args[0]), V(args[1]));
-      if (z_) vpxord(V(d) | k2, V(d), V(d));
-      else vpandn(V(d), V(4), V(d));
-    }
-    float_fix(test_fl, d, args.data(), n);
-    jmp(back, T_NEAR);
-  });
+  ColdFix c{};
+  c.jump_at = float_test(test_fl, d);
+  c.back = getSize();
+  c.fflags = test_fl;
+  c.d = int8_t(d);
+  c.n = int8_t(in.args.size());
+  c.zero_mul = zero_mul;
+  for (int i = 0; i < 3; ++i) c.args[i] = int8_t(r[i]);
+  push_cold_fix(c);
   if (fl & ff::Sat) {
     vmaxps(V(d), V(d), const_vec(0));
     vminps(V(d), V(d), const_vec(kOne));

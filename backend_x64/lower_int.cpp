@@ -83,7 +83,7 @@ bool Emitter::lower_state(ValueId v) {
           Label& fault = cold_label();
           test(r15, r15);
           jz(fault, T_NEAR);
-          cold_.push_back([this, &fault, v, offset = in.imm] {
+          push_cold([this, &fault, v, offset = in.imm] {
             L(fault);
             emit_fault_return(FaultKind::OutOfBounds, v, offset, uint32_t(Space::Const));
           });

@@ -104,15 +104,19 @@ ValueId Replacements::find(ValueId v) {
 }
 
 bool Replacements::any() const {
+  if (!set_any_) return false;
   for (ValueId v : to)
     if (v != kNoValue) return true;
   return false;
 }
 
 void Replacements::apply(Function& f) {
+  if (!set_any_) return;
+  const size_t n = to.size();
   for (auto& in : f.insts) {
     if (in.block == kNoBlock) continue;
-    for (auto& a : in.args) a = find(a);
+    for (auto& a : in.args)
+      if (a < n && to[a] != kNoValue) a = find(a);  // find(a) is a for the others
   }
 }
 

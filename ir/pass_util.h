@@ -48,11 +48,12 @@ struct Replacements {
   explicit Replacements(const Function& f) : to(f.insts.size(), kNoValue) {}
   void grow(const Function& f) { to.resize(f.insts.size(), kNoValue); }
   ValueId find(ValueId v);
-  void set(ValueId from, ValueId into) { grow_to(from); to[from] = into; }
+  void set(ValueId from, ValueId into) { grow_to(from); to[from] = into; set_any_ = true; }
   bool any() const;
   void apply(Function& f);
  private:
   void grow_to(ValueId v) { if (v >= to.size()) to.resize(v + 1, kNoValue); }
+  bool set_any_ = false;  // set() was called: apply() has work (most pass runs replace nothing)
 };
 
 // The value an and/or equals by idempotence or absorption (bitwise, so exact
