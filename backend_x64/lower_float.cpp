@@ -411,12 +411,10 @@ bool Emitter::lower_fused_mul_add(ValueId v, ValueId u) {
   if (in_mem == kNoValue) vmulps(V(2), V(ra), V(rb));
   else vmulps(V(2), V(ra == 3 ? rb : ra), mem);  // (order does not matter without a NaN: those go to the fix)
   add();
-  Label& fix = cold_label();
-  Label& back = cold_label();
-  float_test(fl_u, du, fix, true);
-  L(back);
-  cold_.push_back([this, &fix, &back, ra, rb, rc, du, pi, zero_mul, fl_v, fl_u, add, in_mem, mem] {
-    L(fix);
+  const size_t jump_at = float_test(fl_u, du);
+  const size_t back = getSize();
+  push_cold([this, jump_at, back, ra, rb, rc, du, pi, zero_mul, fl_v, fl_u, add, in_mem, mem] {
+    bind_forward(jump_at);
     if (in_mem != kNoValue) vload(3, mem);
     if (zero_mul) zero_mul_mask_raw(ra, rb);
     vmulps(V(2), V(ra), V(rb));
@@ -429,7 +427,7 @@ bool Emitter::lower_fused_mul_add(ValueId v, ValueId u) {
     add();
     const std::array<int, 3> uargs{pi == 0 ? 2 : rc, pi == 0 ? rc : 2, -1};
     float_fix(fl_u, du, uargs.data(), 2);
-    jmp(back, T_NEAR);
+    jmp_back(back);
   });
   fused_pending_[u] = 1;
   return true;

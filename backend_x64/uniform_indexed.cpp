@@ -74,7 +74,7 @@ bool Emitter::lower_uniform_indexed(ValueId v) {
     ja(full, T_NEAR);
     vpbroadcastd(V(d), dword[r15 + rdx + disp]);
     L(lb.done);
-    cold_.push_back([this, &full, lb, a, d, last, disp] {
+    push_cold([this, &full, lb, a, d, last, disp] {
       L(full);
       uniform_index_check(a, d, last, disp, lb, true);
       uniform_index_slow(a, d, last, disp, lb);
@@ -82,7 +82,7 @@ bool Emitter::lower_uniform_indexed(ValueId v) {
   } else {
     uniform_index_check(a, d, last, disp, lb, false);
     L(lb.done);
-    cold_.push_back([this, lb, a, d, last, disp] { uniform_index_slow(a, d, last, disp, lb); });
+    push_cold([this, lb, a, d, last, disp] { uniform_index_slow(a, d, last, disp, lb); });
   }
   uidx_cached_ = in.args[0];
   return true;
