@@ -389,7 +389,10 @@ void Emitter::emit_fault_common() {
   jmp(epilogue_, T_NEAR);
 }
 
-void Emitter::emit_prologue() {
+// The part of the entry both entry points share (emit_prologue and the warp
+// loop's entry, warp_loop.cpp): callee-saved registers, the stack frame, the
+// run's MXCSR, and the context's pointers in their fixed registers.
+void Emitter::emit_entry_frame() {
   push(rbp);
   mov(rbp, rsp);
   push(rbx);
@@ -415,6 +418,10 @@ void Emitter::emit_prologue() {
   mov(r12, qword[CTX(frame)]);
   mov(r13, qword[CTX(vars)]);
   mov(r15, qword[CTX(uniforms)]);
+}
+
+void Emitter::emit_prologue() {
+  emit_entry_frame();
   if (warp_loop_) mov(qword[rsp + kWarpLoopOffset], 0);  // a single-warp run
   L(warp_start_);  // each warp of a warp-loop call starts here (warp_loop.cpp)
   mov(dword[CTX(fault)], uint32_t(FaultKind::None));

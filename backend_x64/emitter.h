@@ -110,6 +110,7 @@ class Emitter : public Xbyak::CodeGenerator {
   void spill_live_for_call(ir::ValueId at);  // helper calls clobber every vector register
 
   // ---- structure
+  void emit_entry_frame();
   void emit_prologue();
   void emit_block(ir::BlockId b);
   void emit_strip_segment(const Segment& s);

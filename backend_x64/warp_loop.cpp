@@ -33,27 +33,7 @@ void Emitter::emit_warp_loop() {
   align(16);
   warp_loop_entry_ = getSize();
   // The prologue's register saves and MXCSR, once per call.
-  push(rbp);
-  mov(rbp, rsp);
-  push(rbx);
-  push(r12);
-  push(r13);
-  push(r14);
-  push(r15);
-  sub(rsp, kStackBytes);
-  stmxcsr(dword[rsp + 12]);
-  if (daz_) {
-    mov(dword[rsp + kMxcsrIeeeOffset], 0x1F80);
-    mov(dword[rsp + kMxcsrDazOffset], 0x1FC0);
-    ldmxcsr(dword[rsp + kMxcsrDazOffset]);
-  } else {
-    mov(dword[rsp + 16], 0x1F80);
-    ldmxcsr(dword[rsp + 16]);
-  }
-  mov(rbx, rdi);
-  mov(r12, qword[CTX(frame)]);
-  mov(r13, qword[CTX(vars)]);
-  mov(r15, qword[CTX(uniforms)]);
+  emit_entry_frame();
   mov(qword[rsp + kWarpLoopOffset], rsi);
   mov(eax, dword[LOOP(first_warp)]);
   mov(dword[LOOP(warp)], eax);
