@@ -420,6 +420,20 @@ void Emitter::emit_entry_frame() {
   mov(r15, qword[CTX(uniforms)]);
 }
 
+// The entry frame's undoing: the caller's MXCSR and registers, then return.
+void Emitter::emit_exit_frame() {
+  vzeroupper();
+  ldmxcsr(dword[rsp + 12]);
+  add(rsp, kStackBytes);
+  pop(r15);
+  pop(r14);
+  pop(r13);
+  pop(r12);
+  pop(rbx);
+  pop(rbp);
+  ret();
+}
+
 void Emitter::emit_prologue() {
   emit_entry_frame();
   if (warp_loop_) mov(qword[rsp + kWarpLoopOffset], 0);  // a single-warp run
@@ -522,16 +536,7 @@ void Emitter::emit_function() {
     cmp(qword[rsp + kWarpLoopOffset], 0);
     jne(loop_next_, T_NEAR);
   }
-  vzeroupper();
-  ldmxcsr(dword[rsp + 12]);
-  add(rsp, kStackBytes);
-  pop(r15);
-  pop(r14);
-  pop(r13);
-  pop(r12);
-  pop(rbx);
-  pop(rbp);
-  ret();
+  emit_exit_frame();
   emit_cold_code();  // out-of-line fixes (lower_float.cpp), which jump back
   emit_fault_common();  // after the cold code: its fault sites join the table
   emit_warp_loop();

@@ -111,6 +111,7 @@ class Emitter : public Xbyak::CodeGenerator {
 
   // ---- structure
   void emit_entry_frame();
+  void emit_exit_frame();
   void emit_prologue();
   void emit_block(ir::BlockId b);
   void emit_strip_segment(const Segment& s);

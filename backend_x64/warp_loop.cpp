@@ -145,16 +145,7 @@ void Emitter::emit_warp_loop() {
   mov(eax, uint32_t(RunStatus::Done));
   mov(dword[CTX(status)], eax);
   L(exit);  // eax = the call's status (ctx.status holds it)
-  vzeroupper();
-  ldmxcsr(dword[rsp + 12]);
-  add(rsp, kStackBytes);
-  pop(r15);
-  pop(r14);
-  pop(r13);
-  pop(r12);
-  pop(rbx);
-  pop(rbp);
-  ret();
+  emit_exit_frame();
 }
 
 }  // namespace gpurc::x64
