@@ -272,6 +272,8 @@ class Emitter : public Xbyak::CodeGenerator {
   // shader has hundreds, and each label costs hash-table nodes in xbyak's
   // label manager. Its jumps are encoded as xbyak would encode them with
   // T_NEAR (jcc rel32 to the fix, jmp rel32 back), patched directly.
+  // Fixes that do the same thing to the same registers share one stub
+  // (emit_cold_code): each site is then `call stub; jmp back`.
   struct ColdFix {
     size_t jump_at;    // offset of the test's rel32 displacement
     size_t back;       // where the fix jumps back to
@@ -279,8 +281,18 @@ class Emitter : public Xbyak::CodeGenerator {
     int8_t d, n;
     bool zero_mul;     // lower_daz_arith: recompute the product with the 0 * inf lanes zeroed
     int8_t args[3];
+    // fused (lower_fused_mul_add): product of args[0], args[1] (fflags) into
+    // scratch 2, then d = 2 (+|-) rc or rc (+|-) 2 (add_flags); args[2] unused.
+    bool fused = false, sub = false, product_first = false;
+    int8_t rc = -1;
+    uint32_t add_flags = 0;
+    int32_t mem = -1;  // AVX2 fused: cold_mem_[mem] is loaded into scratch 3 (an operand only in its slot)
   };
+  std::vector<Xbyak::Address> cold_mem_;
   std::vector<ColdFix> cold_fixes_;
+  uint64_t cold_fix_key(const ColdFix& c) const;  // what the fix's code depends on
+  static bool cold_fix_moves_operands(const ColdFix& c);  // (shared stubs) operands into scratch 2, 3
+  void emit_cold_fix_body(const ColdFix& c, bool moved);
   // The cold code in the order it was asked for: i >= 0 is cold_[i], i < 0 cold_fixes_[~i].
   std::vector<int32_t> cold_order_;
   void push_cold(std::function<void()> fn) {

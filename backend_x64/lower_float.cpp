@@ -172,27 +172,143 @@ void Emitter::float_fix(uint32_t fl, int d, const int* nan_args, int n) {
 // through its test with no taken branch and the hot code stays short.
 Xbyak::Label& Emitter::cold_label() { return cold_labels_.emplace_back(); }
 
+// Whether a fix's operands are moved into fixed registers at its site, so
+// its stub does not depend on where they were: every fix that recomputes a
+// product (ZeroMul, the fused product + sum) unless a NaN rule propagates an
+// operand (that reads the operands' own registers, after the result is
+// written). The product's operands go to scratch 2 and 3 (the fix's other
+// scratch is 0, 1 and the masks: vectors 4, 5 on AVX2, k1..k4 on AVX-512)
+// and the sum's other operand to the sum's own register, whose old value
+// the fix recomputes anyway. (The operands are cache registers, never
+// scratch, and the result's register is none of them.)
+bool Emitter::cold_fix_moves_operands(const ColdFix& c) {
+  if (!c.fused && !c.zero_mul) return false;
+  return nan_rule(c.fflags) != NanRule::Propagate && (!c.fused || nan_rule(c.add_flags) != NanRule::Propagate);
+}
+
+// What a fix's code depends on, packed: equal keys emit equal code.
+// float_fix reads only the NaN rule and FtzOut of the flags, and the
+// operand registers only for the Propagate rule.
+uint64_t Emitter::cold_fix_key(const ColdFix& c) const {
+  auto fix_bits = [](uint32_t fl) { return uint64_t((fl & ff::FtzOut) ? 4 : 0) | uint64_t(nan_rule(fl)); };
+  auto reg = [](int r) { return uint64_t(r + 1) & 63; };
+  uint64_t k = fix_bits(c.fflags) | uint64_t(c.zero_mul) << 3 | reg(c.d) << 4;
+  const bool moved = cold_fix_moves_operands(c);
+  if (c.fused) {
+    k |= uint64_t(1) << 10 | fix_bits(c.add_flags) << 29 | uint64_t(c.sub) << 32 | uint64_t(c.product_first) << 33;
+    if (!moved) k |= reg(c.args[0]) << 11 | reg(c.args[1]) << 17 | reg(c.rc) << 23;
+    return k;
+  }
+  if (moved) return k;
+  const bool propagate = nan_rule(c.fflags) == NanRule::Propagate;
+  if (propagate) k |= uint64_t(c.n & 3) << 34;
+  for (int i = 0; i < 3; ++i)
+    if (propagate || (c.zero_mul && i < 2)) k |= reg(c.args[i]) << (11 + 6 * i);
+  return k;
+}
+
+// The fix's code up to its jump back; `moved`: the operands are where
+// cold_fix_moves_operands puts them (the site's part, emit_cold_code).
+void Emitter::emit_cold_fix_body(const ColdFix& c, bool moved) {
+  const int d = c.d;
+  if (c.fused) {  // lower_fused_mul_add: the product with its fixes into 2, then the sum's
+    const int ra = moved ? 2 : c.args[0], rb = moved ? 3 : c.args[1], rc = moved ? d : c.rc;
+    if (c.zero_mul) zero_mul_mask_raw(ra, rb);
+    vmulps(V(2), V(ra), V(rb));
+    if (c.zero_mul) {
+      if (z_) vpxord(V(2) | k2, V(2), V(2));
+      else vpandn(V(2), V(4), V(2));
+    }
+    const int margs[3] = {ra, rb, -1};
+    float_fix(c.fflags, 2, margs, 2);
+    const int x = c.product_first ? 2 : rc, y = c.product_first ? rc : 2;
+    if (c.sub) vsubps(V(d), V(x), V(y));
+    else vaddps(V(d), V(x), V(y));
+    const int uargs[3] = {x, y, -1};
+    float_fix(c.add_flags, d, uargs, 2);
+    return;
+  }
+  const int args[3] = {moved ? 2 : c.args[0], moved ? 3 : c.args[1], c.args[2]};
+  if (c.zero_mul) {
+    zero_mul_mask_raw(args[0], args[1]);
+    vmulps(V(d), V(args[0]), V(args[1]));
+    if (z_) vpxord(V(d) | k2, V(d), V(d));
+    else vpandn(V(d), V(4), V(d));
+  }
+  float_fix(c.fflags, d, args, c.n);
+}
+
+// The fixes run only when a lane needs one, so their speed hardly matters,
+// but their volume does: a heavy PICA200 shader has ~140, ~10-35
+// instructions each, and emitting them was a large part of a compile. Fixes
+// with equal keys (cold_fix_key) share one stub: the site moves the
+// operands into place (cold_fix_moves_operands) and is `call stub; jmp
+// back`; the stub ends in `ret`, and the first site of a key emits it right
+// after its own jmp back. A fix whose key occurs once is emitted at its
+// site, as it always was. (The stub runs with rsp 8 lower than the code
+// around it; it touches no memory through rsp, and the flags it leaves are
+// dead: the code after a fix never reads the flags of the test before it.)
 void Emitter::emit_cold_code() {
+  // Open addressing over the keys: key + 1 (0: free), sites, stub offset.
+  struct Slot {
+    uint64_t key1;
+    uint32_t count;
+    size_t stub;
+  };
+  constexpr size_t kNoStub = ~size_t(0);
+  size_t cap = 16;
+  while (cap < cold_fixes_.size() * 2) cap <<= 1;
+  std::vector<Slot> table(cold_fixes_.empty() ? 0 : cap, Slot{0, 0, kNoStub});
+  std::vector<uint32_t> slot_of(cold_fixes_.size());
+  for (size_t i = 0; i < cold_fixes_.size(); ++i) {
+    const uint64_t k1 = cold_fix_key(cold_fixes_[i]) + 1;
+    size_t h = size_t((k1 * 0x9E3779B97F4A7C15ull) >> 40) & (cap - 1);
+    while (table[h].key1 != 0 && table[h].key1 != k1) h = (h + 1) & (cap - 1);
+    table[h].key1 = k1;
+    ++table[h].count;
+    slot_of[i] = uint32_t(h);
+  }
   for (int32_t i : cold_order_) {
     if (i >= 0) {
       cold_[size_t(i)]();
       continue;
     }
     const ColdFix& c = cold_fixes_[size_t(~i)];
+    Slot& s = table[slot_of[size_t(~i)]];
     bind_forward(c.jump_at);
-    const int d = c.d, args[3] = {c.args[0], c.args[1], c.args[2]};
-    if (c.zero_mul) {
-      zero_mul_mask_raw(args[0], args[1]);
-      vmulps(V(d), V(args[0]), V(args[1]));
-      if (z_) vpxord(V(d) | k2, V(d), V(d));
-      else vpandn(V(d), V(4), V(d));
+    const bool moved = s.count >= 2 && cold_fix_moves_operands(c);
+    if (moved) {
+      // (AVX2 fused: a product operand only in its slot, args[] == 3, is loaded from it)
+      if (c.args[0] == 3) vload(2, cold_mem_[size_t(c.mem)]);
+      else vmov(2, c.args[0]);
+      if (c.args[1] == 3) vload(3, cold_mem_[size_t(c.mem)]);
+      else vmov(3, c.args[1]);
+      if (c.fused) vmov(c.d, c.rc);
+    } else if (c.mem >= 0) {
+      vload(3, cold_mem_[size_t(c.mem)]);
     }
-    float_fix(c.fflags, d, args, c.n);
+    if (s.count < 2) {
+      emit_cold_fix_body(c, false);
+      jmp_back(c.back);
+      continue;
+    }
+    if (s.stub != kNoStub) {  // E8 rel32: call the stub
+      db(0xE8);
+      dd(uint32_t(int64_t(s.stub) - int64_t(getSize() + 4)));
+      jmp_back(c.back);
+      continue;
+    }
+    db(0xE8);
+    dd(5);  // the stub follows the jmp back (5 bytes)
     jmp_back(c.back);
+    s.stub = getSize();
+    emit_cold_fix_body(c, moved);
+    ret();
   }
   cold_order_.clear();
   cold_.clear();
   cold_fixes_.clear();
+  cold_mem_.clear();
 }
 
 void Emitter::float_finish(ValueId v, int d, const int* nan_args, int n) {
@@ -403,32 +519,33 @@ bool Emitter::lower_fused_mul_add(ValueId v, ValueId u) {
   const uint32_t fl_v = mi.fflags & ~ff::FtzOut;  // read only by the add (DAZ): NaN lanes only
   const uint32_t fl_u =
       (ai.fflags & ff::FtzOut) && read_by_daz_arith_only(u) ? ai.fflags & ~ff::FtzOut : ai.fflags;
-  auto add = [this, pi, rc, du, sub] {  // du = product (scratch 2) + / - c in the add's operand order
+  if (in_mem == kNoValue) vmulps(V(2), V(ra), V(rb));
+  else vmulps(V(2), V(ra == 3 ? rb : ra), mem);  // (order does not matter without a NaN: those go to the fix)
+  {  // du = product (scratch 2) + / - c in the add's operand order
     const int x = pi == 0 ? 2 : rc, y = pi == 0 ? rc : 2;
     if (sub) vsubps(V(du), V(x), V(y));
     else vaddps(V(du), V(x), V(y));
-  };
-  if (in_mem == kNoValue) vmulps(V(2), V(ra), V(rb));
-  else vmulps(V(2), V(ra == 3 ? rb : ra), mem);  // (order does not matter without a NaN: those go to the fix)
-  add();
-  const size_t jump_at = float_test(fl_u, du);
-  const size_t back = getSize();
-  push_cold([this, jump_at, back, ra, rb, rc, du, pi, zero_mul, fl_v, fl_u, add, in_mem, mem] {
-    bind_forward(jump_at);
-    if (in_mem != kNoValue) vload(3, mem);
-    if (zero_mul) zero_mul_mask_raw(ra, rb);
-    vmulps(V(2), V(ra), V(rb));
-    if (zero_mul) {
-      if (z_) vpxord(V(2) | k2, V(2), V(2));
-      else vpandn(V(2), V(4), V(2));
-    }
-    const std::array<int, 3> margs{ra, rb, -1};
-    float_fix(fl_v, 2, margs.data(), 2);
-    add();
-    const std::array<int, 3> uargs{pi == 0 ? 2 : rc, pi == 0 ? rc : 2, -1};
-    float_fix(fl_u, du, uargs.data(), 2);
-    jmp_back(back);
-  });
+  }
+  ColdFix fix{};
+  fix.jump_at = float_test(fl_u, du);
+  fix.back = getSize();
+  fix.fused = true;
+  fix.fflags = fl_v;
+  fix.add_flags = fl_u;
+  fix.zero_mul = zero_mul;
+  fix.d = int8_t(du);
+  fix.args[0] = int8_t(ra);
+  fix.args[1] = int8_t(rb);
+  fix.args[2] = -1;
+  fix.n = 2;
+  fix.rc = int8_t(rc);
+  fix.sub = sub;
+  fix.product_first = pi == 0;
+  if (in_mem != kNoValue) {
+    fix.mem = int32_t(cold_mem_.size());
+    cold_mem_.push_back(mem);
+  }
+  push_cold_fix(fix);
   fused_pending_[u] = 1;
   return true;
 }
