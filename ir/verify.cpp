@@ -26,6 +26,7 @@ class Verifier {
   std::string check_inst(BlockId b, ValueId v, size_t pos);
   std::string check_types(BlockId b, ValueId v);
   std::string check_attrs(BlockId b, ValueId v);
+  bool plainly_valid(BlockId b, ValueId v, size_t pos) const;
   void compute_dominators();
   bool dominates(BlockId a, BlockId b) const;  // both reachable
 
@@ -59,7 +60,8 @@ std::string Verifier::run() {
   for (BlockId b = 0; b < f_.blocks.size(); ++b) {
     const Block& bl = f_.blocks[b];
     for (size_t i = 0; i < bl.insts.size(); ++i)
-      if (std::string e = check_inst(b, bl.insts[i], i); !e.empty()) return e;
+      if (!plainly_valid(b, bl.insts[i], i))
+        if (std::string e = check_inst(b, bl.insts[i], i); !e.empty()) return e;
   }
   return "";
 }
@@ -270,6 +272,105 @@ std::string Verifier::check_attrs(BlockId b, ValueId v) {
     default: break;
   }
   return "";
+}
+
+// The checks of check_inst for the common instructions, answered from a
+// per-opcode table with no strings: true only when check_inst would find no
+// problem; false sends the instruction to check_inst, which finds and names
+// the problem (or, for the kinds left to it here, finds none). A compile
+// verifies each translated function once, and this was most of the cost.
+namespace {
+struct QuickOp {
+  char result = 0;
+  char letters[4] = {};
+  uint8_t nargs = 0;
+  bool quick = false;       // false: always check_inst (phis, terminators, special rules)
+  bool attr_zero = false;   // the attribute must be 0 (else: below attr_limit)
+  uint8_t attr_limit = 0;
+  bool uses_fflags = false;
+};
+const std::array<QuickOp, kNumOpcodes>& quick_ops() {
+  static const auto table = [] {
+    std::array<QuickOp, kNumOpcodes> t{};
+    for (int i = 0; i < kNumOpcodes; ++i) {
+      const Opcode op = Opcode(i);
+      const OpInfo& info = op_info(op);
+      QuickOp& q = t[size_t(i)];
+      const std::string_view letters = info.args;
+      q.result = info.result;
+      q.uses_fflags = info.uses_fflags;
+      q.quick = !info.terminator && !info.clustered && op != Opcode::Phi && letters.size() <= 4 &&
+                letters != "*" && info.attr != AttrKind::Mem;
+      switch (op) {  // ops with rules of their own in check_types / check_attrs
+        case Opcode::IMulWide: case Opcode::Zext: case Opcode::Sext: case Opcode::Trunc: case Opcode::Extract16:
+        case Opcode::Bitcast: case Opcode::Reduce: case Opcode::ScanIncl: case Opcode::ScanExcl:
+        case Opcode::LoadUniformIdx: case Opcode::Insert16: case Opcode::Lut3: case Opcode::AtomicRmw:
+        case Opcode::AtomicCas:
+          q.quick = false;
+          break;
+        default: break;
+      }
+      if (!q.quick) continue;
+      q.nargs = uint8_t(letters.size());
+      for (size_t k = 0; k < letters.size() && k < sizeof q.letters; ++k) q.letters[k] = letters[k];
+      if (info.attr == AttrKind::None || info.attr == AttrKind::Imm) {
+        q.attr_zero = true;
+      } else {
+        const size_t n = text::attr_names(info.attr).count;
+        if (n > 255) q.quick = false;
+        q.attr_limit = uint8_t(n);
+      }
+    }
+    return t;
+  }();
+  return table;
+}
+}  // namespace
+
+bool Verifier::plainly_valid(BlockId b, ValueId v, size_t pos) const {
+  const Inst& in = f_.insts[v];
+  const QuickOp& q = quick_ops()[size_t(in.op)];
+  if (!q.quick || !type_ok(q.result, in.type) || in.args.size() != q.nargs) return false;
+  if (q.attr_zero ? in.attr != 0 : in.attr >= q.attr_limit) return false;
+  if (!q.uses_fflags) {
+    if (in.fflags != 0) return false;
+  } else {
+    constexpr uint32_t known = ff::FtzIn | ff::FtzOut | ff::Sat | ff::ZeroMul | ff::NanMask | ff::RoundMask;
+    if ((in.fflags & ~known) || nan_rule(in.fflags) == NanRule(3)) return false;
+  }
+  switch (in.op) {
+    case Opcode::Const:
+      if (in.imm & ~type_mask(in.type)) return false;
+      break;
+    case Opcode::GetVar: case Opcode::LoadVar:
+      if (in.imm >= f_.vars.size() || f_.vars[in.imm].type != in.type) return false;
+      break;
+    case Opcode::SetVar: case Opcode::StoreVar:  // (the operand is checked below before its type is read)
+      if (in.imm >= f_.vars.size()) return false;
+      break;
+    case Opcode::LoadUniform:
+      if (in.imm > f_.uniform_bytes || f_.uniform_bytes - in.imm < uniform_load_bytes(in.type)) return false;
+      break;
+    default: break;
+  }
+  const bool reachable = rpo_index_[b] >= 0;
+  for (size_t i = 0; i < in.args.size(); ++i) {
+    const ValueId a = in.args[i];
+    if (a >= f_.insts.size()) return false;
+    const Inst& ai = f_.insts[a];
+    if (ai.block == kNoBlock || ai.type == Type::Void) return false;
+    const char l = q.letters[i];
+    if (l == 'T' ? ai.type != in.type : l == 'P' ? i == 0 || ai.type != f_.insts[in.args[i - 1]].type
+                                                 : !type_ok(l, ai.type))
+      return false;
+    if (reachable) {
+      const BlockId db = ai.block;
+      if (db == b ? pos_[a] >= pos : rpo_index_[db] < 0 || !dominates(db, b)) return false;
+    }
+  }
+  if ((in.op == Opcode::SetVar || in.op == Opcode::StoreVar) && f_.vars[in.imm].type != f_.insts[in.args[0]].type)
+    return false;
+  return true;
 }
 
 std::string Verifier::check_inst(BlockId b, ValueId v, size_t pos) {
