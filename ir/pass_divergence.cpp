@@ -40,18 +40,16 @@ bool is_branch(const Inst& in) { return in.op == Opcode::CondBr || in.op == Opco
 void lower_uniform(Function& f) {
   Builder bld(f);
   for (BlockId b = 0; b < f.blocks.size(); ++b) {
+    bool needs_mask = false;
+    for (ValueId v : f.blocks[b].insts) needs_mask |= has_mask_operand(f.insts[v].op);
+    // Without a mask operand the block would be rebuilt as it is (its
+    // instructions in order, the terminator last): leave it.
+    if (!needs_mask) continue;
     std::vector<ValueId> old = std::move(f.blocks[b].insts);
     f.blocks[b].insts.clear();
     bld.set_block(b);
-    bool needs_mask = false;
-    for (ValueId v : old) needs_mask |= has_mask_operand(f.insts[v].op);
-    if (needs_mask) {
-      ValueId em = bld.emit(Opcode::EntryMask, Type::I1, {});
-      emit_masked_body(f, bld, old, em, false);
-    } else {
-      for (ValueId v : old)
-        if (!op_info(f.insts[v].op).terminator) place(f, b, v);
-    }
+    ValueId em = bld.emit(Opcode::EntryMask, Type::I1, {});
+    emit_masked_body(f, bld, old, em, false);
     ValueId t = old.empty() ? kNoValue : old.back();
     if (t != kNoValue && op_info(f.insts[t].op).terminator) place(f, b, t);
   }
