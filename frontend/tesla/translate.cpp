@@ -289,6 +289,7 @@ bool Translator::run() {
   f.add_var("popped", Type::I32);
   f.add_var("attr_base", Type::I64);
   f.add_var("barrier", Type::I32);
+  f.add_var("mad_result", Type::I32);
   f.uniform_bytes = uniform_bytes(opt);
 
   ir::BlockId entry = f.add_block("entry");

@@ -52,6 +52,10 @@ constexpr uint32_t kVarAttrBase = kVarPopped + 1;
 // the lane's stop count (or, when the code has one descriptor, that word
 // with ir::kBarrierOneKind), read by the runtime's counted-barrier scheduler.
 constexpr uint32_t kVarBarrier = kVarAttrBase + 1;
+// I32: a MAD's result while it crosses from the block of its common case to
+// the block after its exact slow path (Translator::fmad); private to the
+// instruction, never guest state.
+constexpr uint32_t kVarMadResult = kVarBarrier + 1;
 
 // Warp-stack entries: kind << 28 | word address.
 enum Entry : uint32_t { kEntryPreBrk = 1, kEntryCall = 2, kEntryCallLim = 3 };
@@ -193,7 +197,11 @@ struct Translator {
   V flags_float(V res, bool ftz = true);
   V flags_double(V res64);
   V sat_keep_nan(V res);
-  V fmad(V x, V y, V z);
+  V fmad(V x, V y, V z);        // the common case inline, the exact rules behind an any() vote
+  V fmad_exact(V x, V y, V z);  // every input, straight-line (about 75 ops)
+  bool inside_loop(uint32_t p);  // some backward branch spans word p
+  std::vector<std::pair<uint32_t, uint32_t>> back_edges;  // (target, source) of backward branches
+  bool back_edges_known = false;
   // The 32 predicate conditions of a $c register (sem::pred).
   V pred(int creg_n, unsigned code);
   V negate(V c);  // !c of an i1: the operand of a `not`, else a new `not`
