@@ -85,6 +85,12 @@ struct Translator {
   const Insn* cur = nullptr;
   uint32_t pc = 0;
   V guard = ir::kNoValue;  // i1 predicate of the instruction, kNoValue = always
+  // A guard whose off lanes never read a register again (see emit_if: they
+  // exit right after the region and the state is private): register and
+  // flag writes under exactly this guard need no select against the old
+  // value. Memory ops keep it as their mask.
+  V free_writes_under = ir::kNoValue;
+  bool guarded_write() const { return guard != ir::kNoValue && guard != free_writes_under; }
   struct PostInc {
     int areg;
     int64_t delta;
@@ -142,12 +148,13 @@ struct Translator {
   bool if_region(uint32_t p, IfRegion& r, unsigned& budget);
   bool emit_span(uint32_t from, uint32_t to, V g);
   bool emit_if(const IfRegion& r, V outer);
+  bool lanes_exit_at(uint32_t w) const;
 
   // ------------------------------------------------------------ state access (translate_operands.cpp)
   V reg(int n) { return unsigned(n) < opt.regs && n < 128 ? b.get_var(kVarR + unsigned(n)) : b.i32(0); }
   void set_reg(int n, V v) {
     if (unsigned(n) >= opt.regs || n >= 128) return;
-    if (guard != ir::kNoValue) v = b.select(guard, v, b.get_var(kVarR + unsigned(n)));
+    if (guarded_write()) v = b.select(guard, v, b.get_var(kVarR + unsigned(n)));
     b.set_var(kVarR + unsigned(n), v);
   }
   static bool areg_is_zero(int n) { return n <= 0 || n == 5 || n == 6 || n > 7; }
