@@ -146,7 +146,7 @@ bool Translator::memory() {
       unsigned chunks = bytes == 16 ? 2 : 1, cb = bytes == 16 ? 8 : bytes;
       std::vector<V> loaded;
       for (unsigned i = 0; i < chunks; ++i) {
-        V ai = b.iadd(a, b.i64(8 * i));
+        V ai = i == 0 ? a : b.iadd(a, b.i64(8 * i));  // the bare address: checked() tests its 32-bit offset
         if (st) {
           V v;
           if (cb == 8) {
