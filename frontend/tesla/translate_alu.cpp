@@ -193,17 +193,22 @@ bool Translator::alu() {
         return bits == 32 ? v : low_bits(v, bits, sg);
       };
       V ea = ext(x), eb = ext(y);
-      V lt = b.icmp(sg ? ir::IntPred::Slt : ir::IntPred::Ult, ea, eb);
       V res;
       if (in.op == Op::ISet) {
-        V eq = b.icmp(ir::IntPred::Eq, ea, eb);
-        V gt = b.icmp(sg ? ir::IntPred::Sgt : ir::IntPred::Ugt, ea, eb);
-        V t = b.i1(false);
-        if (cond & 1) t = b.or_(t, lt);
-        if (cond & 2) t = b.or_(t, eq);
-        if (cond & 4) t = b.or_(t, gt);
+        // One compare per condition (l e le g lg ge), and the flags of the
+        // all-ones / zero result straight from it: Z = !t, S = t (bit 15 or
+        // 31 of the result is t), C = O = 0 (what flags_int gives).
+        using P = ir::IntPred;
+        static const P sp[8] = {P::Eq, P::Slt, P::Eq, P::Sle, P::Sgt, P::Ne, P::Sge, P::Eq};
+        static const P up[8] = {P::Eq, P::Ult, P::Eq, P::Ule, P::Ugt, P::Ne, P::Uge, P::Eq};
+        V t = cond == 0 ? b.i1(false) : cond == 7 ? b.i1(true) : b.icmp(sg ? sp[cond] : up[cond], ea, eb);
         res = b.select(t, b.i32(m), b.i32(0));
-      } else if (in.op == Op::IMin) {
+        if (!write(dst, res)) return false;
+        set_flags(pack(negate(t), t, b.i1(false), b.i1(false)));
+        return true;
+      }
+      V lt = b.icmp(sg ? ir::IntPred::Slt : ir::IntPred::Ult, ea, eb);
+      if (in.op == Op::IMin) {
         res = b.select(lt, x, y);
       } else {
         res = b.select(lt, y, x);
