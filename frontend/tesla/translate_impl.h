@@ -192,6 +192,11 @@ struct Translator {
   V sel32(V c, uint32_t t, uint32_t e) { return b.select(c, b.i32(t), b.i32(e)); }
   // The low `n` bits of an i32, zero- or (sign) sign-extended.
   V low_bits(V x, unsigned n, bool sign) {
+    // Zero-extending a value already masked to n bits (a half register read): itself.
+    const ir::Inst& xi = f.insts[x];
+    if (!sign && n < 32 && xi.op == Opcode::And && f.insts[xi.args[1]].op == Opcode::Const &&
+        (f.insts[xi.args[1]].imm & ~((uint64_t(1) << n) - 1)) == 0)
+      return x;
     V offset = b.i32(0);
     return b.bf_extract(sign ? ir::Sign::Signed : ir::Sign::Unsigned, x, offset, b.i32(n));
   }
