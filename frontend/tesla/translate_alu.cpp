@@ -521,10 +521,14 @@ bool Translator::alu() {
 bool Translator::inside_loop(uint32_t p) {
   if (!back_edges_known) {
     back_edges_known = true;
+    std::set<uint32_t> covered;
     for (auto& [t, srcs] : sources)
       for (int64_t s : srcs)
-        if (s >= int64_t(t)) back_edges.push_back({t, uint32_t(s)});
-    for (uint32_t h : loop_heads) back_edges.push_back({h, ~0u});  // call targets, ret/brk sites: be safe
+        if (s >= int64_t(t)) back_edges.push_back({t, uint32_t(s)}), covered.insert(t);
+    // Call targets and ret/brk sites (the other loop heads): a subroutine
+    // may run inside a caller's loop, so everything from there on counts.
+    for (uint32_t h : loop_heads)
+      if (!covered.count(h)) back_edges.push_back({h, ~0u});
   }
   for (auto& [t, s] : back_edges)
     if (t <= p && p <= s) return true;

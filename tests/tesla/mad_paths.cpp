@@ -168,4 +168,16 @@ TEST_CASE("tesla mad: the common case's shape (one vote outside loops, none insi
   gpurc::ir::Function g = translated(kLoop);
   CHECK(count_op(g, Opcode::Any) == 0);
   CHECK(count_op(g, Opcode::FFma) == 0);
+  // A MAD after the loop: the vote form again.
+  gpurc::ir::Function h = translated(std::string(kLoop).replace(std::string(kLoop).find("exit nop"), 8,
+                                                                "add f32 $r7 (mul $r1 $r2) $r3\nexit nop"));
+  CHECK(count_op(h, Opcode::Any) == 1);
+  CHECK(count_op(h, Opcode::FFma) == 1);
+}
+
+TEST_CASE("tesla mad: after a loop, the common case inline again, bit-exact") {
+  std::string src = kLoop;
+  src.replace(src.find("exit nop"), 8, "add f32 $r7 (mul $r1 $r2) $r3\nexit nop");
+  for (uint32_t s = 1; s <= (light() ? 3u : 12u); ++s)
+    for (int mode = 0; mode < 3; ++mode) run_mad(src, 32, s + 500, mode);
 }
