@@ -844,6 +844,7 @@ bool Emitter::emit_memory_fast(ValueId v, Label& done) {
   jz(done, T_NEAR);  // no lane takes part
   // One address for every lane (a parameter, a counter): one access.
   if (f_.insts[in.args[0]].uniform) emit_uniform_address(v, done);
+  emit_consecutive_access(v, done);
   // r11 walks the space's windows: windows[space], then extra_windows[space][..]
   // until one holds every lane or one is empty (the rest are then empty too).
   lea(r11, ptr[rbx + int(windows.primary)]);

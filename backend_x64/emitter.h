@@ -176,6 +176,13 @@ class Emitter : public Xbyak::CodeGenerator {
   // Masked vector moves of 4- or 8-byte elements between `host` (lane 0's
   // element) and the data slot, for the lanes of ecx (Avx512; Avx2: all 32).
   void emit_contiguous_access(bool is_load, unsigned bytes, uint32_t data_slot, const Xbyak::Reg64& host);
+  // A load / store of 4- or 8-byte elements whose taking-part lanes address
+  // consecutive elements (lane l at b + l * bytes; Avx2: all 32 lanes): the
+  // sequence test first, then one bounds test of the first and last
+  // taking-part lanes' elements per window, then emit_contiguous_access.
+  // Falls through with ecx kept when the lanes are not consecutive or no
+  // window holds the span (the general path decides; faults stay its own).
+  void emit_consecutive_access(ir::ValueId v, Xbyak::Label& done);
   std::map<ir::ValueId, IndexedAddress> indexed_;  // per load / store taking the indexed path
   std::vector<uint8_t> deferred_;                  // per value: lowered only by materialize_deferred
   void store_uniform_gpr(uint32_t slot_off, const Xbyak::Reg32& r);  // all 32 lanes of a 4-byte slot = r

@@ -560,6 +560,81 @@ void Emitter::emit_contiguous_access(bool is_load, unsigned bytes, uint32_t data
   }
 }
 
+// Registers: ecx = lanes taking part (kept on fall-through); rsi = lane
+// 0's element (b), rdi / rdx = the first / last taking-part lane's
+// element, r11 = the window tried, r8 = its host pointer, r9 = its base,
+// r10 = size - bytes. The sequence test is exact: 8-byte addresses compare
+// as qwords; 4-byte ones as dwords only when b .. b + 31 elements stays
+// below 2^32 (no wrap), else the general path runs.
+void Emitter::emit_consecutive_access(ValueId v, Label& done) {
+  const Inst& in = f_.insts[v];
+  const bool is_load = in.op == Opcode::Load;
+  const ir::Type addr_t = f_.insts[in.args[0]].type;
+  const ir::Type data_t = is_load ? in.type : f_.insts[in.args[1]].type;
+  if (data_t == ir::Type::I1) return;
+  const unsigned bytes = bit_width(data_t) / 8;
+  const unsigned lb = lane_bytes(data_t), ab = lane_bytes(addr_t);
+  if ((bytes != 4 && bytes != 8) || lb != bytes) return;
+  const int shift = bytes == 4 ? 2 : 3;
+  const uint32_t addr_slot = slot(in.args[0]);
+  const uint32_t data_slot = is_load ? slot(v) : slot(in.args[1]);
+  const WindowOffsets windows = window_offsets(in.attr);
+  Label not_consecutive, try_window, next_window;
+  if (!z_) {  // Avx2 moves all 32 lanes
+    cmp(ecx, uint32_t(-1));
+    jne(not_consecutive, T_NEAR);
+  }
+  bsf(eax, ecx);
+  if (ab == 4) mov(esi, dword[r12 + rax * 4 + int(addr_slot)]);
+  else mov(rsi, qword[r12 + rax * 8 + int(addr_slot)]);
+  shl(eax, uint8_t(shift));
+  sub(rsi, rax);  // b, modulo 2^64
+  if (ab == 4) {
+    lea(rax, ptr[rsi + 31 * int(bytes)]);
+    shr(rax, 32);
+    jnz(not_consecutive, T_NEAR);  // b < 0 or the last element past 2^32
+  }
+  lanes_in_sequence(addr_slot, ab, shift);
+  not_(edx);
+  test(edx, ecx);
+  jnz(not_consecutive, T_NEAR);
+  bsf(eax, ecx);
+  bsr(edx, ecx);
+  if (bytes == 4) {
+    lea(rdi, ptr[rsi + rax * 4]);
+    lea(rdx, ptr[rsi + rdx * 4]);
+  } else {
+    lea(rdi, ptr[rsi + rax * 8]);
+    lea(rdx, ptr[rsi + rdx * 8]);
+  }
+  lea(r11, ptr[rbx + int(windows.primary)]);
+  L(try_window);
+  mov(r8, qword[r11 + int(offsetof(MemWindow, host))]);
+  test(r8, r8);
+  jz(not_consecutive, T_NEAR);  // an empty window ends the list
+  mov(r9, qword[r11 + int(offsetof(MemWindow, base))]);
+  mov(r10, qword[r11 + int(offsetof(MemWindow, size))]);
+  sub(r10, bytes);
+  jb(next_window, T_NEAR);
+  mov(rax, rdi);
+  sub(rax, r9);
+  jb(next_window, T_NEAR);
+  cmp(rax, r10);
+  ja(next_window, T_NEAR);
+  mov(rax, rdx);
+  sub(rax, r9);
+  jb(next_window, T_NEAR);
+  cmp(rax, r10);
+  ja(next_window, T_NEAR);
+  sub(rsi, r9);
+  add(rsi, r8);  // lane 0's element on the host (other lanes' may lie outside: masked off)
+  emit_contiguous_access(is_load, bytes, data_slot, rsi);
+  jmp(done, T_NEAR);
+  L(next_window);
+  emit_next_window(windows, try_window);
+  L(not_consecutive);
+}
+
 // Registers: ecx = lanes taking part (kept on fall-through), rsi = the
 // address, r11 = the window tried, r8 = its host pointer, r10 = size - bytes.
 void Emitter::emit_uniform_address(ValueId v, Label& done) {

@@ -289,6 +289,7 @@ bool Translator::run() {
   f.add_var("popped", Type::I32);
   f.add_var("attr_base", Type::I64);
   f.add_var("barrier", Type::I32);
+  f.add_var("mad_result", Type::I32);
   f.uniform_bytes = uniform_bytes(opt);
 
   ir::BlockId entry = f.add_block("entry");
@@ -305,6 +306,7 @@ bool Translator::run() {
   b.br(node_blocks.at({opt.entry, 0}));
 
   find_sources();
+  private_state = opt.fresh_launch && opt.discard_state && barrier_kinds.empty();
   abi_stable = opt.launch_abi;
   for (auto& [a, in] : insns) abi_stable = abi_stable && in.op != Op::StS;
   std::set<std::pair<uint32_t, int>> absorbed;  // words translated inside an if-converted bra
@@ -527,7 +529,30 @@ bool Translator::emit_if(const IfRegion& r, V outer) {
   V taken = pred(in.pred_c, unsigned(in.pred));
   V fall = negate(taken);
   if (outer != ir::kNoValue) taken = b.and_(outer, taken), fall = b.and_(outer, fall);
-  return emit_span(r.taken_from, r.taken_to, taken) && emit_span(r.fall_from, r.fall_to, fall);
+  if (!emit_span(r.taken_from, r.taken_to, taken)) return false;
+  // A bound check, `(p) bra #done` over the body with `done: exit`: the
+  // lanes that branch end at `done` without running anything, and with
+  // private state nothing reads their registers afterwards, so the body's
+  // unpredicated register writes need not keep those lanes' old values
+  // (one select less per write). Not when the body holds a quad op, which
+  // reads other lanes' registers.
+  const V saved = free_writes_under;
+  if (outer == ir::kNoValue && private_state && r.taken_from == r.taken_to && lanes_exit_at(r.cont)) {
+    bool cross_lane = false;
+    for (uint32_t w = r.fall_from; w < r.fall_to; w += insns.at(w).words) cross_lane |= insns.at(w).op == Op::QuadOp;
+    if (!cross_lane) free_writes_under = fall;
+  }
+  const bool ok = emit_span(r.fall_from, r.fall_to, fall);
+  free_writes_under = saved;
+  return ok;
+}
+
+// Word `w` ends every lane that reaches it and does nothing else: an `exit`
+// marker on a nop (it acts on every active lane whatever its predicate).
+bool Translator::lanes_exit_at(uint32_t w) const {
+  auto it = insns.find(w);
+  return it != insns.end() && !decode_errors.count(w) && it->second.exit && it->second.op == Op::Nop &&
+         !it->second.is_control;
 }
 
 // Words are translated one block each; a block that ends in `br` to a

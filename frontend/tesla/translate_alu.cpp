@@ -193,17 +193,22 @@ bool Translator::alu() {
         return bits == 32 ? v : low_bits(v, bits, sg);
       };
       V ea = ext(x), eb = ext(y);
-      V lt = b.icmp(sg ? ir::IntPred::Slt : ir::IntPred::Ult, ea, eb);
       V res;
       if (in.op == Op::ISet) {
-        V eq = b.icmp(ir::IntPred::Eq, ea, eb);
-        V gt = b.icmp(sg ? ir::IntPred::Sgt : ir::IntPred::Ugt, ea, eb);
-        V t = b.i1(false);
-        if (cond & 1) t = b.or_(t, lt);
-        if (cond & 2) t = b.or_(t, eq);
-        if (cond & 4) t = b.or_(t, gt);
+        // One compare per condition (l e le g lg ge), and the flags of the
+        // all-ones / zero result straight from it: Z = !t, S = t (bit 15 or
+        // 31 of the result is t), C = O = 0 (what flags_int gives).
+        using P = ir::IntPred;
+        static const P sp[8] = {P::Eq, P::Slt, P::Eq, P::Sle, P::Sgt, P::Ne, P::Sge, P::Eq};
+        static const P up[8] = {P::Eq, P::Ult, P::Eq, P::Ule, P::Ugt, P::Ne, P::Uge, P::Eq};
+        V t = cond == 0 ? b.i1(false) : cond == 7 ? b.i1(true) : b.icmp(sg ? sp[cond] : up[cond], ea, eb);
         res = b.select(t, b.i32(m), b.i32(0));
-      } else if (in.op == Op::IMin) {
+        if (!write(dst, res)) return false;
+        set_flags(pack(negate(t), t, b.i1(false), b.i1(false)));
+        return true;
+      }
+      V lt = b.icmp(sg ? ir::IntPred::Slt : ir::IntPred::Ult, ea, eb);
+      if (in.op == Op::IMin) {
         res = b.select(lt, x, y);
       } else {
         res = b.select(lt, y, x);
@@ -495,6 +500,65 @@ bool Translator::alu() {
   }
 }
 
+// The MAD of almost every lane in three float ops. When the product of the
+// flushed factors, rounded to nearest, lies in [2^-100, 2^127) and source 3
+// is not a zero after flushing, sem::fmad is the product truncated to 24
+// bits (which, inside the normal range, is exactly the product rounded
+// toward zero) plus source 3 rounded once, then flushed: the IEEE add of
+// the host with FtzOut. The truncation is computed from the nearest-rounded
+// product and its exact error (an fma of the factors minus it: exact since
+// the product's exponent is at least -101, so the error's bits are above
+// 2^-149): when the error is nonzero and of the other sign, rounding went
+// away from zero and the truncated product is the next float toward zero
+// (its bits minus one; a product rounded up to a power of two steps back
+// to the largest float below it). Both tiers lower this to a few vector
+// ops, where an `fmul` rounding toward zero is one op on AVX-512 but an
+// MXCSR switch per strip on AVX2. NaN, inf or zero factors, a product
+// outside that range and a zero source 3 fail the test: if an active lane
+// does, a uniform any() vote branches to fmad_exact, whose result those
+// lanes take. Inside a loop the exact form stays straight-line (a branch
+// would split the loop body, which the backends run much slower).
+bool Translator::inside_loop(uint32_t p) {
+  if (!back_edges_known) {
+    back_edges_known = true;
+    std::set<uint32_t> covered;
+    for (auto& [t, srcs] : sources)
+      for (int64_t s : srcs)
+        if (s >= int64_t(t)) back_edges.push_back({t, uint32_t(s)}), covered.insert(t);
+    // Call targets and ret/brk sites (the other loop heads): a subroutine
+    // may run inside a caller's loop, so everything from there on counts.
+    for (uint32_t h : loop_heads)
+      if (!covered.count(h)) back_edges.push_back({h, ~0u});
+  }
+  for (auto& [t, s] : back_edges)
+    if (t <= p && p <= s) return true;
+  return false;
+}
+
+V Translator::fmad(V x, V y, V z) {
+  if (inside_loop(pc)) return fmad_exact(x, y, z);
+  auto F = [&](V v) { return b.bitcast(Type::F32, v); };
+  auto I = [&](V v) { return b.bitcast(Type::I32, v); };
+  V fx = F(x), fy = F(y), fz = F(z);
+  V pn = I(b.fmul(fx, fy, float_flags(true, false)));
+  V err = I(b.ffma(fx, fy, F(b.xor_(pn, b.i32(0x80000000u))), float_flags(true, false)));
+  // Rounded away from zero: the error, with the product's sign taken off, is
+  // negative and not a zero.
+  V away = b.icmp(ir::IntPred::Ugt, b.xor_(err, band(pn, 0x80000000u)), b.i32(0x80000000u));
+  V pt = b.isub(pn, b.zext(Type::I32, away));
+  V in_range = b.icmp(ir::IntPred::Ult, b.isub(band(pn, 0x7f800000u), b.i32(0x0d800000u)), b.i32(0x7f000000u - 0x0d800000u));
+  V common = b.and_(in_range, ne0(band(z, 0x7f800000u)));
+  V r = I(b.fadd(F(pt), fz, float_flags(true, true)));
+  const ir::BlockId exact = f.add_block(), join = f.add_block();
+  b.set_var(kVarMadResult, r);
+  b.cond_br(b.any(b.not_(common), mask()), exact, join);
+  b.set_block(exact);
+  b.set_var(kVarMadResult, b.select(common, r, fmad_exact(x, y, z)));
+  b.br(join);
+  b.set_block(join);
+  return b.get_var(kVarMadResult);
+}
+
 // fmad as sem::fmad (nvhw fp32_mad) in native f32 ops: the hardware
 // truncates the product to 24 bits with an unbounded exponent and rounds
 // the sum once. A product in the float range is what an RZ fmul gives, so
@@ -511,7 +575,7 @@ bool Translator::alu() {
 // hardware rounds at denormal precision up to 2^-126; TwoSum's exact
 // error tells those apart. When source 3 is zero the hardware rounds a
 // plain mul to nearest and adds it.
-V Translator::fmad(V x, V y, V z) {
+V Translator::fmad_exact(V x, V y, V z) {
   auto flush = [&](V v) { return b.select(eq0(band(v, 0x7f800000u)), band(v, 0x80000000u), v); };
   auto F = [&](V v) { return b.bitcast(Type::F32, v); };
   auto I = [&](V v) { return b.bitcast(Type::I32, v); };

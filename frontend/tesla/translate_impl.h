@@ -52,6 +52,10 @@ constexpr uint32_t kVarAttrBase = kVarPopped + 1;
 // the lane's stop count (or, when the code has one descriptor, that word
 // with ir::kBarrierOneKind), read by the runtime's counted-barrier scheduler.
 constexpr uint32_t kVarBarrier = kVarAttrBase + 1;
+// I32: a MAD's result while it crosses from the block of its common case to
+// the block after its exact slow path (Translator::fmad); private to the
+// instruction, never guest state.
+constexpr uint32_t kVarMadResult = kVarBarrier + 1;
 
 // Warp-stack entries: kind << 28 | word address.
 enum Entry : uint32_t { kEntryPreBrk = 1, kEntryCall = 2, kEntryCallLim = 3 };
@@ -81,6 +85,12 @@ struct Translator {
   const Insn* cur = nullptr;
   uint32_t pc = 0;
   V guard = ir::kNoValue;  // i1 predicate of the instruction, kNoValue = always
+  // A guard whose off lanes never read a register again (see emit_if: they
+  // exit right after the region and the state is private): register and
+  // flag writes under exactly this guard need no select against the old
+  // value. Memory ops keep it as their mask.
+  V free_writes_under = ir::kNoValue;
+  bool guarded_write() const { return guard != ir::kNoValue && guard != free_writes_under; }
   struct PostInc {
     int areg;
     int64_t delta;
@@ -138,12 +148,13 @@ struct Translator {
   bool if_region(uint32_t p, IfRegion& r, unsigned& budget);
   bool emit_span(uint32_t from, uint32_t to, V g);
   bool emit_if(const IfRegion& r, V outer);
+  bool lanes_exit_at(uint32_t w) const;
 
   // ------------------------------------------------------------ state access (translate_operands.cpp)
   V reg(int n) { return unsigned(n) < opt.regs && n < 128 ? b.get_var(kVarR + unsigned(n)) : b.i32(0); }
   void set_reg(int n, V v) {
     if (unsigned(n) >= opt.regs || n >= 128) return;
-    if (guard != ir::kNoValue) v = b.select(guard, v, b.get_var(kVarR + unsigned(n)));
+    if (guarded_write()) v = b.select(guard, v, b.get_var(kVarR + unsigned(n)));
     b.set_var(kVarR + unsigned(n), v);
   }
   static bool areg_is_zero(int n) { return n <= 0 || n == 5 || n == 6 || n > 7; }
@@ -181,6 +192,11 @@ struct Translator {
   V sel32(V c, uint32_t t, uint32_t e) { return b.select(c, b.i32(t), b.i32(e)); }
   // The low `n` bits of an i32, zero- or (sign) sign-extended.
   V low_bits(V x, unsigned n, bool sign) {
+    // Zero-extending a value already masked to n bits (a half register read): itself.
+    const ir::Inst& xi = f.insts[x];
+    if (!sign && n < 32 && xi.op == Opcode::And && f.insts[xi.args[1]].op == Opcode::Const &&
+        (f.insts[xi.args[1]].imm & ~((uint64_t(1) << n) - 1)) == 0)
+      return x;
     V offset = b.i32(0);
     return b.bf_extract(sign ? ir::Sign::Signed : ir::Sign::Unsigned, x, offset, b.i32(n));
   }
@@ -193,7 +209,11 @@ struct Translator {
   V flags_float(V res, bool ftz = true);
   V flags_double(V res64);
   V sat_keep_nan(V res);
-  V fmad(V x, V y, V z);
+  V fmad(V x, V y, V z);        // the common case inline, the exact rules behind an any() vote
+  V fmad_exact(V x, V y, V z);  // every input, straight-line (about 75 ops)
+  bool inside_loop(uint32_t p);  // some backward branch spans word p
+  std::vector<std::pair<uint32_t, uint32_t>> back_edges;  // (target, source) of backward branches
+  bool back_edges_known = false;
   // The 32 predicate conditions of a $c register (sem::pred).
   V pred(int creg_n, unsigned code);
   V negate(V c);  // !c of an i1: the operand of a `not`, else a new `not`

@@ -9,7 +9,8 @@ V Translator::address(const Operand& o) {
   if (o.space == 'g') {
     unsigned idx = unsigned(o.idx < 0 ? 0 : o.idx) & 15;
     if (!(opt.own_global_spaces >> idx & 1)) idx = 0;  // the linear memory below 4 GiB
-    return b.or_(b.zext(Type::I64, reg(o.greg)), b.i64(global_address(idx, 0)));
+    V a64 = b.zext(Type::I64, reg(o.greg));
+    return idx == 0 ? a64 : b.or_(a64, b.i64(global_address(idx, 0)));
   }
   V base = o.areg > 0 ? areg(o.areg) : b.i32(0);
   V a;
@@ -27,7 +28,16 @@ V Translator::address(const Operand& o) {
 // Final address for an access of `bytes`: misaligned and (l[]) out-of-range
 // accesses go to kUnbackedAddress.
 V Translator::checked(const Operand& o, V a64, unsigned bytes) {
-  V bad = b.icmp(ir::IntPred::Ne, b.and_(a64, b.i64(bytes - 1)), b.i64(0));
+  // The alignment test on the 32-bit offset the address is made of (a zext,
+  // or one with an aligned space base ORed in): i32 ops stay in vector
+  // registers, where i64 ones go through the frame on the x64 tiers.
+  V low = a64;
+  if (f.insts[low].op == Opcode::Or && f.insts[f.insts[low].args[1]].op == Opcode::Const &&
+      (f.insts[f.insts[low].args[1]].imm & 0xffffffffu) == 0)
+    low = f.insts[low].args[0];
+  V bad = f.insts[low].op == Opcode::Zext && f.insts[f.insts[low].args[0]].type == Type::I32
+              ? ne0(band(f.insts[low].args[0], bytes - 1))
+              : b.icmp(ir::IntPred::Ne, b.and_(a64, b.i64(bytes - 1)), b.i64(0));
   V a = a64;
   if (o.space == 'l') {
     V end = b.iadd(a64, b.i64(bytes));
@@ -136,7 +146,7 @@ bool Translator::memory() {
       unsigned chunks = bytes == 16 ? 2 : 1, cb = bytes == 16 ? 8 : bytes;
       std::vector<V> loaded;
       for (unsigned i = 0; i < chunks; ++i) {
-        V ai = b.iadd(a, b.i64(8 * i));
+        V ai = i == 0 ? a : b.iadd(a, b.i64(8 * i));  // the bare address: checked() tests its 32-bit offset
         if (st) {
           V v;
           if (cb == 8) {

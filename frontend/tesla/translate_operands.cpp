@@ -8,7 +8,7 @@ bool Translator::set_areg(int n, V v) {
   if (areg_is_zero(n)) return true;
   if (n == 7) return unsupported("$a7 is one register per warp");
   v = b.and_(v, b.i32(0xffff));
-  if (guard != ir::kNoValue) v = b.select(guard, v, b.get_var(kVarA + unsigned(n)));
+  if (guarded_write()) v = b.select(guard, v, b.get_var(kVarA + unsigned(n)));
   b.set_var(kVarA + unsigned(n), v);
   return true;
 }
@@ -26,7 +26,7 @@ void Translator::set_creg(int n, V v) {
   for (unsigned k = 0; k < 4; ++k) fb.f[k] = it != packs.end() ? it->second.f[k] : ne0(band(v, 1u << k));
   for (unsigned k = 0; k < 4; ++k) {
     V x = fb.f[k];
-    if (guard != ir::kNoValue) x = b.select(guard, x, cflag(n, k));
+    if (guarded_write()) x = b.select(guard, x, cflag(n, k));
     b.set_var(kVarC + 4 * unsigned(n & 3) + k, x);
   }
 }

@@ -1,0 +1,183 @@
+// The MAD's two translations (Translator::fmad): the common case inline and
+// the exact rules behind an any() vote, and the straight-line exact form
+// inside loops. Each case runs on the reference interpreter and on every
+// engine of the host (the IR interpreter, jit-avx512, jit-avx2) from the
+// same registers; warps whose lanes all take the common case, mixed warps
+// and warps of edge operands only, with operands aimed at the edges of the
+// common case's test (products near 2^-100 and 2^127, products rounded up
+// to a power of two, sums that cancel to the smallest normals or below,
+// denormal and zero sources, NaN, inf and signed zeros).
+#include <cstring>
+
+#include "frontend/tesla/translate.h"
+#include "ir/passes.h"
+#include "translate_harness.h"
+
+using namespace tesla_tr;
+
+namespace {
+
+uint32_t bits_of(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+// A float with a random mantissa and sign and an exponent (biased) in [lo, hi].
+uint32_t random_float(std::mt19937& rng, unsigned lo, unsigned hi) {
+  std::uniform_int_distribution<unsigned> e(lo, hi);
+  return (rng() & 0x80000000u) | (e(rng) << 23) | (rng() & 0x7fffffu);
+}
+
+// Operands aimed at the edges of the common case (x * y + z in $r1 $r2 $r3).
+void edge_operands(std::mt19937& rng, uint32_t& x, uint32_t& y, uint32_t& z) {
+  static const uint32_t specials[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x807fffffu, 0x00800000u,
+                                      0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffffffffu, 0x7f7fffffu,
+                                      0x3f800000u, 0xbf800000u, 0x3f800001u, 0x3f7fffffu, 0x0d800000u};
+  auto special = [&] { return specials[rng() % (sizeof specials / sizeof specials[0])]; };
+  switch (rng() % 9) {
+    case 0:  // special values anywhere
+      x = special(), y = special(), z = special();
+      break;
+    case 1:  // product near 2^-100 (the common case's lower edge), z small
+      x = random_float(rng, 60, 80);
+      y = random_float(rng, 127 - 100 - (((x >> 23) & 0xff) - 127) - 1, 127 - 100 - (((x >> 23) & 0xff) - 127) + 1);
+      z = random_float(rng, 0, 40);
+      break;
+    case 2:  // product near 2^127 (the upper edge), z large
+      x = random_float(rng, 180, 200);
+      y = random_float(rng, 127 + 127 - (((x >> 23) & 0xff) - 127) - 1, 127 + 127 - (((x >> 23) & 0xff) - 127) + 1);
+      z = random_float(rng, 240, 254);
+      break;
+    case 3: {  // z = -(x y) rounded: cancellation down to the product's last bits
+      x = random_float(rng, 40, 140);
+      y = random_float(rng, 40, 140);
+      float p;
+      float fx, fy;
+      std::memcpy(&fx, &x, 4);
+      std::memcpy(&fy, &y, 4);
+      p = fx * fy;
+      z = bits_of(p) ^ 0x80000000u;
+      if (rng() & 1) z += (rng() & 3) - 1;
+      break;
+    }
+    case 4:  // results near the smallest normal
+      x = random_float(rng, 1, 30);
+      y = random_float(rng, 100, 130);
+      z = random_float(rng, 0, 3);
+      break;
+    case 5:  // mantissas of all ones: products that round up to a power of two
+      x = (rng() & 0x80000000u) | (random_float(rng, 100, 150) & 0x7f800000u) | 0x7fffffu;
+      y = (rng() & 0x80000000u) | (random_float(rng, 100, 150) & 0x7f800000u) | (0x7fffffu - (rng() & 7));
+      z = random_float(rng, 80, 150);
+      break;
+    case 6:  // denormal or zero z
+      x = random_float(rng, 100, 150), y = random_float(rng, 100, 150);
+      z = (rng() & 0x80000000u) | ((rng() & 1) ? (rng() & 0x7fffffu) : 0u);
+      break;
+    default:  // ordinary operands
+      x = random_float(rng, 100, 154), y = random_float(rng, 100, 154), z = random_float(rng, 100, 154);
+      break;
+  }
+}
+
+// One warp (or a partial one) of `program` with $r1..$r3 from `pick`.
+void run_mad(const std::string& program, unsigned threads, uint32_t seed, int mode) {
+  Case c;
+  c.src = program;
+  c.threads = threads;
+  c.init = [seed, mode](unsigned i, ThreadState& s) {
+    std::mt19937 rng(seed * 977 + i);
+    uint32_t x, y, z;
+    if (mode == 0) {  // every lane in the common case
+      x = random_float(rng, 100, 154), y = random_float(rng, 100, 154), z = random_float(rng, 100, 154);
+    } else if (mode == 1 && i != seed % 32) {  // one lane off it
+      x = random_float(rng, 100, 154), y = random_float(rng, 100, 154), z = random_float(rng, 100, 154);
+    } else {
+      edge_operands(rng, x, y, z);
+    }
+    s.r[1] = x, s.r[2] = y, s.r[3] = z;
+    s.r[4] = 1 + (i & 3);  // loop count (divergent)
+    s.r[9] = 0;
+    s.r[10] = 0xffffffffu;
+  };
+  c.global0.assign(0x200, 0);
+  check_case(c);
+}
+
+const char* kStraight =
+    "add f32 $r5 (mul $r1 $r2) $r3\n"
+    "add f32 $r6 neg (mul $r3 $r2) neg $r1\n"
+    "add sat f32 $c1 $r7 (mul $r2 $r1) $r3\n"
+    "exit nop\n";
+
+// The same MADs in a loop (the straight-line exact form).
+const char* kLoop =
+    "loop: add f32 $r5 (mul $r1 $r2) $r3\n"
+    "add f32 $r6 neg (mul $r3 $r2) neg $r1\n"
+    "add b32 $r4 $r4 $r10\n"
+    "set $c0 $r8 e u32 $r4 $r9\n"
+    "(e $c0) bra #loop\n"
+    "exit nop\n";
+
+size_t count_op(const gpurc::ir::Function& f, gpurc::ir::Opcode op) {
+  size_t n = 0;
+  for (const auto& b : f.blocks)
+    for (auto v : b.insts) n += f.insts[v].op == op;
+  return n;
+}
+
+gpurc::ir::Function translated(const std::string& src) {
+  Target t;
+  std::string err;
+  REQUIRE(parse_target("g200", t, err));
+  std::vector<uint32_t> code;
+  REQUIRE(assemble(all_long(src), t, code, err));
+  TranslateOptions opt;
+  opt.target = t;
+  opt.launch_abi = false;
+  gpurc::ir::Function f;
+  INFO(err);
+  REQUIRE(translate(code, opt, f, err));
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("tesla mad: common case inline, exact rules behind a vote, every engine bit-exact") {
+  const uint32_t seeds = light() ? 6 : 40;
+  for (uint32_t s = 1; s <= seeds; ++s) {
+    INFO("seed " << s);
+    for (int mode = 0; mode < 3; ++mode) {
+      run_mad(kStraight, 32, s, mode);
+      run_mad(kStraight, 5 + s % 27, s + 1000, mode);  // partial warp
+    }
+  }
+}
+
+TEST_CASE("tesla mad: inside a loop the exact form, bit-exact") {
+  for (uint32_t s = 1; s <= (light() ? 3u : 12u); ++s)
+    for (int mode = 0; mode < 3; ++mode) run_mad(kLoop, 32, s, mode);
+}
+
+TEST_CASE("tesla mad: the common case's shape (one vote outside loops, none inside)") {
+  using gpurc::ir::Opcode;
+  gpurc::ir::Function f = translated(kStraight);
+  CHECK(count_op(f, Opcode::Any) == 3);  // one vote per MAD
+  CHECK(count_op(f, Opcode::FFma) == 3);
+  gpurc::ir::Function g = translated(kLoop);
+  CHECK(count_op(g, Opcode::Any) == 0);
+  CHECK(count_op(g, Opcode::FFma) == 0);
+  // A MAD after the loop: the vote form again.
+  gpurc::ir::Function h = translated(std::string(kLoop).replace(std::string(kLoop).find("exit nop"), 8,
+                                                                "add f32 $r7 (mul $r1 $r2) $r3\nexit nop"));
+  CHECK(count_op(h, Opcode::Any) == 1);
+  CHECK(count_op(h, Opcode::FFma) == 1);
+}
+
+TEST_CASE("tesla mad: after a loop, the common case inline again, bit-exact") {
+  std::string src = kLoop;
+  src.replace(src.find("exit nop"), 8, "add f32 $r7 (mul $r1 $r2) $r3\nexit nop");
+  for (uint32_t s = 1; s <= (light() ? 3u : 12u); ++s)
+    for (int mode = 0; mode < 3; ++mode) run_mad(src, 32, s + 500, mode);
+}
