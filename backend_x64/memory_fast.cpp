@@ -284,8 +284,13 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
   const WindowOffsets windows = window_offsets(in.attr);
   Label try_window, next_window, inside;
 
-  lane_bits(ecx, slot(in.args.back()));
-  and_(ecx, dword[CTX(entry_mask)]);
+  if (f_.insts[in.args.back()].op == Opcode::EntryMask) {  // the launched lanes (G13's exec without exec stack)
+    mov(ecx, dword[CTX(entry_mask)]);
+    test(ecx, ecx);
+  } else {
+    lane_bits(ecx, slot(in.args.back()));
+    and_(ecx, dword[CTX(entry_mask)]);
+  }
   jz(done, T_NEAR);  // no lane takes part
   if (a.reads_uniforms) {
     test(r15, r15);
@@ -297,6 +302,86 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
     mov(rax, a.disp);
     add(r10, rax);
   }
+  // Consecutive indices x_l = b + l over the taking-part lanes (AVX2: all
+  // 32 lanes), with b .. b + 31 inside the int32 range (so the dword compare
+  // is exact and zext / sext of every x_l is b + l as a signed qword): found
+  // first, since then the window check is two scalar compares, of the first
+  // and the last taking-part lane's index against Lo / Hi (as qwords: no
+  // clamping to the int32 range), and the access is vector moves at
+  // host + d + b * 2^s instead of gathers / scatters.
+  const bool sequential = (bytes == 4 || bytes == 8) && scale == int(bytes);
+  Label scattered;
+  if (sequential) {
+    Label seq_try, seq_next;
+    if (!z_) {
+      cmp(ecx, uint32_t(-1));
+      jne(scattered, T_NEAR);
+    }
+    bsf(eax, ecx);
+    movsxd(rsi, dword[r12 + rax * 4 + int(index_slot)]);
+    sub(rsi, rax);  // b
+    mov(edx, 0x80000000u);
+    add(rdx, rsi);  // b + 2^31 in [0, 2^32 - 32]
+    mov(eax, 0xffffffe0u);
+    cmp(rdx, rax);
+    ja(scattered, T_NEAR);
+    lanes_in_sequence(index_slot, 4, 0);
+    not_(edx);
+    test(edx, ecx);
+    jnz(scattered, T_NEAR);
+    mov(rdi, rsi);  // b
+    bsr(eax, ecx);
+    add(rsi, rax);  // the last taking-part lane's index
+    lea(r11, ptr[rbx + int(windows.primary)]);
+    L(seq_try);
+    mov(r8, qword[r11 + int(offsetof(MemWindow, host))]);
+    test(r8, r8);
+    jz(general, T_NEAR);  // an empty window ends the list
+    mov(rdx, qword[r11 + int(offsetof(MemWindow, size))]);
+    sub(rdx, bytes);  // the highest offset an access may start at
+    jb(seq_next, T_NEAR);
+    mov(r9, r10);
+    sub(r9, qword[r11 + int(offsetof(MemWindow, base))]);  // d = base - window base
+    jb(seq_next, T_NEAR);
+    cmp(r9, qword[r11 + int(offsetof(MemWindow, size))]);
+    ja(seq_next, T_NEAR);  // d <= size (< 2^41): nothing below overflows
+    sub(rdx, r9);
+    if (a.shift) sar(rdx, a.shift);  // Hi = floor((size - bytes - d) / 2^s)
+    cmp(rsi, rdx);
+    jg(seq_next, T_NEAR);
+    bsf(eax, ecx);
+    add(rax, rdi);  // the first taking-part lane's index
+    if (a.sext) {
+      mov(rdx, r9);
+      if (a.shift) shr(rdx, a.shift);
+      neg(rdx);  // Lo = -floor(d / 2^s)
+      cmp(rax, rdx);
+      jl(seq_next, T_NEAR);
+    } else {
+      test(rax, rax);  // Lo = 0
+      js(seq_next, T_NEAR);
+    }
+    add(r8, r9);
+    lea(rsi, ptr[r8 + rdi * scale]);
+    if (z_) {  // every lane: plain 64-byte moves, no lane masks
+      Label some;
+      cmp(ecx, uint32_t(-1));
+      jne(some, T_NEAR);
+      for (uint32_t o = 0; o < kWarpLanes * bytes; o += 64) {
+        const Address mem = ptr[rsi + int(o)], data = ptr[r12 + int(data_slot + o)];
+        vmovdqu32(Zmm(1), is_load ? mem : data);
+        vmovdqu32(is_load ? data : mem, Zmm(1));
+      }
+      jmp(done, T_NEAR);
+      L(some);
+    }
+    emit_contiguous_access(is_load, bytes, data_slot, rsi);
+    jmp(done, T_NEAR);
+    L(seq_next);
+    emit_next_window(windows, seq_try);
+    jmp(general, T_NEAR);
+  }
+  L(scattered);
   lea(r11, ptr[rbx + int(windows.primary)]);
 
   L(try_window);
@@ -357,33 +442,6 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
   // Every taking-part lane's access lies in this window: host + d + x * 2^s.
   L(inside);
   add(r8, r9);
-  if ((bytes == 4 || bytes == 8) && scale == int(bytes)) {
-    // Consecutive indices x_l = b + l over the taking-part lanes (Avx2: all
-    // 32 lanes), with b .. b + 31 inside the int32 range so that the dword
-    // compare is exact: masked vector moves at host + d + b * 2^s instead of
-    // gathers / scatters.
-    Label scattered;
-    if (!z_) {
-      cmp(ecx, uint32_t(-1));
-      jne(scattered, T_NEAR);
-    }
-    bsf(eax, ecx);
-    movsxd(rsi, dword[r12 + rax * 4 + int(index_slot)]);
-    sub(rsi, rax);  // b
-    mov(edx, 0x80000000u);
-    add(rdx, rsi);  // b + 2^31 in [0, 2^32 - 32]
-    mov(eax, 0xffffffe0u);
-    cmp(rdx, rax);
-    ja(scattered, T_NEAR);
-    lanes_in_sequence(index_slot, 4, 0);
-    not_(edx);
-    test(edx, ecx);
-    jnz(scattered, T_NEAR);
-    lea(rsi, ptr[r8 + rsi * scale]);
-    emit_contiguous_access(is_load, bytes, data_slot, rsi);
-    jmp(done, T_NEAR);
-    L(scattered);
-  }
   if (z_ && (bytes == 4 || bytes == 8)) {
     // 16 dword lanes per gather / scatter (8 with qword data), under the lane
     // mask; loads keep the other lanes' slot contents (masked store).

@@ -218,17 +218,31 @@ LoopPlan loop_plan(const ir::Executable& exe, const LaunchConfig& cfg, const War
       !zeroing.known)
     return p;
   const uint32_t stride = uint32_t(align64(cfg.vars_bytes));
-  std::vector<uint8_t> zero(stride, 0);  // per byte: must start at zero
-  for (const auto& [lo, hi] : zeroing.ranges) std::fill(zero.begin() + lo, zero.begin() + hi, uint8_t(1));
+  // The read ranges minus the lane vars' bytes, worked out on intervals
+  // (per byte over a vars area of tens of KiB cost microseconds per launch).
+  std::vector<std::pair<uint32_t, uint32_t>> lane_bytes;
   for (const ir::LaneVarInit& v : lv->vars) {
     const uint64_t end = uint64_t(v.offset) + uint64_t(v.width) * ir::kWarpLanes;
     if ((v.width != 4 && v.width != 8) || end > cfg.vars_bytes || !v.lane_add) return p;
-    std::fill(zero.begin() + v.offset, zero.begin() + end, uint8_t(0));
+    lane_bytes.emplace_back(v.offset, uint32_t(end));
+  }
+  std::sort(lane_bytes.begin(), lane_bytes.end());
+  // Per 32-byte granule: holds a byte that must start at zero.
+  std::vector<uint8_t> granule(stride / 32, 0);
+  for (auto [lo, hi] : zeroing.ranges) {
+    for (const auto& [vlo, vhi] : lane_bytes) {  // cut [lo, hi) around each lane var, in offset order
+      if (lo >= hi) break;
+      if (vhi <= lo || vlo >= hi) continue;
+      for (uint32_t g = lo / 32; g < (std::min(hi, vlo) + 31) / 32 && vlo > lo; ++g) granule[g] = 1;
+      lo = std::max(lo, vhi);
+    }
+    for (uint32_t g = lo / 32; lo < hi && g < (hi + 31) / 32; ++g) granule[g] = 1;
   }
   // Whole 32-byte granules: zeroing a little more is harmless (the lane vars
   // are written after it, other bytes the code does not read).
-  for (uint32_t g = 0; g < stride; g += 32) {
-    if (std::find(zero.begin() + g, zero.begin() + g + 32, uint8_t(1)) == zero.begin() + g + 32) continue;
+  for (uint32_t i = 0; i < granule.size(); ++i) {
+    if (!granule[i]) continue;
+    const uint32_t g = 32 * i;
     if (!p.zero.empty() && p.zero[p.zero.size() - 2] + p.zero.back() == g) p.zero.back() += 32;
     else p.zero.insert(p.zero.end(), {g, 32u});
   }
@@ -271,7 +285,8 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
   uint8_t* storage = block_storage.get(uint64_t(per_warp) * nwarps + cfg.shared_bytes + warp_stacks * nwarps);
   uint8_t* shared = storage + per_warp * nwarps;
   uint8_t* stacks = shared + cfg.shared_bytes;
-  std::memset(shared, 0, cfg.shared_bytes + warp_stacks * nwarps);
+  // (A call even for no bytes: measurable when a block is a few hundred ns.)
+  if (const uint64_t n = cfg.shared_bytes + warp_stacks * nwarps) std::memset(shared, 0, n);
   bool zero_frames = exe.frame_needs_zero();
   BlockMemory view(memory, cfg.shared_bytes ? shared : nullptr, cfg.shared_bytes);
 

@@ -105,8 +105,11 @@ ValueId Translator::exec() {
 // uniform, so `jmp_exec_any` loops become uniform loops once
 // fold_uniform_votes (ir/pass_uniform_votes.cpp) turns `any exec` into exec.
 ValueId Translator::write_select_mask(ValueId ex) {
-  if (!known_start_) return ex;
+  if (!known_start_ && !regs_private_) return ex;
   const ir::Inst& in = f_.insts[ex];
+  // Private registers of a program without exec-stack instructions:
+  // exec() is the entry mask itself, and no lane outside it is observed.
+  if (in.op == Opcode::EntryMask) return b_.i1(true);
   if (in.op != Opcode::And || in.args.size() != 2) return ex;
   if (f_.insts[in.args[1]].op == Opcode::EntryMask) return in.args[0];
   if (f_.insts[in.args[0]].op == Opcode::EntryMask) return in.args[1];
@@ -123,6 +126,34 @@ void Translator::start_state_known() {
   for (uint32_t r = 0; r < kNumGprVars; ++r)
     if (written[r]) b_.set_var(r, b_.i32(0));
   b_.set_var(exec_var_, b_.i1(true));
+  f_.blocks[0].insts.insert(f_.blocks[0].insts.end(), body.begin(), body.end());
+}
+
+void Translator::make_registers_private() {
+  std::vector<uint8_t> used(f_.vars.size(), 0);
+  for (const ir::Inst& in : f_.insts)
+    if (in.block != ir::kNoBlock && (in.op == Opcode::SetVar || in.op == Opcode::GetVar)) used[in.imm] = 1;
+  const uint32_t state = uint32_t(f_.vars.size());
+  std::vector<uint32_t> remap(state, ~0u);
+  for (uint32_t v = 0; v < state; ++v)
+    if (used[v] && (v < kNumGprVars || v == exec_var_)) {
+      remap[v] = uint32_t(f_.vars.size());
+      f_.add_var("private_" + f_.vars[v].name, f_.vars[v].type);
+    }
+  for (ir::Inst& in : f_.insts)
+    if (in.block != ir::kNoBlock && (in.op == Opcode::SetVar || in.op == Opcode::GetVar) && remap[in.imm] != ~0u)
+      in.imm = remap[in.imm];
+  f_.state_vars = state;
+  // The start values, before everything else of the entry block (a
+  // start_state_known() write that follows sets the same value).
+  std::vector<ValueId> body = std::move(f_.blocks[0].insts);
+  f_.blocks[0].insts.clear();
+  b_.set_block(0);
+  for (uint32_t v = 0; v < state; ++v) {
+    if (remap[v] == ~0u) continue;
+    if (v == exec_var_) b_.set_var(remap[v], known_start_ ? b_.i1(true) : b_.entry_mask());
+    else b_.set_var(remap[v], b_.i32(0));
+  }
   f_.blocks[0].insts.insert(f_.blocks[0].insts.end(), body.begin(), body.end());
 }
 
@@ -431,7 +462,9 @@ bool Translator::run(const uint8_t* code, size_t size, std::string& err) {
   known_start_ = options_.exec_starts_launched && exec_written;
   // The same contract: the runner unpacks only the launched lanes' registers
   // and exec, so construct_ssa stores the vars without selecting on the entry mask.
-  if (known_start_) f_.unlaunched_lanes_free = true;
+  // Registers nobody reads after the run: private to it (make_registers_private).
+  regs_private_ = options_.exec_starts_launched && options_.registers_unobserved;
+  if (known_start_ || regs_private_) f_.unlaunched_lanes_free = true;
   for (unsigned sr : srs) sr_vars_[sr] = f_.add_var("sr" + std::to_string(sr), Type::I32);
   for (unsigned u : us) u_vars_[u] = f_.add_var(std::string(1, 'u').append(std::to_string(u)), Type::I32);
   exec_var_ = f_.add_var("exec", Type::I1);
@@ -447,6 +480,7 @@ bool Translator::run(const uint8_t* code, size_t size, std::string& err) {
   b_.set_block(end_block_);
   b_.ret();  // running off the end behaves like stop
   if (known_start_) start_state_known();
+  if (regs_private_) make_registers_private();
   f_.compute_preds();
   const std::string v = ir::verify(f_);
   if (!v.empty()) {

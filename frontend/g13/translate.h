@@ -70,6 +70,17 @@ struct TranslateOptions {
   // every lane computes them alike (a uniform jmp_exec_any loop then has
   // no vote after the pipeline: ir::fold_uniform_votes).
   bool exec_starts_launched = false;
+  // With exec_starts_launched: nobody reads the SIMD-group's registers or
+  // exec after the run (a launch without a finish callback observes only
+  // memory). The registers and exec then become private to the run
+  // (ir::Function::state_vars): they start as the constant zero (exec: the
+  // launched lanes, or every lane as above), are never loaded from or stored
+  // to the vars, and a register write in a program without exec-stack
+  // instructions takes every lane (no select on the entry mask: lanes that
+  // were not launched compute like active ones, and nothing observes them,
+  // as above; ir::Function::unlaunched_lanes_free). The "uN" vars of
+  // uniform_store stay state vars (they start as the uniform's value).
+  bool registers_unobserved = false;
 };
 
 // False with `err` naming the first unsupported instruction and its pc.

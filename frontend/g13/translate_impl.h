@@ -136,6 +136,12 @@ class Translator {
   // With known_start_: `set_var r, 0` for every register the code writes
   // and `set_var exec, true` at the start of the entry block.
   void start_state_known();
+  // options_.registers_unobserved (with exec_starts_launched): every
+  // register and exec the code names moves to a var of its own after the
+  // state vars (ir::Function::state_vars), set to its start value (zero,
+  // exec as exec_starts_launched says) at the start of the entry block.
+  bool regs_private_ = false;
+  void make_registers_private();
   ir::BlockId end_block_ = 0, bad_target_block_ = 0;
   uint64_t pc_ = 0;
   bool cmp_undefined_ = false;

@@ -172,13 +172,17 @@ bool uses_space(const ir::Function& f, ir::Space space) {
   return false;
 }
 
-bool prepare(const G13Launch& L, const isa::EngineHandle& engine, JitProgram& prog, std::string& error) {
+bool prepare(const G13Launch& L, const isa::EngineHandle& engine, bool observes_registers, JitProgram& prog,
+             std::string& error) {
   // The translation starts at the entry: branch targets are pc-relative.
   std::string err;
   // A launch starts every SIMD-group with zero registers and exec = its
-  // launched lanes (launch_jit's init).
+  // launched lanes (launch_jit's init). Without a finish callback nothing
+  // reads them afterwards: they stay private to the generated code (no
+  // loads, no final stores, no zeroing of their vars by the launch).
   g13::TranslateOptions topt;
   topt.exec_starts_launched = true;
+  topt.registers_unobserved = !observes_registers;
   if (!g13::translate(L.code.data() + L.entry, L.code.size() - L.entry, prog.f, err, topt)) {
     error = err;
     return false;
@@ -309,10 +313,21 @@ bool lane_vars_plan(const G13Launch& L, const JitProgram& P, LaneArrays& a, rt::
   }
   const rt::Dim3 shape = L.block;
   plan.bases = [rules, shape](const rt::Dim3& block, uint64_t, uint32_t first, uint32_t count, uint64_t* out) {
+    // The first SIMD-group's first thread by division, then counted on: a
+    // full SIMD-group lies in one row, so the next one starts 32 threads on
+    // in that row or at the start of the next (block.x a multiple of 32).
+    const uint64_t t0 = uint64_t(first) * g13::SimdGroup::kLanes;
+    uint32_t x0 = uint32_t(t0 % shape.x), y0 = uint32_t(t0 / shape.x % shape.y),
+             z0 = uint32_t(t0 / (uint64_t(shape.x) * shape.y));
     for (uint32_t w = first; w < first + count; ++w) {
       const uint64_t t = uint64_t(w) * g13::SimdGroup::kLanes;
-      const uint32_t x0 = uint32_t(t % shape.x), y0 = uint32_t(t / shape.x % shape.y),
-                     z0 = uint32_t(t / (uint64_t(shape.x) * shape.y));
+      if (w != first) {
+        x0 += g13::SimdGroup::kLanes;
+        if (x0 >= shape.x) {
+          x0 = 0;
+          if (++y0 == shape.y) y0 = 0, ++z0;
+        }
+      }
       for (const Rule& r : rules) {
         uint32_t v = r.constant;
         switch (r.base) {
@@ -461,7 +476,7 @@ G13Result run_g13(const G13Launch& L, const isa::EngineHandle& engine, rt::Memor
   JitProgram prog;
   const bool jit = !engine.is_reference();
   if (jit) {
-    if (!prepare(L, engine, prog, res.error)) return res;
+    if (!prepare(L, engine, bool(finish), prog, res.error)) return res;
     res.compile_us = prog.compiled.compile_us;
   }
   const unsigned nthreads = threads ? threads : rt::ThreadPool::host_cores();
