@@ -690,7 +690,6 @@ OpCost op_cost(const Inst& in) {
 }  // namespace
 
 bool Emitter::loop_interleavable(const StripLoop& l, const std::vector<ValueId>& register_uses, bool trial_called) {
-  (void)register_uses;
   if (!(interleave_tiers() & (z_ ? 1 : 2))) return false;
   // A helper call clobbers every vector register and reads the strip at r14
   // (eval_strip); lane_id / entry_mask read r14 too: such loops stay strip-outer.
@@ -727,7 +726,23 @@ bool Emitter::loop_interleavable(const StripLoop& l, const std::vector<ValueId>&
   for (ValueId a : incoming)
     if (a < n) latency = std::max(latency, chain[a]);
   const int ports = z_ ? 2 : 3;
-  return latency * ports > uops;
+  if (latency * ports <= uops) return false;
+  // Each strip's half of the registers must hold every phi it computes:
+  // a phi in its slot puts a store and a load on its loop-carried chain
+  // (AVX2's halves of 5 registers mostly cannot, and lose to the
+  // strip-outer form: G13 alu).
+  const int saved_lo = cache_lo_, saved_hi = cache_hi_;
+  const int half = (nregs_ - kFirstCacheReg) / 2;
+  bool fits = true;
+  for (int strip = 0; strip < 2 && fits; ++strip) {
+    cache_lo_ = kFirstCacheReg + strip * half;
+    cache_hi_ = cache_lo_ + half;
+    const LoopState s = loop_analyze(l, register_uses, strip == 1);
+    for (size_t i = 0; i < s.phis.size(); ++i) fits = fits && (s.home[i] >= 0 || s.branch_only_phi[i]);
+  }
+  cache_lo_ = saved_lo;
+  cache_hi_ = saved_hi;
+  return fits;
 }
 
 void Emitter::emit_interleaved_loop(const StripLoop& l, const std::vector<ValueId>& register_uses) {

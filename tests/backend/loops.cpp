@@ -506,43 +506,44 @@ TEST_CASE("backend: loops reading lane_id or calling a helper stay strip-outer a
   }
 }
 
-TEST_CASE("backend: interleaved loop with more phis than a strip's registers spills correctly") {
-  // A long multiply chain makes the loop latency-bound (so it is
-  // interleaved), and 24 phis rotating through each other (no body ops,
-  // only back-edge copies, a cycle) plus 12 invariants overflow each strip's
-  // half of the registers: phis live in their slots, body values spill.
-  constexpr int kRot = 24, kInv = 12;
+TEST_CASE("backend: interleaved loop with more live values than a strip's registers spills correctly") {
+  // A long multiply chain makes the loop latency-bound (so AVX-512 runs it
+  // strip-interleaved: its two phis fit in a strip's half of the registers),
+  // while 12 products of the phi, all live at once, and 16 invariants from
+  // vars overflow that half: body values spill to their slots and reload.
+  constexpr int kProducts = 12, kInv = 16;
   ir::Function f;
   for (int i = 0; i < kInv; ++i) f.add_var("inv" + std::to_string(i), Type::I32);
-  for (int i = 0; i < kRot + 1; ++i) f.add_var("p" + std::to_string(i), Type::I32);
+  f.add_var("h", Type::I32);
+  f.add_var("trace", Type::I32);
   f.uniform_bytes = 4;
   auto entry = f.add_block("entry"), loop = f.add_block("loop"), exit = f.add_block("exit");
   ir::Builder b(f);
   b.set_block(entry);
-  std::vector<ir::ValueId> inv, init;
+  std::vector<ir::ValueId> inv;
   for (int i = 0; i < kInv; ++i) inv.push_back(load_var(b, uint32_t(i)));
-  for (int i = 0; i < kRot + 1; ++i) init.push_back(load_var(b, uint32_t(kInv + i)));
+  auto h0 = load_var(b, kInv);
   auto n = b.binary(Opcode::IAdd, b.binary(Opcode::And, b.load_uniform(Type::I32, 0), b.i32(7)), b.i32(1));
   auto zero = b.i32(0);
   b.br(loop);
   b.set_block(loop);
-  std::vector<ir::ValueId> p;
-  for (int i = 0; i < kRot; ++i) p.push_back(phi(b, Type::I32, {init[size_t(i)], init[size_t(i)]}));
-  auto h = phi(b, Type::I32, {init[kRot], init[kRot]});
+  auto h = phi(b, Type::I32, {h0, h0});
   auto i = phi(b, Type::I32, {zero, zero});
   b.emit(Opcode::Budget, Type::Void, {}, 0, 0, 4);
-  ir::ValueId x = h;
-  for (int k = 0; k < kInv; ++k)  // h' = ((h * inv0 + p0) * inv1 + p1) ...: serial, and reads the phis
-    x = b.binary(Opcode::IAdd, b.binary(Opcode::IMul, x, inv[size_t(k)]), p[size_t(k)]);
+  std::vector<ir::ValueId> t;
+  for (int k = 0; k < kProducts; ++k) t.push_back(b.binary(Opcode::IMul, h, inv[size_t(k)]));
+  ir::ValueId x = t[0];
+  for (int k = 1; k < kProducts; ++k)  // read in reverse: every product stays live until here
+    x = b.binary(k % 2 ? Opcode::Xor : Opcode::IAdd, x, t[size_t(kProducts - k)]);
+  for (int k = 0; k < 4; ++k) x = b.binary(Opcode::IMul, b.binary(Opcode::Xor, x, inv[size_t(kProducts + k)]), inv[size_t(k)]);
+  store_var(b, kInv + 1, b.binary(Opcode::Xor, x, i));
   auto i1 = b.binary(Opcode::IAdd, i, b.i32(1));
   auto more = b.icmp(ir::IntPred::Ult, i1, n);
   b.cond_br(more, loop, exit);
-  for (int k = 0; k < kRot; ++k) f.insts[p[size_t(k)]].args[1] = p[size_t((k + 5) % kRot)];
   f.insts[h].args[1] = x;
   f.insts[i].args[1] = i1;
   b.set_block(exit);
-  for (int k = 0; k < kRot; ++k) store_var(b, uint32_t(kInv + k), p[size_t(k)]);
-  store_var(b, uint32_t(kInv + kRot), x);
+  store_var(b, kInv, x);
   b.ret();
   f.compute_preds();
   REQUIRE(ir::verify(f) == "");
@@ -550,6 +551,17 @@ TEST_CASE("backend: interleaved loop with more phis than a strip's registers spi
   std::mt19937_64 rng(19);
   for (bool free_lanes : {false, true}) {
     f.unlaunched_lanes_free = free_lanes;
+    for (Tier t : host_tiers())
+      if (std::string(tier_name(t)) == "jit-avx512") {  // the interleaved form's set-up: the partner strip in rbp
+        JitOptions o;
+        o.tier = t;
+        std::string err;
+        auto cf = compile(f, o, &err);
+        REQUIRE_MESSAGE(cf, err);
+        const std::string code = cf->disassemble();
+        CHECK(code.find("xor ebp, 0x") != std::string::npos);
+        CHECK(code.find("[r12+rbp*1") != std::string::npos);  // the partner strip reads its slots
+      }
     for (uint32_t n : {0u, 1u, 2u, 7u})
       for (uint32_t mask : entry_masks(rng)) {
         RunSpec spec = spec_for(f, rng, n, mask);

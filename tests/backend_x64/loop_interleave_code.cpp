@@ -1,8 +1,9 @@
 // Which form a single-block loop takes (backend_x64/loops.cpp): a
-// latency-bound loop (one long loop-carried chain) runs two strips per
-// iteration (strip-interleaved: the partner strip addressed through rbp),
-// a throughput-bound one (many independent chains, the bench's ceiling
-// kernels) stays strip-outer; both match the interpreter.
+// latency-bound loop (one long loop-carried chain) whose phis fit in half
+// the registers runs two strips per iteration (strip-interleaved: the
+// partner strip addressed through rbp), a throughput-bound one (many
+// independent chains, the bench's ceiling kernels) stays strip-outer; both
+// match the interpreter.
 #include <doctest/doctest.h>
 
 #include <random>
@@ -79,8 +80,10 @@ TEST_CASE("x64 jit: latency-bound loops interleave strips, throughput-bound loop
       std::string err;
       auto cf = compile(f, o, &err);
       REQUIRE_MESSAGE(cf, err);
-      CHECK_MESSAGE(interleaved(*cf) == c.want_interleaved,
-                    "chains " << c.chains << " depth " << c.depth << " on " << tier_name(t));
+      // AVX2's halves (5 registers) cannot hold both phis (the chain and
+      // the counter) next to the body's values: it stays strip-outer.
+      CHECK_MESSAGE(interleaved(*cf) == (c.want_interleaved && std::string(tier_name(t)) == "jit-avx512"),
+                    "chains " << c.chains << " depth " << c.depth << " on " << std::string(tier_name(t)));
     }
     for (uint32_t mask : {~0u, 1u, 0x80000000u, 0x00F00000u, 0x0000F000u}) {
       RunSpec s;
