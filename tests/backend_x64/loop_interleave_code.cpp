@@ -98,3 +98,57 @@ TEST_CASE("x64 jit: latency-bound loops interleave strips, throughput-bound loop
     }
   }
 }
+
+TEST_CASE("x64 jit: a one-phi latency-bound loop interleaves on both tiers (AVX2: two pairs of strips)") {
+  // i' = (i * 1) * 1 + 1 (two multiplies on the chain), t = i' ^ k stored
+  // every iteration, n = (u[0] & 15) + 1: one phi, so it fits AVX2's halves
+  // of 5 registers too, and AVX2 runs the pair of the first launched lane,
+  // then the other pair for the same count.
+  ir::Function f;
+  f.add_var("k", Type::I32);
+  f.add_var("trace", Type::I32);
+  f.add_var("out", Type::I32);
+  f.uniform_bytes = 4;
+  auto entry = f.add_block("entry"), loop = f.add_block("loop"), exit = f.add_block("exit");
+  ir::Builder b(f);
+  b.set_block(entry);
+  auto k = load_var(b, 0);
+  auto n = b.binary(Opcode::IAdd, b.binary(Opcode::And, b.load_uniform(Type::I32, 0), b.i32(15)), b.i32(1));
+  auto zero = b.i32(0);
+  b.br(loop);
+  b.set_block(loop);
+  auto i = phi(b, Type::I32, {zero, zero});
+  b.emit(Opcode::Budget, Type::Void, {}, 0, 0, 2);
+  auto one = b.i32(1);
+  auto i1 = b.binary(Opcode::IAdd, b.binary(Opcode::IMul, b.binary(Opcode::IMul, i, one), one), one);
+  store_var(b, 1, b.binary(Opcode::Xor, i1, k));
+  auto more = b.icmp(ir::IntPred::Ult, i1, n);
+  b.cond_br(more, loop, exit);
+  f.insts[i].args[1] = i1;
+  b.set_block(exit);
+  store_var(b, 2, i1);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  for (Tier t : host_tiers()) {
+    JitOptions o;
+    o.tier = t;
+    std::string err;
+    auto cf = compile(f, o, &err);
+    REQUIRE_MESSAGE(cf, err);
+    CHECK_MESSAGE(interleaved(*cf), std::string(tier_name(t)));
+  }
+  std::mt19937_64 rng(31);
+  for (uint32_t mask : {~0u, 1u, 0x80u, 0x100u, 0x10000u, 0x01000000u, 0x80000000u, 0x00FF0000u, 0x0F0000F0u})
+    for (int run = 0; run < 3; ++run) {
+      RunSpec s;
+      s.vars.resize(f.vars_bytes());
+      fill_random(s.vars, rng);
+      s.uniforms.resize(4);
+      const uint32_t n = uint32_t(rng());
+      std::memcpy(s.uniforms.data(), &n, 4);
+      s.entry_mask = mask;
+      s.budget = run == 2 ? int64_t(rng() % 12) : 1 << 20;  // run 2 may stop inside the loop
+      check_all_tiers(f, s, "mask " + std::to_string(mask) + " run " + std::to_string(run));
+    }
+}
