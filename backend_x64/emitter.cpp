@@ -67,6 +67,7 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer,
   lanes_ = z_ ? 16 : 8;
   vbytes_ = lanes_ * 4;
   nregs_ = z_ ? 32 : 16;
+  cache_hi_ = nregs_;
   pool_.reset(pool_low, buffer);
   constvec_.bytes = constvec64_.bytes = uint8_t(vbytes_);
   uint8_t* iota = pool_.alloc(64);
@@ -116,14 +117,16 @@ uint32_t Emitter::stage_slot(ValueId phi) {
 
 Address Emitter::strip_mem(ValueId v, int half) {
   uint32_t s = slot(v);
-  if (wide(v)) return ptr[r12 + r14 * 2 + int(s + half * vbytes_)];
-  return ptr[r12 + r14 + int(s)];
+  const Reg64& lane = strip_alt_ ? rbp : r14;  // rbp: the second strip of an interleaved loop (loops.cpp)
+  if (wide(v)) return ptr[r12 + lane * 2 + int(s + half * vbytes_)];
+  return ptr[r12 + lane + int(s)];
 }
 
 Address Emitter::var_mem(uint32_t var, int half) {
   uint32_t off = var_offsets_[var];
-  if (lane_bytes(f_.vars[var].type) == 8) return ptr[r13 + r14 * 2 + int(off + half * vbytes_)];
-  return ptr[r13 + r14 + int(off)];
+  const Reg64& lane = strip_alt_ ? rbp : r14;
+  if (lane_bytes(f_.vars[var].type) == 8) return ptr[r13 + lane * 2 + int(off + half * vbytes_)];
+  return ptr[r13 + lane + int(off)];
 }
 
 // ---------------------------------------------------------------- register cache
@@ -134,7 +137,7 @@ int Emitter::alloc_reg() {
   // key per register, without data-dependent branches (the scan runs for
   // nearly every op once the cache is full, and its compares mispredicted).
   uint64_t best = ~uint64_t(0);
-  for (int r = kFirstCacheReg; r < nregs_; ++r) {
+  for (int r = cache_lo_; r < cache_hi_; ++r) {  // (all of them but in a strip-interleaved loop)
     const RegState& s = regs_[r];
     uint64_t key = s.v == kNoValue ? uint64_t(r) : ((uint64_t(s.stamp) + 1) << 8) | uint64_t(r);
     key = (s.locked | s.pinned) ? ~uint64_t(0) : key;
@@ -345,6 +348,7 @@ void Emitter::blend_mask(int d, int m, int t) {
 // ---------------------------------------------------------------- structure
 
 void Emitter::call_abs(const void* fn) {
+  calls_emitted_ = true;
   mov(rax, reinterpret_cast<uint64_t>(fn));
   vzeroupper();
   if (daz_) ldmxcsr(dword[rsp + kMxcsrIeeeOffset]);  // helpers compute in IEEE mode

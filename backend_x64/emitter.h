@@ -223,6 +223,19 @@ class Emitter : public Xbyak::CodeGenerator {
   void loop_store_live_out(LoopState& s);
   void loop_branch_exit(LoopState& s, Xbyak::Label& exit);  // jump there when the first launched lane leaves
   std::vector<ir::ValueId>* use_log_ = nullptr;  // values use() put in a register (loop register choice)
+  // Strip-interleaved loops (loops.cpp): two strips run each iteration one
+  // after the other, each in its own registers [cache_lo_, cache_hi_) and
+  // its own cache state; the second strip's lanes are addressed through rbp
+  // instead of r14 (strip_alt_), and loop_switch_strip() swaps vals_ with
+  // alt_vals_ between the two.
+  bool loop_interleavable(const StripLoop& l, const std::vector<ir::ValueId>& register_uses, bool trial_called);
+  void emit_interleaved_loop(const StripLoop& l, const std::vector<ir::ValueId>& register_uses);
+  void loop_switch_strip();
+  void loop_reset_range();               // reset_cache over [cache_lo_, cache_hi_) only
+  Xbyak::Address launch_mask_mem();      // the current strip's 4-byte launch mask
+  bool strip_alt_ = false;
+  int cache_lo_ = kFirstCacheReg, cache_hi_ = 32;  // registers alloc_reg may give out (cache_hi_ <= nregs_)
+  bool calls_emitted_ = false;           // call_abs ran (the trial emission of a loop body)
 
   // ---- per-op lowering
   void lower_strip_op(ir::ValueId v);
@@ -369,6 +382,7 @@ class Emitter : public Xbyak::CodeGenerator {
   // pinned: held for a whole strip-outer loop (loops.cpp), never a victim.
   struct RegState { ir::ValueId v = ir::kNoValue; uint32_t stamp = 0; bool locked = false; bool pinned = false; };
   std::vector<ValState> vals_;
+  std::vector<ValState> alt_vals_;  // the other strip's cache state in a strip-interleaved loop
   RegState regs_[32];
   uint32_t clock_ = 0;
 

@@ -4,6 +4,7 @@
 // docs/backend_x64.md ("Strip-outer loops") describes the execution model.
 #include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <map>
 
 #include "backend_x64/emitter.h"
@@ -16,6 +17,20 @@ using namespace Xbyak;
 namespace {
 constexpr int kWarpLaneBytes4 = kWarpLanes * 4;
 #define CTX(field) (rbx + int(offsetof(WarpContext, field)))
+
+// Registers left for the body's own values in each strip's half of the
+// registers of a strip-interleaved loop (the rest go to phis and invariants).
+int interleave_reserve(bool z) { return z ? 5 : 4; }
+// Which tiers may interleave strips (bit 0: AVX-512, bit 1: AVX2): both,
+// unless GPURC_X64_LOOP_INTERLEAVE (a measuring aid, read once) says
+// otherwise: 0 keeps every loop strip-outer.
+int interleave_tiers() {
+  static const int tiers = [] {
+    const char* e = std::getenv("GPURC_X64_LOOP_INTERLEAVE");
+    return e && *e ? std::atoi(e) : 3;
+  }();
+  return tiers;
+}
 }  // namespace
 
 struct Emitter::LoopState {
@@ -132,9 +147,11 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
   // often; `reserve` stay for the body's own values (an op locks up to four:
   // three operands and its result), which the register cache spills to their
   // slots when short.
-  const int reserve = z_ ? 8 : 5;
-  const int limit = nregs_ - reserve;
-  int next = kFirstCacheReg;
+  // (cache_lo_..cache_hi_: all registers, or one strip's half of them in a
+  // strip-interleaved loop)
+  const int reserve = cache_hi_ - cache_lo_ < nregs_ - kFirstCacheReg ? interleave_reserve(z_) : z_ ? 8 : 5;
+  const int limit = cache_hi_ - reserve;
+  int next = cache_lo_;
   s.mask_free = f_.unlaunched_lanes_free;
   if (z_ && !s.mask_free) s.mask_reg = next++;
   for (size_t i = 0; i < s.phis.size(); ++i)
@@ -200,7 +217,7 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
   int to_end = 1;  // values held to the end of the iteration: the branch condition,
   for (ValueId a : s.incoming)  // the back-edge operands of the block
     if (a < n && f_.insts[a].block == b && f_.insts[a].op != Opcode::Phi) ++to_end;
-  int free_regs = nregs_ - next;
+  int free_regs = cache_hi_ - next;
   if (int(s.live_out.size()) + to_end > free_regs)
     for (ValueId a : s.live_out)
       if (a != s.cond && std::find(s.incoming.begin(), s.incoming.end(), a) == s.incoming.end() && !s.hoisted[a])
@@ -218,7 +235,7 @@ void Emitter::loop_pin(LoopState& s) {
     if (v != kNoValue) vals_[v].reg = int8_t(r);
   };
   if (s.mask_reg >= 0) {
-    vload(s.mask_reg, ptr[r12 + r14]);  // the 4-byte launch mask is at frame offset 0
+    vload(s.mask_reg, launch_mask_mem());
     pin(s.mask_reg, kNoValue);
   }
   for (size_t i = 0; i < s.phis.size(); ++i) {
@@ -245,8 +262,8 @@ void Emitter::loop_pin(LoopState& s) {
 // the register only), a slot-homed phi is in its slot.
 void Emitter::loop_canonical(LoopState& s) {
   uidx_cached_ = kNoValue;  // the back edge also reaches the top
-  for (int r = 0; r < nregs_; ++r) {
-    regs_[r].locked = false;
+  for (int r = 0; r < nregs_; ++r) regs_[r].locked = false;
+  for (int r = cache_lo_; r < cache_hi_; ++r) {
     if (regs_[r].pinned || regs_[r].v == kNoValue) continue;
     vals_[regs_[r].v].reg = -1;
     regs_[r] = RegState{};
@@ -384,11 +401,11 @@ void Emitter::loop_back_copy(LoopState& s) {
       else vload(d, strip_mem(src.mem));
     } else if (src.konst) {
       bcast_const(d, src.bits);
-      if (s.mask_reg < 0) vpand(V(d), V(d), ptr[r12 + r14]);
+      if (s.mask_reg < 0) vpand(V(d), V(d), launch_mask_mem());
       else vand(d, d, s.mask_reg);
     } else if (s.mask_reg < 0) {  // the mask from the frame (AVX2)
       if (src.reg < 0) vload(d, strip_mem(src.mem));
-      vpand(V(d), V(src.reg >= 0 ? src.reg : d), ptr[r12 + r14]);
+      vpand(V(d), V(src.reg >= 0 ? src.reg : d), launch_mask_mem());
     } else if (src.reg >= 0) {
       vand(d, src.reg, s.mask_reg);
     } else if (z_) {
@@ -460,6 +477,7 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
   // how often)? Constants used as immediates are not. A trial emission into
   // a discarded buffer, with only the phis pinned, records them.
   std::vector<ValueId> register_uses;
+  bool trial_called = true;  // the body calls a helper (unknown: assume it does)
   try {
     // The trial assembles into a buffer the thread keeps (no memory mapped
     // per loop) and shares this emitter's plan (the same function).
@@ -476,10 +494,15 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
     trial.loop_pin(ts);
     trial.loop_canonical(ts);
     trial.loop_body(ts);
+    trial_called = trial.calls_emitted_;
   } catch (const Xbyak::Error&) {
     register_uses.clear();  // the trial's buffer was too small: pin no invariant
   } catch (const ConstPool::Full&) {
     register_uses.clear();
+  }
+  if (loop_interleavable(l, register_uses, trial_called)) {
+    emit_interleaved_loop(l, register_uses);
+    return;
   }
   LoopState s = loop_analyze(l, register_uses, false);
   LoopState so = loop_analyze(l, register_uses, true);  // the strips after the first
@@ -577,6 +600,281 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
   jb(strip_top, T_NEAR);
   reset_cache();
 
+  mov(eax, dword[rsp + kLoopFaultOffset]);
+  test(eax, eax);
+  jnz(faulted, T_NEAR);
+  emit_edge(b, l.exit_succ);
+  jmp(block_label_[exit_to], T_NEAR);
+  L(faulted);
+  for (size_t i = 0; i < l.budgets.size(); ++i) {
+    Label next;
+    if (i + 1 < l.budgets.size()) {
+      cmp(eax, uint32_t(i + 1));
+      jne(next, T_NEAR);
+    }
+    emit_fault_return(FaultKind::Watchdog, l.budgets[i]);
+    L(next);
+  }
+  if (l.budgets.empty()) jmp(epilogue_, T_NEAR);  // unreachable: no budget op, no fault
+}
+
+
+// ---------------------------------------------------------------- strip-interleaved loops
+//
+// The strip-outer form runs each strip's loop-carried chains (a sum, a
+// product, a hash) one strip after the other: the core cannot overlap them,
+// because the next strip's first iteration comes only after the last
+// iteration of this one. Here two strips run in the same iteration, the
+// body emitted once for each, one after the other, with each strip in its
+// own half of the registers: the two bodies are independent, so the
+// out-of-order core runs them side by side. The first launched lane's strip
+// (at r14) decides the branch and charges the budget as in the strip-outer
+// form; its partner (at rbp) runs the counted body (no branch-only values).
+// On AVX2 (four strips) the pair holding the first launched lane runs
+// first, then the other pair, both counted, the number of iterations the
+// first pair ran.
+
+Address Emitter::launch_mask_mem() {
+  return ptr[r12 + (strip_alt_ ? rbp : r14)];  // the 4-byte launch mask is at frame offset 0
+}
+
+void Emitter::loop_switch_strip() {
+  std::swap(vals_, alt_vals_);
+  strip_alt_ = !strip_alt_;
+  const int half = (nregs_ - kFirstCacheReg) / 2;
+  cache_lo_ = kFirstCacheReg + (strip_alt_ ? half : 0);
+  cache_hi_ = cache_lo_ + half;
+  uidx_cached_ = kNoValue;  // edx holds the other strip's check
+}
+
+void Emitter::loop_reset_range() {
+  for (int r = cache_lo_; r < cache_hi_; ++r) {
+    if (regs_[r].v != kNoValue) vals_[regs_[r].v].reg = -1;
+    regs_[r] = RegState{};
+  }
+}
+
+namespace {
+// A rough cost model of one IR op on the vector units: its latency on the
+// result's dependence chain and the vector micro-ops it issues (a float op
+// with its NaN / subnormal test is ~3, an integer op 1).
+struct OpCost {
+  int latency, uops;
+};
+OpCost op_cost(const Inst& in) {
+  switch (in.op) {
+    case Opcode::Const: case Opcode::Phi: case Opcode::Bitcast: case Opcode::Undef:
+      return {0, 0};
+    case Opcode::FAdd: case Opcode::FSub: case Opcode::FMul: case Opcode::FFma: case Opcode::FMad:
+      return {4, 3};
+    case Opcode::FMin: case Opcode::FMax: case Opcode::FFloor: case Opcode::FCeil: case Opcode::FTrunc:
+    case Opcode::FRint: case Opcode::FToI: case Opcode::IToF: case Opcode::FToF:
+      return {4, 3};
+    case Opcode::IMul: case Opcode::IMulHi: case Opcode::IMad:
+      return {10, 2};
+    case Opcode::FRcp: case Opcode::FRsqrt: case Opcode::FSqrt: case Opcode::FExp2: case Opcode::FLog2:
+    case Opcode::FSin: case Opcode::FCos:
+      return {20, 10};
+    case Opcode::ICmp: case Opcode::FCmp: case Opcode::Select:
+      return {3, 2};
+    case Opcode::LoadUniformIdx:
+      return {8, 4};
+    case Opcode::LoadUniform: case Opcode::LoadVar:
+      return {5, 1};
+    case Opcode::StoreVar:
+      return {0, 1};
+    default:
+      return {1, 1};
+  }
+}
+}  // namespace
+
+bool Emitter::loop_interleavable(const StripLoop& l, const std::vector<ValueId>& register_uses, bool trial_called) {
+  if (!(interleave_tiers() & (z_ ? 1 : 2))) return false;
+  // A helper call clobbers every vector register and reads the strip at r14
+  // (eval_strip); lane_id / entry_mask read r14 too: such loops stay strip-outer.
+  if (trial_called) return false;
+  const size_t n = f_.insts.size();
+  std::vector<int> chain(n, -1);  // per value: the longest latency path from a phi to it this iteration
+  std::vector<ValueId> incoming;
+  int uops = 0;
+  for (ValueId v : f_.blocks[l.block].insts) {
+    const Inst& in = f_.insts[v];
+    if (in.type != ir::Type::Void && wide(v)) return false;
+    for (ValueId a : in.args)
+      if (a < n && wide(a)) return false;
+    if (in.op == Opcode::LaneId || in.op == Opcode::EntryMask) return false;
+    if (in.op == Opcode::Phi) {
+      chain[v] = 0;
+      incoming.push_back(in.args[l.back_operand]);
+      continue;
+    }
+    if (op_info(in.op).terminator || in.op == Opcode::Budget) continue;
+    const OpCost c = op_cost(in);
+    uops += c.uops;
+    int d = -1;
+    for (ValueId a : in.args)
+      if (a < n && f_.insts[a].block == l.block) d = std::max(d, chain[a]);
+    if (d >= 0) chain[v] = d + c.latency;
+  }
+  // Latency-bound: the loop-carried chain of one iteration is longer than
+  // the cycles the strip's vector micro-ops need on the vector ports (2 for
+  // 512-bit operations, 3 for 256-bit). Otherwise one strip already keeps
+  // the ports busy, and two strips in half the registers only add spills
+  // (the bench's ceiling kernels, ref_loop).
+  int latency = 0;
+  for (ValueId a : incoming)
+    if (a < n) latency = std::max(latency, chain[a]);
+  const int ports = z_ ? 2 : 3;
+  if (latency * ports <= uops) return false;
+  // Each strip's half of the registers must hold every phi it computes:
+  // a phi in its slot puts a store and a load on its loop-carried chain
+  // (AVX2's halves of 5 registers mostly cannot, and lose to the
+  // strip-outer form: G13 alu).
+  const int saved_lo = cache_lo_, saved_hi = cache_hi_;
+  const int half = (nregs_ - kFirstCacheReg) / 2;
+  bool fits = true;
+  for (int strip = 0; strip < 2 && fits; ++strip) {
+    cache_lo_ = kFirstCacheReg + strip * half;
+    cache_hi_ = cache_lo_ + half;
+    const LoopState s = loop_analyze(l, register_uses, strip == 1);
+    for (size_t i = 0; i < s.phis.size(); ++i) fits = fits && (s.home[i] >= 0 || s.branch_only_phi[i]);
+  }
+  cache_lo_ = saved_lo;
+  cache_hi_ = saved_hi;
+  return fits;
+}
+
+void Emitter::emit_interleaved_loop(const StripLoop& l, const std::vector<ValueId>& register_uses) {
+  const int strips = kWarpLanes / lanes_;  // 2 (AVX-512) or 4 (AVX2)
+  const int half = (nregs_ - kFirstCacheReg) / 2;
+  // The analyses, each for its strip's registers.
+  cache_lo_ = kFirstCacheReg;
+  cache_hi_ = cache_lo_ + half;
+  LoopState sa = loop_analyze(l, register_uses, false);  // the first launched lane's strip
+  LoopState sa_counted;                                   // strip A of the second pair (AVX2)
+  if (strips > 2) sa_counted = loop_analyze(l, register_uses, true);
+  cache_lo_ = kFirstCacheReg + half;
+  cache_hi_ = cache_lo_ + half;
+  LoopState sb = loop_analyze(l, register_uses, true);  // its partner (and strip B of the second pair)
+  cache_lo_ = kFirstCacheReg;
+  cache_hi_ = cache_lo_ + half;
+  const BlockId b = l.block;
+  const BlockId exit_to = f_.blocks[b].succs[l.exit_succ];
+
+  struct Snapshot {
+    std::vector<ValState> a, alt;
+    std::vector<RegState> regs;
+  };
+  auto snapshot = [&] { return Snapshot{vals_, alt_vals_, std::vector<RegState>(regs_, regs_ + 32)}; };
+  auto restore = [&](const Snapshot& st) {
+    vals_ = st.a;
+    alt_vals_ = st.alt;
+    std::copy(st.regs.begin(), st.regs.end(), regs_);
+  };
+  // fa for strip A (r14), then fb for strip B (rbp); A is current before and after.
+  auto both = [&](auto&& fa, auto&& fb) {
+    fa();
+    loop_switch_strip();
+    fb();
+    loop_switch_strip();
+  };
+  auto reset_both = [&] {
+    loop_reset_range();
+    loop_switch_strip();
+    loop_reset_range();
+    loop_switch_strip();
+  };
+
+  mov(qword[rsp + kLoopTripsOffset], 0);
+  mov(dword[rsp + kLoopFaultOffset], 0);
+  mov(eax, dword[rsp + kFirstLaneOffset]);  // 4 * first launched lane
+  mov(ecx, eax);
+  shr(ecx, 2);
+  and_(ecx, lanes_ - 1);
+  mov(edx, 1);
+  shl(edx, cl);
+  mov(dword[rsp + kLoopLaneBitOffset], edx);
+  and_(eax, -vbytes_);
+  mov(r14d, eax);
+  mov(ebp, eax);
+  xor_(ebp, vbytes_);  // the other strip of the pair (rbp, the frame pointer, is restored after the loop)
+
+  // ---- the pair of the first launched lane: A decides the trip count and charges the budget
+  std::vector<Label> fault_stub(l.budgets.size());
+  Label head_first, exit_first, others;
+  reset_cache();
+  alt_vals_ = vals_;
+  both([&] { loop_pin(sa); loop_canonical(sa); }, [&] { loop_pin(sb); loop_canonical(sb); });
+  L(head_first);
+  for (size_t i = 0; i < l.budgets.size(); ++i) {
+    mov(rax, f_.insts[l.budgets[i]].imm);
+    sub(qword[CTX(budget)], rax);
+    jl(fault_stub[i], T_NEAR);
+  }
+  add(qword[rsp + kLoopTripsOffset], 1);
+  both([&] { loop_body(sa); }, [&] { loop_body(sb); });
+  loop_branch_exit(sa, exit_first);
+  Snapshot at_branch = snapshot();
+  both([&] { loop_back_copy(sa); }, [&] { loop_back_copy(sb); });
+  jmp(head_first, T_NEAR);
+  restore(at_branch);
+  L(exit_first);
+  both([&] { loop_store_live_out(sa); loop_store_phis(sa); }, [&] { loop_store_live_out(sb); loop_store_phis(sb); });
+  jmp(others, T_NEAR);
+  // the stubs are reached from the top of an iteration: the homes hold the phis
+  both([&] { loop_canonical(sa); }, [&] { loop_canonical(sb); });
+  for (size_t i = 0; i < l.budgets.size(); ++i) {
+    L(fault_stub[i]);  // the phis hold the state after the last whole iteration
+    mov(dword[rsp + kLoopFaultOffset], uint32_t(i + 1));
+    both([&] { loop_store_phis(sa); }, [&] { loop_store_phis(sb); });
+    jmp(others, T_NEAR);
+  }
+  L(others);
+
+  // ---- AVX2: the other pair, the same number of iterations
+  if (strips > 2) {
+    Label head, last, exit_pair, done;
+    mov(rax, qword[rsp + kLoopTripsOffset]);
+    test(rax, rax);
+    jz(done, T_NEAR);  // the first budget op faulted: the phis keep their entry values
+    mov(qword[rsp + kLoopLeftOffset], rax);
+    mov(eax, r14d);
+    xor_(eax, 2 * vbytes_);
+    and_(eax, -2 * vbytes_);
+    mov(r14d, eax);
+    lea(ebp, ptr[rax + vbytes_]);
+    reset_both();
+    both([&] { loop_pin(sa_counted); loop_canonical(sa_counted); }, [&] { loop_pin(sb); loop_canonical(sb); });
+    L(head);
+    both([&] { loop_body(sa_counted); }, [&] { loop_body(sb); });
+    sub(qword[rsp + kLoopLeftOffset], 1);
+    jz(last, T_NEAR);
+    Snapshot at_count = snapshot();
+    both([&] { loop_back_copy(sa_counted); }, [&] { loop_back_copy(sb); });
+    jmp(head, T_NEAR);
+    restore(at_count);
+    L(last);
+    cmp(dword[rsp + kLoopFaultOffset], 0);
+    je(exit_pair, T_NEAR);
+    // a watchdog fault: the iteration-outer code faults after this back edge
+    both([&] { loop_back_copy(sa_counted); loop_store_phis(sa_counted); },
+         [&] { loop_back_copy(sb); loop_store_phis(sb); });
+    jmp(done, T_NEAR);
+    restore(at_count);
+    L(exit_pair);
+    both([&] { loop_store_live_out(sa_counted); loop_store_phis(sa_counted); },
+         [&] { loop_store_live_out(sb); loop_store_phis(sb); });
+    L(done);
+  }
+  reset_both();
+  cache_lo_ = kFirstCacheReg;
+  cache_hi_ = nregs_;
+  alt_vals_.clear();
+  reset_cache();
+  lea(rbp, ptr[rsp + kStackBytes + 5 * 8]);  // the frame pointer of emit_entry_frame (five pushes below it)
+
+  Label faulted;
   mov(eax, dword[rsp + kLoopFaultOffset]);
   test(eax, eax);
   jnz(faulted, T_NEAR);

@@ -362,3 +362,214 @@ TEST_CASE("backend: random strip-outer loops match the interpreter, at watchdog 
   }
   CHECK(runs == programs * 4 * int(host_tiers().size()));
 }
+
+// Strip-interleaved loops (docs/backend_x64.md, "Strip-interleaved loops"):
+// a loop body with no helper call and no lane_id / entry_mask runs two
+// strips per iteration, the first launched lane's strip deciding the branch.
+
+TEST_CASE("backend: interleaved loop: the first launched lane decides the trip count of every strip") {
+  // n comes from a var: equal in the launched lanes, different (and larger)
+  // in the lanes that were not launched, so a strip that read its own
+  // condition would run a different number of iterations. acc = acc * 3 + x
+  // is a loop-carried chain per strip; the trace var is stored every
+  // iteration.
+  ir::Function f;
+  for (const char* name : {"n", "x", "acc", "trace"}) f.add_var(name, Type::I32);
+  auto entry = f.add_block("entry"), loop = f.add_block("loop"), exit = f.add_block("exit");
+  ir::Builder b(f);
+  b.set_block(entry);
+  auto n = load_var(b, 0), x = load_var(b, 1), acc0 = load_var(b, 2);
+  auto zero = b.i32(0);
+  b.br(loop);
+  b.set_block(loop);
+  auto i = phi(b, Type::I32, {zero, zero});
+  auto acc = phi(b, Type::I32, {acc0, acc0});
+  b.emit(Opcode::Budget, Type::Void, {}, 0, 0, 2);
+  auto acc1 = b.binary(Opcode::IAdd, b.binary(Opcode::IMul, acc, b.i32(3)), x);
+  store_var(b, 3, b.binary(Opcode::Xor, acc1, i));
+  auto i1 = b.binary(Opcode::IAdd, i, b.i32(1));
+  auto more = b.icmp(ir::IntPred::Ult, i1, n);
+  b.cond_br(more, loop, exit);
+  f.insts[i].args[1] = i1;
+  f.insts[acc].args[1] = acc1;
+  b.set_block(exit);
+  store_var(b, 2, acc1);
+  store_var(b, 0, i1);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  REQUIRE(is_strip_loop(f, loop));
+  std::mt19937_64 rng(16);
+  for (bool free_lanes : {false, true}) {
+    f.unlaunched_lanes_free = free_lanes;
+    for (uint32_t trips : {1u, 2u, 9u})
+      for (uint32_t mask : entry_masks(rng)) {
+        RunSpec spec = spec_for(f, rng, 0, mask);
+        for (unsigned l = 0; l < 32; ++l) set_lane(spec.vars, f, 0, l, mask >> l & 1 ? trips : trips + 1 + l % 5);
+        for (Tier t : host_tiers()) {
+          std::string d = compare_state(f, spec, t, false);
+          CHECK_MESSAGE(d.empty(), "trips " << trips << " mask " << mask << " on " << tier_name(t) << ": " << d);
+        }
+      }
+  }
+}
+
+TEST_CASE("backend: interleaved loop: a load_uniform in the body faults like the interpreter, before any store") {
+  // The body reads u[0] every iteration and stores to a var: with no uniform
+  // block the first iteration's load faults (Unsupported or OutOfBounds as
+  // the interpreter reports it) and no var changes; with a block the loop
+  // runs, and a small budget stops it inside with a watchdog fault.
+  ir::Function f;
+  for (const char* name : {"x", "trace"}) f.add_var(name, Type::I32);
+  f.uniform_bytes = 8;
+  auto entry = f.add_block("entry"), loop = f.add_block("loop"), exit = f.add_block("exit");
+  ir::Builder b(f);
+  b.set_block(entry);
+  auto x0 = load_var(b, 0);
+  auto zero = b.i32(0);
+  b.br(loop);
+  b.set_block(loop);
+  auto i = phi(b, Type::I32, {zero, zero});
+  auto x = phi(b, Type::I32, {x0, x0});
+  b.emit(Opcode::Budget, Type::Void, {}, 0, 0, 3);
+  auto u = b.load_uniform(Type::I32, 4);
+  auto x1 = b.binary(Opcode::Xor, b.binary(Opcode::IMul, x, u), i);
+  store_var(b, 1, x1);
+  auto i1 = b.binary(Opcode::IAdd, i, b.i32(1));
+  auto n = b.binary(Opcode::IAdd, b.binary(Opcode::And, b.load_uniform(Type::I32, 0), b.i32(7)), b.i32(1));
+  auto more = b.icmp(ir::IntPred::Ult, i1, n);
+  b.cond_br(more, loop, exit);
+  f.insts[i].args[1] = i1;
+  f.insts[x].args[1] = x1;
+  b.set_block(exit);
+  store_var(b, 0, x1);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  REQUIRE(is_strip_loop(f, loop));
+  std::mt19937_64 rng(17);
+  int faults = 0;
+  for (uint32_t mask : entry_masks(rng))
+    for (int variant = 0; variant < 3; ++variant) {
+      RunSpec spec = spec_for(f, rng, 7, mask);
+      spec.uniforms.resize(8);
+      uint32_t odd = uint32_t(rng()) | 1u;
+      std::memcpy(spec.uniforms.data() + 4, &odd, 4);
+      if (variant == 0) spec.uniforms.clear();  // no uniform block: the body's load faults
+      if (variant == 2) spec.budget = int64_t(rng() % 20);  // runs out inside the loop (8 iterations cost 24)
+      for (Tier t : host_tiers()) {
+        std::string d = compare_state(f, spec, t, false);
+        CHECK_MESSAGE(d.empty(), "variant " << variant << " mask " << mask << " on " << tier_name(t) << ": " << d);
+        faults += variant != 1;
+      }
+    }
+  CHECK(faults > 0);
+}
+
+TEST_CASE("backend: loops reading lane_id or calling a helper stay strip-outer and match the interpreter") {
+  // lane_id (and entry_mask) address the strip through r14, a helper call
+  // clobbers every register: both keep the one-strip-at-a-time form.
+  for (bool helper : {false, true}) {
+    ir::Function f;
+    for (const char* name : {"x", "trace"}) f.add_var(name, Type::I32);
+    f.uniform_bytes = 4;
+    auto entry = f.add_block("entry"), loop = f.add_block("loop"), exit = f.add_block("exit");
+    ir::Builder b(f);
+    b.set_block(entry);
+    auto x0 = load_var(b, 0);
+    auto n = b.binary(Opcode::IAdd, b.binary(Opcode::And, b.load_uniform(Type::I32, 0), b.i32(15)), b.i32(1));
+    auto zero = b.i32(0);
+    b.br(loop);
+    b.set_block(loop);
+    auto i = phi(b, Type::I32, {zero, zero});
+    auto x = phi(b, Type::I32, {x0, x0});
+    b.emit(Opcode::Budget, Type::Void, {}, 0, 0, 1);
+    auto lane = helper ? b.unary(Opcode::Popcount, x) : b.emit(Opcode::LaneId, Type::I32, {});
+    auto x1 = b.binary(Opcode::IAdd, b.binary(Opcode::IMul, x, b.i32(5)), b.binary(Opcode::Xor, lane, i));
+    store_var(b, 1, x1);
+    auto i1 = b.binary(Opcode::IAdd, i, b.i32(1));
+    auto more = b.icmp(ir::IntPred::Ult, i1, n);
+    b.cond_br(more, loop, exit);
+    f.insts[i].args[1] = i1;
+    f.insts[x].args[1] = x1;
+    b.set_block(exit);
+    store_var(b, 0, x1);
+    b.ret();
+    f.compute_preds();
+    REQUIRE(ir::verify(f) == "");
+    REQUIRE(is_strip_loop(f, loop));
+    std::mt19937_64 rng(18);
+    for (uint32_t n : {0u, 5u, 15u})
+      for (uint32_t mask : entry_masks(rng))
+        check_all_tiers(f, spec_for(f, rng, n, mask), std::string(helper ? "helper" : "lane_id") + " n " +
+                                                          std::to_string(n) + " mask " + std::to_string(mask));
+  }
+}
+
+TEST_CASE("backend: interleaved loop with more live values than a strip's registers spills correctly") {
+  // A long multiply chain makes the loop latency-bound (so AVX-512 runs it
+  // strip-interleaved: its two phis fit in a strip's half of the registers),
+  // while 12 products of the phi, all live at once, and 16 invariants from
+  // vars overflow that half: body values spill to their slots and reload.
+  constexpr int kProducts = 12, kInv = 16;
+  ir::Function f;
+  for (int i = 0; i < kInv; ++i) f.add_var("inv" + std::to_string(i), Type::I32);
+  f.add_var("h", Type::I32);
+  f.add_var("trace", Type::I32);
+  f.uniform_bytes = 4;
+  auto entry = f.add_block("entry"), loop = f.add_block("loop"), exit = f.add_block("exit");
+  ir::Builder b(f);
+  b.set_block(entry);
+  std::vector<ir::ValueId> inv;
+  for (int i = 0; i < kInv; ++i) inv.push_back(load_var(b, uint32_t(i)));
+  auto h0 = load_var(b, kInv);
+  auto n = b.binary(Opcode::IAdd, b.binary(Opcode::And, b.load_uniform(Type::I32, 0), b.i32(7)), b.i32(1));
+  auto zero = b.i32(0);
+  b.br(loop);
+  b.set_block(loop);
+  auto h = phi(b, Type::I32, {h0, h0});
+  auto i = phi(b, Type::I32, {zero, zero});
+  b.emit(Opcode::Budget, Type::Void, {}, 0, 0, 4);
+  std::vector<ir::ValueId> t;
+  for (int k = 0; k < kProducts; ++k) t.push_back(b.binary(Opcode::IMul, h, inv[size_t(k)]));
+  ir::ValueId x = t[0];
+  for (int k = 1; k < kProducts; ++k)  // read in reverse: every product stays live until here
+    x = b.binary(k % 2 ? Opcode::Xor : Opcode::IAdd, x, t[size_t(kProducts - k)]);
+  for (int k = 0; k < 4; ++k) x = b.binary(Opcode::IMul, b.binary(Opcode::Xor, x, inv[size_t(kProducts + k)]), inv[size_t(k)]);
+  store_var(b, kInv + 1, b.binary(Opcode::Xor, x, i));
+  auto i1 = b.binary(Opcode::IAdd, i, b.i32(1));
+  auto more = b.icmp(ir::IntPred::Ult, i1, n);
+  b.cond_br(more, loop, exit);
+  f.insts[h].args[1] = x;
+  f.insts[i].args[1] = i1;
+  b.set_block(exit);
+  store_var(b, kInv, x);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  REQUIRE(is_strip_loop(f, loop));
+  std::mt19937_64 rng(19);
+  for (bool free_lanes : {false, true}) {
+    f.unlaunched_lanes_free = free_lanes;
+    for (Tier t : host_tiers())
+      if (std::string(tier_name(t)) == "jit-avx512") {  // the interleaved form's set-up: the partner strip in rbp
+        JitOptions o;
+        o.tier = t;
+        std::string err;
+        auto cf = compile(f, o, &err);
+        REQUIRE_MESSAGE(cf, err);
+        const std::string code = cf->disassemble();
+        CHECK(code.find("xor ebp, 0x") != std::string::npos);
+        CHECK(code.find("[r12+rbp*1") != std::string::npos);  // the partner strip reads its slots
+      }
+    for (uint32_t n : {0u, 1u, 2u, 7u})
+      for (uint32_t mask : entry_masks(rng)) {
+        RunSpec spec = spec_for(f, rng, n, mask);
+        if (mask == 1u) spec.budget = 9;  // a watchdog fault after two iterations
+        for (Tier t : host_tiers()) {
+          std::string d = compare_state(f, spec, t, false);
+          CHECK_MESSAGE(d.empty(), "n " << n << " mask " << mask << " on " << tier_name(t) << ": " << d);
+        }
+      }
+  }
+}

@@ -88,6 +88,9 @@ TEST_CASE("x64 jit: the PICA200 loop shader's counted iteration is short on both
     o.tier = t;
     auto cf = compile(f, o, &err);
     REQUIRE_MESSAGE(cf, err);
+    // The loop is throughput-bound (many independent MADs per iteration):
+    // it stays strip-outer rather than strip-interleaved (loops.cpp).
+    CHECK(cf->disassemble().find("xor ebp, 0x") == std::string::npos);
     const std::vector<Line> body = counted_loop_body(*cf);
     CAPTURE(int(t));
     REQUIRE(!body.empty());
