@@ -19,7 +19,12 @@ targets=(disasm_pica200 disasm_tesla disasm_g13 disasm_bifrost asm_picasso asm_e
 # The differential harness reads two selector bytes and 256 bytes of code
 # (pica200: 32 descriptors and 128 code words, or a whole .shbin seed);
 # decoders and assemblers get the largest seed (whole containers and example
-# sources stay whole), at least 256 bytes; the others libFuzzer's default.
+# sources stay whole), at least 256 bytes; replay_json 32 KiB (its largest
+# seeds are regression documents of 60-90 KB whose size is recorded
+# inputs and expectations: with libFuzzer's default, the largest seed,
+# mutation grew every document toward 90 KB and each input paid for parsing
+# it; 47 of its 50 seeds are below 25 KB; docs/fuzzing.md "seventh
+# session"); the others libFuzzer's default.
 max_len_of() {  # TARGET SEED_DIR
   local largest
   largest=$(find "$2" -type f -printf '%s\n' 2>/dev/null | sort -n | tail -1)
@@ -28,6 +33,7 @@ max_len_of() {  # TARGET SEED_DIR
     diff_pica200) echo $((largest > 642 ? largest : 642)) ;;
     diff_*) echo 258 ;;
     disasm_* | asm_*) echo $((largest > 256 ? largest : 256)) ;;
+    replay_json) echo 32768 ;;
   esac
 }
 if [ "${1:-}" = "list" ]; then printf '%s\n' "${targets[@]}"; exit 0; fi

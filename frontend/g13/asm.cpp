@@ -740,6 +740,19 @@ std::vector<Candidate> candidates(std::string mnem) {
   return out;
 }
 
+// The descriptors of each name, in table order: assemble_one looks up its
+// candidates' descriptors here instead of comparing every row's name.
+const std::vector<const Desc*>& descs_named(const std::string& name) {
+  static const std::map<std::string, std::vector<const Desc*>, std::less<>> by_name = [] {
+    std::map<std::string, std::vector<const Desc*>, std::less<>> m;
+    for (const Desc& d : table()) m[d.name].push_back(&d);
+    return m;
+  }();
+  static const std::vector<const Desc*> none;
+  auto it = by_name.find(name);
+  return it == by_name.end() ? none : it->second;
+}
+
 // The earlier descriptor that matches every encoding of descriptor `name`
 // (its fixed bits include the earlier one's), so first-match decoding never
 // yields it; null when it is reachable.
@@ -785,8 +798,8 @@ bool assemble_one(std::string_view text_in, uint64_t pc, std::vector<uint8_t>& o
       ops.insert(ops.end(), toks.begin(), toks.end());
       ops.insert(ops.end(), c.suffix.begin(), c.suffix.end());
     }
-    for (const Desc& d : table()) {
-      if (d.name != c.desc) continue;
+    for (const Desc* dp : descs_named(c.desc)) {
+      const Desc& d = *dp;
       known = true;
       if (c.preset.count("S") && !d.has_saturate()) continue;
       Encoder enc(d, pc);
@@ -898,6 +911,10 @@ bool assemble(std::string_view text, std::vector<uint8_t>& out, std::string& err
     std::snprintf(buf, sizeof buf, "0x%llX", (unsigned long long)target);
     return mnem + " " + buf;
   };
+  // assemble_one depends only on the text and the pc: the second pass
+  // reuses the first's result for every statement whose text (no label
+  // operand) and pc are the same, instead of searching the table again.
+  std::map<std::pair<std::string, uint64_t>, std::vector<uint8_t>> first_pass;
   for (int pass = 0; pass < 2; ++pass) {
     std::vector<uint8_t> bytes;
     for (auto& [ln, s0] : stmts) {
@@ -914,10 +931,19 @@ bool assemble(std::string_view text, std::vector<uint8_t>& out, std::string& err
       }
       if (s.empty()) continue;
       std::string e;
-      if (!assemble_one(substitute(s, pass == 1), bytes.size(), bytes, e)) {
+      std::pair<std::string, uint64_t> key{substitute(s, pass == 1), bytes.size()};
+      if (pass == 1) {
+        if (auto it = first_pass.find(key); it != first_pass.end()) {
+          bytes.insert(bytes.end(), it->second.begin(), it->second.end());
+          continue;
+        }
+      }
+      const size_t start = bytes.size();
+      if (!assemble_one(key.first, key.second, bytes, e)) {
         err = "line " + std::to_string(ln) + ": " + e;
         return false;
       }
+      if (pass == 0) first_pass.emplace(std::move(key), std::vector<uint8_t>(bytes.begin() + start, bytes.end()));
     }
     if (pass == 1) out.insert(out.end(), bytes.begin(), bytes.end());
   }

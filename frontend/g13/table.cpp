@@ -1,6 +1,8 @@
 // The G13 encoding table, built once from the generated encodings.inc, and
 // instruction decoding (first match in reference order, per-descriptor length).
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "frontend/g13/g13.h"
 
@@ -142,6 +144,51 @@ static fe::Bits128 truncate_bits(fe::Bits128 b, unsigned bytes) {
   return b;
 }
 
+namespace {
+
+// The descriptors decode() tests, by a few opcode bits: the table is derived
+// once, so a decode does not compare the word against every descriptor.
+// `key` names up to 8 positions among the first 16 bits (every instruction
+// has them, so an encoding's length does not change them) that most
+// descriptors' masks test; bucket k (key[j] giving bit j of k) lists, in
+// table order, the descriptors that can match with those bits (one that
+// does not test a key bit is in the buckets of both values), so the first
+// match in a bucket is the table's first match.
+struct DecodeIndex {
+  std::vector<unsigned> key;
+  std::vector<uint32_t> bucket_start;
+  std::vector<const Desc*> bucket_descs;
+};
+
+const DecodeIndex& decode_index() {
+  static const DecodeIndex index = [] {
+    const std::vector<Desc>& t = table();
+    DecodeIndex x;
+    std::vector<std::pair<unsigned, unsigned>> counts;  // (descriptors testing the bit, bit)
+    for (unsigned b = 0; b < 16; ++b) {
+      unsigned n = 0;
+      for (const Desc& d : t) n += unsigned(d.mask.get(b, 1));
+      if (n >= 2) counts.push_back({n, b});
+    }
+    std::stable_sort(counts.begin(), counts.end(), [](auto& a, auto& b) { return a.first > b.first; });
+    for (size_t j = 0; j < counts.size() && j < 8; ++j) x.key.push_back(counts[j].second);
+    x.bucket_start.push_back(0);
+    for (size_t k = 0; k < (size_t(1) << x.key.size()); ++k) {
+      for (const Desc& d : t) {
+        bool can_match = true;
+        for (size_t j = 0; j < x.key.size() && can_match; ++j)
+          if (d.mask.get(x.key[j], 1)) can_match = d.value.get(x.key[j], 1) == ((k >> j) & 1);
+        if (can_match) x.bucket_descs.push_back(&d);
+      }
+      x.bucket_start.push_back(uint32_t(x.bucket_descs.size()));
+    }
+    return x;
+  }();
+  return index;
+}
+
+}  // namespace
+
 bool decode(const uint8_t* p, size_t avail, uint64_t addr, Insn& out, fe::Diagnostic& err) {
   err.address = addr;
   if (avail < 2) {
@@ -151,7 +198,11 @@ bool decode(const uint8_t* p, size_t avail, uint64_t addr, Insn& out, fe::Diagno
   }
   const size_t take = avail < 12 ? avail : 12;
   const fe::Bits128 padded = fe::Bits128::from_bytes(p, take);
-  for (const Desc& d : table()) {
+  const DecodeIndex& index = decode_index();
+  size_t key = 0;
+  for (size_t j = 0; j < index.key.size(); ++j) key |= size_t((padded.w[0] >> index.key[j]) & 1) << j;
+  for (uint32_t b = index.bucket_start[key], e = index.bucket_start[key + 1]; b < e; ++b) {
+    const Desc& d = *index.bucket_descs[b];
     const unsigned size = insn_size(d, padded);
     const fe::Bits128 w = truncate_bits(padded, size);
     if (!((w & d.mask) == d.value)) continue;

@@ -157,14 +157,67 @@ void detail::Tables::compile() {
       tb.rows.push_back(std::move(row));
     }
   }
+  for (auto& [name, tb] : tabs) index(tb);
+}
+
+uint64_t detail::lit_bit(const std::string& word) {
+  uint32_t h = 2166136261u;  // FNV-1a
+  for (char c : word) h = (h ^ uint8_t(c)) * 16777619u;
+  return 1ull << (h % 64);
+}
+
+namespace {
+const int kMainTables = 4;
+const char* const kMainNames[kMainTables] = {"S", "I", "L", "C"};
+}  // namespace
+
+// The lookup structures of one compiled table (see Table in tables.h).
+void detail::Tables::index(Table& tb) {
+  for (int m = 0; m < kMainTables; ++m)
+    if (tb.name == kMainNames[m]) tb.main_index = m;
+  tb.is_pred = tb.name == "PRED";
+  tb.half_ctx = tb.name == "SSH" || tb.name == "ISH" || tb.name == "LSH";
+  tb.row_lits.clear();
+  for (const Row& r : tb.rows) {
+    uint64_t lits = 0;
+    for (const Tok& k : r.toks)
+      if (k.type == Tok::Lit) lits |= lit_bit(k.name);
+    tb.row_lits.push_back(lits);
+  }
+  if (tb.rows.size() > 0xffff) throw std::logic_error("tesla table too large to index: " + tb.name);
+  // Key bits: the positions most rows test (each tested by at least two
+  // rows), the most frequent first, at most kIndexBits of them.
+  tb.key.clear();
+  if (tb.rows.size() > 2) {
+    std::vector<std::pair<unsigned, unsigned>> counts;  // (rows testing the bit, bit)
+    for (unsigned b = 0; b < 64; ++b) {
+      unsigned n = 0;
+      for (const Row& r : tb.rows) n += (r.mask >> b) & 1;
+      if (n >= 2) counts.push_back({n, b});
+    }
+    std::stable_sort(counts.begin(), counts.end(), [](auto& a, auto& b) { return a.first > b.first; });
+    for (size_t j = 0; j < counts.size() && j < Table::kIndexBits; ++j) tb.key.push_back(uint8_t(counts[j].second));
+  }
+  const size_t buckets = size_t(1) << tb.key.size();
+  tb.bucket_start.assign(1, 0);
+  tb.bucket_rows.clear();
+  for (size_t k = 0; k < buckets; ++k) {
+    for (size_t i = 0; i < tb.rows.size(); ++i) {
+      const Row& r = tb.rows[i];
+      bool can_match = true;
+      for (size_t j = 0; j < tb.key.size() && can_match; ++j) {
+        const unsigned b = tb.key[j];
+        if ((r.mask >> b) & 1) can_match = ((r.val >> b) & 1) == ((k >> j) & 1);
+      }
+      if (can_match) tb.bucket_rows.push_back(uint16_t(i));
+    }
+    tb.bucket_start.push_back(uint32_t(tb.bucket_rows.size()));
+  }
 }
 
 // ---------------------------------------------------------------- decode
 
 namespace {
-
-const int kMainTables = 4;
-const char* const kMainNames[kMainTables] = {"S", "I", "L", "C"};
 
 int64_t sext(uint64_t v, int bits) {
   if (bits <= 0 || bits >= 64) return int64_t(v);
@@ -191,7 +244,7 @@ struct Decoder {
   const Target& t;
   Insn& insn;
   int main_table = -1, main_row = -1;
-  std::vector<const Table*> stack;
+  int half_ctx = 0;  // how many tables being walked stand for a 16-bit source
 
   void name(const std::string& n) {
     Atom a;
@@ -239,21 +292,24 @@ struct Decoder {
   }
 
   void sub(const Table& tb) {
-    for (size_t i = 0; i < tb.rows.size(); ++i) {
+    // The rows that can match are those of the word's bucket (tables.h).
+    size_t k = 0;
+    for (size_t j = 0; j < tb.key.size(); ++j) k |= size_t((w >> tb.key[j]) & 1) << j;
+    for (uint32_t b = tb.bucket_start[k], e = tb.bucket_start[k + 1]; b < e; ++b) {
+      const size_t i = tb.bucket_rows[b];
       const Row& r = tb.rows[i];
       if ((w & r.mask) != r.val || !var_ok(r.feat, r.ptype, t)) continue;
       use(r.mask);
       if (r.op != Op::None) insn.op = r.op;
-      for (int m = 0; m < kMainTables; ++m)
-        if (tb.name == kMainNames[m]) {
-          main_table = m;
-          main_row = int(i);
-          insn.body = insn.atoms.size();
-        }
-      stack.push_back(&tb);
+      if (tb.main_index >= 0) {
+        main_table = tb.main_index;
+        main_row = int(i);
+        insn.body = insn.atoms.size();
+      }
+      half_ctx += tb.half_ctx;
       walk(r.toks);
-      stack.pop_back();
-      if (tb.name == "PRED") insn.body = insn.atoms.size();
+      half_ctx -= tb.half_ctx;
+      if (tb.is_pred) insn.body = insn.atoms.size();
       return;
     }
     name("???");
@@ -321,8 +377,7 @@ struct Decoder {
           use(p.f.mask());
           o.offset = p.sgn ? sext(v, p.f.width()) * (int64_t(1) << p.shr) : int64_t(v << p.shr);
         }
-        for (auto* tb : stack)
-          if (tb->name == "SSH" || tb->name == "ISH" || tb->name == "LSH") o.half_ctx = true;
+        if (half_ctx) o.half_ctx = true;
         break;
       }
       case Prim::Vec: {
@@ -357,15 +412,20 @@ const Table& root() {
   return r;
 }
 
-Insn decode_word(uint64_t w, unsigned avail_words, const Target& t, int* main_table = nullptr, int* main_row = nullptr) {
-  Insn insn;
+// Decodes into `insn`, reusing its atom vector's storage (a disassembler
+// decoding word after word allocates it once, not per word: an Atom is
+// large, an Operand with a vector and a string).
+void decode_word_into(uint64_t w, unsigned avail_words, const Target& t, Insn& insn, int* main_table = nullptr,
+                      int* main_row = nullptr) {
+  std::vector<Atom> atoms = std::move(insn.atoms);
+  atoms.clear();
+  insn = Insn{};
+  insn.atoms = std::move(atoms);
   insn.bits = w;
-  // Room for a typical instruction's atoms and table nesting up front: an
-  // Atom is large (an Operand with a vector and a string), and growing the
-  // vector one atom at a time moved every atom several times per word.
+  // Room for a typical instruction's atoms up front: growing the vector one
+  // atom at a time moved every atom several times per word.
   insn.atoms.reserve(12);
-  Decoder d{w, t, insn, -1, -1, {}};
-  d.stack.reserve(8);
+  Decoder d{w, t, insn, -1, -1, 0};
   d.sub(root());
   if (insn.words == 2 && avail_words < 2) {
     // A long instruction cut off by the end of the code: it cannot run (one
@@ -378,7 +438,7 @@ Insn decode_word(uint64_t w, unsigned avail_words, const Target& t, int* main_ta
     insn.valid = false;
     insn.incomplete = true;
     insn.op = Op::Illegal;
-    return insn;
+    return;
   }
   if (insn.words == 1) insn.bits &= 0xffffffffull;
   insn.is_long = insn.words == 2;
@@ -392,6 +452,11 @@ Insn decode_word(uint64_t w, unsigned avail_words, const Target& t, int* main_ta
   if (insn.op == Op::None) insn.op = Op::Illegal;
   if (main_table) *main_table = d.main_table;
   if (main_row) *main_row = d.main_row;
+}
+
+Insn decode_word(uint64_t w, unsigned avail_words, const Target& t, int* main_table = nullptr, int* main_row = nullptr) {
+  Insn insn;
+  decode_word_into(w, avail_words, t, insn, main_table, main_row);
   return insn;
 }
 
@@ -400,11 +465,10 @@ std::string hex(uint64_t v) {
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
   return buf;
 }
-std::string num(int64_t v) { return v < 0 ? "-" + hex(uint64_t(-v)) : hex(uint64_t(v)); }
 
 }  // namespace
 
-Insn decode(const uint32_t* code, size_t nwords, size_t pos, const Target& t) {
+void decode(const uint32_t* code, size_t nwords, size_t pos, const Target& t, Insn& out) {
   uint64_t w = 0;
   unsigned avail = 0;
   if (pos < nwords) {
@@ -415,7 +479,13 @@ Insn decode(const uint32_t* code, size_t nwords, size_t pos, const Target& t) {
     w |= uint64_t(code[pos + 1]) << 32;
     avail = 2;
   }
-  return decode_word(w, avail, t);
+  decode_word_into(w, avail, t, out);
+}
+
+Insn decode(const uint32_t* code, size_t nwords, size_t pos, const Target& t) {
+  Insn insn;
+  decode(code, nwords, pos, t, insn);
+  return insn;
 }
 
 bool Insn::has(const char* n) const {
@@ -468,69 +538,126 @@ DecodeError check(const Insn& insn, size_t pos) {
 
 // ---------------------------------------------------------------- print
 
-std::string format_operand(const Operand& o) {
-  auto reg = [](const char* p, int n) { return std::string("$") + p + std::to_string(n); };
-  switch (o.kind) {
-    case OKind::Reg: {
-      std::string s = reg("r", o.reg);
-      if (o.size == RSize::H) s += o.high ? "h" : "l";
-      if (o.size == RSize::D) s += "d";
-      if (o.size == RSize::Q) s += "q";
-      return s;
-    }
-    case OKind::AReg: return o.reg == 0 ? "0x0" : reg("a", o.reg);
-    case OKind::CReg: return reg("c", o.reg);
-    case OKind::SReg: return "$" + o.sname;
-    case OKind::Tex: return reg("t", o.reg);
-    case OKind::Samp: return reg("s", o.reg);
-    case OKind::Imm: return num(o.imm);
-    case OKind::Discard: return "#";
-    case OKind::Zero: return "0x0";
-    case OKind::Vec: {
-      if (o.vec.empty()) return "()";
-      std::string s;
-      for (size_t i = 0; i < o.vec.size(); ++i) {
-        if (i) s += ":";
-        s += o.vec[i] < 0 ? "#" : reg("r", o.vec[i]);
-      }
-      return s;
-    }
-    case OKind::Mem: {
-      std::string s(1, o.space);
-      if (o.idx >= 0) s += std::to_string(o.idx);
-      s += "[";
-      std::string base = o.greg >= 0 ? reg("r", o.greg) : o.areg > 0 ? reg("a", o.areg) : "";
-      // A negative post-increment prints as envydis prints it: the 64-bit
-      // two's complement in hex (s[$a3++0xffffffffffffffe8]).
-      if (o.postinc) s += (base.empty() ? "0x0" : base) + "++" + hex(uint64_t(o.offset));
-      else if (o.greg >= 0) s += base;
-      else if (base.empty()) s += num(o.offset);
-      else if (o.offset == 0) s += base;
-      else s += base + (o.offset > 0 ? "+" + hex(uint64_t(o.offset)) : "-" + hex(uint64_t(-o.offset)));
-      return s + "]";
-    }
-  }
-  return "?";
+namespace {
+
+// Appending printers: a disassembly
+// appends every piece to one string instead of making a string per piece.
+// (By hand rather than snprintf: formatting was a quarter of a disassembly.)
+void append_hex(uint64_t v, std::string& s) {
+  char buf[18];
+  char* e = buf + sizeof buf;
+  char* p = e;
+  do {
+    *--p = "0123456789abcdef"[v & 15];
+    v >>= 4;
+  } while (v);
+  s += "0x";
+  s.append(p, size_t(e - p));
+}
+void append_num(int64_t v, std::string& s) {
+  if (v < 0) s += '-';
+  append_hex(v < 0 ? 0 - uint64_t(v) : uint64_t(v), s);
+}
+void append_reg(char cls, int n, std::string& s) {
+  s += '$';
+  s += cls;
+  s += std::to_string(n);
 }
 
-static std::string format_atoms(const std::vector<Atom>& atoms) {
-  std::string s;
+void append_operand(const Operand& o, std::string& s) {
+  switch (o.kind) {
+    case OKind::Reg:
+      append_reg('r', o.reg, s);
+      if (o.size == RSize::H) s += o.high ? 'h' : 'l';
+      if (o.size == RSize::D) s += 'd';
+      if (o.size == RSize::Q) s += 'q';
+      return;
+    case OKind::AReg:
+      if (o.reg == 0) s += "0x0";
+      else append_reg('a', o.reg, s);
+      return;
+    case OKind::CReg: append_reg('c', o.reg, s); return;
+    case OKind::SReg: s += '$'; s += o.sname; return;
+    case OKind::Tex: append_reg('t', o.reg, s); return;
+    case OKind::Samp: append_reg('s', o.reg, s); return;
+    case OKind::Imm: append_num(o.imm, s); return;
+    case OKind::Discard: s += '#'; return;
+    case OKind::Zero: s += "0x0"; return;
+    case OKind::Vec:
+      if (o.vec.empty()) {
+        s += "()";
+        return;
+      }
+      for (size_t i = 0; i < o.vec.size(); ++i) {
+        if (i) s += ':';
+        if (o.vec[i] < 0) s += '#';
+        else append_reg('r', o.vec[i], s);
+      }
+      return;
+    case OKind::Mem: {
+      s += o.space;
+      if (o.idx >= 0) s += std::to_string(o.idx);
+      s += '[';
+      auto base = [&] {
+        if (o.greg >= 0) append_reg('r', o.greg, s);
+        else if (o.areg > 0) append_reg('a', o.areg, s);
+      };
+      const bool has_base = o.greg >= 0 || o.areg > 0;
+      // A negative post-increment prints as envydis prints it: the 64-bit
+      // two's complement in hex (s[$a3++0xffffffffffffffe8]).
+      if (o.postinc) {
+        if (has_base) base();
+        else s += "0x0";
+        s += "++";
+        append_hex(uint64_t(o.offset), s);
+      } else if (o.greg >= 0) {
+        base();
+      } else if (!has_base) {
+        append_num(o.offset, s);
+      } else if (o.offset == 0) {
+        base();
+      } else {
+        base();
+        s += o.offset > 0 ? '+' : '-';
+        append_hex(o.offset > 0 ? uint64_t(o.offset) : uint64_t(-o.offset), s);
+      }
+      s += ']';
+      return;
+    }
+  }
+  s += '?';
+}
+
+void append_atoms(const std::vector<Atom>& atoms, std::string& s) {
   bool after_open = true;
   for (auto& a : atoms) {
     if (a.type == Atom::Close) {
-      s += ")";
+      s += ')';
       after_open = false;
       continue;
     }
-    if (!after_open) s += " ";
+    if (!after_open) s += ' ';
     after_open = false;
     switch (a.type) {
       case Atom::Name: s += a.name; break;
-      case Atom::Opnd: s += format_operand(a.op); break;
-      case Atom::Open: s += "("; after_open = true; break;
+      case Atom::Opnd: append_operand(a.op, s); break;
+      case Atom::Open: s += '('; after_open = true; break;
       case Atom::Close: break;
     }
   }
+}
+
+std::string format_atoms(const std::vector<Atom>& atoms) {
+  std::string s;
+  append_atoms(atoms, s);
+  return s;
+}
+
+}  // namespace
+
+std::string format_operand(const Operand& o) {
+  std::string s;
+  append_operand(o, s);
   return s;
 }
 
@@ -539,33 +666,52 @@ static std::string format_atoms(const std::vector<Atom>& atoms) {
 // word), then "[unknown instruction]" when a "???" stands for the name of an
 // instruction or parenthesised sub-instruction and "[unknown operand]" when
 // it stands for a modifier.
-std::string format(const Insn& insn) {
-  std::string s = format_atoms(insn.atoms);
+void format_to(const Insn& insn, std::string& s) {
+  append_atoms(insn.atoms, s);
   uint64_t width = insn.words == 2 ? ~0ull : 0xffffffffull;
   if (uint64_t unk = insn.bits & ~insn.used & width) {
     char buf[40];
+    int n;
     if (insn.incomplete)  // envydis prints the bytes past the end as "??"
-      std::snprintf(buf, sizeof buf, " [unknown: %08x ????????]", unsigned(unk));
+      n = std::snprintf(buf, sizeof buf, " [unknown: %08x ????????]", unsigned(unk));
     else if (insn.words == 2)
-      std::snprintf(buf, sizeof buf, " [unknown: %08x %08x]", unsigned(unk), unsigned(unk >> 32));
+      n = std::snprintf(buf, sizeof buf, " [unknown: %08x %08x]", unsigned(unk), unsigned(unk >> 32));
     else
-      std::snprintf(buf, sizeof buf, " [unknown: %08x]", unsigned(unk));
-    s += buf;
+      n = std::snprintf(buf, sizeof buf, " [unknown: %08x]", unsigned(unk));
+    s.append(buf, size_t(n));
   }
   // named[d]: the (sub-)instruction at paren depth d already has its name
-  // (the first name atom at that depth, as envydis parses its atoms).
+  // (the first name atom at that depth, as envydis parses its atoms). The
+  // tables nest parentheses one level deep; deeper levels spill to a vector.
   bool unk_insn = false, unk_operand = false;
-  std::vector<bool> named{false};
+  constexpr size_t kInline = 8;
+  bool named_inline[kInline] = {false};
+  std::vector<bool> named_deep;
+  size_t depth = 0;
+  auto named = [&](size_t d) -> bool { return d < kInline ? named_inline[d] : named_deep[d - kInline]; };
+  auto set_named = [&](size_t d, bool v) {
+    if (d < kInline) named_inline[d] = v;
+    else named_deep[d - kInline] = v;
+  };
   for (auto& a : insn.atoms) {
-    if (a.type == Atom::Open) named.push_back(false);
-    if (a.type == Atom::Close && named.size() > 1) named.pop_back();
+    if (a.type == Atom::Open) {
+      ++depth;
+      if (depth >= kInline) named_deep.resize(depth - kInline + 1);
+      set_named(depth, false);
+    }
+    if (a.type == Atom::Close && depth > 0) --depth;
     if (a.type != Atom::Name) continue;
-    if (a.name == "???") (named.back() ? unk_operand : unk_insn) = true;
-    named.back() = true;
+    if (a.name == "???") (named(depth) ? unk_operand : unk_insn) = true;
+    set_named(depth, true);
   }
   if (insn.incomplete) s += " [incomplete]";
   if (unk_insn) s += " [unknown instruction]";
   if (unk_operand) s += " [unknown operand]";
+}
+
+std::string format(const Insn& insn) {
+  std::string s;
+  format_to(insn, s);
   return s;
 }
 
@@ -786,6 +932,9 @@ struct Encoder {
   uint64_t result = 0;
   unsigned words = 0;
   int steps = 0;
+  // The text's words as a set of lit_bit()s: a row whose literals are not
+  // all among them cannot print as the text (Table::row_lits).
+  uint64_t atom_lits = ~0ull;
 
   static bool put(EncState& s, const Field& f, uint64_t v) {
     uint64_t m = f.mask();
@@ -963,8 +1112,9 @@ struct Encoder {
       case Tok::PredMark: return run(&nc, s, len);
       case Tok::Len: return run(&nc, s, unsigned(k.len));
       case Tok::Sub:
-        for (auto& r : k.sub->rows) {
-          if (!var_ok(r.feat, r.ptype, t)) continue;
+        for (size_t ri = 0; ri < k.sub->rows.size(); ++ri) {
+          const Row& r = k.sub->rows[ri];
+          if ((k.sub->row_lits[ri] & ~atom_lits) || !var_ok(r.feat, r.ptype, t)) continue;
           EncState s2 = s;
           if (!put_bits(s2, r.mask, r.val)) continue;
           Cont sc{&r.toks, 0, &nc};
@@ -1046,6 +1196,9 @@ bool assemble_one(const std::string& text_in, const Target& t, uint64_t& bits, u
     want_words = 2;
   }
   Encoder e{atoms, t, format_atoms(atoms), want_words, unknown, unknown_words};
+  e.atom_lits = 0;
+  for (const Atom& a : atoms)
+    if (a.type == Atom::Name) e.atom_lits |= detail::lit_bit(a.name);
   Tok rt;
   rt.type = Tok::Sub;
   rt.sub = &root();

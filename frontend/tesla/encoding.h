@@ -111,10 +111,14 @@ struct Insn {
 // Decodes the instruction at word `pos` of `code` (`nwords` words). Always
 // returns something printable; `valid` says whether all of it was known.
 Insn decode(const uint32_t* code, size_t nwords, size_t pos, const Target& t);
+// The same into `out`, reusing its storage (a loop over many words).
+void decode(const uint32_t* code, size_t nwords, size_t pos, const Target& t, Insn& out);
 // Execution checks on top of decode: every error the hardware reports.
 DecodeError check(const Insn& insn, size_t pos);
 // envydis text (no address/hex columns).
 std::string format(const Insn& insn);
+// The same, appended to `out`.
+void format_to(const Insn& insn, std::string& out);
 std::string format_operand(const Operand& o);
 
 // Assembles one instruction's envyas text. False with a message if no row of

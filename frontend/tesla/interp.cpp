@@ -430,10 +430,17 @@ struct Runner {
     uint32_t act = w.active;
     switch (in.op) {
       case Op::Bra: {
-        uint32_t t = target(w, in);
         uint32_t taken = act & predmask;
+        // A branch no lane takes never reaches its target: a target outside
+        // the code faults only when taken, as the translation traps only on
+        // its taken path (found by fuzz_diff_tesla: a "(never) bra" to
+        // 0x80908 faulted here and ran to the end on the JIT).
+        if (!taken) {
+          w.pc = next;
+          return true;
+        }
+        uint32_t t = target(w, in);
         if (taken == act) w.pc = t;
-        else if (!taken) w.pc = next;
         else {
           push(w, Entry::Branch, act & ~taken, next, in);  // the taken side runs first
           w.active = taken;

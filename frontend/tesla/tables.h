@@ -80,7 +80,30 @@ struct Row {
 struct Table {
   std::string name;
   std::vector<Row> rows;
+  // Derived from the rows by compile(), so the decoder does not test every
+  // row of a table against a word: `key` names up to kIndexBits bit
+  // positions that many rows' masks test; bucket k (the word's key bits,
+  // key[j] giving bit j of k) lists, in table order, the rows that can
+  // match a word with those key bits (rows that do not test a key bit are
+  // in every bucket of both values). The first row of a bucket that matches
+  // is the first row of the table that matches, as a scan would find.
+  static constexpr unsigned kIndexBits = 8;
+  std::vector<uint8_t> key;
+  std::vector<uint32_t> bucket_start;   // 2^key.size() + 1 offsets into bucket_rows
+  std::vector<uint16_t> bucket_rows;
+  // Roles of the table in the walker, by name ("S", "I", "L", "C": the main
+  // tables; "PRED"; "SSH", "ISH", "LSH": operands that stand for 16-bit
+  // sources), resolved once instead of per decoded word.
+  int main_index = -1;
+  bool is_pred = false;
+  bool half_ctx = false;
+  // The Lit tokens of each row (its own, not its sub-tables'), as a 64-bit
+  // set of name hashes: the assembler skips a row whose words are not all
+  // among the text's (a row's literals must each match an atom).
+  std::vector<uint64_t> row_lits;
 };
+// The hash bit of a literal word in Table::row_lits.
+uint64_t lit_bit(const std::string& word);
 
 struct Tables {
   std::map<std::string, Prim> prims;
@@ -88,6 +111,7 @@ struct Tables {
   std::map<std::string, Table> tabs;
   std::deque<std::string> strings;   // storage for generated syntax strings
   void compile();                    // raw -> tabs (throws on a malformed template)
+  static void index(Table& tb);      // a compiled table's lookup structures (Table)
   const Table& get(const std::string& n) const { return tabs.at(n); }
 };
 

@@ -27,9 +27,11 @@
 // injected into the tiers' runs must be reported (else the target aborts).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
+#include "backend_common/tier.h"
 #include "frontend/pica200/module/launch.h"
 #include "frontend/pica200/shbin.h"
 #include "fuzz/libfuzzer/target.h"
@@ -78,6 +80,120 @@ Verdict disagree(std::string what) { return {Verdict::Disagree, std::move(what)}
 // Empties the code cache when an input is done (see the file comment).
 struct ClearCodeCache {
   ~ClearCodeCache() { code_cache().clear(); }
+};
+
+// ---------------------------------------------------------------- JIT tiers
+// Every tier compiles what the pass pipeline makes of the same translation,
+// and the pipeline does not depend on the tier: the tiers of one input share
+// one run of it (verify, copy, passes) instead of one per tier (compile_ir's
+// way, through the code cache). A replay handler translates the code again
+// for each tier it is given; that function is compared with the one lowered
+// last, field by field, so a translation that differs between calls is
+// lowered on its own (and then disagrees like any other).
+
+bool same_function(const ir::Function& a, const ir::Function& b) {
+  if (a.name != b.name || a.uniform_bytes != b.uniform_bytes || a.unlaunched_lanes_free != b.unlaunched_lanes_free ||
+      a.state_vars != b.state_vars || a.vars.size() != b.vars.size() || a.blocks.size() != b.blocks.size() ||
+      a.insts.size() != b.insts.size())
+    return false;
+  for (size_t i = 0; i < a.vars.size(); ++i)
+    if (a.vars[i].name != b.vars[i].name || a.vars[i].type != b.vars[i].type) return false;
+  for (size_t i = 0; i < a.blocks.size(); ++i)
+    if (a.blocks[i].name != b.blocks[i].name || a.blocks[i].insts != b.blocks[i].insts ||
+        a.blocks[i].succs != b.blocks[i].succs || a.blocks[i].preds != b.blocks[i].preds)
+      return false;
+  for (size_t i = 0; i < a.insts.size(); ++i) {
+    const ir::Inst &x = a.insts[i], &y = b.insts[i];
+    if (x.op != y.op || x.type != y.type || x.attr != y.attr || x.fflags != y.fflags || x.imm != y.imm ||
+        x.block != y.block || x.uniform != y.uniform || x.args != y.args)
+      return false;
+  }
+  return true;
+}
+
+// The lowered function of the input (the last one lowered; reset per input).
+struct SharedLowering {
+  std::shared_ptr<const ir::Function> source, lowered;
+  // run_pipeline's output for `f`, as compile_ir makes it (verify, copy,
+  // passes, the guest vars' layout unchanged); null with `err`.
+  std::shared_ptr<const ir::Function> lower(const ir::Function& f, std::string& err) {
+    if (source && same_function(*source, f)) return lowered;
+    source.reset();
+    lowered.reset();
+    if (std::string v = ir::verify(f); !v.empty()) fuzz_target::fail("translation does not verify: " + v);
+    auto l = std::make_shared<ir::Function>(f);
+    if (std::string e = ir::run_pipeline(*l, ir::PassOptions{}); !e.empty()) {
+      err = "pass pipeline: " + e;
+      return nullptr;
+    }
+    const std::vector<uint32_t> offsets = f.var_offsets(), lowered_offsets = l->var_offsets();
+    const uint32_t state_vars = std::min<uint32_t>(uint32_t(f.vars.size()), f.state_vars);
+    for (uint32_t i = 0; i < state_vars; ++i)
+      if (i >= l->vars.size() || l->vars[i].type != f.vars[i].type || lowered_offsets[i] != offsets[i]) {
+        err = "pass pipeline changed the layout of var '" + f.vars[i].name + "'";
+        return nullptr;
+      }
+    source = std::make_shared<ir::Function>(f);
+    lowered = std::move(l);
+    return lowered;
+  }
+};
+
+// Keeps the lowered function alive as long as the code compiled from it.
+class LoweredExecutable final : public ir::Executable {
+ public:
+  LoweredExecutable(std::shared_ptr<const ir::Function> f, std::unique_ptr<ir::Executable> exe)
+      : f_(std::move(f)), exe_(std::move(exe)) {}
+  size_t frame_bytes() const override { return exe_->frame_bytes(); }
+  bool frame_needs_zero() const override { return exe_->frame_needs_zero(); }
+  bool var_read_ranges(std::vector<std::pair<uint32_t, uint32_t>>& out) const override {
+    return exe_->var_read_ranges(out);
+  }
+  ir::RunStatus run(ir::WarpContext& ctx) const override { return exe_->run(ctx); }
+  bool has_warp_loop() const override { return exe_->has_warp_loop(); }
+  ir::RunStatus run_warps(ir::WarpContext& ctx, ir::WarpLoop& loop) const override {
+    return exe_->run_warps(ctx, loop);
+  }
+
+ private:
+  std::shared_ptr<const ir::Function> f_;
+  std::unique_ptr<ir::Executable> exe_;
+};
+
+// A JIT tier as the replay handlers and pica200's launch ABI see it: the
+// shared lowering, then the tier's code generator.
+class TierHandle final : public isa::EngineHandle {
+ public:
+  TierHandle(Engine tier, SharedLowering& shared) : tier_(tier), shared_(shared) {}
+  std::string name() const override { return engine_name(tier_); }
+  bool is_reference() const override { return false; }
+  bool compile(const ir::Function& f, const std::string& symbol, isa::Compiled& out, std::string& err) const override {
+    std::shared_ptr<const ir::Function> lowered = shared_.lower(f, err);
+    if (!lowered) return false;
+    const backend::HostTier* tier = tier_.tier();
+    if (!tier) fuzz_target::fail(name() + " is not a host tier");
+    backend::CompileOptions co;
+    co.symbol = symbol;
+    std::string e;
+    std::unique_ptr<backend::CompiledCode> code = tier->compile(*lowered, co, &e);
+    if (!code) {
+      err = std::string(tier->name) + ": " + (e.empty() ? "compilation failed" : e);
+      return false;
+    }
+    uint64_t max_step_cost = 1;  // CompiledIr::max_step_cost: the largest budget charge
+    for (const ir::Block& b : lowered->blocks)
+      for (ir::ValueId v : b.insts)
+        if (lowered->insts[v].op == ir::Opcode::Budget) max_step_cost = std::max<uint64_t>(max_step_cost, lowered->insts[v].imm);
+    out.exe = std::make_shared<LoweredExecutable>(lowered, std::move(code));
+    out.vars_bytes = lowered->vars_bytes();
+    out.max_step_cost = max_step_cost;
+    out.compile_us = 0;
+    return true;
+  }
+
+ private:
+  Engine tier_;
+  SharedLowering& shared_;
 };
 
 // ---------------------------------------------------------------- generic
@@ -156,10 +272,14 @@ Verdict run_generic(const isa::IsaModule& m, const uint8_t* data, size_t size, b
   // run to compare: the translator turns the same words into a trap.
   if (ref.fault_kind == "watchdog" || ref.fault_kind == "unsupported" || ref.fault_kind == "decode")
     return refused("reference: " + ref.fault_kind);
+  SharedLowering shared;
   for (Engine tier : host_jit_tiers()) {
     replay::ReplayRun got;
+    got.engine = engine_name(tier);
     try {
-      got = replay::run_document(tier_doc, nowhere, tier, 1, false);
+      // What replay::run_document does, with the tiers' shared lowering.
+      const TierHandle handle(tier, shared);
+      m.replay(isa::ReplayJob{tier_doc, nowhere, handle, 1, false}, got);
     } catch (const replay::ReplayError& x) {
       // A clear refusal of the program by the JIT's launch path (e.g. g13: a
       // special register a compute launch does not provide, checked up front
@@ -291,8 +411,9 @@ Verdict run_pica200(const uint8_t* data, size_t size, bool inject) {
   const PicaRun ref = run_pica_engine(ref_shader, opt.geometry, vertices, false);
   if (!ref.result.ok && ref.result.fault_kind == "watchdog") return refused("reference: watchdog");
   const std::shared_ptr<const ir::Function> fn = f;
+  SharedLowering shared;
   for (Engine tier : host_jit_tiers()) {
-    const EngineAsHandle handle(tier);
+    const TierHandle handle(tier, shared);
     isa::Compiled compiled;
     if (!handle.compile(*fn, "gpurc_jit", compiled, err))
       return disagree(fmt::format("{} does not compile IR that verifies: {}", engine_name(tier), err));
