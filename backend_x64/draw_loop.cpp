@@ -312,18 +312,27 @@ void Emitter::emit_draw_loop() {
       lea(r8, ptr[r12 + r9 * 4]);
     }
     }
-    // The next warp's records of this register (prefetches never fault).
+    // The next warp's records of this register (prefetches never fault),
+    // unless this is the call's last warp.
     Label no_prefetch, more;
     cmp(dword[DL(prefetch)], 0);
     je(no_prefetch, T_NEAR);
     {
-      Label up;  // r8 is the next warp's first record going up; going down, 64 records lower
+      Label up, go;  // r8 is the next warp's first record going up; going down, 64 records lower
+      mov(eax, dword[DL(warp)]);
       cmp(dword[DL(reverse)], 0);
       je(up, T_NEAR);
+      cmp(eax, dword[DL(first_warp)]);
+      je(no_prefetch, T_NEAR);
       mov(r12, r9);
       shl(r12, 6);
       sub(r8, r12);
+      jmp(go, T_NEAR);
       L(up);
+      add(eax, 1);
+      cmp(eax, dword[DL(end_warp)]);
+      je(no_prefetch, T_NEAR);
+      L(go);
     }
     mov(r12d, int(kWarpLanes / 4));
     L(more);

@@ -178,6 +178,11 @@ DrawPlan make_draw_plan(const ir::Function& f, const ir::Executable& exe, uint32
       if (always >> (4 * n + c) & 1) subtract(zero, off[kVarOutput + 4 * n + c], off[kVarOutput + 4 * n + c + 1]);
   for (uint32_t n = 0; n < 16; ++n) subtract(zero, p.in_ranges[n].first, p.in_ranges[n].second);
   p.zero = std::move(zero);
+  for (const auto& [lo, hi] : p.zero) {
+    p.zero_pairs.push_back(lo);
+    p.zero_pairs.push_back(hi - lo);
+    if ((hi - lo) % 32 != 0) p.zero_loop_ok = false;
+  }
   find_pass_through(f, always, p);
   p.valid = true;
   return p;
@@ -407,10 +412,10 @@ struct Moves {
   bool engine_loop = false;
   bool prefetch = false;
   bool reverse = false;  // warps from the last down (run_range)
-  std::array<ir::DrawRegMove, 16> loads{}, stores{};
-  std::array<ir::DrawCopy, 16> pre{}, post{};
+  // In the calling state's DrawScratch (kept: no 2 KiB set-up per call).
+  const ir::DrawRegMove *loads = nullptr, *stores = nullptr;
+  const ir::DrawCopy *pre = nullptr, *post = nullptr;
   uint32_t nloads = 0, nstores = 0, npre = 0, npost = 0;
-  std::vector<uint32_t> zero;  // DrawPlan::zero as (offset, bytes) pairs
 };
 
 alignas(16) const uint8_t kZeroRecord[16] = {};
@@ -559,16 +564,16 @@ bool run_engine_loop(const PreparedShader& s, const DrawPlan& plan, const uint8_
   ctx.vars = vars;
   ctx.entry_mask = ~0u;
   ir::DrawLoop loop;
-  loop.loads = mv.loads.data();
+  loop.loads = mv.loads;
   loop.nloads = mv.nloads;
-  loop.stores = mv.stores.data();
+  loop.stores = mv.stores;
   loop.nstores = mv.nstores;
-  loop.pre = mv.pre.data();
+  loop.pre = mv.pre;
   loop.npre = mv.npre;
-  loop.post = mv.post.data();
+  loop.post = mv.post;
   loop.npost = mv.npost;
-  loop.zero = mv.zero.data();
-  loop.nzero = uint32_t(mv.zero.size() / 2);
+  loop.zero = plan.zero_pairs.data();
+  loop.nzero = uint32_t(plan.zero_pairs.size() / 2);
   loop.prefetch = mv.prefetch;
   loop.first_warp = uint32_t(first);
   loop.end_warp = uint32_t(last);
@@ -634,20 +639,14 @@ bool env_flag(const char* name, bool dflt) {
 // of the next warp's input records off and GPURC_DRAW_REVERSE=0 runs the
 // warps ascending (for measurements; read once).
 void plan_engine_loop(const PreparedShader& s, const DrawPlan& plan, const DrawStreams& in, const DrawStreams& out,
-                      Moves& mv) {
+                      Moves& mv, DrawScratch& scratch) {
   static const bool enabled = env_flag("GPURC_DRAW_LOOP", true);
   static const bool prefetch = env_flag("GPURC_DRAW_PREFETCH", true);
   static const bool reverse = env_flag("GPURC_DRAW_REVERSE", true);
   if (!enabled || !s.compiled.exe->has_draw_loop() || plan.frame_needs_zero) return;
   for (uint16_t m = mv.store | mv.forward | mv.zero_out; m; m &= uint16_t(m - 1))
     if (!out.quad[unsigned(__builtin_ctz(m))]) return;
-  for (const auto& [lo, hi] : plan.zero)
-    if ((hi - lo) % 32 != 0) return;
-  mv.zero.clear();
-  for (const auto& [lo, hi] : plan.zero) {
-    mv.zero.push_back(lo);
-    mv.zero.push_back(hi - lo);
-  }
+  if (!plan.zero_loop_ok) return;
   auto reg_move = [](uint8_t* base, size_t stride, const std::array<uint32_t, 4>& var) {
     ir::DrawRegMove m;
     m.base = base;
@@ -656,23 +655,31 @@ void plan_engine_loop(const PreparedShader& s, const DrawPlan& plan, const DrawS
     return m;
   };
   mv.nloads = mv.nstores = mv.npre = mv.npost = 0;
+  ir::DrawRegMove* loads = scratch.loop_loads.data();
+  ir::DrawRegMove* stores = scratch.loop_stores.data();
+  ir::DrawCopy* pre = scratch.loop_pre.data();
+  ir::DrawCopy* post = scratch.loop_post.data();
+  mv.loads = loads;
+  mv.stores = stores;
+  mv.pre = pre;
+  mv.post = post;
   for (uint16_t m = mv.load; m; m &= uint16_t(m - 1)) {
     const unsigned r = unsigned(__builtin_ctz(m));
-    mv.loads[mv.nloads++] = reg_move(in.base[r], in.stride[r], plan.in_var[r]);
+    loads[mv.nloads++] = reg_move(in.base[r], in.stride[r], plan.in_var[r]);
   }
   for (uint16_t m = mv.store; m; m &= uint16_t(m - 1)) {
     const unsigned r = unsigned(__builtin_ctz(m));
-    mv.stores[mv.nstores++] = reg_move(out.base[r], out.stride[r], plan.out_var[r]);
+    stores[mv.nstores++] = reg_move(out.base[r], out.stride[r], plan.out_var[r]);
   }
   for (uint16_t m = mv.forward; m; m &= uint16_t(m - 1)) {
     const unsigned r = unsigned(__builtin_ctz(m));
     const unsigned v = unsigned(plan.forward[r]);
     const bool have = in.mask >> v & 1;
-    mv.pre[mv.npre++] = ir::DrawCopy{have ? in.base[v] : kZeroRecord, have ? in.stride[v] : 0, out.base[r], out.stride[r]};
+    pre[mv.npre++] = ir::DrawCopy{have ? in.base[v] : kZeroRecord, have ? in.stride[v] : 0, out.base[r], out.stride[r]};
   }
   for (uint16_t m = mv.zero_out; m; m &= uint16_t(m - 1)) {
     const unsigned r = unsigned(__builtin_ctz(m));
-    mv.post[mv.npost++] = ir::DrawCopy{kZeroRecord, 0, out.base[r], out.stride[r]};
+    post[mv.npost++] = ir::DrawCopy{kZeroRecord, 0, out.base[r], out.stride[r]};
   }
   mv.prefetch = prefetch;
   mv.reverse = reverse;
@@ -694,7 +701,7 @@ DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t
   mv.zero_in = uint16_t(plan.in_read & ~in.mask & ~plan.forward_only);
   mv.store = out.mask & plan.out_written & ~mv.forward;
   mv.zero_out = uint16_t(out.mask & ~plan.out_written);
-  plan_engine_loop(s, plan, in, out, mv);
+  plan_engine_loop(s, plan, in, out, mv, scratch);
   const int64_t units = jit_watchdog_units(budget, s.compiled.max_step_cost);
   const size_t area = rt::align64(plan.vars_bytes) + rt::align64(plan.frame_bytes);
   Fault fault;
