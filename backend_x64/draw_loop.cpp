@@ -10,8 +10,9 @@
 // DrawLoop* with bit 0 set) to draw_next_, which moves the output registers
 // out with the inverse transposes and runs the post copies. The prologue
 // (registers, MXCSR) and the epilogue run once per call, not once per warp.
-// Only ymm0-7 and general registers the function itself sets before use are
-// touched, with VEX encodings, so one form serves both x64 tiers.
+// Only vector registers 0-7 and general registers the function itself sets
+// before use are touched (rbp, the frame pointer, is restored), with VEX
+// encodings on AVX2 and EVEX zmm forms on AVX-512.
 // Emitted for functions that carry Function::unlaunched_lanes_free (vertex
 // shaders) and have a warp loop (no barriers).
 #include <cstddef>
@@ -94,6 +95,9 @@ void Emitter::emit_draw_loop() {
     add(rdi, int(sizeof(DrawRegMove)));
     sub(ecx, 1);
     jnz(each, T_NEAR);
+    // rbp back to the entry frame's frame pointer (after its push of rbp,
+    // five more pushes and kStackBytes), for unwinders walking frame pointers.
+    lea(rbp, ptr[rsp + kStackBytes + 40]);
     L(none);
   };
   auto copies = [&](int list_off, int count_off) {
