@@ -35,6 +35,14 @@ namespace {
 static_assert(sizeof(DrawRegMove) == 32 && sizeof(DrawCopy) == 32);
 }  // namespace
 
+bool Emitter::draw_loop_enabled() {
+  static const bool yes = [] {
+    const char* e = std::getenv("GPURC_DRAW_LOOP");
+    return !(e && *e == '0');
+  }();
+  return yes;
+}
+
 void Emitter::emit_draw_loop() {
   if (!draw_loop_) return;
   align(16);

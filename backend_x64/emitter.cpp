@@ -522,7 +522,7 @@ void Emitter::emit_function() {
   warp_loop_ = true;  // a second entry running many warps per call, unless the code stops at barriers
   for (ir::BlockId b = 0; b < f_.blocks.size(); ++b)
     if (ValueId t = f_.terminator(b); t != kNoValue && f_.insts[t].op == Opcode::Barrier) warp_loop_ = false;
-  draw_loop_ = warp_loop_ && f_.unlaunched_lanes_free;  // a vertex shader: draw_loop.cpp
+  draw_loop_ = warp_loop_ && f_.unlaunched_lanes_free && draw_loop_enabled();  // a vertex shader: draw_loop.cpp
   for (const ir::Inst& in : f_.insts)
     if ((in.op == Opcode::Load || in.op == Opcode::AtomicRmw || in.op == Opcode::AtomicCas) && in.block != kNoBlock &&
         in.type != ir::Type::Void)

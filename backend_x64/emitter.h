@@ -398,6 +398,7 @@ class Emitter : public Xbyak::CodeGenerator {
   // The draw loop (draw_loop.cpp): a third entry for a vertex shader's draw,
   // built on the warp loop's per-warp entry; its call marks the
   // kWarpLoopOffset slot with bit 0, and loop_next_ goes on at draw_next_.
+  static bool draw_loop_enabled();  // false with GPURC_DRAW_LOOP=0 (no draw loop emitted)
   bool draw_loop_ = false;
   size_t draw_loop_entry_ = kNoWarpLoop;
   Xbyak::Label draw_next_;
