@@ -43,4 +43,22 @@ ir::RunStatus InstalledCode::run_warps(ir::WarpContext& ctx, ir::WarpLoop& loop)
   return ctx.status;
 }
 
+ir::RunStatus InstalledCode::run_draw_loop(ir::WarpContext& ctx, ir::DrawLoop& loop) const {
+  if (draw_loop_entry == kNoWarpLoop || (frame > 0 && ctx.frame == nullptr)) {
+    loop.warp = loop.first_warp;
+    ctx.fault = ir::FaultKind::Unsupported;
+    ctx.status = ir::RunStatus::Fault;
+    return ctx.status;
+  }
+  if (loop.first_warp >= loop.end_warp) {
+    loop.warp = loop.end_warp;
+    ctx.status = ir::RunStatus::Done;
+    return ctx.status;
+  }
+  auto fn = reinterpret_cast<uint32_t (*)(ir::WarpContext*, ir::DrawLoop*)>(
+      const_cast<uint8_t*>(mem.entry() + draw_loop_entry));
+  ctx.status = ir::RunStatus(fn(&ctx, &loop));
+  return ctx.status;
+}
+
 }  // namespace gpurc::backend

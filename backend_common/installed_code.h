@@ -43,6 +43,11 @@ class InstalledCode : public CompiledCode {
   size_t warp_loop_entry = kNoWarpLoop;
   bool has_warp_loop() const override { return warp_loop_entry != kNoWarpLoop; }
   ir::RunStatus run_warps(ir::WarpContext& ctx, ir::WarpLoop& loop) const override;
+  // The draw loop's entry, `uint32_t draw(ir::WarpContext*, ir::DrawLoop*)`,
+  // likewise (kNoWarpLoop: none).
+  size_t draw_loop_entry = kNoWarpLoop;
+  bool has_draw_loop() const override { return draw_loop_entry != kNoWarpLoop; }
+  ir::RunStatus run_draw_loop(ir::WarpContext& ctx, ir::DrawLoop& loop) const override;
 };
 
 }  // namespace gpurc::backend

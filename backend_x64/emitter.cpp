@@ -526,6 +526,7 @@ void Emitter::emit_function() {
   warp_loop_ = true;  // a second entry running many warps per call, unless the code stops at barriers
   for (ir::BlockId b = 0; b < f_.blocks.size(); ++b)
     if (ValueId t = f_.terminator(b); t != kNoValue && f_.insts[t].op == Opcode::Barrier) warp_loop_ = false;
+  draw_loop_ = warp_loop_ && f_.unlaunched_lanes_free && draw_loop_enabled();  // a vertex shader: draw_loop.cpp
   for (const ir::Inst& in : f_.insts)
     if ((in.op == Opcode::Load || in.op == Opcode::AtomicRmw || in.op == Opcode::AtomicCas) && in.block != kNoBlock &&
         in.type != ir::Type::Void)
@@ -544,6 +545,7 @@ void Emitter::emit_function() {
   emit_cold_code();  // out-of-line fixes (lower_float.cpp), which jump back
   emit_fault_common();  // after the cold code: its fault sites join the table
   emit_warp_loop();
+  emit_draw_loop();
   // The constants are already in place, ahead of the code (ConstPool).
 }
 

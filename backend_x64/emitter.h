@@ -77,6 +77,8 @@ class Emitter : public Xbyak::CodeGenerator {
   // (ir::Executable::run_warps), or kNoWarpLoop (a function with barriers).
   static constexpr size_t kNoWarpLoop = ~size_t(0);
   size_t warp_loop_entry() const { return warp_loop_entry_; }
+  // The draw loop's entry (ir::Executable::run_draw_loop, draw_loop.cpp), or kNoWarpLoop.
+  size_t draw_loop_entry() const { return draw_loop_entry_; }
   // Descriptors referenced by the code; the compiled function keeps them alive.
   std::vector<std::unique_ptr<rt::EvalOp>> eval_ops;
   std::vector<std::unique_ptr<rt::WarpOp>> warp_ops;
@@ -426,6 +428,14 @@ class Emitter : public Xbyak::CodeGenerator {
   size_t warp_loop_entry_ = kNoWarpLoop;
   Xbyak::Label warp_start_, loop_next_;
   void emit_warp_loop();
+  // The draw loop (draw_loop.cpp): a third entry for a vertex shader's draw,
+  // built on the warp loop's per-warp entry; its call marks the
+  // kWarpLoopOffset slot with bit 0, and loop_next_ goes on at draw_next_.
+  static bool draw_loop_enabled();  // false with GPURC_DRAW_LOOP=0 (no draw loop emitted)
+  bool draw_loop_ = false;
+  size_t draw_loop_entry_ = kNoWarpLoop;
+  Xbyak::Label draw_next_;
+  void emit_draw_loop();
 };
 
 }  // namespace gpurc::x64

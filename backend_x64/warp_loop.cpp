@@ -42,6 +42,10 @@ void Emitter::emit_warp_loop() {
 
   // From the epilogue: eax = the status of the warp that just ended.
   L(loop_next_);
+  if (draw_loop_) {  // a draw-loop call (draw_loop.cpp) marks its pointer with bit 0
+    test(byte[rsp + kWarpLoopOffset], 1);
+    jnz(draw_next_, T_NEAR);
+  }
   cmp(eax, uint32_t(RunStatus::Done));
   jne(exit, T_NEAR);
   mov(rsi, qword[rsp + kWarpLoopOffset]);

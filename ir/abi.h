@@ -105,6 +105,46 @@ struct WarpLoop {
   uint32_t unused = 0;
 };
 
+// The draw loop (a vertex shader's draw: docs/pica200.md, "seventh session"):
+// one call of an engine runs full warps first_warp .. end_warp - 1 of a draw
+// straight between caller records and the vars, the AoS <-> SoA movement in
+// the engine's own code. Per warp w (vertices 32w .. 32w + 31), before it
+// runs: the `nzero` var ranges (offset, bytes; bytes a multiple of 32) are
+// zeroed; each `loads` entry moves one 16-byte register of every vertex k
+// (at base + k * stride) into the four var slots var[0..3] (x, y, z, w: 32
+// lanes of 4 bytes each); then each `pre` copy moves 16 bytes from
+// src + k * src_stride to dst + k * dst_stride (src_stride 0: the same 16
+// bytes for every vertex). After a warp is Done: each `stores` entry moves
+// the four var slots out to base + k * stride (the inverse of a load), then
+// each `post` copy runs. Every input of a warp is read before its first
+// output byte is written. `prefetch`: also prefetch the next warp's load
+// records. `reverse`: run the warps from end_warp - 1 down to first_warp.
+struct DrawRegMove {
+  uint8_t* base = nullptr;  // the register in vertex 0's record
+  uint64_t stride = 0;
+  uint32_t var[4] = {};     // byte offsets of the x, y, z, w slots in the vars
+};
+struct DrawCopy {
+  const uint8_t* src = nullptr;
+  uint64_t src_stride = 0;
+  uint8_t* dst = nullptr;
+  uint64_t dst_stride = 0;
+};
+struct DrawLoop {
+  const DrawRegMove* loads = nullptr;
+  const DrawRegMove* stores = nullptr;
+  const DrawCopy* pre = nullptr;
+  const DrawCopy* post = nullptr;
+  const uint32_t* zero = nullptr;     // nzero pairs (offset, bytes)
+  uint32_t nloads = 0, nstores = 0, npre = 0, npost = 0, nzero = 0;
+  uint32_t prefetch = 0;
+  uint32_t first_warp = 0, end_warp = 0;
+  int64_t budget = 0;                 // each warp's watchdog budget
+  // Out: the warp that ended the call (Fault); Done: all ran.
+  uint32_t warp = 0;
+  uint32_t reverse = 0;
+};
+
 // Something that runs one IR function on warps: the IR interpreter, a JIT tier.
 class Executable {
  public:
@@ -134,6 +174,18 @@ class Executable {
   // fields as run() does for the warp that faulted).
   virtual RunStatus run_warps(WarpContext& ctx, WarpLoop& loop) const {
     (void)loop;
+    ctx.fault = FaultKind::Unsupported;
+    ctx.status = RunStatus::Fault;
+    return ctx.status;
+  }
+  // Whether run_draw_loop works (generated code of a vertex shader's
+  // translation, Function::unlaunched_lanes_free, without barriers).
+  virtual bool has_draw_loop() const { return false; }
+  // Runs draw warps as DrawLoop describes, every lane launched
+  // (ctx.entry_mask = all ones, ctx.resume = 0); sets loop.warp and
+  // ctx.status as run_warps does.
+  virtual RunStatus run_draw_loop(WarpContext& ctx, DrawLoop& loop) const {
+    loop.warp = loop.first_warp;
     ctx.fault = FaultKind::Unsupported;
     ctx.status = RunStatus::Fault;
     return ctx.status;

@@ -26,6 +26,10 @@ class OwningExecutable final : public ir::Executable {
   ir::RunStatus run_warps(ir::WarpContext& ctx, ir::WarpLoop& loop) const override {
     return exe_->run_warps(ctx, loop);
   }
+  bool has_draw_loop() const override { return exe_->has_draw_loop(); }
+  ir::RunStatus run_draw_loop(ir::WarpContext& ctx, ir::DrawLoop& loop) const override {
+    return exe_->run_draw_loop(ctx, loop);
+  }
   const ir::Executable& inner() const { return *exe_; }
 
  private:
@@ -79,6 +83,10 @@ class CachedIr final : public ir::Executable {
   bool has_warp_loop() const override { return exe->has_warp_loop(); }
   ir::RunStatus run_warps(ir::WarpContext& ctx, ir::WarpLoop& loop) const override {
     return exe->run_warps(ctx, loop);
+  }
+  bool has_draw_loop() const override { return exe->has_draw_loop(); }
+  ir::RunStatus run_draw_loop(ir::WarpContext& ctx, ir::DrawLoop& loop) const override {
+    return exe->run_draw_loop(ctx, loop);
   }
   std::shared_ptr<ir::Executable> exe;
   uint32_t vars_bytes;

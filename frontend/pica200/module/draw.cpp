@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -177,6 +178,11 @@ DrawPlan make_draw_plan(const ir::Function& f, const ir::Executable& exe, uint32
       if (always >> (4 * n + c) & 1) subtract(zero, off[kVarOutput + 4 * n + c], off[kVarOutput + 4 * n + c + 1]);
   for (uint32_t n = 0; n < 16; ++n) subtract(zero, p.in_ranges[n].first, p.in_ranges[n].second);
   p.zero = std::move(zero);
+  for (const auto& [lo, hi] : p.zero) {
+    p.zero_pairs.push_back(lo);
+    p.zero_pairs.push_back(hi - lo);
+    if ((hi - lo) % 32 != 0) p.zero_loop_ok = false;
+  }
   find_pass_through(f, always, p);
   p.valid = true;
   return p;
@@ -381,12 +387,13 @@ struct Fault {
   std::mutex m;
   std::atomic<bool> any{false};
   DrawResult first;
-  void offer(size_t vertex, std::string msg, bool watchdog) {
+  // formatted: msg already names the vertex (a fault passed on from another Fault).
+  void offer(size_t vertex, std::string msg, bool watchdog, bool formatted = false) {
     std::lock_guard<std::mutex> g(m);
     if (!any || vertex < first.fault_vertex) {
       first.ok = false;
       first.fault_vertex = vertex;
-      first.fault = fmt::format("{} (vertex {})", msg, vertex);
+      first.fault = formatted ? std::move(msg) : fmt::format("{} (vertex {})", msg, vertex);
       first.watchdog = watchdog;
     }
     any = true;
@@ -398,7 +405,20 @@ struct Fault {
 struct Moves {
   uint16_t load = 0, zero_in = 0, store = 0, zero_out = 0;
   uint16_t forward = 0;  // output registers copied from their input register (DrawPlan::forward)
+  // The same moves for the engine's draw loop (ir::DrawLoop), when it has
+  // one and every moved output register is a quad: full warps then move
+  // their registers in generated code, and only a last partial warp runs
+  // through run_range_t.
+  bool engine_loop = false;
+  bool prefetch = false;
+  bool reverse = false;  // warps from the last down (run_range)
+  // In the calling state's DrawScratch (kept: no 2 KiB set-up per call).
+  const ir::DrawRegMove *loads = nullptr, *stores = nullptr;
+  const ir::DrawCopy *pre = nullptr, *post = nullptr;
+  uint32_t nloads = 0, nstores = 0, npre = 0, npost = 0;
 };
+
+alignas(16) const uint8_t kZeroRecord[16] = {};
 
 // A warp that did not finish: its fault (out of line: the warp loop stays small).
 __attribute__((noinline)) void report_fault(const PreparedShader& s, const ir::WarpContext& ctx, ir::RunStatus st,
@@ -528,14 +548,142 @@ __attribute__((target("avx512f"))) void run_range_wide(const PreparedShader& s, 
 }
 #endif
 
+// The full warps of [begin, end) through the engine's draw loop (begin and
+// end warp boundaries), ascending or, with mv.reverse, descending. Returns
+// true when all ran; false after a fault, with `stopped` = the first vertex
+// of the warp that faulted.
+bool run_engine_loop(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, const Moves& mv,
+                     size_t begin, size_t end, int64_t budget, uint8_t* vars, Fault& fault, size_t& stopped) {
+  const size_t first = begin / kWarp, last = end / kWarp;
+  if (last <= first) return true;
+  for (uint32_t n = 0; n < 16; ++n)
+    if (mv.zero_in >> n & 1) std::memset(vars + plan.in_ranges[n].first, 0, plan.in_ranges[n].second - plan.in_ranges[n].first);
+  ir::WarpContext ctx;
+  ctx.uniforms = uniforms;
+  ctx.frame = vars + rt::align64(plan.vars_bytes);
+  ctx.vars = vars;
+  ctx.entry_mask = ~0u;
+  ir::DrawLoop loop;
+  loop.loads = mv.loads;
+  loop.nloads = mv.nloads;
+  loop.stores = mv.stores;
+  loop.nstores = mv.nstores;
+  loop.pre = mv.pre;
+  loop.npre = mv.npre;
+  loop.post = mv.post;
+  loop.npost = mv.npost;
+  loop.zero = plan.zero_pairs.data();
+  loop.nzero = uint32_t(plan.zero_pairs.size() / 2);
+  loop.prefetch = mv.prefetch;
+  loop.first_warp = uint32_t(first);
+  loop.end_warp = uint32_t(last);
+  loop.budget = budget;
+  loop.reverse = mv.reverse;
+  const ir::RunStatus st = s.compiled.exe->run_draw_loop(ctx, loop);
+  if (st != ir::RunStatus::Done) {
+    stopped = size_t(loop.warp) * kWarp;
+    report_fault(s, ctx, st, stopped, fault);
+    return false;
+  }
+  return true;
+}
+
+void run_range_cpp(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, const DrawStreams& in,
+                   const DrawStreams& out, const Moves& mv, size_t begin, size_t end, int64_t budget, uint8_t* vars,
+                   Fault& fault);
+
+// Vertices [begin, end) (begin a warp boundary): full warps through the
+// engine's draw loop when it has one, a last partial warp through the C++
+// warp loop. Descending (mv.reverse): the partial warp first, then the full
+// warps from the top down; a fault stops the loop at its warp, and the warps
+// below it still run, so the fault reported (Fault::offer keeps the lowest
+// vertex) is the lowest faulting warp's, as in ascending order.
 void run_range(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, const DrawStreams& in,
                const DrawStreams& out, const Moves& mv, size_t begin, size_t end, int64_t budget, uint8_t* vars,
                Fault& fault) {
+  if (!mv.engine_loop) return run_range_cpp(s, plan, uniforms, in, out, mv, begin, end, budget, vars, fault);
+  if (fault.any.load(std::memory_order_relaxed)) return;
+  const size_t full_end = begin + (end - begin) / kWarp * kWarp;
+  size_t stopped = 0;
+  if (!mv.reverse) {
+    if (!run_engine_loop(s, plan, uniforms, mv, begin, full_end, budget, vars, fault, stopped)) return;
+    if (full_end < end) run_range_cpp(s, plan, uniforms, in, out, mv, full_end, end, budget, vars, fault);
+    return;
+  }
+  if (full_end < end) {
+    Fault partial;
+    run_range_cpp(s, plan, uniforms, in, out, mv, full_end, end, budget, vars, partial);
+    if (partial.any) fault.offer(partial.first.fault_vertex, partial.first.fault, partial.first.watchdog, true);
+  }
+  for (size_t top = full_end; top > begin; top = stopped)
+    if (run_engine_loop(s, plan, uniforms, mv, begin, top, budget, vars, fault, stopped)) break;
+}
+
+void run_range_cpp(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, const DrawStreams& in,
+                   const DrawStreams& out, const Moves& mv, size_t begin, size_t end, int64_t budget, uint8_t* vars,
+                   Fault& fault) {
 #ifdef GPURC_DRAW_WIDE
   if (host_has_avx512()) return run_range_wide(s, plan, uniforms, in, out, mv, begin, end, budget, vars, fault);
   if (host_has_avx2()) return run_range_avx2(s, plan, uniforms, in, out, mv, begin, end, budget, vars, fault);
 #endif
   run_range_generic(s, plan, uniforms, in, out, mv, begin, end, budget, vars, fault);
+}
+
+bool env_flag(const char* name, bool dflt) {
+  const char* v = std::getenv(name);
+  return v && *v ? v[0] != '0' : dflt;
+}
+
+// Moves::engine_loop and its descriptors. GPURC_DRAW_LOOP=0 keeps every warp
+// in the C++ runner, GPURC_DRAW_PREFETCH=0 turns the draw loop's prefetch
+// of the next warp's input records off and GPURC_DRAW_REVERSE=0 runs the
+// warps ascending (for measurements; read once).
+void plan_engine_loop(const PreparedShader& s, const DrawPlan& plan, const DrawStreams& in, const DrawStreams& out,
+                      Moves& mv, DrawScratch& scratch) {
+  static const bool enabled = env_flag("GPURC_DRAW_LOOP", true);
+  static const bool prefetch = env_flag("GPURC_DRAW_PREFETCH", true);
+  static const bool reverse = env_flag("GPURC_DRAW_REVERSE", true);
+  if (!enabled || !s.compiled.exe->has_draw_loop() || plan.frame_needs_zero) return;
+  for (uint16_t m = mv.store | mv.forward | mv.zero_out; m; m &= uint16_t(m - 1))
+    if (!out.quad[unsigned(__builtin_ctz(m))]) return;
+  if (!plan.zero_loop_ok) return;
+  auto reg_move = [](uint8_t* base, size_t stride, const std::array<uint32_t, 4>& var) {
+    ir::DrawRegMove m;
+    m.base = base;
+    m.stride = stride;
+    for (int c = 0; c < 4; ++c) m.var[c] = var[c];
+    return m;
+  };
+  mv.nloads = mv.nstores = mv.npre = mv.npost = 0;
+  ir::DrawRegMove* loads = scratch.loop_loads.data();
+  ir::DrawRegMove* stores = scratch.loop_stores.data();
+  ir::DrawCopy* pre = scratch.loop_pre.data();
+  ir::DrawCopy* post = scratch.loop_post.data();
+  mv.loads = loads;
+  mv.stores = stores;
+  mv.pre = pre;
+  mv.post = post;
+  for (uint16_t m = mv.load; m; m &= uint16_t(m - 1)) {
+    const unsigned r = unsigned(__builtin_ctz(m));
+    loads[mv.nloads++] = reg_move(in.base[r], in.stride[r], plan.in_var[r]);
+  }
+  for (uint16_t m = mv.store; m; m &= uint16_t(m - 1)) {
+    const unsigned r = unsigned(__builtin_ctz(m));
+    stores[mv.nstores++] = reg_move(out.base[r], out.stride[r], plan.out_var[r]);
+  }
+  for (uint16_t m = mv.forward; m; m &= uint16_t(m - 1)) {
+    const unsigned r = unsigned(__builtin_ctz(m));
+    const unsigned v = unsigned(plan.forward[r]);
+    const bool have = in.mask >> v & 1;
+    pre[mv.npre++] = ir::DrawCopy{have ? in.base[v] : kZeroRecord, have ? in.stride[v] : 0, out.base[r], out.stride[r]};
+  }
+  for (uint16_t m = mv.zero_out; m; m &= uint16_t(m - 1)) {
+    const unsigned r = unsigned(__builtin_ctz(m));
+    post[mv.npost++] = ir::DrawCopy{kZeroRecord, 0, out.base[r], out.stride[r]};
+  }
+  mv.prefetch = prefetch;
+  mv.reverse = reverse;
+  mv.engine_loop = true;
 }
 
 }  // namespace
@@ -553,6 +701,7 @@ DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t
   mv.zero_in = uint16_t(plan.in_read & ~in.mask & ~plan.forward_only);
   mv.store = out.mask & plan.out_written & ~mv.forward;
   mv.zero_out = uint16_t(out.mask & ~plan.out_written);
+  plan_engine_loop(s, plan, in, out, mv, scratch);
   const int64_t units = jit_watchdog_units(budget, s.compiled.max_step_cost);
   const size_t area = rt::align64(plan.vars_bytes) + rt::align64(plan.frame_bytes);
   Fault fault;

@@ -44,6 +44,11 @@ struct DrawPlan {
   // paths only, minus the input registers (those the caller does not supply
   // are zeroed per call, `in_ranges`). Ascending, merged.
   std::vector<std::pair<uint32_t, uint32_t>> zero;
+  // `zero` as (offset, bytes) pairs for the engine's draw loop (ir::DrawLoop),
+  // made once here (a vector built per draw cost a heap allocation per call);
+  // empty with zero_loop_ok false when a range is not a multiple of 32 bytes.
+  std::vector<uint32_t> zero_pairs;
+  bool zero_loop_ok = true;
   std::array<std::pair<uint32_t, uint32_t>, 16> in_ranges{};  // register n's 4 vars: [first, end)
   // Pass-through registers: forward[n] = m when o-register n is, on every
   // path, a plain copy of v-register m component for component (MOV oN, vM);
@@ -84,6 +89,10 @@ struct DrawScratch {
   double single_ns = 0, split_ns = 0;
   uint64_t large_draws = 0;
   static constexpr uint64_t kRemeasure = 64;
+  // The descriptors of the engine's draw loop (ir::DrawLoop) for the current
+  // draw; only the entries a draw sets are read.
+  std::array<ir::DrawRegMove, 16> loop_loads, loop_stores;
+  std::array<ir::DrawCopy, 16> loop_pre, loop_post;
 };
 
 struct DrawResult {

@@ -1,0 +1,371 @@
+// The draw loop: a third entry of a compiled vertex shader,
+// `uint32_t draw(ir::WarpContext*, ir::DrawLoop*)` (ir/abi.h), that runs the
+// full warps of a draw straight between the caller's vertex records and the
+// vars: per warp it zeroes the given var ranges, moves each loaded input
+// register from the records into its four var slots (8 vertices at a time:
+// eight 16-byte loads, two of them per ymm, and an in-register 4x4 transpose
+// per 128-bit half), copies the pass-through registers record to record,
+// then enters the function at warp_start_ (warp_loop.cpp). The epilogue
+// comes back through loop_next_ (the kWarpLoopOffset slot holds the
+// DrawLoop* with bit 0 set) to draw_next_, which moves the output registers
+// out with the inverse transposes and runs the post copies. The prologue
+// (registers, MXCSR) and the epilogue run once per call, not once per warp.
+// Only vector registers 0-7 and general registers the function itself sets
+// before use are touched (rbp, the frame pointer, is restored), with VEX
+// encodings on AVX2 and EVEX zmm forms on AVX-512.
+// Emitted for functions that carry Function::unlaunched_lanes_free (vertex
+// shaders) and have a warp loop (no barriers).
+#include <cstddef>
+#include <cstdlib>
+#include <functional>
+
+#include "backend_x64/emitter.h"
+#include "ir/abi.h"
+
+namespace gpurc::x64 {
+
+using namespace ir;
+using namespace Xbyak;
+
+namespace {
+#define CTX(field) (rbx + int(offsetof(WarpContext, field)))
+#define DL(field) (rsi + int(offsetof(DrawLoop, field)))
+#define MOVE(field) (rdi + int(offsetof(DrawRegMove, field)))
+#define COPY(field) (rdi + int(offsetof(DrawCopy, field)))
+static_assert(sizeof(DrawRegMove) == 32 && sizeof(DrawCopy) == 32);
+}  // namespace
+
+bool Emitter::draw_loop_enabled() {
+  static const bool yes = [] {
+    const char* e = std::getenv("GPURC_DRAW_LOOP");
+    return !(e && *e == '0');
+  }();
+  return yes;
+}
+
+void Emitter::emit_draw_loop() {
+  if (!draw_loop_) return;
+  align(16);
+  draw_loop_entry_ = getSize();
+  // AVX-512: 16 vertices per transpose step in zmm (GPURC_DRAW_YMM=1: the
+  // ymm form, for measuring).
+  static const bool force_ymm = [] {
+    const char* e = std::getenv("GPURC_DRAW_YMM");
+    return e && *e == '1';
+  }();
+  const bool wide = z_ && !force_ymm;
+  emit_entry_frame();
+  lea(rax, ptr[rsi + 1]);
+  mov(qword[rsp + kWarpLoopOffset], rax);
+  {
+    Label up;
+    mov(eax, dword[DL(first_warp)]);
+    cmp(dword[DL(reverse)], 0);
+    je(up, T_NEAR);
+    mov(eax, dword[DL(end_warp)]);
+    sub(eax, 1);
+    L(up);
+    mov(dword[DL(warp)], eax);
+  }
+  Label check, done, exit;
+  auto descriptor = [&] {
+    mov(rsi, qword[rsp + kWarpLoopOffset]);
+    sub(rsi, 1);
+  };
+  // r11 = the warp's first vertex.
+  auto first_vertex = [&] {
+    mov(r11d, dword[DL(warp)]);
+    shl(r11, 5);
+  };
+  // rax, rdx, r14, rbp = the vars' x, y, z, w slots of the move at rdi.
+  auto slots = [&] {
+    const Reg64 regs[4] = {rax, rdx, r14, rbp};
+    for (int c = 0; c < 4; ++c) {
+      mov(regs[c].cvt32(), dword[MOVE(var) + 4 * c]);
+      add(regs[c], r13);
+    }
+  };
+  // For each entry of the list at DL(list) (count DL(count), 32-byte
+  // entries): r8 = base + first vertex * stride, r9 = stride, r10 = 3 * stride; body().
+  auto each_move = [&](int list_off, int count_off, const std::function<void()>& body) {
+    Label each, none;
+    mov(ecx, dword[rsi + count_off]);
+    test(ecx, ecx);
+    jz(none, T_NEAR);
+    mov(rdi, qword[rsi + list_off]);
+    L(each);
+    mov(r9, qword[MOVE(stride)]);
+    mov(r8, r9);
+    imul(r8, r11);
+    add(r8, qword[MOVE(base)]);
+    lea(r10, ptr[r9 + r9 * 2]);
+    body();
+    add(rdi, int(sizeof(DrawRegMove)));
+    sub(ecx, 1);
+    jnz(each, T_NEAR);
+    // rbp back to the entry frame's frame pointer (after its push of rbp,
+    // five more pushes and kStackBytes), for unwinders walking frame pointers.
+    lea(rbp, ptr[rsp + kStackBytes + 40]);
+    L(none);
+  };
+  auto copies = [&](int list_off, int count_off) {
+    Label each, vertex, none;
+    mov(ecx, dword[rsi + count_off]);
+    test(ecx, ecx);
+    jz(none, T_NEAR);
+    mov(rdi, qword[rsi + list_off]);
+    L(each);
+    mov(r9, qword[COPY(src_stride)]);
+    mov(r8, r9);
+    imul(r8, r11);
+    add(r8, qword[COPY(src)]);
+    mov(r10, qword[COPY(dst_stride)]);
+    mov(rax, r10);
+    imul(rax, r11);
+    add(rax, qword[COPY(dst)]);
+    mov(edx, int(kWarpLanes / 4));
+    L(vertex);
+    for (int k = 0; k < 4; ++k) {
+      vmovups(Xmm(k), ptr[r8]);
+      vmovups(ptr[rax], Xmm(k));
+      add(r8, r9);
+      add(rax, r10);
+    }
+    sub(edx, 1);
+    jnz(vertex, T_NEAR);
+    add(rdi, int(sizeof(DrawCopy)));
+    sub(ecx, 1);
+    jnz(each, T_NEAR);
+    L(none);
+  };
+  jmp(check, T_NEAR);
+
+  // From the epilogue: eax = the status of the warp that just ended.
+  L(draw_next_);
+  cmp(eax, uint32_t(RunStatus::Done));
+  jne(exit, T_NEAR);
+  descriptor();
+  first_vertex();
+  // Outputs: per 8 vertices the four slots' 8 lanes, transposed per 128-bit
+  // half into vertices k (low half) and k + 4 (high half).
+  each_move(int(offsetof(DrawLoop, stores)), int(offsetof(DrawLoop, nstores)), [&] {
+    slots();
+    if (wide) {
+      // AVX-512: 16 vertices per step, vertices k, k + 4, k + 8, k + 12 in
+      // the four 128-bit lanes of one zmm.
+      for (int j = 0; j < int(kWarpLanes) / 16; ++j) {
+        vmovups(Zmm(0), ptr[rax + 64 * j]);
+        vmovups(Zmm(1), ptr[rdx + 64 * j]);
+        vmovups(Zmm(2), ptr[r14 + 64 * j]);
+        vmovups(Zmm(3), ptr[rbp + 64 * j]);
+        vunpcklps(Zmm(4), Zmm(0), Zmm(1));
+        vunpckhps(Zmm(5), Zmm(0), Zmm(1));
+        vunpcklps(Zmm(6), Zmm(2), Zmm(3));
+        vunpckhps(Zmm(7), Zmm(2), Zmm(3));
+        vunpcklpd(Zmm(0), Zmm(4), Zmm(6));
+        vunpckhpd(Zmm(1), Zmm(4), Zmm(6));
+        vunpcklpd(Zmm(2), Zmm(5), Zmm(7));
+        vunpckhpd(Zmm(3), Zmm(5), Zmm(7));
+        for (int q = 0; q < 4; ++q) {
+          if (q == 0) {
+            vmovups(ptr[r8], Xmm(0));
+            vmovups(ptr[r8 + r9], Xmm(1));
+            vmovups(ptr[r8 + r9 * 2], Xmm(2));
+            vmovups(ptr[r8 + r10], Xmm(3));
+          } else {
+            vextractf32x4(ptr[r8], Zmm(0), uint8_t(q));
+            vextractf32x4(ptr[r8 + r9], Zmm(1), uint8_t(q));
+            vextractf32x4(ptr[r8 + r9 * 2], Zmm(2), uint8_t(q));
+            vextractf32x4(ptr[r8 + r10], Zmm(3), uint8_t(q));
+          }
+          lea(r8, ptr[r8 + r9 * 4]);
+        }
+      }
+      return;
+    }
+    for (int j = 0; j < int(kWarpLanes) / 8; ++j) {
+      vmovups(Ymm(0), ptr[rax + 32 * j]);
+      vmovups(Ymm(1), ptr[rdx + 32 * j]);
+      vmovups(Ymm(2), ptr[r14 + 32 * j]);
+      vmovups(Ymm(3), ptr[rbp + 32 * j]);
+      vunpcklps(Ymm(4), Ymm(0), Ymm(1));  // x0 y0 x1 y1
+      vunpckhps(Ymm(5), Ymm(0), Ymm(1));  // x2 y2 x3 y3
+      vunpcklps(Ymm(6), Ymm(2), Ymm(3));  // z0 w0 z1 w1
+      vunpckhps(Ymm(7), Ymm(2), Ymm(3));  // z2 w2 z3 w3
+      vunpcklpd(Ymm(0), Ymm(4), Ymm(6));  // vertex 0 | 4
+      vunpckhpd(Ymm(1), Ymm(4), Ymm(6));  // 1 | 5
+      vunpcklpd(Ymm(2), Ymm(5), Ymm(7));  // 2 | 6
+      vunpckhpd(Ymm(3), Ymm(5), Ymm(7));  // 3 | 7
+      vmovups(ptr[r8], Xmm(0));
+      vmovups(ptr[r8 + r9], Xmm(1));
+      vmovups(ptr[r8 + r9 * 2], Xmm(2));
+      vmovups(ptr[r8 + r10], Xmm(3));
+      lea(r8, ptr[r8 + r9 * 4]);
+      vextractf128(ptr[r8], Ymm(0), 1);
+      vextractf128(ptr[r8 + r9], Ymm(1), 1);
+      vextractf128(ptr[r8 + r9 * 2], Ymm(2), 1);
+      vextractf128(ptr[r8 + r10], Ymm(3), 1);
+      lea(r8, ptr[r8 + r9 * 4]);
+    }
+  });
+  copies(int(offsetof(DrawLoop, post)), int(offsetof(DrawLoop, npost)));
+  {
+    Label up, stepped;
+    cmp(dword[DL(reverse)], 0);
+    je(up, T_NEAR);
+    sub(dword[DL(warp)], 1);
+    jmp(stepped, T_NEAR);
+    L(up);
+    add(dword[DL(warp)], 1);
+    L(stepped);
+  }
+
+  L(check);
+  descriptor();
+  // warp - first_warp < end_warp - first_warp, unsigned: also ends a reverse
+  // run, whose warp falls below first_warp (wrapping at 0).
+  mov(eax, dword[DL(warp)]);
+  sub(eax, dword[DL(first_warp)]);
+  mov(edx, dword[DL(end_warp)]);
+  sub(edx, dword[DL(first_warp)]);
+  cmp(eax, edx);
+  jae(done, T_NEAR);
+  mov(rdx, qword[DL(budget)]);
+  mov(qword[CTX(budget)], rdx);
+  // Zeroed ranges: (offset, bytes) pairs, bytes a multiple of 32.
+  {
+    Label ranges, range, tail, next, none;
+    mov(ecx, dword[DL(nzero)]);
+    test(ecx, ecx);
+    jz(none, T_NEAR);
+    mov(rdx, qword[DL(zero)]);
+    vxor(0, 0, 0);
+    L(ranges);
+    mov(r8d, dword[rdx]);
+    mov(r9d, dword[rdx + 4]);
+    add(r8, r13);
+    L(range);
+    cmp(r9d, vbytes_);
+    jb(tail, T_NEAR);
+    vstore(ptr[r8], 0);
+    add(r8, vbytes_);
+    sub(r9d, vbytes_);
+    jmp(range, T_NEAR);
+    L(tail);
+    if (z_) {  // a last 32 bytes
+      test(r9d, r9d);
+      jz(next, T_NEAR);
+      vmovdqu(ptr[r8], Ymm(0));
+    }
+    L(next);
+    add(rdx, 8);
+    sub(ecx, 1);
+    jnz(ranges, T_NEAR);
+    L(none);
+  }
+  first_vertex();
+  // Inputs: per 8 vertices, vertices k and k + 4 in the halves of one ymm,
+  // then the 4x4 transpose of each half gives 8 lanes of x, y, z and w.
+  each_move(int(offsetof(DrawLoop, loads)), int(offsetof(DrawLoop, nloads)), [&] {
+    slots();
+    if (wide) {
+      // AVX-512: vertices k, k + 4, k + 8, k + 12 in the 128-bit lanes of one
+      // zmm; the in-lane transposes then give 16 lanes of x, y, z, w.
+      for (int j = 0; j < int(kWarpLanes) / 16; ++j) {
+        vmovups(Xmm(0), ptr[r8]);
+        vmovups(Xmm(1), ptr[r8 + r9]);
+        vmovups(Xmm(2), ptr[r8 + r9 * 2]);
+        vmovups(Xmm(3), ptr[r8 + r10]);
+        lea(r12, ptr[r8 + r9 * 4]);  // r12 (the frame) is reloaded below
+        for (int q = 1; q < 4; ++q) {
+          vinsertf32x4(Zmm(0), Zmm(0), ptr[r12], uint8_t(q));
+          vinsertf32x4(Zmm(1), Zmm(1), ptr[r12 + r9], uint8_t(q));
+          vinsertf32x4(Zmm(2), Zmm(2), ptr[r12 + r9 * 2], uint8_t(q));
+          vinsertf32x4(Zmm(3), Zmm(3), ptr[r12 + r10], uint8_t(q));
+          lea(r12, ptr[r12 + r9 * 4]);
+        }
+        vunpcklps(Zmm(4), Zmm(0), Zmm(1));
+        vunpckhps(Zmm(5), Zmm(0), Zmm(1));
+        vunpcklps(Zmm(6), Zmm(2), Zmm(3));
+        vunpckhps(Zmm(7), Zmm(2), Zmm(3));
+        vunpcklpd(Zmm(0), Zmm(4), Zmm(6));
+        vunpckhpd(Zmm(1), Zmm(4), Zmm(6));
+        vunpcklpd(Zmm(2), Zmm(5), Zmm(7));
+        vunpckhpd(Zmm(3), Zmm(5), Zmm(7));
+        vmovups(ptr[rax + 64 * j], Zmm(0));
+        vmovups(ptr[rdx + 64 * j], Zmm(1));
+        vmovups(ptr[r14 + 64 * j], Zmm(2));
+        vmovups(ptr[rbp + 64 * j], Zmm(3));
+        mov(r8, r12);
+      }
+    } else {
+    for (int j = 0; j < int(kWarpLanes) / 8; ++j) {
+      lea(r12, ptr[r8 + r9 * 4]);  // r12 (the frame) is reloaded below
+      vmovups(Xmm(0), ptr[r8]);
+      vmovups(Xmm(1), ptr[r8 + r9]);
+      vmovups(Xmm(2), ptr[r8 + r9 * 2]);
+      vmovups(Xmm(3), ptr[r8 + r10]);
+      vinsertf128(Ymm(0), Ymm(0), ptr[r12], 1);
+      vinsertf128(Ymm(1), Ymm(1), ptr[r12 + r9], 1);
+      vinsertf128(Ymm(2), Ymm(2), ptr[r12 + r9 * 2], 1);
+      vinsertf128(Ymm(3), Ymm(3), ptr[r12 + r10], 1);
+      vunpcklps(Ymm(4), Ymm(0), Ymm(1));  // x0 x1 y0 y1
+      vunpckhps(Ymm(5), Ymm(0), Ymm(1));  // z0 z1 w0 w1
+      vunpcklps(Ymm(6), Ymm(2), Ymm(3));  // x2 x3 y2 y3
+      vunpckhps(Ymm(7), Ymm(2), Ymm(3));  // z2 z3 w2 w3
+      vunpcklpd(Ymm(0), Ymm(4), Ymm(6));  // x
+      vunpckhpd(Ymm(1), Ymm(4), Ymm(6));  // y
+      vunpcklpd(Ymm(2), Ymm(5), Ymm(7));  // z
+      vunpckhpd(Ymm(3), Ymm(5), Ymm(7));  // w
+      vmovups(ptr[rax + 32 * j], Ymm(0));
+      vmovups(ptr[rdx + 32 * j], Ymm(1));
+      vmovups(ptr[r14 + 32 * j], Ymm(2));
+      vmovups(ptr[rbp + 32 * j], Ymm(3));
+      lea(r8, ptr[r12 + r9 * 4]);
+    }
+    }
+    // The next warp's records of this register (prefetches never fault),
+    // unless this is the call's last warp.
+    Label no_prefetch, more;
+    cmp(dword[DL(prefetch)], 0);
+    je(no_prefetch, T_NEAR);
+    {
+      Label up, go;  // r8 is the next warp's first record going up; going down, 64 records lower
+      mov(eax, dword[DL(warp)]);
+      cmp(dword[DL(reverse)], 0);
+      je(up, T_NEAR);
+      cmp(eax, dword[DL(first_warp)]);
+      je(no_prefetch, T_NEAR);
+      mov(r12, r9);
+      shl(r12, 6);
+      sub(r8, r12);
+      jmp(go, T_NEAR);
+      L(up);
+      add(eax, 1);
+      cmp(eax, dword[DL(end_warp)]);
+      je(no_prefetch, T_NEAR);
+      L(go);
+    }
+    mov(r12d, int(kWarpLanes / 4));
+    L(more);
+    prefetcht0(ptr[r8]);
+    prefetcht0(ptr[r8 + r9]);
+    prefetcht0(ptr[r8 + r9 * 2]);
+    prefetcht0(ptr[r8 + r10]);
+    lea(r8, ptr[r8 + r9 * 4]);
+    sub(r12d, 1);
+    jnz(more, T_NEAR);
+    L(no_prefetch);
+  });
+  mov(r12, qword[CTX(frame)]);
+  copies(int(offsetof(DrawLoop, pre)), int(offsetof(DrawLoop, npre)));
+  jmp(warp_start_, T_NEAR);
+
+  L(done);
+  mov(eax, uint32_t(RunStatus::Done));
+  mov(dword[CTX(status)], eax);
+  L(exit);  // eax = the call's status (ctx.status holds it)
+  emit_exit_frame();
+}
+
+}  // namespace gpurc::x64
