@@ -25,8 +25,15 @@ ir::RunStatus InstalledCode::run(ir::WarpContext& ctx) const {
   return ctx.status;
 }
 
-ir::RunStatus InstalledCode::run_warps(ir::WarpContext& ctx, ir::WarpLoop& loop) const {
-  if (warp_loop_entry == kNoWarpLoop || (frame > 0 && ctx.frame == nullptr)) {
+namespace {
+
+// The warp loop and the draw loop are entered the same way: their
+// descriptors share first_warp / end_warp / warp, and a missing entry or
+// frame faults as Unsupported before any warp runs.
+template <class Loop>
+ir::RunStatus enter_loop(const ExecMemory& mem, size_t entry, size_t frame,
+                         ir::WarpContext& ctx, Loop& loop) {
+  if (entry == InstalledCode::kNoWarpLoop || (frame > 0 && ctx.frame == nullptr)) {
     loop.warp = loop.first_warp;
     ctx.fault = ir::FaultKind::Unsupported;
     ctx.status = ir::RunStatus::Fault;
@@ -37,28 +44,20 @@ ir::RunStatus InstalledCode::run_warps(ir::WarpContext& ctx, ir::WarpLoop& loop)
     ctx.status = ir::RunStatus::Done;
     return ctx.status;
   }
-  auto fn = reinterpret_cast<uint32_t (*)(ir::WarpContext*, ir::WarpLoop*)>(
-      const_cast<uint8_t*>(mem.entry() + warp_loop_entry));
+  auto fn = reinterpret_cast<uint32_t (*)(ir::WarpContext*, Loop*)>(
+      const_cast<uint8_t*>(mem.entry() + entry));
   ctx.status = ir::RunStatus(fn(&ctx, &loop));
   return ctx.status;
 }
 
+}  // namespace
+
+ir::RunStatus InstalledCode::run_warps(ir::WarpContext& ctx, ir::WarpLoop& loop) const {
+  return enter_loop(mem, warp_loop_entry, frame, ctx, loop);
+}
+
 ir::RunStatus InstalledCode::run_draw_loop(ir::WarpContext& ctx, ir::DrawLoop& loop) const {
-  if (draw_loop_entry == kNoWarpLoop || (frame > 0 && ctx.frame == nullptr)) {
-    loop.warp = loop.first_warp;
-    ctx.fault = ir::FaultKind::Unsupported;
-    ctx.status = ir::RunStatus::Fault;
-    return ctx.status;
-  }
-  if (loop.first_warp >= loop.end_warp) {
-    loop.warp = loop.end_warp;
-    ctx.status = ir::RunStatus::Done;
-    return ctx.status;
-  }
-  auto fn = reinterpret_cast<uint32_t (*)(ir::WarpContext*, ir::DrawLoop*)>(
-      const_cast<uint8_t*>(mem.entry() + draw_loop_entry));
-  ctx.status = ir::RunStatus(fn(&ctx, &loop));
-  return ctx.status;
+  return enter_loop(mem, draw_loop_entry, frame, ctx, loop);
 }
 
 }  // namespace gpurc::backend

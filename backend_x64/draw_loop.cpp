@@ -232,37 +232,7 @@ void Emitter::emit_draw_loop() {
   jae(done, T_NEAR);
   mov(rdx, qword[DL(budget)]);
   mov(qword[CTX(budget)], rdx);
-  // Zeroed ranges: (offset, bytes) pairs, bytes a multiple of 32.
-  {
-    Label ranges, range, tail, next, none;
-    mov(ecx, dword[DL(nzero)]);
-    test(ecx, ecx);
-    jz(none, T_NEAR);
-    mov(rdx, qword[DL(zero)]);
-    vxor(0, 0, 0);
-    L(ranges);
-    mov(r8d, dword[rdx]);
-    mov(r9d, dword[rdx + 4]);
-    add(r8, r13);
-    L(range);
-    cmp(r9d, vbytes_);
-    jb(tail, T_NEAR);
-    vstore(ptr[r8], 0);
-    add(r8, vbytes_);
-    sub(r9d, vbytes_);
-    jmp(range, T_NEAR);
-    L(tail);
-    if (z_) {  // a last 32 bytes
-      test(r9d, r9d);
-      jz(next, T_NEAR);
-      vmovdqu(ptr[r8], Ymm(0));
-    }
-    L(next);
-    add(rdx, 8);
-    sub(ecx, 1);
-    jnz(ranges, T_NEAR);
-    L(none);
-  }
+  emit_zero_ranges(int(offsetof(DrawLoop, nzero)), int(offsetof(DrawLoop, zero)));
   first_vertex();
   // Inputs: per 8 vertices, vertices k and k + 4 in the halves of one ymm,
   // then the 4x4 transpose of each half gives 8 lanes of x, y, z and w.

@@ -428,6 +428,8 @@ class Emitter : public Xbyak::CodeGenerator {
   size_t warp_loop_entry_ = kNoWarpLoop;
   Xbyak::Label warp_start_, loop_next_;
   void emit_warp_loop();
+  // The warp and draw loops' per-warp zeroing of var ranges (warp_loop.cpp).
+  void emit_zero_ranges(int count_off, int list_off);
   // The draw loop (draw_loop.cpp): a third entry for a vertex shader's draw,
   // built on the warp loop's per-warp entry; its call marks the
   // kWarpLoopOffset slot with bit 0, and loop_next_ goes on at draw_next_.

@@ -59,37 +59,7 @@ void Emitter::emit_warp_loop() {
   mov(rdx, qword[LOOP(budget)]);
   mov(qword[CTX(budget)], rdx);
 
-  // Zeroed ranges: (offset, bytes) pairs, bytes a multiple of 32.
-  {
-    Label ranges, range, tail, next, none;
-    mov(ecx, dword[LOOP(nzero)]);
-    test(ecx, ecx);
-    jz(none, T_NEAR);
-    mov(rdx, qword[LOOP(zero)]);
-    vxor(0, 0, 0);
-    L(ranges);
-    mov(r8d, dword[rdx]);
-    mov(r9d, dword[rdx + 4]);
-    add(r8, r13);
-    L(range);
-    cmp(r9d, vbytes_);
-    jb(tail, T_NEAR);
-    vstore(ptr[r8], 0);
-    add(r8, vbytes_);
-    sub(r9d, vbytes_);
-    jmp(range, T_NEAR);
-    L(tail);
-    if (z_) {  // a last 32 bytes
-      test(r9d, r9d);
-      jz(next, T_NEAR);
-      vmovdqu(ptr[r8], Ymm(0));
-    }
-    L(next);
-    add(rdx, 8);
-    sub(ecx, 1);
-    jnz(ranges, T_NEAR);
-    L(none);
-  }
+  emit_zero_ranges(int(offsetof(WarpLoop, nzero)), int(offsetof(WarpLoop, zero)));
 
   // Lane vars: lane l = (base + lane_add[l]) & lane_keep[l].
   {
@@ -152,4 +122,39 @@ void Emitter::emit_warp_loop() {
   emit_exit_frame();
 }
 
+
+// Zeroes the var ranges listed by a loop descriptor at rsi: dword [rsi +
+// count_off] (offset, bytes) pairs at qword [rsi + list_off], offsets from
+// r13, bytes a multiple of 32. Shared by the warp loop and the draw loop,
+// whose descriptors both carry such a list. Uses rcx, rdx, r8, r9, vector 0.
+void Emitter::emit_zero_ranges(int count_off, int list_off) {
+  Label ranges, range, tail, next, none;
+  mov(ecx, dword[rsi + count_off]);
+  test(ecx, ecx);
+  jz(none, T_NEAR);
+  mov(rdx, qword[rsi + list_off]);
+  vxor(0, 0, 0);
+  L(ranges);
+  mov(r8d, dword[rdx]);
+  mov(r9d, dword[rdx + 4]);
+  add(r8, r13);
+  L(range);
+  cmp(r9d, vbytes_);
+  jb(tail, T_NEAR);
+  vstore(ptr[r8], 0);
+  add(r8, vbytes_);
+  sub(r9d, vbytes_);
+  jmp(range, T_NEAR);
+  L(tail);
+  if (z_) {  // a last 32 bytes
+    test(r9d, r9d);
+    jz(next, T_NEAR);
+    vmovdqu(ptr[r8], Ymm(0));
+  }
+  L(next);
+  add(rdx, 8);
+  sub(ecx, 1);
+  jnz(ranges, T_NEAR);
+  L(none);
+}
 }  // namespace gpurc::x64
