@@ -224,6 +224,7 @@ class Emitter : public Xbyak::CodeGenerator {
   void loop_store_phis(LoopState& s);
   void loop_store_live_out(LoopState& s);
   void loop_branch_exit(LoopState& s, Xbyak::Label& exit);  // jump there when the first launched lane leaves
+  void emit_loop_exit(const StripLoop& l);  // exit edge or watchdog fault after the loop (both forms)
   std::vector<ir::ValueId>* use_log_ = nullptr;  // values use() put in a register (loop register choice)
   // Strip-interleaved loops (loops.cpp): two strips run each iteration one
   // after the other, each in its own registers [cache_lo_, cache_hi_) and

@@ -506,8 +506,6 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
   }
   LoopState s = loop_analyze(l, register_uses, false);
   LoopState so = loop_analyze(l, register_uses, true);  // the strips after the first
-  const BlockId b = l.block;
-  const BlockId exit_to = f_.blocks[b].succs[l.exit_succ];
   auto snapshot = [&] {
     std::vector<RegState> regs(regs_, regs_ + 32);
     return std::make_pair(vals_, regs);
@@ -561,7 +559,7 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
   }
 
   // ---- every other strip: the same number of iterations
-  Label strip_top, strip_next, head, last, exit_strip, faulted;
+  Label strip_top, strip_next, head, last, exit_strip;
   L(others);
   xor_(r14d, r14d);
   L(strip_top);
@@ -600,22 +598,7 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
   jb(strip_top, T_NEAR);
   reset_cache();
 
-  mov(eax, dword[rsp + kLoopFaultOffset]);
-  test(eax, eax);
-  jnz(faulted, T_NEAR);
-  emit_edge(b, l.exit_succ);
-  jmp(block_label_[exit_to], T_NEAR);
-  L(faulted);
-  for (size_t i = 0; i < l.budgets.size(); ++i) {
-    Label next;
-    if (i + 1 < l.budgets.size()) {
-      cmp(eax, uint32_t(i + 1));
-      jne(next, T_NEAR);
-    }
-    emit_fault_return(FaultKind::Watchdog, l.budgets[i]);
-    L(next);
-  }
-  if (l.budgets.empty()) jmp(epilogue_, T_NEAR);  // unreachable: no budget op, no fault
+  emit_loop_exit(l);
 }
 
 
@@ -759,8 +742,6 @@ void Emitter::emit_interleaved_loop(const StripLoop& l, const std::vector<ValueI
   LoopState sb = loop_analyze(l, register_uses, true);  // its partner (and strip B of the second pair)
   cache_lo_ = kFirstCacheReg;
   cache_hi_ = cache_lo_ + half;
-  const BlockId b = l.block;
-  const BlockId exit_to = f_.blocks[b].succs[l.exit_succ];
 
   struct Snapshot {
     std::vector<ValState> a, alt;
@@ -874,11 +855,19 @@ void Emitter::emit_interleaved_loop(const StripLoop& l, const std::vector<ValueI
   reset_cache();
   lea(rbp, ptr[rsp + kStackBytes + 5 * 8]);  // the frame pointer of emit_entry_frame (five pushes below it)
 
+  emit_loop_exit(l);
+}
+
+
+// After the last strip of either loop form: the exit edge, or the watchdog
+// fault of the budget op that ran out (kLoopFaultOffset holds its index + 1).
+void Emitter::emit_loop_exit(const StripLoop& l) {
+  const BlockId exit_to = f_.blocks[l.block].succs[l.exit_succ];
   Label faulted;
   mov(eax, dword[rsp + kLoopFaultOffset]);
   test(eax, eax);
   jnz(faulted, T_NEAR);
-  emit_edge(b, l.exit_succ);
+  emit_edge(l.block, l.exit_succ);
   jmp(block_label_[exit_to], T_NEAR);
   L(faulted);
   for (size_t i = 0; i < l.budgets.size(); ++i) {
@@ -892,5 +881,4 @@ void Emitter::emit_interleaved_loop(const StripLoop& l, const std::vector<ValueI
   }
   if (l.budgets.empty()) jmp(epilogue_, T_NEAR);  // unreachable: no budget op, no fault
 }
-
 }  // namespace gpurc::x64
