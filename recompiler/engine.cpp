@@ -5,37 +5,11 @@
 
 #include "ir/compile_stages.h"
 #include "ir/interp.h"
+#include "ir/owning_executable.h"
 
 namespace gpurc {
 
 namespace {
-
-// Keeps the function an executable was made from alive as long as the
-// executable: engines may refer to it while running.
-class OwningExecutable final : public ir::Executable {
- public:
-  OwningExecutable(std::shared_ptr<const ir::Function> f, std::unique_ptr<ir::Executable> exe)
-      : f_(std::move(f)), exe_(std::move(exe)) {}
-  size_t frame_bytes() const override { return exe_->frame_bytes(); }
-  bool frame_needs_zero() const override { return exe_->frame_needs_zero(); }
-  bool var_read_ranges(std::vector<std::pair<uint32_t, uint32_t>>& out) const override {
-    return exe_->var_read_ranges(out);
-  }
-  ir::RunStatus run(ir::WarpContext& ctx) const override { return exe_->run(ctx); }
-  bool has_warp_loop() const override { return exe_->has_warp_loop(); }
-  ir::RunStatus run_warps(ir::WarpContext& ctx, ir::WarpLoop& loop) const override {
-    return exe_->run_warps(ctx, loop);
-  }
-  bool has_draw_loop() const override { return exe_->has_draw_loop(); }
-  ir::RunStatus run_draw_loop(ir::WarpContext& ctx, ir::DrawLoop& loop) const override {
-    return exe_->run_draw_loop(ctx, loop);
-  }
-  const ir::Executable& inner() const { return *exe_; }
-
- private:
-  std::shared_ptr<const ir::Function> f_;
-  std::unique_ptr<ir::Executable> exe_;
-};
 
 // The one call of a tier's code generator (build() and host_code_listing()).
 std::unique_ptr<backend::CompiledCode> compile_lowered(const ir::Function& lowered, Engine engine,
@@ -117,7 +91,7 @@ bool build(const ir::Function& f, Engine engine, const IrCompileOptions& opt, Bu
     }
     out.vars_bytes = fn->vars_bytes();
     out.max_step_cost = max_budget_cost(*fn);
-    out.exe = std::make_shared<OwningExecutable>(fn, std::move(exe));
+    out.exe = std::make_shared<ir::OwningExecutable>(fn, std::move(exe));
     return true;
   }
   ir::StageTimer copy_time("copy IR for the passes");
@@ -146,7 +120,7 @@ bool build(const ir::Function& f, Engine engine, const IrCompileOptions& opt, Bu
   ir::StageTimer wrap_time("wrap executable");
   out.vars_bytes = lowered->vars_bytes();
   out.max_step_cost = max_budget_cost(*lowered);
-  out.exe = std::make_shared<OwningExecutable>(lowered, std::move(code));
+  out.exe = std::make_shared<ir::OwningExecutable>(lowered, std::move(code));
   return true;
 }
 

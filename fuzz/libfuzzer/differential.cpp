@@ -36,6 +36,7 @@
 #include "frontend/pica200/shbin.h"
 #include "fuzz/libfuzzer/target.h"
 #include "ir/ir.h"
+#include "ir/owning_executable.h"
 #include "recompiler/engine.h"
 #include "recompiler/isa_engine.h"
 #include "recompiler/replay.h"
@@ -139,27 +140,6 @@ struct SharedLowering {
   }
 };
 
-// Keeps the lowered function alive as long as the code compiled from it.
-class LoweredExecutable final : public ir::Executable {
- public:
-  LoweredExecutable(std::shared_ptr<const ir::Function> f, std::unique_ptr<ir::Executable> exe)
-      : f_(std::move(f)), exe_(std::move(exe)) {}
-  size_t frame_bytes() const override { return exe_->frame_bytes(); }
-  bool frame_needs_zero() const override { return exe_->frame_needs_zero(); }
-  bool var_read_ranges(std::vector<std::pair<uint32_t, uint32_t>>& out) const override {
-    return exe_->var_read_ranges(out);
-  }
-  ir::RunStatus run(ir::WarpContext& ctx) const override { return exe_->run(ctx); }
-  bool has_warp_loop() const override { return exe_->has_warp_loop(); }
-  ir::RunStatus run_warps(ir::WarpContext& ctx, ir::WarpLoop& loop) const override {
-    return exe_->run_warps(ctx, loop);
-  }
-
- private:
-  std::shared_ptr<const ir::Function> f_;
-  std::unique_ptr<ir::Executable> exe_;
-};
-
 // A JIT tier as the replay handlers and pica200's launch ABI see it: the
 // shared lowering, then the tier's code generator.
 class TierHandle final : public isa::EngineHandle {
@@ -184,7 +164,7 @@ class TierHandle final : public isa::EngineHandle {
     for (const ir::Block& b : lowered->blocks)
       for (ir::ValueId v : b.insts)
         if (lowered->insts[v].op == ir::Opcode::Budget) max_step_cost = std::max<uint64_t>(max_step_cost, lowered->insts[v].imm);
-    out.exe = std::make_shared<LoweredExecutable>(lowered, std::move(code));
+    out.exe = std::make_shared<ir::OwningExecutable>(lowered, std::move(code));
     out.vars_bytes = lowered->vars_bytes();
     out.max_step_cost = max_step_cost;
     out.compile_us = 0;
