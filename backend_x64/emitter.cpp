@@ -498,6 +498,9 @@ void Emitter::emit_prologue() {
   // launched-lane masks), which every entry, fresh or resumed, needs.
   mov(eax, dword[CTX(resume)]);
   mov(dword[CTX(resume)], 0);
+  // The warp loop's later warps enter here with eax = 0 (warp_loop.cpp:
+  // everything above is the same for every full warp of a call, done once).
+  L(loop_warp_start_);
   // The frame is not zeroed by the caller (frame_needs_zero() is false).
   // Every slot is written for all 32 lanes before it is read, except the
   // results of loads and atomics, which write only the lanes taking part:

@@ -428,6 +428,10 @@ class Emitter : public Xbyak::CodeGenerator {
   bool warp_loop_ = false;
   size_t warp_loop_entry_ = kNoWarpLoop;
   Xbyak::Label warp_start_, loop_next_;
+  // In the per-run prologue, past what is the same for every full warp of a
+  // warp-loop call (fault reset, first launched lane, launched-lane masks,
+  // resume): the loop's later warps start here, eax = 0 (warp_loop.cpp).
+  Xbyak::Label loop_warp_start_;
   void emit_warp_loop();
   // The warp and draw loops' per-warp zeroing of var ranges (warp_loop.cpp).
   void emit_zero_ranges(int count_off, int list_off);

@@ -1,16 +1,20 @@
 // The warp loop: a second entry of a compiled function,
 // `uint32_t loop(ir::WarpContext*, ir::WarpLoop*)` (ir/abi.h), that runs
 // warps loop->first_warp .. end_warp - 1 one after the other in the same
-// vars and frame. The prologue (registers, MXCSR) and the epilogue run once
-// per call; per warp the loop sets the watchdog budget, zeroes the vars
-// ranges it was given and writes the lane vars (base + per-lane addend,
-// masked), then enters the function at warp_start_, the per-run part of
-// the prologue (fault reset, first launched lane, launched-lane masks,
-// partial slots). The function's epilogue, seeing [rsp + kWarpLoopOffset]
-// set, comes back to loop_next_: Done goes on with the next warp, anything
-// else (a fault) returns with loop->warp naming the warp that stopped.
-// Functions with barriers get no loop (a warp stopped at a barrier needs
-// the runtime's rounds and a slot of its own).
+// vars and frame; they may span many blocks of a launch (the grid loop,
+// docs/runtime.md). The prologue (registers, MXCSR) and the epilogue run once
+// per call; per warp the loop sets the watchdog budget, zeroes the block's
+// shared memory before each block's first warp (grid loop with shared
+// memory), zeroes the vars ranges it was given and writes the lane vars
+// (base + per-lane addend, masked), then enters the function: the call's
+// first warp at warp_start_, the whole per-run part of the prologue (fault
+// reset, first launched lane, launched-lane masks, resume, partial slots),
+// the later ones at loop_warp_start_, past what is the same for every full
+// warp (only the partial slots are zeroed again). The function's epilogue,
+// seeing [rsp + kWarpLoopOffset] set, comes back to loop_next_: Done goes on
+// with the next warp, anything else (a fault) returns with loop->warp naming
+// the warp that stopped. Functions with barriers get no loop (a warp stopped
+// at a barrier needs the runtime's rounds and a slot of its own).
 #include <cstddef>
 
 #include "backend_x64/emitter.h"
@@ -37,6 +41,7 @@ void Emitter::emit_warp_loop() {
   mov(qword[rsp + kWarpLoopOffset], rsi);
   mov(eax, dword[LOOP(first_warp)]);
   mov(dword[LOOP(warp)], eax);
+  mov(dword[LOOP(block_left)], 0);
   Label check, done, exit;
   jmp(check, T_NEAR);
 
@@ -58,6 +63,26 @@ void Emitter::emit_warp_loop() {
   jae(done, T_NEAR);
   mov(rdx, qword[LOOP(budget)]);
   mov(qword[CTX(budget)], rdx);
+
+  // The grid loop's shared memory: zeroed before each block's first warp
+  // (block_left counts the warps left in the block; 0 at the call's start).
+  {
+    Label keep, count;
+    cmp(qword[LOOP(shared_bytes)], 0);
+    je(keep, T_NEAR);
+    mov(eax, dword[LOOP(block_left)]);
+    test(eax, eax);
+    jnz(count, T_NEAR);
+    mov(rdi, qword[LOOP(shared)]);
+    mov(rcx, qword[LOOP(shared_bytes)]);
+    rep();
+    stosb();  // al = 0 (eax was tested zero)
+    mov(eax, dword[LOOP(block_warps)]);
+    L(count);
+    sub(eax, 1);
+    mov(dword[LOOP(block_left)], eax);
+    L(keep);
+  }
 
   emit_zero_ranges(int(offsetof(WarpLoop, nzero)), int(offsetof(WarpLoop, zero)));
 
@@ -113,7 +138,13 @@ void Emitter::emit_warp_loop() {
     jnz(vars, T_NEAR);
     L(none);
   }
-  jmp(warp_start_, T_NEAR);
+  // The call's first warp runs the whole per-run prologue; the others, full
+  // warps in the same frame, skip what it wrote for all of them.
+  mov(eax, dword[LOOP(warp)]);
+  cmp(eax, dword[LOOP(first_warp)]);
+  je(warp_start_, T_NEAR);
+  xor_(eax, eax);
+  jmp(loop_warp_start_, T_NEAR);
 
   L(done);
   mov(eax, uint32_t(RunStatus::Done));

@@ -102,6 +102,16 @@ struct WarpLoop {
   // Out: the warp that ended the call (its status is the call's: Fault), or
   // end_warp when every warp finished (Done).
   uint32_t warp = 0;
+  // The grid loop (docs/runtime.md, "Grid loop"): the warps of one call may
+  // belong to consecutive blocks of `block_warps` warps each (warp
+  // first_warp starts a block). With shared_bytes != 0, the `shared_bytes`
+  // bytes at `shared` (the block's shared memory, the same host bytes for
+  // every block of the call) are zeroed before the first warp of each block
+  // runs. block_warps 0: the warps are of one block.
+  uint32_t block_warps = 0;
+  uint8_t* shared = nullptr;
+  uint64_t shared_bytes = 0;
+  uint32_t block_left = 0;            // engine scratch (warps left in the current block)
   uint32_t unused = 0;
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <mutex>
@@ -449,6 +450,79 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
   return fault;
 }
 
+// GPURC_GRID_LOOP=0: no grid loop in this process (read once).
+bool grid_loop_enabled() {
+  static const bool yes = [] {
+    const char* e = std::getenv("GPURC_GRID_LOOP");
+    return !(e && *e == '0');
+  }();
+  return yes;
+}
+
+// The grid loop's chunk: at most this many warps per call of the executable
+// (their bases stay in the L1 cache; a chunk's set-up is spread over them).
+constexpr uint64_t kGridChunkWarps = 256;
+
+// Runs blocks first .. first + count - 1 of a launch whose blocks are all
+// full warps, in one call of the executable's warp loop: one context, one
+// vars/frame slot and one shared-memory area for all of them (the loop zeroes
+// the shared memory before each block's first warp). A fault is reported as
+// run_block reports it (block, warp, lane; hooks.fault with the warp's
+// WarpInfo); the blocks after it do not run.
+std::optional<LaunchFault> run_grid_chunk(const ir::Executable& exe, Memory& memory, const LaunchConfig& cfg,
+                                          const LoopPlan& loop, const WarpHooks& hooks, uint64_t first,
+                                          uint32_t count, uint64_t& warps_done) {
+  const uint32_t nwarps = uint32_t(cfg.block.count() / ir::kWarpLanes);
+  const size_t vars_stride = align64(cfg.vars_bytes), frame_stride = align64(exe.frame_bytes());
+  BlockStorage block_storage;
+  uint8_t* storage = block_storage.get(vars_stride + frame_stride + cfg.shared_bytes);
+  uint8_t* shared = storage + vars_stride + frame_stride;
+  BlockMemory view(memory, cfg.shared_bytes ? shared : nullptr, cfg.shared_bytes);
+  ir::WarpContext ctx;
+  ctx.uniforms = cfg.uniforms;
+  ctx.budget = cfg.budget;
+  ctx.memory = &view;
+  view.fill_windows(ctx);
+  ctx.vars = storage;
+  ctx.frame = storage + vars_stride;
+  ctx.entry_mask = 0xffffffffu;
+  const LaneVarsPlan& lv = *hooks.lane_vars;
+  const size_t per_block = size_t(nwarps) * lv.vars.size();
+  uint64_t* bases = loop_bases(per_block * count);
+  for (uint32_t i = 0; i < count; ++i)
+    lv.bases(block_coords(cfg.grid, first + i), first + i, 0, nwarps, bases + per_block * i);
+  ir::WarpLoop run{};
+  run.vars = lv.vars.data();
+  run.nvars = uint32_t(lv.vars.size());
+  run.nzero = uint32_t(loop.zero.size() / 2);
+  run.zero = loop.zero.data();
+  run.bases = bases;
+  run.first_warp = 0;
+  run.end_warp = nwarps * count;
+  run.budget = cfg.budget;
+  run.block_warps = nwarps;
+  run.shared = cfg.shared_bytes ? shared : nullptr;
+  run.shared_bytes = cfg.shared_bytes;
+  const ir::RunStatus st = exe.run_warps(ctx, run);
+  warps_done += run.warp;
+  if (st == ir::RunStatus::Done) return std::nullopt;
+  // The warp that stopped (a fault; the loop has no barriers), as the
+  // per-warp path reports it; later warps do not run.
+  const uint64_t block_linear = first + run.warp / nwarps;
+  const uint32_t w = run.warp % nwarps;
+  const uint64_t t = uint64_t(w) * ir::kWarpLanes;
+  Dim3 next{uint32_t(t % cfg.block.x), uint32_t(t / cfg.block.x % cfg.block.y),
+            uint32_t(t / (uint64_t(cfg.block.x) * cfg.block.y))};
+  WarpInfo info;
+  fill_warp_info(info, cfg.block, block_coords(cfg.grid, block_linear), block_linear, w, next, cfg.thread_coords);
+  LaunchFault fault = fault_of(ctx);
+  if (st != ir::RunStatus::Fault) fault.kind = ir::FaultKind::Unsupported;  // a barrier the plan excluded
+  fault.block = info.block;
+  fault.warp = info.warp;
+  if (hooks.fault) hooks.fault(info, ctx, fault);
+  return fault;
+}
+
 }  // namespace
 
 LaunchResult launch(const ir::Executable& exe, Memory& memory, const LaunchConfig& cfg, const WarpInit& init,
@@ -507,6 +581,8 @@ LaunchResult launch(const ir::Executable& exe, Memory& memory, const LaunchConfi
   }
   const VarsZeroing zeroing = vars_zeroing(exe, cfg, hooks.finish);
   const LoopPlan loop = loop_plan(exe, cfg, hooks, zeroing);
+  // The grid loop: blocks of full warps only, many blocks per call.
+  const bool grid = loop.use && cfg.grid_loop && cfg.block.count() % ir::kWarpLanes == 0 && grid_loop_enabled();
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> warps_done{0};
   std::mutex fault_lock;
@@ -526,7 +602,37 @@ LaunchResult launch(const ir::Executable& exe, Memory& memory, const LaunchConfi
       stop = true;
     }
   };
-  if (pool && pool->threads() > 1 && blocks > 1) {
+  const bool parallel = pool && pool->threads() > 1 && blocks > 1;
+  if (grid) {
+    // Chunks of consecutive blocks, in block order on one thread; split
+    // over the pool by block ranges (about four chunks per thread, so the
+    // threads stay busy to the end). A faulting chunk reports the fault of
+    // its first faulting block; the lowest over chunks is kept.
+    const uint64_t nwarps = cfg.block.count() / ir::kWarpLanes;
+    uint64_t per_chunk = std::max<uint64_t>(1, kGridChunkWarps / nwarps);
+    if (parallel) per_chunk = std::min(per_chunk, std::max<uint64_t>(1, blocks / (4 * uint64_t(pool->threads()))));
+    const uint64_t chunks = (blocks + per_chunk - 1) / per_chunk;
+    auto chunk = [&](size_t c) {
+      if (stop.load(std::memory_order_relaxed)) return;
+      const uint64_t b0 = uint64_t(c) * per_chunk;
+      const uint32_t n = uint32_t(std::min(per_chunk, blocks - b0));
+      uint64_t done = 0;
+      std::optional<LaunchFault> f = run_grid_chunk(exe, memory, cfg, loop, hooks, b0, n, done);
+      warps_done += done;
+      if (f) {
+        const uint64_t b = f->block.x + uint64_t(cfg.grid.x) * (f->block.y + uint64_t(cfg.grid.y) * f->block.z);
+        std::lock_guard<std::mutex> g(fault_lock);
+        if (b < fault_block) {
+          fault_block = b;
+          fault = f;
+        }
+        stop = true;
+      }
+    };
+    if (parallel && chunks > 1) pool->parallel_for(size_t(chunks), chunk);
+    else
+      for (uint64_t c = 0; c < chunks && !stop; ++c) chunk(size_t(c));
+  } else if (parallel) {
     pool->parallel_for(size_t(blocks), one);
   } else {
     for (uint64_t b = 0; b < blocks && !stop; ++b) one(size_t(b));

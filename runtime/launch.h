@@ -65,6 +65,12 @@ struct LaunchConfig {
   // "Warp loop"); false runs every warp through the per-warp path (tests
   // compare the two).
   bool warp_loop = true;
+  // With the warp loop: a launch whose blocks have only full warps (block
+  // threads a multiple of 32) runs the warps of many blocks in one call of
+  // the executable (docs/runtime.md, "Grid loop"); false: one call per block.
+  // GPURC_GRID_LOOP=0 in the environment turns it off for the whole process
+  // (a measurement switch).
+  bool grid_loop = true;
 };
 
 struct LaunchFault {

@@ -37,19 +37,23 @@ const char* kSpecials =
 
 constexpr uint64_t kBase = 0x100000, kArray = 0x10000;
 
-G13Result run(rt::Dim3 grid, rt::Dim3 block, uint32_t array_bytes, Engine e, bool loop, std::vector<uint8_t>& out) {
+// mode 0: the grid loop (many threadgroups per call); 1: the warp loop, one
+// call per threadgroup; 2: every SIMD-group on its own.
+G13Result run(rt::Dim3 grid, rt::Dim3 block, uint32_t array_bytes, Engine e, int mode, std::vector<uint8_t>& out,
+              uint16_t stride = 512) {
   G13Launch L;
   std::string err;
   REQUIRE_MESSAGE(g13::assemble(kSpecials, L.code, err), err);
   L.grid = grid;
   L.block = block;
-  L.warp_loop = loop;
+  L.warp_loop = mode < 2;
+  L.grid_loop = mode == 0;
   for (unsigned a = 0; a < 5; ++a) {
     const uint64_t addr = kBase + a * kArray;
     L.uniforms[4 * a] = uint16_t(addr);
     L.uniforms[4 * a + 1] = uint16_t(addr >> 16);
   }
-  L.uniforms[24] = 512;  // u12
+  L.uniforms[24] = stride;  // u12: array elements per threadgroup
   rt::Memory mem;
   for (unsigned a = 0; a < 5; ++a)
     REQUIRE(mem.add_buffer("a" + std::to_string(a), ir::Space::Global, kBase + a * kArray, array_bytes, err));
@@ -70,13 +74,13 @@ TEST_CASE("g13 warp loop: special registers and memory as on the per-warp path a
     CAPTURE(b.x);
     CAPTURE(b.y);
     std::vector<uint8_t> ref, out;
-    G13Result r0 = run({3, 1, 1}, b, 3 * 512 * 4, Engine::Interp, true, ref);
+    G13Result r0 = run({3, 1, 1}, b, 3 * 512 * 4, Engine::Interp, 0, ref);
     REQUIRE_MESSAGE(r0.ok(), r0.error << r0.fault_message);
     for (Engine e : host_engines()) {
       CAPTURE(engine_name(e));
-      for (bool loop : {true, false}) {
-        CAPTURE(loop);
-        G13Result r = run({3, 1, 1}, b, 3 * 512 * 4, e, loop, out);
+      for (int mode : {0, 1, 2}) {
+        CAPTURE(mode);
+        G13Result r = run({3, 1, 1}, b, 3 * 512 * 4, e, mode, out);
         REQUIRE_MESSAGE(r.ok(), r.error << r.fault_message);
         CHECK(out == ref);
       }
@@ -91,10 +95,10 @@ TEST_CASE("g13 warp loop: a fault inside the loop names the first faulting SIMD-
   for (Engine e : host_engines()) {
     CAPTURE(engine_name(e));
     std::vector<uint8_t> ref;
-    for (bool loop : {true, false}) {
-      CAPTURE(loop);
+    for (int mode : {0, 1, 2}) {
+      CAPTURE(mode);
       std::vector<uint8_t> out;
-      G13Result r = run({2, 1, 1}, {256, 1, 1}, bytes, e, loop, out);
+      G13Result r = run({2, 1, 1}, {256, 1, 1}, bytes, e, mode, out);
       REQUIRE(r.fault);
       CHECK(r.fault->kind == ir::FaultKind::OutOfBounds);
       CHECK(r.fault->block.x == 1);
@@ -103,6 +107,29 @@ TEST_CASE("g13 warp loop: a fault inside the loop names the first faulting SIMD-
       CHECK(r.fault->addr == kBase + bytes);
       if (ref.empty()) ref = out;
       CHECK(out == ref);
+    }
+  }
+}
+
+TEST_CASE("g13 grid loop: many threadgroups and two-dimensional grids as on the other paths and the interpreter") {
+  struct Case { rt::Dim3 grid, block; };
+  const Case cases[] = {{{300, 1, 1}, {32, 1, 1}}, {{5, 3, 2}, {64, 2, 1}}, {{9, 2, 1}, {96, 1, 1}}};
+  for (const Case& c : cases) {
+    CAPTURE(c.grid.x);
+    CAPTURE(c.block.x);
+    const uint16_t stride = uint16_t(c.block.count());  // the arrays hold 64 KiB
+    const uint32_t bytes = uint32_t(c.grid.x * stride * 4);
+    std::vector<uint8_t> ref, out;
+    G13Result r0 = run(c.grid, c.block, bytes, Engine::Interp, 0, ref, stride);
+    REQUIRE_MESSAGE(r0.ok(), r0.error << r0.fault_message);
+    for (Engine e : host_engines()) {
+      CAPTURE(engine_name(e));
+      for (int mode : {0, 1, 2}) {
+        CAPTURE(mode);
+        G13Result r = run(c.grid, c.block, bytes, e, mode, out, stride);
+        REQUIRE_MESSAGE(r.ok(), r.error << r.fault_message);
+        CHECK(out == ref);
+      }
     }
   }
 }

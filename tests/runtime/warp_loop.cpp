@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/launch.h"
+#include "runtime/thread_pool.h"
 
 using namespace gpurc;
 using Kind = ir::GuestMemory::Kind;
@@ -28,6 +29,9 @@ uint32_t lane_u32(const uint8_t* vars, uint32_t off, unsigned l) {
 class Looped final : public ir::Executable {
  public:
   uint64_t fault_thread = ~uint64_t(0);
+  // Also count, per lane, the warps of the block before this one in shared
+  // word l (out += 256 * that count): shows shared memory zeroed per block.
+  bool use_shared = false;
   mutable std::atomic<uint64_t> single_runs{0}, loop_warps{0}, loop_calls{0};
 
   size_t frame_bytes() const override { return 0; }
@@ -44,6 +48,13 @@ class Looped final : public ir::Executable {
       if (!(ctx.entry_mask >> l & 1)) continue;
       const uint32_t thread = lane_u32(ctx.vars, kThreadOff, l);
       uint64_t v = 1 + lane_u32(ctx.vars, kReadOff, l);
+      if (use_shared) {
+        uint64_t count = 0;
+        REQUIRE(ctx.memory->access(Kind::Load, ir::Space::Shared, 4 * l, 4, &count));
+        v += count << 8;
+        ++count;
+        REQUIRE(ctx.memory->access(Kind::Store, ir::Space::Shared, 4 * l, 4, &count));
+      }
       if (thread == fault_thread || !ctx.memory->access(Kind::Store, ir::Space::Global, thread * 4ull, 4, &v)) {
         ctx.fault = ir::FaultKind::OutOfBounds;
         ctx.fault_lane = l;
@@ -63,8 +74,16 @@ class Looped final : public ir::Executable {
   ir::RunStatus run_warps(ir::WarpContext& ctx, ir::WarpLoop& loop) const override {
     ++loop_calls;
     CHECK(ctx.entry_mask == 0xffffffffu);
+    loop.block_left = 0;
     for (loop.warp = loop.first_warp; loop.warp < loop.end_warp; ++loop.warp) {
       ctx.budget = loop.budget;
+      if (loop.shared_bytes) {  // the grid loop's shared memory, zeroed per block
+        if (loop.block_left == 0) {
+          std::memset(loop.shared, 0, loop.shared_bytes);
+          loop.block_left = loop.block_warps;
+        }
+        --loop.block_left;
+      }
       for (uint32_t i = 0; i < loop.nzero; ++i) {
         CHECK(loop.zero[2 * i + 1] % 32 == 0);
         std::memset(ctx.vars + loop.zero[2 * i], 0, loop.zero[2 * i + 1]);
@@ -94,8 +113,15 @@ struct Run {
   std::vector<uint32_t> fault_hook_warps;
 };
 
-Run launch(Looped& exe, bool loop, bool with_finish) {
-  const rt::Dim3 grid{3, 1, 1}, block{80, 1, 1};  // per block: two full warps and one of 16 lanes
+struct Shape {
+  rt::Dim3 grid{3, 1, 1}, block{80, 1, 1};  // per block: two full warps and one of 16 lanes
+  uint64_t shared_bytes = 0;
+  bool grid_loop = true;
+  rt::ThreadPool* pool = nullptr;
+};
+
+Run launch(Looped& exe, bool loop, bool with_finish, const Shape& shape = {}) {
+  const rt::Dim3 grid = shape.grid, block = shape.block;
   const uint64_t threads = grid.count() * block.count();
   rt::Memory mem;
   std::string err;
@@ -105,6 +131,8 @@ Run launch(Looped& exe, bool loop, bool with_finish) {
   cfg.block = block;
   cfg.vars_bytes = kVarsBytes;
   cfg.warp_loop = loop;
+  cfg.grid_loop = shape.grid_loop;
+  cfg.shared_bytes = shape.shared_bytes;
   cfg.init_writes_finish_reads = true;
   Run r;
   rt::WarpHooks hooks;
@@ -127,7 +155,7 @@ Run launch(Looped& exe, bool loop, bool with_finish) {
     for (uint32_t w = first; w < first + count; ++w) *out++ = block_linear * block.count() + w * 32;
   };
   hooks.lane_vars = &plan;
-  r.result = rt::launch(exe, mem, cfg, hooks);
+  r.result = rt::launch(exe, mem, cfg, hooks, shape.pool);
   r.out.resize(threads);
   std::memcpy(r.out.data(), mem.find("out")->data(), threads * 4);
   return r;
@@ -179,4 +207,71 @@ TEST_CASE("warp loop: a fault inside the loop stops the launch at that warp, as 
       CHECK(r.out[t] == (t < 80 + 32 + 5 ? 1u : 0u));
     }
   }
+}
+
+TEST_CASE("grid loop: blocks of whole warps run many blocks per call, shared memory zeroed per block") {
+  Shape shape;
+  shape.grid = {4, 3, 1};  // 12 blocks of two warps: one call
+  shape.block = {32, 2, 1};
+  shape.shared_bytes = 200;
+  std::vector<uint32_t> ref;
+  for (int mode = 0; mode < 3; ++mode) {  // the grid loop, one loop call per block, every warp on its own
+    CAPTURE(mode);
+    Looped exe;
+    exe.use_shared = true;
+    shape.grid_loop = mode == 0;
+    Run r = launch(exe, mode < 2, false, shape);
+    REQUIRE(r.result.ok());
+    CHECK(r.result.warps == 24);
+    CHECK(exe.loop_calls == (mode == 0 ? 1u : mode == 1 ? 12u : 0u));
+    CHECK(exe.single_runs == (mode == 2 ? 24u : 0u));
+    CHECK(r.inits == (mode == 2 ? 24u : 0u));
+    for (uint32_t t = 0; t < r.out.size(); ++t) {
+      CAPTURE(t);
+      CHECK(r.out[t] == 1 + 256 * (t / 32 % 2));  // a block's warp 1 sees warp 0's count, block by block
+    }
+    if (ref.empty()) ref = r.out;
+    CHECK(r.out == ref);
+  }
+  // Many blocks: chunks of at most 256 warps per call.
+  Looped exe;
+  shape = Shape{};
+  shape.grid = {300, 1, 1};
+  shape.block = {64, 1, 1};
+  Run r = launch(exe, true, false, shape);
+  REQUIRE(r.result.ok());
+  CHECK(r.result.warps == 600);
+  CHECK(exe.loop_calls == 3);  // 128 blocks of two warps per call
+  for (uint32_t t = 0; t < r.out.size(); ++t) CHECK(r.out[t] == 1);
+}
+
+TEST_CASE("grid loop: a fault in a middle block is reported as on the per-block and per-warp paths") {
+  rt::ThreadPool pool(2);
+  for (rt::ThreadPool* p : {static_cast<rt::ThreadPool*>(nullptr), &pool})
+    for (int mode = 0; mode < 3; ++mode) {
+      CAPTURE(mode);
+      CAPTURE(p != nullptr);
+      Shape shape;
+      shape.grid = {7, 1, 1};
+      shape.block = {96, 1, 1};  // three warps per block
+      shape.shared_bytes = 64;
+      shape.grid_loop = mode == 0;
+      shape.pool = p;
+      Looped exe;
+      exe.fault_thread = 3 * 96 + 64 + 9;  // block 3, warp 2, lane 9
+      Run r = launch(exe, mode < 2, false, shape);
+      REQUIRE(r.result.fault);
+      CHECK(r.result.fault->kind == ir::FaultKind::OutOfBounds);
+      CHECK(r.result.fault->block.x == 3);
+      CHECK(r.result.fault->warp == 2);
+      CHECK(r.result.fault->lane == 9);
+      CHECK(r.result.fault->addr == exe.fault_thread * 4);
+      CHECK(r.fault_hook_warps == std::vector<uint32_t>{2});
+      if (p) continue;  // other blocks' progress depends on the threads' timing
+      CHECK(r.result.warps == 3 * 3 + 2);
+      for (uint32_t t = 0; t < r.out.size(); ++t) {
+        CAPTURE(t);
+        CHECK(r.out[t] == (t < exe.fault_thread ? 1u : 0u));
+      }
+    }
 }

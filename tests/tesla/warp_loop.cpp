@@ -34,8 +34,10 @@ const char* kIndexKernel =
     "st b32 g0[$r6] $r0\n"
     "exit nop\n";
 
-tesla_run::Outcome run(const char* src, rt::Dim3 grid, rt::Dim3 block, uint32_t out_bytes, Engine e, bool loop,
-                       std::vector<uint8_t>& out) {
+// mode 0: the grid loop (many blocks per call); 1: the warp loop, one call
+// per block; 2: every warp on its own.
+tesla_run::Outcome run(const char* src, rt::Dim3 grid, rt::Dim3 block, uint32_t out_bytes, Engine e, int mode,
+                       std::vector<uint8_t>& out, uint32_t smem = 0) {
   tesla_run::Kernel k;
   std::string err;
   REQUIRE(tesla::parse_target("g200", k.target, err));
@@ -43,6 +45,7 @@ tesla_run::Outcome run(const char* src, rt::Dim3 grid, rt::Dim3 block, uint32_t 
   tesla_run::Launch l;
   l.grid = grid;
   l.block = block;
+  l.smem = smem;
   const uint32_t out_addr = 0x10000;
   l.params.resize(4);
   std::memcpy(l.params.data(), &out_addr, 4);
@@ -54,7 +57,8 @@ tesla_run::Outcome run(const char* src, rt::Dim3 grid, rt::Dim3 block, uint32_t 
   const EngineAsHandle handle(e);
   o.engine = &handle;
   o.threads = 1;
-  o.warp_loop = loop;
+  o.warp_loop = mode < 2;
+  o.grid_loop = mode == 0;
   tesla_run::Outcome r = tesla_run::run(k, l, bufs, o);
   out = bufs[0].bytes;
   return r;
@@ -74,12 +78,12 @@ TEST_CASE("tesla warp loop: the same memory as the per-warp path and the interpr
     CAPTURE(b.x);
     CAPTURE(b.y);
     std::vector<uint8_t> ref, out;
-    REQUIRE(run(kIndexKernel, {3, 1, 1}, b, 3 * 512 * 4, Engine::Interp, true, ref).ok());
+    REQUIRE(run(kIndexKernel, {3, 1, 1}, b, 3 * 512 * 4, Engine::Interp, 0, ref).ok());
     for (Engine e : host_engines()) {
       CAPTURE(engine_name(e));
-      for (bool loop : {true, false}) {
-        CAPTURE(loop);
-        tesla_run::Outcome r = run(kIndexKernel, {3, 1, 1}, b, 3 * 512 * 4, e, loop, out);
+      for (int mode : {0, 1, 2}) {
+        CAPTURE(mode);
+        tesla_run::Outcome r = run(kIndexKernel, {3, 1, 1}, b, 3 * 512 * 4, e, mode, out);
         INFO(r.error << r.fault_message);
         REQUIRE(r.ok());
         CHECK(out == ref);
@@ -95,10 +99,10 @@ TEST_CASE("tesla warp loop: a fault inside the loop names the first faulting war
   for (Engine e : host_engines()) {
     CAPTURE(engine_name(e));
     std::vector<uint8_t> ref;
-    for (bool loop : {true, false}) {
-      CAPTURE(loop);
+    for (int mode : {0, 1, 2}) {
+      CAPTURE(mode);
       std::vector<uint8_t> out;
-      tesla_run::Outcome r = run(kIndexKernel, {2, 1, 1}, {256, 1, 1}, bytes, e, loop, out);
+      tesla_run::Outcome r = run(kIndexKernel, {2, 1, 1}, {256, 1, 1}, bytes, e, mode, out);
       REQUIRE(r.faulted);
       CHECK(r.fault_kind == "out-of-bounds");
       if (e == Engine::Interp) {  // the interpreter's own words, the same warp, lane and address
@@ -118,6 +122,47 @@ TEST_CASE("tesla warp loop: a fault inside the loop names the first faulting war
       }
       if (ref.empty()) ref = out;
       CHECK(out == ref);  // warp 3's lanes before the fault too: the same on both paths
+    }
+  }
+}
+
+// out[ctaid.x * 512 + tid] = the count in s[0x40 + 4 * (tid & 31)] before
+// this thread adds one to it: the warps of the block before this one (no
+// bar: warps run in order), so shared memory must start at zero per block.
+const char* kSharedKernel =
+    "cvt u32 $r3 u16 $r0l\n"              // tid.x
+    "ld $r2 u16 s[0xc]\n"                 // ctaid.x
+    "shl b32 $r2 $r2 0x9\n"
+    "long add b32 $r4 $r3 $r2\n"
+    "shl b32 $r4 $r4 0x2\n"
+    "and b32 $r5 $r3 0x1f\n"
+    "shl $a1 $r5 0x2\n"
+    "ld $r8 b32 s[$a1+0x40]\n"
+    "long add b32 $r9 $r8 0x1\n"
+    "st b32 s[$a1+0x40] $r9\n"
+    "ld $r6 b32 s[0x10]\n"
+    "long add b32 $r6 $r6 $r4\n"
+    "st b32 g0[$r6] $r8\n"
+    "exit nop\n";
+
+TEST_CASE("tesla grid loop: shared memory per block, many blocks, one-warp blocks, against the interpreter") {
+  struct Case { rt::Dim3 grid, block; };
+  const Case cases[] = {{{40, 1, 1}, {96, 1, 1}}, {{300, 1, 1}, {32, 1, 1}}, {{5, 3, 1}, {64, 2, 1}}, {{7, 1, 1}, {48, 1, 1}}};
+  for (const Case& c : cases) {
+    CAPTURE(c.grid.x);
+    CAPTURE(c.block.x);
+    const uint32_t bytes = uint32_t(c.grid.count() * 512 * 4);
+    std::vector<uint8_t> ref, out;
+    REQUIRE(run(kSharedKernel, c.grid, c.block, bytes, Engine::Interp, 0, ref, 0x100).ok());
+    for (Engine e : host_engines()) {
+      CAPTURE(engine_name(e));
+      for (int mode : {0, 1, 2}) {
+        CAPTURE(mode);
+        tesla_run::Outcome r = run(kSharedKernel, c.grid, c.block, bytes, e, mode, out, 0x100);
+        INFO(r.error << r.fault_message);
+        REQUIRE(r.ok());
+        CHECK(out == ref);
+      }
     }
   }
 }

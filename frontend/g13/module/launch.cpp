@@ -139,6 +139,7 @@ rt::LaunchConfig base_config(const G13Launch& L) {
   cfg.stack_stride = L.stack_bytes ? g13::kStackStride : 0;
   cfg.budget = L.budget;
   cfg.warp_loop = L.warp_loop;
+  cfg.grid_loop = L.grid_loop;
   return cfg;
 }
 

@@ -29,6 +29,7 @@ struct G13Launch {
   std::array<uint16_t, 512> uniforms{};  // u0..u255 as halves (u-half 2N = low half of uN)
   int64_t budget = int64_t(1) << 34;     // per SIMD-group and run slice: interpreter steps / IR budget units
   bool warp_loop = true;         // JIT: full SIMD-groups through the engine's warp loop when it has one (rt::LaunchConfig::warp_loop)
+  bool grid_loop = true;         // JIT: with the warp loop, many threadgroups per call when they are whole SIMD-groups (rt::LaunchConfig::grid_loop)
 };
 
 struct G13Result {

@@ -266,10 +266,22 @@ bool lane_vars_plan(const Launch& l, const Prepared& p, const tesla::LaunchSlots
   plan.bases = [=](const rt::Dim3& block, uint64_t block_linear, uint32_t first, uint32_t count, uint64_t* out) {
     const unsigned ctaid[2] = {block.x, block.y};
     const uint32_t cta = tesla::launch_ctaid(ctaid);
+    // The first warp's first thread by division, then counted on (64-bit
+    // divisions per warp were a good part of the grid loop's per-block
+    // cost): a full warp lies in one row, so the next one starts 32
+    // threads on in that row or at the start of the next.
+    const uint64_t t0 = uint64_t(first) * ir::kWarpLanes;
+    unsigned tid0[3] = {unsigned(t0 % shape.x), unsigned(t0 / shape.x % shape.y),
+                        unsigned(t0 / (uint64_t(shape.x) * shape.y))};
     for (uint32_t w = first; w < first + count; ++w) {
       const uint64_t t = uint64_t(w) * ir::kWarpLanes, gid0 = block_linear * per_block + t;
-      const unsigned tid0[3] = {unsigned(t % shape.x), unsigned(t / shape.x % shape.y),
-                                unsigned(t / (uint64_t(shape.x) * shape.y))};
+      if (w != first) {
+        tid0[0] += ir::kWarpLanes;
+        if (tid0[0] >= shape.x) {
+          tid0[0] = 0;
+          if (++tid0[1] == shape.y) tid0[1] = 0, ++tid0[2];
+        }
+      }
       const uint64_t values[5] = {tesla::launch_r0(tid0), cta, gid0 * local_stride,
                                   uint64_t((tid0[0] | tid0[1] | tid0[2]) == 0), tesla::kAttrBase + gid0 * attr_stride};
       for (unsigned i = 0; i < n; ++i) *out++ = values[which[i]];
@@ -280,9 +292,10 @@ bool lane_vars_plan(const Launch& l, const Prepared& p, const tesla::LaunchSlots
 
 rt::LaunchResult launch_function(const Launch& l, const Prepared& p, const ir::Function& layout,
                                  const ir::Executable& exe, uint32_t vars_bytes, rt::Memory& mem, unsigned threads,
-                                 const rt::WarpFinish& finish, bool warp_loop) {
+                                 const rt::WarpFinish& finish, bool warp_loop, bool grid_loop) {
   rt::LaunchConfig cfg;
   cfg.warp_loop = warp_loop;
+  cfg.grid_loop = grid_loop;
   cfg.grid = l.grid;
   cfg.block = l.block;
   cfg.shared_bytes = p.cfg.smem;
@@ -366,7 +379,7 @@ Outcome run_jit(const Kernel& k, const Launch& l, std::vector<Buffer>& buffers, 
   }
   auto t0 = Clock::now();
   rt::LaunchResult r = launch_function(l, p, p.f, *compiled.exe, compiled.vars_bytes, mem, opt.threads, nullptr,
-                                      opt.warp_loop);
+                                      opt.warp_loop, opt.grid_loop);
   out.run_us = us_since(t0);
   set_fault(out, r);
   for (Buffer& b : buffers)

@@ -60,6 +60,7 @@ struct Options {
   unsigned threads = 0;            // host threads for blocks; 0 = all cores
   bool count_instructions = false; // fill Outcome::lane_instructions
   bool warp_loop = true;           // JIT: full warps through the engine's warp loop when it has one (rt::LaunchConfig::warp_loop)
+  bool grid_loop = true;           // JIT: with the warp loop, many blocks per call when blocks are whole warps (rt::LaunchConfig::grid_loop)
 };
 
 struct Outcome {
