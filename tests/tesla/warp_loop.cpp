@@ -166,3 +166,45 @@ TEST_CASE("tesla grid loop: shared memory per block, many blocks, one-warp block
     }
   }
 }
+
+TEST_CASE("tesla grid loop: the watchdog stops a middle block's first warp as on the other paths") {
+  // Block 2 (ctaid.x == the second param) spins; every other block exits.
+  const char* spin =
+      "ld $r2 u16 s[0xc]\n"   // ctaid.x
+      "ld $r4 b32 s[0x14]\n"  // 2
+      "set $c0 $r5 e u32 $r2 $r4\n"
+      "(lg $c0) bra #spin\n"
+      "exit nop\n"
+      "spin: bra #spin\n";
+  tesla_run::Kernel k;
+  std::string err;
+  REQUIRE(tesla::parse_target("g200", k.target, err));
+  REQUIRE_MESSAGE(tesla::assemble(spin, k.target, k.code, err), err);
+  tesla_run::Launch l;
+  l.grid = {5, 1, 1};
+  l.block = {64, 1, 1};
+  l.budget = 2000;
+  const uint32_t params[2] = {0, 2};
+  l.params.resize(8);
+  std::memcpy(l.params.data(), params, 8);
+  for (Engine e : host_engines()) {
+    CAPTURE(engine_name(e));
+    std::string first;
+    for (int mode : {0, 1, 2}) {
+      CAPTURE(mode);
+      std::vector<tesla_run::Buffer> bufs;
+      tesla_run::Options o;
+      const EngineAsHandle handle(e);
+      o.engine = &handle;
+      o.threads = 1;
+      o.warp_loop = mode < 2;
+      o.grid_loop = mode == 0;
+      tesla_run::Outcome r = tesla_run::run(k, l, bufs, o);
+      REQUIRE(r.faulted);
+      CHECK(r.fault_kind == "watchdog");
+      if (e != Engine::Interp) CHECK(r.fault_message.find("watchdog fault in block (2,0,0) warp 0 lane ") == 0);
+      if (first.empty()) first = r.fault_message;
+      CHECK(r.fault_message == first);
+    }
+  }
+}
