@@ -163,9 +163,16 @@ class Emitter : public Xbyak::CodeGenerator {
     // index_var >= 0: the index is `load_var` of this i32 var, which no
     // store_var writes: the fast paths read it from ctx.vars (no frame slot).
     int index_var = -1;
+    // The consecutive-index check shared by the accesses of one block with
+    // the same index, mask and element step (plan_sequence_cache): the first
+    // (owner) stores its outcome at this frame offset (qword b, dword lanes:
+    // 0 = not consecutive), the later ones read it instead of checking again.
+    int32_t seq_cache = -1;
+    bool seq_owner = false;
     std::vector<ir::ValueId> tree;     // every value of the address expression (address first)
     std::vector<ir::ValueId> deferred; // those computed only on fallback, operands before users
   };
+  void plan_sequence_cache();          // IndexedAddress::seq_cache of the accesses that share a check
   void plan_indexed_memory();          // fills indexed_ / deferred_, forces the frame slots the paths read
   bool match_indexed(ir::ValueId addr, IndexedAddress& out) const;
   bool match_uniform_base(ir::ValueId v, int depth, IndexedAddress& out) const;

@@ -24,6 +24,8 @@
 // chain the code skipped ("deferred" values) and then does everything as
 // before, helper included, so faults stay exactly the interpreter's.
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <cstddef>
 
 #include "backend_x64/emitter.h"
@@ -301,6 +303,39 @@ void Emitter::plan_indexed_memory() {
         for (ValueId a : f_.insts[d].args)
           if (!deferred_[a] && f_.insts[a].op != Opcode::Const) plan_.escapes[a] = 1;
   }
+  plan_sequence_cache();
+}
+
+// Accesses in one block with the same index value, mask value and element
+// step (G13's `a[i]`, `b[i]`, `c[i]`; Tesla's load and store of `y[i]`) see
+// the same index lanes and the same taking-part lanes, so the first one's
+// consecutive-index check holds for the later ones: SSA values do not
+// change, an index read from a var has no store_var, and nothing enters a
+// block in its middle. The first writes its outcome to a frame cache before
+// anything else (every run of the block), the later ones read it.
+void Emitter::plan_sequence_cache() {
+  for (const ir::Block& blk : f_.blocks) {
+    std::map<std::tuple<ValueId, ValueId, bool, int, uint32_t>, ValueId> first;
+    for (ValueId v : blk.insts) {
+      auto it = indexed_.find(v);
+      if (it == indexed_.end()) continue;
+      IndexedAddress& m = it->second;
+      const Inst& in = f_.insts[v];
+      const bool is_load = in.op == Opcode::Load;
+      const unsigned bytes = bit_width(is_load ? in.type : f_.insts[in.args[1]].type) / 8;
+      if ((bytes != 4 && bytes != 8) || (1u << m.shift) != bytes) continue;  // no consecutive check
+      auto key = std::make_tuple(m.index, in.args.back(), m.narrow, int(m.shift), m.align_mask);
+      auto [pos, fresh] = first.emplace(key, v);
+      IndexedAddress& owner = indexed_.at(pos->second);
+      if (fresh) continue;
+      if (owner.seq_cache < 0) {
+        owner.seq_cache = int32_t(frame_bytes_);
+        owner.seq_owner = true;
+        frame_bytes_ += 64;
+      }
+      m.seq_cache = owner.seq_cache;
+    }
+  }
 }
 
 void Emitter::materialize_deferred(const std::vector<ValueId>& values) {
@@ -382,6 +417,31 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
   const WindowOffsets windows = window_offsets(in.attr);
   Label try_window, next_window, inside;
 
+  const bool sequential = (bytes == 4 || bytes == 8) && scale == int(bytes);
+  auto emit_base = [&] {
+    if (a.reads_uniforms) {
+      test(r15, r15);
+      jz(general, T_NEAR);  // the load_uniform faults there (or already did)
+    }
+    emit_base_gpr(a.base, 0);
+    mov(r10, rax);
+    if (a.disp) {  // the constant of the scaled part belongs to the base (mod 2^64)
+      mov(rax, a.disp);
+      add(r10, rax);
+    }
+  };
+  Label full_check, seq_checked;
+  const bool reuse = sequential && a.seq_cache >= 0 && !a.seq_owner;
+  if (reuse) {  // an earlier access of this block found these lanes consecutive: ecx and b from its cache
+    mov(ecx, dword[r12 + a.seq_cache + 8]);
+    test(ecx, ecx);
+    jz(full_check, T_NEAR);
+    emit_base();
+    mov(rsi, qword[r12 + a.seq_cache]);
+    jmp(seq_checked, T_NEAR);
+    L(full_check);
+  }
+  if (sequential && a.seq_owner) mov(dword[r12 + a.seq_cache + 8], 0);
   if (f_.insts[in.args.back()].op == Opcode::EntryMask) {  // the launched lanes (G13's exec without exec stack)
     mov(ecx, dword[CTX(entry_mask)]);
     test(ecx, ecx);
@@ -390,16 +450,7 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
     and_(ecx, dword[CTX(entry_mask)]);
   }
   jz(done, T_NEAR);  // no lane takes part
-  if (a.reads_uniforms) {
-    test(r15, r15);
-    jz(general, T_NEAR);  // the load_uniform faults there (or already did)
-  }
-  emit_base_gpr(a.base, 0);
-  mov(r10, rax);
-  if (a.disp) {  // the constant of the scaled part belongs to the base (mod 2^64)
-    mov(rax, a.disp);
-    add(r10, rax);
-  }
+  emit_base();
   // Consecutive indices x_l = b + l over the taking-part lanes (AVX2: all
   // 32 lanes), with b .. b + 31 inside the int32 range (so the dword compare
   // is exact and zext / sext of every x_l is b + l as a signed qword): found
@@ -407,7 +458,6 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
   // and the last taking-part lane's index against Lo / Hi (as qwords: no
   // clamping to the int32 range), and the access is vector moves at
   // host + d + b * 2^s instead of gathers / scatters.
-  const bool sequential = (bytes == 4 || bytes == 8) && scale == int(bytes);
   Label scattered;
   if (sequential) {
     Label seq_try, seq_next;
@@ -427,6 +477,11 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
     not_(edx);
     test(edx, ecx);
     jnz(scattered, T_NEAR);
+    if (a.seq_owner) {
+      mov(qword[r12 + a.seq_cache], rsi);
+      mov(dword[r12 + a.seq_cache + 8], ecx);
+    }
+    L(seq_checked);
     mov(rdi, rsi);  // b
     bsr(eax, ecx);
     add(rsi, rax);  // the last taking-part lane's index
@@ -643,7 +698,16 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
   const uint32_t index_slot = a.index_var >= 0 ? var_offsets_[uint32_t(a.index_var)] : slot(a.index);
   const uint32_t data_slot = is_load ? slot(v) : slot(in.args[1]);
   const WindowOffsets windows = window_offsets(in.attr);
-  Label try_window, next_window;
+  Label try_window, next_window, full_check, seq_checked;
+  if (a.seq_cache >= 0 && !a.seq_owner) {  // an earlier access of this block did the checks below
+    mov(ecx, dword[r12 + a.seq_cache + 8]);
+    test(ecx, ecx);
+    jz(full_check, T_NEAR);
+    mov(rsi, qword[r12 + a.seq_cache]);
+    jmp(seq_checked, T_NEAR);
+    L(full_check);
+  }
+  if (a.seq_owner) mov(dword[r12 + a.seq_cache + 8], 0);
   if (f_.insts[in.args.back()].op == Opcode::EntryMask) {
     mov(ecx, dword[CTX(entry_mask)]);
     test(ecx, ecx);
@@ -671,6 +735,11 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
   not_(edx);
   test(edx, ecx);
   jnz(general, T_NEAR);
+  if (a.seq_owner) {
+    mov(qword[r12 + a.seq_cache], rsi);
+    mov(dword[r12 + a.seq_cache + 8], ecx);
+  }
+  L(seq_checked);
   // Every taking-part x_l = b + l * bytes, aligned like x_f (the step is the
   // element size, the mask below it): the address is C + b + l * bytes.
   if (a.disp) {
