@@ -169,6 +169,11 @@ class Emitter : public Xbyak::CodeGenerator {
     // 0 = not consecutive), the later ones read it instead of checking again.
     int32_t seq_cache = -1;
     bool seq_owner = false;
+    // Narrow accesses of the same address value and size (Tesla's load and
+    // store of y[i]): the owner also stores lane 0's host pointer once a
+    // window holds the span (qword at seq_cache + 16, 0 = none), the later
+    // ones move straight from it.
+    bool host_owner = false, host_reuse = false;
     std::vector<ir::ValueId> tree;     // every value of the address expression (address first)
     std::vector<ir::ValueId> deferred; // those computed only on fallback, operands before users
   };

@@ -30,6 +30,7 @@
 
 #include "backend_x64/emitter.h"
 #include "ir/abi.h"
+#include "ir/pass_util.h"
 
 namespace gpurc::x64 {
 
@@ -306,17 +307,23 @@ void Emitter::plan_indexed_memory() {
   plan_sequence_cache();
 }
 
-// Accesses in one block with the same index value, mask value and element
-// step (G13's `a[i]`, `b[i]`, `c[i]`; Tesla's load and store of `y[i]`) see
-// the same index lanes and the same taking-part lanes, so the first one's
-// consecutive-index check holds for the later ones: SSA values do not
-// change, an index read from a var has no store_var, and nothing enters a
-// block in its middle. The first writes its outcome to a frame cache before
-// anything else (every run of the block), the later ones read it.
+// Accesses with the same index value, mask value and element step (G13's
+// `a[i]`, `b[i]`, `c[i]`; Tesla's load and store of `y[i]`, on both sides of
+// the MAD's block split) see the same index lanes and the same taking-part
+// lanes, so the consecutive-index check of the first holds for a later one
+// that it dominates (an earlier op of the same block, or of a dominating
+// block): SSA values do not change once defined, an index read from a var
+// has no store_var, and every path to the later op passes the first one
+// after the operands' definitions (in a loop too: a dominator inside the
+// loop runs on every iteration's path from the header to the later op).
+// The first one writes its outcome to a frame cache before anything else,
+// on every run of its block; the later ones read it.
 void Emitter::plan_sequence_cache() {
-  for (const ir::Block& blk : f_.blocks) {
-    std::map<std::tuple<ValueId, ValueId, bool, int, uint32_t>, ValueId> first;
-    for (ValueId v : blk.insts) {
+  const std::vector<BlockId> rpo = passutil::reverse_post_order(f_);
+  const std::vector<BlockId> idom = passutil::immediate_dominators(f_, rpo);
+  std::map<std::tuple<ValueId, ValueId, bool, int, uint32_t>, std::vector<ValueId>> seen;  // owners so far
+  for (BlockId bid : rpo)
+    for (ValueId v : f_.blocks[bid].insts) {
       auto it = indexed_.find(v);
       if (it == indexed_.end()) continue;
       IndexedAddress& m = it->second;
@@ -324,18 +331,26 @@ void Emitter::plan_sequence_cache() {
       const bool is_load = in.op == Opcode::Load;
       const unsigned bytes = bit_width(is_load ? in.type : f_.insts[in.args[1]].type) / 8;
       if ((bytes != 4 && bytes != 8) || (1u << m.shift) != bytes) continue;  // no consecutive check
-      auto key = std::make_tuple(m.index, in.args.back(), m.narrow, int(m.shift), m.align_mask);
-      auto [pos, fresh] = first.emplace(key, v);
-      IndexedAddress& owner = indexed_.at(pos->second);
-      if (fresh) continue;
+      auto& owners = seen[std::make_tuple(m.index, in.args.back(), m.narrow, int(m.shift), m.align_mask)];
+      ValueId found = kNoValue;
+      for (ValueId o : owners)
+        if (f_.insts[o].block == bid || passutil::dominates(idom, f_.insts[o].block, bid)) found = o;
+      if (found == kNoValue) {
+        owners.push_back(v);
+        continue;
+      }
+      IndexedAddress& owner = indexed_.at(found);
       if (owner.seq_cache < 0) {
         owner.seq_cache = int32_t(frame_bytes_);
         owner.seq_owner = true;
         frame_bytes_ += 64;
       }
       m.seq_cache = owner.seq_cache;
+      // The same address value and size: the same window, the same host span.
+      const Inst& oi = f_.insts[found];
+      const unsigned obytes = bit_width(oi.op == Opcode::Load ? oi.type : f_.insts[oi.args[1]].type) / 8;
+      if (m.narrow && oi.args[0] == in.args[0] && obytes == bytes) owner.host_owner = m.host_reuse = true;
     }
-  }
 }
 
 void Emitter::materialize_deferred(const std::vector<ValueId>& values) {
@@ -698,16 +713,24 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
   const uint32_t index_slot = a.index_var >= 0 ? var_offsets_[uint32_t(a.index_var)] : slot(a.index);
   const uint32_t data_slot = is_load ? slot(v) : slot(in.args[1]);
   const WindowOffsets windows = window_offsets(in.attr);
-  Label try_window, next_window, full_check, seq_checked;
+  Label try_window, next_window, full_check, seq_checked, host_known;
   if (a.seq_cache >= 0 && !a.seq_owner) {  // an earlier access of this block did the checks below
     mov(ecx, dword[r12 + a.seq_cache + 8]);
     test(ecx, ecx);
     jz(full_check, T_NEAR);
+    if (a.host_reuse) {  // and found the window of this very address
+      mov(rsi, qword[r12 + a.seq_cache + 16]);
+      test(rsi, rsi);
+      jnz(host_known, T_NEAR);
+    }
     mov(rsi, qword[r12 + a.seq_cache]);
     jmp(seq_checked, T_NEAR);
     L(full_check);
   }
-  if (a.seq_owner) mov(dword[r12 + a.seq_cache + 8], 0);
+  if (a.seq_owner) {
+    mov(dword[r12 + a.seq_cache + 8], 0);
+    if (a.host_owner) mov(qword[r12 + a.seq_cache + 16], 0);
+  }
   if (f_.insts[in.args.back()].op == Opcode::EntryMask) {
     mov(ecx, dword[CTX(entry_mask)]);
     test(ecx, ecx);
@@ -771,6 +794,8 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
   ja(next_window, T_NEAR);
   sub(rsi, r9);
   add(rsi, r8);  // lane 0's element on the host (other lanes' may lie outside: masked off)
+  if (a.host_owner) mov(qword[r12 + a.seq_cache + 16], rsi);  // never 0: a window's host pointer is not null
+  L(host_known);
   if (z_) {  // every lane: plain 64-byte moves, no lane masks
     Label some;
     cmp(ecx, uint32_t(-1));
