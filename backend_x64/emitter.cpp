@@ -845,7 +845,8 @@ bool Emitter::emit_memory_fast(ValueId v, Label& done) {
   };
   if (auto it = indexed_.find(v); it != indexed_.end()) {
     Label general;
-    emit_indexed_fast(v, it->second, done, general);
+    if (it->second.narrow) emit_narrow_fast(v, it->second, done, general);
+    else emit_indexed_fast(v, it->second, done, general);
     L(general);
     materialize_deferred(it->second.deferred);  // the address slot the code below and the helper read
   }

@@ -155,13 +155,37 @@ class Emitter : public Xbyak::CodeGenerator {
     uint8_t shift = 0;                 // 0..3: the gather scale
     uint64_t disp = 0;                 // constant added inside the scaled part, moved to the base
     bool reads_uniforms = false;       // the base tree has a load_uniform
+    // A narrow address (match_narrow) instead: `zext x` or `or (zext x), C`
+    // (C's low 32 bits zero, in disp), optionally under Tesla's alignment
+    // guard `select (icmp.ne (and x, align_mask), 0), K, .`; base unused.
+    bool narrow = false;
+    uint32_t align_mask = 0;
+    // index_var >= 0: the index is `load_var` of this i32 var, which no
+    // store_var writes: the fast paths read it from ctx.vars (no frame slot).
+    int index_var = -1;
+    // The consecutive-index check shared by the accesses of one block with
+    // the same index, mask and element step (plan_sequence_cache): the first
+    // (owner) stores its outcome at this frame offset (qword b, dword lanes:
+    // 0 = not consecutive), the later ones read it instead of checking again.
+    int32_t seq_cache = -1;
+    bool seq_owner = false;
+    // Narrow accesses of the same address value and size (Tesla's load and
+    // store of y[i]): the owner also stores lane 0's host pointer once a
+    // window holds the span (qword at seq_cache + 16, 0 = none), the later
+    // ones move straight from it.
+    bool host_owner = false, host_reuse = false;
     std::vector<ir::ValueId> tree;     // every value of the address expression (address first)
     std::vector<ir::ValueId> deferred; // those computed only on fallback, operands before users
   };
+  void plan_sequence_cache();          // IndexedAddress::seq_cache of the accesses that share a check
   void plan_indexed_memory();          // fills indexed_ / deferred_, forces the frame slots the paths read
   bool match_indexed(ir::ValueId addr, IndexedAddress& out) const;
   bool match_uniform_base(ir::ValueId v, int depth, IndexedAddress& out) const;
   bool match_scaled(ir::ValueId v, int depth, IndexedAddress& out) const;
+  bool match_narrow(ir::ValueId addr, unsigned bytes, IndexedAddress& out) const;
+  // The narrow shape's fast path: consecutive dword x (checked on x's slot,
+  // no i64 address computed), aligned, the span in one window: vector moves.
+  void emit_narrow_fast(ir::ValueId v, const IndexedAddress& a, Xbyak::Label& done, Xbyak::Label& general);
   void emit_base_gpr(ir::ValueId v, int depth);  // gpr `depth` of {rax, rdx, rsi, rdi} = the uniform base
   void emit_indexed_fast(ir::ValueId v, const IndexedAddress& a, Xbyak::Label& done, Xbyak::Label& general);
   void materialize_deferred(const std::vector<ir::ValueId>& values);  // all 32 lanes into their slots
@@ -171,7 +195,8 @@ class Emitter : public Xbyak::CodeGenerator {
   // gathers / scatters).
   // edx = the lanes l whose 4- or 8-byte slot value equals rsi + (l << step_log2)
   // (modulo 2^(8 lane_bytes)); step_log2 < 0: equals rsi.
-  void lanes_in_sequence(uint32_t slot_off, unsigned lane_bytes, int step_log2);
+  // The values are at `base` + slot_off (the frame, or ctx.vars for an index read from its var).
+  void lanes_in_sequence(uint32_t slot_off, unsigned lane_bytes, int step_log2, const Xbyak::Reg64& base = Xbyak::util::r12);
   // A load / store whose address is uniform: one access if every taking-part
   // lane holds the same address and it lies in a window; else falls through.
   void emit_uniform_address(ir::ValueId v, Xbyak::Label& done);

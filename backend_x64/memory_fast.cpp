@@ -24,10 +24,13 @@
 // chain the code skipped ("deferred" values) and then does everything as
 // before, helper included, so faults stay exactly the interpreter's.
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <cstddef>
 
 #include "backend_x64/emitter.h"
 #include "ir/abi.h"
+#include "ir/pass_util.h"
 
 namespace gpurc::x64 {
 
@@ -120,6 +123,61 @@ bool Emitter::match_indexed(ValueId addr, IndexedAddress& out) const {
   return false;
 }
 
+// A 32-bit address widened without arithmetic, as Tesla's g[] addresses:
+//
+//   select (icmp.ne (and x, m), 0), K, Z     or Z alone,     Z = zext x | or (zext x), C
+//
+// with x i32, C a constant with zero low 32 bits (a space's base: then C | x
+// = C + x) and m a mask below the element size (the alignment test of an
+// access of `bytes`). When the taking-part lanes' x are consecutive elements
+// (x_l = b + l * bytes with no wrap past 2^32) and the first one is aligned,
+// every lane is aligned and its address is C + b + l * bytes: the check runs
+// on x's dword slot and the i64 values (zext, or, select) and the alignment
+// test are needed only by the fallback (deferred, as the indexed path's).
+bool Emitter::match_narrow(ValueId addr, unsigned bytes, IndexedAddress& out) const {
+  auto is_const = [&](ValueId c, ir::Type t) { return f_.insts[c].op == Opcode::Const && f_.insts[c].type == t; };
+  const Inst& a = f_.insts[addr];
+  if (a.type != ir::Type::I64 || a.block == kNoBlock || a.uniform) return false;
+  IndexedAddress m;
+  m.narrow = true;
+  m.tree.push_back(addr);
+  ValueId z = addr, guard_x = kNoValue;
+  if (a.op == Opcode::Select) {
+    if (a.args.size() != 3 || !is_const(a.args[1], ir::Type::I64)) return false;
+    const Inst& c = f_.insts[a.args[0]];
+    if (c.op != Opcode::ICmp || c.attr != uint8_t(ir::IntPred::Ne) || c.args.size() != 2) return false;
+    const Inst& zero = f_.insts[c.args[1]];
+    if (!is_const(c.args[1], ir::Type::I32) || zero.imm != 0) return false;
+    const Inst& an = f_.insts[c.args[0]];
+    if (an.op != Opcode::And || an.type != ir::Type::I32 || an.args.size() != 2) return false;
+    int k = is_const(an.args[1], ir::Type::I32) ? 1 : is_const(an.args[0], ir::Type::I32) ? 0 : -1;
+    if (k < 0) return false;
+    m.align_mask = uint32_t(f_.insts[an.args[k]].imm);
+    if (m.align_mask & ~(bytes - 1)) return false;  // only bits below the element size
+    guard_x = an.args[1 - k];
+    m.tree.insert(m.tree.end(), {a.args[0], c.args[0], an.args[k], c.args[1], a.args[1]});
+    z = a.args[2];
+  }
+  const Inst* zi = &f_.insts[z];
+  if (zi->type != ir::Type::I64) return false;
+  if (zi->op == Opcode::Or && zi->args.size() == 2) {
+    int k = is_const(zi->args[1], ir::Type::I64) ? 1 : is_const(zi->args[0], ir::Type::I64) ? 0 : -1;
+    if (k < 0 || (f_.insts[zi->args[k]].imm & 0xffffffffu) != 0) return false;
+    m.disp = f_.insts[zi->args[k]].imm;
+    if (z != addr) m.tree.push_back(z);
+    m.tree.push_back(zi->args[k]);
+    z = zi->args[1 - k];
+    zi = &f_.insts[z];
+  }
+  if (zi->op != Opcode::Zext || zi->args.size() != 1 || f_.insts[zi->args[0]].type != ir::Type::I32) return false;
+  if (guard_x != kNoValue && guard_x != zi->args[0]) return false;
+  if (z != addr) m.tree.push_back(z);
+  m.index = zi->args[0];
+  m.shift = uint8_t(bytes == 8 ? 3 : 2);
+  out = std::move(m);
+  return true;
+}
+
 // Which memory ops take the indexed path, and which values of their address
 // expressions need not be computed where they are defined: a value is
 // deferred when every reader is a deferred value or the address operand of
@@ -144,6 +202,7 @@ void Emitter::plan_indexed_memory() {
     if ((bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8) || lane_bytes(data_t) != (bytes == 8 ? 8u : 4u)) continue;
     IndexedAddress m;
     if (match_indexed(in.args[0], m)) indexed_.emplace(v, std::move(m));
+    else if ((bytes == 4 || bytes == 8) && match_narrow(in.args[0], bytes, m)) indexed_.emplace(v, std::move(m));
   }
   if (indexed_.empty()) return;
 
@@ -152,9 +211,28 @@ void Emitter::plan_indexed_memory() {
     if (f_.insts[v].block != kNoBlock)
       for (ValueId a : f_.insts[v].args)
         if (a < readers.size()) readers[a].push_back(v);
-  std::vector<uint8_t> candidate(f_.insts.size(), 0);
-  for (auto& [op, m] : indexed_)
-    for (ValueId t : m.tree) candidate[t] = 1;
+  // 32-bit values that may be deferred too (materialize_deferred stores
+  // them): a narrow address's alignment test, an index read from a var the
+  // function never writes (the fast paths read the var itself), and the
+  // entry mask as a mask operand (the fast paths read ctx.entry_mask).
+  std::vector<uint8_t> candidate(f_.insts.size(), 0), narrow_value(f_.insts.size(), 0);
+  std::vector<uint8_t> var_written(f_.vars.size(), 0);
+  for (const Inst& in : f_.insts)
+    if (in.block != kNoBlock && in.op == Opcode::StoreVar && in.imm < var_written.size()) var_written[in.imm] = 1;
+  for (auto& [op, m] : indexed_) {
+    for (ValueId t : m.tree) {
+      candidate[t] = 1;
+      if (m.narrow) narrow_value[t] = 1;
+    }
+    const Inst& x = f_.insts[m.index];
+    if (x.op == Opcode::LoadVar && x.type == ir::Type::I32 && x.imm < f_.vars.size() &&
+        f_.vars[x.imm].type == ir::Type::I32 && !var_written[x.imm]) {
+      m.index_var = int(x.imm);
+      candidate[m.index] = narrow_value[m.index] = 1;
+    }
+    const ValueId mask = f_.insts[op].args.back();
+    if (f_.insts[mask].op == Opcode::EntryMask) candidate[mask] = narrow_value[mask] = 1;
+  }
 
   // A load_uniform may move to the memory op's fallback only when it is in
   // that op's block and only strip ops other than load_uniforms lie between.
@@ -179,14 +257,16 @@ void Emitter::plan_indexed_memory() {
     changed = false;
     for (ValueId v = 0; v < f_.insts.size(); ++v) {
       if (!def[v]) continue;
-      bool ok = is_strip_op(f_.insts[v]) && wide(v);
+      bool ok = is_strip_op(f_.insts[v]) && (wide(v) || narrow_value[v]);
       for (ValueId r : readers[v]) {
         if (!ok) break;
         if (def[r]) continue;
         auto it = indexed_.find(r);
-        // Only as the address operand (a store's data is read from its slot).
-        ok = it != indexed_.end() && f_.insts[r].args[0] == v &&
-             std::count(f_.insts[r].args.begin(), f_.insts[r].args.end(), v) == 1;
+        // Only as the address operand (a store's data is read from its slot),
+        // or an entry_mask as the mask operand.
+        const auto& ra = f_.insts[r].args;
+        ok = it != indexed_.end() && (ra[0] == v || (ra.back() == v && f_.insts[v].op == Opcode::EntryMask)) &&
+             std::count(ra.begin(), ra.end(), v) == 1;
       }
       // A load_uniform in the trees of several memory ops must be allowed to move to each.
       if (ok && f_.insts[v].op == Opcode::LoadUniform)
@@ -203,20 +283,74 @@ void Emitter::plan_indexed_memory() {
   for (auto& [op, m] : indexed_) {
     // Operands before users: a post-order walk of the address expression.
     std::vector<uint8_t> seen(f_.insts.size(), 0);
+    // A constant operand that is not deferred (other readers) is computed
+    // again there rather than kept in the frame for the fallback alone.
     auto visit = [&](auto&& self, ValueId v) -> void {
-      if (!deferred_[v] || seen[v]) return;
+      if (seen[v]) return;
+      if (!deferred_[v] && !(f_.insts[v].op == Opcode::Const && f_.insts[v].args.empty())) return;
       seen[v] = 1;
-      for (ValueId a : f_.insts[v].args) self(self, a);
+      if (deferred_[v])
+        for (ValueId a : f_.insts[v].args) self(self, a);
       m.deferred.push_back(v);
     };
+    visit(visit, f_.insts[op].args.back());  // the mask, when it is a deferred entry_mask
+    if (!deferred_[f_.insts[op].args.back()]) m.deferred.clear();
     visit(visit, f_.insts[op].args[0]);
-    // The fast path reads the index from its slot, the fallback the
-    // operands of the deferred values: all of them must be in the frame.
-    plan_.escapes[m.index] = 1;
+    // The fast path reads the index from its slot (or its var), the fallback
+    // the operands of the deferred values: all of them must be in the frame.
+    if (m.index_var < 0) plan_.escapes[m.index] = 1;
     for (ValueId d : m.deferred)
-      for (ValueId a : f_.insts[d].args)
-        if (!deferred_[a]) plan_.escapes[a] = 1;
+      if (deferred_[d])
+        for (ValueId a : f_.insts[d].args)
+          if (!deferred_[a] && f_.insts[a].op != Opcode::Const) plan_.escapes[a] = 1;
   }
+  plan_sequence_cache();
+}
+
+// Accesses with the same index value, mask value and element step (G13's
+// `a[i]`, `b[i]`, `c[i]`; Tesla's load and store of `y[i]`, on both sides of
+// the MAD's block split) see the same index lanes and the same taking-part
+// lanes, so the consecutive-index check of the first holds for a later one
+// that it dominates (an earlier op of the same block, or of a dominating
+// block): SSA values do not change once defined, an index read from a var
+// has no store_var, and every path to the later op passes the first one
+// after the operands' definitions (in a loop too: a dominator inside the
+// loop runs on every iteration's path from the header to the later op).
+// The first one writes its outcome to a frame cache before anything else,
+// on every run of its block; the later ones read it.
+void Emitter::plan_sequence_cache() {
+  const std::vector<BlockId> rpo = passutil::reverse_post_order(f_);
+  const std::vector<BlockId> idom = passutil::immediate_dominators(f_, rpo);
+  std::map<std::tuple<ValueId, ValueId, bool, int, uint32_t>, std::vector<ValueId>> seen;  // owners so far
+  for (BlockId bid : rpo)
+    for (ValueId v : f_.blocks[bid].insts) {
+      auto it = indexed_.find(v);
+      if (it == indexed_.end()) continue;
+      IndexedAddress& m = it->second;
+      const Inst& in = f_.insts[v];
+      const bool is_load = in.op == Opcode::Load;
+      const unsigned bytes = bit_width(is_load ? in.type : f_.insts[in.args[1]].type) / 8;
+      if ((bytes != 4 && bytes != 8) || (1u << m.shift) != bytes) continue;  // no consecutive check
+      auto& owners = seen[std::make_tuple(m.index, in.args.back(), m.narrow, int(m.shift), m.align_mask)];
+      ValueId found = kNoValue;
+      for (ValueId o : owners)
+        if (f_.insts[o].block == bid || passutil::dominates(idom, f_.insts[o].block, bid)) found = o;
+      if (found == kNoValue) {
+        owners.push_back(v);
+        continue;
+      }
+      IndexedAddress& owner = indexed_.at(found);
+      if (owner.seq_cache < 0) {
+        owner.seq_cache = int32_t(frame_bytes_);
+        owner.seq_owner = true;
+        frame_bytes_ += 64;
+      }
+      m.seq_cache = owner.seq_cache;
+      // The same address value and size: the same window, the same host span.
+      const Inst& oi = f_.insts[found];
+      const unsigned obytes = bit_width(oi.op == Opcode::Load ? oi.type : f_.insts[oi.args[1]].type) / 8;
+      if (m.narrow && oi.args[0] == in.args[0] && obytes == bytes) owner.host_owner = m.host_reuse = true;
+    }
 }
 
 void Emitter::materialize_deferred(const std::vector<ValueId>& values) {
@@ -229,15 +363,28 @@ void Emitter::materialize_deferred(const std::vector<ValueId>& values) {
     bool value;
     ~Restore() { flag = value; }
   } restore{in_segment_body_, in_body};
-  // A strip loop over the deferred values (all 64-bit: each lowering stores
-  // its halves to the value's slot), like a strip segment of their own.
+  // A strip loop over the deferred values (64-bit ones: each lowering
+  // stores its halves to the value's slot; 32-bit ones are stored below),
+  // like a strip segment of their own.
   Label loop;
   xor_(r14d, r14d);
   L(loop);
   reset_cache();
   for (ValueId v : values) {
+    const bool was_in_frame = vals_[v].in_frame;
     if (!lower_native(v)) lower_helper(v);
     for (int r = 0; r < nregs_; ++r) regs_[r].locked = false;
+    if (!deferred_[v]) {  // a constant computed again: its own definition keeps its state
+      if (!wide(v) && vals_[v].reg >= 0) vstore(strip_mem(v), vals_[v].reg);
+      vals_[v].in_frame = was_in_frame;
+      continue;
+    }
+    // A 32-bit value (a narrow address's alignment test) is in a register:
+    // its slot is what the next values may reload and the helper reads.
+    if (!wide(v) && vals_[v].reg >= 0 && !vals_[v].in_frame) {
+      vstore(strip_mem(v), vals_[v].reg);
+      vals_[v].in_frame = true;
+    }
   }
   reset_cache();
   add(r14d, vbytes_);
@@ -278,12 +425,38 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
   bool is_load = in.op == Opcode::Load;
   ir::Type data_t = is_load ? in.type : f_.insts[in.args[1]].type;
   unsigned bytes = bit_width(data_t) / 8;
-  const uint32_t index_slot = slot(a.index);
+  const Reg64 index_base = a.index_var >= 0 ? r13 : r12;  // ctx.vars or the frame
+  const uint32_t index_slot = a.index_var >= 0 ? var_offsets_[uint32_t(a.index_var)] : slot(a.index);
   const uint32_t data_slot = is_load ? slot(v) : slot(in.args[1]);
   const int scale = 1 << a.shift;
   const WindowOffsets windows = window_offsets(in.attr);
   Label try_window, next_window, inside;
 
+  const bool sequential = (bytes == 4 || bytes == 8) && scale == int(bytes);
+  auto emit_base = [&] {
+    if (a.reads_uniforms) {
+      test(r15, r15);
+      jz(general, T_NEAR);  // the load_uniform faults there (or already did)
+    }
+    emit_base_gpr(a.base, 0);
+    mov(r10, rax);
+    if (a.disp) {  // the constant of the scaled part belongs to the base (mod 2^64)
+      mov(rax, a.disp);
+      add(r10, rax);
+    }
+  };
+  Label full_check, seq_checked;
+  const bool reuse = sequential && a.seq_cache >= 0 && !a.seq_owner;
+  if (reuse) {  // an earlier access of this block found these lanes consecutive: ecx and b from its cache
+    mov(ecx, dword[r12 + a.seq_cache + 8]);
+    test(ecx, ecx);
+    jz(full_check, T_NEAR);
+    emit_base();
+    mov(rsi, qword[r12 + a.seq_cache]);
+    jmp(seq_checked, T_NEAR);
+    L(full_check);
+  }
+  if (sequential && a.seq_owner) mov(dword[r12 + a.seq_cache + 8], 0);
   if (f_.insts[in.args.back()].op == Opcode::EntryMask) {  // the launched lanes (G13's exec without exec stack)
     mov(ecx, dword[CTX(entry_mask)]);
     test(ecx, ecx);
@@ -292,16 +465,7 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
     and_(ecx, dword[CTX(entry_mask)]);
   }
   jz(done, T_NEAR);  // no lane takes part
-  if (a.reads_uniforms) {
-    test(r15, r15);
-    jz(general, T_NEAR);  // the load_uniform faults there (or already did)
-  }
-  emit_base_gpr(a.base, 0);
-  mov(r10, rax);
-  if (a.disp) {  // the constant of the scaled part belongs to the base (mod 2^64)
-    mov(rax, a.disp);
-    add(r10, rax);
-  }
+  emit_base();
   // Consecutive indices x_l = b + l over the taking-part lanes (AVX2: all
   // 32 lanes), with b .. b + 31 inside the int32 range (so the dword compare
   // is exact and zext / sext of every x_l is b + l as a signed qword): found
@@ -309,7 +473,6 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
   // and the last taking-part lane's index against Lo / Hi (as qwords: no
   // clamping to the int32 range), and the access is vector moves at
   // host + d + b * 2^s instead of gathers / scatters.
-  const bool sequential = (bytes == 4 || bytes == 8) && scale == int(bytes);
   Label scattered;
   if (sequential) {
     Label seq_try, seq_next;
@@ -318,17 +481,22 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
       jne(scattered, T_NEAR);
     }
     bsf(eax, ecx);
-    movsxd(rsi, dword[r12 + rax * 4 + int(index_slot)]);
+    movsxd(rsi, dword[index_base + rax * 4 + int(index_slot)]);
     sub(rsi, rax);  // b
     mov(edx, 0x80000000u);
     add(rdx, rsi);  // b + 2^31 in [0, 2^32 - 32]
     mov(eax, 0xffffffe0u);
     cmp(rdx, rax);
     ja(scattered, T_NEAR);
-    lanes_in_sequence(index_slot, 4, 0);
+    lanes_in_sequence(index_slot, 4, 0, index_base);
     not_(edx);
     test(edx, ecx);
     jnz(scattered, T_NEAR);
+    if (a.seq_owner) {
+      mov(qword[r12 + a.seq_cache], rsi);
+      mov(dword[r12 + a.seq_cache + 8], ecx);
+    }
+    L(seq_checked);
     mov(rdi, rsi);  // b
     bsr(eax, ecx);
     add(rsi, rax);  // the last taking-part lane's index
@@ -417,13 +585,13 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
   xor_(esi, esi);
   for (int o = 0, i = 0; o < kWarpLanes * 4; o += vbytes_, ++i) {
     if (z_) {
-      vmovdqu32(Zmm(0), ptr[r12 + int(index_slot + o)]);
+      vmovdqu32(Zmm(0), ptr[index_base + int(index_slot + o)]);
       vpcmpd(k2, Zmm(0), Zmm(2), 1);  // x < Lo
       vpcmpd(k3, Zmm(0), Zmm(3), 6);  // x > Hi
       korw(k2, k2, k3);
       kmovw(eax, k2);
     } else {
-      vmovdqu(Ymm(0), ptr[r12 + int(index_slot + o)]);
+      vmovdqu(Ymm(0), ptr[index_base + int(index_slot + o)]);
       vpcmpgtd(Ymm(1), Ymm(2), Ymm(0));  // Lo > x
       vpcmpgtd(Ymm(0), Ymm(0), Ymm(3));  // x > Hi
       vpor(Ymm(0), Ymm(0), Ymm(1));
@@ -453,7 +621,7 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
       if (first) shr(eax, uint8_t(first));
       if (bytes == 4) {
         kmovw(k2, eax);
-        vmovdqu32(Zmm(0), ptr[r12 + int(index_slot + 4 * first)]);
+        vmovdqu32(Zmm(0), ptr[index_base + int(index_slot + 4 * first)]);
         if (is_load) {
           kmovw(k3, eax);  // the gather clears k2
           vpgatherdd(Zmm(1) | k2, ptr[r8 + Zmm(0) * scale]);
@@ -464,7 +632,7 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
         }
       } else {
         kmovb(k2, eax);
-        vmovdqu32(Ymm(0), ptr[r12 + int(index_slot + 4 * first)]);
+        vmovdqu32(Ymm(0), ptr[index_base + int(index_slot + 4 * first)]);
         if (is_load) {
           kmovb(k3, eax);
           vpgatherdq(Zmm(1) | k2, ptr[r8 + Ymm(0) * scale]);
@@ -490,7 +658,7 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
       vpbroadcastd(Ymm(1), Xmm(1));
       vpsrlvd(Ymm(1), Ymm(1), Ymm(2));
       vpslld(Ymm(1), Ymm(1), 31);
-      vmovdqu(Ymm(0), ptr[r12 + int(index_slot + 4 * first)]);
+      vmovdqu(Ymm(0), ptr[index_base + int(index_slot + 4 * first)]);
       vmovdqu(Ymm(3), ptr[r12 + int(data_slot + 4 * first)]);
       vpgatherdd(Ymm(3), ptr[r8 + Ymm(0) * scale], Ymm(1));
       vmovdqu(ptr[r12 + int(data_slot + 4 * first)], Ymm(3));
@@ -502,7 +670,7 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
   Label access;
   L(access);
   bsf(eax, ecx);
-  movsxd(rsi, dword[r12 + rax * 4 + int(index_slot)]);
+  movsxd(rsi, dword[index_base + rax * 4 + int(index_slot)]);
   Address lane_data = bytes == 8 ? ptr[r12 + rax * 8 + int(data_slot)] : ptr[r12 + rax * 4 + int(data_slot)];
   if (is_load) {
     switch (bytes) {
@@ -529,6 +697,124 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
   jmp(done, T_NEAR);
 }
 
+// Registers: ecx = lanes taking part, rsi = lane 0's element (x, then the
+// address, then host), rdi / rdx = the first / last taking-part lane's
+// element, r11 = the window tried, r8 = its host pointer, r9 = its base,
+// r10 = size - bytes. Every test that fails jumps to `general` (the deferred
+// address values are computed there and the general path decides, faults
+// included); nothing is accessed before every test has passed.
+void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, Label& general) {
+  const Inst& in = f_.insts[v];
+  const bool is_load = in.op == Opcode::Load;
+  const ir::Type data_t = is_load ? in.type : f_.insts[in.args[1]].type;
+  const unsigned bytes = bit_width(data_t) / 8;  // 4 or 8 (plan_indexed_memory)
+  const int shift = a.shift;
+  const Reg64 index_base = a.index_var >= 0 ? r13 : r12;  // ctx.vars or the frame
+  const uint32_t index_slot = a.index_var >= 0 ? var_offsets_[uint32_t(a.index_var)] : slot(a.index);
+  const uint32_t data_slot = is_load ? slot(v) : slot(in.args[1]);
+  const WindowOffsets windows = window_offsets(in.attr);
+  Label try_window, next_window, full_check, seq_checked, host_known;
+  if (a.seq_cache >= 0 && !a.seq_owner) {  // an earlier access of this block did the checks below
+    mov(ecx, dword[r12 + a.seq_cache + 8]);
+    test(ecx, ecx);
+    jz(full_check, T_NEAR);
+    if (a.host_reuse) {  // and found the window of this very address
+      mov(rsi, qword[r12 + a.seq_cache + 16]);
+      test(rsi, rsi);
+      jnz(host_known, T_NEAR);
+    }
+    mov(rsi, qword[r12 + a.seq_cache]);
+    jmp(seq_checked, T_NEAR);
+    L(full_check);
+  }
+  if (a.seq_owner) {
+    mov(dword[r12 + a.seq_cache + 8], 0);
+    if (a.host_owner) mov(qword[r12 + a.seq_cache + 16], 0);
+  }
+  if (f_.insts[in.args.back()].op == Opcode::EntryMask) {
+    mov(ecx, dword[CTX(entry_mask)]);
+    test(ecx, ecx);
+  } else {
+    lane_bits(ecx, slot(in.args.back()));
+    and_(ecx, dword[CTX(entry_mask)]);
+  }
+  jz(done, T_NEAR);  // no lane takes part
+  if (!z_) {  // Avx2 moves all 32 lanes
+    cmp(ecx, uint32_t(-1));
+    jne(general, T_NEAR);
+  }
+  bsf(eax, ecx);
+  mov(esi, dword[index_base + rax * 4 + int(index_slot)]);  // x of the first taking-part lane, zero-extended
+  if (a.align_mask) {  // misaligned: the select sends it to its constant (the general path faults)
+    test(esi, a.align_mask);
+    jnz(general, T_NEAR);
+  }
+  shl(eax, uint8_t(shift));
+  sub(rsi, rax);  // b = x_f - f * bytes, as a signed 64-bit value
+  lea(rax, ptr[rsi + 31 * int(bytes)]);
+  shr(rax, 32);
+  jnz(general, T_NEAR);  // b < 0 or lane 31's element past 2^32: a dword compare would wrap
+  lanes_in_sequence(index_slot, 4, shift, index_base);  // exact: b .. b + 31 * bytes has no wrap
+  not_(edx);
+  test(edx, ecx);
+  jnz(general, T_NEAR);
+  if (a.seq_owner) {
+    mov(qword[r12 + a.seq_cache], rsi);
+    mov(dword[r12 + a.seq_cache + 8], ecx);
+  }
+  L(seq_checked);
+  // Every taking-part x_l = b + l * bytes, aligned like x_f (the step is the
+  // element size, the mask below it): the address is C + b + l * bytes.
+  if (a.disp) {
+    mov(rax, a.disp);
+    add(rsi, rax);
+  }
+  bsf(eax, ecx);
+  bsr(edx, ecx);
+  lea(rdi, ptr[rsi + rax * int(bytes)]);
+  lea(rdx, ptr[rsi + rdx * int(bytes)]);
+  lea(r11, ptr[rbx + int(windows.primary)]);
+  L(try_window);
+  mov(r8, qword[r11 + int(offsetof(MemWindow, host))]);
+  test(r8, r8);
+  jz(general, T_NEAR);  // an empty window ends the list
+  mov(r9, qword[r11 + int(offsetof(MemWindow, base))]);
+  mov(r10, qword[r11 + int(offsetof(MemWindow, size))]);
+  sub(r10, bytes);
+  jb(next_window, T_NEAR);
+  mov(rax, rdi);
+  sub(rax, r9);
+  jb(next_window, T_NEAR);
+  cmp(rax, r10);
+  ja(next_window, T_NEAR);
+  mov(rax, rdx);
+  sub(rax, r9);
+  jb(next_window, T_NEAR);
+  cmp(rax, r10);
+  ja(next_window, T_NEAR);
+  sub(rsi, r9);
+  add(rsi, r8);  // lane 0's element on the host (other lanes' may lie outside: masked off)
+  if (a.host_owner) mov(qword[r12 + a.seq_cache + 16], rsi);  // never 0: a window's host pointer is not null
+  L(host_known);
+  if (z_) {  // every lane: plain 64-byte moves, no lane masks
+    Label some;
+    cmp(ecx, uint32_t(-1));
+    jne(some, T_NEAR);
+    for (uint32_t o = 0; o < kWarpLanes * bytes; o += 64) {
+      const Address mem = ptr[rsi + int(o)], data = ptr[r12 + int(data_slot + o)];
+      vmovdqu32(Zmm(1), is_load ? mem : data);
+      vmovdqu32(is_load ? data : mem, Zmm(1));
+    }
+    jmp(done, T_NEAR);
+    L(some);
+  }
+  emit_contiguous_access(is_load, bytes, data_slot, rsi);
+  jmp(done, T_NEAR);
+  L(next_window);
+  emit_next_window(windows, try_window);
+  jmp(general, T_NEAR);
+}
+
 }  // namespace gpurc::x64
 
 namespace gpurc::x64 {
@@ -536,7 +822,7 @@ namespace gpurc::x64 {
 using namespace ir;
 using namespace Xbyak;
 
-void Emitter::lanes_in_sequence(uint32_t off, unsigned lb, int step_log2) {
+void Emitter::lanes_in_sequence(uint32_t off, unsigned lb, int step_log2, const Reg64& base) {
   const bool q = lb == 8;
   const int per = vbytes_ / int(lb);  // lanes per vector
   xor_(edx, edx);
@@ -562,7 +848,7 @@ void Emitter::lanes_in_sequence(uint32_t off, unsigned lb, int step_log2) {
       if (step_log2 >= 0 && q) vpaddq(V(1), V(1), V(3));
       else if (step_log2 >= 0) vpaddd(V(1), V(1), V(3));
     }
-    const Address a = ptr[r12 + int(off + uint32_t(i * vbytes_))];
+    const Address a = ptr[base + int(off + uint32_t(i * vbytes_))];
     if (z_ && q) {
       vpcmpeqq(k2, Zmm(1), a);
       kmovb(eax, k2);
