@@ -68,17 +68,9 @@ void Emitter::emit_draw_loop() {
   jmp(qword[rcx - 1 + int(offsetof(DrawLoop, next))]);
 }
 
-namespace {
-
-// The stub of one tier and MXCSR mode, made on first use and kept; null if
-// it could not be assembled (the draw runner then keeps the C++ warp loop).
-struct DrawStub {
-  backend::ExecMemory mem;
-};
-
-}  // namespace
-
-const uint8_t* Emitter::build_draw_stub(Tier tier, bool daz) {
+// The stub of one tier and MXCSR mode in executable memory of its own; null
+// if it could not be assembled (the draw runner then keeps the C++ warp loop).
+std::unique_ptr<backend::ExecMemory> Emitter::build_draw_stub(Tier tier, bool daz) {
   static const ir::Function empty;
   static const Plan no_plan{};
   constexpr size_t kPool = 4096, kCode = 16384;
@@ -91,22 +83,22 @@ const uint8_t* Emitter::build_draw_stub(Tier tier, bool daz) {
     e.ready();
     const uint8_t* first = reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(e.pool_lowest()) & ~uintptr_t(63));
     const size_t entry = size_t(code - first);
-    auto* stub = new DrawStub;  // kept for the process: compiled shaders' code jumps into it
+    auto mem = std::make_unique<backend::ExecMemory>();
     std::string err;
-    if (!stub->mem.install(first, entry + e.getSize(), &err, entry)) {
-      delete stub;
-      return nullptr;
-    }
-    return stub->mem.entry();
+    if (!mem->install(first, entry + e.getSize(), &err, entry)) return nullptr;
+    return mem;
   } catch (...) {
     return nullptr;
   }
 }
 
 namespace {
+// Made on the first draw that needs it (a thread-safe static) and kept for
+// the process: compiled shaders' code jumps into it.
 template <Tier T, bool Daz>
 const uint8_t* draw_stub_of() {
-  static const uint8_t* const stub = Emitter::build_draw_stub(T, Daz);
+  static const std::unique_ptr<backend::ExecMemory> mem = Emitter::build_draw_stub(T, Daz);
+  static const uint8_t* const stub = mem ? mem->entry() : nullptr;
   return stub;
 }
 }  // namespace

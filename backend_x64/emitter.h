@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "backend_common/exec_memory.h"
 #include "backend_common/helpers.h"
 #include "backend_common/plan.h"
 #include "backend_x64/jit.h"
@@ -84,7 +85,7 @@ class Emitter : public Xbyak::CodeGenerator {
   // call of the getter (InstalledCode::draw_stub), null if it failed.
   using DrawStubGetter = const uint8_t* (*)();
   DrawStubGetter draw_stub_getter() const;
-  static const uint8_t* build_draw_stub(Tier tier, bool daz);
+  static std::unique_ptr<backend::ExecMemory> build_draw_stub(Tier tier, bool daz);
   // Descriptors referenced by the code; the compiled function keeps them alive.
   std::vector<std::unique_ptr<rt::EvalOp>> eval_ops;
   std::vector<std::unique_ptr<rt::WarpOp>> warp_ops;
