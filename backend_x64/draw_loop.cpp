@@ -14,8 +14,9 @@
 // The loop depends on the descriptors only, not on the shader: it is one
 // stub per tier and MXCSR mode (the entry frame's DAZ choice), emitted the
 // first time a draw needs it and kept for the process (draw_stub). A
-// vertex shader's own code carries only two small pieces (emit_draw_loop):
-// its per-warp entry (a jump to warp_start_) and the jump back into the stub.
+// vertex shader's own code carries only the jump back into the stub
+// (emit_draw_loop); the stub enters it at warp_start_, where every warp of
+// a warp-loop call starts.
 // Until the eighth session every vertex shader emitted the whole loop, which
 // cost ~14 us of each one's cold compile (docs/pica200.md).
 //
@@ -55,14 +56,12 @@ bool Emitter::draw_loop_enabled() {
   return yes;
 }
 
-// A vertex shader's part: the per-warp entry the stub jumps to, and the
-// way back into the stub after a warp (loop_next_ comes here when the
-// kWarpLoopOffset slot has bit 0 set; eax holds the warp's status).
+// A vertex shader's part: the way back into the stub after a warp
+// (loop_next_ comes here when the kWarpLoopOffset slot has bit 0 set; eax
+// holds the warp's status). The stub enters the shader at warp_start_
+// (draw_loop_entry()).
 void Emitter::emit_draw_loop() {
   if (!draw_loop_) return;
-  align(16);
-  draw_loop_entry_ = getSize();
-  jmp(warp_start_, T_NEAR);
   L(draw_next_);
   mov(rcx, qword[rsp + kWarpLoopOffset]);
   jmp(qword[rcx - 1 + int(offsetof(DrawLoop, next))]);

@@ -79,8 +79,11 @@ class Emitter : public Xbyak::CodeGenerator {
   static constexpr size_t kNoWarpLoop = ~size_t(0);
   size_t warp_loop_entry() const { return warp_loop_entry_; }
   // A vertex shader's per-warp entry for the shared draw-loop stub
-  // (ir::Executable::run_draw_loop, draw_loop.cpp), or kNoWarpLoop.
-  size_t draw_loop_entry() const { return draw_loop_entry_; }
+  // (ir::Executable::run_draw_loop, draw_loop.cpp): warp_start_, as a byte
+  // offset from the code start (valid after ready()), or kNoWarpLoop.
+  size_t draw_loop_entry() const {
+    return draw_loop_ ? size_t(warp_start_.getAddress() - getCode()) : kNoWarpLoop;
+  }
   // The stub of this function's tier and MXCSR mode, emitted on the first
   // call of the getter (InstalledCode::draw_stub), null if it failed.
   using DrawStubGetter = const uint8_t* (*)();
@@ -444,7 +447,6 @@ class Emitter : public Xbyak::CodeGenerator {
   // loop_next_ goes on at draw_next_, which jumps back into the stub.
   static bool draw_loop_enabled();  // false with GPURC_DRAW_LOOP=0 (no draw loop emitted)
   bool draw_loop_ = false;
-  size_t draw_loop_entry_ = kNoWarpLoop;
   Xbyak::Label draw_next_;
   void emit_draw_loop();
   void emit_draw_stub();

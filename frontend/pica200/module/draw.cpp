@@ -406,9 +406,9 @@ struct Moves {
   uint16_t load = 0, zero_in = 0, store = 0, zero_out = 0;
   uint16_t forward = 0;  // output registers copied from their input register (DrawPlan::forward)
   // The same moves for the engine's draw loop (ir::DrawLoop), when it has
-  // one and every moved output register is a quad: full warps then move
-  // their registers in generated code, and only a last partial warp runs
-  // through run_range_t.
+  // one and every moved output register is a quad: every warp, the last
+  // partial one included, then moves its registers in generated code, and
+  // run_range_t serves the other draws (output maps, engines without one).
   bool engine_loop = false;
   bool prefetch = false;
   bool reverse = false;  // warps from the last down (run_range)
