@@ -31,7 +31,7 @@ namespace {
 // descriptors share first_warp / end_warp / warp, and a missing entry or
 // frame faults as Unsupported before any warp runs.
 template <class Loop>
-ir::RunStatus enter_loop(const ExecMemory& mem, size_t entry, size_t frame,
+ir::RunStatus enter_loop(const uint8_t* code, size_t entry, size_t frame,
                          ir::WarpContext& ctx, Loop& loop) {
   if (entry == InstalledCode::kNoWarpLoop || (frame > 0 && ctx.frame == nullptr)) {
     loop.warp = loop.first_warp;
@@ -45,7 +45,7 @@ ir::RunStatus enter_loop(const ExecMemory& mem, size_t entry, size_t frame,
     return ctx.status;
   }
   auto fn = reinterpret_cast<uint32_t (*)(ir::WarpContext*, Loop*)>(
-      const_cast<uint8_t*>(mem.entry() + entry));
+      const_cast<uint8_t*>(code + entry));
   ctx.status = ir::RunStatus(fn(&ctx, &loop));
   return ctx.status;
 }
@@ -53,11 +53,22 @@ ir::RunStatus enter_loop(const ExecMemory& mem, size_t entry, size_t frame,
 }  // namespace
 
 ir::RunStatus InstalledCode::run_warps(ir::WarpContext& ctx, ir::WarpLoop& loop) const {
-  return enter_loop(mem, warp_loop_entry, frame, ctx, loop);
+  return enter_loop(mem.entry(), warp_loop_entry, frame, ctx, loop);
 }
 
 ir::RunStatus InstalledCode::run_draw_loop(ir::WarpContext& ctx, ir::DrawLoop& loop) const {
-  return enter_loop(mem, draw_loop_entry, frame, ctx, loop);
+  const uint8_t* stub = draw_loop_entry == kNoWarpLoop || !draw_stub ? nullptr : draw_stub();
+  if (!stub) return enter_loop(mem.entry(), kNoWarpLoop, frame, ctx, loop);  // faults as Unsupported
+  loop.warp_entry = mem.entry() + draw_loop_entry;
+  return enter_loop(stub, 0, frame, ctx, loop);
+}
+
+bool InstalledCode::draw_loop_code(const uint8_t*& code, const uint8_t*& warp_entry) const {
+  const uint8_t* stub = draw_loop_entry == kNoWarpLoop || !draw_stub ? nullptr : draw_stub();
+  if (!stub) return false;
+  code = stub;
+  warp_entry = mem.entry() + draw_loop_entry;
+  return true;
 }
 
 }  // namespace gpurc::backend

@@ -43,11 +43,19 @@ class InstalledCode : public CompiledCode {
   size_t warp_loop_entry = kNoWarpLoop;
   bool has_warp_loop() const override { return warp_loop_entry != kNoWarpLoop; }
   ir::RunStatus run_warps(ir::WarpContext& ctx, ir::WarpLoop& loop) const override;
-  // The draw loop's entry, `uint32_t draw(ir::WarpContext*, ir::DrawLoop*)`,
-  // likewise (kNoWarpLoop: none).
+  // The draw loop: a stub shared by every function of a tier and MXCSR mode,
+  // `uint32_t draw(ir::WarpContext*, ir::DrawLoop*)`, that enters this
+  // function at its per-warp entry `draw_loop_entry` (a byte offset from
+  // mem.entry(); kNoWarpLoop: none). `draw_stub` returns the stub's entry,
+  // emitting it on its first call (null: it could not be made).
   size_t draw_loop_entry = kNoWarpLoop;
-  bool has_draw_loop() const override { return draw_loop_entry != kNoWarpLoop; }
+  using DrawStubGetter = const uint8_t* (*)();
+  DrawStubGetter draw_stub = nullptr;
+  bool has_draw_loop() const override {
+    return draw_loop_entry != kNoWarpLoop && draw_stub && draw_stub() != nullptr;
+  }
   ir::RunStatus run_draw_loop(ir::WarpContext& ctx, ir::DrawLoop& loop) const override;
+  bool draw_loop_code(const uint8_t*& code, const uint8_t*& warp_entry) const override;
 };
 
 }  // namespace gpurc::backend

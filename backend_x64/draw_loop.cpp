@@ -1,23 +1,36 @@
-// The draw loop: a third entry of a compiled vertex shader,
-// `uint32_t draw(ir::WarpContext*, ir::DrawLoop*)` (ir/abi.h), that runs the
-// full warps of a draw straight between the caller's vertex records and the
-// vars: per warp it zeroes the given var ranges, moves each loaded input
-// register from the records into its four var slots (8 vertices at a time:
-// eight 16-byte loads, two of them per ymm, and an in-register 4x4 transpose
-// per 128-bit half), copies the pass-through registers record to record,
-// then enters the function at warp_start_ (warp_loop.cpp). The epilogue
-// comes back through loop_next_ (the kWarpLoopOffset slot holds the
-// DrawLoop* with bit 0 set) to draw_next_, which moves the output registers
+// The draw loop: `uint32_t draw(ir::WarpContext*, ir::DrawLoop*)` (ir/abi.h),
+// which runs the full warps of a draw straight between the caller's vertex
+// records and the vars: per warp it zeroes the given var ranges, moves each
+// loaded input register from the records into its four var slots (8 or 16
+// vertices at a time: 16-byte loads, two or four of them per vector, and an
+// in-register 4x4 transpose per 128-bit lane), copies the pass-through
+// registers record to record, then enters the function at its per-warp
+// entry (DrawLoop::warp_entry). The function's epilogue comes back through
+// loop_next_ (the kWarpLoopOffset slot holds the DrawLoop* with bit 0 set)
+// and an indirect jump to DrawLoop::next, which moves the output registers
 // out with the inverse transposes and runs the post copies. The prologue
 // (registers, MXCSR) and the epilogue run once per call, not once per warp.
-// Only vector registers 0-7 and general registers the function itself sets
-// before use are touched (rbp, the frame pointer, is restored), with VEX
-// encodings on AVX2 and EVEX zmm forms on AVX-512.
-// Emitted for functions that carry Function::unlaunched_lanes_free (vertex
-// shaders) and have a warp loop (no barriers).
+//
+// The loop depends on the descriptors only, not on the shader: it is one
+// stub per tier and MXCSR mode (the entry frame's DAZ choice), emitted the
+// first time a draw needs it and kept for the process (draw_stub). A
+// vertex shader's own code carries only the jump back into the stub
+// (emit_draw_loop); the stub enters it at warp_start_, where every warp of
+// a warp-loop call starts.
+// Until the eighth session every vertex shader emitted the whole loop, which
+// cost ~14 us of each one's cold compile (docs/pica200.md).
+//
+// The stub touches only vector registers 0-7 and general registers the
+// function itself sets before use (rbp, the frame pointer, is restored),
+// with VEX encodings on AVX2 and EVEX zmm forms on AVX-512.
 #include <cstddef>
 #include <cstdlib>
 #include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend_common/exec_memory.h"
 
 #include "backend_x64/emitter.h"
 #include "ir/abi.h"
@@ -43,10 +56,58 @@ bool Emitter::draw_loop_enabled() {
   return yes;
 }
 
+// A vertex shader's part: the way back into the stub after a warp
+// (loop_next_ comes here when the kWarpLoopOffset slot has bit 0 set; eax
+// holds the warp's status). The stub enters the shader at warp_start_
+// (draw_loop_entry()).
 void Emitter::emit_draw_loop() {
   if (!draw_loop_) return;
-  align(16);
-  draw_loop_entry_ = getSize();
+  L(draw_next_);
+  mov(rcx, qword[rsp + kWarpLoopOffset]);
+  jmp(qword[rcx - 1 + int(offsetof(DrawLoop, next))]);
+}
+
+// The stub of one tier and MXCSR mode in executable memory of its own; null
+// if it could not be assembled (the draw runner then keeps the C++ warp loop).
+std::unique_ptr<backend::ExecMemory> Emitter::build_draw_stub(Tier tier, bool daz) {
+  static const ir::Function empty;
+  static const Plan no_plan{};
+  constexpr size_t kPool = 4096, kCode = 16384;
+  std::vector<uint8_t> buf(kPool + kCode + 64);
+  uint8_t* code = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(buf.data()) + kPool + 63) & ~uintptr_t(63));
+  try {
+    Emitter e(empty, tier, kCode, code, buf.data(), &no_plan);
+    e.daz_ = daz;
+    e.emit_draw_stub();
+    e.ready();
+    const uint8_t* first = reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(e.pool_lowest()) & ~uintptr_t(63));
+    const size_t entry = size_t(code - first);
+    auto mem = std::make_unique<backend::ExecMemory>();
+    std::string err;
+    if (!mem->install(first, entry + e.getSize(), &err, entry)) return nullptr;
+    return mem;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+namespace {
+// Made on the first draw that needs it (a thread-safe static) and kept for
+// the process: compiled shaders' code jumps into it.
+template <Tier T, bool Daz>
+const uint8_t* draw_stub_of() {
+  static const std::unique_ptr<backend::ExecMemory> mem = Emitter::build_draw_stub(T, Daz);
+  static const uint8_t* const stub = mem ? mem->entry() : nullptr;
+  return stub;
+}
+}  // namespace
+
+Emitter::DrawStubGetter Emitter::draw_stub_getter() const {
+  if (tier_ == Tier::Avx512) return daz_ ? &draw_stub_of<Tier::Avx512, true> : &draw_stub_of<Tier::Avx512, false>;
+  return daz_ ? &draw_stub_of<Tier::Avx2, true> : &draw_stub_of<Tier::Avx2, false>;
+}
+
+void Emitter::emit_draw_stub() {
   // AVX-512: 16 vertices per transpose step in zmm (GPURC_DRAW_YMM=1: the
   // ymm form, for measuring).
   static const bool force_ymm = [] {
@@ -55,6 +116,9 @@ void Emitter::emit_draw_loop() {
   }();
   const bool wide = z_ && !force_ymm;
   emit_entry_frame();
+  Label next;
+  lea(rax, ptr[rip + next]);
+  mov(qword[DL(next)], rax);
   lea(rax, ptr[rsi + 1]);
   mov(qword[rsp + kWarpLoopOffset], rax);
   {
@@ -109,7 +173,7 @@ void Emitter::emit_draw_loop() {
     L(none);
   };
   auto copies = [&](int list_off, int count_off) {
-    Label each, vertex, none;
+    Label each, vertex, one, copied, none;
     mov(ecx, dword[rsi + count_off]);
     test(ecx, ecx);
     jz(none, T_NEAR);
@@ -123,6 +187,9 @@ void Emitter::emit_draw_loop() {
     mov(rax, r10);
     imul(rax, r11);
     add(rax, qword[COPY(dst)]);
+    mov(edx, dword[DL(lanes)]);
+    cmp(edx, int(kWarpLanes));
+    jne(one, T_NEAR);
     mov(edx, int(kWarpLanes / 4));
     L(vertex);
     for (int k = 0; k < 4; ++k) {
@@ -133,6 +200,15 @@ void Emitter::emit_draw_loop() {
     }
     sub(edx, 1);
     jnz(vertex, T_NEAR);
+    jmp(copied, T_NEAR);
+    L(one);  // a partial warp: its vertices one by one (lanes >= 1)
+    vmovups(Xmm(0), ptr[r8]);
+    vmovups(ptr[rax], Xmm(0));
+    add(r8, r9);
+    add(rax, r10);
+    sub(edx, 1);
+    jnz(one, T_NEAR);
+    L(copied);
     add(rdi, int(sizeof(DrawCopy)));
     sub(ecx, 1);
     jnz(each, T_NEAR);
@@ -141,7 +217,7 @@ void Emitter::emit_draw_loop() {
   jmp(check, T_NEAR);
 
   // From the epilogue: eax = the status of the warp that just ended.
-  L(draw_next_);
+  L(next);
   cmp(eax, uint32_t(RunStatus::Done));
   jne(exit, T_NEAR);
   descriptor();
@@ -150,6 +226,30 @@ void Emitter::emit_draw_loop() {
   // half into vertices k (low half) and k + 4 (high half).
   each_move(int(offsetof(DrawLoop, stores)), int(offsetof(DrawLoop, nstores)), [&] {
     slots();
+    Label full;
+    cmp(dword[DL(lanes)], int(kWarpLanes));
+    je(full, T_NEAR);
+    {
+      // A partial warp: vertex by vertex, the four components gathered from
+      // the slots into one 16-byte store; r10 = the lane's byte offset.
+      Label one;
+      mov(r12d, dword[DL(lanes)]);
+      shl(r12d, 2);
+      xor_(r10d, r10d);
+      L(one);
+      vmovss(Xmm(0), ptr[rax + r10]);
+      vinsertps(Xmm(0), Xmm(0), ptr[r14 + r10], 0x20);
+      vinsertps(Xmm(0), Xmm(0), ptr[rdx + r10], 0x10);
+      vinsertps(Xmm(0), Xmm(0), ptr[rbp + r10], 0x30);
+      vmovups(ptr[r8], Xmm(0));
+      add(r8, r9);
+      add(r10d, 4);
+      cmp(r10d, r12d);
+      jb(one, T_NEAR);
+    }
+    Label moved;
+    jmp(moved, T_NEAR);
+    L(full);
     if (wide) {
       // AVX-512: 16 vertices per step, vertices k, k + 4, k + 8, k + 12 in
       // the four 128-bit lanes of one zmm.
@@ -181,6 +281,7 @@ void Emitter::emit_draw_loop() {
           lea(r8, ptr[r8 + r9 * 4]);
         }
       }
+      L(moved);
       return;
     }
     for (int j = 0; j < int(kWarpLanes) / 8; ++j) {
@@ -207,6 +308,7 @@ void Emitter::emit_draw_loop() {
       vextractf128(ptr[r8 + r10], Ymm(3), 1);
       lea(r8, ptr[r8 + r9 * 4]);
     }
+    L(moved);
   });
   copies(int(offsetof(DrawLoop, post)), int(offsetof(DrawLoop, npost)));
   {
@@ -230,6 +332,24 @@ void Emitter::emit_draw_loop() {
   sub(edx, dword[DL(first_warp)]);
   cmp(eax, edx);
   jae(done, T_NEAR);
+  {
+    // The warp's lanes: 32, or `tail` for the last warp when that is set;
+    // the launched-lane mask follows (the function reads it at its entry).
+    Label full;
+    mov(ecx, int(kWarpLanes));
+    add(eax, 1);
+    cmp(eax, edx);  // warp - first_warp + 1 == end_warp - first_warp: the last warp
+    jne(full, T_NEAR);
+    mov(edx, dword[DL(tail)]);
+    test(edx, edx);
+    cmovnz(ecx, edx);
+    L(full);
+    mov(dword[DL(lanes)], ecx);
+    mov(eax, 1);
+    shl(rax, cl);
+    sub(rax, 1);
+    mov(dword[CTX(entry_mask)], eax);
+  }
   mov(rdx, qword[DL(budget)]);
   mov(qword[CTX(budget)], rdx);
   emit_zero_ranges(int(offsetof(DrawLoop, nzero)), int(offsetof(DrawLoop, zero)));
@@ -238,6 +358,30 @@ void Emitter::emit_draw_loop() {
   // then the 4x4 transpose of each half gives 8 lanes of x, y, z and w.
   each_move(int(offsetof(DrawLoop, loads)), int(offsetof(DrawLoop, nloads)), [&] {
     slots();
+    Label full, no_prefetch;
+    cmp(dword[DL(lanes)], int(kWarpLanes));
+    je(full, T_NEAR);
+    {
+      // A partial warp: vertex by vertex, one 16-byte load spread over the
+      // four slots; no record past the draw is read. r10 = the lane's byte
+      // offset (the lanes not launched keep what they held).
+      Label one;
+      mov(r12d, dword[DL(lanes)]);
+      shl(r12d, 2);
+      xor_(r10d, r10d);
+      L(one);
+      vmovups(Xmm(0), ptr[r8]);
+      vmovss(ptr[rax + r10], Xmm(0));
+      vextractps(ptr[rdx + r10], Xmm(0), 1);
+      vextractps(ptr[r14 + r10], Xmm(0), 2);
+      vextractps(ptr[rbp + r10], Xmm(0), 3);
+      add(r8, r9);
+      add(r10d, 4);
+      cmp(r10d, r12d);
+      jb(one, T_NEAR);
+      jmp(no_prefetch, T_NEAR);
+    }
+    L(full);
     if (wide) {
       // AVX-512: vertices k, k + 4, k + 8, k + 12 in the 128-bit lanes of one
       // zmm; the in-lane transposes then give 16 lanes of x, y, z, w.
@@ -296,7 +440,7 @@ void Emitter::emit_draw_loop() {
     }
     // The next warp's records of this register (prefetches never fault),
     // unless this is the call's last warp.
-    Label no_prefetch, more;
+    Label more;
     cmp(dword[DL(prefetch)], 0);
     je(no_prefetch, T_NEAR);
     {
@@ -329,7 +473,7 @@ void Emitter::emit_draw_loop() {
   });
   mov(r12, qword[CTX(frame)]);
   copies(int(offsetof(DrawLoop, pre)), int(offsetof(DrawLoop, npre)));
-  jmp(warp_start_, T_NEAR);
+  jmp(qword[DL(warp_entry)]);
 
   L(done);
   mov(eax, uint32_t(RunStatus::Done));

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "backend_common/exec_memory.h"
 #include "backend_common/helpers.h"
 #include "backend_common/plan.h"
 #include "backend_x64/jit.h"
@@ -77,8 +78,17 @@ class Emitter : public Xbyak::CodeGenerator {
   // (ir::Executable::run_warps), or kNoWarpLoop (a function with barriers).
   static constexpr size_t kNoWarpLoop = ~size_t(0);
   size_t warp_loop_entry() const { return warp_loop_entry_; }
-  // The draw loop's entry (ir::Executable::run_draw_loop, draw_loop.cpp), or kNoWarpLoop.
-  size_t draw_loop_entry() const { return draw_loop_entry_; }
+  // A vertex shader's per-warp entry for the shared draw-loop stub
+  // (ir::Executable::run_draw_loop, draw_loop.cpp): warp_start_, as a byte
+  // offset from the code start (valid after ready()), or kNoWarpLoop.
+  size_t draw_loop_entry() const {
+    return draw_loop_ ? size_t(warp_start_.getAddress() - getCode()) : kNoWarpLoop;
+  }
+  // The stub of this function's tier and MXCSR mode, emitted on the first
+  // call of the getter (InstalledCode::draw_stub), null if it failed.
+  using DrawStubGetter = const uint8_t* (*)();
+  DrawStubGetter draw_stub_getter() const;
+  static std::unique_ptr<backend::ExecMemory> build_draw_stub(Tier tier, bool daz);
   // Descriptors referenced by the code; the compiled function keeps them alive.
   std::vector<std::unique_ptr<rt::EvalOp>> eval_ops;
   std::vector<std::unique_ptr<rt::WarpOp>> warp_ops;
@@ -460,14 +470,15 @@ class Emitter : public Xbyak::CodeGenerator {
   void emit_warp_loop();
   // The warp and draw loops' per-warp zeroing of var ranges (warp_loop.cpp).
   void emit_zero_ranges(int count_off, int list_off);
-  // The draw loop (draw_loop.cpp): a third entry for a vertex shader's draw,
-  // built on the warp loop's per-warp entry; its call marks the
-  // kWarpLoopOffset slot with bit 0, and loop_next_ goes on at draw_next_.
+  // The draw loop (draw_loop.cpp): one stub per tier and MXCSR mode
+  // (emit_draw_stub), which enters a vertex shader at its per-warp entry;
+  // the stub's call marks the kWarpLoopOffset slot with bit 0, and
+  // loop_next_ goes on at draw_next_, which jumps back into the stub.
   static bool draw_loop_enabled();  // false with GPURC_DRAW_LOOP=0 (no draw loop emitted)
   bool draw_loop_ = false;
-  size_t draw_loop_entry_ = kNoWarpLoop;
   Xbyak::Label draw_next_;
   void emit_draw_loop();
+  void emit_draw_stub();
 };
 
 }  // namespace gpurc::x64

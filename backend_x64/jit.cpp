@@ -124,7 +124,10 @@ std::unique_ptr<CompiledFunction> compile(const ir::Function& f, const JitOption
       ir::StageTimer finish_time("var read ranges, descriptors");
       fn->frame = e.frame_bytes();
       if (e.warp_loop_entry() != Emitter::kNoWarpLoop) fn->warp_loop_entry = e.warp_loop_entry();
-      if (e.draw_loop_entry() != Emitter::kNoWarpLoop) fn->draw_loop_entry = e.draw_loop_entry();
+      if (e.draw_loop_entry() != Emitter::kNoWarpLoop) {
+        fn->draw_loop_entry = e.draw_loop_entry();
+        fn->draw_stub = e.draw_stub_getter();
+      }
       fn->var_reads = backend::var_read_ranges_of(f);
       fn->eval_ops = std::move(e.eval_ops);
       fn->warp_ops = std::move(e.warp_ops);

@@ -129,6 +129,7 @@ struct WarpLoop {
 // each `post` copy runs. Every input of a warp is read before its first
 // output byte is written. `prefetch`: also prefetch the next warp's load
 // records. `reverse`: run the warps from end_warp - 1 down to first_warp.
+// `tail`: the last warp's vertex count when it is partial (eighth session).
 struct DrawRegMove {
   uint8_t* base = nullptr;  // the register in vertex 0's record
   uint64_t stride = 0;
@@ -153,6 +154,15 @@ struct DrawLoop {
   // Out: the warp that ended the call (Fault); Done: all ran.
   uint32_t warp = 0;
   uint32_t reverse = 0;
+  // tail != 0: the last warp (end_warp - 1) is partial, vertices
+  // 32 (end_warp - 1) .. + tail - 1 only (its other lanes are not launched;
+  // their records are neither read nor written). `lanes`: engine scratch.
+  uint32_t tail = 0, lanes = 0;
+  // Filled in by the engine, not the caller (x64: the draw loop is one
+  // shared stub per tier, not part of each function; eighth session): the
+  // function's per-warp entry, and where its epilogue goes back to in the stub.
+  const uint8_t* warp_entry = nullptr;
+  const uint8_t* next = nullptr;
 };
 
 // Something that runs one IR function on warps: the IR interpreter, a JIT tier.
@@ -199,6 +209,17 @@ class Executable {
     ctx.fault = FaultKind::Unsupported;
     ctx.status = RunStatus::Fault;
     return ctx.status;
+  }
+  // The draw loop as code a caller may enter itself, without the virtual
+  // calls of run_draw_loop (a draw's fixed cost): `code` is called as
+  // `uint32_t code(WarpContext*, DrawLoop*)` with loop.warp_entry =
+  // `warp_entry`, ctx.frame set when frame_bytes() > 0 and
+  // first_warp < end_warp. False: the engine has none (use run_draw_loop).
+  // The pointers stay valid as long as the executable.
+  virtual bool draw_loop_code(const uint8_t*& code, const uint8_t*& warp_entry) const {
+    (void)code;
+    (void)warp_entry;
+    return false;
   }
 };
 

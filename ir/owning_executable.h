@@ -30,6 +30,9 @@ class OwningExecutable final : public Executable {
   RunStatus run_draw_loop(WarpContext& ctx, DrawLoop& loop) const override {
     return exe_->run_draw_loop(ctx, loop);
   }
+  bool draw_loop_code(const uint8_t*& code, const uint8_t*& warp_entry) const override {
+    return exe_->draw_loop_code(code, warp_entry);
+  }
 
  private:
   std::shared_ptr<const Function> f_;

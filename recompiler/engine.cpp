@@ -62,6 +62,9 @@ class CachedIr final : public ir::Executable {
   ir::RunStatus run_draw_loop(ir::WarpContext& ctx, ir::DrawLoop& loop) const override {
     return exe->run_draw_loop(ctx, loop);
   }
+  bool draw_loop_code(const uint8_t*& code, const uint8_t*& warp_entry) const override {
+    return exe->draw_loop_code(code, warp_entry);
+  }
   std::shared_ptr<ir::Executable> exe;
   uint32_t vars_bytes;
   uint64_t max_step_cost;

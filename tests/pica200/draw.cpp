@@ -627,7 +627,7 @@ TEST_CASE("pica200 draw: a fault in every warp names the first warp") {
     CAPTURE(e);
     auto shader = compile_on(no_end, e);
     p::DrawState draw(*shader);
-    for (size_t n : {size_t(100), size_t(64), size_t(40)}) {
+    for (size_t n : {size_t(100), size_t(64), size_t(40), size_t(31), size_t(5), size_t(1)}) {
       const p::RunResult r = draw.run(p::VertexInputs::records(in.data(), sizeof(p::InputVertex), 0x0003),
                                       p::VertexOutputs::records(out.data(), sizeof(p::OutputVertex), 0x0003), n);
       CHECK_FALSE(r.ok);
@@ -642,5 +642,122 @@ TEST_CASE("pica200 draw: a fault in every warp names the first warp") {
                         p::VertexOutputs::records(got.data(), sizeof(p::OutputVertex), 0xFFFF), 100)
                 .ok);
     check_same(got, ref, 0xFFFF, "ref_simple after faults on " + e);
+  }
+}
+
+// The draw loop is one stub per tier and MXCSR mode, shared by every vertex
+// shader (eighth session): each call enters the stub with the shader's own
+// per-warp entry, and the shader's epilogue jumps back to the stub's address
+// in the call's descriptor. Draws of different shaders, interleaved on one
+// thread and with the states kept alive side by side, must each run their
+// own code and agree with the interpreter bit for bit.
+TEST_CASE("pica200 draw: interleaved draws of different shaders share the draw loop") {
+  const std::vector<Case> all = cases();
+  const size_t n = 96;  // three full warps: all through the draw loop where the engine has one
+  const std::vector<p::InputVertex> in = random_inputs(n, 5);
+  std::vector<std::vector<p::OutputVertex>> ref(all.size(), std::vector<p::OutputVertex>(n));
+  for (size_t i = 0; i < all.size(); ++i)
+    REQUIRE(compile_on(all[i].setup, "interp")->run(all[i].uniforms, in, ref[i], p::RunOptions{1}).ok);
+  for (const std::string& e : p::engines()) {
+    CAPTURE(e);
+    std::vector<std::shared_ptr<const p::Shader>> shaders;
+    std::vector<p::DrawState> states;
+    for (const Case& c : all) {
+      shaders.push_back(compile_on(c.setup, e));
+      states.emplace_back(*shaders.back());
+      states.back().set_uniforms(c.uniforms);
+    }
+    for (int pass = 0; pass < 2; ++pass)
+      for (size_t i = 0; i < all.size(); ++i) {
+        std::vector<p::OutputVertex> got(n, garbage_vertex());
+        const p::RunResult r = states[i].run(p::VertexInputs::records(in.data(), sizeof(p::InputVertex), 0xFFFF),
+                                             p::VertexOutputs::records(got.data(), sizeof(p::OutputVertex), 0xFFFF), n);
+        REQUIRE_MESSAGE(r.ok, r.error);
+        check_same(got, ref[i], 0xFFFF, all[i].name + " on " + e);
+      }
+  }
+}
+
+// A draw's last partial warp runs inside the engine's draw loop (eighth
+// session; before, it went through the C++ runner): every size from 1 to
+// 100 vertices, random input and output masks, strides and register
+// placements, in place in a third of the sizes; outputs bit for bit as the
+// interpreter's, registers outside the output mask and every byte past the
+// draw untouched.
+TEST_CASE("pica200 draw: every draw size 1..100 with random layouts agrees with the interpreter") {
+  std::mt19937 rng(1234);
+  const std::vector<Case> all = cases();
+  const bool light = std::getenv("GPURC_TEST_LIGHT") != nullptr;
+  for (size_t ci = 0; ci < 3; ++ci) {  // the reference shaders
+    const Case& c = all[ci];
+    std::vector<std::shared_ptr<const p::Shader>> shaders;
+    std::vector<p::DrawState> states;
+    const std::vector<std::string> engines = p::engines();
+    for (const std::string& e : engines) {
+      shaders.push_back(compile_on(c.setup, e));
+      states.emplace_back(*shaders.back());
+      states.back().set_uniforms(c.uniforms);
+    }
+    auto interp = compile_on(c.setup, "interp");
+    for (size_t n = 1; n <= 100; n += light ? 3 : 1) {
+      std::array<unsigned, 16> in_slot{}, out_slot{};
+      for (unsigned r = 0; r < 16; ++r) in_slot[r] = out_slot[r] = r;
+      std::shuffle(in_slot.begin(), in_slot.end(), rng);
+      std::shuffle(out_slot.begin(), out_slot.end(), rng);
+      const size_t in_stride = 256 + 4 * (rng() % 9), out_stride = 256 + 4 * (rng() % 9);
+      const uint16_t in_mask = uint16_t(rng() | 1), out_mask = uint16_t(rng() | 1);
+      const bool in_place = n % 3 == 0;
+      const std::vector<p::InputVertex> in = random_inputs(n, uint32_t(n));
+      std::vector<p::InputVertex> masked = in;
+      for (auto& v : masked)
+        for (unsigned r = 0; r < 16; ++r)
+          if (!(in_mask >> r & 1)) v.v[r] = {0, 0, 0, 0};
+      std::vector<p::OutputVertex> ref(n);
+      REQUIRE(interp->run(c.uniforms, masked, ref, p::RunOptions{1}).ok);
+      for (size_t ei = 0; ei < engines.size(); ++ei) {
+        CAPTURE(c.name);
+        CAPTURE(engines[ei]);
+        CAPTURE(n);
+        CAPTURE(in_mask);
+        CAPTURE(out_mask);
+        CAPTURE(in_place);
+        const size_t stride = in_place ? in_stride : out_stride;
+        const std::array<unsigned, 16>& oslot = in_place ? in_slot : out_slot;
+        std::vector<uint8_t> in_buf(n * in_stride + 64, 0xAB), out_buf(n * stride + 64, 0xCD);
+        for (size_t k = 0; k < n; ++k)
+          for (unsigned r = 0; r < 16; ++r) std::memcpy(&in_buf[k * in_stride + 16 * in_slot[r]], in[k].v[r].data(), 16);
+        const std::vector<uint8_t> in_copy = in_buf;
+        std::vector<uint8_t>& dst = in_place ? in_buf : out_buf;
+        const std::vector<uint8_t> dst_before = dst;
+        p::VertexInputs vi;
+        p::VertexOutputs vo;
+        vi.mask = in_mask;
+        vo.mask = out_mask;
+        for (unsigned r = 0; r < 16; ++r) {
+          vi.reg[r] = &in_buf[16 * in_slot[r]];
+          vo.reg[r] = &dst[16 * oslot[r]];
+          vi.stride[r] = in_stride;
+          vo.stride[r] = stride;
+        }
+        const p::RunResult r = states[ei].run(vi, vo, n);
+        REQUIRE_MESSAGE(r.ok, r.error);
+        bool bad = false;
+        for (size_t k = 0; k < n && !bad; ++k)
+          for (unsigned reg = 0; reg < 16 && !bad; ++reg) {
+            const uint8_t* got = &dst[k * stride + 16 * oslot[reg]];
+            for (unsigned comp = 0; comp < 4 && !bad; ++comp) {
+              float f, want;
+              std::memcpy(&f, got + 4 * comp, 4);
+              if (out_mask >> reg & 1) want = ref[k].o[reg][comp];
+              else std::memcpy(&want, (in_place ? &in_copy[0] : &dst_before[0]) + k * stride + 16 * oslot[reg] + 4 * comp, 4);
+              if (!same(f, want)) {
+                FAIL_CHECK("vertex " << k << " o" << reg << "." << "xyzw"[comp] << " = " << f << ", expected " << want);
+                bad = true;
+              }
+            }
+          }
+        for (size_t b = n * stride; b < dst.size(); ++b) REQUIRE(dst[b] == dst_before[b]);  // nothing past the draw
+      }
+    }
   }
 }

@@ -406,16 +406,20 @@ struct Moves {
   uint16_t load = 0, zero_in = 0, store = 0, zero_out = 0;
   uint16_t forward = 0;  // output registers copied from their input register (DrawPlan::forward)
   // The same moves for the engine's draw loop (ir::DrawLoop), when it has
-  // one and every moved output register is a quad: full warps then move
-  // their registers in generated code, and only a last partial warp runs
-  // through run_range_t.
+  // one and every moved output register is a quad: every warp, the last
+  // partial one included, then moves its registers in generated code, and
+  // run_range_t serves the other draws (output maps, engines without one).
   bool engine_loop = false;
   bool prefetch = false;
   bool reverse = false;  // warps from the last down (run_range)
+  bool tail_in_loop = true;  // a last partial warp runs in the draw loop too
   // In the calling state's DrawScratch (kept: no 2 KiB set-up per call).
   const ir::DrawRegMove *loads = nullptr, *stores = nullptr;
   const ir::DrawCopy *pre = nullptr, *post = nullptr;
   uint32_t nloads = 0, nstores = 0, npre = 0, npost = 0;
+  // DrawScratch::loop_code / loop_warp_entry (null code: run_draw_loop).
+  const uint8_t* loop_code = nullptr;
+  const uint8_t* loop_warp_entry = nullptr;
 };
 
 alignas(16) const uint8_t kZeroRecord[16] = {};
@@ -548,13 +552,14 @@ __attribute__((target("avx512f"))) void run_range_wide(const PreparedShader& s, 
 }
 #endif
 
-// The full warps of [begin, end) through the engine's draw loop (begin and
-// end warp boundaries), ascending or, with mv.reverse, descending. Returns
-// true when all ran; false after a fault, with `stopped` = the first vertex
-// of the warp that faulted.
+// The warps of [begin, end) through the engine's draw loop (begin a warp
+// boundary; a last partial warp runs in the same call, ir::DrawLoop::tail),
+// ascending or, with mv.reverse, descending. Returns true when all ran;
+// false after a fault, with `stopped` = the first vertex of the warp that
+// faulted.
 bool run_engine_loop(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, const Moves& mv,
                      size_t begin, size_t end, int64_t budget, uint8_t* vars, Fault& fault, size_t& stopped) {
-  const size_t first = begin / kWarp, last = end / kWarp;
+  const size_t first = begin / kWarp, last = (end + kWarp - 1) / kWarp;
   if (last <= first) return true;
   for (uint32_t n = 0; n < 16; ++n)
     if (mv.zero_in >> n & 1) std::memset(vars + plan.in_ranges[n].first, 0, plan.in_ranges[n].second - plan.in_ranges[n].first);
@@ -577,9 +582,17 @@ bool run_engine_loop(const PreparedShader& s, const DrawPlan& plan, const uint8_
   loop.prefetch = mv.prefetch;
   loop.first_warp = uint32_t(first);
   loop.end_warp = uint32_t(last);
+  loop.tail = uint32_t(end % kWarp);
   loop.budget = budget;
   loop.reverse = mv.reverse;
-  const ir::RunStatus st = s.compiled.exe->run_draw_loop(ctx, loop);
+  ir::RunStatus st;
+  if (mv.loop_code) {
+    loop.warp_entry = mv.loop_warp_entry;
+    using DrawCode = uint32_t (*)(ir::WarpContext*, ir::DrawLoop*);
+    st = ctx.status = ir::RunStatus(reinterpret_cast<DrawCode>(const_cast<uint8_t*>(mv.loop_code))(&ctx, &loop));
+  } else {
+    st = s.compiled.exe->run_draw_loop(ctx, loop);
+  }
   if (st != ir::RunStatus::Done) {
     stopped = size_t(loop.warp) * kWarp;
     report_fault(s, ctx, st, stopped, fault);
@@ -592,31 +605,28 @@ void run_range_cpp(const PreparedShader& s, const DrawPlan& plan, const uint8_t*
                    const DrawStreams& out, const Moves& mv, size_t begin, size_t end, int64_t budget, uint8_t* vars,
                    Fault& fault);
 
-// Vertices [begin, end) (begin a warp boundary): full warps through the
-// engine's draw loop when it has one, a last partial warp through the C++
-// warp loop. Descending (mv.reverse): the partial warp first, then the full
-// warps from the top down; a fault stops the loop at its warp, and the warps
-// below it still run, so the fault reported (Fault::offer keeps the lowest
-// vertex) is the lowest faulting warp's, as in ascending order.
+// Vertices [begin, end) (begin a warp boundary): every warp through the
+// engine's draw loop when it has one (a last partial warp too, unless
+// GPURC_DRAW_TAIL=0 keeps it in the C++ warp loop as before the eighth
+// session), else the C++ warp loop. Descending (mv.reverse): a fault stops
+// the loop at its warp, and the warps below it still run, so the fault
+// reported (Fault::offer keeps the lowest vertex) is the lowest faulting
+// warp's, as in ascending order.
 void run_range(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, const DrawStreams& in,
                const DrawStreams& out, const Moves& mv, size_t begin, size_t end, int64_t budget, uint8_t* vars,
                Fault& fault) {
   if (!mv.engine_loop) return run_range_cpp(s, plan, uniforms, in, out, mv, begin, end, budget, vars, fault);
   if (fault.any.load(std::memory_order_relaxed)) return;
-  const size_t full_end = begin + (end - begin) / kWarp * kWarp;
-  size_t stopped = 0;
-  if (!mv.reverse) {
-    if (!run_engine_loop(s, plan, uniforms, mv, begin, full_end, budget, vars, fault, stopped)) return;
-    if (full_end < end) run_range_cpp(s, plan, uniforms, in, out, mv, full_end, end, budget, vars, fault);
-    return;
-  }
-  if (full_end < end) {
+  size_t loop_end = end;
+  if (!mv.tail_in_loop && end % kWarp != 0) {
+    loop_end = begin + (end - begin) / kWarp * kWarp;
     Fault partial;
-    run_range_cpp(s, plan, uniforms, in, out, mv, full_end, end, budget, vars, partial);
+    run_range_cpp(s, plan, uniforms, in, out, mv, loop_end, end, budget, vars, partial);
     if (partial.any) fault.offer(partial.first.fault_vertex, partial.first.fault, partial.first.watchdog, true);
   }
-  for (size_t top = full_end; top > begin; top = stopped)
-    if (run_engine_loop(s, plan, uniforms, mv, begin, top, budget, vars, fault, stopped)) break;
+  size_t stopped = 0;
+  for (size_t top = loop_end; top > begin; top = stopped)
+    if (run_engine_loop(s, plan, uniforms, mv, begin, top, budget, vars, fault, stopped) || !mv.reverse) break;
 }
 
 void run_range_cpp(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, const DrawStreams& in,
@@ -643,7 +653,17 @@ void plan_engine_loop(const PreparedShader& s, const DrawPlan& plan, const DrawS
   static const bool enabled = env_flag("GPURC_DRAW_LOOP", true);
   static const bool prefetch = env_flag("GPURC_DRAW_PREFETCH", true);
   static const bool reverse = env_flag("GPURC_DRAW_REVERSE", true);
-  if (!enabled || !s.compiled.exe->has_draw_loop() || plan.frame_needs_zero) return;
+  static const bool tail = env_flag("GPURC_DRAW_TAIL", true);
+  if (!enabled || plan.frame_needs_zero) return;
+  if (scratch.loop_exe != s.compiled.exe.get()) {
+    const ir::Executable& exe = *s.compiled.exe;
+    scratch.loop_exe = &exe;
+    scratch.loop_code = scratch.loop_warp_entry = nullptr;
+    scratch.loop_has = exe.draw_loop_code(scratch.loop_code, scratch.loop_warp_entry) || exe.has_draw_loop();
+  }
+  if (!scratch.loop_has) return;
+  mv.loop_code = scratch.loop_code;
+  mv.loop_warp_entry = scratch.loop_warp_entry;
   for (uint16_t m = mv.store | mv.forward | mv.zero_out; m; m &= uint16_t(m - 1))
     if (!out.quad[unsigned(__builtin_ctz(m))]) return;
   if (!plan.zero_loop_ok) return;
@@ -683,6 +703,7 @@ void plan_engine_loop(const PreparedShader& s, const DrawPlan& plan, const DrawS
   }
   mv.prefetch = prefetch;
   mv.reverse = reverse;
+  mv.tail_in_loop = tail;
   mv.engine_loop = true;
 }
 

@@ -93,6 +93,13 @@ struct DrawScratch {
   // draw; only the entries a draw sets are read.
   std::array<ir::DrawRegMove, 16> loop_loads, loop_stores;
   std::array<ir::DrawCopy, 16> loop_pre, loop_post;
+  // The engine's draw loop as code to call (ir::Executable::draw_loop_code),
+  // asked once per executable: no virtual calls through the engine's
+  // wrappers on every draw.
+  const ir::Executable* loop_exe = nullptr;
+  bool loop_has = false;
+  const uint8_t* loop_code = nullptr;
+  const uint8_t* loop_warp_entry = nullptr;
 };
 
 struct DrawResult {
