@@ -75,7 +75,10 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer,
   iota_ = iota;
   {
     ir::StageTimer t("segment plan and liveness");
-    plan_ = plan ? *plan : make_plan(f);
+    // (Not `plan ? *plan : make_plan(f)`: that copies the new plan, a dozen
+    // per-value vectors, instead of moving it.)
+    if (plan) plan_ = *plan;
+    else plan_ = make_plan(f);
   }
   daz_ = daz_eligible(f);
   vals_.assign(f.insts.size(), ValState{});
