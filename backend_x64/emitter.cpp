@@ -94,6 +94,19 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer,
   if (has_phis_) frame_bytes_ = kLaunchMaskBytes;  // launch masks at frame offset 0
   ir::StageTimer t("indexed memory plan");
   plan_indexed_memory();
+  lane_equal_values();
+  // uniforms_tested_at_entry_: a run that stops at a barrier resumes past
+  // the entry block, so only functions without barriers qualify.
+  bool barriers = false;
+  for (ir::BlockId b = 0; b < f.blocks.size(); ++b)
+    if (ValueId t = f.terminator(b); t != kNoValue && f.insts[t].op == Opcode::Barrier) barriers = true;
+  if (!barriers && !f.blocks.empty())
+    for (ValueId v : f.blocks[0].insts) {
+      const ir::Inst& in = f.insts[v];
+      if (in.op != Opcode::LoadUniform || deferred_[v] || plan_.segment_of[v] < 0) continue;
+      const unsigned bytes = in.type == ir::Type::I1 ? 1 : bit_width(in.type) / 8;
+      if (in.imm <= f.uniform_bytes && f.uniform_bytes - in.imm >= bytes) uniforms_tested_at_entry_ = true;
+    }
 }
 
 
@@ -200,6 +213,10 @@ void Emitter::end_op(ValueId v) {
     if (src < 0) {  // a helper's result is in the frame
       vload(1, strip_mem(v));
       src = 1;
+    }
+    if (f_.unlaunched_lanes_free) {  // every lane, as emit_edge
+      vstore(strip_mem(p), src);
+      continue;
     }
     if (z_) vpandd(V(0), V(src), ptr[r12 + r14]);  // the 4-byte launch mask is at frame offset 0
     else vpand(V(0), V(src), ptr[r12 + r14]);
@@ -551,6 +568,7 @@ void Emitter::emit_function() {
 
 void Emitter::emit_block(BlockId b) {
   L(block_label_[b]);
+  cur_block_ = b;
   if (f_.terminator(b) == kNoValue) throw CompileError("x64 jit: block " + std::to_string(b) + " has no terminator");
   if (plan_.strip_loop_of[b] >= 0) {
     emit_strip_loop(plan_.strip_loops[plan_.strip_loop_of[b]]);
@@ -1075,7 +1093,10 @@ void Emitter::emit_edge(BlockId from, size_t succ_index) {
   for (auto& [p, a] : copies) {
     unsigned bytes = lane_bytes(f_.insts[p].type) * kWarpLanes;
     uint32_t src = f_.insts[a].op == Opcode::Undef ? kZeroSource : slot(a);  // undef reads as 0
-    copy_warp(reads_phi ? stage_slot(p) : slot(p), src, bytes, true);
+    // Lanes that were not launched are kept at 0, as the interpreter does,
+    // unless they are don't-care (the unlaunched-lanes contract): then every
+    // lane is copied, so a phi of values equal in all lanes stays so.
+    copy_warp(reads_phi ? stage_slot(p) : slot(p), src, bytes, !f_.unlaunched_lanes_free);
   }
   if (reads_phi)
     for (auto& [p, a] : copies) copy_warp(slot(p), stage_slot(p), lane_bytes(f_.insts[p].type) * kWarpLanes, false);

@@ -69,6 +69,11 @@ bool Emitter::lower_state(ValueId v) {
     case Opcode::StoreVar: {
       if (in.imm >= f_.vars.size()) throw CompileError("x64 jit: store_var of unknown var " + std::to_string(in.imm));
       int s = use(in.args[0]);
+      if (store_needs_flush(in.args[0])) {  // its producer left the FtzOut flush to the stores
+        vmov(2, s);
+        flush_subnormal(2);
+        s = 2;
+      }
       vstore(var_mem(uint32_t(in.imm)), s);
       return true;
     }
@@ -79,7 +84,7 @@ bool Emitter::lower_state(ValueId v) {
         // No uniform block: the fault, out of line (emit_cold_code), so the
         // usual path falls through. Within a strip segment's body only the
         // first load tests r15 (constant for the whole run).
-        if (!(in_segment_body_ && uniforms_checked_)) {
+        if (!(in_segment_body_ && uniforms_checked_) && !uniforms_known_nonnull()) {
           Label& fault = cold_label();
           test(r15, r15);
           jz(fault, T_NEAR);
