@@ -209,6 +209,7 @@ void Emitter::end_op(ValueId v) {
   // Phis of the block's one successor that take v: v's launched lanes go to
   // their slots now, and the edge copies nothing for them (plan.cpp).
   for (ValueId p : plan_.direct_phis[v]) {
+    select_mask_of_ = kNoValue;  // vectors 0 and 1 are used below
     int src = r;
     if (src < 0) {  // a helper's result is in the frame
       vload(1, strip_mem(v));
@@ -239,6 +240,7 @@ void Emitter::end_op(ValueId v) {
 
 void Emitter::reset_cache() {
   uidx_cached_ = kNoValue;  // the code before may not run first (strips, blocks)
+  select_mask_of_ = kNoValue;
   for (int r = 0; r < nregs_; ++r) {
     if (regs_[r].v != kNoValue) vals_[regs_[r].v].reg = -1;
     regs_[r] = RegState{};
@@ -343,14 +345,19 @@ void Emitter::bool_from_k(int d, int k) {
   vpbroadcastd(V(d) | Opmask(k) | T_z, const_mem(1));
 }
 
-void Emitter::select_bits(int d, int c, int t, int f) {
+void Emitter::select_bits(int d, int c, int t, int f, ValueId cond) {
+  // The condition's mask (AVX-512 k1, AVX2 vector 0) is kept for the next
+  // select of the same condition when only such ops come between
+  // (lower_strip_op: PICA200's four components of one c[aL] range check).
+  const bool have = cond != kNoValue && select_mask_of_ == cond;
   if (z_) {
-    vptestmd(k1, V(c), V(c));
+    if (!have) vptestmd(k1, V(c), V(c));
     vpblendmd(V(d) | k1, V(f), V(t));
   } else {
-    vpslld(V(0), V(c), 31);
+    if (!have) vpslld(V(0), V(c), 31);
     vblendvps(V(d), V(f), V(t), V(0));
   }
+  select_mask_of_ = cond;
 }
 
 void Emitter::blend_mask(int d, int m, int t) {
@@ -615,6 +622,11 @@ void Emitter::emit_strip_segment(const Segment& s) {
 void Emitter::lower_strip_op(ValueId v) {
   if (deferred_[v]) return;  // computed by the memory op's fallback (materialize_deferred)
   uniform_index_note(v);
+  {  // select_mask_of_ survives only selects and the lane-equal load_uniform_idx (no k1 / vector 0 there)
+    const Inst& in = f_.insts[v];
+    if (!((in.op == Opcode::Select && !wide(v)) || (in.op == Opcode::LoadUniformIdx && lane_equal_[in.args[0]])))
+      select_mask_of_ = kNoValue;
+  }
   if (!lower_native(v)) {
     uidx_cached_ = kNoValue;
     lower_helper(v);

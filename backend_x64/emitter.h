@@ -146,6 +146,8 @@ class Emitter : public Xbyak::CodeGenerator {
   // every other block are then left out (r15 is constant for the run).
   bool uniforms_tested_at_entry_ = false;
   ir::BlockId cur_block_ = 0;
+  bool below_2_31(ir::ValueId v, int depth = 0) const;  // unsigned lanes < 2^31 (lower_int.cpp)
+  ir::ValueId select_mask_of_ = ir::kNoValue;  // whose select mask k1 / vector 0 holds (select_bits)
   bool uniforms_known_nonnull() const { return uniforms_tested_at_entry_ && cur_block_ != 0; }
   void lane_bits(const Xbyak::Reg32& r, uint32_t slot_off);  // r = bit 0 of each lane of a 4-byte slot
   // The memory windows of a space: offsets in WarpContext of windows[space]
@@ -287,7 +289,7 @@ class Emitter : public Xbyak::CodeGenerator {
   void sext_to32(int d, int s, ir::Type t);  // sign-extend a narrow value to 32 bits
   void bool_from_cmp_avx2(int d, bool invert);  // d holds an all-ones/zero mask -> 0/1
   void bool_from_k(int d, int k);            // Avx512: k mask -> 0/1
-  void select_bits(int d, int cond_bool, int if_true, int if_false);
+  void select_bits(int d, int cond_bool, int if_true, int if_false, ir::ValueId cond = ir::kNoValue);
   void blend_mask(int d, int mask_reg, int if_true);  // d = lane mask (all ones) ? if_true : d
   // Float helpers (lower_float.cpp). A mask id names k2/k3 (Avx512) or
   // vector 4/5 (Avx2).
