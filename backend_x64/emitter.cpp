@@ -97,6 +97,19 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer,
   if (has_phis_) frame_bytes_ = kLaunchMaskBytes;  // launch masks at frame offset 0
   ir::StageTimer t("indexed memory plan");
   plan_indexed_memory();
+  lane_equal_values();
+  // uniforms_tested_at_entry_: a run that stops at a barrier resumes past
+  // the entry block, so only functions without barriers qualify.
+  bool barriers = false;
+  for (ir::BlockId b = 0; b < f.blocks.size(); ++b)
+    if (ValueId t = f.terminator(b); t != kNoValue && f.insts[t].op == Opcode::Barrier) barriers = true;
+  if (!barriers && !f.blocks.empty())
+    for (ValueId v : f.blocks[0].insts) {
+      const ir::Inst& in = f.insts[v];
+      if (in.op != Opcode::LoadUniform || deferred_[v] || plan_.segment_of[v] < 0) continue;
+      const unsigned bytes = in.type == ir::Type::I1 ? 1 : bit_width(in.type) / 8;
+      if (in.imm <= f.uniform_bytes && f.uniform_bytes - in.imm >= bytes) uniforms_tested_at_entry_ = true;
+    }
 }
 
 
@@ -199,10 +212,15 @@ void Emitter::end_op(ValueId v) {
   // Phis of the block's one successor that take v: v's launched lanes go to
   // their slots now, and the edge copies nothing for them (plan.cpp).
   for (ValueId p : plan_.direct_phis[v]) {
+    select_mask_of_ = kNoValue;  // vectors 0 and 1 are used below
     int src = r;
     if (src < 0) {  // a helper's result is in the frame
       vload(1, strip_mem(v));
       src = 1;
+    }
+    if (f_.unlaunched_lanes_free) {  // every lane, as emit_edge
+      vstore(strip_mem(p), src);
+      continue;
     }
     if (z_) vpandd(V(0), V(src), ptr[r12 + r14]);  // the 4-byte launch mask is at frame offset 0
     else vpand(V(0), V(src), ptr[r12 + r14]);
@@ -225,6 +243,7 @@ void Emitter::end_op(ValueId v) {
 
 void Emitter::reset_cache() {
   uidx_cached_ = kNoValue;  // the code before may not run first (strips, blocks)
+  select_mask_of_ = kNoValue;
   for (int r = 0; r < nregs_; ++r) {
     if (regs_[r].v != kNoValue) vals_[regs_[r].v].reg = -1;
     regs_[r] = RegState{};
@@ -329,14 +348,19 @@ void Emitter::bool_from_k(int d, int k) {
   vpbroadcastd(V(d) | Opmask(k) | T_z, const_mem(1));
 }
 
-void Emitter::select_bits(int d, int c, int t, int f) {
+void Emitter::select_bits(int d, int c, int t, int f, ValueId cond) {
+  // The condition's mask (AVX-512 k1, AVX2 vector 0) is kept for the next
+  // select of the same condition when only such ops come between
+  // (lower_strip_op: PICA200's four components of one c[aL] range check).
+  const bool have = cond != kNoValue && select_mask_of_ == cond;
   if (z_) {
-    vptestmd(k1, V(c), V(c));
+    if (!have) vptestmd(k1, V(c), V(c));
     vpblendmd(V(d) | k1, V(f), V(t));
   } else {
-    vpslld(V(0), V(c), 31);
+    if (!have) vpslld(V(0), V(c), 31);
     vblendvps(V(d), V(f), V(t), V(0));
   }
+  select_mask_of_ = cond;
 }
 
 void Emitter::blend_mask(int d, int m, int t) {
@@ -557,6 +581,7 @@ void Emitter::emit_function() {
 
 void Emitter::emit_block(BlockId b) {
   L(block_label_[b]);
+  cur_block_ = b;
   if (f_.terminator(b) == kNoValue) throw CompileError("x64 jit: block " + std::to_string(b) + " has no terminator");
   if (plan_.strip_loop_of[b] >= 0) {
     emit_strip_loop(plan_.strip_loops[plan_.strip_loop_of[b]]);
@@ -603,6 +628,11 @@ void Emitter::emit_strip_segment(const Segment& s) {
 void Emitter::lower_strip_op(ValueId v) {
   if (deferred_[v]) return;  // computed by the memory op's fallback (materialize_deferred)
   uniform_index_note(v);
+  {  // select_mask_of_ survives only selects and the lane-equal load_uniform_idx (no k1 / vector 0 there)
+    const Inst& in = f_.insts[v];
+    if (!((in.op == Opcode::Select && !wide(v)) || (in.op == Opcode::LoadUniformIdx && lane_equal_[in.args[0]])))
+      select_mask_of_ = kNoValue;
+  }
   if (!lower_native(v)) {
     uidx_cached_ = kNoValue;
     lower_helper(v);
@@ -1082,7 +1112,10 @@ void Emitter::emit_edge(BlockId from, size_t succ_index) {
   for (auto& [p, a] : copies) {
     unsigned bytes = lane_bytes(f_.insts[p].type) * kWarpLanes;
     uint32_t src = f_.insts[a].op == Opcode::Undef ? kZeroSource : slot(a);  // undef reads as 0
-    copy_warp(reads_phi ? stage_slot(p) : slot(p), src, bytes, true);
+    // Lanes that were not launched are kept at 0, as the interpreter does,
+    // unless they are don't-care (the unlaunched-lanes contract): then every
+    // lane is copied, so a phi of values equal in all lanes stays so.
+    copy_warp(reads_phi ? stage_slot(p) : slot(p), src, bytes, !f_.unlaunched_lanes_free);
   }
   if (reads_phi)
     for (auto& [p, a] : copies) copy_warp(slot(p), stage_slot(p), lane_bytes(f_.insts[p].type) * kWarpLanes, false);

@@ -143,6 +143,22 @@ class Emitter : public Xbyak::CodeGenerator {
   void uniform_index_check(int a, int d, uint32_t last, int disp, const UidxLabels& lb, bool jump_done);
   void uniform_index_slow(int a, int d, uint32_t last, int disp, const UidxLabels& lb);
   void uniform_index_note(ir::ValueId v);
+  // Per value: holds the same bits in all 32 lanes, unlaunched ones
+  // included (lane_equal_values, uniform_indexed.cpp): built only from
+  // constants, load_uniform and lane-wise ops of such values, through phis
+  // whose edge copies keep every lane (the unlaunched-lanes contract). A
+  // load_uniform_idx of such an offset needs no all-lanes-equal test.
+  std::vector<uint8_t> lane_equal_;
+  void lane_equal_values();
+  // Whether the entry block tests the uniform pointer for null (an in-range
+  // load_uniform, which faults without a block, in block 0 of a function
+  // without barriers, so every run passes it first): the null tests of
+  // every other block are then left out (r15 is constant for the run).
+  bool uniforms_tested_at_entry_ = false;
+  ir::BlockId cur_block_ = 0;
+  bool below_2_31(ir::ValueId v, int depth = 0) const;  // unsigned lanes < 2^31 (lower_int.cpp)
+  ir::ValueId select_mask_of_ = ir::kNoValue;  // whose select mask k1 / vector 0 holds (select_bits)
+  bool uniforms_known_nonnull() const { return uniforms_tested_at_entry_ && cur_block_ != 0; }
   void lane_bits(const Xbyak::Reg32& r, uint32_t slot_off);  // r = bit 0 of each lane of a 4-byte slot
   // The memory windows of a space: offsets in WarpContext of windows[space]
   // and of extra_windows[space][0]. Both fast paths walk them with r11.
@@ -308,7 +324,7 @@ class Emitter : public Xbyak::CodeGenerator {
   void sext_to32(int d, int s, ir::Type t);  // sign-extend a narrow value to 32 bits
   void bool_from_cmp_avx2(int d, bool invert);  // d holds an all-ones/zero mask -> 0/1
   void bool_from_k(int d, int k);            // Avx512: k mask -> 0/1
-  void select_bits(int d, int cond_bool, int if_true, int if_false);
+  void select_bits(int d, int cond_bool, int if_true, int if_false, ir::ValueId cond = ir::kNoValue);
   void blend_mask(int d, int mask_reg, int if_true);  // d = lane mask (all ones) ? if_true : d
   // Float helpers (lower_float.cpp). A mask id names k2/k3 (Avx512) or
   // vector 4/5 (Avx2).
@@ -380,7 +396,8 @@ class Emitter : public Xbyak::CodeGenerator {
   static bool daz_eligible(const ir::Function& f);
   bool lower_daz_arith(ir::ValueId v, const int* r, int d);  // fadd/fsub/fmul (FtzIn) under DAZ
   bool read_by_daz_arith_only(ir::ValueId v);  // every reader is a lower_daz_arith op (lower_float.cpp)
-  std::vector<uint8_t> daz_arith_only_;        // its per-value answers, computed on first use
+  std::vector<uint8_t> daz_arith_only_;        // its per-value answers, computed on first use (2: and store_var)
+  bool store_needs_flush(ir::ValueId v);        // a store_var of v flushes it (its FtzOut was left out)
   // A DAZ product read only by one fadd / fsub: both emitted at the product
   // with the sum's test only (lower_float.cpp).
   ir::ValueId fused_add_of(ir::ValueId v);

@@ -262,6 +262,7 @@ void Emitter::loop_pin(LoopState& s) {
 // the register only), a slot-homed phi is in its slot.
 void Emitter::loop_canonical(LoopState& s) {
   uidx_cached_ = kNoValue;  // the back edge also reaches the top
+  select_mask_of_ = kNoValue;
   for (int r = 0; r < nregs_; ++r) regs_[r].locked = false;
   for (int r = cache_lo_; r < cache_hi_; ++r) {
     if (regs_[r].pinned || regs_[r].v == kNoValue) continue;
@@ -628,6 +629,7 @@ void Emitter::loop_switch_strip() {
   cache_lo_ = kFirstCacheReg + (strip_alt_ ? half : 0);
   cache_hi_ = cache_lo_ + half;
   uidx_cached_ = kNoValue;  // edx holds the other strip's check
+  select_mask_of_ = kNoValue;
 }
 
 void Emitter::loop_reset_range() {

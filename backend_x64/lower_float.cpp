@@ -404,19 +404,50 @@ void Emitter::zero_mul_mask_raw(int a, int b) {
 bool Emitter::read_by_daz_arith_only(ValueId v) {
   if (!daz_) return false;
   if (daz_arith_only_.empty()) {
+    // Readers that read a subnormal operand as the zero the flush would
+    // make: DAZ arithmetic; phis whose own readers are such (a greatest
+    // fixed point: a loop's accumulator phi read only by the next
+    // iteration's add); and store_var of a value whose FtzOut is dropped
+    // here, which then flushes at the store (store_needs_flush: once per
+    // strip after a loop instead of a test per iteration).
     const size_t n = f_.insts.size();
-    daz_arith_only_.assign(n, 1);
-    for (const ir::Inst& in : f_.insts) {
-      if (in.block == kNoBlock) continue;
-      const bool daz_reader = (in.op == Opcode::FAdd || in.op == Opcode::FSub || in.op == Opcode::FMul) &&
-                              in.type == ir::Type::F32 && (in.fflags & ff::FtzIn) &&
-                              round_mode(in.fflags) == Round::NearestEven;
-      if (!daz_reader)
+    auto daz_reader = [&](const ir::Inst& in) {
+      return (in.op == Opcode::FAdd || in.op == Opcode::FSub || in.op == Opcode::FMul) && in.type == ir::Type::F32 &&
+             (in.fflags & ff::FtzIn) && round_mode(in.fflags) == Round::NearestEven;
+    };
+    auto flush_at_store = [&](const ir::Inst& in) {  // a producer whose flush a store can do
+      return daz_reader(in) && (in.fflags & ff::FtzOut) && !(in.fflags & ff::Sat);
+    };
+    std::vector<uint8_t> phi_ok(n, 0);
+    for (ValueId p = 0; p < n; ++p)
+      phi_ok[p] = f_.insts[p].op == Opcode::Phi && f_.insts[p].block != kNoBlock && f_.insts[p].type == ir::Type::F32;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const ir::Inst& in : f_.insts) {
+        if (in.block == kNoBlock || daz_reader(in) || (in.op == Opcode::Phi && phi_ok[&in - f_.insts.data()])) continue;
         for (ValueId a : in.args)
-          if (a < n) daz_arith_only_[a] = 0;
+          if (a < n && phi_ok[a]) {
+            phi_ok[a] = 0;
+            changed = true;
+          }
+      }
+    }
+    daz_arith_only_.assign(n, 1);
+    for (ValueId v = 0; v < n; ++v) {
+      const ir::Inst& in = f_.insts[v];
+      if (in.block == kNoBlock || daz_reader(in) || (in.op == Opcode::Phi && phi_ok[v])) continue;
+      for (ValueId a : in.args) {
+        if (a >= n) continue;
+        if (in.op == Opcode::StoreVar && flush_at_store(f_.insts[a]) && daz_arith_only_[a] != 0) daz_arith_only_[a] = 2;
+        else daz_arith_only_[a] = 0;
+      }
     }
   }
   return v < daz_arith_only_.size() && uses_[v] > 0 && daz_arith_only_[v] != 0;
+}
+
+bool Emitter::store_needs_flush(ValueId v) {
+  return read_by_daz_arith_only(v) && daz_arith_only_[v] == 2;
 }
 
 // fadd / fsub / fmul with FtzIn, rounding to nearest, in DAZ mode: the

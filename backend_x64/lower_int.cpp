@@ -69,6 +69,11 @@ bool Emitter::lower_state(ValueId v) {
     case Opcode::StoreVar: {
       if (in.imm >= f_.vars.size()) throw CompileError("x64 jit: store_var of unknown var " + std::to_string(in.imm));
       int s = use(in.args[0]);
+      if (store_needs_flush(in.args[0])) {  // its producer left the FtzOut flush to the stores
+        vmov(2, s);
+        flush_subnormal(2);
+        s = 2;
+      }
       vstore(var_mem(uint32_t(in.imm)), s);
       return true;
     }
@@ -79,7 +84,7 @@ bool Emitter::lower_state(ValueId v) {
         // No uniform block: the fault, out of line (emit_cold_code), so the
         // usual path falls through. Within a strip segment's body only the
         // first load tests r15 (constant for the whole run).
-        if (!(in_segment_body_ && uniforms_checked_)) {
+        if (!(in_segment_body_ && uniforms_checked_) && !uniforms_known_nonnull()) {
           Label& fault = cold_label();
           test(r15, r15);
           jz(fault, T_NEAR);
@@ -130,7 +135,7 @@ bool Emitter::lower_state(ValueId v) {
     case Opcode::Select: {
       int c = use(in.args[0]), a = use(in.args[1]), b = use(in.args[2]);
       int d = def(v);
-      select_bits(d, c, a, b);
+      select_bits(d, c, a, b, in.args[0]);
       return true;
     }
     case Opcode::FNeg: case Opcode::FAbs: {
@@ -263,9 +268,13 @@ bool Emitter::lower_int(ValueId v) {
         if (p >= IntPred::Ult) vpcmpud(k1, V(a), V(b), imm);
         else vpcmpd(k1, V(a), V(b), imm);
         bool_from_k(d, 1);
+        select_mask_of_ = v;  // k1 is the mask a select of v tests for (select_bits)
         return true;
       }
-      if (p >= IntPred::Ult) {  // unsigned via a signed compare of sign-flipped values
+      // Unsigned via a signed compare of sign-flipped values, unless both
+      // operands are known below 2^31, where the two orders agree (PICA200's
+      // range check of a masked index against a constant).
+      if (p >= IntPred::Ult && !(below_2_31(in.args[0]) && below_2_31(in.args[1]))) {
         vpxor(V(0), V(a), const_vec(0x80000000u));
         vpxor(V(1), V(b), const_vec(0x80000000u));
         a = 0;
@@ -756,6 +765,21 @@ bool Emitter::lower_wide_int(ValueId v) {
   narrow_halves(d, 4, 1);  // trunc
   mask_to_width(d, t);
   return true;
+}
+
+// Whether every lane of v (an integer of at most 32 bits) is below 2^31
+// as an unsigned 32-bit lane: a narrow type (zero-extended in its lane), a
+// constant, or an AND or a zext with such an operand. A few levels only.
+bool Emitter::below_2_31(ValueId v, int depth) const {
+  const Inst& in = f_.insts[v];
+  if (in.type != ir::Type::I32) return in.type == ir::Type::I1 || in.type == ir::Type::I8 || in.type == ir::Type::I16;
+  switch (in.op) {
+    case Opcode::Const: return (uint32_t(in.imm) & 0x80000000u) == 0;
+    case Opcode::Zext: return f_.insts[in.args[0]].type != ir::Type::I32 && f_.insts[in.args[0]].type != ir::Type::I64;
+    case Opcode::And:
+      return depth < 4 && (below_2_31(in.args[0], depth + 1) || below_2_31(in.args[1], depth + 1));
+    default: return false;
+  }
 }
 
 }  // namespace gpurc::x64

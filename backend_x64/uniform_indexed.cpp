@@ -65,7 +65,7 @@ bool Emitter::lower_uniform_indexed(ValueId v) {
   // no taken branch; the gather, the zero result and the null block are out
   // of line (emit_cold_code) and jump back to `done`.
   UidxLabels lb{cold_label(), cold_label(), cold_label(), cold_label()};
-  if (uidx_cached_ == in.args[0]) {
+  if (uidx_cached_ == in.args[0] && !lane_equal_[in.args[0]]) {
     // An earlier load of this offset value checked it: one compare (~0, the
     // lanes differ or no block, is above every `last`) and the load; the
     // complete check is out of line.
@@ -79,6 +79,21 @@ bool Emitter::lower_uniform_indexed(ValueId v) {
       uniform_index_check(a, d, last, disp, lb, true);
       uniform_index_slow(a, d, last, disp, lb);
     });
+  } else if (lane_equal_[in.args[0]]) {
+    // Every lane holds the offset (lane_equal_values): no lane test, and
+    // with the block known present (uniforms_known_nonnull) no null test;
+    // edx is read from the register again (one instruction, which keeps
+    // the compare's result out of the cache of later components).
+    if (!uniforms_known_nonnull()) {
+      test(r15, r15);
+      jz(lb.null_block, T_NEAR);
+    }
+    if (uidx_cached_ != in.args[0]) vmovd(edx, Xmm(a));
+    cmp(edx, last);
+    ja(lb.zero, T_NEAR);
+    vpbroadcastd(V(d), dword[r15 + rdx + disp]);
+    L(lb.done);
+    push_cold([this, lb, a, d, last, disp] { uniform_index_slow(a, d, last, disp, lb); });
   } else {
     uniform_index_check(a, d, last, disp, lb, false);
     L(lb.done);
@@ -92,8 +107,10 @@ bool Emitter::lower_uniform_indexed(ValueId v) {
 // d when they agree and lie in the block (then on to lb.done: a jump when
 // the code is not followed by it).
 void Emitter::uniform_index_check(int a, int d, uint32_t last, int disp, const UidxLabels& lb, bool jump_done) {
-  test(r15, r15);
-  jz(lb.null_block, T_NEAR);
+  if (!uniforms_known_nonnull()) {
+    test(r15, r15);
+    jz(lb.null_block, T_NEAR);
+  }
   // All lanes of the strip equal?
   vmovd(edx, Xmm(a));
   vpbroadcastd(V(0), Xmm(a));
@@ -134,6 +151,45 @@ void Emitter::uniform_index_slow(int a, int d, uint32_t last, int disp, const Ui
   L(lb.zero);
   vxor(d, d, d);
   jmp(lb.done, T_NEAR);
+}
+
+// Values equal in all 32 lanes, unlaunched lanes included (lane_equal_): a
+// greatest fixed point over constants, load_uniform (a broadcast) and
+// lane-wise ops of such values. Phis count only under the unlaunched-lanes
+// contract, where edge copies keep every lane (emit_edge, the direct phi
+// stores and the strip loops' back edges); otherwise they zero the lanes
+// that were not launched. The IR's uniformity marks cannot be used for
+// this: they speak of the launched lanes.
+void Emitter::lane_equal_values() {
+  const size_t n = f_.insts.size();
+  lane_equal_.assign(n, 0);
+  auto candidate = [&](const Inst& in) {
+    if (in.block == kNoBlock || in.type == ir::Type::Void || ir::lane_bytes(in.type) == 8) return false;
+    switch (in.op) {
+      case Opcode::Const: case Opcode::LoadUniform: case Opcode::LoadUniformIdx: case Opcode::Select:
+      case Opcode::IAdd: case Opcode::ISub: case Opcode::IMul: case Opcode::And: case Opcode::Or:
+      case Opcode::Xor: case Opcode::Not: case Opcode::Shl: case Opcode::LShr: case Opcode::AShr:
+      case Opcode::ICmp: case Opcode::IMin: case Opcode::IMax: case Opcode::INeg:
+        return true;
+      case Opcode::Phi:
+        return f_.unlaunched_lanes_free;
+      default:
+        return false;
+    }
+  };
+  for (ValueId v = 0; v < n; ++v) lane_equal_[v] = candidate(f_.insts[v]);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (ValueId v = 0; v < n; ++v) {
+      if (!lane_equal_[v]) continue;
+      for (ValueId a : f_.insts[v].args)
+        if (a >= n || !lane_equal_[a]) {
+          lane_equal_[v] = 0;
+          changed = true;
+          break;
+        }
+    }
+  }
 }
 
 }  // namespace gpurc::x64

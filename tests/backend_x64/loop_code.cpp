@@ -79,7 +79,10 @@ TEST_CASE("x64 jit: the PICA200 loop shader's counted iteration is short on both
   std::string err;
   REQUIRE_MESSAGE(pica::translate(prog, to, f, err), err);
   REQUIRE(ir::run_pipeline(f, ir::PassOptions{}) == "");
-  const std::map<Tier, size_t> bound = {{Tier::Avx512, 110}, {Tier::Avx2, 140}};
+  // Eighth session: 101 / 127 -> 85 / 110 (the index read as equal in every
+  // lane, no null tests after the entry block's, the accumulators' flush
+  // left to the stores after the loop).
+  const std::map<Tier, size_t> bound = {{Tier::Avx512, 90}, {Tier::Avx2, 115}};
   size_t tiers = 0;
   for (Tier t : {Tier::Avx512, Tier::Avx2}) {
     if (!host_supports(t)) continue;
@@ -95,14 +98,18 @@ TEST_CASE("x64 jit: the PICA200 loop shader's counted iteration is short on both
     CAPTURE(int(t));
     REQUIRE(!body.empty());
     CHECK(body.size() <= bound.at(t));
-    size_t tests = 0, masked_copies = 0, frame = 0;
+    size_t tests = 0, masked_copies = 0, frame = 0, null_tests = 0, lane_tests = 0;
     for (const Line& l : body) {
+      null_tests += l.text.rfind("test r15", 0) == 0;
+      lane_tests += l.text.rfind("vpcmpeqd", 0) == 0 || l.text.rfind("vmovmskps", 0) == 0;
       tests += l.text.rfind("vfpclassps", 0) == 0 || l.text.rfind("vcmpps", 0) == 0;
       masked_copies += l.text.find("[r12+r14*1]") != std::string::npos;  // the launch mask at frame offset 0
       frame += l.text.find("[r12+r14") != std::string::npos;
     }
-    CHECK(tests == 8);  // one per MAD (16 ops: 8 products, 8 sums)
+    CHECK(tests == 8);  // one per MAD (16 ops: 8 products, 8 sums), NaN only (the flush is at the stores)
     CHECK(masked_copies == 0);
+    CHECK(null_tests == 0);  // the entry block's load_uniform tested the uniform pointer
+    CHECK(lane_tests == 0);  // aL is equal in every lane: no all-lanes-equal test of the offset
     if (t == Tier::Avx512) CHECK(frame == 0);  // every phi, accumulator and component in a register
   }
   CHECK(tiers >= 1);
