@@ -769,31 +769,7 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
     mov(rax, a.disp);
     add(rsi, rax);
   }
-  bsf(eax, ecx);
-  bsr(edx, ecx);
-  lea(rdi, ptr[rsi + rax * int(bytes)]);
-  lea(rdx, ptr[rsi + rdx * int(bytes)]);
-  lea(r11, ptr[rbx + int(windows.primary)]);
-  L(try_window);
-  mov(r8, qword[r11 + int(offsetof(MemWindow, host))]);
-  test(r8, r8);
-  jz(general, T_NEAR);  // an empty window ends the list
-  mov(r9, qword[r11 + int(offsetof(MemWindow, base))]);
-  mov(r10, qword[r11 + int(offsetof(MemWindow, size))]);
-  sub(r10, bytes);
-  jb(next_window, T_NEAR);
-  mov(rax, rdi);
-  sub(rax, r9);
-  jb(next_window, T_NEAR);
-  cmp(rax, r10);
-  ja(next_window, T_NEAR);
-  mov(rax, rdx);
-  sub(rax, r9);
-  jb(next_window, T_NEAR);
-  cmp(rax, r10);
-  ja(next_window, T_NEAR);
-  sub(rsi, r9);
-  add(rsi, r8);  // lane 0's element on the host (other lanes' may lie outside: masked off)
+  emit_span_window_search(windows, bytes, general, try_window, next_window);
   if (a.host_owner) mov(qword[r12 + a.seq_cache + 16], rsi);  // never 0: a window's host pointer is not null
   L(host_known);
   if (z_) {  // every lane: plain 64-byte moves, no lane masks
@@ -910,6 +886,42 @@ void Emitter::emit_contiguous_access(bool is_load, unsigned bytes, uint32_t data
 // r10 = size - bytes. The sequence test is exact: 8-byte addresses compare
 // as qwords; 4-byte ones as dwords only when b .. b + 31 elements stays
 // below 2^32 (no wrap), else the general path runs.
+// rsi = the guest address of lane 0's element, ecx = the taking-part lanes
+// (not empty), elements of `bytes` at consecutive addresses. Searches the
+// windows for one holding both the first and the last taking-part lane's
+// element: falls through with rsi = lane 0's element on the host (other
+// lanes' may lie outside the window: they are masked off), jumps to `none`
+// when no window holds them. The caller binds `next_window` and emits
+// emit_next_window(w, try_window) there.
+void Emitter::emit_span_window_search(const WindowOffsets& w, unsigned bytes, Label& none, Label& try_window,
+                                      Label& next_window) {
+  bsf(eax, ecx);
+  bsr(edx, ecx);
+  lea(rdi, ptr[rsi + rax * int(bytes)]);
+  lea(rdx, ptr[rsi + rdx * int(bytes)]);
+  lea(r11, ptr[rbx + int(w.primary)]);
+  L(try_window);
+  mov(r8, qword[r11 + int(offsetof(MemWindow, host))]);
+  test(r8, r8);
+  jz(none, T_NEAR);  // an empty window ends the list
+  mov(r9, qword[r11 + int(offsetof(MemWindow, base))]);
+  mov(r10, qword[r11 + int(offsetof(MemWindow, size))]);
+  sub(r10, bytes);
+  jb(next_window, T_NEAR);
+  mov(rax, rdi);
+  sub(rax, r9);
+  jb(next_window, T_NEAR);
+  cmp(rax, r10);
+  ja(next_window, T_NEAR);
+  mov(rax, rdx);
+  sub(rax, r9);
+  jb(next_window, T_NEAR);
+  cmp(rax, r10);
+  ja(next_window, T_NEAR);
+  sub(rsi, r9);
+  add(rsi, r8);
+}
+
 void Emitter::emit_consecutive_access(ValueId v, Label& done) {
   const Inst& in = f_.insts[v];
   const bool is_load = in.op == Opcode::Load;
@@ -942,36 +954,7 @@ void Emitter::emit_consecutive_access(ValueId v, Label& done) {
   not_(edx);
   test(edx, ecx);
   jnz(not_consecutive, T_NEAR);
-  bsf(eax, ecx);
-  bsr(edx, ecx);
-  if (bytes == 4) {
-    lea(rdi, ptr[rsi + rax * 4]);
-    lea(rdx, ptr[rsi + rdx * 4]);
-  } else {
-    lea(rdi, ptr[rsi + rax * 8]);
-    lea(rdx, ptr[rsi + rdx * 8]);
-  }
-  lea(r11, ptr[rbx + int(windows.primary)]);
-  L(try_window);
-  mov(r8, qword[r11 + int(offsetof(MemWindow, host))]);
-  test(r8, r8);
-  jz(not_consecutive, T_NEAR);  // an empty window ends the list
-  mov(r9, qword[r11 + int(offsetof(MemWindow, base))]);
-  mov(r10, qword[r11 + int(offsetof(MemWindow, size))]);
-  sub(r10, bytes);
-  jb(next_window, T_NEAR);
-  mov(rax, rdi);
-  sub(rax, r9);
-  jb(next_window, T_NEAR);
-  cmp(rax, r10);
-  ja(next_window, T_NEAR);
-  mov(rax, rdx);
-  sub(rax, r9);
-  jb(next_window, T_NEAR);
-  cmp(rax, r10);
-  ja(next_window, T_NEAR);
-  sub(rsi, r9);
-  add(rsi, r8);  // lane 0's element on the host (other lanes' may lie outside: masked off)
+  emit_span_window_search(windows, bytes, not_consecutive, try_window, next_window);
   emit_contiguous_access(is_load, bytes, data_slot, rsi);
   jmp(done, T_NEAR);
   L(next_window);
