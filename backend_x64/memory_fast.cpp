@@ -531,20 +531,7 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
     }
     add(r8, r9);
     lea(rsi, ptr[r8 + rdi * scale]);
-    if (z_) {  // every lane: plain 64-byte moves, no lane masks
-      Label some;
-      cmp(ecx, uint32_t(-1));
-      jne(some, T_NEAR);
-      for (uint32_t o = 0; o < kWarpLanes * bytes; o += 64) {
-        const Address mem = ptr[rsi + int(o)], data = ptr[r12 + int(data_slot + o)];
-        vmovdqu32(Zmm(1), is_load ? mem : data);
-        vmovdqu32(is_load ? data : mem, Zmm(1));
-      }
-      jmp(done, T_NEAR);
-      L(some);
-    }
-    emit_contiguous_access(is_load, bytes, data_slot, rsi);
-    jmp(done, T_NEAR);
+    emit_span_moves(is_load, bytes, data_slot, done);
     L(seq_next);
     emit_next_window(windows, seq_try);
     jmp(general, T_NEAR);
@@ -772,20 +759,7 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
   emit_span_window_search(windows, bytes, general, try_window, next_window);
   if (a.host_owner) mov(qword[r12 + a.seq_cache + 16], rsi);  // never 0: a window's host pointer is not null
   L(host_known);
-  if (z_) {  // every lane: plain 64-byte moves, no lane masks
-    Label some;
-    cmp(ecx, uint32_t(-1));
-    jne(some, T_NEAR);
-    for (uint32_t o = 0; o < kWarpLanes * bytes; o += 64) {
-      const Address mem = ptr[rsi + int(o)], data = ptr[r12 + int(data_slot + o)];
-      vmovdqu32(Zmm(1), is_load ? mem : data);
-      vmovdqu32(is_load ? data : mem, Zmm(1));
-    }
-    jmp(done, T_NEAR);
-    L(some);
-  }
-  emit_contiguous_access(is_load, bytes, data_slot, rsi);
-  jmp(done, T_NEAR);
+  emit_span_moves(is_load, bytes, data_slot, done);
   L(next_window);
   emit_next_window(windows, try_window);
   jmp(general, T_NEAR);
@@ -886,6 +860,26 @@ void Emitter::emit_contiguous_access(bool is_load, unsigned bytes, uint32_t data
 // r10 = size - bytes. The sequence test is exact: 8-byte addresses compare
 // as qwords; 4-byte ones as dwords only when b .. b + 31 elements stays
 // below 2^32 (no wrap), else the general path runs.
+// rsi = lane 0's element on the host, ecx = the taking-part lanes, all in
+// one window: the moves, then a jump to `done`. With every lane taking part
+// (AVX-512) plain 64-byte moves, no lane masks.
+void Emitter::emit_span_moves(bool is_load, unsigned bytes, uint32_t data_slot, Label& done) {
+  if (z_) {
+    Label some;
+    cmp(ecx, uint32_t(-1));
+    jne(some, T_NEAR);
+    for (uint32_t o = 0; o < kWarpLanes * bytes; o += 64) {
+      const Address mem = ptr[rsi + int(o)], data = ptr[r12 + int(data_slot + o)];
+      vmovdqu32(Zmm(1), is_load ? mem : data);
+      vmovdqu32(is_load ? data : mem, Zmm(1));
+    }
+    jmp(done, T_NEAR);
+    L(some);
+  }
+  emit_contiguous_access(is_load, bytes, data_slot, rsi);
+  jmp(done, T_NEAR);
+}
+
 // rsi = the guest address of lane 0's element, ecx = the taking-part lanes
 // (not empty), elements of `bytes` at consecutive addresses. Searches the
 // windows for one holding both the first and the last taking-part lane's
