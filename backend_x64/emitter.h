@@ -229,6 +229,7 @@ class Emitter : public Xbyak::CodeGenerator {
   // Masked vector moves of 4- or 8-byte elements between `host` (lane 0's
   // element) and the data slot, for the lanes of ecx (Avx512; Avx2: all 32).
   void emit_contiguous_access(bool is_load, unsigned bytes, uint32_t data_slot, const Xbyak::Reg64& host);
+  void emit_sequence_verdict(const IndexedAddress& a, Xbyak::Label& not_in_sequence);
   void emit_span_moves(bool is_load, unsigned bytes, uint32_t data_slot, Xbyak::Label& done);
   void emit_span_window_search(const WindowOffsets& w, unsigned bytes, Xbyak::Label& none, Xbyak::Label& try_window,
                                Xbyak::Label& next_window);

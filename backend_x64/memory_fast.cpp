@@ -489,13 +489,7 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
     cmp(rdx, rax);
     ja(scattered, T_NEAR);
     lanes_in_sequence(index_slot, 4, 0, index_base);
-    not_(edx);
-    test(edx, ecx);
-    jnz(scattered, T_NEAR);
-    if (a.seq_owner) {
-      mov(qword[r12 + a.seq_cache], rsi);
-      mov(dword[r12 + a.seq_cache + 8], ecx);
-    }
+    emit_sequence_verdict(a, scattered);
     L(seq_checked);
     mov(rdi, rsi);  // b
     bsr(eax, ecx);
@@ -742,13 +736,7 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
   shr(rax, 32);
   jnz(general, T_NEAR);  // b < 0 or lane 31's element past 2^32: a dword compare would wrap
   lanes_in_sequence(index_slot, 4, shift, index_base);  // exact: b .. b + 31 * bytes has no wrap
-  not_(edx);
-  test(edx, ecx);
-  jnz(general, T_NEAR);
-  if (a.seq_owner) {
-    mov(qword[r12 + a.seq_cache], rsi);
-    mov(dword[r12 + a.seq_cache + 8], ecx);
-  }
+  emit_sequence_verdict(a, general);
   L(seq_checked);
   // Every taking-part x_l = b + l * bytes, aligned like x_f (the step is the
   // element size, the mask below it): the address is C + b + l * bytes.
@@ -860,6 +848,19 @@ void Emitter::emit_contiguous_access(bool is_load, unsigned bytes, uint32_t data
 // r10 = size - bytes. The sequence test is exact: 8-byte addresses compare
 // as qwords; 4-byte ones as dwords only when b .. b + 31 elements stays
 // below 2^32 (no wrap), else the general path runs.
+// After lanes_in_sequence (edx = the lanes in sequence, ecx = the taking-part
+// lanes, rsi = b): to `not_in_sequence` unless every taking-part lane is in
+// sequence; else the verdict is kept for the later accesses of the same index.
+void Emitter::emit_sequence_verdict(const IndexedAddress& a, Label& not_in_sequence) {
+  not_(edx);
+  test(edx, ecx);
+  jnz(not_in_sequence, T_NEAR);
+  if (a.seq_owner) {
+    mov(qword[r12 + a.seq_cache], rsi);
+    mov(dword[r12 + a.seq_cache + 8], ecx);
+  }
+}
+
 // rsi = lane 0's element on the host, ecx = the taking-part lanes, all in
 // one window: the moves, then a jump to `done`. With every lane taking part
 // (AVX-512) plain 64-byte moves, no lane masks.
