@@ -540,15 +540,22 @@ V Translator::fmad(V x, V y, V z) {
   auto F = [&](V v) { return b.bitcast(Type::F32, v); };
   auto I = [&](V v) { return b.bitcast(Type::I32, v); };
   V fx = F(x), fy = F(y), fz = F(z);
+  // Only the product reads its factors flushed: in a lane that passes the
+  // test below no operand of the residual and the sum is a denormal (the
+  // factors are not, or the flushed product would be zero; the product is
+  // at least 2^-100; z's exponent is not zero), so their input flush would
+  // change nothing there, and the other lanes take the exact form's result.
+  // Without it the host flushes nothing twice (x and y were flushed again
+  // by the residual's fma, a select each per strip).
   V pn = I(b.fmul(fx, fy, float_flags(true, false)));
-  V err = I(b.ffma(fx, fy, F(b.xor_(pn, b.i32(0x80000000u))), float_flags(true, false)));
+  V err = I(b.ffma(fx, fy, F(b.xor_(pn, b.i32(0x80000000u))), float_flags(false, false)));
   // Rounded away from zero: the error, with the product's sign taken off, is
   // negative and not a zero.
   V away = b.icmp(ir::IntPred::Ugt, b.xor_(err, band(pn, 0x80000000u)), b.i32(0x80000000u));
   V pt = b.isub(pn, b.zext(Type::I32, away));
   V in_range = b.icmp(ir::IntPred::Ult, b.isub(band(pn, 0x7f800000u), b.i32(0x0d800000u)), b.i32(0x7f000000u - 0x0d800000u));
   V common = b.and_(in_range, ne0(band(z, 0x7f800000u)));
-  V r = I(b.fadd(F(pt), fz, float_flags(true, true)));
+  V r = I(b.fadd(F(pt), fz, float_flags(false, true)));
   const ir::BlockId exact = f.add_block(), join = f.add_block();
   b.set_var(kVarMadResult, r);
   b.cond_br(b.any(b.not_(common), mask()), exact, join);

@@ -165,6 +165,27 @@ TEST_CASE("tesla mad: the common case's shape (one vote outside loops, none insi
   gpurc::ir::Function f = translated(kStraight);
   CHECK(count_op(f, Opcode::Any) == 3);  // one vote per MAD
   CHECK(count_op(f, Opcode::FFma) == 3);
+  // Only the product flushes its factors: the residual's fma and the sum of
+  // the common case read theirs as they are (their lanes that pass the test
+  // hold no denormal operand), so the factors are not flushed twice.
+  for (const auto& b : f.blocks)
+    for (auto v : b.insts) {
+      const auto& in = f.insts[v];
+      if (in.op == Opcode::FFma) CHECK((in.fflags & gpurc::ir::ff::FtzIn) == 0);
+      if (in.op == Opcode::FMul && (in.fflags & gpurc::ir::ff::FtzIn)) {
+        // The common case's product: its residual and its sum follow unflushed.
+        size_t flushed_after = 0;
+        bool seen = false;
+        for (auto w : b.insts) {
+          if (w == v) seen = true;
+          else if (seen && (f.insts[w].op == Opcode::FFma || f.insts[w].op == Opcode::FAdd) &&
+                   (f.insts[w].fflags & gpurc::ir::ff::FtzIn))
+            ++flushed_after;
+          if (seen && f.insts[w].op == Opcode::Any) break;
+        }
+        CHECK(flushed_after == 0);
+      }
+    }
   gpurc::ir::Function g = translated(kLoop);
   CHECK(count_op(g, Opcode::Any) == 0);
   CHECK(count_op(g, Opcode::FFma) == 0);
