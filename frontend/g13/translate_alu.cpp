@@ -226,6 +226,11 @@ bool Translator::float_arith(const Insn& in, const std::string& n, std::string& 
       const ValueId one = b_.fconst(ct, 1.0), zero = b_.fconst(ct, 0.0);
       r = b_.ffma(r, one, zero, ff::Sat);
     }
+  } else if (is_add && ct == Type::F32) {
+    // fma(a, 1, b) is a + b rounded once: the same bits in every case (the
+    // same flushes, NaN rule, rounding and signs of zero), and an add the
+    // hosts do in one op (on x64 in DAZ mode without an operand flush).
+    r = b_.fadd(a, c, flags);
   } else {
     r = b_.ffma(a, b, c, flags);
   }
