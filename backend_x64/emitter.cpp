@@ -596,6 +596,8 @@ void Emitter::emit_block(BlockId b) {
 }
 
 void Emitter::emit_strip_segment(const Segment& s) {
+  // Every op left to a memory op's fallback (an address chain): no code.
+  if (std::all_of(s.ops.begin(), s.ops.end(), [&](ValueId v) { return deferred_[v] != 0; })) return;
   auto body = [&] {
     reset_cache();
     in_segment_body_ = true;
@@ -772,8 +774,12 @@ bool Emitter::emit_vote(ValueId v) {
   if (in.op != Opcode::Ballot && in.op != Opcode::Any && in.op != Opcode::All) return false;
   if (in.args.size() != 2 || wide(in.args[0]) || wide(in.args[1]) || wide(v)) return false;
   if (!valid_cluster_imm(in.imm)) return false;  // the helper faults Unsupported, as the interpreter
-  lane_bits(ecx, slot(in.args[1]));
-  and_(ecx, dword[CTX(entry_mask)]);  // lanes taking part
+  if (auto it = vote_mask_cache_.find(v); it != vote_mask_cache_.end()) {
+    mov(ecx, dword[r12 + it->second]);  // stored by a dominating access of the same mask (plan_mask_cache)
+  } else {
+    lane_bits(ecx, slot(in.args[1]));
+    and_(ecx, dword[CTX(entry_mask)]);  // lanes taking part
+  }
   lane_bits(eax, slot(in.args[0]));
   and_(eax, ecx);
   if (!whole_warp_cluster(in.imm)) {

@@ -200,10 +200,19 @@ class Emitter : public Xbyak::CodeGenerator {
     // window holds the span (qword at seq_cache + 16, 0 = none), the later
     // ones move straight from it.
     bool host_owner = false, host_reuse = false;
+    // The taking-part lanes of a mask value (plan_mask_cache): the first
+    // access of that mask (owner) stores them (lane bits AND entry_mask) at
+    // this frame offset on every run, before its `no lane` exit; a later
+    // access or vote it dominates reads them instead of converting the mask.
+    int32_t mask_cache = -1;
+    bool mask_owner = false;
     std::vector<ir::ValueId> tree;     // every value of the address expression (address first)
     std::vector<ir::ValueId> deferred; // those computed only on fallback, operands before users
   };
   void plan_sequence_cache();          // IndexedAddress::seq_cache of the accesses that share a check
+  void plan_mask_cache();              // IndexedAddress::mask_cache, vote_mask_cache_
+  void taking_part_lanes(const IndexedAddress& a, ir::ValueId mask);  // ecx (flags: ZF = none), owner stores it
+  std::map<ir::ValueId, int32_t> vote_mask_cache_;  // a vote whose mask lanes a dominating access stored
   void plan_indexed_memory();          // fills indexed_ / deferred_, forces the frame slots the paths read
   bool match_indexed(ir::ValueId addr, IndexedAddress& out) const;
   bool match_uniform_base(ir::ValueId v, int depth, IndexedAddress& out) const;
@@ -220,7 +229,9 @@ class Emitter : public Xbyak::CodeGenerator {
   // access), or consecutive elements (masked vector moves instead of
   // gathers / scatters).
   // edx = the lanes l whose 4- or 8-byte slot value equals rsi + (l << step_log2)
-  // (modulo 2^(8 lane_bytes)); step_log2 < 0: equals rsi.
+  // (modulo 2^(8 lane_bytes)); step_log2 < 0: equals rsi. Avx2 with a step
+  // (callers require all 32 lanes there): all ones when every lane matches,
+  // else 0. Vector registers 1..5 are scratch.
   // The values are at `base` + slot_off (the frame, or ctx.vars for an index read from its var).
   void lanes_in_sequence(uint32_t slot_off, unsigned lane_bytes, int step_log2, const Xbyak::Reg64& base = Xbyak::util::r12);
   // A load / store whose address is uniform: one access if every taking-part

@@ -91,6 +91,9 @@ bool Emitter::match_scaled(ValueId v, int depth, IndexedAddress& m) const {
     if (m.shift + count.imm > 3) return false;
     m.shift = uint8_t(m.shift + count.imm);
     m.disp <<= count.imm;
+    // The count too: read by nothing else, it is deferred with the shift
+    // (else a strip loop per warp computes it for nobody).
+    m.tree.push_back(in.args[1]);
     m.tree.push_back(v);
     return true;
   }
@@ -222,7 +225,8 @@ void Emitter::plan_indexed_memory() {
   for (auto& [op, m] : indexed_) {
     for (ValueId t : m.tree) {
       candidate[t] = 1;
-      if (m.narrow) narrow_value[t] = 1;
+      // A 32-bit constant (a shift count) may be deferred on either path.
+      if (m.narrow || f_.insts[t].op == Opcode::Const) narrow_value[t] = 1;
     }
     const Inst& x = f_.insts[m.index];
     if (x.op == Opcode::LoadVar && x.type == ir::Type::I32 && x.imm < f_.vars.size() &&
@@ -305,6 +309,74 @@ void Emitter::plan_indexed_memory() {
           if (!deferred_[a] && f_.insts[a].op != Opcode::Const) plan_.escapes[a] = 1;
   }
   plan_sequence_cache();
+  plan_mask_cache();
+}
+
+// Accesses (and whole-warp votes) with the same mask operand see the same
+// taking-part lanes (mask lanes AND ctx.entry_mask; SSA values do not
+// change). Tesla's loads of x[i] and y[i] and the MAD's any() vote all read
+// the bound check's mask: the first access converts it (18 instructions on
+// AVX2) and stores the lane bits; the others it dominates (same block after
+// it, or a dominated block, in reverse post-order) read one dword. The
+// owner stores them on every run, before anything can skip it, so a reader
+// always finds this run's value. An entry_mask operand is read from the
+// context already and needs no cache.
+void Emitter::plan_mask_cache() {
+  const std::vector<BlockId> rpo = passutil::reverse_post_order(f_);
+  const std::vector<BlockId> idom = passutil::immediate_dominators(f_, rpo);
+  std::map<ValueId, std::vector<ValueId>> owners;  // mask value -> accesses that convert it
+  auto dominating_owner = [&](ValueId mask, BlockId bid) {
+    ValueId found = kNoValue;
+    for (ValueId o : owners[mask])
+      if (f_.insts[o].block == bid || passutil::dominates(idom, f_.insts[o].block, bid)) found = o;
+    return found;
+  };
+  auto cache_of = [&](ValueId owner) {
+    IndexedAddress& o = indexed_.at(owner);
+    if (o.mask_cache < 0) {
+      o.mask_cache = int32_t(frame_bytes_);
+      o.mask_owner = true;
+      frame_bytes_ += 64;
+    }
+    return o.mask_cache;
+  };
+  for (BlockId bid : rpo)
+    for (ValueId v : f_.blocks[bid].insts) {
+      const Inst& in = f_.insts[v];
+      if (in.args.empty()) continue;
+      const ValueId mask = in.args.back();
+      if (f_.insts[mask].op == Opcode::EntryMask) continue;
+      if (auto it = indexed_.find(v); it != indexed_.end()) {
+        const ValueId o = dominating_owner(mask, bid);
+        if (o == kNoValue) owners[mask].push_back(v);
+        else it->second.mask_cache = cache_of(o);
+        continue;
+      }
+      // emit_vote's operands: a 32-bit predicate and mask, a 32-bit result.
+      if ((in.op == Opcode::Any || in.op == Opcode::All || in.op == Opcode::Ballot) && in.args.size() == 2 &&
+          !wide(in.args[0]) && !wide(mask) && !wide(v) && valid_cluster_imm(in.imm))
+        if (const ValueId o = dominating_owner(mask, bid); o != kNoValue) vote_mask_cache_[v] = cache_of(o);
+    }
+}
+
+// ecx = the lanes taking part in access `a` with mask operand `mask`, ZF
+// set when there is none: from ctx.entry_mask, from the mask cache of a
+// dominating access, or converted from the mask's slot (and then stored to
+// the cache when this access owns one).
+void Emitter::taking_part_lanes(const IndexedAddress& a, ValueId mask) {
+  if (f_.insts[mask].op == Opcode::EntryMask) {  // the launched lanes (G13's exec without exec stack)
+    mov(ecx, dword[CTX(entry_mask)]);
+    test(ecx, ecx);
+    return;
+  }
+  if (a.mask_cache >= 0 && !a.mask_owner) {
+    mov(ecx, dword[r12 + a.mask_cache]);
+    test(ecx, ecx);
+    return;
+  }
+  lane_bits(ecx, slot(mask));
+  and_(ecx, dword[CTX(entry_mask)]);
+  if (a.mask_owner) mov(dword[r12 + a.mask_cache], ecx);  // keeps the flags
 }
 
 // Accesses with the same index value, mask value and element step (G13's
@@ -451,19 +523,14 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
     mov(ecx, dword[r12 + a.seq_cache + 8]);
     test(ecx, ecx);
     jz(full_check, T_NEAR);
+    if (a.mask_owner) mov(dword[r12 + a.mask_cache], ecx);  // the same lanes (same mask value)
     emit_base();
     mov(rsi, qword[r12 + a.seq_cache]);
     jmp(seq_checked, T_NEAR);
     L(full_check);
   }
   if (sequential && a.seq_owner) mov(dword[r12 + a.seq_cache + 8], 0);
-  if (f_.insts[in.args.back()].op == Opcode::EntryMask) {  // the launched lanes (G13's exec without exec stack)
-    mov(ecx, dword[CTX(entry_mask)]);
-    test(ecx, ecx);
-  } else {
-    lane_bits(ecx, slot(in.args.back()));
-    and_(ecx, dword[CTX(entry_mask)]);
-  }
+  taking_part_lanes(a, in.args.back());
   jz(done, T_NEAR);  // no lane takes part
   emit_base();
   // Consecutive indices x_l = b + l over the taking-part lanes (AVX2: all
@@ -699,6 +766,7 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
     mov(ecx, dword[r12 + a.seq_cache + 8]);
     test(ecx, ecx);
     jz(full_check, T_NEAR);
+    if (a.mask_owner) mov(dword[r12 + a.mask_cache], ecx);  // the same lanes (same mask value)
     if (a.host_reuse) {  // and found the window of this very address
       mov(rsi, qword[r12 + a.seq_cache + 16]);
       test(rsi, rsi);
@@ -712,13 +780,7 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
     mov(dword[r12 + a.seq_cache + 8], 0);
     if (a.host_owner) mov(qword[r12 + a.seq_cache + 16], 0);
   }
-  if (f_.insts[in.args.back()].op == Opcode::EntryMask) {
-    mov(ecx, dword[CTX(entry_mask)]);
-    test(ecx, ecx);
-  } else {
-    lane_bits(ecx, slot(in.args.back()));
-    and_(ecx, dword[CTX(entry_mask)]);
-  }
+  taking_part_lanes(a, in.args.back());
   jz(done, T_NEAR);  // no lane takes part
   if (!z_) {  // Avx2 moves all 32 lanes
     cmp(ecx, uint32_t(-1));
@@ -763,6 +825,46 @@ using namespace Xbyak;
 void Emitter::lanes_in_sequence(uint32_t off, unsigned lb, int step_log2, const Reg64& base) {
   const bool q = lb == 8;
   const int per = vbytes_ / int(lb);  // lanes per vector
+  if (!z_ && step_log2 >= 0) {
+    // Avx2 with a step: every caller needs all 32 lanes in sequence (it
+    // takes this path only when all 32 take part), so one verdict for the
+    // warp: edx = all ones when every lane matches, else 0. V(1) steps
+    // through the expected values, V(5) ANDs the compares (no mask per
+    // vector, no shifts and ORs of partial masks).
+    if (!q) vload(3, ptr[rip + iota_]);
+    else vpmovzxdq(Ymm(3), ptr[rip + iota_]);
+    if (step_log2 && q) vpsllq(Ymm(3), Ymm(3), uint8_t(step_log2));
+    else if (step_log2) vpslld(Ymm(3), Ymm(3), uint8_t(step_log2));
+    vmovq(Xmm(1), rsi);
+    mov(eax, uint32_t(per) << step_log2);  // the step between two vectors' first lanes
+    vmovd(Xmm(4), eax);
+    if (q) {
+      vpbroadcastq(Ymm(1), Xmm(1));
+      vpbroadcastq(Ymm(4), Xmm(4));
+      vpaddq(Ymm(1), Ymm(1), Ymm(3));
+    } else {
+      vpbroadcastd(Ymm(1), Xmm(1));
+      vpbroadcastd(Ymm(4), Xmm(4));
+      vpaddd(Ymm(1), Ymm(1), Ymm(3));
+    }
+    for (int i = 0; i < kWarpLanes / per; ++i) {
+      const Address a = ptr[base + int(off + uint32_t(i * vbytes_))];
+      const Ymm dst = i ? Ymm(2) : Ymm(5);
+      if (q) vpcmpeqq(dst, Ymm(1), a);
+      else vpcmpeqd(dst, Ymm(1), a);
+      if (i) vpand(Ymm(5), Ymm(5), Ymm(2));
+      if (i + 1 < kWarpLanes / per) {
+        if (q) vpaddq(Ymm(1), Ymm(1), Ymm(4));
+        else vpaddd(Ymm(1), Ymm(1), Ymm(4));
+      }
+    }
+    xor_(edx, edx);
+    vpcmpeqd(Ymm(2), Ymm(2), Ymm(2));
+    vptest(Ymm(5), Ymm(2));  // CF: V(5) has every bit set
+    setc(dl);
+    neg(edx);
+    return;
+  }
   xor_(edx, edx);
   if (step_log2 >= 0) {  // V(3) = (lane within the vector) << step_log2
     if (!q) vload(3, ptr[rip + iota_]);

@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "../backend/compare.h"
+#include "backend_x64/jit.h"
 
 using namespace gpurc;
 using namespace gpurc::backend::test;
@@ -209,5 +210,111 @@ TEST_CASE("x64 narrow address: a later access in a dominated block reuses the fi
       set_lane(s.vars, f, 4, l, c);
     }
     check_all_tiers(f, s, "dominated k " + std::to_string(k) + " c " + std::to_string(c));
+  }
+}
+
+namespace {
+// vars x, y (i32), val (i32), mask (i1), pred (i1), o1, o2, bal (i32):
+// o1 = load [x]; o2 = load [y]; bal = ballot(pred, mask); any(pred, mask)
+// branches to a store of val at [y]. The two loads, the ballot and the any
+// all read one mask value: the first load converts it and stores its lanes,
+// the others read them (plan_mask_cache).
+// With `distinct` each later reader takes its mask from a load of a second
+// var of its own (other values: nothing to share), for comparing the code.
+ir::Function shared_mask_function(bool distinct = false) {
+  ir::Function f;
+  for (const char* n : {"x", "y", "val"}) f.add_var(n, Type::I32);
+  f.add_var("mask", Type::I1);
+  f.add_var("pred", Type::I1);
+  for (const char* n : {"o1", "o2", "bal"}) f.add_var(n, Type::I32);
+  f.add_var("mask2", Type::I1);
+  const ir::BlockId entry = f.add_block("entry"), then = f.add_block("then"), join = f.add_block("join");
+  ir::Builder b(f);
+  b.set_block(entry);
+  auto var = [&](uint32_t i) { return b.emit(Opcode::LoadVar, f.vars[i].type, {}, 0, 0, i); };
+  auto addr = [&](ir::ValueId x) {
+    auto bad = b.icmp(ir::IntPred::Ne, b.and_(x, b.i32(3)), b.i32(0));
+    return b.select(bad, b.i64(kUnbacked), b.zext(Type::I64, x));
+  };
+  auto x = var(0), y = var(1), val = var(2), mask = var(3), pred = var(4);
+  auto ax = addr(x), ay = addr(y);
+  b.emit(Opcode::StoreVar, Type::Void, {b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, ax, mask)}, 0, 0, 5);
+  auto later = [&] { return distinct ? var(8) : mask; };  // a load_var of its own: another value
+  b.emit(Opcode::StoreVar, Type::Void, {b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, ay, later())}, 0, 0, 6);
+  b.emit(Opcode::StoreVar, Type::Void, {b.emit(Opcode::Ballot, Type::I32, {pred, later()}, 0, 0, 0)}, 0, 0, 7);
+  b.cond_br(b.emit(Opcode::Any, Type::I1, {pred, later()}, 0, 0, 0), then, join);
+  b.set_block(then);
+  b.store(ir::Space::Global, ir::AddrClass::Random, ay, val, mask);
+  b.br(join);
+  b.set_block(join);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  return f;
+}
+}  // namespace
+
+TEST_CASE("x64 narrow address: accesses and votes of one mask share its taking-part lanes") {
+  ir::Function f = shared_mask_function();
+  std::mt19937_64 rng(134);
+  const int runs = std::getenv("GPURC_TEST_LIGHT") ? 48 : 160;
+  for (int k = 0; k < runs; ++k) {
+    RunSpec s;
+    s.vars.resize(f.vars_bytes());
+    fill_random(s.vars, rng);
+    s.memory = true;
+    s.memory_bytes = kMemBytes;
+    s.memory_init.resize(kMemBytes);
+    fill_random(s.memory_init, rng);
+    s.window = true;
+    s.window_offset = 128;
+    s.window_bytes = 512;
+    s.entry_mask = k % 4 == 0 ? ~0u : k % 4 == 1 ? ~0u << (k % 32) : uint32_t(rng()) | 1u;
+    // x and y runs: inside, past the window's end (the fallback faults at
+    // the first lane outside), misaligned, or one lane off the run.
+    auto run_off = [&](int kind) -> uint32_t {
+      switch (kind) {
+        case 0: return 128 + 4 * uint32_t(rng() % 16);
+        case 1: return 128 + 512 - 4 * 24;                     // lanes 24.. outside
+        case 2: return 128 + 2 + 4 * uint32_t(rng() % 8);      // misaligned: the guard's address faults
+        default: return 128 + 256 + 4 * uint32_t(rng() % 16);  // inside (a second buffer)
+      }
+    };
+    const int kx = rng() % 6 == 0 ? int(1 + rng() % 2) : 0, ky = rng() % 6 == 0 ? int(1 + rng() % 2) : 3;
+    const uint32_t ox = run_off(kx), oy = run_off(ky);
+    const unsigned odd = unsigned(rng() % 32);
+    const int mask_kind = int(rng() % 4);  // 0: all ones, 1: random, 2: none, 3: one lane
+    for (unsigned l = 0; l < 32; ++l) {
+      uint32_t xl = uint32_t(kMemBase) + ox + 4 * l, yl = uint32_t(kMemBase) + oy + 4 * l;
+      if (k % 7 == 6 && l == odd) yl += 8;  // y off its run in one lane: the gather path
+      set_lane(s.vars, f, 0, l, xl);
+      set_lane(s.vars, f, 1, l, yl);
+      const uint32_t m = mask_kind == 0 ? 1u : mask_kind == 1 ? uint32_t(rng() % 2) : mask_kind == 2 ? 0u : l == odd;
+      set_lane(s.vars, f, 3, l, m);
+      set_lane(s.vars, f, 4, l, uint32_t(rng() % 3 == 0));
+    }
+    check_all_tiers(f, s,
+                    "shared mask k " + std::to_string(k) + " x " + std::to_string(kx) + " y " + std::to_string(ky) +
+                        " mask kind " + std::to_string(mask_kind));
+  }
+  // The code: of the four readers of the mask (two loads, two votes) only
+  // the first load converts it on its fast path; the others read the lanes
+  // it stored. The same function with the later readers on another mask
+  // value converts it three more times (32 lanes each).
+  for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
+    if (!x64::host_supports(tier)) continue;
+    const std::string conv = tier == x64::Tier::Avx2 ? "vmovmskps" : "vpmovd2m";
+    auto conversions = [&](const ir::Function& g) {
+      std::string err;
+      auto cf = x64::compile(g, x64::JitOptions{tier}, &err);
+      REQUIRE_MESSAGE(cf, err);
+      const std::string text = cf->disassemble();
+      size_t n = 0;
+      for (size_t p = text.find(conv); p != std::string::npos; p = text.find(conv, p + 1)) ++n;
+      return n;
+    };
+    const size_t per = tier == x64::Tier::Avx2 ? 4 : 2;  // instructions per conversion of 32 lanes
+    const size_t shared = conversions(f), distinct = conversions(shared_mask_function(true));
+    CHECK_MESSAGE(shared + 3 * per <= distinct, x64::tier_name(tier) << ": " << shared << " vs " << distinct);
   }
 }
