@@ -3,6 +3,8 @@
 // measurements, never tests: a kernel whose expect fails is marked, not fatal.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
 #include <filesystem>
 #include <map>
 
@@ -138,6 +140,12 @@ int bench_static(const BenchArgs& a, const std::vector<std::filesystem::path>& f
           break;
         }
         row.host += code_instructions(code->disassemble());
+        // GPURC_BENCH_LISTINGS=DIR: each function's IR after the pipeline
+        // and its host code, one file per kernel and tier, for reading.
+        if (const char* dir = std::getenv("GPURC_BENCH_LISTINGS"); dir && *dir) {
+          std::ofstream o(std::filesystem::path(dir) / (kernel + "." + t->name + ".txt"), std::ios::app);
+          o << ir::print(l) << "\n" << code->disassemble() << "\n";
+        }
       }
       rows.push_back(row);
     }
