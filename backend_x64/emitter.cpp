@@ -557,10 +557,23 @@ void Emitter::emit_function() {
   for (ir::BlockId b = 0; b < f_.blocks.size(); ++b)
     if (ValueId t = f_.terminator(b); t != kNoValue && f_.insts[t].op == Opcode::Barrier) warp_loop_ = false;
   draw_loop_ = warp_loop_ && f_.unlaunched_lanes_free && draw_loop_enabled();  // a vertex shader: draw_loop.cpp
+  // A load under the entry mask writes every launched lane; under the
+  // unlaunched-lanes contract the other lanes are don't-care, and with no
+  // cross-lane op but votes (which read only launched lanes) nothing reads
+  // them: its slot needs no zeroing per warp (G13's device loads).
+  bool lanes_private = f_.unlaunched_lanes_free;
+  for (const ir::Inst& in : f_.insts)
+    if (in.block != kNoBlock && ir::op_info(in.op).cross_lane && in.op != Opcode::Ballot && in.op != Opcode::Any &&
+        in.op != Opcode::All)
+      lanes_private = false;
   for (const ir::Inst& in : f_.insts)
     if ((in.op == Opcode::Load || in.op == Opcode::AtomicRmw || in.op == Opcode::AtomicCas) && in.block != kNoBlock &&
-        in.type != ir::Type::Void)
+        in.type != ir::Type::Void) {
+      if (lanes_private && in.op == Opcode::Load && !in.args.empty() &&
+          f_.insts[in.args.back()].op == Opcode::EntryMask)
+        continue;
       partial_slots_.push_back(ValueId(&in - f_.insts.data()));
+    }
   emit_prologue();
   for (BlockId b = 0; b < f_.blocks.size(); ++b) emit_block(b);
 
