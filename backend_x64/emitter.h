@@ -196,9 +196,9 @@ class Emitter : public Xbyak::CodeGenerator {
     int32_t seq_cache = -1;
     bool seq_owner = false;
     // Narrow accesses of the same address value and size (Tesla's load and
-    // store of y[i]): the owner also stores lane 0's host pointer once a
-    // window holds the span (qword at seq_cache + 16, 0 = none), the later
-    // ones move straight from it.
+    // store of y[i]) that share a check: the first (host_owner) also stores
+    // lane 0's host pointer once a window holds the span (qword at
+    // host_cache, 0 = none), the later ones (host_reuse) move straight from it.
     bool host_owner = false, host_reuse = false;
     // The taking-part lanes of a mask value (plan_mask_cache): the first
     // access of that mask (owner) stores them (lane bits AND entry_mask) at
@@ -206,6 +206,16 @@ class Emitter : public Xbyak::CodeGenerator {
     // access or vote it dominates reads them instead of converting the mask.
     int32_t mask_cache = -1;
     bool mask_owner = false;
+    // A narrow index x = iadd (load_uniform u), s (Tesla's `s[0x10] + 4i`):
+    // the consecutive check runs on s (seq_index; shared by every access of
+    // that s, whatever its u) and u (a uniform dword at addend_off) is added
+    // after it. kNoValue: the check runs on x itself.
+    ir::ValueId seq_index = ir::kNoValue;
+    uint32_t addend_off = 0;
+    // The host pointer cache of the same address value and size (host_owner
+    // / host_reuse above): its own frame qword, owned by the first access of
+    // that address, which need not own the consecutive check.
+    int32_t host_cache = -1;
     std::vector<ir::ValueId> tree;     // every value of the address expression (address first)
     std::vector<ir::ValueId> deferred; // those computed only on fallback, operands before users
   };

@@ -177,6 +177,18 @@ bool Emitter::match_narrow(ValueId addr, unsigned bytes, IndexedAddress& out) co
   if (z != addr) m.tree.push_back(z);
   m.index = zi->args[0];
   m.shift = uint8_t(bytes == 8 ? 3 : 2);
+  // x = iadd (load_uniform u), s with u's dword in range at compile time.
+  const Inst& xi = f_.insts[m.index];
+  if (xi.op == Opcode::IAdd && xi.args.size() == 2)
+    for (int k = 0; k < 2; ++k) {
+      const Inst& u = f_.insts[xi.args[k]];
+      if (u.op != Opcode::LoadUniform || u.type != ir::Type::I32 || u.block == kNoBlock) continue;
+      if (!(u.imm <= f_.uniform_bytes && f_.uniform_bytes - u.imm >= 4)) continue;
+      if (f_.insts[xi.args[1 - k]].type != ir::Type::I32) continue;
+      m.seq_index = xi.args[1 - k];
+      m.addend_off = uint32_t(u.imm);
+      break;
+    }
   out = std::move(m);
   return true;
 }
@@ -303,6 +315,7 @@ void Emitter::plan_indexed_memory() {
     // The fast path reads the index from its slot (or its var), the fallback
     // the operands of the deferred values: all of them must be in the frame.
     if (m.index_var < 0) plan_.escapes[m.index] = 1;
+    if (m.seq_index != kNoValue) plan_.escapes[m.seq_index] = 1;
     for (ValueId d : m.deferred)
       if (deferred_[d])
         for (ValueId a : f_.insts[d].args)
@@ -393,7 +406,7 @@ void Emitter::taking_part_lanes(const IndexedAddress& a, ValueId mask) {
 void Emitter::plan_sequence_cache() {
   const std::vector<BlockId> rpo = passutil::reverse_post_order(f_);
   const std::vector<BlockId> idom = passutil::immediate_dominators(f_, rpo);
-  std::map<std::tuple<ValueId, ValueId, bool, int, uint32_t>, std::vector<ValueId>> seen;  // owners so far
+  std::map<std::tuple<ValueId, ValueId, bool, int, uint32_t>, std::vector<ValueId>> seen, members_of;  // owners so far
   for (BlockId bid : rpo)
     for (ValueId v : f_.blocks[bid].insts) {
       auto it = indexed_.find(v);
@@ -403,10 +416,18 @@ void Emitter::plan_sequence_cache() {
       const bool is_load = in.op == Opcode::Load;
       const unsigned bytes = bit_width(is_load ? in.type : f_.insts[in.args[1]].type) / 8;
       if ((bytes != 4 && bytes != 8) || (1u << m.shift) != bytes) continue;  // no consecutive check
-      auto& owners = seen[std::make_tuple(m.index, in.args.back(), m.narrow, int(m.shift), m.align_mask)];
+      // The value checked (x, or s of x = u + s); an addend form and a plain
+      // one of the same value do not share (the plain one's owner tests its
+      // value's alignment, the addend one the sum's).
+      const ValueId checked = m.seq_index != kNoValue ? m.seq_index : m.index;
+      const auto key = std::make_tuple(checked, in.args.back(), m.narrow, int(m.shift) | (m.seq_index != kNoValue) << 8,
+                                       m.align_mask);
+      auto& owners = seen[key];
+      auto& members = members_of[key];  // owners and readers, in reverse post-order
       ValueId found = kNoValue;
       for (ValueId o : owners)
         if (f_.insts[o].block == bid || passutil::dominates(idom, f_.insts[o].block, bid)) found = o;
+      members.push_back(v);
       if (found == kNoValue) {
         owners.push_back(v);
         continue;
@@ -418,10 +439,26 @@ void Emitter::plan_sequence_cache() {
         frame_bytes_ += 64;
       }
       m.seq_cache = owner.seq_cache;
-      // The same address value and size: the same window, the same host span.
-      const Inst& oi = f_.insts[found];
-      const unsigned obytes = bit_width(oi.op == Opcode::Load ? oi.type : f_.insts[oi.args[1]].type) / 8;
-      if (m.narrow && oi.args[0] == in.args[0] && obytes == bytes) owner.host_owner = m.host_reuse = true;
+      // The same address value and size as an earlier access of this check
+      // that dominates it: the same window, the same host span (the lanes
+      // are the check's). That access owns the host pointer's cache.
+      if (!m.narrow) continue;
+      for (ValueId o : members) {
+        if (o == v) break;
+        const Inst& oi = f_.insts[o];
+        const unsigned obytes = bit_width(oi.op == Opcode::Load ? oi.type : f_.insts[oi.args[1]].type) / 8;
+        if (oi.args[0] != in.args[0] || obytes != bytes) continue;
+        if (!(oi.block == bid || passutil::dominates(idom, oi.block, bid))) continue;
+        IndexedAddress& ho = indexed_.at(o);
+        if (ho.host_cache < 0) {
+          ho.host_cache = int32_t(frame_bytes_);
+          ho.host_owner = true;
+          frame_bytes_ += 64;
+        }
+        m.host_cache = ho.host_cache;
+        m.host_reuse = true;
+        break;
+      }
     }
 }
 
@@ -757,18 +794,21 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
   const ir::Type data_t = is_load ? in.type : f_.insts[in.args[1]].type;
   const unsigned bytes = bit_width(data_t) / 8;  // 4 or 8 (plan_indexed_memory)
   const int shift = a.shift;
-  const Reg64 index_base = a.index_var >= 0 ? r13 : r12;  // ctx.vars or the frame
-  const uint32_t index_slot = a.index_var >= 0 ? var_offsets_[uint32_t(a.index_var)] : slot(a.index);
+  const bool addend = a.seq_index != kNoValue;  // x = u + s: the check runs on s
+  const Reg64 index_base = a.index_var >= 0 && !addend ? r13 : r12;  // ctx.vars or the frame
+  const uint32_t index_slot = addend ? slot(a.seq_index)
+                              : a.index_var >= 0 ? var_offsets_[uint32_t(a.index_var)] : slot(a.index);
   const uint32_t data_slot = is_load ? slot(v) : slot(in.args[1]);
   const WindowOffsets windows = window_offsets(in.attr);
   Label try_window, next_window, full_check, seq_checked, host_known;
+  if (a.host_owner) mov(qword[r12 + a.host_cache], 0);  // before anything can skip the store below
   if (a.seq_cache >= 0 && !a.seq_owner) {  // an earlier access of this block did the checks below
     mov(ecx, dword[r12 + a.seq_cache + 8]);
     test(ecx, ecx);
     jz(full_check, T_NEAR);
     if (a.mask_owner) mov(dword[r12 + a.mask_cache], ecx);  // the same lanes (same mask value)
-    if (a.host_reuse) {  // and found the window of this very address
-      mov(rsi, qword[r12 + a.seq_cache + 16]);
+    if (a.host_reuse) {  // and an earlier access of this very address found its window
+      mov(rsi, qword[r12 + a.host_cache]);
       test(rsi, rsi);
       jnz(host_known, T_NEAR);
     }
@@ -776,10 +816,7 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
     jmp(seq_checked, T_NEAR);
     L(full_check);
   }
-  if (a.seq_owner) {
-    mov(dword[r12 + a.seq_cache + 8], 0);
-    if (a.host_owner) mov(qword[r12 + a.seq_cache + 16], 0);
-  }
+  if (a.seq_owner) mov(dword[r12 + a.seq_cache + 8], 0);
   taking_part_lanes(a, in.args.back());
   jz(done, T_NEAR);  // no lane takes part
   if (!z_) {  // Avx2 moves all 32 lanes
@@ -787,8 +824,8 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
     jne(general, T_NEAR);
   }
   bsf(eax, ecx);
-  mov(esi, dword[index_base + rax * 4 + int(index_slot)]);  // x of the first taking-part lane, zero-extended
-  if (a.align_mask) {  // misaligned: the select sends it to its constant (the general path faults)
+  mov(esi, dword[index_base + rax * 4 + int(index_slot)]);  // x (or s) of the first taking-part lane, zero-extended
+  if (a.align_mask && !addend) {  // misaligned: the select sends it to its constant (the general path faults)
     test(esi, a.align_mask);
     jnz(general, T_NEAR);
   }
@@ -800,6 +837,22 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
   lanes_in_sequence(index_slot, 4, shift, index_base);  // exact: b .. b + 31 * bytes has no wrap
   emit_sequence_verdict(a, general);
   L(seq_checked);
+  if (addend) {
+    // Every taking-part s_l = b_s + l * bytes with no wrap; x_l = (u + s_l)
+    // mod 2^32 = u + b_s + l * bytes exactly when that stays below 2^32 for
+    // lane 31, and is aligned like u + b_s.
+    test(r15, r15);
+    jz(general, T_NEAR);  // (the load_uniform ran before: it faulted there)
+    mov(eax, dword[r15 + int(a.addend_off)]);
+    add(rsi, rax);  // b = u + b_s (both below 2^32)
+    lea(rax, ptr[rsi + 31 * int(bytes)]);
+    shr(rax, 32);
+    jnz(general, T_NEAR);
+    if (a.align_mask) {
+      test(esi, a.align_mask);
+      jnz(general, T_NEAR);
+    }
+  }
   // Every taking-part x_l = b + l * bytes, aligned like x_f (the step is the
   // element size, the mask below it): the address is C + b + l * bytes.
   if (a.disp) {
@@ -807,7 +860,7 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
     add(rsi, rax);
   }
   emit_span_window_search(windows, bytes, general, try_window, next_window);
-  if (a.host_owner) mov(qword[r12 + a.seq_cache + 16], rsi);  // never 0: a window's host pointer is not null
+  if (a.host_owner) mov(qword[r12 + a.host_cache], rsi);  // never 0: a window's host pointer is not null
   L(host_known);
   emit_span_moves(is_load, bytes, data_slot, done);
   L(next_window);

@@ -383,3 +383,80 @@ TEST_CASE("x64 narrow address: under the unlaunched-lanes contract an entry-mask
     CHECK_MESSAGE(with + stores <= without, x64::tier_name(tier) << ": " << with << " vs " << without);
   }
 }
+
+TEST_CASE("x64 narrow address: x = u + s checks s once for every uniform addend") {
+  // Tesla's saxpy shape: x = load_uniform(0) + s, y = load_uniform(4) + s
+  // (the i32 adds), each under the alignment guard; o1 = load [x], o2 =
+  // load [y], store o1 + o2 at [y]. The load of y and the store take the
+  // load of x's check of s and add their own u; the store takes the load of
+  // y's host pointer. Uniforms aligned or not, near 2^32 (x wraps while s
+  // does not), runs inside, past the window, one lane off the run.
+  ir::Function f;
+  f.add_var("s", Type::I32);
+  f.add_var("mask", Type::I1);
+  f.add_var("o1", Type::I32);
+  f.add_var("o2", Type::I32);
+  f.uniform_bytes = 8;
+  f.add_block("entry");
+  ir::Builder b(f);
+  auto s_v = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 0);
+  auto mask = b.emit(Opcode::LoadVar, Type::I1, {}, 0, 0, 1);
+  auto addr = [&](ir::ValueId x) {
+    auto bad = b.icmp(ir::IntPred::Ne, b.and_(x, b.i32(3)), b.i32(0));
+    return b.select(bad, b.i64(kUnbacked), b.zext(Type::I64, x));
+  };
+  auto x = b.binary(Opcode::IAdd, b.load_uniform(Type::I32, 0), s_v);
+  auto y = b.binary(Opcode::IAdd, s_v, b.load_uniform(Type::I32, 4));
+  auto ax = addr(x), ay = addr(y);
+  auto o1 = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, ax, mask);
+  auto o2 = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, ay, mask);
+  b.emit(Opcode::StoreVar, Type::Void, {o1}, 0, 0, 2);
+  b.emit(Opcode::StoreVar, Type::Void, {o2}, 0, 0, 3);
+  b.store(ir::Space::Global, ir::AddrClass::Random, ay, b.binary(Opcode::IAdd, o1, o2), mask);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  std::mt19937_64 rng(136);
+  const int runs = std::getenv("GPURC_TEST_LIGHT") ? 64 : 200;
+  for (int k = 0; k < runs; ++k) {
+    RunSpec s;
+    s.vars.resize(f.vars_bytes());
+    fill_random(s.vars, rng);
+    s.memory = true;
+    s.memory_bytes = kMemBytes;
+    s.memory_init.resize(kMemBytes);
+    fill_random(s.memory_init, rng);
+    s.window = true;
+    s.window_offset = 128;
+    s.window_bytes = 512;
+    if (k % 3 == 2) s.extra_windows = {{640, 384}};
+    // Mostly whole warps (AVX2 takes the consecutive path only then).
+    s.entry_mask = k % 4 != 3 ? ~0u : k % 8 == 3 ? ~0u << (k % 32) : uint32_t(rng()) | 1u;
+    // s runs from s0; u's place x and y in the memory (or not).
+    const uint32_t s0 = k % 5 == 4 ? uint32_t(0x100000000ull - 4 * (rng() % 40)) : 4 * uint32_t(rng() % 64);
+    auto u_for = [&](int kind) -> uint32_t {
+      const uint32_t target = uint32_t(kMemBase) + 128 + 4 * uint32_t(rng() % 32);
+      switch (kind) {
+        case 0: return target - s0;                        // inside
+        case 1: return target - s0 + 1 + uint32_t(rng() % 3);  // misaligned: the guard's address
+        case 2: return uint32_t(kMemBase) + 600 - s0;      // past the first window's end
+        default: return uint32_t(0u - uint32_t(rng() % 64) * 4 - s0);  // x wraps past 2^32
+      }
+    };
+    const int kx = rng() % 2 ? int(rng() % 4) : 0, ky = rng() % 2 ? int(rng() % 4) : 0;
+    s.uniforms.resize(8);
+    const uint32_t ux = u_for(kx), uy = u_for(ky);
+    std::memcpy(s.uniforms.data(), &ux, 4);
+    std::memcpy(s.uniforms.data() + 4, &uy, 4);
+    const unsigned odd = unsigned(rng() % 32);
+    for (unsigned l = 0; l < 32; ++l) {
+      uint32_t sl = s0 + 4 * l;
+      if (k % 7 == 6 && l == odd) sl += 8;
+      set_lane(s.vars, f, 0, l, sl);
+      set_lane(s.vars, f, 1, l, k % 12 == 11 ? uint32_t(rng() % 2) : 1u);
+    }
+    check_all_tiers(f, s,
+                    "addend k " + std::to_string(k) + " x " + std::to_string(kx) + " y " + std::to_string(ky) + " s0 " +
+                        std::to_string(s0));
+  }
+}
