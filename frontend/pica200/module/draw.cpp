@@ -400,33 +400,7 @@ struct Fault {
   }
 };
 
-// What one call moves, resolved once: the registers both supplied and read,
-// the ones read but not supplied (zeroed), the outputs to store / to zero.
-struct Moves {
-  uint16_t load = 0, zero_in = 0, store = 0, zero_out = 0;
-  uint16_t forward = 0;  // output registers copied from their input register (DrawPlan::forward)
-  // `forward` in the order the copies run (order_forwards): no copy writes
-  // bytes of its vertex that a later copy reads.
-  // (The fields below without initialisers are set where they are read: a
-  // zeroed Moves was a `rep stos` per draw; ninth session.)
-  std::array<uint8_t, 16> forward_order;
-  uint32_t nforward = 0;
-  // The same moves for the engine's draw loop (ir::DrawLoop), when it has
-  // one and every moved output register is a quad: every warp, the last
-  // partial one included, then moves its registers in generated code, and
-  // run_range_t serves the other draws (output maps, engines without one).
-  bool engine_loop = false;
-  bool prefetch = false;
-  bool reverse = false;  // warps from the last down (run_range)
-  bool tail_in_loop = true;  // a last partial warp runs in the draw loop too
-  // In the calling state's DrawScratch (kept: no 2 KiB set-up per call).
-  const ir::DrawRegMove *loads, *stores;
-  const ir::DrawCopy *pre, *post;
-  uint32_t nloads, nstores, npre, npost;
-  // DrawScratch::loop_code / loop_warp_entry (null code: run_draw_loop).
-  const uint8_t* loop_code;
-  const uint8_t* loop_warp_entry;
-};
+using Moves = DrawMoves;
 
 // The source of copies that store zeros (stride 0): one merged copy moves up
 // to 64 bytes.
@@ -681,7 +655,8 @@ void run_range_cpp(const PreparedShader& s, const DrawPlan& plan, const uint8_t*
 // with the others (before any copy writes) and the code's own output is
 // stored after the run. Until the ninth session the copies ran in register
 // order, and such a draw gave the later copy the clobbered value.
-void order_forwards(const DrawPlan& plan, const DrawStreams& in, const DrawStreams& out, size_t count, Moves& mv) {
+void order_forwards(const DrawPlan& plan, const DrawStreams& in, const DrawStreams& out, size_t count, Moves& mv,
+                    bool& count_matters) {
   mv.nforward = 0;
   if (!mv.forward) return;
   std::array<uint8_t, 16> regs{};
@@ -694,6 +669,7 @@ void order_forwards(const DrawPlan& plan, const DrawStreams& in, const DrawStrea
     for (unsigned j = 0; j < n; ++j) {
       const unsigned v = unsigned(plan.forward[regs[j]]);
       if (i == j || !(in.mask >> v & 1)) continue;
+      if (out.stride[regs[i]] != in.stride[v] && count > 1) count_matters = true;
       if (same_vertex_overlap(out.base[regs[i]], out.stride[regs[i]], 16, in.base[v], in.stride[v], 16, count)) {
         after[i] |= uint16_t(1u << j);
         any = true;
@@ -829,19 +805,37 @@ void plan_engine_loop(const PreparedShader& s, const DrawPlan& plan, const DrawS
 
 DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, const DrawStreams& in,
                     const DrawStreams& out, size_t count, unsigned threads, uint64_t budget, DrawScratch& scratch) {
-  Moves mv;
-  for (uint32_t m = out.mask & plan.out_written; m; m &= m - 1) {
-    const unsigned r = unsigned(__builtin_ctz(m));
-    if (plan.forward[r] >= 0) mv.forward |= uint16_t(1u << r);
+  // The previous draw's set-up again when the caller says the streams are
+  // the same (DrawScratch::streams_id) and nothing else it depends on changed.
+  const bool reuse = scratch.streams_id != 0 && scratch.setup_id == scratch.streams_id &&
+                     scratch.setup_plan == &plan && scratch.loop_exe == s.compiled.exe.get() &&
+                     (!scratch.setup_count_matters || scratch.setup_count == count);
+  Moves fresh;
+  if (!reuse) {
+    Moves& mv = fresh;
+    for (uint32_t m = out.mask & plan.out_written; m; m &= m - 1) {
+      const unsigned r = unsigned(__builtin_ctz(m));
+      if (plan.forward[r] >= 0) mv.forward |= uint16_t(1u << r);
+    }
+    // Inputs read only for pass-through copies stay out of the var area (the
+    // code then copies stale values into output vars nobody stores).
+    mv.load = in.mask & plan.in_read & ~plan.forward_only;
+    mv.zero_in = uint16_t(plan.in_read & ~in.mask & ~plan.forward_only);
+    mv.store = out.mask & plan.out_written & ~mv.forward;
+    mv.zero_out = uint16_t(out.mask & ~plan.out_written);
+    bool count_matters = false;
+    order_forwards(plan, in, out, count, mv, count_matters);
+    plan_engine_loop(s, plan, in, out, mv, scratch);  // rewrites the scratch's descriptors
+    scratch.setup_id = 0;
+    if (scratch.streams_id != 0 && mv.engine_loop) {
+      scratch.setup = mv;
+      scratch.setup_id = scratch.streams_id;
+      scratch.setup_plan = &plan;
+      scratch.setup_count = count;
+      scratch.setup_count_matters = count_matters;
+    }
   }
-  // Inputs read only for pass-through copies stay out of the var area (the
-  // code then copies stale values into output vars nobody stores).
-  mv.load = in.mask & plan.in_read & ~plan.forward_only;
-  mv.zero_in = uint16_t(plan.in_read & ~in.mask & ~plan.forward_only);
-  mv.store = out.mask & plan.out_written & ~mv.forward;
-  mv.zero_out = uint16_t(out.mask & ~plan.out_written);
-  order_forwards(plan, in, out, count, mv);
-  plan_engine_loop(s, plan, in, out, mv, scratch);
+  const Moves& mv = reuse ? scratch.setup : fresh;
   const int64_t units = jit_watchdog_units(budget, s.compiled.max_step_cost);
   const size_t area = rt::align64(plan.vars_bytes) + rt::align64(plan.frame_bytes);
   Fault fault;
