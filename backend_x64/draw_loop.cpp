@@ -45,7 +45,7 @@ namespace {
 #define DL(field) (rsi + int(offsetof(DrawLoop, field)))
 #define MOVE(field) (rdi + int(offsetof(DrawRegMove, field)))
 #define COPY(field) (rdi + int(offsetof(DrawCopy, field)))
-static_assert(sizeof(DrawRegMove) == 32 && sizeof(DrawCopy) == 32);
+static_assert(sizeof(DrawRegMove) == 32 && sizeof(DrawCopy) == 40);
 }  // namespace
 
 bool Emitter::draw_loop_enabled() {
@@ -172,8 +172,32 @@ void Emitter::emit_draw_stub() {
     lea(rbp, ptr[rsp + kStackBytes + 40]);
     L(none);
   };
+  // One vertex's `bytes` (16, 32, 48 or 64) from [r8] to [rax], all read
+  // before any is written (the bytes of registers k and k + 4).
+  auto copy_vertex = [&](int bytes, int k) {
+    if (bytes == 16) {
+      vmovups(Xmm(k), ptr[r8]);
+      vmovups(ptr[rax], Xmm(k));
+    } else if (bytes == 32) {
+      vmovups(Ymm(k), ptr[r8]);
+      vmovups(ptr[rax], Ymm(k));
+    } else if (bytes == 48) {
+      vmovups(Ymm(k), ptr[r8]);
+      vmovups(Xmm(k + 4), ptr[r8 + 32]);
+      vmovups(ptr[rax], Ymm(k));
+      vmovups(ptr[rax + 32], Xmm(k + 4));
+    } else if (wide) {
+      vmovups(Zmm(k), ptr[r8]);
+      vmovups(ptr[rax], Zmm(k));
+    } else {
+      vmovups(Ymm(k), ptr[r8]);
+      vmovups(Ymm(k + 4), ptr[r8 + 32]);
+      vmovups(ptr[rax], Ymm(k));
+      vmovups(ptr[rax + 32], Ymm(k + 4));
+    }
+  };
   auto copies = [&](int list_off, int count_off) {
-    Label each, vertex, one, copied, none;
+    Label each, copied, none;
     mov(ecx, dword[rsi + count_off]);
     test(ecx, ecx);
     jz(none, T_NEAR);
@@ -188,26 +212,34 @@ void Emitter::emit_draw_stub() {
     imul(rax, r11);
     add(rax, qword[COPY(dst)]);
     mov(edx, dword[DL(lanes)]);
-    cmp(edx, int(kWarpLanes));
-    jne(one, T_NEAR);
-    mov(edx, int(kWarpLanes / 4));
-    L(vertex);
-    for (int k = 0; k < 4; ++k) {
-      vmovups(Xmm(k), ptr[r8]);
-      vmovups(ptr[rax], Xmm(k));
+    const int widths[4] = {16, 32, 48, 64};
+    for (int w = 0; w < 4; ++w) {
+      Label other, vertex, one;
+      if (w < 3) {
+        cmp(dword[COPY(bytes)], widths[w]);
+        jne(other, T_NEAR);
+      }
+      cmp(edx, int(kWarpLanes));
+      jne(one, T_NEAR);
+      mov(edx, int(kWarpLanes / 4));
+      L(vertex);
+      for (int k = 0; k < 4; ++k) {
+        copy_vertex(widths[w], k);
+        add(r8, r9);
+        add(rax, r10);
+      }
+      sub(edx, 1);
+      jnz(vertex, T_NEAR);
+      jmp(copied, T_NEAR);
+      L(one);  // a partial warp: its vertices one by one (lanes >= 1)
+      copy_vertex(widths[w], 0);
       add(r8, r9);
       add(rax, r10);
+      sub(edx, 1);
+      jnz(one, T_NEAR);
+      jmp(copied, T_NEAR);
+      L(other);
     }
-    sub(edx, 1);
-    jnz(vertex, T_NEAR);
-    jmp(copied, T_NEAR);
-    L(one);  // a partial warp: its vertices one by one (lanes >= 1)
-    vmovups(Xmm(0), ptr[r8]);
-    vmovups(ptr[rax], Xmm(0));
-    add(r8, r9);
-    add(rax, r10);
-    sub(edx, 1);
-    jnz(one, T_NEAR);
     L(copied);
     add(rdi, int(sizeof(DrawCopy)));
     sub(ecx, 1);

@@ -124,7 +124,9 @@ struct WarpLoop {
 // (at base + k * stride) into the four var slots var[0..3] (x, y, z, w: 32
 // lanes of 4 bytes each); then each `pre` copy moves 16 bytes from
 // src + k * src_stride to dst + k * dst_stride (src_stride 0: the same 16
-// bytes for every vertex). After a warp is Done: each `stores` entry moves
+// bytes for every vertex; `bytes` 32, 48 or 64: that many, two to four
+// adjacent registers at once, each vertex's bytes all read before any is
+// written: ninth session). After a warp is Done: each `stores` entry moves
 // the four var slots out to base + k * stride (the inverse of a load), then
 // each `post` copy runs. Every input of a warp is read before its first
 // output byte is written. `prefetch`: also prefetch the next warp's load
@@ -140,6 +142,8 @@ struct DrawCopy {
   uint64_t src_stride = 0;
   uint8_t* dst = nullptr;
   uint64_t dst_stride = 0;
+  uint32_t bytes = 16;  // 16, 32, 48 or 64
+  uint32_t unused = 0;
 };
 struct DrawLoop {
   const DrawRegMove* loads = nullptr;

@@ -6,6 +6,7 @@
 // arguments.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -528,6 +529,162 @@ TEST_CASE("pica200 draw: outputs written over the input records (in place)") {
             }
       }
     }
+  }
+}
+
+// Pass-through copies in place whose registers move: a copy that writes
+// the bytes another copy of the same vertex still reads (o1 = v0 over v1,
+// read by o2 = v1), and two registers swapped (o0 = v1, o1 = v0). Every
+// input is read before its vertex's outputs are written, so the outputs are
+// the interpreter's on the original records. Before the ninth session the
+// copies ran in register order, one after the other over a warp: o2 got the
+// v0 that o1 had just written, and o1 the v1 that o0 had written. The same
+// draws with the copies' records laid out apart from each other (so that
+// some are merged into one 32- or 48-byte copy) and not in place agree too.
+TEST_CASE("pica200 draw: pass-through copies in place that move registers read what the caller wrote") {
+  const char* chain = R"(
+.out o0 position
+.out o1 color
+.out o2 texcoord0
+.proc main
+    mov o0, v3
+    mov o1, v0
+    mov o2, v1
+    end
+.end
+)";
+  const char* swap = R"(
+.out o0 position
+.out o1 color
+.out o2 texcoord0
+.out o3 texcoord1
+.proc main
+    mov o0, v1
+    mov o1, v0
+    mov o2, v2
+    mov o3, v3
+    end
+.end
+)";
+  const char* ident = R"(
+.out o0 position
+.out o1 color
+.out o2 texcoord0
+.out o3 texcoord1
+.proc main
+    mov o0, v0
+    mov o1, v1
+    mov o2, v2
+    mov o3, v3
+    end
+.end
+)";
+  for (const char* text : {chain, swap, ident}) {
+    p::Uniforms u;
+    const p::ShaderSetup setup = p::load_shbin(p::assemble(text), 0, &u);
+    for (size_t n : {size_t(1), size_t(7), size_t(32), size_t(45), size_t(96)}) {
+      const std::vector<p::InputVertex> in = random_inputs(n, uint32_t(40 + n));
+      std::vector<p::OutputVertex> ref(n);
+      REQUIRE(compile_on(setup, "interp")->run(u, in, ref, p::RunOptions{1}).ok);
+      for (const std::string& e : p::engines()) {
+        auto shader = compile_on(setup, e);
+        p::DrawState draw(*shader);
+        draw.set_uniforms(u);
+        std::vector<p::InputVertex> buf = in;
+        p::RunResult r = draw.run(p::VertexInputs::records(buf.data(), sizeof(p::InputVertex), 0x000F),
+                                  p::VertexOutputs::records(buf.data(), sizeof(p::InputVertex), 0x000F), n);
+        REQUIRE_MESSAGE(r.ok, r.error);
+        for (size_t k = 0; k < n; ++k)
+          for (unsigned reg = 0; reg < 16; ++reg)
+            for (unsigned comp = 0; comp < 4; ++comp) {
+              const float want = reg < 4 ? ref[k].o[reg][comp] : in[k].v[reg][comp];
+              CHECK_MESSAGE(same(buf[k].v[reg][comp], want), e << " n = " << n << ": vertex " << k << " register "
+                                                                << reg << "." << "xyzw"[comp] << "\n" << text);
+            }
+        // Not in place, into records of 128 bytes: o0-o6 (o4-o6 never
+        // written: zeros), then 16 bytes that stay untouched.
+        std::vector<float> outs(n * 32, -7.5f);
+        r = draw.run(p::VertexInputs::records(in.data(), sizeof(p::InputVertex), 0x000F),
+                     p::VertexOutputs::records(outs.data(), 128, 0x007F), n);
+        REQUIRE_MESSAGE(r.ok, r.error);
+        for (size_t k = 0; k < n; ++k) {
+          for (unsigned reg = 0; reg < 7; ++reg)
+            for (unsigned comp = 0; comp < 4; ++comp)
+              CHECK_MESSAGE(same(outs[k * 32 + 4 * reg + comp], reg < 4 ? ref[k].o[reg][comp] : 0.0f),
+                            e << " n = " << n << ": vertex " << k << " o" << reg << "\n" << text);
+          for (unsigned f = 28; f < 32; ++f) CHECK(outs[k * 32 + f] == -7.5f);
+        }
+      }
+    }
+  }
+}
+
+// A DrawState reuses the last draw's set-up (checked streams, copy order,
+// the draw loop's descriptors) while the stream descriptions stay the same
+// (ninth session): every change of a base, stride, mask or component, of
+// the count across 1, and back again, must be seen.
+TEST_CASE("pica200 draw: repeated draws follow every change of the streams") {
+  const Case c = cases()[0];  // ref_simple: o0 computed, o1 = v1 and o2 = v2 copied
+  const size_t n = 40;
+  for (const std::string& e : p::engines()) {
+    auto shader = compile_on(c.setup, e);
+    p::DrawState draw(*shader);
+    draw.set_uniforms(c.uniforms);
+    auto reference = [&](const std::vector<p::InputVertex>& in, uint16_t in_mask) {
+      std::vector<p::InputVertex> masked = in;
+      for (auto& v : masked)
+        for (unsigned r = 0; r < 16; ++r)
+          if (!(in_mask >> r & 1)) v.v[r] = {0, 0, 0, 0};
+      std::vector<p::OutputVertex> ref(in.size());
+      REQUIRE(compile_on(c.setup, "interp")->run(c.uniforms, masked, ref, p::RunOptions{1}).ok);
+      return ref;
+    };
+    std::vector<p::InputVertex> in = random_inputs(n, 91);
+    std::vector<p::OutputVertex> y(n, garbage_vertex()), z(n, garbage_vertex());
+    const auto vin = p::VertexInputs::records(in.data(), sizeof(p::InputVertex), 0x0007);
+    REQUIRE(draw.run(vin, p::VertexOutputs::records(y.data(), sizeof(p::OutputVertex), 0x0007), n).ok);
+    check_same(y, reference(in, 0x0007), 0x0007, e + " first draw");
+    // The same streams, new contents.
+    const std::vector<p::InputVertex> fresh = random_inputs(n, 92);
+    std::copy(fresh.begin(), fresh.end(), in.begin());  // the same buffer
+    REQUIRE(draw.run(vin, p::VertexOutputs::records(y.data(), sizeof(p::OutputVertex), 0x0007), n).ok);
+    const std::vector<p::OutputVertex> ref = reference(in, 0x0007);
+    check_same(y, ref, 0x0007, e + " same streams, new inputs");
+    // Another output buffer: the old one stays as it was.
+    const std::vector<p::OutputVertex> y_before = y;
+    in[3].v[1] = {9, 9, 9, 9};
+    REQUIRE(draw.run(vin, p::VertexOutputs::records(z.data(), sizeof(p::OutputVertex), 0x0007), n).ok);
+    check_same(z, reference(in, 0x0007), 0x0007, e + " other output base");
+    check_same(y, y_before, 0xFFFF, e + " old output untouched");
+    // Packed output records (another stride).
+    std::vector<float> packed(n * 12 + 4, -7.5f);
+    REQUIRE(draw.run(vin, p::VertexOutputs::records(packed.data(), 48, 0x0007), n).ok);
+    const std::vector<p::OutputVertex> ref3 = reference(in, 0x0007);
+    for (size_t k = 0; k < n; ++k)
+      for (unsigned r = 0; r < 3; ++r)
+        for (unsigned comp = 0; comp < 4; ++comp) CHECK(same(packed[k * 12 + 4 * r + comp], ref3[k].o[r][comp]));
+    CHECK(packed[n * 12] == -7.5f);
+    // v1 no longer supplied: o1 reads zeros.
+    REQUIRE(draw.run(p::VertexInputs::records(in.data(), sizeof(p::InputVertex), 0x0005),
+                     p::VertexOutputs::records(z.data(), sizeof(p::OutputVertex), 0x0007), n)
+                .ok);
+    check_same(z, reference(in, 0x0005), 0x0007, e + " v1 dropped");
+    // An output map (components moved), then the records again.
+    p::OutputMap map;
+    map.slot[1] = {3, 2, 1, 0};
+    std::vector<float> flat(n * 4, 5.0f);
+    REQUIRE(draw.run(vin, p::VertexOutputs::mapped(flat.data(), 16, map), n).ok);
+    for (size_t k = 0; k < n; ++k)
+      for (unsigned comp = 0; comp < 4; ++comp) CHECK(same(flat[k * 4 + 3 - comp], in[k].v[1][comp]));
+    z.assign(n, garbage_vertex());
+    REQUIRE(draw.run(vin, p::VertexOutputs::records(z.data(), sizeof(p::OutputVertex), 0x0007), n).ok);
+    check_same(z, ref3, 0x0007, e + " records after a map");
+    // A stride below a register passes with one vertex only: the check runs
+    // again when the count goes past 1 with the same descriptions.
+    const auto narrow = p::VertexInputs::records(in.data(), 8, 0x0001);
+    REQUIRE(draw.run(narrow, p::VertexOutputs::records(z.data(), sizeof(p::OutputVertex), 0x0001), 1).ok);
+    CHECK_FALSE(draw.run(narrow, p::VertexOutputs::records(z.data(), sizeof(p::OutputVertex), 0x0001), 2).ok);
+    REQUIRE(draw.run(narrow, p::VertexOutputs::records(z.data(), sizeof(p::OutputVertex), 0x0001), 1).ok);
   }
 }
 

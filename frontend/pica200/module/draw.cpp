@@ -400,29 +400,25 @@ struct Fault {
   }
 };
 
-// What one call moves, resolved once: the registers both supplied and read,
-// the ones read but not supplied (zeroed), the outputs to store / to zero.
-struct Moves {
-  uint16_t load = 0, zero_in = 0, store = 0, zero_out = 0;
-  uint16_t forward = 0;  // output registers copied from their input register (DrawPlan::forward)
-  // The same moves for the engine's draw loop (ir::DrawLoop), when it has
-  // one and every moved output register is a quad: every warp, the last
-  // partial one included, then moves its registers in generated code, and
-  // run_range_t serves the other draws (output maps, engines without one).
-  bool engine_loop = false;
-  bool prefetch = false;
-  bool reverse = false;  // warps from the last down (run_range)
-  bool tail_in_loop = true;  // a last partial warp runs in the draw loop too
-  // In the calling state's DrawScratch (kept: no 2 KiB set-up per call).
-  const ir::DrawRegMove *loads = nullptr, *stores = nullptr;
-  const ir::DrawCopy *pre = nullptr, *post = nullptr;
-  uint32_t nloads = 0, nstores = 0, npre = 0, npost = 0;
-  // DrawScratch::loop_code / loop_warp_entry (null code: run_draw_loop).
-  const uint8_t* loop_code = nullptr;
-  const uint8_t* loop_warp_entry = nullptr;
-};
+using Moves = DrawMoves;
 
-alignas(16) const uint8_t kZeroRecord[16] = {};
+// The source of copies that store zeros (stride 0): one merged copy moves up
+// to 64 bytes.
+alignas(64) const uint8_t kZeroRecord[64] = {};
+
+// Whether any byte that one copy writes for vertex k ([dst, dst + dbytes)
+// at dstride) lies in what another reads for the same vertex
+// ([src, src + sbytes) at sstride), k < count. Records of different
+// vertices must not overlap (docs/pica200-embedding.md), so with equal
+// strides only the same vertex's bytes are compared; with different strides
+// the whole spans are (conservative).
+bool same_vertex_overlap(const uint8_t* dst, size_t dstride, size_t dbytes, const uint8_t* src, size_t sstride,
+                         size_t sbytes, size_t count) {
+  const uintptr_t d = reinterpret_cast<uintptr_t>(dst), s = reinterpret_cast<uintptr_t>(src);
+  if (sstride == dstride || count <= 1) return d < s + sbytes && s < d + dbytes;
+  const uintptr_t dend = d + (count - 1) * dstride + dbytes, send = s + (count - 1) * sstride + sbytes;
+  return d < send && s < dend;
+}
 
 // A warp that did not finish: its fault (out of line: the warp loop stays small).
 __attribute__((noinline)) void report_fault(const PreparedShader& s, const ir::WarpContext& ctx, ir::RunStatus st,
@@ -469,8 +465,8 @@ GPURC_DRAW_INLINE void run_range_t(const PreparedShader& s, const DrawPlan& plan
     // take ownership of the output lines while the code runs, so the o
     // registers stored after it find them in L1. (Every input of the warp is
     // read above first: an output stream may share memory with the inputs.)
-    for (uint16_t m = mv.forward; m; m &= uint16_t(m - 1)) {
-      const unsigned r = unsigned(__builtin_ctz(m));
+    for (uint32_t i = 0; i < mv.nforward; ++i) {
+      const unsigned r = mv.forward_order[i];
       const unsigned v = unsigned(plan.forward[r]);
       static const uint8_t zeros[16] = {};
       const bool have = in.mask >> v & 1;
@@ -563,11 +559,21 @@ bool run_engine_loop(const PreparedShader& s, const DrawPlan& plan, const uint8_
   if (last <= first) return true;
   for (uint32_t n = 0; n < 16; ++n)
     if (mv.zero_in >> n & 1) std::memset(vars + plan.in_ranges[n].first, 0, plan.in_ranges[n].second - plan.in_ranges[n].first);
-  ir::WarpContext ctx;
+  // One context per thread, made once: a fresh 464-byte WarpContext per
+  // call was a `rep stos` that cost ~15% of a one-vertex draw on a Zen 3
+  // host (ninth session). The draw loop reads uniforms, frame, vars, budget
+  // and entry_mask (it sets the last two per warp); the fault fields are
+  // reset here so a fault reports only what this call's code wrote.
+  thread_local ir::WarpContext ctx;
   ctx.uniforms = uniforms;
   ctx.frame = vars + rt::align64(plan.vars_bytes);
   ctx.vars = vars;
   ctx.entry_mask = ~0u;
+  ctx.resume = 0;
+  ctx.status = ir::RunStatus::Done;
+  ctx.fault = ir::FaultKind::None;
+  ctx.fault_code = ctx.fault_addr = 0;
+  ctx.fault_space = ctx.fault_lane = 0;
   ir::DrawLoop loop;
   loop.loads = mv.loads;
   loop.nloads = mv.nloads;
@@ -639,6 +645,92 @@ void run_range_cpp(const PreparedShader& s, const DrawPlan& plan, const uint8_t*
   run_range_generic(s, plan, uniforms, in, out, mv, begin, end, budget, vars, fault);
 }
 
+// The order of the pass-through copies (Moves::forward_order). Each copy
+// runs over the whole warp before the next, so a copy that writes bytes of
+// its vertex's record which a later copy reads (in place, with registers
+// moved: `mov o0, v1; mov o1, v0` over the input records) would hand that
+// later copy the new value. Copies run so that every reader of a register's
+// bytes comes before their writer; a cycle (two registers swapped in place)
+// leaves a copy to the code instead: its input is loaded into the var area
+// with the others (before any copy writes) and the code's own output is
+// stored after the run. Until the ninth session the copies ran in register
+// order, and such a draw gave the later copy the clobbered value.
+void order_forwards(const DrawPlan& plan, const DrawStreams& in, const DrawStreams& out, size_t count, Moves& mv,
+                    bool& count_matters) {
+  mv.nforward = 0;
+  if (!mv.forward) return;
+  std::array<uint8_t, 16> regs{};
+  unsigned n = 0;
+  for (uint16_t m = mv.forward; m; m &= uint16_t(m - 1)) regs[n++] = uint8_t(__builtin_ctz(m));
+  // after[i] bit j: copy i writes bytes copy j reads, so j runs first.
+  std::array<uint16_t, 16> after{};
+  bool any = false;
+  for (unsigned i = 0; i < n; ++i)
+    for (unsigned j = 0; j < n; ++j) {
+      const unsigned v = unsigned(plan.forward[regs[j]]);
+      if (i == j || !(in.mask >> v & 1)) continue;
+      if (out.stride[regs[i]] != in.stride[v] && count > 1) count_matters = true;
+      if (same_vertex_overlap(out.base[regs[i]], out.stride[regs[i]], 16, in.base[v], in.stride[v], 16, count)) {
+        after[i] |= uint16_t(1u << j);
+        any = true;
+      }
+    }
+  if (!any) {
+    for (unsigned i = 0; i < n; ++i) mv.forward_order[mv.nforward++] = regs[i];
+    return;
+  }
+  uint16_t left = uint16_t((1u << n) - 1);
+  while (left) {
+    unsigned pick = 16;
+    for (unsigned i = 0; i < n && pick == 16; ++i)
+      if ((left >> i & 1) && !(after[i] & left)) pick = i;
+    if (pick == 16) {
+      // A cycle: the lowest copy left goes to the code (read into the var
+      // area before any copy writes, stored after the run).
+      for (unsigned i = 0; i < n; ++i)
+        if (left >> i & 1) {
+          const unsigned r = regs[i], v = unsigned(plan.forward[r]);
+          mv.forward &= uint16_t(~(1u << r));
+          mv.store |= uint16_t(1u << r);
+          if (in.mask >> v & 1) mv.load |= uint16_t(1u << v);
+          else mv.zero_in |= uint16_t(1u << v);
+          left &= uint16_t(~(1u << i));
+          break;
+        }
+      continue;
+    }
+    mv.forward_order[mv.nforward++] = regs[pick];
+    left &= uint16_t(~(1u << pick));
+  }
+}
+
+// Adjacent copies in `list` (in their run order) merged into one of up to
+// 64 bytes: destinations consecutive at one stride and sources consecutive at
+// one stride (or both the zero record). Each vertex's merged bytes are all
+// read before any is written, which keeps the order's guarantee.
+uint32_t merge_copies(ir::DrawCopy* list, uint32_t n) {
+  static const bool merge = [] {
+    const char* e = std::getenv("GPURC_DRAW_MERGE");
+    return !(e && *e == '0');
+  }();
+  if (!merge || n < 2) return n;
+  uint32_t w = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const ir::DrawCopy& c = list[i];
+    if (w > 0) {
+      ir::DrawCopy& t = list[w - 1];
+      const bool zero = t.src == kZeroRecord && c.src == kZeroRecord && t.src_stride == 0 && c.src_stride == 0;
+      const bool src_next = zero || (c.src == t.src + t.bytes && c.src_stride == t.src_stride);
+      if (src_next && c.dst == t.dst + t.bytes && c.dst_stride == t.dst_stride && t.bytes + c.bytes <= 64) {
+        t.bytes += c.bytes;
+        continue;
+      }
+    }
+    list[w++] = c;
+  }
+  return w;
+}
+
 bool env_flag(const char* name, bool dflt) {
   const char* v = std::getenv(name);
   return v && *v ? v[0] != '0' : dflt;
@@ -691,8 +783,8 @@ void plan_engine_loop(const PreparedShader& s, const DrawPlan& plan, const DrawS
     const unsigned r = unsigned(__builtin_ctz(m));
     stores[mv.nstores++] = reg_move(out.base[r], out.stride[r], plan.out_var[r]);
   }
-  for (uint16_t m = mv.forward; m; m &= uint16_t(m - 1)) {
-    const unsigned r = unsigned(__builtin_ctz(m));
+  for (uint32_t i = 0; i < mv.nforward; ++i) {
+    const unsigned r = mv.forward_order[i];
     const unsigned v = unsigned(plan.forward[r]);
     const bool have = in.mask >> v & 1;
     pre[mv.npre++] = ir::DrawCopy{have ? in.base[v] : kZeroRecord, have ? in.stride[v] : 0, out.base[r], out.stride[r]};
@@ -701,6 +793,8 @@ void plan_engine_loop(const PreparedShader& s, const DrawPlan& plan, const DrawS
     const unsigned r = unsigned(__builtin_ctz(m));
     post[mv.npost++] = ir::DrawCopy{kZeroRecord, 0, out.base[r], out.stride[r]};
   }
+  mv.npre = merge_copies(pre, mv.npre);
+  mv.npost = merge_copies(post, mv.npost);
   mv.prefetch = prefetch;
   mv.reverse = reverse;
   mv.tail_in_loop = tail;
@@ -711,18 +805,37 @@ void plan_engine_loop(const PreparedShader& s, const DrawPlan& plan, const DrawS
 
 DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, const DrawStreams& in,
                     const DrawStreams& out, size_t count, unsigned threads, uint64_t budget, DrawScratch& scratch) {
-  Moves mv;
-  for (uint32_t m = out.mask & plan.out_written; m; m &= m - 1) {
-    const unsigned r = unsigned(__builtin_ctz(m));
-    if (plan.forward[r] >= 0) mv.forward |= uint16_t(1u << r);
+  // The previous draw's set-up again when the caller says the streams are
+  // the same (DrawScratch::streams_id) and nothing else it depends on changed.
+  const bool reuse = scratch.streams_id != 0 && scratch.setup_id == scratch.streams_id &&
+                     scratch.setup_plan == &plan && scratch.loop_exe == s.compiled.exe.get() &&
+                     (!scratch.setup_count_matters || scratch.setup_count == count);
+  Moves fresh;
+  if (!reuse) {
+    Moves& mv = fresh;
+    for (uint32_t m = out.mask & plan.out_written; m; m &= m - 1) {
+      const unsigned r = unsigned(__builtin_ctz(m));
+      if (plan.forward[r] >= 0) mv.forward |= uint16_t(1u << r);
+    }
+    // Inputs read only for pass-through copies stay out of the var area (the
+    // code then copies stale values into output vars nobody stores).
+    mv.load = in.mask & plan.in_read & ~plan.forward_only;
+    mv.zero_in = uint16_t(plan.in_read & ~in.mask & ~plan.forward_only);
+    mv.store = out.mask & plan.out_written & ~mv.forward;
+    mv.zero_out = uint16_t(out.mask & ~plan.out_written);
+    bool count_matters = false;
+    order_forwards(plan, in, out, count, mv, count_matters);
+    plan_engine_loop(s, plan, in, out, mv, scratch);  // rewrites the scratch's descriptors
+    scratch.setup_id = 0;
+    if (scratch.streams_id != 0 && mv.engine_loop) {
+      scratch.setup = mv;
+      scratch.setup_id = scratch.streams_id;
+      scratch.setup_plan = &plan;
+      scratch.setup_count = count;
+      scratch.setup_count_matters = count_matters;
+    }
   }
-  // Inputs read only for pass-through copies stay out of the var area (the
-  // code then copies stale values into output vars nobody stores).
-  mv.load = in.mask & plan.in_read & ~plan.forward_only;
-  mv.zero_in = uint16_t(plan.in_read & ~in.mask & ~plan.forward_only);
-  mv.store = out.mask & plan.out_written & ~mv.forward;
-  mv.zero_out = uint16_t(out.mask & ~plan.out_written);
-  plan_engine_loop(s, plan, in, out, mv, scratch);
+  const Moves& mv = reuse ? scratch.setup : fresh;
   const int64_t units = jit_watchdog_units(budget, s.compiled.max_step_cost);
   const size_t area = rt::align64(plan.vars_bytes) + rt::align64(plan.frame_bytes);
   Fault fault;

@@ -76,6 +76,35 @@ struct DrawStreams {
   std::array<bool, 16> quad;  // comp[n] == {0, 4, 8, 12}
 };
 
+// What one draw moves (draw.cpp), resolved once per call or reused from the
+// previous call (DrawScratch::setup): the registers both supplied and read,
+// the ones read but not supplied (zeroed), the outputs to store / to zero.
+struct DrawMoves {
+  uint16_t load = 0, zero_in = 0, store = 0, zero_out = 0;
+  uint16_t forward = 0;  // output registers copied from their input register (DrawPlan::forward)
+  // `forward` in the order the copies run (order_forwards): no copy writes
+  // bytes of its vertex that a later copy reads.
+  // (The fields below without initialisers are set where they are read: a
+  // zeroed DrawMoves was a `rep stos` per draw; ninth session.)
+  std::array<uint8_t, 16> forward_order;
+  uint32_t nforward = 0;
+  // The same moves for the engine's draw loop (ir::DrawLoop), when it has
+  // one and every moved output register is a quad: every warp, the last
+  // partial one included, then moves its registers in generated code, and
+  // run_range_t serves the other draws (output maps, engines without one).
+  bool engine_loop = false;
+  bool prefetch = false;
+  bool reverse = false;  // warps from the last down (run_range)
+  bool tail_in_loop = true;  // a last partial warp runs in the draw loop too
+  // In the calling state's DrawScratch (kept: no 2 KiB set-up per call).
+  const ir::DrawRegMove *loads, *stores;
+  const ir::DrawCopy *pre, *post;
+  uint32_t nloads, nstores, npre, npost;
+  // DrawScratch::loop_code / loop_warp_entry (null code: run_draw_loop).
+  const uint8_t* loop_code;
+  const uint8_t* loop_warp_entry;
+};
+
 // One warp's var area and frame (64-byte aligned), grown on demand and kept,
 // and what this state measured about splitting draws over threads.
 struct DrawScratch {
@@ -100,6 +129,17 @@ struct DrawScratch {
   bool loop_has = false;
   const uint8_t* loop_code = nullptr;
   const uint8_t* loop_warp_entry = nullptr;
+  // The set-up of the last draw (ninth session): a caller that describes the
+  // same streams as in its previous draw gives the same non-zero
+  // `streams_id` (DrawState: a new id whenever its streams change), and
+  // run_draw reuses `setup` (masks, copy order, the draw loop's descriptors
+  // above) instead of building it again. 0: no reuse.
+  uint64_t streams_id = 0;
+  uint64_t setup_id = 0;  // the streams_id `setup` was made for; 0: none
+  const DrawPlan* setup_plan = nullptr;
+  size_t setup_count = 0;
+  bool setup_count_matters = false;  // the copy order depended on the vertex count
+  DrawMoves setup;
 };
 
 struct DrawResult {
