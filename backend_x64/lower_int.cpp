@@ -23,9 +23,15 @@ bool Emitter::lower_native(ValueId v) {
   return fn != nullptr && (this->*fn)(v);
 }
 
-// A 32-bit const whose every reader is a 32-bit shift taking it as its count
-// (lower_int: an immediate) and that no other segment reads: it needs no
-// register and no slot.
+// A 32-bit const whose every reader takes it as an operand that is not a
+// register, and that no other segment reads: it needs no register, no slot
+// and no broadcast. The readers: a 32-bit shift taking it as its count (an
+// immediate), and iadd / isub / and / or / xor (and on AVX-512 icmp) taking
+// it as their second (iadd, and, or, xor: either) operand, which read it from
+// the constant pool (const_operand: AVX-512 a {1toN} broadcast of the 4-byte
+// constant, AVX2 a vector-width constant). In a strip-outer loop it then
+// takes neither a pinned register nor a broadcast per iteration (ref_loop's
+// aL & 0xff, (aL + 10) & 0x7f, its 96 of the range check).
 bool Emitter::count_only_const(ValueId v) {
   if (count_only_const_.empty()) {
     const size_t n = f_.insts.size();
@@ -38,11 +44,39 @@ bool Emitter::count_only_const(ValueId v) {
       const bool shift = (ui.op == Opcode::Shl || ui.op == Opcode::LShr || ui.op == Opcode::AShr) && !wide(u) &&
                          ui.args.size() == 2 && !wide(ui.args[0]);
       for (size_t i = 0; i < ui.args.size(); ++i)
-        if (ValueId a = ui.args[i]; a < n && !(shift && i == 1 && a != ui.args[0])) count_only_const_[a] = 0;
+        if (ValueId a = ui.args[i]; a < n && !(shift && i == 1 && a != ui.args[0]) && !const_operand_position(u, i))
+          count_only_const_[a] = 0;
       if (ValueId x = itof_narrow_source(f_, u); x != kNoValue && x < n) count_only_const_[x] = 0;
     }
   }
   return count_only_const_[v] != 0;
+}
+
+// Whether op u can read its operand i from the constant pool (count_only_const).
+bool Emitter::const_operand_position(ValueId u, size_t i) const {
+  const Inst& ui = f_.insts[u];
+  if (ui.args.size() != 2 || ui.args[0] == ui.args[1] || deferred_[u]) return false;
+  if (ui.type == ir::Type::Void || wide(u) || wide(ui.args[0]) || wide(ui.args[1])) return false;
+  switch (ui.op) {
+    case Opcode::IAdd: case Opcode::And: case Opcode::Or: case Opcode::Xor:
+      return true;
+    case Opcode::ISub:
+      return i == 1;
+    case Opcode::ICmp: {
+      if (!z_ || i != 1) return false;
+      const IntPred p = IntPred(ui.attr);
+      const bool is_signed = p == IntPred::Slt || p == IntPred::Sle || p == IntPred::Sgt || p == IntPred::Sge;
+      return !(is_signed && bit_width(f_.insts[ui.args[0]].type) < 32);
+    }
+    default:
+      return false;
+  }
+}
+
+// A count_only_const read as a memory operand (its bits in the pool).
+Xbyak::Address Emitter::const_operand(ValueId c) {
+  const uint32_t bits = uint32_t(f_.insts[c].imm & type_mask(f_.insts[c].type));
+  return z_ ? ptr_b[rip + const32_[bits]] : const_vec(bits);
 }
 
 bool Emitter::lower_state(ValueId v) {
@@ -165,6 +199,16 @@ bool Emitter::lower_int(ValueId v) {
   auto arg = [&](int i) { return use(in.args[size_t(i)]); };
   switch (in.op) {
     case Opcode::IAdd: case Opcode::ISub: case Opcode::IMul: {
+      if (in.op != Opcode::IMul) {  // a constant operand from the pool (count_only_const)
+        const int ci = count_only_const(in.args[1]) ? 1 : in.op == Opcode::IAdd && count_only_const(in.args[0]) ? 0 : -1;
+        if (ci >= 0) {
+          int a = arg(1 - ci), d = def(v);
+          if (in.op == Opcode::IAdd) vpaddd(V(d), V(a), const_operand(in.args[size_t(ci)]));
+          else vpsubd(V(d), V(a), const_operand(in.args[size_t(ci)]));
+          mask_to_width(d, t);
+          return true;
+        }
+      }
       int a = arg(0), b = arg(1), d = def(v);
       if (in.op == Opcode::IAdd) vpaddd(V(d), V(a), V(b));
       else if (in.op == Opcode::ISub) vpsubd(V(d), V(a), V(b));
@@ -201,6 +245,20 @@ bool Emitter::lower_int(ValueId v) {
       return true;
     }
     case Opcode::And: case Opcode::Or: case Opcode::Xor: {
+      if (const int ci = count_only_const(in.args[1]) ? 1 : count_only_const(in.args[0]) ? 0 : -1; ci >= 0) {
+        int a = arg(1 - ci), d = def(v);
+        const Address m = const_operand(in.args[size_t(ci)]);
+        if (z_) {
+          if (in.op == Opcode::And) vpandd(V(d), V(a), m);
+          else if (in.op == Opcode::Or) vpord(V(d), V(a), m);
+          else vpxord(V(d), V(a), m);
+        } else {
+          if (in.op == Opcode::And) vpand(V(d), V(a), m);
+          else if (in.op == Opcode::Or) vpor(V(d), V(a), m);
+          else vpxor(V(d), V(a), m);
+        }
+        return true;
+      }
       int a = arg(0), b = arg(1), d = def(v);
       if (in.op == Opcode::And) vand(d, a, b);
       else if (in.op == Opcode::Or) vor(d, a, b);
@@ -255,6 +313,15 @@ bool Emitter::lower_int(ValueId v) {
       ir::Type at = f_.insts[in.args[0]].type;
       IntPred p = IntPred(in.attr);
       bool is_signed = p == IntPred::Slt || p == IntPred::Sle || p == IntPred::Sgt || p == IntPred::Sge;
+      if (z_ && count_only_const(in.args[1])) {  // the constant from the pool (const_operand_position)
+        static const uint8_t kImm[] = {0, 4, 1, 2, 6, 5, 1, 2, 6, 5};
+        int a = arg(0), d = def(v);
+        if (p >= IntPred::Ult) vpcmpud(k1, V(a), const_operand(in.args[1]), kImm[size_t(p)]);
+        else vpcmpd(k1, V(a), const_operand(in.args[1]), kImm[size_t(p)]);
+        bool_from_k(d, 1);
+        select_mask_of_ = v;
+        return true;
+      }
       int a = arg(0), b = arg(1), d = def(v);
       if (is_signed && bit_width(at) < 32) {
         sext_to32(0, a, at);
