@@ -83,13 +83,16 @@ TEST_CASE("x64 jit: the PICA200 loop shader's counted iteration is short on both
   std::string err;
   REQUIRE_MESSAGE(pica::translate(prog, to, f, err), err);
   REQUIRE(ir::run_pipeline(f, ir::PassOptions{}) == "");
+  if (std::getenv("GPURC_TEST_DUMP_LOOP")) std::printf("%s\n", ir::print(f).c_str());
   // Eighth session: 101 / 127 -> 85 / 110 (the index read as equal in every
   // lane, no null tests after the entry block's, the accumulators' flush
   // left to the stores after the loop).
-  // Ninth session: 81 / 105 -> 66 / 99 (one NaN test for two sums where
+  // Ninth session: 81 / 105 -> 66 / 91 (one NaN test for two sums where
   // the registers allow, AVX-512; constant operands from the pool; the
-  // range check's compare leaves only its mask for the four selects).
-  const std::map<Tier, size_t> bound = {{Tier::Avx512, 68}, {Tier::Avx2, 100}};
+  // range check's compare leaves only its mask for the four selects; AVX2's
+  // accumulators without a home register stored into their phis' slots at
+  // their definition).
+  const std::map<Tier, size_t> bound = {{Tier::Avx512, 68}, {Tier::Avx2, 93}};
   size_t tiers = 0;
   for (Tier t : {Tier::Avx512, Tier::Avx2}) {
     // A tier the host lacks is compiled for its listing only (never run).
@@ -109,8 +112,11 @@ TEST_CASE("x64 jit: the PICA200 loop shader's counted iteration is short on both
       for (const Line& l : body) std::printf("%d %8llx  %s\n", int(t), (unsigned long long)l.off, l.text.c_str());
     CHECK(body.size() <= bound.at(t));
     size_t tests = 0, masked_copies = 0, frame = 0, null_tests = 0, lane_tests = 0, const_bcasts = 0, pair_tests = 0;
-    size_t bools = 0;
+    size_t bools = 0, staged = 0;
     for (const Line& l : body) {
+      // A back-edge copy through scratch 0 (a phi's operand spilled, then
+      // copied slot to slot): the operands go to the phis' slots early instead.
+      staged += l.text.rfind("vmovdqu ymm0, [r12", 0) == 0 || l.text.rfind("vmovdqu32 zmm0, [r12", 0) == 0;
       // The range check's 0/1 lanes (AVX-512: a broadcast of 1 under k1; AVX2:
       // the sign bit shifted down and back up for the blend).
       bools += l.text.find("{k1} {z}") != std::string::npos || l.text.find(", 0x1F") != std::string::npos;
@@ -141,6 +147,7 @@ TEST_CASE("x64 jit: the PICA200 loop shader's counted iteration is short on both
     // (AVX2 still broadcasts the 96, a first operand of vpcmpgtd, and 1.0).
     CHECK(const_bcasts <= (t == Tier::Avx512 ? 0u : 2u));
     CHECK(bools == 0);  // the four selects blend with the compare's mask (k1 / vector 0)
+    CHECK(staged == 0);
     CHECK(masked_copies == 0);
     CHECK(null_tests == 0);  // the entry block's load_uniform tested the uniform pointer
     CHECK(lane_tests == 0);  // aL is equal in every lane: no all-lanes-equal test of the offset
