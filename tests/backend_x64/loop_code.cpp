@@ -83,7 +83,6 @@ TEST_CASE("x64 jit: the PICA200 loop shader's counted iteration is short on both
   std::string err;
   REQUIRE_MESSAGE(pica::translate(prog, to, f, err), err);
   REQUIRE(ir::run_pipeline(f, ir::PassOptions{}) == "");
-  if (std::getenv("GPURC_TEST_DUMP_LOOP")) std::printf("%s\n", ir::print(f).c_str());
   // Eighth session: 101 / 127 -> 85 / 110 (the index read as equal in every
   // lane, no null tests after the entry block's, the accumulators' flush
   // left to the stores after the loop).
@@ -108,7 +107,7 @@ TEST_CASE("x64 jit: the PICA200 loop shader's counted iteration is short on both
     const std::vector<Line> body = counted_loop_body(*cf);
     CAPTURE(int(t));
     REQUIRE(!body.empty());
-    if (std::getenv("GPURC_TEST_DUMP_LOOP"))
+    if (std::getenv("GPURC_TEST_DUMP_LOOP"))  // a reading aid: the iteration's listing, tier 0 = AVX-512
       for (const Line& l : body) std::printf("%d %8llx  %s\n", int(t), (unsigned long long)l.off, l.text.c_str());
     CHECK(body.size() <= bound.at(t));
     size_t tests = 0, masked_copies = 0, frame = 0, null_tests = 0, lane_tests = 0, const_bcasts = 0, pair_tests = 0;
