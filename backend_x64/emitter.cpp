@@ -643,9 +643,10 @@ void Emitter::emit_strip_segment(const Segment& s) {
 void Emitter::lower_strip_op(ValueId v) {
   if (deferred_[v]) return;  // computed by the memory op's fallback (materialize_deferred)
   uniform_index_note(v);
-  {  // select_mask_of_ survives only selects and the lane-equal load_uniform_idx (no k1 / vector 0 there)
+  {  // select_mask_of_ survives only selects, the lane-equal load_uniform_idx and 32-bit consts (no k1 / vector 0 there)
     const Inst& in = f_.insts[v];
-    if (!((in.op == Opcode::Select && !wide(v)) || (in.op == Opcode::LoadUniformIdx && lane_equal_[in.args[0]])))
+    if (!((in.op == Opcode::Select && !wide(v)) || (in.op == Opcode::LoadUniformIdx && lane_equal_[in.args[0]]) ||
+          (in.op == Opcode::Const && !wide(v))))
       select_mask_of_ = kNoValue;
   }
   if (!lower_native(v)) {

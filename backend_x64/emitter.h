@@ -323,7 +323,11 @@ class Emitter : public Xbyak::CodeGenerator {
   // Dispatch through kOpLowering (lowering.h); false: no native lowering for this op/type.
   bool lower_native(ir::ValueId v);
   bool lower_state(ir::ValueId v);
-  bool count_only_const(ir::ValueId v);         // lower_int.cpp: a const read only as an immediate shift count
+  bool count_only_const(ir::ValueId v);         // lower_int.cpp: a const read only as an immediate or from the pool
+  bool const_operand_position(ir::ValueId u, size_t i) const;  // u can read operand i from the pool
+  Xbyak::Address const_operand(ir::ValueId c);  // that operand
+  bool mask_only_cmp(ir::ValueId v);            // an icmp read only by selects of its mask (lower_int.cpp)
+  std::vector<uint8_t> mask_only_cmp_;          // its per-value answers, computed on first use
   std::vector<uint8_t> count_only_const_;       // its per-value answers, computed on first use
   bool lower_int(ir::ValueId v);
   bool lower_float(ir::ValueId v);
@@ -386,6 +390,10 @@ class Emitter : public Xbyak::CodeGenerator {
     int8_t rc = -1;
     uint32_t add_flags = 0;
     int32_t mem = -1;  // AVX2 fused: cold_mem_[mem] is loaded into scratch 3 (an operand only in its slot)
+    // Two fused sums tested together (lower_fused_pair): the first fix's
+    // site goes on into the second's (then_next: no jump back), which has
+    // no jump of its own (chained) and jumps back for both.
+    bool then_next = false, chained = false;
   };
   std::vector<Xbyak::Address> cold_mem_;
   std::vector<ColdFix> cold_fixes_;
@@ -427,7 +435,16 @@ class Emitter : public Xbyak::CodeGenerator {
   // with the sum's test only (lower_float.cpp).
   ir::ValueId fused_add_of(ir::ValueId v);
   bool lower_fused_mul_add(ir::ValueId v, ir::ValueId u);
+  // Two such products and sums emitted together at the first product, with
+  // one NaN test of both sums (lower_float.cpp); false: not enough free
+  // registers here (each is then emitted on its own).
+  bool lower_fused_pair(ir::ValueId v, ir::ValueId u, ir::ValueId v2, ir::ValueId u2);
+  struct FusedOperands;
+  FusedOperands fused_operands(ir::ValueId v, ir::ValueId u);
+  ColdFix fused_fix(const FusedOperands& o);
+  void fused_emit(const FusedOperands& o);
   std::vector<ir::ValueId> fused_add_;          // per product: its add, kNoValue: not fused
+  std::vector<ir::ValueId> fused_partner_;      // per product: a later product to pair with (kNoValue: none)
   std::vector<uint8_t> fused_pending_;          // per add: computed early, skipped at its turn
   void zero_mul_mask_raw(int a, int b);       // k2 (Avx512) / vector 4 (Avx2) = lanes of 0 * inf, subnormals as 0
   void round_begin(ir::Round m);                // Avx2: install the MXCSR rounding mode

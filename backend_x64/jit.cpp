@@ -59,7 +59,7 @@ std::unique_ptr<CompiledFunction> compile(const ir::Function& f, const JitOption
     if (error) *error = msg;
     return nullptr;
   };
-  if (!host_supports(opt.tier)) return fail(std::string("x64 jit: host lacks ") + tier_name(opt.tier));
+  if (!host_supports(opt.tier) && !opt.listing_only) return fail(std::string("x64 jit: host lacks ") + tier_name(opt.tier));
   if (f.blocks.empty()) return fail("x64 jit: function has no blocks");
   ir::StageTimer check_time("backend input checks");
   for (const auto& b : f.blocks)

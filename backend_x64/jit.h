@@ -20,6 +20,9 @@ struct JitOptions {
   Tier tier = Tier::Avx512;
   bool perf_map = false;     // append to /tmp/perf-<pid>.map
   std::string symbol = "gpurc_jit";
+  // Compile even when the host lacks the tier, for the listing only
+  // (disassemble(), instruction counts in tests): the code must not be run.
+  bool listing_only = false;
 };
 
 // disassemble(): Zydis, Intel syntax.

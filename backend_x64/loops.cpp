@@ -48,6 +48,14 @@ struct Emitter::LoopState {
   // body; the back edge then copies nothing for it (mask_free only).
   std::vector<uint8_t> early;
   std::vector<int32_t> early_phi;       // per value: index of the phi it is moved into early, -1: none
+  // Per phi living in its slot (no home register; strip-outer form only):
+  // its operand is stored into the phi's slot right after its definition
+  // and its register freed, under the early conditions above and when no
+  // later body op and not the branch reads the operand. The back edge then
+  // copies nothing for it; a reader after the loop gets the operand from the
+  // phi's slot (loop_store_live_out). The operand is then in neither a
+  // register nor its own slot, which is how the back edge and the exit tell.
+  std::vector<uint8_t> slot_early;
   // The strips after the first run a counted number of iterations, so the
   // values that only decide the branch (a guest loop counter: its phi, the
   // decrement, the compare) are dead there: per phi, skipped (no home, no
@@ -161,7 +169,9 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
   // (no later body op, not the branch, no reader outside the block, no
   // other phi's back-edge operand), and v is the operand of this phi only.
   s.early.assign(s.phis.size(), 0);
+  s.slot_early.assign(s.phis.size(), 0);
   s.early_phi.assign(n, -1);
+  const bool interleaved = cache_hi_ - cache_lo_ < nregs_ - kFirstCacheReg;
   if (s.mask_free) {
     std::vector<uint8_t> phi_read_outside(n, 0);
     for (ValueId u = 0; u < n; ++u) {
@@ -174,13 +184,15 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
     for (ValueId a : s.incoming) ++incoming_count[a];
     for (size_t i = 0; i < s.phis.size(); ++i) {
       ValueId p = s.phis[i], a = s.incoming[i];
-      if (s.home[i] < 0 || a >= n || a == p || wide(a) || wide(p)) continue;
+      if (a >= n || a == p || wide(a) || wide(p) || s.branch_only_phi[i]) continue;
+      if (s.home[i] < 0 && (interleaved || s.last_use[a] >= 0 || a == s.cond)) continue;
       const Inst& ai = f_.insts[a];
       if (ai.block != b || ai.op == Opcode::Phi || ai.op == Opcode::Const) continue;
       if (plan_.segment_of[a] < 0 || !plan_.segments[plan_.segment_of[a]].strip) continue;
       if (incoming_count[a] != 1 || incoming_count.count(p) || phi_read_outside[p] || p == s.cond) continue;
       if (s.last_use[p] > plan_.position[a]) continue;
       s.early[i] = 1;
+      s.slot_early[i] = s.home[i] < 0;
       s.early_phi[a] = int32_t(i);
     }
   }
@@ -323,6 +335,23 @@ void Emitter::loop_end_op(LoopState& s, ValueId v) {
   if (int i = s.early_phi[v]; i >= 0) {
     const int h = s.home[size_t(i)];
     const ValueId p = s.phis[size_t(i)];
+    if (s.slot_early[size_t(i)]) {
+      // Into the phi's slot; v's register is free from here (nothing in the
+      // body reads v again). A helper's result in v's own slot is left to
+      // the back edge's copy.
+      const int r = vals_[v].reg;
+      if (r < 0 || regs_[r].pinned) return;
+      vstore(strip_mem(p), r);
+      regs_[r] = RegState{};
+      vals_[v].reg = -1;
+      vals_[v].in_frame = false;
+      if (const int rp = vals_[p].reg; rp >= 0 && !regs_[rp].pinned) {  // p's old value: read no more
+        regs_[rp] = RegState{};
+        vals_[p].reg = -1;
+      }
+      vals_[p].in_frame = false;
+      return;
+    }
     if (regs_[h].v != p) return;  // a helper call reloaded the home: the back edge copies
     int r = vals_[v].reg;
     if (r >= 0) {
@@ -373,6 +402,7 @@ void Emitter::loop_back_copy(LoopState& s) {
     ValueId p = s.phis[i], a = s.incoming[i];
     if (a == p || s.branch_only_phi[i]) continue;
     if (s.home[i] >= 0 && a < f_.insts.size() && vals_[a].reg == s.home[i]) continue;  // moved early
+    if (s.slot_early[i] && vals_[a].reg < 0 && !vals_[a].in_frame) continue;          // stored early
     Copy c;
     if (s.home[i] >= 0) c.dst.reg = s.home[i];
     else c.dst.mem = p;
@@ -460,6 +490,10 @@ void Emitter::loop_store_live_out(LoopState& s) {
     int r = vals_[v].reg;
     if (r >= 0 && !vals_[v].in_frame) {
       vstore(strip_mem(v), r);
+    } else if (r < 0 && !vals_[v].in_frame && s.early_phi[v] >= 0 && s.slot_early[size_t(s.early_phi[v])]) {
+      vload(1, strip_mem(s.phis[size_t(s.early_phi[v])]));  // stored early into its phi's slot
+      vstore(strip_mem(v), 1);
+      vals_[v].in_frame = true;
     } else if (r < 0 && !vals_[v].in_frame) {
       throw CompileError("x64 jit: internal: loop value %" + std::to_string(v) + " is neither cached nor stored");
     }

@@ -5,6 +5,7 @@
 // rcp/rsqrt/exp2/log2 (the float model of ir/transc_pica.h, computed in
 // packed doubles with the model's exact sequence of IEEE operations); other
 // float types and variants go through the eval_lane helper.
+#include <algorithm>
 #include <array>
 
 #include "backend_x64/emitter.h"
@@ -275,7 +276,7 @@ void Emitter::emit_cold_code() {
     }
     const ColdFix& c = cold_fixes_[size_t(~i)];
     Slot& s = table[slot_of[size_t(~i)]];
-    bind_forward(c.jump_at);
+    if (!c.chained) bind_forward(c.jump_at);  // (a chained fix follows the one before it)
     const bool moved = s.count >= 2 && cold_fix_moves_operands(c);
     if (moved) {
       // (AVX2 fused: a product operand only in its slot, args[] == 3, is loaded from it)
@@ -287,23 +288,32 @@ void Emitter::emit_cold_code() {
     } else if (c.mem >= 0) {
       vload(3, cold_mem_[size_t(c.mem)]);
     }
+    // then_next: the next fix's site follows instead of the jump back.
     if (s.count < 2) {
       emit_cold_fix_body(c, false);
-      jmp_back(c.back);
+      if (!c.then_next) jmp_back(c.back);
       continue;
     }
     if (s.stub != kNoStub) {  // E8 rel32: call the stub
       db(0xE8);
       dd(uint32_t(int64_t(s.stub) - int64_t(getSize() + 4)));
-      jmp_back(c.back);
+      if (!c.then_next) jmp_back(c.back);
       continue;
     }
     db(0xE8);
     dd(5);  // the stub follows the jmp back (5 bytes)
-    jmp_back(c.back);
+    size_t over = 0;
+    if (c.then_next) {  // a jmp over the stub to the next site
+      db(0xE9);
+      dd(0);
+      over = getSize() - 4;
+    } else {
+      jmp_back(c.back);
+    }
     s.stub = getSize();
     emit_cold_fix_body(c, moved);
     ret();
+    if (c.then_next) bind_forward(over);
   }
   cold_order_.clear();
   cold_.clear();
@@ -524,14 +534,53 @@ ValueId Emitter::fused_add_of(ValueId v) {
       }
       if (pick != kNoValue) fused_add_[pick] = u;
     }
+    // Pairs (lower_fused_pair): in each strip segment, a fused product and
+    // the next one whose sum is also tested for NaN only and whose operands
+    // (both of the product, the sum's other one) are defined before the
+    // first product, so both can be emitted there.
+    fused_partner_.assign(n, kNoValue);
+    auto nan_only = [&](ValueId u) {
+      const uint32_t fl = f_.insts[u].fflags;
+      return !(fl & ff::FtzOut) || read_by_daz_arith_only(u);
+    };
+    std::vector<ValueId> products;
+    for (ValueId m = 0; m < n; ++m)
+      if (fused_add_[m] != kNoValue) products.push_back(m);
+    std::sort(products.begin(), products.end(), [&](ValueId a, ValueId b) {
+      const int sa = plan_.segment_of[a], sb = plan_.segment_of[b];
+      return sa != sb ? sa < sb : plan_.position[a] < plan_.position[b];
+    });
+    for (size_t i = 0; i + 1 < products.size(); ++i) {
+      const ValueId m = products[i], m2 = products[i + 1];
+      const int seg = plan_.segment_of[m];
+      if (plan_.segment_of[m2] != seg || !nan_only(fused_add_[m]) || !nan_only(fused_add_[m2])) continue;
+      const ValueId u2 = fused_add_[m2];
+      bool ready = true;
+      for (ValueId x : {f_.insts[m2].args[0], f_.insts[m2].args[1], f_.insts[u2].args[0], f_.insts[u2].args[1]})
+        if (x != m2 && plan_.segment_of[x] == seg && plan_.position[x] >= plan_.position[m]) ready = false;
+      if (!ready) continue;
+      fused_partner_[m] = m2;
+      ++i;  // m2 is taken
+    }
   }
   return v < fused_add_.size() ? fused_add_[v] : kNoValue;
 }
 
-bool Emitter::lower_fused_mul_add(ValueId v, ValueId u) {
+struct Emitter::FusedOperands {
+  ValueId v, u, c, in_mem;
+  int ra, rb, rc, du;
+  Xbyak::Address mem;
+  int pi;  // the product's operand index in the add
+  bool sub, zero_mul;
+  uint32_t fl_v, fl_u;  // the product's fixes, the sum's test and fixes
+};
+
+// The registers of a fused product and sum (the operands locked, the sum's
+// register allocated) and their flags.
+Emitter::FusedOperands Emitter::fused_operands(ValueId v, ValueId u) {
   const Inst& mi = f_.insts[v];
   const Inst& ai = f_.insts[u];
-  const int pi = ai.args[0] == v ? 0 : 1;  // the product's operand index in the add
+  const int pi = ai.args[0] == v ? 0 : 1;
   const ValueId c = ai.args[size_t(1 - pi)];
   // AVX2: a product operand that is only in its slot (the loops spill) is read
   // as the memory operand of the multiply, which saves a register and a
@@ -543,41 +592,109 @@ bool Emitter::lower_fused_mul_add(ValueId v, ValueId u) {
       in_mem = x;
   const int ra = mi.args[0] == in_mem ? 3 : use(mi.args[0]), rb = mi.args[1] == in_mem ? 3 : use(mi.args[1]);
   const int rc = use(c);
-  const int du = def(u);
-  const Address mem = in_mem == kNoValue ? ptr[r12] : strip_mem(in_mem);
-  const bool sub = ai.op == Opcode::FSub;
-  const bool zero_mul = mi.fflags & ff::ZeroMul;
-  const uint32_t fl_v = mi.fflags & ~ff::FtzOut;  // read only by the add (DAZ): NaN lanes only
-  const uint32_t fl_u =
-      (ai.fflags & ff::FtzOut) && read_by_daz_arith_only(u) ? ai.fflags & ~ff::FtzOut : ai.fflags;
-  if (in_mem == kNoValue) vmulps(V(2), V(ra), V(rb));
-  else vmulps(V(2), V(ra == 3 ? rb : ra), mem);  // (order does not matter without a NaN: those go to the fix)
-  {  // du = product (scratch 2) + / - c in the add's operand order
-    const int x = pi == 0 ? 2 : rc, y = pi == 0 ? rc : 2;
-    if (sub) vsubps(V(du), V(x), V(y));
-    else vaddps(V(du), V(x), V(y));
-  }
+  const uint32_t fl_u = (ai.fflags & ff::FtzOut) && read_by_daz_arith_only(u) ? ai.fflags & ~ff::FtzOut : ai.fflags;
+  return FusedOperands{v, u, c, in_mem, ra, rb, rc, -1, in_mem == kNoValue ? ptr[r12] : strip_mem(in_mem), pi,
+                       ai.op == Opcode::FSub, bool(mi.fflags & ff::ZeroMul),
+                       mi.fflags & ~ff::FtzOut,  // read only by the add (DAZ): NaN lanes only
+                       fl_u};
+}
+
+// The product into scratch 2 and the sum into o.du (the hot path).
+void Emitter::fused_emit(const FusedOperands& o) {
+  if (o.in_mem == kNoValue) vmulps(V(2), V(o.ra), V(o.rb));
+  else vmulps(V(2), V(o.ra == 3 ? o.rb : o.ra), o.mem);  // (order does not matter without a NaN: those go to the fix)
+  const int x = o.pi == 0 ? 2 : o.rc, y = o.pi == 0 ? o.rc : 2;  // the add's operand order
+  if (o.sub) vsubps(V(o.du), V(x), V(y));
+  else vaddps(V(o.du), V(x), V(y));
+}
+
+// The out-of-line fix of a fused product and sum (jump_at and back unset).
+Emitter::ColdFix Emitter::fused_fix(const FusedOperands& o) {
   ColdFix fix{};
-  fix.jump_at = float_test(fl_u, du);
-  fix.back = getSize();
   fix.fused = true;
-  fix.fflags = fl_v;
-  fix.add_flags = fl_u;
-  fix.zero_mul = zero_mul;
-  fix.d = int8_t(du);
-  fix.args[0] = int8_t(ra);
-  fix.args[1] = int8_t(rb);
+  fix.fflags = o.fl_v;
+  fix.add_flags = o.fl_u;
+  fix.zero_mul = o.zero_mul;
+  fix.d = int8_t(o.du);
+  fix.args[0] = int8_t(o.ra);
+  fix.args[1] = int8_t(o.rb);
   fix.args[2] = -1;
   fix.n = 2;
-  fix.rc = int8_t(rc);
-  fix.sub = sub;
-  fix.product_first = pi == 0;
-  if (in_mem != kNoValue) {
+  fix.rc = int8_t(o.rc);
+  fix.sub = o.sub;
+  fix.product_first = o.pi == 0;
+  if (o.in_mem != kNoValue) {
     fix.mem = int32_t(cold_mem_.size());
-    cold_mem_.push_back(mem);
+    cold_mem_.push_back(o.mem);
   }
+  return fix;
+}
+
+bool Emitter::lower_fused_mul_add(ValueId v, ValueId u) {
+  if (ValueId v2 = v < fused_partner_.size() ? fused_partner_[v] : kNoValue; v2 != kNoValue)
+    if (lower_fused_pair(v, u, v2, fused_add_[v2])) return true;
+  FusedOperands o = fused_operands(v, u);
+  o.du = def(u);
+  fused_emit(o);
+  ColdFix fix = fused_fix(o);
+  fix.jump_at = float_test(o.fl_u, o.du);
+  fix.back = getSize();
   push_cold_fix(fix);
   fused_pending_[u] = 1;
+  return true;
+}
+
+// Two fused products and sums whose sums are tested for NaN only (fused_add_of
+// pairs them: the second's operands are all defined before the first
+// product): both at the first product's place, then one test of both sums
+// (an unordered compare of the two: a lane where either is a NaN). When it
+// finds one, both out-of-line fixes run, one after the other: each
+// recomputes its product and sum from the operands, which are still in their
+// registers (all six were locked together, and the sums' registers are
+// distinct from them), so a fix of a sum without a NaN lane gives the same
+// sum again. Each sum's move into a phi's home (loops.cpp) comes at its own
+// turn, after the test.
+bool Emitter::lower_fused_pair(ValueId v, ValueId u, ValueId v2, ValueId u2) {
+  // Registers: every operand not in a register and both sums need a free one
+  // (no spill for the pairing's sake; the single form needs fewer).
+  {
+    int needed = 2;
+    std::vector<ValueId> seen;
+    for (ValueId x : {f_.insts[v].args[0], f_.insts[v].args[1], f_.insts[u].args[0], f_.insts[u].args[1],
+                      f_.insts[v2].args[0], f_.insts[v2].args[1], f_.insts[u2].args[0], f_.insts[u2].args[1]}) {
+      if (x == v || x == v2 || std::find(seen.begin(), seen.end(), x) != seen.end()) continue;
+      seen.push_back(x);
+      needed += vals_[x].reg < 0;
+    }
+    int free_regs = 0;
+    for (int r = cache_lo_; r < cache_hi_; ++r) free_regs += regs_[r].v == kNoValue && !regs_[r].pinned && !regs_[r].locked;
+    if (free_regs < needed) return false;
+  }
+  FusedOperands a = fused_operands(v, u);
+  FusedOperands b = fused_operands(v2, u2);
+  a.du = def(u);
+  b.du = def(u2);
+  fused_emit(a);
+  fused_emit(b);
+  if (z_) {
+    vcmpps(k1, V(a.du), V(b.du), 0x03);  // UNORD_Q
+    kortestw(k1, k1);
+  } else {
+    vcmpps(V(0), V(a.du), V(b.du), 0x03);
+    vptest(V(0), V(0));
+  }
+  ColdFix fa = fused_fix(a), fb = fused_fix(b);
+  fa.jump_at = jcc_forward(0x5);  // jnz
+  fa.back = getSize();
+  fa.then_next = true;
+  fb.jump_at = 0;
+  fb.back = getSize();
+  fb.chained = true;
+  push_cold_fix(fa);
+  push_cold_fix(fb);
+  fused_pending_[u] = 1;
+  fused_pending_[v2] = 1;
+  fused_pending_[u2] = 1;
   return true;
 }
 

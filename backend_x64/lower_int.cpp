@@ -23,9 +23,15 @@ bool Emitter::lower_native(ValueId v) {
   return fn != nullptr && (this->*fn)(v);
 }
 
-// A 32-bit const whose every reader is a 32-bit shift taking it as its count
-// (lower_int: an immediate) and that no other segment reads: it needs no
-// register and no slot.
+// A 32-bit const whose every reader takes it as an operand that is not a
+// register, and that no other segment reads: it needs no register, no slot
+// and no broadcast. The readers: a 32-bit shift taking it as its count (an
+// immediate), and iadd / isub / and / or / xor (and on AVX-512 icmp) taking
+// it as their second (iadd, and, or, xor: either) operand, which read it from
+// the constant pool (const_operand: AVX-512 a {1toN} broadcast of the 4-byte
+// constant, AVX2 a vector-width constant). In a strip-outer loop it then
+// takes neither a pinned register nor a broadcast per iteration (ref_loop's
+// aL & 0xff, (aL + 10) & 0x7f, its 96 of the range check).
 bool Emitter::count_only_const(ValueId v) {
   if (count_only_const_.empty()) {
     const size_t n = f_.insts.size();
@@ -38,11 +44,104 @@ bool Emitter::count_only_const(ValueId v) {
       const bool shift = (ui.op == Opcode::Shl || ui.op == Opcode::LShr || ui.op == Opcode::AShr) && !wide(u) &&
                          ui.args.size() == 2 && !wide(ui.args[0]);
       for (size_t i = 0; i < ui.args.size(); ++i)
-        if (ValueId a = ui.args[i]; a < n && !(shift && i == 1 && a != ui.args[0])) count_only_const_[a] = 0;
+        if (ValueId a = ui.args[i]; a < n && !(shift && i == 1 && a != ui.args[0]) && !const_operand_position(u, i))
+          count_only_const_[a] = 0;
       if (ValueId x = itof_narrow_source(f_, u); x != kNoValue && x < n) count_only_const_[x] = 0;
     }
   }
   return count_only_const_[v] != 0;
+}
+
+// Whether op u can read its operand i from the constant pool (count_only_const).
+bool Emitter::const_operand_position(ValueId u, size_t i) const {
+  const Inst& ui = f_.insts[u];
+  if (ui.args.size() != 2 || ui.args[0] == ui.args[1] || deferred_[u]) return false;
+  if (ui.type == ir::Type::Void || wide(u) || wide(ui.args[0]) || wide(ui.args[1])) return false;
+  switch (ui.op) {
+    case Opcode::IAdd: case Opcode::And: case Opcode::Or: case Opcode::Xor:
+      return true;
+    case Opcode::ISub:
+      return i == 1;
+    case Opcode::ICmp: {
+      if (!z_ || i != 1) return false;
+      const IntPred p = IntPred(ui.attr);
+      const bool is_signed = p == IntPred::Slt || p == IntPred::Sle || p == IntPred::Sgt || p == IntPred::Sge;
+      return !(is_signed && bit_width(f_.insts[ui.args[0]].type) < 32);
+    }
+    default:
+      return false;
+  }
+}
+
+// An icmp whose 0/1 lanes nothing needs: every reader is a 32-bit select
+// taking it as its condition only, in the same strip segment, and each is
+// reached with the compare's mask still in k1 (AVX-512) / vector 0 (AVX2,
+// all-ones lanes): between the compare and its last select come only
+// selects of the same condition, load_uniform_idx of lane-equal offsets and
+// consts (the ops after which lower_strip_op keeps select_mask_of_), and none of
+// them (nor the compare) stores a phi's slot at its end (end_op's direct
+// phi stores use vector 0). The compare then leaves only its mask and the
+// selects blend with it (PICA200's c[aL] range check: four selects of one
+// compare). On AVX2 only the predicates whose mask is one compare (eq, gt,
+// lt) qualify.
+bool Emitter::mask_only_cmp(ValueId v) {
+  if (mask_only_cmp_.empty()) {
+    const size_t n = f_.insts.size();
+    mask_only_cmp_.assign(n, 0);
+    std::vector<int32_t> last(n, -1);  // per candidate: the position of its last reader
+    for (ValueId c = 0; c < n; ++c) {
+      const Inst& ci = f_.insts[c];
+      if (ci.op != Opcode::ICmp || ci.block == kNoBlock || ci.args.size() != 2 || deferred_[c]) continue;
+      if (wide(ci.args[0]) || wide(ci.args[1]) || plan_.escapes[c] || !plan_.direct_phis[c].empty()) continue;
+      const int seg = plan_.segment_of[c];
+      if (seg < 0 || !plan_.segments[size_t(seg)].strip) continue;
+      const IntPred p = IntPred(ci.attr);
+      if (!z_ && !(p == IntPred::Eq || p == IntPred::Sgt || p == IntPred::Ugt || p == IntPred::Slt || p == IntPred::Ult))
+        continue;
+      mask_only_cmp_[c] = 1;
+    }
+    for (ValueId u = 0; u < n; ++u) {
+      const Inst& ui = f_.insts[u];
+      if (ui.block == kNoBlock) continue;
+      for (size_t i = 0; i < ui.args.size(); ++i) {
+        const ValueId a = ui.args[i];
+        if (a >= n || !mask_only_cmp_[a]) continue;
+        const bool ok = ui.op == Opcode::Select && i == 0 && ui.args[1] != a && ui.args[2] != a && !wide(u) &&
+                        !deferred_[u] && plan_.segment_of[u] == plan_.segment_of[a] &&
+                        plan_.position[u] > plan_.position[a];
+        if (!ok) mask_only_cmp_[a] = 0;
+        else last[a] = std::max(last[a], plan_.position[u]);
+      }
+      if (ValueId x = itof_narrow_source(f_, u); x != kNoValue && x < n) mask_only_cmp_[x] = 0;
+    }
+    for (ValueId c = 0; c < n; ++c) {
+      if (!mask_only_cmp_[c]) continue;
+      if (last[c] < 0) {  // read by nothing here: made as usual
+        mask_only_cmp_[c] = 0;
+        continue;
+      }
+      const Segment& sg = plan_.segments[size_t(plan_.segment_of[c])];
+      for (ValueId w : sg.ops) {
+        const int32_t pw = plan_.position[w];
+        if (pw <= plan_.position[c] || pw > last[c]) continue;
+        const Inst& wi = f_.insts[w];
+        const bool keeps = (wi.op == Opcode::Select && wi.args[0] == c && !wide(w)) ||
+                           (wi.op == Opcode::LoadUniformIdx && !wide(w) && lane_equal_[wi.args[0]]) ||
+                           (wi.op == Opcode::Const && !wide(w));
+        if (!keeps || !plan_.direct_phis[w].empty()) {
+          mask_only_cmp_[c] = 0;
+          break;
+        }
+      }
+    }
+  }
+  return v < mask_only_cmp_.size() && mask_only_cmp_[v] != 0;
+}
+
+// A count_only_const read as a memory operand (its bits in the pool).
+Xbyak::Address Emitter::const_operand(ValueId c) {
+  const uint32_t bits = uint32_t(f_.insts[c].imm & type_mask(f_.insts[c].type));
+  return z_ ? ptr_b[rip + const32_[bits]] : const_vec(bits);
 }
 
 bool Emitter::lower_state(ValueId v) {
@@ -133,6 +232,14 @@ bool Emitter::lower_state(ValueId v) {
       return true;
     }
     case Opcode::Select: {
+      if (mask_only_cmp(in.args[0])) {  // its compare left only the mask (k1 / vector 0)
+        if (select_mask_of_ != in.args[0])
+          throw CompileError("x64 jit: internal: the mask of %" + std::to_string(in.args[0]) + " was lost");
+        int a = use(in.args[1]), b = use(in.args[2]);
+        int d = def(v);
+        select_bits(d, -1, a, b, in.args[0]);
+        return true;
+      }
       int c = use(in.args[0]), a = use(in.args[1]), b = use(in.args[2]);
       int d = def(v);
       select_bits(d, c, a, b, in.args[0]);
@@ -165,6 +272,16 @@ bool Emitter::lower_int(ValueId v) {
   auto arg = [&](int i) { return use(in.args[size_t(i)]); };
   switch (in.op) {
     case Opcode::IAdd: case Opcode::ISub: case Opcode::IMul: {
+      if (in.op != Opcode::IMul) {  // a constant operand from the pool (count_only_const)
+        const int ci = count_only_const(in.args[1]) ? 1 : in.op == Opcode::IAdd && count_only_const(in.args[0]) ? 0 : -1;
+        if (ci >= 0) {
+          int a = arg(1 - ci), d = def(v);
+          if (in.op == Opcode::IAdd) vpaddd(V(d), V(a), const_operand(in.args[size_t(ci)]));
+          else vpsubd(V(d), V(a), const_operand(in.args[size_t(ci)]));
+          mask_to_width(d, t);
+          return true;
+        }
+      }
       int a = arg(0), b = arg(1), d = def(v);
       if (in.op == Opcode::IAdd) vpaddd(V(d), V(a), V(b));
       else if (in.op == Opcode::ISub) vpsubd(V(d), V(a), V(b));
@@ -201,6 +318,20 @@ bool Emitter::lower_int(ValueId v) {
       return true;
     }
     case Opcode::And: case Opcode::Or: case Opcode::Xor: {
+      if (const int ci = count_only_const(in.args[1]) ? 1 : count_only_const(in.args[0]) ? 0 : -1; ci >= 0) {
+        int a = arg(1 - ci), d = def(v);
+        const Address m = const_operand(in.args[size_t(ci)]);
+        if (z_) {
+          if (in.op == Opcode::And) vpandd(V(d), V(a), m);
+          else if (in.op == Opcode::Or) vpord(V(d), V(a), m);
+          else vpxord(V(d), V(a), m);
+        } else {
+          if (in.op == Opcode::And) vpand(V(d), V(a), m);
+          else if (in.op == Opcode::Or) vpor(V(d), V(a), m);
+          else vpxor(V(d), V(a), m);
+        }
+        return true;
+      }
       int a = arg(0), b = arg(1), d = def(v);
       if (in.op == Opcode::And) vand(d, a, b);
       else if (in.op == Opcode::Or) vor(d, a, b);
@@ -255,7 +386,17 @@ bool Emitter::lower_int(ValueId v) {
       ir::Type at = f_.insts[in.args[0]].type;
       IntPred p = IntPred(in.attr);
       bool is_signed = p == IntPred::Slt || p == IntPred::Sle || p == IntPred::Sgt || p == IntPred::Sge;
-      int a = arg(0), b = arg(1), d = def(v);
+      if (z_ && count_only_const(in.args[1])) {  // the constant from the pool (const_operand_position)
+        static const uint8_t kImm[] = {0, 4, 1, 2, 6, 5, 1, 2, 6, 5};
+        int a = arg(0);
+        if (p >= IntPred::Ult) vpcmpud(k1, V(a), const_operand(in.args[1]), kImm[size_t(p)]);
+        else vpcmpd(k1, V(a), const_operand(in.args[1]), kImm[size_t(p)]);
+        if (!mask_only_cmp(v)) bool_from_k(def(v), 1);
+        select_mask_of_ = v;
+        return true;
+      }
+      const bool mask_only = mask_only_cmp(v);  // no 0/1 lanes: the mask only (k1 / vector 0)
+      int a = arg(0), b = arg(1), d = mask_only ? 0 : def(v);
       if (is_signed && bit_width(at) < 32) {
         sext_to32(0, a, at);
         sext_to32(1, b, at);
@@ -267,7 +408,7 @@ bool Emitter::lower_int(ValueId v) {
         uint8_t imm = kImm[size_t(p)];
         if (p >= IntPred::Ult) vpcmpud(k1, V(a), V(b), imm);
         else vpcmpd(k1, V(a), V(b), imm);
-        bool_from_k(d, 1);
+        if (!mask_only) bool_from_k(d, 1);
         select_mask_of_ = v;  // k1 is the mask a select of v tests for (select_bits)
         return true;
       }
@@ -279,6 +420,16 @@ bool Emitter::lower_int(ValueId v) {
         vpxor(V(1), V(b), const_vec(0x80000000u));
         a = 0;
         b = 1;
+      }
+      if (mask_only) {  // all-ones lanes in vector 0, which the selects blend with
+        switch (p) {
+          case IntPred::Eq: vpcmpeqd(V(0), V(a), V(b)); break;
+          case IntPred::Sgt: case IntPred::Ugt: vpcmpgtd(V(0), V(a), V(b)); break;
+          case IntPred::Slt: case IntPred::Ult: vpcmpgtd(V(0), V(b), V(a)); break;
+          default: throw CompileError("x64 jit: internal: mask-only compare of an inverted predicate");
+        }
+        select_mask_of_ = v;
+        return true;
       }
       switch (p) {
         case IntPred::Eq: vpcmpeqd(V(d), V(a), V(b)); bool_from_cmp_avx2(d, false); break;
