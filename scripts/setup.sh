@@ -11,6 +11,7 @@ packages=(build-essential cmake ninja-build pkg-config
   libasmjit-dev libxbyak-dev libzydis-dev doctest-dev libmimalloc-dev
   nlohmann-json3-dev libcli11-dev libxxhash-dev libfmt-dev
   parallel clang-16 libfuzzer-16-dev  # sharded fuzz campaigns; the libFuzzer targets (docs/fuzzing.md)
+  libclang-rt-16-dev  # clang-16's sanitizer runtimes: only a Recommends of clang-16, which --no-install-recommends skips
   ccache)  # scripts/build.sh compiles through it: the embedding test's second build of the library hits it
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 a64=1
