@@ -48,6 +48,9 @@ inline std::string hex_addr(uint32_t a) {
 // vars it uses once (construct_ssa joins blocks). The function means the
 // same, instruction for instruction, as without the cache (each get_var it
 // drops would have read the value it is given).
+// Kinds of LocalBuilder::memo.
+enum : uint32_t { kMemoFlush = 1, kMemoNeg = 2 };
+
 class LocalBuilder : public ir::Builder {
  public:
   explicit LocalBuilder(ir::Function& f) : ir::Builder(f), fn_(f) {}
@@ -66,6 +69,7 @@ class LocalBuilder : public ir::Builder {
     cache_block_ = ir::kNoBlock;
     ++epoch_;
     consts_.clear();
+    memo_.clear();
   }
   // set_var_where is ir::Builder's get_var + select + set_var, which would bypass the cache.
   void set_var_where(ir::ValueId, uint32_t, ir::ValueId) = delete;
@@ -78,6 +82,20 @@ class LocalBuilder : public ir::Builder {
       if (k == key) return v;
     ir::ValueId v = ir::Builder::constant(t, bits);
     if (bits >> 56 == 0 && consts_.size() < kMaxConsts) consts_.push_back({key, v});
+    return v;
+  }
+  // The result of a pure helper the translator builds from several
+  // instructions (flush, a negated source), memoised per block by (kind, x):
+  // a swizzle that repeats a component, or a result written to all four
+  // components, would otherwise build it once per use.
+  template <typename Make>
+  ir::ValueId memo(uint32_t kind, ir::ValueId x, Make make) {
+    sync();
+    const uint64_t key = uint64_t(kind) << 32 | x;
+    for (const auto& [k, v] : memo_)
+      if (k == key) return v;
+    ir::ValueId v = make();
+    if (memo_.size() < kMaxMemo) memo_.push_back({key, v});
     return v;
   }
   ir::ValueId i1(bool b) { return constant(ir::Type::I1, b); }
@@ -94,13 +112,14 @@ class LocalBuilder : public ir::Builder {
     ir::ValueId value = ir::kNoValue;
     uint32_t epoch = 0;  // valid when equal to epoch_
   };
-  static constexpr size_t kMaxConsts = 64;
+  static constexpr size_t kMaxConsts = 64, kMaxMemo = 64;
   // A new block to fill forgets the previous block's values.
   void sync() {
     if (block() == cache_block_) return;
     cache_block_ = block();
     ++epoch_;
     consts_.clear();
+    memo_.clear();
   }
   Slot& slot(uint32_t var) {
     sync();
@@ -111,7 +130,7 @@ class LocalBuilder : public ir::Builder {
   ir::BlockId cache_block_ = ir::kNoBlock;
   uint32_t epoch_ = 1;
   std::vector<Slot> vars_;
-  std::vector<std::pair<uint64_t, ir::ValueId>> consts_;
+  std::vector<std::pair<uint64_t, ir::ValueId>> consts_, memo_;
 };
 
 // ---- StackMode::Static: the node graph (translate_static.cpp)

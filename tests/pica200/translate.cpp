@@ -608,7 +608,8 @@ TEST_CASE("pica200 translate: a block reads each register once and makes each co
   // was written.
   const std::string text =
       "mul r0, v0, v0\nadd r1, r0, v0\nmad r2, r1, v0, r0\ndp4 r3, r2, v0\nmin r4, r3, v1\n"
-      "max r5, r4, -v1\nmul r0, r0, r5\nadd o0, r0, r1\nmov o1, r0.wzyx\nrcp o2, r0.x\nend\n";
+      "max r5, r4, -v1\nmul r0, r0, r5\nadd o0, r0, r1\nmov o1, r0.wzyx\nrcp o2, r0.x\n"
+      "mul r6, -v2.xxxx, v0\nmin r7, r3, v1\nmin o3, r7, r6\nend\n";
   check(text);
   for (StackMode mode : {StackMode::Static, StackMode::Runtime}) {
     Program_ p(text);
@@ -618,7 +619,7 @@ TEST_CASE("pica200 translate: a block reads each register once and makes each co
     std::string err;
     REQUIRE(translate(p.prog, to, f, err));
     for (const ir::Block& b : f.blocks) {
-      std::set<uint64_t> read, consts;
+      std::set<uint64_t> read, consts, negs, casts;
       std::set<uint32_t> written;
       for (ir::ValueId v : b.insts) {
         const ir::Inst& in = f.insts[v];
@@ -627,6 +628,11 @@ TEST_CASE("pica200 translate: a block reads each register once and makes each co
           CHECK_MESSAGE(!written.count(uint32_t(in.imm)), "var ", f.vars[in.imm].name, " read after its write");
         }
         if (in.op == ir::Opcode::SetVar) written.insert(uint32_t(in.imm));
+        // A negated source (-v2.xxxx) and flush() (min's operands; r3 holds one value in all four components)
+        // are built once per value.
+        if (in.op == ir::Opcode::FNeg) CHECK_MESSAGE(negs.insert(in.args[0]).second, "fneg of one value made twice");
+        if (in.op == ir::Opcode::Bitcast)
+          CHECK_MESSAGE(casts.insert(uint64_t(in.type) << 32 | in.args[0]).second, "bitcast of one value made twice");
         if (in.op == ir::Opcode::Const && (in.type == ir::Type::I1 || in.type == ir::Type::I32 || in.type == ir::Type::F32))
           CHECK_MESSAGE(consts.insert(uint64_t(in.type) << 32 | in.imm).second, "constant made twice in one block");
       }
