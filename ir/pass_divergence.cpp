@@ -152,7 +152,9 @@ void lower_with_pc(Function& f) {
 
 }  // namespace
 
-void lower_divergence(Function& f) {
+namespace {
+
+void lower(Function& f, bool demoted) {
   if (f.blocks.empty()) return;
   remove_unreachable_blocks(f);
   // Keep the branch uniformity computed by analyze_uniformity (a branch
@@ -162,7 +164,10 @@ void lower_divergence(Function& f) {
     ValueId t = f.terminator(b);
     if (t != kNoValue && is_branch(f.insts[t]) && !f.insts[t].uniform) divergent = true;
   }
-  demote_cross_block_values(f);
+  if (demoted)
+    f.compute_preds();  // what demote_cross_block_values leaves besides its (here empty) changes
+  else
+    demote_cross_block_values(f);
   if (!divergent) {
     lower_uniform(f);
     return;
@@ -171,5 +176,11 @@ void lower_divergence(Function& f) {
   if (lower_with_edge_masks(f)) return;
   lower_with_pc(f);
 }
+
+}  // namespace
+
+void lower_divergence(Function& f) { lower(f, false); }
+
+void lower_divergence_demoted(Function& f) { lower(f, true); }
 
 }  // namespace gpurc::ir

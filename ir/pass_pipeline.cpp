@@ -49,7 +49,8 @@ std::string run_pipeline(Function& f, const PassOptions& opt,
     step("analyze_uniformity", [&] { analyze_uniformity(f); });
   if (opt.divergence && opt.uniformity && opt.if_convert)
     step("if_convert_divergent", [&] { if_convert_divergent(f); });
-  if (opt.divergence) step("lower_divergence", [&] { lower_divergence(f); });
+  // demote_cross_block_values ran above (and if_convert_divergent demotes whatever it changes).
+  if (opt.divergence) step("lower_divergence", [&] { lower_divergence_demoted(f); });
   if (opt.ssa)
     step("construct_ssa", [&] {
       construct_ssa(f, guest_vars);

@@ -46,6 +46,8 @@ bool always_uniform(const Function& f, const Inst& in) {
   }
 }
 
+bool is_branch_op(Opcode op) { return op == Opcode::CondBr || op == Opcode::Switch; }
+
 bool always_varying(const Inst& in) {
   if (op_info(in.op).clustered && !whole_warp_cluster(in.imm)) return true;
   switch (in.op) {
@@ -93,6 +95,11 @@ std::vector<uint8_t> compute_uniformity_ssa(const Function& f) {
   // Phis at the joins of divergent branches are varying (found as branches
   // turn divergent; the set only grows). Past a size limit every phi of a
   // function with a divergent branch is, which is always sound.
+  // One block without a branch or phi (a straight-line shader after
+  // merge_straight_blocks): every operand is defined before its use in the
+  // order below, so the first round is the fixpoint; the confirming round is skipped.
+  bool one_round = f.blocks.size() == 1;
+  for (ValueId v : live) one_round = one_round && f.insts[v].op != Opcode::Phi && !is_branch_op(f.insts[v].op);
   std::vector<uint8_t> joins(f.blocks.size(), 0), div_seen(f.blocks.size(), 0);
   std::vector<BlockId> ipdom;
   size_t join_work = 0;
@@ -136,6 +143,7 @@ std::vector<uint8_t> compute_uniformity_ssa(const Function& f) {
         changed = true;
       }
     }
+    if (one_round) break;
   }
   return uni;
 }

@@ -32,6 +32,11 @@ std::string run_pipeline(Function& f, const PassOptions& opt,
 void demote_cross_block_values(Function& f);  // values used outside their block and phis -> vars
 void analyze_uniformity(Function& f);
 void lower_divergence(Function& f);
+// The same for a function demote_cross_block_values has already made
+// self-contained per block (run_pipeline: demote runs first, and
+// if_convert_divergent demotes again whenever it changes the function), so
+// the pass does not walk it a second time to find nothing to demote.
+void lower_divergence_demoted(Function& f);
 // Short divergent if / if-else regions -> straight-line selects, or a uniform
 // vote between the unmasked arm and a select copy (pass_if_convert.cpp). Needs
 // the branch flags of analyze_uniformity; recomputes them when it changes f.

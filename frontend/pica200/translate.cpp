@@ -15,7 +15,10 @@ bool Translator::run(std::string& err) {
     // Too many (address, stack) states: translate with runtime stacks instead.
     nodes_.clear();
     edges_.clear();
+    node_instr_.clear();
+    node_fault_.clear();
     index_.clear();
+    flat_index_.clear();
     block_of_.clear();
     err.clear();
     return run_runtime(err);
@@ -25,6 +28,7 @@ bool Translator::run(std::string& err) {
 
 void Translator::make_vars() {
   f_ = ir::Function{};
+  b_.reset();
   f_.name = "pica200";
   // The var list is the same for every vertex shader (geometry shaders add
   // two): built once, copied per translation (cheaper than building names).

@@ -8,10 +8,12 @@ namespace gpurc::pica::detail {
 
 // fp::flush: subnormal -> zero of the same sign, everything else (NaN payloads too) unchanged.
 ir::ValueId Translator::flush(ir::ValueId x) {
-  ir::ValueId is_zero = b_.fcmp(ir::FloatPred::Oeq, x, b_.f32(0.0f), ir::ff::FtzIn);
-  ir::ValueId bits = b_.bitcast(ir::Type::I32, x);
-  ir::ValueId zero = b_.bitcast(ir::Type::F32, b_.and_(bits, b_.i32(0x80000000u)));
-  return b_.select(is_zero, zero, x);
+  return b_.memo(kMemoFlush, x, [&] {
+    ir::ValueId is_zero = b_.fcmp(ir::FloatPred::Oeq, x, b_.f32(0.0f), ir::ff::FtzIn);
+    ir::ValueId bits = b_.bitcast(ir::Type::I32, x);
+    ir::ValueId zero = b_.bitcast(ir::Type::F32, b_.and_(bits, b_.i32(0x80000000u)));
+    return b_.select(is_zero, zero, x);
+  });
 }
 
 // fp::round24 in integer ops on the bits.

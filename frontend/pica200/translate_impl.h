@@ -12,9 +12,11 @@
 //                         record stores.
 // The launch ABI (var layout, state pack/unpack) is abi.h / abi.cpp.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <set>
@@ -33,6 +35,103 @@ inline std::string hex_addr(uint32_t a) {
   std::snprintf(b, sizeof b, "0x%03X", a);
   return b;
 }
+
+// The translator's IR builder: ir::Builder plus local value numbering within
+// the block being filled. A get_var of a var the block has already read or
+// written gives that value instead of another get_var, and an i1 / i32 / f32
+// constant the block already has is that constant: what construct_ssa and
+// cse would do later, done before the instructions exist (a PICA200
+// instruction reads each source register component through get_var, and
+// straight-line code re-reads the same registers: about half of the IR the
+// translator made was get_var). Only the block being filled is known: a
+// switch to another block forgets everything, so each block still reads the
+// vars it uses once (construct_ssa joins blocks). The function means the
+// same, instruction for instruction, as without the cache (each get_var it
+// drops would have read the value it is given).
+// Kinds of LocalBuilder::memo.
+enum : uint32_t { kMemoFlush = 1, kMemoNeg = 2 };
+
+class LocalBuilder : public ir::Builder {
+ public:
+  explicit LocalBuilder(ir::Function& f) : ir::Builder(f), fn_(f) {}
+
+  ir::ValueId get_var(uint32_t var) {
+    Slot& s = slot(var);
+    if (s.epoch != epoch_) s = Slot{ir::Builder::get_var(var), epoch_};
+    return s.value;
+  }
+  void set_var(uint32_t var, ir::ValueId v) {
+    ir::Builder::set_var(var, v);
+    slot(var) = Slot{v, epoch_};
+  }
+  // The function was emptied (a new translation into it): nothing is known.
+  void reset() {
+    cache_block_ = ir::kNoBlock;
+    ++epoch_;
+    consts_.clear();
+    memo_.clear();
+  }
+  // set_var_where is ir::Builder's get_var + select + set_var, which would bypass the cache.
+  void set_var_where(ir::ValueId, uint32_t, ir::ValueId) = delete;
+
+  ir::ValueId constant(ir::Type t, uint64_t bits) {
+    sync();
+    bits &= ir::type_mask(t);
+    const uint64_t key = uint64_t(t) << 56 ^ bits;
+    for (const auto& [k, v] : consts_)
+      if (k == key) return v;
+    ir::ValueId v = ir::Builder::constant(t, bits);
+    if (bits >> 56 == 0 && consts_.size() < kMaxConsts) consts_.push_back({key, v});
+    return v;
+  }
+  // The result of a pure helper the translator builds from several
+  // instructions (flush, a negated source), memoised per block by (kind, x):
+  // a swizzle that repeats a component, or a result written to all four
+  // components, would otherwise build it once per use.
+  template <typename Make>
+  ir::ValueId memo(uint32_t kind, ir::ValueId x, Make make) {
+    sync();
+    const uint64_t key = uint64_t(kind) << 32 | x;
+    for (const auto& [k, v] : memo_)
+      if (k == key) return v;
+    ir::ValueId v = make();
+    if (memo_.size() < kMaxMemo) memo_.push_back({key, v});
+    return v;
+  }
+  ir::ValueId i1(bool b) { return constant(ir::Type::I1, b); }
+  ir::ValueId i32(uint32_t v) { return constant(ir::Type::I32, v); }
+  ir::ValueId f32_bits(uint32_t bits) { return constant(ir::Type::F32, bits); }
+  ir::ValueId f32(float x) {
+    uint32_t bits;
+    std::memcpy(&bits, &x, 4);
+    return f32_bits(bits);
+  }
+
+ private:
+  struct Slot {
+    ir::ValueId value = ir::kNoValue;
+    uint32_t epoch = 0;  // valid when equal to epoch_
+  };
+  static constexpr size_t kMaxConsts = 64, kMaxMemo = 64;
+  // A new block to fill forgets the previous block's values.
+  void sync() {
+    if (block() == cache_block_) return;
+    cache_block_ = block();
+    ++epoch_;
+    consts_.clear();
+    memo_.clear();
+  }
+  Slot& slot(uint32_t var) {
+    sync();
+    if (var >= vars_.size()) vars_.resize(std::max<size_t>(fn_.vars.size(), size_t(var) + 1));
+    return vars_[var];
+  }
+  ir::Function& fn_;
+  ir::BlockId cache_block_ = ir::kNoBlock;
+  uint32_t epoch_ = 1;
+  std::vector<Slot> vars_;
+  std::vector<std::pair<uint64_t, ir::ValueId>> consts_, memo_;
+};
 
 // ---- StackMode::Static: the node graph (translate_static.cpp)
 //
@@ -168,12 +267,15 @@ class Translator {
   const Program& p_;
   const TranslateOptions& opt_;
   ir::Function& f_;
-  ir::Builder b_;
+  LocalBuilder b_;
   // StackMode::Static
   std::vector<Node> nodes_;
   std::vector<Edge> edges_;
-  std::unordered_map<std::vector<uint32_t>, uint32_t, KeyHash> index_;
+  std::unordered_map<std::vector<uint32_t>, uint32_t, KeyHash> index_;  // nodes with a non-empty stack
+  std::vector<uint32_t> flat_index_;  // empty-stack nodes: [2 pc + (kind == LoopEnd)] -> node + 1, 0: none (intern)
   std::vector<ir::BlockId> block_of_;
+  std::vector<std::optional<Instr>> node_instr_;  // per Exec node: its decoded instruction (successors)
+  std::vector<uint8_t> node_fault_;               // per Exec node: fault_of found a fault
   uint32_t loop_var_[Interpreter::kLoopDepth] = {};
   bool too_complex_ = false;
   // StackMode::Runtime

@@ -45,7 +45,7 @@ std::array<ir::ValueId, 4> Translator::read(unsigned field, bool wide, unsigned 
   };
   for (unsigned i = 0; i < 4; ++i) {
     ir::ValueId v = base_comp(sw.comp[i] & 3);
-    comp[i] = sw.negate ? b_.fneg(v) : v;
+    comp[i] = sw.negate ? b_.memo(kMemoNeg, v, [&] { return b_.fneg(v); }) : v;
   }
   return comp;
 }

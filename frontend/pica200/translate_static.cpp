@@ -17,8 +17,7 @@ std::vector<uint32_t> node_key(const Node& n) {
 
 bool Translator::run_static(std::string& err) {
   make_vars();
-  nodes_.push_back(Node{NodeKind::Exec, opt_.entry, {}});
-  index_.emplace(node_key(nodes_[0]), 0);
+  intern(Node{NodeKind::Exec, opt_.entry, {}});
   // Phase 1: the node graph.
   for (size_t n = 0; n < nodes_.size(); ++n) {
     Edge e;
@@ -83,6 +82,18 @@ bool Translator::run_static(std::string& err) {
 }
 
 uint32_t Translator::intern(Node n) {
+  // Nodes with empty stacks (all of a straight-line shader's) are found by
+  // (kind, pc) in a flat table: no key vector, no hash.
+  if (n.st.calls.empty() && n.st.ifs.empty() && n.st.loops.empty() && n.pc <= p_.code.size()) {
+    const size_t slot = 2 * size_t(n.pc) + (n.kind == NodeKind::LoopEnd);
+    // Grown as addresses are reached (zeroed: no node yet), not sized for the whole program memory.
+    if (slot >= flat_index_.size()) flat_index_.resize(slot + 128);
+    if (flat_index_[slot] != 0) return flat_index_[slot] - 1;
+    const uint32_t id = uint32_t(nodes_.size());
+    nodes_.push_back(std::move(n));
+    flat_index_[slot] = id + 1;
+    return id;
+  }
   auto key = node_key(n);
   auto it = index_.find(key);
   if (it != index_.end()) return it->second;
@@ -123,7 +134,13 @@ bool Translator::successors(uint32_t id, Edge& e, std::string& err) {
     return true;
   }
   std::optional<Instr> dec;
-  if (!fault_of(n, dec).empty()) {
+  const bool faults = !fault_of(n, dec).empty();
+  // emit_node takes the decoded instruction and the verdict from here (nodes are visited in id order).
+  node_instr_.resize(id + 1);
+  node_fault_.resize(id + 1, 0);
+  node_instr_[id] = dec;
+  node_fault_[id] = faults;
+  if (faults) {
     e.exit = Exit::Return;
     return true;
   }
@@ -193,9 +210,8 @@ bool Translator::emit_node(uint32_t id, std::string& err) {
     finish(e, b_.icmp(ir::IntPred::Eq, left, b_.i32(0)));
     return true;
   }
-  std::optional<Instr> dec;
-  std::string why = fault_of(n, dec);
-  if (!why.empty()) {
+  const std::optional<Instr>& dec = node_instr_[id];
+  if (node_fault_[id]) {
     b_.trap(b_.i1(true), trap_code(fault_reason(n.pc, dec), n.pc));
     b_.ret();
     return true;
