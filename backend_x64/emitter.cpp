@@ -62,7 +62,7 @@ const uint8_t* ConstPool::get(uint8_t kind, uint64_t bits, unsigned bytes, unsig
 // ---------------------------------------------------------------- set-up
 
 Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer, uint8_t* pool_low, const Plan* plan)
-    : CodeGenerator(max_code, buffer), f_(f), tier_(tier) {
+    : FastEncoder(max_code, buffer), f_(f), tier_(tier) {
   z_ = tier == Tier::Avx512;
   lanes_ = z_ ? 16 : 8;
   vbytes_ = lanes_ * 4;

@@ -15,6 +15,7 @@
 #include "backend_common/exec_memory.h"
 #include "backend_common/helpers.h"
 #include "backend_common/plan.h"
+#include "backend_x64/encoder.h"
 #include "backend_x64/jit.h"
 #include "ir/ir.h"
 
@@ -63,7 +64,7 @@ class ConstPool {
   size_t used_ = 0;
 };
 
-class Emitter : public Xbyak::CodeGenerator {
+class Emitter : public FastEncoder {
  public:
   // `buffer` (max_code bytes, 64-byte aligned): where the code is assembled,
   // so a compile does not map and unmap a fresh buffer (jit.cpp keeps one per

@@ -1,0 +1,262 @@
+// FastEncoder::fast_vex: the VEX / EVEX encoding of the operand shapes the
+// lowerings use, byte for byte what xbyak's opVex writes for them
+// (backend_x64/encoder.h; the rules below are the Intel SDM's, vol. 2,
+// 2.3 "VEX" and 2.7 "EVEX", in the same order of decisions as opVex so the
+// choices where several encodings are valid come out the same: the 2-byte
+// VEX form whenever it can express the instruction, disp8 (or EVEX's
+// disp8*N) whenever the displacement fits, no displacement when it is 0 and
+// the base is not rbp / r13).
+#include "backend_x64/encoder.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace gpurc::x64 {
+
+using Xbyak::Address;
+using Xbyak::Operand;
+using Xbyak::Reg;
+using Xbyak::RegExp;
+
+namespace {
+
+bool fits_disp8(uint32_t d) { return d + 0x80u < 0x100u; }
+
+// GPURC_X64_FAST_ENCODER=0 sends every instruction to xbyak: the same
+// binary then shows that the generated code does not depend on the fast
+// path (docs/backend_x64.md, "Fast encoder").
+const bool kFastEnabled = [] {
+  const char* e = std::getenv("GPURC_X64_FAST_ENCODER");
+  return !(e && std::strcmp(e, "0") == 0);
+}();
+
+}  // namespace
+
+namespace {
+
+// The VEX or EVEX prefix and the opcode. r, v: ModRM.reg and vvvv register
+// numbers; b_ext, x_ext: the rm side's extension bits (register rm: bits 3
+// and 4 of its number; memory: bit 3 of base and of index); len: VEX.L or
+// EVEX.L'L.
+inline uint8_t* put_prefix(uint8_t* p, const VexForm& f, bool evex, int r, int v, bool b_ext, bool x_ext, int len,
+                           int aaa, bool zero, bool bcast) {
+  if (!evex) {
+    const int tail = ((~v & 15) << 3) | (len << 2) | f.pp;
+    if (!b_ext && !x_ext && !f.vex_w && f.map == VexForm::k0F) {
+      p[0] = 0xC5;
+      p[1] = uint8_t(((r & 8) ? 0 : 0x80) | tail);
+      p += 2;
+    } else {
+      p[0] = 0xC4;
+      p[1] = uint8_t(((r & 8) ? 0 : 0x80) | (x_ext ? 0 : 0x40) | (b_ext ? 0 : 0x20) | f.map);
+      p[2] = uint8_t((f.vex_w << 7) | tail);
+      p += 3;
+    }
+  } else {
+    p[0] = 0x62;
+    p[1] = uint8_t(((r & 8) ? 0 : 0x80) | (x_ext ? 0 : 0x40) | (b_ext ? 0 : 0x20) | ((r & 16) ? 0 : 0x10) | f.map);
+    p[2] = uint8_t((f.evex_w << 7) | ((~v & 15) << 3) | 4 | f.pp);
+    p[3] = uint8_t(((zero && aaa) ? 0x80 : 0) | (len << 5) | (bcast ? 0x10 : 0) | ((v & 16) ? 0 : 8) | aaa);
+    p += 4;
+  }
+  *p++ = f.opcode;
+  return p;
+}
+
+// EVEX.L'L of a vector length in bits (xbyak: the widest operand).
+inline int evex_ll(uint32_t bits) { return bits >= 512 ? 2 : bits >= 256 ? 1 : 0; }
+
+// The one opmask of reg, vvvv and a register rm (0: none); -1: two different ones (xbyak's error).
+inline int one_mask(int a, int b, int c) {
+  const int m = a | b | c;
+  if ((a && a != m) || (b && b != m) || (c && c != m)) return -1;
+  return m;
+}
+
+const Xbyak::Operand kNoOperand;  // vvvv absent: register 0, no width, mask or rounding
+
+// An operand's bit-fields as one word, in the x86-64 ABI's layout of
+// Xbyak::Operand (idx_:6, kind_:10, bit_:14, zero_:1 in the first 32 bits,
+// mask_:3, rounding_:3 in the next; bit 31 and bits 38-63 are padding, whose
+// values are unspecified, so every use masks them out): the plain-register
+// test below is one OR and one AND instead of a dozen bit-field reads. kRawLayout checks the
+// layout once against the accessors; if it does not hold (another xbyak),
+// the test is skipped and every form takes the general code.
+static_assert(sizeof(Xbyak::Operand) == 8 && sizeof(Xbyak::Reg) == 8);
+inline uint64_t raw(const Operand& o) {
+  uint64_t w;
+  std::memcpy(&w, &o, 8);
+  return w;
+}
+constexpr uint64_t kRawIdx = 0x1F, kRawYmm = uint64_t(Operand::YMM) << 6, kRawRounding = uint64_t(7) << 35;
+// What makes xbyak choose EVEX: register 16-31, zmm, an opmask, rounding.
+constexpr uint64_t kRawEvex = 0x10 | (uint64_t(Operand::ZMM) << 6) | (uint64_t(0x3F) << 32);
+constexpr uint64_t kRawDefined = 0x7FFFFFFF | (uint64_t(0x3F) << 32);
+inline uint32_t raw_bits(uint64_t w) { return uint32_t(w >> 16) & 0x3FFF; }
+// Register 16-31, zmm, zeroing, an opmask, rounding: none of these in a plain VEX operand.
+constexpr uint64_t kRawNotPlain = 0x10 | (uint64_t(Operand::ZMM) << 6) | (uint64_t(1) << 30) | (uint64_t(0x3F) << 32);
+bool raw_layout_holds() {
+  using namespace Xbyak;
+  const Operand probes[] = {Xmm(5), Ymm(9), Zmm(17) | Opmask(3) | util::T_z, Zmm(30) | util::T_rd_sae, Reg64(12), Opmask(6),
+                            Xmm(16) | Opmask(7)};
+  for (const Operand& o : probes) {
+    const uint64_t w = raw(o);
+    if ((w & 0x3F) != uint64_t(o.getIdx()) || ((w >> 6) & 0x3FF) != uint64_t(o.getKind()) ||
+        ((w >> 16) & 0x3FFF) != o.getBit() || ((w >> 30) & 1) != uint64_t(o.hasZero()) ||
+        ((w >> 32) & 7) != uint64_t(o.getOpmaskIdx()) || ((w >> 35) & 7) != uint64_t(o.getRounding()))
+      return false;
+  }
+  return (raw(kNoOperand) & kRawDefined) == 0;
+}
+const bool kRawLayout = raw_layout_holds();
+
+}  // namespace
+
+bool FastEncoder::fast_reg(const VexForm& f, const Reg& reg, const Operand* vvvv, const Reg& rm, int imm) {
+  // Longest form: EVEX (4) + opcode + ModRM + imm8 = 7 bytes.
+  if (maxSize_ - size_ < 16 || !kFastEnabled) return false;
+  const Operand& v = vvvv ? *vvvv : kNoOperand;
+  const uint64_t wr = raw(reg), wv = raw(v), wb = raw(rm);
+  // The common case first (every AVX2 register form): registers 0-15, no
+  // zmm, opmask, zeroing or rounding, a form with a VEX encoding.
+  if (kRawLayout && f.enc != VexForm::kEvexOnly && ((wr | wv | wb) & kRawNotPlain) == 0) {
+    const int r = int(wr & kRawIdx), vi = int(wv & kRawIdx), bi = int(wb & kRawIdx);
+    uint8_t* p = top_ + size_;
+    const int tail = ((~vi & 15) << 3) | ((wr & kRawYmm) ? 4 : 0) | f.pp;
+    if (!(bi & 8) && !f.vex_w && f.map == VexForm::k0F) {
+      p[0] = 0xC5;
+      p[1] = uint8_t(((r & 8) ? 0 : 0x80) | tail);
+      p += 2;
+    } else {
+      p[0] = 0xC4;
+      p[1] = uint8_t(((r & 8) ? 0 : 0x80) | 0x40 | ((bi & 8) ? 0 : 0x20) | f.map);
+      p[2] = uint8_t((f.vex_w << 7) | tail);
+      p += 3;
+    }
+    p[0] = f.opcode;
+    p[1] = uint8_t(0xC0 | ((r & 7) << 3) | (bi & 7));
+    p += 2;
+    if (imm >= 0) *p++ = uint8_t(imm);
+    size_ = size_t(p - top_);
+    ++fast_encoded_;
+    return true;
+  }
+  return fast_reg_general(f, reg, v, rm, imm);
+}
+
+[[gnu::noinline]] bool FastEncoder::fast_reg_general(const VexForm& f, const Reg& reg, const Operand& v, const Reg& rm, int imm) {
+  if (reg.getRounding() | v.getRounding() | rm.getRounding()) return false;
+  const int r = reg.getIdx(), vi = v.getIdx(), bi = rm.getIdx();
+  uint8_t* p = top_ + size_;
+  uint8_t* q;
+  const bool evex = f.enc == VexForm::kEvexOnly || reg.hasEvex() || v.hasEvex() || rm.hasEvex();
+  if (!evex) {
+    if ((r | vi | bi) >= 16) return false;
+    q = put_prefix(p, f, false, r, vi, bi & 8, false, reg.isYMM(), 0, false, false);
+  } else {
+    if (f.enc == VexForm::kVexOnly) return false;
+    const int aaa = one_mask(rm.getOpmaskIdx(), reg.getOpmaskIdx(), v.getOpmaskIdx());
+    if (aaa < 0) return false;
+    const uint32_t bits = std::max(std::max(reg.getBit(), v.getBit()), rm.getBit());
+    q = put_prefix(p, f, true, r, vi, bi & 8, bi & 16, evex_ll(bits), aaa, reg.hasZero() || v.hasZero() || rm.hasZero(),
+                   false);
+  }
+  *q++ = uint8_t(0xC0 | ((r & 7) << 3) | (bi & 7));
+  if (imm >= 0) *q++ = uint8_t(imm);
+  size_ = size_t(q - top_);
+  ++fast_encoded_;
+  return true;
+}
+
+bool FastEncoder::fast_mem(const VexForm& f, const Reg& reg, const Operand* vvvv, const Address& a, int imm) {
+  // Longest form: EVEX (4) + opcode + ModRM + SIB + disp32 + imm8 = 12 bytes.
+  if (maxSize_ - size_ < 16 || !kFastEnabled || !kRawLayout) return false;
+  const uint64_t wr = raw(reg), wv = vvvv ? raw(*vvvv) : 0;
+  if ((wr | wv) & kRawRounding) return false;
+  const int r = int(wr & kRawIdx), vi = int(wv & kRawIdx);
+  uint8_t* p = top_ + size_;
+  uint8_t* q;
+  const Address::Mode mode = a.getMode();
+  const bool bcast = a.isBroadcast();
+  const int m_mask = a.getOpmaskIdx();
+  if ((bcast && !f.bcast) || (m_mask && !f.mem_mask) || a.getLabel()) return false;
+  const bool evex = f.enc >= VexForm::kEvexOnly || ((wr | wv) & kRawEvex) || bcast || m_mask;
+  if (evex && f.enc == VexForm::kVexOnly) return false;
+  int bi = 0, xi = 0, scale = 0;  // scale 0: no index
+  uint32_t disp = 0;
+  if (mode == Address::M_ModRM) {
+    const RegExp e = a.getRegExp(false);
+    const uint64_t wbase = raw(e.getBase()), windex = raw(e.getIndex());
+    // No base (the optimiser's [r * 2] -> [r + r], disp32-only forms),
+    // 32-bit registers (0x67) or a vector index (VSIB): xbyak's path.
+    if (raw_bits(wbase) != 64 || (raw_bits(windex) | 64) != 64) return false;
+    const uint64_t d = e.getDisp();
+    if (uint64_t(int64_t(int32_t(uint32_t(d)))) != d) return false;  // not a signed 32-bit displacement
+    disp = uint32_t(d);
+    bi = int(wbase & kRawIdx);
+    if (raw_bits(windex)) {
+      xi = int(windex & kRawIdx);
+      scale = e.getScale();
+    }
+  } else if (mode != Address::M_ripAddr && mode != Address::M_rip) {
+    return false;
+  }
+  int disp8n = 0;  // 0: plain disp8 (VEX)
+  if (!evex) {
+    if ((r | vi) >= 16) return false;
+    q = put_prefix(p, f, false, r, vi, bi & 8, xi & 8, (wr & kRawYmm) ? 1 : 0, 0, false, false);
+  } else {
+    // xbyak: the address's mask if it has one, else the registers'.
+    const int aaa = m_mask ? m_mask : one_mask(0, int(wr >> 32) & 7, int(wv >> 32) & 7);
+    if (aaa < 0) return false;
+    // (The base register's 64 bits take part in xbyak's vector length too.)
+    const int ll = evex_ll(std::max(raw_bits(wr), raw_bits(wv)));
+    disp8n = bcast ? f.bcast : (f.tuple & VexForm::kScaled) ? (1 << (f.tuple & 15)) << ll : 1 << (f.tuple & 15);
+    q = put_prefix(p, f, true, r, vi, bi & 8, xi & 8, ll, aaa, ((wr | wv) >> 30) & 1, bcast);
+  }
+  if (mode != Address::M_ModRM) {
+    // rip-relative: ModRM 00 r 101 and a disp32 from the end of the instruction.
+    *q++ = uint8_t(((r & 7) << 3) | 5);
+    uint64_t d = a.getDisp();
+    if (mode == Address::M_ripAddr) d -= uint64_t(q + 4 + (imm >= 0 ? 1 : 0));
+    if (uint64_t(int64_t(int32_t(uint32_t(d)))) != d) return false;
+    const uint32_t d32 = uint32_t(d);
+    std::memcpy(q, &d32, 4);
+    q += 4;
+  } else {
+    int mod = 2;
+    const int base_low = bi & 7;
+    if (base_low != 5 && disp == 0) {
+      mod = 0;
+    } else if (disp8n == 0) {
+      if (fits_disp8(disp)) mod = 1;
+    } else if ((disp & uint32_t(disp8n - 1)) == 0) {
+      const uint32_t t = uint32_t(int32_t(disp) / disp8n);
+      if (fits_disp8(t)) {
+        disp = t;
+        mod = 1;
+      }
+    }
+    if (scale || base_low == 4) {
+      const int ss = scale == 8 ? 3 : scale == 4 ? 2 : scale == 2 ? 1 : 0;
+      q[0] = uint8_t((mod << 6) | ((r & 7) << 3) | 4);
+      q[1] = uint8_t((ss << 6) | ((scale ? (xi & 7) : 4) << 3) | base_low);
+      q += 2;
+    } else {
+      *q++ = uint8_t((mod << 6) | ((r & 7) << 3) | base_low);
+    }
+    if (mod == 1) {
+      *q++ = uint8_t(disp);
+    } else if (mod == 2) {
+      std::memcpy(q, &disp, 4);
+      q += 4;
+    }
+  }
+  if (imm >= 0) *q++ = uint8_t(imm);
+  size_ = size_t(q - top_);
+  ++fast_encoded_;
+  return true;
+}
+
+}  // namespace gpurc::x64

@@ -1,0 +1,337 @@
+// The fast VEX / EVEX encoder (backend_x64/encoder.h) writes exactly xbyak's
+// bytes: every row of GPURC_X64_FAST_FORMS is encoded through FastEncoder
+// and through a plain Xbyak::CodeGenerator over all registers (0-31 in each
+// operand position), xmm / ymm / zmm, opmasks with and without zeroing,
+// broadcasts, and addresses over every base, index and scale and
+// displacements around the disp8 / EVEX disp8*N limits; both must give the
+// same bytes or both reject the operands. Every operand shape the fast path
+// claims must be taken by it (not silently left to xbyak), and the shapes it
+// leaves to xbyak must come out the same through the fallback.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <array>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "backend_x64/encoder.h"
+
+using namespace Xbyak;
+using namespace Xbyak::util;
+using gpurc::x64::FastEncoder;
+
+namespace {
+
+constexpr size_t kBuf = 4096;
+
+struct Checker {
+  alignas(64) uint8_t fast_buf[kBuf];
+  alignas(64) uint8_t ref_buf[kBuf];
+  FastEncoder fast{kBuf, fast_buf};
+  CodeGenerator ref{kBuf, ref_buf};
+  size_t cases = 0, taken = 0, rejected = 0;
+  std::string label;
+
+  // emit(g) encodes one instruction on g. expect_fast: the operands are a
+  // shape fast_vex handles, so it must have encoded it when xbyak accepts it.
+  template <class Emit>
+  void run(Emit&& emit, bool expect_fast = true) {
+    fast.resetSize();
+    ref.resetSize();
+    const size_t before = fast.fast_encoded();
+    bool fast_err = false, ref_err = false;
+    try {
+      emit(fast);
+    } catch (const Xbyak::Error&) {
+      fast_err = true;
+    }
+    try {
+      emit(ref);
+    } catch (const Xbyak::Error&) {
+      ref_err = true;
+    }
+    ++cases;
+    const bool was_fast = fast.fast_encoded() != before;
+    taken += was_fast;
+    INFO(label << " case " << cases);
+    REQUIRE(fast_err == ref_err);
+    if (ref_err) {
+      ++rejected;
+      REQUIRE(!was_fast);
+      return;
+    }
+    // rip-relative forms address the same offset from each buffer's start.
+    REQUIRE(fast.getSize() == ref.getSize());
+    REQUIRE(std::memcmp(fast.getCode(), ref.getCode(), fast.getSize()) == 0);
+    if (expect_fast) REQUIRE(was_fast);
+    else REQUIRE(!was_fast);
+  }
+};
+
+const Operand::Kind kKinds[] = {Operand::XMM, Operand::YMM, Operand::ZMM};
+
+Xmm vec(Operand::Kind k, int i) { return Xmm(k, i); }
+
+// Register triples: each position over 0..31 with the others spread.
+std::vector<std::array<int, 3>> reg_triples() {
+  std::vector<std::array<int, 3>> t;
+  for (int i = 0; i < 32; ++i) {
+    t.push_back({i, (i + 5) % 32, (i + 17) % 32});
+    t.push_back({(i + 11) % 32, i, (i + 3) % 32});
+    t.push_back({(i + 7) % 32, (i + 19) % 32, i});
+  }
+  return t;
+}
+
+const int64_t kDisps[] = {0,    1,     -1,    3,      4,     8,    12,      16,      32,       48,
+                          64,   96,    127,   128,    -128,  -129, 256,     504,     508,      512,
+                          1020, 2032,  2048,  4064,   4096,  8128, 8192,    -8192,   -8256,    0x12345,
+                          0x7fffffff,   -0x7fffffff - 1,   -4096, -4100, 1016, -1024};
+
+// [base + index * scale + disp] over every base, index and scale, and the
+// displacements above; rip-relative targets are offsets from the code start.
+struct Mem {
+  int base = -1, index = -1, scale = 1;
+  int64_t disp = 0;
+  bool rip = false;
+};
+std::vector<Mem> mems() {
+  std::vector<Mem> m;
+  for (int b = 0; b < 16; ++b)
+    for (int64_t d : kDisps) m.push_back({b, -1, 1, d});
+  for (int x = 0; x < 16; ++x) {
+    if (x == 4) continue;  // rsp cannot be an index
+    for (int s : {1, 2, 4, 8})
+      for (int64_t d : {0, -72, 4096})
+        for (int b : {12, 5, 13, 4}) m.push_back({b, x, s, d});
+  }
+  for (int64_t d : {0, 100, -3000, 5000}) m.push_back({-1, -1, 1, d, true});
+  return m;
+}
+
+Address make_addr(CodeGenerator& g, const Mem& m, bool bcast) {
+  const AddressFrame& f = bcast ? g.ptr_b : g.ptr;
+  if (m.rip) return f[rip + (g.getCode() + 2048 + m.disp)];
+  RegExp e = Reg64(m.base);
+  if (m.index >= 0) e = e + Reg64(m.index) * m.scale;
+  return f[e + m.disp];
+}
+
+const std::vector<std::array<int, 3>> kTriples = reg_triples();
+const std::vector<Mem> kMems = mems();
+// The register beside an address: each of the prefix's register bits (3, 4) clear and set.
+const int kMemRegs[] = {0, 9, 22, 31};
+
+// The destination with every opmask, with and without zeroing.
+template <class T>
+T masked(const T& x, int k, bool z) {
+  T r = x;
+  if (k) r = r | Opmask(k);
+  if (z) r = r | T_z;
+  return r;
+}
+
+// Register operands and addresses for the third operand of a shape; f(g, rm)
+// encodes with rm. Registers: `kind` (and, mixed, every other kind).
+template <class F>
+void each_rm(Checker& c, Operand::Kind kind, bool bcast_ok, F&& f) {
+  for (int i = 0; i < 32; ++i) c.run([&](auto& g) { f(g, vec(kind, i)); });
+  for (const Mem& m : kMems) {
+    c.run([&](auto& g) { f(g, make_addr(g, m, false)); });
+    if (bcast_ok) c.run([&](auto& g) { f(g, make_addr(g, m, true)); });
+  }
+}
+
+}  // namespace
+
+// Each row is checked by the function of its shape; `E` calls the mnemonic.
+#define ROW(name, shape, ...)                                                 \
+  SUBCASE(#name " " #shape) {                                                 \
+    Checker& c = *checker;                                                    \
+    c.label = #name " " #shape;                                               \
+    const gpurc::x64::VexForm& form = FastEncoder::name##_##shape;            \
+    check_##shape(c, form, [](auto& g, auto&&... a) { g.name(a...); });       \
+    CHECK(c.taken > 0);                                                       \
+  }
+
+namespace {
+
+using gpurc::x64::VexForm;
+
+// FastEncoder's (x, op) against xbyak's (x, x, op).
+template <class G, class E, class... A>
+void two_operand(G& g, E& e, const Xmm& x, const A&... a) {
+  if constexpr (std::is_same_v<G, FastEncoder>) e(g, x, a...);
+  else e(g, x, x, a...);
+}
+
+template <bool kTwo = true, class E>
+void check_kRRM(Checker& c, const VexForm& f, E e) {
+  for (auto k : kKinds) {
+    for (auto [a, b, r] : kTriples) c.run([&](auto& g) { e(g, vec(k, a), vec(k, b), vec(k, r)); });
+    for (int m = 0; m < 8; ++m)
+      for (bool z : {false, true}) {
+        c.run([&](auto& g) { e(g, masked(vec(k, 3), m, z), vec(k, 20), vec(k, 9)); });
+        c.run([&](auto& g) { e(g, masked(vec(k, 17), m, z), vec(k, 1), g.ptr_b[r12 + r14 + 64]); });
+      }
+    for (int i : kMemRegs) each_rm(c, k, f.bcast != 0, [&](auto& g, const auto& rm) { e(g, vec(k, i), vec(k, 31 - i), rm); });
+    if constexpr (kTwo) {  // (x, op) is (x, x, op)
+      c.run([&](auto& g) { two_operand(g, e, vec(k, 2), vec(k, 7)); });
+      c.run([&](auto& g) { two_operand(g, e, vec(k, 2), g.ptr[rax + 8]); });
+    }
+  }
+  // Left to xbyak: mixed kinds (an error), a base-less address, a 32-bit base.
+  c.run([&](auto& g) { e(g, xmm1, ymm2, ymm3); }, false);
+  c.run([&](auto& g) { e(g, ymm1, ymm2, g.ptr[r14 * 2 + 8]); }, false);
+  c.run([&](auto& g) { e(g, ymm1, ymm2, g.ptr[r14 * 4 + 8]); }, false);
+  c.run([&](auto& g) { e(g, ymm1, ymm2, g.ptr[eax + 8]); }, false);
+}
+
+template <class E>
+void check_kROO(Checker& c, const VexForm& f, E e) {
+  check_kRRM(c, f, e);
+  // Embedded rounding: xbyak's.
+  c.run([&](auto& g) { e(g, zmm1, zmm2, zmm3 | T_rz_sae); }, false);
+}
+
+template <class E>
+void check_kRRMI(Checker& c, const VexForm& f, E e) {
+  for (int imm : {0, 0x5A, 0xFF})
+    check_kRRM<false>(c, f, [&](auto& g, auto&&... a) { e(g, a..., uint8_t(imm)); });
+}
+
+template <class E>
+void check_kBlendV(Checker& c, const VexForm&, E e) {
+  for (auto k : {Operand::XMM, Operand::YMM})
+    for (auto [a, b, r] : kTriples)
+      for (int x4 : {0, 7, 12, 15}) {
+        c.run([&](auto& g) { e(g, vec(k, a), vec(k, b), vec(k, r), vec(k, x4)); });
+        c.run([&](auto& g) { e(g, vec(k, a & 15), vec(k, b & 15), g.ptr[Reg64(r & 15) + r * 8], vec(k, x4)); });
+      }
+}
+
+template <class E>
+void check_kKRM_imm(Checker& c, const VexForm& f, E e, bool has_imm) {
+  auto call = [&](auto& g, const Opmask& k, const Xmm& x, const auto& op) {
+    if (has_imm) e(g, k, x, op, uint8_t(5));
+    else e(g, k, x, op);
+  };
+  for (auto kind : kKinds) {
+    for (auto [a, b, r] : kTriples) c.run([&](auto& g) { call(g, Opmask(a & 7), vec(kind, b), vec(kind, r)); });
+    for (int m = 0; m < 8; ++m)
+      c.run([&](auto& g) { call(g, Opmask(2) | Opmask(m), vec(kind, 30), vec(kind, 4)); });
+    for (int i : kMemRegs)
+      each_rm(c, kind, f.bcast != 0, [&](auto& g, const auto& rm) { call(g, Opmask(i & 7), vec(kind, i), rm); });
+  }
+  c.run([&](auto& g) { call(g, k1, zmm2, ymm3); }, false);
+}
+template <class E>
+void check_kKRM(Checker& c, const VexForm& f, E e) {
+  check_kKRM_imm(c, f, [&](auto& g, auto&&... a) {
+    if constexpr (sizeof...(a) == 3) e(g, a...);
+  }, false);
+}
+template <class E>
+void check_kKRMI(Checker& c, const VexForm& f, E e) {
+  check_kKRM_imm(c, f, [&](auto& g, auto&&... a) {
+    if constexpr (sizeof...(a) == 4) e(g, a...);
+  }, true);
+}
+
+template <class E>
+void check_kRM(Checker& c, const VexForm& f, E e) {
+  for (auto k : kKinds) {
+    for (int i = 0; i < 32; ++i)
+      for (auto k2 : kKinds)
+        for (int j : {0, 8, 16, 31, i}) c.run([&](auto& g) { e(g, vec(k, i), vec(k2, j)); });
+    for (int m = 0; m < 8; ++m)
+      for (bool z : {false, true}) c.run([&](auto& g) { e(g, masked(vec(k, 5), m, z), vec(k, 12)); });
+    for (int i : kMemRegs) each_rm(c, k, f.bcast != 0, [&](auto& g, const auto& rm) { e(g, vec(k, i), rm); });
+  }
+}
+
+template <class E>
+void check_kRMB(Checker& c, const VexForm&, E e) {
+  for (auto k : kKinds) {
+    for (int i = 0; i < 32; ++i)
+      for (int j : {0, 8, 16, 31, i}) c.run([&](auto& g) { e(g, vec(k, i), Xmm(j)); });
+    for (int m = 0; m < 8; ++m)
+      for (bool z : {false, true}) c.run([&](auto& g) { e(g, masked(vec(k, 5), m, z), g.ptr[r12 + r14 + 8]); });
+    for (int i : kMemRegs)
+      for (const Mem& m : kMems) c.run([&](auto& g) { e(g, vec(k, i), make_addr(g, m, false)); });
+  }
+  c.run([&](auto& g) { e(g, ymm1, ymm2); }, false);  // the source must be xmm or memory: xbyak's error
+}
+
+template <class E>
+void check_kRG32(Checker& c, const VexForm&, E e) {
+  for (auto k : kKinds)
+    for (int i = 0; i < 32; ++i)
+      for (int r = 0; r < 16; ++r) c.run([&](auto& g) { e(g, vec(k, i), Reg32(r)); });
+  for (int m = 0; m < 8; ++m) c.run([&](auto& g) { e(g, masked(zmm9, m, m & 1), eax); });
+}
+
+template <class E>
+void check_kRMI(Checker& c, const VexForm& f, E e) {
+  for (int imm : {0, 0x1B, 0xFF})
+    check_kRM(c, f, [&](auto& g, const auto& x, const auto& op) { e(g, x, op, uint8_t(imm)); });
+}
+
+template <class E>
+void check_kMR(Checker& c, const VexForm& f, E e) {
+  for (auto k : kKinds)
+    for (int i : kMemRegs)
+      for (const Mem& m : kMems) {
+        c.run([&](auto& g) { e(g, make_addr(g, m, false), vec(k, i)); });
+        for (int mk : {1, 6})
+          if (!m.rip) c.run([&](auto& g) { e(g, make_addr(g, m, false) | Opmask(mk), vec(k, i)); });
+      }
+  (void)f;
+}
+
+template <class E>
+void check_kShI(Checker& c, const VexForm& f, E e) {
+  for (int imm : {0, 3, 31, 200})
+    for (auto k : kKinds) {
+      for (int i = 0; i < 32; ++i)
+        for (int j : {0, 9, 16, 31, i}) c.run([&](auto& g) { e(g, vec(k, i), vec(k, j), uint8_t(imm)); });
+      for (int m = 0; m < 8; ++m)
+        for (bool z : {false, true}) c.run([&](auto& g) { e(g, masked(vec(k, 21), m, z), vec(k, 2), uint8_t(imm)); });
+      for (int i : kMemRegs)
+        for (const Mem& m : kMems) {
+          c.run([&](auto& g) { e(g, vec(k, i), make_addr(g, m, false), uint8_t(imm)); });
+          if (f.bcast) c.run([&](auto& g) { e(g, vec(k, i), make_addr(g, m, true), uint8_t(imm)); });
+        }
+      c.run([&](auto& g) { two_operand(g, e, vec(k, 4), uint8_t(imm)); });  // (x, imm): (x, x, imm)
+    }
+}
+
+}  // namespace
+
+TEST_CASE("x64 fast encoder: every form of the table encodes as xbyak does") {
+  auto checker = std::make_unique<Checker>();
+  GPURC_X64_FAST_FORMS(ROW)
+}
+
+TEST_CASE("x64 fast encoder: a full buffer and labels go to xbyak") {
+  // A label address: xbyak resolves it later; fast_vex leaves it.
+  auto c = std::make_unique<Checker>();
+  c->label = "label";
+  c->run([&](auto& g) {
+    Label l;
+    g.vpaddd(ymm1, ymm2, g.ptr[rip + l]);
+    g.L(l);
+  }, false);
+  // Less room left than the longest instruction: xbyak's bounds check decides.
+  // 11 bytes each: two fast, the third with 12 bytes left through xbyak, the
+  // fourth does not fit.
+  alignas(64) static uint8_t small[34];
+  FastEncoder f(sizeof(small), small);
+  for (int i = 0; i < 3; ++i) f.vpaddd(zmm1, zmm2, f.ptr[r12 + r14 + 0x1004]);
+  CHECK(f.fast_encoded() == 2);
+  REQUIRE(f.getSize() == 33);
+  CHECK(std::memcmp(small, small + 22, 11) == 0);
+  CHECK_THROWS_AS(f.vpaddd(zmm1, zmm2, f.ptr[r12 + r14 + 0x1004]), Xbyak::Error);
+}
