@@ -325,6 +325,30 @@ void Emitter::plan_indexed_memory() {
   plan_mask_cache();
 }
 
+namespace {
+// The last of `candidates` (accesses in reverse post-order) whose block is
+// `bid` or dominates it: the access whose frame cache a later access in
+// `bid` may read, or kNoValue.
+ValueId last_dominating(const ir::Function& f, const std::vector<BlockId>& idom,
+                        const std::vector<ValueId>& candidates, BlockId bid) {
+  ValueId found = kNoValue;
+  for (ValueId o : candidates)
+    if (f.insts[o].block == bid || passutil::dominates(idom, f.insts[o].block, bid)) found = o;
+  return found;
+}
+
+// A 64-byte frame slot for a cache its first access owns (made on the first
+// request; `owner` marks the access that stores it).
+int32_t owned_cache_slot(int32_t& cache, bool& owner, uint32_t& frame_bytes) {
+  if (cache < 0) {
+    cache = int32_t(frame_bytes);
+    owner = true;
+    frame_bytes += 64;
+  }
+  return cache;
+}
+}  // namespace
+
 // Accesses (and whole-warp votes) with the same mask operand see the same
 // taking-part lanes (mask lanes AND ctx.entry_mask; SSA values do not
 // change). Tesla's loads of x[i] and y[i] and the MAD's any() vote all read
@@ -338,20 +362,10 @@ void Emitter::plan_mask_cache() {
   const std::vector<BlockId> rpo = passutil::reverse_post_order(f_);
   const std::vector<BlockId> idom = passutil::immediate_dominators(f_, rpo);
   std::map<ValueId, std::vector<ValueId>> owners;  // mask value -> accesses that convert it
-  auto dominating_owner = [&](ValueId mask, BlockId bid) {
-    ValueId found = kNoValue;
-    for (ValueId o : owners[mask])
-      if (f_.insts[o].block == bid || passutil::dominates(idom, f_.insts[o].block, bid)) found = o;
-    return found;
-  };
+  auto dominating_owner = [&](ValueId mask, BlockId bid) { return last_dominating(f_, idom, owners[mask], bid); };
   auto cache_of = [&](ValueId owner) {
     IndexedAddress& o = indexed_.at(owner);
-    if (o.mask_cache < 0) {
-      o.mask_cache = int32_t(frame_bytes_);
-      o.mask_owner = true;
-      frame_bytes_ += 64;
-    }
-    return o.mask_cache;
+    return owned_cache_slot(o.mask_cache, o.mask_owner, frame_bytes_);
   };
   for (BlockId bid : rpo)
     for (ValueId v : f_.blocks[bid].insts) {
@@ -424,21 +438,14 @@ void Emitter::plan_sequence_cache() {
                                        m.align_mask);
       auto& owners = seen[key];
       auto& members = members_of[key];  // owners and readers, in reverse post-order
-      ValueId found = kNoValue;
-      for (ValueId o : owners)
-        if (f_.insts[o].block == bid || passutil::dominates(idom, f_.insts[o].block, bid)) found = o;
+      const ValueId found = last_dominating(f_, idom, owners, bid);
       members.push_back(v);
       if (found == kNoValue) {
         owners.push_back(v);
         continue;
       }
       IndexedAddress& owner = indexed_.at(found);
-      if (owner.seq_cache < 0) {
-        owner.seq_cache = int32_t(frame_bytes_);
-        owner.seq_owner = true;
-        frame_bytes_ += 64;
-      }
-      m.seq_cache = owner.seq_cache;
+      m.seq_cache = owned_cache_slot(owner.seq_cache, owner.seq_owner, frame_bytes_);
       // The same address value and size as an earlier access of this check
       // that dominates it: the same window, the same host span (the lanes
       // are the check's). That access owns the host pointer's cache.
@@ -450,12 +457,7 @@ void Emitter::plan_sequence_cache() {
         if (oi.args[0] != in.args[0] || obytes != bytes) continue;
         if (!(oi.block == bid || passutil::dominates(idom, oi.block, bid))) continue;
         IndexedAddress& ho = indexed_.at(o);
-        if (ho.host_cache < 0) {
-          ho.host_cache = int32_t(frame_bytes_);
-          ho.host_owner = true;
-          frame_bytes_ += 64;
-        }
-        m.host_cache = ho.host_cache;
+        m.host_cache = owned_cache_slot(ho.host_cache, ho.host_owner, frame_bytes_);
         m.host_reuse = true;
         break;
       }

@@ -401,6 +401,13 @@ bool same_streams(const VertexOutputs& a, const VertexOutputs& b) {
   return true;
 }
 
+RunResult run_result_of(pica::DrawResult d) {
+  RunResult r;
+  r.ok = d.ok;
+  r.error = std::move(d.fault);
+  r.failed_vertex = d.fault_vertex;
+  return r;
+}
 }  // namespace
 
 RunResult DrawState::run(const VertexInputs& in, const VertexOutputs& out, size_t count, const RunOptions& opt) {
@@ -410,12 +417,7 @@ RunResult DrawState::run(const VertexInputs& in, const VertexOutputs& out, size_
   if (p.draw.valid && m.streams_valid && m.streams_multi == (count > 1) && same_streams(in, m.last_in) &&
       same_streams(out, m.last_out)) {
     m.scratch.streams_id = m.streams_id;
-    pica::DrawResult d = pica::run_draw(p, p.draw, m.block.get(), m.is, m.os, count, opt.threads, opt.budget, m.scratch);
-    RunResult r;
-    r.ok = d.ok;
-    r.error = std::move(d.fault);
-    r.failed_vertex = d.fault_vertex;
-    return r;
+    return run_result_of(pica::run_draw(p, p.draw, m.block.get(), m.is, m.os, count, opt.threads, opt.budget, m.scratch));
   }
   m.streams_valid = false;
   if (std::string e = check_streams("input", 'v', in.mask, in.reg, in.stride, in.record_bytes, count); !e.empty())
@@ -452,12 +454,7 @@ RunResult DrawState::run(const VertexInputs& in, const VertexOutputs& out, size_
     m.streams_multi = count > 1;
     m.streams_valid = true;
     m.scratch.streams_id = ++m.streams_id;
-    pica::DrawResult d = pica::run_draw(p, p.draw, m.block.get(), m.is, m.os, count, opt.threads, opt.budget, m.scratch);
-    RunResult r;
-    r.ok = d.ok;
-    r.error = std::move(d.fault);
-    r.failed_vertex = d.fault_vertex;
-    return r;
+    return run_result_of(pica::run_draw(p, p.draw, m.block.get(), m.is, m.os, count, opt.threads, opt.budget, m.scratch));
   }
   // The reference interpreter: per-vertex states from the streams, and back.
   std::vector<pica::VertexState>& states = impl_->states;
