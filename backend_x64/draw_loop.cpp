@@ -56,6 +56,16 @@ bool Emitter::draw_loop_enabled() {
   return yes;
 }
 
+// Read once per process, for measurements and for the test that shows the
+// limit (tests/backend_x64/strip_limit.cpp).
+bool Emitter::strip_limit_enabled() {
+  static const bool yes = [] {
+    const char* e = std::getenv("GPURC_STRIP_LIMIT");
+    return !(e && *e == '0');
+  }();
+  return yes;
+}
+
 // A vertex shader's part: the way back into the stub after a warp
 // (loop_next_ comes here when the kWarpLoopOffset slot has bit 0 set; eax
 // holds the warp's status). The stub enters the shader at warp_start_

@@ -477,6 +477,15 @@ void Emitter::emit_prologue() {
   mov(eax, uint32_t(RunStatus::Done));
   jmp(epilogue_, T_NEAR);
   L(run);
+  if (strip_limit_) {
+    // The end of the last strip holding a launched lane: 4 * (last lane + 1)
+    // rounded up to a strip. (Later warps of a warp-loop call share the
+    // first's entry mask and skip this.)
+    bsr(eax, dword[CTX(entry_mask)]);
+    lea(eax, ptr[rax * 4 + (4 + vbytes_ - 1)]);
+    and_(eax, -vbytes_);
+    mov(dword[rsp + kStripEndOffset], eax);
+  }
   // Branch conditions are uniform but only launched lanes are guaranteed to
   // hold them (phis zero the others): branches read the first launched lane.
   mov(eax, dword[CTX(entry_mask)]);
@@ -566,6 +575,11 @@ void Emitter::emit_function() {
     if (in.block != kNoBlock && ir::op_info(in.op).cross_lane && in.op != Opcode::Ballot && in.op != Opcode::Any &&
         in.op != Opcode::All)
       lanes_private = false;
+  strip_limit_ = lanes_private && strip_limit_enabled();
+  for (const ir::Inst& in : f_.insts)
+    if (in.block != kNoBlock && (in.op == Opcode::Load || in.op == Opcode::Store || in.op == Opcode::AtomicRmw ||
+                                 in.op == Opcode::AtomicCas))
+      strip_limit_ = false;
   for (const ir::Inst& in : f_.insts)
     if ((in.op == Opcode::Load || in.op == Opcode::AtomicRmw || in.op == Opcode::AtomicCas) && in.block != kNoBlock &&
         in.type != ir::Type::Void) {
@@ -636,7 +650,8 @@ void Emitter::emit_strip_segment(const Segment& s) {
   L(loop);
   body();
   add(r14d, vbytes_);
-  cmp(r14d, kWarpLaneBytes4);
+  if (strip_limit_) cmp(r14d, dword[rsp + kStripEndOffset]);  // the strips past the last launched lane: skipped
+  else cmp(r14d, kWarpLaneBytes4);
   jb(loop, T_NEAR);
 }
 

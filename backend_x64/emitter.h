@@ -280,6 +280,10 @@ class Emitter : public FastEncoder {
   // [rsp+56]: the ir::WarpLoop* of a warp-loop call (warp_loop.cpp), 0 in a
   // single-warp run: the epilogue goes on to the next warp when it is set.
   static constexpr int kWarpLoopOffset = 56;
+  // [rsp+64]: with strip_limit_, the byte offset (in a 4-byte-per-lane
+  // array) past the last strip holding a launched lane; looped strip
+  // segments stop there (emit_strip_segment).
+  static constexpr int kStripEndOffset = 64;
   static constexpr int kStackBytes = 72;      // below the pushed registers; keeps rsp 16-byte aligned
   static constexpr uint32_t kZeroSource = ~0u;  // copy_warp source that stores zeros
   static constexpr uint32_t kLaunchMaskBytes = ir::kWarpLanes * 12;
@@ -489,6 +493,12 @@ class Emitter : public FastEncoder {
   Xbyak::Xmm vregs_[32];  // V(i), made once: the emitter asks for registers millions of times
   uint32_t frame_bytes_ = 0;
   bool has_phis_ = false;
+  // Looped strip segments run only the strips up to the last launched lane
+  // (a one-vertex draw: one strip of four on AVX2). Only under the
+  // unlaunched-lanes contract, in a function whose ops never read another
+  // lane's value except votes (which mask with the launched lanes) and with
+  // no memory op (whose lanes' addresses a skipped strip would leave stale).
+  bool strip_limit_ = false;
   std::vector<ir::ValueId> partial_slots_;  // results written only for some lanes (loads, atomics)
   std::map<ir::ValueId, const rt::EvalOp*> eval_op_of_;  // one helper descriptor per value
   std::vector<uint32_t> uses_;               // per value: operand uses by any instruction (phis included)
@@ -535,6 +545,7 @@ class Emitter : public FastEncoder {
   // the stub's call marks the kWarpLoopOffset slot with bit 0, and
   // loop_next_ goes on at draw_next_, which jumps back into the stub.
   static bool draw_loop_enabled();  // false with GPURC_DRAW_LOOP=0 (no draw loop emitted)
+  static bool strip_limit_enabled();  // false with GPURC_STRIP_LIMIT=0 (every strip of a partial warp runs)
   bool draw_loop_ = false;
   Xbyak::Label draw_next_;
   void emit_draw_loop();
