@@ -918,3 +918,51 @@ TEST_CASE("pica200 draw: every draw size 1..100 with random layouts agrees with 
     }
   }
 }
+
+// The draw keeps the watchdog units of its last budget (tenth session: no
+// conversion per call); a changed RunOptions::budget must still take effect
+// on the next draw, in both directions. A 256-iteration loop per vertex
+// runs to its end under the default budget and stops under a budget of one
+// instruction per vertex (the JIT allows a warp a multiple of the budget,
+// jit_watchdog_units in frontend/pica200/module/launch.cpp: far fewer than
+// 256 iterations of this loop).
+TEST_CASE("pica200 draw: a changed budget takes effect on the next draw") {
+  const char* src = R"(
+.consti n(255, 0, 1, 0)
+.constf one(1.0, 0.5, 0.25, 0.0)
+.out outPos position
+.proc main
+    mov r0, one.wwww
+    for n
+        add r0, one, r0
+    .end
+    mov outPos, r0
+    end
+.end
+)";
+  p::Uniforms u;
+  const p::ShaderSetup base = p::load_shbin(p::assemble(src), 0, &u);
+  const std::vector<p::InputVertex> in = random_inputs(40, 3);
+  std::vector<p::OutputVertex> out(40);
+  for (const std::string& e : p::engines()) {
+    CAPTURE(e);
+    auto shader = compile_on(base, e);
+    p::DrawState draw(*shader);
+    draw.set_uniforms(u);
+    const auto vi = p::VertexInputs::records(in.data(), sizeof(p::InputVertex), 0x0001);
+    const auto vo = p::VertexOutputs::records(out.data(), sizeof(p::OutputVertex), 0x0001);
+    p::RunOptions big, small;
+    big.threads = small.threads = 1;
+    small.budget = 1;
+    for (int round = 0; round < 2; ++round) {
+      CAPTURE(round);
+      for (size_t n : {size_t(40), size_t(1)}) {
+        CAPTURE(n);
+        const p::RunResult a = draw.run(vi, vo, n, big);
+        CHECK_MESSAGE(a.ok, a.error);
+        if (a.ok) CHECK(out[n - 1].o[0][0] == 256.0f);
+        CHECK_FALSE(draw.run(vi, vo, n, small).ok);
+      }
+    }
+  }
+}

@@ -140,6 +140,9 @@ struct DrawScratch {
   size_t setup_count = 0;
   bool setup_count_matters = false;  // the copy order depended on the vertex count
   DrawMoves setup;
+  // jit_watchdog_units(units_budget, units_cost), kept (tenth session); -1: none yet.
+  uint64_t units_budget = 0, units_cost = 0;
+  int64_t units = -1;
 };
 
 struct DrawResult {
