@@ -231,6 +231,7 @@ class Emitter : public FastEncoder {
   void plan_sequence_cache();          // IndexedAddress::seq_cache of the accesses that share a check
   void plan_mask_cache();              // IndexedAddress::mask_cache, vote_mask_cache_
   void plan_window_cache();            // IndexedAddress::win_cache, window_caches_
+  bool bitcast_in_place(ir::ValueId v);  // lower_int.cpp: a dying operand's register becomes the bitcast's
   ir::ValueId entry_and_source(ir::ValueId mask) const;  // A of `and A, entry_mask`, else kNoValue
   bool mask_vote(ir::ValueId v) const;                   // a vote emit_vote lowers
   ir::ValueId mask_lanes_value(ir::ValueId mask) const;  // A for a deferred `and A, entry_mask`, else mask
