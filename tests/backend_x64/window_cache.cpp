@@ -391,3 +391,41 @@ TEST_CASE("x64 memory fast paths: a mask `and A, entry_mask` is A's lanes under 
     }
   }
 }
+
+TEST_CASE("x64 bitcast of a dying operand: no register copy between two loads and their float add") {
+  // c[x] = bits(f32(a[x]) + f32(b[x])) with the indexed addresses of G13's
+  // vector add: the add's operands are the loads' results, each read from
+  // its slot by a bitcast. The bitcasts take the registers the slots are
+  // loaded into (backend_x64/lower_int.cpp, bitcast_in_place), so the
+  // instruction before the add is a load, not a register copy.
+  ir::Function f;
+  f.add_var("x", Type::I32);
+  f.uniform_bytes = 24;
+  f.add_block("entry");
+  ir::Builder b(f);
+  auto x = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 0);
+  auto mask = b.emit(Opcode::EntryMask, Type::I1, {}, 0, 0, 0);
+  auto addr = [&](uint32_t u) {
+    auto base = b.and_(b.load_uniform(Type::I64, u), b.i64(~uint64_t(3)));
+    auto scaled = b.emit(Opcode::Shl, Type::I64, {b.zext(Type::I64, x), b.i32(2)}, uint8_t(ir::ShiftMode::Mask));
+    return b.binary(Opcode::IAdd, base, scaled);
+  };
+  auto va = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, addr(0), mask);
+  auto vb = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, addr(8), mask);
+  auto sum = b.emit(Opcode::FAdd, Type::F32, {b.bitcast(Type::F32, va), b.bitcast(Type::F32, vb)});
+  b.store(ir::Space::Global, ir::AddrClass::Random, addr(16), b.bitcast(Type::I32, sum), mask);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
+    const std::string text = listing(f, tier);
+    const size_t add = text.find("vaddps");
+    REQUIRE(add != std::string::npos);
+    const size_t line = text.rfind('\n', add);
+    const size_t prev = text.rfind('\n', line - 1);
+    REQUIRE(prev != std::string::npos);
+    const std::string before = text.substr(prev + 1, line - prev - 1);
+    const std::string what = std::string(x64::tier_name(tier)) + ": " + before;
+    CHECK_MESSAGE(before.find("vmovdqa") == std::string::npos, what);
+  }
+}
