@@ -529,6 +529,8 @@ void Emitter::emit_prologue() {
       }
     }
   }
+  // The memory accesses' window caches hold for the warps of one call only.
+  clear_window_caches();
   // Resume after a barrier: ctx.resume names the block to continue at. This
   // comes after the per-run setup above (first launched lane on the stack,
   // launched-lane masks), which every entry, fresh or resumed, needs.
@@ -806,7 +808,7 @@ bool Emitter::emit_vote(ValueId v) {
   if (auto it = vote_mask_cache_.find(v); it != vote_mask_cache_.end()) {
     mov(ecx, dword[r12 + it->second]);  // stored by a dominating access of the same mask (plan_mask_cache)
   } else {
-    lane_bits(ecx, slot(in.args[1]));
+    lane_bits(ecx, slot(mask_lanes_value(in.args[1])));  // (A of a deferred `and A, entry_mask`)
     and_(ecx, dword[CTX(entry_mask)]);  // lanes taking part
   }
   lane_bits(eax, slot(in.args[0]));

@@ -217,11 +217,27 @@ class Emitter : public FastEncoder {
     // / host_reuse above): its own frame qword, owned by the first access of
     // that address, which need not own the consecutive check.
     int32_t host_cache = -1;
+    // The window of the last warp of this call whose consecutive span this
+    // access found in one (plan_window_cache): 24 bytes the prologue clears
+    // once per call (window_caches_). Indexed path: host + d, Hi, Lo (index
+    // units); narrow path: the lowest and highest element address a window
+    // holds and host - window base. The windows and the uniforms (so the
+    // base) are the same for every warp of a call, so a later warp whose
+    // span lies inside those bounds skips the base and the window search.
+    int32_t win_cache = -1;
     std::vector<ir::ValueId> tree;     // every value of the address expression (address first)
     std::vector<ir::ValueId> deferred; // those computed only on fallback, operands before users
   };
   void plan_sequence_cache();          // IndexedAddress::seq_cache of the accesses that share a check
   void plan_mask_cache();              // IndexedAddress::mask_cache, vote_mask_cache_
+  void plan_window_cache();            // IndexedAddress::win_cache, window_caches_
+  bool bitcast_in_place(ir::ValueId v);  // lower_int.cpp: a dying operand's register becomes the bitcast's
+  ir::ValueId entry_and_source(ir::ValueId mask) const;  // A of `and A, entry_mask`, else kNoValue
+  bool mask_vote(ir::ValueId v) const;                   // a vote emit_vote lowers
+  ir::ValueId mask_lanes_value(ir::ValueId mask) const;  // A for a deferred `and A, entry_mask`, else mask
+  std::map<ir::ValueId, ir::ValueId> mask_source_;       // deferred masks `and A, entry_mask` -> A
+  void clear_window_caches();          // in the prologue's once-per-call part
+  std::vector<std::pair<int32_t, bool>> window_caches_;  // frame offset, narrow: the window caches (cleared per call)
   void taking_part_lanes(const IndexedAddress& a, ir::ValueId mask);  // ecx (flags: ZF = none), owner stores it
   std::map<ir::ValueId, int32_t> vote_mask_cache_;  // a vote whose mask lanes a dominating access stored
   void plan_indexed_memory();          // fills indexed_ / deferred_, forces the frame slots the paths read
@@ -244,7 +260,10 @@ class Emitter : public FastEncoder {
   // (callers require all 32 lanes there): all ones when every lane matches,
   // else 0. Vector registers 1..5 are scratch.
   // The values are at `base` + slot_off (the frame, or ctx.vars for an index read from its var).
-  void lanes_in_sequence(uint32_t slot_off, unsigned lane_bytes, int step_log2, const Xbyak::Reg64& base = Xbyak::util::r12);
+  // fail: on AVX2 with a step (every lane taking part), jump there when a
+  // lane is out of sequence instead of returning the lanes in edx.
+  void lanes_in_sequence(uint32_t slot_off, unsigned lane_bytes, int step_log2, const Xbyak::Reg64& base = Xbyak::util::r12,
+                         Xbyak::Label* fail = nullptr);
   // A load / store whose address is uniform: one access if every taking-part
   // lane holds the same address and it lies in a window; else falls through.
   void emit_uniform_address(ir::ValueId v, Xbyak::Label& done);

@@ -265,6 +265,51 @@ bool Emitter::lower_state(ValueId v) {
   }
 }
 
+// A 32-bit bitcast (i32 <-> f32) whose operand dies here and is in a
+// register takes that register over: no copy. The operand is either of
+// this segment (its last use; if it escapes it is already in its slot) or
+// read from its slot (a load's result), and nothing later in the segment
+// reads it. Not in strip loops (their registers are pinned homes and
+// invariants) nor in trial emissions.
+bool Emitter::bitcast_in_place(ValueId v) {
+  const Inst& in = f_.insts[v];
+  if (in.args.size() != 1 || wide(v) || use_log_) return false;
+  const ValueId a = in.args[0];
+  if (a >= f_.insts.size() || wide(a)) return false;
+  const int32_t seg = plan_.segment_of[v];
+  if (seg < 0 || (in.block < plan_.strip_loop_of.size() && plan_.strip_loop_of[in.block] >= 0)) return false;
+  const int r = vals_[a].reg;
+  if (r < 0 && plan_.segment_of[a] != seg && plan_.escapes[a]) {
+    // In its slot only (a load's result, not read yet in this segment):
+    // loaded straight into the bitcast's register, unless read again later.
+    const auto& ops = plan_.segments[size_t(seg)].ops;
+    for (size_t i = size_t(plan_.position[v]) + 1; i < ops.size(); ++i)
+      for (ValueId x : f_.insts[ops[i]].args)
+        if (x == a) return false;
+    vload(def(v), strip_mem(a));
+    return true;
+  }
+  if (r < 0 || regs_[r].pinned || regs_[r].v != a) return false;
+  if (plan_.segment_of[a] == seg) {
+    if (plan_.last_use[a] != plan_.position[v] || (plan_.escapes[a] && !vals_[a].in_frame)) return false;
+  } else {
+    // Defined elsewhere (a load's result): read from its slot, which stays
+    // valid. Only when nothing later in this segment reads it again.
+    if (!vals_[a].in_frame) return false;
+    const auto& ops = plan_.segments[size_t(seg)].ops;
+    for (size_t i = size_t(plan_.position[v]) + 1; i < ops.size(); ++i)
+      for (ValueId x : f_.insts[ops[i]].args)
+        if (x == a) return false;
+  }
+  vals_[a].reg = -1;
+  regs_[r].v = v;
+  regs_[r].stamp = ++clock_;
+  regs_[r].locked = true;
+  vals_[v].reg = int8_t(r);
+  vals_[v].in_frame = false;
+  return true;
+}
+
 bool Emitter::lower_int(ValueId v) {
   const Inst& in = f_.insts[v];
   ir::Type t = in.type;
@@ -457,6 +502,7 @@ bool Emitter::lower_int(ValueId v) {
       return true;
     }
     case Opcode::Zext: case Opcode::Trunc: case Opcode::Bitcast: {
+      if (in.op == Opcode::Bitcast && bitcast_in_place(v)) return true;
       int a = arg(0), d = def(v);
       vmov(d, a);
       mask_to_width(d, t);

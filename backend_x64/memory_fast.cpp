@@ -201,6 +201,35 @@ bool Emitter::match_narrow(ValueId addr, unsigned bytes, IndexedAddress& out) co
 // run time); one is deferred only when it sits in the memory op's block with
 // nothing but other strip ops that are not load_uniforms between them, so the
 // fallback's fault comes with nothing observable having happened in between.
+// A for an i1 mask `and A, entry_mask` (either order; Tesla's bound check
+// under the launch), else kNoValue. The lanes taking part in an access or a
+// vote under it are A's lanes AND ctx.entry_mask, which the fast paths and
+// emit_vote compute from A's slot anyway.
+ValueId Emitter::entry_and_source(ValueId m) const {
+  const Inst& mi = f_.insts[m];
+  if (mi.op != Opcode::And || mi.type != ir::Type::I1 || mi.args.size() != 2 || mi.block == kNoBlock) return kNoValue;
+  for (int i = 0; i < 2; ++i) {
+    const ValueId a = mi.args[1 - i];
+    if (f_.insts[mi.args[i]].op == Opcode::EntryMask && f_.insts[a].op != Opcode::EntryMask &&
+        f_.insts[a].type == ir::Type::I1)
+      return a;
+  }
+  return kNoValue;
+}
+
+// A ballot / any / all that emit_vote lowers (32-bit operands, a valid cluster).
+bool Emitter::mask_vote(ValueId v) const {
+  const Inst& in = f_.insts[v];
+  return (in.op == Opcode::Any || in.op == Opcode::All || in.op == Opcode::Ballot) && in.args.size() == 2 &&
+         !wide(in.args[0]) && !wide(in.args[1]) && !wide(v) && valid_cluster_imm(in.imm);
+}
+
+// The value whose lanes (AND ctx.entry_mask) are the lanes taking part under `mask`.
+ValueId Emitter::mask_lanes_value(ValueId mask) const {
+  auto it = mask_source_.find(mask);
+  return it == mask_source_.end() ? mask : it->second;
+}
+
 void Emitter::plan_indexed_memory() {
   deferred_.assign(f_.insts.size(), 0);
   for (ValueId v = 0; v < f_.insts.size(); ++v) {
@@ -248,6 +277,14 @@ void Emitter::plan_indexed_memory() {
     }
     const ValueId mask = f_.insts[op].args.back();
     if (f_.insts[mask].op == Opcode::EntryMask) candidate[mask] = narrow_value[mask] = 1;
+    if (const ValueId a = entry_and_source(mask); a != kNoValue) {
+      // A mask `and A, entry_mask`: the fast paths AND the lanes of A with
+      // ctx.entry_mask themselves; the and and the entry mask's lanes are
+      // computed only by the fallback.
+      candidate[mask] = narrow_value[mask] = 1;
+      for (ValueId e : f_.insts[mask].args)
+        if (e != a) candidate[e] = narrow_value[e] = 1;
+    }
   }
 
   // A load_uniform may move to the memory op's fallback only when it is in
@@ -281,8 +318,13 @@ void Emitter::plan_indexed_memory() {
         // Only as the address operand (a store's data is read from its slot),
         // or an entry_mask as the mask operand.
         const auto& ra = f_.insts[r].args;
-        ok = it != indexed_.end() && (ra[0] == v || (ra.back() == v && f_.insts[v].op == Opcode::EntryMask)) &&
-             std::count(ra.begin(), ra.end(), v) == 1;
+        const bool lanes_mask = f_.insts[v].op == Opcode::EntryMask || entry_and_source(v) != kNoValue;
+        if (it == indexed_.end()) {
+          // A whole-warp vote (emit_vote) reads a mask `and A, entry_mask` as A's lanes.
+          ok = mask_vote(r) && ra[1] == v && ra[0] != v && entry_and_source(v) != kNoValue;
+          continue;
+        }
+        ok = (ra[0] == v || (ra.back() == v && lanes_mask)) && std::count(ra.begin(), ra.end(), v) == 1;
       }
       // A load_uniform in the trees of several memory ops must be allowed to move to each.
       if (ok && f_.insts[v].op == Opcode::LoadUniform)
@@ -295,6 +337,12 @@ void Emitter::plan_indexed_memory() {
     }
   }
   deferred_ = def;
+  for (ValueId v = 0; v < f_.insts.size(); ++v)
+    if (deferred_[v])
+      if (const ValueId a = entry_and_source(v); a != kNoValue) {
+        mask_source_[v] = a;
+        plan_.escapes[a] = 1;  // the fast paths and votes read its slot
+      }
 
   for (auto& [op, m] : indexed_) {
     // Operands before users: a post-order walk of the address expression.
@@ -323,6 +371,7 @@ void Emitter::plan_indexed_memory() {
   }
   plan_sequence_cache();
   plan_mask_cache();
+  plan_window_cache();
 }
 
 namespace {
@@ -348,6 +397,39 @@ int32_t owned_cache_slot(int32_t& cache, bool& owner, uint32_t& frame_bytes) {
   return cache;
 }
 }  // namespace
+
+// The prologue's part of the window caches (plan_window_cache): cleared
+// once per call.
+void Emitter::clear_window_caches() {
+  for (const auto& [off, narrow] : window_caches_) {
+    if (narrow) {  // lo = 2^64 - 1, hi = 0
+      mov(qword[r12 + off], -1);
+      mov(qword[r12 + off + 8], 0);
+    } else {  // host + d = 0: none
+      mov(qword[r12 + off], 0);
+    }
+  }
+}
+
+// Every access with a consecutive-span path (narrow, or indexed with the
+// scale equal to the element size) remembers the window its span was last
+// found in, for the later warps of the same call (IndexedAddress::win_cache).
+// What it keeps depends only on the base (uniforms and constants) and on
+// ctx.windows, which stay the same for every warp a call runs (the warp
+// loop's warps share one context; a call runs on one context); the prologue
+// clears the caches once per call, in the part the warp loop's later warps
+// skip. Each warp still compares its own span with the kept bounds, so the
+// cache only skips the search (and the base), never a check.
+void Emitter::plan_window_cache() {
+  for (auto& [v, m] : indexed_) {
+    const Inst& in = f_.insts[v];
+    const unsigned bytes = bit_width(in.op == Opcode::Load ? in.type : f_.insts[in.args[1]].type) / 8;
+    if (!m.narrow && ((bytes != 4 && bytes != 8) || (1u << m.shift) != bytes)) continue;
+    m.win_cache = int32_t(frame_bytes_);
+    frame_bytes_ += 64;
+    window_caches_.emplace_back(m.win_cache, m.narrow);
+  }
+}
 
 // Accesses (and whole-warp votes) with the same mask operand see the same
 // taking-part lanes (mask lanes AND ctx.entry_mask; SSA values do not
@@ -401,7 +483,7 @@ void Emitter::taking_part_lanes(const IndexedAddress& a, ValueId mask) {
     test(ecx, ecx);
     return;
   }
-  lane_bits(ecx, slot(mask));
+  lane_bits(ecx, slot(mask_lanes_value(mask)));
   and_(ecx, dword[CTX(entry_mask)]);
   if (a.mask_owner) mov(dword[r12 + a.mask_cache], ecx);  // keeps the flags
 }
@@ -563,7 +645,6 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
     test(ecx, ecx);
     jz(full_check, T_NEAR);
     if (a.mask_owner) mov(dword[r12 + a.mask_cache], ecx);  // the same lanes (same mask value)
-    emit_base();
     mov(rsi, qword[r12 + a.seq_cache]);
     jmp(seq_checked, T_NEAR);
     L(full_check);
@@ -571,7 +652,9 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
   if (sequential && a.seq_owner) mov(dword[r12 + a.seq_cache + 8], 0);
   taking_part_lanes(a, in.args.back());
   jz(done, T_NEAR);  // no lane takes part
-  emit_base();
+  // The base (r10) is computed where a window search needs it: a span
+  // found in the window cache needs none.
+  if (!sequential) emit_base();
   // Consecutive indices x_l = b + l over the taking-part lanes (AVX2: all
   // 32 lanes), with b .. b + 31 inside the int32 range (so the dword compare
   // is exact and zext / sext of every x_l is b + l as a signed qword): found
@@ -594,12 +677,34 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
     mov(eax, 0xffffffe0u);
     cmp(rdx, rax);
     ja(scattered, T_NEAR);
-    lanes_in_sequence(index_slot, 4, 0, index_base);
+    lanes_in_sequence(index_slot, 4, 0, index_base, &scattered);  // (AVX2: all 32 lanes take part here)
     emit_sequence_verdict(a, scattered);
     L(seq_checked);
     mov(rdi, rsi);  // b
     bsr(eax, ecx);
     add(rsi, rax);  // the last taking-part lane's index
+    const int32_t wc = a.win_cache;
+    if (wc >= 0) {  // the window an earlier warp of this call found: host + d, Hi, Lo
+      Label search;
+      mov(r8, qword[r12 + wc]);
+      test(r8, r8);
+      jz(search, T_NEAR);  // none yet
+      cmp(rsi, qword[r12 + wc + 8]);
+      jg(search, T_NEAR);
+      bsf(eax, ecx);
+      add(rax, rdi);  // the first taking-part lane's index
+      cmp(rax, qword[r12 + wc + 16]);
+      jl(search, T_NEAR);
+      lea(rsi, ptr[r8 + rdi * scale]);
+      emit_span_moves(is_load, bytes, data_slot, done);
+      L(search);
+      mov(qword[r12 + wc], 0);  // filled again below only when a window holds this span
+    }
+    mov(r8, rsi);  // the base's evaluation may use rsi / rdi
+    mov(r9, rdi);
+    emit_base();
+    mov(rsi, r8);
+    mov(rdi, r9);
     lea(r11, ptr[rbx + int(windows.primary)]);
     L(seq_try);
     mov(r8, qword[r11 + int(offsetof(MemWindow, host))]);
@@ -617,6 +722,7 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
     if (a.shift) sar(rdx, a.shift);  // Hi = floor((size - bytes - d) / 2^s)
     cmp(rsi, rdx);
     jg(seq_next, T_NEAR);
+    if (wc >= 0) mov(qword[r12 + wc + 8], rdx);
     bsf(eax, ecx);
     add(rax, rdi);  // the first taking-part lane's index
     if (a.sext) {
@@ -625,11 +731,14 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
       neg(rdx);  // Lo = -floor(d / 2^s)
       cmp(rax, rdx);
       jl(seq_next, T_NEAR);
+      if (wc >= 0) mov(qword[r12 + wc + 16], rdx);
     } else {
       test(rax, rax);  // Lo = 0
       js(seq_next, T_NEAR);
+      if (wc >= 0) mov(qword[r12 + wc + 16], 0);
     }
     add(r8, r9);
+    if (wc >= 0) mov(qword[r12 + wc], r8);  // last: the cache is whole (host + d is never 0)
     lea(rsi, ptr[r8 + rdi * scale]);
     emit_span_moves(is_load, bytes, data_slot, done);
     L(seq_next);
@@ -637,6 +746,7 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
     jmp(general, T_NEAR);
   }
   L(scattered);
+  if (sequential) emit_base();
   lea(r11, ptr[rbx + int(windows.primary)]);
 
   L(try_window);
@@ -836,7 +946,7 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
   lea(rax, ptr[rsi + 31 * int(bytes)]);
   shr(rax, 32);
   jnz(general, T_NEAR);  // b < 0 or lane 31's element past 2^32: a dword compare would wrap
-  lanes_in_sequence(index_slot, 4, shift, index_base);  // exact: b .. b + 31 * bytes has no wrap
+  lanes_in_sequence(index_slot, 4, shift, index_base, &general);  // exact: b .. b + 31 * bytes has no wrap
   emit_sequence_verdict(a, general);
   L(seq_checked);
   if (addend) {
@@ -861,7 +971,48 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
     mov(rax, a.disp);
     add(rsi, rax);
   }
+  const int32_t wc = a.win_cache;
+  Label found;
+  if (wc >= 0) {
+    // The element addresses an earlier warp of this call found a window
+    // for: [lo, hi] (every element starting there lies in the window) and
+    // host - window base. Cleared: lo = 2^64 - 1, hi = 0 (nothing passes:
+    // the last element's address is not below the first's).
+    Label search;
+    if (z_) {
+      bsf(eax, ecx);
+      lea(rdi, ptr[rsi + rax * int(bytes)]);
+    } else {
+      mov(rdi, rsi);  // Avx2: all 32 lanes take part
+    }
+    cmp(rdi, qword[r12 + wc]);
+    jb(search, T_NEAR);
+    if (z_) {
+      bsr(edx, ecx);
+      lea(rdx, ptr[rsi + rdx * int(bytes)]);
+    } else {
+      lea(rdx, ptr[rsi + 31 * int(bytes)]);
+    }
+    cmp(rdx, qword[r12 + wc + 8]);
+    ja(search, T_NEAR);
+    add(rsi, qword[r12 + wc + 16]);
+    jmp(found, T_NEAR);
+    L(search);
+  }
   emit_span_window_search(windows, bytes, general, try_window, next_window);
+  if (wc >= 0) {  // r9 = the window's base, r10 = size - bytes, r8 = its host pointer
+    Label keep;
+    mov(rax, r9);
+    add(rax, r10);
+    jc(keep, T_NEAR);  // (no such window in practice; then nothing is kept)
+    mov(qword[r12 + wc], r9);
+    mov(qword[r12 + wc + 8], rax);
+    mov(rax, r8);
+    sub(rax, r9);
+    mov(qword[r12 + wc + 16], rax);
+    L(keep);
+  }
+  L(found);
   if (a.host_owner) mov(qword[r12 + a.host_cache], rsi);  // never 0: a window's host pointer is not null
   L(host_known);
   emit_span_moves(is_load, bytes, data_slot, done);
@@ -877,7 +1028,7 @@ namespace gpurc::x64 {
 using namespace ir;
 using namespace Xbyak;
 
-void Emitter::lanes_in_sequence(uint32_t off, unsigned lb, int step_log2, const Reg64& base) {
+void Emitter::lanes_in_sequence(uint32_t off, unsigned lb, int step_log2, const Reg64& base, Label* fail) {
   const bool q = lb == 8;
   const int per = vbytes_ / int(lb);  // lanes per vector
   if (!z_ && step_log2 >= 0) {
@@ -912,6 +1063,12 @@ void Emitter::lanes_in_sequence(uint32_t off, unsigned lb, int step_log2, const 
         if (q) vpaddq(Ymm(1), Ymm(1), Ymm(4));
         else vpaddd(Ymm(1), Ymm(1), Ymm(4));
       }
+    }
+    if (fail) {  // the caller wants a jump, not edx: all 32 lanes take part
+      vpcmpeqd(Ymm(2), Ymm(2), Ymm(2));
+      vptest(Ymm(5), Ymm(2));  // CF: V(5) has every bit set
+      jnc(*fail, T_NEAR);
+      return;
     }
     xor_(edx, edx);
     vpcmpeqd(Ymm(2), Ymm(2), Ymm(2));
@@ -1009,9 +1166,11 @@ void Emitter::emit_contiguous_access(bool is_load, unsigned bytes, uint32_t data
 // lanes, rsi = b): to `not_in_sequence` unless every taking-part lane is in
 // sequence; else the verdict is kept for the later accesses of the same index.
 void Emitter::emit_sequence_verdict(const IndexedAddress& a, Label& not_in_sequence) {
-  not_(edx);
-  test(edx, ecx);
-  jnz(not_in_sequence, T_NEAR);
+  if (z_) {  // (Avx2: lanes_in_sequence jumped to not_in_sequence itself)
+    not_(edx);
+    test(edx, ecx);
+    jnz(not_in_sequence, T_NEAR);
+  }
   if (a.seq_owner) {
     mov(qword[r12 + a.seq_cache], rsi);
     mov(dword[r12 + a.seq_cache + 8], ecx);
