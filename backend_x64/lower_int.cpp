@@ -169,6 +169,22 @@ bool Emitter::inverted_mask_cmp(ValueId v) {
   return mask_only_cmp(v);
 }
 
+// AVX2: which operand of a two-operand integer op u (the second, or either
+// when `either`) is only in its frame slot, not in a register, so the op
+// reads it as its memory operand instead of loading it into a register
+// first (as the fused MADs do, fused_operands): -1 if none. In a strip-outer
+// loop that is a loop invariant or phi the registers had no room for (PICA200
+// ref_loop's trip count: its step). AVX-512 keeps the register form.
+int Emitter::slot_operand(ValueId u, bool either) const {
+  const Inst& ui = f_.insts[u];
+  if (z_ || ui.args.size() != 2 || ui.args[0] == ui.args[1] || wide(u)) return -1;
+  for (int i = 1; i >= (either ? 0 : 1); --i) {
+    const ValueId x = ui.args[size_t(i)];
+    if (!wide(x) && vals_[x].reg < 0 && vals_[x].in_frame) return i;
+  }
+  return -1;
+}
+
 // A count_only_const read as a memory operand (its bits in the pool).
 Xbyak::Address Emitter::const_operand(ValueId c) {
   const uint32_t bits = uint32_t(f_.insts[c].imm & type_mask(f_.insts[c].type));
@@ -325,6 +341,16 @@ bool Emitter::lower_int(ValueId v) {
           return true;
         }
       }
+      if (in.op != Opcode::IMul) {  // AVX2: an operand only in its slot as the memory operand (slot_operand)
+        const int mi = slot_operand(v, in.op == Opcode::IAdd);
+        if (mi >= 0) {
+          int a = arg(1 - mi), d = def(v);
+          if (in.op == Opcode::IAdd) vpaddd(V(d), V(a), strip_mem(in.args[size_t(mi)]));
+          else vpsubd(V(d), V(a), strip_mem(in.args[size_t(mi)]));
+          mask_to_width(d, t);
+          return true;
+        }
+      }
       int a = arg(0), b = arg(1), d = def(v);
       if (in.op == Opcode::IAdd) vpaddd(V(d), V(a), V(b));
       else if (in.op == Opcode::ISub) vpsubd(V(d), V(a), V(b));
@@ -373,6 +399,14 @@ bool Emitter::lower_int(ValueId v) {
           else if (in.op == Opcode::Or) vpor(V(d), V(a), m);
           else vpxor(V(d), V(a), m);
         }
+        return true;
+      }
+      if (const int mi = slot_operand(v, true); mi >= 0) {  // AVX2: an operand only in its slot (slot_operand)
+        int a = arg(1 - mi), d = def(v);
+        const Address m = strip_mem(in.args[size_t(mi)]);
+        if (in.op == Opcode::And) vpand(V(d), V(a), m);
+        else if (in.op == Opcode::Or) vpor(V(d), V(a), m);
+        else vpxor(V(d), V(a), m);
         return true;
       }
       int a = arg(0), b = arg(1), d = def(v);
