@@ -348,9 +348,11 @@ class Emitter : public FastEncoder {
   bool lower_native(ir::ValueId v);
   bool lower_state(ir::ValueId v);
   bool count_only_const(ir::ValueId v);         // lower_int.cpp: a const read only as an immediate or from the pool
-  bool const_operand_position(ir::ValueId u, size_t i) const;  // u can read operand i from the pool
+  bool const_operand_position(ir::ValueId u, size_t i);  // u can read operand i from the pool
   Xbyak::Address const_operand(ir::ValueId c);  // that operand
   bool mask_only_cmp(ir::ValueId v);            // an icmp read only by selects of its mask (lower_int.cpp)
+  bool inverted_mask_cmp(ir::ValueId v);
+  int slot_operand(ir::ValueId u, bool either) const;  // AVX2: an operand read from its slot (lower_int.cpp)        // AVX2: a mask-only x < const leaves !(x > const - 1) (lower_int.cpp)
   std::vector<uint8_t> mask_only_cmp_;          // its per-value answers, computed on first use
   std::vector<uint8_t> count_only_const_;       // its per-value answers, computed on first use
   bool lower_int(ir::ValueId v);

@@ -53,8 +53,13 @@ bool Emitter::count_only_const(ValueId v) {
 }
 
 // Whether op u can read its operand i from the constant pool (count_only_const).
-bool Emitter::const_operand_position(ValueId u, size_t i) const {
+bool Emitter::const_operand_position(ValueId u, size_t i) {
   const Inst& ui = f_.insts[u];
+  // AVX2: a select of an inverted mask-only compare blends the false operand
+  // in where the mask is set, which vblendvps reads from memory.
+  if (ui.op == Opcode::Select && ui.args.size() == 3)
+    return !z_ && i == 2 && ui.args[2] != ui.args[1] && ui.args[2] != ui.args[0] && !wide(u) && !deferred_[u] &&
+           inverted_mask_cmp(ui.args[0]);
   if (ui.args.size() != 2 || ui.args[0] == ui.args[1] || deferred_[u]) return false;
   if (ui.type == ir::Type::Void || wide(u) || wide(ui.args[0]) || wide(ui.args[1])) return false;
   switch (ui.op) {
@@ -63,7 +68,8 @@ bool Emitter::const_operand_position(ValueId u, size_t i) const {
     case Opcode::ISub:
       return i == 1;
     case Opcode::ICmp: {
-      if (!z_ || i != 1) return false;
+      if (!z_) return i == 1 && inverted_mask_cmp(u);  // compared as the pool's const - 1
+      if (i != 1) return false;
       const IntPred p = IntPred(ui.attr);
       const bool is_signed = p == IntPred::Slt || p == IntPred::Sle || p == IntPred::Sgt || p == IntPred::Sge;
       return !(is_signed && bit_width(f_.insts[ui.args[0]].type) < 32);
@@ -136,6 +142,47 @@ bool Emitter::mask_only_cmp(ValueId v) {
     }
   }
   return v < mask_only_cmp_.size() && mask_only_cmp_[v] != 0;
+}
+
+// AVX2: a mask-only compare x < C (signed, or unsigned with both below 2^31)
+// of a 32-bit const C other than INT_MIN. vpcmpgtd takes memory only as its
+// second operand, so x < C (C > x) needed C in a register; instead the
+// compare leaves the complement, x > C - 1, with C - 1 from the pool, and
+// its selects blend their operands the other way round (the false operand
+// where the mask is set: a const false operand is then a memory operand
+// too, const_operand_position). PICA200's c[aL] range check: aL + 10 < 96,
+// else 1.0, four selects; neither 96 nor 1.0 takes a register.
+bool Emitter::inverted_mask_cmp(ValueId v) {
+  if (z_ || v >= f_.insts.size()) return false;
+  const Inst& in = f_.insts[v];
+  if (in.op != Opcode::ICmp || in.args.size() != 2 || in.args[0] == in.args[1]) return false;
+  const Inst& c = f_.insts[in.args[1]];
+  if (c.op != Opcode::Const || wide(in.args[1]) || bit_width(c.type) != 32 || bit_width(f_.insts[in.args[0]].type) != 32)
+    return false;
+  const IntPred p = IntPred(in.attr);
+  const uint32_t k = uint32_t(c.imm);
+  if (p == IntPred::Slt) {
+    if (k == 0x80000000u) return false;  // x < INT_MIN is never true; C - 1 would wrap
+  } else if (p != IntPred::Ult || !below_2_31(in.args[0]) || !below_2_31(in.args[1])) {
+    return false;
+  }
+  return mask_only_cmp(v);
+}
+
+// AVX2: which operand of a two-operand integer op u (the second, or either
+// when `either`) is only in its frame slot, not in a register, so the op
+// reads it as its memory operand instead of loading it into a register
+// first (as the fused MADs do, fused_operands): -1 if none. In a strip-outer
+// loop that is a loop invariant or phi the registers had no room for (PICA200
+// ref_loop's trip count: its step). AVX-512 keeps the register form.
+int Emitter::slot_operand(ValueId u, bool either) const {
+  const Inst& ui = f_.insts[u];
+  if (z_ || ui.args.size() != 2 || ui.args[0] == ui.args[1] || wide(u)) return -1;
+  for (int i = 1; i >= (either ? 0 : 1); --i) {
+    const ValueId x = ui.args[size_t(i)];
+    if (!wide(x) && vals_[x].reg < 0 && vals_[x].in_frame) return i;
+  }
+  return -1;
 }
 
 // A count_only_const read as a memory operand (its bits in the pool).
@@ -235,6 +282,18 @@ bool Emitter::lower_state(ValueId v) {
       if (mask_only_cmp(in.args[0])) {  // its compare left only the mask (k1 / vector 0)
         if (select_mask_of_ != in.args[0])
           throw CompileError("x64 jit: internal: the mask of %" + std::to_string(in.args[0]) + " was lost");
+        if (inverted_mask_cmp(in.args[0])) {  // vector 0 is the complement: the false operand where it is set
+          int a = use(in.args[1]);
+          if (count_only_const(in.args[2])) {
+            int d = def(v);
+            vblendvps(V(d), V(a), const_operand(in.args[2]), V(0));
+          } else {
+            int b = use(in.args[2]);
+            int d = def(v);
+            vblendvps(V(d), V(a), V(b), V(0));
+          }
+          return true;
+        }
         int a = use(in.args[1]), b = use(in.args[2]);
         int d = def(v);
         select_bits(d, -1, a, b, in.args[0]);
@@ -327,6 +386,16 @@ bool Emitter::lower_int(ValueId v) {
           return true;
         }
       }
+      if (in.op != Opcode::IMul) {  // AVX2: an operand only in its slot as the memory operand (slot_operand)
+        const int mi = slot_operand(v, in.op == Opcode::IAdd);
+        if (mi >= 0) {
+          int a = arg(1 - mi), d = def(v);
+          if (in.op == Opcode::IAdd) vpaddd(V(d), V(a), strip_mem(in.args[size_t(mi)]));
+          else vpsubd(V(d), V(a), strip_mem(in.args[size_t(mi)]));
+          mask_to_width(d, t);
+          return true;
+        }
+      }
       int a = arg(0), b = arg(1), d = def(v);
       if (in.op == Opcode::IAdd) vpaddd(V(d), V(a), V(b));
       else if (in.op == Opcode::ISub) vpsubd(V(d), V(a), V(b));
@@ -375,6 +444,14 @@ bool Emitter::lower_int(ValueId v) {
           else if (in.op == Opcode::Or) vpor(V(d), V(a), m);
           else vpxor(V(d), V(a), m);
         }
+        return true;
+      }
+      if (const int mi = slot_operand(v, true); mi >= 0) {  // AVX2: an operand only in its slot (slot_operand)
+        int a = arg(1 - mi), d = def(v);
+        const Address m = strip_mem(in.args[size_t(mi)]);
+        if (in.op == Opcode::And) vpand(V(d), V(a), m);
+        else if (in.op == Opcode::Or) vpor(V(d), V(a), m);
+        else vpxor(V(d), V(a), m);
         return true;
       }
       int a = arg(0), b = arg(1), d = def(v);
@@ -437,6 +514,14 @@ bool Emitter::lower_int(ValueId v) {
         if (p >= IntPred::Ult) vpcmpud(k1, V(a), const_operand(in.args[1]), kImm[size_t(p)]);
         else vpcmpd(k1, V(a), const_operand(in.args[1]), kImm[size_t(p)]);
         if (!mask_only_cmp(v)) bool_from_k(def(v), 1);
+        select_mask_of_ = v;
+        return true;
+      }
+      if (inverted_mask_cmp(v)) {  // vector 0 = !(x < C) = x > C - 1 (signed; unsigned: both below 2^31)
+        const ValueId cv = in.args[1];
+        int a = arg(0);
+        if (!count_only_const(cv)) use(cv);  // (materialized for another reader: read as usual, then unused here)
+        vpcmpgtd(V(0), V(a), const_vec(uint32_t(f_.insts[cv].imm) - 1u));
         select_mask_of_ = v;
         return true;
       }

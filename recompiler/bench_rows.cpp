@@ -55,10 +55,17 @@ namespace {
 // lives across the loop (load at the head, store at the latch, once per
 // iteration), the rest is straight arithmetic. The chains start from
 // different values and step by different amounts, so no pass can merge them.
-Ceiling make_ceiling(bool fma, unsigned chains, unsigned depth, unsigned iterations, unsigned grid, unsigned block) {
+// The body advances `group` chains at a time, all `depth` steps, then the
+// next group: the order of independent operations only (the work and the
+// chains are the same for every group), chosen so that a group's live values
+// fit the tier's vector registers (the core's out-of-order window overlaps
+// the groups).
+Ceiling make_ceiling(bool fma, unsigned chains, unsigned depth, unsigned group, unsigned iterations, unsigned grid,
+                     unsigned block) {
   const char* t = fma ? "f32" : "i32";
-  std::string s = fmt::format("; {} ceiling: {} independent chains of {} per lane, {} per iteration, {} iterations\n",
-                              fma ? "f32 fma" : "i32 iadd", chains, fma ? "ffma" : "iadd", depth, iterations);
+  std::string s = fmt::format(
+      "; {} ceiling: {} independent chains of {} per lane, {} per iteration ({} chains at a time), {} iterations\n",
+      fma ? "f32 fma" : "i32 iadd", chains, fma ? "ffma" : "iadd", depth, group, iterations);
   s += fma ? "func \"ceiling_fma\" {\n" : "func \"ceiling_iadd\" {\n";
   s += "  var \"gid\" i32\n  var \"i\" i32\n";
   for (unsigned c = 0; c < chains; ++c) s += fmt::format("  var \"x{}\" {}\n", c, t);
@@ -107,13 +114,14 @@ Ceiling make_ceiling(bool fma, unsigned chains, unsigned depth, unsigned iterati
     s += fmt::format("  %{} = get_var i32 #0x0\n  %{} = const i32 #0x3\n  %{} = xor i32 %{}, %{}\n", g, k, a[0], g, k);
   }
   for (unsigned c = 1; c < chains; ++c) m[c] = m[0], a[c] = a[0];
-  for (unsigned d = 0; d < depth; ++d)
-    for (unsigned c = 0; c < chains; ++c) {
-      unsigned n = val();
-      if (fma) s += fmt::format("  %{} = ffma f32 %{}, %{}, %{}\n", n, cur[c], m[c], a[c]);
-      else s += fmt::format("  %{} = iadd i32 %{}, %{}\n", n, cur[c], a[c]);
-      cur[c] = n;
-    }
+  for (unsigned g = 0; g < chains; g += group)
+    for (unsigned d = 0; d < depth; ++d)
+      for (unsigned c = g; c < std::min(chains, g + group); ++c) {
+        unsigned n = val();
+        if (fma) s += fmt::format("  %{} = ffma f32 %{}, %{}, %{}\n", n, cur[c], m[c], a[c]);
+        else s += fmt::format("  %{} = iadd i32 %{}, %{}\n", n, cur[c], a[c]);
+        cur[c] = n;
+      }
   for (unsigned c = 0; c < chains; ++c) {
     s += fmt::format("  set_var %{}, #0x{:x}\n", cur[c], 2 + c);
     val();
@@ -158,10 +166,21 @@ Ceiling make_ceiling(bool fma, unsigned chains, unsigned depth, unsigned iterati
 
 }  // namespace
 
-std::vector<Ceiling> ceiling_kernels() {
-  // 8 chains of 8: enough independent work per strip to cover the latency
-  // of FMA (4 cycles, 2 ports) and more than enough for iadd.
-  return {make_ceiling(true, 8, 8, 64, 32, 256), make_ceiling(false, 8, 8, 64, 32, 256)};
+std::vector<Ceiling> ceiling_kernels(unsigned vector_registers) {
+  // 8 chains of 8: enough independent work to cover the latency of FMA (4
+  // cycles, 2 ports) and more than enough for iadd. With 32 vector registers
+  // the 8 chains advance together. With 16 (AVX2) the x64 loop lowering
+  // leaves the body 5 registers besides the chains' homes (docs/
+  // backend_x64.md, "the ceiling rows on AVX2"): 8 interleaved chains and their 2
+  // operands spilled every step to the frame (a store and a reload per
+  // operation, 2.1-2.5x the time of the unspilled iadd kernel on Zen 3), so
+  // there 2 chains advance at a time.
+  const unsigned group = vector_registers >= 32 ? 8 : 2;
+  // 8 blocks of 256: a launch of ~0.3-0.8 ms, so the best of the repeated
+  // launches (bench.cpp, measure) finds runs the scheduler did not interrupt
+  // on a loaded host (32 blocks took ~3 ms per launch, and with a loaded
+  // 2-core host few launches of a 0.3 s measurement ran uninterrupted).
+  return {make_ceiling(true, 8, 8, group, 64, 8, 256), make_ceiling(false, 8, 8, group, 64, 8, 256)};
 }
 
 }  // namespace gpurc::cli::bench_rows

@@ -28,6 +28,8 @@ struct Ceiling {
   replay::json doc;    // isa ir, program.asm inline
   uint64_t lane_ops;   // the arithmetic lane-operations one launch executes
 };
-std::vector<Ceiling> ceiling_kernels();
+// For a JIT tier with `vector_registers` vector registers (AVX2 16, AVX-512
+// and A64 32): the same chains, in the order that fits its registers.
+std::vector<Ceiling> ceiling_kernels(unsigned vector_registers);
 
 }  // namespace gpurc::cli::bench_rows
