@@ -335,3 +335,46 @@ TEST_CASE("x64 fast encoder: a full buffer and labels go to xbyak") {
   CHECK(std::memcmp(small, small + 22, 11) == 0);
   CHECK_THROWS_AS(f.vpaddd(zmm1, zmm2, f.ptr[r12 + r14 + 0x1004]), Xbyak::Error);
 }
+
+TEST_CASE("x64 fast encoder: general-purpose mov encodes as xbyak does") {
+  auto c = std::make_unique<Checker>();
+  c->label = "mov";
+  auto gpr = [](int bits, int i) -> Reg { return bits == 64 ? Reg(Reg64(i)) : Reg(Reg32(i)); };
+  for (int bits : {32, 64}) {
+    // Register to register, every pair.
+    for (int d = 0; d < 16; ++d)
+      for (int s = 0; s < 16; ++s) c->run([&](auto& g) { g.mov(gpr(bits, d), gpr(bits, s)); });
+    // Loads and stores over every base, index, scale, displacement and rip.
+    for (int r : {0, 3, 4, 5, 8, 12, 13, 15})
+      for (const Mem& m : kMems) {
+        c->run([&](auto& g) { g.mov(gpr(bits, r), make_addr(g, m, false)); });
+        c->run([&](auto& g) { g.mov(make_addr(g, m, false), gpr(bits, r)); });
+      }
+  }
+  // Sized addresses take the same path.
+  c->run([&](auto& g) { g.mov(rax, g.qword[r12 + r14 * 8 + 0x40]); });
+  c->run([&](auto& g) { g.mov(g.dword[rsp + 12], r9d); });
+  // Left to xbyak: 8- and 16-bit registers, mixed sizes (an error), 32-bit
+  // and base-less addresses, rip + label, the moffs form, vectors (an error).
+  c->run([&](auto& g) { g.mov(al, cl); }, false);
+  c->run([&](auto& g) { g.mov(spl, g.ptr[rax]); }, false);
+  c->run([&](auto& g) { g.mov(g.ptr[r13 + 4], r10w); }, false);
+  c->run([&](auto& g) { g.mov(rax, ecx); }, false);
+  c->run([&](auto& g) { g.mov(eax, g.ptr[ecx + 8]); }, false);
+  c->run([&](auto& g) { g.mov(rdx, g.ptr[r14 * 2 + 8]); }, false);
+  c->run([&](auto& g) { g.mov(rdx, g.ptr[r14 * 4 + 8]); }, false);
+  c->run([&](auto& g) { g.mov(rax, g.ptr[0x1234567890ull]); }, false);
+  c->run([&](auto& g) { g.mov(xmm1, rax); }, false);
+  c->run([&](auto& g) {
+    Label l;
+    g.mov(rcx, g.ptr[rip + l]);
+    g.L(l);
+  }, false);
+  CHECK(c->taken > 2 * 16 * 16);
+  // A full buffer: xbyak's bounds check decides (3 bytes each, 7 of room).
+  alignas(64) static uint8_t small[7];
+  FastEncoder f(sizeof(small), small);
+  f.mov(rax, rcx);
+  CHECK(f.fast_encoded() == 0);
+  CHECK(f.getSize() == 3);
+}
