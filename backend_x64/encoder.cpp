@@ -426,4 +426,44 @@ bool FastEncoder::fast_mov(const Operand& op1, const Operand& op2) {
   return true;
 }
 
+bool FastEncoder::fast_arith_imm(const Operand& op, uint32_t imm, int code, int ext) {
+  // Longest form: REX + opcode + ModRM + SIB + disp32 + imm32 = 12 bytes.
+  if (maxSize_ - size_ < 16 || !kFastEnabled || !kRawLayout) return false;
+  const uint64_t w = raw(op);
+  int bits = gpr_bits(w);
+  MemParts m;
+  if (!bits) {
+    // A sized address (dword / qword): xbyak's verifyMemHasSize rejects the
+    // rest.
+    if (!op.isMEM() || (raw_bits(w) != 32 && raw_bits(w) != 64) || !mem_parts(op.getAddress(), m)) return false;
+    bits = int(raw_bits(w));
+  }
+  // The immediate's width: a sign-extended byte when it fits, else 32 bits
+  // (32- and 64-bit operands never take a 16-bit one).
+  const int imm_bytes = fits_disp8(imm) ? 1 : 4;
+  uint8_t* p = top_ + size_;
+  if (!op.isMEM()) {
+    const int idx = int(w & kRawIdx);
+    const int rex = (bits == 64 ? 8 : 0) | ((idx & 8) ? 1 : 0);
+    if (rex) *p++ = uint8_t(0x40 | rex);
+    if (idx == 0 && imm_bytes == 4) {
+      *p++ = uint8_t(code | 5);  // eax / rax, imm32
+    } else {
+      p[0] = imm_bytes == 1 ? 0x83 : 0x81;
+      p[1] = uint8_t(0xC0 | (ext << 3) | (idx & 7));
+      p += 2;
+    }
+  } else {
+    const int rex = (bits == 64 ? 8 : 0) | mem_rex(m);
+    if (rex) *p++ = uint8_t(0x40 | rex);
+    *p++ = imm_bytes == 1 ? 0x83 : 0x81;
+    p = put_mem(p, ext, m, imm_bytes);
+    if (!p) return false;
+  }
+  std::memcpy(p, &imm, 4);  // little-endian: the low imm_bytes bytes
+  size_ = size_t(p + imm_bytes - top_);
+  ++fast_encoded_;
+  return true;
+}
+
 }  // namespace gpurc::x64

@@ -261,9 +261,26 @@ class FastEncoder : public Xbyak::CodeGenerator {
   void mov(const Xbyak::Operand& op1, const Xbyak::Operand& op2) {
     if (!fast_mov(op1, op2)) Xbyak::CodeGenerator::mov(op1, op2);
   }
+  // The arithmetic group with an immediate (xbyak's opRM_I: `81 /ext id`,
+  // `83 /ext ib`, the short eax / rax form), on the same operands as mov's
+  // plus 32- / 64-bit sized addresses; fast_arith_imm. code: the group's
+  // opcode base, ext: its ModRM.reg extension.
+#define GPURC_X64_ARITH_IMM(name, code, ext)                                            \
+  using Xbyak::CodeGenerator::name;                                                    \
+  void name(const Xbyak::Operand& op, uint32_t imm) {                                 \
+    if (!fast_arith_imm(op, imm, code, ext)) Xbyak::CodeGenerator::name(op, imm);       \
+  }
+  GPURC_X64_ARITH_IMM(add, 0x00, 0)
+  GPURC_X64_ARITH_IMM(or_, 0x08, 1)
+  GPURC_X64_ARITH_IMM(and_, 0x20, 4)
+  GPURC_X64_ARITH_IMM(sub, 0x28, 5)
+  GPURC_X64_ARITH_IMM(xor_, 0x30, 6)
+  GPURC_X64_ARITH_IMM(cmp, 0x38, 7)
+#undef GPURC_X64_ARITH_IMM
 
  private:
   bool fast_mov(const Xbyak::Operand& op1, const Xbyak::Operand& op2);
+  bool fast_arith_imm(const Xbyak::Operand& op, uint32_t imm, int code, int ext);
   // fast_vex's two halves (encoder.cpp): a register rm (the VEX-only case
   // first, the rest in fast_reg_general) and an address (the same split).
   bool fast_reg(const VexForm& f, const Xbyak::Reg& reg, const Xbyak::Operand* vvvv, const Xbyak::Reg& rm, int imm);

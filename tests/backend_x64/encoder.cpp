@@ -378,3 +378,48 @@ TEST_CASE("x64 fast encoder: general-purpose mov encodes as xbyak does") {
   CHECK(f.fast_encoded() == 0);
   CHECK(f.getSize() == 3);
 }
+
+TEST_CASE("x64 fast encoder: arithmetic with an immediate encodes as xbyak does") {
+  auto c = std::make_unique<Checker>();
+  auto gpr = [](int bits, int i) -> Reg { return bits == 64 ? Reg(Reg64(i)) : Reg(Reg32(i)); };
+  const uint32_t imms[] = {0, 1, 4, 0x7F, 0x80, 0xFF, 0x7FFF, 0x8000, 0x12345678, 0x7FFFFFFF, 0x80000000u,
+                           0xFFFF8000u, 0xFFFFFF80u, 0xFFFFFF7Fu, 0xFFFFFFFFu};
+  auto each = [&](const char* name, auto&& e) {
+    c->label = name;
+    const size_t taken = c->taken;
+    for (int bits : {32, 64}) {
+      for (int r = 0; r < 16; ++r)
+        for (uint32_t imm : imms) c->run([&](auto& g) { e(g, gpr(bits, r), imm); });
+      for (const Mem& m : kMems)
+        for (uint32_t imm : {0u, 0x40u, 0x1000u, 0xFFFFFFF0u}) {
+          c->run([&](auto& g) {
+            const Address a = make_addr(g, m, false);
+            e(g, bits == 64 ? g.qword[a.getRegExp(false)] : g.dword[a.getRegExp(false)], imm);
+          }, !m.rip);
+        }
+      // rip-relative sized addresses (the immediate counts in the displacement).
+      for (int64_t d : {0, 100, -3000})
+        for (uint32_t imm : {3u, 0x1000u}) {
+          c->run([&](auto& g) {
+            const uint8_t* t = g.getCode() + 2048 + d;
+            if (bits == 64) e(g, g.qword[rip + t], imm);
+            else e(g, g.dword[rip + t], imm);
+          });
+        }
+    }
+    // Left to xbyak: 8- and 16-bit operands, an address without a size
+    // (xbyak's error), 32-bit and base-less addresses.
+    c->run([&](auto& g) { e(g, al, 5u); }, false);
+    c->run([&](auto& g) { e(g, cx, 0x1234u); }, false);
+    c->run([&](auto& g) { e(g, g.ptr[rax + 8], 1u); }, false);
+    c->run([&](auto& g) { e(g, g.dword[ecx + 8], 1u); }, false);
+    c->run([&](auto& g) { e(g, g.qword[r14 * 2 + 8], 1u); }, false);
+    CHECK(c->taken - taken > 2 * 16 * 15);
+  };
+  each("add", [](auto& g, const auto& op, uint32_t imm) { g.add(op, imm); });
+  each("or_", [](auto& g, const auto& op, uint32_t imm) { g.or_(op, imm); });
+  each("and_", [](auto& g, const auto& op, uint32_t imm) { g.and_(op, imm); });
+  each("sub", [](auto& g, const auto& op, uint32_t imm) { g.sub(op, imm); });
+  each("xor_", [](auto& g, const auto& op, uint32_t imm) { g.xor_(op, imm); });
+  each("cmp", [](auto& g, const auto& op, uint32_t imm) { g.cmp(op, imm); });
+}
