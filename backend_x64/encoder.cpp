@@ -466,4 +466,34 @@ bool FastEncoder::fast_arith_imm(const Operand& op, uint32_t imm, int code, int 
   return true;
 }
 
+bool FastEncoder::fast_mov_imm(const Operand& op, uint64_t imm) {
+  // Longest form: REX + opcode + imm64 = 10 bytes.
+  if (maxSize_ - size_ < 16 || !kFastEnabled || !kRawLayout) return false;
+  const uint64_t w = raw(op);
+  const int bits = gpr_bits(w);
+  if (!bits) return false;  // 8- / 16-bit registers, memory: xbyak's
+  const int idx = int(w & kRawIdx);
+  uint8_t* p = top_ + size_;
+  int imm_bytes = 4;
+  if (bits == 64 && (imm >> 32) != 0 && uint64_t(int64_t(int32_t(uint32_t(imm)))) == imm) {
+    // Sign-extended 32 bits: REX.W C7 /0 id.
+    p[0] = uint8_t(0x48 | ((idx & 8) ? 1 : 0));
+    p[1] = 0xC7;
+    p[2] = uint8_t(0xC0 | (idx & 7));
+    p += 3;
+  } else {
+    // B8+r: imm32 (a 64-bit register whose value fits 32 bits takes the
+    // zero-extending 32-bit form), or REX.W B8+r imm64.
+    const bool wide = bits == 64 && (imm >> 32) != 0;
+    const int rex = (wide ? 8 : 0) | ((idx & 8) ? 1 : 0);
+    if (rex) *p++ = uint8_t(0x40 | rex);
+    *p++ = uint8_t(0xB8 | (idx & 7));
+    if (wide) imm_bytes = 8;
+  }
+  std::memcpy(p, &imm, size_t(imm_bytes));  // little-endian: the low bytes (xbyak's db(imm, size))
+  size_ = size_t(p + imm_bytes - top_);
+  ++fast_encoded_;
+  return true;
+}
+
 }  // namespace gpurc::x64

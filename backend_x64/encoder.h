@@ -261,6 +261,12 @@ class FastEncoder : public Xbyak::CodeGenerator {
   void mov(const Xbyak::Operand& op1, const Xbyak::Operand& op2) {
     if (!fast_mov(op1, op2)) Xbyak::CodeGenerator::mov(op1, op2);
   }
+  // An immediate into a 32- / 64-bit register (xbyak's mov_imm: `B8+r id`,
+  // zero-extending for a 64-bit register when the value fits 32 bits, `REX.W
+  // C7 /0 id` when it fits sign-extended, else `REX.W B8+r io`).
+  void mov(const Xbyak::Operand& op, uint64_t imm) {
+    if (!fast_mov_imm(op, imm)) Xbyak::CodeGenerator::mov(op, imm);
+  }
   // The arithmetic group with an immediate (xbyak's opRM_I: `81 /ext id`,
   // `83 /ext ib`, the short eax / rax form), on the same operands as mov's
   // plus 32- / 64-bit sized addresses; fast_arith_imm. code: the group's
@@ -280,6 +286,7 @@ class FastEncoder : public Xbyak::CodeGenerator {
 
  private:
   bool fast_mov(const Xbyak::Operand& op1, const Xbyak::Operand& op2);
+  bool fast_mov_imm(const Xbyak::Operand& op, uint64_t imm);
   bool fast_arith_imm(const Xbyak::Operand& op, uint32_t imm, int code, int ext);
   // fast_vex's two halves (encoder.cpp): a register rm (the VEX-only case
   // first, the rest in fast_reg_general) and an address (the same split).
