@@ -113,6 +113,94 @@ const bool kRawLayout = raw_layout_holds();
 
 }  // namespace
 
+namespace {
+
+// A plain general-purpose register of 32 or 64 bits (no 8-bit REX forms,
+// no opmask / zeroing / rounding decoration): 64 or 32; 0 otherwise. From
+// the raw word (kRawLayout holds: the callers check).
+inline int gpr_bits(uint64_t w) {
+  constexpr uint64_t kDecor = (uint64_t(1) << 30) | (uint64_t(0x3F) << 32) | 0x30;  // zeroing, mask, rounding, idx >= 16
+  const uint32_t bits = raw_bits(w);
+  if (((w >> 6) & 0x3FF) != uint64_t(Operand::REG) || (w & kDecor) || (bits != 32 && bits != 64)) return 0;
+  return int(bits);
+}
+
+// An address the encodings below take: [base + index * scale + disp] with a
+// 64-bit base (register 0-15), an optional 64-bit general index and a signed
+// 32-bit displacement, or rip-relative without a label; no broadcast and no
+// opmask on it.
+struct MemParts {
+  Address::Mode mode = Address::M_ModRM;
+  int base = 0, index = 0, scale = 0;  // scale 0: no index
+  uint64_t disp = 0;
+};
+inline bool mem_parts(const Address& a, MemParts& m) {
+  if (a.isBroadcast() || (raw(a) & (uint64_t(7) << 32))) return false;
+  m.mode = a.getMode();
+  if (m.mode == Address::M_ModRM) {
+    const RegExp e = a.getRegExp(false);
+    const uint64_t wbase = raw(e.getBase()), windex = raw(e.getIndex());
+    // 64-bit registers 0-15 (a vector index, VSIB, has more bits; no base,
+    // 32-bit registers: xbyak's).
+    if (raw_bits(wbase) != 64 || (wbase & 0x30) || (raw_bits(windex) | 64) != 64 || (windex & 0x30)) return false;
+    m.disp = e.getDisp();
+    if (uint64_t(int64_t(int32_t(uint32_t(m.disp)))) != m.disp) return false;
+    m.base = int(wbase & kRawIdx);
+    if (raw_bits(windex)) {
+      m.index = int(windex & kRawIdx);
+      m.scale = e.getScale();
+    }
+    return true;
+  }
+  if ((m.mode == Address::M_rip || m.mode == Address::M_ripAddr) && !a.getLabel()) {
+    m.disp = a.getDisp();
+    return true;
+  }
+  return false;
+}
+
+// The REX bits X and B of an address (R and W are the caller's).
+inline int mem_rex(const MemParts& m) {
+  if (m.mode != Address::M_ModRM) return 0;
+  return ((m.scale && (m.index & 8)) ? 2 : 0) | ((m.base & 8) ? 1 : 0);
+}
+
+// ModRM (ModRM.reg = r), SIB and displacement of m at q, as xbyak's setSIB /
+// opAddr write them without disp8*N; `imm_bytes` follow the displacement (a
+// rip-relative target counts from the end of the instruction). nullptr: a
+// rip-relative target out of reach.
+inline uint8_t* put_mem(uint8_t* q, int r, const MemParts& m, int imm_bytes) {
+  if (m.mode != Address::M_ModRM) {
+    *q++ = uint8_t(((r & 7) << 3) | 5);
+    uint64_t d = m.disp;
+    if (m.mode == Address::M_ripAddr) d -= uint64_t(q + 4 + imm_bytes);
+    if (uint64_t(int64_t(int32_t(uint32_t(d)))) != d) return nullptr;
+    const uint32_t d32 = uint32_t(d);
+    std::memcpy(q, &d32, 4);
+    return q + 4;
+  }
+  const uint32_t disp = uint32_t(m.disp);
+  const int base_low = m.base & 7;
+  const int mod = (base_low != 5 && disp == 0) ? 0 : fits_disp8(disp) ? 1 : 2;
+  if (m.scale || base_low == 4) {
+    const int ss = m.scale == 8 ? 3 : m.scale == 4 ? 2 : m.scale == 2 ? 1 : 0;
+    q[0] = uint8_t((mod << 6) | ((r & 7) << 3) | 4);
+    q[1] = uint8_t((ss << 6) | ((m.scale ? (m.index & 7) : 4) << 3) | base_low);
+    q += 2;
+  } else {
+    *q++ = uint8_t((mod << 6) | ((r & 7) << 3) | base_low);
+  }
+  if (mod == 1) {
+    *q++ = uint8_t(disp);
+  } else if (mod == 2) {
+    std::memcpy(q, &disp, 4);
+    q += 4;
+  }
+  return q;
+}
+
+}  // namespace
+
 bool FastEncoder::fast_reg(const VexForm& f, const Reg& reg, const Operand* vvvv, const Reg& rm, int imm) {
   // Longest form: EVEX (4) + opcode + ModRM + imm8 = 7 bytes.
   if (maxSize_ - size_ < 16 || !kFastEnabled) return false;
@@ -173,6 +261,40 @@ bool FastEncoder::fast_mem(const VexForm& f, const Reg& reg, const Operand* vvvv
   // Longest form: EVEX (4) + opcode + ModRM + SIB + disp32 + imm8 = 12 bytes.
   if (maxSize_ - size_ < 16 || !kFastEnabled || !kRawLayout) return false;
   const uint64_t wr = raw(reg), wv = vvvv ? raw(*vvvv) : 0;
+  // The common case first (every AVX2 load, store and memory source):
+  // registers 0-15, no zmm, opmask, zeroing or rounding, a form whose memory
+  // operand takes VEX, [base + index * scale + disp] with 64-bit registers
+  // or rip-relative, no broadcast or opmask on the address. Everything else
+  // (EVEX) is fast_mem_general's, which makes the same choices.
+  MemParts m;
+  if (f.enc <= VexForm::kVexEvex && ((wr | wv) & kRawNotPlain) == 0 && mem_parts(a, m)) {
+    const int r = int(wr & kRawIdx), vi = int(wv & kRawIdx);
+    const int x_ext = m.scale ? (m.index & 8) : 0, b_ext = m.base & 8;
+    uint8_t* p = top_ + size_;
+    const int tail = ((~vi & 15) << 3) | ((wr & kRawYmm) ? 4 : 0) | f.pp;
+    if (!b_ext && !x_ext && !f.vex_w && f.map == VexForm::k0F) {
+      p[0] = 0xC5;
+      p[1] = uint8_t(((r & 8) ? 0 : 0x80) | tail);
+      p += 2;
+    } else {
+      p[0] = 0xC4;
+      p[1] = uint8_t(((r & 8) ? 0 : 0x80) | (x_ext ? 0 : 0x40) | (b_ext ? 0 : 0x20) | f.map);
+      p[2] = uint8_t((f.vex_w << 7) | tail);
+      p += 3;
+    }
+    *p++ = f.opcode;
+    p = put_mem(p, r, m, imm >= 0 ? 1 : 0);
+    if (!p) return false;  // a rip-relative target out of reach: xbyak's error
+    if (imm >= 0) *p++ = uint8_t(imm);
+    size_ = size_t(p - top_);
+    ++fast_encoded_;
+    return true;
+  }
+  return fast_mem_general(f, wr, wv, a, imm);
+}
+
+[[gnu::noinline]] bool FastEncoder::fast_mem_general(const VexForm& f, uint64_t wr, uint64_t wv, const Address& a,
+                                                     int imm) {
   if ((wr | wv) & kRawRounding) return false;
   const int r = int(wr & kRawIdx), vi = int(wv & kRawIdx);
   uint8_t* p = top_ + size_;
@@ -255,6 +377,121 @@ bool FastEncoder::fast_mem(const VexForm& f, const Reg& reg, const Operand* vvvv
   }
   if (imm >= 0) *q++ = uint8_t(imm);
   size_ = size_t(q - top_);
+  ++fast_encoded_;
+  return true;
+}
+
+bool FastEncoder::fast_mov(const Operand& op1, const Operand& op2) {
+  // Longest form: REX + opcode + ModRM + SIB + disp32 = 8 bytes.
+  if (maxSize_ - size_ < 16 || !kFastEnabled || !kRawLayout) return false;
+  uint8_t* p = top_ + size_;
+  const uint64_t w1 = raw(op1), w2 = raw(op2);
+  const int b1 = gpr_bits(w1), b2 = gpr_bits(w2);
+  int bits, r;
+  uint8_t opcode;
+  const Operand* mem;
+  if (b1 && b2) {
+    // 89 /r: ModRM.reg the source, ModRM.rm the destination.
+    if (b1 != b2) return false;
+    const int d = int(w1 & kRawIdx), s = int(w2 & kRawIdx);
+    const int rex = (b1 == 64 ? 8 : 0) | ((s & 8) ? 4 : 0) | ((d & 8) ? 1 : 0);
+    if (rex) *p++ = uint8_t(0x40 | rex);
+    p[0] = 0x89;
+    p[1] = uint8_t(0xC0 | ((s & 7) << 3) | (d & 7));
+    size_ = size_t(p + 2 - top_);
+    ++fast_encoded_;
+    return true;
+  } else if (b1 && op2.isMEM()) {
+    bits = b1;
+    r = int(w1 & kRawIdx);
+    opcode = 0x8B;
+    mem = &op2;
+  } else if (b2 && op1.isMEM()) {
+    bits = b2;
+    r = int(w2 & kRawIdx);
+    opcode = 0x89;
+    mem = &op1;
+  } else {
+    return false;
+  }
+  MemParts m;
+  if (!mem_parts(mem->getAddress(), m)) return false;
+  const int rex = (bits == 64 ? 8 : 0) | ((r & 8) ? 4 : 0) | mem_rex(m);
+  if (rex) *p++ = uint8_t(0x40 | rex);
+  *p++ = opcode;
+  uint8_t* q = put_mem(p, r, m, 0);
+  if (!q) return false;
+  size_ = size_t(q - top_);
+  ++fast_encoded_;
+  return true;
+}
+
+bool FastEncoder::fast_arith_imm(const Operand& op, uint32_t imm, int code, int ext) {
+  // Longest form: REX + opcode + ModRM + SIB + disp32 + imm32 = 12 bytes.
+  if (maxSize_ - size_ < 16 || !kFastEnabled || !kRawLayout) return false;
+  const uint64_t w = raw(op);
+  int bits = gpr_bits(w);
+  MemParts m;
+  if (!bits) {
+    // A sized address (dword / qword): xbyak's verifyMemHasSize rejects the
+    // rest.
+    if (!op.isMEM() || (raw_bits(w) != 32 && raw_bits(w) != 64) || !mem_parts(op.getAddress(), m)) return false;
+    bits = int(raw_bits(w));
+  }
+  // The immediate's width: a sign-extended byte when it fits, else 32 bits
+  // (32- and 64-bit operands never take a 16-bit one).
+  const int imm_bytes = fits_disp8(imm) ? 1 : 4;
+  uint8_t* p = top_ + size_;
+  if (!op.isMEM()) {
+    const int idx = int(w & kRawIdx);
+    const int rex = (bits == 64 ? 8 : 0) | ((idx & 8) ? 1 : 0);
+    if (rex) *p++ = uint8_t(0x40 | rex);
+    if (idx == 0 && imm_bytes == 4) {
+      *p++ = uint8_t(code | 5);  // eax / rax, imm32
+    } else {
+      p[0] = imm_bytes == 1 ? 0x83 : 0x81;
+      p[1] = uint8_t(0xC0 | (ext << 3) | (idx & 7));
+      p += 2;
+    }
+  } else {
+    const int rex = (bits == 64 ? 8 : 0) | mem_rex(m);
+    if (rex) *p++ = uint8_t(0x40 | rex);
+    *p++ = imm_bytes == 1 ? 0x83 : 0x81;
+    p = put_mem(p, ext, m, imm_bytes);
+    if (!p) return false;
+  }
+  std::memcpy(p, &imm, 4);  // little-endian: the low imm_bytes bytes
+  size_ = size_t(p + imm_bytes - top_);
+  ++fast_encoded_;
+  return true;
+}
+
+bool FastEncoder::fast_mov_imm(const Operand& op, uint64_t imm) {
+  // Longest form: REX + opcode + imm64 = 10 bytes.
+  if (maxSize_ - size_ < 16 || !kFastEnabled || !kRawLayout) return false;
+  const uint64_t w = raw(op);
+  const int bits = gpr_bits(w);
+  if (!bits) return false;  // 8- / 16-bit registers, memory: xbyak's
+  const int idx = int(w & kRawIdx);
+  uint8_t* p = top_ + size_;
+  int imm_bytes = 4;
+  if (bits == 64 && (imm >> 32) != 0 && uint64_t(int64_t(int32_t(uint32_t(imm)))) == imm) {
+    // Sign-extended 32 bits: REX.W C7 /0 id.
+    p[0] = uint8_t(0x48 | ((idx & 8) ? 1 : 0));
+    p[1] = 0xC7;
+    p[2] = uint8_t(0xC0 | (idx & 7));
+    p += 3;
+  } else {
+    // B8+r: imm32 (a 64-bit register whose value fits 32 bits takes the
+    // zero-extending 32-bit form), or REX.W B8+r imm64.
+    const bool wide = bits == 64 && (imm >> 32) != 0;
+    const int rex = (wide ? 8 : 0) | ((idx & 8) ? 1 : 0);
+    if (rex) *p++ = uint8_t(0x40 | rex);
+    *p++ = uint8_t(0xB8 | (idx & 7));
+    if (wide) imm_bytes = 8;
+  }
+  std::memcpy(p, &imm, size_t(imm_bytes));  // little-endian: the low bytes (xbyak's db(imm, size))
+  size_ = size_t(p + imm_bytes - top_);
   ++fast_encoded_;
   return true;
 }

@@ -118,6 +118,7 @@ struct VexForm {
   X(vmovdqu32, kRM, 0x6F, k0F, kF3, 0, 0, kEvexOnly, 0, kFull, 0, false)  \
   X(vmovdqu64, kRM, 0x6F, k0F, kF3, 0, 1, kEvexOnly, 0, kFull, 0, false)  \
   X(vmovdqa32, kRM, 0x6F, k0F, k66, 0, 0, kEvexOnly, 0, kFull, 0, false)  \
+  X(vptest, kRM, 0x17, k0F38, k66, 0, 0, kVexOnly, 0, kFull, 0, false)    \
   X(vcvtdq2ps, kRM, 0x5B, k0F, kNP, 0, 0, kVexEvex, 4, kFull, 0, false)   \
   X(vcvtps2dq, kRM, 0x5B, k0F, k66, 0, 0, kVexEvex, 4, kFull, 0, false)   \
   X(vcvttps2dq, kRM, 0x5B, k0F, kF3, 0, 0, kVexEvex, 4, kFull, 0, false)  \
@@ -152,15 +153,15 @@ struct VexForm {
   X(vpcmpeqd) X(vpcmpgtd) X(vpcmpeqq) X(vpcmpgtq) X(vpandd) X(vpandnd) X(vpord) X(vpxord) X(vpblendmd)  \
   X(vblendmps) X(vpternlogd) X(vcmpps) X(vblendvps) X(vpcmpd) X(vpcmpud) X(vptestmd) X(vptestnmd)        \
   X(vmovups) X(vmovaps) X(vmovdqu) X(vmovdqa) X(vmovdqu32) X(vmovdqu64) X(vmovdqa32) X(vcvtdq2ps)        \
-  X(vcvtps2dq) X(vcvttps2dq) X(vsqrtps) X(vpabsd) X(vrcp14ps) X(vrsqrt14ps) X(vpbroadcastd)              \
+  X(vcvtps2dq) X(vcvttps2dq) X(vsqrtps) X(vpabsd) X(vptest) X(vrcp14ps) X(vrsqrt14ps) X(vpbroadcastd)              \
   X(vpbroadcastq) X(vpshufd) X(vroundps) X(vrndscaleps) X(vpslld) X(vpsrld) X(vpsrad) X(vpsllq) X(vpsrlq)
 
 class FastEncoder : public Xbyak::CodeGenerator {
  public:
   using Xbyak::CodeGenerator::CodeGenerator;
 
-  // Instructions encoded by fast_vex (the rest went to xbyak): the test
-  // checks that the forms it expects to be taken over are.
+  // Instructions encoded by fast_vex and fast_mov (the rest went to xbyak):
+  // the test checks that the forms it expects to be taken over are.
   size_t fast_encoded() const { return fast_encoded_; }
 
   // Encodes one instruction of form `f` (reg: the ModRM.reg operand, vvvv:
@@ -249,14 +250,54 @@ class FastEncoder : public Xbyak::CodeGenerator {
 
   GPURC_X64_FAST_FORMS(GPURC_X64_ROW)
 
+  // General-purpose moves, the most frequent general-register instruction
+  // (frame set-up, the warp loop, the fault stub): 32- and 64-bit registers,
+  // register to register and to / from [base + index * scale + disp] with a
+  // 64-bit base or a rip-relative address, written by fast_mov (encoder.cpp)
+  // with xbyak's bytes (opRM_RM with 0x88: `89 /r` register to register and
+  // to memory, `8B /r` from memory). Other sizes, 32-bit addresses, labels,
+  // moffs forms: xbyak's own `mov`.
+  using Xbyak::CodeGenerator::mov;
+  void mov(const Xbyak::Operand& op1, const Xbyak::Operand& op2) {
+    if (!fast_mov(op1, op2)) Xbyak::CodeGenerator::mov(op1, op2);
+  }
+  // An immediate into a 32- / 64-bit register (xbyak's mov_imm: `B8+r id`,
+  // zero-extending for a 64-bit register when the value fits 32 bits, `REX.W
+  // C7 /0 id` when it fits sign-extended, else `REX.W B8+r io`).
+  void mov(const Xbyak::Operand& op, uint64_t imm) {
+    if (!fast_mov_imm(op, imm)) Xbyak::CodeGenerator::mov(op, imm);
+  }
+  // The arithmetic group with an immediate (xbyak's opRM_I: `81 /ext id`,
+  // `83 /ext ib`, the short eax / rax form), on the same operands as mov's
+  // plus 32- / 64-bit sized addresses; fast_arith_imm. code: the group's
+  // opcode base, ext: its ModRM.reg extension.
+#define GPURC_X64_ARITH_IMM(name, code, ext)                                            \
+  using Xbyak::CodeGenerator::name;                                                    \
+  void name(const Xbyak::Operand& op, uint32_t imm) {                                 \
+    if (!fast_arith_imm(op, imm, code, ext)) Xbyak::CodeGenerator::name(op, imm);       \
+  }
+  GPURC_X64_ARITH_IMM(add, 0x00, 0)
+  GPURC_X64_ARITH_IMM(or_, 0x08, 1)
+  GPURC_X64_ARITH_IMM(and_, 0x20, 4)
+  GPURC_X64_ARITH_IMM(sub, 0x28, 5)
+  GPURC_X64_ARITH_IMM(xor_, 0x30, 6)
+  GPURC_X64_ARITH_IMM(cmp, 0x38, 7)
+#undef GPURC_X64_ARITH_IMM
+
  private:
+  bool fast_mov(const Xbyak::Operand& op1, const Xbyak::Operand& op2);
+  bool fast_mov_imm(const Xbyak::Operand& op, uint64_t imm);
+  bool fast_arith_imm(const Xbyak::Operand& op, uint32_t imm, int code, int ext);
   // fast_vex's two halves (encoder.cpp): a register rm (the VEX-only case
-  // first, the rest in fast_reg_general) and an address.
+  // first, the rest in fast_reg_general) and an address (the same split).
   bool fast_reg(const VexForm& f, const Xbyak::Reg& reg, const Xbyak::Operand* vvvv, const Xbyak::Reg& rm, int imm);
   bool fast_reg_general(const VexForm& f, const Xbyak::Reg& reg, const Xbyak::Operand& v, const Xbyak::Reg& rm,
                         int imm);
   bool fast_mem(const VexForm& f, const Xbyak::Reg& reg, const Xbyak::Operand* vvvv, const Xbyak::Address& a,
                 int imm);
+  // fast_mem's general half (EVEX, rip-relative, broadcasts, masks): the
+  // register operands as raw words (encoder.cpp).
+  bool fast_mem_general(const VexForm& f, uint64_t wr, uint64_t wv, const Xbyak::Address& a, int imm);
   static bool is_vector(const Xbyak::Operand& x) {
     return x.is(Xbyak::Operand::XMM | Xbyak::Operand::YMM | Xbyak::Operand::ZMM);
   }

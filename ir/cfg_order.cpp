@@ -40,18 +40,26 @@ std::vector<BlockId> post_order(const std::vector<std::vector<BlockId>>& succs,
 
 std::vector<BlockId> schedule_order(const Function& f) {
   const size_t nb = f.blocks.size();
-  std::vector<std::vector<BlockId>> succs(nb), preds(nb);
+  std::vector<std::vector<BlockId>> succs(nb);
   for (BlockId b = 0; b < nb; ++b)
     for (BlockId s : f.blocks[b].succs)
-      if (s < nb) {
-        succs[b].push_back(s);
-        preds[s].push_back(b);
-      }
+      if (s < nb) succs[b].push_back(s);
+
+  std::vector<std::pair<BlockId, BlockId>> back;
+  std::vector<BlockId> first = post_order(succs, &back);
+  if (back.empty()) {
+    // No loop: every successor "stays", so the ordered DFS below would visit
+    // exactly the successor lists this one did (the common case: PICA200
+    // shaders without loops, every pass that asks for an RPO).
+    std::reverse(first.begin(), first.end());
+    return first;
+  }
+  std::vector<std::vector<BlockId>> preds(nb);
+  for (BlockId b = 0; b < nb; ++b)
+    for (BlockId s : succs[b]) preds[s].push_back(b);
 
   // Loops: for each header, the blocks that reach a retreating edge's source
   // backwards without passing through the header.
-  std::vector<std::pair<BlockId, BlockId>> back;
-  post_order(succs, &back);
   std::vector<BlockId> headers;
   std::vector<std::vector<uint8_t>> body;  // body[k][b]: b is in loop k
   for (auto [from, header] : back) {

@@ -152,7 +152,8 @@ std::shared_ptr<const Shader> Shader::compile(const ShaderSetup& setup) {
   topt.fp.f24 = setup.f24;
   auto impl = std::make_shared<Shader::Impl>();
   // pica::translate verifies the IR it makes: compile_ir need not again.
-  if (!pica::prepare_shader(program, topt, EngineAsHandle(resolved, true), impl->prepared, err)) throw Error(err);
+  if (!pica::prepare_shader(std::move(program), topt, EngineAsHandle(resolved, true), impl->prepared, err))
+    throw Error(err);
   double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
   ir::StageTimer insert_time("shader cache insert");
   if (!cacheable) return std::make_shared<const Shader>(setup, impl, us);

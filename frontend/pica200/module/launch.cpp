@@ -299,10 +299,15 @@ const isa::EngineHandle& reference_engine() {
 
 bool prepare_shader(const Program& program, const TranslateOptions& options, const isa::EngineHandle& engine,
                     PreparedShader& out, std::string& err) {
+  return prepare_shader(Program(program), options, engine, out, err);
+}
+
+bool prepare_shader(Program&& program, const TranslateOptions& options, const isa::EngineHandle& engine,
+                    PreparedShader& out, std::string& err) {
   ir::StageTimer check_time("check and copy the program");
   if (!check_program(program, options, err)) return false;
   out = PreparedShader{};
-  out.program = program;
+  out.program = std::move(program);
   out.options = options;
   out.engine = engine.name();
   check_time.stop();
@@ -311,7 +316,7 @@ bool prepare_shader(const Program& program, const TranslateOptions& options, con
   auto t0 = Clock::now();
   ir::StageTimer translate_time("translate (decode, IR build, verify)");
   auto fn = std::make_shared<ir::Function>();
-  if (!translate(program, options, *fn, err)) {
+  if (!translate(out.program, options, *fn, err)) {
     if (err.empty()) err = "pica200: translation failed";
     return false;
   }
