@@ -160,6 +160,7 @@ size_t function_bytes_size(const ir::Function& f) {
 // Writes the function_bytes_size(f) bytes at out; returns the end.
 char* write_function_bytes(const ir::Function& f, char* out) {
   auto put = [&](const void* p, size_t n) {
+    if (n == 0) return;  // an empty vector's data() may be null, which memcpy must not get
     std::memcpy(out, p, n);
     out += n;
   };
