@@ -165,27 +165,14 @@ inline int mem_rex(const MemParts& m) {
   return ((m.scale && (m.index & 8)) ? 2 : 0) | ((m.base & 8) ? 1 : 0);
 }
 
-// ModRM (ModRM.reg = r), SIB and displacement of m at q, as xbyak's setSIB /
-// opAddr write them without disp8*N; `imm_bytes` follow the displacement (a
-// rip-relative target counts from the end of the instruction). nullptr: a
-// rip-relative target out of reach.
-inline uint8_t* put_mem(uint8_t* q, int r, const MemParts& m, int imm_bytes) {
-  if (m.mode != Address::M_ModRM) {
-    *q++ = uint8_t(((r & 7) << 3) | 5);
-    uint64_t d = m.disp;
-    if (m.mode == Address::M_ripAddr) d -= uint64_t(q + 4 + imm_bytes);
-    if (uint64_t(int64_t(int32_t(uint32_t(d)))) != d) return nullptr;
-    const uint32_t d32 = uint32_t(d);
-    std::memcpy(q, &d32, 4);
-    return q + 4;
-  }
-  const uint32_t disp = uint32_t(m.disp);
-  const int base_low = m.base & 7;
-  const int mod = (base_low != 5 && disp == 0) ? 0 : fits_disp8(disp) ? 1 : 2;
-  if (m.scale || base_low == 4) {
-    const int ss = m.scale == 8 ? 3 : m.scale == 4 ? 2 : m.scale == 2 ? 1 : 0;
+// ModRM (mod, ModRM.reg = r, base), the SIB byte when there is an index or
+// the base is rsp / r12, then the displacement mod asks for (none, disp8,
+// disp32): the tail every [base + index*scale + disp] operand shares.
+inline uint8_t* put_modrm_sib(uint8_t* q, int mod, int r, int base_low, int scale, int index, uint32_t disp) {
+  if (scale || base_low == 4) {
+    const int ss = scale == 8 ? 3 : scale == 4 ? 2 : scale == 2 ? 1 : 0;
     q[0] = uint8_t((mod << 6) | ((r & 7) << 3) | 4);
-    q[1] = uint8_t((ss << 6) | ((m.scale ? (m.index & 7) : 4) << 3) | base_low);
+    q[1] = uint8_t((ss << 6) | ((scale ? (index & 7) : 4) << 3) | base_low);
     q += 2;
   } else {
     *q++ = uint8_t((mod << 6) | ((r & 7) << 3) | base_low);
@@ -197,6 +184,30 @@ inline uint8_t* put_mem(uint8_t* q, int r, const MemParts& m, int imm_bytes) {
     q += 4;
   }
   return q;
+}
+
+// A rip-relative operand: ModRM 00 r 101 and a disp32. An absolute target
+// (M_ripAddr) counts from the end of the instruction, `imm_bytes` after the
+// displacement. nullptr: the target is out of reach.
+inline uint8_t* put_rip(uint8_t* q, int r, uint64_t d, bool absolute, int imm_bytes) {
+  *q++ = uint8_t(((r & 7) << 3) | 5);
+  if (absolute) d -= uint64_t(q + 4 + imm_bytes);
+  if (uint64_t(int64_t(int32_t(uint32_t(d)))) != d) return nullptr;
+  const uint32_t d32 = uint32_t(d);
+  std::memcpy(q, &d32, 4);
+  return q + 4;
+}
+
+// ModRM (ModRM.reg = r), SIB and displacement of m at q, as xbyak's setSIB /
+// opAddr write them without disp8*N; `imm_bytes` follow the displacement (a
+// rip-relative target counts from the end of the instruction). nullptr: a
+// rip-relative target out of reach.
+inline uint8_t* put_mem(uint8_t* q, int r, const MemParts& m, int imm_bytes) {
+  if (m.mode != Address::M_ModRM) return put_rip(q, r, m.disp, m.mode == Address::M_ripAddr, imm_bytes);
+  const uint32_t disp = uint32_t(m.disp);
+  const int base_low = m.base & 7;
+  const int mod = (base_low != 5 && disp == 0) ? 0 : fits_disp8(disp) ? 1 : 2;
+  return put_modrm_sib(q, mod, r, base_low, m.scale, m.index, disp);
 }
 
 }  // namespace
@@ -338,14 +349,8 @@ bool FastEncoder::fast_mem(const VexForm& f, const Reg& reg, const Operand* vvvv
     q = put_prefix(p, f, true, r, vi, bi & 8, xi & 8, ll, aaa, ((wr | wv) >> 30) & 1, bcast);
   }
   if (mode != Address::M_ModRM) {
-    // rip-relative: ModRM 00 r 101 and a disp32 from the end of the instruction.
-    *q++ = uint8_t(((r & 7) << 3) | 5);
-    uint64_t d = a.getDisp();
-    if (mode == Address::M_ripAddr) d -= uint64_t(q + 4 + (imm >= 0 ? 1 : 0));
-    if (uint64_t(int64_t(int32_t(uint32_t(d)))) != d) return false;
-    const uint32_t d32 = uint32_t(d);
-    std::memcpy(q, &d32, 4);
-    q += 4;
+    q = put_rip(q, r, a.getDisp(), mode == Address::M_ripAddr, imm >= 0 ? 1 : 0);
+    if (!q) return false;
   } else {
     int mod = 2;
     const int base_low = bi & 7;
@@ -360,20 +365,7 @@ bool FastEncoder::fast_mem(const VexForm& f, const Reg& reg, const Operand* vvvv
         mod = 1;
       }
     }
-    if (scale || base_low == 4) {
-      const int ss = scale == 8 ? 3 : scale == 4 ? 2 : scale == 2 ? 1 : 0;
-      q[0] = uint8_t((mod << 6) | ((r & 7) << 3) | 4);
-      q[1] = uint8_t((ss << 6) | ((scale ? (xi & 7) : 4) << 3) | base_low);
-      q += 2;
-    } else {
-      *q++ = uint8_t((mod << 6) | ((r & 7) << 3) | base_low);
-    }
-    if (mod == 1) {
-      *q++ = uint8_t(disp);
-    } else if (mod == 2) {
-      std::memcpy(q, &disp, 4);
-      q += 4;
-    }
+    q = put_modrm_sib(q, mod, r, base_low, scale, xi, disp);
   }
   if (imm >= 0) *q++ = uint8_t(imm);
   size_ = size_t(q - top_);

@@ -23,17 +23,12 @@
 #include "backend_x64/jit.h"
 #include "frontend/pica200/translate.h"
 #include "ir/passes.h"
+#include "tests/backend_x64/reference_shader.h"
 
 using namespace gpurc;
 using namespace gpurc::x64;
 
 namespace {
-
-std::vector<uint32_t> words(const nlohmann::json& a) {
-  std::vector<uint32_t> out;
-  for (const auto& w : a) out.push_back(uint32_t(std::stoul(w.get<std::string>(), nullptr, 16)));
-  return out;
-}
 
 struct Line {
   uint64_t off;
@@ -70,18 +65,8 @@ std::vector<Line> counted_loop_body(const CompiledFunction& cf) {
 }  // namespace
 
 TEST_CASE("x64 jit: the PICA200 loop shader's counted iteration is short on both tiers") {
-  const std::filesystem::path file = std::filesystem::path(GPURC_TEST_DATA) / "bench/pica200-reference/ref_loop.json";
-  std::ifstream in(file);
-  REQUIRE_MESSAGE(in, "cannot open " << file.string());
-  const nlohmann::json doc = nlohmann::json::parse(in);
-  pica::Program prog;
-  prog.code = words(doc["program"]["words"]);
-  prog.descs = words(doc["program"]["descriptors"]);
-  pica::TranslateOptions to;
-  to.entry = doc["program"]["entry"].get<uint32_t>();
-  ir::Function f;
+  ir::Function f = test::translate_reference_shader("ref_loop");
   std::string err;
-  REQUIRE_MESSAGE(pica::translate(prog, to, f, err), err);
   REQUIRE(ir::run_pipeline(f, ir::PassOptions{}) == "");
   // Eighth session: 101 / 127 -> 85 / 110 (the index read as equal in every
   // lane, no null tests after the entry block's, the accumulators' flush

@@ -22,31 +22,15 @@
 #include "frontend/pica200/abi.h"
 #include "frontend/pica200/translate.h"
 #include "ir/passes.h"
+#include "tests/backend_x64/reference_shader.h"
 
 using namespace gpurc;
 using namespace gpurc::x64;
 
 namespace {
 
-std::vector<uint32_t> words(const nlohmann::json& a) {
-  std::vector<uint32_t> out;
-  for (const auto& w : a) out.push_back(uint32_t(std::stoul(w.get<std::string>(), nullptr, 16)));
-  return out;
-}
-
 ir::Function ref_simple(bool contract) {
-  const std::filesystem::path file = std::filesystem::path(GPURC_TEST_DATA) / "bench/pica200-reference/ref_simple.json";
-  std::ifstream in(file);
-  REQUIRE_MESSAGE(in, "cannot open " << file.string());
-  const nlohmann::json doc = nlohmann::json::parse(in);
-  pica::Program prog;
-  prog.code = words(doc["program"]["words"]);
-  prog.descs = words(doc["program"]["descriptors"]);
-  pica::TranslateOptions to;
-  to.entry = doc["program"]["entry"].get<uint32_t>();
-  ir::Function f;
-  std::string err;
-  REQUIRE_MESSAGE(pica::translate(prog, to, f, err), err);
+  ir::Function f = test::translate_reference_shader("ref_simple");
   REQUIRE(f.unlaunched_lanes_free);  // a vertex shader's translation
   f.unlaunched_lanes_free = contract;
   REQUIRE(ir::run_pipeline(f, ir::PassOptions{}) == "");
