@@ -281,19 +281,8 @@ bool FastEncoder::fast_mem(const VexForm& f, const Reg& reg, const Operand* vvvv
   if (f.enc <= VexForm::kVexEvex && ((wr | wv) & kRawNotPlain) == 0 && mem_parts(a, m)) {
     const int r = int(wr & kRawIdx), vi = int(wv & kRawIdx);
     const int x_ext = m.scale ? (m.index & 8) : 0, b_ext = m.base & 8;
-    uint8_t* p = top_ + size_;
-    const int tail = ((~vi & 15) << 3) | ((wr & kRawYmm) ? 4 : 0) | f.pp;
-    if (!b_ext && !x_ext && !f.vex_w && f.map == VexForm::k0F) {
-      p[0] = 0xC5;
-      p[1] = uint8_t(((r & 8) ? 0 : 0x80) | tail);
-      p += 2;
-    } else {
-      p[0] = 0xC4;
-      p[1] = uint8_t(((r & 8) ? 0 : 0x80) | (x_ext ? 0 : 0x40) | (b_ext ? 0 : 0x20) | f.map);
-      p[2] = uint8_t((f.vex_w << 7) | tail);
-      p += 3;
-    }
-    *p++ = f.opcode;
+    // put_prefix writes the VEX prefix and the opcode.
+    uint8_t* p = put_prefix(top_ + size_, f, false, r, vi, b_ext, x_ext, (wr & kRawYmm) ? 1 : 0, 0, false, false);
     p = put_mem(p, r, m, imm >= 0 ? 1 : 0);
     if (!p) return false;  // a rip-relative target out of reach: xbyak's error
     if (imm >= 0) *p++ = uint8_t(imm);
