@@ -297,12 +297,7 @@ const isa::EngineHandle& reference_engine() {
   return e;
 }
 
-bool prepare_shader(const Program& program, const TranslateOptions& options, const isa::EngineHandle& engine,
-                    PreparedShader& out, std::string& err) {
-  return prepare_shader(Program(program), options, engine, out, err);
-}
-
-bool prepare_shader(Program&& program, const TranslateOptions& options, const isa::EngineHandle& engine,
+bool prepare_shader(Program program, const TranslateOptions& options, const isa::EngineHandle& engine,
                     PreparedShader& out, std::string& err) {
   ir::StageTimer check_time("check and copy the program");
   if (!check_program(program, options, err)) return false;

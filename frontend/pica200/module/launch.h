@@ -39,10 +39,9 @@ struct PreparedShader {
 // Checks the program (size limits, entry inside it), and for an engine other
 // than the reference translates it and compiles it with `engine` (which may
 // cache the code by the IR's content). False with `err`.
-bool prepare_shader(const Program& program, const TranslateOptions& options, const isa::EngineHandle& engine,
-                    PreparedShader& out, std::string& err);
-// The same, taking the program over (no copy of its up to 4096 words).
-bool prepare_shader(Program&& program, const TranslateOptions& options, const isa::EngineHandle& engine,
+// `program` by value: a caller that hands it over with std::move saves the
+// copy of its up to 4096 words.
+bool prepare_shader(Program program, const TranslateOptions& options, const isa::EngineHandle& engine,
                     PreparedShader& out, std::string& err);
 // The same with a translation already compiled: `function` is what
 // pica::translate(program, options) made, `compiled` its code (from an
