@@ -32,6 +32,15 @@ using CompiledFunction = backend::CompiledCode;
 // returns null and sets *error.
 std::unique_ptr<CompiledFunction> compile(const ir::Function& f, const JitOptions& opt, std::string* error);
 
+// The warp loop (warp_loop.cpp) is the same code for every function of a
+// tier, MXCSR mode and draw-loop shape: each thread keeps the first one it
+// emits and copies it into later functions. For tests and A/B measurements:
+// set_warp_loop_copies(false) emits it every time (both calls forget the
+// calling thread's kept copies); warp_loop_replays() counts the copies the
+// calling thread made.
+void set_warp_loop_copies(bool on);
+uint64_t warp_loop_replays();
+
 // The tiers this folder provides, best first: "jit-avx512" (16-lane strips)
 // and "jit-avx2" (8-lane strips).
 const backend::HostTier* const* tiers(size_t& count);

@@ -16,6 +16,9 @@
 // the warp that stopped. Functions with barriers get no loop (a warp stopped
 // at a barrier needs the runtime's rounds and a slot of its own).
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
 
 #include "backend_x64/emitter.h"
 #include "ir/abi.h"
@@ -32,10 +35,69 @@ namespace {
 static_assert(sizeof(LaneVarInit) == 24);
 }  // namespace
 
+namespace {
+// The warp loop's code depends on the tier, the entry frame's MXCSR mode
+// (daz_) and whether the function has a draw loop, not on the function:
+// the first emission of each shape in a thread is kept (bytes and the
+// places of its four references to the function's own labels) and later
+// functions copy it (replay_warp_loop). Every jump inside the loop is a
+// rel32 to a label inside it, so the bytes do not depend on where they go.
+struct WarpLoopCopy {
+  enum Kind : uint8_t { BindLoopNext, JnzDrawNext, JeWarpStart, JmpLoopWarpStart };
+  struct Point {
+    uint32_t at, len;  // offset from the loop's entry, bytes the reference takes
+    Kind kind;
+  };
+  std::vector<uint8_t> bytes;
+  std::vector<Point> points;
+};
+struct WarpLoopCopies {
+  WarpLoopCopy shape[8];  // z_ | daz_ << 1 | draw_loop_ << 2
+  uint64_t replays = 0;
+};
+thread_local WarpLoopCopies tl_warp_loops;
+bool warp_loop_copies_on = true;
+}  // namespace
+
+void set_warp_loop_copies(bool on) {
+  warp_loop_copies_on = on;
+  tl_warp_loops = WarpLoopCopies{};
+}
+uint64_t warp_loop_replays() { return tl_warp_loops.replays; }
+
 void Emitter::emit_warp_loop() {
   if (!warp_loop_) return;
   align(16);
   warp_loop_entry_ = getSize();
+  WarpLoopCopy& copy = tl_warp_loops.shape[(z_ ? 1 : 0) | (daz_ ? 2 : 0) | (draw_loop_ ? 4 : 0)];
+  if (warp_loop_copies_on && !copy.bytes.empty() && maxSize_ - size_ >= copy.bytes.size() + 64) {
+    // The kept bytes between the points; at each point what the first
+    // emission did there, through xbyak (the labels are this function's).
+    size_t from = 0;
+    for (const WarpLoopCopy::Point& p : copy.points) {
+      std::memcpy(top_ + size_, copy.bytes.data() + from, p.at - from);
+      size_ += p.at - from;
+      const size_t before = size_;
+      switch (p.kind) {
+        case WarpLoopCopy::BindLoopNext: L(loop_next_); break;
+        case WarpLoopCopy::JnzDrawNext: jnz(draw_next_, T_NEAR); break;
+        case WarpLoopCopy::JeWarpStart: je(warp_start_, T_NEAR); break;
+        case WarpLoopCopy::JmpLoopWarpStart: jmp(loop_warp_start_, T_NEAR); break;
+      }
+      if (size_ - before != p.len) throw CompileError("x64 jit: warp loop copy: a reference changed its length");
+      from = p.at + p.len;
+    }
+    std::memcpy(top_ + size_, copy.bytes.data() + from, copy.bytes.size() - from);
+    size_ += copy.bytes.size() - from;
+    ++tl_warp_loops.replays;
+    return;
+  }
+  std::vector<WarpLoopCopy::Point> points;
+  auto point = [&](WarpLoopCopy::Kind kind, auto&& emit) {
+    const size_t at = getSize();
+    emit();
+    points.push_back({uint32_t(at - warp_loop_entry_), uint32_t(getSize() - at), kind});
+  };
   // The prologue's register saves and MXCSR, once per call.
   emit_entry_frame();
   mov(qword[rsp + kWarpLoopOffset], rsi);
@@ -46,10 +108,10 @@ void Emitter::emit_warp_loop() {
   jmp(check, T_NEAR);
 
   // From the epilogue: eax = the status of the warp that just ended.
-  L(loop_next_);
+  point(WarpLoopCopy::BindLoopNext, [&] { L(loop_next_); });
   if (draw_loop_) {  // a draw-loop call (draw_loop.cpp) marks its pointer with bit 0
     test(byte[rsp + kWarpLoopOffset], 1);
-    jnz(draw_next_, T_NEAR);
+    point(WarpLoopCopy::JnzDrawNext, [&] { jnz(draw_next_, T_NEAR); });
   }
   cmp(eax, uint32_t(RunStatus::Done));
   jne(exit, T_NEAR);
@@ -142,15 +204,20 @@ void Emitter::emit_warp_loop() {
   // warps in the same frame, skip what it wrote for all of them.
   mov(eax, dword[LOOP(warp)]);
   cmp(eax, dword[LOOP(first_warp)]);
-  je(warp_start_, T_NEAR);
+  point(WarpLoopCopy::JeWarpStart, [&] { je(warp_start_, T_NEAR); });
   xor_(eax, eax);
-  jmp(loop_warp_start_, T_NEAR);
+  point(WarpLoopCopy::JmpLoopWarpStart, [&] { jmp(loop_warp_start_, T_NEAR); });
 
   L(done);
   mov(eax, uint32_t(RunStatus::Done));
   mov(dword[CTX(status)], eax);
   L(exit);  // eax = the call's status (ctx.status holds it)
   emit_exit_frame();
+  // Every label of the loop's own is bound (xbyak has written their rel32s).
+  if (warp_loop_copies_on) {
+    copy.bytes.assign(top_ + warp_loop_entry_, top_ + getSize());
+    copy.points = std::move(points);
+  }
 }
 
 
