@@ -43,9 +43,12 @@ bool Emitter::count_only_const(ValueId v) {
       if (ui.block == kNoBlock) continue;
       const bool shift = (ui.op == Opcode::Shl || ui.op == Opcode::LShr || ui.op == Opcode::AShr) && !wide(u) &&
                          ui.args.size() == 2 && !wide(ui.args[0]);
+      // (only a candidate's readers need the position test)
       for (size_t i = 0; i < ui.args.size(); ++i)
-        if (ValueId a = ui.args[i]; a < n && !(shift && i == 1 && a != ui.args[0]) && !const_operand_position(u, i))
+        if (ValueId a = ui.args[i]; a < n && count_only_const_[a] && !(shift && i == 1 && a != ui.args[0]) &&
+                                    !const_operand_position(u, i))
           count_only_const_[a] = 0;
+      if (ui.op != Opcode::IToF) continue;
       if (ValueId x = itof_narrow_source(f_, u); x != kNoValue && x < n) count_only_const_[x] = 0;
     }
   }
@@ -118,6 +121,7 @@ bool Emitter::mask_only_cmp(ValueId v) {
         if (!ok) mask_only_cmp_[a] = 0;
         else last[a] = std::max(last[a], plan_.position[u]);
       }
+      if (ui.op != Opcode::IToF) continue;
       if (ValueId x = itof_narrow_source(f_, u); x != kNoValue && x < n) mask_only_cmp_[x] = 0;
     }
     for (ValueId c = 0; c < n; ++c) {
