@@ -47,7 +47,18 @@ void ConstPool::grow() {
   }
 }
 
+bool ConstPool::find(const uint8_t* addr, uint8_t& kind, uint64_t& bits) const {
+  for (const Entry& e : table_)
+    if (e.addr == addr) {
+      kind = e.kind;
+      bits = e.bits;
+      return true;
+    }
+  return false;
+}
+
 const uint8_t* ConstPool::get(uint8_t kind, uint64_t bits, unsigned bytes, unsigned elem) {
+  ++gets_;
   const size_t mask = table_.size() - 1;
   size_t i = size_t((bits ^ (uint64_t(kind) << 61)) * 0x9E3779B97F4A7C15ull >> 32) & mask;
   for (; table_[i].addr; i = (i + 1) & mask)

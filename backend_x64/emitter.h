@@ -51,6 +51,10 @@ class ConstPool {
   const uint8_t* get(uint8_t kind, uint64_t bits, unsigned bytes, unsigned elem);
   uint8_t* alloc(unsigned bytes);  // fresh bytes, aligned as get()
   const uint8_t* lowest() const { return top_; }
+  // The kind and bits of the constant at `addr` (a get() result); false
+  // for any other address. A scan of the table: for rare uses.
+  bool find(const uint8_t* addr, uint8_t& kind, uint64_t& bits) const;
+  size_t gets() const { return gets_; }  // get() calls so far
 
  private:
   struct Entry {
@@ -61,7 +65,7 @@ class ConstPool {
   void grow();
   uint8_t *low_ = nullptr, *top_ = nullptr;
   std::vector<Entry> table_;  // open addressing, a power of two long
-  size_t used_ = 0;
+  size_t used_ = 0, gets_ = 0;
 };
 
 class Emitter : public FastEncoder {
@@ -426,6 +430,8 @@ class Emitter : public FastEncoder {
   uint64_t cold_fix_key(const ColdFix& c) const;  // what the fix's code depends on
   static bool cold_fix_moves_operands(const ColdFix& c);  // (shared stubs) operands into scratch 2, 3
   void emit_cold_fix_body(const ColdFix& c, bool moved);
+  // emit_cold_fix_body through the per-thread copies of fix code (lower_float.cpp).
+  void emit_cold_fix_body_kept(const ColdFix& c, bool moved);
   // The cold code in the order it was asked for: i >= 0 is cold_[i], i < 0 cold_fixes_[~i].
   std::vector<int32_t> cold_order_;
   void push_cold(std::function<void()> fn) {

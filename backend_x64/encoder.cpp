@@ -189,8 +189,12 @@ inline uint8_t* put_modrm_sib(uint8_t* q, int mod, int r, int base_low, int scal
 // A rip-relative operand: ModRM 00 r 101 and a disp32. An absolute target
 // (M_ripAddr) counts from the end of the instruction, `imm_bytes` after the
 // displacement. nullptr: the target is out of reach.
+thread_local std::vector<RipRef>* tl_rip_log = nullptr;
+
 inline uint8_t* put_rip(uint8_t* q, int r, uint64_t d, bool absolute, int imm_bytes) {
   *q++ = uint8_t(((r & 7) << 3) | 5);
+  if (tl_rip_log) [[unlikely]]
+    tl_rip_log->push_back(RipRef{q, d, absolute});
   if (absolute) d -= uint64_t(q + 4 + imm_bytes);
   if (uint64_t(int64_t(int32_t(uint32_t(d)))) != d) return nullptr;
   const uint32_t d32 = uint32_t(d);
@@ -211,6 +215,8 @@ inline uint8_t* put_mem(uint8_t* q, int r, const MemParts& m, int imm_bytes) {
 }
 
 }  // namespace
+
+void set_rip_log(std::vector<RipRef>* log) { tl_rip_log = log; }
 
 bool FastEncoder::fast_reg(const VexForm& f, const Reg& reg, const Operand* vvvv, const Reg& rm, int imm) {
   // Longest form: EVEX (4) + opcode + ModRM + imm8 = 7 bytes.

@@ -19,6 +19,7 @@
 #include <xbyak/xbyak.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace gpurc::x64 {
 
@@ -155,6 +156,19 @@ struct VexForm {
   X(vmovups) X(vmovaps) X(vmovdqu) X(vmovdqa) X(vmovdqu32) X(vmovdqu64) X(vmovdqa32) X(vcvtdq2ps)        \
   X(vcvtps2dq) X(vcvttps2dq) X(vsqrtps) X(vpabsd) X(vptest) X(vrcp14ps) X(vrsqrt14ps) X(vpbroadcastd)              \
   X(vpbroadcastq) X(vpshufd) X(vroundps) X(vrndscaleps) X(vpslld) X(vpsrld) X(vpsrad) X(vpsllq) X(vpsrlq)
+
+// A rip-relative operand the fast paths encoded: where its disp32 is and
+// the absolute target it reaches (`absolute` false: a displacement the caller
+// gave, not a target). While a log is set on a thread
+// (set_rip_log, null: none), every such operand encoded there is appended;
+// operands xbyak encodes itself are not (the emitter's copies of out-of-line
+// fix code check for those with a disassembler, lower_float.cpp).
+struct RipRef {
+  uint8_t* disp;
+  uint64_t target;
+  bool absolute;
+};
+void set_rip_log(std::vector<RipRef>* log);
 
 class FastEncoder : public Xbyak::CodeGenerator {
  public:

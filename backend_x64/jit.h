@@ -40,6 +40,9 @@ std::unique_ptr<CompiledFunction> compile(const ir::Function& f, const JitOption
 // calling thread made.
 void set_warp_loop_copies(bool on);
 uint64_t warp_loop_replays();
+// Likewise the out-of-line fix code of each float fix shape (lower_float.cpp).
+void set_fix_code_copies(bool on);
+uint64_t fix_code_replays();
 
 // The tiers this folder provides, best first: "jit-avx512" (16-lane strips)
 // and "jit-avx2" (8-lane strips).

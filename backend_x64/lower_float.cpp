@@ -8,6 +8,10 @@
 #include <algorithm>
 #include <array>
 
+#include <cstring>
+#include <unordered_map>
+#include <vector>
+
 #include "backend_x64/emitter.h"
 #include "ir/transc_pica.h"
 
@@ -239,6 +243,130 @@ void Emitter::emit_cold_fix_body(const ColdFix& c, bool moved) {
   float_fix(c.fflags, d, args, c.n);
 }
 
+// Copies of fix code. A fix's code depends only on its shape (its key,
+// cold_fix_key, and with its operands not moved, their registers), the tier
+// and the MXCSR mode, and on where the constant pool puts the constants it
+// reads. Each thread keeps the code of every fix shape it has emitted, with
+// the place and constant of each rip-relative operand, and later fixes of
+// the same shape (in this or a later function) copy the bytes and point
+// those operands at this function's pool, asking the pool for the constants
+// in the same order as the emission would (so the pool's layout, and every
+// byte, is the same). When a shape is first met its code is emitted twice,
+// the second copy right after the first (then dropped): the two may differ
+// only in the logged operands' displacements, by the first copy's length,
+// each operand must reach a pool constant, and the emission must have asked
+// the pool once per operand; otherwise (an operand xbyak encoded, a branch
+// out of the code) the shape is emitted every time.
+// set_fix_code_copies(false) (jit.h) emits every fix.
+namespace {
+struct FixCode {
+  struct Ref {
+    uint32_t disp_at, end_at;  // the disp32's offset and its instruction's end, in bytes
+    uint8_t kind;
+    uint64_t bits;
+  };
+  bool usable = false;
+  std::vector<uint8_t> bytes;
+  std::vector<Ref> refs;
+};
+struct FixShape {
+  uint64_t key, regs;
+  bool operator==(const FixShape&) const = default;
+};
+struct FixShapeHash {
+  size_t operator()(const FixShape& s) const { return size_((s.key * 0x9E3779B97F4A7C15ull) ^ (s.regs + (s.regs << 17))); }
+  static size_t size_(uint64_t x) { return size_t(x ^ (x >> 29)); }
+};
+struct FixCodes {
+  std::unordered_map<FixShape, FixCode, FixShapeHash> shapes;
+  uint64_t replays = 0;
+};
+thread_local FixCodes tl_fix_codes;
+bool fix_code_copies_on = true;
+}  // namespace
+
+void set_fix_code_copies(bool on) {
+  fix_code_copies_on = on;
+  tl_fix_codes = FixCodes{};
+}
+uint64_t fix_code_replays() { return tl_fix_codes.replays; }
+
+void Emitter::emit_cold_fix_body_kept(const ColdFix& c, bool moved) {
+  if (!fix_code_copies_on) {
+    emit_cold_fix_body(c, moved);
+    return;
+  }
+  // (cold_fix_key uses bits 0-35; it leaves out the registers of a fix
+  // whose operands a shared stub's sites move, which this one may not have)
+  FixShape shape{cold_fix_key(c) | uint64_t(moved) << 40 | uint64_t(z_) << 41 | uint64_t(daz_) << 42, 0};
+  if (!moved)
+    for (int r : {int(c.args[0]), int(c.args[1]), int(c.args[2]), int(c.rc), int(c.n)})
+      shape.regs = shape.regs << 8 | uint64_t(uint8_t(r + 1));
+  auto [it, fresh] = tl_fix_codes.shapes.try_emplace(shape);
+  FixCode& code = it->second;
+  if (!fresh) {
+    if (!code.usable || maxSize_ - size_ < code.bytes.size() + 16) {
+      emit_cold_fix_body(c, moved);
+      return;
+    }
+    const PoolKind* kinds[4] = {&const32_, &constvec_, &const64_, &constvec64_};
+    uint8_t* start = top_ + size_;
+    std::memcpy(start, code.bytes.data(), code.bytes.size());
+    for (const FixCode::Ref& r : code.refs) {
+      const uint8_t* target = static_cast<const uint8_t*>((*kinds[r.kind])[r.bits]);
+      const int64_t d = int64_t(target - (start + r.end_at));
+      if (d != int64_t(int32_t(d))) throw CompileError("x64 jit: a constant out of rip-relative reach");
+      const int32_t d32 = int32_t(d);
+      std::memcpy(start + r.disp_at, &d32, 4);
+    }
+    size_ += code.bytes.size();
+    ++tl_fix_codes.replays;
+    return;
+  }
+  std::vector<RipRef> log, again;
+  const size_t at = size_, gets = pool_.gets();
+  try {
+    set_rip_log(&log);
+    emit_cold_fix_body(c, moved);
+    const size_t mid = size_, pool_gets = pool_.gets() - gets;
+    set_rip_log(&again);
+    emit_cold_fix_body(c, moved);
+    set_rip_log(nullptr);
+    const size_t len = mid - at;
+    const uint8_t* a = top_ + at;
+    const uint8_t* b = top_ + mid;
+    bool ok = size_ - mid == len && pool_gets == log.size() && again.size() == log.size();
+    std::vector<uint8_t> in_disp(len, 0);
+    for (size_t i = 0; ok && i < log.size(); ++i) {
+      const RipRef& r = log[i];
+      const size_t disp_at = size_t(r.disp - a);
+      ok = r.absolute && again[i].absolute && again[i].target == r.target && disp_at + 4 <= len &&
+           size_t(again[i].disp - b) == disp_at;
+      if (!ok) break;
+      int32_t d1, d2;
+      std::memcpy(&d1, a + disp_at, 4);
+      std::memcpy(&d2, b + disp_at, 4);
+      ok = int64_t(d1) - int64_t(d2) == int64_t(len);
+      FixCode::Ref ref{uint32_t(disp_at), 0, 0, 0};
+      const uint64_t end = r.target - uint64_t(int64_t(d1));  // the instruction's end
+      ok = ok && end > uint64_t(uintptr_t(a + disp_at)) && end <= uint64_t(uintptr_t(a + len)) &&
+           pool_.find(reinterpret_cast<const uint8_t*>(uintptr_t(r.target)), ref.kind, ref.bits);
+      ref.end_at = uint32_t(end - uint64_t(uintptr_t(a)));
+      for (int k = 0; k < 4; ++k) in_disp[disp_at + size_t(k)] = 1;
+      code.refs.push_back(ref);
+    }
+    for (size_t i = 0; ok && i < len; ++i) ok = a[i] == b[i] || in_disp[i];
+    code.usable = ok;
+    if (ok) code.bytes.assign(a, a + len);
+    else code.refs.clear();
+    size_ = mid;  // drop the second copy
+  } catch (...) {
+    set_rip_log(nullptr);
+    tl_fix_codes.shapes.erase(shape);
+    throw;
+  }
+}
+
 // The fixes run only when a lane needs one, so their speed hardly matters,
 // but their volume does: a heavy PICA200 shader has ~140, ~10-35
 // instructions each, and emitting them was a large part of a compile. Fixes
@@ -290,7 +418,7 @@ void Emitter::emit_cold_code() {
     }
     // then_next: the next fix's site follows instead of the jump back.
     if (s.count < 2) {
-      emit_cold_fix_body(c, false);
+      emit_cold_fix_body_kept(c, false);
       if (!c.then_next) jmp_back(c.back);
       continue;
     }
@@ -311,7 +439,7 @@ void Emitter::emit_cold_code() {
       jmp_back(c.back);
     }
     s.stub = getSize();
-    emit_cold_fix_body(c, moved);
+    emit_cold_fix_body_kept(c, moved);
     ret();
     if (c.then_next) bind_forward(over);
   }
@@ -429,9 +557,12 @@ bool Emitter::read_by_daz_arith_only(ValueId v) {
       return daz_reader(in) && (in.fflags & ff::FtzOut) && !(in.fflags & ff::Sat);
     };
     std::vector<uint8_t> phi_ok(n, 0);
-    for (ValueId p = 0; p < n; ++p)
+    bool any_phi = false;
+    for (ValueId p = 0; p < n; ++p) {
       phi_ok[p] = f_.insts[p].op == Opcode::Phi && f_.insts[p].block != kNoBlock && f_.insts[p].type == ir::Type::F32;
-    for (bool changed = true; changed;) {
+      any_phi = any_phi || phi_ok[p];
+    }
+    for (bool changed = any_phi; changed;) {  // (nothing to clear without an f32 phi)
       changed = false;
       for (const ir::Inst& in : f_.insts) {
         if (in.block == kNoBlock || daz_reader(in) || (in.op == Opcode::Phi && phi_ok[&in - f_.insts.data()])) continue;

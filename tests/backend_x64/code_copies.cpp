@@ -1,17 +1,21 @@
-// The warp loop is emitted once per thread and shape (tier, MXCSR mode,
-// draw loop) and copied into later functions (backend_x64/warp_loop.cpp):
-// a function whose warp loop is a copy, made after another function of the
-// same shape at another code size, has the same bytes as the function
-// compiled with every warp loop emitted. Both tiers (AVX-512 as a listing
-// when the host lacks it), both MXCSR modes, with and without a draw loop.
-// (The runtime suites run warp loops of copied code: every compile after
-// the first of its shape in a thread takes the copy.)
+// Code the x64 emitter keeps per thread and copies into later functions:
+// the warp loop, once per tier, MXCSR mode and draw-loop shape
+// (backend_x64/warp_loop.cpp), and the out-of-line float fixes, once per fix
+// shape with their constant-pool operands re-pointed (lower_float.cpp). A
+// function built from copies, made after other functions put the same code
+// elsewhere and the same constants at other pool places, has the bytes of
+// the function compiled with nothing copied. Both tiers (AVX-512 as a
+// listing when the host lacks it), both MXCSR modes. (The runtime suites and
+// the fuzzers run copied code: every compile after the first of its shape
+// in a thread takes the copies.)
 #include <doctest/doctest.h>
 
 #include <vector>
 
 #include "../backend/float_fix_functions.h"
 #include "backend_x64/jit.h"
+#include "ir/passes.h"
+#include "reference_shader.h"
 
 using namespace gpurc;
 using namespace gpurc::x64;
@@ -71,4 +75,37 @@ TEST_CASE("x64 jit: a copied warp loop gives the bytes of an emitted one") {
         CHECK(warp_loop_replays() == 2);
       }
   set_warp_loop_copies(true);
+}
+
+TEST_CASE("x64 jit: copied float fix code gives the bytes of emitted fix code") {
+  set_warp_loop_copies(true);
+  for (Tier t : {Tier::Avx512, Tier::Avx2})
+    for (bool daz : {false, true}) {
+      CAPTURE(tier_name(t));
+      CAPTURE(daz);
+      // Every fix combination (float_fix_function) and the reference shaders
+      // after the pipeline (fused products, Pica transcendentals, ZeroMul).
+      std::vector<ir::Function> fs;
+      fs.push_back(float_fix_function(daz));
+      for (const char* name : {"ref_simple", "ref_heavy", "ref_loop"}) {
+        ir::Function f = test::translate_reference_shader(name);
+        REQUIRE(ir::run_pipeline(f, ir::PassOptions{}) == "");
+        fs.push_back(std::move(f));
+      }
+      set_fix_code_copies(false);
+      std::vector<std::vector<uint8_t>> emitted;
+      for (const ir::Function& f : fs) emitted.push_back(code_of(f, t));
+      CHECK(fix_code_replays() == 0);
+      // Forwards (the first function records, the others copy), then
+      // backwards, then each after the others.
+      set_fix_code_copies(true);
+      for (size_t i = 0; i < fs.size(); ++i) CHECK(code_of(fs[i], t) == emitted[i]);
+      const uint64_t forwards = fix_code_replays();
+      CHECK(forwards > 0);
+      set_fix_code_copies(true);
+      for (size_t i = fs.size(); i-- > 0;) CHECK(code_of(fs[i], t) == emitted[i]);
+      for (size_t i = 0; i < fs.size(); ++i) CHECK(code_of(fs[i], t) == emitted[i]);
+      CHECK(fix_code_replays() > forwards);
+    }
+  set_fix_code_copies(true);
 }
