@@ -4,6 +4,7 @@
 #pragma once
 #include <xbyak/xbyak.h>
 
+#include <cstring>
 #include <functional>
 #include <list>
 #include <map>
@@ -443,16 +444,32 @@ class Emitter : public FastEncoder {
     cold_fixes_.push_back(c);
   }
   // Near jumps patched by hand (the encodings of jcc / jmp with T_NEAR).
-  size_t jcc_forward(uint8_t cc) {  // 0F 80+cc rel32; returns the rel32's offset
-    db(0x0F);
-    db(0x80 | cc);
-    dd(0);
-    return getSize() - 4;
+  // (The bytes xbyak's db / dd would write, one room check per instruction
+  // instead of one per byte.)
+  uint8_t* code_room(size_t n) {
+    if (maxSize_ - size_ < n) throw Xbyak::Error(Xbyak::ERR_CODE_IS_TOO_BIG);
+    return top_ + size_;
   }
-  void bind_forward(size_t at) { rewrite(at, uint32_t(getSize() - (at + 4)), 4); }
+  void op_rel32(uint8_t op, uint32_t rel) {  // op rel32 (E8 call, E9 jmp)
+    uint8_t* p = code_room(5);
+    p[0] = op;
+    std::memcpy(p + 1, &rel, 4);
+    size_ += 5;
+  }
+  size_t jcc_forward(uint8_t cc) {  // 0F 80+cc rel32; returns the rel32's offset
+    uint8_t* p = code_room(6);
+    p[0] = 0x0F;
+    p[1] = uint8_t(0x80 | cc);
+    std::memset(p + 2, 0, 4);
+    size_ += 6;
+    return size_ - 4;
+  }
+  void bind_forward(size_t at) {
+    const uint32_t rel = uint32_t(size_ - (at + 4));
+    std::memcpy(top_ + at, &rel, 4);
+  }
   void jmp_back(size_t target) {  // E9 rel32 to an earlier offset
-    db(0xE9);
-    dd(uint32_t(int64_t(target) - int64_t(getSize() + 4)));
+    op_rel32(0xE9, uint32_t(int64_t(target) - int64_t(size_ + 5)));
   }
   void float_fix(uint32_t fflags, int d, const int* nan_args, int n);  // NaN rule, FtzOut (not Sat)
   // DAZ mode (lower_float.cpp): every float op of the function reads its

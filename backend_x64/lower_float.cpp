@@ -423,17 +423,14 @@ void Emitter::emit_cold_code() {
       continue;
     }
     if (s.stub != kNoStub) {  // E8 rel32: call the stub
-      db(0xE8);
-      dd(uint32_t(int64_t(s.stub) - int64_t(getSize() + 4)));
+      op_rel32(0xE8, uint32_t(int64_t(s.stub) - int64_t(getSize() + 5)));
       if (!c.then_next) jmp_back(c.back);
       continue;
     }
-    db(0xE8);
-    dd(5);  // the stub follows the jmp back (5 bytes)
+    op_rel32(0xE8, 5);  // the stub follows the jmp back (5 bytes)
     size_t over = 0;
     if (c.then_next) {  // a jmp over the stub to the next site
-      db(0xE9);
-      dd(0);
+      op_rel32(0xE9, 0);
       over = getSize() - 4;
     } else {
       jmp_back(c.back);
