@@ -549,11 +549,6 @@ __attribute__((target("avx512f"))) void run_range_wide(const PreparedShader& s, 
 }
 #endif
 
-// The warps of [begin, end) through the engine's draw loop (begin a warp
-// boundary; a last partial warp runs in the same call, ir::DrawLoop::tail),
-// ascending or, with mv.reverse, descending. Returns true when all ran;
-// false after a fault, with `stopped` = the first vertex of the warp that
-// faulted.
 // The descriptor fields of the engine's draw loop that depend on the
 // set-up only (not on the warps, the tail or the budget).
 void fill_loop(const DrawPlan& plan, const Moves& mv, ir::DrawLoop& loop) {
@@ -572,6 +567,11 @@ void fill_loop(const DrawPlan& plan, const Moves& mv, ir::DrawLoop& loop) {
   loop.warp_entry = mv.loop_warp_entry;
 }
 
+// The warps of [begin, end) through the engine's draw loop (begin a warp
+// boundary; a last partial warp runs in the same call, ir::DrawLoop::tail),
+// ascending or, with mv.reverse, descending. Returns true when all ran;
+// false after a fault, with `stopped` = the first vertex of the warp that
+// faulted.
 bool run_engine_loop(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, const Moves& mv,
                      size_t begin, size_t end, int64_t budget, uint8_t* vars, Fault& fault, size_t& stopped) {
   const size_t first = begin / kWarp, last = (end + kWarp - 1) / kWarp;
@@ -880,10 +880,9 @@ DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t
   const bool reuse = scratch.streams_id != 0 && scratch.setup_id == scratch.streams_id &&
                      scratch.setup_plan == &plan && scratch.loop_exe == s.compiled.exe.get() &&
                      (!scratch.setup_count_matters || scratch.setup_count == count);
-  if (reuse && run_draw_again(s, plan, uniforms, count, threads, budget, scratch) != 0) {
-    if (scratch.again_fault.ok) return DrawResult{};
-    return std::exchange(scratch.again_fault, DrawResult{});
-  }
+  if (reuse)
+    if (const int again = run_draw_again(s, plan, uniforms, count, threads, budget, scratch); again != 0)
+      return again > 0 ? DrawResult{} : std::exchange(scratch.again_fault, DrawResult{});
   Moves fresh;
   if (!reuse) {
     Moves& mv = fresh;
