@@ -490,7 +490,6 @@ void Emitter::emit_draw_stub() {
     }
     // The next warp's records of this register (prefetches never fault),
     // unless this is the call's last warp.
-    Label more;
     cmp(dword[DL(prefetch)], 0);
     je(no_prefetch, T_NEAR);
     {
@@ -510,15 +509,15 @@ void Emitter::emit_draw_stub() {
       je(no_prefetch, T_NEAR);
       L(go);
     }
-    mov(r12d, int(kWarpLanes / 4));
-    L(more);
-    prefetcht0(ptr[r8]);
-    prefetcht0(ptr[r8 + r9]);
-    prefetcht0(ptr[r8 + r9 * 2]);
-    prefetcht0(ptr[r8 + r10]);
-    lea(r8, ptr[r8 + r9 * 4]);
-    sub(r12d, 1);
-    jnz(more, T_NEAR);
+    // Unrolled (eleventh session: the counted loop cost 7 instructions per
+    // four records, 56 per warp and loaded register; now 39).
+    for (int k = 0; k < int(kWarpLanes / 4); ++k) {
+      prefetcht0(ptr[r8]);
+      prefetcht0(ptr[r8 + r9]);
+      prefetcht0(ptr[r8 + r9 * 2]);
+      prefetcht0(ptr[r8 + r10]);
+      if (k + 1 < int(kWarpLanes / 4)) lea(r8, ptr[r8 + r9 * 4]);
+    }
     L(no_prefetch);
   });
   mov(r12, qword[CTX(frame)]);
