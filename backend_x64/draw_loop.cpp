@@ -182,30 +182,31 @@ void Emitter::emit_draw_stub() {
     lea(rbp, ptr[rsp + kStackBytes + 40]);
     L(none);
   };
-  // One vertex's `bytes` (16, 32, 48 or 64) from [r8] to [rax], all read
+  // One vertex's `bytes` (16, 32, 48 or 64) from `src` to `dst`, all read
   // before any is written (the bytes of registers k and k + 4).
-  auto copy_vertex = [&](int bytes, int k) {
+  auto copy_vertex_at = [&](int bytes, int k, const RegExp& src, const RegExp& dst) {
     if (bytes == 16) {
-      vmovups(Xmm(k), ptr[r8]);
-      vmovups(ptr[rax], Xmm(k));
+      vmovups(Xmm(k), ptr[src]);
+      vmovups(ptr[dst], Xmm(k));
     } else if (bytes == 32) {
-      vmovups(Ymm(k), ptr[r8]);
-      vmovups(ptr[rax], Ymm(k));
+      vmovups(Ymm(k), ptr[src]);
+      vmovups(ptr[dst], Ymm(k));
     } else if (bytes == 48) {
-      vmovups(Ymm(k), ptr[r8]);
-      vmovups(Xmm(k + 4), ptr[r8 + 32]);
-      vmovups(ptr[rax], Ymm(k));
-      vmovups(ptr[rax + 32], Xmm(k + 4));
+      vmovups(Ymm(k), ptr[src]);
+      vmovups(Xmm(k + 4), ptr[src + 32]);
+      vmovups(ptr[dst], Ymm(k));
+      vmovups(ptr[dst + 32], Xmm(k + 4));
     } else if (wide) {
-      vmovups(Zmm(k), ptr[r8]);
-      vmovups(ptr[rax], Zmm(k));
+      vmovups(Zmm(k), ptr[src]);
+      vmovups(ptr[dst], Zmm(k));
     } else {
-      vmovups(Ymm(k), ptr[r8]);
-      vmovups(Ymm(k + 4), ptr[r8 + 32]);
-      vmovups(ptr[rax], Ymm(k));
-      vmovups(ptr[rax + 32], Ymm(k + 4));
+      vmovups(Ymm(k), ptr[src]);
+      vmovups(Ymm(k + 4), ptr[src + 32]);
+      vmovups(ptr[dst], Ymm(k));
+      vmovups(ptr[dst + 32], Ymm(k + 4));
     }
   };
+  auto copy_vertex = [&](int bytes, int k) { copy_vertex_at(bytes, k, r8, rax); };
   auto copies = [&](int list_off, int count_off) {
     Label each, copied, none;
     mov(ecx, dword[rsi + count_off]);
@@ -231,15 +232,22 @@ void Emitter::emit_draw_stub() {
       }
       cmp(edx, int(kWarpLanes));
       jne(one, T_NEAR);
+      // A full warp: four vertices per step at [r8 + k * stride] (r14, rbp
+      // = three strides: free here; rbp is restored below), two pointer
+      // steps per four vertices (eleventh session: was two per vertex).
       mov(edx, int(kWarpLanes / 4));
+      lea(r14, ptr[r9 + r9 * 2]);
+      lea(rbp, ptr[r10 + r10 * 2]);
       L(vertex);
-      for (int k = 0; k < 4; ++k) {
-        copy_vertex(widths[w], k);
-        add(r8, r9);
-        add(rax, r10);
-      }
+      copy_vertex_at(widths[w], 0, r8, rax);
+      copy_vertex_at(widths[w], 1, r8 + r9, rax + r10);
+      copy_vertex_at(widths[w], 2, r8 + r9 * 2, rax + r10 * 2);
+      copy_vertex_at(widths[w], 3, r8 + r14, rax + rbp);
+      lea(r8, ptr[r8 + r9 * 4]);
+      lea(rax, ptr[rax + r10 * 4]);
       sub(edx, 1);
       jnz(vertex, T_NEAR);
+      lea(rbp, ptr[rsp + kStackBytes + 40]);  // the entry frame's frame pointer, as after each_move
       jmp(copied, T_NEAR);
       L(one);  // a partial warp: its vertices one by one (lanes >= 1)
       copy_vertex(widths[w], 0);
@@ -482,7 +490,6 @@ void Emitter::emit_draw_stub() {
     }
     // The next warp's records of this register (prefetches never fault),
     // unless this is the call's last warp.
-    Label more;
     cmp(dword[DL(prefetch)], 0);
     je(no_prefetch, T_NEAR);
     {
@@ -502,15 +509,15 @@ void Emitter::emit_draw_stub() {
       je(no_prefetch, T_NEAR);
       L(go);
     }
-    mov(r12d, int(kWarpLanes / 4));
-    L(more);
-    prefetcht0(ptr[r8]);
-    prefetcht0(ptr[r8 + r9]);
-    prefetcht0(ptr[r8 + r9 * 2]);
-    prefetcht0(ptr[r8 + r10]);
-    lea(r8, ptr[r8 + r9 * 4]);
-    sub(r12d, 1);
-    jnz(more, T_NEAR);
+    // Unrolled (eleventh session: the counted loop cost 7 instructions per
+    // four records, 56 per warp and loaded register; now 39).
+    for (int k = 0; k < int(kWarpLanes / 4); ++k) {
+      prefetcht0(ptr[r8]);
+      prefetcht0(ptr[r8 + r9]);
+      prefetcht0(ptr[r8 + r9 * 2]);
+      prefetcht0(ptr[r8 + r10]);
+      if (k + 1 < int(kWarpLanes / 4)) lea(r8, ptr[r8 + r9 * 4]);
+    }
     L(no_prefetch);
   });
   mov(r12, qword[CTX(frame)]);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 
 #include "ir/abi.h"
@@ -105,6 +106,7 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer,
     if (in.block != kNoBlock)
       for (ValueId a : in.args)
         if (a < uses_.size()) ++uses_[a];
+  find_var_homes();
   if (has_phis_) frame_bytes_ = kLaunchMaskBytes;  // launch masks at frame offset 0
   ir::StageTimer t("indexed memory plan");
   plan_indexed_memory();
@@ -142,7 +144,68 @@ uint32_t Emitter::stage_slot(ValueId phi) {
   return uint32_t(stage_slot_[phi]);
 }
 
+// A 32-bit load_var of a var the function never stores keeps its value in
+// that var for the whole run, so the var is the value's home: a spill need
+// not store it and a reload reads the var (eleventh session: a vertex
+// shader's input loads come first in their block, and with 16 ymm registers
+// most were stored to frame slots right after being loaded, 12 stores per
+// strip in the simple reference shader). Only for values whose every reader
+// takes its operands through use() / strip_mem (the float arithmetic the
+// tiers lower natively, selects and var stores): other lowerings (helper
+// calls, phis' edge copies, memory ops, cross-lane ops, branches) read a
+// value's frame slot by its offset. GPURC_VAR_HOMES=0 (read once) turns it
+// off, for measurements.
+bool Emitter::var_homes_enabled() {
+  static const bool yes = [] {
+    const char* e = std::getenv("GPURC_VAR_HOMES");
+    return !(e && *e == '0');
+  }();
+  return yes;
+}
+
+void Emitter::find_var_homes() {
+  var_home_.assign(f_.insts.size(), -1);
+  if (!var_homes_enabled()) return;
+  std::vector<uint8_t> stored(f_.vars.size(), 0);
+  bool loads = false;
+  for (const ir::Inst& in : f_.insts) {
+    if (in.block == kNoBlock) continue;
+    if (in.op == Opcode::StoreVar && in.imm < stored.size()) stored[size_t(in.imm)] = 1;
+    loads |= in.op == Opcode::LoadVar;
+  }
+  if (!loads) return;
+  for (ValueId v = 0; v < f_.insts.size(); ++v) {
+    const ir::Inst& in = f_.insts[v];
+    if (in.block == kNoBlock || in.op != Opcode::LoadVar || in.imm >= f_.vars.size() || stored[size_t(in.imm)]) continue;
+    if ((in.type != ir::Type::F32 && in.type != ir::Type::I32) || lane_bytes(f_.vars[size_t(in.imm)].type) != 4)
+      continue;
+    var_home_[v] = int32_t(in.imm);
+  }
+  auto reads_through_use = [&](const ir::Inst& u) {
+    switch (u.op) {
+      case Opcode::FAdd: case Opcode::FSub: case Opcode::FMul: case Opcode::FFma: case Opcode::FMad:
+      case Opcode::FMin: case Opcode::FMax: case Opcode::FNeg: case Opcode::FAbs:
+        return u.type == ir::Type::F32;
+      case Opcode::FCmp:
+        return !u.args.empty() && f_.insts[u.args[0]].type == ir::Type::F32;
+      case Opcode::Select:
+        return lane_bytes(u.type) == 4;
+      case Opcode::StoreVar:
+        return true;
+      default:
+        return false;
+    }
+  };
+  for (const ir::Inst& u : f_.insts) {
+    if (u.block == kNoBlock) continue;
+    bool ok = reads_through_use(u);
+    for (ValueId a : u.args)
+      if (a < var_home_.size() && var_home_[a] >= 0 && !ok) var_home_[a] = -1;
+  }
+}
+
 Address Emitter::strip_mem(ValueId v, int half) {
+  if (var_home_[v] >= 0) return var_mem(uint32_t(var_home_[v]), half);
   uint32_t s = slot(v);
   const Reg64& lane = strip_alt_ ? rbp : r14;  // rbp: the second strip of an interleaved loop (loops.cpp)
   if (wide(v)) return ptr[r12 + lane * 2 + int(s + half * vbytes_)];
@@ -209,7 +272,7 @@ int Emitter::def(ValueId v) {
   int r = alloc_reg();
   regs_[r].v = v;
   vals_[v].reg = int8_t(r);
-  vals_[v].in_frame = false;
+  vals_[v].in_frame = var_home_[v] >= 0;  // a load_var of a var the function never stores: already home
   return r;
 }
 

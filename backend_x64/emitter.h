@@ -113,6 +113,13 @@ class Emitter : public FastEncoder {
 
   // ---- frame
   uint32_t slot(ir::ValueId v);
+  // Per value: the var a load_var reads when its home is that var instead
+  // of a frame slot, else -1 (find_var_homes). Such a value is never stored
+  // by a spill (the var already holds it: the function writes the var
+  // nowhere) and is reloaded from the var; strip_mem(v) is the var.
+  std::vector<int32_t> var_home_;
+  void find_var_homes();
+  static bool var_homes_enabled();
   uint32_t stage_slot(ir::ValueId phi);
   Xbyak::Address strip_mem(ir::ValueId v, int half = 0);
   Xbyak::Address var_mem(uint32_t var, int half = 0);

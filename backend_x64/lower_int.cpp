@@ -211,6 +211,10 @@ bool Emitter::lower_state(ValueId v) {
     }
     case Opcode::LoadVar: {
       if (in.imm >= f_.vars.size()) throw CompileError("x64 jit: load_var of unknown var " + std::to_string(in.imm));
+      if (var_home_[v] >= 0) {  // its var is its home (find_var_homes): loaded where it is used
+        vals_[v].in_frame = true;
+        return true;
+      }
       int d = def(v);
       vload(d, var_mem(uint32_t(in.imm)));
       mask_to_width(d, in.type);

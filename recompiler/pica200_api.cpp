@@ -5,6 +5,7 @@
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -418,63 +419,75 @@ RunResult DrawState::run(const VertexInputs& in, const VertexOutputs& out, size_
   if (p.draw.valid && m.streams_valid && m.streams_multi == (count > 1) && same_streams(in, m.last_in) &&
       same_streams(out, m.last_out)) {
     m.scratch.streams_id = m.streams_id;
-    return run_result_of(pica::run_draw(p, p.draw, m.block.get(), m.is, m.os, count, opt.threads, opt.budget, m.scratch));
-  }
-  m.streams_valid = false;
-  if (std::string e = check_streams("input", 'v', in.mask, in.reg, in.stride, in.record_bytes, count); !e.empty())
-    return failure(e);
-  if (std::string e = check_streams("output", 'o', out.mask, out.reg, out.stride, out.record_bytes, count); !e.empty())
-    return failure(e);
-  pica::DrawStreams is, os;
-  is.mask = in.mask;
-  os.mask = out.mask;
-  for (uint32_t m = in.mask; m; m &= m - 1) {
-    const unsigned n = unsigned(__builtin_ctz(m));
-    is.base[n] = const_cast<uint8_t*>(static_cast<const uint8_t*>(in.reg[n]));
-    is.stride[n] = in.stride[n];
-    is.comp[n] = {0, 4, 8, 12};
-    is.quad[n] = true;
-  }
-  for (uint32_t m = out.mask; m; m &= m - 1) {
-    const unsigned n = unsigned(__builtin_ctz(m));
-    const std::array<int32_t, 4>& comp = out.component[n];
-    for (unsigned c = 0; c < 4; ++c)
-      if (count > 1 && comp[c] >= 0 && size_t(comp[c]) + 4 > out.stride[n])
-        return failure(fmt::format("gpurc::pica200: output o{} component {} at byte {} lies outside the {}-byte stride",
-                                   n, "xyzw"[c], comp[c], out.stride[n]));
-    os.base[n] = static_cast<uint8_t*>(out.reg[n]);
-    os.stride[n] = out.stride[n];
-    os.comp[n] = comp;
-    os.quad[n] = comp[0] == 0 && comp[1] == 4 && comp[2] == 8 && comp[3] == 12;
-  }
-  if (p.draw.valid) {
-    m.is = is;
-    m.os = os;
-    m.last_in = in;
-    m.last_out = out;
-    m.streams_multi = count > 1;
-    m.streams_valid = true;
-    m.scratch.streams_id = ++m.streams_id;
-    return run_result_of(pica::run_draw(p, p.draw, m.block.get(), m.is, m.os, count, opt.threads, opt.budget, m.scratch));
-  }
-  // The reference interpreter: per-vertex states from the streams, and back.
-  std::vector<pica::VertexState>& states = impl_->states;
-  states.resize(count);
-  for (size_t k = 0; k < count; ++k) {
-    states[k] = pica::VertexState{};
-    for (unsigned n = 0; n < 16; ++n)
-      if (in.mask >> n & 1) std::memcpy(states[k].v[n].data(), is.base[n] + k * is.stride[n], 16);
-  }
-  pica::BatchResult b = pica::run_vertices(p, uniforms_of(impl_->mirror), states, batch_options(opt));
-  for (size_t k = 0; k < count; ++k)
-    for (unsigned n = 0; n < 16; ++n) {
-      if (!(out.mask >> n & 1)) continue;
-      for (unsigned c = 0; c < 4; ++c)
-        if (os.comp[n][c] >= 0) std::memcpy(os.base[n] + k * os.stride[n] + os.comp[n][c], &states[k].o[n][c], 4);
+    // The previous draw's set-up run again (the usual case: an emulator's
+    // draws keep their layout), else run_draw.
+    if (const int again = pica::run_draw_again(p, p.draw, m.block.get(), count, opt.threads, opt.budget, m.scratch))
+        [[likely]] {
+      if (again > 0) [[likely]]
+        return RunResult{};
+      return run_result_of(std::exchange(m.scratch.again_fault, pica::DrawResult{}));
     }
-  RunResult r = result_of(b);
-  r.run_us = 0;
-  return r;
+    return run_result_of(pica::run_draw(p, p.draw, m.block.get(), m.is, m.os, count, opt.threads, opt.budget, m.scratch));
+  }
+  // New streams (or the interpreter): out of line, so the repeated draw
+  // above keeps a small frame (the stream conversion needs ~3 KiB of stack).
+  return [&]() __attribute__((noinline)) -> RunResult {
+    m.streams_valid = false;
+    if (std::string e = check_streams("input", 'v', in.mask, in.reg, in.stride, in.record_bytes, count); !e.empty())
+      return failure(e);
+    if (std::string e = check_streams("output", 'o', out.mask, out.reg, out.stride, out.record_bytes, count); !e.empty())
+      return failure(e);
+    pica::DrawStreams is, os;
+    is.mask = in.mask;
+    os.mask = out.mask;
+    for (uint32_t m = in.mask; m; m &= m - 1) {
+      const unsigned n = unsigned(__builtin_ctz(m));
+      is.base[n] = const_cast<uint8_t*>(static_cast<const uint8_t*>(in.reg[n]));
+      is.stride[n] = in.stride[n];
+      is.comp[n] = {0, 4, 8, 12};
+      is.quad[n] = true;
+    }
+    for (uint32_t m = out.mask; m; m &= m - 1) {
+      const unsigned n = unsigned(__builtin_ctz(m));
+      const std::array<int32_t, 4>& comp = out.component[n];
+      for (unsigned c = 0; c < 4; ++c)
+        if (count > 1 && comp[c] >= 0 && size_t(comp[c]) + 4 > out.stride[n])
+          return failure(fmt::format("gpurc::pica200: output o{} component {} at byte {} lies outside the {}-byte stride",
+                                     n, "xyzw"[c], comp[c], out.stride[n]));
+      os.base[n] = static_cast<uint8_t*>(out.reg[n]);
+      os.stride[n] = out.stride[n];
+      os.comp[n] = comp;
+      os.quad[n] = comp[0] == 0 && comp[1] == 4 && comp[2] == 8 && comp[3] == 12;
+    }
+    if (p.draw.valid) {
+      m.is = is;
+      m.os = os;
+      m.last_in = in;
+      m.last_out = out;
+      m.streams_multi = count > 1;
+      m.streams_valid = true;
+      m.scratch.streams_id = ++m.streams_id;
+      return run_result_of(pica::run_draw(p, p.draw, m.block.get(), m.is, m.os, count, opt.threads, opt.budget, m.scratch));
+    }
+    // The reference interpreter: per-vertex states from the streams, and back.
+    std::vector<pica::VertexState>& states = impl_->states;
+    states.resize(count);
+    for (size_t k = 0; k < count; ++k) {
+      states[k] = pica::VertexState{};
+      for (unsigned n = 0; n < 16; ++n)
+        if (in.mask >> n & 1) std::memcpy(states[k].v[n].data(), is.base[n] + k * is.stride[n], 16);
+    }
+    pica::BatchResult b = pica::run_vertices(p, uniforms_of(impl_->mirror), states, batch_options(opt));
+    for (size_t k = 0; k < count; ++k)
+      for (unsigned n = 0; n < 16; ++n) {
+        if (!(out.mask >> n & 1)) continue;
+        for (unsigned c = 0; c < 4; ++c)
+          if (os.comp[n][c] >= 0) std::memcpy(os.base[n] + k * os.stride[n] + os.comp[n][c], &states[k].o[n][c], 4);
+      }
+    RunResult r = result_of(b);
+    r.run_us = 0;
+    return r;
+  }();
 }
 
 RunResult Shader::run_geometry(const Uniforms& u, std::span<const InputVertex> in,

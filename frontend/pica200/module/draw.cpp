@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -548,6 +549,24 @@ __attribute__((target("avx512f"))) void run_range_wide(const PreparedShader& s, 
 }
 #endif
 
+// The descriptor fields of the engine's draw loop that depend on the
+// set-up only (not on the warps, the tail or the budget).
+void fill_loop(const DrawPlan& plan, const Moves& mv, ir::DrawLoop& loop) {
+  loop.loads = mv.loads;
+  loop.nloads = mv.nloads;
+  loop.stores = mv.stores;
+  loop.nstores = mv.nstores;
+  loop.pre = mv.pre;
+  loop.npre = mv.npre;
+  loop.post = mv.post;
+  loop.npost = mv.npost;
+  loop.zero = plan.zero_pairs.data();
+  loop.nzero = uint32_t(plan.zero_pairs.size() / 2);
+  loop.prefetch = mv.prefetch;
+  loop.reverse = mv.reverse;
+  loop.warp_entry = mv.loop_warp_entry;
+}
+
 // The warps of [begin, end) through the engine's draw loop (begin a warp
 // boundary; a last partial warp runs in the same call, ir::DrawLoop::tail),
 // ascending or, with mv.reverse, descending. Returns true when all ran;
@@ -578,25 +597,13 @@ bool run_engine_loop(const PreparedShader& s, const DrawPlan& plan, const uint8_
   ctx.fault_code = ctx.fault_addr = 0;
   ctx.fault_space = ctx.fault_lane = 0;
   ir::DrawLoop loop;
-  loop.loads = mv.loads;
-  loop.nloads = mv.nloads;
-  loop.stores = mv.stores;
-  loop.nstores = mv.nstores;
-  loop.pre = mv.pre;
-  loop.npre = mv.npre;
-  loop.post = mv.post;
-  loop.npost = mv.npost;
-  loop.zero = plan.zero_pairs.data();
-  loop.nzero = uint32_t(plan.zero_pairs.size() / 2);
-  loop.prefetch = mv.prefetch;
+  fill_loop(plan, mv, loop);
   loop.first_warp = uint32_t(first);
   loop.end_warp = uint32_t(last);
   loop.tail = uint32_t(end % kWarp);
   loop.budget = budget;
-  loop.reverse = mv.reverse;
   ir::RunStatus st;
   if (mv.loop_code) {
-    loop.warp_entry = mv.loop_warp_entry;
     using DrawCode = uint32_t (*)(ir::WarpContext*, ir::DrawLoop*);
     st = ctx.status = ir::RunStatus(reinterpret_cast<DrawCode>(const_cast<uint8_t*>(mv.loop_code))(&ctx, &loop));
   } else {
@@ -804,7 +811,67 @@ void plan_engine_loop(const PreparedShader& s, const DrawPlan& plan, const DrawS
   mv.engine_loop = true;
 }
 
+// A repeated draw's fault (DrawScratch::again_ok): reported as run_range
+// reports it, and in descending order the warps below the faulting one
+// still run (through run_engine_loop, as run_range does), so the fault
+// named is the lowest faulting warp's. Out of line: the repeated draw's path
+// stays small.
+__attribute__((noinline)) DrawResult again_fault(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms,
+                                                 const Moves& mv, int64_t units, uint8_t* vars,
+                                                 const ir::WarpContext& ctx, ir::RunStatus st, uint32_t warp) {
+  Fault fault;
+  size_t stopped = size_t(warp) * kWarp;
+  report_fault(s, ctx, st, stopped, fault);
+  if (mv.reverse)
+    for (size_t top = stopped; top > 0; top = stopped)
+      if (run_engine_loop(s, plan, uniforms, mv, 0, top, units, vars, fault, stopped)) break;
+  return fault.first;
+}
+
 }  // namespace
+
+int run_draw_again(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, size_t count,
+                   unsigned threads, uint64_t budget, DrawScratch& scratch) {
+  // run_draw's reuse condition, and the kept descriptor and context.
+  if (!scratch.again_ok || scratch.streams_id == 0 || scratch.setup_id != scratch.streams_id ||
+      scratch.setup_plan != &plan || scratch.loop_exe != s.compiled.exe.get() ||
+      (scratch.setup_count_matters && scratch.setup_count != count) || (threads != 1 && count >= kDrawParallelMin) ||
+      count == 0)
+    return 0;
+  if (scratch.units_budget != budget || scratch.units_cost != s.compiled.max_step_cost || scratch.units < 0) {
+    scratch.units = jit_watchdog_units(budget, s.compiled.max_step_cost);
+    scratch.units_budget = budget;
+    scratch.units_cost = s.compiled.max_step_cost;
+  }
+  const Moves& mv = scratch.setup;
+  uint8_t* vars = scratch.get(rt::align64(plan.vars_bytes) + rt::align64(plan.frame_bytes));
+  for (uint32_t m = mv.zero_in; m; m &= m - 1) {
+    const unsigned n = unsigned(__builtin_ctz(m));
+    std::memset(vars + plan.in_ranges[n].first, 0, plan.in_ranges[n].second - plan.in_ranges[n].first);
+  }
+  ir::WarpContext& ctx = scratch.again_ctx;
+  ctx.uniforms = uniforms;
+  ctx.frame = vars + rt::align64(plan.vars_bytes);
+  ctx.vars = vars;
+  ctx.entry_mask = ~0u;
+  ctx.resume = 0;
+  ctx.status = ir::RunStatus::Done;
+  ctx.fault = ir::FaultKind::None;
+  ctx.fault_code = ctx.fault_addr = 0;
+  ctx.fault_space = ctx.fault_lane = 0;
+  ir::DrawLoop& loop = scratch.again_loop;
+  loop.first_warp = 0;
+  loop.end_warp = uint32_t((count + kWarp - 1) / kWarp);
+  loop.tail = uint32_t(count % kWarp);
+  loop.budget = scratch.units;
+  using DrawCode = uint32_t (*)(ir::WarpContext*, ir::DrawLoop*);
+  const auto st = ir::RunStatus(reinterpret_cast<DrawCode>(const_cast<uint8_t*>(mv.loop_code))(&ctx, &loop));
+  ctx.status = st;
+  if (st == ir::RunStatus::Done) [[likely]]
+    return 1;
+  scratch.again_fault = again_fault(s, plan, uniforms, mv, scratch.units, vars, ctx, st, loop.warp);
+  return -1;
+}
 
 DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, const DrawStreams& in,
                     const DrawStreams& out, size_t count, unsigned threads, uint64_t budget, DrawScratch& scratch) {
@@ -813,6 +880,9 @@ DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t
   const bool reuse = scratch.streams_id != 0 && scratch.setup_id == scratch.streams_id &&
                      scratch.setup_plan == &plan && scratch.loop_exe == s.compiled.exe.get() &&
                      (!scratch.setup_count_matters || scratch.setup_count == count);
+  if (reuse)
+    if (const int again = run_draw_again(s, plan, uniforms, count, threads, budget, scratch); again != 0)
+      return again > 0 ? DrawResult{} : std::exchange(scratch.again_fault, DrawResult{});
   Moves fresh;
   if (!reuse) {
     Moves& mv = fresh;
@@ -830,12 +900,21 @@ DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t
     order_forwards(plan, in, out, count, mv, count_matters);
     plan_engine_loop(s, plan, in, out, mv, scratch);  // rewrites the scratch's descriptors
     scratch.setup_id = 0;
+    scratch.again_ok = false;
     if (scratch.streams_id != 0 && mv.engine_loop) {
       scratch.setup = mv;
       scratch.setup_id = scratch.streams_id;
       scratch.setup_plan = &plan;
       scratch.setup_count = count;
       scratch.setup_count_matters = count_matters;
+      // The repeated draw's descriptor (its per-call fields are set per
+      // call) and a context of its own, when the stub is called directly
+      // and runs a partial last warp itself.
+      if (mv.loop_code && mv.tail_in_loop) {
+        fill_loop(plan, scratch.setup, scratch.again_loop);
+        scratch.again_ctx = ir::WarpContext{};
+        scratch.again_ok = true;
+      }
     }
   }
   const Moves& mv = reuse ? scratch.setup : fresh;

@@ -105,6 +105,13 @@ struct DrawMoves {
   const uint8_t* loop_warp_entry;
 };
 
+struct DrawResult {
+  bool ok = true;
+  bool watchdog = false;
+  size_t fault_vertex = 0;
+  std::string fault;
+};
+
 // One warp's var area and frame (64-byte aligned), grown on demand and kept,
 // and what this state measured about splitting draws over threads.
 struct DrawScratch {
@@ -143,13 +150,17 @@ struct DrawScratch {
   // jit_watchdog_units(units_budget, units_cost), kept (tenth session); -1: none yet.
   uint64_t units_budget = 0, units_cost = 0;
   int64_t units = -1;
-};
-
-struct DrawResult {
-  bool ok = true;
-  bool watchdog = false;
-  size_t fault_vertex = 0;
-  std::string fault;
+  // The repeated draw (eleventh session): when `setup` is reused, runs on the
+  // calling thread and goes through the draw-loop stub, run_draw calls the
+  // stub with this descriptor and context, which keep everything but the
+  // per-call fields (the warps, the tail, the budget, the context's status
+  // and fault fields) from the draw that made the set-up: no Moves, Fault,
+  // thread split, run_range or descriptor fill per call. `again_ok`: they
+  // are filled for `setup` (cleared whenever the set-up is rebuilt).
+  bool again_ok = false;
+  ir::DrawLoop again_loop;
+  ir::WarpContext again_ctx;
+  DrawResult again_fault;  // run_draw_again's result when it returns -1
 };
 
 // Draws smaller than this run on the calling thread whatever the thread count
@@ -169,5 +180,17 @@ constexpr size_t kDrawParallelMin = 1024;
 // kDrawParallelMin vertices. `scratch` serves the calling thread.
 DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, const DrawStreams& in,
                     const DrawStreams& out, size_t count, unsigned threads, uint64_t budget, DrawScratch& scratch);
+
+// run_draw for a caller that describes the same streams as in its previous
+// draw (scratch.streams_id as run_draw reads it), when that draw's set-up
+// can be run again through the engine's draw-loop stub on the calling
+// thread (DrawScratch::again_ok; not when the draw would be split over
+// threads): 1 = it ran and every vertex finished; -1 = it ran and faulted,
+// scratch.again_fault says how (as run_draw's result would); 0 = this path
+// does not apply and nothing ran (call run_draw). The same draw as run_draw,
+// with none of its per-call set-up (eleventh session: a repeated 32-vertex
+// draw of the simple shader spent ~240 host instructions there).
+int run_draw_again(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, size_t count,
+                   unsigned threads, uint64_t budget, DrawScratch& scratch);
 
 }  // namespace gpurc::pica
