@@ -543,9 +543,10 @@ ValueId Emitter::fused_add_of(ValueId v) {
       const uint32_t fl = f_.insts[u].fflags;
       return !(fl & ff::FtzOut) || read_by_daz_arith_only(u);
     };
+    find_daz_chains();
     std::vector<ValueId> products;
     for (ValueId m = 0; m < n; ++m)
-      if (fused_add_[m] != kNoValue) products.push_back(m);
+      if (fused_add_[m] != kNoValue && !daz_chain_member_[m]) products.push_back(m);
     std::sort(products.begin(), products.end(), [&](ValueId a, ValueId b) {
       const int sa = plan_.segment_of[a], sb = plan_.segment_of[b];
       return sa != sb ? sa < sb : plan_.position[a] < plan_.position[b];
@@ -698,11 +699,241 @@ bool Emitter::lower_fused_pair(ValueId v, ValueId u, ValueId v2, ValueId u2) {
   return true;
 }
 
+// ---- chains of DAZ sums (a PICA200 DP3 / DP4 / DPH)
+//
+// s1 = p0 + p1, s2 = s1 + p2, s3 = s2 + p3 (p* products of two values, or
+// values from outside the chain), each product and partial sum read only by
+// the next add, all DAZ-mode fadd / fsub / fmul (FtzIn, to nearest, no Sat,
+// a NaN rule that does not propagate payloads), in one strip segment, with
+// every value from outside the chain defined before its first op. Tested
+// op by op, a DP4 is 4 products and 3 sums with a NaN test each (the fused
+// product + sum saves one). But a NaN lane anywhere in the chain is a NaN
+// lane of the last sum (NaN operands give NaN results), and where no lane
+// is a NaN every host result is the exact one: the host differs from the
+// rules only at a NaN (0 * inf, which ZeroMul makes 0, or a payload the rule
+// replaces) and at a subnormal, which the next add reads as the zero the
+// flush would make (DAZ). So the chain is emitted whole at its first op
+// into the last sum's register with one test of that sum (NaN only when
+// DAZ arithmetic alone reads it, else also its subnormals), and the
+// out-of-line fix recomputes the chain step by step from its operands,
+// which stay in their registers up to the test, with every op's own
+// fixes: the unfused result bit for bit. The other ops are skipped at
+// their turns (fused_pending_).
+void Emitter::find_daz_chains() {
+  const size_t n = f_.insts.size();
+  daz_chain_first_.assign(n, -1);
+  daz_chain_member_.assign(n, 0);
+  daz_chains_.clear();
+  auto daz_op = [&](ValueId x) {
+    const Inst& in = f_.insts[x];
+    return in.block != kNoBlock && in.type == ir::Type::F32 && in.args.size() == 2 &&
+           (in.op == Opcode::FAdd || in.op == Opcode::FSub || in.op == Opcode::FMul) && (in.fflags & ff::FtzIn) &&
+           !(in.fflags & ff::Sat) && round_mode(in.fflags) == Round::NearestEven &&
+           nan_rule(in.fflags) != NanRule::Propagate && !deferred_[x] && plan_.segment_of[x] >= 0 &&
+           plan_.segments[size_t(plan_.segment_of[x])].strip;
+  };
+  auto is_add = [&](ValueId x) { return f_.insts[x].op == Opcode::FAdd || f_.insts[x].op == Opcode::FSub; };
+  // An op of the chain other than its last sum: one reader, `reader`, in its segment.
+  auto inner = [&](ValueId x, ValueId reader) {
+    return x < n && daz_op(x) && uses_[x] == 1 && plan_.segment_of[x] == plan_.segment_of[reader] &&
+           !plan_.escapes[x] && plan_.direct_phis[x].empty() && !wide(x);
+  };
+  std::vector<ValueId> reader(n, kNoValue);  // of a value with one use
+  for (ValueId u = 0; u < n; ++u)
+    if (f_.insts[u].block != kNoBlock)
+      for (ValueId a : f_.insts[u].args)
+        if (a < n && uses_[a] == 1) reader[a] = u;
+  for (ValueId root = 0; root < n; ++root) {
+    if (!daz_op(root) || !is_add(root)) continue;
+    const int seg = plan_.segment_of[root];
+    // Not a partial sum of a longer chain.
+    if (const ValueId u = reader[root]; u != kNoValue && daz_op(u) && is_add(u) && inner(root, u)) continue;
+    DazChain c;
+    bool ok = true;
+    ValueId cur = root;
+    while (ok) {  // walk back through the partial sums
+      c.adds.push_back(cur);
+      const Inst& ai = f_.insts[cur];
+      ValueId acc = kNoValue;
+      for (ValueId a : ai.args)
+        if (a != acc && inner(a, cur) && is_add(a) && ai.args[0] != ai.args[1]) {
+          if (acc != kNoValue) ok = false;  // two partial sums: a tree, not a chain
+          acc = a;
+        }
+      if (!ok || acc == kNoValue) break;
+      cur = acc;
+    }
+    if (!ok) continue;
+    std::reverse(c.adds.begin(), c.adds.end());
+    size_t products = 0;
+    for (size_t k = 0; k < c.adds.size(); ++k) {
+      const Inst& ai = f_.insts[c.adds[k]];
+      for (ValueId a : ai.args) {
+        if (k > 0 && a == c.adds[k - 1]) continue;
+        if (ai.args[0] != ai.args[1] && inner(a, c.adds[k]) && f_.insts[a].op == Opcode::FMul &&
+            !wide(f_.insts[a].args[0]) && !wide(f_.insts[a].args[1])) {
+          c.ops.push_back(a);
+          ++products;
+        } else if (wide(a)) {
+          ok = false;
+        }
+      }
+      c.ops.push_back(c.adds[k]);
+    }
+    // Worth it when it saves a test over the fused product + sum: two sums,
+    // or one sum of two products.
+    if (!ok || (c.adds.size() < 2 && products < 2)) continue;
+    int32_t first = INT32_MAX;
+    ValueId first_op = kNoValue;
+    for (ValueId x : c.ops)
+      if (plan_.position[x] < first) {
+        first = plan_.position[x];
+        first_op = x;
+      }
+    // Every value from outside the chain is defined before its first op.
+    for (ValueId x : c.ops)
+      for (ValueId a : f_.insts[x].args)
+        if (std::find(c.ops.begin(), c.ops.end(), a) == c.ops.end() && plan_.segment_of[a] == seg &&
+            plan_.position[a] >= first)
+          ok = false;
+    for (ValueId x : c.ops) ok = ok && !daz_chain_member_[x];
+    if (!ok) continue;
+    for (ValueId x : c.ops) daz_chain_member_[x] = 1;
+    daz_chain_first_[first_op] = int32_t(daz_chains_.size());
+    daz_chains_.push_back(std::move(c));
+  }
+}
+
+bool Emitter::lower_daz_chain(const DazChain& c, ValueId first) {
+  // Per add: its two operands as terms: the previous sum (the accumulator,
+  // in the last sum's register), a product of two values, or a value.
+  struct Term {
+    enum Kind { Acc, Prod, Value } kind;
+    ValueId v;       // the product or the value
+    int ra, rb;      // registers of the value / the product's operands (-1: rb is `mem`)
+    int32_t mem;     // AVX2: index into the captured addresses of an operand only in its slot
+    uint32_t fl;     // the product's flags (its fixes)
+  };
+  struct Step {
+    Term t[2];
+    bool sub;
+    uint32_t fl;  // the sum's test-and-fix flags
+  };
+  // Registers: every value read, locked together, and the last sum's.
+  std::vector<ValueId> reads;
+  for (ValueId x : c.ops)
+    for (ValueId a : f_.insts[x].args)
+      if (std::find(c.ops.begin(), c.ops.end(), a) == c.ops.end() &&
+          std::find(reads.begin(), reads.end(), a) == reads.end())
+        reads.push_back(a);
+  {
+    int avail = 0;
+    for (int r = cache_lo_; r < cache_hi_; ++r) avail += !regs_[r].pinned;
+    int need = 1;
+    for (ValueId a : reads) need += !(vals_[a].reg >= 0 && regs_[vals_[a].reg].pinned);
+    if (need > avail) return false;
+  }
+  std::vector<Xbyak::Address> mems;
+  auto product_term = [&](ValueId m) {
+    const Inst& mi = f_.insts[m];
+    Term t{Term::Prod, m, -1, -1, -1, mi.fflags & ~ff::FtzOut};  // read only by an add (DAZ): NaN lanes only
+    // AVX2: an operand only in its slot is the multiply's memory operand.
+    ValueId in_mem = kNoValue;
+    for (ValueId x : {mi.args[1], mi.args[0]})
+      if (!z_ && in_mem == kNoValue && mi.args[0] != mi.args[1] && vals_[x].reg < 0 && vals_[x].in_frame) in_mem = x;
+    if (in_mem != kNoValue) {
+      t.ra = use(mi.args[0] == in_mem ? mi.args[1] : mi.args[0]);
+      t.mem = int32_t(mems.size());
+      mems.push_back(strip_mem(in_mem));
+    } else {
+      t.ra = use(mi.args[0]);
+      t.rb = use(mi.args[1]);
+    }
+    return t;
+  };
+  std::vector<Step> steps;
+  for (size_t k = 0; k < c.adds.size(); ++k) {
+    const ValueId u = c.adds[k];
+    const Inst& ai = f_.insts[u];
+    Step s{};
+    s.sub = ai.op == Opcode::FSub;
+    s.fl = ai.fflags & ~ff::FtzOut;  // a partial sum: read only by the next add
+    for (int i = 0; i < 2; ++i) {
+      const ValueId a = ai.args[size_t(i)];
+      if (k > 0 && a == c.adds[k - 1]) s.t[i] = Term{Term::Acc, a, -1, -1, -1, 0};
+      else if (std::find(c.ops.begin(), c.ops.end(), a) != c.ops.end()) s.t[i] = product_term(a);
+      else s.t[i] = Term{Term::Value, a, use(a), -1, -1, 0};
+    }
+    steps.push_back(s);
+  }
+  const ValueId root = c.adds.back();
+  const uint32_t rfl = f_.insts[root].fflags;
+  steps.back().fl = (rfl & ff::FtzOut) && read_by_daz_arith_only(root) ? rfl & ~ff::FtzOut : rfl;
+  const int d = def(root);
+  // The products of a step into `slot` registers: the first add's two
+  // products go to d and scratch 2, any other product to scratch 2 (an AVX2
+  // memory operand is loaded into scratch 3 by the fix).
+  auto emit_steps = [this, d](const std::vector<Step>& st, const std::vector<Xbyak::Address>& mem, bool fix) {
+    for (const Step& s : st) {
+      int reg[2];
+      const bool two_products = s.t[0].kind == Term::Prod && s.t[1].kind == Term::Prod;
+      for (int i = 0; i < 2; ++i) {
+        const Term& t = s.t[i];
+        if (t.kind == Term::Acc) reg[i] = d;
+        else if (t.kind == Term::Value) reg[i] = t.ra;
+        else {
+          const int dst = two_products && i == 0 ? d : 2;
+          int rb = t.rb;
+          if (t.mem >= 0 && fix) {
+            vload(3, mem[size_t(t.mem)]);
+            rb = 3;
+          }
+          if (fix && (t.fl & ff::ZeroMul)) zero_mul_mask_raw(t.ra, rb);
+          if (rb >= 0) vmulps(V(dst), V(t.ra), V(rb));
+          else vmulps(V(dst), V(t.ra), mem[size_t(t.mem)]);
+          if (fix) {
+            if ((t.fl & ff::ZeroMul)) {
+              if (z_) vpxord(V(dst) | k2, V(dst), V(dst));
+              else vpandn(V(dst), V(4), V(dst));
+            }
+            const int margs[3] = {t.ra, rb, -1};
+            float_fix(t.fl, dst, margs, 2);
+          }
+          reg[i] = dst;
+        }
+      }
+      if (s.sub) vsubps(V(d), V(reg[0]), V(reg[1]));
+      else vaddps(V(d), V(reg[0]), V(reg[1]));
+      if (fix) {
+        const int aargs[3] = {reg[0], reg[1], -1};
+        float_fix(s.fl, d, aargs, 2);
+      }
+    }
+  };
+  emit_steps(steps, mems, false);
+  const size_t jump_at = float_test(steps.back().fl, d);
+  const size_t back = getSize();
+  push_cold([this, steps, mems, jump_at, back, emit_steps] {
+    bind_forward(jump_at);
+    emit_steps(steps, mems, true);
+    jmp_back(back);
+  });
+  for (ValueId x : c.ops)
+    if (x != first) fused_pending_[x] = 1;
+  return true;
+}
+
 bool Emitter::lower_float(ValueId v) {
   const Inst& in = f_.insts[v];
   if (v < fused_pending_.size() && fused_pending_[v]) {  // computed with its product (lower_fused_mul_add)
     fused_pending_[v] = 0;
     return true;
+  }
+  if (in.op == Opcode::FMul || in.op == Opcode::FAdd || in.op == Opcode::FSub) {
+    fused_add_of(v);  // (the first call finds the chains)
+    if (v < daz_chain_first_.size() && daz_chain_first_[v] >= 0 &&
+        lower_daz_chain(daz_chains_[size_t(daz_chain_first_[v])], v))
+      return true;
   }
   if (in.op == Opcode::FMul)
     if (ValueId u = fused_add_of(v); u != kNoValue) return lower_fused_mul_add(v, u);

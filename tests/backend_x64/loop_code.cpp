@@ -22,6 +22,7 @@
 
 #include "backend_x64/jit.h"
 #include "frontend/pica200/translate.h"
+#include "ir/builder.h"
 #include "ir/passes.h"
 #include "tests/backend_x64/reference_shader.h"
 
@@ -189,5 +190,52 @@ TEST_CASE("x64 jit: the PICA200 loop shader's flushed stores add -0.0 on both ti
     }
     CHECK(stores >= 16);  // r0, r1, o0 and o2 (o2 = r1)
     CHECK(flushed == stores);
+  }
+}
+
+// A DP4 as the PICA200 translation emits it (four DAZ products, then three
+// sums, each product and partial sum read only by the next add) is one chain
+// (backend_x64/lower_float.cpp, lower_daz_chain): one NaN test of the last
+// sum in the hot code instead of five (the fused product + sum saved one of
+// six). The fixes are out of line, after the epilogue's ret.
+TEST_CASE("x64 jit: a DP4's products and sums are tested once, on both tiers") {
+  constexpr uint32_t kMul = ir::ff::FtzIn | ir::ff::FtzOut | ir::ff::ZeroMul;
+  constexpr uint32_t kAdd = ir::ff::FtzIn | ir::ff::FtzOut;
+  ir::Function f;
+  for (int i = 0; i < 9; ++i) f.add_var("v" + std::to_string(i), ir::Type::F32);
+  f.add_block("entry");
+  ir::Builder b(f);
+  std::vector<ir::ValueId> x;
+  for (uint32_t i = 0; i < 8; ++i) x.push_back(b.emit(ir::Opcode::LoadVar, ir::Type::F32, {}, 0, 0, i));
+  auto pw = b.fmul(x[3], x[7], kMul), pz = b.fmul(x[2], x[6], kMul), py = b.fmul(x[1], x[5], kMul),
+       px = b.fmul(x[0], x[4], kMul);
+  auto dp = b.fadd(b.fadd(b.fadd(px, py, kAdd), pz, kAdd), pw, kAdd);
+  b.emit(ir::Opcode::StoreVar, ir::Type::Void, {dp}, 0, 0, 8);
+  b.ret();
+  REQUIRE(ir::verify(f) == "");
+  for (Tier t : {Tier::Avx512, Tier::Avx2}) {
+    JitOptions o;
+    o.tier = t;
+    o.listing_only = !host_supports(t);
+    std::string err;
+    auto cf = compile(f, o, &err);
+    REQUIRE_MESSAGE(cf, err);
+    CAPTURE(int(t));
+    std::istringstream in(cf->disassemble());
+    size_t tests = 0, products = 0, sums = 0;
+    for (std::string l; std::getline(in, l);) {
+      std::istringstream ls(l);
+      uint64_t off;
+      if (!(ls >> std::hex >> off)) continue;
+      std::string text;
+      std::getline(ls >> std::ws, text);
+      if (text == "ret") break;  // the cold code follows the epilogue
+      tests += text.rfind("vcmpps", 0) == 0 || text.rfind("vfpclassps", 0) == 0;
+      products += text.rfind("vmulps", 0) == 0;
+      sums += text.rfind("vaddps", 0) == 0;
+    }
+    CHECK(products == 4);
+    CHECK(sums == 3 + 1);  // and the store's flush (x + -0.0)
+    CHECK(tests == 1);
   }
 }
