@@ -416,6 +416,9 @@ class Emitter : public FastEncoder {
     int8_t rc = -1;
     uint32_t add_flags = 0;
     int32_t mem = -1;  // AVX2 fused: cold_mem_[mem] is loaded into scratch 3 (an operand only in its slot)
+    // AVX2 fused: the sum's other operand, only in its slot, is loaded from
+    // cold_mem_[mem_c] into d at the site (rc == d then).
+    int32_t mem_c = -1;
     // Two fused sums tested together (lower_fused_pair): the first fix's
     // site goes on into the second's (then_next: no jump back), which has
     // no jump of its own (chained) and jumps back for both.

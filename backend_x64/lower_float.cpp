@@ -277,6 +277,7 @@ void Emitter::emit_cold_code() {
     const ColdFix& c = cold_fixes_[size_t(~i)];
     Slot& s = table[slot_of[size_t(~i)]];
     if (!c.chained) bind_forward(c.jump_at);  // (a chained fix follows the one before it)
+    if (c.mem_c >= 0) vload(c.d, cold_mem_[size_t(c.mem_c)]);  // (rc == d)
     const bool moved = s.count >= 2 && cold_fix_moves_operands(c);
     if (moved) {
       // (AVX2 fused: a product operand only in its slot, args[] == 3, is loaded from it)
@@ -569,8 +570,8 @@ ValueId Emitter::fused_add_of(ValueId v) {
 
 struct Emitter::FusedOperands {
   ValueId v, u, c, in_mem;
-  int ra, rb, rc, du;
-  Xbyak::Address mem;
+  int ra, rb, rc, du;  // rc -1: the sum's other operand is `cmem` (AVX2)
+  Xbyak::Address mem, cmem;
   int pi;  // the product's operand index in the add
   bool sub, zero_mul;
   uint32_t fl_v, fl_u;  // the product's fixes, the sum's test and fixes
@@ -592,10 +593,18 @@ Emitter::FusedOperands Emitter::fused_operands(ValueId v, ValueId u) {
     if (!z_ && in_mem == kNoValue && x != c && mi.args[0] != mi.args[1] && vals_[x].reg < 0 && vals_[x].in_frame)
       in_mem = x;
   const int ra = mi.args[0] == in_mem ? 3 : use(mi.args[0]), rb = mi.args[1] == in_mem ? 3 : use(mi.args[1]);
-  const int rc = use(c);
   const uint32_t fl_u = (ai.fflags & ff::FtzOut) && read_by_daz_arith_only(u) ? ai.fflags & ~ff::FtzOut : ai.fflags;
-  return FusedOperands{v, u, c, in_mem, ra, rb, rc, -1, in_mem == kNoValue ? ptr[r12] : strip_mem(in_mem), pi,
-                       ai.op == Opcode::FSub, bool(mi.fflags & ff::ZeroMul),
+  // AVX2: the sum's other operand only in its slot (a loop accumulator whose
+  // phi has no home register) is the add's memory operand, unless it must be
+  // the first operand of an fsub (the add's order does not matter without a
+  // NaN: those lanes go to the fix, which loads it into the sum's register;
+  // so not with a NaN rule that reads the operands' registers).
+  const bool c_in_mem = !z_ && vals_[c].reg < 0 && vals_[c].in_frame && c != mi.args[0] && c != mi.args[1] &&
+                        !(ai.op == Opcode::FSub && pi == 1) && nan_rule(fl_u) != NanRule::Propagate &&
+                        nan_rule(mi.fflags) != NanRule::Propagate;
+  const int rc = c_in_mem ? -1 : use(c);
+  return FusedOperands{v, u, c, in_mem, ra, rb, rc, -1, in_mem == kNoValue ? ptr[r12] : strip_mem(in_mem),
+                       c_in_mem ? strip_mem(c) : ptr[r12], pi, ai.op == Opcode::FSub, bool(mi.fflags & ff::ZeroMul),
                        mi.fflags & ~ff::FtzOut,  // read only by the add (DAZ): NaN lanes only
                        fl_u};
 }
@@ -604,6 +613,11 @@ Emitter::FusedOperands Emitter::fused_operands(ValueId v, ValueId u) {
 void Emitter::fused_emit(const FusedOperands& o) {
   if (o.in_mem == kNoValue) vmulps(V(2), V(o.ra), V(o.rb));
   else vmulps(V(2), V(o.ra == 3 ? o.rb : o.ra), o.mem);  // (order does not matter without a NaN: those go to the fix)
+  if (o.rc < 0) {  // the other operand in memory: the product first (an fadd's order does not matter, above)
+    if (o.sub) vsubps(V(o.du), V(2), o.cmem);
+    else vaddps(V(o.du), V(2), o.cmem);
+    return;
+  }
   const int x = o.pi == 0 ? 2 : o.rc, y = o.pi == 0 ? o.rc : 2;  // the add's operand order
   if (o.sub) vsubps(V(o.du), V(x), V(y));
   else vaddps(V(o.du), V(x), V(y));
@@ -622,6 +636,11 @@ Emitter::ColdFix Emitter::fused_fix(const FusedOperands& o) {
   fix.args[2] = -1;
   fix.n = 2;
   fix.rc = int8_t(o.rc);
+  if (o.rc < 0) {  // loaded from its slot into the sum's register at the site
+    fix.rc = int8_t(o.du);
+    fix.mem_c = int32_t(cold_mem_.size());
+    cold_mem_.push_back(o.cmem);
+  }
   fix.sub = o.sub;
   fix.product_first = o.pi == 0;
   if (o.in_mem != kNoValue) {

@@ -84,8 +84,10 @@ TEST_CASE("x64 jit: the PICA200 loop shader's counted iteration is short on both
   // Eleventh session: 66 / 85 -> 63 / 81 (the LOOP counter private to the
   // run, so the counted strips leave it out; i0.z read once at the LOOP, so
   // aL's step is a value from before the loop: pinned on AVX-512, a frame
-  // operand of the add on AVX2).
-  const std::map<Tier, size_t> bound = {{Tier::Avx512, 63}, {Tier::Avx2, 81}};
+  // operand of the add on AVX2); AVX2 81 -> 75 (a MAD's accumulator that
+  // lives in its phi's slot is the add's memory operand: no load, and the
+  // registers freed keep the selected components and v1 out of the frame).
+  const std::map<Tier, size_t> bound = {{Tier::Avx512, 63}, {Tier::Avx2, 75}};
   size_t tiers = 0;
   for (Tier t : {Tier::Avx512, Tier::Avx2}) {
     // A tier the host lacks is compiled for its listing only (never run).
@@ -229,6 +231,7 @@ TEST_CASE("x64 jit: a DP4's products and sums are tested once, on both tiers") {
       if (!(ls >> std::hex >> off)) continue;
       std::string text;
       std::getline(ls >> std::ws, text);
+      if (std::getenv("GPURC_TEST_DUMP_LOOP")) std::printf("%d %8llx  %s\n", int(t), (unsigned long long)off, text.c_str());
       if (text == "ret") break;  // the cold code follows the epilogue
       tests += text.rfind("vcmpps", 0) == 0 || text.rfind("vfpclassps", 0) == 0;
       products += text.rfind("vmulps", 0) == 0;
