@@ -724,7 +724,8 @@ bool Emitter::lower_fused_pair(ValueId v, ValueId u, ValueId v2, ValueId u2) {
 // values from outside the chain), each product and partial sum read only by
 // the next add, all DAZ-mode fadd / fsub / fmul (FtzIn, to nearest, no Sat,
 // a NaN rule that does not propagate payloads), in one strip segment, with
-// every value from outside the chain defined before its first op. Tested
+// every value from outside the chain defined before its first op, and a
+// product in every add (a value only beside the first add's product). Tested
 // op by op, a DP4 is 4 products and 3 sums with a NaN test each (the fused
 // product + sum saves one). But a NaN lane anywhere in the chain is a NaN
 // lane of the last sum (NaN operands give NaN results), and where no lane
@@ -736,8 +737,10 @@ bool Emitter::lower_fused_pair(ValueId v, ValueId u, ValueId v2, ValueId u2) {
 // DAZ arithmetic alone reads it, else also its subnormals), and the
 // out-of-line fix recomputes the chain step by step from its operands,
 // which stay in their registers up to the test, with every op's own
-// fixes: the unfused result bit for bit. The other ops are skipped at
-// their turns (fused_pending_).
+// fixes: the unfused result bit for bit (the fused product + sum's records,
+// each step's sum so far in the last sum's register, so chains share fix
+// stubs like the fused MADs). The other ops are skipped at their turns
+// (fused_pending_).
 void Emitter::find_daz_chains() {
   const size_t n = f_.insts.size();
   daz_chain_first_.assign(n, -1);
@@ -762,12 +765,14 @@ void Emitter::find_daz_chains() {
     if (f_.insts[u].block != kNoBlock)
       for (ValueId a : f_.insts[u].args)
         if (a < n && uses_[a] == 1) reader[a] = u;
+  DazChain c;
   for (ValueId root = 0; root < n; ++root) {
-    if (!daz_op(root) || !is_add(root)) continue;
+    if (!is_add(root) || !daz_op(root)) continue;
     const int seg = plan_.segment_of[root];
     // Not a partial sum of a longer chain.
     if (const ValueId u = reader[root]; u != kNoValue && daz_op(u) && is_add(u) && inner(root, u)) continue;
-    DazChain c;
+    c.adds.clear();  // (one scratch chain: no allocation per candidate)
+    c.ops.clear();
     bool ok = true;
     ValueId cur = root;
     while (ok) {  // walk back through the partial sums
@@ -787,16 +792,23 @@ void Emitter::find_daz_chains() {
     size_t products = 0;
     for (size_t k = 0; k < c.adds.size(); ++k) {
       const Inst& ai = f_.insts[c.adds[k]];
+      size_t step_products = 0;
       for (ValueId a : ai.args) {
         if (k > 0 && a == c.adds[k - 1]) continue;
         if (ai.args[0] != ai.args[1] && inner(a, c.adds[k]) && f_.insts[a].op == Opcode::FMul &&
             !wide(f_.insts[a].args[0]) && !wide(f_.insts[a].args[1])) {
           c.ops.push_back(a);
-          ++products;
+          ++step_products;
         } else if (wide(a)) {
           ok = false;
         }
       }
+      // Each add sums a product (the fix's records recompute a product and
+      // its sum): a value is allowed only beside the first add's product, and
+      // the first add's two products need the first one's ZeroMul record.
+      if (step_products == 0) ok = false;
+      if (step_products == 2 && !(f_.insts[ai.args[0]].fflags & ff::ZeroMul)) ok = false;
+      products += step_products;
       c.ops.push_back(c.adds[k]);
     }
     // Worth it when it saves a test over the fused product + sum: two sums,
@@ -819,25 +831,11 @@ void Emitter::find_daz_chains() {
     if (!ok) continue;
     for (ValueId x : c.ops) daz_chain_member_[x] = 1;
     daz_chain_first_[first_op] = int32_t(daz_chains_.size());
-    daz_chains_.push_back(std::move(c));
+    daz_chains_.push_back(c);
   }
 }
 
 bool Emitter::lower_daz_chain(const DazChain& c, ValueId first) {
-  // Per add: its two operands as terms: the previous sum (the accumulator,
-  // in the last sum's register), a product of two values, or a value.
-  struct Term {
-    enum Kind { Acc, Prod, Value } kind;
-    ValueId v;       // the product or the value
-    int ra, rb;      // registers of the value / the product's operands (-1: rb is `mem`)
-    int32_t mem;     // AVX2: index into the captured addresses of an operand only in its slot
-    uint32_t fl;     // the product's flags (its fixes)
-  };
-  struct Step {
-    Term t[2];
-    bool sub;
-    uint32_t fl;  // the sum's test-and-fix flags
-  };
   // Registers: every value read, locked together, and the last sum's.
   std::vector<ValueId> reads;
   for (ValueId x : c.ops)
@@ -852,91 +850,120 @@ bool Emitter::lower_daz_chain(const DazChain& c, ValueId first) {
     for (ValueId a : reads) need += !(vals_[a].reg >= 0 && regs_[vals_[a].reg].pinned);
     if (need > avail) return false;
   }
-  std::vector<Xbyak::Address> mems;
-  auto product_term = [&](ValueId m) {
+  auto is_product = [&](ValueId a) { return std::find(c.ops.begin(), c.ops.end(), a) != c.ops.end(); };
+  // The fix is a sequence of the fused product + sum's records (ColdFix,
+  // chained like a pair's, so equal ones share stubs): step k recomputes its
+  // product into scratch 2 and d = 2 (+|-) rc, rc = d holding the sums so
+  // far; the first step's other operand is a value's register or, for two
+  // products, the first product recomputed into d by a ZeroMul record.
+  struct Product {
+    int ra, rb;
+    int32_t mem;  // AVX2: an operand only in its slot (the multiply's memory operand), else -1
+    Xbyak::Address addr = Xbyak::util::ptr[Xbyak::util::r12];
+    uint32_t fl;
+  };
+  auto product = [&](ValueId m) {
     const Inst& mi = f_.insts[m];
-    Term t{Term::Prod, m, -1, -1, -1, mi.fflags & ~ff::FtzOut};  // read only by an add (DAZ): NaN lanes only
-    // AVX2: an operand only in its slot is the multiply's memory operand.
+    Product p{-1, -1, -1, ptr[r12], mi.fflags & ~ff::FtzOut};  // read only by an add (DAZ): NaN lanes only
     ValueId in_mem = kNoValue;
     for (ValueId x : {mi.args[1], mi.args[0]})
       if (!z_ && in_mem == kNoValue && mi.args[0] != mi.args[1] && vals_[x].reg < 0 && vals_[x].in_frame) in_mem = x;
+    p.ra = mi.args[0] == in_mem ? 3 : use(mi.args[0]);
+    p.rb = mi.args[1] == in_mem ? 3 : use(mi.args[1]);
     if (in_mem != kNoValue) {
-      t.ra = use(mi.args[0] == in_mem ? mi.args[1] : mi.args[0]);
-      t.mem = int32_t(mems.size());
-      mems.push_back(strip_mem(in_mem));
-    } else {
-      t.ra = use(mi.args[0]);
-      t.rb = use(mi.args[1]);
+      p.mem = 0;
+      p.addr = strip_mem(in_mem);
     }
-    return t;
+    return p;
+  };
+  struct Step {
+    Product p;        // the product operand
+    Product p0;       // the first step's other product (two_products)
+    bool two_products = false;
+    int rc = -1;      // the other operand: a value's register, or -1: the sums so far (d)
+    bool product_first, sub;
+    uint32_t fl;      // the sum's test-and-fix flags
   };
   std::vector<Step> steps;
   for (size_t k = 0; k < c.adds.size(); ++k) {
-    const ValueId u = c.adds[k];
-    const Inst& ai = f_.insts[u];
-    Step s{};
-    s.sub = ai.op == Opcode::FSub;
-    s.fl = ai.fflags & ~ff::FtzOut;  // a partial sum: read only by the next add
-    for (int i = 0; i < 2; ++i) {
-      const ValueId a = ai.args[size_t(i)];
-      if (k > 0 && a == c.adds[k - 1]) s.t[i] = Term{Term::Acc, a, -1, -1, -1, 0};
-      else if (std::find(c.ops.begin(), c.ops.end(), a) != c.ops.end()) s.t[i] = product_term(a);
-      else s.t[i] = Term{Term::Value, a, use(a), -1, -1, 0};
+    const Inst& ai = f_.insts[c.adds[k]];
+    Step st{};
+    st.sub = ai.op == Opcode::FSub;
+    st.fl = ai.fflags & ~ff::FtzOut;  // a partial sum: read only by the next add
+    const ValueId a0 = ai.args[0], a1 = ai.args[1];
+    const bool acc0 = k > 0 && a0 == c.adds[k - 1], acc1 = k > 0 && a1 == c.adds[k - 1];
+    if (k == 0 && is_product(a0) && is_product(a1)) {
+      // (the product recomputed by a ZeroMul record: the one that recomputes)
+      if (!(f_.insts[a0].fflags & ff::ZeroMul)) return false;
+      st.two_products = true;
+      st.p0 = product(a0);
+      st.p = product(a1);
+      st.product_first = false;  // d (the first product) + 2
+    } else if (is_product(a1) && (acc0 || (k == 0 && !is_product(a0)))) {
+      st.p = product(a1);
+      st.product_first = false;
+      if (!acc0) st.rc = use(a0);
+    } else if (is_product(a0) && (acc1 || (k == 0 && !is_product(a1)))) {
+      st.p = product(a0);
+      st.product_first = true;
+      if (!acc1) st.rc = use(a1);
+    } else {
+      return false;  // a sum of values: find_daz_chains keeps such chains out (no record recomputes it)
     }
-    steps.push_back(s);
+    steps.push_back(st);
   }
   const ValueId root = c.adds.back();
   const uint32_t rfl = f_.insts[root].fflags;
   steps.back().fl = (rfl & ff::FtzOut) && read_by_daz_arith_only(root) ? rfl & ~ff::FtzOut : rfl;
   const int d = def(root);
-  // The products of a step into `slot` registers: the first add's two
-  // products go to d and scratch 2, any other product to scratch 2 (an AVX2
-  // memory operand is loaded into scratch 3 by the fix).
-  auto emit_steps = [this, d](const std::vector<Step>& st, const std::vector<Xbyak::Address>& mem, bool fix) {
-    for (const Step& s : st) {
-      int reg[2];
-      const bool two_products = s.t[0].kind == Term::Prod && s.t[1].kind == Term::Prod;
-      for (int i = 0; i < 2; ++i) {
-        const Term& t = s.t[i];
-        if (t.kind == Term::Acc) reg[i] = d;
-        else if (t.kind == Term::Value) reg[i] = t.ra;
-        else {
-          const int dst = two_products && i == 0 ? d : 2;
-          int rb = t.rb;
-          if (t.mem >= 0 && fix) {
-            vload(3, mem[size_t(t.mem)]);
-            rb = 3;
-          }
-          if (fix && (t.fl & ff::ZeroMul)) zero_mul_mask_raw(t.ra, rb);
-          if (rb >= 0) vmulps(V(dst), V(t.ra), V(rb));
-          else vmulps(V(dst), V(t.ra), mem[size_t(t.mem)]);
-          if (fix) {
-            if ((t.fl & ff::ZeroMul)) {
-              if (z_) vpxord(V(dst) | k2, V(dst), V(dst));
-              else vpandn(V(dst), V(4), V(dst));
-            }
-            const int margs[3] = {t.ra, rb, -1};
-            float_fix(t.fl, dst, margs, 2);
-          }
-          reg[i] = dst;
-        }
-      }
-      if (s.sub) vsubps(V(d), V(reg[0]), V(reg[1]));
-      else vaddps(V(d), V(reg[0]), V(reg[1]));
-      if (fix) {
-        const int aargs[3] = {reg[0], reg[1], -1};
-        float_fix(s.fl, d, aargs, 2);
-      }
-    }
+  auto mul = [&](int dst, const Product& p) {
+    if (p.mem < 0) vmulps(V(dst), V(p.ra), V(p.rb));
+    else vmulps(V(dst), V(p.ra == 3 ? p.rb : p.ra), p.addr);
   };
-  emit_steps(steps, mems, false);
+  for (const Step& st : steps) {  // the hot path: products and sums, no test
+    if (st.two_products) mul(d, st.p0);
+    mul(2, st.p);
+    const int other = st.two_products || st.rc < 0 ? d : st.rc;
+    const int x = st.product_first ? 2 : other, y = st.product_first ? other : 2;
+    if (st.sub) vsubps(V(d), V(x), V(y));
+    else vaddps(V(d), V(x), V(y));
+  }
   const size_t jump_at = float_test(steps.back().fl, d);
   const size_t back = getSize();
-  push_cold([this, steps, mems, jump_at, back, emit_steps] {
-    bind_forward(jump_at);
-    emit_steps(steps, mems, true);
-    jmp_back(back);
-  });
+  std::vector<ColdFix> fixes;
+  auto record = [&](const Product& p) {
+    ColdFix f{};
+    f.d = int8_t(d);
+    f.args[0] = int8_t(p.ra);
+    f.args[1] = int8_t(p.rb);
+    f.args[2] = -1;
+    f.n = 2;
+    f.fflags = p.fl;
+    f.zero_mul = (p.fl & ff::ZeroMul) != 0;
+    if (p.mem >= 0) {
+      f.mem = int32_t(cold_mem_.size());
+      cold_mem_.push_back(p.addr);
+    }
+    return f;
+  };
+  for (const Step& st : steps) {
+    if (st.two_products) fixes.push_back(record(st.p0));  // d = the first product, with its fixes
+    ColdFix f = record(st.p);
+    f.fused = true;
+    f.add_flags = st.fl;
+    f.rc = int8_t(st.rc < 0 || st.two_products ? d : st.rc);
+    f.sub = st.sub;
+    f.product_first = st.product_first;
+    fixes.push_back(f);
+  }
+  for (size_t i = 0; i < fixes.size(); ++i) {
+    ColdFix& f = fixes[i];
+    f.jump_at = i == 0 ? jump_at : 0;
+    f.back = back;
+    f.chained = i > 0;
+    f.then_next = i + 1 < fixes.size();
+    push_cold_fix(f);
+  }
   for (ValueId x : c.ops)
     if (x != first) fused_pending_[x] = 1;
   return true;
