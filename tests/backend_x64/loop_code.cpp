@@ -178,6 +178,7 @@ TEST_CASE("x64 jit: the PICA200 loop shader's flushed stores add -0.0 on both ti
       if (!(ls >> std::hex >> off)) continue;
       std::string x;
       std::getline(ls >> std::ws, x);
+      if (std::getenv("GPURC_TEST_DUMP_LOOP")) std::printf("%d %8llx  %s\n", int(t), (unsigned long long)off, x.c_str());
       text.push_back(x);
     }
     const std::string reg = t == Tier::Avx512 ? "zmm2" : "ymm2";
