@@ -428,6 +428,9 @@ class Emitter : public FastEncoder {
     int8_t rc = -1;
     uint32_t add_flags = 0;
     int32_t mem = -1;  // AVX2 fused: cold_mem_[mem] is loaded into scratch 3 (an operand only in its slot)
+    // AVX2 fused: the sum's other operand, only in its slot, is loaded from
+    // cold_mem_[mem_c] into d at the site (rc == d then).
+    int32_t mem_c = -1;
     // Two fused sums tested together (lower_fused_pair): the first fix's
     // site goes on into the second's (then_next: no jump back), which has
     // no jump of its own (chained) and jumps back for both.
@@ -502,6 +505,18 @@ class Emitter : public FastEncoder {
   std::vector<ir::ValueId> fused_add_;          // per product: its add, kNoValue: not fused
   std::vector<ir::ValueId> fused_partner_;      // per product: a later product to pair with (kNoValue: none)
   std::vector<uint8_t> fused_pending_;          // per add: computed early, skipped at its turn
+  // A chain of DAZ sums (a PICA200 DP3 / DP4 / DPH: products summed one
+  // after the other, each partial sum read only by the next add): emitted
+  // whole at its first op, with one test of the last sum (lower_float.cpp).
+  struct DazChain {
+    std::vector<ir::ValueId> adds;  // in order: each after the first reads the one before
+    std::vector<ir::ValueId> ops;   // every product and add of the chain
+  };
+  std::vector<DazChain> daz_chains_;
+  std::vector<int32_t> daz_chain_first_;        // per value: the chain it is the first op of, -1: none
+  std::vector<uint8_t> daz_chain_member_;       // per value: an op of some chain (not paired by fused_add_of)
+  bool lower_daz_chain(const DazChain& c, ir::ValueId first);
+  void find_daz_chains();  // (fused_add_of, once: after fused_add_, before the pairs)
   void zero_mul_mask_raw(int a, int b);       // k2 (Avx512) / vector 4 (Avx2) = lanes of 0 * inf, subnormals as 0
   void round_begin(ir::Round m);                // Avx2: install the MXCSR rounding mode
   void round_end(ir::Round m);

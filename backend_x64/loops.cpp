@@ -75,6 +75,11 @@ struct Emitter::LoopState {
   // reload would lengthen the loop-carried chains).
   std::vector<uint8_t> store_early;
   ValueId cond = kNoValue;
+  // The first strip's branch on an i32 compare of a value equal in every
+  // lane with a constant, read by nothing else (a guest LOOP's counter):
+  // decided from lane 0 with a scalar compare (loop_branch_exit); the
+  // compare and a constant only it reads are left out of `body`.
+  ValueId scalar_cmp = kNoValue;
 };
 
 Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<ValueId>& register_uses,
@@ -143,6 +148,22 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
     for (size_t i = 0; i < s.phis.size(); ++i) s.branch_only_phi[i] = branch_only[s.phis[i]];
     s.body.erase(std::remove_if(s.body.begin(), s.body.end(), [&](ValueId v) { return branch_only[v] != 0; }),
                  s.body.end());
+  }
+  if (!counted) {
+    const Inst& ci = f_.insts[s.cond];
+    if (ci.op == Opcode::ICmp && ci.block == b && uses_[s.cond] == 1 && ci.args.size() == 2 &&
+        !read_outside[s.cond]) {
+      const ValueId x = ci.args[0], k = ci.args[1];
+      const Inst& ki = f_.insts[k];
+      if (x < n && k < n && f_.insts[x].type == ir::Type::I32 && ki.type == ir::Type::I32 &&
+          ki.op == Opcode::Const && !wide(x) && lane_equal_[x] && f_.insts[x].op != Opcode::Const) {
+        s.scalar_cmp = s.cond;
+        auto drop = [&](ValueId v) { s.body.erase(std::remove(s.body.begin(), s.body.end(), v), s.body.end()); };
+        drop(s.cond);
+        if (ki.block == b && uses_[k] == 1) drop(k);
+        s.keep[x] = 1;  // read by the branch at the end of the iteration
+      }
+    }
   }
   for (ValueId a : s.live_out) s.keep[a] = 1;
   for (ValueId a : s.incoming)
@@ -367,6 +388,31 @@ void Emitter::loop_end_op(LoopState& s, ValueId v) {
 }
 
 void Emitter::loop_branch_exit(LoopState& s, Label& exit) {
+  if (s.scalar_cmp != kNoValue) {  // every lane holds the compared value: lane 0's decides
+    const Inst& ci = f_.insts[s.scalar_cmp];
+    const int x = use(ci.args[0]);
+    vmovd(eax, Xmm(x));
+    for (int r = 0; r < nregs_; ++r) regs_[r].locked = false;
+    cmp(eax, uint32_t(f_.insts[ci.args[1]].imm));
+    // x86 condition codes of the compare's predicates (jcc 0F 80+cc), and
+    // the exit taken when the condition says leave.
+    static constexpr uint8_t kCc[] = {0x4, 0x5, 0xC, 0xE, 0xF, 0xD, 0x2, 0x6, 0x7, 0x3};
+    uint8_t cc = kCc[size_t(IntPred(ci.attr))];
+    if (s.l->repeat_if_true) cc ^= 1;  // leave when the condition is false
+    switch (cc) {
+      case 0x2: jb(exit, T_NEAR); break;
+      case 0x3: jae(exit, T_NEAR); break;
+      case 0x4: je(exit, T_NEAR); break;
+      case 0x5: jne(exit, T_NEAR); break;
+      case 0x6: jbe(exit, T_NEAR); break;
+      case 0x7: ja(exit, T_NEAR); break;
+      case 0xC: jl(exit, T_NEAR); break;
+      case 0xD: jge(exit, T_NEAR); break;
+      case 0xE: jle(exit, T_NEAR); break;
+      default: jg(exit, T_NEAR); break;
+    }
+    return;
+  }
   int c = use(s.cond);
   if (z_) {
     vptestmd(k1, V(c), V(c));

@@ -405,6 +405,7 @@ void Emitter::emit_cold_code() {
     const ColdFix& c = cold_fixes_[size_t(~i)];
     Slot& s = table[slot_of[size_t(~i)]];
     if (!c.chained) bind_forward(c.jump_at);  // (a chained fix follows the one before it)
+    if (c.mem_c >= 0) vload(c.d, cold_mem_[size_t(c.mem_c)]);  // (rc == d)
     const bool moved = s.count >= 2 && cold_fix_moves_operands(c);
     if (moved) {
       // (AVX2 fused: a product operand only in its slot, args[] == 3, is loaded from it)
@@ -671,9 +672,10 @@ ValueId Emitter::fused_add_of(ValueId v) {
       const uint32_t fl = f_.insts[u].fflags;
       return !(fl & ff::FtzOut) || read_by_daz_arith_only(u);
     };
+    find_daz_chains();
     std::vector<ValueId> products;
     for (ValueId m = 0; m < n; ++m)
-      if (fused_add_[m] != kNoValue) products.push_back(m);
+      if (fused_add_[m] != kNoValue && !daz_chain_member_[m]) products.push_back(m);
     std::sort(products.begin(), products.end(), [&](ValueId a, ValueId b) {
       const int sa = plan_.segment_of[a], sb = plan_.segment_of[b];
       return sa != sb ? sa < sb : plan_.position[a] < plan_.position[b];
@@ -696,8 +698,8 @@ ValueId Emitter::fused_add_of(ValueId v) {
 
 struct Emitter::FusedOperands {
   ValueId v, u, c, in_mem;
-  int ra, rb, rc, du;
-  Xbyak::Address mem;
+  int ra, rb, rc, du;  // rc -1: the sum's other operand is `cmem` (AVX2)
+  Xbyak::Address mem, cmem;
   int pi;  // the product's operand index in the add
   bool sub, zero_mul;
   uint32_t fl_v, fl_u;  // the product's fixes, the sum's test and fixes
@@ -719,10 +721,18 @@ Emitter::FusedOperands Emitter::fused_operands(ValueId v, ValueId u) {
     if (!z_ && in_mem == kNoValue && x != c && mi.args[0] != mi.args[1] && vals_[x].reg < 0 && vals_[x].in_frame)
       in_mem = x;
   const int ra = mi.args[0] == in_mem ? 3 : use(mi.args[0]), rb = mi.args[1] == in_mem ? 3 : use(mi.args[1]);
-  const int rc = use(c);
   const uint32_t fl_u = (ai.fflags & ff::FtzOut) && read_by_daz_arith_only(u) ? ai.fflags & ~ff::FtzOut : ai.fflags;
-  return FusedOperands{v, u, c, in_mem, ra, rb, rc, -1, in_mem == kNoValue ? ptr[r12] : strip_mem(in_mem), pi,
-                       ai.op == Opcode::FSub, bool(mi.fflags & ff::ZeroMul),
+  // AVX2: the sum's other operand only in its slot (a loop accumulator whose
+  // phi has no home register) is the add's memory operand, unless it must be
+  // the first operand of an fsub (the add's order does not matter without a
+  // NaN: those lanes go to the fix, which loads it into the sum's register;
+  // so not with a NaN rule that reads the operands' registers).
+  const bool c_in_mem = !z_ && vals_[c].reg < 0 && vals_[c].in_frame && c != mi.args[0] && c != mi.args[1] &&
+                        !(ai.op == Opcode::FSub && pi == 1) && nan_rule(fl_u) != NanRule::Propagate &&
+                        nan_rule(mi.fflags) != NanRule::Propagate;
+  const int rc = c_in_mem ? -1 : use(c);
+  return FusedOperands{v, u, c, in_mem, ra, rb, rc, -1, in_mem == kNoValue ? ptr[r12] : strip_mem(in_mem),
+                       c_in_mem ? strip_mem(c) : ptr[r12], pi, ai.op == Opcode::FSub, bool(mi.fflags & ff::ZeroMul),
                        mi.fflags & ~ff::FtzOut,  // read only by the add (DAZ): NaN lanes only
                        fl_u};
 }
@@ -731,6 +741,11 @@ Emitter::FusedOperands Emitter::fused_operands(ValueId v, ValueId u) {
 void Emitter::fused_emit(const FusedOperands& o) {
   if (o.in_mem == kNoValue) vmulps(V(2), V(o.ra), V(o.rb));
   else vmulps(V(2), V(o.ra == 3 ? o.rb : o.ra), o.mem);  // (order does not matter without a NaN: those go to the fix)
+  if (o.rc < 0) {  // the other operand in memory: the product first (an fadd's order does not matter, above)
+    if (o.sub) vsubps(V(o.du), V(2), o.cmem);
+    else vaddps(V(o.du), V(2), o.cmem);
+    return;
+  }
   const int x = o.pi == 0 ? 2 : o.rc, y = o.pi == 0 ? o.rc : 2;  // the add's operand order
   if (o.sub) vsubps(V(o.du), V(x), V(y));
   else vaddps(V(o.du), V(x), V(y));
@@ -749,6 +764,11 @@ Emitter::ColdFix Emitter::fused_fix(const FusedOperands& o) {
   fix.args[2] = -1;
   fix.n = 2;
   fix.rc = int8_t(o.rc);
+  if (o.rc < 0) {  // loaded from its slot into the sum's register at the site
+    fix.rc = int8_t(o.du);
+    fix.mem_c = int32_t(cold_mem_.size());
+    cold_mem_.push_back(o.cmem);
+  }
   fix.sub = o.sub;
   fix.product_first = o.pi == 0;
   if (o.in_mem != kNoValue) {
@@ -826,11 +846,268 @@ bool Emitter::lower_fused_pair(ValueId v, ValueId u, ValueId v2, ValueId u2) {
   return true;
 }
 
+// ---- chains of DAZ sums (a PICA200 DP3 / DP4 / DPH)
+//
+// s1 = p0 + p1, s2 = s1 + p2, s3 = s2 + p3 (p* products of two values, or
+// values from outside the chain), each product and partial sum read only by
+// the next add, all DAZ-mode fadd / fsub / fmul (FtzIn, to nearest, no Sat,
+// a NaN rule that does not propagate payloads), in one strip segment, with
+// every value from outside the chain defined before its first op, and a
+// product in every add (a value only beside the first add's product). Tested
+// op by op, a DP4 is 4 products and 3 sums with a NaN test each (the fused
+// product + sum saves one). But a NaN lane anywhere in the chain is a NaN
+// lane of the last sum (NaN operands give NaN results), and where no lane
+// is a NaN every host result is the exact one: the host differs from the
+// rules only at a NaN (0 * inf, which ZeroMul makes 0, or a payload the rule
+// replaces) and at a subnormal, which the next add reads as the zero the
+// flush would make (DAZ). So the chain is emitted whole at its first op
+// into the last sum's register with one test of that sum (NaN only when
+// DAZ arithmetic alone reads it, else also its subnormals), and the
+// out-of-line fix recomputes the chain step by step from its operands,
+// which stay in their registers up to the test, with every op's own
+// fixes: the unfused result bit for bit (the fused product + sum's records,
+// each step's sum so far in the last sum's register, so chains share fix
+// stubs like the fused MADs). The other ops are skipped at their turns
+// (fused_pending_).
+void Emitter::find_daz_chains() {
+  const size_t n = f_.insts.size();
+  daz_chain_first_.assign(n, -1);
+  daz_chain_member_.assign(n, 0);
+  daz_chains_.clear();
+  auto daz_op = [&](ValueId x) {
+    const Inst& in = f_.insts[x];
+    return in.block != kNoBlock && in.type == ir::Type::F32 && in.args.size() == 2 &&
+           (in.op == Opcode::FAdd || in.op == Opcode::FSub || in.op == Opcode::FMul) && (in.fflags & ff::FtzIn) &&
+           !(in.fflags & ff::Sat) && round_mode(in.fflags) == Round::NearestEven &&
+           nan_rule(in.fflags) != NanRule::Propagate && !deferred_[x] && plan_.segment_of[x] >= 0 &&
+           plan_.segments[size_t(plan_.segment_of[x])].strip;
+  };
+  auto is_add = [&](ValueId x) { return f_.insts[x].op == Opcode::FAdd || f_.insts[x].op == Opcode::FSub; };
+  // An op of the chain other than its last sum: one reader, `reader`, in its segment.
+  auto inner = [&](ValueId x, ValueId reader) {
+    return x < n && daz_op(x) && uses_[x] == 1 && plan_.segment_of[x] == plan_.segment_of[reader] &&
+           !plan_.escapes[x] && plan_.direct_phis[x].empty() && !wide(x);
+  };
+  std::vector<ValueId> reader(n, kNoValue);  // of a value with one use
+  for (ValueId u = 0; u < n; ++u)
+    if (f_.insts[u].block != kNoBlock)
+      for (ValueId a : f_.insts[u].args)
+        if (a < n && uses_[a] == 1) reader[a] = u;
+  DazChain c;
+  for (ValueId root = 0; root < n; ++root) {
+    if (!is_add(root) || !daz_op(root)) continue;
+    const int seg = plan_.segment_of[root];
+    // Not a partial sum of a longer chain.
+    if (const ValueId u = reader[root]; u != kNoValue && daz_op(u) && is_add(u) && inner(root, u)) continue;
+    c.adds.clear();  // (one scratch chain: no allocation per candidate)
+    c.ops.clear();
+    bool ok = true;
+    ValueId cur = root;
+    while (ok) {  // walk back through the partial sums
+      c.adds.push_back(cur);
+      const Inst& ai = f_.insts[cur];
+      ValueId acc = kNoValue;
+      for (ValueId a : ai.args)
+        if (a != acc && inner(a, cur) && is_add(a) && ai.args[0] != ai.args[1]) {
+          if (acc != kNoValue) ok = false;  // two partial sums: a tree, not a chain
+          acc = a;
+        }
+      if (!ok || acc == kNoValue) break;
+      cur = acc;
+    }
+    if (!ok) continue;
+    std::reverse(c.adds.begin(), c.adds.end());
+    size_t products = 0;
+    for (size_t k = 0; k < c.adds.size(); ++k) {
+      const Inst& ai = f_.insts[c.adds[k]];
+      size_t step_products = 0;
+      for (ValueId a : ai.args) {
+        if (k > 0 && a == c.adds[k - 1]) continue;
+        if (ai.args[0] != ai.args[1] && inner(a, c.adds[k]) && f_.insts[a].op == Opcode::FMul &&
+            !wide(f_.insts[a].args[0]) && !wide(f_.insts[a].args[1])) {
+          c.ops.push_back(a);
+          ++step_products;
+        } else if (wide(a)) {
+          ok = false;
+        }
+      }
+      // Each add sums a product (the fix's records recompute a product and
+      // its sum): a value is allowed only beside the first add's product, and
+      // the first add's two products need the first one's ZeroMul record.
+      if (step_products == 0) ok = false;
+      if (step_products == 2 && !(f_.insts[ai.args[0]].fflags & ff::ZeroMul)) ok = false;
+      products += step_products;
+      c.ops.push_back(c.adds[k]);
+    }
+    // Worth it when it saves a test over the fused product + sum: two sums,
+    // or one sum of two products.
+    if (!ok || (c.adds.size() < 2 && products < 2)) continue;
+    int32_t first = INT32_MAX;
+    ValueId first_op = kNoValue;
+    for (ValueId x : c.ops)
+      if (plan_.position[x] < first) {
+        first = plan_.position[x];
+        first_op = x;
+      }
+    // Every value from outside the chain is defined before its first op.
+    for (ValueId x : c.ops)
+      for (ValueId a : f_.insts[x].args)
+        if (std::find(c.ops.begin(), c.ops.end(), a) == c.ops.end() && plan_.segment_of[a] == seg &&
+            plan_.position[a] >= first)
+          ok = false;
+    for (ValueId x : c.ops) ok = ok && !daz_chain_member_[x];
+    if (!ok) continue;
+    for (ValueId x : c.ops) daz_chain_member_[x] = 1;
+    daz_chain_first_[first_op] = int32_t(daz_chains_.size());
+    daz_chains_.push_back(c);
+  }
+}
+
+bool Emitter::lower_daz_chain(const DazChain& c, ValueId first) {
+  // Registers: every value read, locked together, and the last sum's.
+  std::vector<ValueId> reads;
+  for (ValueId x : c.ops)
+    for (ValueId a : f_.insts[x].args)
+      if (std::find(c.ops.begin(), c.ops.end(), a) == c.ops.end() &&
+          std::find(reads.begin(), reads.end(), a) == reads.end())
+        reads.push_back(a);
+  {
+    int avail = 0;
+    for (int r = cache_lo_; r < cache_hi_; ++r) avail += !regs_[r].pinned;
+    int need = 1;
+    for (ValueId a : reads) need += !(vals_[a].reg >= 0 && regs_[vals_[a].reg].pinned);
+    if (need > avail) return false;
+  }
+  auto is_product = [&](ValueId a) { return std::find(c.ops.begin(), c.ops.end(), a) != c.ops.end(); };
+  // The fix is a sequence of the fused product + sum's records (ColdFix,
+  // chained like a pair's, so equal ones share stubs): step k recomputes its
+  // product into scratch 2 and d = 2 (+|-) rc, rc = d holding the sums so
+  // far; the first step's other operand is a value's register or, for two
+  // products, the first product recomputed into d by a ZeroMul record.
+  struct Product {
+    int ra, rb;
+    int32_t mem;  // AVX2: an operand only in its slot (the multiply's memory operand), else -1
+    Xbyak::Address addr = Xbyak::util::ptr[Xbyak::util::r12];
+    uint32_t fl;
+  };
+  auto product = [&](ValueId m) {
+    const Inst& mi = f_.insts[m];
+    Product p{-1, -1, -1, ptr[r12], mi.fflags & ~ff::FtzOut};  // read only by an add (DAZ): NaN lanes only
+    ValueId in_mem = kNoValue;
+    for (ValueId x : {mi.args[1], mi.args[0]})
+      if (!z_ && in_mem == kNoValue && mi.args[0] != mi.args[1] && vals_[x].reg < 0 && vals_[x].in_frame) in_mem = x;
+    p.ra = mi.args[0] == in_mem ? 3 : use(mi.args[0]);
+    p.rb = mi.args[1] == in_mem ? 3 : use(mi.args[1]);
+    if (in_mem != kNoValue) {
+      p.mem = 0;
+      p.addr = strip_mem(in_mem);
+    }
+    return p;
+  };
+  struct Step {
+    Product p;        // the product operand
+    Product p0;       // the first step's other product (two_products)
+    bool two_products = false;
+    int rc = -1;      // the other operand: a value's register, or -1: the sums so far (d)
+    bool product_first, sub;
+    uint32_t fl;      // the sum's test-and-fix flags
+  };
+  std::vector<Step> steps;
+  for (size_t k = 0; k < c.adds.size(); ++k) {
+    const Inst& ai = f_.insts[c.adds[k]];
+    Step st{};
+    st.sub = ai.op == Opcode::FSub;
+    st.fl = ai.fflags & ~ff::FtzOut;  // a partial sum: read only by the next add
+    const ValueId a0 = ai.args[0], a1 = ai.args[1];
+    const bool acc0 = k > 0 && a0 == c.adds[k - 1], acc1 = k > 0 && a1 == c.adds[k - 1];
+    if (k == 0 && is_product(a0) && is_product(a1)) {
+      // (the product recomputed by a ZeroMul record: the one that recomputes)
+      if (!(f_.insts[a0].fflags & ff::ZeroMul)) return false;
+      st.two_products = true;
+      st.p0 = product(a0);
+      st.p = product(a1);
+      st.product_first = false;  // d (the first product) + 2
+    } else if (is_product(a1) && (acc0 || (k == 0 && !is_product(a0)))) {
+      st.p = product(a1);
+      st.product_first = false;
+      if (!acc0) st.rc = use(a0);
+    } else if (is_product(a0) && (acc1 || (k == 0 && !is_product(a1)))) {
+      st.p = product(a0);
+      st.product_first = true;
+      if (!acc1) st.rc = use(a1);
+    } else {
+      return false;  // a sum of values: find_daz_chains keeps such chains out (no record recomputes it)
+    }
+    steps.push_back(st);
+  }
+  const ValueId root = c.adds.back();
+  const uint32_t rfl = f_.insts[root].fflags;
+  steps.back().fl = (rfl & ff::FtzOut) && read_by_daz_arith_only(root) ? rfl & ~ff::FtzOut : rfl;
+  const int d = def(root);
+  auto mul = [&](int dst, const Product& p) {
+    if (p.mem < 0) vmulps(V(dst), V(p.ra), V(p.rb));
+    else vmulps(V(dst), V(p.ra == 3 ? p.rb : p.ra), p.addr);
+  };
+  for (const Step& st : steps) {  // the hot path: products and sums, no test
+    if (st.two_products) mul(d, st.p0);
+    mul(2, st.p);
+    const int other = st.two_products || st.rc < 0 ? d : st.rc;
+    const int x = st.product_first ? 2 : other, y = st.product_first ? other : 2;
+    if (st.sub) vsubps(V(d), V(x), V(y));
+    else vaddps(V(d), V(x), V(y));
+  }
+  const size_t jump_at = float_test(steps.back().fl, d);
+  const size_t back = getSize();
+  std::vector<ColdFix> fixes;
+  auto record = [&](const Product& p) {
+    ColdFix f{};
+    f.d = int8_t(d);
+    f.args[0] = int8_t(p.ra);
+    f.args[1] = int8_t(p.rb);
+    f.args[2] = -1;
+    f.n = 2;
+    f.fflags = p.fl;
+    f.zero_mul = (p.fl & ff::ZeroMul) != 0;
+    if (p.mem >= 0) {
+      f.mem = int32_t(cold_mem_.size());
+      cold_mem_.push_back(p.addr);
+    }
+    return f;
+  };
+  for (const Step& st : steps) {
+    if (st.two_products) fixes.push_back(record(st.p0));  // d = the first product, with its fixes
+    ColdFix f = record(st.p);
+    f.fused = true;
+    f.add_flags = st.fl;
+    f.rc = int8_t(st.rc < 0 || st.two_products ? d : st.rc);
+    f.sub = st.sub;
+    f.product_first = st.product_first;
+    fixes.push_back(f);
+  }
+  for (size_t i = 0; i < fixes.size(); ++i) {
+    ColdFix& f = fixes[i];
+    f.jump_at = i == 0 ? jump_at : 0;
+    f.back = back;
+    f.chained = i > 0;
+    f.then_next = i + 1 < fixes.size();
+    push_cold_fix(f);
+  }
+  for (ValueId x : c.ops)
+    if (x != first) fused_pending_[x] = 1;
+  return true;
+}
+
 bool Emitter::lower_float(ValueId v) {
   const Inst& in = f_.insts[v];
   if (v < fused_pending_.size() && fused_pending_[v]) {  // computed with its product (lower_fused_mul_add)
     fused_pending_[v] = 0;
     return true;
+  }
+  if (in.op == Opcode::FMul || in.op == Opcode::FAdd || in.op == Opcode::FSub) {
+    fused_add_of(v);  // (the first call finds the chains)
+    if (v < daz_chain_first_.size() && daz_chain_first_[v] >= 0 &&
+        lower_daz_chain(daz_chains_[size_t(daz_chain_first_[v])], v))
+      return true;
   }
   if (in.op == Opcode::FMul)
     if (ValueId u = fused_add_of(v); u != kNoValue) return lower_fused_mul_add(v, u);

@@ -110,9 +110,11 @@ IrProgram prepare_program(const Function& f) {
   PassOptions opt;
   opt.verify_each = true;
   p.pipeline_error = run_pipeline(p.lowered, opt);
-  if (p.pipeline_error.empty() && p.lowered.vars.size() < f.vars.size())
+  // Vars from Function::state_vars on are private to a run: the pipeline drops them.
+  const size_t state = std::min<size_t>(f.vars.size(), f.state_vars);
+  if (p.pipeline_error.empty() && p.lowered.vars.size() < state)
     p.pipeline_error = "the pipeline dropped guest vars";
-  for (size_t v = 0; p.pipeline_error.empty() && v < f.vars.size(); ++v)
+  for (size_t v = 0; p.pipeline_error.empty() && v < state; ++v)
     if (p.lowered.vars[v].type != f.vars[v].type ||
         p.lowered.var_offset(uint32_t(v)) != f.var_offset(uint32_t(v)))
       p.pipeline_error = "the pipeline changed the layout of var " + f.vars[v].name;

@@ -277,6 +277,12 @@ class Translator {
   std::vector<std::optional<Instr>> node_instr_;  // per Exec node: its decoded instruction (successors)
   std::vector<uint8_t> node_fault_;               // per Exec node: fault_of found a fault
   uint32_t loop_var_[Interpreter::kLoopDepth] = {};
+  // StackMode::Static vertex shaders: per LOOP depth, a var private to the
+  // run (Function::state_vars) holding i.z, read at LOOP so the LOOP's end
+  // adds a value from before the loop; kNoStepVar: read at the end (geometry
+  // shaders, whose private-var numbers the layout fixes).
+  static constexpr uint32_t kNoStepVar = ~0u;
+  uint32_t loop_step_var_[Interpreter::kLoopDepth] = {kNoStepVar, kNoStepVar, kNoStepVar, kNoStepVar};
   bool too_complex_ = false;
   // StackMode::Runtime
   uint32_t rt_pc_ = 0;

@@ -1,5 +1,6 @@
 // PICA200 -> IR, StackMode::Static: the CALL/IF/LOOP stacks expanded at
 // translate time into (address, stack contents) nodes (translate_impl.h).
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -17,6 +18,18 @@ std::vector<uint32_t> node_key(const Node& n) {
 
 bool Translator::run_static(std::string& err) {
   make_vars();
+  std::fill(std::begin(loop_step_var_), std::end(loop_step_var_), kNoStepVar);
+  if (!opt_.geometry) {
+    // The LOOP counters and steps are read only between their LOOP and its
+    // end, each written at the LOOP first: private to the run
+    // (Function::state_vars), so nothing loads them at entry or stores them
+    // at an exit, and a counted loop's counter decides its branch only.
+    // (Geometry shaders keep them: the emit vars after them are state.)
+    static_assert(kVarLoopRemaining == kNumStateVars, "the private vars follow the state vars");
+    for (unsigned d = 0; d < Interpreter::kLoopDepth; ++d)
+      loop_step_var_[d] = f_.add_var("loop" + std::to_string(d) + ".step", ir::Type::I32);
+    f_.state_vars = kNumStateVars;
+  }
   intern(Node{NodeKind::Exec, opt_.entry, {}});
   // Phase 1: the node graph.
   for (size_t n = 0; n < nodes_.size(); ++n) {
@@ -202,7 +215,9 @@ bool Translator::emit_node(uint32_t id, std::string& err) {
   if (n.kind == NodeKind::LoopEnd) {
     const LoopFrame& l = n.st.loops.back();
     uint32_t depth = uint32_t(n.st.loops.size() - 1);
-    ir::ValueId step = b_.load_uniform(ir::Type::I32, kUniformInt + 16 * l.ireg + 8);
+    ir::ValueId step = loop_step_var_[depth] != kNoStepVar
+                           ? b_.get_var(loop_step_var_[depth])
+                           : b_.load_uniform(ir::Type::I32, kUniformInt + 16 * l.ireg + 8);
     ir::ValueId al = b_.iadd(b_.get_var(kVarAL), step);
     b_.set_var(kVarAL, b_.and_(al, b_.i32(0xFF)));
     ir::ValueId left = b_.isub(b_.get_var(loop_var_[depth]), b_.i32(1));
@@ -229,6 +244,8 @@ bool Translator::emit_node(uint32_t id, std::string& err) {
       b_.set_var(loop_var_[n.st.loops.size()],
                  b_.iadd(b_.load_uniform(ir::Type::I32, base), b_.i32(1)));
       b_.set_var(kVarAL, b_.load_uniform(ir::Type::I32, base + 4));
+      if (loop_step_var_[n.st.loops.size()] != kNoStepVar)
+        b_.set_var(loop_step_var_[n.st.loops.size()], b_.load_uniform(ir::Type::I32, base + 8));
       break;
     }
     case Op::SETEMIT: b_.set_var(kVarEmitLatch, b_.i32(emit_header(in.vtxid, in.prim, in.winding))); break;

@@ -237,3 +237,100 @@ TEST_CASE("fused DAZ product and sum: operand orders, late operands, spilled ope
     check_all_tiers(f, s, "fused mul add");
   }
 }
+
+// Chains of DAZ sums (backend_x64/lower_float.cpp, lower_daz_chain): a
+// PICA200 DP4 / DP3 / DPH sums products one after the other, each partial
+// sum read only by the next add; the chain is emitted at its first op with
+// one test of its last sum, and the fix recomputes it op by op. Shapes: the
+// products before the adds (the translation's order) and interleaved with
+// them, fsub in both orders, a last term that is a value (DPH), adds of
+// values only, a product read twice (a value of the chain, not its
+// product), a partial sum read twice and a tree (neither is one chain), the
+// last sum stored (flushed at the store), selected (its full test), read by
+// a multiply (NaN-only test); twenty-four live inputs so AVX2 spills and
+// reads some product operands from their slots. NaN, inf, 0 * inf, zeros
+// and subnormals in every lane pattern; on every tier against the
+// interpreter.
+TEST_CASE("DAZ sum chains (DP4 / DP3 / DPH shapes) match the interpreter on every tier") {
+  ir::Function f;
+  constexpr int kIn = 24;
+  for (int i = 0; i < kIn; ++i) f.add_var("in" + std::to_string(i), Type::F32);
+  f.add_block("entry");
+  ir::Builder b(f);
+  std::vector<ir::ValueId> in;
+  for (int i = 0; i < kIn; ++i) in.push_back(load_var(b, uint32_t(i)));
+  auto at = [&](int i) { return in[size_t(i % kIn)]; };
+  auto sub = [&](ir::ValueId x, ir::ValueId y) { return b.binary(Opcode::FSub, x, y, 0, kAdd); };
+  std::vector<ir::ValueId> outs;
+  for (int i = 0; i < kIn; ++i) {
+    const int j = 3 * i;
+    ir::ValueId r;
+    switch (i % 8) {
+      case 0: {  // DP4, the products first (w, z, y, x), then the sums
+        auto pw = b.fmul(at(j + 3), at(j + 7), kMul), pz = b.fmul(at(j + 2), at(j + 6), kMul);
+        auto py = b.fmul(at(j + 1), at(j + 5), kMul), px = b.fmul(at(j), at(j + 4), kMul);
+        r = b.fadd(b.fadd(b.fadd(px, py, kAdd), pz, kAdd), pw, kAdd);
+        break;
+      }
+      case 1: {  // DP3 interleaved, with fsubs in both orders
+        auto s1 = sub(b.fmul(at(j), at(j + 5), kMul), b.fmul(at(j + 1), at(j + 9), kMul));
+        r = sub(b.fmul(at(j + 2), at(j + 11), kMul), s1);
+        break;
+      }
+      case 2: {  // DPH: the last term a value
+        auto s = b.fadd(b.fadd(b.fmul(at(j), at(j + 1), kMul), b.fmul(at(j + 2), at(j + 3), kMul), kAdd),
+                        b.fmul(at(j + 4), at(j + 5), kMul), kAdd);
+        r = b.fadd(at(j + 6), s, kAdd);
+        break;
+      }
+      case 3:  // values only
+        r = sub(b.fadd(b.fadd(at(j), at(j + 1), kAdd), at(j + 2), kAdd), at(j + 3));
+        break;
+      case 4: {  // a product read twice: a value of the chain
+        auto p = b.fmul(at(j), at(j + 1), kMul);
+        r = b.fadd(b.fadd(p, b.fmul(at(j + 2), at(j + 3), kMul), kAdd), p, kAdd);
+        break;
+      }
+      case 5: {  // a partial sum read twice: two chains
+        auto s1 = b.fadd(b.fmul(at(j), at(j + 1), kMul), b.fmul(at(j + 2), at(j + 3), kMul), kAdd);
+        r = b.fadd(b.fadd(s1, at(j + 4), kAdd), b.fmul(s1, at(j + 5), kMul), kAdd);
+        break;
+      }
+      case 6: {  // a tree: (p0 + p1) + (p2 + p3)
+        auto l = b.fadd(b.fmul(at(j), at(j + 1), kMul), b.fmul(at(j + 2), at(j + 3), kMul), kAdd);
+        auto rr = b.fadd(b.fmul(at(j + 4), at(j + 5), kMul), b.fmul(at(j + 6), at(j + 7), kMul), kAdd);
+        r = b.fadd(l, rr, kAdd);
+        break;
+      }
+      default:  // two products, one sum
+        r = b.fadd(b.fmul(at(j), at(j), kMul), b.fmul(at(j + 1), at(j + 2), kMul), kAdd);
+        break;
+    }
+    if (i % 3 == 1)  // its full FtzOut test
+      r = b.emit(Opcode::Select, Type::F32,
+                 {b.icmp(ir::IntPred::Ne, b.emit(Opcode::Bitcast, Type::I32, {at(i)}), b.i32(0)), r, at(i + 1)});
+    else if (i % 3 == 2)  // read by DAZ arithmetic only
+      r = b.fmul(r, at(i + 2), kMul);
+    outs.push_back(r);
+  }
+  for (int i = 0; i < kIn; ++i) {
+    f.add_var("out" + std::to_string(i), Type::F32);
+    store_var(b, uint32_t(kIn + i), outs[size_t(i)]);
+  }
+  b.ret();
+  REQUIRE(ir::verify(f) == "");
+  std::mt19937_64 rng(37);
+  const int runs = light() ? 60 : 300;
+  for (int k = 0; k < runs; ++k) {
+    RunSpec s;
+    s.vars.resize(f.vars_bytes());
+    fill_random(s.vars, rng);
+    // Mostly ordinary numbers, so that one special lane decides a chain's fix.
+    for (uint32_t v = 0; v < uint32_t(kIn); ++v)
+      for (unsigned l = 0; l < 32; ++l)
+        set_lane(s.vars, f, v, l, rng() % 4 == 0 ? special_f32(rng) : 0x3E000000u + uint32_t(rng() % 0x02000000u));
+    s.entry_mask = k % 5 == 4 ? uint32_t(rng()) | 1u : ~0u;
+    CAPTURE(k);
+    check_all_tiers(f, s, "daz sum chains");
+  }
+}

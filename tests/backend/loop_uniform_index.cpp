@@ -149,3 +149,72 @@ TEST_CASE("backend: PICA200-shaped loop: indexed uniforms, range selects and acc
     }
   CHECK(runs == 2 * 2 * 8 * 6);
 }
+
+// A strip loop whose branch compares a lane-equal i32 (a counter from a
+// uniform, stepped by a uniform) with a constant, read by nothing else: the
+// first strip decides it from lane 0 with a scalar compare
+// (backend_x64/loops.cpp, LoopState::scalar_cmp; eleventh session). Every
+// predicate, the loop repeating on true and on false, signed and unsigned
+// ranges around the constant (negative counters, values past 2^31), with
+// and without the unlaunched-lanes contract (without it the phi is not
+// lane-equal and the vector test stays); a float accumulator and the
+// counter are stored after the loop, so a wrong trip count shows.
+TEST_CASE("strip loop branches on a lane-equal counter compared with a constant (every predicate)") {
+  struct Case { ir::IntPred p; bool repeat_if_true; int32_t step, k; };
+  const Case cases[] = {
+      {ir::IntPred::Ne, true, 1, 5},    {ir::IntPred::Eq, false, 1, 5},   {ir::IntPred::Slt, true, 1, 3},
+      {ir::IntPred::Sle, true, 1, -2},  {ir::IntPred::Sgt, true, -1, -4}, {ir::IntPred::Sge, true, -1, 2},
+      {ir::IntPred::Ult, true, 1, 6},   {ir::IntPred::Ule, true, 1, 4},   {ir::IntPred::Ugt, true, -1, 1},
+      {ir::IntPred::Uge, true, -1, 2},  {ir::IntPred::Sge, false, 1, 4},  {ir::IntPred::Ult, false, -1, 2},
+      {ir::IntPred::Eq, false, 1, int32_t(0x80000002)}, {ir::IntPred::Sgt, false, 1, 7}};
+  std::mt19937_64 rng(41);
+  for (const Case& c : cases)
+    for (bool contract : {true, false}) {
+      ir::Function f;
+      f.add_var("acc", Type::F32);
+      f.add_var("count", Type::I32);
+      f.uniform_bytes = 16;
+      f.unlaunched_lanes_free = contract;
+      const ir::BlockId entry = f.add_block("entry"), loop = f.add_block("loop"), done = f.add_block("done");
+      ir::Builder b(f);
+      b.set_block(entry);
+      auto acc = load_var(b, 0);
+      auto start = b.load_uniform(Type::I32, 0);
+      auto step = b.load_uniform(Type::I32, 4);
+      b.br(loop);
+      b.set_block(loop);
+      auto i = phi(b, Type::I32, {start, start});
+      auto a = phi(b, Type::F32, {acc, acc});
+      auto a1 = b.fadd(a, b.f32_bits(0x3F800000u), 0);
+      auto i1 = b.iadd(i, step);
+      f.insts[i].args[1] = i1;
+      f.insts[a].args[1] = a1;
+      auto cond = b.icmp(c.p, i1, b.i32(uint32_t(c.k)));
+      if (c.repeat_if_true) b.cond_br(cond, loop, done);
+      else b.cond_br(cond, done, loop);
+      b.set_block(done);
+      store_var(b, 0, a1);
+      store_var(b, 1, i1);
+      b.ret();
+      f.compute_preds();
+      REQUIRE(ir::verify(f) == "");
+      for (int k = 0; k < 4; ++k) {
+        RunSpec s;
+        s.vars.resize(f.vars_bytes());
+        fill_random(s.vars, rng);
+        s.uniforms.resize(16);
+        // Starts that run a few iterations to the constant (step +-1); for
+        // the unsigned predicates around 0 and 2^31 as well.
+        int32_t st = c.k - c.step * int32_t(1 + k * 2);
+        if (c.p == ir::IntPred::Eq && !c.repeat_if_true) st = c.k - c.step * int32_t(1 + k);
+        std::memcpy(s.uniforms.data(), &st, 4);
+        std::memcpy(s.uniforms.data() + 4, &c.step, 4);
+        s.entry_mask = k == 3 ? uint32_t(rng()) | 1u << 20 : ~0u;
+        CAPTURE(int(c.p));
+        CAPTURE(c.repeat_if_true);
+        CAPTURE(contract);
+        CAPTURE(k);
+        check_all_tiers(f, s, "lane-equal loop branch");
+      }
+    }
+}

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "frontend/pica200/assembler.h"
+#include "ir/passes.h"
 #include "tests/pica200/exact_forms.h"
 #include "frontend/pica200/interp.h"
 #include "frontend/pica200/translate.h"
@@ -595,6 +596,41 @@ TEST_CASE("pica200 translate: the IR names the PICA float rules") {
   CHECK(text.find("frcp.pica") != std::string::npos);
   CHECK(f.uniform_bytes == kUniformBytes);
   CHECK(f.vars.size() >= kNumStateVars);
+}
+
+// Eleventh session (issue 13, the loop shader): a vertex shader's LOOP
+// counters and steps are vars private to the run (ir::Function::state_vars):
+// nothing loads them at entry or stores them at an exit, so after the
+// pipeline they are gone, and a counted loop's counter only decides its
+// branch; i.z is read once at the LOOP, not at every end of the body. Geometry
+// shaders keep the counters as state (their emit vars come after them).
+// The semantics (nested loops, steps, aL wrapping) are the control-flow
+// tests above.
+TEST_CASE("pica200 translate: LOOP counters and steps are private to a vertex shader's run") {
+  Program_ p(".proc main\n  mov r1, v1\n  for i0\n    add r1, c0[aL], r1\n    for i1\n      mad r2, r2, c1[aL], v2\n"
+             "    .end\n  .end\n  end\n.end\n");
+  TranslateOptions to;
+  to.entry = p.entry;
+  to.stacks = StackMode::Static;
+  ir::Function f;
+  std::string err;
+  REQUIRE_MESSAGE(translate(p.prog, to, f, err), err);
+  CHECK(f.state_vars == kNumStateVars);
+  size_t step_reads = 0;
+  for (const ir::Inst& in : f.insts)
+    step_reads += in.block != ir::kNoBlock && in.op == ir::Opcode::LoadUniform &&
+                  (in.imm - kUniformInt) % 16 == 8 && in.imm >= kUniformInt;
+  CHECK(step_reads == 2);  // one per LOOP instruction, at the LOOP
+  REQUIRE(ir::run_pipeline(f, ir::PassOptions{}) == "");
+  CHECK(f.vars.size() == kNumStateVars);
+  for (const ir::Inst& in : f.insts)
+    if (in.block != ir::kNoBlock && (in.op == ir::Opcode::StoreVar || in.op == ir::Opcode::LoadVar))
+      CHECK(in.imm < kNumStateVars);
+  TranslateOptions gs = to;
+  gs.geometry = true;
+  ir::Function g;
+  REQUIRE_MESSAGE(translate(p.prog, gs, g, err), err);
+  CHECK(g.state_vars == ir::Function::kAllStateVars);
 }
 
 TEST_CASE("pica200 translate: a block reads each register once and makes each constant once") {
