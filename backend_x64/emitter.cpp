@@ -818,6 +818,11 @@ bool Emitter::emit_vote(ValueId v) {
     return true;
   }
   if (in.op == Opcode::Any) {
+    // Into a branch: the cond_br tests eax, nonzero iff some lane votes.
+    if (vote_feeds_branch_only(v)) {
+      vote_in_eax_ = v;
+      return true;
+    }
     test(eax, eax);
     setne(al);
     movzx(eax, al);
@@ -1175,7 +1180,7 @@ void Emitter::emit_terminator(BlockId b) {
       need_succs(2);
       Label other;
       if (vote_in_eax_ != kNoValue && vote_in_eax_ == in.args[0]) {
-        test(eax, eax);  // the any/all just before (emit_vote)
+        test(eax, eax);  // the any/all just before (emit_vote): any leaves its voting lanes, all 0/1
       } else {
         mov(eax, dword[rsp + kFirstLaneOffset]);
         cmp(dword[r12 + rax + int(slot(in.args[0]))], 0);  // uniform: the first launched lane decides

@@ -523,7 +523,7 @@ class Emitter : public FastEncoder {
   std::vector<ir::ValueId> partial_slots_;  // results written only for some lanes (loads, atomics)
   std::map<ir::ValueId, const rt::EvalOp*> eval_op_of_;  // one helper descriptor per value
   std::vector<uint32_t> uses_;               // per value: operand uses by any instruction (phis included)
-  ir::ValueId vote_in_eax_ = ir::kNoValue;   // an any/all whose 0/1 result is in eax for the terminator
+  ir::ValueId vote_in_eax_ = ir::kNoValue;   // an any/all whose result is in eax for the terminator (nonzero: true)
 
   // The pool's four kinds of constant, indexed by bits: `ptr[rip + const32_[bits]]`.
   struct PoolKind {
@@ -552,6 +552,7 @@ class Emitter : public FastEncoder {
   // call; warp_start_ is the per-warp part of the prologue, loop_next_ where
   // the epilogue goes in a warp-loop call.
   bool warp_loop_ = false;
+  bool touches_shared_memory() const;  // a load/store of Space::Shared or an atomic (warp_loop.cpp)
   size_t warp_loop_entry_ = kNoWarpLoop;
   Xbyak::Label warp_start_, loop_next_;
   // In the per-run prologue, past what is the same for every full warp of a
