@@ -627,10 +627,11 @@ void Emitter::emit_block(BlockId b) {
 void Emitter::emit_strip_segment(const Segment& s) {
   // Every op left to a memory op's fallback (an address chain): no code.
   if (std::all_of(s.ops.begin(), s.ops.end(), [&](ValueId v) { return deferred_[v] != 0; })) return;
+  const bool hoisted = hoist_uniform_test(s);
   auto body = [&] {
     reset_cache();
     in_segment_body_ = true;
-    uniforms_checked_ = false;
+    uniforms_checked_ = hoisted;
     for (ValueId v : s.ops) {
       lower_strip_op(v);
       end_op(v);
@@ -655,6 +656,33 @@ void Emitter::emit_strip_segment(const Segment& s) {
   if (strip_limit_) cmp(r14d, dword[rsp + kStripEndOffset]);  // the strips past the last launched lane: skipped
   else cmp(r14d, kWarpLaneBytes4);
   jb(loop, T_NEAR);
+}
+
+// The test of the uniform block's pointer (r15) that a segment's first
+// load_uniform makes, once before the segment's strips instead of in every
+// strip: what the strips do before that load is pure (no store_var, no
+// other op that can fault comes first), so faulting before strip 0 runs is
+// faulting at that load (the same fault: kind, op, offset; no lane).
+// False when the segment needs no such test.
+bool Emitter::hoist_uniform_test(const Segment& s) {
+  if (uniforms_known_nonnull()) return false;
+  for (ValueId v : s.ops) {
+    if (deferred_[v]) continue;  // no code here
+    const Inst& in = f_.insts[v];
+    if (in.op == Opcode::StoreVar || in.op == Opcode::LoadUniformIdx) return false;
+    if (in.op != Opcode::LoadUniform) continue;
+    const unsigned bytes = in.type == ir::Type::I1 ? 1 : bit_width(in.type) / 8;
+    if (wide(v) || in.imm > f_.uniform_bytes || f_.uniform_bytes - in.imm < bytes) return false;
+    Label& fault = cold_label();
+    test(r15, r15);
+    jz(fault, T_NEAR);
+    push_cold([this, &fault, v, offset = in.imm] {
+      L(fault);
+      emit_fault_return(FaultKind::OutOfBounds, v, offset, uint32_t(Space::Const));
+    });
+    return true;
+  }
+  return false;
 }
 
 void Emitter::lower_strip_op(ValueId v) {

@@ -500,6 +500,7 @@ class Emitter : public FastEncoder {
   // constant for the run) for null. Later ones in the same body cannot fault
   // and skip the test and its fault block (ref_simple: 16 loads per strip).
   bool in_segment_body_ = false, uniforms_checked_ = false;
+  bool hoist_uniform_test(const Segment& s);  // r15's test once before a segment's strips
 
   struct ValState { int8_t reg = -1; bool in_frame = false; };
   // pinned: held for a whole strip-outer loop (loops.cpp), never a victim.
