@@ -508,3 +508,65 @@ TEST_CASE("x64 vote: an any that only feeds its block's branch leaves the voting
     check_all_tiers(f, s, "any into a branch, case " + std::to_string(k));
   }
 }
+
+namespace {
+// A strip segment longer than kUnrollMaxOps (a loop over the strips) whose
+// load_uniform comes after pure ops; with `store_first` a store_var comes
+// first (then the test stays in the strips: strip 0's store would precede
+// the fault).
+ir::Function uniform_segment_function(bool store_first) {
+  ir::Function f;
+  f.add_var("x", Type::I32);
+  f.add_var("out", Type::I32);
+  f.add_var("early", Type::I32);
+  f.uniform_bytes = 8;
+  f.add_block("entry");
+  ir::Builder b(f);
+  auto x = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 0);
+  auto a = b.binary(Opcode::IMul, x, b.i32(3));
+  if (store_first) b.emit(Opcode::StoreVar, Type::Void, {a}, 0, 0, 2);
+  auto c = b.binary(Opcode::Xor, b.binary(Opcode::IAdd, a, b.i32(7)), x);
+  auto u = b.load_uniform(Type::I32, 4);
+  auto d = b.binary(Opcode::IMul, b.binary(Opcode::IAdd, c, u), u);
+  b.emit(Opcode::StoreVar, Type::Void, {b.binary(Opcode::ISub, d, x)}, 0, 0, 1);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  return f;
+}
+
+// Whether the listing tests r15 right before a strip loop starts (xor r14d).
+bool uniform_test_before_strips(const std::string& text) {
+  const size_t t = text.find("test r15, r15");
+  if (t == std::string::npos) return false;
+  size_t line = text.find('\n', t);
+  line = text.find('\n', line + 1);  // past the jz
+  return line != std::string::npos && text.compare(text.find_first_not_of(" 0123456789abcdef", line + 1), 14,
+                                                    "xor r14d, r14d") == 0;
+}
+}  // namespace
+
+TEST_CASE("x64 strip segment: the uniform pointer is tested once before the strips, with the same fault") {
+  for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
+    const std::string name = x64::tier_name(tier);
+    const std::string hoisted = listing(uniform_segment_function(false), tier);
+    CHECK_MESSAGE(uniform_test_before_strips(hoisted), name);
+    CHECK_MESSAGE(count_in(hoisted, "test r15, r15") == 1, name);
+    CHECK_MESSAGE(!uniform_test_before_strips(listing(uniform_segment_function(true), tier)), name);
+  }
+  // Against the interpreter: with the uniform block (results) and without
+  // it (the load_uniform's fault, nothing stored).
+  std::mt19937_64 rng(76);
+  const ir::Function f = uniform_segment_function(false);
+  for (int k = 0; k < 16; ++k) {
+    RunSpec s;
+    s.vars.resize(f.vars_bytes());
+    fill_random(s.vars, rng);
+    if (k % 4 != 3) {
+      s.uniforms.resize(8);
+      fill_random(s.uniforms, rng);
+    }
+    s.entry_mask = k < 4 ? ~0u : uint32_t(rng()) | 1u;
+    check_all_tiers(f, s, "uniform segment, case " + std::to_string(k));
+  }
+}
