@@ -97,6 +97,7 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer,
   if (has_phis_) frame_bytes_ = kLaunchMaskBytes;  // launch masks at frame offset 0
   ir::StageTimer t("indexed memory plan");
   plan_indexed_memory();
+  plan_vote_nots();
   lane_equal_values();
   // uniforms_tested_at_entry_: a run that stops at a barrier resumes past
   // the entry block, so only functions without barriers qualify.
@@ -839,7 +840,12 @@ bool Emitter::emit_vote(ValueId v) {
     lane_bits(ecx, slot(mask_lanes_value(in.args[1])));  // (A of a deferred `and A, entry_mask`)
     and_(ecx, dword[CTX(entry_mask)]);  // lanes taking part
   }
-  lane_bits(eax, slot(in.args[0]));
+  if (auto it = vote_not_source_.find(v); it != vote_not_source_.end()) {
+    lane_bits(eax, slot(it->second));  // the lanes of A, for `not A`
+    not_(eax);
+  } else {
+    lane_bits(eax, slot(in.args[0]));
+  }
   and_(eax, ecx);
   if (!whole_warp_cluster(in.imm)) {
     emit_cluster_vote(v);
@@ -865,6 +871,28 @@ bool Emitter::emit_vote(ValueId v) {
   }
   store_uniform_gpr(slot(v), eax);
   return true;
+}
+
+// A ballot / any / all (emit_vote) of `not A` whose only reader it is (the
+// MAD's `any (not common)` of Tesla): the vote inverts A's lane bits, so
+// the not is deferred (never computed: no strip op, no slot) and A kept in
+// its slot. Both are 0/1 lanes; lanes outside the mask or the launch drop
+// out of the AND with the taking-part lanes either way.
+void Emitter::plan_vote_nots() {
+  for (ValueId v = 0; v < f_.insts.size(); ++v) {
+    const Inst& in = f_.insts[v];
+    if (in.block == kNoBlock || !mask_vote(v)) continue;
+    const ValueId n = in.args[0];
+    const Inst& ni = f_.insts[n];
+    if (ni.op != Opcode::Not || ni.type != ir::Type::I1 || ni.args.size() != 1 || ni.block == kNoBlock) continue;
+    if (uses_[n] != 1 || deferred_[n] || plan_.segment_of[n] < 0 || !plan_.segments[plan_.segment_of[n]].strip)
+      continue;
+    const ValueId a = ni.args[0];
+    if (wide(a) || f_.insts[a].type != ir::Type::I1 || deferred_[a]) continue;
+    deferred_[n] = 1;
+    plan_.escapes[a] = 1;
+    vote_not_source_[v] = a;
+  }
 }
 
 // Clusters of W < 32 lanes, from eax = taking-part lanes with pred and ecx =

@@ -240,6 +240,10 @@ class Emitter : public FastEncoder {
   std::vector<std::pair<int32_t, bool>> window_caches_;  // frame offset, narrow: the window caches (cleared per call)
   void taking_part_lanes(const IndexedAddress& a, ir::ValueId mask);  // ecx (flags: ZF = none), owner stores it
   std::map<ir::ValueId, int32_t> vote_mask_cache_;  // a vote whose mask lanes a dominating access stored
+  // A vote on `not A` that is the not's only reader: the vote reads A's lanes
+  // inverted and the not is never computed (plan_vote_nots).
+  std::map<ir::ValueId, ir::ValueId> vote_not_source_;
+  void plan_vote_nots();
   void plan_indexed_memory();          // fills indexed_ / deferred_, forces the frame slots the paths read
   bool match_indexed(ir::ValueId addr, IndexedAddress& out) const;
   bool match_uniform_base(ir::ValueId v, int depth, IndexedAddress& out) const;

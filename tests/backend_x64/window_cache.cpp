@@ -570,3 +570,44 @@ TEST_CASE("x64 strip segment: the uniform pointer is tested once before the stri
     check_all_tiers(f, s, "uniform segment, case " + std::to_string(k));
   }
 }
+
+TEST_CASE("x64 vote of `not A`: A's lanes inverted, the not never computed") {
+  // c = icmp.ult x, lim (also stored); v = any / all / ballot (not c) under
+  // the entry mask, stored: the vote reads c's lanes and inverts them.
+  auto not_vote_function = [](Opcode vote) {
+    ir::Function f;
+    f.add_var("x", Type::I32);
+    f.add_var("lim", Type::I32);
+    f.add_var("c", Type::I1);
+    f.add_var("v", vote == Opcode::Ballot ? Type::I32 : Type::I1);
+    f.add_block("entry");
+    ir::Builder b(f);
+    auto x = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 0);
+    auto lim = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 1);
+    auto e = b.emit(Opcode::EntryMask, Type::I1, {}, 0, 0, 0);
+    auto c = b.icmp(ir::IntPred::Ult, x, lim);
+    b.emit(Opcode::StoreVar, Type::Void, {c}, 0, 0, 2);
+    auto n = b.emit(Opcode::Not, Type::I1, {c});
+    auto v = b.emit(vote, vote == Opcode::Ballot ? Type::I32 : Type::I1, {n, e});
+    b.emit(Opcode::StoreVar, Type::Void, {v}, 0, 0, 3);
+    b.ret();
+    f.compute_preds();
+    REQUIRE(ir::verify(f) == "");
+    return f;
+  };
+  std::mt19937_64 rng(77);
+  for (Opcode vote : {Opcode::Any, Opcode::All, Opcode::Ballot}) {
+    const ir::Function f = not_vote_function(vote);
+    for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2})
+      CHECK_MESSAGE(count_in(listing(f, tier), "not eax") == 1, x64::tier_name(tier));
+    for (int k = 0; k < 48; ++k) {
+      RunSpec s;
+      s.vars.resize(f.vars_bytes());
+      fill_random(s.vars, rng);
+      const uint32_t lim = k % 3 == 0 ? 0u : k % 3 == 1 ? ~0u : uint32_t(rng());
+      for (unsigned l = 0; l < 32; ++l) set_lane(s.vars, f, 1, l, lim);
+      s.entry_mask = k < 8 ? ~0u : uint32_t(rng());
+      check_all_tiers(f, s, std::string(ir::op_name(vote)) + " of not, case " + std::to_string(k));
+    }
+  }
+}
