@@ -303,6 +303,14 @@ void Emitter::plan_indexed_memory() {
     const unsigned bytes = ui.type == ir::Type::I1 ? 1 : bit_width(ui.type) / 8;
     return ui.imm <= f_.uniform_bytes && f_.uniform_bytes - ui.imm >= bytes;
   };
+  // The u of a narrow x = u + s moves only that way: its access skips the
+  // fallback when no lane takes part, so without the earlier load_uniform
+  // a missing uniform block would go unreported.
+  std::vector<uint8_t> addend_uniform(f_.insts.size(), 0);
+  for (auto& [op, m] : indexed_)
+    if (m.seq_index != kNoValue)
+      for (ValueId a : f_.insts[m.index].args)
+        if (f_.insts[a].op == Opcode::LoadUniform) addend_uniform[a] = 1;
   auto uniform_may_move = [&](ValueId u, ValueId op) {
     const Inst& ui = f_.insts[u];
     const auto& list = f_.blocks[ui.block].insts;
@@ -315,6 +323,7 @@ void Emitter::plan_indexed_memory() {
       if (idom.empty()) idom = passutil::immediate_dominators(f_, passutil::reverse_post_order(f_));
       return passutil::dominates(idom, ui.block, f_.insts[op].block);
     }
+    if (addend_uniform[u]) return false;
     if (ui.block != f_.insts[op].block) return false;
     if (po == list.end() || pu > po) return false;
     for (auto it = pu + 1; it != po; ++it) {

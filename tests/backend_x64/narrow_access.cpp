@@ -562,3 +562,47 @@ TEST_CASE("x64 narrow address: after a load_uniform that always runs, x = u + s 
     check_all_tiers(f, s, "earlier uniform, case " + std::to_string(kk));
   }
 }
+
+TEST_CASE("x64 narrow address: x = u + s under a mask with no lane, without a uniform block: u's fault") {
+  // u is the function's only load_uniform: it is computed where it stands
+  // (the access skips its fallback when no lane takes part, so a u left to
+  // the fallback would never report the missing uniform block).
+  ir::Function f;
+  f.add_var("s", Type::I32);
+  f.add_var("mask", Type::I1);
+  f.add_var("o1", Type::I32);
+  f.uniform_bytes = 8;
+  f.add_block("entry");
+  ir::Builder b(f);
+  auto s_v = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 0);
+  auto mask = b.emit(Opcode::LoadVar, Type::I1, {}, 0, 0, 1);
+  auto x = b.binary(Opcode::IAdd, b.load_uniform(Type::I32, 4), s_v);
+  auto bad = b.icmp(ir::IntPred::Ne, b.and_(x, b.i32(3)), b.i32(0));
+  auto ax = b.select(bad, b.i64(kUnbacked), b.zext(Type::I64, x));
+  auto o1 = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, ax, mask);
+  b.emit(Opcode::StoreVar, Type::Void, {o1}, 0, 0, 2);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  std::mt19937_64 rng(138);
+  for (int k = 0; k < 24; ++k) {
+    RunSpec s;
+    s.vars.resize(f.vars_bytes());
+    fill_random(s.vars, rng);
+    s.memory = true;
+    s.memory_bytes = kMemBytes;
+    s.memory_init.resize(kMemBytes);
+    fill_random(s.memory_init, rng);
+    s.window = true;
+    if (k % 2) {
+      s.uniforms.resize(8);
+      const uint32_t u = uint32_t(kMemBase) + 128;
+      std::memcpy(s.uniforms.data() + 4, &u, 4);
+    }
+    for (unsigned l = 0; l < 32; ++l) {
+      set_lane(s.vars, f, 0, l, 4 * l);
+      set_lane(s.vars, f, 1, l, k % 4 < 2 ? 0u : uint32_t(rng() % 2));  // no lane, or some
+    }
+    check_all_tiers(f, s, "empty-mask addend, case " + std::to_string(k));
+  }
+}
