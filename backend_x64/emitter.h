@@ -244,6 +244,7 @@ class Emitter : public FastEncoder {
   // inverted and the not is never computed (plan_vote_nots).
   std::map<ir::ValueId, ir::ValueId> vote_not_source_;
   void plan_vote_nots();
+  void no_lane_exit(const IndexedAddress& a, Xbyak::Label& done, Xbyak::Label& general);  // memory_fast.cpp
   void plan_indexed_memory();          // fills indexed_ / deferred_, forces the frame slots the paths read
   bool match_indexed(ir::ValueId addr, IndexedAddress& out) const;
   bool match_uniform_base(ir::ValueId v, int depth, IndexedAddress& out) const;

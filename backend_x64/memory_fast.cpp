@@ -682,7 +682,7 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
   }
   if (sequential && a.seq_owner) mov(dword[r12 + a.seq_cache + 8], 0);
   taking_part_lanes(a, in.args.back());
-  jz(done, T_NEAR);  // no lane takes part
+  no_lane_exit(a, done, general);
   // The base (r10) is computed where a window search needs it: a span
   // found in the window cache needs none.
   if (!sequential) emit_base();
@@ -925,6 +925,26 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
   jmp(done, T_NEAR);
 }
 
+// After taking_part_lanes (ZF: no lane takes part): with no lane the access
+// does nothing -- but a load_uniform left to its fallback must still fault
+// on a missing uniform block, as it does where it stands in the IR: then
+// the no-lane exit goes to the general path when r15 is null.
+void Emitter::no_lane_exit(const IndexedAddress& a, Label& done, Label& general) {
+  const bool defers_uniform = std::any_of(a.deferred.begin(), a.deferred.end(), [&](ValueId d) {
+    return deferred_[d] && f_.insts[d].op == Opcode::LoadUniform;
+  });
+  if (!defers_uniform) {
+    jz(done, T_NEAR);  // no lane takes part
+    return;
+  }
+  Label lanes;
+  jnz(lanes, T_NEAR);
+  test(r15, r15);
+  jz(general, T_NEAR);
+  jmp(done, T_NEAR);
+  L(lanes);
+}
+
 // Registers: ecx = lanes taking part, rsi = lane 0's element (x, then the
 // address, then host), rdi / rdx = the first / last taking-part lane's
 // element, r11 = the window tried, r8 = its host pointer, r9 = its base,
@@ -961,7 +981,7 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
   }
   if (a.seq_owner) mov(dword[r12 + a.seq_cache + 8], 0);
   taking_part_lanes(a, in.args.back());
-  jz(done, T_NEAR);  // no lane takes part
+  no_lane_exit(a, done, general);
   if (!z_) {  // Avx2 moves all 32 lanes
     cmp(ecx, uint32_t(-1));
     jne(general, T_NEAR);

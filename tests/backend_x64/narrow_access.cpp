@@ -606,3 +606,59 @@ TEST_CASE("x64 narrow address: x = u + s under a mask with no lane, without a un
     check_all_tiers(f, s, "empty-mask addend, case " + std::to_string(k));
   }
 }
+
+TEST_CASE("x64 memory fast paths: an access with no lane still reports the missing uniform block of its deferred base") {
+  // G13's indexed form, base (load_uniform(0) & ~3) + (zext x << 2), and
+  // the narrow u + s form: the load_uniform is left to the access's
+  // fallback; under a mask with no lane and without a uniform block the
+  // interpreter faults at the load_uniform, so the access must too.
+  for (bool indexed : {true, false}) {
+    ir::Function f;
+    f.add_var("x", Type::I32);
+    f.add_var("mask", Type::I1);
+    f.add_var("o1", Type::I32);
+    f.uniform_bytes = 16;
+    f.add_block("entry");
+    ir::Builder b(f);
+    auto x = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 0);
+    auto mask = b.emit(Opcode::LoadVar, Type::I1, {}, 0, 0, 1);
+    ir::ValueId addr;
+    if (indexed) {
+      auto base = b.and_(b.load_uniform(Type::I64, 0), b.i64(~uint64_t(3)));
+      auto scaled = b.emit(Opcode::Shl, Type::I64, {b.zext(Type::I64, x), b.i32(2)}, uint8_t(ir::ShiftMode::Mask));
+      addr = b.binary(Opcode::IAdd, base, scaled);
+    } else {
+      auto sum = b.binary(Opcode::IAdd, b.load_uniform(Type::I32, 8), x);
+      auto bad = b.icmp(ir::IntPred::Ne, b.and_(sum, b.i32(3)), b.i32(0));
+      addr = b.select(bad, b.i64(kUnbacked), b.zext(Type::I64, sum));
+    }
+    auto o1 = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, addr, mask);
+    b.emit(Opcode::StoreVar, Type::Void, {o1}, 0, 0, 2);
+    b.ret();
+    f.compute_preds();
+    REQUIRE(ir::verify(f) == "");
+    std::mt19937_64 rng(139);
+    for (int k = 0; k < 16; ++k) {
+      RunSpec s;
+      s.vars.resize(f.vars_bytes());
+      fill_random(s.vars, rng);
+      s.memory = true;
+      s.memory_bytes = kMemBytes;
+      s.memory_init.resize(kMemBytes);
+      fill_random(s.memory_init, rng);
+      s.window = true;
+      if (k % 2) {
+        s.uniforms.resize(16);
+        const uint64_t base = kMemBase + 64;
+        std::memcpy(s.uniforms.data(), &base, 8);
+        const uint32_t u = uint32_t(kMemBase) + 128;
+        std::memcpy(s.uniforms.data() + 8, &u, 4);
+      }
+      for (unsigned l = 0; l < 32; ++l) {
+        set_lane(s.vars, f, 0, l, indexed ? l : 4 * l);
+        set_lane(s.vars, f, 1, l, k % 4 < 2 ? 0u : uint32_t(rng() % 2));
+      }
+      check_all_tiers(f, s, std::string(indexed ? "indexed" : "narrow") + " no-lane access, case " + std::to_string(k));
+    }
+  }
+}
