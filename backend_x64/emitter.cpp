@@ -110,6 +110,7 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer,
   if (has_phis_) frame_bytes_ = kLaunchMaskBytes;  // launch masks at frame offset 0
   ir::StageTimer t("indexed memory plan");
   plan_indexed_memory();
+  plan_vote_nots();
   lane_equal_values();
   // uniforms_tested_at_entry_: a run that stops at a barrier resumes past
   // the entry block, so only functions without barriers qualify.
@@ -701,10 +702,11 @@ void Emitter::emit_block(BlockId b) {
 void Emitter::emit_strip_segment(const Segment& s) {
   // Every op left to a memory op's fallback (an address chain): no code.
   if (std::all_of(s.ops.begin(), s.ops.end(), [&](ValueId v) { return deferred_[v] != 0; })) return;
+  const bool hoisted = hoist_uniform_test(s);
   auto body = [&] {
     reset_cache();
     in_segment_body_ = true;
-    uniforms_checked_ = false;
+    uniforms_checked_ = hoisted;
     for (ValueId v : s.ops) {
       lower_strip_op(v);
       end_op(v);
@@ -729,6 +731,33 @@ void Emitter::emit_strip_segment(const Segment& s) {
   if (strip_limit_) cmp(r14d, dword[rsp + kStripEndOffset]);  // the strips past the last launched lane: skipped
   else cmp(r14d, kWarpLaneBytes4);
   jb(loop, T_NEAR);
+}
+
+// The test of the uniform block's pointer (r15) that a segment's first
+// load_uniform makes, once before the segment's strips instead of in every
+// strip: what the strips do before that load is pure (no store_var, no
+// other op that can fault comes first), so faulting before strip 0 runs is
+// faulting at that load (the same fault: kind, op, offset; no lane).
+// False when the segment needs no such test.
+bool Emitter::hoist_uniform_test(const Segment& s) {
+  if (uniforms_known_nonnull()) return false;
+  for (ValueId v : s.ops) {
+    if (deferred_[v]) continue;  // no code here
+    const Inst& in = f_.insts[v];
+    if (in.op == Opcode::StoreVar || in.op == Opcode::LoadUniformIdx) return false;
+    if (in.op != Opcode::LoadUniform) continue;
+    const unsigned bytes = in.type == ir::Type::I1 ? 1 : bit_width(in.type) / 8;
+    if (wide(v) || in.imm > f_.uniform_bytes || f_.uniform_bytes - in.imm < bytes) return false;
+    Label& fault = cold_label();
+    test(r15, r15);
+    jz(fault, T_NEAR);
+    push_cold([this, &fault, v, offset = in.imm] {
+      L(fault);
+      emit_fault_return(FaultKind::OutOfBounds, v, offset, uint32_t(Space::Const));
+    });
+    return true;
+  }
+  return false;
 }
 
 void Emitter::lower_strip_op(ValueId v) {
@@ -885,13 +914,23 @@ bool Emitter::emit_vote(ValueId v) {
     lane_bits(ecx, slot(mask_lanes_value(in.args[1])));  // (A of a deferred `and A, entry_mask`)
     and_(ecx, dword[CTX(entry_mask)]);  // lanes taking part
   }
-  lane_bits(eax, slot(in.args[0]));
+  if (auto it = vote_not_source_.find(v); it != vote_not_source_.end()) {
+    lane_bits(eax, slot(it->second));  // the lanes of A, for `not A`
+    not_(eax);
+  } else {
+    lane_bits(eax, slot(in.args[0]));
+  }
   and_(eax, ecx);
   if (!whole_warp_cluster(in.imm)) {
     emit_cluster_vote(v);
     return true;
   }
   if (in.op == Opcode::Any) {
+    // Into a branch: the cond_br tests eax, nonzero iff some lane votes.
+    if (vote_feeds_branch_only(v)) {
+      vote_in_eax_ = v;
+      return true;
+    }
     test(eax, eax);
     setne(al);
     movzx(eax, al);
@@ -906,6 +945,28 @@ bool Emitter::emit_vote(ValueId v) {
   }
   store_uniform_gpr(slot(v), eax);
   return true;
+}
+
+// A ballot / any / all (emit_vote) of `not A` whose only reader it is (the
+// MAD's `any (not common)` of Tesla): the vote inverts A's lane bits, so
+// the not is deferred (never computed: no strip op, no slot) and A kept in
+// its slot. Both are 0/1 lanes; lanes outside the mask or the launch drop
+// out of the AND with the taking-part lanes either way.
+void Emitter::plan_vote_nots() {
+  for (ValueId v = 0; v < f_.insts.size(); ++v) {
+    const Inst& in = f_.insts[v];
+    if (in.block == kNoBlock || !mask_vote(v)) continue;
+    const ValueId n = in.args[0];
+    const Inst& ni = f_.insts[n];
+    if (ni.op != Opcode::Not || ni.type != ir::Type::I1 || ni.args.size() != 1 || ni.block == kNoBlock) continue;
+    if (uses_[n] != 1 || deferred_[n] || plan_.segment_of[n] < 0 || !plan_.segments[plan_.segment_of[n]].strip)
+      continue;
+    const ValueId a = ni.args[0];
+    if (wide(a) || f_.insts[a].type != ir::Type::I1 || deferred_[a]) continue;
+    deferred_[n] = 1;
+    plan_.escapes[a] = 1;
+    vote_not_source_[v] = a;
+  }
 }
 
 // Clusters of W < 32 lanes, from eax = taking-part lanes with pred and ecx =
@@ -1249,7 +1310,7 @@ void Emitter::emit_terminator(BlockId b) {
       need_succs(2);
       Label other;
       if (vote_in_eax_ != kNoValue && vote_in_eax_ == in.args[0]) {
-        test(eax, eax);  // the any/all just before (emit_vote)
+        test(eax, eax);  // the any/all just before (emit_vote): any leaves its voting lanes, all 0/1
       } else {
         mov(eax, dword[rsp + kFirstLaneOffset]);
         cmp(dword[r12 + rax + int(slot(in.args[0]))], 0);  // uniform: the first launched lane decides

@@ -252,6 +252,11 @@ class Emitter : public FastEncoder {
   std::vector<std::pair<int32_t, bool>> window_caches_;  // frame offset, narrow: the window caches (cleared per call)
   void taking_part_lanes(const IndexedAddress& a, ir::ValueId mask);  // ecx (flags: ZF = none), owner stores it
   std::map<ir::ValueId, int32_t> vote_mask_cache_;  // a vote whose mask lanes a dominating access stored
+  // A vote on `not A` that is the not's only reader: the vote reads A's lanes
+  // inverted and the not is never computed (plan_vote_nots).
+  std::map<ir::ValueId, ir::ValueId> vote_not_source_;
+  void plan_vote_nots();
+  void no_lane_exit(const IndexedAddress& a, Xbyak::Label& done, Xbyak::Label& general);  // memory_fast.cpp
   void plan_indexed_memory();          // fills indexed_ / deferred_, forces the frame slots the paths read
   bool match_indexed(ir::ValueId addr, IndexedAddress& out) const;
   bool match_uniform_base(ir::ValueId v, int depth, IndexedAddress& out) const;
@@ -545,6 +550,7 @@ class Emitter : public FastEncoder {
   // constant for the run) for null. Later ones in the same body cannot fault
   // and skip the test and its fault block (ref_simple: 16 loads per strip).
   bool in_segment_body_ = false, uniforms_checked_ = false;
+  bool hoist_uniform_test(const Segment& s);  // r15's test once before a segment's strips
 
   struct ValState { int8_t reg = -1; bool in_frame = false; };
   // pinned: held for a whole strip-outer loop (loops.cpp), never a victim.
@@ -568,7 +574,7 @@ class Emitter : public FastEncoder {
   std::vector<ir::ValueId> partial_slots_;  // results written only for some lanes (loads, atomics)
   std::map<ir::ValueId, const rt::EvalOp*> eval_op_of_;  // one helper descriptor per value
   std::vector<uint32_t> uses_;               // per value: operand uses by any instruction (phis included)
-  ir::ValueId vote_in_eax_ = ir::kNoValue;   // an any/all whose 0/1 result is in eax for the terminator
+  ir::ValueId vote_in_eax_ = ir::kNoValue;   // an any/all whose result is in eax for the terminator (nonzero: true)
 
   // The pool's four kinds of constant, indexed by bits: `ptr[rip + const32_[bits]]`.
   struct PoolKind {
@@ -597,6 +603,7 @@ class Emitter : public FastEncoder {
   // call; warp_start_ is the per-warp part of the prologue, loop_next_ where
   // the epilogue goes in a warp-loop call.
   bool warp_loop_ = false;
+  bool touches_shared_memory() const;  // a load/store of Space::Shared or an atomic (warp_loop.cpp)
   size_t warp_loop_entry_ = kNoWarpLoop;
   Xbyak::Label warp_start_, loop_next_;
   // In the per-run prologue, past what is the same for every full warp of a

@@ -187,6 +187,9 @@ bool Emitter::match_narrow(ValueId addr, unsigned bytes, IndexedAddress& out) co
       if (f_.insts[xi.args[1 - k]].type != ir::Type::I32) continue;
       m.seq_index = xi.args[1 - k];
       m.addend_off = uint32_t(u.imm);
+      // The fast path reads s's slot and u from the uniforms, never x's
+      // slot: x and u may be left to the fallback like the rest of the tree.
+      m.tree.insert(m.tree.end(), {xi.args[k], m.index});
       break;
     }
   out = std::move(m);
@@ -288,13 +291,41 @@ void Emitter::plan_indexed_memory() {
   }
 
   // A load_uniform may move to the memory op's fallback only when it is in
-  // that op's block and only strip ops other than load_uniforms lie between.
+  // that op's block and only strip ops other than load_uniforms lie between
+  // -- or, reading inside the block, when a load_uniform that is never
+  // deferred (not a candidate) comes before it in its block and that block
+  // is the op's (the load_uniform before the op) or dominates it: the
+  // earlier one ran first on every path and would have faulted on a missing
+  // uniform block (one pointer for the whole run), so the moved one cannot
+  // fault (Tesla's saxpy: ntid.x and n before the x and y bases).
+  std::vector<BlockId> idom;
+  auto uniform_in_range = [&](const Inst& ui) {
+    const unsigned bytes = ui.type == ir::Type::I1 ? 1 : bit_width(ui.type) / 8;
+    return ui.imm <= f_.uniform_bytes && f_.uniform_bytes - ui.imm >= bytes;
+  };
+  // The u of a narrow x = u + s moves only that way: its access skips the
+  // fallback when no lane takes part, so without the earlier load_uniform
+  // a missing uniform block would go unreported.
+  std::vector<uint8_t> addend_uniform(f_.insts.size(), 0);
+  for (auto& [op, m] : indexed_)
+    if (m.seq_index != kNoValue)
+      for (ValueId a : f_.insts[m.index].args)
+        if (f_.insts[a].op == Opcode::LoadUniform) addend_uniform[a] = 1;
   auto uniform_may_move = [&](ValueId u, ValueId op) {
     const Inst& ui = f_.insts[u];
-    if (ui.block != f_.insts[op].block) return false;
     const auto& list = f_.blocks[ui.block].insts;
     auto pu = std::find(list.begin(), list.end(), u), po = std::find(list.begin(), list.end(), op);
-    if (pu == list.end() || po == list.end() || pu > po) return false;
+    if (pu == list.end()) return false;
+    if (uniform_in_range(ui) && std::any_of(list.begin(), pu, [&](ValueId w) {
+          return f_.insts[w].op == Opcode::LoadUniform && !candidate[w];
+        })) {
+      if (ui.block == f_.insts[op].block) return po != list.end() && pu < po;
+      if (idom.empty()) idom = passutil::immediate_dominators(f_, passutil::reverse_post_order(f_));
+      return passutil::dominates(idom, ui.block, f_.insts[op].block);
+    }
+    if (addend_uniform[u]) return false;
+    if (ui.block != f_.insts[op].block) return false;
+    if (po == list.end() || pu > po) return false;
     for (auto it = pu + 1; it != po; ++it) {
       const Inst& x = f_.insts[*it];
       if (!is_strip_op(x) || x.op == Opcode::LoadUniform) return false;
@@ -362,7 +393,7 @@ void Emitter::plan_indexed_memory() {
     visit(visit, f_.insts[op].args[0]);
     // The fast path reads the index from its slot (or its var), the fallback
     // the operands of the deferred values: all of them must be in the frame.
-    if (m.index_var < 0) plan_.escapes[m.index] = 1;
+    if (m.index_var < 0 && !(m.seq_index != kNoValue && deferred_[m.index])) plan_.escapes[m.index] = 1;
     if (m.seq_index != kNoValue) plan_.escapes[m.seq_index] = 1;
     for (ValueId d : m.deferred)
       if (deferred_[d])
@@ -651,7 +682,7 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
   }
   if (sequential && a.seq_owner) mov(dword[r12 + a.seq_cache + 8], 0);
   taking_part_lanes(a, in.args.back());
-  jz(done, T_NEAR);  // no lane takes part
+  no_lane_exit(a, done, general);
   // The base (r10) is computed where a window search needs it: a span
   // found in the window cache needs none.
   if (!sequential) emit_base();
@@ -894,6 +925,26 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
   jmp(done, T_NEAR);
 }
 
+// After taking_part_lanes (ZF: no lane takes part): with no lane the access
+// does nothing -- but a load_uniform left to its fallback must still fault
+// on a missing uniform block, as it does where it stands in the IR: then
+// the no-lane exit goes to the general path when r15 is null.
+void Emitter::no_lane_exit(const IndexedAddress& a, Label& done, Label& general) {
+  const bool defers_uniform = std::any_of(a.deferred.begin(), a.deferred.end(), [&](ValueId d) {
+    return deferred_[d] && f_.insts[d].op == Opcode::LoadUniform;
+  });
+  if (!defers_uniform) {
+    jz(done, T_NEAR);  // no lane takes part
+    return;
+  }
+  Label lanes;
+  jnz(lanes, T_NEAR);
+  test(r15, r15);
+  jz(general, T_NEAR);
+  jmp(done, T_NEAR);
+  L(lanes);
+}
+
 // Registers: ecx = lanes taking part, rsi = lane 0's element (x, then the
 // address, then host), rdi / rdx = the first / last taking-part lane's
 // element, r11 = the window tried, r8 = its host pointer, r9 = its base,
@@ -930,7 +981,7 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
   }
   if (a.seq_owner) mov(dword[r12 + a.seq_cache + 8], 0);
   taking_part_lanes(a, in.args.back());
-  jz(done, T_NEAR);  // no lane takes part
+  no_lane_exit(a, done, general);
   if (!z_) {  // Avx2 moves all 32 lanes
     cmp(ecx, uint32_t(-1));
     jne(general, T_NEAR);

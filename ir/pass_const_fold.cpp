@@ -1,7 +1,8 @@
 // const_fold: pure per-lane ops whose operands are all constants are
 // evaluated with ir::eval_lane, the same scalar semantics the interpreter and
 // the backends use, so folding can never disagree with execution. Plus exact
-// integer identities (and and/or idempotence and absorption), selects and
+// integer identities (and and/or idempotence and absorption, an `and` whose
+// constant keeps every bit of a zero-extended operand), selects and
 // branches on constants, and single-valued phis. No float identities: x + 0.0 is not x for x = -0.0, x * 1.0 is not x
 // for a signalling NaN or under flush-to-zero flags.
 #include "ir/pass_util.h"
@@ -110,6 +111,14 @@ void const_fold(Function& f) {
           case Opcode::And:
             if (cr && kr == ones) { replace_with(a); continue; }
             if (cl && kl == ones) { replace_with(c); continue; }
+            // A zero-extended value under a mask that keeps all its bits
+            // (Tesla: the low half of a register loaded as u16).
+            if (cr && f.insts[a].op == Opcode::Zext && !f.insts[a].args.empty() &&
+                is_int(f.insts[f.insts[a].args[0]].type) &&
+                (type_mask(f.insts[f.insts[a].args[0]].type) & ~kr) == 0) {
+              replace_with(a);
+              continue;
+            }
             if ((cr && kr == 0) || (cl && kl == 0)) make_const(0);
             break;
           case Opcode::Shl: case Opcode::LShr: case Opcode::AShr:

@@ -502,10 +502,10 @@ bool Translator::alu() {
 
 // The MAD of almost every lane in three float ops. When the product of the
 // flushed factors, rounded to nearest, lies in [2^-100, 2^127) and source 3
-// is not a zero after flushing, sem::fmad is the product truncated to 24
+// is a finite normal, sem::fmad is the product truncated to 24
 // bits (which, inside the normal range, is exactly the product rounded
-// toward zero) plus source 3 rounded once, then flushed: the IEEE add of
-// the host with FtzOut. The truncation is computed from the nearest-rounded
+// toward zero) plus source 3 rounded once: the IEEE add of the host (the
+// sum cannot be a denormal or a NaN there). The truncation is computed from the nearest-rounded
 // product and its exact error (an fma of the factors minus it: exact since
 // the product's exponent is at least -101, so the error's bits are above
 // 2^-149): when the error is nonzero and of the other sign, rounding went
@@ -514,7 +514,8 @@ bool Translator::alu() {
 // to the largest float below it). Both tiers lower this to a few vector
 // ops, where an `fmul` rounding toward zero is one op on AVX-512 but an
 // MXCSR switch per strip on AVX2. NaN, inf or zero factors, a product
-// outside that range and a zero source 3 fail the test: if an active lane
+// outside that range and a source 3 that is a zero, a denormal, an inf or a
+// NaN fail the test: if an active lane
 // does, a uniform any() vote branches to fmad_exact, whose result those
 // lanes take. Inside a loop the exact form stays straight-line (a branch
 // would split the loop body, which the backends run much slower).
@@ -550,12 +551,22 @@ V Translator::fmad(V x, V y, V z) {
   V pn = I(b.fmul(fx, fy, float_flags(true, false)));
   V err = I(b.ffma(fx, fy, F(b.xor_(pn, b.i32(0x80000000u))), float_flags(false, false)));
   // Rounded away from zero: the error, with the product's sign taken off, is
-  // negative and not a zero.
-  V away = b.icmp(ir::IntPred::Ugt, b.xor_(err, band(pn, 0x80000000u)), b.i32(0x80000000u));
+  // negative and not a zero. As a signed compare (AVX2 has no unsigned one):
+  // with the sign bit flipped as well, positive.
+  V away = b.icmp(ir::IntPred::Sgt, b.xor_(err, b.xor_(band(pn, 0x80000000u), b.i32(0x80000000u))), b.i32(0));
   V pt = b.isub(pn, b.zext(Type::I32, away));
-  V in_range = b.icmp(ir::IntPred::Ult, b.isub(band(pn, 0x7f800000u), b.i32(0x0d800000u)), b.i32(0x7f000000u - 0x0d800000u));
-  V common = b.and_(in_range, ne0(band(z, 0x7f800000u)));
-  V r = I(b.fadd(F(pt), fz, float_flags(false, true)));
+  // The product's exponent field e in [0x0d8, 0x0fe] << 23: (e - 0x0d800000)
+  // <u 0x71800000, as a signed compare of e - 0x0d800000 + 2^31.
+  V in_range = b.icmp(ir::IntPred::Slt, b.iadd(band(pn, 0x7f800000u), b.i32(0x80000000u - 0x0d800000u)),
+                      b.i32(0x80000000u + (0x7f000000u - 0x0d800000u)));
+  // z finite and not a zero or denormal: its exponent field e in [1, 254]
+  // << 23, e + 2^23 > 2^23 as a signed compare (e = 255 wraps negative).
+  // Then the sum is never a NaN and never a denormal (both operands normal,
+  // |pt| >= 2^-101: a cancelling sum is a nonzero multiple of 2^-125 or a
+  // zero), so it needs no output flush.
+  V common = b.and_(in_range, b.icmp(ir::IntPred::Sgt, b.iadd(band(z, 0x7f800000u), b.i32(0x00800000u)),
+                                     b.i32(0x00800000u)));
+  V r = I(b.fadd(F(pt), fz, float_flags(false, false)));
   const ir::BlockId exact = f.add_block(), join = f.add_block();
   b.set_var(kVarMadResult, r);
   b.cond_br(b.any(b.not_(common), mask()), exact, join);

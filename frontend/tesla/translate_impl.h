@@ -191,6 +191,19 @@ struct Translator {
   }
   V sel32(V c, uint32_t t, uint32_t e) { return b.select(c, b.i32(t), b.i32(e)); }
   // The low `n` bits of an i32, zero- or (sign) sign-extended.
+  // The low 16 bits of a register ($rNl): the value itself when it has no
+  // bit above them (a zero-extended u16 or narrower, e.g. `ld u16` of a
+  // launch-block word, or an `and` with such a mask), else x & 0xffff.
+  V low_half(V x) {
+    const ir::Inst& xi = f.insts[x];
+    if (xi.op == Opcode::Zext && xi.type == Type::I32 && !xi.args.empty() &&
+        ir::bit_width(f.insts[xi.args[0]].type) <= 16)
+      return x;
+    if (xi.op == Opcode::And && xi.args.size() == 2 && f.insts[xi.args[1]].op == Opcode::Const &&
+        (f.insts[xi.args[1]].imm & ~uint64_t(0xffff)) == 0)
+      return x;
+    return band(x, 0xffff);
+  }
   V low_bits(V x, unsigned n, bool sign) {
     // Zero-extending a value already masked to n bits (a half register read): itself.
     const ir::Inst& xi = f.insts[x];

@@ -120,7 +120,7 @@ bool Translator::read(const Operand* o, V& out) {
   switch (o->kind) {
     case OKind::Reg:
       out = reg(o->reg);
-      if (o->size == RSize::H) out = band(shr(out, o->high ? 16 : 0), 0xffff);
+      if (o->size == RSize::H) out = o->high ? band(shr(out, 16), 0xffff) : low_half(out);
       return true;
     case OKind::Imm: out = b.i32(uint32_t(o->imm)); return true;
     case OKind::AReg: out = areg(o->reg); return true;

@@ -460,3 +460,205 @@ TEST_CASE("x64 narrow address: x = u + s checks s once for every uniform addend"
                         std::to_string(s0));
   }
 }
+
+TEST_CASE("x64 narrow address: after a load_uniform that always runs, x = u + s and u are left to the fallbacks") {
+  // o3 = load_uniform(8) first (kept: a var reads it); x = u0 + s, y = s + u4
+  // under the alignment guard; o1 = load [x], o2 = load [y]; then, in a
+  // dominated block, store o1 + o2 + o3 at [y]. The earlier load_uniform
+  // faults on a missing uniform block before anything else, so u0, u4 and
+  // the sums are computed only by the fallbacks (the fast paths read s's
+  // slot and u themselves): the code before the first access reads no
+  // uniform at 0 or 4. Runs with and without the uniform block (the same
+  // fault as the interpreter), inside and past the windows, misaligned.
+  ir::Function f;
+  f.add_var("s", Type::I32);
+  f.add_var("mask", Type::I1);
+  f.add_var("o1", Type::I32);
+  f.add_var("o2", Type::I32);
+  f.add_var("o3", Type::I32);
+  f.uniform_bytes = 12;
+  f.add_block("entry");
+  const ir::BlockId tail = f.add_block("tail");
+  ir::Builder b(f);
+  auto s_v = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 0);
+  auto mask = b.emit(Opcode::LoadVar, Type::I1, {}, 0, 0, 1);
+  auto k = b.load_uniform(Type::I32, 8);
+  auto addr = [&](ir::ValueId x) {
+    auto bad = b.icmp(ir::IntPred::Ne, b.and_(x, b.i32(3)), b.i32(0));
+    return b.select(bad, b.i64(kUnbacked), b.zext(Type::I64, x));
+  };
+  auto x = b.binary(Opcode::IAdd, b.load_uniform(Type::I32, 0), s_v);
+  auto y = b.binary(Opcode::IAdd, s_v, b.load_uniform(Type::I32, 4));
+  auto ax = addr(x), ay = addr(y);
+  auto o1 = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, ax, mask);
+  auto o2 = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, ay, mask);
+  b.emit(Opcode::StoreVar, Type::Void, {o1}, 0, 0, 2);
+  b.emit(Opcode::StoreVar, Type::Void, {o2}, 0, 0, 3);
+  b.emit(Opcode::StoreVar, Type::Void, {k}, 0, 0, 4);
+  b.br(tail);
+  b.set_block(tail);
+  b.store(ir::Space::Global, ir::AddrClass::Random, ay, b.binary(Opcode::IAdd, b.binary(Opcode::IAdd, o1, o2), k),
+          mask);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
+    std::string err;
+    x64::JitOptions o{tier};
+    o.listing_only = !x64::host_supports(tier);
+    auto cf = x64::compile(f, o, &err);
+    REQUIRE_MESSAGE(cf, err);
+    // The lines reading the uniforms, in order: offset 8 first (the strip's
+    // broadcast), then u0 / u4 only as a fast path's dword (mov eax, ...),
+    // never broadcast into lanes before the accesses.
+    std::vector<std::string> reads;
+    const std::string text = cf->disassemble();
+    for (size_t p = 0, e; p < text.size(); p = e + 1) {
+      e = text.find('\n', p);
+      if (e == std::string::npos) e = text.size();
+      const std::string line = text.substr(p, e - p);
+      if (line.find("[r15") != std::string::npos) reads.push_back(line);
+    }
+    REQUIRE_MESSAGE(reads.size() >= 2, x64::tier_name(tier));
+    CHECK_MESSAGE(reads[0].find("[r15+0x08]") != std::string::npos, reads[0]);
+    CHECK_MESSAGE(reads[1].find("mov eax, [r15") != std::string::npos, reads[1]);
+  }
+  std::mt19937_64 rng(137);
+  const int runs = std::getenv("GPURC_TEST_LIGHT") ? 48 : 160;
+  for (int kk = 0; kk < runs; ++kk) {
+    RunSpec s;
+    s.vars.resize(f.vars_bytes());
+    fill_random(s.vars, rng);
+    s.memory = true;
+    s.memory_bytes = kMemBytes;
+    s.memory_init.resize(kMemBytes);
+    fill_random(s.memory_init, rng);
+    s.window = true;
+    s.window_offset = 128;
+    s.window_bytes = 512;
+    if (kk % 3 == 2) s.extra_windows = {{640, 384}};
+    s.entry_mask = kk % 4 != 3 ? ~0u : uint32_t(rng()) | 1u;
+    const uint32_t s0 = 4 * uint32_t(rng() % 64);
+    auto u_for = [&](int kind) -> uint32_t {
+      const uint32_t target = uint32_t(kMemBase) + 128 + 4 * uint32_t(rng() % 32);
+      switch (kind) {
+        case 0: return target - s0;                            // inside
+        case 1: return target - s0 + 1 + uint32_t(rng() % 3);  // misaligned
+        default: return uint32_t(kMemBase) + 600 - s0;         // past the first window's end
+      }
+    };
+    if (kk % 5 != 4) {  // else no uniform block: the fault of load_uniform(8)
+      s.uniforms.resize(12);
+      const uint32_t ux = u_for(rng() % 2 ? int(rng() % 3) : 0), uy = u_for(rng() % 2 ? int(rng() % 3) : 0);
+      const uint32_t kv = uint32_t(rng());
+      std::memcpy(s.uniforms.data(), &ux, 4);
+      std::memcpy(s.uniforms.data() + 4, &uy, 4);
+      std::memcpy(s.uniforms.data() + 8, &kv, 4);
+    }
+    for (unsigned l = 0; l < 32; ++l) {
+      set_lane(s.vars, f, 0, l, s0 + 4 * l);
+      set_lane(s.vars, f, 1, l, kk % 12 == 11 ? uint32_t(rng() % 2) : 1u);
+    }
+    check_all_tiers(f, s, "earlier uniform, case " + std::to_string(kk));
+  }
+}
+
+TEST_CASE("x64 narrow address: x = u + s under a mask with no lane, without a uniform block: u's fault") {
+  // u is the function's only load_uniform: it is computed where it stands
+  // (the access skips its fallback when no lane takes part, so a u left to
+  // the fallback would never report the missing uniform block).
+  ir::Function f;
+  f.add_var("s", Type::I32);
+  f.add_var("mask", Type::I1);
+  f.add_var("o1", Type::I32);
+  f.uniform_bytes = 8;
+  f.add_block("entry");
+  ir::Builder b(f);
+  auto s_v = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 0);
+  auto mask = b.emit(Opcode::LoadVar, Type::I1, {}, 0, 0, 1);
+  auto x = b.binary(Opcode::IAdd, b.load_uniform(Type::I32, 4), s_v);
+  auto bad = b.icmp(ir::IntPred::Ne, b.and_(x, b.i32(3)), b.i32(0));
+  auto ax = b.select(bad, b.i64(kUnbacked), b.zext(Type::I64, x));
+  auto o1 = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, ax, mask);
+  b.emit(Opcode::StoreVar, Type::Void, {o1}, 0, 0, 2);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  std::mt19937_64 rng(138);
+  for (int k = 0; k < 24; ++k) {
+    RunSpec s;
+    s.vars.resize(f.vars_bytes());
+    fill_random(s.vars, rng);
+    s.memory = true;
+    s.memory_bytes = kMemBytes;
+    s.memory_init.resize(kMemBytes);
+    fill_random(s.memory_init, rng);
+    s.window = true;
+    if (k % 2) {
+      s.uniforms.resize(8);
+      const uint32_t u = uint32_t(kMemBase) + 128;
+      std::memcpy(s.uniforms.data() + 4, &u, 4);
+    }
+    for (unsigned l = 0; l < 32; ++l) {
+      set_lane(s.vars, f, 0, l, 4 * l);
+      set_lane(s.vars, f, 1, l, k % 4 < 2 ? 0u : uint32_t(rng() % 2));  // no lane, or some
+    }
+    check_all_tiers(f, s, "empty-mask addend, case " + std::to_string(k));
+  }
+}
+
+TEST_CASE("x64 memory fast paths: an access with no lane still reports the missing uniform block of its deferred base") {
+  // G13's indexed form, base (load_uniform(0) & ~3) + (zext x << 2), and
+  // the narrow u + s form: the load_uniform is left to the access's
+  // fallback; under a mask with no lane and without a uniform block the
+  // interpreter faults at the load_uniform, so the access must too.
+  for (bool indexed : {true, false}) {
+    ir::Function f;
+    f.add_var("x", Type::I32);
+    f.add_var("mask", Type::I1);
+    f.add_var("o1", Type::I32);
+    f.uniform_bytes = 16;
+    f.add_block("entry");
+    ir::Builder b(f);
+    auto x = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 0);
+    auto mask = b.emit(Opcode::LoadVar, Type::I1, {}, 0, 0, 1);
+    ir::ValueId addr;
+    if (indexed) {
+      auto base = b.and_(b.load_uniform(Type::I64, 0), b.i64(~uint64_t(3)));
+      auto scaled = b.emit(Opcode::Shl, Type::I64, {b.zext(Type::I64, x), b.i32(2)}, uint8_t(ir::ShiftMode::Mask));
+      addr = b.binary(Opcode::IAdd, base, scaled);
+    } else {
+      auto sum = b.binary(Opcode::IAdd, b.load_uniform(Type::I32, 8), x);
+      auto bad = b.icmp(ir::IntPred::Ne, b.and_(sum, b.i32(3)), b.i32(0));
+      addr = b.select(bad, b.i64(kUnbacked), b.zext(Type::I64, sum));
+    }
+    auto o1 = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, addr, mask);
+    b.emit(Opcode::StoreVar, Type::Void, {o1}, 0, 0, 2);
+    b.ret();
+    f.compute_preds();
+    REQUIRE(ir::verify(f) == "");
+    std::mt19937_64 rng(139);
+    for (int k = 0; k < 16; ++k) {
+      RunSpec s;
+      s.vars.resize(f.vars_bytes());
+      fill_random(s.vars, rng);
+      s.memory = true;
+      s.memory_bytes = kMemBytes;
+      s.memory_init.resize(kMemBytes);
+      fill_random(s.memory_init, rng);
+      s.window = true;
+      if (k % 2) {
+        s.uniforms.resize(16);
+        const uint64_t base = kMemBase + 64;
+        std::memcpy(s.uniforms.data(), &base, 8);
+        const uint32_t u = uint32_t(kMemBase) + 128;
+        std::memcpy(s.uniforms.data() + 8, &u, 4);
+      }
+      for (unsigned l = 0; l < 32; ++l) {
+        set_lane(s.vars, f, 0, l, indexed ? l : 4 * l);
+        set_lane(s.vars, f, 1, l, k % 4 < 2 ? 0u : uint32_t(rng() % 2));
+      }
+      check_all_tiers(f, s, std::string(indexed ? "indexed" : "narrow") + " no-lane access, case " + std::to_string(k));
+    }
+  }
+}

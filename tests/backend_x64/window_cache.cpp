@@ -429,3 +429,185 @@ TEST_CASE("x64 bitcast of a dying operand: no register copy between two loads an
     CHECK_MESSAGE(before.find("vmovdqa") == std::string::npos, what);
   }
 }
+
+TEST_CASE("x64 warp loop: shared memory is zeroed per block only when the function can read or write it") {
+  // The grid loop zeroes a block's shared memory (rep stosb) before its
+  // first warp; a function without a shared load, store or atomic cannot
+  // see that memory, so its loop has no such zeroing.
+  auto shared_function = [](Opcode op) {
+    ir::Function f;
+    f.add_var("x", Type::I32);
+    f.add_block("entry");
+    ir::Builder b(f);
+    auto x = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 0);
+    auto mask = b.emit(Opcode::EntryMask, Type::I1, {}, 0, 0, 0);
+    auto addr = b.zext(Type::I64, b.and_(x, b.i32(0xfc)));
+    if (op == Opcode::Load) {
+      auto v = b.load(Type::I32, ir::Space::Shared, ir::AddrClass::Random, addr, mask);
+      b.emit(Opcode::StoreVar, Type::Void, {v}, 0, 0, 0);
+    } else {
+      b.store(ir::Space::Shared, ir::AddrClass::Random, addr, x, mask);
+    }
+    b.ret();
+    f.compute_preds();
+    REQUIRE(ir::verify(f) == "");
+    return f;
+  };
+  for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
+    const std::string name = x64::tier_name(tier);
+    CHECK_MESSAGE(count_in(listing(copy_function(true, true), tier), "stosb") == 0, name);
+    CHECK_MESSAGE(count_in(listing(copy_function(false, false), tier), "stosb") == 0, name);
+    CHECK_MESSAGE(count_in(listing(shared_function(Opcode::Load), tier), "stosb") == 1, name);
+    CHECK_MESSAGE(count_in(listing(shared_function(Opcode::Store), tier), "stosb") == 1, name);
+  }
+}
+
+TEST_CASE("x64 vote: an any that only feeds its block's branch leaves the voting lanes in eax for the jump") {
+  // any (icmp.ult x, lim) under the entry mask -> cond_br: the branch tests
+  // the ANDed lane bits; no 0/1 result is made (no setnz / movzx).
+  ir::Function f;
+  f.add_var("x", Type::I32);
+  f.add_var("out", Type::I32);
+  f.add_block("entry");
+  const ir::BlockId then = f.add_block("then"), done = f.add_block("done");
+  ir::Builder b(f);
+  auto x = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 0);
+  auto e = b.emit(Opcode::EntryMask, Type::I1, {}, 0, 0, 0);
+  auto any = b.emit(Opcode::Any, Type::I1, {b.icmp(ir::IntPred::Ult, x, b.i32(100)), e});
+  b.cond_br(any, then, done);
+  b.set_block(then);
+  b.emit(Opcode::StoreVar, Type::Void, {b.binary(Opcode::IAdd, x, b.i32(1))}, 0, 0, 1);
+  b.br(done);
+  b.set_block(done);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
+    const std::string text = listing(f, tier);
+    CHECK_MESSAGE(count_in(text, "setnz") == 0, x64::tier_name(tier));
+    CHECK_MESSAGE(count_in(text, "test eax, eax") >= 1, x64::tier_name(tier));
+  }
+  // Against the interpreter: warps with no, one, some and every lane below
+  // 100 under random entry masks (a warp where no taking-part lane votes
+  // skips the store).
+  std::mt19937_64 rng(75);
+  for (int k = 0; k < 64; ++k) {
+    RunSpec s;
+    s.vars.resize(f.vars_bytes());
+    fill_random(s.vars, rng);
+    uint32_t x[32];
+    std::memcpy(x, s.vars.data(), sizeof x);
+    for (int l = 0; l < 32; ++l) {
+      x[l] = 100 + (x[l] & 0xffff);
+      if (k % 4 == 1 && l == int(rng() % 32)) x[l] = uint32_t(rng() % 100);
+      if (k % 4 == 2 && (rng() & 1)) x[l] = uint32_t(rng() % 101);
+      if (k % 4 == 3) x[l] = uint32_t(rng() % 100);
+    }
+    std::memcpy(s.vars.data(), x, sizeof x);
+    s.entry_mask = k < 8 ? ~0u : uint32_t(rng());
+    check_all_tiers(f, s, "any into a branch, case " + std::to_string(k));
+  }
+}
+
+namespace {
+// A strip segment longer than kUnrollMaxOps (a loop over the strips) whose
+// load_uniform comes after pure ops; with `store_first` a store_var comes
+// first (then the test stays in the strips: strip 0's store would precede
+// the fault).
+ir::Function uniform_segment_function(bool store_first) {
+  ir::Function f;
+  f.add_var("x", Type::I32);
+  f.add_var("out", Type::I32);
+  f.add_var("early", Type::I32);
+  f.uniform_bytes = 8;
+  f.add_block("entry");
+  ir::Builder b(f);
+  auto x = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 0);
+  auto a = b.binary(Opcode::IMul, x, b.i32(3));
+  if (store_first) b.emit(Opcode::StoreVar, Type::Void, {a}, 0, 0, 2);
+  auto c = b.binary(Opcode::Xor, b.binary(Opcode::IAdd, a, b.i32(7)), x);
+  auto u = b.load_uniform(Type::I32, 4);
+  auto d = b.binary(Opcode::IMul, b.binary(Opcode::IAdd, c, u), u);
+  b.emit(Opcode::StoreVar, Type::Void, {b.binary(Opcode::ISub, d, x)}, 0, 0, 1);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  return f;
+}
+
+// Whether the listing tests r15 right before a strip loop starts (xor r14d).
+bool uniform_test_before_strips(const std::string& text) {
+  const size_t t = text.find("test r15, r15");
+  if (t == std::string::npos) return false;
+  size_t line = text.find('\n', t);
+  line = text.find('\n', line + 1);  // past the jz
+  return line != std::string::npos && text.compare(text.find_first_not_of(" 0123456789abcdef", line + 1), 14,
+                                                    "xor r14d, r14d") == 0;
+}
+}  // namespace
+
+TEST_CASE("x64 strip segment: the uniform pointer is tested once before the strips, with the same fault") {
+  for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
+    const std::string name = x64::tier_name(tier);
+    const std::string hoisted = listing(uniform_segment_function(false), tier);
+    CHECK_MESSAGE(uniform_test_before_strips(hoisted), name);
+    CHECK_MESSAGE(count_in(hoisted, "test r15, r15") == 1, name);
+    CHECK_MESSAGE(!uniform_test_before_strips(listing(uniform_segment_function(true), tier)), name);
+  }
+  // Against the interpreter: with the uniform block (results) and without
+  // it (the load_uniform's fault, nothing stored).
+  std::mt19937_64 rng(76);
+  const ir::Function f = uniform_segment_function(false);
+  for (int k = 0; k < 16; ++k) {
+    RunSpec s;
+    s.vars.resize(f.vars_bytes());
+    fill_random(s.vars, rng);
+    if (k % 4 != 3) {
+      s.uniforms.resize(8);
+      fill_random(s.uniforms, rng);
+    }
+    s.entry_mask = k < 4 ? ~0u : uint32_t(rng()) | 1u;
+    check_all_tiers(f, s, "uniform segment, case " + std::to_string(k));
+  }
+}
+
+TEST_CASE("x64 vote of `not A`: A's lanes inverted, the not never computed") {
+  // c = icmp.ult x, lim (also stored); v = any / all / ballot (not c) under
+  // the entry mask, stored: the vote reads c's lanes and inverts them.
+  auto not_vote_function = [](Opcode vote) {
+    ir::Function f;
+    f.add_var("x", Type::I32);
+    f.add_var("lim", Type::I32);
+    f.add_var("c", Type::I1);
+    f.add_var("v", vote == Opcode::Ballot ? Type::I32 : Type::I1);
+    f.add_block("entry");
+    ir::Builder b(f);
+    auto x = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 0);
+    auto lim = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 1);
+    auto e = b.emit(Opcode::EntryMask, Type::I1, {}, 0, 0, 0);
+    auto c = b.icmp(ir::IntPred::Ult, x, lim);
+    b.emit(Opcode::StoreVar, Type::Void, {c}, 0, 0, 2);
+    auto n = b.emit(Opcode::Not, Type::I1, {c});
+    auto v = b.emit(vote, vote == Opcode::Ballot ? Type::I32 : Type::I1, {n, e});
+    b.emit(Opcode::StoreVar, Type::Void, {v}, 0, 0, 3);
+    b.ret();
+    f.compute_preds();
+    REQUIRE(ir::verify(f) == "");
+    return f;
+  };
+  std::mt19937_64 rng(77);
+  for (Opcode vote : {Opcode::Any, Opcode::All, Opcode::Ballot}) {
+    const ir::Function f = not_vote_function(vote);
+    for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2})
+      CHECK_MESSAGE(count_in(listing(f, tier), "not eax") == 1, x64::tier_name(tier));
+    for (int k = 0; k < 48; ++k) {
+      RunSpec s;
+      s.vars.resize(f.vars_bytes());
+      fill_random(s.vars, rng);
+      const uint32_t lim = k % 3 == 0 ? 0u : k % 3 == 1 ? ~0u : uint32_t(rng());
+      for (unsigned l = 0; l < 32; ++l) set_lane(s.vars, f, 1, l, lim);
+      s.entry_mask = k < 8 ? ~0u : uint32_t(rng());
+      check_all_tiers(f, s, std::string(ir::op_name(vote)) + " of not, case " + std::to_string(k));
+    }
+  }
+}

@@ -224,6 +224,31 @@ TEST_CASE("const_fold: and/or idempotence and absorption, not for other ops") {
   for (ValueId v : {same, right, left, orabs}) CHECK(f[v].block == kNoBlock);
 }
 
+TEST_CASE("const_fold: a mask that keeps every bit of a zero-extended value is dropped, not a narrower one") {
+  ValueId keep = 0, narrow = 0, wide = 0, ext = 0;
+  Function f = ssa_function([&](Builder& b, ValueId x, ValueId) {
+    ValueId h = b.emit(Opcode::Trunc, Type::I16, {x});
+    ext = b.zext(Type::I32, h);
+    keep = b.binary(Opcode::And, ext, b.i32(0xffff));     // -> ext
+    wide = b.binary(Opcode::And, ext, b.i32(0x1ffff));    // -> ext
+    narrow = b.binary(Opcode::And, ext, b.i32(0xfff0));   // clears bits of it: stays
+    b.emit(Opcode::StoreVar, Type::Void, {b.binary(Opcode::IAdd, keep, b.binary(Opcode::IAdd, wide, narrow))}, 0,
+           0, 1);
+  });
+  REQUIRE(verify(f) == "");
+  const_fold(f);
+  dce(f);
+  CHECK(verify(f) == "");
+  ValueId r1 = store_var_arg(f, 1);
+  REQUIRE(f[r1].op == Opcode::IAdd);
+  CHECK(f[r1].args[0] == ext);
+  const ValueId rest = f[r1].args[1];
+  CHECK(f[rest].args[0] == ext);
+  CHECK(f[rest].args[1] == narrow);
+  CHECK(f[narrow].op == Opcode::And);
+  for (ValueId v : {keep, wide}) CHECK(f[v].block == kNoBlock);
+}
+
 TEST_CASE("const_fold: branch on a constant becomes br, dce drops the dead block and phi operand") {
   Function f;
   f.add_var("r0", Type::I32);

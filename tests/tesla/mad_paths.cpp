@@ -35,7 +35,7 @@ void edge_operands(std::mt19937& rng, uint32_t& x, uint32_t& y, uint32_t& z) {
                                       0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffffffffu, 0x7f7fffffu,
                                       0x3f800000u, 0xbf800000u, 0x3f800001u, 0x3f7fffffu, 0x0d800000u};
   auto special = [&] { return specials[rng() % (sizeof specials / sizeof specials[0])]; };
-  switch (rng() % 9) {
+  switch (rng() % 10) {
     case 0:  // special values anywhere
       x = special(), y = special(), z = special();
       break;
@@ -75,6 +75,13 @@ void edge_operands(std::mt19937& rng, uint32_t& x, uint32_t& y, uint32_t& z) {
       x = random_float(rng, 100, 150), y = random_float(rng, 100, 150);
       z = (rng() & 0x80000000u) | ((rng() & 1) ? (rng() & 0x7fffffu) : 0u);
       break;
+    case 7: {  // ordinary product, z at the edges of its test: inf, NaN, largest and smallest normals
+      static const uint32_t zs[] = {0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffffffffu, 0x7f800001u,
+                                    0x7f7fffffu, 0xff7fffffu, 0x00800000u, 0x80800000u, 0x7f000000u};
+      x = random_float(rng, 100, 154), y = random_float(rng, 100, 154);
+      z = zs[rng() % (sizeof zs / sizeof zs[0])];
+      break;
+    }
     default:  // ordinary operands
       x = random_float(rng, 100, 154), y = random_float(rng, 100, 154), z = random_float(rng, 100, 154);
       break;
@@ -173,17 +180,24 @@ TEST_CASE("tesla mad: the common case's shape (one vote outside loops, none insi
       const auto& in = f.insts[v];
       if (in.op == Opcode::FFma) CHECK((in.fflags & gpurc::ir::ff::FtzIn) == 0);
       if (in.op == Opcode::FMul && (in.fflags & gpurc::ir::ff::FtzIn)) {
-        // The common case's product: its residual and its sum follow unflushed.
-        size_t flushed_after = 0;
+        // The common case's product: its residual and its sum follow unflushed,
+        // and the sum's result is not flushed either (source 3 is a finite
+        // normal in the lanes that pass: the sum is never a denormal there).
+        size_t flushed_after = 0, sums = 0;
         bool seen = false;
         for (auto w : b.insts) {
           if (w == v) seen = true;
           else if (seen && (f.insts[w].op == Opcode::FFma || f.insts[w].op == Opcode::FAdd) &&
                    (f.insts[w].fflags & gpurc::ir::ff::FtzIn))
             ++flushed_after;
+          if (seen && f.insts[w].op == Opcode::FAdd) {
+            ++sums;
+            CHECK((f.insts[w].fflags & gpurc::ir::ff::FtzOut) == 0);
+          }
           if (seen && f.insts[w].op == Opcode::Any) break;
         }
         CHECK(flushed_after == 0);
+        CHECK(sums == 1);
       }
     }
   gpurc::ir::Function g = translated(kLoop);
