@@ -37,7 +37,8 @@ static_assert(sizeof(LaneVarInit) == 24);
 
 namespace {
 // The warp loop's code depends on the tier, the entry frame's MXCSR mode
-// (daz_) and whether the function has a draw loop, not on the function:
+// (daz_), whether the function has a draw loop and whether it can touch
+// shared memory (the per-block zeroing), on nothing else of the function:
 // the first emission of each shape in a thread is kept (bytes and the
 // places of its four references to the function's own labels) and later
 // functions copy it (replay_warp_loop). Every jump inside the loop is a
@@ -52,7 +53,7 @@ struct WarpLoopCopy {
   std::vector<Point> points;
 };
 struct WarpLoopCopies {
-  WarpLoopCopy shape[8];  // z_ | daz_ << 1 | draw_loop_ << 2
+  WarpLoopCopy shape[16];  // z_ | daz_ << 1 | draw_loop_ << 2 | shared << 3
   uint64_t replays = 0;
 };
 thread_local WarpLoopCopies tl_warp_loops;
@@ -69,7 +70,9 @@ void Emitter::emit_warp_loop() {
   if (!warp_loop_) return;
   align(16);
   warp_loop_entry_ = getSize();
-  WarpLoopCopy& copy = tl_warp_loops.shape[(z_ ? 1 : 0) | (daz_ ? 2 : 0) | (draw_loop_ ? 4 : 0)];
+  const bool zeroes_shared = touches_shared_memory();
+  WarpLoopCopy& copy = tl_warp_loops.shape[(z_ ? 1 : 0) | (daz_ ? 2 : 0) | (draw_loop_ ? 4 : 0) |
+                                           (zeroes_shared ? 8 : 0)];
   if (warp_loop_copies_on && !copy.bytes.empty() && maxSize_ - size_ >= copy.bytes.size() + 64) {
     // The kept bytes between the points; at each point what the first
     // emission did there, through xbyak (the labels are this function's).
@@ -132,7 +135,7 @@ void Emitter::emit_warp_loop() {
   // store of it, no atomic) cannot tell: then the loop leaves it alone
   // (Tesla's s[] of a kernel that reads its params as uniforms: a `rep
   // stosb` per block, about 3% of saxpy's launch).
-  if (touches_shared_memory()) {
+  if (zeroes_shared) {
     Label keep, count;
     cmp(qword[LOOP(shared_bytes)], 0);
     je(keep, T_NEAR);
