@@ -17,6 +17,8 @@
 #include "backend_common/plan.h"
 #include "compare.h"
 
+namespace gpurc_test_backend_daz_chains {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend;
 using namespace gpurc::backend::test;
@@ -237,3 +239,5 @@ TEST_CASE("fused DAZ product and sum: operand orders, late operands, spilled ope
     check_all_tiers(f, s, "fused mul add");
   }
 }
+
+}  // namespace gpurc_test_backend_daz_chains

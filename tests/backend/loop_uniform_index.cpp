@@ -16,6 +16,8 @@
 
 #include "compare.h"
 
+namespace gpurc_test_backend_loop_uniform_index {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend::test;
 using ir::Opcode;
@@ -149,3 +151,5 @@ TEST_CASE("backend: PICA200-shaped loop: indexed uniforms, range selects and acc
     }
   CHECK(runs == 2 * 2 * 8 * 6);
 }
+
+}  // namespace gpurc_test_backend_loop_uniform_index

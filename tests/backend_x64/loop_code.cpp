@@ -25,6 +25,8 @@
 #include "ir/passes.h"
 #include "tests/backend_x64/reference_shader.h"
 
+namespace gpurc_test_backend_x64_loop_code {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::x64;
 
@@ -144,3 +146,5 @@ TEST_CASE("x64 jit: the PICA200 loop shader's counted iteration is short on both
   }
   CHECK(tiers >= 1);
 }
+
+}  // namespace gpurc_test_backend_x64_loop_code

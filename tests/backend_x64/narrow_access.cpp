@@ -20,6 +20,8 @@
 #include "../backend/compare.h"
 #include "backend_x64/jit.h"
 
+namespace gpurc_test_backend_x64_narrow_access {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend::test;
 using ir::Opcode;
@@ -460,3 +462,5 @@ TEST_CASE("x64 narrow address: x = u + s checks s once for every uniform addend"
                         std::to_string(s0));
   }
 }
+
+}  // namespace gpurc_test_backend_x64_narrow_access

@@ -17,6 +17,8 @@
 #include "../backend/compare.h"
 #include "backend_x64/jit.h"
 
+namespace gpurc_test_backend_x64_window_cache {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend::test;
 using ir::Opcode;
@@ -429,3 +431,5 @@ TEST_CASE("x64 bitcast of a dying operand: no register copy between two loads an
     CHECK_MESSAGE(before.find("vmovdqa") == std::string::npos, what);
   }
 }
+
+}  // namespace gpurc_test_backend_x64_window_cache
