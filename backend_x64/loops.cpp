@@ -15,7 +15,7 @@ using namespace ir;
 using namespace Xbyak;
 
 namespace {
-constexpr int kWarpLaneBytes4 = kWarpLanes * 4;
+constexpr int kLaneArrayBytes4 = kWarpLanes * 4;
 #define CTX(field) (rbx + int(offsetof(WarpContext, field)))
 
 // Registers left for the body's own values in each strip's half of the
@@ -675,7 +675,7 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
   loop_store_phis(so);
   L(strip_next);
   add(r14d, vbytes_);
-  cmp(r14d, kWarpLaneBytes4);
+  cmp(r14d, kLaneArrayBytes4);
   jb(strip_top, T_NEAR);
   reset_cache();
 

@@ -31,19 +31,6 @@ std::unique_ptr<FuzzSession> IsaModule::fuzz_session(const fuzz::IsaFuzzOptions&
   return nullptr;
 }
 
-std::vector<const IsaModule*> guest_isas() {
-  std::vector<const IsaModule*> out;
-  for (const IsaModule* m : all_modules())
-    if (m->is_guest()) out.push_back(m);
-  return out;
-}
-
-const IsaModule* find_module(const std::string& name) {
-  for (const IsaModule* m : all_modules())
-    if (m->name() == name) return m;
-  return nullptr;
-}
-
 }  // namespace gpurc::isa
 
 namespace gpurc::isa {

@@ -47,7 +47,7 @@ struct RefShader {
   std::vector<p::Vec4> ring_in;  // kRing * in_regs.size(), vertex-major
 };
 
-uint32_t word_of(const json& j) {
+uint32_t draw_word_of(const json& j) {
   return j.is_string() ? uint32_t(std::stoul(j.get<std::string>(), nullptr, 0)) : j.get<uint32_t>();
 }
 
@@ -83,8 +83,8 @@ bool load_ref(const std::filesystem::path& file, RefShader& s, std::string& err)
     doc = replay::load_file(file);
     s.name = doc.value("name", file.stem().string());
     const json& prog = doc.at("program");
-    for (const json& w : prog.at("words")) s.setup.code.push_back(word_of(w));
-    for (const json& w : prog.at("descriptors")) s.setup.descriptors.push_back(word_of(w));
+    for (const json& w : prog.at("words")) s.setup.code.push_back(draw_word_of(w));
+    for (const json& w : prog.at("descriptors")) s.setup.descriptors.push_back(draw_word_of(w));
     s.setup.entry = prog.value("entry", 0u);
     const json state = doc.value("state", json::object());
     // (Named: a range-for over a temporary's items() would outlive it.)
@@ -199,7 +199,7 @@ bool outputs_agree(const RefShader& s, const Unit& got, const Unit& ref, size_t 
   return true;
 }
 
-struct Row {
+struct DrawRow {
   std::string kernel, engine, api;
   size_t batch = 0;
   unsigned threads = 1;
@@ -246,7 +246,7 @@ int bench_pica200_draws(const BenchArgs& a, std::ostream& out, std::ostream& err
   if (all > 1) thread_counts.push_back(all);
   const std::vector<std::string> engines = p::engines();
   const double seconds = a.min_seconds;
-  std::vector<Row> rows;
+  std::vector<DrawRow> rows;
   const std::vector<size_t> batches(kBatches.begin(), kBatches.end());
   for (const RefShader& s : shaders) {
     std::map<std::string, std::shared_ptr<const p::Shader>> compiled;
@@ -273,7 +273,7 @@ int bench_pica200_draws(const BenchArgs& a, std::ostream& out, std::ostream& err
         for (unsigned threads : thread_counts) {
           if (!wanted(s.name + " " + e + " " + api)) continue;
           const p::Shader& sh = *compiled[e];
-          Row row{s.name, e, api, batch, threads};
+          DrawRow row{s.name, e, api, batch, threads};
           p::RunOptions opt;
           opt.threads = threads == all && all > 1 && !a.threads ? 0 : threads;  // 0 = the default, all cores
           // draw: a DrawState made once per row, uniforms written once; the
@@ -312,13 +312,13 @@ int bench_pica200_draws(const BenchArgs& a, std::ostream& out, std::ostream& err
         }
       // The copies once more, after the rows: the lower of the two is the baseline.
       if (!skip_copies) copies = std::min(copies, measure(s, u, batch, {}, seconds, true, base_ok));
-      if (!skip_copies) rows.push_back(Row{s.name, "copies", "-", batch, 1, copies, 0, 0, true});
-      for (Row& r : rows)
+      if (!skip_copies) rows.push_back(DrawRow{s.name, "copies", "-", batch, 1, copies, 0, 0, true});
+      for (DrawRow& r : rows)
         if (r.kernel == s.name && r.batch == batch) r.above = r.ns - copies;
     }
   }
   if (a.json) {
-    for (const Row& r : rows)
+    for (const DrawRow& r : rows)
       json_rows.push_back({{"isa", "pica200"},
                            {"kernel", r.kernel},
                            {"engine", r.engine},
@@ -340,9 +340,9 @@ int bench_pica200_draws(const BenchArgs& a, std::ostream& out, std::ostream& err
       kRing);
   out << fmt::format("{:<11} {:<11} {:<5} {:>6} {:>7} {:>9} {:>12} {:>10} {:>12}\n", "kernel", "engine", "api",
                      "batch", "threads", "total", "above copies", "vs interp", "vs 1 thread");
-  for (const Row& r : rows) {
+  for (const DrawRow& r : rows) {
     double interp = 0;
-    for (const Row& i : rows)
+    for (const DrawRow& i : rows)
       if (i.kernel == r.kernel && i.engine == "interp" && i.api == r.api && i.batch == r.batch && i.threads == r.threads)
         interp = i.above;
     const bool copies = r.engine == "copies";

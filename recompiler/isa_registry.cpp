@@ -29,5 +29,21 @@ const std::vector<const IsaModule*>& all_modules() {
   return modules;
 }
 
+// Here, not in isa/module.cpp: the isa library must not call back into this
+// one (a static link resolves left to right; with the libraries in unity
+// batches module.cpp shares an object with code every test pulls in).
+std::vector<const IsaModule*> guest_isas() {
+  std::vector<const IsaModule*> out;
+  for (const IsaModule* m : all_modules())
+    if (m->is_guest()) out.push_back(m);
+  return out;
+}
+
+const IsaModule* find_module(const std::string& name) {
+  for (const IsaModule* m : all_modules())
+    if (m->name() == name) return m;
+  return nullptr;
+}
+
 }  // namespace isa
 }  // namespace gpurc

@@ -27,11 +27,12 @@ phase "release build + ctest"
 
 # One build for both sanitizer uses: the tests link the instrumented libraries
 # without the fuzzing engine; the fuzz targets link it. The embedding tests
-# (install / add_subdirectory) run in the release build only.
+# (install / add_subdirectory) run in the release build only, so this build
+# compiles the libraries in unity batches (GPURC_UNITY_LIBS, docs/testing.md).
 sanitize=$root/build/sanitize
 CC=clang-16 CXX=clang++-16 "$root/scripts/build.sh" "$sanitize" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" -DGPURC_LIBFUZZER=ON -DGPURC_BUILD_TESTS=ON \
-  -DGPURC_INSTALL=OFF -DGPURC_BUILD_EXAMPLES=OFF
+  -DGPURC_INSTALL=OFF -DGPURC_BUILD_EXAMPLES=OFF -DGPURC_UNITY_LIBS=ON
 (cd "$sanitize" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 GPURC_TEST_LIGHT=1 \
   ctest --output-on-failure -j2)
 phase "sanitizer build + ctest"

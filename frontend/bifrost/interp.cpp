@@ -348,7 +348,7 @@ bool bitmod(const DecodedIns& in, const char* name) {
   return !v.empty() && v != "none";
 }
 
-std::string hex(uint64_t v) {
+std::string hex_u64(uint64_t v) {
   char b[24];
   std::snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
   return b;
@@ -607,7 +607,7 @@ bool ClauseRunner::atomic_message(const DecodedIns& in, const TupleCtx& x, unsig
                         : mem_.access(ir::GuestMemory::Kind::Atomic, space, addr, 4 * n, &v, ir::AtomicOp::Exch);
     if (!ok)
       return fault(c, ti, ir::FaultKind::OutOfBounds, l, addr, space,
-                   name + " lane " + std::to_string(l) + " address " + hex(addr) + " is outside memory");
+                   name + " lane " + std::to_string(l) + " address " + hex_u64(addr) + " is outside memory");
     old[0].v[l] = uint32_t(v);
     old[1].v[l] = uint32_t(v >> 32);
   }
@@ -711,7 +711,7 @@ bool ClauseRunner::memory(const DecodedIns& in, const TupleCtx& x, unsigned ti) 
       if (!load) std::memcpy(&v, buf + done, piece);
       if (!mem_.access(load ? ir::GuestMemory::Kind::Load : ir::GuestMemory::Kind::Store, space, addr + done, piece, &v))
         return fault(c, ti, ir::FaultKind::OutOfBounds, l, addr + done, space,
-                     in.enc->name + " lane " + std::to_string(l) + " address " + hex(addr + done) + " is outside memory");
+                     in.enc->name + " lane " + std::to_string(l) + " address " + hex_u64(addr + done) + " is outside memory");
       if (load) std::memcpy(buf + done, &v, piece);
       done += piece;
     }
@@ -737,7 +737,7 @@ bool ClauseRunner::memory(const DecodedIns& in, const TupleCtx& x, unsigned ti) 
 bool ClauseRunner::exec(const DecodedIns& in, const TupleCtx& x, Lanes& out, unsigned ti) {
   const DecodedClause& c = *x.c;
   const bool fma = x.fma_unit;
-  if (!in.enc) return error(c, ti, fma, "INSTR_INVALID_ENC " + hex(in.word) + " cannot run");
+  if (!in.enc) return error(c, ti, fma, "INSTR_INVALID_ENC " + hex_u64(in.word) + " cannot run");
   if (const char* why = unit_message_reason(*in.enc)) return error(c, ti, fma, in.enc->name + " is unsupported: " + why);
   if (in.op == kUnsupported)
     return error(c, ti, fma, in.enc->name + " is unsupported: " + unsupported_reason(*in.enc) + " (docs/bifrost.md)");
@@ -1427,7 +1427,7 @@ bool ClauseRunner::run(const DecodedClause& c, uint32_t mask) {
         const uint64_t at = wls ? (addr & 0xffffffffu) : addr;
         if (!mem_.access(ir::GuestMemory::Kind::Atomic, sp, at, plan.bytes, &v, plan.op))
           return fault(c, ti, ir::FaultKind::OutOfBounds, l, at, sp,
-                       a.enc->name + " lane " + std::to_string(l) + " address " + hex(addr) + " is outside memory");
+                       a.enc->name + " lane " + std::to_string(l) + " address " + hex_u64(addr) + " is outside memory");
         old[0].v[l] = uint32_t(v);
         old[1].v[l] = uint32_t(v >> 32);
       }
@@ -1472,7 +1472,7 @@ bool ClauseRunner::run(const DecodedClause& c, uint32_t mask) {
     if (taken_ >> l & 1) {
       if (!env_.program->at(target_[l]))
         return fault(c, n - 1, ir::FaultKind::Trap, l, target_[l], ir::Space::Global,
-                     "branch target " + hex(target_[l]) + " of lane " + std::to_string(l) + " is not a clause");
+                     "branch target " + hex_u64(target_[l]) + " of lane " + std::to_string(l) + " is not a clause");
       st_.pc[l] = target_[l];
     } else if (eos) {
       st_.ended |= 1u << l;

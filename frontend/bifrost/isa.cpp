@@ -77,7 +77,7 @@ void collect_keys(const Cond& c, std::vector<std::string>& keys) {
 }
 
 // Evaluation context: the value (string) of each key, and the ordering.
-struct Ctx {
+struct CondNames {
   const std::vector<std::string>* names;
   std::vector<const std::string*> values;
   const char* ordering;  // "lt", "gt" or null (not ordered)
@@ -90,7 +90,7 @@ struct Ctx {
 
 // The decoder's reading: alias conditions never hold (they only give the
 // encoder extra ways to reach a value).
-bool eval(const Cond& c, const Ctx& ctx, bool encoder) {
+bool eval(const Cond& c, const CondNames& ctx, bool encoder) {
   switch (c.op) {
     case Cond::Op::True: return true;
     case Cond::Op::Reserved: return false;
@@ -139,7 +139,7 @@ void build_luts(Encoding& e) {
     auto& back = e.back[ord];
     back.assign(size_t(1) << e.derived_bits, {});
     std::vector<int> cur(e.keys.size(), 0);
-    Ctx ctx{&names, std::vector<const std::string*>(e.keys.size()), e.ordered ? (ord ? "gt" : "lt") : nullptr};
+    CondNames ctx{&names, std::vector<const std::string*>(e.keys.size()), e.ordered ? (ord ? "gt" : "lt") : nullptr};
     // Every combination, first key slowest; a later combination giving the
     // same field values replaces an earlier one (as Mesa's generator does).
     while (true) {

@@ -45,7 +45,7 @@ Operand tuple(bool is32, int64_t first16, int count) {
   o.count = count;
   return o;
 }
-int64_t sext(uint64_t v, unsigned bits) {
+int64_t sign_extend(uint64_t v, unsigned bits) {
   const uint64_t s = 1ull << (bits - 1);
   v &= (bits >= 64) ? ~0ull : ((1ull << bits) - 1);
   return int64_t((v ^ s) - s);
@@ -196,7 +196,7 @@ Operand decode_operand(const Insn& in, const OperandDef& op, uint64_t pc) {
       const fe::Field* f = in.desc->field(N);
       Operand o;
       o.type = OpType::Offset;
-      o.n = int64_t(pc) + sext(f->get(in.bits), f->width());
+      o.n = int64_t(pc) + sign_extend(f->get(in.bits), f->width());
       return o;
     }
     case Kind::ICondition: case Kind::FCondition: {
@@ -213,7 +213,7 @@ Operand decode_operand(const Insn& in, const OperandDef& op, uint64_t pc) {
       return tuple(F("t") & 1, int64_t(F("")), popcount4(in.f("mask")));
     }
     case Kind::MemoryIndex: {
-      if (F("t")) return imm(sext(F(""), 16));
+      if (F("t")) return imm(sign_extend(F(""), 16));
       return reg(OpType::Reg32, int64_t(F("") >> 1));
     }
     case Kind::MemoryBase:
@@ -225,7 +225,7 @@ Operand decode_operand(const Insn& in, const OperandDef& op, uint64_t pc) {
       return reg(OpType::UReg16, int64_t(v | ((t >> 1) << 8)));
     }
     case Kind::ThreadgroupIndex:
-      if (F("t")) return imm(sext(F(""), 16));
+      if (F("t")) return imm(sign_extend(F(""), 16));
       return reg(OpType::Reg16, int64_t(F("") & 0xFF));
     case Kind::SampleMask: {
       // ld/st_tile: St (22-23) = 0 immediate; sample_mask/zs_emit: St (bit 8) = 1 immediate.
@@ -269,7 +269,7 @@ Operand decode_operand(const Insn& in, const OperandDef& op, uint64_t pc) {
       return o;
     }
     case Kind::StackReg32: return reg(OpType::Reg32, int64_t(F("") >> 1));
-    case Kind::StackAdjustment: return imm(sext(F(""), 16));
+    case Kind::StackAdjustment: return imm(sign_extend(F(""), 16));
     case Kind::Reg32_4_4: return reg(OpType::Reg32, int64_t(F("") >> 1));
     case Kind::SampleUReg:
       if (in.f("Tt") & 2) return reg(OpType::UReg64, int64_t(F("") * 2));

@@ -251,7 +251,7 @@ int uniform_pos(uint16_t id) {
   return -1;
 }
 
-bool valid_ident(const std::string& s) {
+bool valid_label_ident(const std::string& s) {
   if (s.empty() || !(std::isalpha((unsigned char)s[0]) || s[0] == '_')) return false;
   for (char c : s)
     if (!(std::isalnum((unsigned char)c) || c == '_' || c == '.' || c == '$')) return false;
@@ -273,7 +273,7 @@ bool disasm_shbin(const Shbin& s, const ListingOptions& opt, std::string& out, s
   std::set<std::string> used;
   for (const Dvle& d : s.dvles)
     for (const ShbinLabel& l : d.labels)
-      if (l.offset <= s.code.size() && valid_ident(l.name) && !used.count(l.name) && !names.count(l.offset)) {
+      if (l.offset <= s.code.size() && valid_label_ident(l.name) && !used.count(l.name) && !names.count(l.offset)) {
         names[l.offset] = l.name;
         used.insert(l.name);
       }
@@ -364,7 +364,7 @@ bool disasm_shbin(const Shbin& s, const ListingOptions& opt, std::string& out, s
         for (char& c : n)
           if (c == '.') c = '$';
         int size = int(u.end) - int(u.start) + 1;
-        if (pos < 0 || size < 1 || !valid_ident(n) || n[0] == '_') {
+        if (pos < 0 || size < 1 || !valid_label_ident(n) || n[0] == '_') {
           head += "; uniform '" + u.name + "' with register ids " + std::to_string(u.start) + "-" + std::to_string(u.end) +
                   " not representable\n";
           continue;

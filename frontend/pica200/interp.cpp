@@ -26,7 +26,7 @@ struct Stack {
   bool empty() const { return size == 0; }
 };
 
-std::string hex_addr(uint32_t a) {
+std::string fault_addr_hex(uint32_t a) {
   char b[16];
   std::snprintf(b, sizeof b, "0x%03X", a);
   return b;
@@ -52,7 +52,7 @@ RunResult Interpreter::run(uint32_t entry, VertexState& st, GsState* gs, uint64_
   uint32_t pc = entry;
   auto fault = [&](uint32_t at, std::string msg) {
     res.ok = false;
-    res.fault = "pica200: " + msg + " at " + hex_addr(at);
+    res.fault = "pica200: " + msg + " at " + fault_addr_hex(at);
     res.fault_addr = at;
     return res;
   };

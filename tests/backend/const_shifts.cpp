@@ -10,6 +10,8 @@
 
 #include "compare.h"
 
+namespace gpurc_test_backend_const_shifts {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend::test;
 using ir::Opcode;
@@ -224,3 +226,5 @@ TEST_CASE("integer ops with spilled operands read them from the frame and match 
     }
   }
 }
+
+}  // namespace gpurc_test_backend_const_shifts

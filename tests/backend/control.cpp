@@ -6,6 +6,8 @@
 #include "compare.h"
 #include "tests/ir/cluster_program.h"
 
+namespace gpurc_test_backend_control {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend;
 using namespace gpurc::backend::test;
@@ -586,3 +588,5 @@ TEST_CASE("backend: bfe.u with a constant offset and count (shift and mask) matc
         check_all_tiers(f, random_spec(f, rng), "bfe.u off " + std::to_string(off) + " cnt " + std::to_string(cnt));
     }
 }
+
+}  // namespace gpurc_test_backend_control

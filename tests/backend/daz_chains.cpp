@@ -17,6 +17,8 @@
 #include "backend_common/plan.h"
 #include "compare.h"
 
+namespace gpurc_test_backend_daz_chains {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend;
 using namespace gpurc::backend::test;
@@ -334,3 +336,5 @@ TEST_CASE("DAZ sum chains (DP4 / DP3 / DPH shapes) match the interpreter on ever
     check_all_tiers(f, s, "daz sum chains");
   }
 }
+
+}  // namespace gpurc_test_backend_daz_chains

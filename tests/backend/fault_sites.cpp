@@ -6,6 +6,8 @@
 
 #include "compare.h"
 
+namespace gpurc_test_backend_fault_sites {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend;
 using namespace gpurc::backend::test;
@@ -83,3 +85,5 @@ TEST_CASE("backend: many fault sites report the faulting site's record, as the i
       }
     }
 }
+
+}  // namespace gpurc_test_backend_fault_sites

@@ -13,6 +13,8 @@
 #include "compare.h"
 #include "float_fix_functions.h"
 
+namespace gpurc_test_backend_float_fix_stubs {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend::test;
 
@@ -60,3 +62,5 @@ TEST_CASE("shared float fix stubs: every NaN rule, FtzOut, ZeroMul, FtzIn on NaN
 TEST_CASE("shared float fix stubs in DAZ mode: products, sums and fused product + sum") {
   check_fix_function(float_fix_function(true), 72, "float fixes (DAZ mode)");
 }
+
+}  // namespace gpurc_test_backend_float_fix_stubs

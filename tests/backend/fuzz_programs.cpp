@@ -6,6 +6,8 @@
 #include "harness.h"
 #include "tiers.h"
 
+namespace gpurc_test_backend_fuzz_programs {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 
 TEST_CASE("backend: random IR programs match the interpreter on every tier") {
@@ -25,3 +27,5 @@ TEST_CASE("backend: random IR programs match the interpreter on every tier") {
   CHECK(r.mismatches.empty());
   MESSAGE(r.programs << " programs, " << r.runs << " runs");
 }
+
+}  // namespace gpurc_test_backend_fuzz_programs

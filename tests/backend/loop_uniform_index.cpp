@@ -16,6 +16,8 @@
 
 #include "compare.h"
 
+namespace gpurc_test_backend_loop_uniform_index {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend::test;
 using ir::Opcode;
@@ -218,3 +220,5 @@ TEST_CASE("strip loop branches on a lane-equal counter compared with a constant 
       }
     }
 }
+
+}  // namespace gpurc_test_backend_loop_uniform_index

@@ -7,6 +7,8 @@
 #include "backend_common/plan.h"
 #include "compare.h"
 
+namespace gpurc_test_backend_loops {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend;
 using namespace gpurc::backend::test;
@@ -573,3 +575,5 @@ TEST_CASE("backend: interleaved loop with more live values than a strip's regist
       }
   }
 }
+
+}  // namespace gpurc_test_backend_loops

@@ -9,6 +9,8 @@
 
 #include "compare.h"
 
+namespace gpurc_test_backend_memory_indexed {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend::test;
 using ir::Opcode;
@@ -269,3 +271,5 @@ TEST_CASE("backend: indexed fast path with null uniforms faults at the load_unif
       check_all_tiers(f, s, "null uniforms " + shape_text(sh));
     }
 }
+
+}  // namespace gpurc_test_backend_memory_indexed

@@ -11,6 +11,8 @@
 #include "compare.h"
 #include "ir/passes.h"
 
+namespace gpurc_test_backend_memory_shapes {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend::test;
 using ir::Opcode;
@@ -233,3 +235,5 @@ TEST_CASE("backend: consecutive indices on the indexed path, including runs that
         }
       }
 }
+
+}  // namespace gpurc_test_backend_memory_shapes

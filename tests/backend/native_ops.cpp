@@ -9,6 +9,8 @@
 #include "op_cases.h"
 #include "tiers.h"
 
+namespace gpurc_test_backend_native_ops {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend::test;
 using ir::Opcode;
@@ -115,3 +117,5 @@ TEST_CASE("backend: each tier's declared native ops are exactly the ops it compi
   }
   CHECK(compiled >= fns.size());
 }
+
+}  // namespace gpurc_test_backend_native_ops

@@ -9,6 +9,8 @@
 #include "ir/scalar.h"
 #include "op_cases.h"
 
+namespace gpurc_test_backend_ops {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend::test;
 
@@ -87,3 +89,5 @@ TEST_CASE("backend: every per-lane op matches ir::eval_lane on every tier") {
   MESSAGE(cases << " op configurations, " << lanes_checked << " lanes checked");
   CHECK(failures == 0);
 }
+
+}  // namespace gpurc_test_backend_ops

@@ -21,6 +21,8 @@
 #include "ir/passes.h"
 #include "tiers.h"
 
+namespace gpurc_test_backend_pica200_native {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend::test;
 
@@ -261,3 +263,5 @@ TEST_CASE("backend: PICA200 vertex shaders store outputs without entry_mask sele
   }
   CHECK(geometry >= 1);
 }
+
+}  // namespace gpurc_test_backend_pica200_native

@@ -16,6 +16,8 @@
 #include "ir/scalar.h"
 #include "tiers.h"
 
+namespace gpurc_test_backend_pica_transc {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend::test;
 
@@ -113,3 +115,5 @@ TEST_CASE("backend: PICA200 rcp / rsqrt / exp2 / log2 are native and bit-exact w
   CHECK(failures == 0);
   MESSAGE("pica transcendentals: " << checked << " lanes checked");
 }
+
+}  // namespace gpurc_test_backend_pica_transc

@@ -8,6 +8,8 @@
 
 #include "compare.h"
 
+namespace gpurc_test_backend_register_pressure {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend;
 using namespace gpurc::backend::test;
@@ -70,3 +72,5 @@ TEST_CASE("backend: a strip segment with more live values than vector registers 
     check_all_tiers(f, s, "register pressure, round " + std::to_string(round));
   }
 }
+
+}  // namespace gpurc_test_backend_register_pressure

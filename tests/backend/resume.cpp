@@ -11,6 +11,8 @@
 #include "harness.h"
 #include "tiers.h"
 
+namespace gpurc_test_backend_resume {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 
 namespace {
@@ -66,3 +68,5 @@ TEST_CASE("backend: a resumed warp branches on its first launched lane") {
     }
   }
 }
+
+}  // namespace gpurc_test_backend_resume

@@ -6,6 +6,8 @@
 
 #include "compare.h"
 
+namespace gpurc_test_backend_uniform_indexed {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend::test;
 using ir::Opcode;
@@ -131,3 +133,5 @@ TEST_CASE("load_uniform and load_uniform_idx in a strip-outer loop, with and wit
     }
   }
 }
+
+}  // namespace gpurc_test_backend_uniform_indexed

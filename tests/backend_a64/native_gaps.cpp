@@ -18,6 +18,8 @@
 #include "tests/backend/op_cases.h"
 #if GPURC_HAVE_X64
 #include "backend_x64/jit.h"
+
+namespace gpurc_test_backend_a64_native_gaps {  // one namespace per file: unity builds (CMakeLists.txt)
 #endif
 
 using namespace gpurc;
@@ -147,3 +149,5 @@ TEST_CASE("a64 jit: docs/backend_a64.md's native-op and gap tables are the decla
   std::string gap_text = backend::native_ops_table({&gap_column});
   CHECK_MESSAGE(section("gaps") == gap_text, "replace the gap table with:\n" << gap_text);
 }
+
+}  // namespace gpurc_test_backend_a64_native_gaps

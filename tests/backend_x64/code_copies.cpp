@@ -17,6 +17,8 @@
 #include "ir/passes.h"
 #include "reference_shader.h"
 
+namespace gpurc_test_backend_x64_code_copies {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::x64;
 using namespace gpurc::backend::test;
@@ -109,3 +111,5 @@ TEST_CASE("x64 jit: copied float fix code gives the bytes of emitted fix code") 
     }
   set_fix_code_copies(true);
 }
+
+}  // namespace gpurc_test_backend_x64_code_copies

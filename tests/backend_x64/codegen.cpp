@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <Zydis/Zydis.h>
 #include <unistd.h>
+#include <xmmintrin.h>
 
 #include <algorithm>
 #include <fstream>
@@ -12,6 +13,8 @@
 #include "../backend/op_cases.h"
 #include "backend_x64/jit.h"
 #include "ir/scalar.h"
+
+namespace gpurc_test_backend_x64_codegen {  // one namespace per file: unity builds (CMakeLists.txt)
 
 using namespace gpurc;
 using namespace gpurc::x64;
@@ -199,8 +202,6 @@ TEST_CASE("x64 jit: unsupported input is a compile error naming the op, not a cr
   }
 }
 
-#include <xmmintrin.h>
-
 TEST_CASE("x64 jit: results do not depend on the caller's MXCSR, which is preserved") {
   ir::Function f;
   f.add_var("a", Type::F32);
@@ -311,3 +312,5 @@ TEST_CASE("x64 jit: the AVX2 tier's load/store fast path and votes use no EVEX i
   CHECK(n.total > 50);
   CHECK(n.evex == 0);
 }
+
+}  // namespace gpurc_test_backend_x64_codegen

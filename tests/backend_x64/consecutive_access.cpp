@@ -16,6 +16,8 @@
 
 #include "../backend/compare.h"
 
+namespace gpurc_test_backend_x64_consecutive_access {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend::test;
 using ir::Opcode;
@@ -134,3 +136,5 @@ TEST_CASE("x64 consecutive access: i32 runs that would wrap past 2^32 are not ta
     check_all_tiers(f, s, "wrap k " + std::to_string(k));
   }
 }
+
+}  // namespace gpurc_test_backend_x64_consecutive_access

@@ -15,6 +15,8 @@
 #include "backend_x64/emitter.h"
 #include "backend_x64/jit.h"
 
+namespace gpurc_test_backend_x64_draw_stub_code {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::x64;
 
@@ -76,3 +78,5 @@ TEST_CASE("x64 jit: the draw-loop stub decodes on both tiers and copies four ver
       CHECK(zmm_copies == (t == Tier::Avx512 ? 2u : 0u));
     }
 }
+
+}  // namespace gpurc_test_backend_x64_draw_stub_code

@@ -19,6 +19,8 @@
 
 #include "backend_x64/encoder.h"
 
+namespace gpurc_test_backend_x64_encoder {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace Xbyak;
 using namespace Xbyak::util;
 using gpurc::x64::FastEncoder;
@@ -455,3 +457,5 @@ TEST_CASE("x64 fast encoder: mov of an immediate into a register encodes as xbya
   c->run([&](auto& g) { g.mov(g.dword[rax + 8], 7); }, false);
   c->run([&](auto& g) { g.mov(g.qword[r12 + r14 * 4 - 8], 0xFFFFFFFFFFFFFFF0ull); }, false);
 }
+
+}  // namespace gpurc_test_backend_x64_encoder

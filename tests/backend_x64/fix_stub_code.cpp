@@ -12,9 +12,15 @@
 #include "../backend/float_fix_functions.h"
 #include "backend_x64/jit.h"
 
+namespace gpurc_test_backend_x64_fix_stub_code {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::x64;
 using namespace gpurc::backend::test;
+// x64's own Tier and JitOptions, not those of ../backend/tiers.h (which the
+// same unity batch may include).
+using gpurc::x64::JitOptions;
+using gpurc::x64::Tier;
 
 TEST_CASE("x64 jit: float fixes of equal kind and registers share stubs on both tiers") {
   for (bool daz : {false, true}) {
@@ -72,3 +78,5 @@ TEST_CASE("x64 jit: float fixes of equal kind and registers share stubs on both 
     CHECK(tiers > 0);
   }
 }
+
+}  // namespace gpurc_test_backend_x64_fix_stub_code

@@ -26,6 +26,8 @@
 #include "ir/passes.h"
 #include "tests/backend_x64/reference_shader.h"
 
+namespace gpurc_test_backend_x64_loop_code {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::x64;
 
@@ -243,3 +245,5 @@ TEST_CASE("x64 jit: a DP4's products and sums are tested once, on both tiers") {
     CHECK(tests == 1);
   }
 }
+
+}  // namespace gpurc_test_backend_x64_loop_code

@@ -11,6 +11,8 @@
 #include "../backend/compare.h"
 #include "ir/builder.h"
 
+namespace gpurc_test_backend_x64_loop_interleave_code {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend::test;
 using ir::Opcode;
@@ -152,3 +154,5 @@ TEST_CASE("x64 jit: a one-phi latency-bound loop interleaves on both tiers (AVX2
       check_all_tiers(f, s, "mask " + std::to_string(mask) + " run " + std::to_string(run));
     }
 }
+
+}  // namespace gpurc_test_backend_x64_loop_interleave_code

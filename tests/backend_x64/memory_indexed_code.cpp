@@ -8,6 +8,8 @@
 #include "backend_x64/jit.h"
 #include "ir/builder.h"
 
+namespace gpurc_test_backend_x64_memory_indexed_code {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using ir::Opcode;
 using ir::Type;
@@ -58,3 +60,5 @@ TEST_CASE("x64 jit: indexed loads gather with dword indices on both tiers; the A
   }
   REQUIRE_MESSAGE(tiers > 0, "this x86-64 host has neither AVX-512 nor AVX2");
 }
+
+}  // namespace gpurc_test_backend_x64_memory_indexed_code

@@ -20,6 +20,8 @@
 #include "../backend/compare.h"
 #include "backend_x64/jit.h"
 
+namespace gpurc_test_backend_x64_narrow_access {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend::test;
 using ir::Opcode;
@@ -662,3 +664,5 @@ TEST_CASE("x64 memory fast paths: an access with no lane still reports the missi
     }
   }
 }
+
+}  // namespace gpurc_test_backend_x64_narrow_access

@@ -9,6 +9,8 @@
 
 #include "backend_x64/jit.h"
 
+namespace gpurc_test_backend_x64_native_ops_doc {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 
 TEST_CASE("x64 jit: docs/backend_x64.md's native-op table is the tiers' declared native ops") {
@@ -28,3 +30,5 @@ TEST_CASE("x64 jit: docs/backend_x64.md's native-op table is the tiers' declared
   CHECK_MESSAGE(doc.substr(b + begin.size(), e - b - begin.size()) == want,
                 "replace the table in docs/backend_x64.md with:\n" << want);
 }
+
+}  // namespace gpurc_test_backend_x64_native_ops_doc

@@ -8,6 +8,8 @@
 #include "../backend/compare.h"
 #include "ir/builder.h"
 
+namespace gpurc_test_backend_x64_shift_imm {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend::test;
 using ir::Opcode;
@@ -59,3 +61,5 @@ TEST_CASE("x64 jit: shifts by a constant count use the immediate forms, exactly"
     }
   }
 }
+
+}  // namespace gpurc_test_backend_x64_shift_imm

@@ -24,6 +24,8 @@
 #include "ir/passes.h"
 #include "tests/backend_x64/reference_shader.h"
 
+namespace gpurc_test_backend_x64_strip_limit {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::x64;
 
@@ -111,3 +113,5 @@ TEST_CASE("x64 jit: a partial warp of a vertex shader runs only the strips holdi
     }
   }
 }
+
+}  // namespace gpurc_test_backend_x64_strip_limit

@@ -18,6 +18,8 @@
 #include "ir/passes.h"
 #include "tests/backend_x64/reference_shader.h"
 
+namespace gpurc_test_backend_x64_var_homes {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::x64;
 
@@ -67,3 +69,5 @@ TEST_CASE("x64 jit: loads of vars the function never stores are not spilled to t
     CHECK(listing.find("[r13+r14*1]") != std::string::npos);
   }
 }
+
+}  // namespace gpurc_test_backend_x64_var_homes

@@ -17,6 +17,8 @@
 #include "../backend/compare.h"
 #include "backend_x64/jit.h"
 
+namespace gpurc_test_backend_x64_window_cache {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::backend::test;
 using ir::Opcode;
@@ -611,3 +613,5 @@ TEST_CASE("x64 vote of `not A`: A's lanes inverted, the not never computed") {
     }
   }
 }
+
+}  // namespace gpurc_test_backend_x64_window_cache

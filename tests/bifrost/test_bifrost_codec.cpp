@@ -16,6 +16,8 @@
 #include "ir/ir.h"
 #include "isa/module.h"
 
+namespace gpurc_test_bifrost_test_bifrost_codec {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::bifrost;
 
@@ -704,3 +706,5 @@ TEST_CASE("bifrost 64-bit clause text: pairs by default, Mesa's 32-bit-block tex
   REQUIRE(disassemble(pf1.data(), pf1.size(), pf1_text, err));
   CHECK(norm(raw.substr(second + label.size())) == norm(pf1_text.substr(pf1_text.find('\n') + 1)));
 }
+
+}  // namespace gpurc_test_bifrost_test_bifrost_codec

@@ -24,6 +24,8 @@
 #include "recompiler/replay.h"
 #include "tests/bifrost/bifrost_rows.h"
 
+namespace gpurc_test_bifrost_test_bifrost_interp {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using replay::json;
 
@@ -589,3 +591,5 @@ TEST_CASE("bifrost 64-bit clauses: a clause on pairs = the same clause on the lo
   CHECK_THROWS_WITH(replay::run_document(bad, kExamples, Engine::Interp, 1, false),
                     doctest::Contains("cannot be in a 64-bit clause"));
 }
+
+}  // namespace gpurc_test_bifrost_test_bifrost_interp

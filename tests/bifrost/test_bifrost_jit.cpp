@@ -15,6 +15,8 @@
 #include "recompiler/engine.h"
 #include "recompiler/replay.h"
 
+namespace gpurc_test_bifrost_test_bifrost_jit {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using replay::json;
 
@@ -129,3 +131,5 @@ TEST_CASE("bifrost fuzz: the generator draws varied programs") {
   CHECK(branches > 0);
   CHECK(wide > 5);
 }
+
+}  // namespace gpurc_test_bifrost_test_bifrost_jit

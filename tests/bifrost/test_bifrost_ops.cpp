@@ -7,6 +7,8 @@
 
 #include "tests/bifrost/bifrost_rows.h"
 
+namespace gpurc_test_bifrost_test_bifrost_ops {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace bifrost_rows;
 using V = std::vector<uint32_t>;
 
@@ -524,3 +526,5 @@ TEST_CASE("bifrost FMA_RSCALE .n: a zero factor makes the product zero, times in
   CHECK(fma_op("*FMA_RSCALE.v2f16.n r4:t0, r0, r1, r2, 0x00000000", {{0x3c000000u, 0x7e007e00u, 0x3c003c00u}}) ==
         V{0x7e003c00u});
 }
+
+}  // namespace gpurc_test_bifrost_test_bifrost_ops

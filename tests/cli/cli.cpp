@@ -15,6 +15,8 @@
 #include "recompiler/cli_verbs.h"
 #include "recompiler/engine.h"
 
+namespace gpurc_test_cli_cli {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -410,3 +412,5 @@ TEST_CASE("cli: bench --json lists every host engine per kernel") {
   CHECK(kernels[0]["engine"] == "interp");
   CHECK(run({"bench", "--dir", (s.dir / "nothing-here").string()}).rc == 2);
 }
+
+}  // namespace gpurc_test_cli_cli

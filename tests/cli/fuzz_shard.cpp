@@ -21,6 +21,8 @@
 #include "tests/cli/cli_run.h"
 #include "recompiler/cli_verbs.h"
 
+namespace gpurc_test_cli_fuzz_shard {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -233,3 +235,5 @@ TEST_CASE("fuzz shards: --json summaries of the shards merge into the campaign")
   CHECK(run({"fuzz", "merge", s.path("junk.json")}).rc == 2);
   CHECK(run({"fuzz", "merge", s.path("nothing.json")}).rc == 2);
 }
+
+}  // namespace gpurc_test_cli_fuzz_shard

@@ -22,6 +22,8 @@
 #include "runtime/launch.h"
 #include "runtime/memory.h"
 
+namespace gpurc_test_cli_hostile {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -240,3 +242,5 @@ TEST_CASE("exit statuses: every verb as docs/cli.md says") {
   CHECK(run({"bench", "--isa", "nope"}).rc == 2);
   CHECK(run({"bench", "--dir", (s.dir / "none").string()}).rc == 2);
 }
+
+}  // namespace gpurc_test_cli_hostile

@@ -4,6 +4,8 @@
 
 #include "recompiler/replay.h"
 
+namespace gpurc_test_cli_replay_helpers {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::replay;
 
@@ -101,3 +103,5 @@ TEST_CASE("replay launch and envelope checks") {
   CHECK(has_handler("ir"));
   CHECK(has_handler("bifrost"));
 }
+
+}  // namespace gpurc_test_cli_replay_helpers

@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 #include "frontend/common/encoding.h"
 #include "ir/ir.h"
+
+namespace gpurc_test_common_encoding {  // one namespace per file: unity builds (CMakeLists.txt)
 using namespace gpurc;
 TEST_CASE("encoding table: split fields, decode priority, encode round trip") {
   fe::EncodingTable t;
@@ -23,3 +25,5 @@ TEST_CASE("opcode table") {
   CHECK(op == ir::Opcode::FFma);
   CHECK(ir::op_info(ir::Opcode::Br).terminator);
 }
+
+}  // namespace gpurc_test_common_encoding

@@ -15,6 +15,8 @@
 #include "fuzz/isa_fuzz.h"
 #include "recompiler/replay.h"
 
+namespace gpurc_test_fuzz_g13_fuzz {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::fuzz;
 
@@ -146,3 +148,5 @@ TEST_CASE("g13 fuzz: interpreter vs translation on every engine, bit for bit") {
                          << r.mismatches[i].what << " (" << r.mismatches[i].reproducer << ")");
   CHECK(r.mismatches.empty());
 }
+
+}  // namespace gpurc_test_fuzz_g13_fuzz

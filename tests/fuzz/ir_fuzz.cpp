@@ -10,6 +10,8 @@
 #include "fuzz/ir_gen.h"
 #include "ir/ir.h"
 
+namespace gpurc_test_fuzz_ir_fuzz {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::ir;
 
@@ -210,3 +212,4 @@ TEST_CASE("ir_fuzz: regression reproducers (tests/regressions) pass on every eng
   REQUIRE_MESSAGE(ran > 0, "no reproducer (*.json) in " << dir.string());
 }
 
+}  // namespace gpurc_test_fuzz_ir_fuzz

@@ -16,6 +16,8 @@
 #include "isa/module.h"
 #include "runtime/launch.h"
 
+namespace gpurc_test_fuzz_isa_fuzz_driver {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 
 namespace {
@@ -193,3 +195,5 @@ TEST_CASE("run_isa_fuzz: a broken toy ISA's differences are reported, saved and 
   CHECK_FALSE(std::filesystem::exists(std::filesystem::path(opt.out_dir) / "toy-seed7-it5-min.json"));
   std::filesystem::remove_all(opt.out_dir);
 }
+
+}  // namespace gpurc_test_fuzz_isa_fuzz_driver

@@ -14,6 +14,8 @@
 #include "fuzz/ir_run.h"
 #include "fuzz/isa_fuzz.h"
 
+namespace gpurc_test_fuzz_pica200_fuzz {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using pica::Format;
 using pica::Op;
@@ -264,3 +266,5 @@ TEST_CASE("pica200 fuzz: reproducer names and descriptions") {
   const fuzz::PicaCase c = fuzz::generate_pica200(fuzz::pica200_program_seed(5, 3));
   CHECK(doc["program"]["words"].size() == c.program.code.size());
 }
+
+}  // namespace gpurc_test_fuzz_pica200_fuzz

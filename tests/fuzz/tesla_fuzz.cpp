@@ -18,6 +18,8 @@
 #include "recompiler/cli.h"
 #include "recompiler/engine.h"
 
+namespace gpurc_test_fuzz_tesla_fuzz {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::fuzz;
 
@@ -355,3 +357,5 @@ TEST_CASE("tesla fuzz: vertex and geometry programs with a[]/o[] agree on every 
     CHECK(r.mismatches.empty());
   }
 }
+
+}  // namespace gpurc_test_fuzz_tesla_fuzz

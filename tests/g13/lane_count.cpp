@@ -8,6 +8,8 @@
 #include "recompiler/isa_engine.h"
 #include "recompiler/replay.h"
 
+namespace gpurc_test_g13_lane_count {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 
 TEST_CASE("g13 lane instructions: a straight-line kernel counts instructions x launched lanes on every engine") {
@@ -29,3 +31,5 @@ TEST_CASE("g13 lane instructions: a straight-line kernel counts instructions x l
     CHECK(replay::run_document(doc, dir, e, 1, false).guest_instructions == 0);
   }
 }
+
+}  // namespace gpurc_test_g13_lane_count

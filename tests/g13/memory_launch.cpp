@@ -19,6 +19,8 @@
 #include "frontend/g13/translate.h"
 #include "recompiler/isa_engine.h"
 
+namespace gpurc_test_g13_memory_launch {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 
 namespace {
@@ -232,3 +234,5 @@ TEST_CASE("g13 memory launch: unobserved registers are private to the translatio
     }
   }
 }
+
+}  // namespace gpurc_test_g13_memory_launch

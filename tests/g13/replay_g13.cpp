@@ -15,6 +15,8 @@
 #include "recompiler/isa_engine.h"
 #include "recompiler/replay.h"
 
+namespace gpurc_test_g13_replay_g13 {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using replay::json;
 
@@ -498,3 +500,5 @@ TEST_CASE("g13 run: special registers from lane coordinates without a finish cal
     }
   }
 }
+
+}  // namespace gpurc_test_g13_replay_g13

@@ -15,6 +15,8 @@
 #include "frontend/g13/g13.h"
 #include "frontend/g13/interp.h"
 
+namespace gpurc_test_g13_test_g13_applegpu_text {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 
 namespace {
@@ -253,3 +255,5 @@ TEST_CASE("g13 assembler: descriptors first-match decoding never reaches are ref
   REQUIRE(g13::decode(out.data(), out.size(), 0, in, derr));
   CHECK(g13::disassemble(in, 0) == "st_tile r1h, i8, 0, w, 16, 16, 2");
 }
+
+}  // namespace gpurc_test_g13_test_g13_applegpu_text

@@ -10,6 +10,8 @@
 
 #include "frontend/g13/g13.h"
 
+namespace gpurc_test_g13_test_g13_asm {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 
 namespace {
@@ -123,3 +125,5 @@ TEST_CASE("g13 assembler: labels, comments, errors name the line") {
   CHECK_FALSE(g13::assemble("iadd r0, r1", out, err));
   CHECK_FALSE(g13::assemble("mov_imm r0l, 70000", out, err));
 }
+
+}  // namespace gpurc_test_g13_test_g13_asm

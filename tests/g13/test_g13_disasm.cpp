@@ -1,13 +1,19 @@
 // G13 decoder and disassembler against the reference's verified vectors
 // (applegpu's own output) and decode coverage over Mesa's disassembler cases.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "frontend/g13/g13.h"
+#include "recompiler/cli.h"
+#include "recompiler/isa.h"
+
+namespace gpurc_test_g13_test_g13_disasm {  // one namespace per file: unity builds (CMakeLists.txt)
 
 using namespace gpurc;
 
@@ -148,8 +154,6 @@ TEST_CASE("g13 decode coverage: every Mesa case decodes with the right length an
   CHECK(family_ok == n);
 }
 
-#include "recompiler/isa.h"
-
 TEST_CASE("g13 IsaModule: byte hex unit, raw disassembly, assembly round trip") {
   const isa::IsaModule& isa = *find_isa("g13");
   CHECK(isa.name() == "g13");
@@ -167,12 +171,6 @@ TEST_CASE("g13 IsaModule: byte hex unit, raw disassembly, assembly round trip") 
   CHECK(err.find("offset 0") != std::string::npos);
 }
 
-#include <unistd.h>
-
-#include <filesystem>
-#include <sstream>
-
-#include "recompiler/cli.h"
 
 TEST_CASE("g13 cli: `gpurc disasm --isa g13 --hex --raw` prints applegpu's text for every verified vector") {
   std::ifstream f(data_path("known_vectors.json"));
@@ -200,3 +198,5 @@ TEST_CASE("g13 cli: `gpurc disasm --isa g13 --hex --raw` prints applegpu's text 
   std::filesystem::remove(path);
   CHECK(n == 136);
 }
+
+}  // namespace gpurc_test_g13_test_g13_disasm

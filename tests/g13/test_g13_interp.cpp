@@ -15,6 +15,8 @@
 #include "frontend/g13/interp.h"
 #include "frontend/g13/translate.h"
 
+namespace gpurc_test_g13_test_g13_interp {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using g13::SimdGroup;
 using g13::StepResult;
@@ -639,3 +641,5 @@ TEST_CASE("g13 interp: the compute preamble example end to end") {
   CHECK(sg.u32(4) == f32(1.0f / 32.0f));
   CHECK(sg.u32(5) == f32(1.0f / 8.0f));
 }
+
+}  // namespace gpurc_test_g13_test_g13_interp

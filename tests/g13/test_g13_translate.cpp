@@ -21,6 +21,8 @@
 #include "ir/passes.h"
 #include "recompiler/engine.h"
 
+namespace gpurc_test_g13_test_g13_translate {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 
 namespace {
@@ -878,3 +880,5 @@ TEST_CASE("g13 translate: fadd32 is one IR add (not an fma by 1.0), bit-exact on
     compare("fadd32 r4, r2, r3\nfadd32.sat r5, r3, r2\nfadd32 r6l, r2, r3\nfadd32 r7, r2, u9", sg);
   }
 }
+
+}  // namespace gpurc_test_g13_test_g13_translate

@@ -12,6 +12,8 @@
 #include "frontend/g13/module/launch.h"
 #include "recompiler/isa_engine.h"
 
+namespace gpurc_test_g13_warp_loop {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 
 namespace {
@@ -133,3 +135,5 @@ TEST_CASE("g13 grid loop: many threadgroups and two-dimensional grids as on the 
     }
   }
 }
+
+}  // namespace gpurc_test_g13_warp_loop

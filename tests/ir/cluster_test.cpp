@@ -10,6 +10,8 @@
 #include "ir/passes.h"
 #include "ir_test_util.h"
 
+namespace gpurc_test_ir_cluster_test {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc::ir;
 using irtest::Warp;
 
@@ -216,3 +218,5 @@ b3:
       if (launched >> l & 1) CHECK_MESSAGE(w.var(0, l) == (l >= 4 && l < 8 ? 1u : 2u), "lane " << l);
   }
 }
+
+}  // namespace gpurc_test_ir_cluster_test

@@ -6,6 +6,8 @@
 #include "ir/ir.h"
 #include "ir_test_util.h"
 
+namespace gpurc_test_ir_interp_test {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc::ir;
 using irtest::TestMemory;
 using irtest::Warp;
@@ -526,3 +528,5 @@ TEST_CASE("interp: one executable, many threads") {
   for (bool x : ok) CHECK(x);
   (void)entry;
 }
+
+}  // namespace gpurc_test_ir_interp_test

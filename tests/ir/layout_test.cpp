@@ -10,6 +10,8 @@
 
 #include "ir/ir.h"
 
+namespace gpurc_test_ir_layout_test {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc::ir;
 
 TEST_CASE("layout: var offsets follow the documented slot sizes for every type") {
@@ -32,3 +34,5 @@ TEST_CASE("layout: var offsets follow the documented slot sizes for every type")
     CHECK(f.vars_bytes() == off);
   }
 }
+
+}  // namespace gpurc_test_ir_layout_test

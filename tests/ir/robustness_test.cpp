@@ -8,6 +8,8 @@
 #include "ir_test_util.h"
 #include "random_ir.h"
 
+namespace gpurc_test_ir_robustness_test {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc::ir;
 
 TEST_CASE("robustness: mutated text parses or fails cleanly; what parses round-trips") {
@@ -71,3 +73,5 @@ TEST_CASE("robustness: verifier and interpreter on random unverified functions")
   CHECK(done > 0);
   CHECK(faults > 0);
 }
+
+}  // namespace gpurc_test_ir_robustness_test

@@ -12,6 +12,8 @@
 #include "ir/float_bits.h"
 #include "ir/scalar.h"
 
+namespace gpurc_test_ir_scalar_test {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc::ir;
 
 namespace {
@@ -633,3 +635,5 @@ TEST_CASE("ffma f32 rounds once when the addend is tiny against the product") {
   // rounding gave 0xf17d2dd6.
   CHECK(ev(Opcode::FFma, Type::F32, {0x7128c939, 0xbfc00000, 0x4f000000}) == 0xf17d2dd5);
 }
+
+}  // namespace gpurc_test_ir_scalar_test

@@ -7,6 +7,8 @@
 #include "ir/ir.h"
 #include "random_ir.h"
 
+namespace gpurc_test_ir_text_test {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc::ir;
 
 namespace {
@@ -150,3 +152,5 @@ TEST_CASE("text: hand-written text parses, comments and blank lines ignored") {
   CHECK(g.blocks[1].insts.size() == 2);
   CHECK(g.insts[g.blocks[1].insts[0]].op == Opcode::SetVar);
 }
+
+}  // namespace gpurc_test_ir_text_test

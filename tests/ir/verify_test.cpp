@@ -5,6 +5,8 @@
 #include "ir/builder.h"
 #include "ir/ir.h"
 
+namespace gpurc_test_ir_verify_test {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc::ir;
 
 namespace {
@@ -148,3 +150,5 @@ TEST_CASE("verify: instruction bookkeeping") {
   Function empty;
   CHECK(verify(empty) == "function has no blocks");
 }
+
+}  // namespace gpurc_test_ir_verify_test

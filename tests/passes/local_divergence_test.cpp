@@ -9,6 +9,8 @@
 #include "harness.h"
 #include "programs.h"
 
+namespace gpurc_test_passes_local_divergence_test {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace passtest;
 
 namespace {
@@ -206,3 +208,5 @@ TEST_CASE("region-local masking: random reducible CFGs") {
     check_same_results(f, g, 32);
   }
 }
+
+}  // namespace gpurc_test_passes_local_divergence_test

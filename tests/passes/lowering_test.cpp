@@ -6,6 +6,8 @@
 #include "harness.h"
 #include "programs.h"
 
+namespace gpurc_test_passes_lowering_test {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace passtest;
 
 namespace {
@@ -164,3 +166,5 @@ TEST_CASE("entry mask 0 runs no effect") {
   CHECK(o.vars == st.vars);
   CHECK(o.memory == st.memory);
 }
+
+}  // namespace gpurc_test_passes_lowering_test

@@ -5,6 +5,8 @@
 #include "harness.h"
 #include "programs.h"
 
+namespace gpurc_test_passes_merge_blocks_test {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace passtest;
 
 namespace {
@@ -167,3 +169,5 @@ TEST_CASE("construct_ssa: unlaunched_lanes_free stores values without entry_mask
     }
   }
 }
+
+}  // namespace gpurc_test_passes_merge_blocks_test

@@ -5,6 +5,8 @@
 
 #include "harness.h"
 
+namespace gpurc_test_passes_peephole_test {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace passtest;
 
 namespace {
@@ -168,3 +170,5 @@ TEST_CASE("fold_uniform_votes: any of a uniform predicate over the entry mask is
     if (b.name == "loop")
       for (ValueId v : b.insts) CHECK(g.insts[v].op != Opcode::Any);
 }
+
+}  // namespace gpurc_test_passes_peephole_test

@@ -5,6 +5,8 @@
 #include "ir/scalar.h"
 #include "programs.h"
 
+namespace gpurc_test_passes_single_pass_test {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace passtest;
 
 namespace {
@@ -477,3 +479,5 @@ TEST_CASE("sink: values read only after a loop move there, loop-carried and bran
       CHECK(a.status == b.status);
     }
 }
+
+}  // namespace gpurc_test_passes_single_pass_test

@@ -10,6 +10,8 @@
 #include "gpurc/pica200.h"
 #include "recompiler/engine.h"
 
+namespace gpurc_test_pica200_api {  // one namespace per file: unity builds (CMakeLists.txt)
+
 namespace p = gpurc::pica200;
 
 namespace {
@@ -320,3 +322,5 @@ TEST_CASE("pica200 api: a guest fault names the instruction address on every bac
     CHECK(r.failed_vertex == 0);
   }
 }
+
+}  // namespace gpurc_test_pica200_api

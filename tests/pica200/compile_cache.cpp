@@ -18,6 +18,8 @@
 #include "ir/ir.h"
 #include "recompiler/engine.h"
 
+namespace gpurc_test_pica200_compile_cache {  // one namespace per file: unity builds (CMakeLists.txt)
+
 namespace p = gpurc::pica200;
 using namespace gpurc;
 
@@ -235,3 +237,5 @@ TEST_CASE("pica200 api: the cache key ignores program memory the shader cannot r
   CHECK(p::cached_shaders() == 0);
   CHECK(gpurc::code_cache().size() == 0);
 }
+
+}  // namespace gpurc_test_pica200_compile_cache

@@ -20,6 +20,8 @@
 
 #include "gpurc/pica200.h"
 
+namespace gpurc_test_pica200_draw {  // one namespace per file: unity builds (CMakeLists.txt)
+
 namespace p = gpurc::pica200;
 
 namespace {
@@ -966,3 +968,5 @@ TEST_CASE("pica200 draw: a changed budget takes effect on the next draw") {
     }
   }
 }
+
+}  // namespace gpurc_test_pica200_draw

@@ -20,6 +20,8 @@
 #include "recompiler/isa_engine.h"
 #include "runtime/memory.h"
 
+namespace gpurc_test_pica200_draw_again {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 
 namespace {
@@ -217,3 +219,5 @@ TEST_CASE("pica200 draw: a repeated draw runs the kept set-up again (run_draw_ag
   }
   MESSAGE("tiers through the repeated draw: " << tiers);
 }
+
+}  // namespace gpurc_test_pica200_draw_again

@@ -5,6 +5,8 @@
 #include "frontend/pica200/disasm.h"
 #include "frontend/pica200/encoding.h"
 
+namespace gpurc_test_pica200_encoding {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc::pica;
 
 TEST_CASE("pica200 encoding: every opcode value decodes to the table's instruction") {
@@ -155,3 +157,5 @@ TEST_CASE("pica200 disassembler: hand-made words in picasso syntax") {
   CHECK(disasm_instr(*decode((0x13u << 26) | (0x10u << 21) | (0x20u << 12) | 77, 0), nullptr, nullptr) ==
         "mov r0, c0, desc[77]");
 }
+
+}  // namespace gpurc_test_pica200_encoding

@@ -8,6 +8,8 @@
 #include "tests/pica200/exact_forms.h"
 #include "frontend/pica200/interp.h"
 
+namespace gpurc_test_pica200_interp {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc::pica;
 
 namespace {
@@ -374,3 +376,5 @@ TEST_CASE("pica200 interp: f24 mode rounds every register write") {
   CHECK(g.st.r[0][0] == 1.0f + 3 * ulp / 2);
   CHECK(g.st.r[1][0] == std::ldexp(1.0f, 80));
 }
+
+}  // namespace gpurc_test_pica200_interp

@@ -15,6 +15,8 @@
 #include "frontend/pica200/disasm.h"
 #include "frontend/pica200/shbin.h"
 
+namespace gpurc_test_pica200_picasso_compat {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc::pica;
 
 namespace {
@@ -245,3 +247,5 @@ TEST_CASE("pica200 picasso compatibility: .gsh fixed cN cStart count (the 3-oper
   CHECK(d.uniforms[0].start == 0x10 + 24);  // cN: this DVLE's first uniform register
   CHECK(write_shbin(s) == from_hex(v->shbin_hex));
 }
+
+}  // namespace gpurc_test_pica200_picasso_compat

@@ -11,6 +11,8 @@
 #include "frontend/pica200/assembler.h"
 #include "recompiler/replay.h"
 
+namespace gpurc_test_pica200_replay {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::replay;
 
@@ -220,3 +222,5 @@ TEST_CASE("pica200 replay: a fault stops the run with a message naming the addre
     CHECK(r.fault_kind == "watchdog");
   }
 }
+
+}  // namespace gpurc_test_pica200_replay

@@ -16,6 +16,8 @@
 #include "recompiler/cli.h"
 #include "recompiler/isa.h"
 
+namespace gpurc_test_pica200_roundtrip {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc::pica;
 
 namespace {
@@ -413,3 +415,5 @@ TEST_CASE("pica200 robustness: mutated shbins and random programs never crash") 
     CHECK((r.ok || !r.fault.empty()));
   }
 }
+
+}  // namespace gpurc_test_pica200_roundtrip

@@ -20,6 +20,8 @@
 #include "recompiler/isa.h"
 #include "runtime/memory.h"
 
+namespace gpurc_test_pica200_translate {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::pica;
 
@@ -716,3 +718,5 @@ TEST_CASE("pica200 translate: isa::IsaModule::translate takes .shbin (first DVLE
   CHECK(!find_isa("pica200")->translate(raw, "", f, err));
   CHECK(!find_isa("pica200")->translate(bytes, "nosuchvariant", f, err));
 }
+
+}  // namespace gpurc_test_pica200_translate

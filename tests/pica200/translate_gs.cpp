@@ -22,6 +22,8 @@
 #include "recompiler/isa_engine.h"
 #include "runtime/memory.h"
 
+namespace gpurc_test_pica200_translate_gs {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using namespace gpurc::pica;
 
@@ -403,3 +405,5 @@ TEST_CASE("pica200 translate gs: exactly the default record area matches the int
     }
   }
 }
+
+}  // namespace gpurc_test_pica200_translate_gs

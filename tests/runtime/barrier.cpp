@@ -9,6 +9,8 @@
 
 #include "runtime/barrier.h"
 
+namespace gpurc_test_runtime_barrier {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc::rt;
 
 namespace {
@@ -89,3 +91,5 @@ TEST_CASE("counted barriers: deadlocks, and a stop ends the block") {
   CHECK(e == CountedEnd::Stopped);
   CHECK(calls == 1);
 }
+
+}  // namespace gpurc_test_runtime_barrier

@@ -7,6 +7,8 @@
 
 #include "runtime/code_cache.h"
 
+namespace gpurc_test_runtime_code_cache {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 
 namespace {
@@ -67,3 +69,5 @@ TEST_CASE("code cache: hits, misses, failures and one compilation per key under 
   REQUIRE(exe);
   CHECK(static_cast<Dummy*>(exe.get())->id == 99);
 }
+
+}  // namespace gpurc_test_runtime_code_cache

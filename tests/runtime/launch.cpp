@@ -10,6 +10,8 @@
 #include "ir/interp.h"
 #include "runtime/launch.h"
 
+namespace gpurc_test_runtime_launch {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using ir::Space;
 using Kind = ir::GuestMemory::Kind;
@@ -364,3 +366,5 @@ TEST_CASE("launch: barrier across warps with the IR interpreter") {
   CHECK(r.fault->warp == 2);
   CHECK(r.fault->lane == 15);
 }
+
+}  // namespace gpurc_test_runtime_launch

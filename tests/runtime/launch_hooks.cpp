@@ -8,6 +8,8 @@
 
 #include "runtime/launch.h"
 
+namespace gpurc_test_runtime_launch_hooks {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using ir::Space;
 using Kind = ir::GuestMemory::Kind;
@@ -229,3 +231,5 @@ TEST_CASE("launch: with init_writes_finish_reads the bytes the code reads are st
   }
   CHECK(finished == 6);
 }
+
+}  // namespace gpurc_test_runtime_launch_hooks

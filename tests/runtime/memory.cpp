@@ -8,6 +8,8 @@
 
 #include "runtime/memory.h"
 
+namespace gpurc_test_runtime_memory {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using ir::AtomicOp;
 using ir::Space;
@@ -214,3 +216,5 @@ TEST_CASE("memory: windows are a space's largest buffers, then the next largest 
   CHECK(bc.extra_windows[int(Space::Shared)][0].size == 0);
   CHECK(bc.extra_windows[int(Space::Global)][0].base == 0x20000);
 }
+
+}  // namespace gpurc_test_runtime_memory

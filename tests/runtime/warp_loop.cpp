@@ -11,6 +11,8 @@
 #include "runtime/launch.h"
 #include "runtime/thread_pool.h"
 
+namespace gpurc_test_runtime_warp_loop {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using Kind = ir::GuestMemory::Kind;
 
@@ -275,3 +277,5 @@ TEST_CASE("grid loop: a fault in a middle block is reported as on the per-block 
       }
     }
 }
+
+}  // namespace gpurc_test_runtime_warp_loop

@@ -14,6 +14,8 @@
 #include "runtime/barrier.h"
 #include "translate_harness.h"
 
+namespace gpurc_test_tesla_barriers {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace tesla_tr;
 using gpurc::Engine;
 namespace tr = gpurc::tesla_run;
@@ -364,3 +366,5 @@ TEST_CASE("tesla barriers: descriptor words") {
   CHECK(take_barrier_word(reinterpret_cast<const uint8_t*>(one), seen) == second);
   CHECK(take_barrier_word(reinterpret_cast<const uint8_t*>(one), seen) == second);
 }
+
+}  // namespace gpurc_test_tesla_barriers

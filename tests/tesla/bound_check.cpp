@@ -13,6 +13,8 @@
 #include "recompiler/isa_engine.h"
 #include "translate_harness.h"
 
+namespace gpurc_test_tesla_bound_check {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace tesla_tr;
 
 namespace {
@@ -126,3 +128,5 @@ TEST_CASE("tesla bound check: the body's writes lose their selects only with pri
   CHECK(selects(plain, true) < selects(plain, false));
   CHECK(selects(quad, true) == selects(quad, false));
 }
+
+}  // namespace gpurc_test_tesla_bound_check

@@ -10,6 +10,8 @@
 #include "frontend/tesla/interp.h"
 #include "frontend/tesla/module/reference.h"
 #include "recompiler/isa.h"
+
+namespace gpurc_test_tesla_cubin {  // one namespace per file: unity builds (CMakeLists.txt)
 using namespace gpurc;
 using namespace gpurc::tesla;
 
@@ -107,3 +109,5 @@ TEST_CASE("tesla IsaModule: disassemble raw words and cubins, assemble") {
   CHECK_FALSE(isa->disassemble({1, 2, 3}, DisasmOptions{}, out, err));
   CHECK_FALSE(isa->assemble("frobnicate $r1", "", bytes, err));
 }
+
+}  // namespace gpurc_test_tesla_cubin

@@ -12,6 +12,8 @@
 #include "frontend/tesla/cubin.h"
 #include "recompiler/replay.h"
 
+namespace gpurc_test_tesla_cubin_reloc {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using replay::json;
 
@@ -118,3 +120,5 @@ TEST_CASE("tesla cubin relocs: state.symbols names only variables of the cubin a
   doc["state"]["symbols"] = {{"uu", {{"u32", {1, 2}}}}};  // uu is 4 bytes
   CHECK_THROWS_AS(replay::run_document(doc, real_dir(), Engine::Interp, 1, false), replay::ReplayError);
 }
+
+}  // namespace gpurc_test_tesla_cubin_reloc

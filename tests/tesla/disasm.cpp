@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 
 #include "frontend/tesla/encoding.h"
+
+namespace gpurc_test_tesla_disasm {  // one namespace per file: unity builds (CMakeLists.txt)
 using namespace gpurc::tesla;
 
 static std::string dis(std::vector<uint32_t> w, const char* variant = "g200") {
@@ -204,3 +206,5 @@ TEST_CASE("tesla disasm: negative post-increments print and assemble as envydis'
   REQUIRE(assemble_one("add b32 $r1 b32 s[$a1++0xfffffffffffffffc] $r1", t, bits2, words, err));
   CHECK(bits == bits2);
 }
+
+}  // namespace gpurc_test_tesla_disasm

@@ -13,6 +13,8 @@
 
 #include "tests/tesla/translate_harness.h"
 
+namespace gpurc_test_tesla_hw_numbers {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace tesla_tr;
 
 namespace {
@@ -716,3 +718,5 @@ TEST_CASE("tesla hardware numbers: quadop in compute programs matches envytools'
     }
   }
 }
+
+}  // namespace gpurc_test_tesla_hw_numbers

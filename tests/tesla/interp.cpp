@@ -11,6 +11,8 @@
 #include "frontend/tesla/encoding.h"
 #include "frontend/tesla/interp.h"
 #include "frontend/tesla/module/reference.h"
+
+namespace gpurc_test_tesla_interp {  // one namespace per file: unity builds (CMakeLists.txt)
 using namespace gpurc::tesla;
 
 namespace {
@@ -506,3 +508,5 @@ TEST_CASE("tesla interp: 64-bit conversions saturate at the integer limits (G200
   CHECK((uint64_t(T(r, 0).r[4]) | uint64_t(T(r, 0).r[5]) << 32) == ~0ull);
   CHECK((uint64_t(T(r, 0).r[6]) | uint64_t(T(r, 0).r[7]) << 32) == 0);
 }
+
+}  // namespace gpurc_test_tesla_interp

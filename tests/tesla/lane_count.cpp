@@ -7,6 +7,8 @@
 #include "recompiler/isa_engine.h"
 #include "translate_harness.h"
 
+namespace gpurc_test_tesla_lane_count {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc::tesla;
 
 TEST_CASE("tesla lane_instructions: guest instructions per active lane, predication and divergence") {
@@ -50,3 +52,5 @@ TEST_CASE("tesla lane_instructions: guest instructions per active lane, predicat
     CHECK(gpurc::tesla_run::run(k, l, bufs, o).lane_instructions == 0);
   }
 }
+
+}  // namespace gpurc_test_tesla_lane_count

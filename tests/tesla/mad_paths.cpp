@@ -13,6 +13,8 @@
 #include "ir/passes.h"
 #include "translate_harness.h"
 
+namespace gpurc_test_tesla_mad_paths {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace tesla_tr;
 
 namespace {
@@ -216,3 +218,5 @@ TEST_CASE("tesla mad: after a loop, the common case inline again, bit-exact") {
   for (uint32_t s = 1; s <= (light() ? 3u : 12u); ++s)
     for (int mode = 0; mode < 3; ++mode) run_mad(src, 32, s + 500, mode);
 }
+
+}  // namespace gpurc_test_tesla_mad_paths

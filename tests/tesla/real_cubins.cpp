@@ -22,6 +22,8 @@
 #include "recompiler/engine.h"
 #include "recompiler/replay.h"
 
+namespace gpurc_test_tesla_real_cubins {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using replay::json;
 
@@ -383,3 +385,5 @@ TEST_CASE("tesla real cubins: l[] past lmem is a guest fault, not a crash, on ev
     CHECK((r.fault->find("l[") != std::string::npos || r.fault->find("local address") != std::string::npos));
   }
 }
+
+}  // namespace gpurc_test_tesla_real_cubins

@@ -14,6 +14,8 @@
 #include "recompiler/replay.h"
 #include "frontend/tesla/module/launch.h"
 
+namespace gpurc_test_tesla_replay {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using replay::json;
 
@@ -351,3 +353,5 @@ TEST_CASE("tesla replay: shared buffers give every block's s[] initial bytes aft
   }
   CHECK(thrown);
 }
+
+}  // namespace gpurc_test_tesla_replay

@@ -6,6 +6,8 @@
 #include <cstdlib>
 
 #include "frontend/tesla/encoding.h"
+
+namespace gpurc_test_tesla_roundtrip {  // one namespace per file: unity builds (CMakeLists.txt)
 using namespace gpurc::tesla;
 
 static int iterations() { return std::getenv("GPURC_TEST_LIGHT") ? 8 : 40; }
@@ -175,3 +177,5 @@ TEST_CASE("tesla assembler: programs, labels, errors") {
   CHECK_FALSE(assemble("bogus $r1\n", t, out, err));
   CHECK_FALSE(assemble("bra #nowhere\n", t, out, err));
 }
+
+}  // namespace gpurc_test_tesla_roundtrip

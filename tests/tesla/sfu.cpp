@@ -15,6 +15,8 @@
 
 #include "ir/transc_tesla.h"
 
+namespace gpurc_test_tesla_sfu {  // one namespace per file: unity builds (CMakeLists.txt)
+
 namespace sfu = gpurc::ir::tesla_sfu;
 
 namespace {
@@ -141,3 +143,5 @@ TEST_CASE("tesla sfu: presin reduces radians to quarter turns modulo 4") {
     CHECK((p >> 31) == (x < 0 ? 1u : 0u));
   }
 }
+
+}  // namespace gpurc_test_tesla_sfu

@@ -3,6 +3,8 @@
 // state; the end states (registers, $c, $a, exited, s[], g0[], l[]) must match.
 #include "translate_harness.h"
 
+namespace gpurc_test_tesla_translate {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace tesla_tr;
 
 namespace {
@@ -606,3 +608,5 @@ TEST_CASE("tesla translate: quadop with random operands, predicates and partial 
                "(ge $c3) quadop f32 subr subr mov2 add $r8 l2 $r9 $r8\n"
                "exit nop\n");
 }
+
+}  // namespace gpurc_test_tesla_translate

@@ -3,6 +3,8 @@
 // interpreter and every JIT tier of the host) from the same state.
 #include "translate_harness.h"
 
+namespace gpurc_test_tesla_translate_fixes {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace tesla_tr;
 
 namespace {
@@ -355,3 +357,5 @@ TEST_CASE("tesla translate fixes: exit in a region whose join is unreachable run
       "st b32 s[0x40] $r13\n"
       "exit nop\n");
 }
+
+}  // namespace gpurc_test_tesla_translate_fixes

@@ -11,6 +11,8 @@
 #include "recompiler/isa_engine.h"
 #include "translate_harness.h"
 
+namespace gpurc_test_tesla_translate_quality {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace tesla_tr;
 
 namespace {
@@ -335,3 +337,5 @@ TEST_CASE("tesla translate quality: an ABI read through a computed s[] address s
     CHECK(w3 == (2u | 1u << 16));
   }
 }
+
+}  // namespace gpurc_test_tesla_translate_quality

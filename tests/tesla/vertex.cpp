@@ -9,6 +9,8 @@
 #include "recompiler/replay.h"
 #include "translate_harness.h"
 
+namespace gpurc_test_tesla_vertex {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 using replay::json;
 
@@ -273,3 +275,5 @@ TEST_CASE("tesla vertex: a[]/o[] of a huge launch is an error, not a host alloca
     CHECK_THROWS_AS(run(d, e), replay::ReplayError);
   }
 }
+
+}  // namespace gpurc_test_tesla_vertex

@@ -13,6 +13,8 @@
 #include "recompiler/isa_engine.h"
 #include "translate_harness.h"
 
+namespace gpurc_test_tesla_warp_loop {  // one namespace per file: unity builds (CMakeLists.txt)
+
 using namespace gpurc;
 
 namespace {
@@ -208,3 +210,5 @@ TEST_CASE("tesla grid loop: the watchdog stops a middle block's first warp as on
     }
   }
 }
+
+}  // namespace gpurc_test_tesla_warp_loop

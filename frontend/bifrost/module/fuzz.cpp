@@ -24,7 +24,7 @@ namespace {
 constexpr uint64_t kIn = 0x100000, kOut = 0x200000;
 constexpr unsigned kRowBytes = 64;  // r0-r15 per thread
 
-struct Program {
+struct FuzzProgram {
   std::vector<uint8_t> code;
   std::string text;
   unsigned threads = 32;
@@ -33,7 +33,7 @@ struct Program {
 };
 
 struct Case final : isa::FuzzCase {
-  Program p;
+  FuzzProgram p;
 };
 struct Outcome final : isa::FuzzOutcome {
   std::vector<uint8_t> out;
@@ -244,7 +244,7 @@ class Session final : public isa::FuzzSession {
     return run(as(c), nullptr);
   }
   bool translate(const isa::FuzzCase& c, ir::Function& out, std::string& err) override {
-    const Program& p = as(c);
+    const FuzzProgram& p = as(c);
     return bifrost::translate(p.code.data(), p.code.size(), width_, out, err);
   }
   std::unique_ptr<isa::FuzzOutcome> run_translated(const isa::FuzzCase& c, const isa::TranslatedRun& r) override {
@@ -273,7 +273,7 @@ class Session final : public isa::FuzzSession {
   }
   std::string reproducer(const isa::FuzzCase& c, const isa::FuzzOutcome& ref, const std::string& name,
                          const std::string& description) override {
-    const Program& p = as(c);
+    const FuzzProgram& p = as(c);
     replay::json doc = document(p);
     doc["name"] = name;
     doc["description"] = description;
@@ -296,9 +296,9 @@ class Session final : public isa::FuzzSession {
   }
 
  private:
-  static const Program& as(const isa::FuzzCase& c) { return static_cast<const Case&>(c).p; }
+  static const FuzzProgram& as(const isa::FuzzCase& c) { return static_cast<const Case&>(c).p; }
 
-  BifrostLaunch launch_of(const Program& p) const {
+  BifrostLaunch launch_of(const FuzzProgram& p) const {
     BifrostLaunch L;
     L.code = p.code;
     L.warp_width = width_;
@@ -308,13 +308,13 @@ class Session final : public isa::FuzzSession {
     L.budget = int64_t(1) << 24;  // straight-line programs: never reached by the interpreter
     return L;
   }
-  void memory_of(const Program& p, rt::Memory& mem) const {
+  void memory_of(const FuzzProgram& p, rt::Memory& mem) const {
     std::string err;
     mem.add_buffer("in", ir::Space::Global, kIn, p.input.size() * 4, err);
     std::memcpy(mem.find("in")->data(), p.input.data(), p.input.size() * 4);
     mem.add_buffer("out", ir::Space::Global, kOut, size_t(p.threads) * kRowBytes, err);
   }
-  std::unique_ptr<Outcome> run(const Program& p, const isa::TranslatedRun* r) {
+  std::unique_ptr<Outcome> run(const FuzzProgram& p, const isa::TranslatedRun* r) {
     auto o = std::make_unique<Outcome>();
     rt::Memory mem;
     memory_of(p, mem);
@@ -327,7 +327,7 @@ class Session final : public isa::FuzzSession {
     if (out) o->out.assign(out->data(), out->data() + out->size);
     return o;
   }
-  replay::json document(const Program& p) const {
+  replay::json document(const FuzzProgram& p) const {
     replay::json u = replay::json::object();
     for (unsigned i = 0; i < kUniformWords; ++i)
       if (p.uniforms[i]) {
@@ -355,7 +355,7 @@ class Session final : public isa::FuzzSession {
 
   // Loads r0-r15 (four 16-byte loads from the thread's row of `in`), a few
   // random clauses (some skipped by a divergent branch), stores r0-r15 to `out`.
-  bool build(Program& p) {
+  bool build(FuzzProgram& p) {
     p.threads = 1 + rng_.below(32);
     p.input.resize(size_t(p.threads) * 16);
     for (uint32_t& v : p.input) v = uint32_t(fuzz::interesting_bits(rng_, rng_.chance(50) ? ir::Type::F32 : ir::Type::I32));

@@ -23,7 +23,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr size_t kMaxWords = 4096, kMaxDescs = 128;
-constexpr size_t kWarp = ir::kWarpLanes;
+constexpr size_t kWarpWidth = ir::kWarpLanes;
 
 using rt::align64;
 
@@ -66,12 +66,12 @@ void launch_warps(const ir::Executable& exe, rt::LaunchConfig cfg, const rt::War
                   std::string_view what) {
   const size_t n = end - begin;
   rt::ThreadPool* pool = nullptr;
-  if (opt.threads != 1 && n >= opt.min_parallel && n > kWarp) pool = &rt::ThreadPool::shared(opt.threads);
+  if (opt.threads != 1 && n >= opt.min_parallel && n > kWarpWidth) pool = &rt::ThreadPool::shared(opt.threads);
   rt::Memory no_memory;  // vertex shaders touch no guest memory; geometry warps get theirs from hooks.memory
   first = begin;
   // Whole warps, then the last partial one (a launch has one block shape).
   for (size_t left = n; left > 0 && !ff.any;) {
-    const size_t block_threads = std::min(left, kWarp), blocks = left / block_threads;
+    const size_t block_threads = std::min(left, kWarpWidth), blocks = left / block_threads;
     cfg.grid = rt::Dim3{uint32_t(blocks), 1, 1};
     cfg.block = rt::Dim3{uint32_t(block_threads), 1, 1};
     rt::LaunchResult lr = rt::launch(exe, no_memory, cfg, hooks, blocks > 1 ? pool : nullptr);
@@ -115,7 +115,7 @@ BatchResult run_interp(const PreparedShader& s, const Uniforms& u, std::vector<V
   size_t first = begin;
   rt::WarpHooks hooks;
   hooks.init = [&](const rt::WarpInfo& info, uint8_t* vars) {
-    const size_t w = first + size_t(info.block_linear) * kWarp;
+    const size_t w = first + size_t(info.block_linear) * kWarpWidth;
     const ReferenceWarp iw{states.data() + w, gs ? gs->data() + w : nullptr, w};
     std::memcpy(vars, &iw, sizeof iw);
   };
@@ -169,7 +169,7 @@ EmitArea& thread_emit_area(uint32_t capacity) {
 int64_t jit_watchdog_units(uint64_t budget, uint64_t max_step_cost) {
   constexpr uint64_t kBlocksPerStep = 3;
   constexpr uint64_t kMax = uint64_t(std::numeric_limits<int64_t>::max());
-  const uint64_t steps = std::min<uint64_t>(budget, uint64_t(1) << 40) * kWarp * kBlocksPerStep;  // < 2^47
+  const uint64_t steps = std::min<uint64_t>(budget, uint64_t(1) << 40) * kWarpWidth * kBlocksPerStep;  // < 2^47
   const uint64_t cost = std::max<uint64_t>(max_step_cost, 1);
   return steps > kMax / cost ? int64_t(kMax) : int64_t(steps * cost);
 }
@@ -200,7 +200,7 @@ BatchResult run_jit_once(const PreparedShader& s, const Uniforms& u, std::vector
   cfg.init_writes_finish_reads = true;
   size_t first = begin;  // lane 0 of the current launch's block 0 (launch_warps)
   rt::WarpHooks hooks;
-  auto vertex_of = [&](const rt::WarpInfo& info) { return first + size_t(info.block_linear) * kWarp; };
+  auto vertex_of = [&](const rt::WarpInfo& info) { return first + size_t(info.block_linear) * kWarpWidth; };
   hooks.init = [&](const rt::WarpInfo& info, uint8_t* vars) {
     uint32_t mask = 0;
     pack_lanes(s.lanes, states.data() + vertex_of(info), info.lanes, vars, mask);
@@ -217,7 +217,7 @@ BatchResult run_jit_once(const PreparedShader& s, const Uniforms& u, std::vector
       return &area.memory;
     };
   hooks.fault = [&](const rt::WarpInfo& info, const ir::WarpContext& ctx, rt::LaunchFault&) {
-    const size_t v = vertex_of(info) + (ctx.fault_lane < kWarp ? ctx.fault_lane : 0);
+    const size_t v = vertex_of(info) + (ctx.fault_lane < kWarpWidth ? ctx.fault_lane : 0);
     emit_overflow |= ctx.fault == ir::FaultKind::Trap && TrapReason(ctx.fault_code >> 16) == TrapReason::EmitOverflow;
     // The translator's traps carry the interpreter's fault (reason and address).
     ff.offer(v,
@@ -440,7 +440,7 @@ std::vector<RunResult> run_reference_each(const Program& program, const Translat
   size_t first = 0;
   rt::WarpHooks hooks;
   hooks.init = [&](const rt::WarpInfo& info, uint8_t* vars) {
-    const size_t w = first + size_t(info.block_linear) * kWarp;
+    const size_t w = first + size_t(info.block_linear) * kWarpWidth;
     const ReferenceWarp rw{states.data() + w, gs ? gs->data() + w : nullptr, w};
     std::memcpy(vars, &rw, sizeof rw);
   };

@@ -22,7 +22,7 @@ namespace {
 // The IR engines' watchdog budget per warp (what the IR fuzzer gives them).
 constexpr int64_t kTeslaFuzzBudget = int64_t(1) << 32;
 
-std::string hex(uint64_t v) {
+std::string hex_u64(uint64_t v) {
   char b[24];
   std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
   return b;
@@ -169,7 +169,7 @@ TeslaOutcome run_ir(const ir::Function& f, uint32_t vars_bytes, const ir::Execut
   } else if (r.fault) {
     const rt::LaunchFault& x = *r.fault;
     out.fault = ir_fault_name(x.kind);
-    out.fault_message = "fault code " + hex(x.code) + " at " + hex(x.addr) + " warp " + std::to_string(x.warp) +
+    out.fault_message = "fault code " + hex_u64(x.code) + " at " + hex_u64(x.addr) + " warp " + std::to_string(x.warp) +
                         " lane " + std::to_string(x.lane);
   }
   out.locals.resize(nthreads);
@@ -218,19 +218,19 @@ std::string compare_tesla(const TeslaProgram& p, const TeslaOutcome& ref, const 
     const ThreadState& b = got.threads[t];
     std::string lane = " lane " + std::to_string(t) + ": expected ";
     for (unsigned r = 0; r < regs; ++r)
-      if (a.r[r] != b.r[r]) return "$r" + std::to_string(r) + lane + hex(a.r[r]) + ", got " + hex(b.r[r]);
+      if (a.r[r] != b.r[r]) return "$r" + std::to_string(r) + lane + hex_u64(a.r[r]) + ", got " + hex_u64(b.r[r]);
     for (unsigned r = 1; r < 8; ++r)
       if (r != 5 && r != 6 && a.a[r] != b.a[r])
-        return "$a" + std::to_string(r) + lane + hex(a.a[r]) + ", got " + hex(b.a[r]);
+        return "$a" + std::to_string(r) + lane + hex_u64(a.a[r]) + ", got " + hex_u64(b.a[r]);
     for (unsigned c = 0; c < 4; ++c)
-      if ((a.c[c] & 15) != (b.c[c] & 15)) return "$c" + std::to_string(c) + lane + hex(a.c[c]) + ", got " + hex(b.c[c]);
+      if ((a.c[c] & 15) != (b.c[c] & 15)) return "$c" + std::to_string(c) + lane + hex_u64(a.c[c]) + ", got " + hex_u64(b.c[c]);
     if (a.exited != b.exited)
       return "exited" + lane + std::to_string(a.exited) + ", got " + std::to_string(b.exited);
   }
   auto bytes = [](const std::string& what, const std::vector<uint8_t>& x, const std::vector<uint8_t>& y) {
     if (x.size() != y.size()) return what + ": size " + std::to_string(x.size()) + " vs " + std::to_string(y.size());
     for (size_t i = 0; i < x.size(); ++i)
-      if (x[i] != y[i]) return what + "[" + hex(i) + "]: expected byte " + hex(x[i]) + ", got " + hex(y[i]);
+      if (x[i] != y[i]) return what + "[" + hex_u64(i) + "]: expected byte " + hex_u64(x[i]) + ", got " + hex_u64(y[i]);
     return std::string();
   };
   std::string d;
