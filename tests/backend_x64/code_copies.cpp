@@ -16,6 +16,7 @@
 #include "backend_x64/jit.h"
 #include "ir/passes.h"
 #include "reference_shader.h"
+#include "tests/backend_x64/tier_compile.h"
 
 namespace gpurc_test_backend_x64_code_copies {  // one namespace per file: unity builds (CMakeLists.txt)
 
@@ -39,12 +40,7 @@ ir::Function small_function(bool daz) {
 }
 
 std::vector<uint8_t> code_of(const ir::Function& f, Tier t) {
-  JitOptions o;
-  o.tier = t;
-  o.listing_only = !host_supports(t);
-  std::string err;
-  auto cf = compile(f, o, &err);
-  REQUIRE_MESSAGE(cf, err);
+  auto cf = test::compile_for_tier(f, t);
   return std::vector<uint8_t>(cf->code(), cf->code() + cf->code_bytes());
 }
 

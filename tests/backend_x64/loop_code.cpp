@@ -25,6 +25,7 @@
 #include "ir/builder.h"
 #include "ir/passes.h"
 #include "tests/backend_x64/reference_shader.h"
+#include "tests/backend_x64/tier_compile.h"
 
 namespace gpurc_test_backend_x64_loop_code {  // one namespace per file: unity builds (CMakeLists.txt)
 
@@ -69,7 +70,6 @@ std::vector<Line> counted_loop_body(const CompiledFunction& cf) {
 
 TEST_CASE("x64 jit: the PICA200 loop shader's counted iteration is short on both tiers") {
   ir::Function f = test::translate_reference_shader("ref_loop");
-  std::string err;
   REQUIRE(ir::run_pipeline(f, ir::PassOptions{}) == "");
   // Eighth session: 101 / 127 -> 85 / 110 (the index read as equal in every
   // lane, no null tests after the entry block's, the accumulators' flush
@@ -94,11 +94,7 @@ TEST_CASE("x64 jit: the PICA200 loop shader's counted iteration is short on both
   for (Tier t : {Tier::Avx512, Tier::Avx2}) {
     // A tier the host lacks is compiled for its listing only (never run).
     ++tiers;
-    JitOptions o;
-    o.tier = t;
-    o.listing_only = !host_supports(t);
-    auto cf = compile(f, o, &err);
-    REQUIRE_MESSAGE(cf, err);
+    auto cf = test::compile_for_tier(f, t);
     // The loop is throughput-bound (many independent MADs per iteration):
     // it stays strip-outer rather than strip-interleaved (loops.cpp).
     CHECK(cf->disassemble().find("xor ebp, 0x") == std::string::npos);
@@ -163,14 +159,9 @@ TEST_CASE("x64 jit: the PICA200 loop shader's counted iteration is short on both
 // scratch 2 and four instructions (AVX2) or two (AVX-512).
 TEST_CASE("x64 jit: the PICA200 loop shader's flushed stores add -0.0 on both tiers") {
   ir::Function f = test::translate_reference_shader("ref_loop");
-  std::string err;
   REQUIRE(ir::run_pipeline(f, ir::PassOptions{}) == "");
   for (Tier t : {Tier::Avx512, Tier::Avx2}) {
-    JitOptions o;
-    o.tier = t;
-    o.listing_only = !host_supports(t);
-    auto cf = compile(f, o, &err);
-    REQUIRE_MESSAGE(cf, err);
+    auto cf = test::compile_for_tier(f, t);
     CAPTURE(int(t));
     std::istringstream in(cf->disassemble());
     std::vector<std::string> text;
@@ -219,12 +210,7 @@ TEST_CASE("x64 jit: a DP4's products and sums are tested once, on both tiers") {
   b.ret();
   REQUIRE(ir::verify(f) == "");
   for (Tier t : {Tier::Avx512, Tier::Avx2}) {
-    JitOptions o;
-    o.tier = t;
-    o.listing_only = !host_supports(t);
-    std::string err;
-    auto cf = compile(f, o, &err);
-    REQUIRE_MESSAGE(cf, err);
+    auto cf = test::compile_for_tier(f, t);
     CAPTURE(int(t));
     std::istringstream in(cf->disassemble());
     size_t tests = 0, products = 0, sums = 0;

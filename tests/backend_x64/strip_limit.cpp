@@ -23,6 +23,7 @@
 #include "frontend/pica200/translate.h"
 #include "ir/passes.h"
 #include "tests/backend_x64/reference_shader.h"
+#include "tests/backend_x64/tier_compile.h"
 
 namespace gpurc_test_backend_x64_strip_limit {  // one namespace per file: unity builds (CMakeLists.txt)
 
@@ -78,19 +79,12 @@ TEST_CASE("x64 jit: a partial warp of a vertex shader runs only the strips holdi
   const ir::Function f = ref_simple(true), g = ref_simple(false);
   for (Tier t : {Tier::Avx512, Tier::Avx2}) {
     CAPTURE(tier_name(t));
-    JitOptions o;
-    o.tier = t;
-    o.listing_only = !host_supports(t);
-    std::string err;
-    auto cf = compile(f, o, &err);
-    REQUIRE_MESSAGE(cf, err);
-    auto cg = compile(g, o, &err);
-    REQUIRE_MESSAGE(cg, err);
+    auto cf = test::compile_for_tier(f, t), cg = test::compile_for_tier(g, t);
     // The strip loop's bound: the stack slot (kStripEndOffset) under the
     // contract, the whole warp's 128 bytes without it.
     CHECK(cf->disassemble().find("cmp r14d, [rsp+0x40]") != std::string::npos);
     CHECK(cg->disassemble().find("cmp r14d, [rsp+0x40]") == std::string::npos);
-    if (o.listing_only) continue;
+    if (!host_supports(t)) continue;
     const uint32_t strip = t == Tier::Avx512 ? 16 : 8;
     for (uint32_t mask : {0x1u, 0x3u, 0xffu, 0x100u, 0x101u, 0x80000000u, 0x10001u, 0xffffffffu}) {
       CAPTURE(mask);

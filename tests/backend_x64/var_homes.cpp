@@ -17,6 +17,7 @@
 #include "backend_x64/jit.h"
 #include "ir/passes.h"
 #include "tests/backend_x64/reference_shader.h"
+#include "tests/backend_x64/tier_compile.h"
 
 namespace gpurc_test_backend_x64_var_homes {  // one namespace per file: unity builds (CMakeLists.txt)
 
@@ -52,12 +53,7 @@ TEST_CASE("x64 jit: loads of vars the function never stores are not spilled to t
   for (Tier t : {Tier::Avx512, Tier::Avx2}) {
     const std::string tier = tier_name(t);
     CAPTURE(tier);
-    JitOptions o;
-    o.tier = t;
-    o.listing_only = !host_supports(t);
-    std::string err;
-    auto cf = compile(f, o, &err);
-    REQUIRE_MESSAGE(cf, err);
+    auto cf = test::compile_for_tier(f, t);
     const std::string listing = cf->disassemble();
     const size_t stores = frame_stores(listing);
     CAPTURE(stores);

@@ -16,6 +16,7 @@
 
 #include "../backend/compare.h"
 #include "backend_x64/jit.h"
+#include "tests/backend_x64/tier_compile.h"
 
 namespace gpurc_test_backend_x64_window_cache {  // one namespace per file: unity builds (CMakeLists.txt)
 
@@ -266,13 +267,7 @@ void check_calls(bool narrow, bool guard, int calls_per_case, uint64_t seed) {
 // The disassembly of f on an x64 tier (a tier the host lacks is compiled for
 // its listing only, never run: the AVX-512 code on an AVX2 host).
 std::string listing(const ir::Function& f, x64::Tier tier) {
-  std::string err;
-  x64::JitOptions o;
-  o.tier = tier;
-  o.listing_only = !x64::host_supports(tier);
-  auto cf = x64::compile(f, o, &err);
-  REQUIRE_MESSAGE(cf, err);
-  return cf->disassemble();
+  return test::compile_for_tier(f, tier)->disassemble();
 }
 
 size_t count_in(const std::string& text, const std::string& needle) {

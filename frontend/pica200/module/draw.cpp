@@ -567,26 +567,18 @@ void fill_loop(const DrawPlan& plan, const Moves& mv, ir::DrawLoop& loop) {
   loop.warp_entry = mv.loop_warp_entry;
 }
 
-// The warps of [begin, end) through the engine's draw loop (begin a warp
-// boundary; a last partial warp runs in the same call, ir::DrawLoop::tail),
-// ascending or, with mv.reverse, descending. Returns true when all ran;
-// false after a fault, with `stopped` = the first vertex of the warp that
-// faulted.
-bool run_engine_loop(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, const Moves& mv,
-                     size_t begin, size_t end, int64_t budget, uint8_t* vars, Fault& fault, size_t& stopped) {
-  const size_t first = begin / kWarp, last = (end + kWarp - 1) / kWarp;
-  if (last <= first) return true;
-  // The set bits only (a test per register was ~32 instructions per call).
+// What every call of the draw loop starts from: the input ranges no stream
+// writes zeroed (the set bits only: a test per register was ~32
+// instructions per call), and the context's fields the draw loop reads
+// (uniforms, frame, vars, entry_mask; it sets budget and entry_mask per
+// warp) with the fault fields reset, so a fault reports only what this
+// call's code wrote.
+GPURC_DRAW_INLINE void start_draw_call(const DrawPlan& plan, const Moves& mv, const uint8_t* uniforms, uint8_t* vars,
+                                       ir::WarpContext& ctx) {
   for (uint32_t m = mv.zero_in; m; m &= m - 1) {
     const unsigned n = unsigned(__builtin_ctz(m));
     std::memset(vars + plan.in_ranges[n].first, 0, plan.in_ranges[n].second - plan.in_ranges[n].first);
   }
-  // One context per thread, made once: a fresh 464-byte WarpContext per
-  // call was a `rep stos` that cost ~15% of a one-vertex draw on a Zen 3
-  // host (ninth session). The draw loop reads uniforms, frame, vars, budget
-  // and entry_mask (it sets the last two per warp); the fault fields are
-  // reset here so a fault reports only what this call's code wrote.
-  thread_local ir::WarpContext ctx;
   ctx.uniforms = uniforms;
   ctx.frame = vars + rt::align64(plan.vars_bytes);
   ctx.vars = vars;
@@ -596,6 +588,22 @@ bool run_engine_loop(const PreparedShader& s, const DrawPlan& plan, const uint8_
   ctx.fault = ir::FaultKind::None;
   ctx.fault_code = ctx.fault_addr = 0;
   ctx.fault_space = ctx.fault_lane = 0;
+}
+
+// The warps of [begin, end) through the engine's draw loop (begin a warp
+// boundary; a last partial warp runs in the same call, ir::DrawLoop::tail),
+// ascending or, with mv.reverse, descending. Returns true when all ran;
+// false after a fault, with `stopped` = the first vertex of the warp that
+// faulted.
+bool run_engine_loop(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, const Moves& mv,
+                     size_t begin, size_t end, int64_t budget, uint8_t* vars, Fault& fault, size_t& stopped) {
+  const size_t first = begin / kWarp, last = (end + kWarp - 1) / kWarp;
+  if (last <= first) return true;
+  // One context per thread, made once: a fresh 464-byte WarpContext per
+  // call was a `rep stos` that cost ~15% of a one-vertex draw on a Zen 3
+  // host (ninth session).
+  thread_local ir::WarpContext ctx;
+  start_draw_call(plan, mv, uniforms, vars, ctx);
   ir::DrawLoop loop;
   fill_loop(plan, mv, loop);
   loop.first_warp = uint32_t(first);
@@ -845,20 +853,8 @@ int run_draw_again(const PreparedShader& s, const DrawPlan& plan, const uint8_t*
   }
   const Moves& mv = scratch.setup;
   uint8_t* vars = scratch.get(rt::align64(plan.vars_bytes) + rt::align64(plan.frame_bytes));
-  for (uint32_t m = mv.zero_in; m; m &= m - 1) {
-    const unsigned n = unsigned(__builtin_ctz(m));
-    std::memset(vars + plan.in_ranges[n].first, 0, plan.in_ranges[n].second - plan.in_ranges[n].first);
-  }
   ir::WarpContext& ctx = scratch.again_ctx;
-  ctx.uniforms = uniforms;
-  ctx.frame = vars + rt::align64(plan.vars_bytes);
-  ctx.vars = vars;
-  ctx.entry_mask = ~0u;
-  ctx.resume = 0;
-  ctx.status = ir::RunStatus::Done;
-  ctx.fault = ir::FaultKind::None;
-  ctx.fault_code = ctx.fault_addr = 0;
-  ctx.fault_space = ctx.fault_lane = 0;
+  start_draw_call(plan, mv, uniforms, vars, ctx);
   ir::DrawLoop& loop = scratch.again_loop;
   loop.first_warp = 0;
   loop.end_warp = uint32_t((count + kWarp - 1) / kWarp);
