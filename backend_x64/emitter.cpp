@@ -733,6 +733,19 @@ void Emitter::emit_strip_segment(const Segment& s) {
   jb(loop, T_NEAR);
 }
 
+// r15 (the uniform block) tested for null; a null block is load_uniform v's
+// fault at `offset`, out of line (emit_cold_code), so the usual path falls
+// through.
+void Emitter::emit_uniform_block_test(ValueId v, uint64_t offset) {
+  Label& fault = cold_label();
+  test(r15, r15);
+  jz(fault, T_NEAR);
+  push_cold([this, &fault, v, offset] {
+    L(fault);
+    emit_fault_return(FaultKind::OutOfBounds, v, offset, uint32_t(Space::Const));
+  });
+}
+
 // The test of the uniform block's pointer (r15) that a segment's first
 // load_uniform makes, once before the segment's strips instead of in every
 // strip: what the strips do before that load is pure (no store_var, no
@@ -748,13 +761,7 @@ bool Emitter::hoist_uniform_test(const Segment& s) {
     if (in.op != Opcode::LoadUniform) continue;
     const unsigned bytes = in.type == ir::Type::I1 ? 1 : bit_width(in.type) / 8;
     if (wide(v) || in.imm > f_.uniform_bytes || f_.uniform_bytes - in.imm < bytes) return false;
-    Label& fault = cold_label();
-    test(r15, r15);
-    jz(fault, T_NEAR);
-    push_cold([this, &fault, v, offset = in.imm] {
-      L(fault);
-      emit_fault_return(FaultKind::OutOfBounds, v, offset, uint32_t(Space::Const));
-    });
+    emit_uniform_block_test(v, in.imm);
     return true;
   }
   return false;

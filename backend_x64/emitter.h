@@ -551,6 +551,7 @@ class Emitter : public FastEncoder {
   // and skip the test and its fault block (ref_simple: 16 loads per strip).
   bool in_segment_body_ = false, uniforms_checked_ = false;
   bool hoist_uniform_test(const Segment& s);  // r15's test once before a segment's strips
+  void emit_uniform_block_test(ir::ValueId v, uint64_t offset);  // r15 null: v's fault, out of line
 
   struct ValState { int8_t reg = -1; bool in_frame = false; };
   // pinned: held for a whole strip-outer loop (loops.cpp), never a victim.

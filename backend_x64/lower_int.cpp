@@ -240,17 +240,10 @@ bool Emitter::lower_state(ValueId v) {
       unsigned bytes = in.type == ir::Type::I1 ? 1 : bit_width(in.type) / 8;
       int d = def(v);
       if (in.imm <= f_.uniform_bytes && f_.uniform_bytes - in.imm >= bytes) {
-        // No uniform block: the fault, out of line (emit_cold_code), so the
-        // usual path falls through. Within a strip segment's body only the
-        // first load tests r15 (constant for the whole run).
+        // No uniform block: the fault. Within a strip segment's body only
+        // the first load tests r15 (constant for the whole run).
         if (!(in_segment_body_ && uniforms_checked_) && !uniforms_known_nonnull()) {
-          Label& fault = cold_label();
-          test(r15, r15);
-          jz(fault, T_NEAR);
-          push_cold([this, &fault, v, offset = in.imm] {
-            L(fault);
-            emit_fault_return(FaultKind::OutOfBounds, v, offset, uint32_t(Space::Const));
-          });
+          emit_uniform_block_test(v, in.imm);
           uniforms_checked_ = in_segment_body_;
         }
       } else {
