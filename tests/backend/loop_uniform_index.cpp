@@ -207,8 +207,11 @@ TEST_CASE("strip loop branches on a lane-equal counter compared with a constant 
         s.uniforms.resize(16);
         // Starts that run a few iterations to the constant (step +-1); for
         // the unsigned predicates around 0 and 2^31 as well.
-        int32_t st = c.k - c.step * int32_t(1 + k * 2);
-        if (c.p == ir::IntPred::Eq && !c.repeat_if_true) st = c.k - c.step * int32_t(1 + k);
+        // Wrapping 32-bit arithmetic, as the guest's: for k = 0x80000002
+        // the start lies past INT32_MIN (UBSan: signed overflow in int32_t).
+        const auto start_back = [&](uint32_t n) { return int32_t(uint32_t(c.k) - uint32_t(c.step) * n); };
+        int32_t st = start_back(uint32_t(1 + k * 2));
+        if (c.p == ir::IntPred::Eq && !c.repeat_if_true) st = start_back(uint32_t(1 + k));
         std::memcpy(s.uniforms.data(), &st, 4);
         std::memcpy(s.uniforms.data() + 4, &c.step, 4);
         s.entry_mask = k == 3 ? uint32_t(rng()) | 1u << 20 : ~0u;
