@@ -18,9 +18,9 @@
 #include "tests/backend/op_cases.h"
 #if GPURC_HAVE_X64
 #include "backend_x64/jit.h"
+#endif
 
 namespace gpurc_test_backend_a64_native_gaps {  // one namespace per file: unity builds (CMakeLists.txt)
-#endif
 
 using namespace gpurc;
 using ir::Opcode;
