@@ -91,7 +91,7 @@ ValueId and_or_absorbed(const Function& f, const Inst& in, Replacements& repl) {
   return kNoValue;
 }
 
-ValueId Replacements::find(ValueId v) {
+ValueId Replacements::find_chain(ValueId v) {
   ValueId r = v;
   while (r < to.size() && to[r] != kNoValue) r = to[r];
   // Path compression.

@@ -47,11 +47,15 @@ struct Replacements {
   std::vector<ValueId> to;
   explicit Replacements(const Function& f) : to(f.insts.size(), kNoValue) {}
   void grow(const Function& f) { to.resize(f.insts.size(), kNoValue); }
-  ValueId find(ValueId v);
+  // The value v stands for now. Inline for the common answer (v itself: most
+  // operands of a pass run were never replaced), out of line for a chain
+  // (with path compression): passes look up every operand they read.
+  ValueId find(ValueId v) { return v >= to.size() || to[v] == kNoValue ? v : find_chain(v); }
   void set(ValueId from, ValueId into) { grow_to(from); to[from] = into; set_any_ = true; }
   bool any() const;
   void apply(Function& f);
  private:
+  ValueId find_chain(ValueId v);
   void grow_to(ValueId v) { if (v >= to.size()) to.resize(v + 1, kNoValue); }
   bool set_any_ = false;  // set() was called: apply() has work (most pass runs replace nothing)
 };
