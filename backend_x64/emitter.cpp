@@ -98,6 +98,10 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer,
   stage_slot_.assign(f.insts.size(), -1);
   var_offsets_ = f.var_offsets();
   for (int i = 0; i < 32; ++i) vregs_[i] = z_ ? Xmm(Zmm(i)) : Xmm(Ymm(i));
+  for (int base = 0; base < 2; ++base)
+    for (int alt = 0; alt < 2; ++alt)
+      for (int two = 0; two < 2; ++two)
+        lane_exp_[base][alt][two] = (base ? r13 : r12) + (alt ? rbp : r14) * (two ? 2 : 1);
   block_label_.resize(f.blocks.size());
   for (const ir::Inst& in : f.insts)
     if (in.op == Opcode::Phi && in.block != kNoBlock) has_phis_ = true;
@@ -208,16 +212,15 @@ void Emitter::find_var_homes() {
 Address Emitter::strip_mem(ValueId v, int half) {
   if (var_home_[v] >= 0) return var_mem(uint32_t(var_home_[v]), half);
   uint32_t s = slot(v);
-  const Reg64& lane = strip_alt_ ? rbp : r14;  // rbp: the second strip of an interleaved loop (loops.cpp)
-  if (wide(v)) return ptr[r12 + lane * 2 + int(s + half * vbytes_)];
-  return ptr[r12 + lane + int(s)];
+  // lane rbp: the second strip of an interleaved loop (loops.cpp)
+  if (wide(v)) return ptr[lane_exp_[0][strip_alt_][1] + int(s + half * vbytes_)];
+  return ptr[lane_exp_[0][strip_alt_][0] + int(s)];
 }
 
 Address Emitter::var_mem(uint32_t var, int half) {
   uint32_t off = var_offsets_[var];
-  const Reg64& lane = strip_alt_ ? rbp : r14;
-  if (lane_bytes(f_.vars[var].type) == 8) return ptr[r13 + lane * 2 + int(off + half * vbytes_)];
-  return ptr[r13 + lane + int(off)];
+  if (lane_bytes(f_.vars[var].type) == 8) return ptr[lane_exp_[1][strip_alt_][1] + int(off + half * vbytes_)];
+  return ptr[lane_exp_[1][strip_alt_][0] + int(off)];
 }
 
 // ---------------------------------------------------------------- register cache
@@ -238,6 +241,7 @@ int Emitter::alloc_reg() {
   const int victim = int(best & 0xff);
   if (regs_[victim].v != kNoValue) spill(victim);
   regs_[victim].locked = true;
+  locked_mask_ |= 1u << victim;
   regs_[victim].stamp = ++clock_;
   return victim;
 }
@@ -258,6 +262,7 @@ int Emitter::use(ValueId v) {
   int r = vals_[v].reg;
   if (r >= 0) {
     regs_[r].locked = true;
+    locked_mask_ |= 1u << r;
     regs_[r].stamp = ++clock_;
     return r;
   }
@@ -278,7 +283,10 @@ int Emitter::def(ValueId v) {
 }
 
 void Emitter::end_op(ValueId v) {
-  for (int r = 0; r < nregs_; ++r) regs_[r].locked = false;
+  // (As clearing the flag of every register below nregs_.)
+  const uint32_t below = nregs_ >= 32 ? ~0u : (1u << nregs_) - 1;
+  for (uint32_t m = locked_mask_ & below; m != 0; m &= m - 1) regs_[std::countr_zero(m)].locked = false;
+  locked_mask_ = 0;
   int r = vals_[v].reg;
   if (r >= 0 && plan_.escapes[v] && !vals_[v].in_frame) {
     vstore(strip_mem(v), r);

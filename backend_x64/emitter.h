@@ -354,6 +354,11 @@ class Emitter : public FastEncoder {
   void loop_reset_range();               // reset_cache over [cache_lo_, cache_hi_) only
   Xbyak::Address launch_mask_mem();      // the current strip's 4-byte launch mask
   bool strip_alt_ = false;
+  // [r12|r13 + (r14|rbp) * (1|2)], made once: strip_mem / var_mem add only
+  // the displacement (xbyak's RegExp from two registers is two checked
+  // constructions and a merge, for every strip or var operand).
+  // Index: [base r13][lane rbp (strip_alt_)][scale 2].
+  Xbyak::RegExp lane_exp_[2][2][2];
   int cache_lo_ = kFirstCacheReg, cache_hi_ = 32;  // registers alloc_reg may give out (cache_hi_ <= nregs_)
   bool calls_emitted_ = false;           // call_abs ran (the trial emission of a loop body)
 
@@ -559,6 +564,10 @@ class Emitter : public FastEncoder {
   std::vector<ValState> vals_;
   std::vector<ValState> alt_vals_;  // the other strip's cache state in a strip-interleaved loop
   RegState regs_[32];
+  // A superset of the registers whose RegState::locked is set (alloc_reg,
+  // use and the in-place lowerings set a bit with the flag; a restored
+  // snapshot sets all): end_op clears only these instead of every register.
+  uint32_t locked_mask_ = 0;
   uint32_t clock_ = 0;
 
   std::vector<int64_t> slot_, stage_slot_;

@@ -594,6 +594,7 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
   auto restore = [&](const std::pair<std::vector<ValState>, std::vector<RegState>>& st) {
     vals_ = st.first;
     std::copy(st.second.begin(), st.second.end(), regs_);
+    locked_mask_ = ~0u;  // (the snapshot's locked flags: end_op clears them all)
   };
 
   mov(qword[rsp + kLoopTripsOffset], 0);
@@ -834,6 +835,7 @@ void Emitter::emit_interleaved_loop(const StripLoop& l, const std::vector<ValueI
     vals_ = st.a;
     alt_vals_ = st.alt;
     std::copy(st.regs.begin(), st.regs.end(), regs_);
+    locked_mask_ = ~0u;  // (the snapshot's locked flags: end_op clears them all)
   };
   // fa for strip A (r14), then fb for strip B (rbp); A is current before and after.
   auto both = [&](auto&& fa, auto&& fb) {

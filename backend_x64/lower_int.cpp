@@ -370,6 +370,7 @@ bool Emitter::bitcast_in_place(ValueId v) {
   regs_[r].v = v;
   regs_[r].stamp = ++clock_;
   regs_[r].locked = true;
+  locked_mask_ |= 1u << r;
   vals_[v].reg = int8_t(r);
   vals_[v].in_frame = false;
   return true;
