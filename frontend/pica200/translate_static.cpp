@@ -54,6 +54,9 @@ bool Translator::run_static(std::string& err) {
   // A separate entry block, so a jump back to the entry address is an
   // ordinary edge (the entry block of an IR function has no predecessors).
   ir::BlockId entry = f_.add_block("entry");
+  // Room for the IR up front (a node makes ~8 IR instructions in the
+  // reference shaders): no reallocation moves every Inst as the list grows.
+  f_.insts.reserve(f_.insts.size() + 8 * nodes_.size() + 32);
   block_of_.assign(nodes_.size(), ir::kNoBlock);
   for (uint32_t n = 0; n < nodes_.size(); ++n) {
     bool leader = n == 0 || preds[n] != 1 || !via_goto[n];
