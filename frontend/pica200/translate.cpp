@@ -51,7 +51,10 @@ void Translator::make_vars() {
   static_assert(kVarLoopRemaining == kNumStateVars && kVarEmitLatch == kVarLoopRemaining + Interpreter::kLoopDepth &&
                     kVarEmitCount == kVarEmitLatch + 1,
                 "translate.h's private var numbers follow the order they are added here");
-  f_.vars.reserve(kVars.vars.size() + 2);
+  // Room for what the translation adds (the static translation's loop step
+  // vars, the geometry emit vars, the runtime stacks' first vars) before the
+  // copy: growing past it would move every var's name again.
+  f_.vars.reserve(kVars.vars.size() + Interpreter::kLoopDepth + 8);
   f_.vars = kVars.vars;
   for (unsigned d = 0; d < Interpreter::kLoopDepth; ++d) loop_var_[d] = kVarLoopRemaining + d;
   if (opt_.geometry) {
