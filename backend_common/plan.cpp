@@ -12,7 +12,7 @@ bool is_strip_op(const Inst& in) {
   return info.pure && !info.cross_lane && in.op != Opcode::Phi;
 }
 
-ValueId itof_narrow_source(const Function& f, ValueId v) {
+ValueId itof_narrow_source_of_itof(const Function& f, ValueId v) {
   const Inst& in = f.insts[v];
   if (in.op != Opcode::IToF || in.type != ir::Type::F32 || in.args.size() != 1 || in.args[0] >= f.insts.size())
     return kNoValue;

@@ -55,7 +55,12 @@ struct Plan {
 // cvt from u32 goes through i64): x, which the native 32-bit conversion
 // reads instead (the integer value is the same, so is the one rounding).
 // kNoValue otherwise. The plan counts it as a read of x.
-ir::ValueId itof_narrow_source(const ir::Function& f, ir::ValueId v);
+// (Inline for the common answer, not an itof: the plan, the register cache
+// and the lowering dispatch ask for every instruction.)
+ir::ValueId itof_narrow_source_of_itof(const ir::Function& f, ir::ValueId v);
+inline ir::ValueId itof_narrow_source(const ir::Function& f, ir::ValueId v) {
+  return f.insts[v].op == ir::Opcode::IToF ? itof_narrow_source_of_itof(f, v) : ir::kNoValue;
+}
 
 // True for ops the emitter runs per strip.
 bool is_strip_op(const ir::Inst& in);
