@@ -344,7 +344,7 @@ class Emitter : public FastEncoder {
   bool loop_control_sets(const StripLoop& l, std::vector<uint8_t>& uniform_only, std::vector<uint8_t>& control);
   void emit_control_loop(const StripLoop& l, const std::vector<ir::ValueId>& register_uses, bool trial_called,
                          const std::vector<uint8_t>& uniform_only, const std::vector<uint8_t>& control);
-  void loop_store_all_strips(LoopState& s, bool live_out);  // the control loop's phis and values read later, into every strip's slots
+  void loop_store_all_strips(LoopState& s, bool live_out, const std::vector<uint8_t>& uniform_only);  // the control loop's phis and values read later, into every strip's slots
   void emit_counted_pairs(const StripLoop& l, const std::vector<ir::ValueId>& register_uses,
                           const std::vector<uint8_t>& skip);
   void loop_pin(LoopState& s);           // loads phis and pinned values into their registers

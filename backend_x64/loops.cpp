@@ -1065,16 +1065,25 @@ bool Emitter::loop_control_sets(const StripLoop& l, std::vector<uint8_t>& unifor
   }
   for (ValueId v = 0; v < n; ++v)
     if (control[v] && !lane_equal_[v]) return false;  // (lane_equal_ is closed under operands: cannot happen)
+  // A phi both loops compute must have a register in the control loop: its
+  // back-edge copies into a slot would overwrite the entry value the strips
+  // start from.
+  const LoopState sc = loop_analyze(l, {}, false, &control, nullptr);
+  for (size_t i = 0; i < sc.phis.size(); ++i)
+    if (!sc.branch_only_phi[i] && !uniform_only[sc.phis[i]] && sc.home[i] < 0) return false;
   return true;
 }
 
-void Emitter::loop_store_all_strips(LoopState& s, bool live_out) {
+// Only the values the strips leave out (`uniform_only`): a phi the strips
+// compute as well must keep its entry value in their slots, from which the
+// strips start.
+void Emitter::loop_store_all_strips(LoopState& s, bool live_out, const std::vector<uint8_t>& uniform_only) {
   auto store_all = [&](ValueId v, int r) {
     const int off = int(slot(v));
     for (int o = 0; o < kLaneArrayBytes4; o += vbytes_) vstore(ptr[r12 + off + o], r);
   };
   for (size_t i = 0; i < s.phis.size(); ++i) {
-    if (s.branch_only_phi[i]) continue;
+    if (s.branch_only_phi[i] || !uniform_only[s.phis[i]]) continue;
     const ValueId p = s.phis[i];
     if (s.home[i] >= 0 && regs_[s.home[i]].v == p) {
       store_all(p, s.home[i]);
@@ -1085,6 +1094,7 @@ void Emitter::loop_store_all_strips(LoopState& s, bool live_out) {
   }
   for (ValueId v : s.live_out) {
     if (!live_out) break;
+    if (!uniform_only[v]) continue;  // the strips store it
     const int r = vals_[v].reg;
     if (r >= 0) {
       store_all(v, r);
@@ -1145,13 +1155,13 @@ void Emitter::emit_control_loop(const StripLoop& l, const std::vector<ValueId>& 
   jmp(head, T_NEAR);
   restore(at_branch);
   L(exit_control);
-  loop_store_all_strips(sc, true);
+  loop_store_all_strips(sc, true, uniform_only);
   jmp(counted, T_NEAR);
   loop_canonical(sc);  // the stubs are reached from the top of an iteration: the homes hold the phis
   for (size_t i = 0; i < l.budgets.size(); ++i) {
     L(fault_stub[i]);  // the phis hold the state after the last whole iteration
     mov(dword[rsp + kLoopFaultOffset], uint32_t(i + 1));
-    loop_store_all_strips(sc, false);  // (a fault: nothing after the loop runs)
+    loop_store_all_strips(sc, false, uniform_only);  // (a fault: nothing after the loop runs)
     jmp(counted, T_NEAR);
   }
   L(counted);
