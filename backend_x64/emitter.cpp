@@ -128,6 +128,25 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer,
       const unsigned bytes = in.type == ir::Type::I1 ? 1 : bit_width(in.type) / 8;
       if (in.imm <= f.uniform_bytes && f.uniform_bytes - in.imm >= bytes) uniforms_tested_at_entry_ = true;
     }
+  // The entry block's first load_uniform is left to a memory op's fallback
+  // (G13's indexed base, deferred): when only pure strip ops come before it
+  // in the block, a test of r15 at the top of the block is that load's fault
+  // (kind, op, offset; nothing observable done before it), and every other
+  // block may then leave its tests out as above (twelfth session: the
+  // uniform loads of G13 `alu`'s loop).
+  if (!barriers && !f.blocks.empty() && !uniforms_tested_at_entry_)
+    for (ValueId v : f.blocks[0].insts) {
+      const ir::Inst& in = f.insts[v];
+      if (in.op == Opcode::Phi || in.op == Opcode::Const) continue;
+      if (plan_.segment_of[v] < 0 || !plan_.segments[size_t(plan_.segment_of[v])].strip) break;
+      if (in.op == Opcode::StoreVar || in.op == Opcode::LoadUniformIdx) break;
+      if (in.op != Opcode::LoadUniform) continue;
+      const unsigned bytes = in.type == ir::Type::I1 ? 1 : bit_width(in.type) / 8;
+      if (in.imm > f.uniform_bytes || f.uniform_bytes - in.imm < bytes) break;  // faults with a block too
+      entry_uniform_test_ = v;
+      uniforms_tested_at_entry_ = true;
+      break;
+    }
 }
 
 
@@ -695,6 +714,8 @@ void Emitter::emit_block(BlockId b) {
   L(block_label_[b]);
   cur_block_ = b;
   if (f_.terminator(b) == kNoValue) throw CompileError("x64 jit: block " + std::to_string(b) + " has no terminator");
+  if (b == 0 && entry_uniform_test_ != kNoValue)
+    emit_uniform_block_test(entry_uniform_test_, f_.insts[entry_uniform_test_].imm);
   if (plan_.strip_loop_of[b] >= 0) {
     emit_strip_loop(plan_.strip_loops[plan_.strip_loop_of[b]]);
     return;

@@ -168,10 +168,14 @@ class Emitter : public FastEncoder {
   // without barriers, so every run passes it first): the null tests of
   // every other block are then left out (r15 is constant for the run).
   bool uniforms_tested_at_entry_ = false;
+  // A deferred load_uniform of the entry block that only pure strip ops
+  // precede: its null test is made at the top of block 0 (kNoValue: none).
+  ir::ValueId entry_uniform_test_ = ir::kNoValue;
   ir::BlockId cur_block_ = 0;
   bool below_2_31(ir::ValueId v, int depth = 0) const;  // unsigned lanes < 2^31 (lower_int.cpp)
   ir::ValueId select_mask_of_ = ir::kNoValue;  // whose select mask k1 / vector 0 holds (select_bits)
   bool uniforms_known_nonnull() const { return uniforms_tested_at_entry_ && cur_block_ != 0; }
+  bool hoistable_uniform(ir::ValueId v) const;  // loops.cpp: a load_uniform pinned like a loop invariant
   void lane_bits(const Xbyak::Reg32& r, uint32_t slot_off);  // r = bit 0 of each lane of a 4-byte slot
   // The memory windows of a space: offsets in WarpContext of windows[space]
   // and of extra_windows[space][0]. Both fast paths walk them with r11.
@@ -332,7 +336,17 @@ class Emitter : public FastEncoder {
   struct LoopState;
   void emit_strip_loop(const StripLoop& l);
   // counted: for the strips after the first, which run a known number of iterations
-  LoopState loop_analyze(const StripLoop& l, const std::vector<ir::ValueId>& register_uses, bool counted);
+  LoopState loop_analyze(const StripLoop& l, const std::vector<ir::ValueId>& register_uses, bool counted,
+                         const std::vector<uint8_t>* only = nullptr, const std::vector<uint8_t>* skip = nullptr);
+  // Uniform loop control (loops.cpp, twelfth session): the values of the
+  // loop computed once per iteration for all strips (`control`) and those
+  // the strips then leave out (`uniform_only`); false when the form does not apply.
+  bool loop_control_sets(const StripLoop& l, std::vector<uint8_t>& uniform_only, std::vector<uint8_t>& control);
+  void emit_control_loop(const StripLoop& l, const std::vector<ir::ValueId>& register_uses, bool trial_called,
+                         const std::vector<uint8_t>& uniform_only, const std::vector<uint8_t>& control);
+  void loop_store_all_strips(LoopState& s, bool live_out, const std::vector<uint8_t>& uniform_only);  // the control loop's phis and values read later, into every strip's slots
+  void emit_counted_pairs(const StripLoop& l, const std::vector<ir::ValueId>& register_uses,
+                          const std::vector<uint8_t>& skip);
   void loop_pin(LoopState& s);           // loads phis and pinned values into their registers
   void loop_canonical(LoopState& s);     // the cache state at the top of every iteration
   void loop_body(LoopState& s);
@@ -348,7 +362,8 @@ class Emitter : public FastEncoder {
   // its own cache state; the second strip's lanes are addressed through rbp
   // instead of r14 (strip_alt_), and loop_switch_strip() swaps vals_ with
   // alt_vals_ between the two.
-  bool loop_interleavable(const StripLoop& l, const std::vector<ir::ValueId>& register_uses, bool trial_called);
+  bool loop_interleavable(const StripLoop& l, const std::vector<ir::ValueId>& register_uses, bool trial_called,
+                          const std::vector<uint8_t>* skip = nullptr);
   void emit_interleaved_loop(const StripLoop& l, const std::vector<ir::ValueId>& register_uses);
   void loop_switch_strip();
   void loop_reset_range();               // reset_cache over [cache_lo_, cache_hi_) only

@@ -82,8 +82,19 @@ struct Emitter::LoopState {
   ValueId scalar_cmp = kNoValue;
 };
 
+// A 4-byte load_uniform of the loop's block that cannot fault (the offset
+// in range and the block's pointer tested at entry, uniforms_known_nonnull)
+// reads the same bits in every iteration (nothing writes the uniform block
+// during a run): pinned like a constant, broadcast once per strip.
+bool Emitter::hoistable_uniform(ValueId v) const {
+  const Inst& in = f_.insts[v];
+  return in.op == Opcode::LoadUniform && in.type != ir::Type::I1 && bit_width(in.type) == 32 &&
+         in.imm <= f_.uniform_bytes && f_.uniform_bytes - in.imm >= 4 && uniforms_known_nonnull();
+}
+
 Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<ValueId>& register_uses,
-                                         bool counted) {
+                                         bool counted, const std::vector<uint8_t>* only,
+                                         const std::vector<uint8_t>* skip) {
   LoopState s;
   s.l = &l;
   const size_t n = f_.insts.size();
@@ -101,12 +112,6 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
     }
   }
   s.cond = f_.insts[f_.terminator(b)].args[0];
-  for (ValueId v : s.body) {
-    std::vector<ValueId> reads = f_.insts[v].args;
-    if (ValueId x = itof_narrow_source(f_, v); x != kNoValue) reads.push_back(x);
-    for (ValueId a : reads)
-      if (a < n) s.last_use[a] = std::max(s.last_use[a], plan_.position[v]);
-  }
   std::vector<uint8_t> read_outside(n, 0);
   for (ValueId u = 0; u < n; ++u) {
     const Inst& ui = f_.insts[u];
@@ -149,6 +154,24 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
     s.body.erase(std::remove_if(s.body.begin(), s.body.end(), [&](ValueId v) { return branch_only[v] != 0; }),
                  s.body.end());
   }
+  // The two halves of a loop with uniform control (emit_control_loop):
+  // `only` restricts the strip to those values (the control loop: its phis,
+  // ops and values read after the loop), `skip` leaves them out (the
+  // counted strips, which the control loop's exit gives them to).
+  if (only || skip) {
+    auto out = [&](ValueId v) { return (only && !(*only)[v]) || (skip && (*skip)[v]); };
+    for (size_t i = 0; i < s.phis.size(); ++i)
+      if (out(s.phis[i])) s.branch_only_phi[i] = 1;
+    s.body.erase(std::remove_if(s.body.begin(), s.body.end(), out), s.body.end());
+    s.live_out.erase(std::remove_if(s.live_out.begin(), s.live_out.end(), out), s.live_out.end());
+  }
+  for (ValueId v : s.body) {  // (after the ops this strip leaves out went; the
+    // lane-equal branch's compare below still counts as a read of its operand)
+    std::vector<ValueId> reads = f_.insts[v].args;
+    if (ValueId x = itof_narrow_source(f_, v); x != kNoValue) reads.push_back(x);
+    for (ValueId a : reads)
+      if (a < n) s.last_use[a] = std::max(s.last_use[a], plan_.position[v]);
+  }
   if (!counted) {
     const Inst& ci = f_.insts[s.cond];
     if (ci.op == Opcode::ICmp && ci.block == b && uses_[s.cond] == 1 && ci.args.size() == 2 &&
@@ -166,8 +189,8 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
     }
   }
   for (ValueId a : s.live_out) s.keep[a] = 1;
-  for (ValueId a : s.incoming)
-    if (a < n) s.keep[a] = 1;
+  for (size_t i = 0; i < s.incoming.size(); ++i)
+    if (s.incoming[i] < n && !s.branch_only_phi[i]) s.keep[s.incoming[i]] = 1;
   s.keep[s.cond] = 1;
 
   // Registers: kFirstCacheReg.. hold the launch mask (AVX-512; AVX2, with 16
@@ -221,11 +244,11 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
     if (v >= n || wide(v)) return false;
     const Inst& in = f_.insts[v];
     if (in.block != b) return in.op != Opcode::Undef;  // undef has no slot (reads as 0)
-    return in.op == Opcode::Const;
+    return in.op == Opcode::Const || hoistable_uniform(v);
   };
   // An invariant that only branch-only values read is not needed (counted).
-  std::vector<uint8_t> read_in_body(n, !counted);
-  if (counted)
+  std::vector<uint8_t> read_in_body(n, !counted && !only && !skip);
+  if (counted || only || skip)
     for (ValueId u : s.body)
       for (ValueId a : f_.insts[u].args)
         if (a < n) read_in_body[a] = 1;
@@ -278,7 +301,10 @@ void Emitter::loop_pin(LoopState& s) {
     vals_[s.phis[i]].in_frame = true;
   }
   for (auto [r, v] : s.pinned) {
-    if (s.hoisted[v]) {
+    if (s.hoisted[v] && f_.insts[v].op == Opcode::LoadUniform) {
+      vpbroadcastd(V(r), dword[r15 + int(f_.insts[v].imm)]);  // hoistable_uniform: cannot fault
+      vals_[v].in_frame = false;
+    } else if (s.hoisted[v]) {
       bcast_const(r, uint32_t(f_.insts[v].imm & type_mask(f_.insts[v].type)));
       vals_[v].in_frame = false;
     } else {
@@ -581,6 +607,13 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
   } catch (const ConstPool::Full&) {
     register_uses.clear();
   }
+  {
+    std::vector<uint8_t> uniform_only, control;
+    if (loop_control_sets(l, uniform_only, control)) {
+      emit_control_loop(l, register_uses, trial_called, uniform_only, control);
+      return;
+    }
+  }
   if (loop_interleavable(l, register_uses, trial_called)) {
     emit_interleaved_loop(l, register_uses);
     return;
@@ -755,7 +788,8 @@ OpCost op_cost(const Inst& in) {
 }
 }  // namespace
 
-bool Emitter::loop_interleavable(const StripLoop& l, const std::vector<ValueId>& register_uses, bool trial_called) {
+bool Emitter::loop_interleavable(const StripLoop& l, const std::vector<ValueId>& register_uses, bool trial_called,
+                                 const std::vector<uint8_t>* skip) {
   if (!(interleave_tiers() & (z_ ? 1 : 2))) return false;
   // A helper call clobbers every vector register and reads the strip at r14
   // (eval_strip); lane_id / entry_mask read r14 too: such loops stay strip-outer.
@@ -770,6 +804,7 @@ bool Emitter::loop_interleavable(const StripLoop& l, const std::vector<ValueId>&
     for (ValueId a : in.args)
       if (a < n && wide(a)) return false;
     if (in.op == Opcode::LaneId || in.op == Opcode::EntryMask) return false;
+    if (skip && (*skip)[v]) continue;  // computed by the control loop (emit_control_loop)
     if (in.op == Opcode::Phi) {
       chain[v] = 0;
       incoming.push_back(in.args[l.back_operand]);
@@ -803,7 +838,7 @@ bool Emitter::loop_interleavable(const StripLoop& l, const std::vector<ValueId>&
   for (int strip = 0; strip < 2 && fits; ++strip) {
     cache_lo_ = kFirstCacheReg + strip * half;
     cache_hi_ = cache_lo_ + half;
-    const LoopState s = loop_analyze(l, register_uses, strip == 1);
+    const LoopState s = loop_analyze(l, register_uses, strip == 1 || skip, nullptr, skip);
     for (size_t i = 0; i < s.phis.size(); ++i) fits = fits && (s.home[i] >= 0 || s.branch_only_phi[i]);
   }
   cache_lo_ = saved_lo;
@@ -942,6 +977,320 @@ void Emitter::emit_interleaved_loop(const StripLoop& l, const std::vector<ValueI
   emit_loop_exit(l);
 }
 
+
+// ---------------------------------------------------------------- uniform loop control
+//
+// A loop whose branch and loop-control values are equal in every lane (a
+// G13 `while_icmp` loop's counter and r0l exec-stack field; lane_equal_,
+// which counts phis only under the unlaunched-lanes contract) computes them
+// once per iteration, not once per strip: a control loop runs the values
+// that decide the branch and the lane-equal values nothing else in the body
+// reads (`uniform_only`: read only by each other, the branch and code after
+// the loop) on the first launched lane's strip, charges the budget and
+// counts the iterations; its exit stores those values into every strip's
+// slots (they are the same in all 32 lanes). Then every strip runs that many
+// iterations of the rest of the body (counted, as the strip-outer form's
+// later strips), in interleaved pairs where loop_interleavable allows. A
+// watchdog fault after k iterations leaves the control values after k whole
+// iterations and the strips after k iterations and back-edge copies, as the
+// other forms do. No op of the body may fault (a load_uniform needs the
+// entry's test of the uniform block, uniforms_known_nonnull), since the
+// control loop runs every iteration before any strip's body does.
+
+namespace {
+// GPURC_X64_CONTROL_LOOP=0 (read once; a measuring aid) keeps the forms above.
+bool control_loops_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("GPURC_X64_CONTROL_LOOP");
+    return !(e && *e == '0');
+  }();
+  return on;
+}
+}  // namespace
+
+bool Emitter::loop_control_sets(const StripLoop& l, std::vector<uint8_t>& uniform_only, std::vector<uint8_t>& control) {
+  if (!f_.unlaunched_lanes_free || !control_loops_enabled()) return false;
+  const size_t n = f_.insts.size();
+  const BlockId b = l.block;
+  const ValueId term = f_.terminator(b);
+  const ValueId cond = f_.insts[term].args[0];
+  if (cond >= n || !lane_equal_[cond]) return false;
+  for (ValueId v : f_.blocks[b].insts)
+    if (f_.insts[v].op == Opcode::LoadUniform && !uniforms_known_nonnull()) return false;  // could fault
+  uniform_only.assign(n, 0);
+  for (ValueId v : f_.blocks[b].insts) {
+    const Inst& in = f_.insts[v];
+    if (v == term || in.op == Opcode::Budget || in.type == ir::Type::Void || wide(v) || !lane_equal_[v]) continue;
+    if (in.op != Opcode::Phi && (plan_.segment_of[v] < 0 || !plan_.segments[size_t(plan_.segment_of[v])].strip))
+      continue;
+    uniform_only[v] = 1;
+  }
+  // Greatest fixed point: a value some other op of the block reads (a phi
+  // counts as reading its back-edge operand) stays in the strips.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (ValueId u : f_.blocks[b].insts) {
+      if (u == term || uniform_only[u]) continue;
+      for (ValueId a : f_.insts[u].args)
+        if (a < n && uniform_only[a]) {
+          uniform_only[a] = 0;
+          changed = true;
+        }
+    }
+  }
+  // Worth it when some such value is read after the loop (the strip-outer
+  // form's later strips already leave out what only the branch reads).
+  bool read_later = false;
+  for (ValueId u = 0; u < n && !read_later; ++u) {
+    const Inst& ui = f_.insts[u];
+    if (ui.block == kNoBlock || ui.block == b) continue;
+    for (ValueId a : ui.args)
+      if (a < n && uniform_only[a] && f_.insts[a].op != Opcode::Const) read_later = true;
+  }
+  if (!read_later) return false;
+  // The control loop computes those and everything the branch needs.
+  control.assign(n, 0);
+  std::vector<ValueId> work;
+  auto add = [&](ValueId v) {
+    if (v < n && f_.insts[v].block == b && !control[v]) {
+      control[v] = 1;
+      work.push_back(v);
+    }
+  };
+  add(cond);
+  for (ValueId v : f_.blocks[b].insts)
+    if (uniform_only[v]) add(v);
+  while (!work.empty()) {
+    const ValueId v = work.back();
+    work.pop_back();
+    for (ValueId a : f_.insts[v].args) add(a);
+  }
+  for (ValueId v = 0; v < n; ++v)
+    if (control[v] && !lane_equal_[v]) return false;  // (lane_equal_ is closed under operands: cannot happen)
+  // A phi both loops compute must have a register in the control loop: its
+  // back-edge copies into a slot would overwrite the entry value the strips
+  // start from.
+  const LoopState sc = loop_analyze(l, {}, false, &control, nullptr);
+  for (size_t i = 0; i < sc.phis.size(); ++i)
+    if (!sc.branch_only_phi[i] && !uniform_only[sc.phis[i]] && sc.home[i] < 0) return false;
+  return true;
+}
+
+// Only the values the strips leave out (`uniform_only`): a phi the strips
+// compute as well must keep its entry value in their slots, from which the
+// strips start.
+void Emitter::loop_store_all_strips(LoopState& s, bool live_out, const std::vector<uint8_t>& uniform_only) {
+  auto store_all = [&](ValueId v, int r) {
+    const int off = int(slot(v));
+    for (int o = 0; o < kLaneArrayBytes4; o += vbytes_) vstore(ptr[r12 + off + o], r);
+  };
+  for (size_t i = 0; i < s.phis.size(); ++i) {
+    if (s.branch_only_phi[i] || !uniform_only[s.phis[i]]) continue;
+    const ValueId p = s.phis[i];
+    if (s.home[i] >= 0 && regs_[s.home[i]].v == p) {
+      store_all(p, s.home[i]);
+    } else if (s.home[i] < 0 && !s.slot_early[i]) {
+      vload(1, strip_mem(p));
+      store_all(p, 1);
+    }  // else an early move left the operand there: nothing after the loop reads the phi
+  }
+  for (ValueId v : s.live_out) {
+    if (!live_out) break;
+    if (!uniform_only[v]) continue;  // the strips store it
+    const int r = vals_[v].reg;
+    if (r >= 0) {
+      store_all(v, r);
+    } else if (vals_[v].in_frame) {
+      vload(1, strip_mem(v));
+      store_all(v, 1);
+    } else if (s.early_phi[v] >= 0 && s.slot_early[size_t(s.early_phi[v])]) {
+      vload(1, strip_mem(s.phis[size_t(s.early_phi[v])]));  // stored early into its phi's slot
+      store_all(v, 1);
+    } else {
+      throw CompileError("x64 jit: internal: loop value %" + std::to_string(v) + " is neither cached nor stored");
+    }
+    vals_[v].in_frame = true;
+  }
+}
+
+void Emitter::emit_control_loop(const StripLoop& l, const std::vector<ValueId>& register_uses, bool trial_called,
+                                const std::vector<uint8_t>& uniform_only, const std::vector<uint8_t>& control) {
+  LoopState sc = loop_analyze(l, register_uses, false, &control, nullptr);
+  auto snapshot = [&] {
+    std::vector<RegState> regs(regs_, regs_ + 32);
+    return std::make_pair(vals_, regs);
+  };
+  auto restore = [&](const std::pair<std::vector<ValState>, std::vector<RegState>>& st) {
+    vals_ = st.first;
+    std::copy(st.second.begin(), st.second.end(), regs_);
+  };
+
+  mov(qword[rsp + kLoopTripsOffset], 0);
+  mov(dword[rsp + kLoopFaultOffset], 0);
+  mov(eax, dword[rsp + kFirstLaneOffset]);  // 4 * first launched lane
+  mov(ecx, eax);
+  shr(ecx, 2);
+  and_(ecx, lanes_ - 1);
+  mov(edx, 1);
+  shl(edx, cl);
+  mov(dword[rsp + kLoopLaneBitOffset], edx);
+  and_(eax, -vbytes_);
+  mov(r14d, eax);
+
+  // ---- the control loop: the branch, the budget, the trip count
+  std::vector<Label> fault_stub(l.budgets.size());
+  Label head, exit_control, counted;
+  reset_cache();
+  loop_pin(sc);
+  loop_canonical(sc);
+  L(head);
+  for (size_t i = 0; i < l.budgets.size(); ++i) {
+    mov(rax, f_.insts[l.budgets[i]].imm);
+    sub(qword[CTX(budget)], rax);
+    jl(fault_stub[i], T_NEAR);
+  }
+  add(qword[rsp + kLoopTripsOffset], 1);
+  loop_body(sc);
+  loop_branch_exit(sc, exit_control);
+  auto at_branch = snapshot();
+  loop_back_copy(sc);
+  jmp(head, T_NEAR);
+  restore(at_branch);
+  L(exit_control);
+  loop_store_all_strips(sc, true, uniform_only);
+  jmp(counted, T_NEAR);
+  loop_canonical(sc);  // the stubs are reached from the top of an iteration: the homes hold the phis
+  for (size_t i = 0; i < l.budgets.size(); ++i) {
+    L(fault_stub[i]);  // the phis hold the state after the last whole iteration
+    mov(dword[rsp + kLoopFaultOffset], uint32_t(i + 1));
+    loop_store_all_strips(sc, false, uniform_only);  // (a fault: nothing after the loop runs)
+    jmp(counted, T_NEAR);
+  }
+  L(counted);
+  reset_cache();
+
+  // ---- every strip: the rest of the body, the control loop's number of iterations
+  if (loop_interleavable(l, register_uses, trial_called, &uniform_only)) {
+    emit_counted_pairs(l, register_uses, uniform_only);
+  } else {
+    LoopState so = loop_analyze(l, register_uses, true, nullptr, &uniform_only);
+    Label strip_top, strip_next, body_top, last, exit_strip, done;
+    mov(rax, qword[rsp + kLoopTripsOffset]);
+    test(rax, rax);
+    jz(done, T_NEAR);  // the first budget op faulted: the phis keep their entry values
+    xor_(r14d, r14d);
+    L(strip_top);
+    mov(rax, qword[rsp + kLoopTripsOffset]);
+    mov(qword[rsp + kLoopLeftOffset], rax);
+    reset_cache();
+    loop_pin(so);
+    loop_canonical(so);
+    L(body_top);
+    loop_body(so);
+    sub(qword[rsp + kLoopLeftOffset], 1);
+    jz(last, T_NEAR);
+    auto at_count = snapshot();
+    loop_back_copy(so);
+    jmp(body_top, T_NEAR);
+    restore(at_count);
+    L(last);
+    cmp(dword[rsp + kLoopFaultOffset], 0);
+    je(exit_strip, T_NEAR);
+    loop_back_copy(so);  // a watchdog fault: the iteration-outer code faults after this back edge
+    loop_store_phis(so);
+    jmp(strip_next, T_NEAR);
+    restore(at_count);
+    L(exit_strip);
+    loop_store_live_out(so);
+    loop_store_phis(so);
+    L(strip_next);
+    add(r14d, vbytes_);
+    cmp(r14d, kLaneArrayBytes4);
+    jb(strip_top, T_NEAR);
+    L(done);
+    reset_cache();
+  }
+  emit_loop_exit(l);
+}
+
+// The counted strips of a control loop two at a time (strip A at r14, B at
+// rbp = r14 + one strip), each in its half of the registers as in
+// emit_interleaved_loop; pairs in lane order (AVX2: two).
+void Emitter::emit_counted_pairs(const StripLoop& l, const std::vector<ValueId>& register_uses,
+                                 const std::vector<uint8_t>& skip) {
+  const int half = (nregs_ - kFirstCacheReg) / 2;
+  cache_lo_ = kFirstCacheReg;
+  cache_hi_ = cache_lo_ + half;
+  LoopState sa = loop_analyze(l, register_uses, true, nullptr, &skip);
+  cache_lo_ = kFirstCacheReg + half;
+  cache_hi_ = cache_lo_ + half;
+  LoopState sb = loop_analyze(l, register_uses, true, nullptr, &skip);
+  cache_lo_ = kFirstCacheReg;
+  cache_hi_ = cache_lo_ + half;
+  struct Snapshot {
+    std::vector<ValState> a, alt;
+    std::vector<RegState> regs;
+  };
+  auto snapshot = [&] { return Snapshot{vals_, alt_vals_, std::vector<RegState>(regs_, regs_ + 32)}; };
+  auto restore = [&](const Snapshot& st) {
+    vals_ = st.a;
+    alt_vals_ = st.alt;
+    std::copy(st.regs.begin(), st.regs.end(), regs_);
+  };
+  auto both = [&](auto&& fa, auto&& fb) {
+    fa();
+    loop_switch_strip();
+    fb();
+    loop_switch_strip();
+  };
+  auto reset_both = [&] {
+    loop_reset_range();
+    loop_switch_strip();
+    loop_reset_range();
+    loop_switch_strip();
+  };
+  Label pair_top, head, last, exit_pair, pair_next, done;
+  mov(rax, qword[rsp + kLoopTripsOffset]);
+  test(rax, rax);
+  jz(done, T_NEAR);  // the first budget op faulted: the phis keep their entry values
+  reset_cache();
+  alt_vals_ = vals_;
+  xor_(r14d, r14d);
+  L(pair_top);
+  mov(rax, qword[rsp + kLoopTripsOffset]);
+  mov(qword[rsp + kLoopLeftOffset], rax);
+  lea(ebp, ptr[r14 + vbytes_]);
+  reset_both();
+  both([&] { loop_pin(sa); loop_canonical(sa); }, [&] { loop_pin(sb); loop_canonical(sb); });
+  L(head);
+  both([&] { loop_body(sa); }, [&] { loop_body(sb); });
+  sub(qword[rsp + kLoopLeftOffset], 1);
+  jz(last, T_NEAR);
+  Snapshot at_count = snapshot();
+  both([&] { loop_back_copy(sa); }, [&] { loop_back_copy(sb); });
+  jmp(head, T_NEAR);
+  restore(at_count);
+  L(last);
+  cmp(dword[rsp + kLoopFaultOffset], 0);
+  je(exit_pair, T_NEAR);
+  // a watchdog fault: the iteration-outer code faults after this back edge
+  both([&] { loop_back_copy(sa); loop_store_phis(sa); }, [&] { loop_back_copy(sb); loop_store_phis(sb); });
+  jmp(pair_next, T_NEAR);
+  restore(at_count);
+  L(exit_pair);
+  both([&] { loop_store_live_out(sa); loop_store_phis(sa); }, [&] { loop_store_live_out(sb); loop_store_phis(sb); });
+  L(pair_next);
+  add(r14d, 2 * vbytes_);
+  cmp(r14d, kLaneArrayBytes4);
+  jb(pair_top, T_NEAR);
+  L(done);
+  reset_both();
+  cache_lo_ = kFirstCacheReg;
+  cache_hi_ = nregs_;
+  alt_vals_.clear();
+  reset_cache();
+  lea(rbp, ptr[rsp + kStackBytes + 5 * 8]);  // the frame pointer of emit_entry_frame (five pushes below it)
+}
 
 // After the last strip of either loop form: the exit edge, or the watchdog
 // fault of the budget op that ran out (kLoopFaultOffset holds its index + 1).

@@ -170,6 +170,12 @@ void Emitter::lane_equal_values() {
       case Opcode::IAdd: case Opcode::ISub: case Opcode::IMul: case Opcode::And: case Opcode::Or:
       case Opcode::Xor: case Opcode::Not: case Opcode::Shl: case Opcode::LShr: case Opcode::AShr:
       case Opcode::ICmp: case Opcode::IMin: case Opcode::IMax: case Opcode::INeg:
+      // (twelfth session: the rest of the lane-wise integer ops, for a G13
+      // r0l field's extract16 / insert16; loops.cpp, loop_control_sets)
+      case Opcode::IAbs: case Opcode::IMulHi: case Opcode::IMad: case Opcode::Lut3: case Opcode::BfExtract:
+      case Opcode::BfInsert: case Opcode::Popcount: case Opcode::BitReverse: case Opcode::FindMsb:
+      case Opcode::FindLsb: case Opcode::Zext: case Opcode::Sext: case Opcode::Trunc: case Opcode::Bitcast:
+      case Opcode::Extract16: case Opcode::Insert16:
         return true;
       case Opcode::Phi:
         return f_.unlaunched_lanes_free;
