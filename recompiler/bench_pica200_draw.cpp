@@ -269,7 +269,7 @@ int bench_pica200_draws(const BenchArgs& a, std::ostream& out, std::ostream& err
       bool base_ok = true;
       double copies = skip_copies ? 0 : measure(s, u, batch, {}, seconds, true, base_ok);
       for (const std::string& e : engines)
-        for (const char* api : {"draw", "run"})
+        for (const char* api : {"draw", "draw-bound", "run"})
         for (unsigned threads : thread_counts) {
           if (!wanted(s.name + " " + e + " " + api)) continue;
           const p::Shader& sh = *compiled[e];
@@ -278,14 +278,20 @@ int bench_pica200_draws(const BenchArgs& a, std::ostream& out, std::ostream& err
           opt.threads = threads == all && all > 1 && !a.threads ? 0 : threads;  // 0 = the default, all cores
           // draw: a DrawState made once per row, uniforms written once; the
           // unit's records are read and written in place (masks of the
-          // loaded / wanted registers). run: Shader::run on the same records.
+          // loaded / wanted registers). draw-bound: the same with the
+          // streams bound once (DrawState::bind, run_bound). run:
+          // Shader::run on the same records.
           p::DrawState state(sh);
           state.set_uniforms(s.uniforms);
           const p::VertexInputs din = p::VertexInputs::records(u.in.data(), sizeof(p::InputVertex), s.in_mask);
           const p::VertexOutputs dout = p::VertexOutputs::records(u.out.data(), sizeof(p::OutputVertex), s.out_mask);
+          const bool bound = std::string(api) == "draw-bound";
+          if (bound && !state.bind(din, dout).ok) row.expect_ok = false;
           RunBatch run;
           if (std::string(api) == "draw")
             run = [&](Unit&, size_t n) { return state.run(din, dout, n, opt).ok; };
+          else if (bound)
+            run = [&](Unit&, size_t n) { return state.run_bound(0, n, opt).ok; };
           else
             run = [&](Unit& unit, size_t n) {
               return sh.run(s.uniforms, std::span(unit.in.data(), n), std::span(unit.out.data(), n), opt).ok;
@@ -299,6 +305,8 @@ int bench_pica200_draws(const BenchArgs& a, std::ostream& out, std::ostream& err
             RunBatch run1;
             if (std::string(api) == "draw")
               run1 = [&](Unit&, size_t n) { return state.run(din, dout, n, one).ok; };
+            else if (bound)
+              run1 = [&](Unit&, size_t n) { return state.run_bound(0, n, one).ok; };
             else
               run1 = [&](Unit& unit, size_t n) {
                 return sh.run(s.uniforms, std::span(unit.in.data(), n), std::span(unit.out.data(), n), one).ok;
@@ -338,7 +346,7 @@ int bench_pica200_draws(const BenchArgs& a, std::ostream& out, std::ostream& err
       "threads = 1 rows and the copies: the thread's CPU time; other rows: wall clock, and\n"
       "`vs 1 thread` = the same row on one thread by the wall clock, measured beside it, over this row)\n",
       kRing);
-  out << fmt::format("{:<11} {:<11} {:<5} {:>6} {:>7} {:>9} {:>12} {:>10} {:>12}\n", "kernel", "engine", "api",
+  out << fmt::format("{:<11} {:<11} {:<10} {:>6} {:>7} {:>9} {:>12} {:>10} {:>12}\n", "kernel", "engine", "api",
                      "batch", "threads", "total", "above copies", "vs interp", "vs 1 thread");
   for (const DrawRow& r : rows) {
     double interp = 0;
@@ -346,7 +354,7 @@ int bench_pica200_draws(const BenchArgs& a, std::ostream& out, std::ostream& err
       if (i.kernel == r.kernel && i.engine == "interp" && i.api == r.api && i.batch == r.batch && i.threads == r.threads)
         interp = i.above;
     const bool copies = r.engine == "copies";
-    out << fmt::format("{:<11} {:<11} {:<5} {:>6} {:>7} {:>9.2f} {:>12} {:>10} {:>12}{}\n", r.kernel, r.engine, r.api,
+    out << fmt::format("{:<11} {:<11} {:<10} {:>6} {:>7} {:>9.2f} {:>12} {:>10} {:>12}{}\n", r.kernel, r.engine, r.api,
                        r.batch, r.threads, r.ns, copies ? "-" : fmt::format("{:.2f}", r.above),
                        copies || r.above <= 0 || interp <= 0 ? "-" : fmt::format("{:.0f}x", interp / r.above),
                        r.wall_one > 0 ? fmt::format("{:.2f}x", r.wall_one / r.ns) : "-",

@@ -278,9 +278,20 @@ struct DrawState::Impl {
   bool streams_valid = false;
   bool streams_multi = false;
   uint64_t streams_id = 0;
+  uint64_t ids = 0;  // the last id handed out (run()'s streams and bind()'s share the sequence)
   VertexInputs last_in;
   VertexOutputs last_out;
   pica::DrawStreams is, os;
+  // The bound streams (bind(), run_bound(); twelfth session): checked and
+  // converted once. `bound_id` is their DrawScratch::streams_id;
+  // `bound_first` the vertex offset the kept set-up's descriptors were made
+  // or moved for (valid while the scratch's set-up is bound_id's).
+  bool bound = false, bound_jit = false;
+  uint64_t bound_id = 0;
+  size_t bound_first = 0;
+  VertexInputs bound_in;
+  VertexOutputs bound_out;
+  pica::DrawStreams bis, bos;
 
   void put(uint32_t at, const void* p, size_t n) {
     if (block) std::memcpy(block.get() + at, p, n);
@@ -403,6 +414,62 @@ bool same_streams(const VertexOutputs& a, const VertexOutputs& b) {
   return true;
 }
 
+// Checks the streams of a draw of `count` vertices and converts them to the
+// draw runner's form; "" when usable. (Out of line: a repeated draw never
+// comes here, and the conversion needs a large frame.)
+__attribute__((noinline)) std::string convert_streams(const VertexInputs& in, const VertexOutputs& out, size_t count,
+                                                      pica::DrawStreams& is, pica::DrawStreams& os) {
+  if (std::string e = check_streams("input", 'v', in.mask, in.reg, in.stride, in.record_bytes, count); !e.empty())
+    return e;
+  if (std::string e = check_streams("output", 'o', out.mask, out.reg, out.stride, out.record_bytes, count); !e.empty())
+    return e;
+  is.mask = in.mask;
+  os.mask = out.mask;
+  for (uint32_t m = in.mask; m; m &= m - 1) {
+    const unsigned n = unsigned(__builtin_ctz(m));
+    is.base[n] = const_cast<uint8_t*>(static_cast<const uint8_t*>(in.reg[n]));
+    is.stride[n] = in.stride[n];
+    is.comp[n] = {0, 4, 8, 12};
+    is.quad[n] = true;
+  }
+  for (uint32_t m = out.mask; m; m &= m - 1) {
+    const unsigned n = unsigned(__builtin_ctz(m));
+    const std::array<int32_t, 4>& comp = out.component[n];
+    for (unsigned c = 0; c < 4; ++c)
+      if (count > 1 && comp[c] >= 0 && size_t(comp[c]) + 4 > out.stride[n])
+        return fmt::format("gpurc::pica200: output o{} component {} at byte {} lies outside the {}-byte stride", n,
+                           "xyzw"[c], comp[c], out.stride[n]);
+    os.base[n] = static_cast<uint8_t*>(out.reg[n]);
+    os.stride[n] = out.stride[n];
+    os.comp[n] = comp;
+    os.quad[n] = comp[0] == 0 && comp[1] == 4 && comp[2] == 8 && comp[3] == 12;
+  }
+  return {};
+}
+
+// `s` with every register moved `first` vertices on (run_bound's offset).
+pica::DrawStreams shifted(pica::DrawStreams s, size_t first) {
+  for (uint32_t m = s.mask; m; m &= m - 1) {
+    const unsigned n = unsigned(__builtin_ctz(m));
+    s.base[n] += first * s.stride[n];
+  }
+  return s;
+}
+VertexInputs shifted(VertexInputs v, size_t first) {
+  for (uint32_t m = v.mask; m; m &= m - 1) {
+    const unsigned n = unsigned(__builtin_ctz(m));
+    v.reg[n] = static_cast<const uint8_t*>(v.reg[n]) + first * v.stride[n];
+  }
+  return v;
+}
+VertexOutputs shifted(VertexOutputs v, size_t first) {
+  for (uint32_t m = v.mask; m; m &= m - 1) {
+    const unsigned n = unsigned(__builtin_ctz(m));
+    v.reg[n] = static_cast<uint8_t*>(v.reg[n]) + first * v.stride[n];
+  }
+  return v;
+}
+
 RunResult run_result_of(pica::DrawResult d) {
   RunResult r;
   r.ok = d.ok;
@@ -421,7 +488,7 @@ RunResult DrawState::run(const VertexInputs& in, const VertexOutputs& out, size_
     m.scratch.streams_id = m.streams_id;
     // The previous draw's set-up run again (the usual case: an emulator's
     // draws keep their layout), else run_draw.
-    if (const int again = pica::run_draw_again(p, p.draw, m.block.get(), count, opt.threads, opt.budget, m.scratch))
+    if (const int again = pica::run_draw_again_fast(p, p.draw, m.block.get(), count, opt.threads, opt.budget, m.scratch))
         [[likely]] {
       if (again > 0) [[likely]]
         return RunResult{};
@@ -433,32 +500,8 @@ RunResult DrawState::run(const VertexInputs& in, const VertexOutputs& out, size_
   // above keeps a small frame (the stream conversion needs ~3 KiB of stack).
   return [&]() __attribute__((noinline)) -> RunResult {
     m.streams_valid = false;
-    if (std::string e = check_streams("input", 'v', in.mask, in.reg, in.stride, in.record_bytes, count); !e.empty())
-      return failure(e);
-    if (std::string e = check_streams("output", 'o', out.mask, out.reg, out.stride, out.record_bytes, count); !e.empty())
-      return failure(e);
     pica::DrawStreams is, os;
-    is.mask = in.mask;
-    os.mask = out.mask;
-    for (uint32_t m = in.mask; m; m &= m - 1) {
-      const unsigned n = unsigned(__builtin_ctz(m));
-      is.base[n] = const_cast<uint8_t*>(static_cast<const uint8_t*>(in.reg[n]));
-      is.stride[n] = in.stride[n];
-      is.comp[n] = {0, 4, 8, 12};
-      is.quad[n] = true;
-    }
-    for (uint32_t m = out.mask; m; m &= m - 1) {
-      const unsigned n = unsigned(__builtin_ctz(m));
-      const std::array<int32_t, 4>& comp = out.component[n];
-      for (unsigned c = 0; c < 4; ++c)
-        if (count > 1 && comp[c] >= 0 && size_t(comp[c]) + 4 > out.stride[n])
-          return failure(fmt::format("gpurc::pica200: output o{} component {} at byte {} lies outside the {}-byte stride",
-                                     n, "xyzw"[c], comp[c], out.stride[n]));
-      os.base[n] = static_cast<uint8_t*>(out.reg[n]);
-      os.stride[n] = out.stride[n];
-      os.comp[n] = comp;
-      os.quad[n] = comp[0] == 0 && comp[1] == 4 && comp[2] == 8 && comp[3] == 12;
-    }
+    if (std::string e = convert_streams(in, out, count, is, os); !e.empty()) return failure(e);
     if (p.draw.valid) {
       m.is = is;
       m.os = os;
@@ -466,7 +509,8 @@ RunResult DrawState::run(const VertexInputs& in, const VertexOutputs& out, size_
       m.last_out = out;
       m.streams_multi = count > 1;
       m.streams_valid = true;
-      m.scratch.streams_id = ++m.streams_id;
+      m.streams_id = ++m.ids;
+      m.scratch.streams_id = m.streams_id;
       return run_result_of(pica::run_draw(p, p.draw, m.block.get(), m.is, m.os, count, opt.threads, opt.budget, m.scratch));
     }
     // The reference interpreter: per-vertex states from the streams, and back.
@@ -488,6 +532,79 @@ RunResult DrawState::run(const VertexInputs& in, const VertexOutputs& out, size_
     r.run_us = 0;
     return r;
   }();
+}
+
+RunResult DrawState::bind(const VertexInputs& in, const VertexOutputs& out) {
+  Impl& m = *impl_;
+  m.bound = m.bound_jit = false;
+  // Checked as for a draw of several vertices (the strides matter then).
+  if (std::string e = convert_streams(in, out, 2, m.bis, m.bos); !e.empty()) return failure(e);
+  m.bound_in = in;
+  m.bound_out = out;
+  m.bound_id = ++m.ids;
+  m.bound_first = 0;
+  m.bound = true;
+  m.bound_jit = m.shader->prepared.draw.valid;
+  return RunResult{};
+}
+
+namespace {
+// run_bound's other cases (out of line: the repeated draw's path keeps a
+// small frame): no vertices, nothing bound, the interpreter, another vertex
+// offset, a set-up to make, a split draw, a changed budget.
+__attribute__((noinline)) RunResult run_bound_rest(DrawState& self, DrawState::Impl& m, size_t first, size_t count,
+                                                   const RunOptions& opt) {
+  if (count == 0) return RunResult{};
+  if (!m.bound) return failure("gpurc::pica200: run_bound() with no streams bound (call bind() first)");
+  if (!m.bound_jit) return self.run(shifted(m.bound_in, first), shifted(m.bound_out, first), count, opt);
+  const pica::PreparedShader& p = m.shader->prepared;
+  pica::DrawScratch& sc = m.scratch;
+  sc.streams_id = m.bound_id;
+  // Another vertex offset: the kept set-up's descriptors move with it when
+  // its copy order does not depend on where the records are
+  // (pica::move_draw_setup), else run_draw makes it again.
+  if (first != m.bound_first && sc.setup_id == m.bound_id) {
+    if (pica::move_draw_setup(sc, int64_t(first) - int64_t(m.bound_first))) {
+      m.bound_first = first;
+      if (const int a = pica::run_draw_again_fast(p, p.draw, m.block.get(), count, opt.threads, opt.budget, sc)) {
+        if (a > 0) return RunResult{};
+        return run_result_of(std::exchange(sc.again_fault, pica::DrawResult{}));
+      }
+    } else {
+      sc.setup_id = 0;
+      sc.again_ok = sc.again_clean = false;
+    }
+  }
+  const pica::DrawStreams is = shifted(m.bis, first), os = shifted(m.bos, first);
+  RunResult r = run_result_of(pica::run_draw(p, p.draw, m.block.get(), is, os, count, opt.threads, opt.budget, sc));
+  if (sc.setup_id == m.bound_id) m.bound_first = first;  // the set-up (kept or made) is for this offset now
+  return r;
+}
+
+
+// The fault of a bound draw the short form ran.
+__attribute__((noinline)) RunResult bound_fault(DrawState::Impl& m, uint32_t status) {
+  const pica::PreparedShader& p = m.shader->prepared;
+  pica::run_draw_again_failed(p, p.draw, m.block.get(), status, m.scratch);
+  return run_result_of(std::exchange(m.scratch.again_fault, pica::DrawResult{}));
+}
+}  // namespace
+
+RunResult DrawState::run_bound(size_t first, size_t count, const RunOptions& opt) {
+  Impl& m = *impl_;
+  // bound_jit: bound, and drawn by the draw runner (not the interpreter).
+  if (m.bound_jit && first == m.bound_first && count != 0) [[likely]] {
+    // The kept set-up run again: nothing to compare (the usual case).
+    pica::DrawScratch& sc = m.scratch;
+    sc.streams_id = m.bound_id;
+    if (pica::again_short_form(m.shader->prepared.draw, count, opt.threads, opt.budget, sc)) [[likely]] {
+      const uint32_t st = pica::run_again_short(m.block.get(), count, sc);
+      if (st == uint32_t(ir::RunStatus::Done)) [[likely]]
+        return RunResult{};
+      return bound_fault(m, st);
+    }
+  }
+  return run_bound_rest(*this, m, first, count, opt);
 }
 
 RunResult Shader::run_geometry(const Uniforms& u, std::span<const InputVertex> in,

@@ -232,6 +232,20 @@ class DrawState {
   // draw over all cores only from a size where that pays (docs).
   RunResult run(const VertexInputs& in, const VertexOutputs& out, size_t count, const RunOptions& opt = {});
 
+  // Bound streams, for callers whose attribute and vertex buffers stay put
+  // (an emulator's shader unit): bind() checks the streams once (as run()
+  // checks them for a draw of more than one vertex) and keeps them;
+  // run_bound(first, count) then runs vertices first .. first+count-1 of
+  // them: input register n of vertex first+k at in.reg[n] + (first+k) *
+  // in.stride[n], the outputs likewise. Nothing is compared per call, so a
+  // small draw costs only the shader's own work. The streams stay bound
+  // until the next bind() (run() with other streams in between is fine).
+  // bind() with bad streams returns ok = false and leaves nothing bound;
+  // run_bound() with nothing bound returns ok = false. Uniform writes,
+  // budgets and thread counts work as with run().
+  RunResult bind(const VertexInputs& in, const VertexOutputs& out);
+  RunResult run_bound(size_t first, size_t count, const RunOptions& opt = {});
+
   const char* backend_name() const;
 
   struct Impl;

@@ -687,7 +687,11 @@ void order_forwards(const DrawPlan& plan, const DrawStreams& in, const DrawStrea
     for (unsigned j = 0; j < n; ++j) {
       const unsigned v = unsigned(plan.forward[regs[j]]);
       if (i == j || !(in.mask >> v & 1)) continue;
-      if (out.stride[regs[i]] != in.stride[v] && count > 1) count_matters = true;
+      // With different strides the overlap depends on the count and on
+      // where the records start (a one-vertex draw's order too: a bound
+      // draw, DrawState::run_bound, may reuse it for more vertices or move
+      // it to another offset, move_draw_setup).
+      if (out.stride[regs[i]] != in.stride[v]) count_matters = true;
       if (same_vertex_overlap(out.base[regs[i]], out.stride[regs[i]], 16, in.base[v], in.stride[v], 16, count)) {
         after[i] |= uint16_t(1u << j);
         any = true;
@@ -838,6 +842,27 @@ __attribute__((noinline)) DrawResult again_fault(const PreparedShader& s, const 
 
 }  // namespace
 
+bool move_draw_setup(DrawScratch& scratch, int64_t vertices) {
+  if (scratch.setup_count_matters) return false;
+  DrawMoves& mv = scratch.setup;
+  auto move = [vertices](auto* p, uint64_t stride) {
+    using P = decltype(p);
+    return reinterpret_cast<P>(reinterpret_cast<uintptr_t>(p) + uintptr_t(vertices * int64_t(stride)));
+  };
+  for (uint32_t i = 0; i < mv.nloads; ++i) scratch.loop_loads[i].base = move(scratch.loop_loads[i].base, scratch.loop_loads[i].stride);
+  for (uint32_t i = 0; i < mv.nstores; ++i)
+    scratch.loop_stores[i].base = move(scratch.loop_stores[i].base, scratch.loop_stores[i].stride);
+  // Copies from the zero record have source stride 0: they stay.
+  for (ir::DrawCopy* list : {scratch.loop_pre.data(), scratch.loop_post.data()}) {
+    const uint32_t n = list == scratch.loop_pre.data() ? mv.npre : mv.npost;
+    for (uint32_t i = 0; i < n; ++i) {
+      list[i].src = move(list[i].src, list[i].src_stride);
+      list[i].dst = move(list[i].dst, list[i].dst_stride);
+    }
+  }
+  return true;
+}
+
 int run_draw_again(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, size_t count,
                    unsigned threads, uint64_t budget, DrawScratch& scratch) {
   // run_draw's reuse condition, and the kept descriptor and context.
@@ -863,9 +888,24 @@ int run_draw_again(const PreparedShader& s, const DrawPlan& plan, const uint8_t*
   using DrawCode = uint32_t (*)(ir::WarpContext*, ir::DrawLoop*);
   const auto st = ir::RunStatus(reinterpret_cast<DrawCode>(const_cast<uint8_t*>(mv.loop_code))(&ctx, &loop));
   ctx.status = st;
-  if (st == ir::RunStatus::Done) [[likely]]
+  if (st == ir::RunStatus::Done) [[likely]] {
+    // The next call may take the short form (run_draw_again_fast).
+    scratch.again_clean = true;
+    scratch.again_budget = budget;
     return 1;
-  scratch.again_fault = again_fault(s, plan, uniforms, mv, scratch.units, vars, ctx, st, loop.warp);
+  }
+  return run_draw_again_failed(s, plan, uniforms, uint32_t(st), scratch);
+}
+
+int run_draw_again_failed(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, uint32_t status,
+                          DrawScratch& scratch) {
+  // The context holds this call's fault fields now: the next call sets it up again.
+  scratch.again_clean = false;
+  ir::WarpContext& ctx = scratch.again_ctx;
+  const auto st = ir::RunStatus(status);
+  ctx.status = st;
+  scratch.again_fault = again_fault(s, plan, uniforms, scratch.setup, scratch.again_loop.budget, ctx.vars, ctx, st,
+                                    scratch.again_loop.warp);
   return -1;
 }
 
@@ -897,6 +937,7 @@ DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t
     plan_engine_loop(s, plan, in, out, mv, scratch);  // rewrites the scratch's descriptors
     scratch.setup_id = 0;
     scratch.again_ok = false;
+    scratch.again_clean = false;
     if (scratch.streams_id != 0 && mv.engine_loop) {
       scratch.setup = mv;
       scratch.setup_id = scratch.streams_id;

@@ -161,6 +161,16 @@ struct DrawScratch {
   ir::DrawLoop again_loop;
   ir::WarpContext again_ctx;
   DrawResult again_fault;  // run_draw_again's result when it returns -1
+  // The repeated draw's short form (twelfth session, run_draw_again_fast):
+  // after a call of run_draw_again that finished, `again_ctx` holds what the
+  // next call needs (the stub sets the per-warp fields and leaves the fault
+  // fields alone when nothing faults), the inputs no stream supplies are
+  // still zero in the vars (nothing but loads of this set-up's registers
+  // writes input vars) and `again_loop.budget` is `again_budget`'s. So the
+  // next call with that budget sets the warps, the tail and the uniforms
+  // pointer only. Cleared with again_ok, and after a fault.
+  bool again_clean = false;
+  uint64_t again_budget = 0;
 };
 
 // Draws smaller than this run on the calling thread whatever the thread count
@@ -192,5 +202,49 @@ DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t
 // draw of the simple shader spent ~240 host instructions there).
 int run_draw_again(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, size_t count,
                    unsigned threads, uint64_t budget, DrawScratch& scratch);
+
+// run_draw_again's result -1 after the stub returned `status` (not Done):
+// fills scratch.again_fault (out of line).
+int run_draw_again_failed(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, uint32_t status,
+                          DrawScratch& scratch);
+
+// run_draw_again's short form (DrawScratch::again_clean), inline: a draw
+// of the kept set-up right after one that finished, with the same budget,
+// on the calling thread, costs these checks and a few stores before the
+// stub. again_short_form: whether it applies (count must not be 0);
+// run_again_short: runs it, returning the stub's status (a fault:
+// run_draw_again_failed).
+inline bool again_short_form(const DrawPlan& plan, size_t count, unsigned threads, uint64_t budget,
+                             const DrawScratch& scratch) {
+  return scratch.again_clean && scratch.setup_id == scratch.streams_id && scratch.setup_plan == &plan &&
+         !scratch.setup_count_matters && budget == scratch.again_budget && (threads == 1 || count < kDrawParallelMin);
+}
+inline uint32_t run_again_short(const uint8_t* uniforms, size_t count, DrawScratch& scratch) {
+  ir::DrawLoop& loop = scratch.again_loop;
+  loop.end_warp = uint32_t((count + ir::kWarpLanes - 1) / ir::kWarpLanes);
+  loop.tail = uint32_t(count % ir::kWarpLanes);
+  scratch.again_ctx.uniforms = uniforms;
+  using DrawCode = uint32_t (*)(ir::WarpContext*, ir::DrawLoop*);
+  return reinterpret_cast<DrawCode>(const_cast<uint8_t*>(scratch.setup.loop_code))(&scratch.again_ctx, &loop);
+}
+// run_draw_again through the short form when it applies.
+inline int run_draw_again_fast(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, size_t count,
+                               unsigned threads, uint64_t budget, DrawScratch& scratch) {
+  if (again_short_form(plan, count, threads, budget, scratch)) [[likely]] {
+    const uint32_t st = run_again_short(uniforms, count, scratch);
+    if (st == uint32_t(ir::RunStatus::Done)) [[likely]]
+      return 1;
+    return run_draw_again_failed(s, plan, uniforms, st, scratch);
+  }
+  return run_draw_again(s, plan, uniforms, count, threads, budget, scratch);
+}
+
+// Moves the kept set-up of `scratch` (DrawScratch::setup and the draw
+// loop's descriptors) `vertices` records on: every register move and copy
+// then starts at base + vertices * stride (a bound draw at another vertex
+// offset, DrawState::run_bound). False, and nothing changed, when the set-up's
+// copy order depends on where the records lie (setup_count_matters): the
+// caller makes it again with run_draw.
+bool move_draw_setup(DrawScratch& scratch, int64_t vertices);
 
 }  // namespace gpurc::pica
