@@ -834,15 +834,8 @@ std::vector<std::pair<int, ValueId>> Emitter::segment_invariants(const Segment& 
   std::map<ValueId, int> reads;
   for (ValueId v : s.ops) {
     if (deferred_[v]) continue;
-    const Inst& in = f_.insts[v];
-    bool cand = false;
-    if (in.op == Opcode::Const) {
-      cand = !wide(v) && !count_only_const(v);
-    } else if (in.op == Opcode::LoadUniform && uniforms_ok && !wide(v)) {
-      const unsigned bytes = in.type == ir::Type::I1 ? 1 : bit_width(in.type) / 8;
-      cand = in.imm <= f_.uniform_bytes && f_.uniform_bytes - in.imm >= bytes;
-    }
-    if (!cand || plan_.last_use[v] < 0 || !plan_.direct_phis[v].empty()) continue;
+    if (!invariant_leaf(v, uniforms_ok) && !invariant_copy(v, uniforms_ok)) continue;
+    if (plan_.last_use[v] < 0 || !plan_.direct_phis[v].empty()) continue;
     reads[v] = 0;
   }
   if (reads.empty()) return out;
@@ -877,9 +870,33 @@ std::vector<std::pair<int, ValueId>> Emitter::segment_invariants(const Segment& 
   return out;
 }
 
+// A constant (with code: not one the pool serves) or an in-range
+// load_uniform whose block pointer is known good.
+bool Emitter::invariant_leaf(ValueId v, bool uniforms_ok) {
+  const Inst& in = f_.insts[v];
+  if (wide(v)) return false;
+  if (in.op == Opcode::Const) return !count_only_const(v);
+  if (in.op != Opcode::LoadUniform || !uniforms_ok) return false;
+  const unsigned bytes = in.type == ir::Type::I1 ? 1 : bit_width(in.type) / 8;
+  return in.imm <= f_.uniform_bytes && f_.uniform_bytes - in.imm >= bytes;
+}
+
+// A 32-bit bitcast or zext of such a leaf of the same segment: the same bits
+// in its lanes (a narrow leaf is zero-extended in its lane already), so it is
+// broadcast the leaf's way (Tesla's `bitcast f32 (load_uniform a)`, the
+// `zext (load_uniform u16 ntid.x)`: a register copy per strip before).
+bool Emitter::invariant_copy(ValueId v, bool uniforms_ok) {
+  const Inst& in = f_.insts[v];
+  if ((in.op != Opcode::Bitcast && in.op != Opcode::Zext) || wide(v) || in.args.size() != 1) return false;
+  const ValueId a = in.args[0];
+  return plan_.segment_of[a] == plan_.segment_of[v] && !deferred_[a] && invariant_leaf(a, uniforms_ok);
+}
+
 // Broadcasts invariant v into register r and pins it there.
 void Emitter::pin_invariant(int r, ValueId v) {
-  const Inst& in = f_.insts[v];
+  ValueId leaf = v;
+  if (f_.insts[v].op == Opcode::Bitcast || f_.insts[v].op == Opcode::Zext) leaf = f_.insts[v].args[0];
+  const Inst& in = f_.insts[leaf];
   if (in.op == Opcode::Const) {
     bcast_const(r, uint32_t(in.imm & type_mask(in.type)));
   } else {  // an in-range load_uniform whose block pointer is known good (segment_invariants)
@@ -909,9 +926,23 @@ void Emitter::pin_invariant(int r, ValueId v) {
 // so the loop's top finds them where the first strip did.
 void Emitter::emit_strip_looped_invariants(const Segment& s, const std::vector<std::pair<int, ValueId>>& inv,
                                            bool hoisted) {
-  std::vector<uint8_t> is_inv(s.ops.size(), 0);
   std::map<ValueId, int> reg_of;
   for (auto [r, v] : inv) reg_of[v] = r;
+  // A leaf whose readers in the segment are all pinned copies of it (the
+  // load_uniform under a pinned bitcast) needs no code in the strips when
+  // no other code reads its slot, or the prologue prefilled it.
+  std::map<ValueId, bool> skip;
+  for (auto [r, v] : inv) {
+    const Inst& in = f_.insts[v];
+    if (in.op != Opcode::Bitcast && in.op != Opcode::Zext) continue;
+    const ValueId a = in.args[0];
+    if (reg_of.count(a) || (plan_.escapes[a] && !prefilled_[a])) continue;
+    bool only = true;
+    for (ValueId u : s.ops)  // (a deferred reader runs in a fallback: it reads the slot)
+      if (!reg_of.count(u))
+        for (ValueId x : f_.insts[u].args) only &= x != a;
+    if (only) skip[a] = true;
+  }
   auto repin = [&] {
     for (auto [r, v] : inv) {
       if (regs_[r].v != kNoValue && regs_[r].v != v) vals_[regs_[r].v].reg = -1;
@@ -936,6 +967,13 @@ void Emitter::emit_strip_looped_invariants(const Segment& s, const std::vector<s
   in_segment_body_ = true;
   uniforms_checked_ = hoisted;
   for (ValueId v : s.ops) {
+    if (skip.count(v)) {
+      if (f_.insts[v].op != Opcode::Const) {
+        uniform_index_note(v);
+        select_mask_of_ = kNoValue;
+      }
+      continue;
+    }
     if (auto it = reg_of.find(v); it != reg_of.end()) {
       if (f_.insts[v].op != Opcode::Const) {
         uniform_index_note(v);

@@ -143,6 +143,8 @@ class Emitter : public FastEncoder {
   // Strip invariants of a looped segment (emitter.cpp): (register, value),
   // broadcast once before its strip loop and pinned.
   std::vector<std::pair<int, ir::ValueId>> segment_invariants(const Segment& s, bool uniforms_ok);
+  bool invariant_leaf(ir::ValueId v, bool uniforms_ok);
+  bool invariant_copy(ir::ValueId v, bool uniforms_ok);
   void pin_invariant(int r, ir::ValueId v);
   void emit_strip_looped_invariants(const Segment& s, const std::vector<std::pair<int, ir::ValueId>>& inv,
                                     bool hoisted);

@@ -31,7 +31,9 @@ namespace {
 // entry: a strip segment of more than kUnrollMaxOps ops (a loop over the
 // strips) that loads var x first, then reads uniform u (offset 4) and the
 // constants c (from a register: imul) and k (and: the pool) several times,
-// with a popcount (a helper on both tiers) in the middle when `helper`;
+// a zext of a 16-bit uniform and a float product with a bitcast of u (both
+// copies of a leaf, broadcast the leaf's way), with a popcount (a helper on
+// both tiers) in the middle when `helper`;
 // then a uniform branch on uniform word 0. Both successors read c, u and k
 // again (so they escape the segment: prefilled slots).
 ir::Function invariant_function(bool helper) {
@@ -40,6 +42,7 @@ ir::Function invariant_function(bool helper) {
   f.add_var("out0", Type::I32);
   f.add_var("out1", Type::I32);
   f.add_var("out2", Type::I32);
+  f.add_var("out3", Type::I32);
   f.uniform_bytes = 8;
   const ir::BlockId entry = f.add_block("entry");
   const ir::BlockId b1 = f.add_block("taken");
@@ -56,8 +59,13 @@ ir::Function invariant_function(bool helper) {
   auto t3 = b.binary(Opcode::Xor, t2, u);
   auto t4 = b.binary(Opcode::IAdd, t3, u);
   auto t5 = helper ? b.binary(Opcode::IAdd, b.popcount(t4), t4) : t4;
-  auto t6 = b.binary(Opcode::IMul, b.binary(Opcode::IAdd, t5, c), u);
+  // A zext of a 16-bit uniform and a bitcast of u: pinned copies of leaves.
+  auto h = b.zext(Type::I32, b.load_uniform(Type::I16, 6));
+  auto t6 = b.binary(Opcode::IMul, b.binary(Opcode::IAdd, b.binary(Opcode::IAdd, t5, c), h), u);
   b.emit(Opcode::StoreVar, Type::Void, {t6}, 0, 0, 1);
+  auto fu = b.bitcast(Type::F32, u);
+  auto fm = b.fmul(b.bitcast(Type::F32, t3), fu, ir::ff::FtzIn);
+  b.emit(Opcode::StoreVar, Type::Void, {b.bitcast(Type::I32, fm)}, 0, 0, 4);
   auto sel = b.icmp(ir::IntPred::Ne, b.load_uniform(Type::I32, 0), b.i32(0));
   b.cond_br(sel, b1, b2);
   b.set_block(b1);
