@@ -830,7 +830,11 @@ void Emitter::emit_strip_segment(const Segment& s) {
 // (direct_phis) are left alone.
 std::vector<std::pair<int, ValueId>> Emitter::segment_invariants(const Segment& s, bool uniforms_ok) {
   std::vector<std::pair<int, ValueId>> out;
-  if (!strip_invariants_enabled()) return out;
+  // Not under the unlaunched-lanes contract (vertex shaders, G13 kernels
+  // with a known start): measured only on Tesla; PICA200's draws on this
+  // loaded host were not clearly unchanged with pins (fewer registers for
+  // the shader's own values), so their code stays as it was.
+  if (!strip_invariants_enabled() || f_.unlaunched_lanes_free) return out;
   std::map<ValueId, int> reads;
   for (ValueId v : s.ops) {
     if (deferred_[v]) continue;
