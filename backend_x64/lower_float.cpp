@@ -779,11 +779,16 @@ Emitter::ColdFix Emitter::fused_fix(const FusedOperands& o) {
 }
 
 bool Emitter::lower_fused_mul_add(ValueId v, ValueId u) {
+  auto deferred = [&](ValueId x) { return x < nan_deferred_.size() && nan_deferred_[x]; };
   if (ValueId v2 = v < fused_partner_.size() ? fused_partner_[v] : kNoValue; v2 != kNoValue)
-    if (lower_fused_pair(v, u, v2, fused_add_[v2])) return true;
+    if (!deferred(u) && !deferred(fused_add_[v2]) && lower_fused_pair(v, u, v2, fused_add_[v2])) return true;
   FusedOperands o = fused_operands(v, u);
   o.du = def(u);
   fused_emit(o);
+  if (deferred(u)) {  // a loop accumulator tested after the loop (loops.cpp, loop_defer_nan_tests)
+    fused_pending_[u] = 1;
+    return true;
+  }
   ColdFix fix = fused_fix(o);
   fix.jump_at = float_test(o.fl_u, o.du);
   fix.back = getSize();
