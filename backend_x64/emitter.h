@@ -352,7 +352,9 @@ class Emitter : public FastEncoder {
   void loop_test_deferred(LoopState& s, Xbyak::Label& rerun, bool at_top);  // jnz rerun: a deferred sum has a NaN lane
   Xbyak::Address loop_save_mem(ir::ValueId phi);  // a slot-homed phi's entry value, kept for the rerun
   static bool loop_defer_enabled();               // GPURC_LOOP_DEFER_NAN=0 (read once) turns it off
-  std::vector<uint8_t> nan_deferred_;             // per value: a fused sum emitted without its test (now)
+  void loop_mark_deferred(LoopState& s);
+  // per value: a fused sum emitted without its test (now): 1, or its phi's home register + 2 (written there)
+  std::vector<uint8_t> nan_deferred_;
   std::vector<int32_t> loop_save_slot_;           // per phi: frame offset of its saved entry value, -1: none
   std::vector<ir::ValueId>* use_log_ = nullptr;  // values use() put in a register (loop register choice)
   // Strip-interleaved loops (loops.cpp): two strips run each iteration one

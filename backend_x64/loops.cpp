@@ -613,6 +613,15 @@ void Emitter::loop_defer_nan_tests(LoopState& s, bool trial_called) {
   }
 }
 
+// nan_deferred_ for the fast run's body: 1, or the phi's home register + 2
+// when the sum is moved into it early (lower_fused_mul_add then writes the
+// sum there directly).
+void Emitter::loop_mark_deferred(LoopState& s) {
+  nan_deferred_.assign(f_.insts.size(), 0);
+  for (size_t i = 0; i < s.phis.size(); ++i)
+    if (s.deferred[i]) nan_deferred_[s.incoming[i]] = uint8_t(s.early[i] && s.home[i] >= 0 ? s.home[i] + 2 : 1);
+}
+
 Address Emitter::loop_save_mem(ValueId phi) {
   if (loop_save_slot_.size() < f_.insts.size()) loop_save_slot_.resize(f_.insts.size(), -1);
   if (loop_save_slot_[phi] < 0) {
@@ -730,11 +739,7 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
     loop_pin(so);
     loop_canonical(so);
     L(head);
-    if (fast) {
-      nan_deferred_.assign(f_.insts.size(), 0);
-      for (size_t i = 0; i < so.phis.size(); ++i)
-        if (so.deferred[i]) nan_deferred_[so.incoming[i]] = 1;
-    }
+    if (fast) loop_mark_deferred(so);
     loop_body(so);
     nan_deferred_.clear();
     sub(qword[rsp + kLoopLeftOffset], 1);
@@ -795,11 +800,7 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
     jl(fault_stub[i], T_NEAR);
   }
   add(qword[rsp + kLoopTripsOffset], 1);
-  if (s.any_deferred) {
-    nan_deferred_.assign(f_.insts.size(), 0);
-    for (size_t i = 0; i < s.phis.size(); ++i)
-      if (s.deferred[i]) nan_deferred_[s.incoming[i]] = 1;
-  }
+  if (s.any_deferred) loop_mark_deferred(s);
   loop_body(s);
   nan_deferred_.clear();
   loop_branch_exit(s, exit_first);
