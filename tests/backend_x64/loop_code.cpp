@@ -97,6 +97,21 @@ std::vector<Line> counted_loop_exit_test(const CompiledFunction& cf, const std::
 TEST_CASE("x64 jit: the PICA200 loop shader's counted iteration is short on both tiers") {
   ir::Function f = test::translate_reference_shader("ref_loop");
   REQUIRE(ir::run_pipeline(f, ir::PassOptions{}) == "");
+  if (std::getenv("GPURC_TEST_DUMP_IR")) std::printf("%s\n", ir::print(f).c_str());
+  {
+    // Twelfth session (ir/pass_fold_selects.cpp): the IFC / else writes r5
+    // and o1 as select(c, then, else), not select(c, then, select(!c, else,
+    // old)), and their old values are not loaded (24 -> 14 load_vars: the
+    // entry block copied 8 of them into value slots per strip; 20 -> 12 selects).
+    size_t selects = 0, loads = 0;
+    for (const ir::Block& b : f.blocks)
+      for (ir::ValueId v : b.insts) {
+        selects += f.insts[v].op == ir::Opcode::Select;
+        loads += f.insts[v].op == ir::Opcode::LoadVar;
+      }
+    CHECK(selects == 12);
+    CHECK(loads == 14);
+  }
   // Eighth session: 101 / 127 -> 85 / 110 (the index read as equal in every
   // lane, no null tests after the entry block's, the accumulators' flush
   // left to the stores after the loop).
