@@ -365,6 +365,20 @@ class Emitter : public FastEncoder {
   void loop_store_live_out(LoopState& s);
   void loop_branch_exit(LoopState& s, Xbyak::Label& exit);  // jump there when the first launched lane leaves
   void emit_loop_exit(const StripLoop& l);  // exit edge or watchdog fault after the loop (both forms)
+  // Deferred NaN tests (loops.cpp, issue 13 twelfth session): a loop
+  // accumulator's fused MAD (acc' = a * b + acc, the phi read by nothing
+  // else) is emitted without its NaN test in the counted strips' first run;
+  // one test of the accumulators after the last iteration finds any NaN
+  // lane of any iteration (a NaN stays a NaN to the loop's end), and then
+  // the strip reruns the loop from its entry values with every test.
+  void loop_defer_nan_tests(LoopState& s, bool trial_called);
+  void loop_test_deferred(LoopState& s, Xbyak::Label& rerun, bool at_top);  // jnz rerun: a deferred sum has a NaN lane
+  Xbyak::Address loop_save_mem(ir::ValueId phi);  // a slot-homed phi's entry value, kept for the rerun
+  static bool loop_defer_enabled();               // GPURC_LOOP_DEFER_NAN=0 (read once) turns it off
+  void loop_mark_deferred(LoopState& s);
+  // per value: a fused sum emitted without its test (now): 1, or its phi's home register + 2 (written there)
+  std::vector<uint8_t> nan_deferred_;
+  std::vector<int32_t> loop_save_slot_;           // per phi: frame offset of its saved entry value, -1: none
   std::vector<ir::ValueId>* use_log_ = nullptr;  // values use() put in a register (loop register choice)
   // Strip-interleaved loops (loops.cpp): two strips run each iteration one
   // after the other, each in its own registers [cache_lo_, cache_hi_) and

@@ -80,6 +80,10 @@ struct Emitter::LoopState {
   // decided from lane 0 with a scalar compare (loop_branch_exit); the
   // compare and a constant only it reads are left out of `body`.
   ValueId scalar_cmp = kNoValue;
+  // Per phi: an accumulator whose fused sum (its back-edge operand) is
+  // emitted without its NaN test in the fast run (loop_defer_nan_tests).
+  std::vector<uint8_t> deferred;
+  bool any_deferred = false;
 };
 
 // A 4-byte load_uniform of the loop's block that cannot fault (the offset
@@ -572,6 +576,134 @@ void Emitter::loop_store_live_out(LoopState& s) {
   }
 }
 
+// ---- deferred NaN tests (issue 13, twelfth session)
+//
+// A PICA200 MAD accumulating in a loop (acc' = a * b + acc, fused product
+// and sum, lower_fused_mul_add) is tested for NaN once per iteration: three
+// instructions per MAD, 24 of ref_loop's 75 per AVX2 iteration. But a NaN
+// lane of any iteration's sum stays a NaN lane to the loop's end: the phi
+// carries it into the next sum (the host's add returns a NaN when either
+// operand is one) and nothing else reads the phi. And where no lane of the
+// sum is a NaN the host's sum is the exact one (the fix changes only NaN
+// lanes: a product's 0 * inf, an operand's NaN, a payload; the sum's test
+// is for NaN only, its FtzOut flush left to its DAZ readers or its stores).
+// So the counted strips run the loop with those sums untested, test the last
+// sums once after the loop, and when a lane is a NaN run the loop again from
+// the strip's entry values with every test (the unfused results bit for
+// bit). Conditions: the sum is the phi's back-edge operand, read in the
+// block by that phi only; the phi read by that sum only; the sum's test is
+// for NaN only; the body calls no helper and stores no var (the rerun must
+// see the state the first run saw: a helper stores the phis, a store_var
+// changes what a load_var reads); the phis living in their slots (AVX2) are
+// kept in save slots for the rerun (the iterations overwrite them).
+bool Emitter::loop_defer_enabled() {
+  static const bool yes = [] {
+    const char* e = std::getenv("GPURC_LOOP_DEFER_NAN");
+    return !(e && *e == '0');
+  }();
+  return yes;
+}
+
+void Emitter::loop_defer_nan_tests(LoopState& s, bool trial_called) {
+  s.deferred.assign(s.phis.size(), 0);
+  s.any_deferred = false;
+  if (!daz_ || trial_called || !loop_defer_enabled()) return;
+  const size_t n = f_.insts.size();
+  const BlockId b = s.l->block;
+  for (ValueId v : f_.blocks[b].insts)
+    if (f_.insts[v].op == Opcode::StoreVar) return;  // (budget ops: the first strip charges them, not the counted runs)
+  for (size_t i = 0; i < s.phis.size(); ++i) {
+    const ValueId p = s.phis[i], u = s.incoming[i];
+    if (u >= n || s.branch_only_phi[i] || wide(p) || uses_[p] != 1) continue;
+    const Inst& ui = f_.insts[u];
+    if (ui.block != b || (ui.op != Opcode::FAdd && ui.op != Opcode::FSub) || ui.args.size() != 2 ||
+        ui.args[0] == ui.args[1] || (ui.args[0] != p && ui.args[1] != p))
+      continue;
+    const ValueId m = ui.args[0] == p ? ui.args[1] : ui.args[0];
+    if (m >= n || f_.insts[m].op != Opcode::FMul || fused_add_of(m) != u || daz_chain_member_[m]) continue;
+    if (std::find(s.body.begin(), s.body.end(), m) == s.body.end() ||
+        std::find(s.body.begin(), s.body.end(), u) == s.body.end())
+      continue;
+    bool other = false;  // u read in the block by anything but p's back edge
+    size_t by_phi = 0;
+    for (ValueId x : f_.blocks[b].insts)
+      for (ValueId a : f_.insts[x].args)
+        if (a == u) {
+          if (x == p) ++by_phi;
+          else other = true;
+        }
+    if (other || by_phi != 1) continue;
+    if ((ui.fflags & ff::FtzOut) && !read_by_daz_arith_only(u)) continue;  // a subnormal does not propagate
+    s.deferred[i] = 1;
+    s.any_deferred = true;
+  }
+}
+
+// nan_deferred_ for the fast run's body: 1, or the phi's home register + 2
+// when the sum is moved into it early (lower_fused_mul_add then writes the
+// sum there directly).
+void Emitter::loop_mark_deferred(LoopState& s) {
+  nan_deferred_.assign(f_.insts.size(), 0);
+  for (size_t i = 0; i < s.phis.size(); ++i)
+    if (s.deferred[i]) nan_deferred_[s.incoming[i]] = uint8_t(s.early[i] && s.home[i] >= 0 ? s.home[i] + 2 : 1);
+}
+
+Address Emitter::loop_save_mem(ValueId phi) {
+  if (loop_save_slot_.size() < f_.insts.size()) loop_save_slot_.resize(f_.insts.size(), -1);
+  if (loop_save_slot_[phi] < 0) {
+    loop_save_slot_[phi] = int32_t(frame_bytes_);
+    frame_bytes_ += (lane_bytes(f_.insts[phi].type) * kWarpLanes + 63) & ~63u;
+  }
+  return ptr[r12 + r14 + loop_save_slot_[phi]];
+}
+
+// After the fast run's last iteration (before its back edge): the deferred
+// sums, in a register, their phi's slot (stored early) or their own slot;
+// at the top of an iteration (at_top): the phis. An unordered compare of
+// two at a time, ORed.
+void Emitter::loop_test_deferred(LoopState& s, Label& rerun, bool at_top) {
+  std::vector<std::pair<int, Address>> at;  // register, else the address
+  for (size_t i = 0; i < s.phis.size(); ++i) {
+    if (!s.deferred[i]) continue;
+    const ValueId u = s.incoming[i];
+    if (at_top) {  // the top of an iteration (a watchdog fault): the phis hold the sums
+      const ValueId p = s.phis[i];
+      if (s.home[i] >= 0 && regs_[s.home[i]].v == p) at.emplace_back(s.home[i], ptr[r12]);
+      else at.emplace_back(-1, strip_mem(p));
+    } else if (vals_[u].reg >= 0) at.emplace_back(vals_[u].reg, ptr[r12]);
+    else if (s.slot_early[i] && !vals_[u].in_frame) at.emplace_back(-1, strip_mem(s.phis[i]));
+    else if (vals_[u].in_frame) at.emplace_back(-1, strip_mem(u));
+    else throw CompileError("x64 jit: internal: deferred loop sum %" + std::to_string(u) + " is neither cached nor stored");
+  }
+  // Registers first: a pair needs its first operand in a register.
+  std::stable_sort(at.begin(), at.end(), [](const auto& x, const auto& y) { return x.first >= 0 && y.first < 0; });
+  for (size_t k = 0; k < at.size(); k += 2) {
+    const bool first = k == 0;
+    const int t = first ? 0 : 1;  // AVX2: the compare's result vector; AVX-512: k1 / k2
+    int x = at[k].first;
+    if (x < 0) {
+      vload(t, at[k].second);
+      x = t;
+    }
+    const size_t j = k + 1 < at.size() ? k + 1 : k;  // an odd one: compared with itself
+    if (z_) {
+      const Xbyak::Opmask km = first ? k1 : k2;
+      if (at[j].first >= 0) vcmpps(km, V(x), V(j == k ? x : at[j].first), 0x03);
+      else if (j == k) vcmpps(km, V(x), V(x), 0x03);
+      else vcmpps(km, V(x), at[j].second, 0x03);
+      if (!first) korw(k1, k1, k2);
+    } else {
+      if (at[j].first >= 0) vcmpps(V(t), V(x), V(j == k ? x : at[j].first), 0x03);
+      else if (j == k) vcmpps(V(t), V(x), V(x), 0x03);
+      else vcmpps(V(t), V(x), at[j].second, 0x03);
+      if (!first) vorps(V(0), V(0), V(1));
+    }
+  }
+  if (z_) kortestw(k1, k1);
+  else vptest(V(0), V(0));
+  jnz(rerun, T_NEAR);
+}
+
 // The strip of the first launched lane runs first: its lane decides each
 // iteration's branch (as the branch of the iteration-outer code does) and it
 // charges the budget. Then every other strip runs the same number of
@@ -630,6 +762,51 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
     locked_mask_ = ~0u;  // (the snapshot's locked flags: end_op clears them all)
   };
 
+  // The counted run of the strip at r14 (a strip after the first, or the
+  // first strip's rerun): kLoopLeftOffset iterations, then its exit, or the
+  // watchdog fault's state, and a jump to `next`. With deferred NaN tests
+  // (fast) the sums are tested after the last iteration and a NaN lane goes
+  // to `rerun`. falls_through: `next` follows.
+  auto counted_run = [&](bool fast, Label& rerun, Label& next, bool falls_through) {
+    Label head, last, exit_strip;
+    reset_cache();
+    loop_pin(so);
+    loop_canonical(so);
+    L(head);
+    if (fast) loop_mark_deferred(so);
+    loop_body(so);
+    nan_deferred_.clear();
+    sub(qword[rsp + kLoopLeftOffset], 1);
+    jz(last, T_NEAR);
+    auto at_count = snapshot();
+    loop_back_copy(so);
+    jmp(head, T_NEAR);
+    restore(at_count);
+    L(last);
+    if (fast) loop_test_deferred(so, rerun, false);
+    cmp(dword[rsp + kLoopFaultOffset], 0);
+    je(exit_strip, T_NEAR);
+    loop_back_copy(so);  // a watchdog fault: the iteration-outer code faults after this back edge
+    loop_store_phis(so);
+    jmp(next, T_NEAR);
+    restore(at_count);
+    L(exit_strip);
+    loop_store_live_out(so);
+    loop_store_phis(so);
+    if (!falls_through) jmp(next, T_NEAR);
+  };
+  // Deferred NaN tests: the slot-homed phis' entry values are kept for a
+  // rerun (the iterations overwrite their slots).
+  loop_defer_nan_tests(s, trial_called);
+  loop_defer_nan_tests(so, trial_called);
+  auto save_phis = [&](LoopState& st, bool back) {
+    for (size_t i = 0; i < st.phis.size(); ++i)
+      if (st.home[i] < 0 && !st.branch_only_phi[i]) {
+        vload(0, back ? loop_save_mem(st.phis[i]) : strip_mem(st.phis[i]));
+        vstore(back ? strip_mem(st.phis[i]) : loop_save_mem(st.phis[i]), 0);
+      }
+  };
+
   mov(qword[rsp + kLoopTripsOffset], 0);
   mov(dword[rsp + kLoopFaultOffset], 0);
   mov(eax, dword[rsp + kFirstLaneOffset]);  // 4 * first launched lane
@@ -644,7 +821,9 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
 
   // ---- the first launched lane's strip: decides the trip count, charges the budget
   std::vector<Label> fault_stub(l.budgets.size());
-  Label head_first, exit_first, others;
+  Label head_first, exit_first, others, rerun_first;
+  auto at_first = snapshot();
+  if (s.any_deferred) save_phis(s, false);
   reset_cache();
   loop_pin(s);
   loop_canonical(s);
@@ -655,13 +834,16 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
     jl(fault_stub[i], T_NEAR);
   }
   add(qword[rsp + kLoopTripsOffset], 1);
+  if (s.any_deferred) loop_mark_deferred(s);
   loop_body(s);
+  nan_deferred_.clear();
   loop_branch_exit(s, exit_first);
   auto at_branch = snapshot();
   loop_back_copy(s);
   jmp(head_first, T_NEAR);
   restore(at_branch);
   L(exit_first);
+  if (s.any_deferred) loop_test_deferred(s, rerun_first, false);
   loop_store_live_out(s);
   loop_store_phis(s);
   jmp(others, T_NEAR);
@@ -669,12 +851,19 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
   for (size_t i = 0; i < l.budgets.size(); ++i) {
     L(fault_stub[i]);  // at the top of an iteration: the phis hold the state after the last whole one
     mov(dword[rsp + kLoopFaultOffset], uint32_t(i + 1));
+    if (s.any_deferred) {  // (no whole iteration: the phis hold their entry values)
+      Label none;
+      cmp(qword[rsp + kLoopTripsOffset], 0);
+      je(none, T_NEAR);
+      loop_test_deferred(s, rerun_first, true);
+      L(none);
+    }
     loop_store_phis(s);
     jmp(others, T_NEAR);
   }
 
   // ---- every other strip: the same number of iterations
-  Label strip_top, strip_next, head, last, exit_strip;
+  Label strip_top, strip_next, rerun;
   L(others);
   xor_(r14d, r14d);
   L(strip_top);
@@ -686,31 +875,39 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
   test(rax, rax);
   jz(strip_next, T_NEAR);  // the first budget op faulted: the phis keep their entry values
   mov(qword[rsp + kLoopLeftOffset], rax);
-  reset_cache();
-  loop_pin(so);
-  loop_canonical(so);
-  L(head);
-  loop_body(so);
-  sub(qword[rsp + kLoopLeftOffset], 1);
-  jz(last, T_NEAR);
-  auto at_count = snapshot();
-  loop_back_copy(so);
-  jmp(head, T_NEAR);
-  restore(at_count);
-  L(last);
-  cmp(dword[rsp + kLoopFaultOffset], 0);
-  je(exit_strip, T_NEAR);
-  loop_back_copy(so);  // a watchdog fault: the iteration-outer code faults after this back edge
-  loop_store_phis(so);
-  jmp(strip_next, T_NEAR);
-  restore(at_count);
-  L(exit_strip);
-  loop_store_live_out(so);
-  loop_store_phis(so);
+  auto at_strip = snapshot();
+  if (so.any_deferred) {
+    save_phis(so, false);
+    counted_run(true, rerun, strip_next, false);
+    // A deferred sum had a NaN lane: the strip again from its entry values, every test in place.
+    L(rerun);
+    restore(at_strip);
+    mov(rax, qword[rsp + kLoopTripsOffset]);
+    mov(qword[rsp + kLoopLeftOffset], rax);
+    save_phis(so, true);
+  }
+  counted_run(false, rerun, strip_next, true);  // (strip_next follows)
   L(strip_next);
   add(r14d, vbytes_);
   cmp(r14d, kLaneArrayBytes4);
   jb(strip_top, T_NEAR);
+  if (s.any_deferred) {
+    // The first strip's deferred sum had a NaN lane: the trips its first
+    // run made, counted, from the entry values, every test in place (the
+    // budget is charged), then the other strips. (After the loop: off the
+    // usual path.)
+    Label done;
+    jmp(done, T_NEAR);
+    L(rerun_first);
+    restore(at_first);
+    mov(r14d, dword[rsp + kFirstLaneOffset]);
+    and_(r14d, -vbytes_);
+    mov(rax, qword[rsp + kLoopTripsOffset]);
+    mov(qword[rsp + kLoopLeftOffset], rax);
+    save_phis(s, true);
+    counted_run(false, rerun_first, others, false);
+    L(done);
+  }
   reset_cache();
 
   emit_loop_exit(l);

@@ -779,9 +779,28 @@ Emitter::ColdFix Emitter::fused_fix(const FusedOperands& o) {
 }
 
 bool Emitter::lower_fused_mul_add(ValueId v, ValueId u) {
+  auto deferred = [&](ValueId x) { return x < nan_deferred_.size() && nan_deferred_[x]; };
   if (ValueId v2 = v < fused_partner_.size() ? fused_partner_[v] : kNoValue; v2 != kNoValue)
-    if (lower_fused_pair(v, u, v2, fused_add_[v2])) return true;
+    if (!deferred(u) && !deferred(fused_add_[v2]) && lower_fused_pair(v, u, v2, fused_add_[v2])) return true;
   FusedOperands o = fused_operands(v, u);
+  if (deferred(u)) {  // a loop accumulator tested after the loop (loops.cpp, loop_defer_nan_tests)
+    // Into its phi's home register when the phi, the add's other operand,
+    // is there and read by nothing after it (no fix reads it back): the
+    // early back-edge move (loops.cpp) then has nothing to move.
+    const int home = int(nan_deferred_[u]) - 2;
+    if (home >= 0 && o.rc == home && regs_[home].v == o.c) {
+      vals_[o.c].reg = -1;
+      regs_[home].v = u;
+      vals_[u].reg = int8_t(home);
+      vals_[u].in_frame = false;
+      o.du = home;
+    } else {
+      o.du = def(u);
+    }
+    fused_emit(o);
+    fused_pending_[u] = 1;
+    return true;
+  }
   o.du = def(u);
   fused_emit(o);
   ColdFix fix = fused_fix(o);

@@ -73,6 +73,8 @@ std::string run_pipeline(Function& f, const PassOptions& opt,
   // After SSA (and folded branches): values of one chain of blocks stay in registers.
   if (opt.ssa) step("merge_straight_blocks", [&] { merge_straight_blocks(f); });
   if (opt.cse) step("cse", [&] { cse(f); });
+  // After cse (one value per compare): an if/else's nested selects (loop4, issue 13).
+  if (opt.cse) step("fold_complementary_selects", [&] { fold_complementary_selects(f); });
   // A vote whose answer the uniformity analysis already knows (a guest loop on
   // "any lane active" with a uniform active mask) becomes its predicate, which
   // makes such a loop a uniform single-block loop.

@@ -47,6 +47,9 @@ void const_fold(Function& f);
 // bitcast pairs, sign-bit xor -> fneg, fadd of fneg -> fsub; true when it changed f.
 bool simplify_float_bits(Function& f);
 void cse(Function& f);
+// select(c, x, select(!c, y, z)) -> select(c, x, y) and the mirror image
+// (pass_fold_selects.cpp); true when it changed f.
+bool fold_complementary_selects(Function& f);
 void dce(Function& f);
 // Whole-warp any/all over the entry mask of a uniform predicate -> the
 // predicate (pass_uniform_votes.cpp); true when it changed f.
