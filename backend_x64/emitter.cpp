@@ -925,6 +925,24 @@ bool Emitter::invariant_copy(ValueId v, bool uniforms_ok) {
   return plan_.segment_of[a] == plan_.segment_of[v] && !deferred_[a] && invariant_leaf(a, uniforms_ok);
 }
 
+// Register r = load_uniform `in` in every lane (offset in range, r15 known
+// good): a u8/u16 is zero-extended, an i1 is any nonzero bit of its byte.
+void Emitter::bcast_uniform(int r, const Inst& in) {
+  const unsigned bytes = in.type == ir::Type::I1 ? 1 : bit_width(in.type) / 8;
+  if (bytes == 4) {
+    vpbroadcastd(V(r), dword[r15 + int(in.imm)]);
+    return;
+  }
+  if (bytes == 1) movzx(eax, byte[r15 + int(in.imm)]);
+  else movzx(eax, word[r15 + int(in.imm)]);
+  if (in.type == ir::Type::I1) {
+    test(eax, eax);
+    setne(al);
+    movzx(eax, al);
+  }
+  bcast_gpr(r, eax);
+}
+
 // Broadcasts invariant v into register r and pins it there.
 void Emitter::pin_invariant(int r, ValueId v) {
   ValueId leaf = v;
@@ -933,19 +951,7 @@ void Emitter::pin_invariant(int r, ValueId v) {
   if (in.op == Opcode::Const) {
     bcast_const(r, uint32_t(in.imm & type_mask(in.type)));
   } else {  // an in-range load_uniform whose block pointer is known good (segment_invariants)
-    const unsigned bytes = in.type == ir::Type::I1 ? 1 : bit_width(in.type) / 8;
-    if (bytes == 4) {
-      vpbroadcastd(V(r), dword[r15 + int(in.imm)]);
-    } else {
-      if (bytes == 1) movzx(eax, byte[r15 + int(in.imm)]);
-      else movzx(eax, word[r15 + int(in.imm)]);
-      if (in.type == ir::Type::I1) {
-        test(eax, eax);
-        setne(al);
-        movzx(eax, al);
-      }
-      bcast_gpr(r, eax);
-    }
+    bcast_uniform(r, in);
   }
   regs_[r] = RegState{v, ++clock_, false, true};
   vals_[v].reg = int8_t(r);

@@ -365,6 +365,11 @@ class Emitter : public FastEncoder {
   void loop_store_live_out(LoopState& s);
   void loop_branch_exit(LoopState& s, Xbyak::Label& exit);  // jump there when the first launched lane leaves
   void emit_loop_exit(const StripLoop& l);  // exit edge or watchdog fault after the loop (both forms)
+  void loop_find_first_strip();  // zeroes the trip and fault words; the first launched lane's bit; r14 and eax = its strip
+  // The strip at r14 runs kLoopLeftOffset iterations, then its exit or the
+  // watchdog fault's state, and jumps to `next` (falls_through: `next`
+  // follows). fast: deferred NaN tests, a NaN lane jumps to `rerun`.
+  void loop_counted_run(LoopState& so, bool fast, Xbyak::Label& rerun, Xbyak::Label& next, bool falls_through);
   // Deferred NaN tests (loops.cpp, issue 13 twelfth session): a loop
   // accumulator's fused MAD (acc' = a * b + acc, the phi read by nothing
   // else) is emitted without its NaN test in the counted strips' first run;
@@ -442,6 +447,7 @@ class Emitter : public FastEncoder {
   void vandn(int d, int a, int b);           // ~a & b
   void bcast_const(int d, uint32_t bits);    // all lanes = bits
   void bcast_gpr(int d, const Xbyak::Reg32& r);
+  void bcast_uniform(int d, const ir::Inst& in);  // an in-range load_uniform (r15 known good) into every lane of d
   void mask_to_width(int d, ir::Type t);     // zero bits above the type's width
   void sext_to32(int d, int s, ir::Type t);  // sign-extend a narrow value to 32 bits
   void bool_from_cmp_avx2(int d, bool invert);  // d holds an all-ones/zero mask -> 0/1
@@ -606,6 +612,15 @@ class Emitter : public FastEncoder {
   struct ValState { int8_t reg = -1; bool in_frame = false; };
   // pinned: held for a whole strip-outer loop (loops.cpp), never a victim.
   struct RegState { ir::ValueId v = ir::kNoValue; uint32_t stamp = 0; bool locked = false; bool pinned = false; };
+  // The register cache where loop code branches, put back for the code the
+  // branch skips (with_alt: also the other strip's state of a paired loop).
+  struct CacheSnapshot {
+    std::vector<ValState> vals, alt_vals;
+    std::vector<RegState> regs;
+    bool with_alt = false;
+  };
+  CacheSnapshot cache_snapshot(bool with_alt = false) const;
+  void cache_restore(const CacheSnapshot& st);
   std::vector<ValState> vals_;
   std::vector<ValState> alt_vals_;  // the other strip's cache state in a strip-interleaved loop
   RegState regs_[32];

@@ -711,6 +711,65 @@ void Emitter::loop_test_deferred(LoopState& s, Label& rerun, bool at_top) {
 // budget op faults after k iterations, the other strips run k iterations and
 // their back-edge copies, which is the state the iteration-outer code has
 // when that budget op faults, and then the fault is raised.
+Emitter::CacheSnapshot Emitter::cache_snapshot(bool with_alt) const {
+  CacheSnapshot st;
+  st.vals = vals_;
+  if (with_alt) st.alt_vals = alt_vals_;
+  st.regs.assign(regs_, regs_ + 32);
+  st.with_alt = with_alt;
+  return st;
+}
+
+void Emitter::cache_restore(const CacheSnapshot& st) {
+  vals_ = st.vals;
+  if (st.with_alt) alt_vals_ = st.alt_vals;
+  std::copy(st.regs.begin(), st.regs.end(), regs_);
+  locked_mask_ = ~0u;  // (the snapshot's locked flags: end_op clears them all)
+}
+
+void Emitter::loop_find_first_strip() {
+  mov(qword[rsp + kLoopTripsOffset], 0);
+  mov(dword[rsp + kLoopFaultOffset], 0);
+  mov(eax, dword[rsp + kFirstLaneOffset]);  // 4 * first launched lane
+  mov(ecx, eax);
+  shr(ecx, 2);
+  and_(ecx, lanes_ - 1);
+  mov(edx, 1);
+  shl(edx, cl);
+  mov(dword[rsp + kLoopLaneBitOffset], edx);
+  and_(eax, -vbytes_);
+  mov(r14d, eax);
+}
+
+void Emitter::loop_counted_run(LoopState& so, bool fast, Label& rerun, Label& next, bool falls_through) {
+  Label head, last, exit_strip;
+  reset_cache();
+  loop_pin(so);
+  loop_canonical(so);
+  L(head);
+  if (fast) loop_mark_deferred(so);
+  loop_body(so);
+  nan_deferred_.clear();
+  sub(qword[rsp + kLoopLeftOffset], 1);
+  jz(last, T_NEAR);
+  auto at_count = cache_snapshot();
+  loop_back_copy(so);
+  jmp(head, T_NEAR);
+  cache_restore(at_count);
+  L(last);
+  if (fast) loop_test_deferred(so, rerun, false);
+  cmp(dword[rsp + kLoopFaultOffset], 0);
+  je(exit_strip, T_NEAR);
+  loop_back_copy(so);  // a watchdog fault: the iteration-outer code faults after this back edge
+  loop_store_phis(so);
+  jmp(next, T_NEAR);
+  cache_restore(at_count);
+  L(exit_strip);
+  loop_store_live_out(so);
+  loop_store_phis(so);
+  if (!falls_through) jmp(next, T_NEAR);
+}
+
 void Emitter::emit_strip_loop(const StripLoop& l) {
   // Which loop invariants do the body's lowerings read from a register (and
   // how often)? Constants used as immediates are not. A trial emission into
@@ -752,49 +811,6 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
   }
   LoopState s = loop_analyze(l, register_uses, false);
   LoopState so = loop_analyze(l, register_uses, true);  // the strips after the first
-  auto snapshot = [&] {
-    std::vector<RegState> regs(regs_, regs_ + 32);
-    return std::make_pair(vals_, regs);
-  };
-  auto restore = [&](const std::pair<std::vector<ValState>, std::vector<RegState>>& st) {
-    vals_ = st.first;
-    std::copy(st.second.begin(), st.second.end(), regs_);
-    locked_mask_ = ~0u;  // (the snapshot's locked flags: end_op clears them all)
-  };
-
-  // The counted run of the strip at r14 (a strip after the first, or the
-  // first strip's rerun): kLoopLeftOffset iterations, then its exit, or the
-  // watchdog fault's state, and a jump to `next`. With deferred NaN tests
-  // (fast) the sums are tested after the last iteration and a NaN lane goes
-  // to `rerun`. falls_through: `next` follows.
-  auto counted_run = [&](bool fast, Label& rerun, Label& next, bool falls_through) {
-    Label head, last, exit_strip;
-    reset_cache();
-    loop_pin(so);
-    loop_canonical(so);
-    L(head);
-    if (fast) loop_mark_deferred(so);
-    loop_body(so);
-    nan_deferred_.clear();
-    sub(qword[rsp + kLoopLeftOffset], 1);
-    jz(last, T_NEAR);
-    auto at_count = snapshot();
-    loop_back_copy(so);
-    jmp(head, T_NEAR);
-    restore(at_count);
-    L(last);
-    if (fast) loop_test_deferred(so, rerun, false);
-    cmp(dword[rsp + kLoopFaultOffset], 0);
-    je(exit_strip, T_NEAR);
-    loop_back_copy(so);  // a watchdog fault: the iteration-outer code faults after this back edge
-    loop_store_phis(so);
-    jmp(next, T_NEAR);
-    restore(at_count);
-    L(exit_strip);
-    loop_store_live_out(so);
-    loop_store_phis(so);
-    if (!falls_through) jmp(next, T_NEAR);
-  };
   // Deferred NaN tests: the slot-homed phis' entry values are kept for a
   // rerun (the iterations overwrite their slots).
   loop_defer_nan_tests(s, trial_called);
@@ -807,22 +823,12 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
       }
   };
 
-  mov(qword[rsp + kLoopTripsOffset], 0);
-  mov(dword[rsp + kLoopFaultOffset], 0);
-  mov(eax, dword[rsp + kFirstLaneOffset]);  // 4 * first launched lane
-  mov(ecx, eax);
-  shr(ecx, 2);
-  and_(ecx, lanes_ - 1);
-  mov(edx, 1);
-  shl(edx, cl);
-  mov(dword[rsp + kLoopLaneBitOffset], edx);
-  and_(eax, -vbytes_);
-  mov(r14d, eax);
+  loop_find_first_strip();
 
   // ---- the first launched lane's strip: decides the trip count, charges the budget
   std::vector<Label> fault_stub(l.budgets.size());
   Label head_first, exit_first, others, rerun_first;
-  auto at_first = snapshot();
+  auto at_first = cache_snapshot();
   if (s.any_deferred) save_phis(s, false);
   reset_cache();
   loop_pin(s);
@@ -838,10 +844,10 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
   loop_body(s);
   nan_deferred_.clear();
   loop_branch_exit(s, exit_first);
-  auto at_branch = snapshot();
+  auto at_branch = cache_snapshot();
   loop_back_copy(s);
   jmp(head_first, T_NEAR);
-  restore(at_branch);
+  cache_restore(at_branch);
   L(exit_first);
   if (s.any_deferred) loop_test_deferred(s, rerun_first, false);
   loop_store_live_out(s);
@@ -875,18 +881,18 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
   test(rax, rax);
   jz(strip_next, T_NEAR);  // the first budget op faulted: the phis keep their entry values
   mov(qword[rsp + kLoopLeftOffset], rax);
-  auto at_strip = snapshot();
+  auto at_strip = cache_snapshot();
   if (so.any_deferred) {
     save_phis(so, false);
-    counted_run(true, rerun, strip_next, false);
+    loop_counted_run(so, true, rerun, strip_next, false);
     // A deferred sum had a NaN lane: the strip again from its entry values, every test in place.
     L(rerun);
-    restore(at_strip);
+    cache_restore(at_strip);
     mov(rax, qword[rsp + kLoopTripsOffset]);
     mov(qword[rsp + kLoopLeftOffset], rax);
     save_phis(so, true);
   }
-  counted_run(false, rerun, strip_next, true);  // (strip_next follows)
+  loop_counted_run(so, false, rerun, strip_next, true);  // (strip_next follows)
   L(strip_next);
   add(r14d, vbytes_);
   cmp(r14d, kLaneArrayBytes4);
@@ -899,13 +905,13 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
     Label done;
     jmp(done, T_NEAR);
     L(rerun_first);
-    restore(at_first);
+    cache_restore(at_first);
     mov(r14d, dword[rsp + kFirstLaneOffset]);
     and_(r14d, -vbytes_);
     mov(rax, qword[rsp + kLoopTripsOffset]);
     mov(qword[rsp + kLoopLeftOffset], rax);
     save_phis(s, true);
-    counted_run(false, rerun_first, others, false);
+    loop_counted_run(so, false, rerun_first, others, false);
     L(done);
   }
   reset_cache();
@@ -1058,17 +1064,6 @@ void Emitter::emit_interleaved_loop(const StripLoop& l, const std::vector<ValueI
   cache_lo_ = kFirstCacheReg;
   cache_hi_ = cache_lo_ + half;
 
-  struct Snapshot {
-    std::vector<ValState> a, alt;
-    std::vector<RegState> regs;
-  };
-  auto snapshot = [&] { return Snapshot{vals_, alt_vals_, std::vector<RegState>(regs_, regs_ + 32)}; };
-  auto restore = [&](const Snapshot& st) {
-    vals_ = st.a;
-    alt_vals_ = st.alt;
-    std::copy(st.regs.begin(), st.regs.end(), regs_);
-    locked_mask_ = ~0u;  // (the snapshot's locked flags: end_op clears them all)
-  };
   // fa for strip A (r14), then fb for strip B (rbp); A is current before and after.
   auto both = [&](auto&& fa, auto&& fb) {
     fa();
@@ -1083,17 +1078,7 @@ void Emitter::emit_interleaved_loop(const StripLoop& l, const std::vector<ValueI
     loop_switch_strip();
   };
 
-  mov(qword[rsp + kLoopTripsOffset], 0);
-  mov(dword[rsp + kLoopFaultOffset], 0);
-  mov(eax, dword[rsp + kFirstLaneOffset]);  // 4 * first launched lane
-  mov(ecx, eax);
-  shr(ecx, 2);
-  and_(ecx, lanes_ - 1);
-  mov(edx, 1);
-  shl(edx, cl);
-  mov(dword[rsp + kLoopLaneBitOffset], edx);
-  and_(eax, -vbytes_);
-  mov(r14d, eax);
+  loop_find_first_strip();
   mov(ebp, eax);
   xor_(ebp, vbytes_);  // the other strip of the pair (rbp, the frame pointer, is restored after the loop)
 
@@ -1112,10 +1097,10 @@ void Emitter::emit_interleaved_loop(const StripLoop& l, const std::vector<ValueI
   add(qword[rsp + kLoopTripsOffset], 1);
   both([&] { loop_body(sa); }, [&] { loop_body(sb); });
   loop_branch_exit(sa, exit_first);
-  Snapshot at_branch = snapshot();
+  CacheSnapshot at_branch = cache_snapshot(true);
   both([&] { loop_back_copy(sa); }, [&] { loop_back_copy(sb); });
   jmp(head_first, T_NEAR);
-  restore(at_branch);
+  cache_restore(at_branch);
   L(exit_first);
   both([&] { loop_store_live_out(sa); loop_store_phis(sa); }, [&] { loop_store_live_out(sb); loop_store_phis(sb); });
   jmp(others, T_NEAR);
@@ -1147,10 +1132,10 @@ void Emitter::emit_interleaved_loop(const StripLoop& l, const std::vector<ValueI
     both([&] { loop_body(sa_counted); }, [&] { loop_body(sb); });
     sub(qword[rsp + kLoopLeftOffset], 1);
     jz(last, T_NEAR);
-    Snapshot at_count = snapshot();
+    CacheSnapshot at_count = cache_snapshot(true);
     both([&] { loop_back_copy(sa_counted); }, [&] { loop_back_copy(sb); });
     jmp(head, T_NEAR);
-    restore(at_count);
+    cache_restore(at_count);
     L(last);
     cmp(dword[rsp + kLoopFaultOffset], 0);
     je(exit_pair, T_NEAR);
@@ -1158,7 +1143,7 @@ void Emitter::emit_interleaved_loop(const StripLoop& l, const std::vector<ValueI
     both([&] { loop_back_copy(sa_counted); loop_store_phis(sa_counted); },
          [&] { loop_back_copy(sb); loop_store_phis(sb); });
     jmp(done, T_NEAR);
-    restore(at_count);
+    cache_restore(at_count);
     L(exit_pair);
     both([&] { loop_store_live_out(sa_counted); loop_store_phis(sa_counted); },
          [&] { loop_store_live_out(sb); loop_store_phis(sb); });
@@ -1313,26 +1298,8 @@ void Emitter::loop_store_all_strips(LoopState& s, bool live_out, const std::vect
 void Emitter::emit_control_loop(const StripLoop& l, const std::vector<ValueId>& register_uses, bool trial_called,
                                 const std::vector<uint8_t>& uniform_only, const std::vector<uint8_t>& control) {
   LoopState sc = loop_analyze(l, register_uses, false, &control, nullptr);
-  auto snapshot = [&] {
-    std::vector<RegState> regs(regs_, regs_ + 32);
-    return std::make_pair(vals_, regs);
-  };
-  auto restore = [&](const std::pair<std::vector<ValState>, std::vector<RegState>>& st) {
-    vals_ = st.first;
-    std::copy(st.second.begin(), st.second.end(), regs_);
-  };
 
-  mov(qword[rsp + kLoopTripsOffset], 0);
-  mov(dword[rsp + kLoopFaultOffset], 0);
-  mov(eax, dword[rsp + kFirstLaneOffset]);  // 4 * first launched lane
-  mov(ecx, eax);
-  shr(ecx, 2);
-  and_(ecx, lanes_ - 1);
-  mov(edx, 1);
-  shl(edx, cl);
-  mov(dword[rsp + kLoopLaneBitOffset], edx);
-  and_(eax, -vbytes_);
-  mov(r14d, eax);
+  loop_find_first_strip();
 
   // ---- the control loop: the branch, the budget, the trip count
   std::vector<Label> fault_stub(l.budgets.size());
@@ -1349,10 +1316,10 @@ void Emitter::emit_control_loop(const StripLoop& l, const std::vector<ValueId>& 
   add(qword[rsp + kLoopTripsOffset], 1);
   loop_body(sc);
   loop_branch_exit(sc, exit_control);
-  auto at_branch = snapshot();
+  auto at_branch = cache_snapshot();
   loop_back_copy(sc);
   jmp(head, T_NEAR);
-  restore(at_branch);
+  cache_restore(at_branch);
   L(exit_control);
   loop_store_all_strips(sc, true, uniform_only);
   jmp(counted, T_NEAR);
@@ -1371,7 +1338,7 @@ void Emitter::emit_control_loop(const StripLoop& l, const std::vector<ValueId>& 
     emit_counted_pairs(l, register_uses, uniform_only);
   } else {
     LoopState so = loop_analyze(l, register_uses, true, nullptr, &uniform_only);
-    Label strip_top, strip_next, body_top, last, exit_strip, done;
+    Label strip_top, strip_next, done, no_rerun;
     mov(rax, qword[rsp + kLoopTripsOffset]);
     test(rax, rax);
     jz(done, T_NEAR);  // the first budget op faulted: the phis keep their entry values
@@ -1379,27 +1346,7 @@ void Emitter::emit_control_loop(const StripLoop& l, const std::vector<ValueId>& 
     L(strip_top);
     mov(rax, qword[rsp + kLoopTripsOffset]);
     mov(qword[rsp + kLoopLeftOffset], rax);
-    reset_cache();
-    loop_pin(so);
-    loop_canonical(so);
-    L(body_top);
-    loop_body(so);
-    sub(qword[rsp + kLoopLeftOffset], 1);
-    jz(last, T_NEAR);
-    auto at_count = snapshot();
-    loop_back_copy(so);
-    jmp(body_top, T_NEAR);
-    restore(at_count);
-    L(last);
-    cmp(dword[rsp + kLoopFaultOffset], 0);
-    je(exit_strip, T_NEAR);
-    loop_back_copy(so);  // a watchdog fault: the iteration-outer code faults after this back edge
-    loop_store_phis(so);
-    jmp(strip_next, T_NEAR);
-    restore(at_count);
-    L(exit_strip);
-    loop_store_live_out(so);
-    loop_store_phis(so);
+    loop_counted_run(so, false, no_rerun, strip_next, true);  // (strip_next follows)
     L(strip_next);
     add(r14d, vbytes_);
     cmp(r14d, kLaneArrayBytes4);
@@ -1424,16 +1371,6 @@ void Emitter::emit_counted_pairs(const StripLoop& l, const std::vector<ValueId>&
   LoopState sb = loop_analyze(l, register_uses, true, nullptr, &skip);
   cache_lo_ = kFirstCacheReg;
   cache_hi_ = cache_lo_ + half;
-  struct Snapshot {
-    std::vector<ValState> a, alt;
-    std::vector<RegState> regs;
-  };
-  auto snapshot = [&] { return Snapshot{vals_, alt_vals_, std::vector<RegState>(regs_, regs_ + 32)}; };
-  auto restore = [&](const Snapshot& st) {
-    vals_ = st.a;
-    alt_vals_ = st.alt;
-    std::copy(st.regs.begin(), st.regs.end(), regs_);
-  };
   auto both = [&](auto&& fa, auto&& fb) {
     fa();
     loop_switch_strip();
@@ -1463,17 +1400,17 @@ void Emitter::emit_counted_pairs(const StripLoop& l, const std::vector<ValueId>&
   both([&] { loop_body(sa); }, [&] { loop_body(sb); });
   sub(qword[rsp + kLoopLeftOffset], 1);
   jz(last, T_NEAR);
-  Snapshot at_count = snapshot();
+  CacheSnapshot at_count = cache_snapshot(true);
   both([&] { loop_back_copy(sa); }, [&] { loop_back_copy(sb); });
   jmp(head, T_NEAR);
-  restore(at_count);
+  cache_restore(at_count);
   L(last);
   cmp(dword[rsp + kLoopFaultOffset], 0);
   je(exit_pair, T_NEAR);
   // a watchdog fault: the iteration-outer code faults after this back edge
   both([&] { loop_back_copy(sa); loop_store_phis(sa); }, [&] { loop_back_copy(sb); loop_store_phis(sb); });
   jmp(pair_next, T_NEAR);
-  restore(at_count);
+  cache_restore(at_count);
   L(exit_pair);
   both([&] { loop_store_live_out(sa); loop_store_phis(sa); }, [&] { loop_store_live_out(sb); loop_store_phis(sb); });
   L(pair_next);

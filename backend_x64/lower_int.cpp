@@ -252,18 +252,7 @@ bool Emitter::lower_state(ValueId v) {
       } else {
         emit_fault_return(FaultKind::OutOfBounds, v, in.imm, uint32_t(Space::Const));
       }
-      if (bytes == 4) {
-        vpbroadcastd(V(d), dword[r15 + int(in.imm)]);
-      } else {
-        if (bytes == 1) movzx(eax, byte[r15 + int(in.imm)]);
-        else movzx(eax, word[r15 + int(in.imm)]);
-        if (in.type == ir::Type::I1) {
-          test(eax, eax);
-          setne(al);
-          movzx(eax, al);
-        }
-        bcast_gpr(d, eax);
-      }
+      bcast_uniform(d, in);
       return true;
     }
     case Opcode::LoadUniformIdx:

@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <fstream>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -69,23 +70,12 @@ std::vector<Line> loop_at(const CompiledFunction& cf, const std::string& marker)
 }
 
 ir::Function alu_kernel() {
-  const char* text =
-      "get_sr r1, sr80 (thread_position_in_grid.x)\n"
-      "device_load 0, i32, x, r2, u0_u1, r1, unsigned\n"
-      "wait 0\n"
-      "mov_imm r5, 0, 0b0\n"
-      "push_exec r0l, 1\n"
-      "while_icmp r0l, ult, r5, 64, 1\n"
-      "loop:\n"
-      "imadd r2, r2, u4, u5\n"
-      "iadd r3, r2, r2, lsl 4\n"
-      "xor r2, r2, r3\n"
-      "iadd r5, r5, 1\n"
-      "while_icmp r0l, ult, r5, 64, 1\n"
-      "jmp_exec_any loop\n"
-      "pop_exec r0l, 1\n"
-      "device_store 0, i32, x, r2, u2_u3, r1, unsigned, 0\n"
-      "stop\n";
+  // The bench kernel itself, so the test follows any change to it.
+  std::ifstream file(std::string(GPURC_TEST_DATA) + "/examples/g13/int_hash.s");
+  REQUIRE(file.good());
+  std::stringstream source;
+  source << file.rdbuf();
+  const std::string text = source.str();
   std::vector<uint8_t> code;
   std::string err;
   REQUIRE_MESSAGE(g13::assemble(text, code, err), err);

@@ -14,6 +14,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <sstream>
 
 #include "frontend/g13/interp.h"
 #include "frontend/g13/translate.h"
@@ -758,23 +759,12 @@ TEST_CASE("g13 translate: with a known start state a uniform jmp_exec_any loop l
   // fold_uniform_votes then turns its `jmp_exec_any` vote into the exec
   // value, and the loop is a single block of strip ops (no warp op), which
   // the x64 backend runs strip by strip in registers.
-  const char* text =
-      "get_sr r1, sr80 (thread_position_in_grid.x)\n"
-      "device_load 0, i32, x, r2, u0_u1, r1, unsigned\n"
-      "wait 0\n"
-      "mov_imm r5, 0, 0b0\n"
-      "push_exec r0l, 1\n"
-      "while_icmp r0l, ult, r5, 64, 1\n"
-      "loop:\n"
-      "imadd r2, r2, u4, u5\n"
-      "iadd r3, r2, r2, lsl 4\n"
-      "xor r2, r2, r3\n"
-      "iadd r5, r5, 1\n"
-      "while_icmp r0l, ult, r5, 64, 1\n"
-      "jmp_exec_any loop\n"
-      "pop_exec r0l, 1\n"
-      "device_store 0, i32, x, r2, u2_u3, r1, unsigned, 0\n"
-      "stop\n";
+  // The bench kernel itself, so the test follows any change to it.
+  std::ifstream file(std::string(GPURC_TEST_DATA) + "/examples/g13/int_hash.s");
+  REQUIRE(file.good());
+  std::stringstream source;
+  source << file.rdbuf();
+  const std::string text = source.str();
   std::vector<uint8_t> code;
   std::string err;
   REQUIRE_MESSAGE(g13::assemble(text, code, err), err);

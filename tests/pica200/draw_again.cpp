@@ -17,6 +17,7 @@
 #include "frontend/pica200/module/draw.h"
 #include "frontend/pica200/module/launch.h"
 #include "gpurc/pica200.h"
+#include "tests/pica200/simple_draw_shader.h"
 #include "recompiler/isa_engine.h"
 #include "runtime/memory.h"
 
@@ -28,26 +29,7 @@ namespace {
 
 namespace p = gpurc::pica200;
 
-// o0 = c0..c3 * v0 (DP4s), o1 = v1 (a pass-through copy), o2 = v2 + c4.
-constexpr const char* kShader = R"(
-.fvec m[4]
-.fvec k
-.in v_pos v0
-.in v_col v1
-.in v_tex v2
-.out o_pos position
-.out o_col color
-.out o_tex texcoord0
-.proc main
-    dp4 o_pos.x, m[0], v_pos
-    dp4 o_pos.y, m[1], v_pos
-    dp4 o_pos.z, m[2], v_pos
-    dp4 o_pos.w, m[3], v_pos
-    mov o_col, v_col
-    add o_tex, k, v_tex
-    end
-.end
-)";
+constexpr const char* kShader = gpurc::pica::test::kSimpleDrawShader;
 struct Prepared {
   p::ShaderSetup setup;
   pica::PreparedShader ps;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gpurc/pica200.h"
+#include "tests/pica200/simple_draw_shader.h"
 
 namespace gpurc_test_pica200_draw_bound {  // one namespace per file: unity builds (CMakeLists.txt)
 
@@ -21,26 +22,7 @@ namespace p = gpurc::pica200;
 
 namespace {
 
-// o0 = c0..c3 * v0 (DP4s), o1 = v1 (a pass-through copy), o2 = v2 + c4.
-constexpr const char* kBoundShader = R"(
-.fvec m[4]
-.fvec k
-.in v_pos v0
-.in v_col v1
-.in v_tex v2
-.out o_pos position
-.out o_col color
-.out o_tex texcoord0
-.proc main
-    dp4 o_pos.x, m[0], v_pos
-    dp4 o_pos.y, m[1], v_pos
-    dp4 o_pos.z, m[2], v_pos
-    dp4 o_pos.w, m[3], v_pos
-    mov o_col, v_col
-    add o_tex, k, v_tex
-    end
-.end
-)";
+constexpr const char* kBoundShader = gpurc::pica::test::kSimpleDrawShader;
 
 constexpr float kSentinel = 12345.0f;
 
