@@ -689,6 +689,13 @@ void Emitter::plan_prefilled_consts() {
   // known start) a draw loop enters every warp through the prologue
   // (draw_loop.cpp): there the prefill would cost what it saves.
   if (f_.blocks.empty() || plan_.strip_loop_of[0] >= 0 || f_.unlaunched_lanes_free) return;
+  // Not with a strip-outer loop (loops.cpp) anywhere in the function: the
+  // merged twelfth-session code gave wrong results there (the full run of
+  // tests/backend/loops.cpp's random loops, program 388: an entry-block
+  // value read by the loop and after it); the loop forms' slot bookkeeping
+  // was not checked against prefilled slots. saxpy-like kernels have no loop.
+  for (int32_t loop_of : plan_.strip_loop_of)
+    if (loop_of >= 0) return;
   for (ValueId v : f_.blocks[0].insts) {
     const Inst& in = f_.insts[v];
     const bool uniform = in.op == Opcode::LoadUniform && bit_width(in.type) == 32 && in.imm <= f_.uniform_bytes &&
