@@ -116,7 +116,6 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer,
   plan_indexed_memory();
   plan_vote_nots();
   lane_equal_values();
-  plan_prefilled_consts();
   // uniforms_tested_at_entry_: a run that stops at a barrier resumes past
   // the entry block, so only functions without barriers qualify.
   bool barriers = false;
@@ -298,9 +297,7 @@ int Emitter::def(ValueId v) {
   int r = alloc_reg();
   regs_[r].v = v;
   vals_[v].reg = int8_t(r);
-  // A load_var of a var the function never stores is already home; a
-  // prefilled constant's slot holds it from the prologue on.
-  vals_[v].in_frame = var_home_[v] >= 0 || prefilled_[v];
+  vals_[v].in_frame = var_home_[v] >= 0;  // a load_var of a var the function never stores: already home
   return r;
 }
 
@@ -334,7 +331,7 @@ void Emitter::end_op(ValueId v) {
   int32_t pos = plan_.position[v];
   auto release = [&](ValueId a) {
     int ar = vals_[a].reg;
-    if (ar < 0 || regs_[ar].pinned) return;  // a strip invariant stays for the next strips
+    if (ar < 0) return;
     vals_[a].reg = -1;
     regs_[ar] = RegState{};
   };
@@ -636,7 +633,6 @@ void Emitter::emit_prologue() {
   }
   // The memory accesses' window caches hold for the warps of one call only.
   clear_window_caches();
-  emit_prefilled_consts();
   // Resume after a barrier: ctx.resume names the block to continue at. This
   // comes after the per-run setup above (first launched lane on the stack,
   // launched-lane masks), which every entry, fresh or resumed, needs.
@@ -667,86 +663,6 @@ void Emitter::emit_prologue() {
     je(block_label_[to], T_NEAR);
   }
   jmp(block_label_[0], T_NEAR);
-}
-
-// Constants of the entry block that code outside their own segment reads
-// (another segment of the block, a later block, a phi, a memory op's
-// fallback, a helper): their slots are written here, once per call, instead
-// of a broadcast and a store in every strip of the defining segment (Tesla
-// saxpy: the MAD's 0x80000000, 0x7f800000, 0x800000 and the index strip's
-// zero, which the exact path in the next block reads). A constant never
-// changes and no other code writes its slot (slots are not shared), so the
-// slot holds it for every warp of a warp-loop call (the later warps enter
-// past this, at loop_warp_start_: the same frame), for a resumed run (the
-// per-run part of the prologue runs again) and for any block. Within its own
-// segment such a constant is still read from a register, or from the pool
-// where every reader there can take it so (count_only_const: then it has no
-// code at all).
-void Emitter::plan_prefilled_consts() {
-  prefilled_.assign(f_.insts.size(), 0);
-  prefilled_list_.clear();
-  // Under the unlaunched-lanes contract (vertex shaders, G13 kernels with a
-  // known start) a draw loop enters every warp through the prologue
-  // (draw_loop.cpp): there the prefill would cost what it saves.
-  if (f_.blocks.empty() || plan_.strip_loop_of[0] >= 0 || f_.unlaunched_lanes_free) return;
-  // Not with a strip-outer loop (loops.cpp) anywhere in the function: the
-  // merged twelfth-session code gave wrong results there (the full run of
-  // tests/backend/loops.cpp's random loops, program 388: an entry-block
-  // value read by the loop and after it); the loop forms' slot bookkeeping
-  // was not checked against prefilled slots. saxpy-like kernels have no loop.
-  for (int32_t loop_of : plan_.strip_loop_of)
-    if (loop_of >= 0) return;
-  for (ValueId v : f_.blocks[0].insts) {
-    const Inst& in = f_.insts[v];
-    const bool uniform = in.op == Opcode::LoadUniform && bit_width(in.type) == 32 && in.imm <= f_.uniform_bytes &&
-                         f_.uniform_bytes - in.imm >= 4;
-    if ((in.op != Opcode::Const && !uniform) || wide(v) || deferred_[v] || !plan_.escapes[v]) continue;
-    const int32_t si = plan_.segment_of[v];
-    if (si < 0 || !plan_.segments[size_t(si)].strip) continue;
-    prefilled_[v] = 1;
-    prefilled_list_.push_back(v);
-    vals_[v].in_frame = true;
-  }
-  // Constants first, equal bits one after the other (one broadcast each),
-  // then the uniforms.
-  std::stable_sort(prefilled_list_.begin(), prefilled_list_.end(), [&](ValueId a, ValueId b) {
-    const bool ua = f_.insts[a].op == Opcode::LoadUniform, ub = f_.insts[b].op == Opcode::LoadUniform;
-    if (ua != ub) return ub;
-    return uint32_t(f_.insts[a].imm & type_mask(f_.insts[a].type)) <
-           uint32_t(f_.insts[b].imm & type_mask(f_.insts[b].type));
-  });
-}
-
-// A 4-byte load_uniform of the entry block is prefilled the same way: the
-// uniforms do not change during a call (nothing in the IR writes them). With
-// no uniform block (r15 null) nothing is written: the load itself faults
-// (its segment still loads it and tests r15) before any code reads the
-// slot, since every fresh run passes the entry block first and a run that
-// faulted is not resumed.
-void Emitter::emit_prefilled_consts() {
-  bool have = false;
-  uint32_t held = 0;
-  Label no_block;
-  bool tested = false;
-  for (ValueId v : prefilled_list_) {
-    const Inst& in = f_.insts[v];
-    if (in.op == Opcode::LoadUniform) {
-      if (!tested) {
-        test(r15, r15);
-        jz(no_block, T_NEAR);
-        tested = true;
-      }
-      vpbroadcastd(V(0), dword[r15 + int(in.imm)]);
-      have = false;
-    } else {
-      const uint32_t bits = uint32_t(in.imm & type_mask(in.type));
-      if (!have || bits != held) bcast_const(0, bits);
-      have = true;
-      held = bits;
-    }
-    for (int off = 0; off < kWarpLanes * 4; off += vbytes_) vstore(ptr[r12 + int(slot(v)) + off], 0);
-  }
-  if (tested) L(no_block);
 }
 
 void Emitter::emit_function() {
@@ -837,11 +753,6 @@ void Emitter::emit_strip_segment(const Segment& s) {
     }
     return;
   }
-  const std::vector<std::pair<int, ValueId>> inv = segment_invariants(s, hoisted || uniforms_known_nonnull());
-  if (!inv.empty()) {
-    emit_strip_looped_invariants(s, inv, hoisted);
-    return;
-  }
   Label loop;
   L(loop);
   body();
@@ -849,87 +760,6 @@ void Emitter::emit_strip_segment(const Segment& s) {
   if (strip_limit_) cmp(r14d, dword[rsp + kStripEndOffset]);  // the strips past the last launched lane: skipped
   else cmp(r14d, kWarpLaneBytes4);
   jb(loop, T_NEAR);
-}
-
-// Strip invariants of a looped strip segment (twelfth session): a constant
-// or an in-range load_uniform that ops of the segment read from a register
-// holds the same bits in every lane of every strip, so it is broadcast once
-// before the strip loop into a register of its own (the highest cache
-// registers, pinned: never a victim, never released) instead of in every
-// strip. Tesla saxpy: the MAD strip's factor a, 0xf1800000 and 0x800000;
-// the index strip's ntid.x and n. A load_uniform qualifies only when the
-// uniform pointer is known good before the strips (the segment's test was
-// hoisted before them, or the entry block tested it), so evaluating it early
-// cannot fault; constants the pool serves (count_only_const) have no code
-// anyway. At most a third of the cache is pinned (3 registers on AVX2, 8 on
-// AVX-512), the most-read first. Values with edge copies of their own
-// (direct_phis) are left alone.
-std::vector<std::pair<int, ValueId>> Emitter::segment_invariants(const Segment& s, bool uniforms_ok) {
-  std::vector<std::pair<int, ValueId>> out;
-  // Not under the unlaunched-lanes contract (vertex shaders, G13 kernels
-  // with a known start): measured only on Tesla; PICA200's draws on this
-  // loaded host were not clearly unchanged with pins (fewer registers for
-  // the shader's own values), so their code stays as it was.
-  if (!strip_invariants_enabled() || f_.unlaunched_lanes_free) return out;
-  std::map<ValueId, int> reads;
-  for (ValueId v : s.ops) {
-    if (deferred_[v]) continue;
-    if (!invariant_leaf(v, uniforms_ok) && !invariant_copy(v, uniforms_ok)) continue;
-    if (plan_.last_use[v] < 0 || !plan_.direct_phis[v].empty()) continue;
-    reads[v] = 0;
-  }
-  if (reads.empty()) return out;
-  for (ValueId u : s.ops) {
-    if (deferred_[u] || reads.count(u)) continue;
-    for (ValueId a : f_.insts[u].args)
-      if (auto it = reads.find(a); it != reads.end()) ++it->second;
-  }
-  std::vector<std::pair<int, ValueId>> order;  // (-reads, value)
-  for (auto [v, c] : reads)
-    if (c > 0) order.emplace_back(-c, v);
-  std::sort(order.begin(), order.end());
-  // Room: a pinned register is one the segment's own values cannot use, so
-  // pin only what leaves room for the most values the segment holds at once
-  // that only a register holds (defined here, read later here, not stored
-  // at their definition because nothing outside reads them: evicting one
-  // costs a store and a load), plus two for an op's operands and result.
-  // (PICA200's ref_simple on AVX2 spilled input loads with three pins.)
-  std::vector<int> live(s.ops.size() + 1, 0);
-  for (ValueId v : s.ops) {
-    if (deferred_[v] || reads.count(v) || plan_.escapes[v] || plan_.last_use[v] < 0) continue;
-    if (f_.insts[v].op == Opcode::Const && count_only_const(v)) continue;
-    for (int32_t p = plan_.position[v]; p < plan_.last_use[v] && size_t(p) < live.size(); ++p) ++live[size_t(p)];
-  }
-  const int most = *std::max_element(live.begin(), live.end());
-  const int limit = std::min((cache_hi_ - cache_lo_) / 3, cache_hi_ - cache_lo_ - most - 2);
-  int reg = cache_hi_ - 1;
-  for (auto [c, v] : order) {
-    if (int(out.size()) >= limit) break;
-    out.emplace_back(reg--, v);
-  }
-  return out;
-}
-
-// A constant (with code: not one the pool serves) or an in-range
-// load_uniform whose block pointer is known good.
-bool Emitter::invariant_leaf(ValueId v, bool uniforms_ok) {
-  const Inst& in = f_.insts[v];
-  if (wide(v)) return false;
-  if (in.op == Opcode::Const) return !count_only_const(v);
-  if (in.op != Opcode::LoadUniform || !uniforms_ok) return false;
-  const unsigned bytes = in.type == ir::Type::I1 ? 1 : bit_width(in.type) / 8;
-  return in.imm <= f_.uniform_bytes && f_.uniform_bytes - in.imm >= bytes;
-}
-
-// A 32-bit bitcast or zext of such a leaf of the same segment: the same bits
-// in its lanes (a narrow leaf is zero-extended in its lane already), so it is
-// broadcast the leaf's way (Tesla's `bitcast f32 (load_uniform a)`, the
-// `zext (load_uniform u16 ntid.x)`: a register copy per strip before).
-bool Emitter::invariant_copy(ValueId v, bool uniforms_ok) {
-  const Inst& in = f_.insts[v];
-  if ((in.op != Opcode::Bitcast && in.op != Opcode::Zext) || wide(v) || in.args.size() != 1) return false;
-  const ValueId a = in.args[0];
-  return plan_.segment_of[a] == plan_.segment_of[v] && !deferred_[a] && invariant_leaf(a, uniforms_ok);
 }
 
 // Register r = load_uniform `in` in every lane (offset in range, r15 known
@@ -948,110 +778,6 @@ void Emitter::bcast_uniform(int r, const Inst& in) {
     movzx(eax, al);
   }
   bcast_gpr(r, eax);
-}
-
-// Broadcasts invariant v into register r and pins it there.
-void Emitter::pin_invariant(int r, ValueId v) {
-  ValueId leaf = v;
-  if (f_.insts[v].op == Opcode::Bitcast || f_.insts[v].op == Opcode::Zext) leaf = f_.insts[v].args[0];
-  const Inst& in = f_.insts[leaf];
-  if (in.op == Opcode::Const) {
-    bcast_const(r, uint32_t(in.imm & type_mask(in.type)));
-  } else {  // an in-range load_uniform whose block pointer is known good (segment_invariants)
-    bcast_uniform(r, in);
-  }
-  regs_[r] = RegState{v, ++clock_, false, true};
-  vals_[v].reg = int8_t(r);
-}
-
-// The strip loop of a segment with invariants: they are broadcast before the
-// loop; in the body each one's own position only stores it to its slot when
-// other code reads it (and no prologue prefilled the slot). A helper call
-// clobbers every vector register (its cache reset unpins them): the
-// invariants are broadcast again right after it, into the same registers,
-// so the loop's top finds them where the first strip did.
-void Emitter::emit_strip_looped_invariants(const Segment& s, const std::vector<std::pair<int, ValueId>>& inv,
-                                           bool hoisted) {
-  std::map<ValueId, int> reg_of;
-  for (auto [r, v] : inv) reg_of[v] = r;
-  // A leaf whose readers in the segment are all pinned copies of it (the
-  // load_uniform under a pinned bitcast) needs no code in the strips when
-  // no other code reads its slot, or the prologue prefilled it.
-  std::map<ValueId, bool> skip;
-  for (auto [r, v] : inv) {
-    const Inst& in = f_.insts[v];
-    if (in.op != Opcode::Bitcast && in.op != Opcode::Zext) continue;
-    const ValueId a = in.args[0];
-    if (reg_of.count(a) || (plan_.escapes[a] && !prefilled_[a])) continue;
-    bool only = true;
-    for (ValueId u : s.ops)  // (a deferred reader runs in a fallback: it reads the slot)
-      if (!reg_of.count(u))
-        for (ValueId x : f_.insts[u].args) only &= x != a;
-    if (only) skip[a] = true;
-  }
-  auto repin = [&] {
-    for (auto [r, v] : inv) {
-      if (regs_[r].v != kNoValue && regs_[r].v != v) vals_[regs_[r].v].reg = -1;
-      pin_invariant(r, v);
-      vals_[v].in_frame = prefilled_[v] != 0;
-    }
-  };
-  reset_cache();
-  repin();
-  Label loop;
-  L(loop);
-  // The top of each strip: only the pinned registers hold values.
-  uidx_cached_ = kNoValue;
-  select_mask_of_ = kNoValue;
-  for (int r = 0; r < nregs_; ++r) {
-    regs_[r].locked = false;
-    if (regs_[r].pinned || regs_[r].v == kNoValue) continue;
-    vals_[regs_[r].v].reg = -1;
-    regs_[r] = RegState{};
-  }
-  for (auto [r, v] : inv) vals_[v].in_frame = prefilled_[v] != 0;  // this strip's slot: not written yet
-  in_segment_body_ = true;
-  uniforms_checked_ = hoisted;
-  for (ValueId v : s.ops) {
-    if (skip.count(v)) {
-      if (f_.insts[v].op != Opcode::Const) {
-        uniform_index_note(v);
-        select_mask_of_ = kNoValue;
-      }
-      continue;
-    }
-    if (auto it = reg_of.find(v); it != reg_of.end()) {
-      if (f_.insts[v].op != Opcode::Const) {
-        uniform_index_note(v);
-        select_mask_of_ = kNoValue;
-      }
-      if (plan_.escapes[v] && !vals_[v].in_frame) {
-        vstore(strip_mem(v), it->second);
-        vals_[v].in_frame = true;
-      }
-      continue;
-    }
-    lower_strip_op(v);
-    end_op(v);
-    if (!regs_[inv[0].first].pinned) repin();  // a helper call reset the cache
-  }
-  in_segment_body_ = false;
-  add(r14d, vbytes_);
-  if (strip_limit_) cmp(r14d, dword[rsp + kStripEndOffset]);  // the strips past the last launched lane: skipped
-  else cmp(r14d, kWarpLaneBytes4);
-  jb(loop, T_NEAR);
-  for (auto [r, v] : inv) regs_[r].pinned = false;
-  reset_cache();
-}
-
-// Strip invariants on (default) or off with GPURC_STRIP_INVARIANTS=0 (read
-// once), for measurements.
-bool Emitter::strip_invariants_enabled() {
-  static const bool yes = [] {
-    const char* e = std::getenv("GPURC_STRIP_INVARIANTS");
-    return !(e && *e == '0');
-  }();
-  return yes;
 }
 
 // r15 (the uniform block) tested for null; a null block is load_uniform v's

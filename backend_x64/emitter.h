@@ -140,15 +140,6 @@ class Emitter : public FastEncoder {
   void emit_prologue();
   void emit_block(ir::BlockId b);
   void emit_strip_segment(const Segment& s);
-  // Strip invariants of a looped segment (emitter.cpp): (register, value),
-  // broadcast once before its strip loop and pinned.
-  std::vector<std::pair<int, ir::ValueId>> segment_invariants(const Segment& s, bool uniforms_ok);
-  bool invariant_leaf(ir::ValueId v, bool uniforms_ok);
-  bool invariant_copy(ir::ValueId v, bool uniforms_ok);
-  void pin_invariant(int r, ir::ValueId v);
-  void emit_strip_looped_invariants(const Segment& s, const std::vector<std::pair<int, ir::ValueId>>& inv,
-                                    bool hoisted);
-  static bool strip_invariants_enabled();
   void emit_warp_op(ir::ValueId v);
   bool emit_vote(ir::ValueId v);                            // native ballot / any / all
   void emit_cluster_vote(ir::ValueId v);                    // their per-lane results for clusters < 32 lanes
@@ -420,13 +411,6 @@ class Emitter : public FastEncoder {
   int slot_operand(ir::ValueId u, bool either) const;  // AVX2: an operand read from its slot (lower_int.cpp)        // AVX2: a mask-only x < const leaves !(x > const - 1) (lower_int.cpp)
   std::vector<uint8_t> mask_only_cmp_;          // its per-value answers, computed on first use
   std::vector<uint8_t> count_only_const_;       // its per-value answers, computed on first use
-  // Constants of the entry block that other segments read: their slots are
-  // written once per call in the prologue (emit_prefilled_consts), not in
-  // every strip that defines them (plan_prefilled_consts, emitter.cpp).
-  std::vector<uint8_t> prefilled_;
-  std::vector<ir::ValueId> prefilled_list_;
-  void plan_prefilled_consts();
-  void emit_prefilled_consts();
   bool lower_int(ir::ValueId v);
   bool lower_float(ir::ValueId v);
   bool lower_wide(ir::ValueId v);

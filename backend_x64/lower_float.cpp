@@ -1220,17 +1220,8 @@ bool Emitter::lower_float(ValueId v) {
   if ((ftz_in || pica) && !(pica && in.op == Opcode::FLog2)) {
     for (int i = 0; i < 2 && i < int(n); ++i) {
       if (plan_.no_subnormal[in.args[i]]) continue;
-      if (!z_ && r[i] >= 2) {
-        // AVX2: the blend writes the flushed copy straight from the
-        // operand's register (three-operand forms), no copy first.
-        vpand(V(0), V(r[i]), const_vec(0x7F800000u));
-        vpcmpeqd(V(0), V(0), const_vec(0));
-        vpand(V(1), V(r[i]), const_vec(0x80000000u));
-        vblendvps(V(2 + i), V(r[i]), V(1), V(0));
-      } else {
-        vmov(2 + i, r[i]);
-        flush_subnormal(2 + i);
-      }
+      vmov(2 + i, r[i]);
+      flush_subnormal(2 + i);
       x[i] = 2 + i;
     }
   }

@@ -37,18 +37,15 @@ bool Emitter::count_only_const(ValueId v) {
     const size_t n = f_.insts.size();
     count_only_const_.assign(n, 0);
     for (ValueId c = 0; c < n; ++c)
-      if (f_.insts[c].op == Opcode::Const && !wide(c) && (!plan_.escapes[c] || prefilled_[c])) count_only_const_[c] = 1;
+      if (f_.insts[c].op == Opcode::Const && !wide(c) && !plan_.escapes[c]) count_only_const_[c] = 1;
     for (ValueId u = 0; u < n; ++u) {
       const Inst& ui = f_.insts[u];
       if (ui.block == kNoBlock) continue;
       const bool shift = (ui.op == Opcode::Shl || ui.op == Opcode::LShr || ui.op == Opcode::AShr) && !wide(u) &&
                          ui.args.size() == 2 && !wide(ui.args[0]);
-      // (only a candidate's readers need the position test; a prefilled
-      // constant's readers outside its segment, and deferred ones, which
-      // run in a fallback, read its slot or the pool)
+      // (only a candidate's readers need the position test)
       for (size_t i = 0; i < ui.args.size(); ++i)
         if (ValueId a = ui.args[i]; a < n && count_only_const_[a] && !(shift && i == 1 && a != ui.args[0]) &&
-                                    !(prefilled_[a] && (plan_.segment_of[u] != plan_.segment_of[a] || deferred_[u])) &&
                                     !const_operand_position(u, i))
           count_only_const_[a] = 0;
       if (ui.op != Opcode::IToF) continue;

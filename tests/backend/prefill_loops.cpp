@@ -1,11 +1,11 @@
-// An entry-block constant read by a strip-outer loop and after it
-// (backend_x64/emitter.cpp, plan_prefilled_consts): program 388 of
-// loops.cpp's random strip-outer loops (its full run only), which the JIT got
-// wrong with the twelfth session's prefilled slots (lane 0 of v1, the xor
-// of two constants, one of them prefilled). Functions with a strip-outer
-// loop take no prefill since; this keeps the program in the light run too,
-// on every tier, against the interpreter, unoptimised as the random test
-// compiles it.
+// An entry-block constant read by a strip-outer loop and after it: program
+// 388 of loops.cpp's random strip-outer loops (made only by its full run),
+// which the x64 JIT got wrong with the twelfth session's prefilled slots (an
+// entry constant's slot written once in the prologue; lane 0 of v1, the xor
+// of two constants, one of them prefilled). That change was reverted before
+// it landed (docs/testing.md, "Twelfth session"); this keeps the program in
+// the light run too, on every tier and five launch masks, against the
+// interpreter, unoptimised as the random test compiles it.
 #include <doctest/doctest.h>
 
 #include <cstring>
