@@ -361,6 +361,7 @@ class Emitter : public FastEncoder {
   // watchdog fault's state, and jumps to `next` (falls_through: `next`
   // follows). fast: deferred NaN tests, a NaN lane jumps to `rerun`.
   void loop_counted_run(LoopState& so, bool fast, Xbyak::Label& rerun, Xbyak::Label& next, bool falls_through);
+  void loop_counted_pair_run(LoopState& sa, LoopState& sb, Xbyak::Label& next);  // the strips at r14 and rbp side by side
   // Deferred NaN tests (loops.cpp, issue 13 twelfth session): a loop
   // accumulator's fused MAD (acc' = a * b + acc, the phi read by nothing
   // else) is emitted without its NaN test in the counted strips' first run;

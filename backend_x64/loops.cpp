@@ -1049,6 +1049,42 @@ bool Emitter::loop_interleavable(const StripLoop& l, const std::vector<ValueId>&
   return fits;
 }
 
+// The pair of strips at r14 and rbp (a strip-interleaved loop) runs
+// kLoopLeftOffset iterations side by side, then stores its exit state, or
+// at a watchdog fault the state the iteration-outer code faults with and a
+// jump to `next`; the exit state falls through to `next`.
+void Emitter::loop_counted_pair_run(LoopState& sa, LoopState& sb, Label& next) {
+  auto both = [&](auto&& fa, auto&& fb) {
+    fa();
+    loop_switch_strip();
+    fb();
+    loop_switch_strip();
+  };
+  Label head, last, exit_pair;
+  loop_reset_range();
+  loop_switch_strip();
+  loop_reset_range();
+  loop_switch_strip();
+  both([&] { loop_pin(sa); loop_canonical(sa); }, [&] { loop_pin(sb); loop_canonical(sb); });
+  L(head);
+  both([&] { loop_body(sa); }, [&] { loop_body(sb); });
+  sub(qword[rsp + kLoopLeftOffset], 1);
+  jz(last, T_NEAR);
+  CacheSnapshot at_count = cache_snapshot(true);
+  both([&] { loop_back_copy(sa); }, [&] { loop_back_copy(sb); });
+  jmp(head, T_NEAR);
+  cache_restore(at_count);
+  L(last);
+  cmp(dword[rsp + kLoopFaultOffset], 0);
+  je(exit_pair, T_NEAR);
+  // a watchdog fault: the iteration-outer code faults after this back edge
+  both([&] { loop_back_copy(sa); loop_store_phis(sa); }, [&] { loop_back_copy(sb); loop_store_phis(sb); });
+  jmp(next, T_NEAR);
+  cache_restore(at_count);
+  L(exit_pair);
+  both([&] { loop_store_live_out(sa); loop_store_phis(sa); }, [&] { loop_store_live_out(sb); loop_store_phis(sb); });
+}
+
 void Emitter::emit_interleaved_loop(const StripLoop& l, const std::vector<ValueId>& register_uses) {
   const int strips = kWarpLanes / lanes_;  // 2 (AVX-512) or 4 (AVX2)
   const int half = (nregs_ - kFirstCacheReg) / 2;
@@ -1116,7 +1152,7 @@ void Emitter::emit_interleaved_loop(const StripLoop& l, const std::vector<ValueI
 
   // ---- AVX2: the other pair, the same number of iterations
   if (strips > 2) {
-    Label head, last, exit_pair, done;
+    Label done;
     mov(rax, qword[rsp + kLoopTripsOffset]);
     test(rax, rax);
     jz(done, T_NEAR);  // the first budget op faulted: the phis keep their entry values
@@ -1126,27 +1162,7 @@ void Emitter::emit_interleaved_loop(const StripLoop& l, const std::vector<ValueI
     and_(eax, -2 * vbytes_);
     mov(r14d, eax);
     lea(ebp, ptr[rax + vbytes_]);
-    reset_both();
-    both([&] { loop_pin(sa_counted); loop_canonical(sa_counted); }, [&] { loop_pin(sb); loop_canonical(sb); });
-    L(head);
-    both([&] { loop_body(sa_counted); }, [&] { loop_body(sb); });
-    sub(qword[rsp + kLoopLeftOffset], 1);
-    jz(last, T_NEAR);
-    CacheSnapshot at_count = cache_snapshot(true);
-    both([&] { loop_back_copy(sa_counted); }, [&] { loop_back_copy(sb); });
-    jmp(head, T_NEAR);
-    cache_restore(at_count);
-    L(last);
-    cmp(dword[rsp + kLoopFaultOffset], 0);
-    je(exit_pair, T_NEAR);
-    // a watchdog fault: the iteration-outer code faults after this back edge
-    both([&] { loop_back_copy(sa_counted); loop_store_phis(sa_counted); },
-         [&] { loop_back_copy(sb); loop_store_phis(sb); });
-    jmp(done, T_NEAR);
-    cache_restore(at_count);
-    L(exit_pair);
-    both([&] { loop_store_live_out(sa_counted); loop_store_phis(sa_counted); },
-         [&] { loop_store_live_out(sb); loop_store_phis(sb); });
+    loop_counted_pair_run(sa_counted, sb, done);
     L(done);
   }
   reset_both();
@@ -1383,7 +1399,7 @@ void Emitter::emit_counted_pairs(const StripLoop& l, const std::vector<ValueId>&
     loop_reset_range();
     loop_switch_strip();
   };
-  Label pair_top, head, last, exit_pair, pair_next, done;
+  Label pair_top, pair_next, done;
   mov(rax, qword[rsp + kLoopTripsOffset]);
   test(rax, rax);
   jz(done, T_NEAR);  // the first budget op faulted: the phis keep their entry values
@@ -1394,25 +1410,7 @@ void Emitter::emit_counted_pairs(const StripLoop& l, const std::vector<ValueId>&
   mov(rax, qword[rsp + kLoopTripsOffset]);
   mov(qword[rsp + kLoopLeftOffset], rax);
   lea(ebp, ptr[r14 + vbytes_]);
-  reset_both();
-  both([&] { loop_pin(sa); loop_canonical(sa); }, [&] { loop_pin(sb); loop_canonical(sb); });
-  L(head);
-  both([&] { loop_body(sa); }, [&] { loop_body(sb); });
-  sub(qword[rsp + kLoopLeftOffset], 1);
-  jz(last, T_NEAR);
-  CacheSnapshot at_count = cache_snapshot(true);
-  both([&] { loop_back_copy(sa); }, [&] { loop_back_copy(sb); });
-  jmp(head, T_NEAR);
-  cache_restore(at_count);
-  L(last);
-  cmp(dword[rsp + kLoopFaultOffset], 0);
-  je(exit_pair, T_NEAR);
-  // a watchdog fault: the iteration-outer code faults after this back edge
-  both([&] { loop_back_copy(sa); loop_store_phis(sa); }, [&] { loop_back_copy(sb); loop_store_phis(sb); });
-  jmp(pair_next, T_NEAR);
-  cache_restore(at_count);
-  L(exit_pair);
-  both([&] { loop_store_live_out(sa); loop_store_phis(sa); }, [&] { loop_store_live_out(sb); loop_store_phis(sb); });
+  loop_counted_pair_run(sa, sb, pair_next);
   L(pair_next);
   add(r14d, 2 * vbytes_);
   cmp(r14d, kLaneArrayBytes4);
