@@ -103,13 +103,13 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer,
       for (int two = 0; two < 2; ++two)
         lane_exp_[base][alt][two] = (base ? r13 : r12) + (alt ? rbp : r14) * (two ? 2 : 1);
   block_label_.resize(f.blocks.size());
-  for (const ir::Inst& in : f.insts)
-    if (in.op == Opcode::Phi && in.block != kNoBlock) has_phis_ = true;
   uses_.assign(f.insts.size(), 0);
   for (const ir::Inst& in : f.insts)
-    if (in.block != kNoBlock)
+    if (in.block != kNoBlock) {
+      has_phis_ |= in.op == Opcode::Phi;
       for (ValueId a : in.args)
         if (a < uses_.size()) ++uses_[a];
+    }
   find_var_homes();
   if (has_phis_) frame_bytes_ = kLaunchMaskBytes;  // launch masks at frame offset 0
   ir::StageTimer t("indexed memory plan");
@@ -191,20 +191,18 @@ void Emitter::find_var_homes() {
   var_home_.assign(f_.insts.size(), -1);
   if (!var_homes_enabled()) return;
   std::vector<uint8_t> stored(f_.vars.size(), 0);
-  bool loads = false;
-  for (const ir::Inst& in : f_.insts) {
-    if (in.block == kNoBlock) continue;
-    if (in.op == Opcode::StoreVar && in.imm < stored.size()) stored[size_t(in.imm)] = 1;
-    loads |= in.op == Opcode::LoadVar;
-  }
-  if (!loads) return;
+  std::vector<ValueId> loads;  // the 32-bit load_vars, in one walk with the stores
   for (ValueId v = 0; v < f_.insts.size(); ++v) {
     const ir::Inst& in = f_.insts[v];
-    if (in.block == kNoBlock || in.op != Opcode::LoadVar || in.imm >= f_.vars.size() || stored[size_t(in.imm)]) continue;
-    if ((in.type != ir::Type::F32 && in.type != ir::Type::I32) || lane_bytes(f_.vars[size_t(in.imm)].type) != 4)
-      continue;
-    var_home_[v] = int32_t(in.imm);
+    if (in.block == kNoBlock) continue;
+    if (in.op == Opcode::StoreVar && in.imm < stored.size()) stored[size_t(in.imm)] = 1;
+    if (in.op == Opcode::LoadVar && in.imm < f_.vars.size() && (in.type == ir::Type::F32 || in.type == ir::Type::I32) &&
+        lane_bytes(f_.vars[size_t(in.imm)].type) == 4)
+      loads.push_back(v);
   }
+  if (loads.empty()) return;
+  for (ValueId v : loads)
+    if (!stored[size_t(f_.insts[v].imm)]) var_home_[v] = int32_t(f_.insts[v].imm);
   auto reads_through_use = [&](const ir::Inst& u) {
     switch (u.op) {
       case Opcode::FAdd: case Opcode::FSub: case Opcode::FMul: case Opcode::FFma: case Opcode::FMad:
@@ -221,10 +219,9 @@ void Emitter::find_var_homes() {
     }
   };
   for (const ir::Inst& u : f_.insts) {
-    if (u.block == kNoBlock) continue;
-    bool ok = reads_through_use(u);
+    if (u.block == kNoBlock || reads_through_use(u)) continue;
     for (ValueId a : u.args)
-      if (a < var_home_.size() && var_home_[a] >= 0 && !ok) var_home_[a] = -1;
+      if (a < var_home_.size()) var_home_[a] = -1;
   }
 }
 
@@ -1009,7 +1006,10 @@ bool Emitter::emit_vote(ValueId v) {
 void Emitter::plan_vote_nots() {
   for (ValueId v = 0; v < f_.insts.size(); ++v) {
     const Inst& in = f_.insts[v];
-    if (in.block == kNoBlock || !mask_vote(v)) continue;
+    // (the opcode test inline first: mask_vote is out of line, and most values are no vote)
+    if (in.block == kNoBlock || (in.op != Opcode::Any && in.op != Opcode::All && in.op != Opcode::Ballot) ||
+        !mask_vote(v))
+      continue;
     const ValueId n = in.args[0];
     const Inst& ni = f_.insts[n];
     if (ni.op != Opcode::Not || ni.type != ir::Type::I1 || ni.args.size() != 1 || ni.block == kNoBlock) continue;

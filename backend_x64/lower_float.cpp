@@ -643,6 +643,7 @@ ValueId Emitter::fused_add_of(ValueId v) {
       return in.type == ir::Type::F32 && (in.fflags & ff::FtzIn) && !(in.fflags & ff::Sat) &&
              round_mode(in.fflags) == Round::NearestEven && in.args.size() == 2;
     };
+    std::vector<ValueId> products;  // the fused products (each is picked by its one reader, at most once)
     for (ValueId u = 0; u < n; ++u) {
       const Inst& ui = f_.insts[u];
       if (ui.block == kNoBlock || (ui.op != Opcode::FAdd && ui.op != Opcode::FSub) || !daz_op(ui)) continue;
@@ -661,7 +662,10 @@ ValueId Emitter::fused_add_of(ValueId v) {
         if (plan_.segment_of[c] == seg && plan_.position[c] >= plan_.position[m]) continue;
         if (pick == kNoValue || plan_.position[m] > plan_.position[pick]) pick = m;
       }
-      if (pick != kNoValue) fused_add_[pick] = u;
+      if (pick != kNoValue) {
+        fused_add_[pick] = u;
+        products.push_back(pick);
+      }
     }
     // Pairs (lower_fused_pair): in each strip segment, a fused product and
     // the next one whose sum is also tested for NaN only and whose operands
@@ -673,9 +677,8 @@ ValueId Emitter::fused_add_of(ValueId v) {
       return !(fl & ff::FtzOut) || read_by_daz_arith_only(u);
     };
     find_daz_chains();
-    std::vector<ValueId> products;
-    for (ValueId m = 0; m < n; ++m)
-      if (fused_add_[m] != kNoValue && !daz_chain_member_[m]) products.push_back(m);
+    std::erase_if(products, [&](ValueId m) { return daz_chain_member_[m] != 0; });
+    // (segment, position) orders the products totally: the order they were found in does not matter.
     std::sort(products.begin(), products.end(), [&](ValueId a, ValueId b) {
       const int sa = plan_.segment_of[a], sb = plan_.segment_of[b];
       return sa != sb ? sa < sb : plan_.position[a] < plan_.position[b];
@@ -907,17 +910,23 @@ void Emitter::find_daz_chains() {
     return x < n && daz_op(x) && uses_[x] == 1 && plan_.segment_of[x] == plan_.segment_of[reader] &&
            !plan_.escapes[x] && plan_.direct_phis[x].empty() && !wide(x);
   };
-  std::vector<ValueId> reader(n, kNoValue);  // of a value with one use
-  for (ValueId u = 0; u < n; ++u)
-    if (f_.insts[u].block != kNoBlock)
-      for (ValueId a : f_.insts[u].args)
-        if (a < n && uses_[a] == 1) reader[a] = u;
+  // The candidate sums, in id order: the roots below and the only readers
+  // `reader` needs (a value read once, by a sum of this list; a value read
+  // once by anything else is never a partial sum, so its reader is not
+  // asked for). One walk of the function instead of one per question.
+  std::vector<ValueId> adds;
+  for (ValueId v = 0; v < n; ++v)
+    if (is_add(v) && daz_op(v)) adds.push_back(v);
+  if (adds.empty()) return;
+  std::vector<ValueId> reader(n, kNoValue);  // of a value with one use, when that use is a sum of `adds`
+  for (ValueId u : adds)
+    for (ValueId a : f_.insts[u].args)
+      if (a < n && uses_[a] == 1) reader[a] = u;
   DazChain c;
-  for (ValueId root = 0; root < n; ++root) {
-    if (!is_add(root) || !daz_op(root)) continue;
+  for (ValueId root : adds) {
     const int seg = plan_.segment_of[root];
     // Not a partial sum of a longer chain.
-    if (const ValueId u = reader[root]; u != kNoValue && daz_op(u) && is_add(u) && inner(root, u)) continue;
+    if (const ValueId u = reader[root]; u != kNoValue && inner(root, u)) continue;
     c.adds.clear();  // (one scratch chain: no allocation per candidate)
     c.ops.clear();
     bool ok = true;

@@ -98,6 +98,7 @@ bool Emitter::mask_only_cmp(ValueId v) {
     const size_t n = f_.insts.size();
     mask_only_cmp_.assign(n, 0);
     std::vector<int32_t> last(n, -1);  // per candidate: the position of its last reader
+    bool any = false;
     for (ValueId c = 0; c < n; ++c) {
       const Inst& ci = f_.insts[c];
       if (ci.op != Opcode::ICmp || ci.block == kNoBlock || ci.args.size() != 2 || deferred_[c]) continue;
@@ -108,8 +109,9 @@ bool Emitter::mask_only_cmp(ValueId v) {
       if (!z_ && !(p == IntPred::Eq || p == IntPred::Sgt || p == IntPred::Ugt || p == IntPred::Slt || p == IntPred::Ult))
         continue;
       mask_only_cmp_[c] = 1;
+      any = true;
     }
-    for (ValueId u = 0; u < n; ++u) {
+    for (ValueId u = 0; any && u < n; ++u) {  // (no candidate compare: nothing to clear, most shaders)
       const Inst& ui = f_.insts[u];
       if (ui.block == kNoBlock) continue;
       for (size_t i = 0; i < ui.args.size(); ++i) {
@@ -124,7 +126,7 @@ bool Emitter::mask_only_cmp(ValueId v) {
       if (ui.op != Opcode::IToF) continue;
       if (ValueId x = itof_narrow_source(f_, u); x != kNoValue && x < n) mask_only_cmp_[x] = 0;
     }
-    for (ValueId c = 0; c < n; ++c) {
+    for (ValueId c = 0; any && c < n; ++c) {
       if (!mask_only_cmp_[c]) continue;
       if (last[c] < 0) {  // read by nothing here: made as usual
         mask_only_cmp_[c] = 0;

@@ -64,6 +64,9 @@ uint64_t outputs_written_on_every_path(const ir::Function& f) {
 
 // Removes [lo, hi) from ascending merged ranges.
 void subtract(std::vector<std::pair<uint32_t, uint32_t>>& r, uint32_t lo, uint32_t hi) {
+  // Most calls remove nothing (make_draw_plan subtracts each always-written
+  // output component and each input register): no copy then.
+  if (std::none_of(r.begin(), r.end(), [&](const auto& x) { return x.second > lo && x.first < hi; })) return;
   std::vector<std::pair<uint32_t, uint32_t>> out;
   for (auto [a, b] : r) {
     if (b <= lo || a >= hi) {
