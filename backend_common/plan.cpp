@@ -86,14 +86,28 @@ std::vector<uint8_t> no_subnormal_values(const Function& f) {
       default: return false;
     }
   };
-  for (ValueId v = 0; v < n; ++v) ok[v] = candidate(f.insts[v]);
+  // The candidates that hold the fact through their operands (the rest keep
+  // it whatever their operands): the fixed point below walks only these.
+  std::vector<ValueId> derived;
+  for (ValueId v = 0; v < n; ++v) {
+    const Inst& in = f.insts[v];
+    ok[v] = candidate(in);
+    if (!ok[v]) continue;
+    switch (in.op) {
+      case Opcode::Bitcast: case Opcode::FNeg: case Opcode::FAbs: case Opcode::Select: case Opcode::Phi:
+      case Opcode::Xor: case Opcode::And:
+        derived.push_back(v);
+        break;
+      default: break;
+    }
+  }
   auto has = [&](ValueId a) { return a < n && ok[a]; };
   auto const_is = [&](ValueId a, uint32_t bits) {
     return a < n && f.insts[a].op == Opcode::Const && uint32_t(f.insts[a].imm) == bits;
   };
-  for (bool changed = true; changed;) {
+  for (bool changed = !derived.empty(); changed;) {
     changed = false;
-    for (ValueId v = 0; v < n; ++v) {
+    for (ValueId v : derived) {
       if (!ok[v]) continue;
       const Inst& in = f.insts[v];
       bool keep = true;

@@ -41,11 +41,13 @@ bool Emitter::count_only_const(ValueId v) {
     for (ValueId u = 0; u < n; ++u) {
       const Inst& ui = f_.insts[u];
       if (ui.block == kNoBlock) continue;
-      const bool shift = (ui.op == Opcode::Shl || ui.op == Opcode::LShr || ui.op == Opcode::AShr) && !wide(u) &&
-                         ui.args.size() == 2 && !wide(ui.args[0]);
+      auto shift = [&] {  // a 32-bit shift, whose count a candidate may be (asked only then)
+        return (ui.op == Opcode::Shl || ui.op == Opcode::LShr || ui.op == Opcode::AShr) && !wide(u) &&
+               ui.args.size() == 2 && !wide(ui.args[0]);
+      };
       // (only a candidate's readers need the position test)
       for (size_t i = 0; i < ui.args.size(); ++i)
-        if (ValueId a = ui.args[i]; a < n && count_only_const_[a] && !(shift && i == 1 && a != ui.args[0]) &&
+        if (ValueId a = ui.args[i]; a < n && count_only_const_[a] && !(i == 1 && a != ui.args[0] && shift()) &&
                                     !const_operand_position(u, i))
           count_only_const_[a] = 0;
       if (ui.op != Opcode::IToF) continue;

@@ -86,8 +86,43 @@ void mark_divergent_joins(const Function& f, BlockId h, const std::vector<BlockI
   }
 }
 
+// Whether value `in` (not always varying, not always uniform) is uniform
+// given its operands' flags `uni` and the divergent joins.
+bool uniform_by_rule(const Function& f, const Inst& in, const std::vector<uint8_t>& uni,
+                     const std::vector<uint8_t>& joins) {
+  if (in.op == Opcode::Load)
+    return mem_space(in.attr) == Space::Const && mem_class(in.attr) == AddrClass::Uniform && !in.args.empty() &&
+           uni[in.args[0]];
+  bool u = true;
+  if (in.op == Opcode::Phi) {
+    u = in.block < f.blocks.size() && !joins[in.block];
+  } else {
+    const OpInfo& info = op_info(in.op);
+    if (!info.pure && !info.terminator) return false;  // other effects (set_var, store, ...) produce no value
+  }
+  for (ValueId a : in.args) u = u && uni[a];
+  return u;
+}
+
 std::vector<uint8_t> compute_uniformity_ssa(const Function& f) {
   std::vector<uint8_t> uni(f.insts.size(), 0);
+  // One block without a branch or phi (a straight-line shader after
+  // merge_straight_blocks): every operand is defined before its use in block
+  // order, so one walk in that order gives the fixpoint the rounds below
+  // reach (a value's operands are final when it is visited).
+  if (f.blocks.size() == 1) {
+    const std::vector<ValueId>& insts = f.blocks[0].insts;
+    bool straight = true;
+    for (ValueId v : insts) straight = straight && f.insts[v].op != Opcode::Phi && !is_branch_op(f.insts[v].op);
+    if (straight) {
+      const std::vector<uint8_t> no_joins(1, 0);
+      for (ValueId v : insts) {
+        const Inst& in = f.insts[v];
+        uni[v] = !always_varying(in) && (always_uniform(f, in) || uniform_by_rule(f, in, uni, no_joins));
+      }
+      return uni;
+    }
+  }
   std::vector<ValueId> live;
   for (BlockId b = 0; b < f.blocks.size(); ++b)
     for (ValueId v : f.blocks[b].insts) live.push_back(v);
@@ -95,11 +130,6 @@ std::vector<uint8_t> compute_uniformity_ssa(const Function& f) {
   // Phis at the joins of divergent branches are varying (found as branches
   // turn divergent; the set only grows). Past a size limit every phi of a
   // function with a divergent branch is, which is always sound.
-  // One block without a branch or phi (a straight-line shader after
-  // merge_straight_blocks): every operand is defined before its use in the
-  // order below, so the first round is the fixpoint; the confirming round is skipped.
-  bool one_round = f.blocks.size() == 1;
-  for (ValueId v : live) one_round = one_round && f.insts[v].op != Opcode::Phi && !is_branch_op(f.insts[v].op);
   std::vector<uint8_t> joins(f.blocks.size(), 0), div_seen(f.blocks.size(), 0);
   std::vector<BlockId> ipdom;
   size_t join_work = 0;
@@ -124,26 +154,10 @@ std::vector<uint8_t> compute_uniformity_ssa(const Function& f) {
     for (ValueId v : live) {
       if (!uni[v]) continue;
       const Inst& in = f.insts[v];
-      if (always_uniform(f, in)) continue;
-      bool u = true;
-      const OpInfo& info = op_info(in.op);
-      if (in.op == Opcode::Load) {
-        u = mem_space(in.attr) == Space::Const && mem_class(in.attr) == AddrClass::Uniform &&
-            !in.args.empty() && uni[in.args[0]];
-      } else if (in.op == Opcode::Phi) {
-        u = in.block < f.blocks.size() && !joins[in.block];
-        for (ValueId a : in.args) u = u && uni[a];
-      } else if (info.pure || info.terminator) {
-        for (ValueId a : in.args) u = u && uni[a];
-      } else {
-        u = false;  // other effects (set_var, store, ...) produce no value
-      }
-      if (!u) {
-        uni[v] = 0;
-        changed = true;
-      }
+      if (always_uniform(f, in) || uniform_by_rule(f, in, uni, joins)) continue;
+      uni[v] = 0;
+      changed = true;
     }
-    if (one_round) break;
   }
   return uni;
 }
