@@ -87,8 +87,9 @@ void mark_divergent_joins(const Function& f, BlockId h, const std::vector<BlockI
 }
 
 // Whether value `in` (not always varying, not always uniform) is uniform
-// given its operands' flags `uni` and the divergent joins.
-bool uniform_by_rule(const Function& f, const Inst& in, const std::vector<uint8_t>& uni,
+// given its operands' flags `uni` and the divergent joins. (Inlined: it runs
+// per value and round of the fixed point.)
+[[gnu::always_inline]] inline bool uniform_by_rule(const Function& f, const Inst& in, const std::vector<uint8_t>& uni,
                      const std::vector<uint8_t>& joins) {
   if (in.op == Opcode::Load)
     return mem_space(in.attr) == Space::Const && mem_class(in.attr) == AddrClass::Uniform && !in.args.empty() &&
