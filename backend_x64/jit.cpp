@@ -99,7 +99,7 @@ std::unique_ptr<CompiledFunction> compile(const ir::Function& f, const JitOption
     size_t size = 0;
     uint8_t* get(size_t n) {
       if (size < n) {
-        data = std::make_unique_for_overwrite<uint8_t[]>(n);
+        data.reset(new uint8_t[n]);  // default-initialised: not zeroed
         size = n;
       }
       return data.get();
