@@ -477,61 +477,85 @@ RunResult run_result_of(pica::DrawResult d) {
   r.failed_vertex = d.fault_vertex;
   return r;
 }
+
+// The fault of a draw the short form ran (bound or not: `streams_id`).
+__attribute__((noinline)) RunResult short_form_fault(DrawState::Impl& m, uint64_t streams_id, uint32_t status) {
+  m.scratch.streams_id = streams_id;
+  const pica::PreparedShader& p = m.shader->prepared;
+  pica::run_draw_again_failed(p, p.draw, m.block.get(), status, m.scratch);
+  return run_result_of(std::exchange(m.scratch.again_fault, pica::DrawResult{}));
+}
 }  // namespace
 
-RunResult DrawState::run(const VertexInputs& in, const VertexOutputs& out, size_t count, const RunOptions& opt) {
+namespace {
+// run()'s cases other than the short form, out of line (thirteenth
+// session: the repeated draw's path then keeps a two-register frame):
+// the kept set-up through run_draw_again or run_draw when the streams are
+// the previous draw's (`same`), else new streams or the interpreter.
+__attribute__((noinline)) RunResult run_rest(DrawState::Impl& m, const VertexInputs& in, const VertexOutputs& out,
+                                             size_t count, const RunOptions& opt, bool same) {
   if (count == 0) return RunResult{};
-  Impl& m = *impl_;
   const pica::PreparedShader& p = m.shader->prepared;
-  if (p.draw.valid && m.streams_valid && m.streams_multi == (count > 1) && same_streams(in, m.last_in) &&
-      same_streams(out, m.last_out)) {
+  if (same) {
     m.scratch.streams_id = m.streams_id;
     // The previous draw's set-up run again (the usual case: an emulator's
     // draws keep their layout), else run_draw.
-    if (const int again = pica::run_draw_again_fast(p, p.draw, m.block.get(), count, opt.threads, opt.budget, m.scratch))
-        [[likely]] {
-      if (again > 0) [[likely]]
-        return RunResult{};
+    if (const int again = pica::run_draw_again_fast(p, p.draw, m.block.get(), count, opt.threads, opt.budget, m.scratch)) {
+      if (again > 0) return RunResult{};
       return run_result_of(std::exchange(m.scratch.again_fault, pica::DrawResult{}));
     }
     return run_result_of(pica::run_draw(p, p.draw, m.block.get(), m.is, m.os, count, opt.threads, opt.budget, m.scratch));
   }
-  // New streams (or the interpreter): out of line, so the repeated draw
-  // above keeps a small frame (the stream conversion needs ~3 KiB of stack).
-  return [&]() __attribute__((noinline)) -> RunResult {
-    m.streams_valid = false;
-    pica::DrawStreams is, os;
-    if (std::string e = convert_streams(in, out, count, is, os); !e.empty()) return failure(e);
-    if (p.draw.valid) {
-      m.is = is;
-      m.os = os;
-      m.last_in = in;
-      m.last_out = out;
-      m.streams_multi = count > 1;
-      m.streams_valid = true;
-      m.streams_id = ++m.ids;
-      m.scratch.streams_id = m.streams_id;
-      return run_result_of(pica::run_draw(p, p.draw, m.block.get(), m.is, m.os, count, opt.threads, opt.budget, m.scratch));
+  // New streams (or the interpreter): the stream conversion needs ~3 KiB of stack.
+  m.streams_valid = false;
+  pica::DrawStreams is, os;
+  if (std::string e = convert_streams(in, out, count, is, os); !e.empty()) return failure(e);
+  if (p.draw.valid) {
+    m.is = is;
+    m.os = os;
+    m.last_in = in;
+    m.last_out = out;
+    m.streams_multi = count > 1;
+    m.streams_valid = true;
+    m.streams_id = ++m.ids;
+    m.scratch.streams_id = m.streams_id;
+    return run_result_of(pica::run_draw(p, p.draw, m.block.get(), m.is, m.os, count, opt.threads, opt.budget, m.scratch));
+  }
+  // The reference interpreter: per-vertex states from the streams, and back.
+  std::vector<pica::VertexState>& states = m.states;
+  states.resize(count);
+  for (size_t k = 0; k < count; ++k) {
+    states[k] = pica::VertexState{};
+    for (unsigned n = 0; n < 16; ++n)
+      if (in.mask >> n & 1) std::memcpy(states[k].v[n].data(), is.base[n] + k * is.stride[n], 16);
+  }
+  pica::BatchResult b = pica::run_vertices(p, uniforms_of(m.mirror), states, batch_options(opt));
+  for (size_t k = 0; k < count; ++k)
+    for (unsigned n = 0; n < 16; ++n) {
+      if (!(out.mask >> n & 1)) continue;
+      for (unsigned c = 0; c < 4; ++c)
+        if (os.comp[n][c] >= 0) std::memcpy(os.base[n] + k * os.stride[n] + os.comp[n][c], &states[k].o[n][c], 4);
     }
-    // The reference interpreter: per-vertex states from the streams, and back.
-    std::vector<pica::VertexState>& states = impl_->states;
-    states.resize(count);
-    for (size_t k = 0; k < count; ++k) {
-      states[k] = pica::VertexState{};
-      for (unsigned n = 0; n < 16; ++n)
-        if (in.mask >> n & 1) std::memcpy(states[k].v[n].data(), is.base[n] + k * is.stride[n], 16);
-    }
-    pica::BatchResult b = pica::run_vertices(p, uniforms_of(impl_->mirror), states, batch_options(opt));
-    for (size_t k = 0; k < count; ++k)
-      for (unsigned n = 0; n < 16; ++n) {
-        if (!(out.mask >> n & 1)) continue;
-        for (unsigned c = 0; c < 4; ++c)
-          if (os.comp[n][c] >= 0) std::memcpy(os.base[n] + k * os.stride[n] + os.comp[n][c], &states[k].o[n][c], 4);
-      }
-    RunResult r = result_of(b);
-    r.run_us = 0;
-    return r;
-  }();
+  RunResult r = result_of(b);
+  r.run_us = 0;
+  return r;
+}
+}  // namespace
+
+RunResult DrawState::run(const VertexInputs& in, const VertexOutputs& out, size_t count, const RunOptions& opt) {
+  Impl& m = *impl_;
+  // streams_valid: the previous draw ran these streams through the draw
+  // runner (never set for the interpreter).
+  const bool same = count != 0 && m.streams_valid && m.streams_multi == (count > 1) && same_streams(in, m.last_in) &&
+                    same_streams(out, m.last_out);
+  // The short form (the state's scratch serves its shader's plan only).
+  if (same && pica::again_short_form_one_plan(m.streams_id, count, opt.threads, opt.budget, m.scratch)) [[likely]] {
+    const uint32_t st = pica::run_again_short(m.block.get(), count, m.scratch);
+    if (st == uint32_t(ir::RunStatus::Done)) [[likely]]
+      return RunResult{};
+    return short_form_fault(m, m.streams_id, st);
+  }
+  return run_rest(m, in, out, count, opt, same);
 }
 
 RunResult DrawState::bind(const VertexInputs& in, const VertexOutputs& out) {
@@ -582,26 +606,20 @@ __attribute__((noinline)) RunResult run_bound_rest(DrawState& self, DrawState::I
 }
 
 
-// The fault of a bound draw the short form ran.
-__attribute__((noinline)) RunResult bound_fault(DrawState::Impl& m, uint32_t status) {
-  const pica::PreparedShader& p = m.shader->prepared;
-  pica::run_draw_again_failed(p, p.draw, m.block.get(), status, m.scratch);
-  return run_result_of(std::exchange(m.scratch.again_fault, pica::DrawResult{}));
-}
 }  // namespace
 
 RunResult DrawState::run_bound(size_t first, size_t count, const RunOptions& opt) {
   Impl& m = *impl_;
   // bound_jit: bound, and drawn by the draw runner (not the interpreter).
   if (m.bound_jit && first == m.bound_first && count != 0) [[likely]] {
-    // The kept set-up run again: nothing to compare (the usual case).
+    // The kept set-up run again: nothing to compare (the usual case). The
+    // state's scratch serves its shader's plan only.
     pica::DrawScratch& sc = m.scratch;
-    sc.streams_id = m.bound_id;
-    if (pica::again_short_form(m.shader->prepared.draw, count, opt.threads, opt.budget, sc)) [[likely]] {
+    if (pica::again_short_form_one_plan(m.bound_id, count, opt.threads, opt.budget, sc)) [[likely]] {
       const uint32_t st = pica::run_again_short(m.block.get(), count, sc);
       if (st == uint32_t(ir::RunStatus::Done)) [[likely]]
         return RunResult{};
-      return bound_fault(m, st);
+      return short_form_fault(m, m.bound_id, st);
     }
   }
   return run_bound_rest(*this, m, first, count, opt);

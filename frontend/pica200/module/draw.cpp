@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "frontend/pica200/module/launch.h"
+#include "ir/pass_util.h"
 #include "runtime/launch.h"
 #include "runtime/thread_pool.h"
 
@@ -138,7 +139,61 @@ void find_pass_through(const ir::Function& f, uint64_t always, DrawPlan& p) {
 
 }  // namespace
 
-DrawPlan make_draw_plan(const ir::Function& f, const ir::Executable& exe, uint32_t vars_bytes) {
+bool pass_through_dropping() {
+  static const bool yes = [] {
+    const char* e = std::getenv("GPURC_PASS_THROUGH");
+    return !(e && *e == '0');
+  }();
+  return yes;
+}
+
+std::array<int8_t, 16> drop_pass_through(ir::Function& f) {
+  std::array<int8_t, 16> dropped;
+  dropped.fill(-1);
+  if (f.vars.size() < kNumStateVars) return dropped;
+  DrawPlan found;
+  find_pass_through(f, outputs_written_on_every_path(f), found);
+  // Output registers something reads (a geometry shader's EMIT would; a
+  // vertex shader's translation does not) keep their writes.
+  uint16_t read_out = 0;
+  for (const ir::Inst& i : f.insts)
+    if (i.block != ir::kNoBlock && i.op == ir::Opcode::GetVar && i.imm >= kVarOutput && i.imm < kVarOutput + 64)
+      read_out |= uint16_t(1u << ((i.imm - kVarOutput) / 4));
+  uint16_t drop = 0;
+  for (unsigned n = 0; n < 16; ++n)
+    if (found.forward[n] >= 0 && !(read_out >> n & 1)) {
+      dropped[n] = found.forward[n];
+      drop |= uint16_t(1u << n);
+    }
+  if (!drop) return dropped;
+  auto dropped_write = [&](const ir::Inst& i) {
+    return i.op == ir::Opcode::SetVar && i.imm >= kVarOutput && i.imm < kVarOutput + 64 &&
+           (drop >> ((i.imm - kVarOutput) / 4) & 1);
+  };
+  for (ir::Block& b : f.blocks)
+    std::erase_if(b.insts, [&](ir::ValueId v) {
+      if (!dropped_write(f.insts[v])) return false;
+      ir::passutil::kill_inst(f, v);
+      return true;
+    });
+  // The input reads those writes stored (each was one GetVar's only use, or
+  // other copies'): removed when nothing else uses them.
+  std::vector<uint8_t> used(f.insts.size(), 0);
+  for (const ir::Inst& i : f.insts)
+    if (i.block != ir::kNoBlock)
+      for (ir::ValueId a : i.args) used[a] = 1;
+  for (ir::Block& b : f.blocks)
+    std::erase_if(b.insts, [&](ir::ValueId v) {
+      const ir::Inst& i = f.insts[v];
+      if (used[v] || i.op != ir::Opcode::GetVar || i.imm < kVarInput || i.imm >= kVarInput + 64) return false;
+      ir::passutil::kill_inst(f, v);
+      return true;
+    });
+  return dropped;
+}
+
+DrawPlan make_draw_plan(const ir::Function& f, const ir::Executable& exe, uint32_t vars_bytes,
+                        const std::array<int8_t, 16>* dropped) {
   DrawPlan p;
   if (f.vars.size() < kNumStateVars) return p;
   const std::vector<uint32_t> off = f.var_offsets();
@@ -188,6 +243,20 @@ DrawPlan make_draw_plan(const ir::Function& f, const ir::Executable& exe, uint32
     if ((hi - lo) % 32 != 0) p.zero_loop_ok = false;
   }
   find_pass_through(f, always, p);
+  // Registers taken out of the code (drop_pass_through) are forwarded too,
+  // and their inputs are read by the copies only.
+  if (dropped)
+    for (unsigned n = 0; n < 16; ++n)
+      if (const int m = (*dropped)[n]; m >= 0) {
+        p.forward[n] = int8_t(m);
+        p.out_written |= uint16_t(1u << n);
+        // When its copy goes to "the code" after all (order_forwards: a
+        // cycle of copies in place), the code has no output of its own:
+        // the draw then stores the input's vars, which order_forwards has
+        // loaded (or zeroed) for that copy and the code never writes.
+        p.out_var[n] = p.in_var[m];
+        if (!(p.in_read >> m & 1)) p.forward_only |= uint16_t(1u << m);
+      }
   p.valid = true;
   return p;
 }
@@ -892,8 +961,9 @@ int run_draw_again(const PreparedShader& s, const DrawPlan& plan, const uint8_t*
   const auto st = ir::RunStatus(reinterpret_cast<DrawCode>(const_cast<uint8_t*>(mv.loop_code))(&ctx, &loop));
   ctx.status = st;
   if (st == ir::RunStatus::Done) [[likely]] {
-    // The next call may take the short form (run_draw_again_fast).
-    scratch.again_clean = true;
+    // The next call may take the short form (run_draw_again_fast), unless
+    // the copy order depends on the count.
+    scratch.again_clean = !scratch.setup_count_matters;
     scratch.again_budget = budget;
     return 1;
   }

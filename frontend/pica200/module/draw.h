@@ -35,8 +35,9 @@ struct DrawPlan {
   // has bit n when the code may read the register.
   std::array<std::array<uint32_t, 4>, 16> in_var{};
   uint16_t in_read = 0;
-  // Output register n likewise; `out_written`: the code may write some
-  // component of it (else its outputs are zero).
+  // Output register n likewise (for a register drop_pass_through took out
+  // of the code: its input register's vars); `out_written`: the code may
+  // write some component of it (else its outputs are zero).
   std::array<std::array<uint32_t, 4>, 16> out_var{};
   uint16_t out_written = 0;
   // Var byte ranges zeroed before every warp: what the code may read
@@ -60,7 +61,23 @@ struct DrawPlan {
   uint16_t forward_only = 0;
 };
 // The plan of a compiled vertex shader (s.function and s.compiled set).
-DrawPlan make_draw_plan(const ir::Function& f, const ir::Executable& exe, uint32_t vars_bytes);
+// `dropped`: the pass-through registers drop_pass_through took out of `f`
+// before it was compiled (dropped[n] = m: o-register n is a copy of
+// v-register m; -1 otherwise), which the plan then forwards as well.
+DrawPlan make_draw_plan(const ir::Function& f, const ir::Executable& exe, uint32_t vars_bytes,
+                        const std::array<int8_t, 16>* dropped = nullptr);
+
+// A vertex shader's pass-through registers (DrawPlan::forward) taken out of
+// its translation before it is compiled (thirteenth session): their output
+// var writes, and the input var reads only they used, are removed, so the
+// code neither loads nor stores them; every runner then copies v-register m
+// to o-register n itself (run_draw's forward copies, run_vertices' finish
+// hook). Only registers whose output vars nothing reads. Returns what it
+// removed (-1: nothing for that register).
+std::array<int8_t, 16> drop_pass_through(ir::Function& f);
+// Whether prepare_shader drops them: yes unless GPURC_PASS_THROUGH=0 (read
+// once per process; for measurements).
+bool pass_through_dropping();
 
 // Where register n of vertex k lives in caller memory: `stride[n]` bytes
 // apart from `base[n]`; component c of register n at +comp[n][c] (a quad when
@@ -168,7 +185,8 @@ struct DrawScratch {
   // still zero in the vars (nothing but loads of this set-up's registers
   // writes input vars) and `again_loop.budget` is `again_budget`'s. So the
   // next call with that budget sets the warps, the tail and the uniforms
-  // pointer only. Cleared with again_ok, and after a fault.
+  // pointer only. Cleared with again_ok, and after a fault; never set for a
+  // set-up whose copy order depends on the count (setup_count_matters).
   bool again_clean = false;
   uint64_t again_budget = 0;
 };
@@ -214,10 +232,23 @@ int run_draw_again_failed(const PreparedShader& s, const DrawPlan& plan, const u
 // stub. again_short_form: whether it applies (count must not be 0);
 // run_again_short: runs it, returning the stub's status (a fault:
 // run_draw_again_failed).
+// (again_clean is never set for a set-up whose copy order depends on the
+// vertex count: no setup_count_matters test here.)
 inline bool again_short_form(const DrawPlan& plan, size_t count, unsigned threads, uint64_t budget,
                              const DrawScratch& scratch) {
   return scratch.again_clean && scratch.setup_id == scratch.streams_id && scratch.setup_plan == &plan &&
-         !scratch.setup_count_matters && budget == scratch.again_budget && (threads == 1 || count < kDrawParallelMin);
+         budget == scratch.again_budget && (threads == 1 || count < kDrawParallelMin);
+}
+// again_short_form for a scratch that only ever serves one plan (a
+// DrawState's own: its set-ups are all for its shader's plan), for the
+// streams `streams_id` (which need not be stored in scratch.streams_id
+// first: the short form does not read it). Thirteenth session: the plan
+// test and the store were 5 of a bound 32-vertex draw's ~85 fixed host
+// instructions.
+inline bool again_short_form_one_plan(uint64_t streams_id, size_t count, unsigned threads, uint64_t budget,
+                                      const DrawScratch& scratch) {
+  return scratch.again_clean && scratch.setup_id == streams_id && budget == scratch.again_budget &&
+         (threads == 1 || count < kDrawParallelMin);
 }
 inline uint32_t run_again_short(const uint8_t* uniforms, size_t count, DrawScratch& scratch) {
   ir::DrawLoop& loop = scratch.again_loop;

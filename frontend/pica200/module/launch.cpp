@@ -208,6 +208,11 @@ BatchResult run_jit_once(const PreparedShader& s, const Uniforms& u, std::vector
   hooks.finish = [&](const rt::WarpInfo& info, const uint8_t* vars) {
     const size_t w = vertex_of(info);
     unpack_lanes(s.lanes, vars, states.data() + w, info.lanes);
+    // Pass-through registers the code does not write (drop_pass_through):
+    // the inputs are read-only, so the copy after the run is the guest's.
+    for (unsigned n = 0; n < 16; ++n)
+      if (const int m = s.dropped[n]; m >= 0)
+        for (size_t l = 0; l < info.lanes; ++l) states[w + l].o[n] = states[w + l].v[size_t(m)];
     if (gs) unpack_emits(f, vars, thread_emit_area(capacity).records, w, *gs, info.lanes, capacity);
   };
   if (gs)
@@ -317,6 +322,10 @@ bool prepare_shader(Program program, const TranslateOptions& options, const isa:
   }
   translate_time.stop();
   out.translate_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+  // Vertex shaders: the pass-through registers are copied by the runners,
+  // not by the code (thirteenth session: o1 = v1 and o2 = v2 cost ref_simple
+  // 16 of its 83 host instructions per 8 vertices).
+  if (!options.geometry && pass_through_dropping()) out.dropped = drop_pass_through(*fn);
   out.function = fn;
   out.lanes = LaneMap::used(*fn);
   if (!engine.compile(*fn, "gpurc_pica200", out.compiled, err)) {
@@ -324,7 +333,7 @@ bool prepare_shader(Program program, const TranslateOptions& options, const isa:
     return false;
   }
   ir::StageTimer draw_time("draw plan");
-  if (!options.geometry) out.draw = make_draw_plan(*fn, *out.compiled.exe, out.compiled.vars_bytes);
+  if (!options.geometry) out.draw = make_draw_plan(*fn, *out.compiled.exe, out.compiled.vars_bytes, &out.dropped);
   return true;
 }
 

@@ -34,6 +34,15 @@ struct PreparedShader {
   double translate_us = 0;
   // Compiled vertex shaders: how run_draw (draw.h) moves registers in and out.
   DrawPlan draw;
+  // Pass-through registers taken out of `function` before it was compiled
+  // (drop_pass_through, draw.h): o-register n is a copy of v-register
+  // dropped[n] (-1: not taken out), which every runner copies itself.
+  std::array<int8_t, 16> dropped = minus_ones();
+  static constexpr std::array<int8_t, 16> minus_ones() {
+    std::array<int8_t, 16> a{};
+    for (int8_t& x : a) x = -1;
+    return a;
+  }
 };
 
 // Checks the program (size limits, entry inside it), and for an engine other
