@@ -368,8 +368,14 @@ class Emitter : public FastEncoder {
   void loop_pin(LoopState& s);           // loads phis and pinned values into their registers
   void loop_canonical(LoopState& s);     // the cache state at the top of every iteration
   void loop_body(LoopState& s);
+  // While loop_body lowers s's ops (thirteenth session): a back-edge operand
+  // moved early into its phi's home register, not reading the phi, is
+  // defined in the home itself (def -> loop_def_home): no move.
+  const LoopState* def_loop_ = nullptr;
+  int loop_def_home(ir::ValueId v);
   void loop_end_op(LoopState& s, ir::ValueId v);
   void loop_back_copy(LoopState& s);     // parallel copy of the back edge into the phis' homes
+  bool loop_back_copy_empty(const LoopState& s) const;  // loop_back_copy(s) emits nothing
   void loop_store_phis(LoopState& s);
   void loop_store_live_out(LoopState& s);
   void loop_branch_exit(LoopState& s, Xbyak::Label& exit);  // jump there when the first launched lane leaves
