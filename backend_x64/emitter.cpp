@@ -291,6 +291,8 @@ int Emitter::use(ValueId v) {
 }
 
 int Emitter::def(ValueId v) {
+  if (def_loop_)
+    if (const int h = loop_def_home(v); h >= 0) return h;
   int r = alloc_reg();
   regs_[r].v = v;
   vals_[v].reg = int8_t(r);

@@ -156,6 +156,21 @@ class Emitter : public FastEncoder {
   void uniform_index_check(int a, int d, uint32_t last, int disp, const UidxLabels& lb, bool jump_done);
   void uniform_index_slow(int a, int d, uint32_t last, int disp, const UidxLabels& lb);
   void uniform_index_note(ir::ValueId v);
+  bool uniform_index_keeps(ir::ValueId v) const;  // v's lowering leaves edx (and rdx) alone
+  // A checked window (thirteenth session): when uidx_window_of_ ==
+  // uidx_cached_ (a lane-equal offset), one check covered the loads of that
+  // offset at byte displacements uidx_window_lo_ .. +12 (step 4), and rdx is
+  // either the offset (all of them in the block) or, after the out-of-line
+  // fill, a pointer difference to the frame's copy of the four words
+  // (kUidxWindowOffset): each such load is one broadcast from [r15 + rdx + disp].
+  ir::ValueId uidx_window_of_ = ir::kNoValue;
+  uint32_t uidx_window_lo_ = 0, uidx_window_hi_ = 0;
+  // Per load_uniform_idx of a lane-equal offset: the window its check
+  // covers (lo <= hi), or lo > hi (none); made once per function, when the
+  // first such load is lowered (uniform_index_windows).
+  std::vector<std::pair<uint32_t, uint32_t>> uidx_windows_;
+  void uniform_index_windows();
+  void uniform_index_fill(uint32_t lo, uint32_t hi);
   // Per value: holds the same bits in all 32 lanes, unlaunched ones
   // included (lane_equal_values, uniform_indexed.cpp): built only from
   // constants, load_uniform and lane-wise ops of such values, through phis
@@ -324,7 +339,10 @@ class Emitter : public FastEncoder {
   // array) past the last strip holding a launched lane; looped strip
   // segments stop there (emit_strip_segment).
   static constexpr int kStripEndOffset = 64;
-  static constexpr int kStackBytes = 72;      // below the pushed registers; keeps rsp 16-byte aligned
+  // [rsp+72]: 16 bytes, the words of a load_uniform_idx window whose check
+  // failed (uniform_indexed.cpp, uniform_index_fill).
+  static constexpr int kUidxWindowOffset = 72;
+  static constexpr int kStackBytes = 88;      // below the pushed registers; keeps rsp 16-byte aligned
   static constexpr uint32_t kZeroSource = ~0u;  // copy_warp source that stores zeros
   static constexpr uint32_t kLaunchMaskBytes = ir::kWarpLanes * 12;
   void copy_warp(uint32_t dst_off, uint32_t src_off, unsigned bytes, bool launched_only);
@@ -350,8 +368,14 @@ class Emitter : public FastEncoder {
   void loop_pin(LoopState& s);           // loads phis and pinned values into their registers
   void loop_canonical(LoopState& s);     // the cache state at the top of every iteration
   void loop_body(LoopState& s);
+  // While loop_body lowers s's ops (thirteenth session): a back-edge operand
+  // moved early into its phi's home register, not reading the phi, is
+  // defined in the home itself (def -> loop_def_home): no move.
+  const LoopState* def_loop_ = nullptr;
+  int loop_def_home(ir::ValueId v);
   void loop_end_op(LoopState& s, ir::ValueId v);
   void loop_back_copy(LoopState& s);     // parallel copy of the back edge into the phis' homes
+  bool loop_back_copy_empty(const LoopState& s) const;  // loop_back_copy(s) emits nothing
   void loop_store_phis(LoopState& s);
   void loop_store_live_out(LoopState& s);
   void loop_branch_exit(LoopState& s, Xbyak::Label& exit);  // jump there when the first launched lane leaves

@@ -346,11 +346,37 @@ void Emitter::loop_canonical(LoopState& s) {
 }
 
 void Emitter::loop_body(LoopState& s) {
+  def_loop_ = &s;
   for (ValueId v : s.body) {
     lower_strip_op(v);
     loop_end_op(s, v);
     if (s.pin_probe >= 0 && !regs_[s.pin_probe].pinned) loop_pin(s);  // a helper call reset the cache
   }
+  def_loop_ = nullptr;
+}
+
+// def(v) in a loop body: v's phi's home register when v is moved there
+// early (loop_end_op) and the phi is in it, unread by v: the phi is read by
+// nothing after v (the early move's condition), so v's lowering may write
+// the register before reading its operands. -1: an ordinary register.
+int Emitter::loop_def_home(ValueId v) {
+  const LoopState& s = *def_loop_;
+  if (v >= s.early_phi.size() || s.early_phi[v] < 0) return -1;
+  const size_t i = size_t(s.early_phi[v]);
+  const int h = s.home[i];
+  const ValueId p = s.phis[i];
+  if (h < 0 || s.slot_early[i] || regs_[h].v != p || regs_[h].locked || vals_[p].reg != h) return -1;
+  for (ValueId a : f_.insts[v].args)
+    if (a == p) return -1;
+  if (itof_narrow_source(f_, v) == p) return -1;
+  vals_[p].reg = -1;
+  regs_[h].v = v;
+  regs_[h].locked = true;
+  locked_mask_ |= 1u << h;
+  regs_[h].stamp = ++clock_;
+  vals_[v].reg = int8_t(h);
+  vals_[v].in_frame = false;
+  return h;
 }
 
 // end_op for the loop body: no stores at definition (values read after the
@@ -555,6 +581,21 @@ void Emitter::loop_back_copy(LoopState& s) {
   loop_canonical(s);
 }
 
+// loop_back_copy(s) would emit no code: every phi's operand is the phi, or
+// decides the branch only, or was moved into its home or stored into its
+// slot early (the cases loop_back_copy skips).
+bool Emitter::loop_back_copy_empty(const LoopState& s) const {
+  for (size_t i = 0; i < s.phis.size(); ++i) {
+    const ValueId p = s.phis[i], a = s.incoming[i];
+    if (a == p || s.branch_only_phi[i]) continue;
+    if (a >= f_.insts.size()) return false;
+    if (s.home[i] >= 0 && vals_[a].reg == s.home[i]) continue;
+    if (s.slot_early[i] && vals_[a].reg < 0 && !vals_[a].in_frame) continue;
+    return false;
+  }
+  return true;
+}
+
 void Emitter::loop_store_phis(LoopState& s) {
   for (size_t i = 0; i < s.phis.size(); ++i)  // (a home holding an early-moved operand: the phi is read no more)
     if (s.home[i] >= 0 && regs_[s.home[i]].v == s.phis[i]) vstore(strip_mem(s.phis[i]), s.home[i]);
@@ -751,11 +792,21 @@ void Emitter::loop_counted_run(LoopState& so, bool fast, Label& rerun, Label& ne
   loop_body(so);
   nan_deferred_.clear();
   sub(qword[rsp + kLoopLeftOffset], 1);
-  jz(last, T_NEAR);
   auto at_count = cache_snapshot();
-  loop_back_copy(so);
-  jmp(head, T_NEAR);
-  cache_restore(at_count);
+  if (loop_back_copy_empty(so)) {
+    // Nothing to copy (every operand moved or stored early): one jump back
+    // (thirteenth session; before: jz to the exit, jmp back).
+    const size_t at = getSize();
+    loop_back_copy(so);
+    if (getSize() != at) throw CompileError("x64 jit: internal: a back edge predicted empty copied");
+    jnz(head, T_NEAR);
+    cache_restore(at_count);
+  } else {
+    jz(last, T_NEAR);
+    loop_back_copy(so);
+    jmp(head, T_NEAR);
+    cache_restore(at_count);
+  }
   L(last);
   if (fast) loop_test_deferred(so, rerun, false);
   cmp(dword[rsp + kLoopFaultOffset], 0);

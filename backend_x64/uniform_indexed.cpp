@@ -14,6 +14,8 @@
 //
 // The op never faults: lanes outside the block, and every lane when the
 // uniform block pointer is null, read 0 (ir/interp.cpp does the same).
+#include <algorithm>
+
 #include "backend_x64/emitter.h"
 
 namespace gpurc::x64 {
@@ -29,7 +31,10 @@ using namespace Xbyak;
 // the compile-time straight line (reset_cache, the top of a strip-outer loop
 // iteration).
 void Emitter::uniform_index_note(ValueId v) {
-  if (uidx_cached_ == kNoValue) return;
+  if (uidx_cached_ != kNoValue && !uniform_index_keeps(v)) uidx_cached_ = kNoValue;
+}
+
+bool Emitter::uniform_index_keeps(ValueId v) const {
   const Inst& in = f_.insts[v];
   bool keeps = false;
   switch (in.op) {
@@ -45,7 +50,73 @@ void Emitter::uniform_index_note(ValueId v) {
   }
   if (keeps && !wide(v))
     for (ValueId a : in.args) keeps = keeps && a < f_.insts.size() && !wide(a);
-  if (!keeps) uidx_cached_ = kNoValue;
+  return keeps;
+}
+
+// The windows of the lane-equal offsets' loads (thirteenth session): in
+// each run of a block's ops that leave edx alone, a load of a lane-equal
+// offset and the later loads of the same offset value whose displacements
+// lie with its own within 12 bytes, 4 apart (the components of one relative
+// c[] read), make the first load's window [lo, hi]. Only a matter of speed:
+// a load outside its offset's open window checks on its own.
+void Emitter::uniform_index_windows() {
+  uidx_windows_.assign(f_.insts.size(), {1, 0});
+  std::vector<ValueId> run;
+  auto close_run = [&] {
+    for (size_t i = 0; i < run.size(); ++i) {
+      const Inst& in = f_.insts[run[i]];
+      uint32_t lo = uint32_t(in.imm), hi = lo;
+      size_t n = 1;
+      for (size_t j = i + 1; j < run.size() && j < i + 16; ++j) {
+        const Inst& x = f_.insts[run[j]];
+        if (x.args[0] != in.args[0] || (x.imm - in.imm) % 4 != 0) continue;
+        const uint32_t nlo = std::min<uint32_t>(lo, uint32_t(x.imm)), nhi = std::max<uint32_t>(hi, uint32_t(x.imm));
+        if (nhi - nlo > 12) continue;
+        lo = nlo;
+        hi = nhi;
+        ++n;
+      }
+      if (n >= 2 && f_.uniform_bytes >= 4 && hi <= f_.uniform_bytes - 4) uidx_windows_[run[i]] = {lo, hi};
+    }
+    run.clear();
+  };
+  for (const Block& b : f_.blocks) {
+    for (ValueId v : b.insts) {
+      const Inst& in = f_.insts[v];
+      if (!uniform_index_keeps(v)) {
+        close_run();
+        continue;
+      }
+      if (in.op != Opcode::LoadUniformIdx) continue;
+      if ((in.type != ir::Type::I32 && in.type != ir::Type::F32) || wide(v)) {  // a helper call
+        close_run();
+        continue;
+      }
+      if (in.args.size() == 1 && lane_equal_[in.args[0]] && in.imm <= 0x7fffffffu) run.push_back(v);
+    }
+    close_run();
+  }
+}
+
+// The out-of-line part of a window's check (edx: the offset, ~0 when there
+// is no block): the window's words into the frame copy, each the block's
+// word when it lies in the block, else 0 (as lower_uniform_indexed's zero
+// path), then rdx = the copy - r15 - lo, so that [r15 + rdx + disp] reads
+// the copy's word of disp. Only edx, ecx and memory change.
+void Emitter::uniform_index_fill(uint32_t lo, uint32_t hi) {
+  for (uint32_t m = lo; m <= hi; m += 4) {
+    const int at = kUidxWindowOffset + int(m - lo);
+    Label next;
+    mov(dword[rsp + at], 0);
+    cmp(edx, uint32_t(f_.uniform_bytes - 4 - m));
+    ja(next, T_NEAR);
+    mov(ecx, dword[r15 + rdx + int(m)]);
+    mov(dword[rsp + at], ecx);
+    L(next);
+  }
+  lea(rdx, ptr[rsp + kUidxWindowOffset]);
+  sub(rdx, r15);
+  if (lo) sub(rdx, int(lo));
 }
 
 bool Emitter::lower_uniform_indexed(ValueId v) {
@@ -61,6 +132,52 @@ bool Emitter::lower_uniform_indexed(ValueId v) {
   if (f_.uniform_bytes > 0x7fffffffu) throw CompileError("x64 jit: load_uniform_idx on a uniform block of 2 GiB or more");
   const uint32_t last = uint32_t(f_.uniform_bytes - 4 - in.imm);
   const int disp = int(in.imm);
+  const bool window_open = uidx_window_of_ != kNoValue && uidx_window_of_ == uidx_cached_;
+  if (window_open && uidx_cached_ == in.args[0] && in.imm >= uidx_window_lo_ && in.imm <= uidx_window_hi_ &&
+      (in.imm - uidx_window_lo_) % 4 == 0) {
+    // The window's check covered this load: the word of the block, or of
+    // the frame copy when the check failed (uniform_index_fill).
+    vpbroadcastd(V(d), dword[r15 + rdx + disp]);
+    return true;
+  }
+  if (window_open) uidx_cached_ = kNoValue;  // rdx may point at the frame copy
+  uidx_window_of_ = kNoValue;
+  if (lane_equal_[in.args[0]] && in.args.size() == 1) {
+    if (uidx_windows_.empty()) uniform_index_windows();
+    const auto [lo, hi] = uidx_windows_[v];
+    if (lo <= hi && in.imm >= lo && in.imm <= hi) {
+      // Opens a window: one check of the offset against the largest
+      // displacement's last valid offset; the later loads in the window
+      // are a broadcast each. A failed check (an offset near or past the
+      // block's end, no block) is out of line: the window's words into the
+      // frame copy, then on as if the check had passed.
+      Label& done = cold_label();
+      Label& fill = cold_label();
+      Label& null_block = cold_label();
+      if (!uniforms_known_nonnull()) {
+        test(r15, r15);
+        jz(null_block, T_NEAR);
+      }
+      if (uidx_cached_ != in.args[0]) vmovd(edx, Xmm(a));
+      cmp(edx, uint32_t(f_.uniform_bytes - 4 - hi));
+      ja(fill, T_NEAR);
+      vpbroadcastd(V(d), dword[r15 + rdx + disp]);
+      L(done);
+      push_cold([this, &done, &fill, &null_block, d, disp, lo = lo, hi = hi] {
+        L(null_block);
+        mov(edx, ~0u);
+        L(fill);
+        uniform_index_fill(lo, hi);
+        vpbroadcastd(V(d), dword[r15 + rdx + disp]);
+        jmp(done, T_NEAR);
+      });
+      uidx_cached_ = in.args[0];
+      uidx_window_of_ = in.args[0];
+      uidx_window_lo_ = lo;
+      uidx_window_hi_ = hi;
+      return true;
+    }
+  }
   // The usual path (the strip's offsets agree, in range) falls through with
   // no taken branch; the gather, the zero result and the null block are out
   // of line (emit_cold_code) and jump back to `done`.
