@@ -470,7 +470,7 @@ bool Emitter::lower_int(ValueId v) {
         uint64_t k = ci.imm & type_mask(ci.type);
         if (ShiftMode(in.attr) == ShiftMode::Mask) k &= w - 1;
         int a = arg(0), src = a;
-        if (in.op == Opcode::AShr) {
+        if (in.op == Opcode::AShr && bit_width(t) < 32) {  // (a 32-bit operand shifts as it is)
           sext_to32(0, a, t);
           src = 0;
         }
@@ -490,7 +490,7 @@ bool Emitter::lower_int(ValueId v) {
         else vpand(V(1), V(c), const_vec(w - 1));
         cnt = 1;
       }
-      if (in.op == Opcode::AShr) {
+      if (in.op == Opcode::AShr && bit_width(t) < 32) {
         sext_to32(0, a, t);
         src = 0;
       }
