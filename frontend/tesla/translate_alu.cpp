@@ -563,9 +563,10 @@ V Translator::fmad(V x, V y, V z) {
   V pt = b.iadd(pn, b.ashr(b.isub(b.xor_(err, s), s), b.i32(31)));
   // The product in [2^-100, 2^127): its exponent field in [0x1b, 0xfe),
   // pn << 1 (no sign) in [0x1b000000, 0xfe000000) unsigned, as a signed
-  // compare (AVX2 has no unsigned one): biased by 0x80000000 - 0x1b000000,
-  // the range starts at the smallest signed value.
-  V in_range = b.icmp(ir::IntPred::Slt, b.iadd(shl(pn, 1), b.i32(0x65000000u)), b.i32(0x63000000u));
+  // compare (AVX2 has no unsigned one): biased by 0x80000000 - 0xfe000000,
+  // the range ends at the largest signed value, so `x > C` (AVX2 reads C
+  // from the constant pool for that form).
+  V in_range = b.icmp(ir::IntPred::Sgt, b.iadd(shl(pn, 1), b.i32(0x82000000u)), b.i32(0x9cffffffu));
   // z finite and not a zero or denormal: its exponent field in [1, 0xff),
   // z << 1 in [0x01000000, 0xff000000), biased so that range ends at the
   // largest signed value: z << 1 plus 0x81000000 above 0x81ffffff. Then the

@@ -1,12 +1,20 @@
-// In a function the x64 tiers run in DAZ mode (every float op reads its
-// operands flushed), an fma with FtzIn and, on AVX2, a product, sum or
-// difference rounding toward zero (MXCSR's rounding) read their operands
-// as the host does: DAZ flushes them, so no explicit flush is emitted
-// (backend_x64/lower_float.cpp). Tesla's MAD (its residual fma, its exact
-// form's products rounding toward zero) and Tesla's `mul rz` / `add rz`
-// have these shapes. Checked against the IR interpreter on every tier with
-// subnormal, zero, inf and NaN operands and products around the smallest
-// normal; on AVX2 the listing has no inline flush (a vblendvps per operand).
+// Two lowering details the Tesla MAD's code reads (backend_x64/lower_float.cpp,
+// lower_int.cpp), each against the interpreter on every tier and on the AVX2
+// listing (a tier the host lacks through JitOptions::listing_only):
+//  - in a function the x64 tiers run in DAZ mode (every float op reads its
+//    operands flushed), an fma with FtzIn and, on AVX2, a product, sum or
+//    difference rounding toward zero (MXCSR's rounding) read their operands
+//    as the host does: DAZ flushes them, so no explicit flush is emitted
+//    (Tesla's MAD: its residual fma, its exact form's products toward zero;
+//    Tesla's `mul rz` / `add rz`), with subnormal, zero, inf and NaN
+//    operands and products around the smallest normal;
+//  - AVX2: a signed 32-bit compare with a constant, `x > C` or `x < C` (C
+//    above INT_MIN, compared as x > C - 1), reads C from the constant pool
+//    as vpcmpgtd's memory operand instead of broadcasting it into a register
+//    (pool_const_cmp; the MAD's range tests), as 0/1 lanes and as select
+//    masks, for constants at the ends of the signed range.
+// (One file named to sort last: a unity batch that includes tests/backend's
+// tiers.h before a file using both x64 and backend::test names breaks it.)
 #include <doctest/doctest.h>
 
 #include <random>
@@ -15,7 +23,7 @@
 #include "backend_x64/jit.h"
 #include "ir/builder.h"
 
-namespace gpurc_test_backend_x64_daz_rounding {  // one namespace per file: unity builds (CMakeLists.txt)
+namespace gpurc_test_backend_x64_x64_daz_compares {  // one namespace per file: unity builds (CMakeLists.txt)
 
 using namespace gpurc;
 using namespace gpurc::backend::test;
@@ -106,4 +114,58 @@ TEST_CASE("x64 jit DAZ mode: fma and rounding toward zero read FtzIn operands fl
   }
 }
 
-}  // namespace gpurc_test_backend_x64_daz_rounding
+TEST_CASE("x64 jit AVX2: signed compares with a constant read it from the pool, exactly") {
+  ir::Function f;
+  f.add_block("entry");
+  ir::Builder b(f);
+  const uint32_t xin = f.add_var("x", Type::I32), yin = f.add_var("y", Type::I32);
+  const ir::ValueId x = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, xin);
+  const ir::ValueId y = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, yin);
+  size_t compares = 0;
+  for (uint32_t k : {0u, 1u, 0xffffffffu, 0x80000000u, 0x80000001u, 0x7fffffffu, 0x63000000u, 0x81ffffffu}) {
+    for (ir::IntPred p : {ir::IntPred::Sgt, ir::IntPred::Slt}) {
+      // (x + k) so that each compare reads a value of its own
+      const ir::ValueId s = b.emit(Opcode::IAdd, Type::I32, {x, b.constant(Type::I32, k ^ 0x5a5a0000u)});
+      const ir::ValueId c = b.icmp(p, s, b.constant(Type::I32, k));
+      b.emit(Opcode::StoreVar, Type::Void, {c}, 0, 0, f.add_var("c", Type::I1));
+      // a select of another compare: its mask only
+      const ir::ValueId m = b.icmp(p, x, b.constant(Type::I32, k + 7));
+      b.emit(Opcode::StoreVar, Type::Void, {b.select(m, x, y)}, 0, 0, f.add_var("s", Type::I32));
+      compares += 2;
+    }
+  }
+  b.ret();
+  REQUIRE(ir::verify(f) == "");
+  {
+    std::string err;
+    x64::JitOptions o{x64::Tier::Avx2};
+    o.listing_only = !x64::host_supports(x64::Tier::Avx2);
+    auto cf = x64::compile(f, o, &err);
+    REQUIRE_MESSAGE(cf, err);
+    const std::string text = cf->disassemble();
+    size_t pool = 0;  // vpcmpgtd ymmD, ymmA, [pool]
+    for (size_t p = 0, e; p < text.size(); p = e + 1) {
+      e = text.find('\n', p);
+      if (e == std::string::npos) e = text.size();
+      const std::string line = text.substr(p, e - p);
+      if (line.find("vpcmpgtd") != std::string::npos && line.find(", [0x") != std::string::npos) ++pool;
+    }
+    // x < INT_MIN (never true) keeps the register form: two compares.
+    CHECK_MESSAGE(pool + 2 >= compares, text);
+  }
+  std::mt19937_64 rng(8);
+  for (Tier tier : host_tiers()) {
+    for (int round = 0; round < 16; ++round) {
+      RunSpec rs;
+      rs.vars.resize(f.vars_bytes());
+      fill_random(rs.vars, rng);
+      static const uint32_t edges[] = {0u, 1u, 0xffffffffu, 0x80000000u, 0x7fffffffu, 0x63000000u, 0x62ffffffu};
+      for (unsigned l = 0; l < 32; l += 2) set_lane(rs.vars, f, xin, l, edges[(l / 2 + round) % 7] ^ 0x5a5a0000u);
+      rs.entry_mask = round == 0 ? ~0u : uint32_t(rng());
+      const std::string d = compare_with_interpreter(f, rs, tier);
+      CHECK_MESSAGE(d.empty(), tier_name(tier) << ": " << d);
+    }
+  }
+}
+
+}  // namespace gpurc_test_backend_x64_x64_daz_compares
