@@ -173,11 +173,12 @@ bool Emitter::inverted_mask_cmp(ValueId v) {
   return mask_only_cmp(v);
 }
 
-// AVX2: a signed 32-bit `x > C`, or `x < C` with C above INT_MIN and 0/1
-// lanes (computed as !(x > C - 1)), whose constant vpcmpgtd reads from the
+// AVX2: a signed 32-bit `x > C`, whose constant vpcmpgtd reads from the
 // pool as its memory operand: no broadcast of C into a register per strip
-// (the Tesla MAD's range tests). Mask-only `x < C` compares are
-// inverted_mask_cmp's (their selects take the inverted mask).
+// (the Tesla MAD's range tests). (`x < C` with 0/1 lanes would be
+// !(x > C - 1), one instruction more than the register form inside a loop,
+// where the constant's register is set up once; mask-only `x < C` compares
+// are inverted_mask_cmp's, their selects take the inverted mask.)
 bool Emitter::pool_const_cmp(ValueId v) {
   if (z_ || v >= f_.insts.size()) return false;
   const Inst& in = f_.insts[v];
@@ -185,7 +186,7 @@ bool Emitter::pool_const_cmp(ValueId v) {
   const Inst& c = f_.insts[in.args[1]];
   if (c.op != Opcode::Const || bit_width(c.type) != 32 || bit_width(f_.insts[in.args[0]].type) != 32) return false;
   const IntPred p = IntPred(in.attr);
-  return p == IntPred::Sgt || (p == IntPred::Slt && uint32_t(c.imm) != 0x80000000u && !mask_only_cmp(v));
+  return p == IntPred::Sgt;
 }
 
 // AVX2: which operand of a two-operand integer op u (the second, or either
@@ -537,15 +538,15 @@ bool Emitter::lower_int(ValueId v) {
         return true;
       }
       const bool mask_only = mask_only_cmp(v);  // no 0/1 lanes: the mask only (k1 / vector 0)
-      if (pool_const_cmp(v)) {  // AVX2: vpcmpgtd with the pool's C (x > C) or C - 1 (x < C: inverted)
+      if (pool_const_cmp(v)) {  // AVX2: vpcmpgtd with the pool's C
         const ValueId cv = in.args[1];
         const uint32_t k = uint32_t(f_.insts[cv].imm);
         int a = arg(0);
         if (!count_only_const(cv)) use(cv);  // (materialized for another reader: read as usual, then unused here)
         const int d = mask_only ? 0 : def(v);
-        vpcmpgtd(V(d), V(a), const_vec(p == IntPred::Sgt ? k : k - 1u));
-        if (mask_only) select_mask_of_ = v;  // (Sgt only)
-        else bool_from_cmp_avx2(d, p == IntPred::Slt);
+        vpcmpgtd(V(d), V(a), const_vec(k));
+        if (mask_only) select_mask_of_ = v;
+        else bool_from_cmp_avx2(d, false);
         return true;
       }
       int a = arg(0), b = arg(1), d = mask_only ? 0 : def(v);
