@@ -433,6 +433,7 @@ class Emitter : public FastEncoder {
   Xbyak::Address const_operand(ir::ValueId c);  // that operand
   bool mask_only_cmp(ir::ValueId v);            // an icmp read only by selects of its mask (lower_int.cpp)
   bool inverted_mask_cmp(ir::ValueId v);
+  bool pool_const_cmp(ir::ValueId v);  // AVX2: x > C or x < C (as x > C - 1), C read from the pool
   int slot_operand(ir::ValueId u, bool either) const;  // AVX2: an operand read from its slot (lower_int.cpp)        // AVX2: a mask-only x < const leaves !(x > const - 1) (lower_int.cpp)
   std::vector<uint8_t> mask_only_cmp_;          // its per-value answers, computed on first use
   std::vector<uint8_t> count_only_const_;       // its per-value answers, computed on first use

@@ -1222,8 +1222,14 @@ bool Emitter::lower_float(ValueId v) {
   if (daz_ && ftz_in && rm == Round::NearestEven &&
       (in.op == Opcode::FAdd || in.op == Opcode::FSub || in.op == Opcode::FMul))
     return lower_daz_arith(v, r, d);
-  // DAZ mode compares FtzIn operands as flushed already.
-  if (daz_ && in.op == Opcode::FCmp) ftz_in = false;
+  // DAZ mode compares FtzIn operands as flushed already, and so an fma reads
+  // them (with MXCSR's rounding on both tiers), and on AVX2 a product or sum
+  // rounding another way than to nearest (lower_daz_arith takes the others;
+  // MXCSR's rounding too). AVX-512 rounds those with an embedded mode and
+  // keeps its explicit flushes: DAZ under {rz-sae} is not tested here.
+  if (daz_ && (in.op == Opcode::FCmp || in.op == Opcode::FFma ||
+               (!z_ && (in.op == Opcode::FAdd || in.op == Opcode::FSub || in.op == Opcode::FMul))))
+    ftz_in = false;
   const bool pica = (in.op == Opcode::FRcp || in.op == Opcode::FRsqrt || in.op == Opcode::FExp2 ||
                      in.op == Opcode::FLog2) && Transc(in.attr) == Transc::Pica;
   if ((ftz_in || pica) && !(pica && in.op == Opcode::FLog2)) {

@@ -73,7 +73,7 @@ bool Emitter::const_operand_position(ValueId u, size_t i) {
     case Opcode::ISub:
       return i == 1;
     case Opcode::ICmp: {
-      if (!z_) return i == 1 && inverted_mask_cmp(u);  // compared as the pool's const - 1
+      if (!z_) return i == 1 && (inverted_mask_cmp(u) || pool_const_cmp(u));  // the pool's const (- 1)
       if (i != 1) return false;
       const IntPred p = IntPred(ui.attr);
       const bool is_signed = p == IntPred::Slt || p == IntPred::Sle || p == IntPred::Sgt || p == IntPred::Sge;
@@ -175,6 +175,22 @@ bool Emitter::inverted_mask_cmp(ValueId v) {
     return false;
   }
   return mask_only_cmp(v);
+}
+
+// AVX2: a signed 32-bit `x > C`, whose constant vpcmpgtd reads from the
+// pool as its memory operand: no broadcast of C into a register per strip
+// (the Tesla MAD's range tests). (`x < C` with 0/1 lanes would be
+// !(x > C - 1), one instruction more than the register form inside a loop,
+// where the constant's register is set up once; mask-only `x < C` compares
+// are inverted_mask_cmp's, their selects take the inverted mask.)
+bool Emitter::pool_const_cmp(ValueId v) {
+  if (z_ || v >= f_.insts.size()) return false;
+  const Inst& in = f_.insts[v];
+  if (in.op != Opcode::ICmp || in.args.size() != 2 || in.args[0] == in.args[1] || wide(in.args[1])) return false;
+  const Inst& c = f_.insts[in.args[1]];
+  if (c.op != Opcode::Const || bit_width(c.type) != 32 || bit_width(f_.insts[in.args[0]].type) != 32) return false;
+  const IntPred p = IntPred(in.attr);
+  return p == IntPred::Sgt;
 }
 
 // AVX2: which operand of a two-operand integer op u (the second, or either
@@ -474,7 +490,7 @@ bool Emitter::lower_int(ValueId v) {
         uint64_t k = ci.imm & type_mask(ci.type);
         if (ShiftMode(in.attr) == ShiftMode::Mask) k &= w - 1;
         int a = arg(0), src = a;
-        if (in.op == Opcode::AShr) {
+        if (in.op == Opcode::AShr && bit_width(t) < 32) {  // (a 32-bit operand shifts as it is)
           sext_to32(0, a, t);
           src = 0;
         }
@@ -494,7 +510,7 @@ bool Emitter::lower_int(ValueId v) {
         else vpand(V(1), V(c), const_vec(w - 1));
         cnt = 1;
       }
-      if (in.op == Opcode::AShr) {
+      if (in.op == Opcode::AShr && bit_width(t) < 32) {
         sext_to32(0, a, t);
         src = 0;
       }
@@ -526,6 +542,17 @@ bool Emitter::lower_int(ValueId v) {
         return true;
       }
       const bool mask_only = mask_only_cmp(v);  // no 0/1 lanes: the mask only (k1 / vector 0)
+      if (pool_const_cmp(v)) {  // AVX2: vpcmpgtd with the pool's C
+        const ValueId cv = in.args[1];
+        const uint32_t k = uint32_t(f_.insts[cv].imm);
+        int a = arg(0);
+        if (!count_only_const(cv)) use(cv);  // (materialized for another reader: read as usual, then unused here)
+        const int d = mask_only ? 0 : def(v);
+        vpcmpgtd(V(d), V(a), const_vec(k));
+        if (mask_only) select_mask_of_ = v;
+        else bool_from_cmp_avx2(d, false);
+        return true;
+      }
       int a = arg(0), b = arg(1), d = mask_only ? 0 : def(v);
       if (is_signed && bit_width(at) < 32) {
         sext_to32(0, a, at);

@@ -354,6 +354,7 @@ bool Translator::run() {
   if (opt.fresh_launch && barrier_kinds.empty()) zero_written_vars();
   private_state = opt.fresh_launch && opt.discard_state && barrier_kinds.empty();
   if (private_state && opt.launch_abi) drop_unread_abi_block(abi_first, abi_end);
+  mad_daz_flags();
   merge_straight_line();
   compact_vars();
   return true;

@@ -544,29 +544,39 @@ V Translator::fmad(V x, V y, V z) {
   // Only the product reads its factors flushed: in a lane that passes the
   // test below no operand of the residual and the sum is a denormal (the
   // factors are not, or the flushed product would be zero; the product is
-  // at least 2^-100; z's exponent is not zero), so their input flush would
-  // change nothing there, and the other lanes take the exact form's result.
-  // Without it the host flushes nothing twice (x and y were flushed again
-  // by the residual's fma, a select each per strip).
+  // at least 2^-100; z's exponent is not zero), so their input flush changes
+  // nothing there, and the other lanes take the exact form's result. They
+  // get FtzIn only where that is free (mad_daz_flags: the whole function
+  // flushes, so the x64 tiers run it in DAZ mode); elsewhere the host would
+  // flush x and y a second time.
   V pn = I(b.fmul(fx, fy, float_flags(true, false)));
-  V err = I(b.ffma(fx, fy, F(b.xor_(pn, b.i32(0x80000000u))), float_flags(false, false)));
-  // Rounded away from zero: the error, with the product's sign taken off, is
-  // negative and not a zero. As a signed compare (AVX2 has no unsigned one):
-  // with the sign bit flipped as well, positive.
-  V away = b.icmp(ir::IntPred::Sgt, b.xor_(err, b.xor_(band(pn, 0x80000000u), b.i32(0x80000000u))), b.i32(0));
-  V pt = b.isub(pn, b.zext(Type::I32, away));
-  // The product's exponent field e in [0x0d8, 0x0fe] << 23: (e - 0x0d800000)
-  // <u 0x71800000, as a signed compare of e - 0x0d800000 + 2^31.
-  V in_range = b.icmp(ir::IntPred::Slt, b.iadd(band(pn, 0x7f800000u), b.i32(0x80000000u - 0x0d800000u)),
-                      b.i32(0x80000000u + (0x7f000000u - 0x0d800000u)));
-  // z finite and not a zero or denormal: its exponent field e in [1, 254]
-  // << 23, e + 2^23 > 2^23 as a signed compare (e = 255 wraps negative).
-  // Then the sum is never a NaN and never a denormal (both operands normal,
-  // |pt| >= 2^-101: a cancelling sum is a nonzero multiple of 2^-125 or a
-  // zero), so it needs no output flush.
-  V common = b.and_(in_range, b.icmp(ir::IntPred::Sgt, b.iadd(band(z, 0x7f800000u), b.i32(0x00800000u)),
-                                     b.i32(0x00800000u)));
-  V r = I(b.fadd(F(pt), fz, float_flags(false, false)));
+  V err = I(mad_op(b.ffma(fx, fy, b.fneg(F(pn)), float_flags(false, false))));
+  // Rounded away from zero: the error has the other sign than the product
+  // and is not a zero. With s = pn >> 31 (arithmetic: 0 or -1), (err ^ s) -
+  // s is err's bits, negated as an integer when pn is negative, so its sign
+  // bit says "away" (err is never -0 in a lane that passes the test: the
+  // residual of a nonzero product of normals is exact), and that sign, as 0
+  // or -1, steps the product one float toward zero (a product rounded up to
+  // a power of two steps back to the largest float below it). No constant
+  // but the shift count: the exact block does not read any of them.
+  V s = b.ashr(pn, b.i32(31));
+  V pt = b.iadd(pn, b.ashr(b.isub(b.xor_(err, s), s), b.i32(31)));
+  // The product in [2^-100, 2^127): its exponent field in [0x1b, 0xfe),
+  // pn << 1 (no sign) in [0x1b000000, 0xfe000000) unsigned, as a signed
+  // compare (AVX2 has no unsigned one): biased by 0x80000000 - 0xfe000000,
+  // the range ends at the largest signed value, so `x > C` (AVX2 reads C
+  // from the constant pool for that form).
+  V in_range = b.icmp(ir::IntPred::Sgt, b.iadd(shl(pn, 1), b.i32(0x82000000u)), b.i32(0x9cffffffu));
+  // z finite and not a zero or denormal: its exponent field in [1, 0xff),
+  // z << 1 in [0x01000000, 0xff000000), biased so that range ends at the
+  // largest signed value: z << 1 plus 0x81000000 above 0x81ffffff. Then the
+  // sum is never a NaN and never a denormal (both operands normal, |pt| >=
+  // 2^-101: a cancelling sum is a nonzero multiple of 2^-125 or a zero), so
+  // it needs no output flush. (Shifts rather than masks, and constants of
+  // their own: a constant the exact block also reads would be stored to the
+  // frame in every strip of this one.)
+  V common = b.and_(in_range, b.icmp(ir::IntPred::Sgt, b.iadd(shl(z, 1), b.i32(0x81000000u)), b.i32(0x81ffffffu)));
+  V r = I(mad_op(b.fadd(F(pt), fz, float_flags(false, false))));
   const ir::BlockId exact = f.add_block(), join = f.add_block();
   b.set_var(kVarMadResult, r);
   b.cond_br(b.any(b.not_(common), mask()), exact, join);
@@ -575,6 +585,47 @@ V Translator::fmad(V x, V y, V z) {
   b.br(join);
   b.set_block(join);
   return b.get_var(kVarMadResult);
+}
+
+// mad_float_ops get FtzIn when the rest of the function's float ops read
+// their operands flushed and none reads floats in a way a host's
+// "denormals are zero" mode would change (f64 arithmetic, conversions
+// between float types, the SFU's functions, a compare of f64). Then the
+// x64 tiers run the function in DAZ mode, where FtzIn costs nothing
+// (backend_x64/lower_float.cpp, daz_eligible); otherwise FtzIn on these ops
+// would add flushes of operands that are never denormal where it matters.
+// Either way every lane that takes a MAD's result gets the same bits.
+void Translator::mad_daz_flags() {
+  if (mad_float_ops.empty()) return;
+  std::vector<uint8_t> mad(f.insts.size(), 0);
+  for (V v : mad_float_ops) mad[v] = 1;
+  for (V v = 0; v < V(f.insts.size()); ++v) {
+    const ir::Inst& in = f.insts[v];
+    if (in.block == ir::kNoBlock || mad[v]) continue;
+    const bool ftz = in.fflags & ir::ff::FtzIn;
+    switch (in.op) {
+      case Opcode::FAdd: case Opcode::FSub: case Opcode::FMul: case Opcode::FFma:
+      case Opcode::FMin: case Opcode::FMax: case Opcode::FFloor: case Opcode::FCeil: case Opcode::FTrunc:
+      case Opcode::FRint:
+        if (in.type != Type::F32 || !ftz || ((in.fflags & ir::ff::Sat) && !(in.fflags & ir::ff::FtzOut))) return;
+        break;
+      case Opcode::FCmp:
+        if (f.insts[in.args[0]].type != Type::F32) return;
+        break;
+      case Opcode::FToI: {
+        const ir::Round m = ir::round_mode(in.fflags);
+        if (f.insts[in.args[0]].type != Type::F32 ||
+            (!ftz && m != ir::Round::TowardZero && m != ir::Round::NearestEven))
+          return;
+        break;
+      }
+      case Opcode::FMad: case Opcode::FRcp: case Opcode::FRsqrt: case Opcode::FExp2: case Opcode::FLog2:
+      case Opcode::FSqrt: case Opcode::FSin: case Opcode::FCos: case Opcode::FSinStep: case Opcode::FToF:
+        return;
+      default: break;
+    }
+  }
+  for (V v : mad_float_ops) f.insts[v].fflags |= ir::ff::FtzIn;
 }
 
 // fmad as sem::fmad (nvhw fp32_mad) in native f32 ops: the hardware
@@ -603,7 +654,7 @@ V Translator::fmad_exact(V x, V y, V z) {
   z = flush(z);
   V fx = F(x), fy = F(y), fz = F(z);
   // Which lanes need the scaled computation.
-  V p0 = I(b.fmul(fx, fy, float_flags(false, false, ir::Round::TowardZero)));
+  V p0 = I(mad_op(b.fmul(fx, fy, float_flags(false, false, ir::Round::TowardZero))));
   V pmag = band(p0, 0x7fffffffu);
   // Infinite or NaN factors are not scaled (inf * 2^-64 * tiny would be
   // NaN): those lanes need no scaling.
@@ -624,11 +675,11 @@ V Translator::fmad_exact(V x, V y, V z) {
   V z_scale2 = b.select(over, down, one);
   V back = b.select(over, up, b.select(under, down, one));
   V back2 = b.select(over, up, one);
-  V sx = b.fmul(fx, fx_scale, none), sy = b.fmul(fy, fy_scale, none);
-  V sz = b.fmul(b.fmul(fz, z_scale, none), z_scale2, none);
-  V prod = b.fmul(sx, sy, float_flags(false, false, ir::Round::TowardZero));
-  V sum = b.fadd(prod, sz, none);
-  V r = I(b.fmul(b.fmul(sum, back, none), back2, float_flags(false, true)));
+  V sx = mad_op(b.fmul(fx, fx_scale, none)), sy = mad_op(b.fmul(fy, fy_scale, none));
+  V sz = mad_op(b.fmul(mad_op(b.fmul(fz, z_scale, none)), z_scale2, none));
+  V prod = mad_op(b.fmul(sx, sy, float_flags(false, false, ir::Round::TowardZero)));
+  V sum = mad_op(b.fadd(prod, sz, none));
+  V r = I(mad_op(b.fmul(mad_op(b.fmul(sum, back, none)), back2, float_flags(false, true))));
   V sum_i = I(sum);
   // Underflow lanes whose scaled sum is below 2^-62 flush (the scaling back
   // would round them at denormal precision first).
@@ -637,8 +688,8 @@ V Translator::fmad_exact(V x, V y, V z) {
   // The denormal-precision rounding up to 2^-126 (scaled: 2^-62) of a sum
   // just below it: the sum rounded to the float below 2^-62 and the exact
   // value (TwoSum's error) is at or above that float.
-  V bb = b.fsub(sum, prod, none);
-  V err = b.fadd(b.fsub(prod, b.fsub(sum, bb, none), none), b.fsub(sz, bb, none), none);
+  V bb = mad_op(b.fsub(sum, prod, none));
+  V err = mad_op(b.fadd(mad_op(b.fsub(prod, mad_op(b.fsub(sum, bb, none)), none)), mad_op(b.fsub(sz, bb, none)), none));
   V err_i = I(err);
   V at_edge = b.and_(under, b.icmp(ir::IntPred::Eq, band(sum_i, 0x7fffffffu), b.i32(0x207fffffu)));
   V err_ok = b.or_(eq0(band(err_i, 0x7fffffffu)), eq0(band(b.xor_(err_i, sum_i), 0x80000000u)));
@@ -649,7 +700,7 @@ V Translator::fmad_exact(V x, V y, V z) {
   r = b.select(b.and_(under, z_big), z, r);
   // Source 3 zero: a rounded mul, then the add (its zero-sign rule).
   V zc = eq0(band(z, 0x7fffffffu));
-  V plain = I(b.fadd(b.fmul(fx, fy, float_flags(false, true)), fz, float_flags(false, true)));
+  V plain = I(mad_op(b.fadd(mad_op(b.fmul(fx, fy, float_flags(false, true))), fz, float_flags(false, true))));
   return b.select(zc, plain, r);
 }
 

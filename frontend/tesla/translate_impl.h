@@ -224,6 +224,15 @@ struct Translator {
   V sat_keep_nan(V res);
   V fmad(V x, V y, V z);        // the common case inline, the exact rules behind an any() vote
   V fmad_exact(V x, V y, V z);  // every input, straight-line (about 75 ops)
+  // The float ops of the MADs whose FtzIn changes nothing in the lanes that
+  // take their results (fmad, fmad_exact); mad_daz_flags() gives them FtzIn
+  // when every other float op of the function flushes its inputs.
+  std::vector<V> mad_float_ops;
+  V mad_op(V v) {
+    mad_float_ops.push_back(v);
+    return v;
+  }
+  void mad_daz_flags();
   bool inside_loop(uint32_t p);  // some backward branch spans word p
   std::vector<std::pair<uint32_t, uint32_t>> back_edges;  // (target, source) of backward branches
   bool back_edges_known = false;

@@ -8,9 +8,12 @@
 // to a power of two, sums that cancel to the smallest normals or below,
 // denormal and zero sources, NaN, inf and signed zeros).
 #include <cstring>
+#include <map>
+#include <utility>
 
 #include "frontend/tesla/translate.h"
 #include "ir/passes.h"
+#include "ir/scalar.h"
 #include "translate_harness.h"
 
 namespace gpurc_test_tesla_mad_paths {  // one namespace per file: unity builds (CMakeLists.txt)
@@ -37,7 +40,7 @@ void edge_operands(std::mt19937& rng, uint32_t& x, uint32_t& y, uint32_t& z) {
                                       0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffffffffu, 0x7f7fffffu,
                                       0x3f800000u, 0xbf800000u, 0x3f800001u, 0x3f7fffffu, 0x0d800000u};
   auto special = [&] { return specials[rng() % (sizeof specials / sizeof specials[0])]; };
-  switch (rng() % 10) {
+  switch (rng() % 12) {
     case 0:  // special values anywhere
       x = special(), y = special(), z = special();
       break;
@@ -84,6 +87,17 @@ void edge_operands(std::mt19937& rng, uint32_t& x, uint32_t& y, uint32_t& z) {
       z = zs[rng() % (sizeof zs / sizeof zs[0])];
       break;
     }
+    case 8:  // exact ties: y = 1.5 * 2^k, x with its last mantissa bit set (25-bit products)
+      x = random_float(rng, 90, 160) | 1u;
+      y = (rng() & 0x80000000u) | (random_float(rng, 90, 160) & 0x7f800000u) | 0x400000u;
+      z = (rng() & 1) ? random_float(rng, 60, 200) : (x ^ (rng() & 0x80000000u));
+      break;
+    case 9:  // a denormal factor beside one large enough to bring the unflushed product into range
+      x = (rng() & 0x80000000u) | (1u + (rng() & 0x7ffffeu));
+      y = random_float(rng, 200, 254);
+      z = random_float(rng, 1, 254);
+      if (rng() & 1) std::swap(x, y);
+      break;
     default:  // ordinary operands
       x = random_float(rng, 100, 154), y = random_float(rng, 100, 154), z = random_float(rng, 100, 154);
       break;
@@ -116,6 +130,15 @@ void run_mad(const std::string& program, unsigned threads, uint32_t seed, int mo
 
 const char* kStraight =
     "add f32 $r5 (mul $r1 $r2) $r3\n"
+    "add f32 $r6 neg (mul $r3 $r2) neg $r1\n"
+    "add sat f32 $c1 $r7 (mul $r2 $r1) $r3\n"
+    "exit nop\n";
+
+// The same with an SFU op, which no host "denormals are zero" mode runs as
+// the model says: the function keeps IEEE mode.
+const char* kStraightSfu =
+    "add f32 $r5 (mul $r1 $r2) $r3\n"
+    "rcp f32 $r8 $r1\n"
     "add f32 $r6 neg (mul $r3 $r2) neg $r1\n"
     "add sat f32 $c1 $r7 (mul $r2 $r1) $r3\n"
     "exit nop\n";
@@ -160,6 +183,7 @@ TEST_CASE("tesla mad: common case inline, exact rules behind a vote, every engin
     for (int mode = 0; mode < 3; ++mode) {
       run_mad(kStraight, 32, s, mode);
       run_mad(kStraight, 5 + s % 27, s + 1000, mode);  // partial warp
+      run_mad(kStraightSfu, 32, s + 2000, mode);          // IEEE mode on the x64 tiers
     }
   }
 }
@@ -169,39 +193,62 @@ TEST_CASE("tesla mad: inside a loop the exact form, bit-exact") {
     for (int mode = 0; mode < 3; ++mode) run_mad(kLoop, 32, s, mode);
 }
 
+// The common case's product (an RN fmul with FtzIn in the block of a vote)
+// and the residual fma and sum after it: FtzIn on those two only where the
+// rest of the function flushes (`daz`), the sum never flushed on output.
+void check_common_case(const gpurc::ir::Function& f, bool daz) {
+  using gpurc::ir::Opcode;
+  size_t products = 0;
+  for (const auto& b : f.blocks) {
+    bool has_vote = false;
+    for (auto v : b.insts) has_vote = has_vote || f.insts[v].op == Opcode::Any;
+    if (!has_vote) continue;
+    for (auto v : b.insts) {
+      const auto& in = f.insts[v];
+      if (in.op != Opcode::FMul || !(in.fflags & gpurc::ir::ff::FtzIn)) continue;
+      ++products;
+      size_t fmas = 0, sums = 0;
+      bool seen = false;
+      for (auto w : b.insts) {
+        const auto& wi = f.insts[w];
+        if (w == v) seen = true;
+        if (!seen || w == v) continue;
+        if (wi.op == Opcode::Any) break;
+        if (wi.op == Opcode::FFma || wi.op == Opcode::FAdd) {
+          CHECK(((wi.fflags & gpurc::ir::ff::FtzIn) != 0) == daz);
+          CHECK((wi.fflags & gpurc::ir::ff::FtzOut) == 0);
+          ++(wi.op == Opcode::FFma ? fmas : sums);
+        }
+      }
+      CHECK(fmas == 1);
+      CHECK(sums == 1);
+    }
+  }
+  CHECK(products == 3);
+  // Every float op of the function flushes its inputs exactly when `daz`
+  // says (the exact form's ops too), except the SFU op of the other variant.
+  for (const auto& b : f.blocks)
+    for (auto v : b.insts) {
+      const auto& in = f.insts[v];
+      if (in.op == Opcode::FAdd || in.op == Opcode::FMul || in.op == Opcode::FFma || in.op == Opcode::FSub)
+        if (daz) CHECK((in.fflags & gpurc::ir::ff::FtzIn) != 0);
+    }
+}
+
 TEST_CASE("tesla mad: the common case's shape (one vote outside loops, none inside)") {
   using gpurc::ir::Opcode;
   gpurc::ir::Function f = translated(kStraight);
   CHECK(count_op(f, Opcode::Any) == 3);  // one vote per MAD
   CHECK(count_op(f, Opcode::FFma) == 3);
-  // Only the product flushes its factors: the residual's fma and the sum of
-  // the common case read theirs as they are (their lanes that pass the test
-  // hold no denormal operand), so the factors are not flushed twice.
-  for (const auto& b : f.blocks)
-    for (auto v : b.insts) {
-      const auto& in = f.insts[v];
-      if (in.op == Opcode::FFma) CHECK((in.fflags & gpurc::ir::ff::FtzIn) == 0);
-      if (in.op == Opcode::FMul && (in.fflags & gpurc::ir::ff::FtzIn)) {
-        // The common case's product: its residual and its sum follow unflushed,
-        // and the sum's result is not flushed either (source 3 is a finite
-        // normal in the lanes that pass: the sum is never a denormal there).
-        size_t flushed_after = 0, sums = 0;
-        bool seen = false;
-        for (auto w : b.insts) {
-          if (w == v) seen = true;
-          else if (seen && (f.insts[w].op == Opcode::FFma || f.insts[w].op == Opcode::FAdd) &&
-                   (f.insts[w].fflags & gpurc::ir::ff::FtzIn))
-            ++flushed_after;
-          if (seen && f.insts[w].op == Opcode::FAdd) {
-            ++sums;
-            CHECK((f.insts[w].fflags & gpurc::ir::ff::FtzOut) == 0);
-          }
-          if (seen && f.insts[w].op == Opcode::Any) break;
-        }
-        CHECK(flushed_after == 0);
-        CHECK(sums == 1);
-      }
-    }
+  // Every float op flushes its inputs, so the MADs' ops get FtzIn too (it
+  // changes nothing in the lanes that take their results) and the x64 tiers
+  // run the function in DAZ mode, where FtzIn is free (mad_daz_flags).
+  check_common_case(f, true);
+  // An SFU op (not a flushing arithmetic op) keeps the x64 tiers in IEEE
+  // mode: then only the product flushes its factors, the residual's fma and
+  // the sum read theirs as they are (their lanes that pass the test hold no
+  // denormal operand), so the host does not flush the factors twice.
+  check_common_case(translated(kStraightSfu), false);
   gpurc::ir::Function g = translated(kLoop);
   CHECK(count_op(g, Opcode::Any) == 0);
   CHECK(count_op(g, Opcode::FFma) == 0);
@@ -210,6 +257,73 @@ TEST_CASE("tesla mad: the common case's shape (one vote outside loops, none insi
                                                                 "add f32 $r7 (mul $r1 $r2) $r3\nexit nop"));
   CHECK(count_op(h, Opcode::Any) == 1);
   CHECK(count_op(h, Opcode::FFma) == 1);
+}
+
+// One lane of value v of the translated (pre-pass) IR, its vars read from
+// `vars` (register values by var index); pure ops through ir::eval_lane.
+uint64_t eval_value(const gpurc::ir::Function& f, gpurc::ir::ValueId v, const std::map<uint64_t, uint64_t>& vars,
+                    std::map<gpurc::ir::ValueId, uint64_t>& memo) {
+  using gpurc::ir::Opcode;
+  if (auto it = memo.find(v); it != memo.end()) return it->second;
+  const auto& in = f.insts[v];
+  uint64_t r = 0;
+  if (in.op == Opcode::LoadVar || in.op == Opcode::GetVar) {
+    auto it = vars.find(in.imm);
+    REQUIRE_MESSAGE(it != vars.end(), "var " << f.vars[in.imm].name);
+    r = it->second;
+  } else {
+    std::vector<uint64_t> args;
+    for (auto a : in.args) args.push_back(eval_value(f, a, vars, memo));
+    const gpurc::ir::LaneOp op = gpurc::ir::lane_op(f, v);
+    std::string why;
+    REQUIRE_MESSAGE(gpurc::ir::lane_op_supported(op, &why), why << " op " << int(in.op));
+    r = gpurc::ir::eval_lane(op, args.data());
+  }
+  memo[v] = r;
+  return r;
+}
+
+TEST_CASE("tesla mad: the common case's test takes exactly the lanes it should") {
+  // The vote's operand (not common), evaluated per lane, against its
+  // definition: the product of the flushed factors rounded to nearest in
+  // [2^-100, 2^127) and source 3 a finite normal. A test that rejected
+  // ordinary lanes would still give exact results (through the exact
+  // block), only slowly: this is what catches it.
+  using gpurc::ir::Opcode;
+  gpurc::ir::Function f = translated("add f32 $r5 (mul $r1 $r2) $r3\nexit nop\n");
+  gpurc::ir::ValueId vote_arg = gpurc::ir::kNoValue;
+  for (const auto& b : f.blocks)
+    for (auto v : b.insts)
+      if (f.insts[v].op == Opcode::Any) vote_arg = f.insts[v].args[0];
+  REQUIRE(vote_arg != gpurc::ir::kNoValue);
+  auto var_of = [&](const std::string& n) {
+    for (size_t i = 0; i < f.vars.size(); ++i)
+      if (f.vars[i].name == n) return uint64_t(i);
+    FAIL("no var " << n);
+    return uint64_t(0);
+  };
+  const uint64_t r1 = var_of("r1"), r2 = var_of("r2"), r3 = var_of("r3");
+  auto flush = [](uint32_t v) { return (v & 0x7f800000u) == 0 ? v & 0x80000000u : v; };
+  std::mt19937 rng(77);
+  size_t taken = 0;
+  const int n = light() ? 4000 : 40000;
+  for (int k = 0; k < n; ++k) {
+    uint32_t x, y, z;
+    if (k % 3 == 0) x = random_float(rng, 100, 154), y = random_float(rng, 100, 154), z = random_float(rng, 1, 254);
+    else edge_operands(rng, x, y, z);
+    float fx, fy;
+    const uint32_t ux = flush(x), uy = flush(y);
+    std::memcpy(&fx, &ux, 4);
+    std::memcpy(&fy, &uy, 4);
+    const uint32_t e = (bits_of(fx * fy) >> 23) & 0xff, ez = (z >> 23) & 0xff;
+    const bool common = e >= 0x1b && e < 0xfe && ez >= 1 && ez < 0xff;
+    std::map<gpurc::ir::ValueId, uint64_t> memo;
+    const uint64_t not_common = eval_value(f, vote_arg, {{r1, x}, {r2, y}, {r3, z}}, memo);
+    INFO(std::hex << x << " " << y << " " << z);
+    CHECK(not_common == (common ? 0u : 1u));
+    taken += common;
+  }
+  CHECK(taken > size_t(n) / 3);  // the ordinary third at least
 }
 
 TEST_CASE("tesla mad: after a loop, the common case inline again, bit-exact") {

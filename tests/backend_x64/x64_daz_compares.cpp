@@ -1,0 +1,173 @@
+// Two lowering details the Tesla MAD's code reads (backend_x64/lower_float.cpp,
+// lower_int.cpp), each against the interpreter on every tier and on the AVX2
+// listing (a tier the host lacks through JitOptions::listing_only):
+//  - in a function the x64 tiers run in DAZ mode (every float op reads its
+//    operands flushed), an fma with FtzIn and, on AVX2, a product, sum or
+//    difference rounding toward zero (MXCSR's rounding) read their operands
+//    as the host does: DAZ flushes them, so no explicit flush is emitted
+//    (Tesla's MAD: its residual fma, its exact form's products toward zero;
+//    Tesla's `mul rz` / `add rz`), with subnormal, zero, inf and NaN
+//    operands and products around the smallest normal;
+//  - AVX2: a signed 32-bit compare `x > C` with a constant reads C from the
+//    constant pool as vpcmpgtd's memory operand instead of broadcasting it
+//    into a register (pool_const_cmp; the MAD's range tests), as 0/1 lanes
+//    and as select masks, for constants at the ends of the signed range
+//    (with `x < C` beside it, which keeps its forms).
+// (One file named to sort last: a unity batch that includes tests/backend's
+// tiers.h before a file using both x64 and backend::test names breaks it.)
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include "../backend/compare.h"
+#include "backend_x64/jit.h"
+#include "ir/builder.h"
+
+namespace gpurc_test_backend_x64_x64_daz_compares {  // one namespace per file: unity builds (CMakeLists.txt)
+
+using namespace gpurc;
+using namespace gpurc::backend::test;
+using ir::Opcode;
+using ir::Type;
+
+namespace {
+
+uint32_t operand(std::mt19937_64& rng) {
+  static const uint32_t kSpecial[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x807FFFFFu, 0x00400000u,
+                                      0x00800000u, 0x80800000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u,
+                                      0xFFFFFFFFu, 0x7F800001u, 0x3F800000u, 0xBF800001u, 0x7F7FFFFFu,
+                                      0x20000000u, 0x1FFFFFFFu, 0x9F800001u, 0x3FC00000u, 0x5F800000u};
+  switch (rng() % 4) {
+    case 0: return uint32_t(rng());
+    case 1: return 0x3F000000u + uint32_t(rng() % 0x01000000u) + (uint32_t(rng()) & 0x80000000u);
+    default: return kSpecial[rng() % (sizeof kSpecial / sizeof kSpecial[0])];
+  }
+}
+
+constexpr uint32_t kNan = uint32_t(ir::NanRule::AllOnes) << ir::ff::NanShift;
+constexpr uint32_t kRz = uint32_t(ir::Round::TowardZero) << ir::ff::RoundShift;
+
+// vars a, b, c in; six results out.
+ir::Function daz_function() {
+  ir::Function f;
+  for (const char* n : {"a", "b", "c"}) f.add_var(n, Type::F32);
+  for (int i = 0; i < 7; ++i) f.add_var("out" + std::to_string(i), Type::F32);
+  f.add_block("entry");
+  ir::Builder b(f);
+  auto a = b.emit(Opcode::LoadVar, Type::F32, {}, 0, 0, 0);
+  auto x = b.emit(Opcode::LoadVar, Type::F32, {}, 0, 0, 1);
+  auto c = b.emit(Opcode::LoadVar, Type::F32, {}, 0, 0, 2);
+  using ir::ff::FtzIn;
+  using ir::ff::FtzOut;
+  std::vector<ir::ValueId> outs = {
+      b.ffma(a, x, c, FtzIn | kNan),                               // fma, result unflushed
+      b.ffma(a, x, b.fneg(b.fmul(a, x, FtzIn | kNan)), FtzIn | kNan),  // the MAD's residual
+      b.fmul(a, x, FtzIn | kNan | kRz),                            // product toward zero, unflushed
+      b.fmul(a, c, FtzIn | FtzOut | kNan | kRz),                   // Tesla's mul rz
+      b.fadd(x, c, FtzIn | FtzOut | kNan | kRz),                   // Tesla's add rz
+      b.binary(Opcode::FSub, a, c, 0, FtzIn | kRz),                // canonical NaNs, unflushed
+      b.ffma(a, c, x, FtzIn | FtzOut | kNan | kRz),                // fma toward zero
+  };
+  for (size_t i = 0; i < outs.size(); ++i) b.emit(Opcode::StoreVar, Type::Void, {outs[i]}, 0, 0, uint32_t(3 + i));
+  b.ret();
+  return f;
+}
+
+size_t count_lines_with(const std::string& text, const char* what) {
+  size_t n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("x64 jit DAZ mode: fma and rounding toward zero read FtzIn operands flushed by the host") {
+  ir::Function f = daz_function();
+  REQUIRE(ir::verify(f) == "");
+  // AVX2 listing: the function runs in DAZ mode (0x1FC0 loaded) and its
+  // float ops flush no operand inline: up to the epilogue's `ret` (the NaN
+  // and FtzOut fixes are out of line, after it) there is no vblendvps.
+  // Before, each op flushed two or three operands.
+  {
+    std::string err;
+    x64::JitOptions o{x64::Tier::Avx2};
+    o.listing_only = !x64::host_supports(x64::Tier::Avx2);
+    auto cf = x64::compile(f, o, &err);
+    REQUIRE_MESSAGE(cf, err);
+    const std::string text = cf->disassemble();
+    CHECK(text.find("0x1FC0") != std::string::npos);
+    const size_t ret = text.find(" ret");
+    REQUIRE(ret != std::string::npos);
+    CHECK_MESSAGE(count_lines_with(text.substr(0, ret), "vblendvps") == 0, text);
+  }
+  std::mt19937_64 rng(41);
+  const int runs = std::getenv("GPURC_TEST_LIGHT") ? 60 : 300;
+  for (int k = 0; k < runs; ++k) {
+    RunSpec s;
+    s.vars.resize(f.vars_bytes());
+    fill_random(s.vars, rng);
+    for (uint32_t v = 0; v < 3; ++v)
+      for (unsigned l = 0; l < 32; ++l) set_lane(s.vars, f, v, l, operand(rng));
+    s.entry_mask = k % 5 == 4 ? uint32_t(rng()) | 1u : ~0u;
+    CAPTURE(k);
+    check_all_tiers(f, s, "daz rounding");
+  }
+}
+
+TEST_CASE("x64 jit AVX2: signed compares with a constant read it from the pool, exactly") {
+  ir::Function f;
+  f.add_block("entry");
+  ir::Builder b(f);
+  const uint32_t xin = f.add_var("x", Type::I32), yin = f.add_var("y", Type::I32);
+  const ir::ValueId x = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, xin);
+  const ir::ValueId y = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, yin);
+  size_t compares = 0;
+  for (uint32_t k : {0u, 1u, 0xffffffffu, 0x80000000u, 0x80000001u, 0x7fffffffu, 0x63000000u, 0x81ffffffu}) {
+    for (ir::IntPred p : {ir::IntPred::Sgt, ir::IntPred::Slt}) {
+      // (x + k) so that each compare reads a value of its own
+      const ir::ValueId s = b.emit(Opcode::IAdd, Type::I32, {x, b.constant(Type::I32, k ^ 0x5a5a0000u)});
+      const ir::ValueId c = b.icmp(p, s, b.constant(Type::I32, k));
+      b.emit(Opcode::StoreVar, Type::Void, {c}, 0, 0, f.add_var("c", Type::I1));
+      // a select of another compare: its mask only
+      const ir::ValueId m = b.icmp(p, x, b.constant(Type::I32, k + 7));
+      b.emit(Opcode::StoreVar, Type::Void, {b.select(m, x, y)}, 0, 0, f.add_var("s", Type::I32));
+      compares += 2;
+    }
+  }
+  b.ret();
+  REQUIRE(ir::verify(f) == "");
+  {
+    std::string err;
+    x64::JitOptions o{x64::Tier::Avx2};
+    o.listing_only = !x64::host_supports(x64::Tier::Avx2);
+    auto cf = x64::compile(f, o, &err);
+    REQUIRE_MESSAGE(cf, err);
+    const std::string text = cf->disassemble();
+    size_t pool = 0;  // vpcmpgtd ymmD, ymmA, [pool]
+    for (size_t p = 0, e; p < text.size(); p = e + 1) {
+      e = text.find('\n', p);
+      if (e == std::string::npos) e = text.size();
+      const std::string line = text.substr(p, e - p);
+      if (line.find("vpcmpgtd") != std::string::npos && line.find(", [0x") != std::string::npos) ++pool;
+    }
+    // Every x > C (half of the compares) and every mask-only x < C (a
+    // quarter: inverted_mask_cmp's x > C - 1 from the pool, none of those C
+    // is INT_MIN); x < C with 0/1 lanes keeps the register form.
+    CHECK_MESSAGE(pool >= compares * 3 / 4, text);
+  }
+  std::mt19937_64 rng(8);
+  for (Tier tier : host_tiers()) {
+    for (int round = 0; round < 16; ++round) {
+      RunSpec rs;
+      rs.vars.resize(f.vars_bytes());
+      fill_random(rs.vars, rng);
+      static const uint32_t edges[] = {0u, 1u, 0xffffffffu, 0x80000000u, 0x7fffffffu, 0x63000000u, 0x62ffffffu};
+      for (unsigned l = 0; l < 32; l += 2) set_lane(rs.vars, f, xin, l, edges[(l / 2 + round) % 7] ^ 0x5a5a0000u);
+      rs.entry_mask = round == 0 ? ~0u : uint32_t(rng());
+      const std::string d = compare_with_interpreter(f, rs, tier);
+      CHECK_MESSAGE(d.empty(), tier_name(tier) << ": " << d);
+    }
+  }
+}
+
+}  // namespace gpurc_test_backend_x64_x64_daz_compares
