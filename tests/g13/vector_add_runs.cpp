@@ -5,7 +5,8 @@
 // launch, a c that ends inside the last threadgroup (only its range leaves
 // the window: the same fault threadgroup, SIMD-group, lane and address),
 // misaligned uniform bases, buffers across 2^32, threadgroups with a partial
-// last SIMD-group and two-dimensional threadgroups (sr80 not base + lane).
+// last SIMD-group and two-dimensional threadgroups of 16-thread rows (the
+// per-SIMD-group path: the flag stays 0).
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -78,7 +79,7 @@ TEST_CASE("g13 vector_add through the grid loop: results and faults as the inter
       {{16, 1, 1}, {256, 1, 1}, 0x100000000ull - 0x2000, 0x10000, {whole, whole, whole}, 1},
       // a partial last SIMD-group per threadgroup (the per-warp path runs it)
       {{20, 1, 1}, {48, 1, 1}, 0x100000, 0x10000, {20 * 48 * 4, 20 * 48 * 4, 20 * 48 * 4}},
-      // two-dimensional threadgroups: sr80 is not base + lane over a SIMD-group
+      // two-dimensional threadgroups of 16-thread rows: no warp loop (sr80 is not base + lane)
       {{8, 1, 1}, {16, 4, 1}, 0x100000, 0x10000, {8 * 16 * 4, 8 * 16 * 4, 8 * 16 * 4}},
   };
   int k = 0;
