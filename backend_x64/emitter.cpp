@@ -632,6 +632,7 @@ void Emitter::emit_prologue() {
   }
   // The memory accesses' window caches hold for the warps of one call only.
   clear_window_caches();
+  emit_lane_run_flags();  // whether the warp loop writes the index vars as base + lane
   // Resume after a barrier: ctx.resume names the block to continue at. This
   // comes after the per-run setup above (first launched lane on the stack,
   // launched-lane masks), which every entry, fresh or resumed, needs.

@@ -256,12 +256,21 @@ class Emitter : public FastEncoder {
     // base) are the same for every warp of a call, so a later warp whose
     // span lies inside those bounds skips the base and the window search.
     int32_t win_cache = -1;
+    // An indexed access whose index is the var index_var (a consecutive
+    // path): a frame dword the prologue sets once per call (plan_lane_run_flags)
+    // when the warp loop writes that var as base + lane in every warp of the
+    // call (lane_add 0..31, no lane_keep): then x_l = x_0 + l (mod 2^32) and
+    // the consecutive check is one scalar test of x_0. -1: none.
+    int32_t run_flag = -1;
     std::vector<ir::ValueId> tree;     // every value of the address expression (address first)
     std::vector<ir::ValueId> deferred; // those computed only on fallback, operands before users
   };
   void plan_sequence_cache();          // IndexedAddress::seq_cache of the accesses that share a check
   void plan_mask_cache();              // IndexedAddress::mask_cache, vote_mask_cache_
   void plan_window_cache();            // IndexedAddress::win_cache, window_caches_
+  void plan_lane_run_flags();          // IndexedAddress::run_flag, lane_run_flags_
+  void emit_lane_run_flags();          // in the prologue's once-per-call part
+  std::vector<std::pair<int, int32_t>> lane_run_flags_;  // var, frame offset of its flag
   bool bitcast_in_place(ir::ValueId v);  // lower_int.cpp: a dying operand's register becomes the bitcast's
   ir::ValueId entry_and_source(ir::ValueId mask) const;  // A of `and A, entry_mask`, else kNoValue
   bool mask_vote(ir::ValueId v) const;                   // a vote emit_vote lowers
@@ -665,6 +674,7 @@ class Emitter : public FastEncoder {
   ConstPool pool_;
   PoolKind const32_{&pool_, 0, 4, 4}, constvec_{&pool_, 1, 0, 4}, const64_{&pool_, 2, 8, 8}, constvec64_{&pool_, 3, 0, 8};
   const uint8_t* iota_ = nullptr;  // 16 dwords 0..15 in the pool
+  const uint8_t* iota32_ = nullptr;  // 32 dwords 0..31 in the pool (emit_lane_run_flags), made when needed
   Xbyak::Label epilogue_, fault_return_;
   // emit_fault_return's sites: each is `mov eax, index; jmp fault_common_`,
   // and one stub after the epilogue copies the site's record (a table in the

@@ -27,6 +27,8 @@
 #include <map>
 #include <tuple>
 #include <cstddef>
+#include <cstring>
+#include <cstdint>
 
 #include "backend_x64/emitter.h"
 #include "ir/abi.h"
@@ -403,6 +405,7 @@ void Emitter::plan_indexed_memory() {
   plan_sequence_cache();
   plan_mask_cache();
   plan_window_cache();
+  plan_lane_run_flags();
 }
 
 namespace {
@@ -436,8 +439,9 @@ void Emitter::clear_window_caches() {
     if (narrow) {  // lo = 2^64 - 1, hi = 0
       mov(qword[r12 + off], -1);
       mov(qword[r12 + off + 8], 0);
-    } else {  // host + d = 0: none
+    } else {  // host + d = 0: none; the call-wide host + d (emit_lane_run_flags) too
       mov(qword[r12 + off], 0);
+      mov(qword[r12 + off + 24], 0);
     }
   }
 }
@@ -460,6 +464,143 @@ void Emitter::plan_window_cache() {
     frame_bytes_ += 64;
     window_caches_.emplace_back(m.win_cache, m.narrow);
   }
+}
+
+// The warp loop (warp_loop.cpp) writes each lane var of its descriptor as
+// (base + lane_add[l]) & lane_keep[l] before every warp of a call, and the
+// index var of an indexed access has no store_var: when the descriptor's
+// last entry touching that var writes it whole with lane_add = 0..31 and no
+// lane_keep (G13's thread_position_in_grid), every warp of the call sees
+// x_l = x_0 + l (mod 2^32). The prologue finds that out once per call
+// (emit_lane_run_flags) and sets the var's frame flag; the access then
+// checks only x_0 (no wrap past 2^31 over the warp) instead of comparing all
+// 32 lanes. A single-warp run, a draw-loop call or any other descriptor
+// leaves the flag 0: the full check.
+void Emitter::plan_lane_run_flags() {
+  std::map<int, int32_t> flag_of;
+  for (auto& [v, m] : indexed_) {
+    if (m.narrow || m.index_var < 0 || m.win_cache < 0) continue;  // win_cache: the consecutive path
+    auto [it, fresh] = flag_of.try_emplace(m.index_var, int32_t(frame_bytes_));
+    if (fresh) {
+      frame_bytes_ += 64;
+      lane_run_flags_.emplace_back(m.index_var, it->second);
+    }
+    m.run_flag = it->second;
+  }
+}
+
+// Once per call (the prologue's part the warp loop's later warps skip):
+// each flag of plan_lane_run_flags. Uses rax, rcx, rdx, r8..r11, vectors
+// 0..2 (k2 on AVX-512).
+void Emitter::emit_lane_run_flags() {
+  if (lane_run_flags_.empty()) return;
+  // Flag 0 and an empty range (lo = hi = 2^63 - 1: no window's Hi reaches
+  // it) for every call; a warp-loop call then looks at its descriptor.
+  mov(rax, INT64_MAX);
+  for (const auto& [var, off] : lane_run_flags_) {
+    mov(dword[r12 + off], 0);
+    mov(qword[r12 + off + 8], rax);
+    mov(qword[r12 + off + 16], rax);
+  }
+  if (!warp_loop_) return;
+  if (!iota32_) {
+    uint8_t* p = pool_.alloc(4 * kWarpLanes);
+    for (uint32_t i = 0; i < kWarpLanes; ++i) std::memcpy(p + 4 * i, &i, 4);
+    iota32_ = p;
+  }
+  Label single;
+  mov(r11, qword[rsp + kWarpLoopOffset]);
+  test(r11, r11);
+  jz(single, T_NEAR);  // a single-warp run
+  test(r11b, 1);
+  jnz(single, T_NEAR);  // a draw-loop call (draw_loop.cpp)
+  for (const auto& [var, off] : lane_run_flags_) {
+    const uint32_t var_off = var_offsets_[uint32_t(var)];
+    Label scan, next, end;
+    mov(ecx, dword[r11 + int(offsetof(WarpLoop, nvars))]);
+    mov(rdx, qword[r11 + int(offsetof(WarpLoop, vars))]);
+    test(ecx, ecx);
+    jz(end, T_NEAR);
+    L(scan);  // in the loop's order: a later entry overwrites an earlier one
+    mov(r9d, dword[rdx + int(offsetof(LaneVarInit, offset))]);
+    cmp(r9d, var_off + 4 * kWarpLanes);
+    jae(next, T_NEAR);
+    mov(r10d, dword[rdx + int(offsetof(LaneVarInit, width))]);
+    shl(r10, 5);
+    add(r10, r9);
+    cmp(r10, var_off);
+    jbe(next, T_NEAR);  // [offset, offset + 32 * width) misses the var
+    mov(dword[r12 + off], 0);
+    cmp(r9d, var_off);
+    jne(next, T_NEAR);
+    cmp(dword[rdx + int(offsetof(LaneVarInit, width))], 4);
+    jne(next, T_NEAR);
+    cmp(qword[rdx + int(offsetof(LaneVarInit, lane_keep))], 0);
+    jne(next, T_NEAR);
+    mov(r8, qword[rdx + int(offsetof(LaneVarInit, lane_add))]);
+    if (z_) {
+      vmovdqu32(Zmm(0), ptr[r8]);
+      vmovdqu32(Zmm(1), ptr[r8 + 64]);
+      vpcmpeqd(k2, Zmm(0), ptr[rip + iota32_]);
+      vpcmpeqd(k3, Zmm(1), ptr[rip + iota32_ + 64]);
+      kandw(k2, k2, k3);
+      kortestw(k2, k2);  // CF: all 16 bits set
+    } else {
+      vmovdqu(Ymm(0), ptr[r8]);
+      vpcmpeqd(Ymm(0), Ymm(0), ptr[rip + iota32_]);
+      for (int o = 32; o < 4 * kWarpLanes; o += 32) {
+        vmovdqu(Ymm(1), ptr[r8 + o]);
+        vpcmpeqd(Ymm(1), Ymm(1), ptr[rip + iota32_ + o]);
+        vpand(Ymm(0), Ymm(0), Ymm(1));
+      }
+      vpcmpeqd(Ymm(2), Ymm(2), Ymm(2));
+      vptest(Ymm(0), Ymm(2));  // CF: every bit set
+    }
+    jnc(next, T_NEAR);
+    mov(dword[r12 + off], 1);
+    mov(eax, dword[r11 + int(offsetof(WarpLoop, nvars))]);
+    sub(eax, ecx);
+    mov(dword[r12 + off + 4], eax);  // the entry's place in the loop's bases
+    L(next);
+    add(rdx, int(sizeof(LaneVarInit)));
+    sub(ecx, 1);
+    jnz(scan, T_NEAR);
+    L(end);
+    // The call's range of lane 0's index: every warp's x_0 = (u32) its base
+    // (lane_add[0] = 0), as a signed dword; [lo, hi + 31] when every x_0 is
+    // at most 2^31 - 32 (each warp's lanes x_0 .. x_0 + 31 do not wrap),
+    // else the empty range written above. An access whose window holds the whole
+    // range for its base moves every warp of the call without a check.
+    Label warps, ranged;
+    cmp(dword[r12 + off], 0);
+    je(ranged, T_NEAR);
+    mov(ecx, dword[r11 + int(offsetof(WarpLoop, end_warp))]);
+    sub(ecx, dword[r11 + int(offsetof(WarpLoop, first_warp))]);
+    jbe(ranged, T_NEAR);  // no warp
+    mov(eax, dword[r12 + off + 4]);
+    mov(rdx, qword[r11 + int(offsetof(WarpLoop, bases))]);
+    lea(rdx, ptr[rdx + rax * 8]);
+    mov(r10d, dword[r11 + int(offsetof(WarpLoop, nvars))]);
+    shl(r10, 3);  // bytes between two warps' bases
+    mov(r8, INT64_MAX);
+    mov(r9, INT64_MIN);
+    L(warps);
+    movsxd(rax, dword[rdx]);
+    cmp(rax, r8);
+    cmovl(r8, rax);
+    cmp(rax, r9);
+    cmovg(r9, rax);
+    add(rdx, r10);
+    sub(ecx, 1);
+    jnz(warps, T_NEAR);
+    cmp(r9, 0x7fffffe0);
+    jg(ranged, T_NEAR);
+    add(r9, 31);
+    mov(qword[r12 + off + 8], r8);
+    mov(qword[r12 + off + 16], r9);
+    L(ranged);
+  }
+  L(single);
 }
 
 // Accesses (and whole-warp votes) with the same mask operand see the same
@@ -677,7 +818,15 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
     jz(full_check, T_NEAR);
     if (a.mask_owner) mov(dword[r12 + a.mask_cache], ecx);  // the same lanes (same mask value)
     mov(rsi, qword[r12 + a.seq_cache]);
-    jmp(seq_checked, T_NEAR);
+    if (a.run_flag >= 0 && a.win_cache >= 0) {  // a window holds every warp's span of the call (below)
+      mov(r8, qword[r12 + a.win_cache + 24]);
+      test(r8, r8);
+      jz(seq_checked, T_NEAR);
+      lea(rsi, ptr[r8 + rsi * scale]);
+      emit_span_moves(is_load, bytes, data_slot, done);
+    } else {
+      jmp(seq_checked, T_NEAR);
+    }
     L(full_check);
   }
   if (sequential && a.seq_owner) mov(dword[r12 + a.seq_cache + 8], 0);
@@ -699,6 +848,39 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
     if (!z_) {
       cmp(ecx, uint32_t(-1));
       jne(scattered, T_NEAR);
+    }
+    if (a.run_flag >= 0 && a.win_cache >= 0) {
+      // A window holds every warp's span of this call (set below by the
+      // call's first search): b = x_0, no check.
+      Label per_warp;
+      mov(r8, qword[r12 + a.win_cache + 24]);
+      test(r8, r8);
+      jz(per_warp, T_NEAR);
+      movsxd(rdi, dword[index_base + int(index_slot)]);
+      if (a.seq_owner) {
+        mov(qword[r12 + a.seq_cache], rdi);
+        mov(dword[r12 + a.seq_cache + 8], ecx);
+      }
+      lea(rsi, ptr[r8 + rdi * scale]);
+      emit_span_moves(is_load, bytes, data_slot, done);
+      L(per_warp);
+    }
+    if (a.run_flag >= 0) {
+      // The warp loop wrote the index var as x_0 + l in every lane
+      // (plan_lane_run_flags): b = x_0, and b + 31 must not pass 2^31 - 1
+      // (the signed range the qword bounds below assume), as the full check.
+      Label full;
+      cmp(dword[r12 + a.run_flag], 0);
+      je(full, T_NEAR);
+      movsxd(rsi, dword[index_base + int(index_slot)]);
+      cmp(esi, 0x7fffffe0);
+      jg(full, T_NEAR);
+      if (a.seq_owner) {
+        mov(qword[r12 + a.seq_cache], rsi);
+        mov(dword[r12 + a.seq_cache + 8], ecx);
+      }
+      jmp(seq_checked, T_NEAR);
+      L(full);
     }
     bsf(eax, ecx);
     movsxd(rsi, dword[index_base + rax * 4 + int(index_slot)]);
@@ -770,6 +952,20 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
     }
     add(r8, r9);
     if (wc >= 0) mov(qword[r12 + wc], r8);  // last: the cache is whole (host + d is never 0)
+    if (wc >= 0 && a.run_flag >= 0) {
+      // The call's whole index range (emit_lane_run_flags; empty unless the
+      // loop writes the var as base + lane) inside [Lo, Hi]: every later
+      // warp of the call moves from host + d straight away.
+      Label not_all;
+      mov(rax, qword[r12 + a.run_flag + 8]);
+      cmp(rax, qword[r12 + wc + 16]);
+      jl(not_all, T_NEAR);
+      mov(rax, qword[r12 + a.run_flag + 16]);
+      cmp(rax, qword[r12 + wc + 8]);
+      jg(not_all, T_NEAR);
+      mov(qword[r12 + wc + 24], r8);
+      L(not_all);
+    }
     lea(rsi, ptr[r8 + rdi * scale]);
     emit_span_moves(is_load, bytes, data_slot, done);
     L(seq_next);

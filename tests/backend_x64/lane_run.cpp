@@ -1,0 +1,273 @@
+// The warp loop's consecutive index (backend_x64/memory_fast.cpp,
+// plan_lane_run_flags): when a warp-loop call's descriptor writes an
+// indexed access's index var as base + lane (lane_add 0..31, no lane_keep)
+// the prologue sets a per-call flag and the access checks only lane 0's
+// index instead of all 32. Every case runs one run_warps call of a G13-shaped
+// copy kernel (out[x] = in[x] + 1, uniform bases, index var x) against the
+// IR interpreter run warp by warp on vars written as the loop writes them:
+// descriptors that do and do not make x consecutive (a lane_keep, a swapped
+// lane, a later entry overlapping x, x written from lanes all equal), warp
+// bases inside the windows, leaving them in the last warp only (the same
+// fault warp, lane and address), near 2^31 (where b + 31 passes the signed
+// range) and near 2^32 (the index wraps), misaligned uniform bases; then a
+// single-warp run on the same frame with lanes that are not consecutive
+// (the flag of the loop call must not carry over).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+#include "../backend/compare.h"
+#include "backend_x64/jit.h"
+#include "tests/backend_x64/tier_compile.h"
+
+namespace gpurc_test_backend_x64_lane_run {  // one namespace per file: unity builds (CMakeLists.txt)
+
+using namespace gpurc;
+using namespace gpurc::backend::test;
+using ir::Opcode;
+using ir::Type;
+
+namespace {
+
+constexpr size_t kBytes = 8192;
+
+// Vars x (i32, the index) and y (i32, unused by the code: an 8-byte entry at
+// x's offset spills into it). out[x] = in[x] + 1, in at (u0 & ~3), out at
+// (u8 & ~3), both 4-byte elements (G13's device_load / device_store form).
+ir::Function copy_kernel() {
+  ir::Function f;
+  f.add_var("x", Type::I32);
+  f.add_var("y", Type::I32);
+  f.uniform_bytes = 16;
+  f.add_block("entry");
+  ir::Builder b(f);
+  auto x = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 0);
+  auto mask = b.emit(Opcode::EntryMask, Type::I1, {}, 0, 0, 0);
+  auto addr = [&](uint32_t u) {
+    auto base = b.and_(b.load_uniform(Type::I64, u), b.i64(~uint64_t(3)));
+    auto scaled = b.emit(Opcode::Shl, Type::I64, {b.zext(Type::I64, x), b.i32(2)}, uint8_t(ir::ShiftMode::Mask));
+    return b.binary(Opcode::IAdd, base, scaled);
+  };
+  auto v = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, addr(0), mask);
+  b.store(ir::Space::Global, ir::AddrClass::Random, addr(8), b.binary(Opcode::IAdd, v, b.i32(1)), mask);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  return f;
+}
+
+alignas(64) uint32_t g_iota[32], g_swapped[32], g_zero[32], g_keep[32];
+alignas(64) uint64_t g_wide[32];
+
+// The descriptors of a case: entries in the loop's order.
+std::vector<ir::LaneVarInit> descriptor(const ir::Function& f, int kind) {
+  const uint32_t x = uint32_t(f.var_offset(0));
+  auto u8 = [](const void* p) { return reinterpret_cast<const uint8_t*>(p); };
+  const ir::LaneVarInit iota{x, 4, u8(g_iota), nullptr};
+  switch (kind) {
+    case 0: return {iota};                                               // consecutive
+    case 1: return {{x, 4, u8(g_iota), u8(g_keep)}};                      // a lane kept at 0
+    case 2: return {{x, 4, u8(g_swapped), nullptr}};                      // lanes 5 and 6 swapped
+    case 3: return {iota, {x, 8, u8(g_wide), nullptr}};                   // overwritten by a wider entry
+    case 4: return {{x, 8, u8(g_wide), nullptr}, iota};                   // the iota entry last: consecutive
+    default: return {{x, 4, u8(g_zero), nullptr}};                        // every lane the same
+  }
+}
+
+// What the loop leaves in the vars of warp w: each entry in order,
+// lane l = (base + lane_add[l]) & lane_keep[l] in its width.
+void write_vars(std::vector<uint8_t>& vars, const std::vector<ir::LaneVarInit>& d, const std::vector<uint64_t>& bases,
+                size_t w) {
+  for (size_t i = 0; i < d.size(); ++i) {
+    const uint64_t base = bases[w * d.size() + i];
+    for (unsigned l = 0; l < 32; ++l) {
+      if (d[i].width == 4) {
+        uint32_t add, keep = ~0u;
+        std::memcpy(&add, d[i].lane_add + 4 * l, 4);
+        if (d[i].lane_keep) std::memcpy(&keep, d[i].lane_keep + 4 * l, 4);
+        const uint32_t v = (uint32_t(base) + add) & keep;
+        std::memcpy(vars.data() + d[i].offset + 4 * l, &v, 4);
+      } else {
+        uint64_t add, keep = ~0ull;
+        std::memcpy(&add, d[i].lane_add + 8 * l, 8);
+        if (d[i].lane_keep) std::memcpy(&keep, d[i].lane_keep + 8 * l, 8);
+        const uint64_t v = (base + add) & keep;
+        std::memcpy(vars.data() + d[i].offset + 8 * l, &v, 8);
+      }
+    }
+  }
+}
+
+struct Outcome {
+  ir::RunStatus status = ir::RunStatus::Done;
+  uint32_t warp = 0;
+  ir::FaultKind fault = ir::FaultKind::None;
+  uint32_t lane = 0;
+  uint64_t addr = 0;
+};
+
+ir::WarpContext context(std::vector<uint8_t>& vars, uint8_t* frame, const std::vector<uint8_t>& uniforms,
+                        TestMemory& mem, uint32_t entry_mask) {
+  ir::WarpContext ctx;
+  ctx.vars = vars.data();
+  ctx.frame = frame;
+  ctx.uniforms = uniforms.data();
+  ctx.entry_mask = entry_mask;
+  ctx.budget = 1ll << 40;
+  ctx.memory = &mem;
+  ctx.windows[0] = {mem.base, 2048, mem.bytes.data()};
+  ctx.extra_windows[0][0] = {mem.base + 2048, kBytes - 2048, mem.bytes.data() + 2048};
+  return ctx;
+}
+
+Outcome reference(const ir::Function& f, TestMemory& mem, const std::vector<uint8_t>& uniforms,
+                  const std::vector<ir::LaneVarInit>& d, const std::vector<uint64_t>& bases, size_t warps) {
+  auto interp = ir::make_ir_interpreter(f);
+  std::vector<uint8_t> frame(interp->frame_bytes() + 64);
+  Outcome r;
+  for (size_t w = 0; w < warps; ++w) {
+    std::vector<uint8_t> vars(f.vars_bytes(), 0);
+    write_vars(vars, d, bases, w);
+    std::fill(frame.begin(), frame.end(), 0);
+    ir::WarpContext ctx = context(vars, frame.data(), uniforms, mem, ~0u);
+    r.status = interp->run(ctx);
+    if (r.status != ir::RunStatus::Done) {
+      r.warp = uint32_t(w);
+      r.fault = ctx.fault;
+      r.lane = ctx.fault_lane;
+      r.addr = ctx.fault_addr;
+      return r;
+    }
+  }
+  r.warp = uint32_t(warps);
+  return r;
+}
+
+std::string compare(const Outcome& want, const Outcome& got, const TestMemory& a, const TestMemory& b) {
+  auto s = [](uint64_t v) { return std::to_string(v); };
+  if (want.status != got.status) return "status " + s(uint64_t(want.status)) + " vs " + s(uint64_t(got.status));
+  if (want.warp != got.warp) return "warp " + s(want.warp) + " vs " + s(got.warp);
+  if (want.fault != got.fault) return "fault " + s(uint64_t(want.fault)) + " vs " + s(uint64_t(got.fault));
+  if (want.lane != got.lane) return "lane " + s(want.lane) + " vs " + s(got.lane);
+  if (want.addr != got.addr) return "address " + s(want.addr) + " vs " + s(got.addr);
+  for (size_t i = 0; i < a.bytes.size(); ++i)
+    if (a.bytes[i] != b.bytes[i]) return "memory byte " + s(i);
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("x64 lane run flag: the warp loop's consecutive index var, against the interpreter") {
+  for (unsigned l = 0; l < 32; ++l) {
+    g_iota[l] = l;
+    g_swapped[l] = l == 5 ? 6 : l == 6 ? 5 : l;
+    g_zero[l] = 0;
+    g_keep[l] = l == 17 ? 0 : ~0u;
+    g_wide[l] = uint64_t(l) * 0x100000001ull;  // each lane's two dwords: l in both (x then y)
+  }
+  const ir::Function f = copy_kernel();
+  std::mt19937_64 rng(1313);
+  const int rounds = std::getenv("GPURC_TEST_LIGHT") ? 60 : 240;
+  for (Tier tier : host_tiers()) {
+    std::string err;
+    JitOptions o;
+    o.tier = tier;
+    auto jit = compile(f, o, &err);
+    REQUIRE_MESSAGE(jit, err);
+    REQUIRE(jit->has_warp_loop());
+    std::vector<uint64_t> frame((jit->frame_bytes() + 7) / 8 + 8, 0xA5A5A5A5DEADBEEFull);
+    for (int round = 0; round < rounds; ++round) {
+      const int kind = int(rng() % 6);
+      const std::vector<ir::LaneVarInit> d = descriptor(f, kind);
+      // Where the memory lies and which element the first warp starts at:
+      // low, near 2^31 elements (b + 31 passes 2^31 - 1 for some), near 2^32
+      // (the index wraps to 0 inside a warp for some).
+      const int where = std::max(0, int(rng() % 4) - 1);  // low half the time
+      const uint64_t first = where == 0 ? rng() % 64 : where == 1 ? 0x7fffff00ull + rng() % 256 : 0xffffff00ull + rng() % 256;
+      const size_t warps = 1 + rng() % 6;
+      TestMemory want(kBytes), got(kBytes);
+      // Guest element e of in is at in_base + 4e (mod 2^64), out 4 KiB on
+      // (the extra window). Low indices: in_base inside the primary window
+      // (the fast paths take a base at or above a window's start); near 2^31
+      // and 2^32 element `first` (or a bit before) at the memory's start, the
+      // base far below it: the general path, after the flag's test of x_0.
+      const uint64_t mem_base = 0x100000000ull + 0x10000;  // above 2^32: index * 4 reaches it
+      want.base = got.base = mem_base;
+      const uint64_t misalign = rng() % 4 == 0 ? rng() % 4 : 0;  // the code masks it off
+      const uint64_t in_base = where == 0 ? mem_base + 4 * (rng() % 16) + misalign
+                                          : mem_base - 4 * (first - rng() % 16) + misalign;
+      const uint64_t out_base = in_base + 4096;
+      std::vector<uint8_t> uniforms(16);
+      std::memcpy(uniforms.data(), &in_base, 8);
+      std::memcpy(uniforms.data() + 8, &out_base, 8);
+      for (size_t i = 0; i < kBytes; ++i) want.bytes[i] = got.bytes[i] = uint8_t(rng());
+      // Warp w's bases: consecutive warps 32 elements apart; now and then the
+      // last warp jumps past the memory (only it leaves the window: a fault).
+      std::vector<uint64_t> bases;
+      for (size_t w = 0; w < warps; ++w)
+        for (const ir::LaneVarInit& e : d) {
+          uint64_t b = first + 32 * w;
+          if (w + 1 == warps && rng() % 2 == 0) b += rng() % 2 ? 200 + rng() % 300 : 1900 + rng() % 200;  // another window, or past the memory
+          bases.push_back(e.width == 8 ? b | (b << 32) : b);
+        }
+      const Outcome r = reference(f, want, uniforms, d, bases, warps);
+      std::vector<uint8_t> vars(f.vars_bytes() + 64, 0);
+      ir::WarpContext ctx = context(vars, reinterpret_cast<uint8_t*>(frame.data()), uniforms, got, ~0u);
+      ir::WarpLoop loop{};
+      loop.vars = d.data();
+      loop.nvars = uint32_t(d.size());
+      loop.bases = bases.data();
+      loop.first_warp = 0;
+      loop.end_warp = uint32_t(warps);
+      loop.budget = 1ll << 40;
+      Outcome j;
+      j.status = jit->run_warps(ctx, loop);
+      j.warp = loop.warp;
+      if (j.status == ir::RunStatus::Fault) {
+        j.fault = ctx.fault;
+        j.lane = ctx.fault_lane;
+        j.addr = ctx.fault_addr;
+      }
+      const std::string diff = compare(r, j, want, got);
+      CHECK_MESSAGE(diff.empty(), tier_name(tier), " round ", round, " descriptor ", kind, " where ", where, ": ", diff);
+
+      // A single-warp run on the same frame right after: lanes that are not
+      // consecutive (lanes 5 and 6 swapped), some not launched.
+      const uint32_t mask = rng() % 2 ? ~0u : uint32_t(rng());
+      std::vector<uint8_t> v1(f.vars_bytes() + 64, 0), v2(f.vars_bytes(), 0);
+      const std::vector<ir::LaneVarInit> swapped = descriptor(f, 2);
+      const std::vector<uint64_t> b1{first};
+      write_vars(v1, swapped, b1, 0);
+      write_vars(v2, swapped, b1, 0);
+      auto interp = ir::make_ir_interpreter(f);
+      std::vector<uint8_t> iframe(interp->frame_bytes() + 64, 0);
+      ir::WarpContext rc = context(v2, iframe.data(), uniforms, want, mask);
+      Outcome r1, j1;
+      r1.status = interp->run(rc);
+      if (r1.status == ir::RunStatus::Fault) r1.fault = rc.fault, r1.lane = rc.fault_lane, r1.addr = rc.fault_addr;
+      ir::WarpContext jc = context(v1, reinterpret_cast<uint8_t*>(frame.data()), uniforms, got, mask);
+      j1.status = jit->run(jc);
+      if (j1.status == ir::RunStatus::Fault) j1.fault = jc.fault, j1.lane = jc.fault_lane, j1.addr = jc.fault_addr;
+      const std::string diff1 = compare(r1, j1, want, got);
+      CHECK_MESSAGE(diff1.empty(), tier_name(tier), " round ", round, " single run after the loop: ", diff1);
+    }
+  }
+}
+
+TEST_CASE("x64 lane run flag: the access tests lane 0's index when the loop wrote the var as base + lane") {
+  const ir::Function f = copy_kernel();
+  for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
+    CAPTURE(x64::tier_name(tier));
+    const std::string text = test::compile_for_tier(f, tier)->disassemble();
+    // The bound of b = x_0 (b + 31 <= 2^31 - 1) and the prologue's scan of
+    // the descriptor's lane_add against 0..31.
+    CHECK(text.find("cmp esi, 0x7FFFFFE0") != std::string::npos);
+    CHECK(text.find("mov r11, [rsp+0x38]") != std::string::npos);
+    // The call's range of x_0 over the loop's bases (cmov of the minimum).
+    CHECK(text.find("cmovl r8, rax") != std::string::npos);
+  }
+}
+
+}  // namespace gpurc_test_backend_x64_lane_run
