@@ -6,8 +6,10 @@
 # Fails (non-zero exit) on an include the rules forbid, naming file, line and
 # rule; on a host intrinsics header outside the folders allowed to use them; on
 # source code in a folder without a rule; and on a known-violation entry whose
-# include is gone. Build trees (any folder holding CMakeCache.txt), hidden
-# folders and SKIP_DIRS are not scanned.
+# include is gone. Build trees (any folder holding CMakeCache.txt, or a
+# CMakeFiles folder: a tree still being configured, such as the embedding
+# tests' build beside the binary dir while ctest -j runs them), hidden folders
+# and SKIP_DIRS are not scanned.
 cmake_minimum_required(VERSION 3.20)
 if(NOT SOURCE_DIR)
   message(FATAL_ERROR "check_includes: pass -DSOURCE_DIR=<repository root>")
@@ -35,7 +37,8 @@ while(todo)
   foreach(e IN LISTS entries)
     get_filename_component(name "${e}" NAME)
     if(IS_DIRECTORY "${e}")
-      if(NOT name MATCHES "^[.]" AND NOT EXISTS "${e}/CMakeCache.txt" AND NOT e IN_LIST skip
+      if(NOT name MATCHES "^[.]" AND NOT EXISTS "${e}/CMakeCache.txt" AND NOT EXISTS "${e}/CMakeFiles"
+         AND NOT e IN_LIST skip
          AND NOT IS_SYMLINK "${e}")
         list(APPEND todo "${e}")
       endif()
