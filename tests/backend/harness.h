@@ -97,6 +97,14 @@ inline void store_var(ir::Builder& b, uint32_t var, ir::ValueId v) {
 inline ir::ValueId phi(ir::Builder& b, ir::Type t, std::initializer_list<ir::ValueId> in) {
   return b.emit(ir::Opcode::Phi, t, in);
 }
+// G13's device_load / device_store address of a 4-byte element:
+// (64-bit uniform at `uniform` & ~3) + zext(index) * 4.
+inline ir::ValueId g13_element_address(ir::Builder& b, ir::ValueId index, uint32_t uniform) {
+  const ir::ValueId base = b.and_(b.load_uniform(ir::Type::I64, uniform), b.i64(~uint64_t(3)));
+  const ir::ValueId scaled =
+      b.emit(ir::Opcode::Shl, ir::Type::I64, {b.zext(ir::Type::I64, index), b.i32(2)}, uint8_t(ir::ShiftMode::Mask));
+  return b.binary(ir::Opcode::IAdd, base, scaled);
+}
 
 // Runs an executable to completion (resuming at barriers) on a copy of vars.
 inline ir::RunStatus run_to_end(const ir::Executable& e, const ir::Function& f, std::vector<uint8_t>& vars,

@@ -402,11 +402,7 @@ TEST_CASE("x64 bitcast of a dying operand: no register copy between two loads an
   ir::Builder b(f);
   auto x = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 0);
   auto mask = b.emit(Opcode::EntryMask, Type::I1, {}, 0, 0, 0);
-  auto addr = [&](uint32_t u) {
-    auto base = b.and_(b.load_uniform(Type::I64, u), b.i64(~uint64_t(3)));
-    auto scaled = b.emit(Opcode::Shl, Type::I64, {b.zext(Type::I64, x), b.i32(2)}, uint8_t(ir::ShiftMode::Mask));
-    return b.binary(Opcode::IAdd, base, scaled);
-  };
+  auto addr = [&](uint32_t u) { return g13_element_address(b, x, u); };
   auto va = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, addr(0), mask);
   auto vb = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, addr(8), mask);
   auto sum = b.emit(Opcode::FAdd, Type::F32, {b.bitcast(Type::F32, va), b.bitcast(Type::F32, vb)});

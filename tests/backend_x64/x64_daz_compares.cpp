@@ -21,6 +21,7 @@
 
 #include "../backend/compare.h"
 #include "backend_x64/jit.h"
+#include "tests/backend_x64/tier_compile.h"
 #include "ir/builder.h"
 
 namespace gpurc_test_backend_x64_x64_daz_compares {  // one namespace per file: unity builds (CMakeLists.txt)
@@ -89,12 +90,7 @@ TEST_CASE("x64 jit DAZ mode: fma and rounding toward zero read FtzIn operands fl
   // and FtzOut fixes are out of line, after it) there is no vblendvps.
   // Before, each op flushed two or three operands.
   {
-    std::string err;
-    x64::JitOptions o{x64::Tier::Avx2};
-    o.listing_only = !x64::host_supports(x64::Tier::Avx2);
-    auto cf = x64::compile(f, o, &err);
-    REQUIRE_MESSAGE(cf, err);
-    const std::string text = cf->disassemble();
+    const std::string text = gpurc::test::compile_for_tier(f, x64::Tier::Avx2)->disassemble();
     CHECK(text.find("0x1FC0") != std::string::npos);
     const size_t ret = text.find(" ret");
     REQUIRE(ret != std::string::npos);
@@ -137,12 +133,7 @@ TEST_CASE("x64 jit AVX2: signed compares with a constant read it from the pool, 
   b.ret();
   REQUIRE(ir::verify(f) == "");
   {
-    std::string err;
-    x64::JitOptions o{x64::Tier::Avx2};
-    o.listing_only = !x64::host_supports(x64::Tier::Avx2);
-    auto cf = x64::compile(f, o, &err);
-    REQUIRE_MESSAGE(cf, err);
-    const std::string text = cf->disassemble();
+    const std::string text = gpurc::test::compile_for_tier(f, x64::Tier::Avx2)->disassemble();
     size_t pool = 0;  // vpcmpgtd ymmD, ymmA, [pool]
     for (size_t p = 0, e; p < text.size(); p = e + 1) {
       e = text.find('\n', p);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "frontend/g13/g13.h"
+#include "tests/g13/example_text.h"
 #include "frontend/g13/module/launch.h"
 #include "frontend/g13/translate.h"
 #include "recompiler/isa_engine.h"
@@ -28,14 +29,9 @@ namespace {
 constexpr uint64_t kA = 0x100000, kB = 0x200000, kC = 0x300000;
 
 // c[i] = a[i] + b[i]: consecutive indices everywhere.
-const char* kVectorAdd =
-    "get_sr r1, sr80 (thread_position_in_grid.x)\n"
-    "device_load 0, i32, x, r2, u0_u1, r1, unsigned\n"
-    "device_load 0, i32, x, r3, u2_u3, r1, unsigned\n"
-    "wait 0\n"
-    "fadd32 r4, r2, r3\n"
-    "device_store 0, i32, x, r4, u4_u5, r1, unsigned, 0\n"
-    "stop";
+// examples/g13/vector_add.s (the bench kernel `memory`).
+const std::string kVectorAddText = gpurc::test::g13_example_text("vector_add.s");
+const char* const kVectorAdd = kVectorAddText.c_str();
 
 // c[i] = a[2i] + b[1000 - i]: a stride of two and a descending run.
 const char* kScattered =

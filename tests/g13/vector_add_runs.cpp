@@ -10,8 +10,10 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <string>
 
 #include "frontend/g13/g13.h"
+#include "tests/g13/example_text.h"
 #include "frontend/g13/module/launch.h"
 #include "recompiler/isa_engine.h"
 
@@ -20,15 +22,6 @@ namespace gpurc_test_g13_vector_add_runs {  // one namespace per file: unity bui
 using namespace gpurc;
 
 namespace {
-
-const char* kVectorAdd =
-    "get_sr r1, sr80 (thread_position_in_grid.x)\n"
-    "device_load 0, i32, x, r2, u0_u1, r1, unsigned\n"
-    "device_load 0, i32, x, r3, u2_u3, r1, unsigned\n"
-    "wait 0\n"
-    "fadd32 r4, r2, r3\n"
-    "device_store 0, i32, x, r4, u4_u5, r1, unsigned, 0\n"
-    "stop";
 
 struct Setup {
   rt::Dim3 grid, block;
@@ -41,7 +34,7 @@ struct Setup {
 G13Result run(const Setup& s, Engine e, std::vector<uint8_t>& out) {
   G13Launch L;
   std::string err;
-  REQUIRE_MESSAGE(g13::assemble(kVectorAdd, L.code, err), err);
+  REQUIRE_MESSAGE(g13::assemble(gpurc::test::g13_example_text("vector_add.s"), L.code, err), err);
   L.grid = s.grid;
   L.block = s.block;
   L.warp_loop = true;
