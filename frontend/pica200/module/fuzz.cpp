@@ -1,12 +1,17 @@
 // `gpurc fuzz --isa pica200`: generated shaders (fuzz_gen.h) on the
 // reference interpreter against their translation on the IR interpreter and
 // every JIT tier, every vertex's end state bit for bit (fuzz_run.h; the
-// campaign loop is fuzz/isa_fuzz.cpp's). A mismatch is saved per engine as a
-// pica200 replay file. See docs/fuzzing.md ("PICA200").
+// campaign loop is fuzz/isa_fuzz.cpp's). Vertex programs are translated as
+// prepare_shader does, their pass-through registers taken out of the code and
+// copied after the run (drop_pass_through, draw.h), so the campaign checks
+// that step too. A mismatch is saved per engine as a pica200 replay file. See
+// docs/fuzzing.md ("PICA200").
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 
+#include "frontend/pica200/module/draw.h"
 #include "frontend/pica200/module/fuzz_gen.h"
 #include "frontend/pica200/module/fuzz_run.h"
 #include "frontend/pica200/module/module.h"
@@ -62,7 +67,11 @@ class Session final : public isa::FuzzSession {
     return r.skipped ? isa::ReferenceVerdict::Skip : isa::ReferenceVerdict::Compare;
   }
   bool translate(const isa::FuzzCase& c, ir::Function& out, std::string& err) override {
-    return fuzz::translate_pica200_case(as(c), fp_, StackMode::Auto, out, err);
+    if (!fuzz::translate_pica200_case(as(c), fp_, StackMode::Auto, out, err)) return false;
+    dropped_serial_ = serial(c);
+    dropped_.fill(-1);
+    if (!as(c).geometry && pass_through_dropping()) dropped_ = drop_pass_through(out);
+    return true;
   }
   // Which warps must trap depends on the reference: the one run_reference
   // made for this case (the driver runs it first), else a new one.
@@ -75,6 +84,12 @@ class Session final : public isa::FuzzSession {
     o->ref = last_ref_;
     o->run = fuzz::run_pica200_translated(as(c), *last_ref_, run.translation, run.vars_bytes, run.exe);
     o->runs = o->run.runs;
+    // The runners' copy of the registers translate() took out of the code
+    // (the inputs are read-only, so the copy after the run is the guest's).
+    if (dropped_serial_ == serial(c))
+      for (pica::VertexState& st : o->run.states)
+        for (size_t n = 0; n < dropped_.size(); ++n)
+          if (const int m = dropped_[n]; m >= 0) st.o[n] = st.v[size_t(m)];
     return o;
   }
   std::string compare(const isa::FuzzCase& c, const isa::FuzzOutcome& ref, const isa::FuzzOutcome& got) override {
@@ -110,6 +125,8 @@ class Session final : public isa::FuzzSession {
   uint64_t progress_ = 0;
   uint64_t serials_ = 0, last_serial_ = 0;
   std::shared_ptr<const fuzz::PicaReference> last_ref_;
+  uint64_t dropped_serial_ = 0;        // the case translate() last took registers out of
+  std::array<int8_t, 16> dropped_{};  // drop_pass_through's answer for it
 };
 
 }  // namespace
