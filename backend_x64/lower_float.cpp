@@ -1227,8 +1227,13 @@ bool Emitter::lower_float(ValueId v) {
   // rounding another way than to nearest (lower_daz_arith takes the others;
   // MXCSR's rounding too). AVX-512 rounds those with an embedded mode and
   // keeps its explicit flushes: DAZ under {rz-sae} is not tested here.
-  if (daz_ && (in.op == Opcode::FCmp || in.op == Opcode::FFma ||
-               (!z_ && (in.op == Opcode::FAdd || in.op == Opcode::FSub || in.op == Opcode::FMul))))
+  // Not with ZeroMul: its 0 * inf test below reads the operands' bits and
+  // takes only an exact zero for zero, so a subnormal factor must be flushed
+  // first (MXCSR's DAZ alone made ffma(subnormal, inf) a NaN where the IR
+  // says 0: tests/regressions/ir-daz-zero-mul-*.json).
+  if (daz_ && !(fl & ff::ZeroMul) &&
+      (in.op == Opcode::FCmp || in.op == Opcode::FFma ||
+       (!z_ && (in.op == Opcode::FAdd || in.op == Opcode::FSub || in.op == Opcode::FMul))))
     ftz_in = false;
   const bool pica = (in.op == Opcode::FRcp || in.op == Opcode::FRsqrt || in.op == Opcode::FExp2 ||
                      in.op == Opcode::FLog2) && Transc(in.attr) == Transc::Pica;
