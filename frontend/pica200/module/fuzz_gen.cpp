@@ -76,6 +76,7 @@ class Generator {
     const uint32_t main_start = uint32_t(code_.size());
     reset_use();
     gen_block(Context{}, opt_.max_statements, main_start + 400, true);
+    if (!geometry_ && rng_.below(100) < opt_.pass_through_percent) pass_through(c.program);
     emit(plain(Op::END));
     const uint32_t main_len = uint32_t(code_.size()) - main_start;
 
@@ -131,6 +132,37 @@ class Generator {
         }
       if (rng_.chance(30)) bits |= 0xF;
       p.descs.push_back(bits);
+    }
+  }
+
+  // One to three `mov oN, vM` with a descriptor of their own (identity
+  // selector, no negation, full mask) to o-registers no earlier word writes
+  // (any decoded word with an o-register destination counts, which only
+  // makes fewer candidates). On the paths that reach the main block's END
+  // they are the registers' only writes: pass-through registers when every
+  // path reaches it, near misses when one ENDs early.
+  void pass_through(pica::Program& p) {
+    if (p.descs.size() >= 128) return;  // an F1 descriptor index is 7 bits
+    uint16_t written = 0;
+    for (uint32_t w : code_)
+      if (auto in = pica::decode(w, 0); in && in->dst < 16) written |= uint16_t(1u << in->dst);
+    std::vector<uint8_t> free_outputs;
+    for (uint8_t n = 0; n < 16; ++n)
+      if (!(written >> n & 1)) free_outputs.push_back(n);
+    if (free_outputs.empty()) return;
+    const uint32_t desc = uint32_t(p.descs.size());
+    p.descs.push_back((uint32_t(rng_.next()) & 0x7FFFE000u) | (pica::kIdentitySelector << 5) | 0xFu);
+    num_descs_ = uint32_t(p.descs.size());
+    const unsigned copies = 1 + rng_.below(3);
+    for (unsigned k = 0; k < copies && !free_outputs.empty(); ++k) {
+      const size_t at = rng_.below(uint32_t(free_outputs.size()));
+      Instr in = random_instr(Op::MOV);
+      in.dst = free_outputs[at];
+      in.src1 = uint8_t(rng_.below(16));  // v0-v15
+      in.idx = 0;
+      in.desc = uint8_t(desc);
+      emit(in);
+      free_outputs.erase(free_outputs.begin() + std::ptrdiff_t(at));
     }
   }
 
