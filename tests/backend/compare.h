@@ -58,6 +58,30 @@ struct TestMemory final : ir::GuestMemory {
   }
 };
 
+// How a run of several warps ended (the warp loop's run_warps, or the
+// interpreter warp by warp): the status, the warp that stopped (else the
+// number of warps) and the fault's fields.
+struct WarpsOutcome {
+  ir::RunStatus status = ir::RunStatus::Done;
+  uint32_t warp = 0;
+  ir::FaultKind fault = ir::FaultKind::None;
+  uint32_t lane = 0;
+  uint64_t addr = 0;
+};
+// "" if both runs ended alike and left the same memory, else the first difference.
+inline std::string warps_differ(const WarpsOutcome& want, const WarpsOutcome& got, const TestMemory& a,
+                                const TestMemory& b) {
+  auto s = [](uint64_t v) { return std::to_string(v); };
+  if (want.status != got.status) return "status " + s(uint64_t(want.status)) + " vs " + s(uint64_t(got.status));
+  if (want.warp != got.warp) return "warp " + s(want.warp) + " vs " + s(got.warp);
+  if (want.fault != got.fault) return "fault " + s(uint64_t(want.fault)) + " vs " + s(uint64_t(got.fault));
+  if (want.lane != got.lane) return "lane " + s(want.lane) + " vs " + s(got.lane);
+  if (want.addr != got.addr) return "address " + s(want.addr) + " vs " + s(got.addr);
+  for (size_t i = 0; i < a.bytes.size(); ++i)
+    if (a.bytes[i] != b.bytes[i]) return "memory byte " + s(i) + ": " + s(a.bytes[i]) + " vs " + s(b.bytes[i]);
+  return "";
+}
+
 struct RunSpec {
   std::vector<uint8_t> vars;
   std::vector<uint8_t> uniforms;

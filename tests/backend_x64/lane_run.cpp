@@ -96,14 +96,6 @@ void write_vars(std::vector<uint8_t>& vars, const std::vector<ir::LaneVarInit>& 
   }
 }
 
-struct Outcome {
-  ir::RunStatus status = ir::RunStatus::Done;
-  uint32_t warp = 0;
-  ir::FaultKind fault = ir::FaultKind::None;
-  uint32_t lane = 0;
-  uint64_t addr = 0;
-};
-
 ir::WarpContext context(std::vector<uint8_t>& vars, uint8_t* frame, const std::vector<uint8_t>& uniforms,
                         TestMemory& mem, uint32_t entry_mask) {
   ir::WarpContext ctx;
@@ -118,11 +110,11 @@ ir::WarpContext context(std::vector<uint8_t>& vars, uint8_t* frame, const std::v
   return ctx;
 }
 
-Outcome reference(const ir::Function& f, TestMemory& mem, const std::vector<uint8_t>& uniforms,
+WarpsOutcome reference(const ir::Function& f, TestMemory& mem, const std::vector<uint8_t>& uniforms,
                   const std::vector<ir::LaneVarInit>& d, const std::vector<uint64_t>& bases, size_t warps) {
   auto interp = ir::make_ir_interpreter(f);
   std::vector<uint8_t> frame(interp->frame_bytes() + 64);
-  Outcome r;
+  WarpsOutcome r;
   for (size_t w = 0; w < warps; ++w) {
     std::vector<uint8_t> vars(f.vars_bytes(), 0);
     write_vars(vars, d, bases, w);
@@ -139,18 +131,6 @@ Outcome reference(const ir::Function& f, TestMemory& mem, const std::vector<uint
   }
   r.warp = uint32_t(warps);
   return r;
-}
-
-std::string compare(const Outcome& want, const Outcome& got, const TestMemory& a, const TestMemory& b) {
-  auto s = [](uint64_t v) { return std::to_string(v); };
-  if (want.status != got.status) return "status " + s(uint64_t(want.status)) + " vs " + s(uint64_t(got.status));
-  if (want.warp != got.warp) return "warp " + s(want.warp) + " vs " + s(got.warp);
-  if (want.fault != got.fault) return "fault " + s(uint64_t(want.fault)) + " vs " + s(uint64_t(got.fault));
-  if (want.lane != got.lane) return "lane " + s(want.lane) + " vs " + s(got.lane);
-  if (want.addr != got.addr) return "address " + s(want.addr) + " vs " + s(got.addr);
-  for (size_t i = 0; i < a.bytes.size(); ++i)
-    if (a.bytes[i] != b.bytes[i]) return "memory byte " + s(i);
-  return "";
 }
 
 }  // namespace
@@ -208,7 +188,7 @@ TEST_CASE("x64 lane run flag: the warp loop's consecutive index var, against the
           if (w + 1 == warps && rng() % 2 == 0) b += rng() % 2 ? 200 + rng() % 300 : 1900 + rng() % 200;  // another window, or past the memory
           bases.push_back(e.width == 8 ? b | (b << 32) : b);
         }
-      const Outcome r = reference(f, want, uniforms, d, bases, warps);
+      const WarpsOutcome r = reference(f, want, uniforms, d, bases, warps);
       std::vector<uint8_t> vars(f.vars_bytes() + 64, 0);
       ir::WarpContext ctx = context(vars, reinterpret_cast<uint8_t*>(frame.data()), uniforms, got, ~0u);
       ir::WarpLoop loop{};
@@ -218,7 +198,7 @@ TEST_CASE("x64 lane run flag: the warp loop's consecutive index var, against the
       loop.first_warp = 0;
       loop.end_warp = uint32_t(warps);
       loop.budget = 1ll << 40;
-      Outcome j;
+      WarpsOutcome j;
       j.status = jit->run_warps(ctx, loop);
       j.warp = loop.warp;
       if (j.status == ir::RunStatus::Fault) {
@@ -226,7 +206,7 @@ TEST_CASE("x64 lane run flag: the warp loop's consecutive index var, against the
         j.lane = ctx.fault_lane;
         j.addr = ctx.fault_addr;
       }
-      const std::string diff = compare(r, j, want, got);
+      const std::string diff = warps_differ(r, j, want, got);
       CHECK_MESSAGE(diff.empty(), tier_name(tier), " round ", round, " descriptor ", kind, " where ", where, ": ", diff);
 
       // A single-warp run on the same frame right after: lanes that are not
@@ -240,13 +220,13 @@ TEST_CASE("x64 lane run flag: the warp loop's consecutive index var, against the
       auto interp = ir::make_ir_interpreter(f);
       std::vector<uint8_t> iframe(interp->frame_bytes() + 64, 0);
       ir::WarpContext rc = context(v2, iframe.data(), uniforms, want, mask);
-      Outcome r1, j1;
+      WarpsOutcome r1, j1;
       r1.status = interp->run(rc);
       if (r1.status == ir::RunStatus::Fault) r1.fault = rc.fault, r1.lane = rc.fault_lane, r1.addr = rc.fault_addr;
       ir::WarpContext jc = context(v1, reinterpret_cast<uint8_t*>(frame.data()), uniforms, got, mask);
       j1.status = jit->run(jc);
       if (j1.status == ir::RunStatus::Fault) j1.fault = jc.fault, j1.lane = jc.fault_lane, j1.addr = jc.fault_addr;
-      const std::string diff1 = compare(r1, j1, want, got);
+      const std::string diff1 = warps_differ(r1, j1, want, got);
       CHECK_MESSAGE(diff1.empty(), tier_name(tier), " round ", round, " single run after the loop: ", diff1);
     }
   }

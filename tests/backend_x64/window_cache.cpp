@@ -83,21 +83,13 @@ Windows windows_of(TestMemory& mem, std::initializer_list<std::pair<size_t, size
   return w;
 }
 
-struct Result {
-  ir::RunStatus status = ir::RunStatus::Done;
-  uint32_t warp = 0;  // the warp that stopped (Fault), else the number of warps
-  ir::FaultKind fault = ir::FaultKind::None;
-  uint32_t lane = 0;
-  uint64_t addr = 0;
-};
-
 alignas(64) uint32_t g_add_bytes[32], g_add_elems[32];
 
 // Warps 0 .. xs.size() - 1: lane l starts with x = xs[w] + step * l and
 // y = ys[w] + step * l (step 4 for byte addresses, 1 for element indices).
 // The JIT runs them in one run_warps call on `frame`; the reference runs
 // the interpreter warp by warp on `ref`'s memory.
-Result run_jit(const ir::Executable& e, const ir::Function& f, TestMemory& mem, const Windows& w,
+WarpsOutcome run_jit(const ir::Executable& e, const ir::Function& f, TestMemory& mem, const Windows& w,
                const std::vector<uint8_t>& uniforms, const std::vector<uint64_t>& xs, const std::vector<uint64_t>& ys,
                bool narrow, std::vector<uint64_t>& frame) {
   REQUIRE(e.has_warp_loop());
@@ -128,7 +120,7 @@ Result run_jit(const ir::Executable& e, const ir::Function& f, TestMemory& mem, 
   loop.first_warp = 0;
   loop.end_warp = uint32_t(xs.size());
   loop.budget = 1ll << 40;
-  Result r;
+  WarpsOutcome r;
   r.status = e.run_warps(ctx, loop);
   r.warp = loop.warp;
   if (r.status == ir::RunStatus::Fault) {
@@ -139,12 +131,12 @@ Result run_jit(const ir::Executable& e, const ir::Function& f, TestMemory& mem, 
   return r;
 }
 
-Result run_reference(const ir::Function& f, TestMemory& mem, const std::vector<uint8_t>& uniforms,
+WarpsOutcome run_reference(const ir::Function& f, TestMemory& mem, const std::vector<uint8_t>& uniforms,
                      const std::vector<uint64_t>& xs, const std::vector<uint64_t>& ys, bool narrow) {
   auto interp = ir::make_ir_interpreter(f);
   const uint32_t step = narrow ? 4 : 1;
   std::vector<uint8_t> frame(interp->frame_bytes() + 64);
-  Result r;
+  WarpsOutcome r;
   for (size_t k = 0; k < xs.size(); ++k) {
     std::vector<uint8_t> vars(f.vars_bytes());
     for (unsigned l = 0; l < 32; ++l) {
@@ -170,18 +162,6 @@ Result run_reference(const ir::Function& f, TestMemory& mem, const std::vector<u
   }
   r.warp = uint32_t(xs.size());
   return r;
-}
-
-std::string differs(const Result& want, const Result& got, const TestMemory& a, const TestMemory& b) {
-  auto s = [](uint64_t v) { return std::to_string(v); };
-  if (want.status != got.status) return "status " + s(uint64_t(want.status)) + " vs " + s(uint64_t(got.status));
-  if (want.warp != got.warp) return "warp " + s(want.warp) + " vs " + s(got.warp);
-  if (want.fault != got.fault) return "fault " + s(uint64_t(want.fault)) + " vs " + s(uint64_t(got.fault));
-  if (want.lane != got.lane) return "lane " + s(want.lane) + " vs " + s(got.lane);
-  if (want.addr != got.addr) return "address " + s(want.addr) + " vs " + s(got.addr);
-  for (size_t i = 0; i < a.bytes.size(); ++i)
-    if (a.bytes[i] != b.bytes[i]) return "memory byte " + s(i) + ": " + s(a.bytes[i]) + " vs " + s(b.bytes[i]);
-  return "";
 }
 
 // Where a warp's span of 32 elements starts, as a byte offset from the
@@ -252,9 +232,9 @@ void check_calls(bool narrow, bool guard, int calls_per_case, uint64_t seed) {
         for (size_t i = 0; i < kBytes; ++i) want.bytes[i] = got.bytes[i] = uint8_t(rng());
         const Windows w = call == 0 || rng() % 2 ? windows_of(got, {{0, 2048}, {4096, 2048}, {2048, 2048}})
                                                  : windows_of(got, {{4096, 2048}, {0, 2048}, {2048, 1024}});
-        const Result r = run_reference(f, want, uniforms, xs, ys, narrow);
-        const Result j = run_jit(*jit, f, got, w, uniforms, xs, ys, narrow, frame);
-        const std::string d = differs(r, j, want, got);
+        const WarpsOutcome r = run_reference(f, want, uniforms, xs, ys, narrow);
+        const WarpsOutcome j = run_jit(*jit, f, got, w, uniforms, xs, ys, narrow, frame);
+        const std::string d = warps_differ(r, j, want, got);
         const std::string what = std::string(tier_name(tier)) + (narrow ? " narrow" : " indexed") +
                                  (guard ? " guarded" : "") + " case " + std::to_string(k) + " call " +
                                  std::to_string(call) + " warps " + std::to_string(nwarps) + ": " + d;
