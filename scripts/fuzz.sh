@@ -66,11 +66,15 @@ fi
 seeds=$build/seeds
 python3 "$root/scripts/fuzz-corpus.py" "$build/gpurc" "$seeds"
 
-status=0
-for t in "${run[@]}"; do
-  corpus=$build/corpus/$t findings=$build/findings/$t
+# GPURC_FUZZ_JOBS targets run at once (default 1). Each libFuzzer process is
+# single-threaded: the smoke run of scripts/test.sh runs two, one per core of
+# the CI machine, which halves its wall time without shortening any target's
+# run. The lines below still come in the order of the target list.
+jobs=${GPURC_FUZZ_JOBS:-1}
+run_one() {  # TARGET: runs it, writes its summary line to $build/findings/TARGET.result
+  local t=$1 corpus=$build/corpus/$1 findings=$build/findings/$1
   mkdir -p "$corpus" "$findings" "$seeds/$t"
-  dict=()
+  local dict=() max_len log result execs rate cov
   [ -f "$seeds/dict/$t.dict" ] && dict=(-dict="$seeds/dict/$t.dict")
   max_len=$(max_len_of "$t" "$seeds/$t")
   [ -n "$max_len" ] && dict+=(-max_len="$max_len")
@@ -79,15 +83,39 @@ for t in "${run[@]}"; do
   # a run that needs more is one too (the targets set a 256 MiB guest limit).
   if ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
     "$build/fuzz_$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 -print_final_stats=1 \
-    -artifact_prefix="$findings/" "${dict[@]}" "$@" "$corpus" "$seeds/$t" > "$log" 2>&1; then
+    -artifact_prefix="$findings/" "${dict[@]}" "${extra[@]}" "$corpus" "$seeds/$t" > "$log" 2>&1; then
     result=ok
   else
     result="FINDING (see $log and $findings/)"
-    status=1
   fi
   execs=$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
   rate=$(grep -ao 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
   cov=$(grep -ao 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo 0)
-  echo "fuzz $t: ${seconds} s, $execs execs, $rate execs/s, $cov edges, corpus $(ls "$corpus" | wc -l) files: $result"
+  echo "fuzz $t: ${seconds} s, $execs execs, $rate execs/s, $cov edges, corpus $(ls "$corpus" | wc -l) files: $result" \
+    > "$build/findings/$t.result"
+}
+extra=("$@")
+mkdir -p "$build/findings"
+status=0
+running=0
+for t in "${run[@]}"; do
+  rm -f "$build/findings/$t.result"
+  if [ "$jobs" -le 1 ]; then
+    run_one "$t"
+  else
+    run_one "$t" &
+    running=$((running + 1))
+    if [ "$running" -ge "$jobs" ]; then wait -n || true; running=$((running - 1)); fi
+  fi
+done
+wait
+for t in "${run[@]}"; do
+  if [ -f "$build/findings/$t.result" ]; then
+    cat "$build/findings/$t.result"
+    grep -q ': ok$' "$build/findings/$t.result" || status=1
+  else
+    echo "fuzz $t: no result (the run did not finish)"
+    status=1
+  fi
 done
 exit $status

@@ -208,7 +208,9 @@ TEST_CASE("tesla fuzz: a reproducer's prologue recreates the initial state throu
   // entry, launch ABI on) the program must end as the fuzzer's run did.
   tesla::Target t = target_of("g200");
   int checked = 0;
-  for (uint64_t s = 0; s < (light() ? 10u : 40u); ++s) {
+  // GPURC_TEST_LIGHT (sanitizers, qemu): 5 programs here, the release run
+  // 40; each runs on the IR interpreter twice.
+  for (uint64_t s = 0; s < (light() ? 5u : 40u); ++s) {
     TeslaProgram p = generate_tesla(tesla_program_seed(11, s), t, {});
     TeslaOutcome ref = run_tesla_reference(p);
     std::vector<uint32_t> words;
