@@ -239,6 +239,22 @@ Address Emitter::var_mem(uint32_t var, int half) {
   return ptr[lane_exp_[1][strip_alt_][0] + int(off)];
 }
 
+// (The registers of lane_exp_: r12 frame / r13 vars, r14 or rbp the lane offset.)
+MemRef Emitter::strip_ref(ValueId v, int half) {
+  if (var_home_[v] >= 0) return var_ref(uint32_t(var_home_[v]), half);
+  const uint32_t s = slot(v);
+  const uint8_t lane = strip_alt_ ? 5 : 14;
+  if (wide(v)) return MemRef{12, lane, 2, int32_t(s + half * vbytes_)};
+  return MemRef{12, lane, 1, int32_t(s)};
+}
+
+MemRef Emitter::var_ref(uint32_t var, int half) {
+  const uint32_t off = var_offsets_[var];
+  const uint8_t lane = strip_alt_ ? 5 : 14;
+  if (lane_bytes(f_.vars[var].type) == 8) return MemRef{13, lane, 2, int32_t(off + half * vbytes_)};
+  return MemRef{13, lane, 1, int32_t(off)};
+}
+
 // ---------------------------------------------------------------- register cache
 
 int Emitter::alloc_reg() {
@@ -265,7 +281,7 @@ int Emitter::alloc_reg() {
 void Emitter::spill(int r) {
   ValueId v = regs_[r].v;
   if (!vals_[v].in_frame) {
-    vstore(strip_mem(v), r);
+    vstore(strip_ref(v), r);
     vals_[v].in_frame = true;
   }
   vals_[v].reg = -1;
@@ -283,7 +299,7 @@ int Emitter::use(ValueId v) {
     return r;
   }
   r = alloc_reg();
-  vload(r, strip_mem(v));
+  vload(r, strip_ref(v));
   regs_[r].v = v;
   vals_[v].reg = int8_t(r);
   vals_[v].in_frame = true;
@@ -307,7 +323,7 @@ void Emitter::end_op(ValueId v) {
   locked_mask_ = 0;
   int r = vals_[v].reg;
   if (r >= 0 && plan_.escapes[v] && !vals_[v].in_frame) {
-    vstore(strip_mem(v), r);
+    vstore(strip_ref(v), r);
     vals_[v].in_frame = true;
   }
   // Phis of the block's one successor that take v: v's launched lanes go to
@@ -316,16 +332,16 @@ void Emitter::end_op(ValueId v) {
     select_mask_of_ = kNoValue;  // vectors 0 and 1 are used below
     int src = r;
     if (src < 0) {  // a helper's result is in the frame
-      vload(1, strip_mem(v));
+      vload(1, strip_ref(v));
       src = 1;
     }
     if (f_.unlaunched_lanes_free) {  // every lane, as emit_edge
-      vstore(strip_mem(p), src);
+      vstore(strip_ref(p), src);
       continue;
     }
     if (z_) vpandd(V(0), V(src), ptr[r12 + r14]);  // the 4-byte launch mask is at frame offset 0
     else vpand(V(0), V(src), ptr[r12 + r14]);
-    vstore(strip_mem(p), 0);
+    vstore(strip_ref(p), 0);
   }
   int32_t pos = plan_.position[v];
   auto release = [&](ValueId a) {
@@ -357,7 +373,7 @@ void Emitter::spill_live_for_call(ValueId at) {
     ValueId u = regs_[r].v;
     if (u == kNoValue) continue;
     if (!vals_[u].in_frame && (plan_.escapes[u] || plan_.last_use[u] >= pos)) {
-      vstore(strip_mem(u), r);
+      vstore(strip_ref(u), r);
       vals_[u].in_frame = true;
     }
   }
@@ -378,6 +394,12 @@ void Emitter::vload(int d, const Address& a) {
 void Emitter::vstore(const Address& a, int s) {
   if (z_) vmovdqu32(a, V(s));
   else vmovdqu(a, V(s));
+}
+void Emitter::vload(int d, const MemRef& m) {
+  if (!fast_vex_mem(z_ ? vmovdqu32_kRM : vmovdqu_kRM, V(d), nullptr, m)) vload(d, m.address());
+}
+void Emitter::vstore(const MemRef& m, int s) {
+  if (!fast_vex_mem(z_ ? vmovdqu32_kMR : vmovdqu_kMR, V(s), nullptr, m)) vstore(m.address(), s);
 }
 void Emitter::vand(int d, int a, int b) {
   if (z_) vpandd(V(d), V(a), V(b));
@@ -767,7 +789,9 @@ void Emitter::emit_strip_segment(const Segment& s) {
 void Emitter::bcast_uniform(int r, const Inst& in) {
   const unsigned bytes = in.type == ir::Type::I1 ? 1 : bit_width(in.type) / 8;
   if (bytes == 4) {
-    vpbroadcastd(V(r), dword[r15 + int(in.imm)]);
+    // (the same bytes as vpbroadcastd(V(r), dword[r15 + imm]), without building the address)
+    if (!fast_vex_mem(vpbroadcastd_kRMB, V(r), nullptr, MemRef{15, 0, 0, int32_t(in.imm)}))
+      vpbroadcastd(V(r), dword[r15 + int(in.imm)]);
     return;
   }
   if (bytes == 1) movzx(eax, byte[r15 + int(in.imm)]);

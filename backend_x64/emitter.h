@@ -123,6 +123,10 @@ class Emitter : public FastEncoder {
   uint32_t stage_slot(ir::ValueId phi);
   Xbyak::Address strip_mem(ir::ValueId v, int half = 0);
   Xbyak::Address var_mem(uint32_t var, int half = 0);
+  // The same operands as parts (MemRef), for the register cache's loads and
+  // stores (vload / vstore below): strip_ref(v).address() is strip_mem(v).
+  MemRef strip_ref(ir::ValueId v, int half = 0);
+  MemRef var_ref(uint32_t var, int half = 0);
   bool wide(ir::ValueId v) const { return ir::lane_bytes(f_.insts[v].type) == 8; }
 
   // ---- register cache (valid within one strip segment)
@@ -460,6 +464,8 @@ class Emitter : public FastEncoder {
   void vmov(int d, int s);
   void vload(int d, const Xbyak::Address& a);
   void vstore(const Xbyak::Address& a, int s);
+  void vload(int d, const MemRef& m);   // as vload(d, m.address()), without building the address
+  void vstore(const MemRef& m, int s);
   void vand(int d, int a, int b);
   void vor(int d, int a, int b);
   void vxor(int d, int a, int b);

@@ -368,6 +368,56 @@ bool FastEncoder::fast_mem(const VexForm& f, const Reg& reg, const Operand* vvvv
   return true;
 }
 
+Address MemRef::address() const {
+  const Xbyak::Reg64 b(base);
+  if (!scale) return Xbyak::util::ptr[b + disp];
+  return Xbyak::util::ptr[b + Xbyak::Reg64(index) * scale + disp];
+}
+
+bool FastEncoder::fast_vex_mem(const VexForm& f, const Xbyak::Xmm& reg, const Xbyak::Xmm* vvvv, const MemRef& m,
+                               int imm) {
+  // Longest form: EVEX (4) + opcode + ModRM + SIB + disp32 + imm8 = 12 bytes.
+  if (maxSize_ - size_ < 16 || !kFastEnabled || !kRawLayout) return false;
+  const uint64_t wr = raw(reg), wv = vvvv ? raw(*vvvv) : 0;
+  // No opmask, zeroing or rounding on a register (fast_vex's general half
+  // takes those from the Address path).
+  if ((wr | wv) & ((uint64_t(1) << 30) | (uint64_t(0x3F) << 32))) return false;
+  // The choices of fast_mem and fast_mem_general for an address without a
+  // broadcast or an opmask: VEX unless the form or a register needs EVEX.
+  const bool evex = f.enc >= VexForm::kEvexOnly || ((wr | wv) & kRawEvex);
+  if (evex && f.enc == VexForm::kVexOnly) return false;
+  const int r = int(wr & kRawIdx), vi = int(wv & kRawIdx);
+  const bool b_ext = m.base & 8, x_ext = m.scale && (m.index & 8);
+  uint8_t* p = top_ + size_;
+  int disp8n = 0;  // 0: plain disp8 (VEX)
+  if (!evex) {
+    p = put_prefix(p, f, false, r, vi, b_ext, x_ext, (wr & kRawYmm) ? 1 : 0, 0, false, false);
+  } else {
+    const int ll = evex_ll(std::max(raw_bits(wr), raw_bits(wv)));
+    disp8n = (f.tuple & VexForm::kScaled) ? (1 << (f.tuple & 15)) << ll : 1 << (f.tuple & 15);
+    p = put_prefix(p, f, true, r, vi, b_ext, x_ext, ll, 0, false, false);
+  }
+  uint32_t disp = uint32_t(m.disp);
+  const int base_low = m.base & 7;
+  int mod = 2;
+  if (base_low != 5 && disp == 0) {
+    mod = 0;
+  } else if (disp8n == 0) {
+    if (fits_disp8(disp)) mod = 1;
+  } else if ((disp & uint32_t(disp8n - 1)) == 0) {
+    const uint32_t t = uint32_t(int32_t(disp) / disp8n);
+    if (fits_disp8(t)) {
+      disp = t;
+      mod = 1;
+    }
+  }
+  p = put_modrm_sib(p, mod, r, base_low, m.scale, m.index, disp);
+  if (imm >= 0) *p++ = uint8_t(imm);
+  size_ = size_t(p - top_);
+  ++fast_encoded_;
+  return true;
+}
+
 bool FastEncoder::fast_mov(const Operand& op1, const Operand& op2) {
   // Longest form: REX + opcode + ModRM + SIB + disp32 = 8 bytes.
   if (maxSize_ - size_ < 16 || !kFastEnabled || !kRawLayout) return false;

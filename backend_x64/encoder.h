@@ -170,9 +170,29 @@ struct RipRef {
 };
 void set_rip_log(std::vector<RipRef>* log);
 
+// A memory operand [base + index * scale + disp] given as its parts: 64-bit
+// general registers 0-15 by number, scale 1, 2, 4 or 8 (0: no index). The
+// emitter's frame and var slots are such operands; FastEncoder::fast_vex_mem
+// encodes them without an Xbyak::Address built and then taken apart again
+// (the two were about 60% of the encoder's cost per memory operand).
+struct MemRef {
+  uint8_t base = 0, index = 0, scale = 0;
+  int32_t disp = 0;
+  Xbyak::Address address() const;  // the same operand as an xbyak address (for every other member)
+};
+
 class FastEncoder : public Xbyak::CodeGenerator {
  public:
   using Xbyak::CodeGenerator::CodeGenerator;
+
+  // Encodes one instruction of form `f` whose ModRM.rm is the address m
+  // (reg: ModRM.reg, vvvv: the VEX.vvvv operand or nullptr, imm < 0: none):
+  // byte for byte what fast_vex writes for (reg, vvvv, m.address(), imm).
+  // Only registers without an opmask, zeroing or rounding; false: nothing
+  // written, and the caller goes through the mnemonic's member with
+  // m.address() (another operand shape, the buffer nearly full, the fast
+  // path switched off).
+  bool fast_vex_mem(const VexForm& f, const Xbyak::Xmm& reg, const Xbyak::Xmm* vvvv, const MemRef& m, int imm = -1);
 
   // Instructions encoded by fast_vex and fast_mov (the rest went to xbyak):
   // the test checks that the forms it expects to be taken over are.

@@ -236,7 +236,7 @@ bool Emitter::lower_state(ValueId v) {
         return true;
       }
       int d = def(v);
-      vload(d, var_mem(uint32_t(in.imm)));
+      vload(d, var_ref(uint32_t(in.imm)));
       mask_to_width(d, in.type);
       return true;
     }
@@ -253,7 +253,7 @@ bool Emitter::lower_state(ValueId v) {
         else vaddps(V(2), V(s), const_vec(0x80000000u));
         s = 2;
       }
-      vstore(var_mem(uint32_t(in.imm)), s);
+      vstore(var_ref(uint32_t(in.imm)), s);
       return true;
     }
     case Opcode::LoadUniform: {
@@ -360,7 +360,7 @@ bool Emitter::bitcast_in_place(ValueId v) {
     for (size_t i = size_t(plan_.position[v]) + 1; i < ops.size(); ++i)
       for (ValueId x : f_.insts[ops[i]].args)
         if (x == a) return false;
-    vload(def(v), strip_mem(a));
+    vload(def(v), strip_ref(a));
     return true;
   }
   if (r < 0 || regs_[r].pinned || regs_[r].v != a) return false;
@@ -789,23 +789,23 @@ void Emitter::mul64_avx2(int d, int a, int b) {
 bool Emitter::lower_wide(ValueId v) {
   const Inst& in = f_.insts[v];
   auto store_halves = [&](int r0, int r1) {
-    vstore(strip_mem(v, 0), r0);
-    vstore(strip_mem(v, 1), r1);
+    vstore(strip_ref(v, 0), r0);
+    vstore(strip_ref(v, 1), r1);
     vals_[v].in_frame = true;
   };
   switch (in.op) {
     case Opcode::LoadVar:
       if (in.imm >= f_.vars.size()) throw CompileError("x64 jit: load_var of unknown var " + std::to_string(in.imm));
-      vload(0, var_mem(uint32_t(in.imm), 0));
-      vload(1, var_mem(uint32_t(in.imm), 1));
+      vload(0, var_ref(uint32_t(in.imm), 0));
+      vload(1, var_ref(uint32_t(in.imm), 1));
       store_halves(0, 1);
       return true;
     case Opcode::StoreVar: {
       if (in.imm >= f_.vars.size()) throw CompileError("x64 jit: store_var of unknown var " + std::to_string(in.imm));
       ValueId a = in.args[0];
       for (int h = 0; h < 2; ++h) {
-        vload(0, strip_mem(a, h));
-        vstore(var_mem(uint32_t(in.imm), h), 0);
+        vload(0, strip_ref(a, h));
+        vstore(var_ref(uint32_t(in.imm), h), 0);
       }
       return true;
     }
@@ -829,8 +829,8 @@ bool Emitter::lower_wide(ValueId v) {
     }
     case Opcode::Bitcast:
       if (!wide(in.args[0])) return false;
-      vload(0, strip_mem(in.args[0], 0));
-      vload(1, strip_mem(in.args[0], 1));
+      vload(0, strip_ref(in.args[0], 0));
+      vload(1, strip_ref(in.args[0], 1));
       store_halves(0, 1);
       return true;
     default:
@@ -901,7 +901,7 @@ bool Emitter::lower_wide_int(ValueId v) {
   for (int h = 0; h < 2; ++h) {
     auto arg = [&](int i, int r) -> int {  // operand i's half h in vector r
       ValueId a = in.args[size_t(i)];
-      if (wide(a)) vload(r, strip_mem(a, h));
+      if (wide(a)) vload(r, strip_ref(a, h));
       else widen_half(r, nreg[i], h, false);
       return r;
     };
@@ -1055,7 +1055,7 @@ bool Emitter::lower_wide_int(ValueId v) {
       default:
         throw CompileError("x64 jit: internal: lower_wide_int");
     }
-    if (res_wide) vstore(strip_mem(v, h), out);
+    if (res_wide) vstore(strip_ref(v, h), out);
   }
   if (res_wide) {
     vals_[v].in_frame = true;

@@ -458,4 +458,65 @@ TEST_CASE("x64 fast encoder: mov of an immediate into a register encodes as xbya
   c->run([&](auto& g) { g.mov(g.qword[r12 + r14 * 4 - 8], 0xFFFFFFFFFFFFFFF0ull); }, false);
 }
 
+TEST_CASE("x64 fast encoder: an address given as parts (MemRef) encodes as the Address does") {
+  // fast_vex_mem on (reg, vvvv, MemRef) against xbyak's member on
+  // (reg, vvvv, m.address()): loads, stores, a three-operand form and a
+  // form with an immediate, VEX-only and EVEX-only rows, every register
+  // and vector width, every base / index / scale of kMems (no rip-relative
+  // form: a MemRef has a base). Registers with an opmask are not taken.
+  using gpurc::x64::MemRef;
+  auto c = std::make_unique<Checker>();
+  std::vector<MemRef> refs;
+  for (const Mem& m : kMems)
+    if (!m.rip && m.disp == int64_t(int32_t(m.disp)))
+      refs.push_back(MemRef{uint8_t(m.base), uint8_t(m.index < 0 ? 0 : m.index), uint8_t(m.index < 0 ? 0 : m.scale),
+                            int32_t(m.disp)});
+  // The address MemRef::address() gives is the one the tests above build.
+  for (const MemRef& r : refs) {
+    Address want = r.scale ? c->ref.ptr[Reg64(r.base) + Reg64(r.index) * r.scale + r.disp]
+                           : c->ref.ptr[Reg64(r.base) + r.disp];
+    CHECK(r.address() == want);
+  }
+  // emit(g, reg, vvvv (nullptr: none), m): the fast entry on FastEncoder
+  // (falling back to the member as the emitter does), the member on xbyak.
+  auto each = [&](const char* label, const gpurc::x64::VexForm& f, bool three, auto member) {
+    c->label = label;
+    c->taken = 0;
+    for (auto k : kKinds)
+      for (int i : {0, 5, 9, 15, 16, 22, 31})
+        for (const MemRef& m : refs) {
+          const Xmm x = vec(k, i), v = vec(k, i < 16 ? (i + 7) % 16 : 31 - i);
+          // Whatever xbyak accepts must be taken (what it rejects, an EVEX
+          // operand of a VEX-only form, must not be).
+          c->run([&](auto& g) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(g)>, FastEncoder>) {
+              if (g.fast_vex_mem(f, x, three ? &v : nullptr, m)) return;
+            }
+            member(g, x, v, m.address());
+          });
+        }
+    // An opmask or zeroing: declined, nothing written (the member decides).
+    for (int mask : {0, 2})
+      for (bool z : {false, true}) {
+        if (!mask && !z) continue;
+        const Xmm x = masked(vec(Operand::ZMM, 3), mask, z);
+        c->fast.resetSize();
+        CHECK(!c->fast.fast_vex_mem(f, x, three ? &x : nullptr, refs[0]));
+        CHECK(c->fast.getSize() == 0);
+      }
+    INFO(c->label);
+    CHECK(c->taken > 0);
+  };
+  each("vmovdqu load", FastEncoder::vmovdqu_kRM, false, [](auto& g, const Xmm& x, const Xmm&, const Address& a) { g.vmovdqu(x, a); });
+  each("vmovdqu store", FastEncoder::vmovdqu_kMR, false, [](auto& g, const Xmm& x, const Xmm&, const Address& a) { g.vmovdqu(a, x); });
+  each("vmovdqu32 load", FastEncoder::vmovdqu32_kRM, false, [](auto& g, const Xmm& x, const Xmm&, const Address& a) { g.vmovdqu32(x, a); });
+  each("vmovdqu32 store", FastEncoder::vmovdqu32_kMR, false, [](auto& g, const Xmm& x, const Xmm&, const Address& a) { g.vmovdqu32(a, x); });
+  each("vmovups load", FastEncoder::vmovups_kRM, false, [](auto& g, const Xmm& x, const Xmm&, const Address& a) { g.vmovups(x, a); });
+  each("vpaddd", FastEncoder::vpaddd_kRRM, true, [](auto& g, const Xmm& x, const Xmm& v, const Address& a) { g.vpaddd(x, v, a); });
+  each("vpand", FastEncoder::vpand_kRRM, true, [](auto& g, const Xmm& x, const Xmm& v, const Address& a) { g.vpand(x, v, a); });
+  each("vpandd", FastEncoder::vpandd_kRRM, true, [](auto& g, const Xmm& x, const Xmm& v, const Address& a) { g.vpandd(x, v, a); });
+  // A broadcast's source (tuple1 scalar disp8*N).
+  each("vpbroadcastd", FastEncoder::vpbroadcastd_kRMB, false, [](auto& g, const Xmm& x, const Xmm&, const Address& a) { g.vpbroadcastd(x, a); });
+}
+
 }  // namespace gpurc_test_backend_x64_encoder
