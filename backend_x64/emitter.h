@@ -266,6 +266,15 @@ class Emitter : public FastEncoder {
     // call (lane_add 0..31, no lane_keep): then x_l = x_0 + l (mod 2^32) and
     // the consecutive check is one scalar test of x_0. -1: none.
     int32_t run_flag = -1;
+    // A narrow access whose checked value (seq_index, else index) is, by an
+    // IR walk (plan_narrow_lane_proof), lane 0's plus lane * bytes when the
+    // warp loop writes the vars narrow_iota as base + lane and narrow_same
+    // alike in every lane: run_flag is then that per-call proof (set by the
+    // prologue from the descriptor), and `(x_0 & m) <= m - 31` for each
+    // (var, m) of narrow_wraps is tested per warp (an `and x, m` of a
+    // base + lane var does not wrap inside the warp).
+    std::vector<int> narrow_iota, narrow_same;
+    std::vector<std::pair<int, uint32_t>> narrow_wraps;
     std::vector<ir::ValueId> tree;     // every value of the address expression (address first)
     std::vector<ir::ValueId> deferred; // those computed only on fallback, operands before users
   };
@@ -275,6 +284,14 @@ class Emitter : public FastEncoder {
   void plan_lane_run_flags();          // IndexedAddress::run_flag, lane_run_flags_
   void emit_lane_run_flags();          // in the prologue's once-per-call part
   std::vector<std::pair<int, int32_t>> lane_run_flags_;  // var, frame offset of its flag
+  bool plan_narrow_lane_proof(IndexedAddress& m, unsigned bytes) const;  // narrow_iota, narrow_same, narrow_wraps
+  struct NarrowRunFlag {
+    int32_t off;                       // frame: the flag (dword), a scratch dword
+    std::vector<int> iota, same;       // vars the descriptor must write as base + lane / alike in every lane
+  };
+  std::vector<NarrowRunFlag> narrow_run_flags_;
+  void emit_lane_add_test(bool iota);  // CF: the 32 dwords at r8 are 0..31 (iota) / all equal
+  void emit_var_entry_scan(uint32_t var_off, bool iota, int32_t verdict);  // in emit_lane_run_flags
   bool bitcast_in_place(ir::ValueId v);  // lower_int.cpp: a dying operand's register becomes the bitcast's
   ir::ValueId entry_and_source(ir::ValueId mask) const;  // A of `and A, entry_mask`, else kNoValue
   bool mask_vote(ir::ValueId v) const;                   // a vote emit_vote lowers

@@ -487,13 +487,160 @@ void Emitter::plan_lane_run_flags() {
     }
     m.run_flag = it->second;
   }
+  // Narrow accesses (Tesla's g[] addresses, whose index is built from
+  // several lane vars): the IR walk of plan_narrow_lane_proof; one flag per
+  // set of descriptor conditions.
+  std::map<std::pair<std::vector<int>, std::vector<int>>, int32_t> narrow_flag_of;
+  for (auto& [v, m] : indexed_) {
+    if (!m.narrow || m.win_cache < 0) continue;
+    const Inst& in = f_.insts[v];
+    const unsigned bytes = bit_width(in.op == Opcode::Load ? in.type : f_.insts[in.args[1]].type) / 8;
+    if (!plan_narrow_lane_proof(m, bytes)) continue;
+    auto [it, fresh] = narrow_flag_of.try_emplace({m.narrow_iota, m.narrow_same}, int32_t(frame_bytes_));
+    if (fresh) {
+      frame_bytes_ += 64;
+      narrow_run_flags_.push_back({it->second, m.narrow_iota, m.narrow_same});
+    }
+    m.run_flag = it->second;
+  }
+}
+
+namespace {
+// The lane step of an i32 value (plan_narrow_lane_proof): v_l = v_0 + step * l
+// (mod 2^32) in every lane, given that each var of `vars` whose bit is set in
+// `iota` holds base + lane and each other one the same value in every lane;
+// `wraps` collects the per-warp conditions of `and x, 2^k - 1` of a
+// base + lane var x. A step of 0 is a value equal in every lane (constants,
+// uniforms and pure integer ops of such values).
+struct NarrowLaneWalk {
+  const ir::Function& f;
+  const std::vector<int>& vars;  // the lane vars the walk may read (i32, no store_var)
+  unsigned iota = 0;
+  std::vector<std::pair<int, uint32_t>> wraps;
+
+  int var_index(const Inst& in) const {
+    if (in.op != Opcode::LoadVar || in.type != ir::Type::I32) return -1;
+    auto it = std::find(vars.begin(), vars.end(), int(in.imm));
+    return it == vars.end() ? -1 : int(it - vars.begin());
+  }
+  bool step(ValueId v, int depth, uint32_t& out) {
+    const Inst& in = f.insts[v];
+    if (depth > 12 || in.block == kNoBlock) return false;
+    switch (in.op) {
+      case Opcode::Const:
+      case Opcode::LoadUniform: out = 0; return true;
+      case Opcode::LoadVar: {
+        const int k = var_index(in);
+        if (k < 0) return false;
+        out = (iota >> k) & 1;
+        return true;
+      }
+      default: break;
+    }
+    const bool i32 = in.type == ir::Type::I32;
+    uint32_t s[2] = {0, 0};
+    if (in.args.size() == 2 && i32 && in.op == Opcode::And) {
+      // and x, 2^k - 1 (k >= 5) of a base + lane var: (x_0 + l) & m =
+      // (x_0 & m) + l while (x_0 & m) + 31 <= m, tested per warp.
+      for (int j = 0; j < 2; ++j) {
+        const Inst& c = f.insts[in.args[j]];
+        const Inst& x = f.insts[in.args[1 - j]];
+        const int k = var_index(x);
+        if (c.op != Opcode::Const || k < 0 || !((iota >> k) & 1)) continue;
+        const uint32_t m = uint32_t(c.imm);
+        if (m < 31 || (m & (m + 1)) != 0) return false;
+        if (m != ~0u) wraps.emplace_back(int(x.imm), m);
+        out = 1;
+        return true;
+      }
+    }
+    if (in.args.empty() || in.args.size() > 2) return false;
+    for (size_t j = 0; j < in.args.size(); ++j)
+      if (!step(in.args[j], depth + 1, s[j])) return false;
+    const bool same = s[0] == 0 && s[1] == 0;
+    switch (in.op) {
+      case Opcode::IAdd: out = s[0] + s[1]; return i32 || same;
+      case Opcode::ISub: out = s[0] - s[1]; return i32 || same;
+      case Opcode::IMul:
+        if (same) return out = 0, true;
+        for (int j = 0; j < 2; ++j)
+          if (s[1 - j] == 0 && f.insts[in.args[1 - j]].op == Opcode::Const && i32) {
+            out = s[j] * uint32_t(f.insts[in.args[1 - j]].imm);
+            return true;
+          }
+        return false;
+      case Opcode::Shl:
+        if (same) return out = 0, true;
+        if (s[1] == 0 && i32 && f.insts[in.args[1]].op == Opcode::Const && f.insts[in.args[1]].imm < 32) {
+          out = s[0] << f.insts[in.args[1]].imm;  // a constant count below 32: the same in every shift mode
+          return true;
+        }
+        return false;
+      case Opcode::And:
+      case Opcode::Or:
+      case Opcode::Xor:
+      case Opcode::LShr:
+      case Opcode::AShr:
+      case Opcode::Zext:
+      case Opcode::Sext:
+      case Opcode::Trunc: out = 0; return same;
+      default: return false;
+    }
+  }
+};
+}  // namespace
+
+// Whether the narrow access's checked value (s of x = u + s, else x) steps
+// by `bytes` per lane in a warp-loop call whose descriptor writes some of
+// the lane vars it reads as base + lane and the others alike in every lane
+// (Tesla: $r0 = tid with lane_add 0..31, ctaid with lane_add all zero; the
+// index `ntid.x * (ctaid & 0xffff) + ($r0 & 0xffff)`, shifted by 2). Each
+// assignment of "base + lane" / "alike" to those vars (at most 4) is tried;
+// the first under which the value's step is `bytes` is kept.
+bool Emitter::plan_narrow_lane_proof(IndexedAddress& m, unsigned bytes) const {
+  const ValueId checked = m.seq_index != kNoValue ? m.seq_index : m.index;
+  if (f_.insts[checked].type != ir::Type::I32) return false;
+  std::vector<uint8_t> written(f_.vars.size(), 0);
+  for (const Inst& in : f_.insts)
+    if (in.block != kNoBlock && in.op == Opcode::StoreVar && in.imm < written.size()) written[in.imm] = 1;
+  // The vars the value reads (a bounded walk).
+  std::vector<int> vars;
+  std::vector<ValueId> stack{checked};
+  for (int visited = 0; !stack.empty(); ++visited) {
+    if (visited > 64) return false;
+    const ValueId v = stack.back();
+    stack.pop_back();
+    const Inst& in = f_.insts[v];
+    if (in.op == Opcode::LoadVar) {
+      if (in.type != ir::Type::I32 || in.imm >= f_.vars.size() || f_.vars[in.imm].type != ir::Type::I32 ||
+          written[in.imm])
+        return false;
+      if (std::find(vars.begin(), vars.end(), int(in.imm)) == vars.end()) vars.push_back(int(in.imm));
+      continue;
+    }
+    for (ValueId a : in.args) stack.push_back(a);
+  }
+  if (vars.empty() || vars.size() > 4) return false;
+  for (unsigned iota = 1; iota < (1u << vars.size()); ++iota) {
+    NarrowLaneWalk w{f_, vars, iota, {}};
+    uint32_t step = 0;
+    if (!w.step(checked, 0, step) || step != bytes) continue;
+    m.narrow_iota.clear();
+    m.narrow_same.clear();
+    for (size_t k = 0; k < vars.size(); ++k) ((iota >> k) & 1 ? m.narrow_iota : m.narrow_same).push_back(vars[k]);
+    std::sort(w.wraps.begin(), w.wraps.end());
+    w.wraps.erase(std::unique(w.wraps.begin(), w.wraps.end()), w.wraps.end());
+    m.narrow_wraps = std::move(w.wraps);
+    return true;
+  }
+  return false;
 }
 
 // Once per call (the prologue's part the warp loop's later warps skip):
 // each flag of plan_lane_run_flags. Uses rax, rcx, rdx, r8..r11, vectors
 // 0..2 (k2 on AVX-512).
 void Emitter::emit_lane_run_flags() {
-  if (lane_run_flags_.empty()) return;
+  if (lane_run_flags_.empty() && narrow_run_flags_.empty()) return;
   // Flag 0 and an empty range (lo = hi = 2^63 - 1: no window's Hi reaches
   // it) for every call; a warp-loop call then looks at its descriptor.
   mov(rax, INT64_MAX);
@@ -502,6 +649,7 @@ void Emitter::emit_lane_run_flags() {
     mov(qword[r12 + off + 8], rax);
     mov(qword[r12 + off + 16], rax);
   }
+  for (const NarrowRunFlag& nf : narrow_run_flags_) mov(dword[r12 + nf.off], 0);
   if (!warp_loop_) return;
   if (!iota32_) {
     uint8_t* p = pool_.alloc(4 * kWarpLanes);
@@ -538,24 +686,7 @@ void Emitter::emit_lane_run_flags() {
     cmp(qword[rdx + int(offsetof(LaneVarInit, lane_keep))], 0);
     jne(next, T_NEAR);
     mov(r8, qword[rdx + int(offsetof(LaneVarInit, lane_add))]);
-    if (z_) {
-      vmovdqu32(Zmm(0), ptr[r8]);
-      vmovdqu32(Zmm(1), ptr[r8 + 64]);
-      vpcmpeqd(k2, Zmm(0), ptr[rip + iota32_]);
-      vpcmpeqd(k3, Zmm(1), ptr[rip + iota32_ + 64]);
-      kandw(k2, k2, k3);
-      kortestw(k2, k2);  // CF: all 16 bits set
-    } else {
-      vmovdqu(Ymm(0), ptr[r8]);
-      vpcmpeqd(Ymm(0), Ymm(0), ptr[rip + iota32_]);
-      for (int o = 32; o < 4 * kWarpLanes; o += 32) {
-        vmovdqu(Ymm(1), ptr[r8 + o]);
-        vpcmpeqd(Ymm(1), Ymm(1), ptr[rip + iota32_ + o]);
-        vpand(Ymm(0), Ymm(0), Ymm(1));
-      }
-      vpcmpeqd(Ymm(2), Ymm(2), Ymm(2));
-      vptest(Ymm(0), Ymm(2));  // CF: every bit set
-    }
+    emit_lane_add_test(true);
     jnc(next, T_NEAR);
     mov(dword[r12 + off], 1);
     mov(eax, dword[r11 + int(offsetof(WarpLoop, nvars))]);
@@ -600,7 +731,90 @@ void Emitter::emit_lane_run_flags() {
     mov(qword[r12 + off + 16], r9);
     L(ranged);
   }
+  // The narrow proofs: every var of the set written as its proof needs.
+  for (const NarrowRunFlag& nf : narrow_run_flags_) {
+    Label fail;
+    for (int iota = 1; iota >= 0; --iota)
+      for (int var : iota ? nf.iota : nf.same) {
+        emit_var_entry_scan(var_offsets_[uint32_t(var)], iota, nf.off + 4);
+        cmp(dword[r12 + nf.off + 4], 0);
+        je(fail, T_NEAR);
+      }
+    mov(dword[r12 + nf.off], 1);
+    L(fail);
+  }
   L(single);
+}
+
+// CF set when the 32 dwords of lane_add at r8 are 0..31 (iota) or all equal
+// to the first (alike in every lane). Vectors 0..2 (k2, k3 on AVX-512).
+void Emitter::emit_lane_add_test(bool iota) {
+  if (z_) {
+    vmovdqu32(Zmm(0), ptr[r8]);
+    vmovdqu32(Zmm(1), ptr[r8 + 64]);
+    if (iota) {
+      vpcmpeqd(k2, Zmm(0), ptr[rip + iota32_]);
+      vpcmpeqd(k3, Zmm(1), ptr[rip + iota32_ + 64]);
+    } else {
+      vpbroadcastd(Zmm(2), ptr[r8]);
+      vpcmpeqd(k2, Zmm(0), Zmm(2));
+      vpcmpeqd(k3, Zmm(1), Zmm(2));
+    }
+    kandw(k2, k2, k3);
+    kortestw(k2, k2);  // CF: all 16 bits set
+    return;
+  }
+  if (!iota) vpbroadcastd(Ymm(2), ptr[r8]);
+  vmovdqu(Ymm(0), ptr[r8]);
+  if (iota) vpcmpeqd(Ymm(0), Ymm(0), ptr[rip + iota32_]);
+  else vpcmpeqd(Ymm(0), Ymm(0), Ymm(2));
+  for (int o = 32; o < 4 * kWarpLanes; o += 32) {
+    vmovdqu(Ymm(1), ptr[r8 + o]);
+    if (iota) vpcmpeqd(Ymm(1), Ymm(1), ptr[rip + iota32_ + o]);
+    else vpcmpeqd(Ymm(1), Ymm(1), Ymm(2));
+    vpand(Ymm(0), Ymm(0), Ymm(1));
+  }
+  vpcmpeqd(Ymm(2), Ymm(2), Ymm(2));
+  vptest(Ymm(0), Ymm(2));  // CF: every bit set
+}
+
+// The dword at r12 + verdict: 1 when the last entry of the warp loop's
+// descriptor (r11) that touches the i32 var at var_off writes it whole
+// (width 4, no lane_keep) with lane_add 0..31 (iota) or all lanes' lane_add
+// equal; else 0 (no entry touches it, or a later one overlaps it). Uses
+// rax, rcx, rdx, r8..r10, vectors 0..2.
+void Emitter::emit_var_entry_scan(uint32_t var_off, bool iota, int32_t verdict) {
+  Label scan, next, end;
+  mov(dword[r12 + verdict], 0);
+  mov(ecx, dword[r11 + int(offsetof(WarpLoop, nvars))]);
+  mov(rdx, qword[r11 + int(offsetof(WarpLoop, vars))]);
+  test(ecx, ecx);
+  jz(end, T_NEAR);
+  L(scan);  // in the loop's order: a later entry overwrites an earlier one
+  mov(r9d, dword[rdx + int(offsetof(LaneVarInit, offset))]);
+  cmp(r9d, var_off + 4 * kWarpLanes);
+  jae(next, T_NEAR);
+  mov(r10d, dword[rdx + int(offsetof(LaneVarInit, width))]);
+  shl(r10, 5);
+  add(r10, r9);
+  cmp(r10, var_off);
+  jbe(next, T_NEAR);  // [offset, offset + 32 * width) misses the var
+  mov(dword[r12 + verdict], 0);
+  cmp(r9d, var_off);
+  jne(next, T_NEAR);
+  cmp(dword[rdx + int(offsetof(LaneVarInit, width))], 4);
+  jne(next, T_NEAR);
+  cmp(qword[rdx + int(offsetof(LaneVarInit, lane_keep))], 0);
+  jne(next, T_NEAR);
+  mov(r8, qword[rdx + int(offsetof(LaneVarInit, lane_add))]);
+  emit_lane_add_test(iota);
+  jnc(next, T_NEAR);
+  mov(dword[r12 + verdict], 1);
+  L(next);
+  add(rdx, int(sizeof(LaneVarInit)));
+  sub(ecx, 1);
+  jnz(scan, T_NEAR);
+  L(end);
 }
 
 // Accesses (and whole-warp votes) with the same mask operand see the same
@@ -1193,8 +1407,40 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
   lea(rax, ptr[rsi + 31 * int(bytes)]);
   shr(rax, 32);
   jnz(general, T_NEAR);  // b < 0 or lane 31's element past 2^32: a dword compare would wrap
+  Label proven;
+  if (a.run_flag >= 0) {
+    // The warp loop wrote the vars so that every lane's value is lane 0's
+    // plus lane * bytes modulo 2^32 (plan_narrow_lane_proof), given the
+    // per-warp no-wrap tests of its `and x, m` (x_0 & m <= m - 31): then
+    // x_l = b + l * bytes exactly (b .. b + 31 * bytes stays below 2^32).
+    Label full;
+    cmp(dword[r12 + a.run_flag], 0);
+    je(full, T_NEAR);
+    for (const auto& [var, m] : a.narrow_wraps) {
+      const int lane0 = int(var_offsets_[uint32_t(var)]);
+      if (m == 0xffff) movzx(eax, word[r13 + lane0]);
+      else if (m == 0xff) movzx(eax, byte[r13 + lane0]);
+      else {
+        mov(eax, dword[r13 + lane0]);
+        and_(eax, m);
+      }
+      cmp(eax, m - 31);
+      ja(full, T_NEAR);
+    }
+    jmp(proven, T_NEAR);
+    L(full);
+  }
   lanes_in_sequence(index_slot, 4, shift, index_base, &general);  // exact: b .. b + 31 * bytes has no wrap
-  emit_sequence_verdict(a, general);
+  if (z_) {  // (Avx2: lanes_in_sequence jumped to general itself)
+    not_(edx);
+    test(edx, ecx);
+    jnz(general, T_NEAR);
+  }
+  L(proven);
+  if (a.seq_owner) {
+    mov(qword[r12 + a.seq_cache], rsi);
+    mov(dword[r12 + a.seq_cache + 8], ecx);
+  }
   L(seq_checked);
   if (addend) {
     // Every taking-part s_l = b_s + l * bytes with no wrap; x_l = (u + s_l)

@@ -15,6 +15,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <random>
 
@@ -243,6 +244,170 @@ TEST_CASE("x64 lane run flag: the access tests lane 0's index when the loop wrot
     CHECK(text.find("mov r11, [rsp+0x38]") != std::string::npos);
     // The call's range of x_0 over the loop's bases (cmov of the minimum).
     CHECK(text.find("cmovl r8, rax") != std::string::npos);
+  }
+}
+
+
+// The narrow form (Tesla's g[] accesses, memory_fast.cpp
+// plan_narrow_lane_proof): the index i = ntid * (ctaid & 0xffff) + ($r0 &
+// 0xffff) from two lane vars, x = u + (i << shift), the address
+// `select (x & 3 != 0), K, zext x`, under the bound check i < n.
+// y[i] = x[i] + 1. Variants: 0 saxpy's shape; 1 an index that looks affine
+// but steps 8 bytes per lane for 4-byte elements (shift 3); 2 the lane part
+// read from a third var (tid from another register); 3 `& 0xff` instead of
+// `& 0xffff` (the per-warp no-wrap test at 0xe0).
+ir::Function tesla_copy_kernel(int variant) {
+  ir::Function f;
+  f.add_var("ctaid", Type::I32);
+  f.add_var("r0", Type::I32);
+  f.add_var("r1", Type::I32);
+  f.uniform_bytes = 32;
+  f.add_block("entry");
+  ir::Builder b(f);
+  auto ctaid = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 0);
+  auto r0 = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, variant == 2 ? 2 : 1);
+  auto ntid = b.emit(Opcode::Zext, Type::I32, {b.load_uniform(Type::I16, 2)});
+  auto lane_mask = b.i32(variant == 3 ? 0xff : 0xffff);
+  auto i = b.binary(Opcode::IAdd, b.binary(Opcode::IMul, ntid, b.binary(Opcode::And, ctaid, b.i32(0xffff))),
+                    b.binary(Opcode::And, r0, lane_mask));
+  auto s = b.binary(Opcode::Shl, i, b.i32(variant == 1 ? 3 : 2), uint8_t(ir::ShiftMode::Clamp));
+  auto bound = b.icmp(ir::IntPred::Ult, i, b.load_uniform(Type::I32, 0x1c));
+  auto mask = b.binary(Opcode::And, bound, b.emit(Opcode::EntryMask, Type::I1, {}));
+  auto address = [&](uint32_t u) {
+    auto x = b.binary(Opcode::IAdd, b.load_uniform(Type::I32, u), s);
+    auto misaligned = b.icmp(ir::IntPred::Ne, b.binary(Opcode::And, x, b.i32(3)), b.i32(0));
+    return b.select(misaligned, b.i64(0xffffffffffff0000ull), b.emit(Opcode::Zext, Type::I64, {x}));
+  };
+  auto v = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, address(0x10), mask);
+  b.store(ir::Space::Global, ir::AddrClass::Random, address(0x14), b.binary(Opcode::IAdd, v, b.i32(1)), mask);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  return f;
+}
+
+// Tesla's descriptor (frontend/tesla/module/launch.cpp: $r0 base + lane,
+// ctaid alike in every lane) and ones that break one of its facts.
+std::vector<ir::LaneVarInit> tesla_descriptor(const ir::Function& f, int kind) {
+  const uint32_t ctaid = uint32_t(f.var_offset(0)), r0 = uint32_t(f.var_offset(1)), r1 = uint32_t(f.var_offset(2));
+  auto u8 = [](const void* p) { return reinterpret_cast<const uint8_t*>(p); };
+  const ir::LaneVarInit iota{r0, 4, u8(g_iota), nullptr}, same{ctaid, 4, u8(g_zero), nullptr};
+  const ir::LaneVarInit r1_iota{r1, 4, u8(g_iota), nullptr}, r1_same{r1, 4, u8(g_zero), nullptr};
+  switch (kind) {
+    case 0: return {iota, same, r1_same};                            // Tesla's
+    case 1: return {iota, {ctaid, 4, u8(g_iota), nullptr}, r1_same}; // ctaid differs per lane
+    case 2: return {{r0, 4, u8(g_swapped), nullptr}, same, r1_same}; // two lanes swapped
+    case 3: return {{r0, 4, u8(g_iota), u8(g_keep)}, same, r1_same}; // a lane kept at 0
+    case 4: return {iota, r1_same};                                  // ctaid not written by the loop
+    case 5: return {iota, same, {ctaid, 8, u8(g_wide), nullptr}, r1_same};  // ctaid overwritten (and r0's neighbour)
+    case 6: return {iota, same, r1_iota};                            // r1 base + lane too
+    default: return {r1_iota, {r0, 4, u8(g_zero), nullptr}, same};  // r0 alike, r1 base + lane
+  }
+}
+
+TEST_CASE("x64 narrow lane proof: Tesla's index from two lane vars, against the interpreter") {
+  for (unsigned l = 0; l < 32; ++l) {
+    g_iota[l] = l;
+    g_swapped[l] = l == 5 ? 6 : l == 6 ? 5 : l;
+    g_zero[l] = 0;
+    g_keep[l] = l == 17 ? 0 : ~0u;
+    g_wide[l] = uint64_t(l) * 0x100000001ull;
+  }
+  std::mt19937_64 rng(1414);
+  const int rounds = std::getenv("GPURC_TEST_LIGHT") ? 50 : 200;
+  for (int variant = 0; variant < 4; ++variant) {
+    const ir::Function f = tesla_copy_kernel(variant);
+    for (Tier tier : host_tiers()) {
+      std::string err;
+      JitOptions o;
+      o.tier = tier;
+      auto jit = compile(f, o, &err);
+      REQUIRE_MESSAGE(jit, err);
+      REQUIRE(jit->has_warp_loop());
+      std::vector<uint64_t> frame((jit->frame_bytes() + 7) / 8 + 8, 0xA5A5A5A5DEADBEEFull);
+      for (int round = 0; round < rounds; ++round) {
+        const int kind = rng() % 2 ? 0 : int(rng() % 8);
+        const std::vector<ir::LaneVarInit> d = tesla_descriptor(f, kind);
+        // The memory below 2^32, or across it (x + s wraps inside a warp).
+        const bool high = rng() % 4 == 0;
+        TestMemory want(kBytes), got(kBytes);
+        want.base = got.base = high ? 0xfffff000ull : 0x10000;
+        for (size_t k = 0; k < kBytes; ++k) want.bytes[k] = got.bytes[k] = uint8_t(rng());
+        // Threads per block: small ones keep a ctaid that differs per lane
+        // (descriptor 1) inside the memory, where a wrong proof shows.
+        const uint32_t ntid = std::array<uint32_t, 4>{0, 1, 2, 32}[rng() % 4];
+        const uint32_t misalign = rng() % 5 == 0 ? 1 + rng() % 3 : 0;
+        // Warp w: block ctaid_w, $r0 = tid.x | tid.y << 16 (tid.y random),
+        // tid.x 32 * w + a start that now and then sits near the mask's end
+        // (the field wraps inside the warp: no proof for that warp). Then
+        // the x base puts element `start` inside the memory, so that lanes
+        // taken as consecutive by mistake would read other elements.
+        const size_t warps = 1 + rng() % 6;
+        const uint32_t field = variant == 3 ? 0xff : 0xffff;
+        const bool near_end = rng() % 3 == 0;
+        const uint32_t start = near_end ? field - uint32_t(rng() % 40) : uint32_t(rng() % 40);
+        uint32_t xbase = uint32_t(want.base) + 4 * uint32_t(rng() % 64) + misalign;
+        if (near_end && rng() % 2) xbase -= 4 * start;
+        const uint32_t ybase = xbase + 4096;
+        const uint32_t n = rng() % 2 ? ~0u : uint32_t(rng() % 300);  // the bound check: a partial last warp
+        std::vector<uint8_t> uniforms(32, 0);
+        std::memcpy(uniforms.data() + 2, &ntid, 2);
+        std::memcpy(uniforms.data() + 0x10, &xbase, 4);
+        std::memcpy(uniforms.data() + 0x14, &ybase, 4);
+        std::memcpy(uniforms.data() + 0x1c, &n, 4);
+        std::vector<uint64_t> bases;
+        const uint32_t ctaid0 = uint32_t(rng() % 3);
+        for (size_t w = 0; w < warps; ++w) {
+          uint32_t tidx = (start + 32 * uint32_t(w)) & field;
+          // Now and then only the last warp leaves the memory (a fault there).
+          if (w + 1 == warps && rng() % 3 == 0) tidx += 1000 + uint32_t(rng() % 2000);
+          const uint32_t r0 = tidx | uint32_t(rng() % 4) << 16;
+          for (const ir::LaneVarInit& e : d) {
+            uint64_t v = e.offset == uint32_t(f.var_offset(0)) ? ctaid0 + uint32_t(w) / 2 : r0;
+            if (e.width == 8) v |= v << 32;
+            bases.push_back(v);
+          }
+        }
+        const WarpsOutcome r = reference(f, want, uniforms, d, bases, warps);
+        std::vector<uint8_t> vars(f.vars_bytes() + 64, 0);
+        ir::WarpContext ctx = context(vars, reinterpret_cast<uint8_t*>(frame.data()), uniforms, got, ~0u);
+        ir::WarpLoop loop{};
+        loop.vars = d.data();
+        loop.nvars = uint32_t(d.size());
+        loop.bases = bases.data();
+        loop.first_warp = 0;
+        loop.end_warp = uint32_t(warps);
+        loop.budget = 1ll << 40;
+        WarpsOutcome j;
+        j.status = jit->run_warps(ctx, loop);
+        j.warp = loop.warp;
+        if (j.status == ir::RunStatus::Fault) {
+          j.fault = ctx.fault;
+          j.lane = ctx.fault_lane;
+          j.addr = ctx.fault_addr;
+        }
+        const std::string diff = warps_differ(r, j, want, got);
+        CHECK_MESSAGE(diff.empty(), tier_name(tier), " variant ", variant, " round ", round, " descriptor ", kind,
+                      " high ", high, " start ", start, ": ", diff);
+      }
+    }
+  }
+}
+
+TEST_CASE("x64 narrow lane proof: the listing tests lane 0's field instead of 32 lanes") {
+  for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
+    CAPTURE(x64::tier_name(tier));
+    const std::string text = test::compile_for_tier(tesla_copy_kernel(0), tier)->disassemble();
+    // The per-warp test of $r0's low half (lane 0), the prologue's scans.
+    CHECK(text.find("cmp eax, 0xFFE0") != std::string::npos);
+    CHECK(text.find("mov r11, [rsp+0x38]") != std::string::npos);
+    const std::string byte_field = test::compile_for_tier(tesla_copy_kernel(3), tier)->disassemble();
+    CHECK(byte_field.find("cmp eax, 0xE0") != std::string::npos);
+    // Steps of 8 bytes for 4-byte elements, or the lane part in a var the
+    // walk must take as base + lane from its descriptor: no wrap test of
+    // $r0 in the former.
+    const std::string wide_step = test::compile_for_tier(tesla_copy_kernel(1), tier)->disassemble();
+    CHECK(wide_step.find("cmp eax, 0xFFE0") == std::string::npos);
   }
 }
 
