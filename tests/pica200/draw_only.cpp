@@ -141,7 +141,7 @@ TEST_CASE("pica200 draw contract: draws write every o-register as the interprete
   // records that hold other values before the draw.
   fuzz::PicaGenOptions go;
   go.geometry_percent = 0;
-  const int programs = std::getenv("GPURC_TEST_LIGHT") ? 60 : 200;
+  const int programs = std::getenv("GPURC_TEST_LIGHT") ? 20 : 60;
   int compared = 0, read_before_write = 0;
   for (int s = 0; s < programs; ++s) {
     const fuzz::PicaCase c = fuzz::generate_pica200(fuzz::pica200_program_seed(14, uint64_t(s)));
