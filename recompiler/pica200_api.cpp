@@ -151,6 +151,11 @@ std::shared_ptr<const Shader> Shader::compile(const ShaderSetup& setup) {
   topt.geometry = setup.type == ShaderType::Geometry;
   topt.fp.max_inf_quirk = setup.max_inf_quirk;
   topt.fp.f24 = setup.f24;
+  // A compiled vertex shader runs only through draws (run_draw; the
+  // interpreter keeps run_vertices), which start every register at zero and
+  // read back only the o-registers: the code need not keep r0-r15, a0, aL
+  // and cmp (the draw contract, pica::TranslateOptions::draw_only).
+  topt.draw_only = !topt.geometry && pica::draw_only_enabled();
   auto impl = std::make_shared<Shader::Impl>();
   // pica::translate verifies the IR it makes: compile_ir need not again.
   if (!pica::prepare_shader(std::move(program), topt, EngineAsHandle(resolved, true), impl->prepared, err))

@@ -32,6 +32,17 @@ struct TranslateOptions {
   bool geometry = false;   // SETEMIT/EMIT allowed (geometry shader)
   fp::Options fp;          // same options the reference interpreter gets
   StackMode stacks = StackMode::Auto;
+  // The draw contract (vertex shaders, static stacks; fourteenth session):
+  // the code runs only from a fresh unit (temporaries, a0, aL and cmp start
+  // at zero, as DrawState's draws start them) and nobody reads those
+  // registers after the run, only the o-registers. They then become private
+  // to the run (ir::Function::state_vars = kVarTemp): a read before any
+  // write reads the zero stated at the entry, and nothing stores them at
+  // the exit. run_vertices, which hands back whole VertexStates, refuses a
+  // shader translated so (docs/pica200.md, "Issue 13, fourteenth session:
+  // the loop shader"). A program the static expansion cannot translate
+  // falls back to runtime stacks and keeps the full state.
+  bool draw_only = false;
 };
 
 // False with `err` only for a program over the size limits (4096 words, 128

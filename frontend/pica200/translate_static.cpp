@@ -29,6 +29,12 @@ bool Translator::run_static(std::string& err) {
     for (unsigned d = 0; d < Interpreter::kLoopDepth; ++d)
       loop_step_var_[d] = f_.add_var("loop" + std::to_string(d) + ".step", ir::Type::I32);
     f_.state_vars = kNumStateVars;
+    // The draw contract (TranslateOptions::draw_only): r0-r15, a0, aL and
+    // cmp are private too; the entry states their zero below.
+    if (opt_.draw_only) {
+      static_assert(kVarTemp + 64 == kVarA0X && kVarCmpY + 1 == kNumStateVars, "the registers after o15 are r, a0, aL, cmp");
+      f_.state_vars = kVarTemp;
+    }
   }
   intern(Node{NodeKind::Exec, opt_.entry, {}});
   // Phase 1: the node graph.
@@ -77,6 +83,16 @@ bool Translator::run_static(std::string& err) {
     }
   }
   b_.set_block(entry);
+  if (!opt_.geometry && opt_.draw_only) {
+    // A fresh unit's registers are zero: each one the code reads is set so
+    // at the entry (SSA then gives a read before any write the constant).
+    std::vector<uint8_t> read(kNumStateVars - kVarTemp, 0);
+    for (const ir::Inst& in : f_.insts)
+      if (in.block != ir::kNoBlock && in.op == ir::Opcode::GetVar && in.imm >= kVarTemp && in.imm < kNumStateVars)
+        read[in.imm - kVarTemp] = 1;
+    for (uint32_t v = kVarTemp; v < kNumStateVars; ++v)
+      if (read[v - kVarTemp]) b_.set_var(v, b_.constant(f_.vars[v].type, 0));
+  }
   if (opt_.geometry) {
     // A fresh GsState: nothing latched, nothing emitted.
     b_.set_var(kVarEmitLatch, b_.i32(0));

@@ -235,6 +235,56 @@ TEST_CASE("x64 jit: the PICA200 loop shader's counted iteration is short on both
   CHECK(tiers >= 1);
 }
 
+// The draw contract (pica::TranslateOptions::draw_only, fourteenth
+// session): the public API's draws read back only o-registers and start
+// every register at zero, so the loop shader's exit block stores o0-o2 and
+// nothing else (before: r0, r1, r5, aL, cmp.x and cmp.y too, ~34 host
+// instructions per strip on AVX2, and r5's four selects and cmp.y's compare
+// were computed for those stores only). The counted iteration keeps its
+// length. Without the contract the same code stores the state vars.
+TEST_CASE("x64 jit: under the draw contract the PICA200 loop shader stores only its outputs") {
+  ir::Function draw = test::translate_reference_shader("ref_loop", true);
+  ir::Function full = test::translate_reference_shader("ref_loop", false);
+  REQUIRE(ir::run_pipeline(draw, ir::PassOptions{}) == "");
+  REQUIRE(ir::run_pipeline(full, ir::PassOptions{}) == "");
+  // Var byte offsets: 128 per var (32 lanes of 4 bytes); r0 is var 128.
+  const uint64_t first_temp = 128 * 128;
+  const std::map<Tier, size_t> bound = {{Tier::Avx512, 35}, {Tier::Avx2, 39}};
+  for (Tier t : {Tier::Avx512, Tier::Avx2}) {
+    CAPTURE(int(t));
+    size_t out_stores[2] = {0, 0}, state_stores[2] = {0, 0}, selects[2] = {0, 0};
+    for (int which = 0; which < 2; ++which) {
+      auto cf = test::compile_for_tier(which == 0 ? draw : full, t);
+      std::istringstream in(cf->disassemble());
+      for (std::string l; std::getline(in, l);) {
+        std::istringstream ls(l);
+        uint64_t off;
+        if (!(ls >> std::hex >> off)) continue;
+        std::string x;
+        std::getline(ls >> std::ws, x);
+        if (std::getenv("GPURC_TEST_DUMP_LOOP")) std::printf("%d %d %8llx  %s\n", int(t), which, (unsigned long long)off, x.c_str());
+        selects[which] += x.rfind("vblend", 0) == 0 || x.rfind("vpblendm", 0) == 0;
+        // A var store: vmovdqu / vmovdqu32 [r13+r14*1+disp], reg.
+        if (x.rfind("vmovdqu", 0) != 0 || x.find(" [r13+") == std::string::npos) continue;
+        const size_t plus = x.find("+0x", x.find("[r13+"));
+        const size_t close = x.find(']', x.find("[r13+"));
+        REQUIRE(close != std::string::npos);
+        const uint64_t disp = plus != std::string::npos && plus < close ? std::stoull(x.substr(plus + 3), nullptr, 16) : 0;
+        (disp >= first_temp ? state_stores : out_stores)[which] += 1;
+      }
+      if (which == 0) {
+        const std::vector<Line> body = counted_loop_body(*cf);
+        REQUIRE(!body.empty());
+        CHECK(body.size() <= bound.at(t));
+      }
+    }
+    CHECK(state_stores[0] == 0);
+    CHECK(out_stores[0] >= 12);       // o0, o1, o2 (o2 = r1)
+    CHECK(state_stores[1] >= 15);     // r0, r1, r5, aL, cmp.x, cmp.y
+    CHECK(selects[0] < selects[1]);   // r5's selects are gone
+  }
+}
+
 // The values the loop leaves in r0, r1, o0 and o2 are stored with their
 // FtzOut flush (their producers test for NaN only: store_needs_flush). In DAZ
 // mode that flush is one add of -0.0 (backend_x64/lower_int.cpp, store_var):

@@ -24,8 +24,9 @@ inline std::vector<uint32_t> hex_words(const nlohmann::json& a) {
   return out;
 }
 
-// name: "ref_simple", "ref_heavy" or "ref_loop".
-inline ir::Function translate_reference_shader(const std::string& name) {
+// name: "ref_simple", "ref_heavy" or "ref_loop". draw_only: under the draw
+// contract (pica::TranslateOptions::draw_only), as the public API compiles it.
+inline ir::Function translate_reference_shader(const std::string& name, bool draw_only = false) {
   const std::filesystem::path file =
       std::filesystem::path(GPURC_TEST_DATA) / "bench/pica200-reference" / (name + ".json");
   std::ifstream in(file);
@@ -36,6 +37,7 @@ inline ir::Function translate_reference_shader(const std::string& name) {
   prog.descs = hex_words(doc["program"]["descriptors"]);
   pica::TranslateOptions to;
   to.entry = doc["program"]["entry"].get<uint32_t>();
+  to.draw_only = draw_only;
   ir::Function f;
   std::string err;
   REQUIRE_MESSAGE(pica::translate(prog, to, f, err), err);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <mutex>
@@ -383,12 +384,28 @@ BatchResult run_batch(const PreparedShader& s, const Uniforms& u, std::vector<Ve
 
 }  // namespace
 
+bool draw_only_enabled() {
+  static const bool yes = [] {
+    const char* e = std::getenv("GPURC_DRAW_ONLY");
+    return !(e && *e == '0');
+  }();
+  return yes;
+}
+
 BatchResult run_vertices(const PreparedShader& s, const Uniforms& u, std::vector<VertexState>& states,
                          const BatchOptions& opt) {
   if (s.options.geometry) {
     BatchResult r;
     r.ok = false;
     r.fault = "pica200: a geometry shader needs run_geometry (emitted vertices have nowhere to go)";
+    return r;
+  }
+  if (s.options.draw_only && !s.reference) {
+    // Its code keeps neither the temporaries nor a0, aL, cmp (the draw
+    // contract, TranslateOptions::draw_only): whole VertexStates would be wrong.
+    BatchResult r;
+    r.ok = false;
+    r.fault = "pica200: a shader prepared for draws only (TranslateOptions::draw_only) runs through run_draw, not run_vertices";
     return r;
   }
   // The JIT does not count guest instructions: the reference counts them on a copy of the initial states.

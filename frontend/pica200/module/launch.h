@@ -76,6 +76,11 @@ struct BatchResult {
   double run_us = 0;
 };
 
+// Whether the public API compiles vertex shaders under the draw contract
+// (TranslateOptions::draw_only): yes unless GPURC_DRAW_ONLY=0 (read once
+// per process; for measurements).
+bool draw_only_enabled();
+
 // Vertex shader: runs every state from its inputs (v, and whatever else the
 // caller set) to END. Each state is one invocation; states are independent.
 BatchResult run_vertices(const PreparedShader& s, const Uniforms& u, std::vector<VertexState>& states,
