@@ -9,9 +9,6 @@
 #include <utility>
 
 #include <fmt/format.h>
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#endif
 
 #include "frontend/pica200/assembler.h"
 #include "frontend/pica200/module/launch.h"
@@ -312,39 +309,39 @@ uint8_t stream_groups(uint16_t mask) {
 // ~9 host instructions per input and ~17 per output register, ~100 of a
 // repeated 32-vertex run() of ref_simple (its whole fixed cost above
 // run_bound()). Only on a host with AVX2 (DrawState::Impl::streams_avx2).
-__attribute__((target("avx2"), always_inline)) inline __m256i streams_xor(const void* x, const void* y) {
-  return _mm256_xor_si256(_mm256_loadu_si256(static_cast<const __m256i*>(x)),
-                          _mm256_loadu_si256(static_cast<const __m256i*>(y)));
+// (GCC vector types, no intrinsics header: cmake/include_rules.txt.)
+using StreamsV4 = long long __attribute__((vector_size(32)));
+__attribute__((target("avx2"), always_inline)) inline StreamsV4 streams_xor(const void* x, const void* y) {
+  StreamsV4 a, b;
+  std::memcpy(&a, x, 32);
+  std::memcpy(&b, y, 32);
+  return a ^ b;
 }
 __attribute__((target("avx2"), noinline)) bool same_streams_avx2(const VertexInputs& a, const VertexOutputs& ao,
-                                                              const VertexInputs& b, const VertexOutputs& bo,
-                                                              unsigned in_groups, unsigned out_groups) {
+                                                                const VertexInputs& b, const VertexOutputs& bo,
+                                                                unsigned in_groups, unsigned out_groups) {
   if (a.mask != b.mask || ao.mask != bo.mask || a.record_bytes != b.record_bytes ||
       ao.record_bytes != bo.record_bytes)
     return false;
-  __m256i d;
+  StreamsV4 d;
   if (in_groups == 1 && out_groups == 1) [[likely]] {
     // v0-v3 and o0-o3 only (most shaders' streams): no loop.
-    d = _mm256_or_si256(streams_xor(&a.reg[0], &b.reg[0]), streams_xor(&a.stride[0], &b.stride[0]));
-    d = _mm256_or_si256(d, _mm256_or_si256(streams_xor(&ao.reg[0], &bo.reg[0]), streams_xor(&ao.stride[0], &bo.stride[0])));
-    d = _mm256_or_si256(
-        d, _mm256_or_si256(streams_xor(&ao.component[0], &bo.component[0]), streams_xor(&ao.component[2], &bo.component[2])));
-    return _mm256_testz_si256(d, d);
+    d = streams_xor(&a.reg[0], &b.reg[0]) | streams_xor(&a.stride[0], &b.stride[0]);
+    d |= streams_xor(&ao.reg[0], &bo.reg[0]) | streams_xor(&ao.stride[0], &bo.stride[0]);
+    d |= streams_xor(&ao.component[0], &bo.component[0]) | streams_xor(&ao.component[2], &bo.component[2]);
+    return __builtin_ia32_ptestz256(d, d);
   }
-  d = _mm256_setzero_si256();
+  d = StreamsV4{};
   for (unsigned m = in_groups; m; m &= m - 1) {
     const unsigned r = 4 * unsigned(__builtin_ctz(m));
-    d = _mm256_or_si256(d, streams_xor(&a.reg[r], &b.reg[r]));
-    d = _mm256_or_si256(d, streams_xor(&a.stride[r], &b.stride[r]));
+    d |= streams_xor(&a.reg[r], &b.reg[r]) | streams_xor(&a.stride[r], &b.stride[r]);
   }
   for (unsigned m = out_groups; m; m &= m - 1) {
     const unsigned r = 4 * unsigned(__builtin_ctz(m));
-    d = _mm256_or_si256(d, streams_xor(&ao.reg[r], &bo.reg[r]));
-    d = _mm256_or_si256(d, streams_xor(&ao.stride[r], &bo.stride[r]));
-    d = _mm256_or_si256(d, streams_xor(&ao.component[r], &bo.component[r]));
-    d = _mm256_or_si256(d, streams_xor(&ao.component[r + 2], &bo.component[r + 2]));
+    d |= streams_xor(&ao.reg[r], &bo.reg[r]) | streams_xor(&ao.stride[r], &bo.stride[r]);
+    d |= streams_xor(&ao.component[r], &bo.component[r]) | streams_xor(&ao.component[r + 2], &bo.component[r + 2]);
   }
-  return _mm256_testz_si256(d, d);
+  return __builtin_ia32_ptestz256(d, d);
 }
 #endif
 
