@@ -2,6 +2,7 @@
 // ABI (frontend/pica200/module/launch.h).
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
@@ -269,6 +270,99 @@ VertexOutputs VertexOutputs::mapped(void* base, size_t stride, const OutputMap& 
   return v;
 }
 
+namespace {
+
+// Whether two stream descriptions name the same registers at the same
+// places (only the masked registers' entries count).
+bool same_streams(const VertexInputs& a, const VertexInputs& b) {
+  if (a.mask != b.mask || a.record_bytes != b.record_bytes) return false;
+  for (uint32_t m = a.mask; m; m &= m - 1) {
+    const unsigned n = unsigned(__builtin_ctz(m));
+    if (a.reg[n] != b.reg[n] || a.stride[n] != b.stride[n]) return false;
+  }
+  return true;
+}
+bool same_streams(const VertexOutputs& a, const VertexOutputs& b) {
+  if (a.mask != b.mask || a.record_bytes != b.record_bytes) return false;
+  for (uint32_t m = a.mask; m; m &= m - 1) {
+    const unsigned n = unsigned(__builtin_ctz(m));
+    if (a.reg[n] != b.reg[n] || a.stride[n] != b.stride[n] || a.component[n] != b.component[n]) return false;
+  }
+  return true;
+}
+
+// Bit g: the mask has a register among 4g .. 4g+3 (same_streams_avx2's
+// groups).
+uint8_t stream_groups(uint16_t mask) {
+  uint8_t g = 0;
+  for (unsigned k = 0; k < 4; ++k)
+    if (mask >> (4 * k) & 0xF) g = uint8_t(g | 1u << k);
+  return g;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define GPURC_STREAMS_AVX2 1
+// A quick same_streams (fourteenth session): the whole four-register
+// groups that hold a masked register compared byte for byte, in ymm (the
+// addresses and strides of four registers in one compare each, their
+// output component offsets in two), the differences ORed, one test at the
+// end. True means the masked registers are the same (every byte around
+// them is too); false only that some compared byte differs, which may be
+// an unmasked entry the caller left stale: the caller then decides with
+// the exact same_streams. `b` / `bo` are the stored copies; `in_groups` /
+// `out_groups` their masks' groups (stream_groups). The scalar loop took
+// ~9 host instructions per input and ~17 per output register, ~100 of a
+// repeated 32-vertex run() of ref_simple (its whole fixed cost above
+// run_bound()). Only on a host with AVX2 (DrawState::Impl::streams_avx2).
+// (GCC vector types, no intrinsics header: cmake/include_rules.txt.)
+using StreamsV4 = long long __attribute__((vector_size(32)));
+__attribute__((target("avx2"), always_inline)) inline StreamsV4 streams_xor(const void* x, const void* y) {
+  StreamsV4 a, b;
+  std::memcpy(&a, x, 32);
+  std::memcpy(&b, y, 32);
+  return a ^ b;
+}
+__attribute__((target("avx2"), noinline)) bool same_streams_avx2(const VertexInputs& a, const VertexOutputs& ao,
+                                                                const VertexInputs& b, const VertexOutputs& bo,
+                                                                unsigned in_groups, unsigned out_groups) {
+  if (a.mask != b.mask || ao.mask != bo.mask || a.record_bytes != b.record_bytes ||
+      ao.record_bytes != bo.record_bytes)
+    return false;
+  StreamsV4 d;
+  if (in_groups == 1 && out_groups == 1) [[likely]] {
+    // v0-v3 and o0-o3 only (most shaders' streams): no loop.
+    d = streams_xor(&a.reg[0], &b.reg[0]) | streams_xor(&a.stride[0], &b.stride[0]);
+    d |= streams_xor(&ao.reg[0], &bo.reg[0]) | streams_xor(&ao.stride[0], &bo.stride[0]);
+    d |= streams_xor(&ao.component[0], &bo.component[0]) | streams_xor(&ao.component[2], &bo.component[2]);
+    return __builtin_ia32_ptestz256(d, d);
+  }
+  d = StreamsV4{};
+  for (unsigned m = in_groups; m; m &= m - 1) {
+    const unsigned r = 4 * unsigned(__builtin_ctz(m));
+    d |= streams_xor(&a.reg[r], &b.reg[r]) | streams_xor(&a.stride[r], &b.stride[r]);
+  }
+  for (unsigned m = out_groups; m; m &= m - 1) {
+    const unsigned r = 4 * unsigned(__builtin_ctz(m));
+    d |= streams_xor(&ao.reg[r], &bo.reg[r]) | streams_xor(&ao.stride[r], &bo.stride[r]);
+    d |= streams_xor(&ao.component[r], &bo.component[r]) | streams_xor(&ao.component[r + 2], &bo.component[r + 2]);
+  }
+  return __builtin_ia32_ptestz256(d, d);
+}
+#endif
+
+#ifdef GPURC_STREAMS_AVX2
+// The grouped compare unless GPURC_STREAMS_AVX2=0 (read once; measurements).
+bool streams_avx2_enabled() {
+  static const bool yes = [] {
+    const char* e = std::getenv("GPURC_STREAMS_AVX2");
+    return __builtin_cpu_supports("avx2") && !(e && *e == '0');
+  }();
+  return yes;
+}
+#endif
+
+}  // namespace
+
 struct DrawState::Impl {
   std::shared_ptr<const Shader::Impl> shader;
   Uniforms mirror;  // what the caller wrote (the interpreter runs from it)
@@ -287,6 +381,10 @@ struct DrawState::Impl {
   VertexInputs last_in;
   VertexOutputs last_out;
   pica::DrawStreams is, os;
+  // Whether run() compares streams with same_streams_avx2 (an x86-64
+  // host with AVX2: every x86-64 host whose JIT draws).
+  bool streams_avx2 = false;
+  uint8_t in_groups = 0, out_groups = 0;  // stream_groups of last_in, last_out
   // The bound streams (bind(), run_bound(); twelfth session): checked and
   // converted once. `bound_id` is their DrawScratch::streams_id;
   // `bound_first` the vertex offset the kept set-up's descriptors were made
@@ -297,6 +395,12 @@ struct DrawState::Impl {
   VertexInputs bound_in;
   VertexOutputs bound_out;
   pica::DrawStreams bis, bos;
+
+  // Whether `in` / `out` describe the streams of the last draw (last_in,
+  // last_out).
+  bool same_streams(const VertexInputs& in, const VertexOutputs& out) const {
+    return pica200::same_streams(in, last_in) && pica200::same_streams(out, last_out);
+  }
 
   void put(uint32_t at, const void* p, size_t n) {
     if (block) std::memcpy(block.get() + at, p, n);
@@ -317,6 +421,9 @@ DrawState::DrawState(const Shader& shader) : impl_(std::make_unique<Impl>()) {
   if (shader.setup().type != ShaderType::Vertex)
     throw Error("gpurc::pica200: DrawState runs vertex shaders; a geometry shader runs with Shader::run_geometry");
   impl_->shader = shader.impl_;
+#ifdef GPURC_STREAMS_AVX2
+  impl_->streams_avx2 = streams_avx2_enabled();
+#endif
   const pica::PreparedShader& p = impl_->shader->prepared;
   if (p.draw.valid) {
     const size_t bytes =
@@ -398,25 +505,6 @@ std::string check_streams(const char* what, char bank, uint16_t mask, const std:
                          stride[n], register_list(mask, bank), record_bytes);
   }
   return {};
-}
-
-// Whether two stream descriptions name the same registers at the same
-// places (only the masked registers' entries count).
-bool same_streams(const VertexInputs& a, const VertexInputs& b) {
-  if (a.mask != b.mask || a.record_bytes != b.record_bytes) return false;
-  for (uint32_t m = a.mask; m; m &= m - 1) {
-    const unsigned n = unsigned(__builtin_ctz(m));
-    if (a.reg[n] != b.reg[n] || a.stride[n] != b.stride[n]) return false;
-  }
-  return true;
-}
-bool same_streams(const VertexOutputs& a, const VertexOutputs& b) {
-  if (a.mask != b.mask || a.record_bytes != b.record_bytes) return false;
-  for (uint32_t m = a.mask; m; m &= m - 1) {
-    const unsigned n = unsigned(__builtin_ctz(m));
-    if (a.reg[n] != b.reg[n] || a.stride[n] != b.stride[n] || a.component[n] != b.component[n]) return false;
-  }
-  return true;
 }
 
 // Checks the streams of a draw of `count` vertices and converts them to the
@@ -520,6 +608,8 @@ __attribute__((noinline)) RunResult run_rest(DrawState::Impl& m, const VertexInp
     m.os = os;
     m.last_in = in;
     m.last_out = out;
+    m.in_groups = stream_groups(in.mask);
+    m.out_groups = stream_groups(out.mask);
     m.streams_multi = count > 1;
     m.streams_valid = true;
     m.streams_id = ++m.ids;
@@ -551,8 +641,16 @@ RunResult DrawState::run(const VertexInputs& in, const VertexOutputs& out, size_
   Impl& m = *impl_;
   // streams_valid: the previous draw ran these streams through the draw
   // runner (never set for the interpreter).
-  const bool same = count != 0 && m.streams_valid && m.streams_multi == (count > 1) && same_streams(in, m.last_in) &&
-                    same_streams(out, m.last_out);
+  bool same = count != 0 && m.streams_valid && m.streams_multi == (count > 1);
+  if (same) [[likely]] {
+#ifdef GPURC_STREAMS_AVX2
+    // The quick compare's false is decided by the exact one.
+    if (m.streams_avx2) [[likely]]
+      same = same_streams_avx2(in, out, m.last_in, m.last_out, m.in_groups, m.out_groups) || m.same_streams(in, out);
+    else
+#endif
+      same = m.same_streams(in, out);
+  }
   // The short form (the state's scratch serves its shader's plan only).
   if (same && pica::again_short_form_one_plan(m.streams_id, count, opt.threads, opt.budget, m.scratch)) [[likely]] {
     const uint32_t st = pica::run_again_short(m.block.get(), count, m.scratch);

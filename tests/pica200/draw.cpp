@@ -969,4 +969,302 @@ TEST_CASE("pica200 draw: a changed budget takes effect on the next draw") {
   }
 }
 
+// run()'s stream compare (fourteenth session: whole four-register groups
+// compared in ymm, an exact compare deciding when they differ) against a
+// change of each field in each group a shader's masks reach: v0 / v5 / v13
+// (input groups 0, 1 and 3), o0-o5 (output groups 0 and 1). Every draw
+// runs twice (the second is the repeated draw's short form) and is
+// checked against the interpreter; a change the compare missed would run
+// the previous streams' set-up.
+TEST_CASE("pica200 draw: run() follows a change of any one stream field in every register group") {
+  const char* src = R"(
+.out q0 position
+.out q1 normalquat
+.out q2 color
+.out q3 texcoord0
+.out q4 texcoord1
+.out q5 texcoord2
+.proc main
+    mov r0, v5
+    mov r1, v13
+    add q0, v0, r0
+    mov q1, v13
+    add q2, r1, r0
+    mov q3, v0
+    mul q4, v0, r1
+    dp4 q5, v5, r1
+    end
+.end
+)";
+  p::Uniforms u;
+  const p::ShaderSetup base = p::load_shbin(p::assemble(src), 0, &u);
+  constexpr size_t n = 40;
+  constexpr uint16_t kIn = 0x2021, kOut = 0x003F;
+  const std::vector<p::InputVertex> in = random_inputs(n, 17), in2 = random_inputs(n, 18);
+  // The interpreter's outputs for inputs whose registers r come from `src[r]`.
+  auto reference = [&](const std::array<const std::vector<p::InputVertex>*, 16>& from, uint16_t mask) {
+    std::vector<p::InputVertex> v(n);
+    for (size_t k = 0; k < n; ++k)
+      for (unsigned r = 0; r < 16; ++r)
+        if (mask >> r & 1) v[k].v[r] = (*from[r])[k].v[r];
+    std::vector<p::OutputVertex> ref(n);
+    REQUIRE(compile_on(base, "interp")->run(u, v, ref, p::RunOptions{1}).ok);
+    return ref;
+  };
+  std::array<const std::vector<p::InputVertex>*, 16> plain;
+  plain.fill(&in);
+  const std::vector<p::OutputVertex> ref = reference(plain, kIn);
+  for (const std::string& e : p::engines()) {
+    CAPTURE(e);
+    auto shader = compile_on(base, e);
+    p::DrawState draw(*shader);
+    std::vector<p::OutputVertex> a(n, garbage_vertex()), b(n, garbage_vertex());
+    const p::VertexInputs vin = p::VertexInputs::records(in.data(), sizeof(p::InputVertex), kIn);
+    const p::VertexOutputs vout = p::VertexOutputs::records(a.data(), sizeof(p::OutputVertex), kOut);
+    // Runs twice and checks `got` against `want` (the registers of `mask`).
+    auto twice = [&](const p::VertexInputs& i, const p::VertexOutputs& o, const std::vector<p::OutputVertex>& got,
+                     const std::vector<p::OutputVertex>& want, uint16_t mask, const std::string& what) {
+      for (int round = 0; round < 2; ++round) {
+        const p::RunResult r = draw.run(i, o, n, p::RunOptions{1});
+        REQUIRE_MESSAGE(r.ok, r.error);
+        check_same(got, want, mask, e + " " + what + (round ? " (again)" : ""));
+      }
+    };
+    twice(vin, vout, a, ref, kOut, "first streams");
+    {
+      // v13 from the other inputs (input group 3, its address).
+      p::VertexInputs x = vin;
+      x.reg[13] = reinterpret_cast<const uint8_t*>(in2.data()) + 16 * 13;
+      std::array<const std::vector<p::InputVertex>*, 16> from = plain;
+      from[13] = &in2;
+      a.assign(n, garbage_vertex());
+      twice(x, vout, a, reference(from, kIn), kOut, "v13 moved");
+      twice(vin, vout, a, ref, kOut, "v13 back");
+    }
+    {
+      // v5 from the other inputs (input group 1, its address).
+      p::VertexInputs x = vin;
+      x.reg[5] = reinterpret_cast<const uint8_t*>(in2.data()) + 16 * 5;
+      std::array<const std::vector<p::InputVertex>*, 16> from = plain;
+      from[5] = &in2;
+      twice(x, vout, a, reference(from, kIn), kOut, "v5 moved");
+      // The stride alone: v5 from every other record of `in` (n / 2 vertices).
+      p::VertexInputs y = vin;
+      y.stride[5] = 2 * sizeof(p::InputVertex);
+      std::vector<p::InputVertex> every_other(n);
+      for (size_t k = 0; 2 * k < n; ++k) every_other[k].v[5] = in[2 * k].v[5];
+      std::array<const std::vector<p::InputVertex>*, 16> from2 = plain;
+      from2[5] = &every_other;
+      const std::vector<p::OutputVertex> ref2 = reference(from2, kIn);
+      a.assign(n, garbage_vertex());
+      for (int round = 0; round < 2; ++round) {
+        const p::RunResult r = draw.run(y, vout, n / 2, p::RunOptions{1});
+        REQUIRE_MESSAGE(r.ok, r.error);
+        for (size_t k = 0; k < n / 2; ++k)
+          for (unsigned o = 0; o < 6; ++o)
+            for (unsigned c = 0; c < 4; ++c) CHECK(same(a[k].o[o][c], ref2[k].o[o][c]));
+      }
+      twice(vin, vout, a, ref, kOut, "v5 back");
+    }
+    {
+      // o5 into other records (output group 1, its address): a keeps its o5.
+      p::VertexOutputs x = vout;
+      x.reg[5] = reinterpret_cast<uint8_t*>(b.data()) + 16 * 5;
+      a.assign(n, garbage_vertex());
+      for (int round = 0; round < 2; ++round) {
+        REQUIRE(draw.run(vin, x, n, p::RunOptions{1}).ok);
+        check_same(a, ref, 0x001F, e + " o5 moved: o0-o4");
+        for (size_t k = 0; k < n; ++k) {
+          for (unsigned c = 0; c < 4; ++c) CHECK(same(b[k].o[5][c], ref[k].o[5][c]));
+          CHECK(a[k].o[5][0] == -7.5f);
+        }
+      }
+      twice(vin, vout, a, ref, kOut, "o5 back");
+    }
+    {
+      // Component offsets of o2 (output group 0, its second ymm) and o5
+      // (group 1), then the stride of o1 (group 0).
+      for (unsigned reg : {2u, 5u}) {
+        p::VertexOutputs x = vout;
+        x.component[reg] = {12, 8, 4, 0};
+        a.assign(n, garbage_vertex());
+        for (int round = 0; round < 2; ++round) {
+          REQUIRE(draw.run(vin, x, n, p::RunOptions{1}).ok);
+          for (size_t k = 0; k < n; ++k)
+            for (unsigned c = 0; c < 4; ++c) CHECK(same(a[k].o[reg][3 - c], ref[k].o[reg][c]));
+        }
+        twice(vin, vout, a, ref, kOut, "components back");
+      }
+      // o1 of vertex k into record 2k (n / 2 vertices: the stride alone).
+      p::VertexOutputs x = vout;
+      x.stride[1] = 2 * sizeof(p::OutputVertex);
+      a.assign(n, garbage_vertex());
+      for (int round = 0; round < 2; ++round) {
+        REQUIRE(draw.run(vin, x, n / 2, p::RunOptions{1}).ok);
+        for (size_t k = 0; k < n / 2; ++k)
+          for (unsigned c = 0; c < 4; ++c) {
+            CHECK(same(a[2 * k].o[1][c], ref[k].o[1][c]));
+            CHECK(a[2 * k + 1].o[1][c] == -7.5f);
+            CHECK(same(a[k].o[2][c], ref[k].o[2][c]));
+          }
+      }
+      twice(vin, vout, a, ref, kOut, "o1 back");
+    }
+    {
+      // record_bytes alone: past the stride, the draw is refused; back, it runs.
+      p::VertexInputs x = vin;
+      x.record_bytes = sizeof(p::InputVertex) + 16;
+      CHECK_FALSE(draw.run(x, vout, n, p::RunOptions{1}).ok);
+      twice(vin, vout, a, ref, kOut, "record_bytes back");
+      p::VertexOutputs y = vout;
+      y.record_bytes = sizeof(p::OutputVertex) + 16;
+      CHECK_FALSE(draw.run(vin, y, n, p::RunOptions{1}).ok);
+      twice(vin, vout, a, ref, kOut, "output record_bytes back");
+    }
+    {
+      // Unmasked entries changed (inside and outside the masks' groups):
+      // the same streams.
+      p::VertexInputs x = vin;
+      x.reg[4] = x.reg[14] = in2.data();
+      x.stride[15] = 3;
+      p::VertexOutputs y = vout;
+      y.reg[7] = b.data();
+      y.component[6] = {-1, -1, -1, -1};
+      a.assign(n, garbage_vertex());
+      twice(x, y, a, ref, kOut, "unmasked entries changed");
+      twice(vin, vout, a, ref, kOut, "unmasked entries back");
+    }
+    {
+      // Masks: v13 dropped (reads zero), o5 dropped (not written).
+      std::array<const std::vector<p::InputVertex>*, 16> from = plain;
+      p::VertexInputs x = vin;
+      x.mask = kIn & ~0x2000;
+      a.assign(n, garbage_vertex());
+      twice(x, vout, a, reference(from, x.mask), kOut, "v13 dropped");
+      p::VertexOutputs y = vout;
+      y.mask = kOut & ~0x0020;
+      a.assign(n, garbage_vertex());
+      twice(vin, y, a, ref, 0x001F, "o5 dropped");
+      for (size_t k = 0; k < n; ++k) CHECK(a[k].o[5][0] == -7.5f);
+      twice(vin, vout, a, ref, kOut, "masks back");
+    }
+  }
+}
+
+// The same for streams inside v0-v3 and o0-o3 (the compare's one-group
+// form): each draw's expected bytes come from the descriptions themselves
+// (inputs gathered by address and stride, outputs scattered by address,
+// stride and component offsets into a copy of the arena).
+TEST_CASE("pica200 draw: run() follows every change of streams within v0-v3 and o0-o3") {
+  const char* src = R"(
+.fvec k
+.out q0 position
+.out q1 normalquat
+.out q2 color
+.out q3 texcoord0
+.proc main
+    add q0, k, v0
+    mov r0, v2
+    mul q3, v0, r0
+    end
+.end
+)";
+  p::Uniforms u;
+  const p::ShaderSetup base = p::load_shbin(p::assemble(src), 0, &u);
+  u.f[0] = {0.5f, -2.0f, 3.0f, 0.25f};
+  constexpr size_t n = 36;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> d(-2.0f, 2.0f);
+  std::vector<float> src_arena(4096);
+  for (float& x : src_arena) x = d(rng);
+  const uint8_t* sa = reinterpret_cast<const uint8_t*>(src_arena.data());
+  const std::vector<uint8_t> blank(2 * n * 256, 0xEE);
+  for (const std::string& e : p::engines()) {
+    CAPTURE(e);
+    auto shader = compile_on(base, e);
+    p::DrawState draw(*shader);
+    draw.set_uniforms(u);
+    std::vector<uint8_t> arena = blank;
+    // The interpreter's outputs for the inputs `vi` describes, stored as `vo` says.
+    auto expected = [&](const p::VertexInputs& vi, const p::VertexOutputs& vo, size_t count) {
+      std::vector<p::InputVertex> ins(count);
+      for (size_t k = 0; k < count; ++k)
+        for (unsigned r = 0; r < 16; ++r)
+          if (vi.mask >> r & 1) std::memcpy(ins[k].v[r].data(), static_cast<const uint8_t*>(vi.reg[r]) + k * vi.stride[r], 16);
+      std::vector<p::OutputVertex> outs(count);
+      REQUIRE(compile_on(base, "interp")->run(u, ins, outs, p::RunOptions{1}).ok);
+      std::vector<uint8_t> want = blank;
+      for (size_t k = 0; k < count; ++k)
+        for (unsigned r = 0; r < 16; ++r)
+          if (vo.mask >> r & 1)
+            for (unsigned c = 0; c < 4; ++c)
+              if (vo.component[r][c] >= 0) {
+                const size_t at = size_t(static_cast<uint8_t*>(vo.reg[r]) - arena.data()) + k * vo.stride[r] +
+                                  size_t(vo.component[r][c]);
+                std::memcpy(want.data() + at, &outs[k].o[r][c], 4);
+              }
+      return want;
+    };
+    const p::VertexInputs vin = p::VertexInputs::records(sa, 64, 0x0005);
+    const p::VertexOutputs vout = p::VertexOutputs::records(arena.data(), 64, 0x0009);
+    std::vector<std::pair<std::string, std::pair<p::VertexInputs, p::VertexOutputs>>> steps;
+    auto add = [&](const std::string& what, const p::VertexInputs& i, const p::VertexOutputs& o) {
+      steps.push_back({what, {i, o}});
+      steps.push_back({what + ", back", {vin, vout}});
+    };
+    add("first", vin, vout);
+    {
+      p::VertexInputs i = vin;
+      i.reg[0] = sa + 1024;
+      add("v0 address", i, vout);
+      i = vin;
+      i.stride[2] = 80;
+      add("v2 stride", i, vout);
+      i = vin;
+      i.record_bytes = 0;
+      add("input record_bytes", i, vout);
+      i = vin;
+      i.reg[1] = sa;  // unmasked
+      i.stride[3] = 7;
+      add("unmasked inputs", i, vout);
+    }
+    {
+      p::VertexOutputs o = vout;
+      o.reg[3] = arena.data() + 32 * 64 + 16;
+      add("o3 address", vin, o);
+      o = vout;
+      o.stride[0] = 128;
+      add("o0 stride", vin, o);
+      o = vout;
+      o.component[0] = {4, 0, -1, 8};
+      add("o0 components", vin, o);
+      o = vout;
+      o.component[3] = {12, 8, 4, 0};
+      add("o3 components", vin, o);
+      o = vout;
+      o.record_bytes = 16;
+      add("output record_bytes", vin, o);
+      o = vout;
+      o.reg[2] = arena.data();  // unmasked
+      o.component[1] = {-1, -1, -1, -1};
+      add("unmasked outputs", vin, o);
+      o = vout;
+      o.mask = 0x0001;
+      add("o3 dropped", vin, o);
+    }
+    for (const auto& [what, st] : steps) {
+      CAPTURE(what);
+      // Vertices within the arena at the largest stride (128 bytes).
+      const size_t count = what == "o0 stride" ? n / 2 : n;
+      const std::vector<uint8_t> want = expected(st.first, st.second, count);
+      for (int round = 0; round < 2; ++round) {
+        arena = blank;
+        const p::RunResult r = draw.run(st.first, st.second, count, p::RunOptions{1});
+        REQUIRE_MESSAGE(r.ok, r.error);
+        CHECK(arena == want);
+      }
+    }
+  }
+}
+
 }  // namespace gpurc_test_pica200_draw
