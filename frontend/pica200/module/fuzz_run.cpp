@@ -141,12 +141,13 @@ PicaReference run_pica200_reference(const PicaCase& c, const pica::fp::Options& 
 }
 
 bool translate_pica200_case(const PicaCase& c, const pica::fp::Options& fp, pica::StackMode stacks, ir::Function& out,
-                            std::string& err) {
+                            std::string& err, bool draw_only) {
   pica::TranslateOptions topt;
   topt.entry = c.entry;
   topt.geometry = c.geometry;
   topt.fp = fp;
   topt.stacks = stacks;
+  topt.draw_only = draw_only && !c.geometry;
   std::string e;
   if (pica::translate(c.program, topt, out, e)) return true;
   err = "translation failed: " + e;

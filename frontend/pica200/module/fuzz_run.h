@@ -32,8 +32,11 @@ PicaReference run_pica200_reference(const PicaCase& c, const pica::fp::Options& 
 // The translation of `c` (its entry and type) with `fp` and `stacks` (the
 // CALL/IF/LOOP stack translation, pica::StackMode). False with `err`
 // ("translation failed: ...").
+// With `draw_only`, a vertex program is translated under the draw contract
+// (pica::TranslateOptions::draw_only): its temporaries, a0, aL and cmp are
+// private to the run (the case's inputs start them at zero, as draws do).
 bool translate_pica200_case(const PicaCase& c, const pica::fp::Options& fp, pica::StackMode stacks, ir::Function& out,
-                            std::string& err);
+                            std::string& err, bool draw_only = false);
 
 // The translation on one engine: `exe` runs `translation` (or a copy with
 // more vars after the guest's: `vars_bytes` is what it needs), one warp of
