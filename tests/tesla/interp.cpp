@@ -32,7 +32,7 @@ struct Run {
 // Assembles `src`, runs `threads` threads with registers from `init`.
 std::unique_ptr<Run> run(const std::string& src, unsigned threads,
                          std::function<void(unsigned, ThreadState&)> init = nullptr, const char* variant = "g200",
-                         unsigned call_limit = 16) {
+                         unsigned call_limit = 16, uint64_t max_steps = BlockConfig{}.max_steps) {
   auto r = std::make_unique<Run>();
   Target t;
   std::string err;
@@ -45,6 +45,7 @@ std::unique_ptr<Run> run(const std::string& src, unsigned threads,
   cfg.smem = 0x100;
   cfg.lmem = 0x40;
   cfg.call_limit = call_limit;
+  cfg.max_steps = max_steps;
   r->mem.global[0].assign(0x100, 0);
   r->bi = std::make_unique<BlockInterpreter>(code, t, cfg, &r->mem);
   std::vector<ThreadState> st(threads);
@@ -374,8 +375,9 @@ TEST_CASE("tesla interp: faults are reported, not crashes") {
   RunResult res = bi.run();
   CHECK(res.fault == FaultKind::Decode);
   CHECK(res.message.find("UNALIGNED_LONG_INSTRUCTION") != std::string::npos);
-  // an endless loop hits the watchdog
-  auto loop = run("L: bra #L\n", 1);
+  // an endless loop hits the watchdog (a budget of 2^16 warp-instructions:
+  // the default 2^26 took seconds natively and minutes under qemu)
+  auto loop = run("L: bra #L\n", 1, nullptr, "g200", 16, 1u << 16);
   CHECK(loop->res.fault == FaultKind::Watchdog);
 }
 
