@@ -23,6 +23,22 @@ namespace {
 
 bool fits_disp8(uint32_t d) { return d + 0x80u < 0x100u; }
 
+// ModRM.mod of a [base + ...] operand: 0 without a displacement (rbp/r13 as
+// base always take one), 1 for a disp8 (EVEX: disp8*N, `disp8n` > 0, with
+// `disp` scaled down in place), else 2 (disp32).
+int modrm_mod(int base_low, int disp8n, uint32_t& disp) {
+  if (base_low != 5 && disp == 0) return 0;
+  if (disp8n == 0) return fits_disp8(disp) ? 1 : 2;
+  if ((disp & uint32_t(disp8n - 1)) == 0) {
+    const uint32_t t = uint32_t(int32_t(disp) / disp8n);
+    if (fits_disp8(t)) {
+      disp = t;
+      return 1;
+    }
+  }
+  return 2;
+}
+
 // GPURC_X64_FAST_ENCODER=0 sends every instruction to xbyak: the same
 // binary then shows that the generated code does not depend on the fast
 // path (docs/backend_x64.md, "Fast encoder").
@@ -208,9 +224,9 @@ inline uint8_t* put_rip(uint8_t* q, int r, uint64_t d, bool absolute, int imm_by
 // rip-relative target out of reach.
 inline uint8_t* put_mem(uint8_t* q, int r, const MemParts& m, int imm_bytes) {
   if (m.mode != Address::M_ModRM) return put_rip(q, r, m.disp, m.mode == Address::M_ripAddr, imm_bytes);
-  const uint32_t disp = uint32_t(m.disp);
+  uint32_t disp = uint32_t(m.disp);
   const int base_low = m.base & 7;
-  const int mod = (base_low != 5 && disp == 0) ? 0 : fits_disp8(disp) ? 1 : 2;
+  const int mod = modrm_mod(base_low, 0, disp);
   return put_modrm_sib(q, mod, r, base_low, m.scale, m.index, disp);
 }
 
@@ -347,19 +363,8 @@ bool FastEncoder::fast_mem(const VexForm& f, const Reg& reg, const Operand* vvvv
     q = put_rip(q, r, a.getDisp(), mode == Address::M_ripAddr, imm >= 0 ? 1 : 0);
     if (!q) return false;
   } else {
-    int mod = 2;
     const int base_low = bi & 7;
-    if (base_low != 5 && disp == 0) {
-      mod = 0;
-    } else if (disp8n == 0) {
-      if (fits_disp8(disp)) mod = 1;
-    } else if ((disp & uint32_t(disp8n - 1)) == 0) {
-      const uint32_t t = uint32_t(int32_t(disp) / disp8n);
-      if (fits_disp8(t)) {
-        disp = t;
-        mod = 1;
-      }
-    }
+    const int mod = modrm_mod(base_low, disp8n, disp);
     q = put_modrm_sib(q, mod, r, base_low, scale, xi, disp);
   }
   if (imm >= 0) *q++ = uint8_t(imm);
@@ -399,18 +404,7 @@ bool FastEncoder::fast_vex_mem(const VexForm& f, const Xbyak::Xmm& reg, const Xb
   }
   uint32_t disp = uint32_t(m.disp);
   const int base_low = m.base & 7;
-  int mod = 2;
-  if (base_low != 5 && disp == 0) {
-    mod = 0;
-  } else if (disp8n == 0) {
-    if (fits_disp8(disp)) mod = 1;
-  } else if ((disp & uint32_t(disp8n - 1)) == 0) {
-    const uint32_t t = uint32_t(int32_t(disp) / disp8n);
-    if (fits_disp8(t)) {
-      disp = t;
-      mod = 1;
-    }
-  }
+  const int mod = modrm_mod(base_low, disp8n, disp);
   p = put_modrm_sib(p, mod, r, base_low, m.scale, m.index, disp);
   if (imm >= 0) *p++ = uint8_t(imm);
   size_ = size_t(p - top_);
