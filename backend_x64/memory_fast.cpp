@@ -715,6 +715,43 @@ void Emitter::emit_lane_run_flags() {
     shl(r10, 3);  // bytes between two warps' bases
     mov(r8, INT64_MAX);
     mov(r9, INT64_MIN);
+    // One lane var (the bases are consecutive qwords, the dword of each the
+    // warp's x_0): four warps per step, dword min / max over the 8 dwords
+    // of 4 qwords; only the even dwords (the bases' low halves) are read
+    // at the end. Then the scalar steps for what is left (0..3 warps, or
+    // every warp of a descriptor with more vars).
+    Label scanned;
+    cmp(r10d, 8);
+    jne(warps, T_NEAR);
+    cmp(ecx, 4);
+    jb(warps, T_NEAR);
+    mov(eax, 0x7fffffff);
+    vmovd(Xmm(0), eax);
+    vpbroadcastd(Ymm(0), Xmm(0));  // lowest so far: INT32_MAX
+    vpcmpeqd(Ymm(1), Ymm(1), Ymm(1));
+    vpxor(Ymm(1), Ymm(1), Ymm(0));  // highest so far: INT32_MIN
+    sub(ecx, 4);
+    Label quads;
+    L(quads);
+    vpminsd(Ymm(0), Ymm(0), ptr[rdx]);
+    vpmaxsd(Ymm(1), Ymm(1), ptr[rdx]);
+    add(rdx, 32);
+    sub(ecx, 4);
+    jae(quads, T_NEAR);
+    add(ecx, 4);  // the warps left: 0..3
+    for (int k = 0; k < 2; ++k) {  // dwords 0, 2 of each half, then across
+      vpshufd(Ymm(k), Ymm(k), 0x88);
+      vextracti128(Xmm(2), Ymm(k), 1);
+      if (k == 0) vpminsd(Xmm(k), Xmm(k), Xmm(2));
+      else vpmaxsd(Xmm(k), Xmm(k), Xmm(2));
+      vpshufd(Xmm(2), Xmm(k), 0x55);
+      if (k == 0) vpminsd(Xmm(k), Xmm(k), Xmm(2));
+      else vpmaxsd(Xmm(k), Xmm(k), Xmm(2));
+      vmovd(eax, Xmm(k));
+      movsxd(k == 0 ? r8 : r9, eax);
+    }
+    test(ecx, ecx);
+    jz(scanned, T_NEAR);
     L(warps);
     movsxd(rax, dword[rdx]);
     cmp(rax, r8);
@@ -724,6 +761,7 @@ void Emitter::emit_lane_run_flags() {
     add(rdx, r10);
     sub(ecx, 1);
     jnz(warps, T_NEAR);
+    L(scanned);
     cmp(r9, 0x7fffffe0);
     jg(ranged, T_NEAR);
     add(r9, 31);

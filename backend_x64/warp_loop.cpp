@@ -121,8 +121,7 @@ void Emitter::emit_warp_loop() {
   mov(rsi, qword[rsp + kWarpLoopOffset]);
   add(dword[LOOP(warp)], 1);
 
-  L(check);
-  mov(rsi, qword[rsp + kWarpLoopOffset]);
+  L(check);  // rsi = the loop descriptor on both ways in
   mov(eax, dword[LOOP(warp)]);
   cmp(eax, dword[LOOP(end_warp)]);
   jae(done, T_NEAR);

@@ -247,6 +247,106 @@ TEST_CASE("x64 lane run flag: the access tests lane 0's index when the loop wrot
   }
 }
 
+// The call's range of x_0 (emit_lane_run_flags): with one lane var the
+// prologue takes the bases four warps at a time (dword min / max over four
+// qwords, the even dwords read at the end), then the warps left one by one.
+// Calls of 1..40 warps, one of them (anywhere: in a group of four, in the
+// tail) an outlier that leaves the memory or passes the x_0 bound
+// 2^31 - 32, the bases' high dwords random: a range that missed a warp would
+// let it move without a check (no fault, or another one).
+TEST_CASE("x64 lane run flag: the call's range over many warps, four at a time, against the interpreter") {
+  for (unsigned l = 0; l < 32; ++l) {
+    g_iota[l] = l;
+    g_swapped[l] = l == 5 ? 6 : l == 6 ? 5 : l;
+    g_zero[l] = 0;
+    g_keep[l] = l == 17 ? 0 : ~0u;
+    g_wide[l] = uint64_t(l) * 0x100000001ull;
+  }
+  const ir::Function f = copy_kernel();
+  std::mt19937_64 rng(1407);
+  const int rounds = std::getenv("GPURC_TEST_LIGHT") ? 80 : 320;
+  for (Tier tier : host_tiers()) {
+    std::string err;
+    JitOptions o;
+    o.tier = tier;
+    auto jit = compile(f, o, &err);
+    REQUIRE_MESSAGE(jit, err);
+    REQUIRE(jit->has_warp_loop());
+    std::vector<uint64_t> frame((jit->frame_bytes() + 7) / 8 + 8, 0xA5A5A5A5DEADBEEFull);
+    int outliers_faulted = 0;
+    for (int round = 0; round < rounds; ++round) {
+      const int kind = rng() % 4 == 0 ? 4 : 0;  // one var (the vector scan) or two (the scalar one)
+      const std::vector<ir::LaneVarInit> d = descriptor(f, kind);
+      const size_t warps = 1 + rng() % 40;
+      TestMemory want(kBytes), got(kBytes);
+      const uint64_t mem_base = 0x100000000ull + 0x10000;
+      want.base = got.base = mem_base;
+      // Element e of in at mem_base + 4e: every warp of 32 elements from
+      // `first` lies in the primary window (2048 bytes: 512 elements) when
+      // first + 32 * warps stays below it; out in the extra window.
+      const uint64_t in_base = mem_base;
+      const uint64_t out_base = in_base + 4096;
+      std::vector<uint8_t> uniforms(16);
+      std::memcpy(uniforms.data(), &in_base, 8);
+      std::memcpy(uniforms.data() + 8, &out_base, 8);
+      for (size_t i = 0; i < kBytes; ++i) want.bytes[i] = got.bytes[i] = uint8_t(rng());
+      // Warps step 12 elements (overlapping: the kernel reads in, writes
+      // out, so the result does not depend on the order) from a start that
+      // keeps them in the window; the outlier, in most rounds, at a random
+      // warp: past the memory, or x_0 above 2^31 - 32 (negative as a
+      // signed dword).
+      const uint64_t first = rng() % 8;
+      const size_t outlier = rng() % 5 == 0 ? warps : rng() % warps;
+      const int outlier_kind = int(rng() % 3);
+      const int hi_kind = int(rng() % 3);  // the bases' high dwords: random, 0, or small (inside the window if read)
+      std::vector<uint64_t> bases;
+      for (size_t w = 0; w < warps; ++w)
+        for (const ir::LaneVarInit& e : d) {
+          uint64_t b = first + 12 * w;
+          if (w == outlier)
+            b = outlier_kind == 0 ? 2100 + rng() % 200 : outlier_kind == 1 ? 0x7fffffe1ull + rng() % 64 : 0xfffffff0ull;
+          if (e.width == 8) b |= b << 32;
+          else b |= (hi_kind == 0 ? uint64_t(rng()) : hi_kind == 1 ? 0ull : uint64_t(rng() % 8)) << 32;  // ignored: the var is a dword
+          bases.push_back(b);
+        }
+      const WarpsOutcome r = reference(f, want, uniforms, d, bases, warps);
+      if (r.status == ir::RunStatus::Fault) ++outliers_faulted;
+      std::vector<uint8_t> vars(f.vars_bytes() + 64, 0);
+      ir::WarpContext ctx = context(vars, reinterpret_cast<uint8_t*>(frame.data()), uniforms, got, ~0u);
+      ir::WarpLoop loop{};
+      loop.vars = d.data();
+      loop.nvars = uint32_t(d.size());
+      loop.bases = bases.data();
+      loop.first_warp = 0;
+      loop.end_warp = uint32_t(warps);
+      loop.budget = 1ll << 40;
+      WarpsOutcome j;
+      j.status = jit->run_warps(ctx, loop);
+      j.warp = loop.warp;
+      if (j.status == ir::RunStatus::Fault) {
+        j.fault = ctx.fault;
+        j.lane = ctx.fault_lane;
+        j.addr = ctx.fault_addr;
+      }
+      const std::string diff = warps_differ(r, j, want, got);
+      CHECK_MESSAGE(diff.empty(), tier_name(tier), " round ", round, " descriptor ", kind, " warps ", warps,
+                    " outlier ", outlier, " kind ", outlier_kind, ": ", diff);
+    }
+    CHECK(outliers_faulted > rounds / 3);  // the outliers fault (the case tests the range, not only the moves)
+  }
+}
+
+TEST_CASE("x64 lane run flag: the listing scans the bases four warps at a time") {
+  const ir::Function f = copy_kernel();
+  for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
+    CAPTURE(x64::tier_name(tier));
+    const std::string text = test::compile_for_tier(f, tier)->disassemble();
+    CHECK(text.find("vpminsd ymm0, ymm0, [rdx]") != std::string::npos);
+    CHECK(text.find("vpmaxsd ymm1, ymm1, [rdx]") != std::string::npos);
+    CHECK(text.find("vpshufd ymm0, ymm0, 0x88") != std::string::npos);
+  }
+}
+
 
 // The narrow form (Tesla's g[] accesses, memory_fast.cpp
 // plan_narrow_lane_proof): the index i = ntid * (ctaid & 0xffff) + ($r0 &
