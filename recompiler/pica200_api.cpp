@@ -351,6 +351,46 @@ __attribute__((target("avx2"), noinline)) bool same_streams_avx2(const VertexInp
 #endif
 
 #ifdef GPURC_STREAMS_AVX2
+// same_streams_avx2's one-group case (v0-v3 and o0-o3) inside run() itself
+// (fourteenth session, second part): the six 32-byte compares as inline
+// assembly, so the repeated draw's path makes no call before the draw
+// loop's and GCC keeps a two-register frame for run() (a call of the
+// compare, or a target("avx2") function around it, cost ~45 host
+// instructions of frames and argument moves per call). The caller has
+// compared the masks and record sizes. True when some compared byte
+// differs (the exact compare then decides). Only on a host with AVX2; the
+// upper halves are cleared before returning to SSE code.
+inline bool streams_differ_one_group(const VertexInputs& a, const VertexOutputs& ao, const VertexInputs& b,
+                                     const VertexOutputs& bo) {
+  bool differ;
+  asm("vmovdqu %c[ir](%[a]), %%ymm0\n\t"
+      "vpxor %c[ir](%[b]), %%ymm0, %%ymm0\n\t"
+      "vmovdqu %c[is](%[a]), %%ymm1\n\t"
+      "vpxor %c[is](%[b]), %%ymm1, %%ymm1\n\t"
+      "vpor %%ymm1, %%ymm0, %%ymm0\n\t"
+      "vmovdqu %c[outr](%[ao]), %%ymm1\n\t"
+      "vpxor %c[outr](%[bo]), %%ymm1, %%ymm1\n\t"
+      "vmovdqu %c[os](%[ao]), %%ymm2\n\t"
+      "vpxor %c[os](%[bo]), %%ymm2, %%ymm2\n\t"
+      "vpor %%ymm2, %%ymm1, %%ymm1\n\t"
+      "vpor %%ymm1, %%ymm0, %%ymm0\n\t"
+      "vmovdqu %c[oc](%[ao]), %%ymm1\n\t"
+      "vpxor %c[oc](%[bo]), %%ymm1, %%ymm1\n\t"
+      "vmovdqu %c[oc2](%[ao]), %%ymm2\n\t"
+      "vpxor %c[oc2](%[bo]), %%ymm2, %%ymm2\n\t"
+      "vpor %%ymm2, %%ymm1, %%ymm1\n\t"
+      "vpor %%ymm1, %%ymm0, %%ymm0\n\t"
+      "vptest %%ymm0, %%ymm0\n\t"
+      "vzeroupper"  // leaves the flags alone
+      : "=@ccnz"(differ)
+      : [a] "r"(&a), [b] "r"(&b), [ao] "r"(&ao), [bo] "r"(&bo), [ir] "i"(offsetof(VertexInputs, reg)),
+        [is] "i"(offsetof(VertexInputs, stride)), [outr] "i"(offsetof(VertexOutputs, reg)),
+        [os] "i"(offsetof(VertexOutputs, stride)), [oc] "i"(offsetof(VertexOutputs, component)),
+        [oc2] "i"(offsetof(VertexOutputs, component) + 32), "m"(a), "m"(ao), "m"(b), "m"(bo)
+      : "xmm0", "xmm1", "xmm2");
+  return differ;
+}
+
 // The grouped compare unless GPURC_STREAMS_AVX2=0 (read once; measurements).
 bool streams_avx2_enabled() {
   static const bool yes = [] {
@@ -385,6 +425,9 @@ struct DrawState::Impl {
   // host with AVX2: every x86-64 host whose JIT draws).
   bool streams_avx2 = false;
   uint8_t in_groups = 0, out_groups = 0;  // stream_groups of last_in, last_out
+  // streams_valid, streams_avx2 and in_groups == out_groups == 1: run()
+  // compares inline (streams_differ_one_group).
+  bool streams_one_group = false;
   // The bound streams (bind(), run_bound(); twelfth session): checked and
   // converted once. `bound_id` is their DrawScratch::streams_id;
   // `bound_first` the vertex offset the kept set-up's descriptors were made
@@ -600,7 +643,7 @@ __attribute__((noinline)) RunResult run_rest(DrawState::Impl& m, const VertexInp
     return run_result_of(pica::run_draw(p, p.draw, m.block.get(), m.is, m.os, count, opt.threads, opt.budget, m.scratch));
   }
   // New streams (or the interpreter): the stream conversion needs ~3 KiB of stack.
-  m.streams_valid = false;
+  m.streams_valid = m.streams_one_group = false;
   pica::DrawStreams is, os;
   if (std::string e = convert_streams(in, out, count, is, os); !e.empty()) return failure(e);
   if (p.draw.valid) {
@@ -610,6 +653,7 @@ __attribute__((noinline)) RunResult run_rest(DrawState::Impl& m, const VertexInp
     m.last_out = out;
     m.in_groups = stream_groups(in.mask);
     m.out_groups = stream_groups(out.mask);
+    m.streams_one_group = m.streams_avx2 && m.in_groups == 1 && m.out_groups == 1;
     m.streams_multi = count > 1;
     m.streams_valid = true;
     m.streams_id = ++m.ids;
@@ -637,14 +681,17 @@ __attribute__((noinline)) RunResult run_rest(DrawState::Impl& m, const VertexInp
 }
 }  // namespace
 
-RunResult DrawState::run(const VertexInputs& in, const VertexOutputs& out, size_t count, const RunOptions& opt) {
-  Impl& m = *impl_;
+namespace {
+// run() apart from its inline case (below): the streams compared (the
+// quick compare's false decided by the exact one), then the short form, or
+// run_rest.
+__attribute__((noinline)) RunResult run_checked(DrawState::Impl& m, const VertexInputs& in, const VertexOutputs& out,
+                                                size_t count, const RunOptions& opt) {
   // streams_valid: the previous draw ran these streams through the draw
   // runner (never set for the interpreter).
   bool same = count != 0 && m.streams_valid && m.streams_multi == (count > 1);
   if (same) [[likely]] {
 #ifdef GPURC_STREAMS_AVX2
-    // The quick compare's false is decided by the exact one.
     if (m.streams_avx2) [[likely]]
       same = same_streams_avx2(in, out, m.last_in, m.last_out, m.in_groups, m.out_groups) || m.same_streams(in, out);
     else
@@ -659,6 +706,33 @@ RunResult DrawState::run(const VertexInputs& in, const VertexOutputs& out, size_
     return short_form_fault(m, m.streams_id, st);
   }
   return run_rest(m, in, out, count, opt, same);
+}
+}  // namespace
+
+RunResult DrawState::run(const VertexInputs& in, const VertexOutputs& out, size_t count, const RunOptions& opt) {
+  Impl& m = *impl_;
+#ifdef GPURC_STREAMS_AVX2
+  // The repeated draw of streams within v0-v3 and o0-o3 on an AVX2 host
+  // (fourteenth session, second part): compared inline, then the short
+  // form, with no call before the draw loop's; anything else (including a
+  // quick compare that finds a difference) goes to run_checked, which
+  // starts over. So run() keeps only what the draw loop's call needs
+  // across it (the result and the state: a two-register frame).
+  // (Each test marked likely: with one [[likely]] on the whole chain GCC
+  // took the draw for rare and cleared the result with a `rep stosd`.)
+  // (streams_one_group is false whenever streams_valid is.)
+  if (__builtin_expect(count != 0 && m.streams_one_group && m.streams_multi == (count > 1), 1))
+    if (__builtin_expect(((in.mask ^ m.last_in.mask) | (out.mask ^ m.last_out.mask) |
+                          (in.record_bytes ^ m.last_in.record_bytes) | (out.record_bytes ^ m.last_out.record_bytes)) == 0,
+                         1))
+      if (__builtin_expect(!streams_differ_one_group(in, out, m.last_in, m.last_out), 1))
+        if (__builtin_expect(pica::again_short_form_one_plan(m.streams_id, count, opt.threads, opt.budget, m.scratch), 1)) {
+          const uint32_t st = pica::run_again_short(m.block.get(), count, m.scratch);
+          if (__builtin_expect(st == uint32_t(ir::RunStatus::Done), 1)) return RunResult{};
+          return short_form_fault(m, m.streams_id, st);
+        }
+#endif
+  return run_checked(m, in, out, count, opt);
 }
 
 RunResult DrawState::bind(const VertexInputs& in, const VertexOutputs& out) {
