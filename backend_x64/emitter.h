@@ -291,7 +291,7 @@ class Emitter : public FastEncoder {
   };
   std::vector<NarrowRunFlag> narrow_run_flags_;
   void emit_lane_add_test(bool iota);  // CF: the 32 dwords at r8 are 0..31 (iota) / all equal
-  void emit_var_entry_scan(uint32_t var_off, bool iota, int32_t verdict);  // in emit_lane_run_flags
+  void emit_var_entry_scan(uint32_t var_off, bool iota, int32_t verdict, int32_t place = -1);  // in emit_lane_run_flags
   bool bitcast_in_place(ir::ValueId v);  // lower_int.cpp: a dying operand's register becomes the bitcast's
   ir::ValueId entry_and_source(ir::ValueId mask) const;  // A of `and A, entry_mask`, else kNoValue
   bool mask_vote(ir::ValueId v) const;                   // a vote emit_vote lowers

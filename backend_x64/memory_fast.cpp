@@ -663,40 +663,7 @@ void Emitter::emit_lane_run_flags() {
   test(r11b, 1);
   jnz(single, T_NEAR);  // a draw-loop call (draw_loop.cpp)
   for (const auto& [var, off] : lane_run_flags_) {
-    const uint32_t var_off = var_offsets_[uint32_t(var)];
-    Label scan, next, end;
-    mov(ecx, dword[r11 + int(offsetof(WarpLoop, nvars))]);
-    mov(rdx, qword[r11 + int(offsetof(WarpLoop, vars))]);
-    test(ecx, ecx);
-    jz(end, T_NEAR);
-    L(scan);  // in the loop's order: a later entry overwrites an earlier one
-    mov(r9d, dword[rdx + int(offsetof(LaneVarInit, offset))]);
-    cmp(r9d, var_off + 4 * kWarpLanes);
-    jae(next, T_NEAR);
-    mov(r10d, dword[rdx + int(offsetof(LaneVarInit, width))]);
-    shl(r10, 5);
-    add(r10, r9);
-    cmp(r10, var_off);
-    jbe(next, T_NEAR);  // [offset, offset + 32 * width) misses the var
-    mov(dword[r12 + off], 0);
-    cmp(r9d, var_off);
-    jne(next, T_NEAR);
-    cmp(dword[rdx + int(offsetof(LaneVarInit, width))], 4);
-    jne(next, T_NEAR);
-    cmp(qword[rdx + int(offsetof(LaneVarInit, lane_keep))], 0);
-    jne(next, T_NEAR);
-    mov(r8, qword[rdx + int(offsetof(LaneVarInit, lane_add))]);
-    emit_lane_add_test(true);
-    jnc(next, T_NEAR);
-    mov(dword[r12 + off], 1);
-    mov(eax, dword[r11 + int(offsetof(WarpLoop, nvars))]);
-    sub(eax, ecx);
-    mov(dword[r12 + off + 4], eax);  // the entry's place in the loop's bases
-    L(next);
-    add(rdx, int(sizeof(LaneVarInit)));
-    sub(ecx, 1);
-    jnz(scan, T_NEAR);
-    L(end);
+    emit_var_entry_scan(var_offsets_[uint32_t(var)], true, off, off + 4);
     // The call's range of lane 0's index: every warp's x_0 = (u32) its base
     // (lane_add[0] = 0), as a signed dword; [lo, hi + 31] when every x_0 is
     // at most 2^31 - 32 (each warp's lanes x_0 .. x_0 + 31 do not wrap),
@@ -819,9 +786,11 @@ void Emitter::emit_lane_add_test(bool iota) {
 // The dword at r12 + verdict: 1 when the last entry of the warp loop's
 // descriptor (r11) that touches the i32 var at var_off writes it whole
 // (width 4, no lane_keep) with lane_add 0..31 (iota) or all lanes' lane_add
-// equal; else 0 (no entry touches it, or a later one overlaps it). Uses
-// rax, rcx, rdx, r8..r10, vectors 0..2.
-void Emitter::emit_var_entry_scan(uint32_t var_off, bool iota, int32_t verdict) {
+// equal; else 0 (no entry touches it, or a later one overlaps it). With
+// `place` >= 0, the dword at r12 + place gets that entry's index in the
+// loop's descriptor (its place among each warp's bases) when the verdict is
+// 1. Uses rax, rcx, rdx, r8..r10, vectors 0..2.
+void Emitter::emit_var_entry_scan(uint32_t var_off, bool iota, int32_t verdict, int32_t place) {
   Label scan, next, end;
   mov(dword[r12 + verdict], 0);
   mov(ecx, dword[r11 + int(offsetof(WarpLoop, nvars))]);
@@ -848,6 +817,11 @@ void Emitter::emit_var_entry_scan(uint32_t var_off, bool iota, int32_t verdict) 
   emit_lane_add_test(iota);
   jnc(next, T_NEAR);
   mov(dword[r12 + verdict], 1);
+  if (place >= 0) {
+    mov(eax, dword[r11 + int(offsetof(WarpLoop, nvars))]);
+    sub(eax, ecx);
+    mov(dword[r12 + place], eax);
+  }
   L(next);
   add(rdx, int(sizeof(LaneVarInit)));
   sub(ecx, 1);
