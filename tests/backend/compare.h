@@ -68,6 +68,27 @@ struct WarpsOutcome {
   uint32_t lane = 0;
   uint64_t addr = 0;
 };
+// Warps 0 .. warps-1 of `e` through its warp loop (descriptor `vars`, each
+// warp's `bases`) on `ctx`: how the run ended, with the fault's fields.
+inline WarpsOutcome run_warp_loop(const ir::Executable& e, ir::WarpContext& ctx, const ir::LaneVarInit* vars,
+                                  size_t nvars, const uint64_t* bases, size_t warps) {
+  ir::WarpLoop loop{};
+  loop.vars = vars;
+  loop.nvars = uint32_t(nvars);
+  loop.bases = bases;
+  loop.first_warp = 0;
+  loop.end_warp = uint32_t(warps);
+  loop.budget = 1ll << 40;
+  WarpsOutcome r;
+  r.status = e.run_warps(ctx, loop);
+  r.warp = loop.warp;
+  if (r.status == ir::RunStatus::Fault) {
+    r.fault = ctx.fault;
+    r.lane = ctx.fault_lane;
+    r.addr = ctx.fault_addr;
+  }
+  return r;
+}
 // "" if both runs ended alike and left the same memory, else the first difference.
 inline std::string warps_differ(const WarpsOutcome& want, const WarpsOutcome& got, const TestMemory& a,
                                 const TestMemory& b) {

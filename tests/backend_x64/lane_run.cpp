@@ -192,21 +192,7 @@ TEST_CASE("x64 lane run flag: the warp loop's consecutive index var, against the
       const WarpsOutcome r = reference(f, want, uniforms, d, bases, warps);
       std::vector<uint8_t> vars(f.vars_bytes() + 64, 0);
       ir::WarpContext ctx = context(vars, reinterpret_cast<uint8_t*>(frame.data()), uniforms, got, ~0u);
-      ir::WarpLoop loop{};
-      loop.vars = d.data();
-      loop.nvars = uint32_t(d.size());
-      loop.bases = bases.data();
-      loop.first_warp = 0;
-      loop.end_warp = uint32_t(warps);
-      loop.budget = 1ll << 40;
-      WarpsOutcome j;
-      j.status = jit->run_warps(ctx, loop);
-      j.warp = loop.warp;
-      if (j.status == ir::RunStatus::Fault) {
-        j.fault = ctx.fault;
-        j.lane = ctx.fault_lane;
-        j.addr = ctx.fault_addr;
-      }
+      const WarpsOutcome j = run_warp_loop(*jit, ctx, d.data(), d.size(), bases.data(), warps);
       const std::string diff = warps_differ(r, j, want, got);
       CHECK_MESSAGE(diff.empty(), tier_name(tier), " round ", round, " descriptor ", kind, " where ", where, ": ", diff);
 
@@ -313,21 +299,7 @@ TEST_CASE("x64 lane run flag: the call's range over many warps, four at a time, 
       if (r.status == ir::RunStatus::Fault) ++outliers_faulted;
       std::vector<uint8_t> vars(f.vars_bytes() + 64, 0);
       ir::WarpContext ctx = context(vars, reinterpret_cast<uint8_t*>(frame.data()), uniforms, got, ~0u);
-      ir::WarpLoop loop{};
-      loop.vars = d.data();
-      loop.nvars = uint32_t(d.size());
-      loop.bases = bases.data();
-      loop.first_warp = 0;
-      loop.end_warp = uint32_t(warps);
-      loop.budget = 1ll << 40;
-      WarpsOutcome j;
-      j.status = jit->run_warps(ctx, loop);
-      j.warp = loop.warp;
-      if (j.status == ir::RunStatus::Fault) {
-        j.fault = ctx.fault;
-        j.lane = ctx.fault_lane;
-        j.addr = ctx.fault_addr;
-      }
+      const WarpsOutcome j = run_warp_loop(*jit, ctx, d.data(), d.size(), bases.data(), warps);
       const std::string diff = warps_differ(r, j, want, got);
       CHECK_MESSAGE(diff.empty(), tier_name(tier), " round ", round, " descriptor ", kind, " warps ", warps,
                     " outlier ", outlier, " kind ", outlier_kind, ": ", diff);
@@ -471,21 +443,7 @@ TEST_CASE("x64 narrow lane proof: Tesla's index from two lane vars, against the 
         const WarpsOutcome r = reference(f, want, uniforms, d, bases, warps);
         std::vector<uint8_t> vars(f.vars_bytes() + 64, 0);
         ir::WarpContext ctx = context(vars, reinterpret_cast<uint8_t*>(frame.data()), uniforms, got, ~0u);
-        ir::WarpLoop loop{};
-        loop.vars = d.data();
-        loop.nvars = uint32_t(d.size());
-        loop.bases = bases.data();
-        loop.first_warp = 0;
-        loop.end_warp = uint32_t(warps);
-        loop.budget = 1ll << 40;
-        WarpsOutcome j;
-        j.status = jit->run_warps(ctx, loop);
-        j.warp = loop.warp;
-        if (j.status == ir::RunStatus::Fault) {
-          j.fault = ctx.fault;
-          j.lane = ctx.fault_lane;
-          j.addr = ctx.fault_addr;
-        }
+        const WarpsOutcome j = run_warp_loop(*jit, ctx, d.data(), d.size(), bases.data(), warps);
         const std::string diff = warps_differ(r, j, want, got);
         CHECK_MESSAGE(diff.empty(), tier_name(tier), " variant ", variant, " round ", round, " descriptor ", kind,
                       " high ", high, " start ", start, ": ", diff);

@@ -113,22 +113,7 @@ WarpsOutcome run_jit(const ir::Executable& e, const ir::Function& f, TestMemory&
     bases.push_back(xs[k]);
     bases.push_back(ys[k]);
   }
-  ir::WarpLoop loop{};
-  loop.vars = lv;
-  loop.nvars = 2;
-  loop.bases = bases.data();
-  loop.first_warp = 0;
-  loop.end_warp = uint32_t(xs.size());
-  loop.budget = 1ll << 40;
-  WarpsOutcome r;
-  r.status = e.run_warps(ctx, loop);
-  r.warp = loop.warp;
-  if (r.status == ir::RunStatus::Fault) {
-    r.fault = ctx.fault;
-    r.lane = ctx.fault_lane;
-    r.addr = ctx.fault_addr;
-  }
-  return r;
+  return run_warp_loop(e, ctx, lv, 2, bases.data(), xs.size());
 }
 
 WarpsOutcome run_reference(const ir::Function& f, TestMemory& mem, const std::vector<uint8_t>& uniforms,
