@@ -58,6 +58,29 @@ ir::Function copy_kernel() {
 alignas(64) uint32_t g_iota[32], g_swapped[32], g_zero[32], g_keep[32];
 alignas(64) uint64_t g_wide[32];
 
+// The per-lane tables the descriptors point at: iota, lanes 5 and 6
+// swapped, zeros, every lane but 17 kept, each lane's two dwords equal.
+void fill_lane_tables() {
+  for (unsigned l = 0; l < 32; ++l) {
+    g_iota[l] = l;
+    g_swapped[l] = l == 5 ? 6 : l == 6 ? 5 : l;
+    g_zero[l] = 0;
+    g_keep[l] = l == 17 ? 0 : ~0u;
+    g_wide[l] = uint64_t(l) * 0x100000001ull;
+  }
+}
+
+// `f` compiled for `tier`, which must give it a warp loop.
+auto compile_with_warp_loop(const ir::Function& f, Tier tier) {
+  std::string err;
+  JitOptions o;
+  o.tier = tier;
+  auto jit = compile(f, o, &err);
+  REQUIRE_MESSAGE(jit, err);
+  REQUIRE(jit->has_warp_loop());
+  return jit;
+}
+
 // The descriptors of a case: entries in the loop's order.
 std::vector<ir::LaneVarInit> descriptor(const ir::Function& f, int kind) {
   const uint32_t x = uint32_t(f.var_offset(0));
@@ -137,23 +160,12 @@ WarpsOutcome reference(const ir::Function& f, TestMemory& mem, const std::vector
 }  // namespace
 
 TEST_CASE("x64 lane run flag: the warp loop's consecutive index var, against the interpreter") {
-  for (unsigned l = 0; l < 32; ++l) {
-    g_iota[l] = l;
-    g_swapped[l] = l == 5 ? 6 : l == 6 ? 5 : l;
-    g_zero[l] = 0;
-    g_keep[l] = l == 17 ? 0 : ~0u;
-    g_wide[l] = uint64_t(l) * 0x100000001ull;  // each lane's two dwords: l in both (x then y)
-  }
+  fill_lane_tables();
   const ir::Function f = copy_kernel();
   std::mt19937_64 rng(1313);
   const int rounds = std::getenv("GPURC_TEST_LIGHT") ? 60 : 240;
   for (Tier tier : host_tiers()) {
-    std::string err;
-    JitOptions o;
-    o.tier = tier;
-    auto jit = compile(f, o, &err);
-    REQUIRE_MESSAGE(jit, err);
-    REQUIRE(jit->has_warp_loop());
+    auto jit = compile_with_warp_loop(f, tier);
     std::vector<uint64_t> frame((jit->frame_bytes() + 7) / 8 + 8, 0xA5A5A5A5DEADBEEFull);
     for (int round = 0; round < rounds; ++round) {
       const int kind = int(rng() % 6);
@@ -241,23 +253,12 @@ TEST_CASE("x64 lane run flag: the access tests lane 0's index when the loop wrot
 // 2^31 - 32, the bases' high dwords random: a range that missed a warp would
 // let it move without a check (no fault, or another one).
 TEST_CASE("x64 lane run flag: the call's range over many warps, four at a time, against the interpreter") {
-  for (unsigned l = 0; l < 32; ++l) {
-    g_iota[l] = l;
-    g_swapped[l] = l == 5 ? 6 : l == 6 ? 5 : l;
-    g_zero[l] = 0;
-    g_keep[l] = l == 17 ? 0 : ~0u;
-    g_wide[l] = uint64_t(l) * 0x100000001ull;
-  }
+  fill_lane_tables();
   const ir::Function f = copy_kernel();
   std::mt19937_64 rng(1407);
   const int rounds = std::getenv("GPURC_TEST_LIGHT") ? 80 : 320;
   for (Tier tier : host_tiers()) {
-    std::string err;
-    JitOptions o;
-    o.tier = tier;
-    auto jit = compile(f, o, &err);
-    REQUIRE_MESSAGE(jit, err);
-    REQUIRE(jit->has_warp_loop());
+    auto jit = compile_with_warp_loop(f, tier);
     std::vector<uint64_t> frame((jit->frame_bytes() + 7) / 8 + 8, 0xA5A5A5A5DEADBEEFull);
     int outliers_faulted = 0;
     for (int round = 0; round < rounds; ++round) {
@@ -378,24 +379,13 @@ std::vector<ir::LaneVarInit> tesla_descriptor(const ir::Function& f, int kind) {
 }
 
 TEST_CASE("x64 narrow lane proof: Tesla's index from two lane vars, against the interpreter") {
-  for (unsigned l = 0; l < 32; ++l) {
-    g_iota[l] = l;
-    g_swapped[l] = l == 5 ? 6 : l == 6 ? 5 : l;
-    g_zero[l] = 0;
-    g_keep[l] = l == 17 ? 0 : ~0u;
-    g_wide[l] = uint64_t(l) * 0x100000001ull;
-  }
+  fill_lane_tables();
   std::mt19937_64 rng(1414);
   const int rounds = std::getenv("GPURC_TEST_LIGHT") ? 50 : 200;
   for (int variant = 0; variant < 4; ++variant) {
     const ir::Function f = tesla_copy_kernel(variant);
     for (Tier tier : host_tiers()) {
-      std::string err;
-      JitOptions o;
-      o.tier = tier;
-      auto jit = compile(f, o, &err);
-      REQUIRE_MESSAGE(jit, err);
-      REQUIRE(jit->has_warp_loop());
+      auto jit = compile_with_warp_loop(f, tier);
       std::vector<uint64_t> frame((jit->frame_bytes() + 7) / 8 + 8, 0xA5A5A5A5DEADBEEFull);
       for (int round = 0; round < rounds; ++round) {
         const int kind = rng() % 2 ? 0 : int(rng() % 8);

@@ -39,11 +39,9 @@ struct Line {
   std::string text;
 };
 
-// The "other strips" iteration: from the target of the jump after the
-// trip-count decrement (`sub qword ptr [rsp+0x20], 0x01`, kLoopLeftOffset)
-// to that jump (a `jnz` since the thirteenth session: nothing to copy on
-// the back edge; before it, `jz` to the exit and a `jmp` back).
-std::vector<Line> counted_loop_body(const CompiledFunction& cf) {
+// The listing's instruction lines (offset, text). GPURC_TEST_DUMP_LOOP
+// prints them, tagged with `tag`, when a case asks (`dump`).
+std::vector<Line> listing_lines(const CompiledFunction& cf, bool dump = false, const std::string& tag = "") {
   std::vector<Line> lines;
   std::istringstream in(cf.disassemble());
   for (std::string l; std::getline(in, l);) {
@@ -51,8 +49,19 @@ std::vector<Line> counted_loop_body(const CompiledFunction& cf) {
     Line x;
     if (!(ls >> std::hex >> x.off)) continue;
     std::getline(ls >> std::ws, x.text);
+    if (dump && std::getenv("GPURC_TEST_DUMP_LOOP"))
+      std::printf("%s %8llx  %s\n", tag.c_str(), (unsigned long long)x.off, x.text.c_str());
     lines.push_back(x);
   }
+  return lines;
+}
+
+// The "other strips" iteration: from the target of the jump after the
+// trip-count decrement (`sub qword ptr [rsp+0x20], 0x01`, kLoopLeftOffset)
+// to that jump (a `jnz` since the thirteenth session: nothing to copy on
+// the back edge; before it, `jz` to the exit and a `jmp` back).
+std::vector<Line> counted_loop_body(const CompiledFunction& cf) {
+  const std::vector<Line> lines = listing_lines(cf);
   const uint64_t base = reinterpret_cast<uint64_t>(cf.code());
   for (size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].text.rfind("sub qword ptr [rsp+0x20]", 0) != 0) continue;
@@ -81,15 +90,8 @@ std::vector<Line> counted_loop_exit_test(const CompiledFunction& cf, const std::
   else if (body.size() >= 2 && body[body.size() - 2].text.rfind("jz ", 0) == 0)
     target = std::stoull(body[body.size() - 2].text.substr(3), nullptr, 16) - base;
   else return {};
-  std::vector<Line> lines, out;
-  std::istringstream in(cf.disassemble());
-  for (std::string l; std::getline(in, l);) {
-    std::istringstream ls(l);
-    Line x;
-    if (!(ls >> std::hex >> x.off)) continue;
-    std::getline(ls >> std::ws, x.text);
-    lines.push_back(x);
-  }
+  const std::vector<Line> lines = listing_lines(cf);
+  std::vector<Line> out;
   bool in_test = false, past = false;
   for (const Line& l : lines) {
     if (after_body) {  // the code after the body's last line
@@ -255,14 +257,8 @@ TEST_CASE("x64 jit: under the draw contract the PICA200 loop shader stores only 
     size_t out_stores[2] = {0, 0}, state_stores[2] = {0, 0}, selects[2] = {0, 0};
     for (int which = 0; which < 2; ++which) {
       auto cf = test::compile_for_tier(which == 0 ? draw : full, t);
-      std::istringstream in(cf->disassemble());
-      for (std::string l; std::getline(in, l);) {
-        std::istringstream ls(l);
-        uint64_t off;
-        if (!(ls >> std::hex >> off)) continue;
-        std::string x;
-        std::getline(ls >> std::ws, x);
-        if (std::getenv("GPURC_TEST_DUMP_LOOP")) std::printf("%d %d %8llx  %s\n", int(t), which, (unsigned long long)off, x.c_str());
+      for (const Line& line : listing_lines(*cf, true, std::to_string(int(t)) + " " + std::to_string(which))) {
+        const std::string& x = line.text;
         selects[which] += x.rfind("vblend", 0) == 0 || x.rfind("vpblendm", 0) == 0;
         // A var store: vmovdqu / vmovdqu32 [r13+r14*1+disp], reg.
         if (x.rfind("vmovdqu", 0) != 0 || x.find(" [r13+") == std::string::npos) continue;
@@ -296,17 +292,8 @@ TEST_CASE("x64 jit: the PICA200 loop shader's flushed stores add -0.0 on both ti
   for (Tier t : {Tier::Avx512, Tier::Avx2}) {
     auto cf = test::compile_for_tier(f, t);
     CAPTURE(int(t));
-    std::istringstream in(cf->disassemble());
     std::vector<std::string> text;
-    for (std::string l; std::getline(in, l);) {
-      std::istringstream ls(l);
-      uint64_t off;
-      if (!(ls >> std::hex >> off)) continue;
-      std::string x;
-      std::getline(ls >> std::ws, x);
-      if (std::getenv("GPURC_TEST_DUMP_LOOP")) std::printf("%d %8llx  %s\n", int(t), (unsigned long long)off, x.c_str());
-      text.push_back(x);
-    }
+    for (const Line& line : listing_lines(*cf, true, std::to_string(int(t)))) text.push_back(line.text);
     const std::string reg = t == Tier::Avx512 ? "zmm2" : "ymm2";
     size_t stores = 0, flushed = 0;
     for (size_t i = 1; i < text.size(); ++i) {
@@ -345,15 +332,9 @@ TEST_CASE("x64 jit: a DP4's products and sums are tested once, on both tiers") {
   for (Tier t : {Tier::Avx512, Tier::Avx2}) {
     auto cf = test::compile_for_tier(f, t);
     CAPTURE(int(t));
-    std::istringstream in(cf->disassemble());
     size_t tests = 0, products = 0, sums = 0;
-    for (std::string l; std::getline(in, l);) {
-      std::istringstream ls(l);
-      uint64_t off;
-      if (!(ls >> std::hex >> off)) continue;
-      std::string text;
-      std::getline(ls >> std::ws, text);
-      if (std::getenv("GPURC_TEST_DUMP_LOOP")) std::printf("%d %8llx  %s\n", int(t), (unsigned long long)off, text.c_str());
+    for (const Line& line : listing_lines(*cf, true, std::to_string(int(t)))) {
+      const std::string& text = line.text;
       if (text == "ret") break;  // the cold code follows the epilogue
       tests += text.rfind("vcmpps", 0) == 0 || text.rfind("vfpclassps", 0) == 0;
       products += text.rfind("vmulps", 0) == 0;
