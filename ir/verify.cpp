@@ -1,11 +1,14 @@
 // The IR verifier: structure, types from the opcode table's letters, and SSA
 // dominance. Returns the first problem, naming the block and instruction.
 #include <array>
+#include <atomic>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "ir/ir.h"
 #include "ir/text_names.h"
+#include "ir/verify_policy.h"
 
 namespace gpurc::ir {
 
@@ -427,5 +430,35 @@ std::string Verifier::check_inst(BlockId b, ValueId v, size_t pos) {
 }  // namespace
 
 std::string verify(const Function& f) { return Verifier(f).run(); }
+
+namespace {
+// -1: not set (the default below), else 0 / 1.
+constinit std::atomic<int> verify_built_override{-1};
+
+bool verify_built_default() {
+  static const bool on = [] {
+    if (const char* e = std::getenv("GPURC_VERIFY_IR"); e && (*e == '0' || *e == '1')) return *e == '1';
+#if !defined(NDEBUG) || defined(__SANITIZE_ADDRESS__)
+    return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
+    return true;
+#else
+    return false;
+#endif
+#else
+    return false;
+#endif
+  }();
+  return on;
+}
+}  // namespace
+
+bool verify_built_ir() {
+  const int o = verify_built_override.load(std::memory_order_relaxed);
+  return o >= 0 ? o != 0 : verify_built_default();
+}
+
+void set_verify_built_ir(bool on) { verify_built_override.store(on ? 1 : 0, std::memory_order_relaxed); }
 
 }  // namespace gpurc::ir

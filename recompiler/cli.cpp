@@ -15,6 +15,7 @@
 #include "fuzz/isa_fuzz.h"
 #include "ir/ir.h"
 #include "ir/passes.h"
+#include "ir/verify_policy.h"
 #include "recompiler/cli_verbs.h"
 #include "recompiler/engine.h"
 #include "recompiler/isa.h"
@@ -617,8 +618,12 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     if (*host) return verb_host(h_file, h_engine, h_perf, out, err);
     if (*rep) return cli::replay(r, out, err);
     if (*fzm) return cli::fuzz_merge(fm_files, fm_json, out, err);
-    if (*fz)
+    if (*fz) {
+      // Fuzzing checks every translation the verifier can check (release
+      // builds skip it for translator output elsewhere: ir/verify_policy.h).
+      ir::set_verify_built_ir(true);
       return verb_fuzz(f_ir, f_isa, f_variant, f_iter, f_seed, f_first, f_engines, f_out, f_shard, f_json, out, err);
+    }
     if (*bn) return cli::bench(b, out, err);
     if (*eng) return verb_engines(e_native, out);
   } catch (const std::exception& e) {

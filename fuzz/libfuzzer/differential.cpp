@@ -37,6 +37,7 @@
 #include "fuzz/libfuzzer/target.h"
 #include "ir/ir.h"
 #include "ir/owning_executable.h"
+#include "ir/verify_policy.h"
 #include "recompiler/engine.h"
 #include "recompiler/isa_engine.h"
 #include "recompiler/replay.h"
@@ -452,6 +453,7 @@ void self_check() {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   rt::set_memory_limit(uint64_t(16) << 20);  // one 4 KiB buffer per input
+  ir::set_verify_built_ir(true);  // every translation verified, whatever the build type
   self_check();
   return 0;
 }
