@@ -71,36 +71,23 @@ void Translator::make_vars() {
   f_.unlaunched_lanes_free = !opt_.geometry;
 }
 
-std::string Translator::static_fault(uint32_t pc, std::optional<Instr>& dec) {
-  if (pc >= p_.code.size()) return "execution ran past the end of the program";
-  std::string derr;
-  dec = decode(p_.code[pc], pc, &derr);
-  if (!dec) return derr.empty() ? "invalid instruction" : derr;
+bool Translator::static_fault(uint32_t pc, std::optional<Instr>& dec) {
+  if (pc >= p_.code.size()) return true;  // past the end of the program
+  dec = decode(p_.code[pc], pc);
+  if (!dec) return true;  // invalid instruction
   const Instr& in = *dec;
-  if (num_sources(in.op) > 0 && in.desc >= p_.descs.size())
-    return "operand descriptor " + std::to_string(in.desc) + " is not loaded";
-  if ((in.op == Op::SETEMIT || in.op == Op::EMIT) && !opt_.geometry)
-    return std::string(info(in.op).name) + " outside a geometry shader";
-  return {};
+  if (num_sources(in.op) > 0 && in.desc >= p_.descs.size()) return true;  // descriptor not loaded
+  return (in.op == Op::SETEMIT || in.op == Op::EMIT) && !opt_.geometry;  // EMIT outside a geometry shader
 }
 
-std::string Translator::fault_of(const Node& n, std::optional<Instr>& dec) {
-  std::string why = static_fault(n.pc, dec);
-  if (!why.empty()) return why;
-  const Instr& in = *dec;
-  switch (in.op) {
-    case Op::CALL: case Op::CALLC: case Op::CALLU:
-      if (n.st.calls.size() == Interpreter::kCallDepth) return "CALL stack overflow (depth 4)";
-      break;
-    case Op::IFU: case Op::IFC:
-      if (n.st.ifs.size() == Interpreter::kIfDepth) return "IF stack overflow (depth 8)";
-      break;
-    case Op::LOOP:
-      if (n.st.loops.size() == Interpreter::kLoopDepth) return "LOOP stack overflow (depth 4)";
-      break;
-    default: break;
+bool Translator::fault_of(const Node& n, std::optional<Instr>& dec) {
+  if (static_fault(n.pc, dec)) return true;
+  switch (dec->op) {  // stack overflows
+    case Op::CALL: case Op::CALLC: case Op::CALLU: return n.st.calls.size() == Interpreter::kCallDepth;
+    case Op::IFU: case Op::IFC: return n.st.ifs.size() == Interpreter::kIfDepth;
+    case Op::LOOP: return n.st.loops.size() == Interpreter::kLoopDepth;
+    default: return false;
   }
-  return {};
 }
 
 // The TrapReason of a fault found by fault_of / static_fault.

@@ -195,11 +195,13 @@ class Translator {
  private:
   // ---- translate.cpp: vars, faults, flow conditions
   void make_vars();
-  // Why an instruction cannot run (a runtime fault, as in the reference
-  // interpreter); empty if it can. static_fault: the faults that depend on
-  // the instruction alone; fault_of adds the stack overflows of a node.
-  std::string static_fault(uint32_t pc, std::optional<Instr>& dec);
-  std::string fault_of(const Node& n, std::optional<Instr>& dec);
+  // Whether an instruction cannot run (a runtime fault, as in the reference
+  // interpreter; fault_reason says which). static_fault: the faults that
+  // depend on the instruction alone; fault_of adds the stack overflows of a
+  // node. Both decode the word into `dec` (nullopt: not an instruction).
+  // A verdict only, no message: asked once per node of the expansion.
+  bool static_fault(uint32_t pc, std::optional<Instr>& dec);
+  bool fault_of(const Node& n, std::optional<Instr>& dec);
   TrapReason fault_reason(uint32_t pc, const std::optional<Instr>& dec) const;
   ir::ValueId condition(const Instr& in);
   ir::ValueId flow_condition(const Instr& in);

@@ -190,7 +190,7 @@ void Translator::emit_checks() {
 
 bool Translator::emit_address(uint32_t a, std::string& err) {
   std::optional<Instr> dec;
-  if (!static_fault(a, dec).empty()) {
+  if (static_fault(a, dec)) {
     b_.trap(b_.i1(true), trap_code(fault_reason(a, dec), a));
     b_.ret();
     return true;

@@ -166,7 +166,7 @@ bool Translator::successors(uint32_t id, Edge& e, std::string& err) {
     return true;
   }
   std::optional<Instr> dec;
-  const bool faults = !fault_of(n, dec).empty();
+  const bool faults = fault_of(n, dec);
   // emit_node takes the decoded instruction and the verdict from here (nodes are visited in id order).
   node_instr_.resize(id + 1);
   node_fault_.resize(id + 1, 0);
