@@ -25,23 +25,19 @@ constexpr size_t kWarp = ir::kWarpLanes;
 
 // Output components (bit 4n + c of o-register n) the code writes on every
 // path from the entry to a return: forward "must be written" dataflow over
-// the translation's CFG. The translation is the guest's semantics, so a
+// the translation's CFG, from each block's written components (`gen`) and
+// whether it returns. The translation is the guest's semantics, so a
 // component written on every path is written for every lane, however the
 // engine lowers divergence.
-uint64_t outputs_written_on_every_path(const ir::Function& f) {
+uint64_t outputs_written_on_every_path(const ir::Function& f, const std::vector<uint64_t>& gen,
+                                       const std::vector<uint8_t>& returns) {
   const size_t nb = f.blocks.size();
-  std::vector<uint64_t> gen(nb, 0), out(nb, ~uint64_t(0));
+  if (nb == 1) return returns[0] ? gen[0] : ~uint64_t(0);  // the fixed point below, for one block
+  std::vector<uint64_t> out(nb, ~uint64_t(0));
   std::vector<std::vector<uint32_t>> preds(nb);
-  std::vector<bool> returns(nb, false);
-  for (size_t b = 0; b < nb; ++b) {
-    for (ir::ValueId v : f.blocks[b].insts) {
-      const ir::Inst& i = f.insts[v];
-      if (i.op == ir::Opcode::SetVar && i.imm >= kVarOutput && i.imm < kVarOutput + 64) gen[b] |= uint64_t(1) << (i.imm - kVarOutput);
-      if (i.op == ir::Opcode::Return) returns[b] = true;
-    }
+  for (size_t b = 0; b < nb; ++b)
     for (ir::BlockId s : f.blocks[b].succs)
       if (s < nb) preds[s].push_back(uint32_t(b));
-  }
   for (bool changed = true; changed;) {
     changed = false;
     for (size_t b = 0; b < nb; ++b) {
@@ -91,50 +87,67 @@ void add_range(std::vector<std::pair<uint32_t, uint32_t>>& r, uint32_t lo, uint3
   r = std::move(merged);
 }
 
-// DrawPlan::forward / forward_only: an output component whose only write
+// Every fact of DrawFacts in one walk of the blocks (the draw plan and
+// drop_pass_through each walked the function four or five times: the
+// written outputs, the every-path dataflow, the pass-through copies, the
+// other readers of their inputs, the input reads).
+//
+// DrawFacts::forward / forward_only: an output component whose only write
 // stores a get_var of the same component of one input register, and which
-// is written on every path (`always`), copies that input.
-void find_pass_through(const ir::Function& f, uint64_t always, DrawPlan& p) {
-  p.forward.fill(-1);
+// is written on every path (`always`), copies that input; forward_only: the
+// inputs read by those copies only.
+DrawFacts scan_draw_facts(const ir::Function& f) {
+  DrawFacts d;
+  d.forward.fill(-1);
+  const size_t nb = f.blocks.size();
+  if (nb == 0) return d;
+  std::vector<uint64_t> gen(nb, 0);
+  std::vector<uint8_t> returns(nb, 0);
   std::array<std::array<int, 4>, 16> source{};  // per o component: input register + 1, 0 none, -1 not a copy
   std::array<std::array<int, 4>, 16> writes{};
-  auto input_of = [&](ir::ValueId v, unsigned comp) -> int {
-    const ir::Inst& g = f.insts[v];
-    if (g.op != ir::Opcode::GetVar || g.imm < kVarInput || g.imm >= kVarInput + 64) return -1;
-    const unsigned var = unsigned(g.imm - kVarInput);
-    return var % 4 == comp ? int(var / 4) : -1;
-  };
-  for (const ir::Block& b : f.blocks)
-    for (ir::ValueId v : b.insts) {
+  std::array<uint16_t, 16> copied{};  // copied[n] bit m: a write of o-register n stores a read of v-register m
+  uint16_t other_use = 0;             // inputs read by anything but an output write
+  auto is_input = [](const ir::Inst& g) { return g.op == ir::Opcode::GetVar && g.imm < kVarInput + 64; };
+  for (size_t b = 0; b < nb; ++b)
+    for (ir::ValueId v : f.blocks[b].insts) {
       const ir::Inst& i = f.insts[v];
-      if (i.op != ir::Opcode::SetVar || i.imm < kVarOutput || i.imm >= kVarOutput + 64 || i.args.empty()) continue;
-      const unsigned n = unsigned(i.imm - kVarOutput) / 4, c = unsigned(i.imm - kVarOutput) % 4;
-      ++writes[n][c];
-      const int m = input_of(i.args[0], c);
-      source[n][c] = m < 0 ? -1 : m + 1;
+      const bool out_write = i.op == ir::Opcode::SetVar && i.imm >= kVarOutput && i.imm < kVarOutput + 64;
+      if (out_write) {
+        const unsigned n = unsigned(i.imm - kVarOutput) / 4, c = unsigned(i.imm - kVarOutput) % 4;
+        gen[b] |= uint64_t(1) << (i.imm - kVarOutput);
+        d.out_written |= uint16_t(1u << n);
+        if (!i.args.empty()) {
+          ++writes[n][c];
+          const ir::Inst& g = f.insts[i.args[0]];
+          const unsigned var = unsigned(g.imm - kVarInput);
+          source[n][c] = is_input(g) && var % 4 == c ? int(var / 4) + 1 : -1;
+        }
+        for (ir::ValueId a : i.args)
+          if (const ir::Inst& g = f.insts[a]; is_input(g)) copied[n] |= uint16_t(1u << (g.imm - kVarInput) / 4);
+        continue;
+      }
+      if (i.op == ir::Opcode::Return) returns[b] = 1;
+      if (i.op == ir::Opcode::GetVar) {
+        if (i.imm < kVarInput + 64) d.in_read |= uint16_t(1u << ((i.imm - kVarInput) / 4));
+        if (i.imm >= kVarOutput && i.imm < kVarOutput + 64) d.read_out |= uint16_t(1u << ((i.imm - kVarOutput) / 4));
+      }
+      for (ir::ValueId a : i.args)
+        if (const ir::Inst& g = f.insts[a]; is_input(g)) other_use |= uint16_t(1u << (g.imm - kVarInput) / 4);
     }
+  d.always = outputs_written_on_every_path(f, gen, returns);
   for (unsigned n = 0; n < 16; ++n) {
     int m = source[n][0];
     for (unsigned c = 0; c < 4; ++c)
-      if (writes[n][c] != 1 || source[n][c] != m || !(always >> (4 * n + c) & 1)) m = -1;
-    if (m > 0) p.forward[n] = int8_t(m - 1);
+      if (writes[n][c] != 1 || source[n][c] != m || !(d.always >> (4 * n + c) & 1)) m = -1;
+    if (m > 0) d.forward[n] = int8_t(m - 1);
   }
-  // Inputs read only by those copies.
-  uint16_t other_use = 0;
-  for (const ir::Block& b : f.blocks)
-    for (ir::ValueId v : b.insts) {
-      const ir::Inst& i = f.insts[v];
-      for (ir::ValueId a : i.args) {
-        const ir::Inst& g = f.insts[a];
-        if (g.op != ir::Opcode::GetVar || g.imm < kVarInput || g.imm >= kVarInput + 64) continue;
-        const unsigned m = unsigned(g.imm - kVarInput) / 4;
-        const bool copy = i.op == ir::Opcode::SetVar && i.imm >= kVarOutput && i.imm < kVarOutput + 64 &&
-                          p.forward[(i.imm - kVarOutput) / 4] == int8_t(m);
-        if (!copy) other_use |= uint16_t(1u << m);
-      }
-    }
+  // An output write that reads v-register m is one of the copies only when
+  // its register forwards m.
   for (unsigned n = 0; n < 16; ++n)
-    if (p.forward[n] >= 0 && !(other_use >> p.forward[n] & 1)) p.forward_only |= uint16_t(1u << p.forward[n]);
+    other_use |= uint16_t(copied[n] & ~(d.forward[n] >= 0 ? 1u << d.forward[n] : 0u));
+  for (unsigned n = 0; n < 16; ++n)
+    if (d.forward[n] >= 0 && !(other_use >> d.forward[n] & 1)) d.forward_only |= uint16_t(1u << d.forward[n]);
+  return d;
 }
 
 }  // namespace
@@ -147,25 +160,26 @@ bool pass_through_dropping() {
   return yes;
 }
 
-std::array<int8_t, 16> drop_pass_through(ir::Function& f) {
+DrawFacts draw_facts(const ir::Function& f) { return scan_draw_facts(f); }
+
+std::array<int8_t, 16> drop_pass_through(ir::Function& f, DrawFacts* after) {
   std::array<int8_t, 16> dropped;
   dropped.fill(-1);
-  if (f.vars.size() < kNumStateVars) return dropped;
-  DrawPlan found;
-  find_pass_through(f, outputs_written_on_every_path(f), found);
+  DrawFacts found = scan_draw_facts(f);
+  auto done = [&] {
+    if (after) *after = found;
+    return dropped;
+  };
+  if (f.vars.size() < kNumStateVars) return done();
   // Output registers something reads (a geometry shader's EMIT would; a
   // vertex shader's translation does not) keep their writes.
-  uint16_t read_out = 0;
-  for (const ir::Inst& i : f.insts)
-    if (i.block != ir::kNoBlock && i.op == ir::Opcode::GetVar && i.imm >= kVarOutput && i.imm < kVarOutput + 64)
-      read_out |= uint16_t(1u << ((i.imm - kVarOutput) / 4));
   uint16_t drop = 0;
   for (unsigned n = 0; n < 16; ++n)
-    if (found.forward[n] >= 0 && !(read_out >> n & 1)) {
+    if (found.forward[n] >= 0 && !(found.read_out >> n & 1)) {
       dropped[n] = found.forward[n];
       drop |= uint16_t(1u << n);
     }
-  if (!drop) return dropped;
+  if (!drop) return done();
   auto dropped_write = [&](const ir::Inst& i) {
     return i.op == ir::Opcode::SetVar && i.imm >= kVarOutput && i.imm < kVarOutput + 64 &&
            (drop >> ((i.imm - kVarOutput) / 4) & 1);
@@ -189,23 +203,23 @@ std::array<int8_t, 16> drop_pass_through(ir::Function& f) {
       ir::passutil::kill_inst(f, v);
       return true;
     });
-  return dropped;
+  // The function changed: its facts are taken again.
+  found = scan_draw_facts(f);
+  return done();
 }
 
 DrawPlan make_draw_plan(const ir::Function& f, const ir::Executable& exe, uint32_t vars_bytes,
-                        const std::array<int8_t, 16>* dropped) {
+                        const std::array<int8_t, 16>* dropped, const DrawFacts* facts) {
   DrawPlan p;
   if (f.vars.size() < kNumStateVars) return p;
+  const DrawFacts own = facts ? DrawFacts{} : scan_draw_facts(f);
+  const DrawFacts& d = facts ? *facts : own;
   const std::vector<uint32_t> off = f.var_offsets();
   p.vars_bytes = vars_bytes;
   p.frame_bytes = uint32_t(exe.frame_bytes());
   p.frame_needs_zero = exe.frame_needs_zero();
-  for (const ir::Inst& i : f.insts) {
-    if (i.block == ir::kNoBlock) continue;
-    if (i.op == ir::Opcode::GetVar && i.imm < kVarInput + 64) p.in_read |= uint16_t(1u << ((i.imm - kVarInput) / 4));
-    if (i.op == ir::Opcode::SetVar && i.imm >= kVarOutput && i.imm < kVarOutput + 64)
-      p.out_written |= uint16_t(1u << ((i.imm - kVarOutput) / 4));
-  }
+  p.in_read = d.in_read;
+  p.out_written = d.out_written;
   for (uint32_t n = 0; n < 16; ++n)
     for (uint32_t c = 0; c < 4; ++c) {
       p.in_var[n][c] = off[kVarInput + 4 * n + c];
@@ -223,7 +237,7 @@ DrawPlan make_draw_plan(const ir::Function& f, const ir::Executable& exe, uint32
     if (hi > lo) add_range(zero, lo, hi);
   // Components of written registers the code may leave unwritten: the
   // register goes out whole, so they must read as zero (a fresh state).
-  const uint64_t always = outputs_written_on_every_path(f);
+  const uint64_t always = d.always;
   for (uint32_t n = 0; n < 16; ++n)
     if (p.out_written >> n & 1)
       for (uint32_t c = 0; c < 4; ++c)
@@ -242,7 +256,8 @@ DrawPlan make_draw_plan(const ir::Function& f, const ir::Executable& exe, uint32
     p.zero_pairs.push_back(hi - lo);
     if ((hi - lo) % 32 != 0) p.zero_loop_ok = false;
   }
-  find_pass_through(f, always, p);
+  p.forward = d.forward;
+  p.forward_only = d.forward_only;
   // Registers taken out of the code (drop_pass_through) are forwarded too,
   // and their inputs are read by the copies only.
   if (dropped)

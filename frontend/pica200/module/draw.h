@@ -60,12 +60,27 @@ struct DrawPlan {
   std::array<int8_t, 16> forward{};
   uint16_t forward_only = 0;
 };
+// What the draw plan reads from a vertex shader's translation, found in one
+// walk (draw_facts): the input registers it reads, the output registers it
+// writes or reads, the output components written on every path to a return
+// (bit 4n + c), and its pass-through registers (DrawPlan::forward and
+// forward_only as the translation has them).
+struct DrawFacts {
+  uint16_t in_read = 0, out_written = 0, read_out = 0;
+  uint64_t always = ~uint64_t(0);
+  std::array<int8_t, 16> forward{};
+  uint16_t forward_only = 0;
+};
+DrawFacts draw_facts(const ir::Function& f);
+
 // The plan of a compiled vertex shader (s.function and s.compiled set).
 // `dropped`: the pass-through registers drop_pass_through took out of `f`
 // before it was compiled (dropped[n] = m: o-register n is a copy of
 // v-register m; -1 otherwise), which the plan then forwards as well.
+// `facts`: draw_facts(f) when the caller has them (drop_pass_through hands
+// them out), else they are found here.
 DrawPlan make_draw_plan(const ir::Function& f, const ir::Executable& exe, uint32_t vars_bytes,
-                        const std::array<int8_t, 16>* dropped = nullptr);
+                        const std::array<int8_t, 16>* dropped = nullptr, const DrawFacts* facts = nullptr);
 
 // A vertex shader's pass-through registers (DrawPlan::forward) taken out of
 // its translation before it is compiled (thirteenth session): their output
@@ -73,8 +88,9 @@ DrawPlan make_draw_plan(const ir::Function& f, const ir::Executable& exe, uint32
 // code neither loads nor stores them; every runner then copies v-register m
 // to o-register n itself (run_draw's forward copies, run_vertices' finish
 // hook). Only registers whose output vars nothing reads. Returns what it
-// removed (-1: nothing for that register).
-std::array<int8_t, 16> drop_pass_through(ir::Function& f);
+// removed (-1: nothing for that register). `after`: set to draw_facts(f) of
+// the function it leaves.
+std::array<int8_t, 16> drop_pass_through(ir::Function& f, DrawFacts* after = nullptr);
 // Whether prepare_shader drops them: yes unless GPURC_PASS_THROUGH=0 (read
 // once per process; for measurements).
 bool pass_through_dropping();
