@@ -68,6 +68,12 @@ class EngineHandle {
   // cache). The first f.vars.size() vars keep their layout. `symbol` names
   // the code in perf maps. False with `err`.
   virtual bool compile(const ir::Function& f, const std::string& symbol, Compiled& out, std::string& err) const = 0;
+  // The same for a function the caller gives up: the engine may run its
+  // passes on `f` itself instead of on a copy of it. `f` is unspecified
+  // afterwards (moved from, or changed by the passes). By default compile().
+  virtual bool compile_owned(ir::Function& f, const std::string& symbol, Compiled& out, std::string& err) const {
+    return compile(f, symbol, out, err);
+  }
 };
 
 // One run of a replay document (docs/replay-format.md) on one engine.

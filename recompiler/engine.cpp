@@ -72,7 +72,10 @@ class CachedIr final : public ir::Executable {
   uint64_t max_step_cost;
 };
 
-bool build(const ir::Function& f, Engine engine, const IrCompileOptions& opt, Built& out, std::string& error) {
+// `take`: null, or &f when the caller gives `f` up (the passes then run on
+// it instead of a copy; f is not read after it moves).
+bool build(const ir::Function& f, ir::Function* take, Engine engine, const IrCompileOptions& opt, Built& out,
+           std::string& error) {
   ir::StageTimer verify_time("verify input IR");
   if (std::string v = opt.input_verified ? std::string() : ir::verify(f); !v.empty()) {
     error = "invalid IR: " + v;
@@ -99,8 +102,19 @@ bool build(const ir::Function& f, Engine engine, const IrCompileOptions& opt, Bu
     out.exe = std::make_shared<ir::OwningExecutable>(fn, std::move(exe));
     return true;
   }
+  // Vars private to a run (ir::Function::state_vars) have no place in the
+  // layout; the passes must keep the others' types (checked below).
+  const uint32_t state_vars = std::min<uint32_t>(uint32_t(f.vars.size()), f.state_vars);
   ir::StageTimer copy_time("copy IR for the passes");
-  auto lowered = std::make_shared<ir::Function>(f);
+  std::shared_ptr<ir::Function> lowered;
+  thread_local std::vector<ir::Type> layout;  // the state vars' types when `f` moves
+  if (take) {
+    layout.resize(state_vars);
+    for (uint32_t i = 0; i < state_vars; ++i) layout[i] = f.vars[i].type;
+    lowered = std::make_shared<ir::Function>(std::move(*take));
+  } else {
+    lowered = std::make_shared<ir::Function>(f);
+  }
   copy_time.stop();
   ir::StageTimer pipeline_time("pass pipeline (between passes)");
   if (std::string e = ir::run_pipeline(*lowered, opt.passes); !e.empty()) {
@@ -109,14 +123,13 @@ bool build(const ir::Function& f, Engine engine, const IrCompileOptions& opt, Bu
   }
   pipeline_time.stop();
   ir::StageTimer layout_time("var layout check");
-  // Vars private to a run (ir::Function::state_vars) have no place in the
-  // layout. A var's offset is the sum of the slots of the vars before it
+  // A var's offset is the sum of the slots of the vars before it
   // (Function::var_offsets), so equal types up to i mean equal offsets up to
   // i: comparing the types checks the layout without computing it twice.
-  const uint32_t state_vars = std::min<uint32_t>(uint32_t(f.vars.size()), f.state_vars);
   for (uint32_t i = 0; i < state_vars; ++i)
-    if (i >= lowered->vars.size() || lowered->vars[i].type != f.vars[i].type) {
-      error = "pass pipeline changed the layout of var '" + f.vars[i].name + "'";
+    if (i >= lowered->vars.size() || lowered->vars[i].type != (take ? layout[i] : f.vars[i].type)) {
+      error = "pass pipeline changed the layout of var " +
+              (take ? "#" + std::to_string(i) : "'" + f.vars[i].name + "'");
       return false;
     }
   layout_time.stop();
@@ -246,8 +259,10 @@ std::string compile_options_key(Engine engine, const IrCompileOptions& opt) {
   return k;
 }
 
-bool compile_ir(const ir::Function& f, Engine engine, const IrCompileOptions& opt, CompiledIr& out,
-                std::string& error) {
+namespace {
+
+bool compile_ir_impl(const ir::Function& f, ir::Function* take, Engine engine, const IrCompileOptions& opt,
+                     CompiledIr& out, std::string& error) {
   if (engine == Engine::Jit) {
     error = "compile_ir: resolve engine jit to a tier first";
     return false;
@@ -262,18 +277,25 @@ bool compile_ir(const ir::Function& f, Engine engine, const IrCompileOptions& op
   };
   if (!opt.use_cache) {
     Built b;
-    if (!build(f, engine, opt, b, error)) return false;
+    if (!build(f, take, engine, opt, b, error)) return false;
     finish(b.exe, b.vars_bytes, b.max_step_cost, false);
     return true;
   }
-  // The function's bytes are its identity: equal bytes, equal function.
   ir::StageTimer key_time("IR code cache key");
-  thread_local std::vector<char> bytes;
-  const size_t n_bytes = function_bytes_size(f);
-  if (bytes.size() < n_bytes) bytes.resize(n_bytes);  // grows only: nothing zeroed per compile
-  [[maybe_unused]] const char* end = write_function_bytes(f, bytes.data());
-  assert(end == bytes.data() + n_bytes);
-  rt::CacheKey key = rt::make_cache_key(bytes.data(), n_bytes, compile_options_key(engine, opt));
+  rt::CacheKey key;
+  if (opt.identity) {
+    // The caller's identity (16 bytes: no function's bytes are that short,
+    // and the key's length prefix keeps the two kinds apart) with the options.
+    key = rt::make_cache_key(opt.identity, sizeof *opt.identity, compile_options_key(engine, opt) + ";identity");
+  } else {
+    // The function's bytes are its identity: equal bytes, equal function.
+    thread_local std::vector<char> bytes;
+    const size_t n_bytes = function_bytes_size(f);
+    if (bytes.size() < n_bytes) bytes.resize(n_bytes);  // grows only: nothing zeroed per compile
+    [[maybe_unused]] const char* end = write_function_bytes(f, bytes.data());
+    assert(end == bytes.data() + n_bytes);
+    key = rt::make_cache_key(bytes.data(), n_bytes, compile_options_key(engine, opt));
+  }
   key_time.stop();
   bool compiled_here = false;
   // The cache's own cost (lookup, insertion, the future): the stages of build() are timed apart.
@@ -281,7 +303,7 @@ bool compile_ir(const ir::Function& f, Engine engine, const IrCompileOptions& op
   auto exe = code_cache().get_or_compile(key, [&](std::string& err) -> std::shared_ptr<ir::Executable> {
     compiled_here = true;
     Built b;
-    if (!build(f, engine, opt, b, err)) return nullptr;
+    if (!build(f, take, engine, opt, b, err)) return nullptr;
     ir::StageTimer wrap_time("wrap executable");
     return std::make_shared<CachedIr>(b.exe, b.vars_bytes, b.max_step_cost);
   }, error);
@@ -290,6 +312,17 @@ bool compile_ir(const ir::Function& f, Engine engine, const IrCompileOptions& op
   auto* c = static_cast<CachedIr*>(exe.get());
   finish(exe, c->vars_bytes, c->max_step_cost, !compiled_here);
   return true;
+}
+
+}  // namespace
+
+bool compile_ir(const ir::Function& f, Engine engine, const IrCompileOptions& opt, CompiledIr& out,
+                std::string& error) {
+  return compile_ir_impl(f, nullptr, engine, opt, out, error);
+}
+
+bool compile_ir(ir::Function&& f, Engine engine, const IrCompileOptions& opt, CompiledIr& out, std::string& error) {
+  return compile_ir_impl(f, &f, engine, opt, out, error);
 }
 
 }  // namespace gpurc

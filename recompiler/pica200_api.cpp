@@ -159,7 +159,13 @@ std::shared_ptr<const Shader> Shader::compile(const ShaderSetup& setup) {
   topt.draw_only = !topt.geometry && pica::draw_only_enabled();
   auto impl = std::make_shared<Shader::Impl>();
   // pica::translate verifies the IR it makes: compile_ir need not again.
-  if (!pica::prepare_shader(std::move(program), topt, EngineAsHandle(resolved, true), impl->prepared, err))
+  // The translation is made from what `key` hashes (the reachable words, the
+  // descriptors, every option; the process-wide switches draw_only_enabled()
+  // and pass_through_dropping() are fixed for the process), so the key is
+  // also the translation's identity in the IR code cache: compile_ir does
+  // not hash the function a second time.
+  if (!pica::prepare_shader(std::move(program), topt, EngineAsHandle(resolved, true, cacheable ? &key : nullptr),
+                            impl->prepared, err))
     throw Error(err);
   double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
   ir::StageTimer insert_time("shader cache insert");

@@ -239,3 +239,53 @@ TEST_CASE("pica200 api: the cache key ignores program memory the shader cannot r
 }
 
 }  // namespace gpurc_test_pica200_compile_cache
+
+namespace gpurc_test_pica200_compile_cache {
+
+// compile_ir with a caller's identity (IrCompileOptions::identity, which the
+// PICA200 API sets to its shader cache key): the code cache is keyed on the
+// identity and the options, not on the function's bytes; the function given
+// up by value (compile_ir(Function&&)) compiles to the same kind of code.
+TEST_CASE("pica200 api: the IR code cache keyed by the caller's identity") {
+  const std::vector<Engine> tiers = host_jit_tiers();
+  if (tiers.empty()) return;
+  p::clear_cache();
+  p::ShaderSetup setup = p::load_shbin(p::assemble(read_text("examples/pica200/lighting.pica")));
+  pica::TranslateOptions to;
+  to.entry = setup.entry;
+  ir::Function f;
+  std::string err;
+  REQUIRE_MESSAGE(pica::translate(pica::Program{setup.code, setup.descriptors}, to, f, err), err);
+  ir::Function other = f;
+  other.name += "_other";  // another function (its bytes differ)
+  const rt::CacheKey k1{1, 2}, k2{1, 3};
+  IrCompileOptions o1, o2, plain;
+  o1.identity = &k1;
+  o2.identity = &k2;
+  for (Engine e : tiers) {
+    CAPTURE(engine_name(e));
+    CompiledIr a, b, c, d, g;
+    REQUIRE_MESSAGE(compile_ir(f, e, o1, a, err), err);
+    CHECK(!a.cache_hit);
+    // Same identity: the caller vouches the function is the same, so a hit
+    // (even for this other function: only the identity is looked at).
+    REQUIRE_MESSAGE(compile_ir(other, e, o1, b, err), err);
+    CHECK(b.cache_hit);
+    CHECK(b.exe.get() == a.exe.get());
+    // Another identity: compiled again.
+    ir::Function moved = f;
+    REQUIRE_MESSAGE(compile_ir(std::move(moved), e, o2, c, err), err);
+    CHECK(!c.cache_hit);
+    CHECK(c.exe.get() != a.exe.get());
+    CHECK(c.vars_bytes == a.vars_bytes);
+    // No identity: keyed on the bytes, apart from every identity key.
+    REQUIRE_MESSAGE(compile_ir(f, e, plain, d, err), err);
+    CHECK(!d.cache_hit);
+    REQUIRE_MESSAGE(compile_ir(f, e, plain, g, err), err);
+    CHECK(g.cache_hit);
+    CHECK(g.exe.get() == d.exe.get());
+  }
+  p::clear_cache();
+}
+
+}  // namespace gpurc_test_pica200_compile_cache

@@ -67,10 +67,33 @@ constexpr const char* kMixed = R"(
 .end
 )";
 
-bool prepare(const p::ShaderSetup& setup, Engine e, pica::PreparedShader& ps, std::string& err) {
+// An engine that keeps a copy of the function prepare_shader gives it to
+// compile: the IR the code is made from (prepare_shader hands the function
+// over, PreparedShader::function keeps its vars only). It overrides only
+// compile(), so compile_owned's default forwards to it.
+class CapturingEngine final : public isa::EngineHandle {
+ public:
+  explicit CapturingEngine(Engine e) : inner_(e, true) {}
+  std::string name() const override { return inner_.name(); }
+  bool is_reference() const override { return inner_.is_reference(); }
+  bool compile(const ir::Function& f, const std::string& symbol, isa::Compiled& out, std::string& err) const override {
+    compiled = f;
+    return inner_.compile(f, symbol, out, err);
+  }
+  mutable ir::Function compiled;
+
+ private:
+  EngineAsHandle inner_;
+};
+
+bool prepare(const p::ShaderSetup& setup, Engine e, pica::PreparedShader& ps, std::string& err,
+             ir::Function* compiled = nullptr) {
   pica::TranslateOptions to;
   to.entry = setup.entry;
-  return pica::prepare_shader(pica::Program{setup.code, setup.descriptors}, to, EngineAsHandle(e, true), ps, err);
+  CapturingEngine engine(e);
+  const bool ok = pica::prepare_shader(pica::Program{setup.code, setup.descriptors}, to, engine, ps, err);
+  if (compiled) *compiled = engine.compiled;
+  return ok;
 }
 
 bool prepare_reference(const p::ShaderSetup& setup, pica::PreparedShader& ps, std::string& err) {
@@ -123,11 +146,12 @@ TEST_CASE("pica200 pass-through: copies of one input register are taken out of t
     std::string err;
     {
       pica::PreparedShader ps;
-      REQUIRE_MESSAGE(prepare(mixed, e, ps, err), err);
+      ir::Function compiled;
+      REQUIRE_MESSAGE(prepare(mixed, e, ps, err, &compiled), err);
       const std::array<int8_t, 16> want{-1, 1, 0, -1, -1, -1, 2, -1, -1, -1, -1, -1, -1, -1, -1, -1};
       CHECK(ps.dropped == want);
       uint16_t written = 0, read = 0;
-      live_vars(*ps.function, written, read);
+      live_vars(compiled, written, read);
       CHECK(written == 0x39);  // o0, o3, o4, o5
       CHECK(read == 0x3D);     // v0, v2 (the MUL, the IF's copy), v3, v4, v5; not v1
       REQUIRE(ps.draw.valid);
@@ -141,12 +165,13 @@ TEST_CASE("pica200 pass-through: copies of one input register are taken out of t
     }
     {
       pica::PreparedShader ps;
-      REQUIRE_MESSAGE(prepare(simple, e, ps, err), err);
+      ir::Function compiled;
+      REQUIRE_MESSAGE(prepare(simple, e, ps, err, &compiled), err);
       CHECK(ps.dropped[1] == 1);
       CHECK(ps.dropped[0] == -1);
       CHECK(ps.dropped[2] == -1);
       uint16_t written = 0, read = 0;
-      live_vars(*ps.function, written, read);
+      live_vars(compiled, written, read);
       CHECK(written == 0x5);
       CHECK(read == 0x5);
     }

@@ -326,15 +326,31 @@ bool prepare_shader(Program program, const TranslateOptions& options, const isa:
   // Vertex shaders: the pass-through registers are copied by the runners,
   // not by the code (thirteenth session: o1 = v1 and o2 = v2 cost ref_simple
   // 16 of its 83 host instructions per 8 vertices).
-  if (!options.geometry && pass_through_dropping()) out.dropped = drop_pass_through(*fn);
-  out.function = fn;
+  DrawFacts facts;
+  if (!options.geometry) {
+    if (pass_through_dropping()) out.dropped = drop_pass_through(*fn, &facts);
+    else facts = draw_facts(*fn);
+  }
   out.lanes = LaneMap::used(*fn);
-  if (!engine.compile(*fn, "gpurc_pica200", out.compiled, err)) {
+  // The engine takes the translation itself (compile_owned: its passes run
+  // on it, not on a copy); the prepared shader keeps the rest of the
+  // function, its vars, uniform block and flags, which is all the runners
+  // and the draw plan below read (the plan's facts are taken above).
+  {
+    std::vector<ir::Inst> insts = std::move(fn->insts);
+    std::vector<ir::Block> blocks = std::move(fn->blocks);
+    auto layout = std::make_shared<ir::Function>(*fn);
+    fn->insts = std::move(insts);
+    fn->blocks = std::move(blocks);
+    out.function = std::move(layout);
+  }
+  if (!engine.compile_owned(*fn, "gpurc_pica200", out.compiled, err)) {
     err = "pica200: " + err;
     return false;
   }
   ir::StageTimer draw_time("draw plan");
-  if (!options.geometry) out.draw = make_draw_plan(*fn, *out.compiled.exe, out.compiled.vars_bytes, &out.dropped);
+  if (!options.geometry)
+    out.draw = make_draw_plan(*out.function, *out.compiled.exe, out.compiled.vars_bytes, &out.dropped, &facts);
   return true;
 }
 

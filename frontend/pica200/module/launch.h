@@ -27,7 +27,10 @@ struct PreparedShader {
   std::string engine;         // the engine's name ("interp", "jit-avx2", ...): fault texts, Shader::backend_name
   bool reference = true;      // the reference interpreter runs it (no translation)
   // Compiled engines only: the translated function (its var layout is what
-  // pack_lanes/unpack_lanes use) and its compiled code.
+  // pack_lanes/unpack_lanes use) and its compiled code. prepare_shader with
+  // an engine keeps the function without its instructions and blocks (the
+  // engine took those: EngineHandle::compile_owned); the overload given a
+  // compiled translation keeps the whole function.
   std::shared_ptr<const ir::Function> function;
   LaneMap lanes;  // the state fields the code reads / writes (LaneMap::used)
   isa::Compiled compiled;     // compile_us is 0 on a code-cache hit
