@@ -58,12 +58,7 @@ bool ConstPool::find(const uint8_t* addr, uint8_t& kind, uint64_t& bits) const {
   return false;
 }
 
-const uint8_t* ConstPool::get(uint8_t kind, uint64_t bits, unsigned bytes, unsigned elem) {
-  ++gets_;
-  const size_t mask = table_.size() - 1;
-  size_t i = size_t((bits ^ (uint64_t(kind) << 61)) * 0x9E3779B97F4A7C15ull >> 32) & mask;
-  for (; table_[i].addr; i = (i + 1) & mask)
-    if (table_[i].bits == bits && table_[i].kind == kind) return table_[i].addr;
+const uint8_t* ConstPool::insert(size_t i, uint8_t kind, uint64_t bits, unsigned bytes, unsigned elem) {
   uint8_t* p = alloc(bytes);
   for (unsigned off = 0; off < bytes; off += elem) std::memcpy(p + off, &bits, elem);
   table_[i] = Entry{bits, p, kind};
@@ -418,10 +413,6 @@ void Emitter::vandn(int d, int a, int b) {
   else vpandn(V(d), V(a), V(b));
 }
 
-Address Emitter::const_mem(uint32_t bits) { return dword[rip + const32_[bits]]; }
-Address Emitter::const_vec(uint32_t bits) { return ptr[rip + constvec_[bits]]; }
-Address Emitter::const_mem64(uint64_t bits) { return qword[rip + const64_[bits]]; }
-Address Emitter::const_vec64(uint64_t bits) { return ptr[rip + constvec64_[bits]]; }
 Address Emitter::dconst(double v) {
   const uint64_t bits = std::bit_cast<uint64_t>(v);
   return z_ ? ptr_b[rip + const64_[bits]] : ptr[rip + constvec64_[bits]];
