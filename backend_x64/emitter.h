@@ -547,7 +547,7 @@ class Emitter : public FastEncoder {
     // no jump of its own (chained) and jumps back for both.
     bool then_next = false, chained = false;
   };
-  std::vector<Xbyak::Address> cold_mem_;
+  std::vector<MemRef> cold_mem_;  // (frame and var slots: strip_ref)
   std::vector<ColdFix> cold_fixes_;
   uint64_t cold_fix_key(const ColdFix& c) const;  // what the fix's code depends on
   static bool cold_fix_moves_operands(const ColdFix& c);  // (shared stubs) operands into scratch 2, 3

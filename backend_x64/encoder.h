@@ -242,7 +242,10 @@ class FastEncoder : public Xbyak::CodeGenerator {
   void name(const Xbyak::Xmm& x1, const Xbyak::Xmm& x2, const RipMem& m) {                              \
     if (!same_vector_kind(x1, x2) || !fast_vex_rip(F, x1, &x2, m.target, -1)) name(x1, x2, m.address()); \
   }                                                                                                     \
-  void name(const Xbyak::Xmm& x, const RipMem& m) { name(x, x, m); }
+  void name(const Xbyak::Xmm& x, const RipMem& m) { name(x, x, m); }                                    \
+  void name(const Xbyak::Xmm& x1, const Xbyak::Xmm& x2, const MemRef& m) {                              \
+    if (!same_vector_kind(x1, x2) || !fast_vex_mem(F, x1, &x2, m, -1)) name(x1, x2, m.address());       \
+  }
 #define GPURC_X64_SHAPE_kRRMI(name, F)                                                                   \
   void name(const Xbyak::Xmm& x1, const Xbyak::Xmm& x2, const Xbyak::Operand& op, uint8_t imm) {        \
     if (!same_vector_kind(x1, x2) || !fast_vex(F, x1, &x2, op, imm))                                    \
@@ -277,6 +280,9 @@ class FastEncoder : public Xbyak::CodeGenerator {
   }                                                                                                     \
   void name(const Xbyak::Xmm& x1, const RipMem& m) {                                                    \
     if (!same_vector_kind(x1, x1) || !fast_vex_rip(F, x1, &x1, m.target, -1)) name(x1, m.address());    \
+  }                                                                                                     \
+  void name(const Xbyak::Xmm& x1, const Xbyak::Xmm& x2, const MemRef& m) {                              \
+    if (!same_vector_kind(x1, x2) || !fast_vex_mem(F, x1, &x2, m, -1)) name(x1, x2, m.address());       \
   }
 #define GPURC_X64_SHAPE_kKRM(name, F)                                                      \
   void name(const Xbyak::Opmask& k, const Xbyak::Xmm& x, const Xbyak::Operand& op) {      \

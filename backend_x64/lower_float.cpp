@@ -702,7 +702,7 @@ ValueId Emitter::fused_add_of(ValueId v) {
 struct Emitter::FusedOperands {
   ValueId v, u, c, in_mem;
   int ra, rb, rc, du;  // rc -1: the sum's other operand is `cmem` (AVX2)
-  Xbyak::Address mem, cmem;
+  MemRef mem, cmem;  // (strip_ref)
   int pi;  // the product's operand index in the add
   bool sub, zero_mul;
   uint32_t fl_v, fl_u;  // the product's fixes, the sum's test and fixes
@@ -734,8 +734,8 @@ Emitter::FusedOperands Emitter::fused_operands(ValueId v, ValueId u) {
                         !(ai.op == Opcode::FSub && pi == 1) && nan_rule(fl_u) != NanRule::Propagate &&
                         nan_rule(mi.fflags) != NanRule::Propagate;
   const int rc = c_in_mem ? -1 : use(c);
-  return FusedOperands{v, u, c, in_mem, ra, rb, rc, -1, in_mem == kNoValue ? ptr[r12] : strip_mem(in_mem),
-                       c_in_mem ? strip_mem(c) : ptr[r12], pi, ai.op == Opcode::FSub, bool(mi.fflags & ff::ZeroMul),
+  return FusedOperands{v, u, c, in_mem, ra, rb, rc, -1, in_mem == kNoValue ? MemRef{} : strip_ref(in_mem),
+                       c_in_mem ? strip_ref(c) : MemRef{}, pi, ai.op == Opcode::FSub, bool(mi.fflags & ff::ZeroMul),
                        mi.fflags & ~ff::FtzOut,  // read only by the add (DAZ): NaN lanes only
                        fl_u};
 }
@@ -1015,12 +1015,12 @@ bool Emitter::lower_daz_chain(const DazChain& c, ValueId first) {
   struct Product {
     int ra, rb;
     int32_t mem;  // AVX2: an operand only in its slot (the multiply's memory operand), else -1
-    Xbyak::Address addr = Xbyak::util::ptr[Xbyak::util::r12];
+    MemRef addr;  // (strip_ref)
     uint32_t fl;
   };
   auto product = [&](ValueId m) {
     const Inst& mi = f_.insts[m];
-    Product p{-1, -1, -1, ptr[r12], mi.fflags & ~ff::FtzOut};  // read only by an add (DAZ): NaN lanes only
+    Product p{-1, -1, -1, MemRef{}, mi.fflags & ~ff::FtzOut};  // read only by an add (DAZ): NaN lanes only
     ValueId in_mem = kNoValue;
     for (ValueId x : {mi.args[1], mi.args[0]})
       if (!z_ && in_mem == kNoValue && mi.args[0] != mi.args[1] && vals_[x].reg < 0 && vals_[x].in_frame) in_mem = x;
@@ -1028,7 +1028,7 @@ bool Emitter::lower_daz_chain(const DazChain& c, ValueId first) {
     p.rb = mi.args[1] == in_mem ? 3 : use(mi.args[1]);
     if (in_mem != kNoValue) {
       p.mem = 0;
-      p.addr = strip_mem(in_mem);
+      p.addr = strip_ref(in_mem);
     }
     return p;
   };
