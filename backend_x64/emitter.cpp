@@ -1,6 +1,7 @@
 #include "backend_x64/emitter.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdlib>
@@ -678,6 +679,17 @@ void Emitter::emit_prologue() {
   jmp(block_label_[0], T_NEAR);
 }
 
+// Per opcode: op_info(op).cross_lane, made once (op_info is out of line, and
+// emit_function asks for every instruction).
+const std::array<bool, ir::kNumOpcodes>& Emitter::cross_lane_ops() {
+  static const std::array<bool, ir::kNumOpcodes> table = [] {
+    std::array<bool, ir::kNumOpcodes> t{};
+    for (int i = 0; i < ir::kNumOpcodes; ++i) t[size_t(i)] = ir::op_info(Opcode(i)).cross_lane;
+    return t;
+  }();
+  return table;
+}
+
 void Emitter::emit_function() {
   warp_loop_ = true;  // a second entry running many warps per call, unless the code stops at barriers
   for (ir::BlockId b = 0; b < f_.blocks.size(); ++b)
@@ -687,24 +699,27 @@ void Emitter::emit_function() {
   // unlaunched-lanes contract the other lanes are don't-care, and with no
   // cross-lane op but votes (which read only launched lanes) nothing reads
   // them: its slot needs no zeroing per warp (G13's device loads).
-  bool lanes_private = f_.unlaunched_lanes_free;
-  for (const ir::Inst& in : f_.insts)
-    if (in.block != kNoBlock && ir::op_info(in.op).cross_lane && in.op != Opcode::Ballot && in.op != Opcode::Any &&
-        in.op != Opcode::All)
-      lanes_private = false;
-  strip_limit_ = lanes_private && strip_limit_enabled();
-  for (const ir::Inst& in : f_.insts)
-    if (in.block != kNoBlock && (in.op == Opcode::Load || in.op == Opcode::Store || in.op == Opcode::AtomicRmw ||
-                                 in.op == Opcode::AtomicCas))
-      strip_limit_ = false;
-  for (const ir::Inst& in : f_.insts)
-    if ((in.op == Opcode::Load || in.op == Opcode::AtomicRmw || in.op == Opcode::AtomicCas) && in.block != kNoBlock &&
-        in.type != ir::Type::Void) {
-      if (lanes_private && in.op == Opcode::Load && !in.args.empty() &&
-          f_.insts[in.args.back()].op == Opcode::EntryMask)
-        continue;
-      partial_slots_.push_back(ValueId(&in - f_.insts.data()));
-    }
+  // (One walk: whether some op but a vote reads other lanes, whether there
+  // is a memory op, and the loads whose slots only some lanes write.)
+  bool cross_lane = false, memory = false;
+  std::vector<ValueId> loads;
+  for (const ir::Inst& in : f_.insts) {
+    if (in.block == kNoBlock) continue;
+    const bool access = in.op == Opcode::Load || in.op == Opcode::Store || in.op == Opcode::AtomicRmw ||
+                        in.op == Opcode::AtomicCas;
+    memory |= access;
+    if (access && in.op != Opcode::Store && in.type != ir::Type::Void) loads.push_back(ValueId(&in - f_.insts.data()));
+    cross_lane |= cross_lane_ops()[size_t(in.op)] && in.op != Opcode::Ballot && in.op != Opcode::Any &&
+                  in.op != Opcode::All;
+  }
+  const bool lanes_private = f_.unlaunched_lanes_free && !cross_lane;
+  strip_limit_ = lanes_private && strip_limit_enabled() && !memory;
+  for (ValueId v : loads) {
+    const ir::Inst& in = f_.insts[v];
+    if (lanes_private && in.op == Opcode::Load && !in.args.empty() && f_.insts[in.args.back()].op == Opcode::EntryMask)
+      continue;
+    partial_slots_.push_back(v);
+  }
   emit_prologue();
   for (BlockId b = 0; b < f_.blocks.size(); ++b) emit_block(b);
 

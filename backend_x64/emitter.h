@@ -4,6 +4,7 @@
 #pragma once
 #include <xbyak/xbyak.h>
 
+#include <array>
 #include <cstring>
 #include <functional>
 #include <list>
@@ -150,6 +151,7 @@ class Emitter : public FastEncoder {
   void emit_entry_frame();
   void emit_exit_frame();
   void emit_prologue();
+  static const std::array<bool, ir::kNumOpcodes>& cross_lane_ops();
   void emit_block(ir::BlockId b);
   void emit_strip_segment(const Segment& s);
   void emit_warp_op(ir::ValueId v);
