@@ -264,6 +264,7 @@ int Emitter::alloc_reg() {
     uint64_t key = s.v == kNoValue ? uint64_t(r) : ((uint64_t(s.stamp) + 1) << 8) | uint64_t(r);
     key = (s.locked | s.pinned) ? ~uint64_t(0) : key;
     best = key < best ? key : best;
+    if (key < 256) break;  // a free register: the lowest one is the minimum (every later key is larger)
   }
   if (best == ~uint64_t(0)) throw CompileError("x64 jit: out of vector registers (too many operands locked)");
   const int victim = int(best & 0xff);
