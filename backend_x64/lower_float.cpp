@@ -829,11 +829,12 @@ bool Emitter::lower_fused_pair(ValueId v, ValueId u, ValueId v2, ValueId u2) {
   // (no spill for the pairing's sake; the single form needs fewer).
   {
     int needed = 2;
-    std::vector<ValueId> seen;
+    ValueId seen[8];  // (at most the eight operands)
+    size_t n_seen = 0;
     for (ValueId x : {f_.insts[v].args[0], f_.insts[v].args[1], f_.insts[u].args[0], f_.insts[u].args[1],
                       f_.insts[v2].args[0], f_.insts[v2].args[1], f_.insts[u2].args[0], f_.insts[u2].args[1]}) {
-      if (x == v || x == v2 || std::find(seen.begin(), seen.end(), x) != seen.end()) continue;
-      seen.push_back(x);
+      if (x == v || x == v2 || std::find(seen, seen + n_seen, x) != seen + n_seen) continue;
+      seen[n_seen++] = x;
       needed += vals_[x].reg < 0;
     }
     int free_regs = 0;
@@ -993,7 +994,11 @@ void Emitter::find_daz_chains() {
 
 bool Emitter::lower_daz_chain(const DazChain& c, ValueId first) {
   // Registers: every value read, locked together, and the last sum's.
-  std::vector<ValueId> reads;
+  // (The three lists are per-thread scratch, kept between calls: a heavy
+  // shader has dozens of chains, and each list was an allocation per chain.
+  // The function does not call itself.)
+  thread_local std::vector<ValueId> reads;
+  reads.clear();
   for (ValueId x : c.ops)
     for (ValueId a : f_.insts[x].args)
       if (std::find(c.ops.begin(), c.ops.end(), a) == c.ops.end() &&
@@ -1040,7 +1045,8 @@ bool Emitter::lower_daz_chain(const DazChain& c, ValueId first) {
     bool product_first, sub;
     uint32_t fl;      // the sum's test-and-fix flags
   };
-  std::vector<Step> steps;
+  thread_local std::vector<Step> steps;
+  steps.clear();
   for (size_t k = 0; k < c.adds.size(); ++k) {
     const Inst& ai = f_.insts[c.adds[k]];
     Step st{};
@@ -1086,7 +1092,8 @@ bool Emitter::lower_daz_chain(const DazChain& c, ValueId first) {
   }
   const size_t jump_at = float_test(steps.back().fl, d);
   const size_t back = getSize();
-  std::vector<ColdFix> fixes;
+  thread_local std::vector<ColdFix> fixes;
+  fixes.clear();
   auto record = [&](const Product& p) {
     ColdFix f{};
     f.d = int8_t(d);
