@@ -1,6 +1,7 @@
 #include "backend_x64/emitter.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdlib>
@@ -58,12 +59,7 @@ bool ConstPool::find(const uint8_t* addr, uint8_t& kind, uint64_t& bits) const {
   return false;
 }
 
-const uint8_t* ConstPool::get(uint8_t kind, uint64_t bits, unsigned bytes, unsigned elem) {
-  ++gets_;
-  const size_t mask = table_.size() - 1;
-  size_t i = size_t((bits ^ (uint64_t(kind) << 61)) * 0x9E3779B97F4A7C15ull >> 32) & mask;
-  for (; table_[i].addr; i = (i + 1) & mask)
-    if (table_[i].bits == bits && table_[i].kind == kind) return table_[i].addr;
+const uint8_t* ConstPool::insert(size_t i, uint8_t kind, uint64_t bits, unsigned bytes, unsigned elem) {
   uint8_t* p = alloc(bytes);
   for (unsigned off = 0; off < bytes; off += elem) std::memcpy(p + off, &bits, elem);
   table_[i] = Entry{bits, p, kind};
@@ -268,6 +264,7 @@ int Emitter::alloc_reg() {
     uint64_t key = s.v == kNoValue ? uint64_t(r) : ((uint64_t(s.stamp) + 1) << 8) | uint64_t(r);
     key = (s.locked | s.pinned) ? ~uint64_t(0) : key;
     best = key < best ? key : best;
+    if (key < 256) break;  // a free register: the lowest one is the minimum (every later key is larger)
   }
   if (best == ~uint64_t(0)) throw CompileError("x64 jit: out of vector registers (too many operands locked)");
   const int victim = int(best & 0xff);
@@ -418,10 +415,6 @@ void Emitter::vandn(int d, int a, int b) {
   else vpandn(V(d), V(a), V(b));
 }
 
-Address Emitter::const_mem(uint32_t bits) { return dword[rip + const32_[bits]]; }
-Address Emitter::const_vec(uint32_t bits) { return ptr[rip + constvec_[bits]]; }
-Address Emitter::const_mem64(uint64_t bits) { return qword[rip + const64_[bits]]; }
-Address Emitter::const_vec64(uint64_t bits) { return ptr[rip + constvec64_[bits]]; }
 Address Emitter::dconst(double v) {
   const uint64_t bits = std::bit_cast<uint64_t>(v);
   return z_ ? ptr_b[rip + const64_[bits]] : ptr[rip + constvec64_[bits]];
@@ -687,6 +680,17 @@ void Emitter::emit_prologue() {
   jmp(block_label_[0], T_NEAR);
 }
 
+// Per opcode: op_info(op).cross_lane, made once (op_info is out of line, and
+// emit_function asks for every instruction).
+const std::array<bool, ir::kNumOpcodes>& Emitter::cross_lane_ops() {
+  static const std::array<bool, ir::kNumOpcodes> table = [] {
+    std::array<bool, ir::kNumOpcodes> t{};
+    for (int i = 0; i < ir::kNumOpcodes; ++i) t[size_t(i)] = ir::op_info(Opcode(i)).cross_lane;
+    return t;
+  }();
+  return table;
+}
+
 void Emitter::emit_function() {
   warp_loop_ = true;  // a second entry running many warps per call, unless the code stops at barriers
   for (ir::BlockId b = 0; b < f_.blocks.size(); ++b)
@@ -696,24 +700,27 @@ void Emitter::emit_function() {
   // unlaunched-lanes contract the other lanes are don't-care, and with no
   // cross-lane op but votes (which read only launched lanes) nothing reads
   // them: its slot needs no zeroing per warp (G13's device loads).
-  bool lanes_private = f_.unlaunched_lanes_free;
-  for (const ir::Inst& in : f_.insts)
-    if (in.block != kNoBlock && ir::op_info(in.op).cross_lane && in.op != Opcode::Ballot && in.op != Opcode::Any &&
-        in.op != Opcode::All)
-      lanes_private = false;
-  strip_limit_ = lanes_private && strip_limit_enabled();
-  for (const ir::Inst& in : f_.insts)
-    if (in.block != kNoBlock && (in.op == Opcode::Load || in.op == Opcode::Store || in.op == Opcode::AtomicRmw ||
-                                 in.op == Opcode::AtomicCas))
-      strip_limit_ = false;
-  for (const ir::Inst& in : f_.insts)
-    if ((in.op == Opcode::Load || in.op == Opcode::AtomicRmw || in.op == Opcode::AtomicCas) && in.block != kNoBlock &&
-        in.type != ir::Type::Void) {
-      if (lanes_private && in.op == Opcode::Load && !in.args.empty() &&
-          f_.insts[in.args.back()].op == Opcode::EntryMask)
-        continue;
-      partial_slots_.push_back(ValueId(&in - f_.insts.data()));
-    }
+  // (One walk: whether some op but a vote reads other lanes, whether there
+  // is a memory op, and the loads whose slots only some lanes write.)
+  bool cross_lane = false, memory = false;
+  std::vector<ValueId> loads;
+  for (const ir::Inst& in : f_.insts) {
+    if (in.block == kNoBlock) continue;
+    const bool access = in.op == Opcode::Load || in.op == Opcode::Store || in.op == Opcode::AtomicRmw ||
+                        in.op == Opcode::AtomicCas;
+    memory |= access;
+    if (access && in.op != Opcode::Store && in.type != ir::Type::Void) loads.push_back(ValueId(&in - f_.insts.data()));
+    cross_lane |= cross_lane_ops()[size_t(in.op)] && in.op != Opcode::Ballot && in.op != Opcode::Any &&
+                  in.op != Opcode::All;
+  }
+  const bool lanes_private = f_.unlaunched_lanes_free && !cross_lane;
+  strip_limit_ = lanes_private && strip_limit_enabled() && !memory;
+  for (ValueId v : loads) {
+    const ir::Inst& in = f_.insts[v];
+    if (lanes_private && in.op == Opcode::Load && !in.args.empty() && f_.insts[in.args.back()].op == Opcode::EntryMask)
+      continue;
+    partial_slots_.push_back(v);
+  }
   emit_prologue();
   for (BlockId b = 0; b < f_.blocks.size(); ++b) emit_block(b);
 

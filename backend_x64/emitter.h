@@ -4,6 +4,7 @@
 #pragma once
 #include <xbyak/xbyak.h>
 
+#include <array>
 #include <cstring>
 #include <functional>
 #include <list>
@@ -49,7 +50,14 @@ class ConstPool {
   // The constant of `bytes` bytes holding `elem`-byte copies of `bits`
   // (`kind` keeps a scalar and a vector of the same bits apart), aligned to
   // min(bytes, 64).
-  const uint8_t* get(uint8_t kind, uint64_t bits, unsigned bytes, unsigned elem);
+  const uint8_t* get(uint8_t kind, uint64_t bits, unsigned bytes, unsigned elem) {
+    ++gets_;
+    const size_t mask = table_.size() - 1;
+    size_t i = size_t((bits ^ (uint64_t(kind) << 61)) * 0x9E3779B97F4A7C15ull >> 32) & mask;
+    for (; table_[i].addr; i = (i + 1) & mask)
+      if (table_[i].bits == bits && table_[i].kind == kind) return table_[i].addr;
+    return insert(i, kind, bits, bytes, elem);  // (a miss: out of line)
+  }
   uint8_t* alloc(unsigned bytes);  // fresh bytes, aligned as get()
   const uint8_t* lowest() const { return top_; }
   // The kind and bits of the constant at `addr` (a get() result); false
@@ -64,6 +72,7 @@ class ConstPool {
     uint8_t kind;
   };
   void grow();
+  const uint8_t* insert(size_t i, uint8_t kind, uint64_t bits, unsigned bytes, unsigned elem);  // at free slot i
   uint8_t *low_ = nullptr, *top_ = nullptr;
   std::vector<Entry> table_;  // open addressing, a power of two long
   size_t used_ = 0, gets_ = 0;
@@ -142,6 +151,7 @@ class Emitter : public FastEncoder {
   void emit_entry_frame();
   void emit_exit_frame();
   void emit_prologue();
+  static const std::array<bool, ir::kNumOpcodes>& cross_lane_ops();
   void emit_block(ir::BlockId b);
   void emit_strip_segment(const Segment& s);
   void emit_warp_op(ir::ValueId v);
@@ -539,7 +549,7 @@ class Emitter : public FastEncoder {
     // no jump of its own (chained) and jumps back for both.
     bool then_next = false, chained = false;
   };
-  std::vector<Xbyak::Address> cold_mem_;
+  std::vector<MemRef> cold_mem_;  // (frame and var slots: strip_ref)
   std::vector<ColdFix> cold_fixes_;
   uint64_t cold_fix_key(const ColdFix& c) const;  // what the fix's code depends on
   static bool cold_fix_moves_operands(const ColdFix& c);  // (shared stubs) operands into scratch 2, 3
@@ -626,10 +636,12 @@ class Emitter : public FastEncoder {
   void mxcsr_begin(ir::Round m);               // both tiers: MXCSR save, set rounding
   void mxcsr_end(ir::Round m);                 // restore the saved MXCSR
   Xbyak::Xmm rop(int r, ir::Round m) const;     // Avx512: register operand with embedded rounding
-  Xbyak::Address const_mem(uint32_t bits);   // a 4-byte constant in the pool
-  Xbyak::Address const_vec(uint32_t bits);   // a vector-width constant in the pool
-  Xbyak::Address const_mem64(uint64_t bits);  // an 8-byte constant in the pool (Avx512 {1toN} operands)
-  Xbyak::Address const_vec64(uint64_t bits);  // a vector-width constant of 8-byte lanes
+  // Rip-relative operands (RipMem: the fast members encode them directly,
+  // the others take them as `dword / ptr / qword [rip + constant]`).
+  RipMem const_mem(uint32_t bits) { return RipMem{const32_[bits], 4}; }  // a 4-byte constant in the pool
+  RipMem const_vec(uint32_t bits) { return RipMem{constvec_[bits], 0}; }  // a vector-width constant in the pool
+  RipMem const_mem64(uint64_t bits) { return RipMem{const64_[bits], 8}; }  // an 8-byte constant (Avx512 {1toN} operands)
+  RipMem const_vec64(uint64_t bits) { return RipMem{constvec64_[bits], 0}; }  // a vector-width constant of 8-byte lanes
   Xbyak::Address dconst(double v);            // a double operand of a packed-double op on either tier
   // Transc::Pica rcp / rsqrt / exp2 / log2 (lower_float.cpp): the model of
   // ir/transc_pica.h in vector code; x holds the operand, d the result.

@@ -412,6 +412,34 @@ bool FastEncoder::fast_vex_mem(const VexForm& f, const Xbyak::Xmm& reg, const Xb
   return true;
 }
 
+Address RipMem::address() const {
+  using namespace Xbyak::util;
+  return bytes == 4 ? dword[rip + target] : bytes == 8 ? qword[rip + target] : ptr[rip + target];
+}
+
+bool FastEncoder::fast_vex_rip(const VexForm& f, const Xbyak::Xmm& reg, const Xbyak::Xmm* vvvv, const void* target,
+                               int imm) {
+  // Longest form: EVEX (4) + opcode + ModRM + disp32 + imm8 = 11 bytes.
+  if (maxSize_ - size_ < 16 || !kFastEnabled || !kRawLayout) return false;
+  const uint64_t wr = raw(reg), wv = vvvv ? raw(*vvvv) : 0;
+  // fast_vex_mem's register rule and prefix choice (fast_mem and
+  // fast_mem_general choose the same for an address without a broadcast or
+  // an opmask); a rip-relative operand has no base, index or disp8*N.
+  if ((wr | wv) & ((uint64_t(1) << 30) | (uint64_t(0x3F) << 32))) return false;
+  const bool evex = f.enc >= VexForm::kEvexOnly || ((wr | wv) & kRawEvex);
+  if (evex && f.enc == VexForm::kVexOnly) return false;
+  const int r = int(wr & kRawIdx), vi = int(wv & kRawIdx);
+  uint8_t* p = top_ + size_;
+  if (!evex) p = put_prefix(p, f, false, r, vi, false, false, (wr & kRawYmm) ? 1 : 0, 0, false, false);
+  else p = put_prefix(p, f, true, r, vi, false, false, evex_ll(std::max(raw_bits(wr), raw_bits(wv))), 0, false, false);
+  p = put_rip(p, r, uint64_t(reinterpret_cast<uintptr_t>(target)), true, imm >= 0 ? 1 : 0);
+  if (!p) return false;  // out of reach: xbyak's error (nothing was committed: size_ is unchanged)
+  if (imm >= 0) *p++ = uint8_t(imm);
+  size_ = size_t(p - top_);
+  ++fast_encoded_;
+  return true;
+}
+
 bool FastEncoder::fast_mov(const Operand& op1, const Operand& op2) {
   // Longest form: REX + opcode + ModRM + SIB + disp32 = 8 bytes.
   if (maxSize_ - size_ < 16 || !kFastEnabled || !kRawLayout) return false;

@@ -181,6 +181,18 @@ struct MemRef {
   Xbyak::Address address() const;  // the same operand as an xbyak address (for every other member)
 };
 
+// A rip-relative operand reaching an absolute target (the constant pool's
+// constants, Emitter::const_vec and friends), as its parts: `bytes` is the
+// operand size xbyak's address carries (0: ptr, 4: dword, 8: qword). The
+// shadowing members below take it without an Xbyak::Address built and then
+// taken apart again (fast_vex_rip); any other member takes it as address().
+struct RipMem {
+  const void* target;
+  uint8_t bytes;
+  Xbyak::Address address() const;
+  operator Xbyak::Address() const { return address(); }
+};
+
 class FastEncoder : public Xbyak::CodeGenerator {
  public:
   using Xbyak::CodeGenerator::CodeGenerator;
@@ -193,6 +205,11 @@ class FastEncoder : public Xbyak::CodeGenerator {
   // m.address() (another operand shape, the buffer nearly full, the fast
   // path switched off).
   bool fast_vex_mem(const VexForm& f, const Xbyak::Xmm& reg, const Xbyak::Xmm* vvvv, const MemRef& m, int imm = -1);
+  // The same for a rip-relative operand reaching `target` (RipMem): byte for
+  // byte what fast_vex writes for (reg, vvvv, ptr[rip + target], imm), the
+  // operand logged as fast_mem logs it (set_rip_log). Registers without an
+  // opmask, zeroing or rounding; false: nothing written.
+  bool fast_vex_rip(const VexForm& f, const Xbyak::Xmm& reg, const Xbyak::Xmm* vvvv, const void* target, int imm = -1);
 
   // Instructions encoded by fast_vex and fast_mov (the rest went to xbyak):
   // the test checks that the forms it expects to be taken over are.
@@ -221,19 +238,35 @@ class FastEncoder : public Xbyak::CodeGenerator {
   void name(const Xbyak::Xmm& x1, const Xbyak::Xmm& x2, const Xbyak::Operand& op) {                     \
     if (!same_vector_kind(x1, x2) || !fast_vex(F, x1, &x2, op, -1)) Xbyak::CodeGenerator::name(x1, x2, op); \
   }                                                                                                      \
-  void name(const Xbyak::Xmm& x, const Xbyak::Operand& op) { name(x, x, op); }
+  void name(const Xbyak::Xmm& x, const Xbyak::Operand& op) { name(x, x, op); }                          \
+  void name(const Xbyak::Xmm& x1, const Xbyak::Xmm& x2, const RipMem& m) {                              \
+    if (!same_vector_kind(x1, x2) || !fast_vex_rip(F, x1, &x2, m.target, -1)) name(x1, x2, m.address()); \
+  }                                                                                                     \
+  void name(const Xbyak::Xmm& x, const RipMem& m) { name(x, x, m); }                                    \
+  void name(const Xbyak::Xmm& x1, const Xbyak::Xmm& x2, const MemRef& m) {                              \
+    if (!same_vector_kind(x1, x2) || !fast_vex_mem(F, x1, &x2, m, -1)) name(x1, x2, m.address());       \
+  }
 #define GPURC_X64_SHAPE_kRRMI(name, F)                                                                   \
   void name(const Xbyak::Xmm& x1, const Xbyak::Xmm& x2, const Xbyak::Operand& op, uint8_t imm) {        \
     if (!same_vector_kind(x1, x2) || !fast_vex(F, x1, &x2, op, imm))                                    \
       Xbyak::CodeGenerator::name(x1, x2, op, imm);                                                       \
   }                                                                                                      \
-  void name(const Xbyak::Xmm& x, const Xbyak::Operand& op, uint8_t imm) { name(x, x, op, imm); }
+  void name(const Xbyak::Xmm& x, const Xbyak::Operand& op, uint8_t imm) { name(x, x, op, imm); }        \
+  void name(const Xbyak::Xmm& x1, const Xbyak::Xmm& x2, const RipMem& m, uint8_t imm) {                 \
+    if (!same_vector_kind(x1, x2) || !fast_vex_rip(F, x1, &x2, m.target, imm)) name(x1, x2, m.address(), imm); \
+  }                                                                                                     \
+  void name(const Xbyak::Xmm& x, const RipMem& m, uint8_t imm) { name(x, x, m, imm); }
 #define GPURC_X64_SHAPE_kBlendV(name, F)                                                                    \
   void name(const Xbyak::Xmm& x1, const Xbyak::Xmm& x2, const Xbyak::Operand& op, const Xbyak::Xmm& x4) { \
     if (!same_vector_kind(x1, x2) || !fast_vex(F, x1, &x2, op, x4.getIdx() << 4))                          \
       Xbyak::CodeGenerator::name(x1, x2, op, x4);                                                           \
   }                                                                                                         \
-  void name(const Xbyak::Xmm& x1, const Xbyak::Operand& op, const Xbyak::Xmm& x4) { name(x1, x1, op, x4); }
+  void name(const Xbyak::Xmm& x1, const Xbyak::Operand& op, const Xbyak::Xmm& x4) { name(x1, x1, op, x4); } \
+  void name(const Xbyak::Xmm& x1, const Xbyak::Xmm& x2, const RipMem& m, const Xbyak::Xmm& x4) {        \
+    if (!same_vector_kind(x1, x2) || !fast_vex_rip(F, x1, &x2, m.target, x4.getIdx() << 4))             \
+      name(x1, x2, m.address(), x4);                                                                    \
+  }                                                                                                     \
+  void name(const Xbyak::Xmm& x1, const RipMem& m, const Xbyak::Xmm& x4) { name(x1, x1, m, x4); }
   // (x1, op1, op2 = none): two operands mean (x1, x1, op1), as in xbyak.
 #define GPURC_X64_SHAPE_kROO(name, F)                                                                         \
   void name(const Xbyak::Xmm& x1, const Xbyak::Operand& op1, const Xbyak::Operand& op2 = Xbyak::Operand()) { \
@@ -241,6 +274,15 @@ class FastEncoder : public Xbyak::CodeGenerator {
     const Xbyak::Operand& x2 = two ? x1 : op1;                                                                \
     if (!same_vector_kind(x1, x2) || !fast_vex(F, x1, &x2, two ? op1 : op2, -1))                             \
       Xbyak::CodeGenerator::name(x1, op1, op2);                                                               \
+  }                                                                                                     \
+  void name(const Xbyak::Xmm& x1, const Xbyak::Xmm& x2, const RipMem& m) {                              \
+    if (!same_vector_kind(x1, x2) || !fast_vex_rip(F, x1, &x2, m.target, -1)) name(x1, x2, m.address()); \
+  }                                                                                                     \
+  void name(const Xbyak::Xmm& x1, const RipMem& m) {                                                    \
+    if (!same_vector_kind(x1, x1) || !fast_vex_rip(F, x1, &x1, m.target, -1)) name(x1, m.address());    \
+  }                                                                                                     \
+  void name(const Xbyak::Xmm& x1, const Xbyak::Xmm& x2, const MemRef& m) {                              \
+    if (!same_vector_kind(x1, x2) || !fast_vex_mem(F, x1, &x2, m, -1)) name(x1, x2, m.address());       \
   }
 #define GPURC_X64_SHAPE_kKRM(name, F)                                                      \
   void name(const Xbyak::Opmask& k, const Xbyak::Xmm& x, const Xbyak::Operand& op) {      \
@@ -256,11 +298,17 @@ class FastEncoder : public Xbyak::CodeGenerator {
 #define GPURC_X64_SHAPE_kRM(name, F)                                                    \
   void name(const Xbyak::Xmm& x, const Xbyak::Operand& op) {                           \
     if (!is_vector(x) || !fast_vex(F, x, nullptr, op, -1)) Xbyak::CodeGenerator::name(x, op); \
+  }                                                                                                     \
+  void name(const Xbyak::Xmm& x, const RipMem& m) {                                                     \
+    if (!is_vector(x) || !fast_vex_rip(F, x, nullptr, m.target, -1)) name(x, m.address());              \
   }
 #define GPURC_X64_SHAPE_kRMB(name, F)                                                   \
   void name(const Xbyak::Xmm& x, const Xbyak::Operand& op) {                           \
     if (!is_vector(x) || !(op.isXMM() || op.isMEM()) || !fast_vex(F, x, nullptr, op, -1)) \
       Xbyak::CodeGenerator::name(x, op);                                               \
+  }                                                                                                     \
+  void name(const Xbyak::Xmm& x, const RipMem& m) {                                                     \
+    if (!is_vector(x) || !fast_vex_rip(F, x, nullptr, m.target, -1)) name(x, m.address());              \
   }
 #define GPURC_X64_SHAPE_kRG32(name, F)                                                       \
   void name(const Xbyak::Xmm& x, const Xbyak::Reg32& r) {                                   \
@@ -269,6 +317,9 @@ class FastEncoder : public Xbyak::CodeGenerator {
 #define GPURC_X64_SHAPE_kRMI(name, F)                                                             \
   void name(const Xbyak::Xmm& x, const Xbyak::Operand& op, uint8_t imm) {                        \
     if (!is_vector(x) || !fast_vex(F, x, nullptr, op, imm)) Xbyak::CodeGenerator::name(x, op, imm); \
+  }                                                                                                     \
+  void name(const Xbyak::Xmm& x, const RipMem& m, uint8_t imm) {                                        \
+    if (!is_vector(x) || !fast_vex_rip(F, x, nullptr, m.target, imm)) name(x, m.address(), imm);        \
   }
 #define GPURC_X64_SHAPE_kMR(name, F)                                                           \
   void name(const Xbyak::Address& a, const Xbyak::Xmm& x) {                                   \

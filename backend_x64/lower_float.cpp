@@ -702,7 +702,7 @@ ValueId Emitter::fused_add_of(ValueId v) {
 struct Emitter::FusedOperands {
   ValueId v, u, c, in_mem;
   int ra, rb, rc, du;  // rc -1: the sum's other operand is `cmem` (AVX2)
-  Xbyak::Address mem, cmem;
+  MemRef mem, cmem;  // (strip_ref)
   int pi;  // the product's operand index in the add
   bool sub, zero_mul;
   uint32_t fl_v, fl_u;  // the product's fixes, the sum's test and fixes
@@ -734,8 +734,8 @@ Emitter::FusedOperands Emitter::fused_operands(ValueId v, ValueId u) {
                         !(ai.op == Opcode::FSub && pi == 1) && nan_rule(fl_u) != NanRule::Propagate &&
                         nan_rule(mi.fflags) != NanRule::Propagate;
   const int rc = c_in_mem ? -1 : use(c);
-  return FusedOperands{v, u, c, in_mem, ra, rb, rc, -1, in_mem == kNoValue ? ptr[r12] : strip_mem(in_mem),
-                       c_in_mem ? strip_mem(c) : ptr[r12], pi, ai.op == Opcode::FSub, bool(mi.fflags & ff::ZeroMul),
+  return FusedOperands{v, u, c, in_mem, ra, rb, rc, -1, in_mem == kNoValue ? MemRef{} : strip_ref(in_mem),
+                       c_in_mem ? strip_ref(c) : MemRef{}, pi, ai.op == Opcode::FSub, bool(mi.fflags & ff::ZeroMul),
                        mi.fflags & ~ff::FtzOut,  // read only by the add (DAZ): NaN lanes only
                        fl_u};
 }
@@ -829,11 +829,12 @@ bool Emitter::lower_fused_pair(ValueId v, ValueId u, ValueId v2, ValueId u2) {
   // (no spill for the pairing's sake; the single form needs fewer).
   {
     int needed = 2;
-    std::vector<ValueId> seen;
+    ValueId seen[8];  // (at most the eight operands)
+    size_t n_seen = 0;
     for (ValueId x : {f_.insts[v].args[0], f_.insts[v].args[1], f_.insts[u].args[0], f_.insts[u].args[1],
                       f_.insts[v2].args[0], f_.insts[v2].args[1], f_.insts[u2].args[0], f_.insts[u2].args[1]}) {
-      if (x == v || x == v2 || std::find(seen.begin(), seen.end(), x) != seen.end()) continue;
-      seen.push_back(x);
+      if (x == v || x == v2 || std::find(seen, seen + n_seen, x) != seen + n_seen) continue;
+      seen[n_seen++] = x;
       needed += vals_[x].reg < 0;
     }
     int free_regs = 0;
@@ -993,7 +994,11 @@ void Emitter::find_daz_chains() {
 
 bool Emitter::lower_daz_chain(const DazChain& c, ValueId first) {
   // Registers: every value read, locked together, and the last sum's.
-  std::vector<ValueId> reads;
+  // (The three lists are per-thread scratch, kept between calls: a heavy
+  // shader has dozens of chains, and each list was an allocation per chain.
+  // The function does not call itself.)
+  thread_local std::vector<ValueId> reads;
+  reads.clear();
   for (ValueId x : c.ops)
     for (ValueId a : f_.insts[x].args)
       if (std::find(c.ops.begin(), c.ops.end(), a) == c.ops.end() &&
@@ -1015,12 +1020,12 @@ bool Emitter::lower_daz_chain(const DazChain& c, ValueId first) {
   struct Product {
     int ra, rb;
     int32_t mem;  // AVX2: an operand only in its slot (the multiply's memory operand), else -1
-    Xbyak::Address addr = Xbyak::util::ptr[Xbyak::util::r12];
+    MemRef addr;  // (strip_ref)
     uint32_t fl;
   };
   auto product = [&](ValueId m) {
     const Inst& mi = f_.insts[m];
-    Product p{-1, -1, -1, ptr[r12], mi.fflags & ~ff::FtzOut};  // read only by an add (DAZ): NaN lanes only
+    Product p{-1, -1, -1, MemRef{}, mi.fflags & ~ff::FtzOut};  // read only by an add (DAZ): NaN lanes only
     ValueId in_mem = kNoValue;
     for (ValueId x : {mi.args[1], mi.args[0]})
       if (!z_ && in_mem == kNoValue && mi.args[0] != mi.args[1] && vals_[x].reg < 0 && vals_[x].in_frame) in_mem = x;
@@ -1028,7 +1033,7 @@ bool Emitter::lower_daz_chain(const DazChain& c, ValueId first) {
     p.rb = mi.args[1] == in_mem ? 3 : use(mi.args[1]);
     if (in_mem != kNoValue) {
       p.mem = 0;
-      p.addr = strip_mem(in_mem);
+      p.addr = strip_ref(in_mem);
     }
     return p;
   };
@@ -1040,7 +1045,8 @@ bool Emitter::lower_daz_chain(const DazChain& c, ValueId first) {
     bool product_first, sub;
     uint32_t fl;      // the sum's test-and-fix flags
   };
-  std::vector<Step> steps;
+  thread_local std::vector<Step> steps;
+  steps.clear();
   for (size_t k = 0; k < c.adds.size(); ++k) {
     const Inst& ai = f_.insts[c.adds[k]];
     Step st{};
@@ -1086,7 +1092,8 @@ bool Emitter::lower_daz_chain(const DazChain& c, ValueId first) {
   }
   const size_t jump_at = float_test(steps.back().fl, d);
   const size_t back = getSize();
-  std::vector<ColdFix> fixes;
+  thread_local std::vector<ColdFix> fixes;
+  fixes.clear();
   auto record = [&](const Product& p) {
     ColdFix f{};
     f.d = int8_t(d);

@@ -301,17 +301,27 @@ void Emitter::lane_equal_values() {
     }
   };
   for (ValueId v = 0; v < n; ++v) lane_equal_[v] = candidate(f_.insts[v]);
-  for (bool changed = true; changed;) {
-    changed = false;
+  // Rounds in id order until nothing is cleared. A round in which no value
+  // it keeps reads a later id (a phi's back edge, an operand placed after
+  // its reader) is final: each kept value's operands were decided before it
+  // in that round and stayed set, so nothing further can be cleared (a
+  // function without such reads takes one round, not two).
+  for (bool again = true; again;) {
+    bool cleared = false, forward = false;
     for (ValueId v = 0; v < n; ++v) {
       if (!lane_equal_[v]) continue;
-      for (ValueId a : f_.insts[v].args)
+      bool later = false;
+      for (ValueId a : f_.insts[v].args) {
         if (a >= n || !lane_equal_[a]) {
           lane_equal_[v] = 0;
-          changed = true;
+          cleared = true;
           break;
         }
+        later |= a > v;
+      }
+      forward |= later && lane_equal_[v];
     }
+    again = cleared && forward;
   }
 }
 

@@ -519,4 +519,69 @@ TEST_CASE("x64 fast encoder: an address given as parts (MemRef) encodes as the A
   each("vpbroadcastd", FastEncoder::vpbroadcastd_kRMB, false, [](auto& g, const Xmm& x, const Xmm&, const Address& a) { g.vpbroadcastd(x, a); });
 }
 
+TEST_CASE("x64 fast encoder: a rip-relative constant (RipMem) encodes as the Address does") {
+  // The shadowing members' RipMem overloads (fast_vex_rip, the emitter's
+  // pool constants) against xbyak's member on `ptr / dword / qword [rip +
+  // target]`: every shape with such an overload, every vector width,
+  // registers 0-31 (VEX and EVEX), targets on both sides of the code,
+  // the two-operand forms. What xbyak rejects must be rejected.
+  using gpurc::x64::RipMem;
+  auto c = std::make_unique<Checker>();
+  // address() is the address the emitter built before (bytes: 0 ptr, 4 dword, 8 qword).
+  {
+    const uint8_t* t = c->fast_buf + 100;
+    CHECK(RipMem{t, 0}.address() == c->ref.ptr[rip + t]);
+    CHECK(RipMem{t, 4}.address() == c->ref.dword[rip + t]);
+    CHECK(RipMem{t, 8}.address() == c->ref.qword[rip + t]);
+  }
+  // emit(g, x, v, m): the member with m a RipMem on FastEncoder, its address() on xbyak.
+  auto each = [&](const char* label, uint8_t bytes, auto emit) {
+    c->label = label;
+    c->taken = 0;
+    for (auto k : kKinds)
+      for (int i : {0, 5, 9, 15, 16, 22, 31})
+        for (int64_t d : {0, 100, -3000, 5000}) {
+          const Xmm x = vec(k, i), v = vec(k, i < 16 ? (i + 7) % 16 : 31 - i);
+          c->run([&](auto& g) {
+            const RipMem m{g.getCode() + 2048 + d, bytes};
+            if constexpr (std::is_same_v<std::decay_t<decltype(g)>, FastEncoder>) emit(g, x, v, m);
+            else emit(g, x, v, m.address());
+          });
+        }
+    INFO(c->label);
+    CHECK(c->taken > 0);
+  };
+  each("vpand", 0, [](auto& g, const Xmm& x, const Xmm& v, const auto& m) { g.vpand(x, v, m); });
+  each("vpand (x, m)", 0, [](auto& g, const Xmm& x, const Xmm&, const auto& m) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(g)>, FastEncoder>) g.vpand(x, m);
+    else g.vpand(x, x, m);
+  });
+  each("vpcmpeqd", 0, [](auto& g, const Xmm& x, const Xmm& v, const auto& m) { g.vpcmpeqd(x, v, m); });
+  each("vpxord", 0, [](auto& g, const Xmm& x, const Xmm& v, const auto& m) { g.vpxord(x, v, m); });
+  each("vmulps", 0, [](auto& g, const Xmm& x, const Xmm& v, const auto& m) { g.vmulps(x, v, m); });
+  each("vmaxps (x, m)", 0, [](auto& g, const Xmm& x, const Xmm&, const auto& m) { g.vmaxps(x, m); });
+  each("vcmpps", 0, [](auto& g, const Xmm& x, const Xmm& v, const auto& m) { g.vcmpps(x, v, m, 0x03); });
+  each("vpternlogd", 0, [](auto& g, const Xmm& x, const Xmm& v, const auto& m) { g.vpternlogd(x, v, m, 0xCA); });
+  each("vblendvps", 0, [](auto& g, const Xmm& x, const Xmm& v, const auto& m) { g.vblendvps(x, v, m, Xmm(x.getKind(), 4)); });
+  each("vmovups", 0, [](auto& g, const Xmm& x, const Xmm&, const auto& m) { g.vmovups(x, m); });
+  each("vpshufd", 0, [](auto& g, const Xmm& x, const Xmm&, const auto& m) { g.vpshufd(x, m, 0x1B); });
+  each("vpbroadcastd", 4, [](auto& g, const Xmm& x, const Xmm&, const auto& m) { g.vpbroadcastd(x, m); });
+  // A register with an opmask or zeroing: fast_vex_rip declines with
+  // nothing written, and the member's fallback (the Address) gives xbyak's bytes.
+  for (int mask : {0, 2})
+    for (bool z : {false, true}) {
+      if (!mask && !z) continue;
+      const Xmm x = masked(vec(Operand::ZMM, 3), mask, z);
+      c->fast.resetSize();
+      CHECK(!c->fast.fast_vex_rip(FastEncoder::vpandd_kRRM, x, &x, c->fast_buf + 64));
+      CHECK(c->fast.getSize() == 0);
+      c->label = "vpandd masked";
+      c->run([&](auto& g) {
+        const RipMem m{g.getCode() + 64, 0};
+        if constexpr (std::is_same_v<std::decay_t<decltype(g)>, FastEncoder>) g.vpandd(x, vec(Operand::ZMM, 7), m);
+        else g.vpandd(x, vec(Operand::ZMM, 7), m.address());
+      });
+    }
+}
+
 }  // namespace gpurc_test_backend_x64_encoder
