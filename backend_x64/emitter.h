@@ -618,6 +618,12 @@ class Emitter : public FastEncoder {
   std::vector<ir::ValueId> fused_add_;          // per product: its add, kNoValue: not fused
   std::vector<ir::ValueId> fused_partner_;      // per product: a later product to pair with (kNoValue: none)
   std::vector<uint8_t> fused_pending_;          // per add: computed early, skipped at its turn
+  // An fneg read only as the addend of the ffma right after it: one vfmsub
+  // at the fneg's place, the ffma skipped at its turn (lower_float.cpp).
+  ir::ValueId fneg_fma_of(ir::ValueId n);
+  std::vector<ir::ValueId> fneg_fma_;           // per fneg: its ffma, kNoValue: not fused
+  std::vector<uint8_t> fma_skip_;               // per ffma: emitted with its fneg, skipped at its turn
+  bool fma_negated_ = false;                    // lower_float of an ffma at its fneg: addend = the fneg's operand
   // A chain of DAZ sums (a PICA200 DP3 / DP4 / DPH: products summed one
   // after the other, each partial sum read only by the next add): emitted
   // whole at its first op, with one test of the last sum (lower_float.cpp).

@@ -1132,10 +1132,49 @@ bool Emitter::lower_daz_chain(const DazChain& c, ValueId first) {
   return true;
 }
 
+// An fneg whose one reader is the addend of an f32 ffma, the op right after
+// it in the same strip segment, whose NaN rule reads no operand's payload
+// (Canonical, AllOnes): the pair is emitted at the fneg as one vfmsub of the
+// fneg's operand, and the ffma is skipped at its turn (fma_skip_). Exact:
+// fma(a, b, -c) = a * b - c, one rounding, in every rounding mode; the
+// flush of -c (FtzIn, or DAZ) is the negation of c's flush; a NaN lane gets
+// the rule's constant whatever the NaN. The ffma's other operands are
+// defined before the fneg (nothing lies between the two), so they are
+// ready there. (Tesla's MAD residual `ffma a, x, (fneg (fmul a, x))`: the
+// fneg's xor and two register moves per strip.)
+ValueId Emitter::fneg_fma_of(ValueId n) {
+  if (fneg_fma_.empty()) {
+    const size_t cnt = f_.insts.size();
+    fneg_fma_.assign(cnt, kNoValue);
+    fma_skip_.assign(cnt, 0);
+    for (ValueId u = 0; u < cnt; ++u) {
+      const Inst& ui = f_.insts[u];
+      if (ui.block == kNoBlock || ui.op != Opcode::FFma || ui.type != ir::Type::F32 || ui.args.size() != 3 ||
+          deferred_[u] || nan_rule(ui.fflags) == NanRule::Propagate)
+        continue;
+      const ValueId c = ui.args[2];
+      if (c >= cnt || ui.args[0] == c || ui.args[1] == c) continue;
+      const Inst& ci = f_.insts[c];
+      if (ci.op != Opcode::FNeg || ci.type != ir::Type::F32 || ci.block == kNoBlock || ci.args.size() != 1 ||
+          uses_[c] != 1 || deferred_[c] || plan_.escapes[c])
+        continue;
+      const int seg = plan_.segment_of[u];
+      if (seg < 0 || plan_.segment_of[c] != seg || plan_.position[u] != plan_.position[c] + 1) continue;
+      if (wide(ui.args[0]) || wide(ui.args[1]) || wide(ci.args[0])) continue;
+      fneg_fma_[c] = u;
+    }
+  }
+  return n < fneg_fma_.size() ? fneg_fma_[n] : kNoValue;
+}
+
 bool Emitter::lower_float(ValueId v) {
   const Inst& in = f_.insts[v];
   if (v < fused_pending_.size() && fused_pending_[v]) {  // computed with its product (lower_fused_mul_add)
     fused_pending_[v] = 0;
+    return true;
+  }
+  if (v < fma_skip_.size() && fma_skip_[v]) {  // computed at its fneg (fneg_fma_of)
+    fma_skip_[v] = 0;
     return true;
   }
   if (in.op == Opcode::FMul || in.op == Opcode::FAdd || in.op == Opcode::FSub) {
@@ -1189,7 +1228,8 @@ bool Emitter::lower_float(ValueId v) {
   }
 
   int r[3] = {-1, -1, -1};
-  for (size_t i = 0; i < n && i < 3; ++i) r[i] = use(i == 0 ? arg0 : in.args[i]);
+  for (size_t i = 0; i < n && i < 3; ++i)
+    r[i] = use(i == 0 ? arg0 : i == 2 && fma_negated_ ? f_.insts[in.args[2]].args[0] : in.args[i]);
   int d = def(v);
 
   if (in.op == Opcode::IToF && at == ir::Type::I32 && sign == Sign::Unsigned) {
@@ -1428,8 +1468,11 @@ bool Emitter::lower_float(ValueId v) {
       if (z_ && rm != Round::NearestEven) {
         // xbyak 6.68 rejects {er} on vfmadd231ps: use MXCSR for this one.
         mxcsr_begin(rm);
-        vfmadd231ps(V(d), V(x[0]), V(x[1]));
+        if (fma_negated_) vfmsub231ps(V(d), V(x[0]), V(x[1]));  // d = a * b - c
+        else vfmadd231ps(V(d), V(x[0]), V(x[1]));
         mxcsr_end(rm);
+      } else if (fma_negated_) {
+        vfmsub231ps(V(d), V(x[0]), rop(x[1], rm));
       } else {
         vfmadd231ps(V(d), V(x[0]), rop(x[1], rm));
       }

@@ -321,6 +321,15 @@ bool Emitter::lower_state(ValueId v) {
     }
     case Opcode::FNeg: case Opcode::FAbs: {
       if (in.type != ir::Type::F32 && in.type != ir::Type::F16) return false;
+      if (in.op == Opcode::FNeg)
+        if (const ValueId u = fneg_fma_of(v); u != kNoValue) {  // the next op, an ffma, as one vfmsub
+          fma_negated_ = true;
+          const bool done = lower_float(u);
+          fma_negated_ = false;
+          if (!done) throw CompileError("x64 jit: internal: an ffma fused with its fneg was not lowered");
+          fma_skip_[u] = 1;
+          return true;
+        }
       uint32_t sign = in.type == ir::Type::F32 ? 0x80000000u : 0x8000u;
       int a = use(in.args[0]);
       int d = def(v);

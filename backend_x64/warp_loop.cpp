@@ -107,6 +107,29 @@ void Emitter::emit_warp_loop() {
   mov(eax, dword[LOOP(first_warp)]);
   mov(dword[LOOP(warp)], eax);
   mov(dword[LOOP(block_left)], 0);
+  {
+    // Once per call: whether every lane var entry is 4 bytes wide with no
+    // lane_keep (Tesla's and G13's launches), for the per-warp writes below.
+    Label scan, mixed, set;
+    mov(ecx, dword[LOOP(nvars)]);
+    mov(rdi, qword[LOOP(vars)]);
+    mov(eax, 1);
+    test(ecx, ecx);
+    jz(set, T_NEAR);
+    L(scan);
+    cmp(dword[LANEVAR(width)], 4);
+    jne(mixed, T_NEAR);
+    cmp(qword[LANEVAR(lane_keep)], 0);
+    jne(mixed, T_NEAR);
+    add(rdi, int(sizeof(LaneVarInit)));
+    sub(ecx, 1);
+    jnz(scan, T_NEAR);
+    jmp(set, T_NEAR);
+    L(mixed);
+    xor_(eax, eax);
+    L(set);
+    mov(dword[LOOP(plain_vars)], eax);
+  }
   Label check, done, exit;
   jmp(check, T_NEAR);
 
@@ -156,7 +179,7 @@ void Emitter::emit_warp_loop() {
 
   // Lane vars: lane l = (base + lane_add[l]) & lane_keep[l].
   {
-    Label vars, wide, next, none;
+    Label vars, wide, next, none, plain;
     mov(ecx, dword[LOOP(nvars)]);
     test(ecx, ecx);
     jz(none, T_NEAR);
@@ -166,6 +189,24 @@ void Emitter::emit_warp_loop() {
     mov(rdx, qword[LOOP(bases)]);
     lea(rdx, ptr[rdx + rax * 8]);
     mov(rdi, qword[LOOP(vars)]);
+    // Every entry 4 bytes wide and unmasked (the call's scan above): per
+    // var a broadcast of its base and an add and a store per vector, no
+    // tests of width and lane_keep (about 7 instructions fewer per var).
+    cmp(dword[LOOP(plain_vars)], 0);
+    je(vars, T_NEAR);
+    L(plain);
+    mov(r8d, dword[LANEVAR(offset)]);
+    mov(r9, qword[LANEVAR(lane_add)]);
+    vpbroadcastd(V(1), dword[rdx]);
+    for (int o = 0; o < 4 * kWarpLanes; o += vbytes_) {
+      vpaddd(V(2), V(1), ptr[r9 + o]);
+      vstore(ptr[r13 + r8 + o], 2);
+    }
+    add(rdx, 8);
+    add(rdi, int(sizeof(LaneVarInit)));
+    sub(ecx, 1);
+    jnz(plain, T_NEAR);
+    jmp(none, T_NEAR);
     L(vars);
     mov(r8d, dword[LANEVAR(offset)]);
     add(r8, r13);

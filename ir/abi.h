@@ -112,7 +112,10 @@ struct WarpLoop {
   uint8_t* shared = nullptr;
   uint64_t shared_bytes = 0;
   uint32_t block_left = 0;            // engine scratch (warps left in the current block)
-  uint32_t unused = 0;
+  // Engine scratch, set once per call: 1 when every lane var entry is
+  // `width` 4 with no lane_keep (the x64 loop then writes each var with one
+  // broadcast and an add and a store per vector, no per-var tests).
+  uint32_t plain_vars = 0;
 };
 
 // The draw loop (a vertex shader's draw: docs/pica200.md, "seventh session"):

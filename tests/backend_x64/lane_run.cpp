@@ -459,4 +459,106 @@ TEST_CASE("x64 narrow lane proof: the listing tests lane 0's field instead of 32
   }
 }
 
+
+// The warp loop's writes of the lane vars (backend_x64/warp_loop.cpp): a
+// call whose entries are all 4 bytes wide with no lane_keep takes the plain
+// writes (a broadcast, an add and a store per vector), any other descriptor
+// the general ones. A kernel that stores three lane vars, a, b and c, to
+// out_a[i], out_b[i], out_c[i] (i a fourth var, base + lane), run through
+// run_warps against the interpreter on vars written as the descriptor says:
+// every entry plain (random lane_add tables), then one entry with a
+// lane_keep, one 8 bytes wide over a and b, the plain entries after a
+// masked one, and a call with no lane vars but i.
+namespace {
+ir::Function var_store_kernel() {
+  ir::Function f;
+  f.add_var("i", Type::I32);
+  f.add_var("a", Type::I32);
+  f.add_var("b", Type::I32);
+  f.add_var("c", Type::I32);
+  f.uniform_bytes = 24;
+  f.add_block("entry");
+  ir::Builder b(f);
+  auto i = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 0);
+  auto mask = b.emit(Opcode::EntryMask, Type::I1, {}, 0, 0, 0);
+  for (uint32_t k = 1; k <= 3; ++k) {
+    auto v = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, k);
+    b.store(ir::Space::Global, ir::AddrClass::Random, g13_element_address(b, i, 8 * (k - 1)), v, mask);
+  }
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  return f;
+}
+alignas(64) uint32_t g_add_a[32], g_add_b[32], g_add_c[32];
+alignas(64) uint64_t g_add_wide[32];
+}  // namespace
+
+TEST_CASE("x64 warp loop: plain lane var writes and the general ones, against the interpreter") {
+  fill_lane_tables();
+  const ir::Function f = var_store_kernel();
+  std::mt19937_64 rng(1515);
+  const int rounds = std::getenv("GPURC_TEST_LIGHT") ? 40 : 160;
+  auto u8 = [](const void* p) { return reinterpret_cast<const uint8_t*>(p); };
+  const uint32_t oi = uint32_t(f.var_offset(0)), oa = uint32_t(f.var_offset(1)), ob = uint32_t(f.var_offset(2)),
+                 oc = uint32_t(f.var_offset(3));
+  for (Tier tier : host_tiers()) {
+    auto jit = compile_with_warp_loop(f, tier);
+    std::vector<uint64_t> frame((jit->frame_bytes() + 7) / 8 + 8, 0xA5A5A5A5DEADBEEFull);
+    for (int round = 0; round < rounds; ++round) {
+      for (unsigned l = 0; l < 32; ++l) {
+        g_add_a[l] = uint32_t(rng());
+        g_add_b[l] = uint32_t(rng());
+        g_add_c[l] = uint32_t(rng());
+        g_add_wide[l] = rng();
+      }
+      const ir::LaneVarInit vi{oi, 4, u8(g_iota), nullptr}, va{oa, 4, u8(g_add_a), nullptr},
+          vb{ob, 4, u8(g_add_b), nullptr}, vc{oc, 4, u8(g_add_c), nullptr};
+      const int kind = round % 5;
+      std::vector<ir::LaneVarInit> d;
+      switch (kind) {
+        case 0: d = {va, vi, vb, vc}; break;                                  // all plain
+        case 1: d = {vi, va, {ob, 4, u8(g_add_b), u8(g_keep)}, vc}; break;    // one lane_keep
+        case 2: d = {vi, {oa, 8, u8(g_add_wide), nullptr}, vc}; break;        // a and b as one 8-byte entry
+        case 3: d = {{oc, 4, u8(g_add_c), u8(g_keep)}, vi, va, vb}; break;    // masked first, plain after
+        default: d = {vi}; break;                                            // only i
+      }
+      const size_t warps = 1 + rng() % 9;
+      TestMemory want(kBytes), got(kBytes);
+      const uint64_t mem_base = 0x10000;
+      want.base = got.base = mem_base;
+      const uint64_t out_base = mem_base + 4 * (rng() % 64);
+      std::vector<uint8_t> uniforms(24);
+      for (int k = 0; k < 3; ++k) {
+        const uint64_t o = out_base + 2048 * uint64_t(k);  // three arrays of up to 9 warps x 32 elements
+        std::memcpy(uniforms.data() + 8 * k, &o, 8);
+      }
+      for (size_t x = 0; x < kBytes; ++x) want.bytes[x] = got.bytes[x] = uint8_t(rng());
+      std::vector<uint64_t> bases;
+      for (size_t w = 0; w < warps; ++w)
+        for (const ir::LaneVarInit& e : d) bases.push_back(e.offset == oi ? 32 * w : rng());
+      const WarpsOutcome r = reference(f, want, uniforms, d, bases, warps);
+      std::vector<uint8_t> vars(f.vars_bytes() + 64, 0);  // (vars no entry writes stay 0, as the reference's)
+      ir::WarpContext ctx = context(vars, reinterpret_cast<uint8_t*>(frame.data()), uniforms, got, ~0u);
+      const WarpsOutcome j = run_warp_loop(*jit, ctx, d.data(), d.size(), bases.data(), warps);
+      const std::string diff = warps_differ(r, j, want, got);
+      CHECK_MESSAGE(diff.empty(), tier_name(tier), " round ", round, " descriptor ", kind, ": ", diff);
+    }
+  }
+}
+
+TEST_CASE("x64 warp loop: the listing has the plain lane var writes") {
+  const ir::Function f = var_store_kernel();
+  for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
+    CAPTURE(x64::tier_name(tier));
+    const std::string text = test::compile_for_tier(f, tier)->disassemble();
+    // The call's scan (width 4, no lane_keep) and the stores through the
+    // var's offset from the vars pointer, without a lane_keep register.
+    CHECK(text.find("cmp dword ptr [rdi+0x04], 0x04") != std::string::npos);
+    CHECK(text.find("cmp qword ptr [rdi+0x10], 0x00") != std::string::npos);
+    CHECK(text.find(tier == x64::Tier::Avx512 ? "vmovdqu32 zmmword ptr [r13+r8*1+0x40], zmm2"
+                                              : "vmovdqu [r13+r8*1+0x60], ymm2") != std::string::npos);
+  }
+}
+
 }  // namespace gpurc_test_backend_x64_lane_run

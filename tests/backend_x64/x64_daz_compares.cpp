@@ -1,5 +1,5 @@
-// Two lowering details the Tesla MAD's code reads (backend_x64/lower_float.cpp,
-// lower_int.cpp), each against the interpreter on every tier and on the AVX2
+// Three lowering details the Tesla MAD's code reads (backend_x64/lower_float.cpp,
+// lower_int.cpp), each against the interpreter on every tier and on the
 // listing (a tier the host lacks through JitOptions::listing_only):
 //  - in a function the x64 tiers run in DAZ mode (every float op reads its
 //    operands flushed), an fma with FtzIn and, on AVX2, a product, sum or
@@ -12,7 +12,10 @@
 //    constant pool as vpcmpgtd's memory operand instead of broadcasting it
 //    into a register (pool_const_cmp; the MAD's range tests), as 0/1 lanes
 //    and as select masks, for constants at the ends of the signed range
-//    (with `x < C` beside it, which keeps its forms).
+//    (with `x < C` beside it, which keeps its forms);
+//  - an ffma whose addend is an fneg right before it, read only there, is
+//    one vfmsub231ps (fneg_fma_of; the MAD's residual), in and out of DAZ
+//    mode, and the cases it must leave alone (the Propagate NaN rule).
 // (One file named to sort last: a unity batch that includes tests/backend's
 // tiers.h before a file using both x64 and backend::test names breaks it.)
 #include <doctest/doctest.h>
@@ -157,6 +160,83 @@ TEST_CASE("x64 jit AVX2: signed compares with a constant read it from the pool, 
       rs.entry_mask = round == 0 ? ~0u : uint32_t(rng());
       const std::string d = compare_with_interpreter(f, rs, tier);
       CHECK_MESSAGE(d.empty(), tier_name(tier) << ": " << d);
+    }
+  }
+}
+
+
+// ffma(a, b, fneg c) with the fneg read only there, right before it: one
+// vfmsub231ps at the fneg (lower_float.cpp, fneg_fma_of), in a function
+// outside DAZ mode (an fsqrt keeps it out) and in one inside it, for the
+// NaN rules that read no payload (AllOnes, Canonical), FtzIn (the explicit
+// flush of the addend), rounding toward zero, ZeroMul; not fused: the
+// Propagate rule (a NaN c's sign reaches the result), an fneg read twice,
+// an fneg with another op between it and the ffma. Every result against
+// the interpreter on each host tier with subnormal, zero, inf and NaN
+// operands; the listings of both tiers count the fused forms.
+namespace {
+constexpr uint32_t kCanon = uint32_t(ir::NanRule::Canonical) << ir::ff::NanShift;
+constexpr uint32_t kProp = uint32_t(ir::NanRule::Propagate) << ir::ff::NanShift;
+ir::Function fneg_fma_function(bool daz) {
+  ir::Function f;
+  for (const char* n : {"a", "b", "c"}) f.add_var(n, Type::F32);
+  f.add_block("entry");
+  ir::Builder b(f);
+  auto a = b.emit(Opcode::LoadVar, Type::F32, {}, 0, 0, 0);
+  auto x = b.emit(Opcode::LoadVar, Type::F32, {}, 0, 0, 1);
+  auto c = b.emit(Opcode::LoadVar, Type::F32, {}, 0, 0, 2);
+  using ir::ff::FtzIn;
+  using ir::ff::FtzOut;
+  using ir::ff::ZeroMul;
+  const uint32_t in = daz ? FtzIn : 0;  // (DAZ mode needs FtzIn on every op)
+  std::vector<ir::ValueId> outs = {
+      b.ffma(a, x, b.fneg(c), in | kNan),                    // fused
+      b.ffma(x, c, b.fneg(a), in | kCanon | FtzOut),          // fused
+      b.ffma(a, c, b.fneg(x), FtzIn | kNan | kRz),            // fused: FtzIn, toward zero
+      b.ffma(c, a, b.fneg(x), in | kNan | ZeroMul),           // fused: 0 * inf is 0
+      b.ffma(a, x, b.fneg(c), in | kProp),                    // not fused: Propagate
+  };
+  auto twice = b.fneg(a);  // not fused: read twice
+  outs.push_back(b.ffma(x, c, twice, in | kNan));
+  outs.push_back(b.fadd(twice, c, in | kNan));
+  auto apart = b.fneg(c);  // not fused: an op between
+  auto between = b.fmul(a, a, in | kNan);
+  outs.push_back(b.ffma(a, x, apart, in | kNan));
+  outs.push_back(between);
+  if (!daz) outs.push_back(b.emit(Opcode::FSqrt, Type::F32, {a}, 0, 0, 0));  // keeps the function out of DAZ mode
+  for (size_t i = 0; i < outs.size(); ++i)
+    b.emit(Opcode::StoreVar, Type::Void, {outs[i]}, 0, 0, f.add_var("out" + std::to_string(i), Type::F32));
+  b.ret();
+  return f;
+}
+}  // namespace
+
+TEST_CASE("x64 jit: ffma of an fneg right before it is one vfmsub, exactly") {
+  for (bool daz : {false, true}) {
+    ir::Function f = fneg_fma_function(daz);
+    REQUIRE(ir::verify(f) == "");
+    for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
+      CAPTURE(x64::tier_name(tier));
+      CAPTURE(daz);
+      const std::string text = gpurc::test::compile_for_tier(f, tier)->disassemble();
+      CHECK((text.find("0x1FC0") != std::string::npos) == daz);
+      const size_t ret = text.find(" ret");
+      REQUIRE(ret != std::string::npos);
+      const std::string body = text.substr(0, ret);
+      CHECK_MESSAGE(count_lines_with(body, "vfmsub231ps") == 4, body);
+      CHECK_MESSAGE(count_lines_with(body, "vfmadd231ps") == 3, body);
+    }
+    std::mt19937_64 rng(daz ? 77 : 78);
+    const int runs = std::getenv("GPURC_TEST_LIGHT") ? 60 : 300;
+    for (int k = 0; k < runs; ++k) {
+      RunSpec s;
+      s.vars.resize(f.vars_bytes());
+      fill_random(s.vars, rng);
+      for (uint32_t v = 0; v < 3; ++v)
+        for (unsigned l = 0; l < 32; ++l) set_lane(s.vars, f, v, l, operand(rng));
+      s.entry_mask = k % 5 == 4 ? uint32_t(rng()) | 1u : ~0u;
+      CAPTURE(k);
+      check_all_tiers(f, s, daz ? "fneg fma daz" : "fneg fma");
     }
   }
 }
