@@ -125,7 +125,12 @@ void Emitter::emit_draw_stub() {
     return e && *e == '1';
   }();
   const bool wide = z_ && !force_ymm;
-  emit_entry_frame();
+  // Per call (fifteenth session): no r12 = ctx.frame at entry (set below
+  // before each warp's pre copies), MXCSR's IEEE word from the constant
+  // pool in the non-DAZ mode, and the first warp's check entered past its
+  // reload of rsi (which still holds the DrawLoop*): three or four host
+  // instructions of every draw.
+  emit_entry_frame(true);
   Label next;
   lea(rax, ptr[rip + next]);
   mov(qword[DL(next)], rax);
@@ -141,7 +146,7 @@ void Emitter::emit_draw_stub() {
     L(up);
     mov(dword[DL(warp)], eax);
   }
-  Label check, done, exit;
+  Label check, check_rsi, done, exit;
   auto descriptor = [&] {
     mov(rsi, qword[rsp + kWarpLoopOffset]);
     sub(rsi, 1);
@@ -264,7 +269,7 @@ void Emitter::emit_draw_stub() {
     jnz(each, T_NEAR);
     L(none);
   };
-  jmp(check, T_NEAR);
+  jmp(check_rsi, T_NEAR);
 
   // From the epilogue: eax = the status of the warp that just ended.
   L(next);
@@ -374,6 +379,7 @@ void Emitter::emit_draw_stub() {
 
   L(check);
   descriptor();
+  L(check_rsi);
   // warp - first_warp < end_warp - first_warp, unsigned: also ends a reverse
   // run, whose warp falls below first_warp (wrapping at 0).
   mov(eax, dword[DL(warp)]);

@@ -258,6 +258,16 @@ inline uint32_t run_again_short(const uint8_t* uniforms, size_t count, DrawScrat
   using DrawCode = uint32_t (*)(ir::WarpContext*, ir::DrawLoop*);
   return reinterpret_cast<DrawCode>(const_cast<uint8_t*>(scratch.setup.loop_code))(&scratch.again_ctx, &loop);
 }
+// run_again_short for a scratch whose draws all pass the same uniform
+// block (a DrawState's own): the kept context holds that pointer already
+// (run_draw_again stored it), so it is not stored again (fifteenth session).
+inline uint32_t run_again_short_kept_uniforms(size_t count, DrawScratch& scratch) {
+  ir::DrawLoop& loop = scratch.again_loop;
+  loop.end_warp = uint32_t((count + ir::kWarpLanes - 1) / ir::kWarpLanes);
+  loop.tail = uint32_t(count % ir::kWarpLanes);
+  using DrawCode = uint32_t (*)(ir::WarpContext*, ir::DrawLoop*);
+  return reinterpret_cast<DrawCode>(const_cast<uint8_t*>(scratch.setup.loop_code))(&scratch.again_ctx, &loop);
+}
 // run_draw_again through the short form when it applies.
 inline int run_draw_again_fast(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, size_t count,
                                unsigned threads, uint64_t budget, DrawScratch& scratch) {
