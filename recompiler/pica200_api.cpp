@@ -352,15 +352,17 @@ __attribute__((target("avx2"), noinline)) bool same_streams_avx2(const VertexInp
 // loop's and GCC keeps a two-register frame for run() (a call of the
 // compare, or a target("avx2") function around it, cost ~45 host
 // instructions of frames and argument moves per call). The caller has
-// compared the masks and record sizes. True when some compared byte
-// differs (the exact compare then decides). Only on a host with AVX2. The
+// compared the masks. True when some compared byte
+// differs (the exact compare then decides). Fifteenth session: the record
+// sizes too, both in one 16-byte compare against `b_records` (the stored
+// ones side by side). Only on a host with AVX2. The
 // upper halves of ymm0-ymm2 are left set (fifteenth session: one
 // instruction of every draw): the draw loop's stub clears them on its way
 // out (vzeroupper in its exit frame), and a difference goes to
 // streams_upper_clear first. Between the compare and the stub's call there
 // is integer code only.
 inline bool streams_differ_one_group(const VertexInputs& a, const VertexOutputs& ao, const VertexInputs& b,
-                                     const VertexOutputs& bo) {
+                                     const VertexOutputs& bo, const size_t (&b_records)[2]) {
   // Each 32-byte block a memory operand of its own, so GCC addresses the
   // stored copies from the state's pointer (fifteenth session: two `lea`s
   // fewer than with their addresses in registers).
@@ -384,12 +386,17 @@ inline bool streams_differ_one_group(const VertexInputs& a, const VertexOutputs&
       "vpxor %[boc2], %%ymm2, %%ymm2\n\t"
       "vpor %%ymm2, %%ymm1, %%ymm1\n\t"
       "vpor %%ymm1, %%ymm0, %%ymm0\n\t"
+      "vmovq %[arec], %%xmm1\n\t"
+      "vpinsrq $1, %[aorec], %%xmm1, %%xmm1\n\t"
+      "vpxor %[brec], %%xmm1, %%xmm1\n\t"
+      "vpor %%ymm1, %%ymm0, %%ymm0\n\t"
       "vptest %%ymm0, %%ymm0"
       : "=@ccnz"(differ)
       : [ar] "m"(at(a.reg[0])), [br] "m"(at(b.reg[0])), [as] "m"(at(a.stride[0])), [bs] "m"(at(b.stride[0])),
         [aor] "m"(at(ao.reg[0])), [bor] "m"(at(bo.reg[0])), [aos] "m"(at(ao.stride[0])),
         [bos] "m"(at(bo.stride[0])), [aoc] "m"(at(ao.component[0])), [boc] "m"(at(bo.component[0])),
-        [aoc2] "m"(at(ao.component[2])), [boc2] "m"(at(bo.component[2]))
+        [aoc2] "m"(at(ao.component[2])), [boc2] "m"(at(bo.component[2])), [arec] "m"(a.record_bytes),
+        [aorec] "m"(ao.record_bytes), [brec] "m"(b_records)
       : "xmm0", "xmm1", "xmm2");
   return differ;
 }
@@ -437,15 +444,21 @@ struct DrawState::Impl {
   // run()'s repeated draw may go straight to the short form once the
   // streams compare equal (fifteenth session): streams_one_group, and the
   // scratch's kept set-up is these streams' and clean (again_clean,
-  // setup_id == streams_id). One byte instead of three tests on every call;
-  // worked out again (refresh_fast_draw) whenever a path other than run()'s
-  // inline one returns, and cleared before such a path starts (so an
-  // exception leaves it false). The counts it serves without a thread
-  // test: fast_lo .. fast_lo + fast_span (1 when the streams were checked
-  // for one vertex, streams_multi false; else 2 .. kDrawParallelMin - 1:
-  // the draw is not split whatever RunOptions::threads says).
+  // setup_id == streams_id). One range test instead of four tests on every
+  // call; worked out again (refresh_fast_draw) whenever a path other than
+  // run()'s inline one returns, and cleared before such a path starts (so
+  // an exception leaves it false). The counts it serves without a thread
+  // test: 1 .. fast_n (fast_draw false: fast_n = 0, none; streams checked
+  // for one vertex, streams_multi false: 1 only; else 1 .. kDrawParallelMin
+  // - 1, where the draw is not split whatever RunOptions::threads says:
+  // streams checked for several vertices serve one too, their conversion
+  // is the same). The masks are kept side by side for one compare too.
   bool fast_draw = false;
-  size_t fast_lo = 1, fast_span = 0;
+  size_t fast_n = 0;
+  uint32_t last_masks = 0;  // last_in.mask | last_out.mask << 16
+  // last_in.record_bytes, last_out.record_bytes side by side: run()'s
+  // inline compare takes both in one 16-byte compare.
+  alignas(16) size_t last_records[2] = {0, 0};
   // The bound streams (bind(), run_bound(); twelfth session): checked and
   // converted once. `bound_id` is their DrawScratch::streams_id;
   // `bound_first` the vertex offset the kept set-up's descriptors were made
@@ -459,9 +472,12 @@ struct DrawState::Impl {
 
   void refresh_fast_draw() {
     fast_draw = streams_one_group && streams_valid && scratch.again_clean && scratch.setup_id == streams_id;
-    fast_lo = streams_multi ? 2 : 1;
-    fast_span = streams_multi ? pica::kDrawParallelMin - 3 : 0;
+    fast_n = !fast_draw ? 0 : streams_multi ? pica::kDrawParallelMin - 1 : 1;
+    last_masks = uint32_t(last_in.mask) | uint32_t(last_out.mask) << 16;
+    last_records[0] = last_in.record_bytes;
+    last_records[1] = last_out.record_bytes;
   }
+  void clear_fast_draw() { fast_draw = false, fast_n = 0; }
 
   // Whether `in` / `out` describe the streams of the last draw (last_in,
   // last_out).
@@ -642,7 +658,7 @@ RunResult run_result_of(pica::DrawResult d) {
 __attribute__((noinline)) RunResult short_form_fault(DrawState::Impl& m, uint64_t streams_id, uint32_t status) {
   m.scratch.streams_id = streams_id;
   const pica::PreparedShader& p = m.shader->prepared;
-  m.fast_draw = false;
+  m.clear_fast_draw();
   pica::run_draw_again_failed(p, p.draw, m.block.get(), status, m.scratch);
   m.refresh_fast_draw();
   return run_result_of(std::exchange(m.scratch.again_fault, pica::DrawResult{}));
@@ -746,7 +762,7 @@ __attribute__((noinline)) RunResult run_checked(DrawState::Impl& m, const Vertex
 // after (whatever it ran, the kept set-up may have changed).
 __attribute__((noinline)) RunResult run_slow(DrawState::Impl& m, const VertexInputs& in, const VertexOutputs& out,
                                              size_t count, const RunOptions& opt, bool quick_differs) {
-  m.fast_draw = false;
+  m.clear_fast_draw();
   RunResult r = run_checked(m, in, out, count, opt, quick_differs);
   m.refresh_fast_draw();
   return r;
@@ -768,14 +784,10 @@ RunResult DrawState::run(const VertexInputs& in, const VertexOutputs& out, size_
   // not stored again (every draw of this state passes its own block).
   // (Each test marked likely: with one [[likely]] on the whole chain GCC
   // took the draw for rare and cleared the result with a `rep stosd`.)
-  if (__builtin_expect(m.fast_draw, 1))
-    if (__builtin_expect(count - m.fast_lo <= m.fast_span || (opt.threads == 1 && m.fast_lo == 2 && count >= 2), 1))
-      if (__builtin_expect(opt.budget == m.scratch.again_budget, 1))
-        if (__builtin_expect(((in.mask ^ m.last_in.mask) | (out.mask ^ m.last_out.mask) |
-                              (in.record_bytes ^ m.last_in.record_bytes) |
-                              (out.record_bytes ^ m.last_out.record_bytes)) == 0,
-                             1)) {
-          if (__builtin_expect(streams_differ_one_group(in, out, m.last_in, m.last_out), 0)) {
+  if (__builtin_expect(count - 1 < m.fast_n || (opt.threads == 1 && m.fast_draw && m.streams_multi && count != 0), 1))
+    if (__builtin_expect(opt.budget == m.scratch.again_budget, 1))
+      if (__builtin_expect((uint32_t(in.mask) | uint32_t(out.mask) << 16) == m.last_masks, 1)) {
+          if (__builtin_expect(streams_differ_one_group(in, out, m.last_in, m.last_out, m.last_records), 0)) {
             streams_upper_clear();
             return run_slow(m, in, out, count, opt, true);
           }
@@ -838,7 +850,7 @@ __attribute__((noinline)) RunResult run_bound_rest(DrawState& self, DrawState::I
 // out after (the kept set-up may be the bound streams' now).
 __attribute__((noinline)) RunResult run_bound_slow(DrawState& self, DrawState::Impl& m, size_t first, size_t count,
                                                    const RunOptions& opt) {
-  m.fast_draw = false;
+  m.clear_fast_draw();
   RunResult r = run_bound_rest(self, m, first, count, opt);
   m.refresh_fast_draw();
   return r;
