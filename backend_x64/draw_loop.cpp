@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@
 
 #include "backend_x64/emitter.h"
 #include "ir/abi.h"
+#include "ir/draw_loop_entry.h"
 
 namespace gpurc::x64 {
 
@@ -125,23 +127,29 @@ void Emitter::emit_draw_stub() {
     return e && *e == '1';
   }();
   const bool wide = z_ && !force_ymm;
-  emit_entry_frame();
+  // Per call (fifteenth session): no r12 = ctx.frame at entry (set below
+  // before each warp's pre copies), MXCSR's IEEE word from the constant
+  // pool in the non-DAZ mode, and the first warp's check entered past its
+  // reload of rsi (which still holds the DrawLoop*): three or four host
+  // instructions of every draw.
+  // DrawLoop::next first (rax and rsi are the caller's scratch and the
+  // argument): the stub entered ir::kDrawLoopKeptNextEntry bytes on skips it.
   Label next;
   lea(rax, ptr[rip + next]);
   mov(qword[DL(next)], rax);
+  if (getSize() != ir::kDrawLoopKeptNextEntry) throw std::logic_error("draw stub: DrawLoop::next store size");
+  emit_entry_frame(true);
   lea(rax, ptr[rsi + 1]);
   mov(qword[rsp + kWarpLoopOffset], rax);
-  {
-    Label up;
-    mov(eax, dword[DL(first_warp)]);
-    cmp(dword[DL(reverse)], 0);
-    je(up, T_NEAR);
-    mov(eax, dword[DL(end_warp)]);
-    sub(eax, 1);
-    L(up);
-    mov(dword[DL(warp)], eax);
-  }
-  Label check, done, exit;
+  // The first warp: end_warp - 1 going down (the draw runner's default),
+  // else first_warp (fifteenth session: a cmov, one instruction fewer per
+  // call going down than the branch).
+  mov(eax, dword[DL(end_warp)]);
+  sub(eax, 1);
+  cmp(dword[DL(reverse)], 0);
+  cmove(eax, dword[DL(first_warp)]);
+  mov(dword[DL(warp)], eax);
+  Label check, check_rsi, done, exit;
   auto descriptor = [&] {
     mov(rsi, qword[rsp + kWarpLoopOffset]);
     sub(rsi, 1);
@@ -264,7 +272,7 @@ void Emitter::emit_draw_stub() {
     jnz(each, T_NEAR);
     L(none);
   };
-  jmp(check, T_NEAR);
+  jmp(check_rsi, T_NEAR);
 
   // From the epilogue: eax = the status of the warp that just ended.
   L(next);
@@ -374,6 +382,7 @@ void Emitter::emit_draw_stub() {
 
   L(check);
   descriptor();
+  L(check_rsi);
   // warp - first_warp < end_warp - first_warp, unsigned: also ends a reverse
   // run, whose warp falls below first_warp (wrapping at 0).
   mov(eax, dword[DL(warp)]);
@@ -524,10 +533,12 @@ void Emitter::emit_draw_stub() {
   copies(int(offsetof(DrawLoop, pre)), int(offsetof(DrawLoop, npre)));
   jmp(qword[DL(warp_entry)]);
 
+  // Done is returned, not stored again (fifteenth session): the function's
+  // epilogue stored every warp's status, and a call without warps leaves
+  // ctx.status alone (ir::Executable::draw_loop_code).
   L(done);
   mov(eax, uint32_t(RunStatus::Done));
-  mov(dword[CTX(status)], eax);
-  L(exit);  // eax = the call's status (ctx.status holds it)
+  L(exit);  // eax = the call's status
   emit_exit_frame();
 }
 

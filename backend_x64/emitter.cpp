@@ -539,7 +539,7 @@ void Emitter::emit_fault_common() {
 // The part of the entry both entry points share (emit_prologue and the warp
 // loop's entry, warp_loop.cpp): callee-saved registers, the stack frame, the
 // run's MXCSR, and the context's pointers in their fixed registers.
-void Emitter::emit_entry_frame() {
+void Emitter::emit_entry_frame(bool stub) {
   push(rbp);
   mov(rbp, rsp);
   push(rbx);
@@ -557,12 +557,14 @@ void Emitter::emit_entry_frame() {
     mov(dword[rsp + kMxcsrIeeeOffset], 0x1F80);
     mov(dword[rsp + kMxcsrDazOffset], 0x1FC0);
     ldmxcsr(dword[rsp + kMxcsrDazOffset]);
+  } else if (stub) {
+    ldmxcsr(const_mem(0x1F80));
   } else {
     mov(dword[rsp + 16], 0x1F80);
     ldmxcsr(dword[rsp + 16]);
   }
   mov(rbx, rdi);
-  mov(r12, qword[CTX(frame)]);
+  if (!stub) mov(r12, qword[CTX(frame)]);
   mov(r13, qword[CTX(vars)]);
   mov(r15, qword[CTX(uniforms)]);
 }

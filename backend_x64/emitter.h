@@ -148,7 +148,11 @@ class Emitter : public FastEncoder {
   void spill_live_for_call(ir::ValueId at);  // helper calls clobber every vector register
 
   // ---- structure
-  void emit_entry_frame();
+  // stub: the draw-loop stub's frame (fifteenth session): no r12 =
+  // ctx.frame (the stub sets it before each warp itself), and in the
+  // non-DAZ mode MXCSR loaded from the constant pool, not stored to the
+  // stack first (no code of the stub's reads [rsp + 16] as an MXCSR word).
+  void emit_entry_frame(bool stub = false);
   void emit_exit_frame();
   void emit_prologue();
   static const std::array<bool, ir::kNumOpcodes>& cross_lane_ops();

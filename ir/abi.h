@@ -221,7 +221,9 @@ class Executable {
   // calls of run_draw_loop (a draw's fixed cost): `code` is called as
   // `uint32_t code(WarpContext*, DrawLoop*)` with loop.warp_entry =
   // `warp_entry`, ctx.frame set when frame_bytes() > 0 and
-  // first_warp < end_warp. False: the engine has none (use run_draw_loop).
+  // first_warp < end_warp; it returns the status and sets loop.warp (and
+  // ctx.status through each warp's epilogue: a call without warps leaves
+  // it alone). False: the engine has none (use run_draw_loop).
   // The pointers stay valid as long as the executable.
   virtual bool draw_loop_code(const uint8_t*& code, const uint8_t*& warp_entry) const {
     (void)code;

@@ -334,15 +334,10 @@ __attribute__((target("avx2"), noinline)) bool same_streams_avx2(const VertexInp
   if (a.mask != b.mask || ao.mask != bo.mask || a.record_bytes != b.record_bytes ||
       ao.record_bytes != bo.record_bytes)
     return false;
-  StreamsV4 d;
-  if (in_groups == 1 && out_groups == 1) [[likely]] {
-    // v0-v3 and o0-o3 only (most shaders' streams): no loop.
-    d = streams_xor(&a.reg[0], &b.reg[0]) | streams_xor(&a.stride[0], &b.stride[0]);
-    d |= streams_xor(&ao.reg[0], &bo.reg[0]) | streams_xor(&ao.stride[0], &bo.stride[0]);
-    d |= streams_xor(&ao.component[0], &bo.component[0]) | streams_xor(&ao.component[2], &bo.component[2]);
-    return __builtin_ia32_ptestz256(d, d);
-  }
-  d = StreamsV4{};
+  // (Streams within v0-v3 and o0-o3 are compared in run() itself,
+  // streams_differ_one_group; fifteenth session: the one-group form that
+  // was here repeated it, and run_checked no longer comes here after it.)
+  StreamsV4 d{};
   for (unsigned m = in_groups; m; m &= m - 1) {
     const unsigned r = 4 * unsigned(__builtin_ctz(m));
     d |= streams_xor(&a.reg[r], &b.reg[r]) | streams_xor(&a.stride[r], &b.stride[r]);
@@ -363,39 +358,57 @@ __attribute__((target("avx2"), noinline)) bool same_streams_avx2(const VertexInp
 // loop's and GCC keeps a two-register frame for run() (a call of the
 // compare, or a target("avx2") function around it, cost ~45 host
 // instructions of frames and argument moves per call). The caller has
-// compared the masks and record sizes. True when some compared byte
-// differs (the exact compare then decides). Only on a host with AVX2; the
-// upper halves are cleared before returning to SSE code.
+// compared the masks. True when some compared byte
+// differs (the exact compare then decides). Fifteenth session: the record
+// sizes too, both in one 16-byte compare against `b_records` (the stored
+// ones side by side). Only on a host with AVX2. The
+// upper halves of ymm0-ymm2 are left set (fifteenth session: one
+// instruction of every draw): the draw loop's stub clears them on its way
+// out (vzeroupper in its exit frame), and a difference goes to
+// streams_upper_clear first. Between the compare and the stub's call there
+// is integer code only.
 inline bool streams_differ_one_group(const VertexInputs& a, const VertexOutputs& ao, const VertexInputs& b,
-                                     const VertexOutputs& bo) {
+                                     const VertexOutputs& bo, const size_t (&b_records)[2]) {
+  // Each 32-byte block a memory operand of its own, so GCC addresses the
+  // stored copies from the state's pointer (fifteenth session: two `lea`s
+  // fewer than with their addresses in registers).
+  using Block = const char[32];
+  auto at = [](const auto& x) -> Block& { return *reinterpret_cast<const char(*)[32]>(&x); };
   bool differ;
-  asm("vmovdqu %c[ir](%[a]), %%ymm0\n\t"
-      "vpxor %c[ir](%[b]), %%ymm0, %%ymm0\n\t"
-      "vmovdqu %c[is](%[a]), %%ymm1\n\t"
-      "vpxor %c[is](%[b]), %%ymm1, %%ymm1\n\t"
+  asm("vmovdqu %[ar], %%ymm0\n\t"
+      "vpxor %[br], %%ymm0, %%ymm0\n\t"
+      "vmovdqu %[as], %%ymm1\n\t"
+      "vpxor %[bs], %%ymm1, %%ymm1\n\t"
       "vpor %%ymm1, %%ymm0, %%ymm0\n\t"
-      "vmovdqu %c[outr](%[ao]), %%ymm1\n\t"
-      "vpxor %c[outr](%[bo]), %%ymm1, %%ymm1\n\t"
-      "vmovdqu %c[os](%[ao]), %%ymm2\n\t"
-      "vpxor %c[os](%[bo]), %%ymm2, %%ymm2\n\t"
+      "vmovdqu %[aor], %%ymm1\n\t"
+      "vpxor %[bor], %%ymm1, %%ymm1\n\t"
+      "vmovdqu %[aos], %%ymm2\n\t"
+      "vpxor %[bos], %%ymm2, %%ymm2\n\t"
       "vpor %%ymm2, %%ymm1, %%ymm1\n\t"
       "vpor %%ymm1, %%ymm0, %%ymm0\n\t"
-      "vmovdqu %c[oc](%[ao]), %%ymm1\n\t"
-      "vpxor %c[oc](%[bo]), %%ymm1, %%ymm1\n\t"
-      "vmovdqu %c[oc2](%[ao]), %%ymm2\n\t"
-      "vpxor %c[oc2](%[bo]), %%ymm2, %%ymm2\n\t"
+      "vmovdqu %[aoc], %%ymm1\n\t"
+      "vpxor %[boc], %%ymm1, %%ymm1\n\t"
+      "vmovdqu %[aoc2], %%ymm2\n\t"
+      "vpxor %[boc2], %%ymm2, %%ymm2\n\t"
       "vpor %%ymm2, %%ymm1, %%ymm1\n\t"
       "vpor %%ymm1, %%ymm0, %%ymm0\n\t"
-      "vptest %%ymm0, %%ymm0\n\t"
-      "vzeroupper"  // leaves the flags alone
+      "vmovq %[arec], %%xmm1\n\t"
+      "vpinsrq $1, %[aorec], %%xmm1, %%xmm1\n\t"
+      "vpxor %[brec], %%xmm1, %%xmm1\n\t"
+      "vpor %%ymm1, %%ymm0, %%ymm0\n\t"
+      "vptest %%ymm0, %%ymm0"
       : "=@ccnz"(differ)
-      : [a] "r"(&a), [b] "r"(&b), [ao] "r"(&ao), [bo] "r"(&bo), [ir] "i"(offsetof(VertexInputs, reg)),
-        [is] "i"(offsetof(VertexInputs, stride)), [outr] "i"(offsetof(VertexOutputs, reg)),
-        [os] "i"(offsetof(VertexOutputs, stride)), [oc] "i"(offsetof(VertexOutputs, component)),
-        [oc2] "i"(offsetof(VertexOutputs, component) + 32), "m"(a), "m"(ao), "m"(b), "m"(bo)
+      : [ar] "m"(at(a.reg[0])), [br] "m"(at(b.reg[0])), [as] "m"(at(a.stride[0])), [bs] "m"(at(b.stride[0])),
+        [aor] "m"(at(ao.reg[0])), [bor] "m"(at(bo.reg[0])), [aos] "m"(at(ao.stride[0])),
+        [bos] "m"(at(bo.stride[0])), [aoc] "m"(at(ao.component[0])), [boc] "m"(at(bo.component[0])),
+        [aoc2] "m"(at(ao.component[2])), [boc2] "m"(at(bo.component[2])), [arec] "m"(a.record_bytes),
+        [aorec] "m"(ao.record_bytes), [brec] "m"(b_records)
       : "xmm0", "xmm1", "xmm2");
   return differ;
 }
+
+// vzeroupper after streams_differ_one_group when the stub is not called.
+inline void streams_upper_clear() { asm volatile("vzeroupper" ::: "xmm0", "xmm1", "xmm2"); }
 
 // The grouped compare unless GPURC_STREAMS_AVX2=0 (read once; measurements).
 bool streams_avx2_enabled() {
@@ -434,6 +447,24 @@ struct DrawState::Impl {
   // streams_valid, streams_avx2 and in_groups == out_groups == 1: run()
   // compares inline (streams_differ_one_group).
   bool streams_one_group = false;
+  // run()'s repeated draw may go straight to the short form once the
+  // streams compare equal (fifteenth session): streams_one_group, and the
+  // scratch's kept set-up is these streams' and clean (again_clean,
+  // setup_id == streams_id). One range test instead of four tests on every
+  // call; worked out again (refresh_fast_draw) whenever a path other than
+  // run()'s inline one returns, and cleared before such a path starts (so
+  // an exception leaves it false). The counts it serves without a thread
+  // test: 1 .. fast_n (fast_draw false: fast_n = 0, none; streams checked
+  // for one vertex, streams_multi false: 1 only; else 1 .. kDrawParallelMin
+  // - 1, where the draw is not split whatever RunOptions::threads says:
+  // streams checked for several vertices serve one too, their conversion
+  // is the same). The masks are kept side by side for one compare too.
+  bool fast_draw = false;
+  size_t fast_n = 0;
+  uint32_t last_masks = 0;  // last_in.mask | last_out.mask << 16
+  // last_in.record_bytes, last_out.record_bytes side by side: run()'s
+  // inline compare takes both in one 16-byte compare.
+  alignas(16) size_t last_records[2] = {0, 0};
   // The bound streams (bind(), run_bound(); twelfth session): checked and
   // converted once. `bound_id` is their DrawScratch::streams_id;
   // `bound_first` the vertex offset the kept set-up's descriptors were made
@@ -444,6 +475,15 @@ struct DrawState::Impl {
   VertexInputs bound_in;
   VertexOutputs bound_out;
   pica::DrawStreams bis, bos;
+
+  void refresh_fast_draw() {
+    fast_draw = streams_one_group && streams_valid && scratch.again_clean && scratch.setup_id == streams_id;
+    fast_n = !fast_draw ? 0 : streams_multi ? pica::kDrawParallelMin - 1 : 1;
+    last_masks = uint32_t(last_in.mask) | uint32_t(last_out.mask) << 16;
+    last_records[0] = last_in.record_bytes;
+    last_records[1] = last_out.record_bytes;
+  }
+  void clear_fast_draw() { fast_draw = false, fast_n = 0; }
 
   // Whether `in` / `out` describe the streams of the last draw (last_in,
   // last_out).
@@ -624,7 +664,9 @@ RunResult run_result_of(pica::DrawResult d) {
 __attribute__((noinline)) RunResult short_form_fault(DrawState::Impl& m, uint64_t streams_id, uint32_t status) {
   m.scratch.streams_id = streams_id;
   const pica::PreparedShader& p = m.shader->prepared;
+  m.clear_fast_draw();
   pica::run_draw_again_failed(p, p.draw, m.block.get(), status, m.scratch);
+  m.refresh_fast_draw();
   return run_result_of(std::exchange(m.scratch.again_fault, pica::DrawResult{}));
 }
 }  // namespace
@@ -690,19 +732,27 @@ __attribute__((noinline)) RunResult run_rest(DrawState::Impl& m, const VertexInp
 namespace {
 // run() apart from its inline case (below): the streams compared (the
 // quick compare's false decided by the exact one), then the short form, or
-// run_rest.
+// run_rest. `quick_differs`: run()'s inline compare (streams_differ_one_group)
+// found a difference, so only the exact compare is left to ask.
 __attribute__((noinline)) RunResult run_checked(DrawState::Impl& m, const VertexInputs& in, const VertexOutputs& out,
-                                                size_t count, const RunOptions& opt) {
+                                                size_t count, const RunOptions& opt, bool quick_differs) {
   // streams_valid: the previous draw ran these streams through the draw
   // runner (never set for the interpreter).
   bool same = count != 0 && m.streams_valid && m.streams_multi == (count > 1);
   if (same) [[likely]] {
 #ifdef GPURC_STREAMS_AVX2
-    if (m.streams_avx2) [[likely]]
+    if (m.streams_avx2 && !quick_differs) [[likely]]
       same = same_streams_avx2(in, out, m.last_in, m.last_out, m.in_groups, m.out_groups) || m.same_streams(in, out);
     else
 #endif
       same = m.same_streams(in, out);
+    // The masked registers are the same but some other compared byte is
+    // not (an entry outside the masks the caller changed): the stored copies
+    // take the caller's bytes, so the next such call passes the quick compare.
+    if (same && quick_differs) {
+      m.last_in = in;
+      m.last_out = out;
+    }
   }
   // The short form (the state's scratch serves its shader's plan only).
   if (same && pica::again_short_form_one_plan(m.streams_id, count, opt.threads, opt.budget, m.scratch)) [[likely]] {
@@ -713,6 +763,16 @@ __attribute__((noinline)) RunResult run_checked(DrawState::Impl& m, const Vertex
   }
   return run_rest(m, in, out, count, opt, same);
 }
+
+// run_checked, with DrawState::Impl::fast_draw cleared before and worked out
+// after (whatever it ran, the kept set-up may have changed).
+__attribute__((noinline)) RunResult run_slow(DrawState::Impl& m, const VertexInputs& in, const VertexOutputs& out,
+                                             size_t count, const RunOptions& opt, bool quick_differs) {
+  m.clear_fast_draw();
+  RunResult r = run_checked(m, in, out, count, opt, quick_differs);
+  m.refresh_fast_draw();
+  return r;
+}
 }  // namespace
 
 RunResult DrawState::run(const VertexInputs& in, const VertexOutputs& out, size_t count, const RunOptions& opt) {
@@ -720,25 +780,29 @@ RunResult DrawState::run(const VertexInputs& in, const VertexOutputs& out, size_
 #ifdef GPURC_STREAMS_AVX2
   // The repeated draw of streams within v0-v3 and o0-o3 on an AVX2 host
   // (fourteenth session, second part): compared inline, then the short
-  // form, with no call before the draw loop's; anything else (including a
-  // quick compare that finds a difference) goes to run_checked, which
-  // starts over. So run() keeps only what the draw loop's call needs
-  // across it (the result and the state: a two-register frame).
+  // form, with no call before the draw loop's; anything else goes to
+  // run_slow (run_checked), which starts over, told when the inline compare
+  // found a difference (then only the exact compare is left). So run()
+  // keeps only what the draw loop's call needs across it (the result and
+  // the state: a two-register frame). Fifteenth session: the state's,
+  // scratch's and count's conditions are one flag and one range test
+  // (Impl::fast_draw), and the uniforms pointer the kept context holds is
+  // not stored again (every draw of this state passes its own block).
   // (Each test marked likely: with one [[likely]] on the whole chain GCC
   // took the draw for rare and cleared the result with a `rep stosd`.)
-  // (streams_one_group is false whenever streams_valid is.)
-  if (__builtin_expect(count != 0 && m.streams_one_group && m.streams_multi == (count > 1), 1))
-    if (__builtin_expect(((in.mask ^ m.last_in.mask) | (out.mask ^ m.last_out.mask) |
-                          (in.record_bytes ^ m.last_in.record_bytes) | (out.record_bytes ^ m.last_out.record_bytes)) == 0,
-                         1))
-      if (__builtin_expect(!streams_differ_one_group(in, out, m.last_in, m.last_out), 1))
-        if (__builtin_expect(pica::again_short_form_one_plan(m.streams_id, count, opt.threads, opt.budget, m.scratch), 1)) {
-          const uint32_t st = pica::run_again_short(m.block.get(), count, m.scratch);
+  if (__builtin_expect(count - 1 < m.fast_n || (opt.threads == 1 && m.fast_draw && m.streams_multi && count != 0), 1))
+    if (__builtin_expect(opt.budget == m.scratch.again_budget, 1))
+      if (__builtin_expect((uint32_t(in.mask) | uint32_t(out.mask) << 16) == m.last_masks, 1)) {
+          if (__builtin_expect(streams_differ_one_group(in, out, m.last_in, m.last_out, m.last_records), 0)) {
+            streams_upper_clear();
+            return run_slow(m, in, out, count, opt, true);
+          }
+          const uint32_t st = pica::run_again_short_kept_uniforms(count, m.scratch);
           if (__builtin_expect(st == uint32_t(ir::RunStatus::Done), 1)) return RunResult{};
           return short_form_fault(m, m.streams_id, st);
         }
 #endif
-  return run_checked(m, in, out, count, opt);
+  return run_slow(m, in, out, count, opt, false);
 }
 
 RunResult DrawState::bind(const VertexInputs& in, const VertexOutputs& out) {
@@ -788,7 +852,15 @@ __attribute__((noinline)) RunResult run_bound_rest(DrawState& self, DrawState::I
   return r;
 }
 
-
+// run_bound_rest with DrawState::Impl::fast_draw cleared before and worked
+// out after (the kept set-up may be the bound streams' now).
+__attribute__((noinline)) RunResult run_bound_slow(DrawState& self, DrawState::Impl& m, size_t first, size_t count,
+                                                   const RunOptions& opt) {
+  m.clear_fast_draw();
+  RunResult r = run_bound_rest(self, m, first, count, opt);
+  m.refresh_fast_draw();
+  return r;
+}
 }  // namespace
 
 RunResult DrawState::run_bound(size_t first, size_t count, const RunOptions& opt) {
@@ -799,13 +871,13 @@ RunResult DrawState::run_bound(size_t first, size_t count, const RunOptions& opt
     // state's scratch serves its shader's plan only.
     pica::DrawScratch& sc = m.scratch;
     if (pica::again_short_form_one_plan(m.bound_id, count, opt.threads, opt.budget, sc)) [[likely]] {
-      const uint32_t st = pica::run_again_short(m.block.get(), count, sc);
+      const uint32_t st = pica::run_again_short_kept_uniforms(count, sc);
       if (st == uint32_t(ir::RunStatus::Done)) [[likely]]
         return RunResult{};
       return short_form_fault(m, m.bound_id, st);
     }
   }
-  return run_bound_rest(*this, m, first, count, opt);
+  return run_bound_slow(*this, m, first, count, opt);
 }
 
 RunResult Shader::run_geometry(const Uniforms& u, std::span<const InputVertex> in,

@@ -9,11 +9,14 @@
 #include <doctest/doctest.h>
 #include <Zydis/Zydis.h>
 
+#include <cstddef>
 #include <string>
 
 #include "backend_common/exec_memory.h"
 #include "backend_x64/emitter.h"
 #include "backend_x64/jit.h"
+#include "ir/abi.h"
+#include "ir/draw_loop_entry.h"
 
 namespace gpurc_test_backend_x64_draw_stub_code {  // one namespace per file: unity builds (CMakeLists.txt)
 
@@ -76,6 +79,37 @@ TEST_CASE("x64 jit: the draw-loop stub decodes on both tiers and copies four ver
       CHECK(three_stride_stores == 2 * per_list);
       // AVX-512: 64-byte copies in one zmm per vertex.
       CHECK(zmm_copies == (t == Tier::Avx512 ? 2u : 0u));
+    }
+}
+
+// The repeated draw enters the stub ir::kDrawLoopKeptNextEntry bytes on
+// (fifteenth session): there its store of DrawLoop::next (a lea of the
+// return point and a store through rsi, the DrawLoop*) must just have ended,
+// on both tiers and in both MXCSR modes.
+TEST_CASE("x64 jit: the draw-loop stub's second entry follows its DrawLoop::next store") {
+  for (Tier t : {Tier::Avx512, Tier::Avx2})
+    for (bool daz : {false, true}) {
+      const std::string tier = tier_name(t);
+      CAPTURE(tier);
+      CAPTURE(daz);
+      const std::unique_ptr<backend::ExecMemory> stub = Emitter::build_draw_stub(t, daz);
+      REQUIRE(stub);
+      ZydisDecoder dec;
+      ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+      ZydisDecodedInstruction lea, store;
+      ZydisDecodedOperand lea_ops[ZYDIS_MAX_OPERAND_COUNT], store_ops[ZYDIS_MAX_OPERAND_COUNT];
+      const uint8_t* p = stub->entry();
+      REQUIRE(ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, p, stub->size(), &lea, lea_ops)));
+      REQUIRE(ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, p + lea.length, stub->size() - lea.length, &store, store_ops)));
+      CHECK(lea.mnemonic == ZYDIS_MNEMONIC_LEA);
+      CHECK(lea_ops[0].reg.value == ZYDIS_REGISTER_RAX);
+      CHECK(lea_ops[1].mem.base == ZYDIS_REGISTER_RIP);
+      CHECK(store.mnemonic == ZYDIS_MNEMONIC_MOV);
+      CHECK(store_ops[0].type == ZYDIS_OPERAND_TYPE_MEMORY);
+      CHECK(store_ops[0].mem.base == ZYDIS_REGISTER_RSI);
+      CHECK(store_ops[0].mem.disp.value == int64_t(offsetof(ir::DrawLoop, next)));
+      CHECK(store_ops[1].reg.value == ZYDIS_REGISTER_RAX);
+      CHECK(size_t(lea.length) + store.length == ir::kDrawLoopKeptNextEntry);
     }
 }
 

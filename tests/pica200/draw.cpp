@@ -1267,4 +1267,75 @@ TEST_CASE("pica200 draw: run() follows every change of streams within v0-v3 and 
   }
 }
 
+// run()'s repeated draw goes straight to the short form while one flag of
+// the state says the kept set-up is its streams' (fifteenth session,
+// DrawState::Impl::fast_draw). Every other path must work that flag out
+// again: a bound draw in between makes the kept set-up the bound streams'
+// (a stale flag would run those and leave run()'s outputs unwritten); a
+// draw whose streams were checked for one vertex only serves one vertex
+// (a stale count range would skip the stride check of a longer draw).
+TEST_CASE("pica200 draw: run()'s repeated draw after bound draws and after one-vertex draws") {
+  const Case simple = cases()[0];
+  constexpr size_t n = 40;
+  for (const std::string& e : p::engines()) {
+    CAPTURE(e);
+    auto shader = compile_on(simple.setup, e);
+    auto interp = compile_on(simple.setup, "interp");
+    p::DrawState draw(*shader);
+    const p::OutputVertex garbage = garbage_vertex();
+    draw.set_uniforms(simple.uniforms);
+    std::vector<p::InputVertex> in_a = random_inputs(n, 11);
+    const std::vector<p::InputVertex> in_b = random_inputs(n, 12);
+    std::vector<p::OutputVertex> out_a(n, garbage), out_b(n, garbage), want(n);
+    const auto va = p::VertexInputs::records(in_a.data(), sizeof(p::InputVertex), 0x0007);
+    const auto oa = p::VertexOutputs::records(out_a.data(), sizeof(p::OutputVertex), 0x0007);
+    REQUIRE(draw.bind(p::VertexInputs::records(in_b.data(), sizeof(p::InputVertex), 0x0007),
+                      p::VertexOutputs::records(out_b.data(), sizeof(p::OutputVertex), 0x0007))
+                .ok);
+    // New values in the same records (the streams stay the same).
+    auto refill = [&](uint32_t seed) {
+      const std::vector<p::InputVertex> fresh = random_inputs(n, seed);
+      std::copy(fresh.begin(), fresh.end(), in_a.begin());
+    };
+    for (int round = 0; round < 3; ++round) {
+      CAPTURE(round);
+      // New inputs each round: outputs left from an earlier draw do not pass.
+      refill(20 + round);
+      std::fill(out_a.begin(), out_a.end(), garbage);
+      REQUIRE(interp->run(simple.uniforms, in_a, want, p::RunOptions{1}).ok);
+      for (int k = 0; k < 3; ++k) {
+        const p::RunResult r = draw.run(va, oa, n, p::RunOptions{1});
+        REQUIRE_MESSAGE(r.ok, r.error);
+      }
+      check_same(out_a, want, 0x0007, "run() after " + std::to_string(round) + " bound rounds");
+      // Bound draws: the kept set-up is the bound streams' after them.
+      std::fill(out_b.begin(), out_b.end(), garbage);
+      for (int k = 0; k < 2; ++k) REQUIRE(draw.run_bound(0, n, p::RunOptions{1}).ok);
+      REQUIRE(interp->run(simple.uniforms, in_b, want, p::RunOptions{1}).ok);
+      check_same(out_b, want, 0x0007, "run_bound()");
+      // run()'s outputs go to run()'s streams, not the bound ones.
+      refill(40 + round);
+      std::fill(out_a.begin(), out_a.end(), garbage);
+      std::fill(out_b.begin(), out_b.end(), garbage);
+      REQUIRE(draw.run(va, oa, n, p::RunOptions{1}).ok);
+      REQUIRE(interp->run(simple.uniforms, in_a, want, p::RunOptions{1}).ok);
+      check_same(out_a, want, 0x0007, "run() right after run_bound()");
+      CHECK(std::memcmp(&out_b[0], &garbage, sizeof(p::OutputVertex)) == 0);
+    }
+    // Streams with stride 0 are fine for one vertex, not for more.
+    const auto v1 = p::VertexInputs::records(in_a.data(), 0, 0x0007);
+    const auto o1 = p::VertexOutputs::records(out_a.data(), 0, 0x0007);
+    for (int k = 0; k < 3; ++k) REQUIRE(draw.run(v1, o1, 1, p::RunOptions{1}).ok);
+    for (size_t count : {size_t(2), size_t(5), size_t(32), size_t(2000)}) {
+      CAPTURE(count);
+      const p::RunResult r = draw.run(v1, o1, count, p::RunOptions{1});
+      CHECK_FALSE(r.ok);
+      CHECK_MESSAGE(r.error.find("stride 0 is smaller than a register") != std::string::npos, r.error);
+    }
+    REQUIRE(draw.run(v1, o1, 1, p::RunOptions{1}).ok);
+    REQUIRE(interp->run(simple.uniforms, std::span(in_a).first(1), std::span(want).first(1), p::RunOptions{1}).ok);
+    CHECK(std::memcmp(out_a[0].o[0].data(), want[0].o[0].data(), 16) == 0);
+  }
+}
+
 }  // namespace gpurc_test_pica200_draw

@@ -864,6 +864,7 @@ void plan_engine_loop(const PreparedShader& s, const DrawPlan& plan, const DrawS
   }
   if (!scratch.loop_has) return;
   mv.loop_code = scratch.loop_code;
+  mv.loop_code_kept_next = mv.loop_code ? mv.loop_code + ir::kDrawLoopKeptNextEntry : nullptr;
   mv.loop_warp_entry = scratch.loop_warp_entry;
   for (uint16_t m = mv.store | mv.forward | mv.zero_out; m; m &= uint16_t(m - 1))
     if (!out.quad[unsigned(__builtin_ctz(m))]) return;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "frontend/pica200/abi.h"
+#include "ir/draw_loop_entry.h"
 #include "runtime/memory.h"
 
 namespace gpurc::pica {
@@ -136,6 +137,9 @@ struct DrawMoves {
   // DrawScratch::loop_code / loop_warp_entry (null code: run_draw_loop).
   const uint8_t* loop_code;
   const uint8_t* loop_warp_entry;
+  // loop_code + ir::kDrawLoopKeptNextEntry: the repeated draw's entry
+  // (run_again_short_kept_uniforms; one load at the call, no add).
+  const uint8_t* loop_code_kept_next;
 };
 
 struct DrawResult {
@@ -273,6 +277,19 @@ inline uint32_t run_again_short(const uint8_t* uniforms, size_t count, DrawScrat
   scratch.again_ctx.uniforms = uniforms;
   using DrawCode = uint32_t (*)(ir::WarpContext*, ir::DrawLoop*);
   return reinterpret_cast<DrawCode>(const_cast<uint8_t*>(scratch.setup.loop_code))(&scratch.again_ctx, &loop);
+}
+// run_again_short for a scratch whose draws all pass the same uniform
+// block (a DrawState's own): the kept context holds that pointer already
+// (run_draw_again stored it), so it is not stored again (fifteenth session);
+// nor is DrawLoop::next, which the same stub filled in the kept descriptor
+// on its earlier call (ir::kDrawLoopKeptNextEntry).
+inline uint32_t run_again_short_kept_uniforms(size_t count, DrawScratch& scratch) {
+  ir::DrawLoop& loop = scratch.again_loop;
+  loop.end_warp = uint32_t((count + ir::kWarpLanes - 1) / ir::kWarpLanes);
+  loop.tail = uint32_t(count % ir::kWarpLanes);
+  using DrawCode = uint32_t (*)(ir::WarpContext*, ir::DrawLoop*);
+  return reinterpret_cast<DrawCode>(const_cast<uint8_t*>(scratch.setup.loop_code_kept_next))(&scratch.again_ctx,
+                                                                                             &loop);
 }
 // run_draw_again through the short form when it applies.
 inline int run_draw_again_fast(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, size_t count,
