@@ -105,7 +105,7 @@ if [ -z "$bochs" ]; then
   if [ ! -x "$bochs" ]; then
     echo "avx512-bochs: building Bochs 3.0 (with the VSIB fix) into $work/bochs"
     rm -rf "$work/bochs-src"
-    git clone -q --depth 1 --branch REL_3_0_FINAL "$bochs_git" "$work/bochs-src"
+    git -c advice.detachedHead=false clone -q --depth 1 --branch REL_3_0_FINAL "$bochs_git" "$work/bochs-src"
     f="$work/bochs-src/bochs/cpu/decoder/fetchdecode32.cc"
     grep -q 'i->setSibIndex(i->sibIndex() | (vvv & 0x10));' "$f" \
       || { echo "avx512-bochs: the VSIB line to fix is not in $f" >&2; exit 2; }
@@ -236,9 +236,8 @@ cp /usr/lib/syslinux/modules/bios/ldlinux.c32 "$work/iso/isolinux/"
 # Bochs 2.7 reports XSAVES/XSAVEC sizes (CPUID 0xD, 1) for the standard format,
 # not the compacted one: Linux then finds the sizes inconsistent and turns
 # XSAVE, and with it AVX and AVX-512, off. clearcpuid=321,323 (XSAVEC,
-# XSAVES) makes it use the standard format. tigerlake also needs PKRU off.
+# XSAVES) makes it use the standard format.
 append="console=ttyS0,115200 rdinit=/init mitigations=off clearcpuid=321,323 loglevel=4 print_fatal_signals=1"
-[ "$cpu" = tigerlake ] || [ "$cpu" = corei7_icelake_u ] && append="$append nopku"
 cat > "$work/iso/isolinux/isolinux.cfg" <<EOF
 DEFAULT linux
 PROMPT 0
@@ -282,7 +281,10 @@ fi
 bpid=$!
 # Bochs' CPU time (user + system, s) so far: on a busy machine its wall time says less.
 tck=$(getconf CLK_TCK)
-bochs_cpu() { awk -v t="$tck" '{ printf "%.0f", ($14 + $15) / t }' "/proc/$bpid/stat" 2>/dev/null || echo 0; }
+bochs_cpu() {  # $bpid is Bochs or, with --timeout, its parent
+  cat /proc/[0-9]*/stat 2>/dev/null | awk -v p="$bpid" -v t="$tck" \
+    '$1 == p || $4 == p { s += $14 + $15 } END { printf "%.0f", s / t }'
+}
 cmd_start=$start cmd_cpu=0
 tail -n +1 -F --pid=$bpid "$work/serial.log" 2>/dev/null | while IFS= read -r line; do
   line="${line%$'\r'}"; now=$(date +%s)
