@@ -127,6 +127,23 @@ bool raw_layout_holds() {
 }
 const bool kRawLayout = raw_layout_holds();
 
+// The register operands of a memory form without a broadcast or an opmask
+// on the address (fast_vex_mem, fast_vex_rip): declined (false) when a
+// register carries an opmask, zeroing or rounding (the Address path takes
+// those); otherwise their words and the choice fast_mem and
+// fast_mem_general make, VEX unless the form or a register needs EVEX.
+struct PlainMemRegs {
+  uint64_t wr, wv;
+  bool evex;
+};
+inline bool plain_mem_regs(const VexForm& f, const Xbyak::Xmm& reg, const Xbyak::Xmm* vvvv, PlainMemRegs& out) {
+  out.wr = raw(reg);
+  out.wv = vvvv ? raw(*vvvv) : 0;
+  if ((out.wr | out.wv) & ((uint64_t(1) << 30) | (uint64_t(0x3F) << 32))) return false;
+  out.evex = f.enc >= VexForm::kEvexOnly || ((out.wr | out.wv) & kRawEvex);
+  return !(out.evex && f.enc == VexForm::kVexOnly);
+}
+
 }  // namespace
 
 namespace {
@@ -383,14 +400,10 @@ bool FastEncoder::fast_vex_mem(const VexForm& f, const Xbyak::Xmm& reg, const Xb
                                int imm) {
   // Longest form: EVEX (4) + opcode + ModRM + SIB + disp32 + imm8 = 12 bytes.
   if (maxSize_ - size_ < 16 || !kFastEnabled || !kRawLayout) return false;
-  const uint64_t wr = raw(reg), wv = vvvv ? raw(*vvvv) : 0;
-  // No opmask, zeroing or rounding on a register (fast_vex's general half
-  // takes those from the Address path).
-  if ((wr | wv) & ((uint64_t(1) << 30) | (uint64_t(0x3F) << 32))) return false;
-  // The choices of fast_mem and fast_mem_general for an address without a
-  // broadcast or an opmask: VEX unless the form or a register needs EVEX.
-  const bool evex = f.enc >= VexForm::kEvexOnly || ((wr | wv) & kRawEvex);
-  if (evex && f.enc == VexForm::kVexOnly) return false;
+  PlainMemRegs regs;
+  if (!plain_mem_regs(f, reg, vvvv, regs)) return false;
+  const uint64_t wr = regs.wr, wv = regs.wv;
+  const bool evex = regs.evex;
   const int r = int(wr & kRawIdx), vi = int(wv & kRawIdx);
   const bool b_ext = m.base & 8, x_ext = m.scale && (m.index & 8);
   uint8_t* p = top_ + size_;
@@ -421,13 +434,11 @@ bool FastEncoder::fast_vex_rip(const VexForm& f, const Xbyak::Xmm& reg, const Xb
                                int imm) {
   // Longest form: EVEX (4) + opcode + ModRM + disp32 + imm8 = 11 bytes.
   if (maxSize_ - size_ < 16 || !kFastEnabled || !kRawLayout) return false;
-  const uint64_t wr = raw(reg), wv = vvvv ? raw(*vvvv) : 0;
-  // fast_vex_mem's register rule and prefix choice (fast_mem and
-  // fast_mem_general choose the same for an address without a broadcast or
-  // an opmask); a rip-relative operand has no base, index or disp8*N.
-  if ((wr | wv) & ((uint64_t(1) << 30) | (uint64_t(0x3F) << 32))) return false;
-  const bool evex = f.enc >= VexForm::kEvexOnly || ((wr | wv) & kRawEvex);
-  if (evex && f.enc == VexForm::kVexOnly) return false;
+  // A rip-relative operand has no base, index or disp8*N.
+  PlainMemRegs regs;
+  if (!plain_mem_regs(f, reg, vvvv, regs)) return false;
+  const uint64_t wr = regs.wr, wv = regs.wv;
+  const bool evex = regs.evex;
   const int r = int(wr & kRawIdx), vi = int(wv & kRawIdx);
   uint8_t* p = top_ + size_;
   if (!evex) p = put_prefix(p, f, false, r, vi, false, false, (wr & kRawYmm) ? 1 : 0, 0, false, false);

@@ -48,6 +48,24 @@ uint32_t operand(std::mt19937_64& rng) {
   }
 }
 
+// Runs f (vars a, b, c in) on every tier against the interpreter: random
+// special-rich operands in all 32 lanes, every fifth run with a random
+// entry mask.
+void check_random_operands(const ir::Function& f, uint64_t seed, const char* what) {
+  std::mt19937_64 rng(seed);
+  const int runs = std::getenv("GPURC_TEST_LIGHT") ? 60 : 300;
+  for (int k = 0; k < runs; ++k) {
+    RunSpec s;
+    s.vars.resize(f.vars_bytes());
+    fill_random(s.vars, rng);
+    for (uint32_t v = 0; v < 3; ++v)
+      for (unsigned l = 0; l < 32; ++l) set_lane(s.vars, f, v, l, operand(rng));
+    s.entry_mask = k % 5 == 4 ? uint32_t(rng()) | 1u : ~0u;
+    CAPTURE(k);
+    check_all_tiers(f, s, what);
+  }
+}
+
 constexpr uint32_t kNan = uint32_t(ir::NanRule::AllOnes) << ir::ff::NanShift;
 constexpr uint32_t kRz = uint32_t(ir::Round::TowardZero) << ir::ff::RoundShift;
 
@@ -99,18 +117,7 @@ TEST_CASE("x64 jit DAZ mode: fma and rounding toward zero read FtzIn operands fl
     REQUIRE(ret != std::string::npos);
     CHECK_MESSAGE(count_lines_with(text.substr(0, ret), "vblendvps") == 0, text);
   }
-  std::mt19937_64 rng(41);
-  const int runs = std::getenv("GPURC_TEST_LIGHT") ? 60 : 300;
-  for (int k = 0; k < runs; ++k) {
-    RunSpec s;
-    s.vars.resize(f.vars_bytes());
-    fill_random(s.vars, rng);
-    for (uint32_t v = 0; v < 3; ++v)
-      for (unsigned l = 0; l < 32; ++l) set_lane(s.vars, f, v, l, operand(rng));
-    s.entry_mask = k % 5 == 4 ? uint32_t(rng()) | 1u : ~0u;
-    CAPTURE(k);
-    check_all_tiers(f, s, "daz rounding");
-  }
+  check_random_operands(f, 41, "daz rounding");
 }
 
 TEST_CASE("x64 jit AVX2: signed compares with a constant read it from the pool, exactly") {
@@ -226,18 +233,7 @@ TEST_CASE("x64 jit: ffma of an fneg right before it is one vfmsub, exactly") {
       CHECK_MESSAGE(count_lines_with(body, "vfmsub231ps") == 4, body);
       CHECK_MESSAGE(count_lines_with(body, "vfmadd231ps") == 3, body);
     }
-    std::mt19937_64 rng(daz ? 77 : 78);
-    const int runs = std::getenv("GPURC_TEST_LIGHT") ? 60 : 300;
-    for (int k = 0; k < runs; ++k) {
-      RunSpec s;
-      s.vars.resize(f.vars_bytes());
-      fill_random(s.vars, rng);
-      for (uint32_t v = 0; v < 3; ++v)
-        for (unsigned l = 0; l < 32; ++l) set_lane(s.vars, f, v, l, operand(rng));
-      s.entry_mask = k % 5 == 4 ? uint32_t(rng()) | 1u : ~0u;
-      CAPTURE(k);
-      check_all_tiers(f, s, daz ? "fneg fma daz" : "fneg fma");
-    }
+    check_random_operands(f, daz ? 77 : 78, daz ? "fneg fma daz" : "fneg fma");
   }
 }
 
