@@ -358,6 +358,7 @@ void Emitter::end_op(ValueId v) {
 void Emitter::reset_cache() {
   uidx_cached_ = kNoValue;  // the code before may not run first (strips, blocks)
   select_mask_of_ = kNoValue;
+  kmask_clear();
   for (int r = 0; r < nregs_; ++r) {
     if (regs_[r].v != kNoValue) vals_[regs_[r].v].reg = -1;
     regs_[r] = RegState{};
@@ -470,6 +471,11 @@ void Emitter::select_bits(int d, int c, int t, int f, ValueId cond) {
   // (lower_strip_op: PICA200's four components of one c[aL] range check).
   const bool have = cond != kNoValue && select_mask_of_ == cond;
   if (z_) {
+    if (!have)
+      if (const int k = kmask_find(cond); k >= 0) {  // the compare's mask, kept in k5..k7 (k1 untouched)
+        vpblendmd(V(d) | Opmask(k), V(f), V(t));
+        return;
+      }
     if (!have) vptestmd(k1, V(c), V(c));
     vpblendmd(V(d) | k1, V(f), V(t));
   } else {
@@ -856,13 +862,35 @@ void Emitter::lower_strip_op(ValueId v) {
           (in.op == Opcode::Const && !wide(v))))
       select_mask_of_ = kNoValue;
   }
+  const bool keeps_kmask = kmask_keeps(v);
+  if (!keeps_kmask) kmask_clear();
   if (!lower_native(v)) {
     uidx_cached_ = kNoValue;
     lower_helper(v);
   }
+  if (!keeps_kmask) kmask_clear();  // (masks its lowering kept on one path only)
+}
+
+// The 32-bit integer ops lowered inline (lower_int.cpp): no call, no branch,
+// no write of k5..k7.
+bool Emitter::kmask_keeps(ValueId v) const {
+  const Inst& in = f_.insts[v];
+  if (wide(v)) return false;
+  for (ValueId a : in.args)
+    if (a < f_.insts.size() && wide(a)) return false;
+  switch (in.op) {
+    case Opcode::Const: case Opcode::Select: case Opcode::ICmp: case Opcode::IAdd: case Opcode::ISub:
+    case Opcode::IMul: case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::Shl: case Opcode::LShr:
+    case Opcode::AShr: case Opcode::Extract16: case Opcode::Insert16: case Opcode::Zext: case Opcode::Sext:
+    case Opcode::Trunc:
+      return true;
+    default:
+      return false;
+  }
 }
 
 void Emitter::lower_helper(ValueId v) {
+  kmask_clear();  // the call clobbers the k registers
   const Inst& in = f_.insts[v];
   if (in.args.size() > size_t(rt::kMaxArgs))
     throw CompileError("x64 jit: " + std::string(op_name(in.op)) + " has too many operands");

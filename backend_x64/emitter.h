@@ -207,6 +207,30 @@ class Emitter : public FastEncoder {
   ir::BlockId cur_block_ = 0;
   bool below_2_31(ir::ValueId v, int depth = 0) const;  // unsigned lanes < 2^31 (lower_int.cpp)
   ir::ValueId select_mask_of_ = ir::kNoValue;  // whose select mask k1 / vector 0 holds (select_bits)
+  // AVX-512: k5..k7 keep the masks of the last compares whose 0/1 lanes were
+  // made (kmask_of_[i]: whose mask k5 + i holds; nothing else writes k5..k7),
+  // so a select or a loop branch of such a compare reads its mask instead
+  // of testing the 0/1 lanes again (vptestmd: a few cycles on the compare's
+  // chain). Valid within one run of straight code of one strip: cleared
+  // where the register cache is reset (blocks, segments, strips, loop tops)
+  // and around every op that is not a 32-bit integer op (helper calls
+  // clobber k registers; a memory op's fallback runs its deferred ops on
+  // one path only).
+  ir::ValueId kmask_of_[3] = {ir::kNoValue, ir::kNoValue, ir::kNoValue};
+  int kmask_next_ = 0;
+  void kmask_clear() { kmask_of_[0] = kmask_of_[1] = kmask_of_[2] = ir::kNoValue; }
+  int kmask_find(ir::ValueId v) const {  // the k register holding v's mask, or -1
+    for (int i = 0; i < 3; ++i)
+      if (v != ir::kNoValue && kmask_of_[i] == v) return 5 + i;
+    return -1;
+  }
+  int kmask_take(ir::ValueId v) {  // the k register v's mask goes to (the least recently taken)
+    const int i = kmask_next_;
+    kmask_next_ = (kmask_next_ + 1) % 3;
+    kmask_of_[i] = v;
+    return 5 + i;
+  }
+  bool kmask_keeps(ir::ValueId v) const;  // lower_strip_op: v's lowering leaves k5..k7 as they are
   bool uniforms_known_nonnull() const { return uniforms_tested_at_entry_ && cur_block_ != 0; }
   bool hoistable_uniform(ir::ValueId v) const;  // loops.cpp: a load_uniform pinned like a loop invariant
   void lane_bits(const Xbyak::Reg32& r, uint32_t slot_off);  // r = bit 0 of each lane of a 4-byte slot
@@ -452,7 +476,8 @@ class Emitter : public FastEncoder {
   // alt_vals_ between the two.
   bool loop_interleavable(const StripLoop& l, const std::vector<ir::ValueId>& register_uses, bool trial_called,
                           const std::vector<uint8_t>* skip = nullptr);
-  void emit_interleaved_loop(const StripLoop& l, const std::vector<ir::ValueId>& register_uses);
+  void emit_interleaved_loop(const StripLoop& l, const std::vector<ir::ValueId>& register_uses,
+                             const std::vector<uint8_t>* uniform_only = nullptr);
   void loop_switch_strip();
   void loop_reset_range();               // reset_cache over [cache_lo_, cache_hi_) only
   Xbyak::Address launch_mask_mem();      // the current strip's 4-byte launch mask

@@ -290,6 +290,7 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
 // again after a helper call in the body (calls clobber every vector register;
 // spill_live_for_call stored the phis first, as they escape).
 void Emitter::loop_pin(LoopState& s) {
+  kmask_clear();
   auto pin = [&](int r, ValueId v) {
     regs_[r] = RegState{v, ++clock_, false, true};
     if (v != kNoValue) vals_[v].reg = int8_t(r);
@@ -326,6 +327,7 @@ void Emitter::loop_pin(LoopState& s) {
 void Emitter::loop_canonical(LoopState& s) {
   uidx_cached_ = kNoValue;  // the back edge also reaches the top
   select_mask_of_ = kNoValue;
+  kmask_clear();
   for (int r = 0; r < nregs_; ++r) regs_[r].locked = false;
   for (int r = cache_lo_; r < cache_hi_; ++r) {
     if (regs_[r].pinned || regs_[r].v == kNoValue) continue;
@@ -347,6 +349,7 @@ void Emitter::loop_canonical(LoopState& s) {
 
 void Emitter::loop_body(LoopState& s) {
   def_loop_ = &s;
+  kmask_clear();  // (loop_canonical cleared them too: the top of an iteration)
   for (ValueId v : s.body) {
     lower_strip_op(v);
     loop_end_op(s, v);
@@ -469,11 +472,14 @@ void Emitter::loop_branch_exit(LoopState& s, Label& exit) {
     }
     return;
   }
-  int c = use(s.cond);
-  if (z_) {
+  if (const int k = z_ ? kmask_find(s.cond) : -1; k >= 0) {  // the compare's mask, kept (select_bits)
+    kmovw(eax, Opmask(k));
+  } else if (z_) {
+    int c = use(s.cond);
     vptestmd(k1, V(c), V(c));
     kmovw(eax, k1);
   } else {
+    int c = use(s.cond);
     vpslld(V(0), V(c), 31);  // i1 is 0/1
     vmovmskps(eax, V(0));
   }
@@ -998,9 +1004,11 @@ void Emitter::loop_switch_strip() {
   cache_hi_ = cache_lo_ + half;
   uidx_cached_ = kNoValue;  // edx holds the other strip's check
   select_mask_of_ = kNoValue;
+  kmask_clear();
 }
 
 void Emitter::loop_reset_range() {
+  kmask_clear();
   for (int r = cache_lo_; r < cache_hi_; ++r) {
     if (regs_[r].v != kNoValue) vals_[regs_[r].v].reg = -1;
     regs_[r] = RegState{};
@@ -1136,8 +1144,10 @@ void Emitter::loop_counted_pair_run(LoopState& sa, LoopState& sb, Label& next) {
   both([&] { loop_store_live_out(sa); loop_store_phis(sa); }, [&] { loop_store_live_out(sb); loop_store_phis(sb); });
 }
 
-void Emitter::emit_interleaved_loop(const StripLoop& l, const std::vector<ValueId>& register_uses) {
+void Emitter::emit_interleaved_loop(const StripLoop& l, const std::vector<ValueId>& register_uses,
+                                    const std::vector<uint8_t>* uniform_only) {
   const int strips = kWarpLanes / lanes_;  // 2 (AVX-512) or 4 (AVX2)
+  if (uniform_only && strips != 2) throw CompileError("x64 jit: internal: fused loop control on more than two strips");
   const int half = (nregs_ - kFirstCacheReg) / 2;
   // The analyses, each for its strip's registers.
   cache_lo_ = kFirstCacheReg;
@@ -1147,7 +1157,9 @@ void Emitter::emit_interleaved_loop(const StripLoop& l, const std::vector<ValueI
   if (strips > 2) sa_counted = loop_analyze(l, register_uses, true);
   cache_lo_ = kFirstCacheReg + half;
   cache_hi_ = cache_lo_ + half;
-  LoopState sb = loop_analyze(l, register_uses, true);  // its partner (and strip B of the second pair)
+  // its partner (and strip B of the second pair); with uniform control
+  // (emit_control_loop's fused form) it leaves out what A gives it at the exit
+  LoopState sb = loop_analyze(l, register_uses, true, nullptr, uniform_only);
   cache_lo_ = kFirstCacheReg;
   cache_hi_ = cache_lo_ + half;
 
@@ -1189,6 +1201,7 @@ void Emitter::emit_interleaved_loop(const StripLoop& l, const std::vector<ValueI
   jmp(head_first, T_NEAR);
   cache_restore(at_branch);
   L(exit_first);
+  if (uniform_only) loop_store_all_strips(sa, true, *uniform_only);  // B's values it left out: A's
   both([&] { loop_store_live_out(sa); loop_store_phis(sa); }, [&] { loop_store_live_out(sb); loop_store_phis(sb); });
   jmp(others, T_NEAR);
   // the stubs are reached from the top of an iteration: the homes hold the phis
@@ -1196,6 +1209,7 @@ void Emitter::emit_interleaved_loop(const StripLoop& l, const std::vector<ValueI
   for (size_t i = 0; i < l.budgets.size(); ++i) {
     L(fault_stub[i]);  // the phis hold the state after the last whole iteration
     mov(dword[rsp + kLoopFaultOffset], uint32_t(i + 1));
+    if (uniform_only) loop_store_all_strips(sa, false, *uniform_only);
     both([&] { loop_store_phis(sa); }, [&] { loop_store_phis(sb); });
     jmp(others, T_NEAR);
   }
@@ -1251,6 +1265,15 @@ namespace {
 bool control_loops_enabled() {
   static const bool on = [] {
     const char* e = std::getenv("GPURC_X64_CONTROL_LOOP");
+    return !(e && *e == '0');
+  }();
+  return on;
+}
+// GPURC_X64_FUSED_CONTROL=0 (read once; a measuring aid) keeps the separate
+// control loop on AVX-512 too.
+bool fused_control_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("GPURC_X64_FUSED_CONTROL");
     return !(e && *e == '0');
   }();
   return on;
@@ -1364,6 +1387,14 @@ void Emitter::loop_store_all_strips(LoopState& s, bool live_out, const std::vect
 
 void Emitter::emit_control_loop(const StripLoop& l, const std::vector<ValueId>& register_uses, bool trial_called,
                                 const std::vector<uint8_t>& uniform_only, const std::vector<uint8_t>& control) {
+  // Two strips (AVX-512): the one pair is the whole warp, so the control
+  // runs in the pair's iterations, as strip A's part of the interleaved form
+  // with B leaving out the uniform-only values (A's exit gives B them): the
+  // control's chains overlap the strips' instead of running before them.
+  if (kWarpLanes / lanes_ == 2 && fused_control_enabled() && loop_interleavable(l, register_uses, trial_called)) {
+    emit_interleaved_loop(l, register_uses, &uniform_only);
+    return;
+  }
   LoopState sc = loop_analyze(l, register_uses, false, &control, nullptr);
 
   loop_find_first_strip();

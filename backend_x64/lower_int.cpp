@@ -536,10 +536,12 @@ bool Emitter::lower_int(ValueId v) {
       if (z_ && count_only_const(in.args[1])) {  // the constant from the pool (const_operand_position)
         static const uint8_t kImm[] = {0, 4, 1, 2, 6, 5, 1, 2, 6, 5};
         int a = arg(0);
-        if (p >= IntPred::Ult) vpcmpud(k1, V(a), const_operand(in.args[1]), kImm[size_t(p)]);
-        else vpcmpd(k1, V(a), const_operand(in.args[1]), kImm[size_t(p)]);
-        if (!mask_only_cmp(v)) bool_from_k(def(v), 1);
-        select_mask_of_ = v;
+        const bool mask_only = mask_only_cmp(v);
+        const int k = mask_only ? 1 : kmask_take(v);  // k1 for its selects, else kept in k5..k7 (select_bits)
+        if (p >= IntPred::Ult) vpcmpud(Opmask(k), V(a), const_operand(in.args[1]), kImm[size_t(p)]);
+        else vpcmpd(Opmask(k), V(a), const_operand(in.args[1]), kImm[size_t(p)]);
+        if (!mask_only) bool_from_k(def(v), k);
+        else select_mask_of_ = v;
         return true;
       }
       if (inverted_mask_cmp(v)) {  // vector 0 = !(x < C) = x > C - 1 (signed; unsigned: both below 2^31)
@@ -572,10 +574,11 @@ bool Emitter::lower_int(ValueId v) {
       if (z_) {
         static const uint8_t kImm[] = {0, 4, 1, 2, 6, 5, 1, 2, 6, 5};
         uint8_t imm = kImm[size_t(p)];
-        if (p >= IntPred::Ult) vpcmpud(k1, V(a), V(b), imm);
-        else vpcmpd(k1, V(a), V(b), imm);
-        if (!mask_only) bool_from_k(d, 1);
-        select_mask_of_ = v;  // k1 is the mask a select of v tests for (select_bits)
+        const int k = mask_only ? 1 : kmask_take(v);  // k1 for its selects, else kept in k5..k7 (select_bits)
+        if (p >= IntPred::Ult) vpcmpud(Opmask(k), V(a), V(b), imm);
+        else vpcmpd(Opmask(k), V(a), V(b), imm);
+        if (!mask_only) bool_from_k(d, k);
+        else select_mask_of_ = v;  // k1 is the mask a select of v tests for (select_bits)
         return true;
       }
       // Unsigned via a signed compare of sign-flipped values, unless both
