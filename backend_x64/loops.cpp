@@ -75,7 +75,7 @@ struct Emitter::LoopState {
   // reload would lengthen the loop-carried chains).
   std::vector<uint8_t> store_early;
   ValueId cond = kNoValue;
-  // The first strip's branch on an i32 compare of a value equal in every
+  // The first strip's branch on an i32 or i16 compare of a value equal in every
   // lane with a constant, read by nothing else (a guest LOOP's counter):
   // decided from lane 0 with a scalar compare (loop_branch_exit); the
   // compare and a constant only it reads are left out of `body`.
@@ -182,7 +182,8 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
         !read_outside[s.cond]) {
       const ValueId x = ci.args[0], k = ci.args[1];
       const Inst& ki = f_.insts[k];
-      if (x < n && k < n && f_.insts[x].type == ir::Type::I32 && ki.type == ir::Type::I32 &&
+      const ir::Type xt = x < n ? f_.insts[x].type : ir::Type::Void;
+      if (x < n && k < n && (xt == ir::Type::I32 || xt == ir::Type::I16) && ki.type == xt &&
           ki.op == Opcode::Const && !wide(x) && lane_equal_[x] && f_.insts[x].op != Opcode::Const) {
         s.scalar_cmp = s.cond;
         auto drop = [&](ValueId v) { s.body.erase(std::remove(s.body.begin(), s.body.end(), v), s.body.end()); };
@@ -452,7 +453,18 @@ void Emitter::loop_branch_exit(LoopState& s, Label& exit) {
     const int x = use(ci.args[0]);
     vmovd(eax, Xmm(x));
     for (int r = 0; r < nregs_; ++r) regs_[r].locked = false;
-    cmp(eax, uint32_t(f_.insts[ci.args[1]].imm));
+    uint32_t k = uint32_t(f_.insts[ci.args[1]].imm);
+    if (f_.insts[ci.args[0]].type == ir::Type::I16) {  // the low 16 bits, extended as the predicate reads them
+      const IntPred p = IntPred(ci.attr);
+      if (p == IntPred::Slt || p == IntPred::Sle || p == IntPred::Sgt || p == IntPred::Sge) {
+        movsx(eax, ax);
+        k = uint32_t(int32_t(int16_t(uint16_t(k))));
+      } else {
+        movzx(eax, ax);
+        k &= 0xFFFFu;
+      }
+    }
+    cmp(eax, k);
     // x86 condition codes of the compare's predicates (jcc 0F 80+cc), and
     // the exit taken when the condition says leave.
     static constexpr uint8_t kCc[] = {0x4, 0x5, 0xC, 0xE, 0xF, 0xD, 0x2, 0x6, 0x7, 0x3};

@@ -329,4 +329,70 @@ TEST_CASE("backend: a G13 indexed load's deferred base, then a loop reading unif
   }
 }
 
+TEST_CASE("backend: a loop's branch on an i16 compare of a lane-equal value matches the interpreter") {
+  // loop_branch_exit's scalar compare of lane 0 (`cmp ax, imm16`, sixteenth
+  // session): every predicate, constants at the 16-bit edges, the field
+  // in either half of a counter stepping by a uniform, contract on and off
+  // (off: the counter is lane-equal only through its uniform start and step
+  // under the contract, so the vector branch is taken there); loops that do
+  // not end stop at the watchdog.
+  std::mt19937_64 rng(1604);
+  int cases = 0;
+  for (int pred = 0; pred < 10; ++pred)
+    for (uint32_t k : {0u, 1u, 5u, 0x7FFFu, 0x8000u, 0xFFFFu})
+      for (int shape = 0; shape < 4; ++shape) {
+        const bool contract = shape & 1;
+        const uint64_t half = uint64_t(shape >> 1);
+        ir::Function f;
+        f.unlaunched_lanes_free = contract;
+        for (const char* name : {"h", "i"}) f.add_var(name, Type::I32);
+        f.uniform_bytes = 16;
+        auto entry = f.add_block("entry"), loop = f.add_block("loop"), exit = f.add_block("exit");
+        ir::Builder b(f);
+        b.set_block(entry);
+        auto h0 = load_var(b, 0);
+        auto i0 = b.load_uniform(Type::I32, 0);
+        auto step = b.load_uniform(Type::I32, 4);
+        auto three = b.i32(3), one = b.i32(1);
+        auto kc = b.i16(k);
+        b.br(loop);
+        b.set_block(loop);
+        auto h = phi(b, Type::I32, {h0, h0});
+        auto i = phi(b, Type::I32, {i0, i0});
+        b.emit(Opcode::Budget, Type::Void, {}, 0, 0, 1);
+        auto h1 = b.binary(Opcode::IAdd, b.binary(Opcode::IMul, h, three), one);
+        auto i1 = b.binary(Opcode::IAdd, i, step);
+        auto fld = b.emit(Opcode::Extract16, Type::I16, {i1}, 0, 0, half);
+        b.cond_br(b.icmp(ir::IntPred(pred), fld, kc), loop, exit);
+        f.insts[h].args[1] = h1;
+        f.insts[i].args[1] = i1;
+        b.set_block(exit);
+        store_var(b, 0, h1);
+        store_var(b, 1, i1);
+        b.ret();
+        f.compute_preds();
+        REQUIRE(ir::verify(f) == "");
+        for (int run = 0; run < 3; ++run) {
+          RunSpec sp;
+          sp.vars.resize(f.vars_bytes());
+          fill_random(sp.vars, rng);
+          sp.uniforms.resize(16);
+          fill_random(sp.uniforms, rng);
+          // A start near the constant and small steps of either sign (in the chosen half).
+          const uint32_t start = (k + uint32_t(rng() % 7) - 3u) & 0xFFFFu;
+          const uint32_t stp = uint32_t(int32_t(rng() % 5) - 2);
+          const uint32_t i_start = half ? (start << 16 | uint32_t(rng() & 0xFFFF)) : (uint32_t(rng()) & 0xFFFF0000u) | start;
+          const uint32_t i_step = half ? stp << 16 : stp;
+          std::memcpy(sp.uniforms.data(), &i_start, 4);
+          std::memcpy(sp.uniforms.data() + 4, &i_step, 4);
+          sp.entry_mask = run == 0 ? ~0u : uint32_t(rng()) | 1u << (rng() % 32);
+          sp.budget = 40;
+          check_all_tiers(f, sp, "pred " + std::to_string(pred) + " k " + std::to_string(k) + " shape " +
+                                     std::to_string(shape) + " run " + std::to_string(run));
+          ++cases;
+        }
+      }
+  CHECK(cases == 10 * 6 * 4 * 3);
+}
+
 }  // namespace gpurc_test_backend_control_loops
