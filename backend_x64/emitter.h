@@ -706,6 +706,13 @@ class Emitter : public FastEncoder {
   // no memory op (whose lanes' addresses a skipped strip would leave stale).
   bool strip_limit_ = false;
   std::vector<ir::ValueId> partial_slots_;  // results written only for some lanes (loads, atomics)
+  // Constants of the entry block read by another segment (plan_.escapes):
+  // their slots are filled once per run in the prologue (emit_const_slots),
+  // so the strips that define them store nothing, and skip them entirely
+  // when nothing in their own segment reads them (sixteenth session).
+  std::vector<uint8_t> prefilled_;
+  void emit_const_slots();
+  static bool prefill_consts_enabled();  // false with GPURC_PREFILL_CONSTS=0 (the per-strip stores, as before)
   std::map<ir::ValueId, const rt::EvalOp*> eval_op_of_;  // one helper descriptor per value
   std::vector<uint32_t> uses_;               // per value: operand uses by any instruction (phis included)
   ir::ValueId vote_in_eax_ = ir::kNoValue;   // an any/all whose result is in eax for the terminator (nonzero: true)
@@ -719,6 +726,7 @@ class Emitter : public FastEncoder {
   ConstPool pool_;
   PoolKind const32_{&pool_, 0, 4, 4}, constvec_{&pool_, 1, 0, 4}, const64_{&pool_, 2, 8, 8}, constvec64_{&pool_, 3, 0, 8};
   const uint8_t* iota_ = nullptr;  // 16 dwords 0..15 in the pool
+  const uint8_t* lane_bits_perm_ = nullptr;  // the dword order lane_bits' Avx2 packs need, made when needed
   const uint8_t* iota32_ = nullptr;  // 32 dwords 0..31 in the pool (emit_lane_run_flags), made when needed
   Xbyak::Label epilogue_, fault_return_;
   // emit_fault_return's sites: each is `mov eax, index; jmp fault_common_`,
