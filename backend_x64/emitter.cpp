@@ -713,6 +713,14 @@ void Emitter::emit_const_slots() {
   }
 }
 
+bool Emitter::unroll_memory_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("GPURC_UNROLL_MEMORY");
+    return !(e && e[0] == '0');
+  }();
+  return on;
+}
+
 bool Emitter::prefill_consts_enabled() {
   static const bool on = [] {
     const char* e = std::getenv("GPURC_PREFILL_CONSTS");
@@ -756,6 +764,7 @@ void Emitter::emit_function() {
   }
   const bool lanes_private = f_.unlaunched_lanes_free && !cross_lane;
   strip_limit_ = lanes_private && strip_limit_enabled() && !memory;
+  has_memory_ops_ = memory;
   for (ValueId v : loads) {
     const ir::Inst& in = f_.insts[v];
     if (lanes_private && in.op == Opcode::Load && !in.args.empty() && f_.insts[in.args.back()].op == Opcode::EntryMask)
@@ -816,7 +825,7 @@ void Emitter::emit_strip_segment(const Segment& s) {
   xor_(r14d, r14d);
   // Short segments (most of divergent guest code) are emitted once per strip:
   // the loop's add / cmp / branch would cost as much as their work.
-  if (s.ops.size() <= kUnrollMaxOps) {
+  if (s.ops.size() <= (has_memory_ops_ && !strip_limit_ && unroll_memory_enabled() ? kUnrollMaxOpsMemory : kUnrollMaxOps)) {
     for (int o = 0; o < kWarpLaneBytes4; o += vbytes_) {
       if (o) add(r14d, vbytes_);
       body();

@@ -117,6 +117,13 @@ class Emitter : public FastEncoder {
   // Vector registers 0..3 are scratch; 4 and 5 hold Avx2 lane masks (Avx512 uses k2, k3).
   static constexpr int kFirstCacheReg = 6;
   static constexpr size_t kUnrollMaxOps = 6;  // strip segments up to this long are not looped
+  // In a function with memory ops (no strip limit: every strip runs), strip
+  // segments up to this long are not looped either (sixteenth session): the
+  // loop's add / cmp / branch per strip and the index reset cost 7 (Avx512)
+  // to 13 (Avx2) instructions per segment and warp, as much as a Tesla
+  // MAD's NaN tests; the copies cost code size only.
+  static constexpr size_t kUnrollMaxOpsMemory = 48;
+  bool has_memory_ops_ = false;
   static constexpr int kM0 = 0, kM1 = 1;  // mask ids for the f* helpers below
   const Xbyak::Xmm& V(int idx) const { return vregs_[idx]; }  // zmm (Avx512) or ymm (Avx2)
 
@@ -712,7 +719,8 @@ class Emitter : public FastEncoder {
   // when nothing in their own segment reads them (sixteenth session).
   std::vector<uint8_t> prefilled_;
   void emit_const_slots();
-  static bool prefill_consts_enabled();  // false with GPURC_PREFILL_CONSTS=0 (the per-strip stores, as before)
+  static bool prefill_consts_enabled();
+  static bool unroll_memory_enabled();  // false with GPURC_UNROLL_MEMORY=0 (segments over kUnrollMaxOps looped, as before)  // false with GPURC_PREFILL_CONSTS=0 (the per-strip stores, as before)
   std::map<ir::ValueId, const rt::EvalOp*> eval_op_of_;  // one helper descriptor per value
   std::vector<uint32_t> uses_;               // per value: operand uses by any instruction (phis included)
   ir::ValueId vote_in_eax_ = ir::kNoValue;   // an any/all whose result is in eax for the terminator (nonzero: true)
