@@ -691,8 +691,9 @@ void Emitter::emit_prologue() {
 // (which sets r12 per warp). A slot belongs to its value alone and holds
 // the constant from then on (rewriting it, as a strip-outer loop may, writes
 // the same bits), so the strips of the defining segment store nothing.
-// Only block 0's: it runs in every fresh run, so filling per run never costs
-// more than the per-strip stores it replaces.
+// Only block 0's: it runs in every fresh run, so filling per run costs no
+// more than the per-strip stores it replaces (a warp-loop call fills once
+// for all its warps).
 void Emitter::emit_const_slots() {
   if (f_.blocks.empty() || plan_.strip_loop_of[0] >= 0 || !prefill_consts_enabled()) return;
   for (ValueId v : f_.blocks[0].insts) {
@@ -700,6 +701,10 @@ void Emitter::emit_const_slots() {
     if (in.op != Opcode::Const || !in.args.empty() || deferred_[v] || !plan_.escapes[v]) continue;
     const int32_t seg = plan_.segment_of[v];
     if (seg < 0 || !plan_.segments[size_t(seg)].strip) continue;
+    // A draw-loop stub enters at warp_start_ for every warp: there a constant
+    // its own segment reads (still broadcast per strip) would cost one
+    // broadcast more per warp than it saves.
+    if (draw_loop_ && !wide(v) && plan_.last_use[v] >= 0) continue;
     if (wide(v)) {
       mov(rax, in.imm);
       vmovq(Xmm(0), rax);
