@@ -690,7 +690,7 @@ void Emitter::emit_prologue() {
 // (whose warps share r12's frame) and once per warp of a draw-loop stub
 // (which sets r12 per warp). A slot belongs to its value alone and holds
 // the constant from then on (rewriting it, as a strip-outer loop may, writes
-// the same bits), so the strips of the defining segment store nothing.
+// the same bits), so the strips of the defining segment make nothing.
 // Only block 0's: it runs in every fresh run, so filling per run costs no
 // more than the per-strip stores it replaces (a warp-loop call fills once
 // for all its warps).
@@ -702,8 +702,8 @@ void Emitter::emit_const_slots() {
     const int32_t seg = plan_.segment_of[v];
     if (seg < 0 || !plan_.segments[size_t(seg)].strip) continue;
     // A draw-loop stub enters at warp_start_ for every warp: there a constant
-    // its own segment reads (still broadcast per strip) would cost one
-    // broadcast more per warp than it saves.
+    // its own segment reads (then loaded per strip) would cost one broadcast
+    // more per warp than it saves.
     if (draw_loop_ && !wide(v) && plan_.last_use[v] >= 0) continue;
     if (wide(v)) {
       mov(rax, in.imm);
@@ -902,7 +902,11 @@ bool Emitter::hoist_uniform_test(const Segment& s) {
 
 void Emitter::lower_strip_op(ValueId v) {
   if (deferred_[v]) return;  // computed by the memory op's fallback (materialize_deferred)
-  if (prefilled_[v] && (wide(v) || plan_.last_use[v] < 0)) {  // in its slot already, no reader here
+  // In its slot already: no code here. A reader that needs it in a register
+  // loads the slot (use), one load as the broadcast was; readers that take
+  // a constant as an immediate or a pool operand (and the alignment test a
+  // memory op defers) need nothing.
+  if (prefilled_[v]) {
     vals_[v].in_frame = true;
     return;
   }

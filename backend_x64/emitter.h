@@ -715,8 +715,8 @@ class Emitter : public FastEncoder {
   std::vector<ir::ValueId> partial_slots_;  // results written only for some lanes (loads, atomics)
   // Constants of the entry block read by another segment (plan_.escapes):
   // their slots are filled once per run in the prologue (emit_const_slots),
-  // so the strips that define them store nothing, and skip them entirely
-  // when nothing in their own segment reads them (sixteenth session).
+  // so the strips that define them make nothing for them (a reader in a
+  // register loads the slot; sixteenth session).
   std::vector<uint8_t> prefilled_;
   void emit_const_slots();
   static bool prefill_consts_enabled();
