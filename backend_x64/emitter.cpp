@@ -716,6 +716,32 @@ void Emitter::emit_const_slots() {
       vstore(ptr[r12 + int(slot(v) + off)], 0);
     prefilled_[v] = 1;
   }
+  // The entry block's in-range 32-bit load_uniforms that other segments read
+  // (Tesla's `a` of saxpy, read by the MAD's exact block) alike: the uniform
+  // block is the same for the whole run. The load itself stays in its strip
+  // (its register, and its fault when r15 is null: then the fill is skipped,
+  // and the load faults before any reader runs); only its per-strip store goes.
+  Label no_uniforms;
+  bool tested = false;
+  for (ValueId v : f_.blocks[0].insts) {
+    const Inst& in = f_.insts[v];
+    if (in.op != Opcode::LoadUniform || wide(v) || deferred_[v] || !plan_.escapes[v]) continue;
+    const unsigned bytes = in.type == ir::Type::I1 ? 1 : bit_width(in.type) / 8;
+    if (in.imm > f_.uniform_bytes || f_.uniform_bytes - in.imm < bytes) continue;
+    const int32_t seg = plan_.segment_of[v];
+    if (seg < 0 || !plan_.segments[size_t(seg)].strip) continue;
+    if (draw_loop_) continue;  // per warp there, the load still broadcasts per strip: no gain
+    if (!tested) {
+      test(r15, r15);
+      jz(no_uniforms, T_NEAR);
+      tested = true;
+    }
+    bcast_uniform(0, in);
+    for (unsigned off = 0; off < lane_bytes(in.type) * kWarpLanes; off += unsigned(vbytes_))
+      vstore(ptr[r12 + int(slot(v) + off)], 0);
+    prefilled_[v] = 1;
+  }
+  L(no_uniforms);
 }
 
 bool Emitter::unroll_memory_enabled() {
@@ -906,7 +932,7 @@ void Emitter::lower_strip_op(ValueId v) {
   // loads the slot (use), one load as the broadcast was; readers that take
   // a constant as an immediate or a pool operand (and the alignment test a
   // memory op defers) need nothing.
-  if (prefilled_[v]) {
+  if (prefilled_[v] && f_.insts[v].op == Opcode::Const) {
     vals_[v].in_frame = true;
     return;
   }

@@ -1,11 +1,12 @@
-// The entry block's constants that other segments read (plan_.escapes):
-// the x64 tiers fill their frame slots once per run in the prologue
-// (Emitter::emit_const_slots, sixteenth session) instead of storing them in
-// every strip of the defining segment. Each case here reads such constants
+// The entry block's constants and in-range load_uniforms that other
+// segments read (plan_.escapes): the x64 tiers fill their frame slots once
+// per run in the prologue (Emitter::emit_const_slots, sixteenth session)
+// instead of storing them in every strip of the defining segment. Each case here reads such constants
 // after a memory op (a new strip segment), in another block, through a phi
 // and after a barrier (a resumed run enters past block 0), with i32, i1,
-// f32, i64 and f64 constants, on a frame the harness fills with garbage:
-// a slot the prologue missed shows up as a wrong result on every tier.
+// f32, i64 and f64 constants and i32 / u16 uniforms (and a run without the
+// uniform block: the same fault), on a frame the harness fills with
+// garbage: a slot the prologue missed shows up as a wrong result.
 // The listing test checks that the strip loop no longer stores them.
 #include <doctest/doctest.h>
 
@@ -53,15 +54,18 @@ ir::Function slots_function(Tail tail) {
   auto set = [&](uint32_t i, ir::ValueId v) { b.emit(Opcode::StoreVar, Type::Void, {v}, 0, 0, i); };
   const auto k1 = b.i32(0x12345678), k2 = b.i64(0x1122334455667788ull), k3 = b.i32(0xa5a50f0f);
   const auto k4 = b.f32(1.5f), k5 = b.f64_bits(0x400921fb54442d18ull), k6 = b.i1(true);
+  f.uniform_bytes = 8;
+  auto u = b.load_uniform(Type::I32, 4);                      // read here and after the load
+  auto h = b.zext(Type::I32, b.load_uniform(Type::I16, 2));  // read after the load only
   auto x = var(0);
-  auto t = b.iadd(x, k1);
+  auto t = b.iadd(b.iadd(x, k1), u);
   auto addr = b.iadd(b.zext(Type::I64, x), b.i64(kSlotsMemBase));
   auto v = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, addr, var(1));
   set(3, b.iadd(v, k1));
   set(4, b.iadd(b.zext(Type::I64, v), k2));
   set(6, b.fmul(b.emit(Opcode::Bitcast, Type::F32, {v}), k4));
   set(7, k5);
-  set(8, b.select(k6, v, t));
+  set(8, b.select(k6, b.iadd(v, b.xor_(u, h)), t));
   if (tail == Tail::Branch) {
     b.cond_br(var(2), then, join);
     b.set_block(then);
@@ -99,6 +103,10 @@ TEST_CASE("x64 constant slots: escaping entry constants read after a load, in ot
       s.memory_init.resize(kSlotsMemBytes);
       fill_random(s.memory_init, rng);
       s.window = true;
+      if (k != 5) {  // k 5: no uniform block, the first load_uniform faults
+        s.uniforms.resize(8);
+        fill_random(s.uniforms, rng);
+      }
       s.entry_mask = k % 3 == 0 ? ~0u : k % 3 == 1 ? uint32_t(rng()) | 1u : 0xffff00u;
       const unsigned start = unsigned(rng() % 128) * 4;
       const uint32_t c = uint32_t(k / 2 % 2);  // branch conditions are uniform (the IR's rule)
