@@ -7,7 +7,9 @@
 // f32, i64 and f64 constants and i32 / u16 uniforms (and a run without the
 // uniform block: the same fault), on a frame the harness fills with
 // garbage: a slot the prologue missed shows up as a wrong result.
-// The listing test checks that the strip loop no longer stores them.
+// The listing test checks that the strip loop no longer stores them. Last,
+// a zext to 32 bits whose operand dies there takes the operand's register
+// (lower_int.cpp, as an in-place bitcast).
 #include <doctest/doctest.h>
 
 #include <random>
@@ -145,6 +147,44 @@ TEST_CASE("x64 constant slots: the prologue fills them, the strips do not store 
       const std::string strip_form = "[r12+r14*1+" + m[1].str() + "]";
       CHECK(lst.find(strip_form) == std::string::npos);
     }
+  }
+}
+
+TEST_CASE("x64 zext to 32 bits of an operand read last there takes its register") {
+  // out = zext(u16 uniform) * x + zext(i16 var), the zexts' operands dying at
+  // them: no register copy (`vmovdqa`) in the strip, where one was made per
+  // strip before (Tesla's ntid); the results as the interpreter's, with the
+  // i16 var's lanes holding garbage in their upper bits.
+  ir::Function f;
+  f.add_var("x", Type::I32);
+  f.add_var("h", Type::I16);
+  f.add_var("out", Type::I32);
+  f.uniform_bytes = 4;
+  f.add_block("entry");
+  ir::Builder b(f);
+  auto x = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 0);
+  auto h = b.emit(Opcode::LoadVar, Type::I16, {}, 0, 0, 1);
+  auto n = b.zext(Type::I32, b.load_uniform(Type::I16, 2));
+  b.emit(Opcode::StoreVar, Type::Void, {b.iadd(b.imul(n, x), b.zext(Type::I32, h))}, 0, 0, 2);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  for (x64::Tier t : {x64::Tier::Avx512, x64::Tier::Avx2}) {
+    CAPTURE(int(t));
+    const std::string lst = gpurc::test::compile_for_tier(f, t)->disassemble();
+    CHECK(lst.find("vmovdqa") == std::string::npos);
+  }
+  std::mt19937_64 rng(162);
+  for (int k = 0; k < 6; ++k) {
+    RunSpec s;
+    s.vars.resize(f.vars_bytes());
+    fill_random(s.vars, rng);
+    if (k != 3) {
+      s.uniforms.resize(4);
+      fill_random(s.uniforms, rng);
+    }
+    s.entry_mask = k % 2 ? ~0u : uint32_t(rng()) | 1u;
+    check_all_tiers(f, s, "zext k " + std::to_string(k));
   }
 }
 
