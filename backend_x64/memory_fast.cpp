@@ -1416,14 +1416,23 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
       jnz(general, T_NEAR);
     }
   } else {
+    // Avx512: lane 0 as above when all 32 take part (a predicted branch,
+    // no data dependency on the mask), else the first taking-part lane.
+    Label some, first_done;
+    cmp(ecx, uint32_t(-1));
+    jne(some, T_NEAR);
+    mov(esi, dword[index_base + int(index_slot)]);
+    jmp(first_done, T_NEAR);
+    L(some);
     bsf(eax, ecx);
     mov(esi, dword[index_base + rax * 4 + int(index_slot)]);  // x (or s) of the first taking-part lane, zero-extended
-    if (a.align_mask && !addend) {  // misaligned: the select sends it to its constant (the general path faults)
+    shl(eax, uint8_t(shift));
+    sub(rsi, rax);  // b = x_f - f * bytes, as a signed 64-bit value
+    L(first_done);
+    if (a.align_mask && !addend) {  // misaligned (the first lane's x, b's low bits): the general path faults
       test(esi, a.align_mask);
       jnz(general, T_NEAR);
     }
-    shl(eax, uint8_t(shift));
-    sub(rsi, rax);  // b = x_f - f * bytes, as a signed 64-bit value
   }
   lea(rax, ptr[rsi + 31 * int(bytes)]);
   shr(rax, 32);
@@ -1766,12 +1775,20 @@ void Emitter::emit_consecutive_access(ValueId v, Label& done) {
     jne(not_consecutive, T_NEAR);
     if (ab == 4) mov(esi, dword[r12 + int(addr_slot)]);
     else mov(rsi, qword[r12 + int(addr_slot)]);
-  } else {
+  } else {  // Avx512: the same when all 32 take part (predicted), else the first lane's
+    Label some, first_done;
+    cmp(ecx, uint32_t(-1));
+    jne(some, T_NEAR);
+    if (ab == 4) mov(esi, dword[r12 + int(addr_slot)]);
+    else mov(rsi, qword[r12 + int(addr_slot)]);
+    jmp(first_done, T_NEAR);
+    L(some);
     bsf(eax, ecx);
     if (ab == 4) mov(esi, dword[r12 + rax * 4 + int(addr_slot)]);
     else mov(rsi, qword[r12 + rax * 8 + int(addr_slot)]);
     shl(eax, uint8_t(shift));
     sub(rsi, rax);  // b, modulo 2^64
+    L(first_done);
   }
   if (ab == 4) {
     lea(rax, ptr[rsi + 31 * int(bytes)]);
