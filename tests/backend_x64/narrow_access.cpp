@@ -126,6 +126,33 @@ TEST_CASE("x64 narrow address: consecutive runs, masks, window edges, misaligned
       }
 }
 
+TEST_CASE("x64 narrow address: with all 32 lanes taking part, lane 0's x is read without the mask") {
+  // (Sixteenth session.) The address's first lane was `bsf` of the taking-
+  // part lanes, which put the mask's conversion on the chain to the access;
+  // now a full mask (tested by a predicted branch) reads lane 0's slot
+  // directly and the bsf is left to partial masks (Avx512; Avx2 takes only
+  // full masks on this path). The results: the runs of the first case.
+  const ir::Function f = narrow_function(Type::I32, true, 0, false, true, false);
+  for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
+    x64::JitOptions o{tier};
+    o.listing_only = !x64::host_supports(tier);
+    std::string err;
+    auto cf = x64::compile(f, o, &err);
+    REQUIRE_MESSAGE(cf, err);
+    const std::string text = cf->disassemble();
+    const size_t full = text.find("cmp ecx, 0xFFFFFFFF");
+    REQUIRE(full != std::string::npos);
+    // The next two lines: the branch, then lane 0's dword of x.
+    size_t p = full;
+    for (int i = 0; i < 2 && p != std::string::npos; ++i) p = text.find('\n', p + 1);
+    REQUIRE(p != std::string::npos);
+    const std::string line = text.substr(p + 1, text.find('\n', p + 1) - p - 1);
+    // (x's var is its home: [r13 + offset], lane 0 without an index register)
+    CHECK_MESSAGE((line.find("mov esi, [r") != std::string::npos && line.find("rax") == std::string::npos),
+                  x64::tier_name(tier) << ": " << line);
+  }
+}
+
 TEST_CASE("x64 narrow address: the shapes the path takes and leaves") {
   // An alignment mask with a bit at or above the element size (the lanes of
   // a consecutive run then differ in it) is not the narrow shape: the
