@@ -1,9 +1,10 @@
 // The entry block's constants and in-range load_uniforms that other
 // segments read (plan_.escapes): the x64 tiers fill their frame slots once
 // per run in the prologue (Emitter::emit_const_slots, sixteenth session)
-// instead of storing them in every strip of the defining segment. Each case here reads such constants
-// after a memory op (a new strip segment), in another block, through a phi
-// and after a barrier (a resumed run enters past block 0), with i32, i1,
+// instead of storing them in every strip of the defining segment. Each
+// case here reads such constants after a memory op (a new strip segment),
+// in another block, through a phi and after a barrier (a resumed run
+// enters past block 0), with i32, i1,
 // f32, i64 and f64 constants and i32 / u16 uniforms (and a run without the
 // uniform block: the same fault), on a frame the harness fills with
 // garbage: a slot the prologue missed shows up as a wrong result.
