@@ -90,6 +90,7 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer,
   }
   daz_ = daz_eligible(f);
   vals_.assign(f.insts.size(), ValState{});
+  prefilled_.assign(f.insts.size(), 0);
   slot_.assign(f.insts.size(), -1);
   stage_slot_.assign(f.insts.size(), -1);
   var_offsets_ = f.var_offsets();
@@ -656,6 +657,7 @@ void Emitter::emit_prologue() {
   // The memory accesses' window caches hold for the warps of one call only.
   clear_window_caches();
   emit_lane_run_flags();  // whether the warp loop writes the index vars as base + lane
+  emit_const_slots();  // the entry block's constants that other segments read
   // Resume after a barrier: ctx.resume names the block to continue at. This
   // comes after the per-run setup above (first launched lane on the stack,
   // launched-lane masks), which every entry, fresh or resumed, needs.
@@ -686,6 +688,82 @@ void Emitter::emit_prologue() {
     je(block_label_[to], T_NEAR);
   }
   jmp(block_label_[0], T_NEAR);
+}
+
+// The slots of the entry block's constants that later segments (or other
+// blocks, memory fast paths, helpers) read, filled for all 32 lanes once per
+// run: between warp_start_ and loop_warp_start_, so once per warp-loop call
+// (whose warps share r12's frame) and once per warp of a draw-loop stub
+// (which sets r12 per warp). A slot belongs to its value alone and holds
+// the constant from then on (rewriting it, as a strip-outer loop may, writes
+// the same bits), so the strips of the defining segment make nothing.
+// Only block 0's: it runs in every fresh run, so filling per run costs no
+// more than the per-strip stores it replaces (a warp-loop call fills once
+// for all its warps).
+void Emitter::emit_const_slots() {
+  if (f_.blocks.empty() || plan_.strip_loop_of[0] >= 0 || !prefill_consts_enabled()) return;
+  for (ValueId v : f_.blocks[0].insts) {
+    const Inst& in = f_.insts[v];
+    if (in.op != Opcode::Const || !in.args.empty() || deferred_[v] || !plan_.escapes[v]) continue;
+    const int32_t seg = plan_.segment_of[v];
+    if (seg < 0 || !plan_.segments[size_t(seg)].strip) continue;
+    // A draw-loop stub enters at warp_start_ for every warp: there a constant
+    // its own segment reads (then loaded per strip) would cost one broadcast
+    // more per warp than it saves.
+    if (draw_loop_ && !wide(v) && plan_.last_use[v] >= 0) continue;
+    if (wide(v)) {
+      mov(rax, in.imm);
+      vmovq(Xmm(0), rax);
+      vpbroadcastq(V(0), Xmm(0));
+    } else {
+      bcast_const(0, uint32_t(in.imm & type_mask(in.type)));
+    }
+    for (unsigned off = 0; off < lane_bytes(in.type) * kWarpLanes; off += unsigned(vbytes_))
+      vstore(ptr[r12 + int(slot(v) + off)], 0);
+    prefilled_[v] = 1;
+  }
+  // The entry block's in-range 32-bit load_uniforms that other segments read
+  // (Tesla's `a` of saxpy, read by the MAD's exact block) alike: the uniform
+  // block is the same for the whole run. The load itself stays in its strip
+  // (its register, and its fault when r15 is null: then the fill is skipped,
+  // and the load faults before any reader runs); only its per-strip store goes.
+  Label no_uniforms;
+  bool tested = false;
+  for (ValueId v : f_.blocks[0].insts) {
+    const Inst& in = f_.insts[v];
+    if (in.op != Opcode::LoadUniform || wide(v) || deferred_[v] || !plan_.escapes[v]) continue;
+    const unsigned bytes = in.type == ir::Type::I1 ? 1 : bit_width(in.type) / 8;
+    if (in.imm > f_.uniform_bytes || f_.uniform_bytes - in.imm < bytes) continue;
+    const int32_t seg = plan_.segment_of[v];
+    if (seg < 0 || !plan_.segments[size_t(seg)].strip) continue;
+    if (draw_loop_) continue;  // per warp there, the load still broadcasts per strip: no gain
+    if (!tested) {
+      test(r15, r15);
+      jz(no_uniforms, T_NEAR);
+      tested = true;
+    }
+    bcast_uniform(0, in);
+    for (unsigned off = 0; off < lane_bytes(in.type) * kWarpLanes; off += unsigned(vbytes_))
+      vstore(ptr[r12 + int(slot(v) + off)], 0);
+    prefilled_[v] = 1;
+  }
+  L(no_uniforms);
+}
+
+bool Emitter::unroll_memory_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("GPURC_UNROLL_MEMORY");
+    return !(e && e[0] == '0');
+  }();
+  return on;
+}
+
+bool Emitter::prefill_consts_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("GPURC_PREFILL_CONSTS");
+    return !(e && e[0] == '0');
+  }();
+  return on;
 }
 
 // Per opcode: op_info(op).cross_lane, made once (op_info is out of line, and
@@ -723,6 +801,7 @@ void Emitter::emit_function() {
   }
   const bool lanes_private = f_.unlaunched_lanes_free && !cross_lane;
   strip_limit_ = lanes_private && strip_limit_enabled() && !memory;
+  has_memory_ops_ = memory;
   for (ValueId v : loads) {
     const ir::Inst& in = f_.insts[v];
     if (lanes_private && in.op == Opcode::Load && !in.args.empty() && f_.insts[in.args.back()].op == Opcode::EntryMask)
@@ -783,7 +862,7 @@ void Emitter::emit_strip_segment(const Segment& s) {
   xor_(r14d, r14d);
   // Short segments (most of divergent guest code) are emitted once per strip:
   // the loop's add / cmp / branch would cost as much as their work.
-  if (s.ops.size() <= kUnrollMaxOps) {
+  if (s.ops.size() <= (has_memory_ops_ && !strip_limit_ && unroll_memory_enabled() ? kUnrollMaxOpsMemory : kUnrollMaxOps)) {
     for (int o = 0; o < kWarpLaneBytes4; o += vbytes_) {
       if (o) add(r14d, vbytes_);
       body();
@@ -855,6 +934,14 @@ bool Emitter::hoist_uniform_test(const Segment& s) {
 
 void Emitter::lower_strip_op(ValueId v) {
   if (deferred_[v]) return;  // computed by the memory op's fallback (materialize_deferred)
+  // In its slot already: no code here. A reader that needs it in a register
+  // loads the slot (use), one load as the broadcast was; readers that take
+  // a constant as an immediate or a pool operand (and the alignment test a
+  // memory op defers) need nothing.
+  if (prefilled_[v] && f_.insts[v].op == Opcode::Const) {
+    vals_[v].in_frame = true;
+    return;
+  }
   uniform_index_note(v);
   {  // select_mask_of_ survives only selects, the lane-equal load_uniform_idx and 32-bit consts (no k1 / vector 0 there)
     const Inst& in = f_.insts[v];
@@ -869,6 +956,7 @@ void Emitter::lower_strip_op(ValueId v) {
     lower_helper(v);
   }
   if (!keeps_kmask) kmask_clear();  // (masks its lowering kept on one path only)
+  if (prefilled_[v]) vals_[v].in_frame = true;  // the prologue filled its slot: end_op stores nothing
 }
 
 // The 32-bit integer ops lowered inline (lower_int.cpp): no call, no branch,
@@ -989,25 +1077,42 @@ void Emitter::emit_next_window(const WindowOffsets& w, Label& try_window) {
   jb(try_window, T_NEAR);
 }
 
+// r = bit l set where lane l of the 32 i1 lanes at frame offset `off` has
+// bit 0 set (the other bits are not read). Avx512: one vptestmd per 16
+// lanes against a broadcast 1. Avx2 (sixteenth session): each dword's bit 0
+// moved to its sign, the four vectors packed with signed saturation to
+// bytes (0x80000000 -> 0x8000 -> 0x80, 0 stays 0), the 128-bit halves'
+// interleaving undone by one vpermd, then vpmovmskb: 14 instructions where
+// a vmovmskps, shift and or per vector took 20.
 void Emitter::lane_bits(const Reg32& r, uint32_t off) {
   if (z_) {
     for (int i = 0; i < 2; ++i) {
       vmovdqu32(Zmm(0), ptr[r12 + int(off + 64 * i)]);
-      vpslld(Zmm(0), Zmm(0), 31);
-      vpmovd2m(Opmask(1 + i), Zmm(0));
+      vptestmd(Opmask(1 + i), Zmm(0), ptr_b[rip + const32_[1]]);
     }
     kunpckwd(k1, k2, k1);
     kmovd(r, k1);
     return;
   }
-  xor_(r, r);
-  for (int i = 0; i < 4; ++i) {
-    vmovdqu(Ymm(0), ptr[r12 + int(off + 32 * i)]);
-    vpslld(Ymm(0), Ymm(0), 31);
-    vmovmskps(edx, Ymm(0));
-    if (i) shl(edx, uint8_t(8 * i));
-    or_(r, edx);
+  if (!lane_bits_perm_) {
+    // After the packs, dword j of the result holds lanes 4j'..4j'+3 with
+    // j = 0..7 -> vector 0 lanes 0-3, vector 1 0-3, vector 2 0-3, vector 3
+    // 0-3, then the same for lanes 4-7: gather them back in lane order.
+    static constexpr uint32_t kOrder[8] = {0, 4, 1, 5, 2, 6, 3, 7};
+    uint8_t* p = pool_.alloc(32);
+    std::memcpy(p, kOrder, sizeof kOrder);
+    lane_bits_perm_ = p;
   }
+  for (int i = 0; i < 4; ++i) {
+    vmovdqu(Ymm(i), ptr[r12 + int(off + 32 * i)]);
+    vpslld(Ymm(i), Ymm(i), 31);
+  }
+  vpackssdw(Ymm(0), Ymm(0), Ymm(1));  // words: v0 0-3, v1 0-3 | v0 4-7, v1 4-7
+  vpackssdw(Ymm(2), Ymm(2), Ymm(3));  // v2, v3 alike
+  vpacksswb(Ymm(0), Ymm(0), Ymm(2));  // bytes: v0 0-3, v1 0-3, v2 0-3, v3 0-3 | the lanes 4-7
+  vmovdqu(Ymm(1), ptr[rip + lane_bits_perm_]);
+  vpermd(Ymm(0), Ymm(1), Ymm(0));
+  vpmovmskb(r, Ymm(0));
 }
 
 void Emitter::store_uniform_gpr(uint32_t off, const Reg32& r) {

@@ -117,6 +117,13 @@ class Emitter : public FastEncoder {
   // Vector registers 0..3 are scratch; 4 and 5 hold Avx2 lane masks (Avx512 uses k2, k3).
   static constexpr int kFirstCacheReg = 6;
   static constexpr size_t kUnrollMaxOps = 6;  // strip segments up to this long are not looped
+  // In a function with memory ops (no strip limit: every strip runs), strip
+  // segments up to this long are not looped either (sixteenth session): the
+  // loop's add / cmp / branch per strip and the index reset cost 7 (Avx512)
+  // to 13 (Avx2) instructions per segment and warp, as much as a Tesla
+  // MAD's NaN tests; the copies cost code size only.
+  static constexpr size_t kUnrollMaxOpsMemory = 48;
+  bool has_memory_ops_ = false;
   static constexpr int kM0 = 0, kM1 = 1;  // mask ids for the f* helpers below
   const Xbyak::Xmm& V(int idx) const { return vregs_[idx]; }  // zmm (Avx512) or ymm (Avx2)
 
@@ -731,6 +738,14 @@ class Emitter : public FastEncoder {
   // no memory op (whose lanes' addresses a skipped strip would leave stale).
   bool strip_limit_ = false;
   std::vector<ir::ValueId> partial_slots_;  // results written only for some lanes (loads, atomics)
+  // Constants of the entry block read by another segment (plan_.escapes):
+  // their slots are filled once per run in the prologue (emit_const_slots),
+  // so the strips that define them make nothing for them (a reader in a
+  // register loads the slot; sixteenth session).
+  std::vector<uint8_t> prefilled_;
+  void emit_const_slots();
+  static bool prefill_consts_enabled();
+  static bool unroll_memory_enabled();  // false with GPURC_UNROLL_MEMORY=0 (segments over kUnrollMaxOps looped, as before)  // false with GPURC_PREFILL_CONSTS=0 (the per-strip stores, as before)
   std::map<ir::ValueId, const rt::EvalOp*> eval_op_of_;  // one helper descriptor per value
   std::vector<uint32_t> uses_;               // per value: operand uses by any instruction (phis included)
   ir::ValueId vote_in_eax_ = ir::kNoValue;   // an any/all whose result is in eax for the terminator (nonzero: true)
@@ -744,6 +759,7 @@ class Emitter : public FastEncoder {
   ConstPool pool_;
   PoolKind const32_{&pool_, 0, 4, 4}, constvec_{&pool_, 1, 0, 4}, const64_{&pool_, 2, 8, 8}, constvec64_{&pool_, 3, 0, 8};
   const uint8_t* iota_ = nullptr;  // 16 dwords 0..15 in the pool
+  const uint8_t* lane_bits_perm_ = nullptr;  // the dword order lane_bits' Avx2 packs need, made when needed
   const uint8_t* iota32_ = nullptr;  // 32 dwords 0..31 in the pool (emit_lane_run_flags), made when needed
   Xbyak::Label epilogue_, fault_return_;
   // emit_fault_return's sites: each is `mov eax, index; jmp fault_common_`,

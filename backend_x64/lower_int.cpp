@@ -626,7 +626,10 @@ bool Emitter::lower_int(ValueId v) {
       return true;
     }
     case Opcode::Zext: case Opcode::Trunc: case Opcode::Bitcast: {
-      if (in.op == Opcode::Bitcast && bitcast_in_place(v)) return true;
+      // A zext to 32 bits copies bits the operand's lanes already hold
+      // zero-extended (as the vmov below does): in place like a bitcast.
+      if ((in.op == Opcode::Bitcast || (in.op == Opcode::Zext && t == ir::Type::I32)) && bitcast_in_place(v))
+        return true;
       int a = arg(0), d = def(v);
       vmov(d, a);
       mask_to_width(d, t);

@@ -1407,15 +1407,33 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
   if (!z_) {  // Avx2 moves all 32 lanes
     cmp(ecx, uint32_t(-1));
     jne(general, T_NEAR);
+    // The first taking-part lane is lane 0: b = x_0, read without waiting
+    // for the mask's conversion (a bsf of it would put that on the path
+    // to the address).
+    mov(esi, dword[index_base + int(index_slot)]);
+    if (a.align_mask && !addend) {
+      test(esi, a.align_mask);
+      jnz(general, T_NEAR);
+    }
+  } else {
+    // Avx512: lane 0 as above when all 32 take part (a predicted branch,
+    // no data dependency on the mask), else the first taking-part lane.
+    Label some, first_done;
+    cmp(ecx, uint32_t(-1));
+    jne(some, T_NEAR);
+    mov(esi, dword[index_base + int(index_slot)]);
+    jmp(first_done, T_NEAR);
+    L(some);
+    bsf(eax, ecx);
+    mov(esi, dword[index_base + rax * 4 + int(index_slot)]);  // x (or s) of the first taking-part lane, zero-extended
+    shl(eax, uint8_t(shift));
+    sub(rsi, rax);  // b = x_f - f * bytes, as a signed 64-bit value
+    L(first_done);
+    if (a.align_mask && !addend) {  // misaligned (the first lane's x, b's low bits): the general path faults
+      test(esi, a.align_mask);
+      jnz(general, T_NEAR);
+    }
   }
-  bsf(eax, ecx);
-  mov(esi, dword[index_base + rax * 4 + int(index_slot)]);  // x (or s) of the first taking-part lane, zero-extended
-  if (a.align_mask && !addend) {  // misaligned: the select sends it to its constant (the general path faults)
-    test(esi, a.align_mask);
-    jnz(general, T_NEAR);
-  }
-  shl(eax, uint8_t(shift));
-  sub(rsi, rax);  // b = x_f - f * bytes, as a signed 64-bit value
   lea(rax, ptr[rsi + 31 * int(bytes)]);
   shr(rax, 32);
   jnz(general, T_NEAR);  // b < 0 or lane 31's element past 2^32: a dword compare would wrap
@@ -1752,15 +1770,26 @@ void Emitter::emit_consecutive_access(ValueId v, Label& done) {
   const uint32_t data_slot = is_load ? slot(v) : slot(in.args[1]);
   const WindowOffsets windows = window_offsets(in.attr);
   Label not_consecutive, try_window, next_window;
-  if (!z_) {  // Avx2 moves all 32 lanes
+  if (!z_) {  // Avx2 moves all 32 lanes: the first is lane 0, b = its address
     cmp(ecx, uint32_t(-1));
     jne(not_consecutive, T_NEAR);
+    if (ab == 4) mov(esi, dword[r12 + int(addr_slot)]);
+    else mov(rsi, qword[r12 + int(addr_slot)]);
+  } else {  // Avx512: the same when all 32 take part (predicted), else the first lane's
+    Label some, first_done;
+    cmp(ecx, uint32_t(-1));
+    jne(some, T_NEAR);
+    if (ab == 4) mov(esi, dword[r12 + int(addr_slot)]);
+    else mov(rsi, qword[r12 + int(addr_slot)]);
+    jmp(first_done, T_NEAR);
+    L(some);
+    bsf(eax, ecx);
+    if (ab == 4) mov(esi, dword[r12 + rax * 4 + int(addr_slot)]);
+    else mov(rsi, qword[r12 + rax * 8 + int(addr_slot)]);
+    shl(eax, uint8_t(shift));
+    sub(rsi, rax);  // b, modulo 2^64
+    L(first_done);
   }
-  bsf(eax, ecx);
-  if (ab == 4) mov(esi, dword[r12 + rax * 4 + int(addr_slot)]);
-  else mov(rsi, qword[r12 + rax * 8 + int(addr_slot)]);
-  shl(eax, uint8_t(shift));
-  sub(rsi, rax);  // b, modulo 2^64
   if (ab == 4) {
     lea(rax, ptr[rsi + 31 * int(bytes)]);
     shr(rax, 32);
