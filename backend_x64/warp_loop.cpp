@@ -112,7 +112,7 @@ void Emitter::emit_warp_loop() {
   mov(dword[rsp + kLoopWarpOffset], eax);
   mov(rdx, qword[LOOP(bases)]);
   mov(qword[rsp + kLoopBasesOffset], rdx);
-  mov(dword[LOOP(block_left)], 0);
+  mov(dword[rsp + kLoopBlockLeftOffset], 0);
   {
     // Once per call: whether every lane var entry is 4 bytes wide with no
     // lane_keep (Tesla's and G13's launches), for the per-warp writes below.
@@ -160,7 +160,9 @@ void Emitter::emit_warp_loop() {
   mov(qword[CTX(budget)], rdx);
 
   // The grid loop's shared memory: zeroed before each block's first warp
-  // (block_left counts the warps left in the block; 0 at the call's start).
+  // (the entry frame's kLoopBlockLeftOffset counts the warps left in the
+  // block, 0 at the call's start: in the frame, as the warp index, not in
+  // loop->block_left).
   // A function that never reads or writes the shared space (no load or
   // store of it, no atomic) cannot tell: then the loop leaves it alone
   // (Tesla's s[] of a kernel that reads its params as uniforms: a `rep
@@ -169,7 +171,7 @@ void Emitter::emit_warp_loop() {
     Label keep, count;
     cmp(qword[LOOP(shared_bytes)], 0);
     je(keep, T_NEAR);
-    mov(eax, dword[LOOP(block_left)]);
+    mov(eax, dword[rsp + kLoopBlockLeftOffset]);
     test(eax, eax);
     jnz(count, T_NEAR);
     mov(rdi, qword[LOOP(shared)]);
@@ -179,7 +181,7 @@ void Emitter::emit_warp_loop() {
     mov(eax, dword[LOOP(block_warps)]);
     L(count);
     sub(eax, 1);
-    mov(dword[LOOP(block_left)], eax);
+    mov(dword[rsp + kLoopBlockLeftOffset], eax);
     L(keep);
   }
 

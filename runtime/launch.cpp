@@ -220,11 +220,10 @@ LoopPlan loop_plan(const ir::Executable& exe, const LaunchConfig& cfg, const War
                    const VarsZeroing& zeroing) {
   LoopPlan p;
   const LaneVarsPlan* lv = hooks.lane_vars;
-  if (!lv || !(lv->bases || lv->block_bases) || !cfg.warp_loop || !exe.has_warp_loop() || exe.frame_needs_zero() || hooks.finish ||
-      hooks.memory || hooks.setup || cfg.stack_bytes || cfg.barrier_var != LaunchConfig::kPlainBarriers ||
-      !zeroing.known)
+  if (!lv || !(lv->bases || lv->block_bases) || !cfg.warp_loop || !exe.has_warp_loop() || exe.frame_needs_zero() ||
+      hooks.finish || hooks.memory || hooks.setup || cfg.stack_bytes ||
+      cfg.barrier_var != LaunchConfig::kPlainBarriers || !zeroing.known)
     return p;
-  const uint32_t stride = uint32_t(align64(cfg.vars_bytes));
   // The read ranges minus the lane vars' bytes, worked out on intervals
   // (per byte over a vars area of tens of KiB cost microseconds per launch).
   std::vector<std::pair<uint32_t, uint32_t>> lane_bytes;
@@ -243,24 +242,31 @@ LoopPlan loop_plan(const ir::Executable& exe, const LaunchConfig& cfg, const War
   if (lv->block_bases && lv->warp_bases.size() < uint64_t(cfg.block.count() / ir::kWarpLanes) * lv->vars.size())
     return p;  // a split form without every full warp's part: the per-warp path
   std::sort(lane_bytes.begin(), lane_bytes.end());
-  // Per 32-byte granule: holds a byte that must start at zero.
-  std::vector<uint8_t> granule(stride / 32, 0);
+  // The read bytes no lane var writes, widened to whole 32-byte granules
+  // (zeroing a little more is harmless: the lane vars are written after
+  // it, other bytes the code does not read), as intervals: a scan over
+  // every granule of the vars cost microseconds per launch for G13's 16 KiB.
+  std::vector<std::pair<uint32_t, uint32_t>> pieces;
+  auto piece = [&](uint32_t lo, uint32_t hi) {
+    if (lo < hi) pieces.emplace_back(lo / 32 * 32, (hi + 31) / 32 * 32);
+  };
   for (auto [lo, hi] : zeroing.ranges) {
     for (const auto& [vlo, vhi] : lane_bytes) {  // cut [lo, hi) around each lane var, in offset order
       if (lo >= hi) break;
       if (vhi <= lo || vlo >= hi) continue;
-      for (uint32_t g = lo / 32; g < (std::min(hi, vlo) + 31) / 32 && vlo > lo; ++g) granule[g] = 1;
+      piece(lo, std::min(hi, vlo));
       lo = std::max(lo, vhi);
     }
-    for (uint32_t g = lo / 32; lo < hi && g < (hi + 31) / 32; ++g) granule[g] = 1;
+    piece(lo, hi);
   }
-  // Whole 32-byte granules: zeroing a little more is harmless (the lane vars
-  // are written after it, other bytes the code does not read).
-  for (uint32_t i = 0; i < granule.size(); ++i) {
-    if (!granule[i]) continue;
-    const uint32_t g = 32 * i;
-    if (!p.zero.empty() && p.zero[p.zero.size() - 2] + p.zero.back() == g) p.zero.back() += 32;
-    else p.zero.insert(p.zero.end(), {g, 32u});
+  std::sort(pieces.begin(), pieces.end());
+  for (const auto& [g0, g1] : pieces) {
+    if (!p.zero.empty() && p.zero[p.zero.size() - 2] + p.zero.back() >= g0) {
+      const uint32_t start = p.zero[p.zero.size() - 2];
+      p.zero.back() = std::max(p.zero.back(), g1 - start);
+    } else {
+      p.zero.insert(p.zero.end(), {g0, g1 - g0});
+    }
   }
   p.use = true;
   return p;

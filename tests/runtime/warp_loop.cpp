@@ -4,6 +4,7 @@
 // start with, and how a fault inside the loop is reported.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <mutex>
@@ -42,18 +43,38 @@ class Looped final : public ir::Executable {
 
   size_t frame_bytes() const override { return 0; }
   bool frame_needs_zero() const override { return false; }
+  // The var bytes the code reads: vars 0 and 1, or (other_reads) these
+  // ranges besides var 1, each of whose bytes must start at zero and is
+  // dirtied by the run.
+  std::vector<std::pair<uint32_t, uint32_t>> other_reads;
   bool var_read_ranges(std::vector<std::pair<uint32_t, uint32_t>>& out) const override {
     out = {{kReadOff, kThreadOff + 128}};  // vars 0 and 1
+    if (other_reads.empty()) return true;
+    std::vector<std::pair<uint32_t, uint32_t>> all = other_reads;  // and var 1, merged and ascending
+    all.emplace_back(kThreadOff, kThreadOff + 128);
+    std::sort(all.begin(), all.end());
+    out.clear();
+    for (const auto& [lo, hi] : all) {
+      if (!out.empty() && out.back().second >= lo) out.back().second = std::max(out.back().second, hi);
+      else out.emplace_back(lo, hi);
+    }
     return true;
   }
   // out[thread] = 1 + var 0 (1 when var 0 started at zero); then var 0 is
   // dirtied, so a warp after it in the same vars would see it if nobody zeroed it.
   ir::RunStatus body(ir::WarpContext& ctx) const {
     ctx.fault = ir::FaultKind::None;
+    uint64_t unzeroed = 0;  // read bytes outside var 1 that did not start at zero
+    for (const auto& [lo, hi] : other_reads)
+      for (uint32_t b = lo; b < hi; ++b)
+        if (b < kThreadOff || b >= kThreadOff + 128) {
+          unzeroed += ctx.vars[b] != 0;
+          ctx.vars[b] = 0xa5;
+        }
     for (unsigned l = 0; l < 32; ++l) {
       if (!(ctx.entry_mask >> l & 1)) continue;
       const uint32_t thread = lane_u32(ctx.vars, kThreadOff, l);
-      uint64_t v = 1 + lane_u32(ctx.vars, kReadOff, l);
+      uint64_t v = 1 + (other_reads.empty() ? lane_u32(ctx.vars, kReadOff, l) : unzeroed);
       if (use_shared) {
         uint64_t count = 0;
         REQUIRE(ctx.memory->access(Kind::Load, ir::Space::Shared, 4 * l, 4, &count));
@@ -129,6 +150,7 @@ struct Shape {
   uint64_t shared_bytes = 0;
   bool grid_loop = true;
   rt::ThreadPool* pool = nullptr;
+  std::vector<std::pair<uint32_t, uint32_t>> other_reads;  // Looped::other_reads
   bool split = false;        // the lane vars' bases in LaneVarsPlan's split form
   bool unread_var = false;   // a lane var at kUnreadOff (first in the plan) that the code does not read
 };
@@ -347,6 +369,34 @@ TEST_CASE("warp loop: the split form of the bases and lane vars the code does no
             CHECK((exe.loop_calls > 0) == (mode < 2));
             if (mode < 2) CHECK(exe.loop_var_offsets == std::vector<uint32_t>{kThreadOff});
           }
+}
+
+TEST_CASE("warp loop: what is read around the lane vars starts at zero in every warp") {
+  // Read ranges before, across and after the lane var (bytes 128..255),
+  // not on 32-byte boundaries: the loop's zero list is cut around the var
+  // and widened to granules; every read byte the var does not cover must
+  // be zero when each warp starts (the code dirties them all).
+  const std::vector<std::pair<uint32_t, uint32_t>> cases[] = {
+      {{0, 40}, {100, 300}, {330, 384}}, {{8, 9}}, {{120, 136}}, {{250, 262}, {300, 301}}, {{0, 384}}};
+  for (const auto& reads : cases)
+    for (int mode = 0; mode < 3; ++mode) {
+      CAPTURE(reads.size());
+      CAPTURE(reads[0].first);
+      CAPTURE(mode);
+      Shape shape;
+      shape.grid = {6, 1, 1};
+      shape.block = {96, 1, 1};
+      shape.grid_loop = mode == 0;
+      Looped exe;
+      exe.other_reads = reads;
+      Run r = launch(exe, mode < 2, false, shape);
+      REQUIRE(r.result.ok());
+      CHECK((exe.loop_calls > 0) == (mode < 2));
+      for (uint32_t t = 0; t < r.out.size(); ++t) {
+        CAPTURE(t);
+        CHECK(r.out[t] == 1);
+      }
+    }
 }
 
 }  // namespace gpurc_test_runtime_warp_loop
