@@ -417,7 +417,11 @@ class Emitter : public FastEncoder {
   // [rsp+72]: 16 bytes, the words of a load_uniform_idx window whose check
   // failed (uniform_indexed.cpp, uniform_index_fill).
   static constexpr int kUidxWindowOffset = 72;
-  static constexpr int kStackBytes = 88;      // below the pushed registers; keeps rsp 16-byte aligned
+  // [rsp+88]: a warp-loop call's current warp; [rsp+92]: the warps left in
+  // its block (grid loop with shared memory); [rsp+96]: the next warp's
+  // lane var bases (warp_loop.cpp).
+  static constexpr int kLoopWarpOffset = 88, kLoopBlockLeftOffset = 92, kLoopBasesOffset = 96;
+  static constexpr int kStackBytes = 104;     // below the pushed registers; keeps rsp 16-byte aligned
   static constexpr uint32_t kZeroSource = ~0u;  // copy_warp source that stores zeros
   static constexpr uint32_t kLaunchMaskBytes = ir::kWarpLanes * 12;
   void copy_warp(uint32_t dst_off, uint32_t src_off, unsigned bytes, bool launched_only);

@@ -104,9 +104,15 @@ void Emitter::emit_warp_loop() {
   // The prologue's register saves and MXCSR, once per call.
   emit_entry_frame();
   mov(qword[rsp + kWarpLoopOffset], rsi);
+  // The warp index and the bases of the next warp live in the entry
+  // frame (kLoopWarpOffset, kLoopBasesOffset), loop->warp is written when
+  // the call ends: an `add` to the descriptor's field and its reload per
+  // warp made a chain through memory that bounded an empty warp's loop.
   mov(eax, dword[LOOP(first_warp)]);
-  mov(dword[LOOP(warp)], eax);
-  mov(dword[LOOP(block_left)], 0);
+  mov(dword[rsp + kLoopWarpOffset], eax);
+  mov(rdx, qword[LOOP(bases)]);
+  mov(qword[rsp + kLoopBasesOffset], rdx);
+  mov(dword[rsp + kLoopBlockLeftOffset], 0);
   {
     // Once per call: whether every lane var entry is 4 bytes wide with no
     // lane_keep (Tesla's and G13's launches), for the per-warp writes below.
@@ -131,6 +137,7 @@ void Emitter::emit_warp_loop() {
     mov(dword[LOOP(plain_vars)], eax);
   }
   Label check, done, exit;
+  mov(eax, dword[rsp + kLoopWarpOffset]);
   jmp(check, T_NEAR);
 
   // From the epilogue: eax = the status of the warp that just ended.
@@ -142,17 +149,20 @@ void Emitter::emit_warp_loop() {
   cmp(eax, uint32_t(RunStatus::Done));
   jne(exit, T_NEAR);
   mov(rsi, qword[rsp + kWarpLoopOffset]);
-  add(dword[LOOP(warp)], 1);
+  mov(eax, dword[rsp + kLoopWarpOffset]);
+  add(eax, 1);
+  mov(dword[rsp + kLoopWarpOffset], eax);
 
-  L(check);  // rsi = the loop descriptor on both ways in
-  mov(eax, dword[LOOP(warp)]);
+  L(check);  // rsi = the loop descriptor, eax = the warp, on both ways in
   cmp(eax, dword[LOOP(end_warp)]);
   jae(done, T_NEAR);
   mov(rdx, qword[LOOP(budget)]);
   mov(qword[CTX(budget)], rdx);
 
   // The grid loop's shared memory: zeroed before each block's first warp
-  // (block_left counts the warps left in the block; 0 at the call's start).
+  // (the entry frame's kLoopBlockLeftOffset counts the warps left in the
+  // block, 0 at the call's start: in the frame, as the warp index, not in
+  // loop->block_left).
   // A function that never reads or writes the shared space (no load or
   // store of it, no atomic) cannot tell: then the loop leaves it alone
   // (Tesla's s[] of a kernel that reads its params as uniforms: a `rep
@@ -161,7 +171,7 @@ void Emitter::emit_warp_loop() {
     Label keep, count;
     cmp(qword[LOOP(shared_bytes)], 0);
     je(keep, T_NEAR);
-    mov(eax, dword[LOOP(block_left)]);
+    mov(eax, dword[rsp + kLoopBlockLeftOffset]);
     test(eax, eax);
     jnz(count, T_NEAR);
     mov(rdi, qword[LOOP(shared)]);
@@ -171,7 +181,7 @@ void Emitter::emit_warp_loop() {
     mov(eax, dword[LOOP(block_warps)]);
     L(count);
     sub(eax, 1);
-    mov(dword[LOOP(block_left)], eax);
+    mov(dword[rsp + kLoopBlockLeftOffset], eax);
     L(keep);
   }
 
@@ -180,14 +190,11 @@ void Emitter::emit_warp_loop() {
   // Lane vars: lane l = (base + lane_add[l]) & lane_keep[l].
   {
     Label vars, wide, next, none, plain;
+    Label stored;
     mov(ecx, dword[LOOP(nvars)]);
     test(ecx, ecx);
     jz(none, T_NEAR);
-    mov(eax, dword[LOOP(warp)]);
-    sub(eax, dword[LOOP(first_warp)]);
-    imul(eax, ecx);
-    mov(rdx, qword[LOOP(bases)]);
-    lea(rdx, ptr[rdx + rax * 8]);
+    mov(rdx, qword[rsp + kLoopBasesOffset]);  // this warp's bases: the previous warp's end
     mov(rdi, qword[LOOP(vars)]);
     // Every entry 4 bytes wide and unmasked (the call's scan above): per
     // var a broadcast of its base and an add and a store per vector, no
@@ -206,7 +213,7 @@ void Emitter::emit_warp_loop() {
     add(rdi, int(sizeof(LaneVarInit)));
     sub(ecx, 1);
     jnz(plain, T_NEAR);
-    jmp(none, T_NEAR);
+    jmp(stored, T_NEAR);
     L(vars);
     mov(r8d, dword[LANEVAR(offset)]);
     add(r8, r13);
@@ -245,20 +252,29 @@ void Emitter::emit_warp_loop() {
     add(rdi, int(sizeof(LaneVarInit)));
     sub(ecx, 1);
     jnz(vars, T_NEAR);
+    L(stored);
+    mov(qword[rsp + kLoopBasesOffset], rdx);  // the next warp's
     L(none);
   }
   // The call's first warp runs the whole per-run prologue; the others, full
   // warps in the same frame, skip what it wrote for all of them.
-  mov(eax, dword[LOOP(warp)]);
+  mov(eax, dword[rsp + kLoopWarpOffset]);
   cmp(eax, dword[LOOP(first_warp)]);
   point(WarpLoopCopy::JeWarpStart, [&] { je(warp_start_, T_NEAR); });
   xor_(eax, eax);
   point(WarpLoopCopy::JmpLoopWarpStart, [&] { jmp(loop_warp_start_, T_NEAR); });
 
-  L(done);
+  L(done);  // eax = end_warp
+  mov(dword[LOOP(warp)], eax);
   mov(eax, uint32_t(RunStatus::Done));
   mov(dword[CTX(status)], eax);
-  L(exit);  // eax = the call's status (ctx.status holds it)
+  Label leave;
+  jmp(leave, T_NEAR);
+  L(exit);  // eax = the call's status (ctx.status holds it): the warp that stopped
+  mov(rsi, qword[rsp + kWarpLoopOffset]);
+  mov(ecx, dword[rsp + kLoopWarpOffset]);
+  mov(dword[LOOP(warp)], ecx);
+  L(leave);
   emit_exit_frame();
   // Every label of the loop's own is bound (xbyak has written their rel32s).
   if (warp_loop_copies_on) {

@@ -208,44 +208,65 @@ VarsZeroing vars_zeroing(const ir::Executable& exe, const LaunchConfig& cfg, con
 struct LoopPlan {
   bool use = false;
   std::vector<uint32_t> zero;  // (offset, bytes) pairs: what is read and no lane var writes, 32-byte granules
+  // The lane vars the executable reads, and their indices in the caller's
+  // LaneVarsPlan::vars: a lane var whose bytes the code never loads is not
+  // written (nothing but the code reads the vars of a loop's warp).
+  std::vector<ir::LaneVarInit> vars;
+  std::vector<uint32_t> keep;
+  bool keep_all = true;  // keep is 0 .. vars.size() - 1
 };
 
 LoopPlan loop_plan(const ir::Executable& exe, const LaunchConfig& cfg, const WarpHooks& hooks,
                    const VarsZeroing& zeroing) {
   LoopPlan p;
   const LaneVarsPlan* lv = hooks.lane_vars;
-  if (!lv || !lv->bases || !cfg.warp_loop || !exe.has_warp_loop() || exe.frame_needs_zero() || hooks.finish ||
-      hooks.memory || hooks.setup || cfg.stack_bytes || cfg.barrier_var != LaunchConfig::kPlainBarriers ||
-      !zeroing.known)
+  if (!lv || !(lv->bases || lv->block_bases) || !cfg.warp_loop || !exe.has_warp_loop() || exe.frame_needs_zero() ||
+      hooks.finish || hooks.memory || hooks.setup || cfg.stack_bytes ||
+      cfg.barrier_var != LaunchConfig::kPlainBarriers || !zeroing.known)
     return p;
-  const uint32_t stride = uint32_t(align64(cfg.vars_bytes));
   // The read ranges minus the lane vars' bytes, worked out on intervals
   // (per byte over a vars area of tens of KiB cost microseconds per launch).
   std::vector<std::pair<uint32_t, uint32_t>> lane_bytes;
-  for (const ir::LaneVarInit& v : lv->vars) {
+  for (uint32_t i = 0; i < lv->vars.size(); ++i) {
+    const ir::LaneVarInit& v = lv->vars[i];
     const uint64_t end = uint64_t(v.offset) + uint64_t(v.width) * ir::kWarpLanes;
     if ((v.width != 4 && v.width != 8) || end > cfg.vars_bytes || !v.lane_add) return p;
+    bool read = false;
+    for (const auto& [lo, hi] : zeroing.ranges) read = read || (lo < end && v.offset < hi);
+    if (!read) continue;
     lane_bytes.emplace_back(v.offset, uint32_t(end));
+    p.vars.push_back(v);
+    p.keep.push_back(i);
   }
+  p.keep_all = p.keep.size() == lv->vars.size();
+  if (lv->block_bases && lv->warp_bases.size() < uint64_t(cfg.block.count() / ir::kWarpLanes) * lv->vars.size())
+    return p;  // a split form without every full warp's part: the per-warp path
   std::sort(lane_bytes.begin(), lane_bytes.end());
-  // Per 32-byte granule: holds a byte that must start at zero.
-  std::vector<uint8_t> granule(stride / 32, 0);
+  // The read bytes no lane var writes, widened to whole 32-byte granules
+  // (zeroing a little more is harmless: the lane vars are written after
+  // it, other bytes the code does not read), as intervals: a scan over
+  // every granule of the vars cost microseconds per launch for G13's 16 KiB.
+  std::vector<std::pair<uint32_t, uint32_t>> pieces;
+  auto piece = [&](uint32_t lo, uint32_t hi) {
+    if (lo < hi) pieces.emplace_back(lo / 32 * 32, (hi + 31) / 32 * 32);
+  };
   for (auto [lo, hi] : zeroing.ranges) {
     for (const auto& [vlo, vhi] : lane_bytes) {  // cut [lo, hi) around each lane var, in offset order
       if (lo >= hi) break;
       if (vhi <= lo || vlo >= hi) continue;
-      for (uint32_t g = lo / 32; g < (std::min(hi, vlo) + 31) / 32 && vlo > lo; ++g) granule[g] = 1;
+      piece(lo, std::min(hi, vlo));
       lo = std::max(lo, vhi);
     }
-    for (uint32_t g = lo / 32; lo < hi && g < (hi + 31) / 32; ++g) granule[g] = 1;
+    piece(lo, hi);
   }
-  // Whole 32-byte granules: zeroing a little more is harmless (the lane vars
-  // are written after it, other bytes the code does not read).
-  for (uint32_t i = 0; i < granule.size(); ++i) {
-    if (!granule[i]) continue;
-    const uint32_t g = 32 * i;
-    if (!p.zero.empty() && p.zero[p.zero.size() - 2] + p.zero.back() == g) p.zero.back() += 32;
-    else p.zero.insert(p.zero.end(), {g, 32u});
+  std::sort(pieces.begin(), pieces.end());
+  for (const auto& [g0, g1] : pieces) {
+    if (!p.zero.empty() && p.zero[p.zero.size() - 2] + p.zero.back() >= g0) {
+      const uint32_t start = p.zero[p.zero.size() - 2];
+      p.zero.back() = std::max(p.zero.back(), g1 - start);
+    } else {
+      p.zero.insert(p.zero.end(), {g0, g1 - g0});
+    }
   }
   p.use = true;
   return p;
@@ -256,6 +277,48 @@ uint64_t* loop_bases(size_t n) {
   thread_local std::vector<uint64_t> v;
   if (v.size() < n) v.resize(n);
   return v.data();
+}
+
+// Per host thread: the caller's per-block values before they become bases.
+uint64_t* block_scratch(size_t n) {
+  thread_local std::vector<uint64_t> v;
+  if (v.size() < n) v.resize(n);
+  return v.data();
+}
+
+// The bases (ir::WarpLoop::bases, the kept lane vars of `loop` only) of
+// full warps 0 .. warps - 1 of each of the `count` blocks from `first`
+// (linear index `linear`), block after block.
+void fill_bases(const LaneVarsPlan& lv, const LoopPlan& loop, const Dim3& grid, Dim3 first, uint64_t linear,
+                uint32_t count, uint32_t warps, uint64_t* out) {
+  const size_t all = lv.vars.size(), kept = loop.keep.size();
+  if (kept == 0) return;
+  if (lv.block_bases) {
+    uint64_t* blk = block_scratch(all * count);
+    lv.block_bases(first, linear, count, blk);
+    const uint64_t* wb = lv.warp_bases.data();
+    for (uint32_t b = 0; b < count; ++b, blk += all) {
+      if (loop.keep_all) {
+        for (uint32_t w = 0; w < warps; ++w)
+          for (size_t i = 0; i < all; ++i) *out++ = wb[w * all + i] + blk[i];
+        continue;
+      }
+      for (uint32_t w = 0; w < warps; ++w)
+        for (size_t k = 0; k < kept; ++k) *out++ = wb[w * all + loop.keep[k]] + blk[loop.keep[k]];
+    }
+    return;
+  }
+  uint64_t* tmp = loop.keep_all ? nullptr : block_scratch(all * warps);
+  for (uint32_t b = 0; b < count; ++b, ++linear, next_block(first, grid)) {
+    if (loop.keep_all) {
+      lv.bases(first, linear, 0, warps, out);
+      out += size_t(warps) * all;
+      continue;
+    }
+    lv.bases(first, linear, 0, warps, tmp);
+    for (uint32_t w = 0; w < warps; ++w)
+      for (size_t k = 0; k < kept; ++k) *out++ = tmp[w * all + loop.keep[k]];
+  }
 }
 
 // dst = src (trivially copyable) through the library's memcpy: a struct
@@ -372,11 +435,11 @@ std::optional<LaunchFault> run_block(const ir::Executable& exe, Memory& memory, 
       s.ctx.vars = storage;
       s.ctx.frame = storage + vars_stride;
       s.ctx.entry_mask = 0xffffffffu;
-      uint64_t* bases = loop_bases(size_t(full) * lv.vars.size());
-      lv.bases(coords, block_linear, 0, full, bases);
+      uint64_t* bases = loop_bases(size_t(full) * loop.vars.size());
+      fill_bases(lv, loop, cfg.grid, coords, block_linear, 1, full, bases);
       ir::WarpLoop run{};
-      run.vars = lv.vars.data();
-      run.nvars = uint32_t(lv.vars.size());
+      run.vars = loop.vars.data();
+      run.nvars = uint32_t(loop.vars.size());
       run.nzero = uint32_t(loop.zero.size() / 2);
       run.zero = loop.zero.data();
       run.bases = bases;
@@ -486,14 +549,11 @@ std::optional<LaunchFault> run_grid_chunk(const ir::Executable& exe, Memory& mem
   ctx.vars = storage;
   ctx.frame = storage + vars_stride;
   ctx.entry_mask = 0xffffffffu;
-  const LaneVarsPlan& lv = *hooks.lane_vars;
-  const size_t per_block = size_t(nwarps) * lv.vars.size();
-  uint64_t* bases = loop_bases(per_block * count);
-  for (uint32_t i = 0; i < count; ++i)
-    lv.bases(block_coords(cfg.grid, first + i), first + i, 0, nwarps, bases + per_block * i);
+  uint64_t* bases = loop_bases(size_t(nwarps) * loop.vars.size() * count);
+  fill_bases(*hooks.lane_vars, loop, cfg.grid, block_coords(cfg.grid, first), first, count, nwarps, bases);
   ir::WarpLoop run{};
-  run.vars = lv.vars.data();
-  run.nvars = uint32_t(lv.vars.size());
+  run.vars = loop.vars.data();
+  run.nvars = uint32_t(loop.vars.size());
   run.nzero = uint32_t(loop.zero.size() / 2);
   run.zero = loop.zero.data();
   run.bases = bases;
@@ -572,10 +632,11 @@ LaunchResult launch(const ir::Executable& exe, Memory& memory, const LaunchConfi
                                warps * (uint64_t(cfg.vars_bytes) + 256);
     const uint64_t at_once = std::min<uint64_t>(blocks, pool && pool->threads() > 1 ? pool->threads() : 1);
     const uint64_t need = memory.total_bytes() + per_block * at_once;  // < 2^63: each term is bounded above
-    if (std::string e = check_memory(need, fmt::format("launch: the buffers and {} block(s) of {} threads at once",
-                                                       at_once, cfg.block.count()));
-        !e.empty()) {
-      r.error = e;
+    // (The message only when it is needed: formatting it cost about a
+    // tenth of a microsecond per launch.)
+    if (need > memory_limit()) {
+      r.error = check_memory(need, fmt::format("launch: the buffers and {} block(s) of {} threads at once", at_once,
+                                               cfg.block.count()));
       return r;
     }
   }

@@ -123,7 +123,24 @@ struct LaneVarsPlan {
   // out[(w - first) * vars.size() + i] = var i's base for warp w, for the
   // `count` warps first .. first + count - 1 of the block at `block`.
   std::function<void(const Dim3& block, uint64_t block_linear, uint32_t first, uint32_t count, uint64_t* out)> bases;
+  // The split form, taken instead of `bases` when `block_bases` is given:
+  // var i's base for full warp w of block b is warp_bases[w * vars.size()
+  // + i] + out_b[i] (mod 2^64), where `warp_bases` holds every full warp of
+  // a block (the same in every block) and block_bases(first, linear, count,
+  // out) writes, for the `count` blocks from `first` on (x-major,
+  // next_block), vars.size() values each. The launch then adds two words
+  // per var and warp instead of calling back per block (sixteenth session).
+  std::vector<uint64_t> warp_bases;
+  std::function<void(const Dim3& first, uint64_t first_linear, uint32_t count, uint64_t* out)> block_bases;
 };
+
+// The block after `b` in x-major order in a grid of shape `grid`.
+inline void next_block(Dim3& b, const Dim3& grid) {
+  if (++b.x == grid.x) {
+    b.x = 0;
+    if (++b.y == grid.y) b.y = 0, ++b.z;
+  }
+}
 
 // The per-warp parameters of a launch besides init/finish: all optional, and
 // each called once per warp (never per lane), on the thread that runs the

@@ -31,7 +31,12 @@ std::atomic<uint64_t> g_memory_limit{0};  // 0: not set yet (the default)
 
 uint64_t memory_limit() {
   uint64_t l = g_memory_limit.load(std::memory_order_relaxed);
-  return l ? l : default_memory_limit();
+  if (l) return l;
+  // Once per process: sysconf(_SC_PHYS_PAGES) is a system call (sysinfo),
+  // which was a good part of a small launch's fixed cost (every rt::launch
+  // checks the limit).
+  static const uint64_t fallback = default_memory_limit();
+  return fallback;
 }
 
 void set_memory_limit(uint64_t bytes) { g_memory_limit.store(bytes, std::memory_order_relaxed); }

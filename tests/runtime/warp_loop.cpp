@@ -4,8 +4,10 @@
 // start with, and how a fault inside the loop is reported.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "runtime/launch.h"
@@ -19,8 +21,9 @@ using Kind = ir::GuestMemory::Kind;
 namespace {
 
 // Var 0 (offset 0) is read and must start at zero; var 1 (offset 128) holds
-// the thread's global index, written by init or by the loop's lane var.
-constexpr uint32_t kReadOff = 0, kThreadOff = 128, kVarsBytes = 256;
+// the thread's global index, written by init or by the loop's lane var; var
+// 2 (offset 256) is a lane var of some launches that the code never reads.
+constexpr uint32_t kReadOff = 0, kThreadOff = 128, kUnreadOff = 256, kVarsBytes = 384;
 
 uint32_t lane_u32(const uint8_t* vars, uint32_t off, unsigned l) {
   uint32_t v;
@@ -35,21 +38,43 @@ class Looped final : public ir::Executable {
   // word l (out += 256 * that count): shows shared memory zeroed per block.
   bool use_shared = false;
   mutable std::atomic<uint64_t> single_runs{0}, loop_warps{0}, loop_calls{0};
+  mutable std::mutex offsets_lock;                 // loop calls may run on several threads
+  mutable std::vector<uint32_t> loop_var_offsets;  // the lane vars of the last loop call
 
   size_t frame_bytes() const override { return 0; }
   bool frame_needs_zero() const override { return false; }
+  // The var bytes the code reads: vars 0 and 1, or (other_reads) these
+  // ranges besides var 1, each of whose bytes must start at zero and is
+  // dirtied by the run.
+  std::vector<std::pair<uint32_t, uint32_t>> other_reads;
   bool var_read_ranges(std::vector<std::pair<uint32_t, uint32_t>>& out) const override {
-    out = {{kReadOff, kReadOff + 128}};
+    out = {{kReadOff, kThreadOff + 128}};  // vars 0 and 1
+    if (other_reads.empty()) return true;
+    std::vector<std::pair<uint32_t, uint32_t>> all = other_reads;  // and var 1, merged and ascending
+    all.emplace_back(kThreadOff, kThreadOff + 128);
+    std::sort(all.begin(), all.end());
+    out.clear();
+    for (const auto& [lo, hi] : all) {
+      if (!out.empty() && out.back().second >= lo) out.back().second = std::max(out.back().second, hi);
+      else out.emplace_back(lo, hi);
+    }
     return true;
   }
   // out[thread] = 1 + var 0 (1 when var 0 started at zero); then var 0 is
   // dirtied, so a warp after it in the same vars would see it if nobody zeroed it.
   ir::RunStatus body(ir::WarpContext& ctx) const {
     ctx.fault = ir::FaultKind::None;
+    uint64_t unzeroed = 0;  // read bytes outside var 1 that did not start at zero
+    for (const auto& [lo, hi] : other_reads)
+      for (uint32_t b = lo; b < hi; ++b)
+        if (b < kThreadOff || b >= kThreadOff + 128) {
+          unzeroed += ctx.vars[b] != 0;
+          ctx.vars[b] = 0xa5;
+        }
     for (unsigned l = 0; l < 32; ++l) {
       if (!(ctx.entry_mask >> l & 1)) continue;
       const uint32_t thread = lane_u32(ctx.vars, kThreadOff, l);
-      uint64_t v = 1 + lane_u32(ctx.vars, kReadOff, l);
+      uint64_t v = 1 + (other_reads.empty() ? lane_u32(ctx.vars, kReadOff, l) : unzeroed);
       if (use_shared) {
         uint64_t count = 0;
         REQUIRE(ctx.memory->access(Kind::Load, ir::Space::Shared, 4 * l, 4, &count));
@@ -76,6 +101,11 @@ class Looped final : public ir::Executable {
   ir::RunStatus run_warps(ir::WarpContext& ctx, ir::WarpLoop& loop) const override {
     ++loop_calls;
     CHECK(ctx.entry_mask == 0xffffffffu);
+    {
+      std::lock_guard<std::mutex> g(offsets_lock);
+      loop_var_offsets.clear();
+      for (uint32_t i = 0; i < loop.nvars; ++i) loop_var_offsets.push_back(loop.vars[i].offset);
+    }
     loop.block_left = 0;
     for (loop.warp = loop.first_warp; loop.warp < loop.end_warp; ++loop.warp) {
       ctx.budget = loop.budget;
@@ -120,6 +150,9 @@ struct Shape {
   uint64_t shared_bytes = 0;
   bool grid_loop = true;
   rt::ThreadPool* pool = nullptr;
+  std::vector<std::pair<uint32_t, uint32_t>> other_reads;  // Looped::other_reads
+  bool split = false;        // the lane vars' bases in LaneVarsPlan's split form
+  bool unread_var = false;   // a lane var at kUnreadOff (first in the plan) that the code does not read
 };
 
 Run launch(Looped& exe, bool loop, bool with_finish, const Shape& shape = {}) {
@@ -152,10 +185,30 @@ Run launch(Looped& exe, bool loop, bool with_finish, const Shape& shape = {}) {
   alignas(64) static uint32_t iota[32];
   for (unsigned l = 0; l < 32; ++l) iota[l] = l;
   rt::LaneVarsPlan plan;
+  const uint64_t unread_base = 0x5eed0000;
+  if (shape.unread_var) plan.vars.push_back({kUnreadOff, 4, reinterpret_cast<const uint8_t*>(iota), nullptr});
   plan.vars.push_back({kThreadOff, 4, reinterpret_cast<const uint8_t*>(iota), nullptr});
-  plan.bases = [&](const rt::Dim3&, uint64_t block_linear, uint32_t first, uint32_t count, uint64_t* out) {
-    for (uint32_t w = first; w < first + count; ++w) *out++ = block_linear * block.count() + w * 32;
-  };
+  if (!shape.split) {
+    plan.bases = [&](const rt::Dim3&, uint64_t block_linear, uint32_t first, uint32_t count, uint64_t* out) {
+      for (uint32_t w = first; w < first + count; ++w) {
+        if (shape.unread_var) *out++ = unread_base;
+        *out++ = block_linear * block.count() + w * 32;
+      }
+    };
+  } else {
+    for (uint32_t w = 0; w < block.count() / 32; ++w) {
+      if (shape.unread_var) plan.warp_bases.push_back(unread_base);
+      plan.warp_bases.push_back(w * 32);
+    }
+    plan.block_bases = [&](const rt::Dim3& first, uint64_t linear, uint32_t count, uint64_t* out) {
+      rt::Dim3 b = first;
+      for (uint32_t k = 0; k < count; ++k, ++linear, rt::next_block(b, grid)) {
+        CHECK(b.x + uint64_t(grid.x) * (b.y + uint64_t(grid.y) * b.z) == linear);  // coordinates counted on
+        if (shape.unread_var) *out++ = 1;
+        *out++ = linear * block.count();
+      }
+    };
+  }
   hooks.lane_vars = &plan;
   r.result = rt::launch(exe, mem, cfg, hooks, shape.pool);
   r.out.resize(threads);
@@ -274,6 +327,74 @@ TEST_CASE("grid loop: a fault in a middle block is reported as on the per-block 
       for (uint32_t t = 0; t < r.out.size(); ++t) {
         CAPTURE(t);
         CHECK(r.out[t] == (t < exe.fault_thread ? 1u : 0u));
+      }
+    }
+}
+
+TEST_CASE("warp loop: the split form of the bases and lane vars the code does not read") {
+  // Every thread stores 1 at its own index (the lane var): a wrong base
+  // leaves a 0 somewhere or faults. Each shape in both forms, with and
+  // without an unread lane var in front (not handed to the loop), on the
+  // grid loop, one loop call per block and (the reference) every warp on
+  // its own, on one thread and on a pool.
+  rt::ThreadPool pool(2);
+  const rt::Dim3 shapes[][2] = {{{5, 3, 2}, {64, 2, 1}}, {{3, 1, 1}, {80, 1, 1}}, {{2, 70, 1}, {32, 1, 1}},
+                                {{4, 1, 1}, {96, 3, 1}}};
+  for (const auto& sh : shapes)
+    for (int mode = 0; mode < 3; ++mode)
+      for (bool split : {false, true})
+        for (bool unread : {false, true})
+          for (rt::ThreadPool* p : {static_cast<rt::ThreadPool*>(nullptr), &pool}) {
+            CAPTURE(sh[0].x);
+            CAPTURE(sh[1].x);
+            CAPTURE(mode);
+            CAPTURE(split);
+            CAPTURE(unread);
+            CAPTURE(p != nullptr);
+            Shape shape;
+            shape.grid = sh[0];
+            shape.block = sh[1];
+            shape.grid_loop = mode == 0;
+            shape.split = split;
+            shape.unread_var = unread;
+            shape.pool = p;
+            Looped exe;
+            Run r = launch(exe, mode < 2, false, shape);
+            REQUIRE(r.result.ok());
+            CHECK(r.result.warps == shape.grid.count() * ((shape.block.count() + 31) / 32));
+            for (uint32_t t = 0; t < r.out.size(); ++t) {
+              CAPTURE(t);
+              CHECK(r.out[t] == 1);
+            }
+            CHECK((exe.loop_calls > 0) == (mode < 2));
+            if (mode < 2) CHECK(exe.loop_var_offsets == std::vector<uint32_t>{kThreadOff});
+          }
+}
+
+TEST_CASE("warp loop: what is read around the lane vars starts at zero in every warp") {
+  // Read ranges before, across and after the lane var (bytes 128..255),
+  // not on 32-byte boundaries: the loop's zero list is cut around the var
+  // and widened to granules; every read byte the var does not cover must
+  // be zero when each warp starts (the code dirties them all).
+  const std::vector<std::pair<uint32_t, uint32_t>> cases[] = {
+      {{0, 40}, {100, 300}, {330, 384}}, {{8, 9}}, {{120, 136}}, {{250, 262}, {300, 301}}, {{0, 384}}};
+  for (const auto& reads : cases)
+    for (int mode = 0; mode < 3; ++mode) {
+      CAPTURE(reads.size());
+      CAPTURE(reads[0].first);
+      CAPTURE(mode);
+      Shape shape;
+      shape.grid = {6, 1, 1};
+      shape.block = {96, 1, 1};
+      shape.grid_loop = mode == 0;
+      Looped exe;
+      exe.other_reads = reads;
+      Run r = launch(exe, mode < 2, false, shape);
+      REQUIRE(r.result.ok());
+      CHECK((exe.loop_calls > 0) == (mode < 2));
+      for (uint32_t t = 0; t < r.out.size(); ++t) {
+        CAPTURE(t);
+        CHECK(r.out[t] == 1);
       }
     }
 }

@@ -312,42 +312,51 @@ bool lane_vars_plan(const G13Launch& L, const JitProgram& P, LaneArrays& a, rt::
     plan.vars.push_back({v.offset, 4, bytes(add), nullptr});
     rules.push_back(r);
   }
-  const rt::Dim3 shape = L.block;
-  plan.bases = [rules, shape](const rt::Dim3& block, uint64_t, uint32_t first, uint32_t count, uint64_t* out) {
-    // The first SIMD-group's first thread by division, then counted on: a
-    // full SIMD-group lies in one row, so the next one starts 32 threads on
-    // in that row or at the start of the next (block.x a multiple of 32).
-    const uint64_t t0 = uint64_t(first) * g13::SimdGroup::kLanes;
-    uint32_t x0 = uint32_t(t0 % shape.x), y0 = uint32_t(t0 / shape.x % shape.y),
-             z0 = uint32_t(t0 / (uint64_t(shape.x) * shape.y));
-    for (uint32_t w = first; w < first + count; ++w) {
-      const uint64_t t = uint64_t(w) * g13::SimdGroup::kLanes;
-      if (w != first) {
-        x0 += g13::SimdGroup::kLanes;
-        if (x0 >= shape.x) {
-          x0 = 0;
-          if (++y0 == shape.y) y0 = 0, ++z0;
-        }
+  // The split form (rt::LaneVarsPlan): constants and the SIMD-group's own
+  // coordinates are the same in every threadgroup, the threadgroup's
+  // position is added per threadgroup.
+  const rt::Dim3 shape = L.block, grid = L.grid;
+  const uint32_t full = uint32_t(shape.count() / g13::SimdGroup::kLanes);
+  plan.warp_bases.reserve(size_t(full) * rules.size());
+  uint32_t x0 = 0, y0 = 0, z0 = 0;  // the SIMD-group's first thread, counted on (a full group lies in one row)
+  for (uint32_t w = 0; w < full; ++w) {
+    if (w != 0) {
+      x0 += g13::SimdGroup::kLanes;
+      if (x0 >= shape.x) {
+        x0 = 0;
+        if (++y0 == shape.y) y0 = 0, ++z0;
       }
+    }
+    for (const Rule& r : rules) {
+      uint32_t v = r.constant;
+      switch (r.base) {
+        case kConst: break;
+        case kBlockX: case kBlockY: case kBlockZ: v = 0; break;
+        case kWarp: v = w; break;
+        case kX0: case kGridX: v = x0; break;
+        case kY0: case kGridY: v = y0; break;
+        case kZ0: case kGridZ: v = z0; break;
+        case kThread0: v = w * g13::SimdGroup::kLanes; break;
+      }
+      plan.warp_bases.push_back(v);
+    }
+  }
+  plan.block_bases = [rules, shape, grid](const rt::Dim3& first, uint64_t, uint32_t count, uint64_t* out) {
+    rt::Dim3 b = first;
+    for (uint32_t k = 0; k < count; ++k, rt::next_block(b, grid))
       for (const Rule& r : rules) {
-        uint32_t v = r.constant;
+        uint32_t v = 0;
         switch (r.base) {
-          case kConst: break;
-          case kBlockX: v = block.x; break;
-          case kBlockY: v = block.y; break;
-          case kBlockZ: v = block.z; break;
-          case kWarp: v = w; break;
-          case kX0: v = x0; break;
-          case kY0: v = y0; break;
-          case kZ0: v = z0; break;
-          case kThread0: v = uint32_t(t); break;
-          case kGridX: v = block.x * shape.x + x0; break;
-          case kGridY: v = block.y * shape.y + y0; break;
-          case kGridZ: v = block.z * shape.z + z0; break;
+          case kBlockX: v = b.x; break;
+          case kBlockY: v = b.y; break;
+          case kBlockZ: v = b.z; break;
+          case kGridX: v = b.x * shape.x; break;
+          case kGridY: v = b.y * shape.y; break;
+          case kGridZ: v = b.z * shape.z; break;
+          default: break;
         }
         *out++ = v;
       }
-    }
   };
   return true;
 }

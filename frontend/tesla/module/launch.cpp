@@ -260,30 +260,34 @@ bool lane_vars_plan(const Launch& l, const Prepared& p, const tesla::LaunchSlots
       which[n++] = i;
       plan.vars.push_back(all[i]);
     }
+  // The split form (rt::LaneVarsPlan): $r0, abi_writer and the warp's own
+  // offsets into l[] / a[] are the same in every block; ctaid and the
+  // block's offsets into l[] / a[] are per block.
   const uint64_t per_block = block_threads(l);
-  const rt::Dim3 shape = l.block;
   const uint64_t local_stride = p.local_stride, attr_stride = p.attr_stride;
-  plan.bases = [=](const rt::Dim3& block, uint64_t block_linear, uint32_t first, uint32_t count, uint64_t* out) {
-    const unsigned ctaid[2] = {block.x, block.y};
-    const uint32_t cta = tesla::launch_ctaid(ctaid);
-    // The first warp's first thread by division, then counted on (64-bit
-    // divisions per warp were a good part of the grid loop's per-block
-    // cost): a full warp lies in one row, so the next one starts 32
-    // threads on in that row or at the start of the next.
-    const uint64_t t0 = uint64_t(first) * ir::kWarpLanes;
-    unsigned tid0[3] = {unsigned(t0 % shape.x), unsigned(t0 / shape.x % shape.y),
-                        unsigned(t0 / (uint64_t(shape.x) * shape.y))};
-    for (uint32_t w = first; w < first + count; ++w) {
-      const uint64_t t = uint64_t(w) * ir::kWarpLanes, gid0 = block_linear * per_block + t;
-      if (w != first) {
-        tid0[0] += ir::kWarpLanes;
-        if (tid0[0] >= shape.x) {
-          tid0[0] = 0;
-          if (++tid0[1] == shape.y) tid0[1] = 0, ++tid0[2];
-        }
+  const uint32_t full = uint32_t(per_block / ir::kWarpLanes);
+  plan.warp_bases.reserve(size_t(full) * n);
+  unsigned tid0[3] = {0, 0, 0};  // the warp's first thread, counted on (a full warp lies in one row)
+  for (uint32_t w = 0; w < full; ++w) {
+    if (w != 0) {
+      tid0[0] += ir::kWarpLanes;
+      if (tid0[0] >= l.block.x) {
+        tid0[0] = 0;
+        if (++tid0[1] == l.block.y) tid0[1] = 0, ++tid0[2];
       }
-      const uint64_t values[5] = {tesla::launch_r0(tid0), cta, gid0 * local_stride,
-                                  uint64_t((tid0[0] | tid0[1] | tid0[2]) == 0), tesla::kAttrBase + gid0 * attr_stride};
+    }
+    const uint64_t t = uint64_t(w) * ir::kWarpLanes;
+    const uint64_t values[5] = {tesla::launch_r0(tid0), 0, t * local_stride, uint64_t((tid0[0] | tid0[1] | tid0[2]) == 0),
+                                tesla::kAttrBase + t * attr_stride};
+    for (unsigned i = 0; i < n; ++i) plan.warp_bases.push_back(values[which[i]]);
+  }
+  const rt::Dim3 grid = l.grid;
+  plan.block_bases = [=](const rt::Dim3& first, uint64_t linear, uint32_t count, uint64_t* out) {
+    rt::Dim3 b = first;
+    for (uint32_t k = 0; k < count; ++k, ++linear, rt::next_block(b, grid)) {
+      const unsigned ctaid[2] = {b.x, b.y};
+      const uint64_t gid0 = linear * per_block;
+      const uint64_t values[5] = {0, tesla::launch_ctaid(ctaid), gid0 * local_stride, 0, gid0 * attr_stride};
       for (unsigned i = 0; i < n; ++i) *out++ = values[which[i]];
     }
   };
