@@ -189,6 +189,27 @@ class Emitter : public FastEncoder {
   std::vector<std::pair<uint32_t, uint32_t>> uidx_windows_;
   void uniform_index_windows();
   void uniform_index_fill(uint32_t lo, uint32_t hi);
+  // A range-checked relative read folded into its load (sixteenth session,
+  // plan_uniform_index_folds): select(x <u C, load_uniform_idx(x << s, d), K)
+  // with x = y & M (so x << s cannot wrap) is the load of the offset, whose
+  // check also sends offsets >= C << s out of line, where the window is filled
+  // with K. The select is lowered as the load (lower_uniform_index_fold); the
+  // load and the compare are deferred (no code). Per select: its load, else
+  // kNoValue.
+  struct UidxFold {
+    ir::ValueId load = ir::kNoValue, cond = ir::kNoValue;
+    uint32_t k = 0;          // the false operand's bits
+    uint32_t k_bound = 0;    // offsets above this give K (x >= C)
+    bool release_offset = false;             // the last fold reading the offset: its register is freed
+  };
+  std::vector<UidxFold> uidx_fold_;
+  // The open window's fold: its compare (kNoValue: a plain load's window) and K.
+  ir::ValueId uidx_window_fold_ = ir::kNoValue;
+  uint32_t uidx_window_k_ = 0;
+  void plan_uniform_index_folds();
+  bool uidx_fold(ir::ValueId v) const { return v < uidx_fold_.size() && uidx_fold_[v].load != ir::kNoValue; }
+  bool lower_uniform_index_fold(ir::ValueId v);
+  void uniform_index_fill_const(uint32_t lo, uint32_t hi, uint32_t k);
   // Per value: holds the same bits in all 32 lanes, unlaunched ones
   // included (lane_equal_values, uniform_indexed.cpp): built only from
   // constants, load_uniform and lane-wise ops of such values, through phis

@@ -294,6 +294,7 @@ bool Emitter::lower_state(ValueId v) {
       return true;
     }
     case Opcode::Select: {
+      if (uidx_fold(v)) return lower_uniform_index_fold(v);  // a range-checked relative read (uniform_indexed.cpp)
       if (mask_only_cmp(in.args[0])) {  // its compare left only the mask (k1 / vector 0)
         if (select_mask_of_ != in.args[0])
           throw CompileError("x64 jit: internal: the mask of %" + std::to_string(in.args[0]) + " was lost");
