@@ -118,7 +118,13 @@ class Emitter : public FastEncoder {
   static constexpr int kFirstCacheReg = 6;
   static constexpr size_t kUnrollMaxOps = 6;  // strip segments up to this long are not looped
   static constexpr int kM0 = 0, kM1 = 1;  // mask ids for the f* helpers below
-  const Xbyak::Xmm& V(int idx) const { return vregs_[idx]; }  // zmm (Avx512) or ymm (Avx2)
+  const Xbyak::Xmm& V(int idx) const {  // zmm (Avx512) or ymm (Avx2)
+    vtouched_ |= 1u << idx;
+    return vregs_[idx];
+  }
+  // The vector registers V() handed out (a trial emission's record: loops.cpp,
+  // loop_scratch_homes_free).
+  mutable uint32_t vtouched_ = 0;
 
   // ---- frame
   uint32_t slot(ir::ValueId v);
@@ -485,6 +491,12 @@ class Emitter : public FastEncoder {
   Xbyak::RegExp lane_exp_[2][2][2];
   int cache_lo_ = kFirstCacheReg, cache_hi_ = 32;  // registers alloc_reg may give out (cache_hi_ <= nregs_)
   bool calls_emitted_ = false;           // call_abs ran (the trial emission of a loop body)
+  // AVX2, the counted strips' fast runs (sixteenth session): phis beyond the
+  // cache's homes get vector registers 3..5 when a trial of that run touched
+  // none of them (loop_scratch_homes_free); loop_analyze reads it.
+  bool loop_scratch_homes_ = false;
+  static constexpr uint32_t kScratchHomesMask = 0x38;  // vector registers 3, 4, 5
+  bool loop_scratch_homes_free(const StripLoop& l, const std::vector<ir::ValueId>& register_uses);
 
   // ---- per-op lowering
   void lower_strip_op(ir::ValueId v);

@@ -412,18 +412,18 @@ void Emitter::plan_uniform_index_folds() {
   for (auto& [c, sels] : by_cond) {
     bool ok = !bad_cond.count(c) && uses_[c] == sels.size();
     const ValueId off = f_.insts[f_.insts[sels[0]].args[1]].args[0];
-    int32_t last_load = -1, first_sel = INT32_MAX, last_sel = -1;
+    int32_t last_sel = -1;
     for (ValueId s : sels) {
       const ValueId l = f_.insts[s].args[1];
       ok = ok && f_.insts[l].args[0] == off;
-      last_load = std::max(last_load, plan_.position[l]);
-      first_sel = std::min(first_sel, plan_.position[s]);
       last_sel = std::max(last_sel, plan_.position[s]);
     }
-    // The offset's last reader is one of the loads: the last fold reads it
-    // last now and frees its register (x's last reader, the compare or an
-    // op before it, frees x as before: end_op runs for deferred values too).
-    ok = ok && plan_.last_use[off] == last_load && !plan_.escapes[off] && plan_.direct_phis[off].empty() &&
+    // The offset is read by the loads only: the last fold reads it last now
+    // and frees its register (x's last reader, the compare or an op before
+    // it, frees x as before: end_op runs for deferred values too).
+    // (Not plan_.last_use[off]: a trial emitter's copy of the plan has it
+    // moved to the last fold already.)
+    ok = ok && !plan_.escapes[off] && plan_.direct_phis[off].empty() &&
          uses_[off] == sels.size();  // (no reader but the folded loads: not a phi's operand either)
     if (!ok) {
       for (ValueId s : sels) uidx_fold_[s] = UidxFold{};
