@@ -207,7 +207,13 @@ class Emitter : public FastEncoder {
     uint32_t k = 0;          // the false operand's bits
     uint32_t k_bound = 0;    // offsets above this give K (x >= C)
     bool release_offset = false;             // the last fold reading the offset: its register is freed
+    // The offset computed in edx from `root` ((root + add) & mask) << shift,
+    // when the offset, x and root + add are read by nothing else (deferred:
+    // no vector code; root is read after the last fold, so it stays live).
+    ir::ValueId root = ir::kNoValue;
+    uint32_t add = 0, mask = 0, shift = 0;
   };
+  ir::ValueId uidx_fold_offset_source(ir::ValueId v) const;  // what a fold reads: the offset, or the root
   std::vector<UidxFold> uidx_fold_;
   // The open window's fold: its compare (kNoValue: a plain load's window) and K.
   ir::ValueId uidx_window_fold_ = ir::kNoValue;

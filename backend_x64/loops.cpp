@@ -173,7 +173,7 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
     // lane-equal branch's compare below still counts as a read of its operand)
     std::vector<ValueId> reads = f_.insts[v].args;
     if (ValueId x = itof_narrow_source(f_, v); x != kNoValue) reads.push_back(x);
-    if (uidx_fold(v)) reads.push_back(f_.insts[uidx_fold_[v].load].args[0]);  // the folded load's offset
+    if (uidx_fold(v)) reads.push_back(uidx_fold_offset_source(v));  // the folded load's offset (or its root)
     for (ValueId a : reads)
       if (a < n) s.last_use[a] = std::max(s.last_use[a], plan_.position[v]);
   }

@@ -435,6 +435,42 @@ void Emitter::plan_uniform_index_folds() {
     }
     deferred_[c] = 1;
     plan_.last_use[off] = last_sel;
+    // The offset in a GPR (off = x << s, x = y & M, y = root + K or root):
+    // x, y and the offset need no vector code when nothing else reads them
+    // and root is read after the last fold, or comes from elsewhere (a phi,
+    // a value of another segment: its slot holds it), so that it is there
+    // at every fold.
+    const ValueId x = f_.insts[c].args[0];
+    const int seg = plan_.segment_of[c];
+    auto only = [&](ValueId v, uint32_t readers) {
+      return v < n && !wide(v) && plan_.segment_of[v] == seg && !plan_.escapes[v] && plan_.direct_phis[v].empty() &&
+             uses_[v] == readers && f_.insts[v].args.size() == 2;
+    };
+    if (off == x || !only(x, 2) || !only(off, uint32_t(sels.size()))) continue;
+    uint64_t m = 0, sh = 0, add = 0;
+    const Inst& xi = f_.insts[x];
+    const ValueId y = konst(xi.args[1], m) ? xi.args[0] : (konst(xi.args[0], m), xi.args[1]);
+    konst(f_.insts[off].args[1], sh);
+    ValueId root = y;
+    if (only(y, 1) && f_.insts[y].op == Opcode::IAdd) {
+      const Inst& yi = f_.insts[y];
+      if (konst(yi.args[1], add)) root = yi.args[0];
+      else if (konst(yi.args[0], add)) root = yi.args[1];
+    }
+    if (root >= n || wide(root) || f_.insts[root].type != ir::Type::I32 || !lane_equal_[root] ||
+        f_.insts[root].op == Opcode::Const ||
+        (plan_.segment_of[root] == seg && plan_.last_use[root] <= last_sel))  // (else in its slot: a phi, or escaping)
+      continue;
+    deferred_[x] = 1;
+    deferred_[off] = 1;
+    if (root != y) deferred_[y] = 1;
+    for (ValueId s : sels) {
+      UidxFold& fo = uidx_fold_[s];
+      fo.root = root;
+      fo.add = uint32_t(add);
+      fo.mask = uint32_t(m);
+      fo.shift = uint32_t(sh);
+    }
   }
   // A constant read only by the deferred compares (C) and as the folds' K:
   // not materialised either.
@@ -443,10 +479,19 @@ void Emitter::plan_uniform_index_folds() {
     if (!uidx_fold(v)) continue;
     ++dead_reads[f_.insts[v].args[2]];
   }
-  std::set<ValueId> conds;
+  std::set<ValueId> dead;  // the deferred compares, and the scalar offsets' x, y and offset
   for (ValueId v = 0; v < n; ++v)
-    if (uidx_fold(v)) conds.insert(uidx_fold_[v].cond);
-  for (ValueId c : conds)
+    if (uidx_fold(v)) {
+      const UidxFold& fo = uidx_fold_[v];
+      dead.insert(fo.cond);
+      if (fo.root == kNoValue) continue;
+      const ValueId x = f_.insts[fo.cond].args[0], off = f_.insts[fo.load].args[0];
+      dead.insert(x);
+      dead.insert(off);
+      for (ValueId a : f_.insts[x].args)
+        if (a != fo.root && deferred_[a] && f_.insts[a].op == Opcode::IAdd) dead.insert(a);
+    }
+  for (ValueId c : dead)
     for (ValueId a : f_.insts[c].args) ++dead_reads[a];
   for (auto [k, reads] : dead_reads)
     if (k < n && f_.insts[k].op == Opcode::Const && f_.insts[k].args.empty() && uses_[k] == reads &&
@@ -461,6 +506,11 @@ void Emitter::uniform_index_fill_const(uint32_t lo, uint32_t hi, uint32_t k) {
   lea(rdx, ptr[rsp + kUidxWindowOffset]);
   sub(rdx, r15);
   if (lo) sub(rdx, int(lo));
+}
+
+ValueId Emitter::uidx_fold_offset_source(ValueId v) const {
+  const UidxFold& fo = uidx_fold_[v];
+  return fo.root != kNoValue ? fo.root : f_.insts[fo.load].args[0];
 }
 
 bool Emitter::lower_uniform_index_fold(ValueId v) {
@@ -489,9 +539,17 @@ bool Emitter::lower_uniform_index_fold(ValueId v) {
     if (uidx_windows_.empty()) uniform_index_windows();
     auto [lo, hi] = uidx_windows_[fo.load];
     if (!(lo <= hi && in.imm >= lo && in.imm <= hi)) lo = hi = uint32_t(in.imm);
-    const int a = use(off);
+    const bool scalar = fo.root != kNoValue;
+    const int a = use(scalar ? fo.root : off);
     free_dead();  // (the offset's register a is read below before d is written, and by the cold path)
     const int d = def(v);
+    auto offset_to_edx = [this, a, fo, scalar] {
+      vmovd(edx, Xmm(a));
+      if (!scalar) return;
+      if (fo.add) add(edx, fo.add);
+      and_(edx, fo.mask);
+      if (fo.shift) shl(edx, uint8_t(fo.shift));
+    };
     Label& done = cold_label();
     Label& out = cold_label();
     Label& null_block = cold_label();
@@ -499,15 +557,15 @@ bool Emitter::lower_uniform_index_fold(ValueId v) {
       test(r15, r15);
       jz(null_block, T_NEAR);
     }
-    vmovd(edx, Xmm(a));  // always: edx may be ~0 from an earlier check of this offset
+    offset_to_edx();  // always: edx may be ~0 from an earlier check of this offset
     cmp(edx, std::min(uint32_t(f_.uniform_bytes - 4 - hi), fo.k_bound));
     ja(out, T_NEAR);
     vpbroadcastd(V(d), dword[r15 + rdx + disp]);
     L(done);
-    push_cold([this, &done, &out, &null_block, a, d, disp, lo = lo, hi = hi, fo] {
+    push_cold([this, &done, &out, &null_block, d, disp, lo = lo, hi = hi, fo, offset_to_edx] {
       Label kfill, fill, load;
       L(null_block);
-      vmovd(edx, Xmm(a));
+      offset_to_edx();
       cmp(edx, fo.k_bound);
       ja(kfill, T_NEAR);
       mov(edx, ~0u);  // no block: the load reads 0

@@ -7,7 +7,8 @@
 // window (the second select must not read the first's K), a select whose
 // compare has another reader (not folded), a constant y with and without a
 // uniform block (the null block's path: the loads read 0, the selects K
-// where x >= C).
+// where x >= C), and the offset computed in a GPR from y = u + K (u read
+// again after the selects).
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -28,19 +29,22 @@ struct FoldShape {
   ir::IntPred pred;
   bool two_k;       // the last two selects take another K
   bool cmp_stored;  // the compare is also stored (another reader: no fold)
+  uint32_t root_add = 0;  // y = u + root_add, u (the block's first word) stored after the selects:
+                          // the offset in a GPR from u (scalar_offset; 0: y = u, read by x only)
 };
 
 // Vars o0..o5 (i32): four selects of the window [0, 12], a select at 16, and
 // the compare (when stored). y is the block's first word, or a constant.
 ir::Function fold_function(const FoldShape& sh, uint32_t block_bytes, bool const_y, uint32_t y_const) {
   ir::Function f;
-  for (int i = 0; i < 6; ++i) f.add_var("o" + std::to_string(i), Type::I32);
+  for (int i = 0; i < 7; ++i) f.add_var("o" + std::to_string(i), Type::I32);
   f.uniform_bytes = block_bytes;
   f.unlaunched_lanes_free = true;
   const ir::BlockId entry = f.add_block("entry");
   ir::Builder b(f);
   b.set_block(entry);
-  const ir::ValueId y = const_y ? b.i32(y_const) : b.load_uniform(Type::I32, 0);
+  const ir::ValueId u = const_y ? b.i32(y_const) : b.load_uniform(Type::I32, 0);
+  const ir::ValueId y = sh.root_add ? b.iadd(u, b.i32(sh.root_add)) : u;
   const ir::ValueId x = b.and_(y, b.i32(sh.mask));
   const ir::ValueId off = b.shl(x, b.i32(sh.shift));
   const ir::ValueId c = b.icmp(sh.pred, x, b.i32(sh.bound));
@@ -52,6 +56,7 @@ ir::Function fold_function(const FoldShape& sh, uint32_t block_bytes, bool const
   }
   for (uint32_t i = 0; i < 5; ++i) store_var(b, i, b.emit(Opcode::Bitcast, Type::I32, {picked[i]}));
   if (sh.cmp_stored) store_var(b, 5, b.emit(Opcode::Zext, Type::I32, {c}));
+  if (sh.root_add) store_var(b, 6, u);
   b.ret();
   f.compute_preds();
   return f;
@@ -68,6 +73,8 @@ TEST_CASE("backend: range-checked relative reads folded into the window check ma
       {0xff, 4, 0x7fffffffu, ir::IntPred::Ult, true, false},
       {0x7f, 4, 40, ir::IntPred::Ult, false, true},
       {0x0fffffffu, 4, 100, ir::IntPred::Ult, false, false},  // x << 4 may wrap: no fold, still exact
+      {0x7f, 4, 96, ir::IntPred::Ult, false, false, 10},       // ((u + 10) & 0x7f) << 4 in edx
+      {0xff, 2, 200, ir::IntPred::Ult, true, false, 0xfffffff0u},
   };
   int runs = 0;
   for (const FoldShape& sh : shapes)
@@ -114,7 +121,7 @@ TEST_CASE("backend: range-checked relative reads folded into the window check ma
       ++runs;
     }
   }
-  CHECK(runs == 6 * 3 * 18 + 7 * 2);
+  CHECK(runs == 8 * 3 * 18 + 7 * 2);
 }
 
 }  // namespace gpurc_test_backend_uniform_index_fold
