@@ -113,6 +113,7 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer,
   plan_indexed_memory();
   plan_vote_nots();
   lane_equal_values();
+  plan_uniform_index_folds();
   // uniforms_tested_at_entry_: a run that stops at a barrier resumes past
   // the entry block, so only functions without barriers qualify.
   bool barriers = false;
@@ -922,7 +923,7 @@ bool Emitter::hoist_uniform_test(const Segment& s) {
   for (ValueId v : s.ops) {
     if (deferred_[v]) continue;  // no code here
     const Inst& in = f_.insts[v];
-    if (in.op == Opcode::StoreVar || in.op == Opcode::LoadUniformIdx) return false;
+    if (in.op == Opcode::StoreVar || in.op == Opcode::LoadUniformIdx || uidx_fold(v)) return false;
     if (in.op != Opcode::LoadUniform) continue;
     const unsigned bytes = in.type == ir::Type::I1 ? 1 : bit_width(in.type) / 8;
     if (wide(v) || in.imm > f_.uniform_bytes || f_.uniform_bytes - in.imm < bytes) return false;

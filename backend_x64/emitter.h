@@ -125,7 +125,13 @@ class Emitter : public FastEncoder {
   static constexpr size_t kUnrollMaxOpsMemory = 48;
   bool has_memory_ops_ = false;
   static constexpr int kM0 = 0, kM1 = 1;  // mask ids for the f* helpers below
-  const Xbyak::Xmm& V(int idx) const { return vregs_[idx]; }  // zmm (Avx512) or ymm (Avx2)
+  const Xbyak::Xmm& V(int idx) const {  // zmm (Avx512) or ymm (Avx2)
+    vtouched_ |= 1u << idx;
+    return vregs_[idx];
+  }
+  // The vector registers V() handed out (a trial emission's record: loops.cpp,
+  // loop_scratch_homes_free).
+  mutable uint32_t vtouched_ = 0;
 
   // ---- frame
   uint32_t slot(ir::ValueId v);
@@ -196,6 +202,33 @@ class Emitter : public FastEncoder {
   std::vector<std::pair<uint32_t, uint32_t>> uidx_windows_;
   void uniform_index_windows();
   void uniform_index_fill(uint32_t lo, uint32_t hi);
+  // A range-checked relative read folded into its load (sixteenth session,
+  // plan_uniform_index_folds): select(x <u C, load_uniform_idx(x << s, d), K)
+  // with x = y & M (so x << s cannot wrap) is the load of the offset, whose
+  // check also sends offsets >= C << s out of line, where the window is filled
+  // with K. The select is lowered as the load (lower_uniform_index_fold); the
+  // load and the compare are deferred (no code). Per select: its load, else
+  // kNoValue.
+  struct UidxFold {
+    ir::ValueId load = ir::kNoValue, cond = ir::kNoValue;
+    uint32_t k = 0;          // the false operand's bits
+    uint32_t k_bound = 0;    // offsets above this give K (x >= C)
+    bool release_offset = false;             // the last fold reading the offset: its register is freed
+    // The offset computed in edx from `root` ((root + add) & mask) << shift,
+    // when the offset, x and root + add are read by nothing else (deferred:
+    // no vector code; root is read after the last fold, so it stays live).
+    ir::ValueId root = ir::kNoValue;
+    uint32_t add = 0, mask = 0, shift = 0;
+  };
+  ir::ValueId uidx_fold_offset_source(ir::ValueId v) const;  // what a fold reads: the offset, or the root
+  std::vector<UidxFold> uidx_fold_;
+  // The open window's fold: its compare (kNoValue: a plain load's window) and K.
+  ir::ValueId uidx_window_fold_ = ir::kNoValue;
+  uint32_t uidx_window_k_ = 0;
+  void plan_uniform_index_folds();
+  bool uidx_fold(ir::ValueId v) const { return v < uidx_fold_.size() && uidx_fold_[v].load != ir::kNoValue; }
+  bool lower_uniform_index_fold(ir::ValueId v);
+  void uniform_index_fill_const(uint32_t lo, uint32_t hi, uint32_t k);
   // Per value: holds the same bits in all 32 lanes, unlaunched ones
   // included (lane_equal_values, uniform_indexed.cpp): built only from
   // constants, load_uniform and lane-wise ops of such values, through phis
@@ -500,6 +533,12 @@ class Emitter : public FastEncoder {
   Xbyak::RegExp lane_exp_[2][2][2];
   int cache_lo_ = kFirstCacheReg, cache_hi_ = 32;  // registers alloc_reg may give out (cache_hi_ <= nregs_)
   bool calls_emitted_ = false;           // call_abs ran (the trial emission of a loop body)
+  // AVX2, the counted strips' fast runs (sixteenth session): phis beyond the
+  // cache's homes get vector registers 3..5 when a trial of that run touched
+  // none of them (loop_scratch_homes_free); loop_analyze reads it.
+  bool loop_scratch_homes_ = false;
+  static constexpr uint32_t kScratchHomesMask = 0x38;  // vector registers 3, 4, 5
+  bool loop_scratch_homes_free(const StripLoop& l, const std::vector<ir::ValueId>& register_uses);
 
   // ---- per-op lowering
   void lower_strip_op(ir::ValueId v);

@@ -173,6 +173,7 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
     // lane-equal branch's compare below still counts as a read of its operand)
     std::vector<ValueId> reads = f_.insts[v].args;
     if (ValueId x = itof_narrow_source(f_, v); x != kNoValue) reads.push_back(x);
+    if (uidx_fold(v)) reads.push_back(uidx_fold_offset_source(v));  // the folded load's offset (or its root)
     for (ValueId a : reads)
       if (a < n) s.last_use[a] = std::max(s.last_use[a], plan_.position[v]);
   }
@@ -213,6 +214,15 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
   if (z_ && !s.mask_free) s.mask_reg = next++;
   for (size_t i = 0; i < s.phis.size(); ++i)
     s.home.push_back(!s.branch_only_phi[i] && next < limit ? next++ : -1);
+  if (loop_scratch_homes_ && counted && !z_ && cache_lo_ == kFirstCacheReg && cache_hi_ == nregs_) {
+    // (sixteenth session) The phis left in their slots put a store and a
+    // reload on their loop-carried chains (on Zen 4 ~11 cycles an
+    // iteration: ref_loop's four accumulators); vector registers 3..5,
+    // which the run's code was found not to use, hold three more.
+    int extra = 3;
+    for (size_t i = 0; i < s.phis.size() && extra <= 5; ++i)
+      if (s.home[i] < 0 && !s.branch_only_phi[i] && !wide(s.phis[i])) s.home[i] = extra++;
+  }
   // Early back-edge moves (mask_free): phi p's operand v from this block
   // goes to p's home as soon as v is defined when nothing reads p after v
   // (no later body op, not the branch, no reader outside the block, no
@@ -839,6 +849,39 @@ void Emitter::loop_counted_run(LoopState& so, bool fast, Label& rerun, Label& ne
   if (!falls_through) jmp(next, T_NEAR);
 }
 
+// Whether the counted strips' fast run (deferred NaN tests) of this loop,
+// its out-of-line code included, leaves vector registers 3..5 alone: a trial
+// of that run into a discarded buffer, with the homes it would have without
+// them, records every register V() handed out. (The run's other code, the
+// pins, the back edge, the deferred test and the stores, uses scratch 0 and 1.)
+bool Emitter::loop_scratch_homes_free(const StripLoop& l, const std::vector<ValueId>& register_uses) {
+  try {
+    thread_local std::vector<uint8_t> buffer;
+    const size_t max_code = 65536 + f_.blocks[l.block].insts.size() * 4096;
+    const size_t pool_bytes = 16384 + f_.blocks[l.block].insts.size() * 256;
+    if (buffer.size() < pool_bytes + 64 + max_code) buffer.resize(pool_bytes + 64 + max_code);
+    uint8_t* code =
+        reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(buffer.data()) + pool_bytes + 63) & ~uintptr_t(63));
+    Emitter trial(f_, tier_, max_code, code, buffer.data(), &plan_);
+    LoopState t = trial.loop_analyze(l, register_uses, true);
+    trial.loop_defer_nan_tests(t, false);
+    if (!t.any_deferred) return false;
+    Label rerun, next;
+    trial.vtouched_ = 0;
+    trial.loop_counted_run(t, true, rerun, next, false);
+    trial.L(rerun);
+    trial.L(next);
+    trial.emit_cold_code();
+    return (trial.vtouched_ & kScratchHomesMask) == 0;
+  } catch (const Xbyak::Error&) {
+    return false;
+  } catch (const ConstPool::Full&) {
+    return false;
+  } catch (const CompileError&) {
+    return false;
+  }
+}
+
 void Emitter::emit_strip_loop(const StripLoop& l) {
   // Which loop invariants do the body's lowerings read from a register (and
   // how often)? Constants used as immediates are not. A trial emission into
@@ -879,11 +922,19 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
     return;
   }
   LoopState s = loop_analyze(l, register_uses, false);
-  LoopState so = loop_analyze(l, register_uses, true);  // the strips after the first
+  LoopState sr = loop_analyze(l, register_uses, true);  // the strips after the first; their reruns
   // Deferred NaN tests: the slot-homed phis' entry values are kept for a
   // rerun (the iterations overwrite their slots).
   loop_defer_nan_tests(s, trial_called);
-  loop_defer_nan_tests(so, trial_called);
+  loop_defer_nan_tests(sr, trial_called);
+  // The counted strips' fast runs may keep more phis in registers 3..5
+  // (AVX2); their reruns (every test in place: fixes use those registers)
+  // keep the homes of sr. A phi homed there in so has its entry value in
+  // its slot at a rerun (homed phis are stored only at the loop's exit).
+  loop_scratch_homes_ = !z_ && !trial_called && sr.any_deferred && loop_scratch_homes_free(l, register_uses);
+  LoopState so = loop_scratch_homes_ ? loop_analyze(l, register_uses, true) : sr;
+  loop_scratch_homes_ = false;
+  if (so.home != sr.home) loop_defer_nan_tests(so, trial_called);
   auto save_phis = [&](LoopState& st, bool back) {
     for (size_t i = 0; i < st.phis.size(); ++i)
       if (st.home[i] < 0 && !st.branch_only_phi[i]) {
@@ -961,7 +1012,7 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
     mov(qword[rsp + kLoopLeftOffset], rax);
     save_phis(so, true);
   }
-  loop_counted_run(so, false, rerun, strip_next, true);  // (strip_next follows)
+  loop_counted_run(so.any_deferred ? sr : so, false, rerun, strip_next, true);  // (strip_next follows)
   L(strip_next);
   add(r14d, vbytes_);
   cmp(r14d, kLaneArrayBytes4);
@@ -980,7 +1031,7 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
     mov(rax, qword[rsp + kLoopTripsOffset]);
     mov(qword[rsp + kLoopLeftOffset], rax);
     save_phis(s, true);
-    loop_counted_run(so, false, rerun_first, others, false);
+    loop_counted_run(sr, false, rerun_first, others, false);
     L(done);
   }
   reset_cache();

@@ -50,6 +50,13 @@ bool Emitter::count_only_const(ValueId v) {
         if (ValueId a = ui.args[i]; a < n && count_only_const_[a] && !(i == 1 && a != ui.args[0] && shift()) &&
                                     !const_operand_position(u, i))
           count_only_const_[a] = 0;
+      // Two constant operands (sixteenth session; before, both were left to
+      // the pool and the first was read from a slot never written): the
+      // lowering takes the second from the pool, so the first is materialised.
+      if (ui.args.size() == 2 && ui.args[0] < n && ui.args[1] < n && ui.args[0] != ui.args[1] &&
+          f_.insts[ui.args[1]].op == Opcode::Const && count_only_const_[ui.args[0]] &&
+          (ui.op == Opcode::IAdd || ui.op == Opcode::And || ui.op == Opcode::Or || ui.op == Opcode::Xor))
+        count_only_const_[ui.args[0]] = 0;
       if (ui.op != Opcode::IToF) continue;
       if (ValueId x = itof_narrow_source(f_, u); x != kNoValue && x < n) count_only_const_[x] = 0;
     }
@@ -294,6 +301,7 @@ bool Emitter::lower_state(ValueId v) {
       return true;
     }
     case Opcode::Select: {
+      if (uidx_fold(v)) return lower_uniform_index_fold(v);  // a range-checked relative read (uniform_indexed.cpp)
       if (mask_only_cmp(in.args[0])) {  // its compare left only the mask (k1 / vector 0)
         if (select_mask_of_ != in.args[0])
           throw CompileError("x64 jit: internal: the mask of %" + std::to_string(in.args[0]) + " was lost");

@@ -15,6 +15,8 @@
 // The op never faults: lanes outside the block, and every lane when the
 // uniform block pointer is null, read 0 (ir/interp.cpp does the same).
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "backend_x64/emitter.h"
 
@@ -133,8 +135,8 @@ bool Emitter::lower_uniform_indexed(ValueId v) {
   const uint32_t last = uint32_t(f_.uniform_bytes - 4 - in.imm);
   const int disp = int(in.imm);
   const bool window_open = uidx_window_of_ != kNoValue && uidx_window_of_ == uidx_cached_;
-  if (window_open && uidx_cached_ == in.args[0] && in.imm >= uidx_window_lo_ && in.imm <= uidx_window_hi_ &&
-      (in.imm - uidx_window_lo_) % 4 == 0) {
+  if (window_open && uidx_window_fold_ == kNoValue && uidx_cached_ == in.args[0] && in.imm >= uidx_window_lo_ &&
+      in.imm <= uidx_window_hi_ && (in.imm - uidx_window_lo_) % 4 == 0) {
     // The window's check covered this load: the word of the block, or of
     // the frame copy when the check failed (uniform_index_fill).
     vpbroadcastd(V(d), dword[r15 + rdx + disp]);
@@ -175,6 +177,7 @@ bool Emitter::lower_uniform_indexed(ValueId v) {
       uidx_window_of_ = in.args[0];
       uidx_window_lo_ = lo;
       uidx_window_hi_ = hi;
+      uidx_window_fold_ = kNoValue;
       return true;
     }
   }
@@ -323,6 +326,270 @@ void Emitter::lane_equal_values() {
     }
     again = cleared && forward;
   }
+}
+
+}  // namespace gpurc::x64
+
+namespace gpurc::x64 {
+
+using namespace ir;
+using namespace Xbyak;
+
+// A relative read with its range check, as the PICA200 translation makes
+// c[aL + n] (sixteenth session): x = (aL + n) & 0x7f, the offset x << 4, per
+// component select(x <u 96, load_uniform_idx(offset, 4 * i), 1.0). Each
+// select was a compare (once) and a blend after the load's broadcast; folded,
+// the window's one offset check also sends x >= 96 out of line, where the
+// window's words are all K, and each select is one broadcast. Exact: x = y &
+// M and (M << s) < 2^32, so offset = x * 2^s and x >= C <=> offset > (C <<
+// s) - 1. The compare must have no other reader, each load only its select,
+// and the offset no reader after the last of the loads: its last reader is
+// then the last fold, which frees its register.
+void Emitter::plan_uniform_index_folds() {
+  const size_t n = f_.insts.size();
+  uidx_fold_.assign(n, UidxFold{});
+  if (f_.uniform_bytes < 4 || f_.uniform_bytes > 0x7fffffffu) return;
+  auto konst = [&](ValueId v, uint64_t& out) {
+    if (v >= n || f_.insts[v].op != Opcode::Const || !f_.insts[v].args.empty() || wide(v)) return false;
+    out = f_.insts[v].imm & 0xffffffffu;
+    return true;
+  };
+  auto local = [&](ValueId v, int seg) {  // computed in seg's strip loop, not kept outside it
+    return v < n && !deferred_[v] && !wide(v) && plan_.segment_of[v] == seg && !plan_.escapes[v] &&
+           plan_.direct_phis[v].empty();
+  };
+  std::map<ValueId, std::vector<ValueId>> by_cond;  // compare -> its selects, when each qualifies
+  std::set<ValueId> bad_cond;
+  for (ValueId v = 0; v < n; ++v) {
+    const Inst& si = f_.insts[v];
+    if (si.op != Opcode::Select || si.block == kNoBlock || si.args.size() != 3 || wide(v)) continue;
+    if (si.type != ir::Type::F32 && si.type != ir::Type::I32) continue;
+    const int seg = plan_.segment_of[v];
+    if (seg < 0 || !plan_.segments[size_t(seg)].strip) continue;
+    const ValueId c = si.args[0], l = si.args[1];
+    uint64_t k = 0;
+    if (!konst(si.args[2], k) || !local(c, seg) || !local(l, seg) || c == l) {
+      if (c < n) bad_cond.insert(c);
+      continue;
+    }
+    const Inst& li = f_.insts[l];
+    const Inst& ci = f_.insts[c];
+    bool ok = li.op == Opcode::LoadUniformIdx && li.args.size() == 1 && li.type == si.type && uses_[l] == 1 &&
+              li.imm <= f_.uniform_bytes - 4 && lane_equal_[li.args[0]] && ci.op == Opcode::ICmp &&
+              ci.args.size() == 2 && plan_.position[l] < plan_.position[v];
+    uint64_t bound = 0;
+    ValueId x = kNoValue;
+    if (ok) {
+      const IntPred p = IntPred(ci.attr);
+      uint64_t cv = 0, sh = 0, m = 0;
+      x = ci.args[0];
+      const ValueId off = li.args[0];
+      ok = (p == IntPred::Ult || p == IntPred::Slt) && konst(ci.args[1], cv) && x < n && off < n &&
+           f_.insts[x].type == ir::Type::I32 && !wide(x) && !wide(off);
+      if (ok && off != x) {  // off = x << s, s a constant below 32
+        const Inst& oi = f_.insts[off];
+        ok = oi.op == Opcode::Shl && oi.args.size() == 2 && oi.args[0] == x && konst(oi.args[1], sh) && sh < 32;
+      }
+      if (ok) {  // x = y & M (either operand order)
+        const Inst& xi = f_.insts[x];
+        ok = xi.op == Opcode::And && xi.args.size() == 2 && (konst(xi.args[1], m) || konst(xi.args[0], m));
+      }
+      // Slt: x <= M <= INT_MAX is non-negative, and x <s C <=> x <u C for 1 <= C <= INT_MAX.
+      if (ok && p == IntPred::Slt) ok = m <= 0x7fffffffu && cv >= 1 && cv <= 0x7fffffffu;
+      ok = ok && cv >= 1 && (m << sh) <= 0xffffffffu;
+      bound = std::min<uint64_t>((cv << sh) - 1, 0xffffffffu);
+      // The offset and x are read by nothing after the loads (the folds free them).
+      ok = ok && plan_.segment_of[off] == seg && plan_.segment_of[x] == seg;
+    }
+    if (!ok) {
+      bad_cond.insert(c);
+      continue;
+    }
+    uidx_fold_[v] = UidxFold{l, c, uint32_t(k), uint32_t(bound)};
+    by_cond[c].push_back(v);
+  }
+  // Every reader of the compare must be such a select.
+  for (auto& [c, sels] : by_cond) {
+    bool ok = !bad_cond.count(c) && uses_[c] == sels.size();
+    const ValueId off = f_.insts[f_.insts[sels[0]].args[1]].args[0];
+    int32_t last_sel = -1;
+    for (ValueId s : sels) {
+      const ValueId l = f_.insts[s].args[1];
+      ok = ok && f_.insts[l].args[0] == off;
+      last_sel = std::max(last_sel, plan_.position[s]);
+    }
+    // The offset is read by the loads only: the last fold reads it last now
+    // and frees its register (x's last reader, the compare or an op before
+    // it, frees x as before: end_op runs for deferred values too).
+    // (Not plan_.last_use[off]: a trial emitter's copy of the plan has it
+    // moved to the last fold already.)
+    ok = ok && !plan_.escapes[off] && plan_.direct_phis[off].empty() &&
+         uses_[off] == sels.size();  // (no reader but the folded loads: not a phi's operand either)
+    if (!ok) {
+      for (ValueId s : sels) uidx_fold_[s] = UidxFold{};
+      continue;
+    }
+    for (ValueId s : sels) {
+      deferred_[f_.insts[s].args[1]] = 1;
+      uidx_fold_[s].release_offset = plan_.position[s] == last_sel;
+    }
+    deferred_[c] = 1;
+    plan_.last_use[off] = last_sel;
+    // The offset in a GPR (off = x << s, x = y & M, y = root + K or root):
+    // x, y and the offset need no vector code when nothing else reads them
+    // and root is read after the last fold, or comes from elsewhere (a phi,
+    // a value of another segment: its slot holds it), so that it is there
+    // at every fold.
+    const ValueId x = f_.insts[c].args[0];
+    const int seg = plan_.segment_of[c];
+    auto only = [&](ValueId v, uint32_t readers) {
+      return v < n && !wide(v) && plan_.segment_of[v] == seg && !plan_.escapes[v] && plan_.direct_phis[v].empty() &&
+             uses_[v] == readers && f_.insts[v].args.size() == 2;
+    };
+    if (off == x || !only(x, 2) || !only(off, uint32_t(sels.size()))) continue;
+    uint64_t m = 0, sh = 0, add = 0;
+    const Inst& xi = f_.insts[x];
+    const ValueId y = konst(xi.args[1], m) ? xi.args[0] : (konst(xi.args[0], m), xi.args[1]);
+    konst(f_.insts[off].args[1], sh);
+    ValueId root = y;
+    if (only(y, 1) && f_.insts[y].op == Opcode::IAdd) {
+      const Inst& yi = f_.insts[y];
+      if (konst(yi.args[1], add)) root = yi.args[0];
+      else if (konst(yi.args[0], add)) root = yi.args[1];
+    }
+    if (root >= n || wide(root) || f_.insts[root].type != ir::Type::I32 || !lane_equal_[root] ||
+        f_.insts[root].op == Opcode::Const ||
+        (plan_.segment_of[root] == seg && plan_.last_use[root] <= last_sel))  // (else in its slot: a phi, or escaping)
+      continue;
+    deferred_[x] = 1;
+    deferred_[off] = 1;
+    if (root != y) deferred_[y] = 1;
+    for (ValueId s : sels) {
+      UidxFold& fo = uidx_fold_[s];
+      fo.root = root;
+      fo.add = uint32_t(add);
+      fo.mask = uint32_t(m);
+      fo.shift = uint32_t(sh);
+    }
+  }
+  // A constant read only by the deferred compares (C) and as the folds' K:
+  // not materialised either.
+  std::map<ValueId, size_t> dead_reads;
+  for (ValueId v = 0; v < n; ++v) {
+    if (!uidx_fold(v)) continue;
+    ++dead_reads[f_.insts[v].args[2]];
+  }
+  std::set<ValueId> dead;  // the deferred compares, and the scalar offsets' x, y and offset
+  for (ValueId v = 0; v < n; ++v)
+    if (uidx_fold(v)) {
+      const UidxFold& fo = uidx_fold_[v];
+      dead.insert(fo.cond);
+      if (fo.root == kNoValue) continue;
+      const ValueId x = f_.insts[fo.cond].args[0], off = f_.insts[fo.load].args[0];
+      dead.insert(x);
+      dead.insert(off);
+      for (ValueId a : f_.insts[x].args)
+        if (a != fo.root && deferred_[a] && f_.insts[a].op == Opcode::IAdd) dead.insert(a);
+    }
+  for (ValueId c : dead)
+    for (ValueId a : f_.insts[c].args) ++dead_reads[a];
+  for (auto [k, reads] : dead_reads)
+    if (k < n && f_.insts[k].op == Opcode::Const && f_.insts[k].args.empty() && uses_[k] == reads &&
+        !plan_.escapes[k] && plan_.direct_phis[k].empty())
+      deferred_[k] = 1;
+}
+
+// The window's words all K (the out-of-line path of a folded check whose
+// x >= C), then rdx as uniform_index_fill leaves it.
+void Emitter::uniform_index_fill_const(uint32_t lo, uint32_t hi, uint32_t k) {
+  for (uint32_t m = lo; m <= hi; m += 4) mov(dword[rsp + kUidxWindowOffset + int(m - lo)], k);
+  lea(rdx, ptr[rsp + kUidxWindowOffset]);
+  sub(rdx, r15);
+  if (lo) sub(rdx, int(lo));
+}
+
+ValueId Emitter::uidx_fold_offset_source(ValueId v) const {
+  const UidxFold& fo = uidx_fold_[v];
+  return fo.root != kNoValue ? fo.root : f_.insts[fo.load].args[0];
+}
+
+bool Emitter::lower_uniform_index_fold(ValueId v) {
+  const UidxFold fo = uidx_fold_[v];
+  const Inst& in = f_.insts[fo.load];
+  const ValueId off = in.args[0];
+  const int disp = int(in.imm);
+  auto release = [&](ValueId a) {
+    const int r = vals_[a].reg;
+    if (r < 0 || regs_[r].pinned) return;
+    vals_[a].reg = -1;
+    regs_[r] = RegState{};
+  };
+  const bool window_open = uidx_window_of_ != kNoValue && uidx_window_of_ == uidx_cached_;
+  // (After the last fold the offset is freed before the result's register
+  // is chosen: nothing reads it later, see the plan.)
+  auto free_dead = [&] {
+    if (fo.release_offset) release(off);
+  };
+  if (window_open && uidx_cached_ == off && uidx_window_fold_ == fo.cond && uidx_window_k_ == fo.k &&
+      in.imm >= uidx_window_lo_ && in.imm <= uidx_window_hi_ && (in.imm - uidx_window_lo_) % 4 == 0) {
+    free_dead();
+    const int d = def(v);
+    vpbroadcastd(V(d), dword[r15 + rdx + disp]);
+  } else {
+    if (uidx_windows_.empty()) uniform_index_windows();
+    auto [lo, hi] = uidx_windows_[fo.load];
+    if (!(lo <= hi && in.imm >= lo && in.imm <= hi)) lo = hi = uint32_t(in.imm);
+    const bool scalar = fo.root != kNoValue;
+    const int a = use(scalar ? fo.root : off);
+    free_dead();  // (the offset's register a is read below before d is written, and by the cold path)
+    const int d = def(v);
+    auto offset_to_edx = [this, a, fo, scalar] {
+      vmovd(edx, Xmm(a));
+      if (!scalar) return;
+      if (fo.add) add(edx, fo.add);
+      and_(edx, fo.mask);
+      if (fo.shift) shl(edx, uint8_t(fo.shift));
+    };
+    Label& done = cold_label();
+    Label& out = cold_label();
+    Label& null_block = cold_label();
+    if (!uniforms_known_nonnull()) {
+      test(r15, r15);
+      jz(null_block, T_NEAR);
+    }
+    offset_to_edx();  // always: edx may be ~0 from an earlier check of this offset
+    cmp(edx, std::min(uint32_t(f_.uniform_bytes - 4 - hi), fo.k_bound));
+    ja(out, T_NEAR);
+    vpbroadcastd(V(d), dword[r15 + rdx + disp]);
+    L(done);
+    push_cold([this, &done, &out, &null_block, d, disp, lo = lo, hi = hi, fo, offset_to_edx] {
+      Label kfill, fill, load;
+      L(null_block);
+      offset_to_edx();
+      cmp(edx, fo.k_bound);
+      ja(kfill, T_NEAR);
+      mov(edx, ~0u);  // no block: the load reads 0
+      jmp(fill, T_NEAR);
+      L(out);
+      cmp(edx, fo.k_bound);
+      ja(kfill, T_NEAR);
+      L(fill);
+      uniform_index_fill(lo, hi);
+      jmp(load, T_NEAR);
+      L(kfill);
+      uniform_index_fill_const(lo, hi, fo.k);
+      L(load);
+      vpbroadcastd(V(d), dword[r15 + rdx + disp]);
+      jmp(done, T_NEAR);
+    });
+    uidx_cached_ = off;
+    uidx_window_of_ = off;
+    uidx_window_lo_ = lo;
+    uidx_window_hi_ = hi;
+    uidx_window_fold_ = fo.cond;
+    uidx_window_k_ = fo.k;
+  }
+  return true;
 }
 
 }  // namespace gpurc::x64
