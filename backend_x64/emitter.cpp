@@ -782,7 +782,8 @@ void Emitter::emit_function() {
   warp_loop_ = true;  // a second entry running many warps per call, unless the code stops at barriers
   for (ir::BlockId b = 0; b < f_.blocks.size(); ++b)
     if (ValueId t = f_.terminator(b); t != kNoValue && f_.insts[t].op == Opcode::Barrier) warp_loop_ = false;
-  draw_loop_ = warp_loop_ && f_.unlaunched_lanes_free && draw_loop_enabled();  // a vertex shader: draw_loop.cpp
+  draw_loop_ = warp_loop_ && f_.unlaunched_lanes_free && !f_.no_draw_loop &&
+               draw_loop_enabled();  // a vertex shader: draw_loop.cpp
   // A load under the entry mask writes every launched lane; under the
   // unlaunched-lanes contract the other lanes are don't-care, and with no
   // cross-lane op but votes (which read only launched lanes) nothing reads

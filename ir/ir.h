@@ -89,6 +89,13 @@ struct Function {
   // as is instead of select(entry_mask, value, old value) (docs/passes.md).
   // Text form: the header line `unlaunched_lanes_free`.
   bool unlaunched_lanes_free = false;
+  // Launch contract: no draw runs the function (ir::DrawLoop, a vertex
+  // shader's per-draw loop): a compute kernel's translator says so, and the
+  // x64 backend then leaves out the draw loop's hooks (its test per warp in
+  // the warp loop, its jump back into the stub) that it otherwise emits for
+  // every unlaunched_lanes_free function. Text form: the header line
+  // `no_draw_loop`.
+  bool no_draw_loop = false;
   // Vars [0, state_vars) are guest state kept in the warp context between
   // runs: SSA construction loads them at entry and stores them at exits.
   // Vars from state_vars on are private to one run (a translator's promise

@@ -159,6 +159,11 @@ bool Parser::header_line() {
     f_.unlaunched_lanes_free = true;
     return true;
   }
+  if (toks_[0].kind == Token::Word && w == "no_draw_loop") {
+    if (toks_.size() != 1) return fail("expected: no_draw_loop");
+    f_.no_draw_loop = true;
+    return true;
+  }
   if (toks_[0].kind == Token::Word && w == "state_vars") {
     uint64_t n;
     if (toks_.size() != 2 || !text::parse_uint(toks_[1].text, n) || n >= 0xffffffffu)

@@ -77,6 +77,7 @@ std::string print(const Function& f) {
   for (const Var& var : f.vars) s += "  var " + text::quote(var.name) + " " + std::string(type_name(var.type)) + "\n";
   if (f.uniform_bytes) s += "  uniform_bytes " + std::to_string(f.uniform_bytes) + "\n";
   if (f.unlaunched_lanes_free) s += "  unlaunched_lanes_free\n";
+  if (f.no_draw_loop) s += "  no_draw_loop\n";
   if (f.state_vars < f.vars.size()) s += "  state_vars " + std::to_string(f.state_vars) + "\n";
   for (BlockId b = 0; b < f.blocks.size(); ++b) {
     const Block& bl = f.blocks[b];

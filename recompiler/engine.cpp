@@ -188,6 +188,7 @@ char* write_function_bytes(const ir::Function& f, char* out) {
   put_str(f.name);
   put32(f.uniform_bytes);
   put32(f.unlaunched_lanes_free);
+  put32(f.no_draw_loop);
   put32(f.state_vars);
   put32(f.vars.size());
   for (const ir::Var& v : f.vars) {

@@ -465,6 +465,8 @@ bool Translator::run(const uint8_t* code, size_t size, std::string& err) {
   // Registers nobody reads after the run: private to it (make_registers_private).
   regs_private_ = options_.exec_starts_launched && options_.registers_unobserved;
   if (known_start_ || regs_private_) f_.unlaunched_lanes_free = true;
+  // A G13 program runs as a compute kernel, never through a draw loop.
+  f_.no_draw_loop = true;
   for (unsigned sr : srs) sr_vars_[sr] = f_.add_var("sr" + std::to_string(sr), Type::I32);
   for (unsigned u : us) u_vars_[u] = f_.add_var(std::string(1, 'u').append(std::to_string(u)), Type::I32);
   exec_var_ = f_.add_var("exec", Type::I1);

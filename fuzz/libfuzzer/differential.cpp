@@ -95,6 +95,7 @@ struct ClearCodeCache {
 
 bool same_function(const ir::Function& a, const ir::Function& b) {
   if (a.name != b.name || a.uniform_bytes != b.uniform_bytes || a.unlaunched_lanes_free != b.unlaunched_lanes_free ||
+      a.no_draw_loop != b.no_draw_loop ||
       a.state_vars != b.state_vars || a.vars.size() != b.vars.size() || a.blocks.size() != b.blocks.size() ||
       a.insts.size() != b.insts.size())
     return false;

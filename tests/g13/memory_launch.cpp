@@ -18,6 +18,7 @@
 #include "tests/g13/example_text.h"
 #include "frontend/g13/module/launch.h"
 #include "frontend/g13/translate.h"
+#include "recompiler/engine.h"
 #include "recompiler/isa_engine.h"
 
 namespace gpurc_test_g13_memory_launch {  // one namespace per file: unity builds (CMakeLists.txt)
@@ -227,6 +228,39 @@ TEST_CASE("g13 memory launch: unobserved registers are private to the translatio
       CHECK(f.state_vars == ir::Function::kAllStateVars);
       CHECK(state_writes > 0);
       CHECK(private_writes == 0);
+    }
+  }
+}
+
+TEST_CASE("g13 memory launch: a compute kernel's code has no draw-loop hooks") {
+  // A G13 translation is never run by a draw (ir::Function::no_draw_loop):
+  // the x64 tiers then leave the draw loop's hooks out (its test per warp in
+  // the warp loop), which they emit for other unlaunched_lanes_free
+  // functions (PICA200 vertex shaders). The same function with the flag
+  // cleared gets them: the flag, not something else of the kernel, decides.
+  std::vector<uint8_t> code;
+  std::string err;
+  REQUIRE_MESSAGE(g13::assemble(kVectorAdd, code, err), err);
+  for (bool unobserved : {false, true}) {
+    CAPTURE(unobserved);
+    g13::TranslateOptions opt;
+    opt.exec_starts_launched = true;
+    opt.registers_unobserved = unobserved;
+    ir::Function f;
+    REQUIRE_MESSAGE(g13::translate(code.data(), code.size(), f, err, opt), err);
+    CHECK(f.no_draw_loop);
+    CHECK(f.unlaunched_lanes_free == unobserved);
+    ir::Function hooked = f;
+    hooked.no_draw_loop = false;
+    for (Engine e : host_jit_tiers()) {
+      const std::string name = engine_name(e);
+      CAPTURE(name);
+      CompiledIr plain, with_hooks;
+      REQUIRE_MESSAGE(compile_ir(f, e, IrCompileOptions{}, plain, err), err);
+      REQUIRE_MESSAGE(compile_ir(hooked, e, IrCompileOptions{}, with_hooks, err), err);
+      CHECK_FALSE(plain.exe->has_draw_loop());
+      // Only the x64 tiers have a draw loop, and only for unlaunched_lanes_free functions.
+      if (name.rfind("jit-avx", 0) == 0) CHECK(with_hooks.exe->has_draw_loop() == unobserved);
     }
   }
 }

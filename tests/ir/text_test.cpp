@@ -75,6 +75,27 @@ TEST_CASE("text: round trip of hand-built functions") {
   CHECK(g.blocks[2].preds == f.blocks[2].preds);
 }
 
+TEST_CASE("text: the launch-contract header lines round trip") {
+  for (int flags = 0; flags < 4; ++flags) {
+    CAPTURE(flags);
+    Function f = sample();
+    f.unlaunched_lanes_free = flags & 1;
+    f.no_draw_loop = flags & 2;
+    const std::string t = print(f);
+    CHECK((t.find("  no_draw_loop\n") != std::string::npos) == f.no_draw_loop);
+    Function g;
+    std::string err;
+    REQUIRE_MESSAGE(parse(t, g, err), err);
+    CHECK(g.unlaunched_lanes_free == f.unlaunched_lanes_free);
+    CHECK(g.no_draw_loop == f.no_draw_loop);
+    CHECK(print(g) == t);
+  }
+  Function g;
+  std::string err;
+  CHECK_FALSE(parse("func \"x\" {\n  no_draw_loop 1\nb0:\n  return\n}", g, err));
+  CHECK(err.find("expected: no_draw_loop") != std::string::npos);
+}
+
 TEST_CASE("text: round trip of random functions over every field") {
   std::mt19937_64 rng(12345);
   int n = std::getenv("GPURC_TEST_LIGHT") ? 300 : 3000;
