@@ -270,6 +270,7 @@ class Emitter : public FastEncoder {
     kmask_of_[i] = v;
     return 5 + i;
   }
+  bool narrow_uniform_in_slot(ir::ValueId v) const;  // a prefilled narrow load_uniform's strip: no load
   bool kmask_keeps(ir::ValueId v) const;  // lower_strip_op: v's lowering leaves k5..k7 as they are
   bool uniforms_known_nonnull() const { return uniforms_tested_at_entry_ && cur_block_ != 0; }
   bool hoistable_uniform(ir::ValueId v) const;  // loops.cpp: a load_uniform pinned like a loop invariant

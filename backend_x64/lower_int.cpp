@@ -370,9 +370,10 @@ bool Emitter::bitcast_in_place(ValueId v) {
   const int32_t seg = plan_.segment_of[v];
   if (seg < 0 || (in.block < plan_.strip_loop_of.size() && plan_.strip_loop_of[in.block] >= 0)) return false;
   const int r = vals_[a].reg;
-  if (r < 0 && plan_.segment_of[a] != seg && plan_.escapes[a]) {
-    // In its slot only (a load's result, not read yet in this segment):
-    // loaded straight into the bitcast's register, unless read again later.
+  if (r < 0 && ((plan_.segment_of[a] != seg && plan_.escapes[a]) || (prefilled_[a] && vals_[a].in_frame))) {
+    // In its slot only (a load's result, not read yet in this segment, or
+    // a uniform the prologue filled, emit_const_slots): loaded straight
+    // into the bitcast's register, unless read again later.
     const auto& ops = plan_.segments[size_t(seg)].ops;
     for (size_t i = size_t(plan_.position[v]) + 1; i < ops.size(); ++i)
       for (ValueId x : f_.insts[ops[i]].args)
@@ -587,6 +588,21 @@ bool Emitter::lower_int(ValueId v) {
         else vpcmpd(Opmask(k), V(a), V(b), imm);
         if (!mask_only) bool_from_k(d, k);
         else select_mask_of_ = v;  // k1 is the mask a select of v tests for (select_bits)
+        return true;
+      }
+      // Unsigned 0/1 lanes through the unsigned maximum: a < b is max(a, b)
+      // != a, a > b is max != b, a <= b is max == b, a >= b is max == a. The
+      // equality's all-ones lanes become 0/1 with one op (+1 for the
+      // inequalities, >> 31 for the others): three ops where the sign flips
+      // took four (< and >) or five (<= and >=), the same depth from a
+      // (Tesla's bound test i < n, once per strip). Mask-only compares keep
+      // the flips (their selects want the true mask).
+      if (p >= IntPred::Ult && !mask_only && !(below_2_31(in.args[0]) && below_2_31(in.args[1]))) {
+        vpmaxud(V(0), V(a), V(b));
+        const bool max_is_a = p == IntPred::Ult || p == IntPred::Uge;
+        vpcmpeqd(V(d), V(0), V(max_is_a ? a : b));
+        if (p == IntPred::Ult || p == IntPred::Ugt) vpaddd(V(d), V(d), const_vec(1));
+        else vpsrld(V(d), V(d), 31);
         return true;
       }
       // Unsigned via a signed compare of sign-flipped values, unless both
