@@ -723,17 +723,22 @@ void Emitter::emit_const_slots() {
       vstore(ptr[r12 + int(slot(v) + off)], 0);
     prefilled_[v] = 1;
   }
-  // The entry block's in-range 32-bit load_uniforms that other segments read
+  // The entry block's in-range load_uniforms that other segments read
   // (Tesla's `a` of saxpy, read by the MAD's exact block) alike: the uniform
-  // block is the same for the whole run. The load itself stays in its strip
+  // block is the same for the whole run. A 32-bit load stays in its strip
   // (its register, and its fault when r15 is null: then the fill is skipped,
-  // and the load faults before any reader runs); only its per-strip store goes.
+  // and the load faults before any reader runs); only its per-strip store
+  // goes. A narrower one (u8 / u16 / i1: a scalar load, its extension and a
+  // broadcast per strip, Tesla's ntid.x) is filled even when only its own
+  // segment reads it, and its strips skip the load where r15 has been
+  // tested before them (narrow_uniform_in_slot): readers load the slot.
   Label no_uniforms;
   bool tested = false;
   for (ValueId v : f_.blocks[0].insts) {
     const Inst& in = f_.insts[v];
-    if (in.op != Opcode::LoadUniform || wide(v) || deferred_[v] || !plan_.escapes[v]) continue;
+    if (in.op != Opcode::LoadUniform || wide(v) || deferred_[v]) continue;
     const unsigned bytes = in.type == ir::Type::I1 ? 1 : bit_width(in.type) / 8;
+    if (!plan_.escapes[v] && (bytes == 4 || plan_.last_use[v] < 0)) continue;
     if (in.imm > f_.uniform_bytes || f_.uniform_bytes - in.imm < bytes) continue;
     const int32_t seg = plan_.segment_of[v];
     if (seg < 0 || !plan_.segments[size_t(seg)].strip) continue;
@@ -940,7 +945,7 @@ void Emitter::lower_strip_op(ValueId v) {
   // loads the slot (use), one load as the broadcast was; readers that take
   // a constant as an immediate or a pool operand (and the alignment test a
   // memory op defers) need nothing.
-  if (prefilled_[v] && f_.insts[v].op == Opcode::Const) {
+  if (prefilled_[v] && (f_.insts[v].op == Opcode::Const || narrow_uniform_in_slot(v))) {
     vals_[v].in_frame = true;
     return;
   }
@@ -959,6 +964,20 @@ void Emitter::lower_strip_op(ValueId v) {
   }
   if (!keeps_kmask) kmask_clear();  // (masks its lowering kept on one path only)
   if (prefilled_[v]) vals_[v].in_frame = true;  // the prologue filled its slot: end_op stores nothing
+}
+
+// A prefilled u8 / u16 / i1 load_uniform (emit_const_slots) whose strip
+// needs no load: r15 was tested before this op in this strip (the segment's
+// hoisted test, or an earlier load's), so the prologue's fill ran (the
+// same r15 for the whole run) and the load cannot fault. Its broadcast
+// (scalar load, extension, vmovd, vpbroadcastd on AVX2) is left out, and
+// readers load the slot as they do a prefilled constant's.
+bool Emitter::narrow_uniform_in_slot(ValueId v) const {
+  const Inst& in = f_.insts[v];
+  if (in.op != Opcode::LoadUniform || wide(v)) return false;
+  const unsigned bytes = in.type == ir::Type::I1 ? 1 : bit_width(in.type) / 8;
+  if (bytes == 4 || in.imm > f_.uniform_bytes || f_.uniform_bytes - in.imm < bytes) return false;
+  return (in_segment_body_ && uniforms_checked_) || uniforms_known_nonnull();
 }
 
 // The 32-bit integer ops lowered inline (lower_int.cpp): no call, no branch,

@@ -270,6 +270,7 @@ class Emitter : public FastEncoder {
     kmask_of_[i] = v;
     return 5 + i;
   }
+  bool narrow_uniform_in_slot(ir::ValueId v) const;  // a prefilled narrow load_uniform's strip: no load
   bool kmask_keeps(ir::ValueId v) const;  // lower_strip_op: v's lowering leaves k5..k7 as they are
   bool uniforms_known_nonnull() const { return uniforms_tested_at_entry_ && cur_block_ != 0; }
   bool hoistable_uniform(ir::ValueId v) const;  // loops.cpp: a load_uniform pinned like a loop invariant
@@ -555,6 +556,12 @@ class Emitter : public FastEncoder {
   bool pool_const_cmp(ir::ValueId v);  // AVX2: x > C or x < C (as x > C - 1), C read from the pool
   int slot_operand(ir::ValueId u, bool either) const;  // AVX2: an operand read from its slot (lower_int.cpp)        // AVX2: a mask-only x < const leaves !(x > const - 1) (lower_int.cpp)
   std::vector<uint8_t> mask_only_cmp_;          // its per-value answers, computed on first use
+  // AVX-512: an i1 `and` of two compares read by nothing else, with no other
+  // compare or k-clobbering op between them (lower_int.cpp): the compares
+  // leave their masks in k5..k7 only, the `and` is one kandw (kand_pair_:
+  // 1 for such an `and`, 2 for its compares; computed on first use).
+  bool kand_pair(ir::ValueId v);
+  std::vector<uint8_t> kand_pair_;
   std::vector<uint8_t> count_only_const_;       // its per-value answers, computed on first use
   bool lower_int(ir::ValueId v);
   bool lower_float(ir::ValueId v);

@@ -159,6 +159,56 @@ bool Emitter::mask_only_cmp(ValueId v) {
   return v < mask_only_cmp_.size() && mask_only_cmp_[v] != 0;
 }
 
+// AVX-512: the i1 `and` of two 32-bit compares (Tesla's MAD range tests
+// r1 && r2) made each compare's 0/1 lanes with a masked broadcast and
+// joined them with vpandd. When both compares are read by that `and` only
+// (not escaping, no phi), come before it in the same strip segment, and
+// only ops that keep k5..k7 (kmask_keeps) and no other compare lie between
+// the first of them and the `and`, their masks are still in k5..k7 there
+// (three registers, two taken): the compares make no lanes and the `and`
+// is a kandw and one broadcast. 1: such an `and`; 2: one of its compares.
+bool Emitter::kand_pair(ValueId v) {
+  if (!z_) return false;
+  if (kand_pair_.empty()) {
+    const size_t n = f_.insts.size();
+    kand_pair_.assign(n, 0);
+    auto cmp_ok = [&](ValueId c, ValueId u) {
+      if (c >= n) return false;
+      const Inst& ci = f_.insts[c];
+      if (ci.op != Opcode::ICmp || ci.args.size() != 2 || deferred_[c] || plan_.escapes[c] ||
+          !plan_.direct_phis[c].empty() || plan_.segment_of[c] != plan_.segment_of[u] || wide(c))
+        return false;
+      for (ValueId a : ci.args)
+        if (a >= n || wide(a)) return false;
+      return plan_.position[c] < plan_.position[u] && plan_.last_use[c] == plan_.position[u];
+    };
+    for (ValueId u = 0; u < n; ++u) {
+      const Inst& ui = f_.insts[u];
+      if (ui.op != Opcode::And || ui.type != ir::Type::I1 || ui.block == kNoBlock || ui.args.size() != 2) continue;
+      if (deferred_[u] || ui.args[0] == ui.args[1] || plan_.segment_of[u] < 0) continue;
+      const Segment& sg = plan_.segments[size_t(plan_.segment_of[u])];
+      if (!sg.strip || (ui.block < plan_.strip_loop_of.size() && plan_.strip_loop_of[ui.block] >= 0)) continue;
+      const ValueId a = ui.args[0], b = ui.args[1];
+      if (!cmp_ok(a, u) || !cmp_ok(b, u) || kand_pair_[a] || kand_pair_[b]) continue;
+      const int32_t from = std::min(plan_.position[a], plan_.position[b]), to = plan_.position[u];
+      bool ok = true;
+      for (int32_t i = from; ok && i < to; ++i) {
+        const ValueId w = sg.ops[size_t(i)];
+        if (w == a || w == b) continue;
+        if (deferred_[w]) continue;  // no code here
+        const Inst& wi = f_.insts[w];
+        for (ValueId x : wi.args)
+          if (x == a || x == b) ok = false;  // another reader
+        if (wi.op == Opcode::ICmp || !kmask_keeps(w)) ok = false;
+      }
+      if (!ok) continue;
+      kand_pair_[u] = 1;
+      kand_pair_[a] = kand_pair_[b] = 2;
+    }
+  }
+  return v < kand_pair_.size() && kand_pair_[v] != 0;
+}
+
 // AVX2: a mask-only compare x < C (signed, or unsigned with both below 2^31)
 // of a 32-bit const C other than INT_MIN. vpcmpgtd takes memory only as its
 // second operand, so x < C (C > x) needed C in a register; instead the
@@ -370,9 +420,10 @@ bool Emitter::bitcast_in_place(ValueId v) {
   const int32_t seg = plan_.segment_of[v];
   if (seg < 0 || (in.block < plan_.strip_loop_of.size() && plan_.strip_loop_of[in.block] >= 0)) return false;
   const int r = vals_[a].reg;
-  if (r < 0 && plan_.segment_of[a] != seg && plan_.escapes[a]) {
-    // In its slot only (a load's result, not read yet in this segment):
-    // loaded straight into the bitcast's register, unless read again later.
+  if (r < 0 && ((plan_.segment_of[a] != seg && plan_.escapes[a]) || (prefilled_[a] && vals_[a].in_frame))) {
+    // In its slot only (a load's result, not read yet in this segment, or
+    // a uniform the prologue filled, emit_const_slots): loaded straight
+    // into the bitcast's register, unless read again later.
     const auto& ops = plan_.segments[size_t(seg)].ops;
     for (size_t i = size_t(plan_.position[v]) + 1; i < ops.size(); ++i)
       for (ValueId x : f_.insts[ops[i]].args)
@@ -465,6 +516,14 @@ bool Emitter::lower_int(ValueId v) {
       return true;
     }
     case Opcode::And: case Opcode::Or: case Opcode::Xor: {
+      if (in.op == Opcode::And && kand_pair(v)) {  // AVX-512: both compares' masks in k5..k7 (kand_pair)
+        const int ka = kmask_find(in.args[0]), kb = kmask_find(in.args[1]);
+        if (ka < 0 || kb < 0) throw CompileError("x64 jit: internal: an i1 and's compare masks are not in k5..k7");
+        const int k = kmask_take(v);
+        kandw(Opmask(k), Opmask(ka), Opmask(kb));
+        bool_from_k(def(v), k);
+        return true;
+      }
       if (const int ci = count_only_const(in.args[1]) ? 1 : count_only_const(in.args[0]) ? 0 : -1; ci >= 0) {
         int a = arg(1 - ci), d = def(v);
         const Address m = const_operand(in.args[size_t(ci)]);
@@ -548,8 +607,8 @@ bool Emitter::lower_int(ValueId v) {
         const int k = mask_only ? 1 : kmask_take(v);  // k1 for its selects, else kept in k5..k7 (select_bits)
         if (p >= IntPred::Ult) vpcmpud(Opmask(k), V(a), const_operand(in.args[1]), kImm[size_t(p)]);
         else vpcmpd(Opmask(k), V(a), const_operand(in.args[1]), kImm[size_t(p)]);
-        if (!mask_only) bool_from_k(def(v), k);
-        else select_mask_of_ = v;
+        if (mask_only) select_mask_of_ = v;
+        else if (!kand_pair(v)) bool_from_k(def(v), k);  // (an `and`'s operand: the mask only)
         return true;
       }
       if (inverted_mask_cmp(v)) {  // vector 0 = !(x < C) = x > C - 1 (signed; unsigned: both below 2^31)
@@ -572,7 +631,7 @@ bool Emitter::lower_int(ValueId v) {
         else bool_from_cmp_avx2(d, false);
         return true;
       }
-      int a = arg(0), b = arg(1), d = mask_only ? 0 : def(v);
+      int a = arg(0), b = arg(1), d = mask_only || kand_pair(v) ? 0 : def(v);
       if (is_signed && bit_width(at) < 32) {
         sext_to32(0, a, at);
         sext_to32(1, b, at);
@@ -585,8 +644,23 @@ bool Emitter::lower_int(ValueId v) {
         const int k = mask_only ? 1 : kmask_take(v);  // k1 for its selects, else kept in k5..k7 (select_bits)
         if (p >= IntPred::Ult) vpcmpud(Opmask(k), V(a), V(b), imm);
         else vpcmpd(Opmask(k), V(a), V(b), imm);
-        if (!mask_only) bool_from_k(d, k);
-        else select_mask_of_ = v;  // k1 is the mask a select of v tests for (select_bits)
+        if (mask_only) select_mask_of_ = v;  // k1 is the mask a select of v tests for (select_bits)
+        else if (!kand_pair(v)) bool_from_k(d, k);  // (an `and`'s operand: the mask only)
+        return true;
+      }
+      // Unsigned 0/1 lanes through the unsigned maximum: a < b is max(a, b)
+      // != a, a > b is max != b, a <= b is max == b, a >= b is max == a. The
+      // equality's all-ones lanes become 0/1 with one op (+1 for the
+      // inequalities, >> 31 for the others): three ops where the sign flips
+      // took four (< and >) or five (<= and >=), the same depth from a
+      // (Tesla's bound test i < n, once per strip). Mask-only compares keep
+      // the flips (their selects want the true mask).
+      if (p >= IntPred::Ult && !mask_only && !(below_2_31(in.args[0]) && below_2_31(in.args[1]))) {
+        vpmaxud(V(0), V(a), V(b));
+        const bool max_is_a = p == IntPred::Ult || p == IntPred::Uge;
+        vpcmpeqd(V(d), V(0), V(max_is_a ? a : b));
+        if (p == IntPred::Ult || p == IntPred::Ugt) vpaddd(V(d), V(d), const_vec(1));
+        else vpsrld(V(d), V(d), 31);
         return true;
       }
       // Unsigned via a signed compare of sign-flipped values, unless both

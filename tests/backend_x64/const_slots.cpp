@@ -189,4 +189,76 @@ TEST_CASE("x64 zext to 32 bits of an operand read last there takes its register"
   }
 }
 
+namespace {
+
+// Narrow uniforms read only in their own segment (before a memory op): out =
+// zext(u16 @2) * x + zext(u8 @5) + (i1 @6 ? 7 : 3) + load [x]. `first` puts
+// the u16 load first in the block (its r15 test is the segment's hoisted
+// test, its fault the run's without a uniform block); else an i32 load at
+// @8 comes first.
+ir::Function narrow_uniform_function(bool first) {
+  ir::Function f;
+  f.add_var("x", Type::I32);
+  f.add_var("out", Type::I32);
+  f.uniform_bytes = 12;
+  f.add_block("entry");
+  ir::Builder b(f);
+  auto x = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 0);
+  ir::ValueId w = ir::kNoValue;
+  if (!first) w = b.load_uniform(Type::I32, 8);
+  auto n = b.zext(Type::I32, b.load_uniform(Type::I16, 2));
+  auto m = b.zext(Type::I32, b.load_uniform(Type::I8, 5));
+  auto c = b.select(b.load_uniform(Type::I1, 6), b.i32(7), b.i32(3));
+  auto t = b.iadd(b.iadd(b.imul(n, x), m), c);
+  if (w != ir::kNoValue) t = b.xor_(t, w);
+  auto addr = b.iadd(b.zext(Type::I64, b.and_(x, b.i32(0xfc))), b.i64(kSlotsMemBase));
+  auto v = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, addr, b.i1(true));
+  b.emit(Opcode::StoreVar, Type::Void, {b.iadd(v, t)}, 0, 0, 1);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("x64 constant slots: narrow uniforms of the entry block filled once, their strips load nothing") {
+  for (bool first : {true, false}) {
+    CAPTURE(first);
+    const ir::Function f = narrow_uniform_function(first);
+    for (x64::Tier t : {x64::Tier::Avx512, x64::Tier::Avx2}) {
+      CAPTURE(int(t));
+      const std::string lst = gpurc::test::compile_for_tier(f, t)->disassemble();
+      const size_t first_strip = lst.find("xor r14d, r14d");
+      REQUIRE(first_strip != std::string::npos);
+      for (const char* load : {"movzx eax, word ptr [r15+0x02]", "movzx eax, byte ptr [r15+0x05]",
+                               "movzx eax, byte ptr [r15+0x06]"}) {
+        CAPTURE(load);
+        const size_t at = lst.find(load);
+        REQUIRE(at != std::string::npos);
+        CHECK(at < first_strip);                                 // the prologue's fill
+        CHECK(lst.find(load, at + 1) == std::string::npos);      // and no strip's load
+      }
+    }
+    std::mt19937_64 rng(first ? 163 : 164);
+    for (int k = 0; k < 8; ++k) {
+      RunSpec s;
+      s.vars.resize(f.vars_bytes());
+      fill_random(s.vars, rng);
+      s.memory = true;
+      s.memory_bytes = kSlotsMemBytes;
+      s.memory_init.resize(kSlotsMemBytes);
+      fill_random(s.memory_init, rng);
+      s.window = true;
+      if (k != 3) {  // k 3: no uniform block, the first load_uniform faults
+        s.uniforms.resize(12);
+        fill_random(s.uniforms, rng);
+        if (k == 5) s.uniforms[6] = 0;  // the i1's false side
+      }
+      s.entry_mask = k % 2 ? ~0u : k == 2 ? 0xf0f0u : uint32_t(rng()) | 1u;
+      check_all_tiers(f, s, std::string(first ? "first" : "after i32") + " k " + std::to_string(k));
+    }
+  }
+}
+
 }  // namespace gpurc_test_backend_x64_const_slots
