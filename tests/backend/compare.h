@@ -204,4 +204,20 @@ inline void fill_random(std::vector<uint8_t>& v, std::mt19937_64& rng) {
   for (auto& b : v) b = uint8_t(rng());
 }
 
+// Lanes of two 32-bit vars for compare tests: `a` mostly from `edges` (8
+// values), the rest random; `b` equal to `a` in every fourth lane, an edge
+// value (stepping by `b_step`) in the next, random in the others. The mix
+// moves with `round`; the entry mask is full in odd rounds, random in even.
+inline void fill_compare_pair(RunSpec& s, const ir::Function& f, uint32_t a, uint32_t b, const uint32_t (&edges)[8],
+                              int round, unsigned b_step, std::mt19937_64& rng) {
+  const unsigned r = unsigned(round);
+  for (unsigned l = 0; l < 32; ++l) {
+    const uint32_t va = (l + r) % 3 ? edges[(l + r) % 8] : uint32_t(rng());
+    const uint32_t vb = l % 4 == 0 ? va : l % 4 == 1 ? edges[(l * b_step + r) % 8] : uint32_t(rng());
+    set_lane(s.vars, f, a, l, va);
+    set_lane(s.vars, f, b, l, vb);
+  }
+  s.entry_mask = round % 2 ? ~0u : uint32_t(rng());
+}
+
 }  // namespace gpurc::backend::test

@@ -65,13 +65,7 @@ TEST_CASE("x64 jit: an i1 and of two compares is a kandw of their masks on AVX-5
       RunSpec rs;
       rs.vars.resize(f.vars_bytes());
       fill_random(rs.vars, rng);
-      for (unsigned l = 0; l < 32; ++l) {
-        const uint32_t va = (l + unsigned(round)) % 3 ? kEdges[(l + unsigned(round)) % 8] : uint32_t(rng());
-        const uint32_t vb = l % 4 == 0 ? va : l % 4 == 1 ? kEdges[(l * 5 + unsigned(round)) % 8] : uint32_t(rng());
-        set_lane(rs.vars, f, xa, l, va);
-        set_lane(rs.vars, f, xb, l, vb);
-      }
-      rs.entry_mask = round % 2 ? ~0u : uint32_t(rng());
+      fill_compare_pair(rs, f, xa, xb, kEdges, round, 5, rng);
       const std::string d = compare_with_interpreter(f, rs, tier);
       CHECK_MESSAGE(d.empty(), tier_name(tier) << ": round " << round << ": " << d);
     }

@@ -52,13 +52,7 @@ TEST_CASE("x64 jit: unsigned compares with 0/1 lanes through the unsigned maximu
       s.uniforms.resize(4);
       const uint32_t u = round < 8 ? kEdges[round] : uint32_t(rng());
       for (int i = 0; i < 4; ++i) s.uniforms[size_t(i)] = uint8_t(u >> (8 * i));
-      for (unsigned l = 0; l < 32; ++l) {
-        const uint32_t va = (l + unsigned(round)) % 3 ? kEdges[(l + unsigned(round)) % 8] : uint32_t(rng());
-        const uint32_t vb = l % 4 == 0 ? va : l % 4 == 1 ? kEdges[(l * 3 + unsigned(round)) % 8] : uint32_t(rng());
-        set_lane(s.vars, f, xa, l, va);
-        set_lane(s.vars, f, xb, l, vb);
-      }
-      s.entry_mask = round % 2 ? ~0u : uint32_t(rng());
+      fill_compare_pair(s, f, xa, xb, kEdges, round, 3, rng);
       const std::string d = compare_with_interpreter(f, s, tier);
       CHECK_MESSAGE(d.empty(), tier_name(tier) << ": round " << round << ": " << d);
     }

@@ -151,6 +151,20 @@ void check_case(const Case& c) {
   }
 }
 
+// `source` assembled and translated as a launch translates it (the exec mask
+// starts as the launched lanes), with or without registers_unobserved.
+ir::Function launch_translation(const char* source, bool unobserved) {
+  std::vector<uint8_t> code;
+  std::string err;
+  REQUIRE_MESSAGE(g13::assemble(source, code, err), err);
+  g13::TranslateOptions opt;
+  opt.exec_starts_launched = true;
+  opt.registers_unobserved = unobserved;
+  ir::Function f;
+  REQUIRE_MESSAGE(g13::translate(code.data(), code.size(), f, err, opt), err);
+  return f;
+}
+
 }  // namespace
 
 TEST_CASE("g13 memory launch: consecutive indices, full and partial SIMD-groups, buffer edges") {
@@ -200,16 +214,9 @@ TEST_CASE("g13 memory launch: inactive lanes around a consecutive run") {
 }
 
 TEST_CASE("g13 memory launch: unobserved registers are private to the translation") {
-  std::vector<uint8_t> code;
-  std::string err;
-  REQUIRE_MESSAGE(g13::assemble(kMasked, code, err), err);
   for (bool unobserved : {false, true}) {
     CAPTURE(unobserved);
-    g13::TranslateOptions opt;
-    opt.exec_starts_launched = true;
-    opt.registers_unobserved = unobserved;
-    ir::Function f;
-    REQUIRE_MESSAGE(g13::translate(code.data(), code.size(), f, err, opt), err);
+    const ir::Function f = launch_translation(kMasked, unobserved);
     // With the option no register or exec var below state_vars is read or
     // written (no loads at entry, no stores at the exits); without it, r1
     // and r2 are state.
@@ -238,16 +245,10 @@ TEST_CASE("g13 memory launch: a compute kernel's code has no draw-loop hooks") {
   // the warp loop), which they emit for other unlaunched_lanes_free
   // functions (PICA200 vertex shaders). The same function with the flag
   // cleared gets them: the flag, not something else of the kernel, decides.
-  std::vector<uint8_t> code;
   std::string err;
-  REQUIRE_MESSAGE(g13::assemble(kVectorAdd, code, err), err);
   for (bool unobserved : {false, true}) {
     CAPTURE(unobserved);
-    g13::TranslateOptions opt;
-    opt.exec_starts_launched = true;
-    opt.registers_unobserved = unobserved;
-    ir::Function f;
-    REQUIRE_MESSAGE(g13::translate(code.data(), code.size(), f, err, opt), err);
+    const ir::Function f = launch_translation(kVectorAdd, unobserved);
     CHECK(f.no_draw_loop);
     CHECK(f.unlaunched_lanes_free == unobserved);
     ir::Function hooked = f;
