@@ -161,8 +161,13 @@ struct InstRecord {
 };
 static_assert(sizeof(InstRecord) == 24, "no padding: the key hashes every byte of the record");
 
+// The words write_function_bytes puts after the name: uniform_bytes,
+// unlaunched_lanes_free, no_draw_loop, state_vars and the var count (a field
+// added there is counted here, or the writer runs past the buffer).
+constexpr size_t kFunctionHeaderWords = 5;
+
 size_t function_bytes_size(const ir::Function& f) {
-  size_t n = 4 + f.name.size() + 4 * 4 + 4 + 4;
+  size_t n = 4 + f.name.size() + 4 * kFunctionHeaderWords + 4 + 4;
   for (const ir::Var& v : f.vars) n += 8 + v.name.size();
   for (const ir::Block& b : f.blocks)
     n += 12 + b.name.size() + (b.insts.size() + b.succs.size()) * sizeof(ir::ValueId);
@@ -294,7 +299,7 @@ bool compile_ir_impl(const ir::Function& f, ir::Function* take, Engine engine, c
     const size_t n_bytes = function_bytes_size(f);
     if (bytes.size() < n_bytes) bytes.resize(n_bytes);  // grows only: nothing zeroed per compile
     [[maybe_unused]] const char* end = write_function_bytes(f, bytes.data());
-    assert(end == bytes.data() + n_bytes);
+    assert(end == bytes.data() + n_bytes);  // the sanitizer build checks it (assertions on)
     key = rt::make_cache_key(bytes.data(), n_bytes, compile_options_key(engine, opt));
   }
   key_time.stop();
