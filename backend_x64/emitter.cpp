@@ -69,9 +69,8 @@ const uint8_t* ConstPool::insert(size_t i, uint8_t kind, uint64_t bits, unsigned
 
 // ---------------------------------------------------------------- set-up
 
-Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer, uint8_t* pool_low, const Plan* plan)
-    : FastEncoder(max_code, buffer), f_(f), tier_(tier) {
-  z_ = tier == Tier::Avx512;
+void Emitter::init_emission_state(uint8_t* buffer, uint8_t* pool_low) {
+  z_ = tier_ == Tier::Avx512;
   lanes_ = z_ ? 16 : 8;
   vbytes_ = lanes_ * 4;
   nregs_ = z_ ? 32 : 16;
@@ -81,25 +80,30 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer,
   uint8_t* iota = pool_.alloc(64);
   for (uint32_t i = 0; i < 16; ++i) std::memcpy(iota + 4 * i, &i, 4);
   iota_ = iota;
-  {
-    ir::StageTimer t("segment plan and liveness");
-    // (Not `plan ? *plan : make_plan(f)`: that copies the new plan, a dozen
-    // per-value vectors, instead of moving it.)
-    if (plan) plan_ = *plan;
-    else plan_ = make_plan(f);
-  }
-  daz_ = daz_eligible(f);
-  vals_.assign(f.insts.size(), ValState{});
-  prefilled_.assign(f.insts.size(), 0);
-  slot_.assign(f.insts.size(), -1);
-  stage_slot_.assign(f.insts.size(), -1);
-  var_offsets_ = f.var_offsets();
+  vals_.assign(f_.insts.size(), ValState{});
+  prefilled_.assign(f_.insts.size(), 0);
+  stage_slot_.assign(f_.insts.size(), -1);
   for (int i = 0; i < 32; ++i) vregs_[i] = z_ ? Xmm(Zmm(i)) : Xmm(Ymm(i));
   for (int base = 0; base < 2; ++base)
     for (int alt = 0; alt < 2; ++alt)
       for (int two = 0; two < 2; ++two)
         lane_exp_[base][alt][two] = (base ? r13 : r12) + (alt ? rbp : r14) * (two ? 2 : 1);
-  block_label_.resize(f.blocks.size());
+  block_label_.resize(f_.blocks.size());
+}
+
+Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer, uint8_t* pool_low, const Plan* plan)
+    : FastEncoder(max_code, buffer), f_(f), tier_(tier), plan_(own_plan_) {
+  init_emission_state(buffer, pool_low);
+  {
+    ir::StageTimer t("segment plan and liveness");
+    // (Not `plan ? *plan : make_plan(f)`: that copies the new plan, a dozen
+    // per-value vectors, instead of moving it.)
+    if (plan) own_plan_ = *plan;
+    else own_plan_ = make_plan(f);
+  }
+  daz_ = daz_eligible(f);
+  slot_.assign(f.insts.size(), -1);
+  var_offsets_ = f.var_offsets();
   uses_.assign(f.insts.size(), 0);
   for (const ir::Inst& in : f.insts)
     if (in.block != kNoBlock) {
@@ -145,6 +149,57 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer,
       uniforms_tested_at_entry_ = true;
       break;
     }
+  if (!plan_.strip_loops.empty()) {  // trial emitters will start from here (loops.cpp)
+    setup_slot_ = slot_;
+    setup_frame_bytes_ = frame_bytes_;
+  }
+}
+
+Emitter::Emitter(const Emitter& parent, size_t max_code, uint8_t* buffer, uint8_t* pool_low)
+    : FastEncoder(max_code, buffer), f_(parent.f_), tier_(parent.tier_), plan_(parent.plan_) {
+  init_emission_state(buffer, pool_low);
+  // What the parent's constructor made (the same function, tier and plan).
+  daz_ = parent.daz_;
+  slot_ = parent.setup_slot_;
+  frame_bytes_ = parent.setup_frame_bytes_;
+  var_offsets_ = parent.var_offsets_;
+  uses_ = parent.uses_;
+  has_phis_ = parent.has_phis_;
+  var_home_ = parent.var_home_;
+  deferred_ = parent.deferred_;
+  indexed_ = parent.indexed_;
+  mask_source_ = parent.mask_source_;
+  vote_mask_cache_ = parent.vote_mask_cache_;
+  window_caches_ = parent.window_caches_;
+  lane_run_flags_ = parent.lane_run_flags_;
+  narrow_run_flags_ = parent.narrow_run_flags_;
+  vote_not_source_ = parent.vote_not_source_;
+  lane_equal_ = parent.lane_equal_;
+  uidx_fold_ = parent.uidx_fold_;
+  uniforms_tested_at_entry_ = parent.uniforms_tested_at_entry_;
+  entry_uniform_test_ = parent.entry_uniform_test_;
+  adopt_lazy_analyses(parent);
+}
+
+void Emitter::adopt_lazy_analyses(const Emitter& from) {
+  const size_t n = f_.insts.size();
+  if (count_only_const_.empty()) count_only_const_ = from.count_only_const_;
+  if (mask_only_cmp_.empty()) mask_only_cmp_ = from.mask_only_cmp_;
+  if (kand_pair_.empty()) kand_pair_ = from.kand_pair_;
+  if (daz_arith_only_.empty()) daz_arith_only_ = from.daz_arith_only_;
+  if (uidx_windows_.empty()) uidx_windows_ = from.uidx_windows_;
+  if (fused_add_.empty() && !from.fused_add_.empty()) {
+    fused_add_ = from.fused_add_;
+    fused_partner_ = from.fused_partner_;
+    daz_chains_ = from.daz_chains_;
+    daz_chain_first_ = from.daz_chain_first_;
+    daz_chain_member_ = from.daz_chain_member_;
+    fused_pending_.assign(n, 0);  // (emission state: the sums computed early)
+  }
+  if (fneg_fma_.empty() && !from.fneg_fma_.empty()) {
+    fneg_fma_ = from.fneg_fma_;
+    fma_skip_.assign(n, 0);  // (emission state)
+  }
 }
 
 

@@ -86,6 +86,13 @@ class Emitter : public FastEncoder {
   // `plan`: make_plan(f) when the caller has it already (loops.cpp's trial emitter).
   Emitter(const ir::Function& f, Tier tier, size_t max_code, uint8_t* buffer, uint8_t* pool_low,
           const Plan* plan = nullptr);
+  // A trial emitter of `parent`'s function (loops.cpp: a loop emitted into a
+  // discarded buffer to see which registers it uses). It starts in the state
+  // the parent's constructor left, but takes the function-level analyses
+  // from the parent instead of making them again (seventeenth session): the
+  // plan by reference, the constructor's results (setup_slot_) and the
+  // per-value answers made on first use (adopt_lazy_analyses) as copies.
+  Emitter(const Emitter& parent, size_t max_code, uint8_t* buffer, uint8_t* pool_low);
   const uint8_t* pool_lowest() const { return pool_.lowest(); }
   void emit_function();
   uint32_t frame_bytes() const { return frame_bytes_; }
@@ -746,7 +753,22 @@ class Emitter : public FastEncoder {
   int lanes_;       // lanes per strip
   int vbytes_;      // bytes of a vector register
   int nregs_;       // vector registers available
-  Plan plan_;
+  // The segment plan: own_plan_ (the constructor's analyses adjust it), or
+  // a trial emitter's parent's (read only).
+  Plan own_plan_;
+  Plan& plan_;
+  // The per-emitter state every constructor makes (registers, pool, caches).
+  void init_emission_state(uint8_t* buffer, uint8_t* pool_low);
+  // The frame as the constructor's analyses left it (their forced slots),
+  // kept for trial emitters when the function has strip-outer loops.
+  std::vector<int64_t> setup_slot_;
+  uint32_t setup_frame_bytes_ = 0;
+  // Takes `from`'s per-value answers computed on first use (count_only_const,
+  // mask_only_cmp, kand_pair, read_by_daz_arith_only, fused_add_of and the
+  // DAZ chains, fneg_fma_of, uniform_index_windows) that this emitter has not
+  // made yet: they depend on the function and the constructor's analyses
+  // only, so a trial emitter and its parent share them both ways.
+  void adopt_lazy_analyses(const Emitter& from);
   // Inside one strip segment's straight-line body (emit_strip_segment):
   // whether a load_uniform there already tested r15 (the uniform pointer,
   // constant for the run) for null. Later ones in the same body cannot fault

@@ -862,7 +862,7 @@ bool Emitter::loop_scratch_homes_free(const StripLoop& l, const std::vector<Valu
     if (buffer.size() < pool_bytes + 64 + max_code) buffer.resize(pool_bytes + 64 + max_code);
     uint8_t* code =
         reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(buffer.data()) + pool_bytes + 63) & ~uintptr_t(63));
-    Emitter trial(f_, tier_, max_code, code, buffer.data(), &plan_);
+    Emitter trial(*this, max_code, code, buffer.data());
     LoopState t = trial.loop_analyze(l, register_uses, true);
     trial.loop_defer_nan_tests(t, false);
     if (!t.any_deferred) return false;
@@ -872,6 +872,7 @@ bool Emitter::loop_scratch_homes_free(const StripLoop& l, const std::vector<Valu
     trial.L(rerun);
     trial.L(next);
     trial.emit_cold_code();
+    adopt_lazy_analyses(trial);
     return (trial.vtouched_ & kScratchHomesMask) == 0;
   } catch (const Xbyak::Error&) {
     return false;
@@ -890,14 +891,16 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
   bool trial_called = true;  // the body calls a helper (unknown: assume it does)
   try {
     // The trial assembles into a buffer the thread keeps (no memory mapped
-    // per loop) and shares this emitter's plan (the same function).
+    // per loop).
     thread_local std::vector<uint8_t> trial_buffer;
     const size_t max_code = 65536 + f_.blocks[l.block].insts.size() * 2048;
     const size_t pool_bytes = 16384 + f_.blocks[l.block].insts.size() * 256;
     if (trial_buffer.size() < pool_bytes + 64 + max_code) trial_buffer.resize(pool_bytes + 64 + max_code);
     uint8_t* code = reinterpret_cast<uint8_t*>(
         (reinterpret_cast<uintptr_t>(trial_buffer.data()) + pool_bytes + 63) & ~uintptr_t(63));
-    Emitter trial(f_, tier_, max_code, code, trial_buffer.data(), &plan_);
+    // The trial takes this emitter's analyses (the constructor's and those
+    // made so far on first use) and hands back the ones it made.
+    Emitter trial(*this, max_code, code, trial_buffer.data());
     trial.use_log_ = &register_uses;
     LoopState ts = trial.loop_analyze(l, {}, false);
     trial.reset_cache();
@@ -905,6 +908,7 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
     trial.loop_canonical(ts);
     trial.loop_body(ts);
     trial_called = trial.calls_emitted_;
+    adopt_lazy_analyses(trial);
   } catch (const Xbyak::Error&) {
     register_uses.clear();  // the trial's buffer was too small: pin no invariant
   } catch (const ConstPool::Full&) {
