@@ -116,36 +116,39 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
     }
   }
   s.cond = f_.insts[f_.terminator(b)].args[0];
-  std::vector<uint8_t> read_outside(n, 0);
+  // One walk: every value read outside the block (outside), and the
+  // block's non-phi values among them in the order first read (live_out).
+  std::vector<uint8_t> outside(n, 0);
   for (ValueId u = 0; u < n; ++u) {
     const Inst& ui = f_.insts[u];
     if (ui.block == kNoBlock || ui.block == b) continue;
-    for (ValueId a : ui.args)
-      if (a < n && f_.insts[a].block == b && f_.insts[a].op != Opcode::Phi && !read_outside[a]) {
-        read_outside[a] = 1;
-        s.live_out.push_back(a);
-      }
+    for (ValueId a : ui.args) {
+      if (a >= n || outside[a]) continue;
+      outside[a] = 1;
+      if (f_.insts[a].block == b && f_.insts[a].op != Opcode::Phi) s.live_out.push_back(a);
+    }
   }
+  auto read_outside = [&](ValueId a) {
+    return outside[a] && f_.insts[a].block == b && f_.insts[a].op != Opcode::Phi;
+  };
   // counted (the strips after the first): values read only by the branch,
   // by each other and by phis of such values, and by nothing outside the
   // block (a greatest fixed point), are not computed.
   std::vector<uint8_t> branch_only(n, 0);
   s.branch_only_phi.assign(s.phis.size(), 0);
   if (counted) {
-    std::vector<uint8_t> outside(n, 0);
-    for (ValueId u = 0; u < n; ++u) {
-      const Inst& ui = f_.insts[u];
-      if (ui.block == kNoBlock || ui.block == b) continue;
-      for (ValueId a : ui.args)
-        if (a < n) outside[a] = 1;
-    }
     for (ValueId v : s.phis) branch_only[v] = !outside[v] && !wide(v);
     for (ValueId v : s.body)  // (store_var, the one strip op without a result, has an effect)
       branch_only[v] = !outside[v] && !wide(v) && f_.insts[v].type != ir::Type::Void && f_.insts[v].op != Opcode::StoreVar;
     const ValueId term = f_.terminator(b);
+    // (Users after their operands: a walk from the block's end clears a
+    // chain in one round; only the phis' back-edge operands need another.
+    // The fixed point is the same in any order.)
+    const std::vector<ValueId>& block_insts = f_.blocks[b].insts;
     for (bool changed = true; changed;) {
       changed = false;
-      for (ValueId u : f_.blocks[b].insts) {
+      for (size_t k = block_insts.size(); k-- > 0;) {
+        const ValueId u = block_insts[k];
         if (u == term || branch_only[u]) continue;
         for (ValueId a : f_.insts[u].args)
           if (a < n && branch_only[a]) {
@@ -171,16 +174,18 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
   }
   for (ValueId v : s.body) {  // (after the ops this strip leaves out went; the
     // lane-equal branch's compare below still counts as a read of its operand)
-    std::vector<ValueId> reads = f_.insts[v].args;
-    if (ValueId x = itof_narrow_source(f_, v); x != kNoValue) reads.push_back(x);
-    if (uidx_fold(v)) reads.push_back(uidx_fold_offset_source(v));  // the folded load's offset (or its root)
-    for (ValueId a : reads)
-      if (a < n) s.last_use[a] = std::max(s.last_use[a], plan_.position[v]);
+    const int32_t pos = plan_.position[v];
+    auto read = [&](ValueId a) {
+      if (a < n) s.last_use[a] = std::max(s.last_use[a], pos);
+    };
+    for (ValueId a : f_.insts[v].args) read(a);
+    if (ValueId x = itof_narrow_source(f_, v); x != kNoValue) read(x);
+    if (uidx_fold(v)) read(uidx_fold_offset_source(v));  // the folded load's offset (or its root)
   }
   if (!counted) {
     const Inst& ci = f_.insts[s.cond];
     if (ci.op == Opcode::ICmp && ci.block == b && uses_[s.cond] == 1 && ci.args.size() == 2 &&
-        !read_outside[s.cond]) {
+        !read_outside(s.cond)) {
       const ValueId x = ci.args[0], k = ci.args[1];
       const Inst& ki = f_.insts[k];
       const ir::Type xt = x < n ? f_.insts[x].type : ir::Type::Void;
@@ -232,13 +237,7 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
   s.early_phi.assign(n, -1);
   const bool interleaved = cache_hi_ - cache_lo_ < nregs_ - kFirstCacheReg;
   if (s.mask_free) {
-    std::vector<uint8_t> phi_read_outside(n, 0);
-    for (ValueId u = 0; u < n; ++u) {
-      const Inst& ui = f_.insts[u];
-      if (ui.block == kNoBlock || ui.block == b) continue;
-      for (ValueId a : ui.args)
-        if (a < n) phi_read_outside[a] = 1;
-    }
+    const std::vector<uint8_t>& phi_read_outside = outside;
     std::map<ValueId, int> incoming_count;
     for (ValueId a : s.incoming) ++incoming_count[a];
     for (size_t i = 0; i < s.phis.size(); ++i) {
