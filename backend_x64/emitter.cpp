@@ -196,6 +196,11 @@ void Emitter::adopt_lazy_analyses(const Emitter& from) {
     daz_chain_member_ = from.daz_chain_member_;
     fused_pending_.assign(n, 0);  // (emission state: the sums computed early)
   }
+  if (loop_outside_block_ == ir::kNoBlock && from.loop_outside_block_ != ir::kNoBlock) {
+    loop_outside_block_ = from.loop_outside_block_;
+    loop_outside_ = from.loop_outside_;
+    loop_live_out_ = from.loop_live_out_;
+  }
   if (fneg_fma_.empty() && !from.fneg_fma_.empty()) {
     fneg_fma_ = from.fneg_fma_;
     fma_skip_.assign(n, 0);  // (emission state)

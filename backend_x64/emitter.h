@@ -546,6 +546,12 @@ class Emitter : public FastEncoder {
   // none of them (loop_scratch_homes_free); loop_analyze reads it.
   bool loop_scratch_homes_ = false;
   static constexpr uint32_t kScratchHomesMask = 0x38;  // vector registers 3, 4, 5
+  // loop_analyze's walk of the function for the last loop block it saw
+  // (loop_outside_block_): per value, read outside that block; the block's
+  // values so read, in the order first read.
+  ir::BlockId loop_outside_block_ = ir::kNoBlock;
+  std::vector<uint8_t> loop_outside_;
+  std::vector<ir::ValueId> loop_live_out_;
   bool loop_scratch_homes_free(const StripLoop& l, const std::vector<ir::ValueId>& register_uses);
 
   // ---- per-op lowering
@@ -765,9 +771,10 @@ class Emitter : public FastEncoder {
   uint32_t setup_frame_bytes_ = 0;
   // Takes `from`'s per-value answers computed on first use (count_only_const,
   // mask_only_cmp, kand_pair, read_by_daz_arith_only, fused_add_of and the
-  // DAZ chains, fneg_fma_of, uniform_index_windows) that this emitter has not
-  // made yet: they depend on the function and the constructor's analyses
-  // only, so a trial emitter and its parent share them both ways.
+  // DAZ chains, fneg_fma_of, uniform_index_windows, loop_analyze's walk of
+  // the function) that this emitter has not made yet: they depend on the
+  // function and the constructor's analyses only, so a trial emitter and its
+  // parent share them both ways.
   void adopt_lazy_analyses(const Emitter& from);
   // Inside one strip segment's straight-line body (emit_strip_segment):
   // whether a load_uniform there already tested r15 (the uniform pointer,

@@ -116,18 +116,26 @@ Emitter::LoopState Emitter::loop_analyze(const StripLoop& l, const std::vector<V
     }
   }
   s.cond = f_.insts[f_.terminator(b)].args[0];
-  // One walk: every value read outside the block (outside), and the
-  // block's non-phi values among them in the order first read (live_out).
-  std::vector<uint8_t> outside(n, 0);
-  for (ValueId u = 0; u < n; ++u) {
-    const Inst& ui = f_.insts[u];
-    if (ui.block == kNoBlock || ui.block == b) continue;
-    for (ValueId a : ui.args) {
-      if (a >= n || outside[a]) continue;
-      outside[a] = 1;
-      if (f_.insts[a].block == b && f_.insts[a].op != Opcode::Phi) s.live_out.push_back(a);
+  // One walk of the function per loop block (a loop is analysed five times
+  // or more, and its trial emitters share it: adopt_lazy_analyses): every
+  // value read outside the block (outside), and the block's non-phi values
+  // among them in the order first read (live_out).
+  if (loop_outside_block_ != b) {
+    loop_outside_block_ = b;
+    loop_outside_.assign(n, 0);
+    loop_live_out_.clear();
+    for (ValueId u = 0; u < n; ++u) {
+      const Inst& ui = f_.insts[u];
+      if (ui.block == kNoBlock || ui.block == b) continue;
+      for (ValueId a : ui.args) {
+        if (a >= n || loop_outside_[a]) continue;
+        loop_outside_[a] = 1;
+        if (f_.insts[a].block == b && f_.insts[a].op != Opcode::Phi) loop_live_out_.push_back(a);
+      }
     }
   }
+  const std::vector<uint8_t>& outside = loop_outside_;
+  s.live_out = loop_live_out_;
   auto read_outside = [&](ValueId a) {
     return outside[a] && f_.insts[a].block == b && f_.insts[a].op != Opcode::Phi;
   };
