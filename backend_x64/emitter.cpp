@@ -101,6 +101,12 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer,
     if (plan) own_plan_ = *plan;
     else own_plan_ = make_plan(f);
   }
+  analyze_function();
+}
+
+// The function-level analyses (the constructor's), on plan_.
+void Emitter::analyze_function() {
+  const Function& f = f_;
   daz_ = daz_eligible(f);
   slot_.assign(f.insts.size(), -1);
   var_offsets_ = f.var_offsets();
@@ -155,9 +161,29 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer,
   }
 }
 
+namespace {
+// set_trial_analyses_shared (jit.h): off, each trial emitter makes the
+// analyses again on a copy of the plan, as before the seventeenth session.
+bool trial_analyses_shared_on = true;
+thread_local uint64_t tl_trial_analyses_shares = 0;
+}  // namespace
+
+void set_trial_analyses_shared(bool on) { trial_analyses_shared_on = on; }
+uint64_t trial_analyses_shares() { return tl_trial_analyses_shares; }
+
 Emitter::Emitter(const Emitter& parent, size_t max_code, uint8_t* buffer, uint8_t* pool_low)
-    : FastEncoder(max_code, buffer), f_(parent.f_), tier_(parent.tier_), plan_(parent.plan_) {
+    : FastEncoder(max_code, buffer),
+      f_(parent.f_),
+      tier_(parent.tier_),
+      own_plan_(trial_analyses_shared_on ? Plan{} : parent.plan_),
+      plan_(trial_analyses_shared_on ? parent.plan_ : own_plan_),
+      shares_analyses_(trial_analyses_shared_on) {
   init_emission_state(buffer, pool_low);
+  if (!shares_analyses_) {
+    analyze_function();
+    return;
+  }
+  ++tl_trial_analyses_shares;
   // What the parent's constructor made (the same function, tier and plan).
   daz_ = parent.daz_;
   slot_ = parent.setup_slot_;

@@ -765,6 +765,10 @@ class Emitter : public FastEncoder {
   Plan& plan_;
   // The per-emitter state every constructor makes (registers, pool, caches).
   void init_emission_state(uint8_t* buffer, uint8_t* pool_low);
+  void analyze_function();  // the constructor's analyses, on plan_
+  // A trial emitter that took its parent's analyses (set_trial_analyses_shared,
+  // jit.h): it hands back the answers it made on first use.
+  bool shares_analyses_ = false;
   // The frame as the constructor's analyses left it (their forced slots),
   // kept for trial emitters when the function has strip-outer loops.
   std::vector<int64_t> setup_slot_;

@@ -43,6 +43,14 @@ uint64_t warp_loop_replays();
 // Likewise the out-of-line fix code of each float fix shape (lower_float.cpp).
 void set_fix_code_copies(bool on);
 uint64_t fix_code_replays();
+// A loop's trial emitters (loops.cpp: a loop emitted into a discarded buffer
+// to see which registers it uses) take the function-level analyses of the
+// emitter they probe for instead of making them again. For tests and A/B
+// measurements: set_trial_analyses_shared(false) makes each trial make its
+// own (as before the seventeenth session); trial_analyses_shares() counts
+// the calling thread's trials that took them.
+void set_trial_analyses_shared(bool on);
+uint64_t trial_analyses_shares();
 
 // The tiers this folder provides, best first: "jit-avx512" (16-lane strips)
 // and "jit-avx2" (8-lane strips).

@@ -879,7 +879,7 @@ bool Emitter::loop_scratch_homes_free(const StripLoop& l, const std::vector<Valu
     trial.L(rerun);
     trial.L(next);
     trial.emit_cold_code();
-    adopt_lazy_analyses(trial);
+    if (trial.shares_analyses_) adopt_lazy_analyses(trial);
     return (trial.vtouched_ & kScratchHomesMask) == 0;
   } catch (const Xbyak::Error&) {
     return false;
@@ -915,7 +915,7 @@ void Emitter::emit_strip_loop(const StripLoop& l) {
     trial.loop_canonical(ts);
     trial.loop_body(ts);
     trial_called = trial.calls_emitted_;
-    adopt_lazy_analyses(trial);
+    if (trial.shares_analyses_) adopt_lazy_analyses(trial);
   } catch (const Xbyak::Error&) {
     register_uses.clear();  // the trial's buffer was too small: pin no invariant
   } catch (const ConstPool::Full&) {
