@@ -111,9 +111,12 @@ void Emitter::analyze_function() {
   slot_.assign(f.insts.size(), -1);
   var_offsets_ = f.var_offsets();
   uses_.assign(f.insts.size(), 0);
+  bool uniform_idx = false, votes = false;  // (the analyses below that only these ops need)
   for (const ir::Inst& in : f.insts)
     if (in.block != kNoBlock) {
       has_phis_ |= in.op == Opcode::Phi;
+      uniform_idx |= in.op == Opcode::LoadUniformIdx;
+      votes |= in.op == Opcode::Any || in.op == Opcode::All || in.op == Opcode::Ballot;
       for (ValueId a : in.args)
         if (a < uses_.size()) ++uses_[a];
     }
@@ -121,9 +124,12 @@ void Emitter::analyze_function() {
   if (has_phis_) frame_bytes_ = kLaunchMaskBytes;  // launch masks at frame offset 0
   ir::StageTimer t("indexed memory plan");
   plan_indexed_memory();
-  plan_vote_nots();
-  lane_equal_values();
-  plan_uniform_index_folds();
+  if (votes) plan_vote_nots();
+  // lane_equal_ is read for load_uniform_idx offsets and in strip-outer
+  // loops only; the folds are load_uniform_idx selects (seventeenth session:
+  // most shaders have neither, and each is a walk or two of the function).
+  if (uniform_idx || !plan_.strip_loops.empty()) lane_equal_values();
+  if (uniform_idx) plan_uniform_index_folds();
   // uniforms_tested_at_entry_: a run that stops at a barrier resumes past
   // the entry block, so only functions without barriers qualify.
   bool barriers = false;

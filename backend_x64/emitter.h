@@ -240,7 +240,9 @@ class Emitter : public FastEncoder {
   // included (lane_equal_values, uniform_indexed.cpp): built only from
   // constants, load_uniform and lane-wise ops of such values, through phis
   // whose edge copies keep every lane (the unlaunched-lanes contract). A
-  // load_uniform_idx of such an offset needs no all-lanes-equal test.
+  // load_uniform_idx of such an offset needs no all-lanes-equal test. Made
+  // only for a function with a load_uniform_idx or a strip-outer loop, the
+  // only readers (else empty).
   std::vector<uint8_t> lane_equal_;
   void lane_equal_values();
   // Whether the entry block tests the uniform pointer for null (an in-range

@@ -347,14 +347,12 @@ using namespace Xbyak;
 // then the last fold, which frees its register.
 void Emitter::plan_uniform_index_folds() {
   const size_t n = f_.insts.size();
-  uidx_fold_.clear();  // (empty: no fold; uidx_fold(v) guards every read)
+  // (Empty: no fold; uidx_fold(v) guards every read. The constructor calls
+  // this only for a function with a load_uniform_idx, whose select every
+  // fold is: seventeenth session, 30k host instructions of the
+  // 512-instruction shader's compile.)
+  uidx_fold_.clear();
   if (f_.uniform_bytes < 4 || f_.uniform_bytes > 0x7fffffffu) return;
-  // Every fold is a load_uniform_idx's select: without such a load (most
-  // shaders) neither the table nor the walks below (seventeenth session:
-  // 30k host instructions of the 512-instruction shader's compile).
-  bool any_load = false;
-  for (const Inst& in : f_.insts) any_load |= in.op == Opcode::LoadUniformIdx && in.block != kNoBlock;
-  if (!any_load) return;
   uidx_fold_.assign(n, UidxFold{});
   auto konst = [&](ValueId v, uint64_t& out) {
     if (v >= n || f_.insts[v].op != Opcode::Const || !f_.insts[v].args.empty() || wide(v)) return false;
