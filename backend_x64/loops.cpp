@@ -688,6 +688,14 @@ void Emitter::loop_defer_nan_tests(LoopState& s, bool trial_called) {
   const BlockId b = s.l->block;
   for (ValueId v : f_.blocks[b].insts)
     if (f_.insts[v].op == Opcode::StoreVar) return;  // (budget ops: the first strip charges them, not the counted runs)
+  // One walk of the block for every phi below: the operand reads of each
+  // value by the block's instructions (with repeats), and the body's values.
+  std::vector<uint32_t> block_reads(n, 0);
+  for (ValueId x : f_.blocks[b].insts)
+    for (ValueId a : f_.insts[x].args)
+      if (a < n) ++block_reads[a];
+  std::vector<uint8_t> in_body(n, 0);
+  for (ValueId v : s.body) in_body[v] = 1;
   for (size_t i = 0; i < s.phis.size(); ++i) {
     const ValueId p = s.phis[i], u = s.incoming[i];
     if (u >= n || s.branch_only_phi[i] || wide(p) || uses_[p] != 1) continue;
@@ -697,18 +705,10 @@ void Emitter::loop_defer_nan_tests(LoopState& s, bool trial_called) {
       continue;
     const ValueId m = ui.args[0] == p ? ui.args[1] : ui.args[0];
     if (m >= n || f_.insts[m].op != Opcode::FMul || fused_add_of(m) != u || daz_chain_member_[m]) continue;
-    if (std::find(s.body.begin(), s.body.end(), m) == s.body.end() ||
-        std::find(s.body.begin(), s.body.end(), u) == s.body.end())
-      continue;
-    bool other = false;  // u read in the block by anything but p's back edge
-    size_t by_phi = 0;
-    for (ValueId x : f_.blocks[b].insts)
-      for (ValueId a : f_.insts[x].args)
-        if (a == u) {
-          if (x == p) ++by_phi;
-          else other = true;
-        }
-    if (other || by_phi != 1) continue;
+    if (!in_body[m] || !in_body[u]) continue;
+    // u read in the block by p's back edge once and by nothing else
+    const size_t by_phi = size_t(std::count(f_.insts[p].args.begin(), f_.insts[p].args.end(), u));
+    if (by_phi != 1 || block_reads[u] != by_phi) continue;
     if ((ui.fflags & ff::FtzOut) && !read_by_daz_arith_only(u)) continue;  // a subnormal does not propagate
     s.deferred[i] = 1;
     s.any_deferred = true;
