@@ -563,7 +563,8 @@ bool Emitter::lower_float(ValueId v) {
   };
   // NaN lanes -> the rule's NaN, then FtzOut and Sat (ir finish()), and the store.
   auto finish = [&](int r) {
-    canonicalize_nan(r, nan_rule(fl) == NanRule::AllOnes ? kAllOnesNan : kCanonicalNan);
+    if (nan_rule(fl) != NanRule::Any || (fl & ff::Sat))  // Any: the host's NaN will do (Sat wants it quiet)
+      canonicalize_nan(r, nan_rule(fl) == NanRule::AllOnes ? kAllOnesNan : kCanonicalNan);
     if (fl & ff::FtzOut) flush_subnormal(r);
     if (fl & ff::Sat) saturate(r);
     vstore(v, r);

@@ -875,6 +875,53 @@ const std::array<bool, ir::kNumOpcodes>& Emitter::cross_lane_ops() {
   return table;
 }
 
+// Whether the lanes of load `v` outside its mask are never read: every value
+// computed from it lane by lane (pure ops that read no other lane, phis
+// included, followed to their readers) is read otherwise only as the address
+// or the stored value of a load or store under the same mask operand, or as
+// the predicate of a vote under it; those take part with exactly the load's
+// lanes (the mask AND the launch). Then the slot's other lanes are
+// don't-care and need no zeroing per warp (Tesla's saxpy: x and y under the
+// bound check, read by the MAD, its vote, the phi and the store of y). A var
+// store, a trap, a branch, a cross-lane op or any other reader: false.
+static bool load_off_lanes_unread(const ir::Function& f, ValueId v, const std::vector<std::vector<ValueId>>& readers) {
+  const ValueId m = f.insts[v].args.back();
+  std::vector<uint8_t> seen(f.insts.size(), 0);
+  std::vector<ValueId> work{v};
+  seen[v] = 1;
+  while (!work.empty()) {
+    const ValueId x = work.back();
+    work.pop_back();
+    for (ValueId u : readers[x]) {
+      const ir::Inst& ui = f.insts[u];
+      const size_t n = ui.args.size();
+      bool ok = false;
+      switch (ui.op) {
+        case Opcode::Load:  // the address only
+          ok = n == 2 && ui.args[1] == m && ui.args[0] == x;
+          break;
+        case Opcode::Store:  // the address or the value
+          ok = n == 3 && ui.args[2] == m && ui.args[2] != x;
+          break;
+        case Opcode::Any: case Opcode::All: case Opcode::Ballot:  // the predicate
+          ok = n == 2 && ui.args[1] == m && ui.args[1] != x;
+          break;
+        default: {
+          const ir::OpInfo& info = ir::op_info(ui.op);
+          if (!info.pure || info.cross_lane || info.effect || info.terminator) return false;
+          if (!seen[u]) {
+            seen[u] = 1;
+            work.push_back(u);
+          }
+          ok = true;
+        }
+      }
+      if (!ok) return false;
+    }
+  }
+  return true;
+}
+
 void Emitter::emit_function() {
   warp_loop_ = true;  // a second entry running many warps per call, unless the code stops at barriers
   for (ir::BlockId b = 0; b < f_.blocks.size(); ++b)
@@ -901,10 +948,21 @@ void Emitter::emit_function() {
   const bool lanes_private = f_.unlaunched_lanes_free && !cross_lane;
   strip_limit_ = lanes_private && strip_limit_enabled() && !memory;
   has_memory_ops_ = memory;
+  std::vector<std::vector<ValueId>> readers;  // (made for the first load under a mask)
   for (ValueId v : loads) {
     const ir::Inst& in = f_.insts[v];
     if (lanes_private && in.op == Opcode::Load && !in.args.empty() && f_.insts[in.args.back()].op == Opcode::EntryMask)
       continue;
+    if (in.op == Opcode::Load && in.args.size() == 2) {
+      if (readers.empty()) {
+        readers.resize(f_.insts.size());
+        for (const ir::Inst& r : f_.insts)
+          if (r.block != kNoBlock)
+            for (ValueId a : r.args)
+              if (a < readers.size()) readers[a].push_back(ValueId(&r - f_.insts.data()));
+      }
+      if (load_off_lanes_unread(f_, v, readers)) continue;
+    }
     partial_slots_.push_back(v);
   }
   emit_prologue();

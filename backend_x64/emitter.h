@@ -574,7 +574,8 @@ class Emitter : public FastEncoder {
   // AVX-512: an i1 `and` of two compares read by nothing else, with no other
   // compare or k-clobbering op between them (lower_int.cpp): the compares
   // leave their masks in k5..k7 only, the `and` is one kandw (kand_pair_:
-  // 1 for such an `and`, 2 for its compares; computed on first use).
+  // 1 for such an `and`, 2 for its compares; computed on first use). AVX2:
+  // pairs of pool_const_cmp compares, whose lanes stay all-ones for a vpand.
   bool kand_pair(ir::ValueId v);
   std::vector<uint8_t> kand_pair_;
   std::vector<uint8_t> count_only_const_;       // its per-value answers, computed on first use

@@ -447,16 +447,23 @@ void Emitter::emit_cold_code() {
   cold_mem_.clear();
 }
 
+// NanRule::Any without FtzOut: the host's NaN is the rule's and no lane is
+// flushed, so the result needs no test and no fix (Tesla's MAD fast path:
+// three tests per strip).
+static bool fix_free(uint32_t fl) { return nan_rule(fl) == NanRule::Any && !(fl & ff::FtzOut); }
+
 void Emitter::float_finish(ValueId v, int d, const int* nan_args, int n) {
   uint32_t fl = f_.insts[v].fflags;
-  ColdFix c{};
-  c.jump_at = float_test(fl, d);
-  c.back = getSize();
-  c.fflags = fl;
-  c.d = int8_t(d);
-  c.n = int8_t(n);
-  for (int i = 0; i < 3; ++i) c.args[i] = int8_t(i < n ? nan_args[i] : -1);
-  push_cold_fix(c);
+  if (!fix_free(fl)) {
+    ColdFix c{};
+    c.jump_at = float_test(fl, d);
+    c.back = getSize();
+    c.fflags = fl;
+    c.d = int8_t(d);
+    c.n = int8_t(n);
+    for (int i = 0; i < 3; ++i) c.args[i] = int8_t(i < n ? nan_args[i] : -1);
+    push_cold_fix(c);
+  }
   if (fl & ff::Sat) {
     vmaxps(V(d), V(d), const_vec(0));     // NaN and -0 -> +0
     vminps(V(d), V(d), const_vec(kOne));
@@ -608,15 +615,17 @@ bool Emitter::lower_daz_arith(ValueId v, const int* r, int d) {
     case Opcode::FMul: vmulps(V(d), V(r[0]), V(r[1])); break;
     default: return false;
   }
-  ColdFix c{};
-  c.jump_at = float_test(test_fl, d);
-  c.back = getSize();
-  c.fflags = test_fl;
-  c.d = int8_t(d);
-  c.n = int8_t(in.args.size());
-  c.zero_mul = zero_mul;
-  for (int i = 0; i < 3; ++i) c.args[i] = int8_t(r[i]);
-  push_cold_fix(c);
+  if (!fix_free(test_fl) || zero_mul) {
+    ColdFix c{};
+    c.jump_at = float_test(test_fl, d);
+    c.back = getSize();
+    c.fflags = test_fl;
+    c.d = int8_t(d);
+    c.n = int8_t(in.args.size());
+    c.zero_mul = zero_mul;
+    for (int i = 0; i < 3; ++i) c.args[i] = int8_t(r[i]);
+    push_cold_fix(c);
+  }
   if (fl & ff::Sat) {
     vmaxps(V(d), V(d), const_vec(0));
     vminps(V(d), V(d), const_vec(kOne));

@@ -167,8 +167,12 @@ bool Emitter::mask_only_cmp(ValueId v) {
 // the first of them and the `and`, their masks are still in k5..k7 there
 // (three registers, two taken): the compares make no lanes and the `and`
 // is a kandw and one broadcast. 1: such an `and`; 2: one of its compares.
+// AVX2 (seventeenth session): the same pairs of compares with a constant
+// from the pool (pool_const_cmp, `x > C`: Tesla's range tests) leave their
+// all-ones lanes in their registers (a value only the `and` reads, in
+// register or slot), and the `and` is vpand and one vpsrld: one shift
+// fewer. (No k registers there: the ops between are not restricted.)
 bool Emitter::kand_pair(ValueId v) {
-  if (!z_) return false;
   if (kand_pair_.empty()) {
     const size_t n = f_.insts.size();
     kand_pair_.assign(n, 0);
@@ -180,6 +184,7 @@ bool Emitter::kand_pair(ValueId v) {
         return false;
       for (ValueId a : ci.args)
         if (a >= n || wide(a)) return false;
+      if (!z_ && !pool_const_cmp(c)) return false;
       return plan_.position[c] < plan_.position[u] && plan_.last_use[c] == plan_.position[u];
     };
     for (ValueId u = 0; u < n; ++u) {
@@ -199,7 +204,7 @@ bool Emitter::kand_pair(ValueId v) {
         const Inst& wi = f_.insts[w];
         for (ValueId x : wi.args)
           if (x == a || x == b) ok = false;  // another reader
-        if (wi.op == Opcode::ICmp || !kmask_keeps(w)) ok = false;
+        if (z_ && (wi.op == Opcode::ICmp || !kmask_keeps(w))) ok = false;
       }
       if (!ok) continue;
       kand_pair_[u] = 1;
@@ -516,6 +521,12 @@ bool Emitter::lower_int(ValueId v) {
       return true;
     }
     case Opcode::And: case Opcode::Or: case Opcode::Xor: {
+      if (in.op == Opcode::And && !z_ && kand_pair(v)) {  // AVX2: both compares' all-ones lanes (kand_pair)
+        int a = arg(0), b = arg(1), d = def(v);
+        vand(d, a, b);
+        bool_from_cmp_avx2(d, false);
+        return true;
+      }
       if (in.op == Opcode::And && kand_pair(v)) {  // AVX-512: both compares' masks in k5..k7 (kand_pair)
         const int ka = kmask_find(in.args[0]), kb = kmask_find(in.args[1]);
         if (ka < 0 || kb < 0) throw CompileError("x64 jit: internal: an i1 and's compare masks are not in k5..k7");
@@ -628,7 +639,7 @@ bool Emitter::lower_int(ValueId v) {
         const int d = mask_only ? 0 : def(v);
         vpcmpgtd(V(d), V(a), const_vec(k));
         if (mask_only) select_mask_of_ = v;
-        else bool_from_cmp_avx2(d, false);
+        else if (!kand_pair(v)) bool_from_cmp_avx2(d, false);  // (an `and`'s operand: all-ones lanes)
         return true;
       }
       int a = arg(0), b = arg(1), d = mask_only || kand_pair(v) ? 0 : def(v);

@@ -133,7 +133,7 @@ uint64_t finish(uint64_t r, Type t, uint32_t fl, uint64_t propagate) {
     switch (nan_rule(fl)) {
       case NanRule::AllOnes: r = fbits::all_ones_nan(t); break;
       case NanRule::Propagate: r = propagate != ~0ull ? propagate : fbits::canonical_nan(t); break;
-      default: r = fbits::canonical_nan(t); break;
+      default: r = fbits::canonical_nan(t); break;  // Canonical, and Any (some NaN: this one)
     }
   }
   if (fl & ff::FtzOut) r = fbits::flush(r, t);
@@ -538,9 +538,6 @@ bool lane_op_supported(const LaneOp& o, std::string* why) {
     return fail("result must be twice the argument width");
   if (o.op == Opcode::Bitcast && bit_width(o.type) != bit_width(o.arg_type))
     return fail("bitcast between different widths");
-  if (info.uses_fflags && nan_rule(o.fflags) != NanRule::Canonical && nan_rule(o.fflags) != NanRule::AllOnes &&
-      nan_rule(o.fflags) != NanRule::Propagate)
-    return fail("NaN rule 3 is undefined");
   switch (info.attr) {
     case AttrKind::Sign: if (o.attr > 1) return fail("bad sign attribute"); break;
     case AttrKind::IntPred: if (o.attr > uint8_t(IntPred::Uge)) return fail("bad integer predicate"); break;

@@ -123,7 +123,7 @@ inline const char* const* round_names() {
   return n;
 }
 inline const char* const* nan_names() {
-  static const char* const n[] = {"canonical", "allones", "propagate", "#3"};
+  static const char* const n[] = {"canonical", "allones", "propagate", "any"};
   return n;
 }
 

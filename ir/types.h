@@ -58,6 +58,14 @@ enum class NanRule : uint8_t {
   Canonical = 0,  // the positive quiet NaN: 0x7FC00000 / 0x7E00 / 0x7FF8000000000000
   AllOnes = 1,    // 0x7FFFFFFF / 0x7FFF / 0x7FFFFFFFFFFFFFFF (NVIDIA Tesla)
   Propagate = 2,  // first NaN operand, quieted; a NaN made from non-NaNs is Canonical
+  // Some NaN, not fixed: each engine may leave its own (the x64 tiers the
+  // host's, with no test of the result; the interpreters give Canonical).
+  // Only for values whose NaN lanes reach no result a guest can observe:
+  // Tesla's MAD fast path, whose lanes with a NaN product, residual or sum
+  // all fail its range test and take the exact form's result. Engines
+  // therefore need not agree on these values' NaN bits, and the IR fuzzer
+  // never generates the rule (fuzz/ir_gen.cpp draws 0..2).
+  Any = 3,
 };
 enum class Round : uint8_t { NearestEven = 0, TowardZero = 1, Down = 2, Up = 3 };
 

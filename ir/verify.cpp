@@ -235,9 +235,6 @@ std::string Verifier::check_attrs(BlockId b, ValueId v) {
   if (info.uses_fflags) {
     uint32_t known = ff::FtzIn | ff::FtzOut | ff::Sat | ff::ZeroMul | ff::NanMask | ff::RoundMask;
     if (in.fflags & ~known) return where(b, v) + "unknown float flag bits";
-    if (nan_rule(in.fflags) != NanRule::Canonical && nan_rule(in.fflags) != NanRule::AllOnes &&
-        nan_rule(in.fflags) != NanRule::Propagate)
-      return where(b, v) + "NaN rule 3 is undefined";
   }
   if (info.clustered && !valid_cluster_imm(in.imm))
     return where(b, v) + "cluster width " + std::to_string(in.imm) + " is not 1, 2, 4, 8, 16 or 32 (0: the whole warp)";
@@ -341,7 +338,7 @@ const std::array<QuickOp, kNumOpcodes>& quick_ops() {
     if (in.fflags != 0) return false;
   } else {
     constexpr uint32_t known = ff::FtzIn | ff::FtzOut | ff::Sat | ff::ZeroMul | ff::NanMask | ff::RoundMask;
-    if ((in.fflags & ~known) || nan_rule(in.fflags) == NanRule(3)) return false;
+    if (in.fflags & ~known) return false;
   }
   switch (in.op) {
     case Opcode::Const:

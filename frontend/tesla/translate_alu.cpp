@@ -540,7 +540,7 @@ V Translator::fmad(V x, V y, V z) {
   if (inside_loop(pc)) return fmad_exact(x, y, z);
   auto F = [&](V v) { return b.bitcast(Type::F32, v); };
   auto I = [&](V v) { return b.bitcast(Type::I32, v); };
-  V fx = F(x), fy = F(y), fz = F(z);
+  V fx = F(x), fy = F(y);
   // Only the product reads its factors flushed: in a lane that passes the
   // test below no operand of the residual and the sum is a denormal (the
   // factors are not, or the flushed product would be zero; the product is
@@ -549,8 +549,19 @@ V Translator::fmad(V x, V y, V z) {
   // get FtzIn only where that is free (mad_daz_flags: the whole function
   // flushes, so the x64 tiers run it in DAZ mode); elsewhere the host would
   // flush x and y a second time.
-  V pn = I(b.fmul(fx, fy, float_flags(true, false)));
-  V err = I(mad_op(b.ffma(fx, fy, b.fneg(F(pn)), float_flags(false, false))));
+  // NanRule::Any on the three ops: a NaN product (NaN, inf * 0 or inf
+  // factors), whatever its bits, has the exponent field 0xff and fails
+  // `in_range` below; a NaN residual comes only from such a product; the
+  // sum of a lane that passes is never a NaN. So every lane whose value is
+  // a NaN takes the exact form's result, and the x64 tiers leave out the
+  // three NaN tests (and fixes) the AllOnes rule costs.
+  auto any_nan = [](uint32_t fl) { return ir::with_nan(fl, ir::NanRule::Any); };
+  // (Each bitcast comes after its operand's last other reader, so the x64
+  // tiers give it the operand's register instead of a copy: the product's
+  // after the residual, z's after its range test.)
+  V p = b.fmul(fx, fy, any_nan(float_flags(true, false)));
+  V err = I(mad_op(b.ffma(fx, fy, b.fneg(p), any_nan(float_flags(false, false)))));
+  V pn = I(p);
   // Rounded away from zero: the error has the other sign than the product
   // and is not a zero. With s = pn >> 31 (arithmetic: 0 or -1), (err ^ s) -
   // s is err's bits, negated as an integer when pn is negative, so its sign
@@ -576,7 +587,7 @@ V Translator::fmad(V x, V y, V z) {
   // their own: a constant the exact block also reads would be stored to the
   // frame in every strip of this one.)
   V common = b.and_(in_range, b.icmp(ir::IntPred::Sgt, b.iadd(shl(z, 1), b.i32(0x81000000u)), b.i32(0x81ffffffu)));
-  V r = I(mad_op(b.fadd(F(pt), fz, float_flags(false, false))));
+  V r = I(mad_op(b.fadd(F(pt), F(z), any_nan(float_flags(false, false)))));
   const ir::BlockId exact = f.add_block(), join = f.add_block();
   b.set_var(kVarMadResult, r);
   b.cond_br(b.any(b.not_(common), mask()), exact, join);

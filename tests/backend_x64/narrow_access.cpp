@@ -19,6 +19,7 @@
 
 #include "../backend/compare.h"
 #include "backend_x64/jit.h"
+#include "tests/backend_x64/tier_compile.h"
 
 namespace gpurc_test_backend_x64_narrow_access {  // one namespace per file: unity builds (CMakeLists.txt)
 
@@ -410,6 +411,76 @@ TEST_CASE("x64 narrow address: under the unlaunched-lanes contract an entry-mask
     const size_t stores = tier == x64::Tier::Avx2 ? 4 : 2;  // 128 bytes of zeros
     const size_t with = zero_stores(make(true)), without = zero_stores(make(false));
     CHECK_MESSAGE(with + stores <= without, x64::tier_name(tier) << ": " << with << " vs " << without);
+  }
+}
+
+TEST_CASE("x64 memory: a load whose other lanes nothing reads keeps no zeroed slot") {
+  // c = (var m != 0); out = load [x] under c; store out * 3 + 1 at [x] under
+  // c; vote = any(out > 5, c) stored as a var (a uniform value). Nothing
+  // reads out's lanes outside c, so its slot is not zeroed per warp
+  // (load_off_lanes_unread, emitter.cpp); the variant that also stores out
+  // + 1 to a var (every lane read) keeps the zeroing. Both against the
+  // interpreter with partial, random and full masks, under full and partial
+  // launches.
+  auto make = [](bool var_reader) {
+    ir::Function f;
+    f.add_var("x", Type::I32);
+    f.add_var("m", Type::I32);
+    f.add_var("vote", Type::I1);
+    f.add_var("out", Type::I32);
+    f.add_block("entry");
+    ir::Builder b(f);
+    auto x = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 0);
+    auto m = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 1);
+    auto c = b.icmp(ir::IntPred::Ne, m, b.i32(0));
+    auto a = b.zext(Type::I64, x);
+    auto out = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, a, c);
+    auto v = b.binary(Opcode::IAdd, b.binary(Opcode::IMul, out, b.i32(3)), b.i32(1));
+    b.store(ir::Space::Global, ir::AddrClass::Random, a, v, c);
+    b.emit(Opcode::StoreVar, Type::Void, {b.emit(Opcode::Any, Type::I1, {b.icmp(ir::IntPred::Ugt, out, b.i32(5)), c})}, 0, 0, 2);
+    if (var_reader) b.emit(Opcode::StoreVar, Type::Void, {b.binary(Opcode::IAdd, out, b.i32(1))}, 0, 0, 3);
+    b.ret();
+    f.compute_preds();
+    REQUIRE(ir::verify(f) == "");
+    return f;
+  };
+  std::mt19937_64 rng(1717);
+  for (bool var_reader : {false, true}) {
+    ir::Function f = make(var_reader);
+    for (int k = 0; k < 24; ++k) {
+      RunSpec s;
+      s.vars.resize(f.vars_bytes());
+      fill_random(s.vars, rng);
+      s.memory = true;
+      s.memory_bytes = kMemBytes;
+      s.memory_init.resize(kMemBytes);
+      fill_random(s.memory_init, rng);
+      s.window = true;
+      s.entry_mask = k % 3 == 0 ? ~0u : k % 3 == 1 ? ~0u >> (k % 32) : uint32_t(rng()) | 1u;
+      const uint32_t off = k % 8 == 7 ? 1000 : 128 + 4 * uint32_t(rng() % 64);  // k % 8 == 7: faults
+      const uint32_t mask = k % 4 == 0 ? ~0u : k % 4 == 1 ? ~0u >> (k % 29) : uint32_t(rng());
+      for (unsigned l = 0; l < 32; ++l) {
+        set_lane(s.vars, f, 0, l, uint32_t(kMemBase) + off + 4 * l);
+        set_lane(s.vars, f, 1, l, mask >> l & 1 ? uint32_t(rng()) | 1u : 0u);
+      }
+      check_all_tiers(f, s, "var reader " + std::to_string(var_reader) + " k " + std::to_string(k));
+    }
+  }
+  for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
+    auto zero_stores = [&](const ir::Function& g) {
+      const std::string text = gpurc::test::compile_for_tier(g, tier)->disassemble();
+      // Stores of vector register 0 (the zeros) to the frame.
+      size_t n = 0;
+      for (size_t p = text.find("[r12"); p != std::string::npos; p = text.find("[r12", p + 1)) {
+        const size_t eol = text.find('\n', p), line = text.rfind('\n', p) + 1;
+        const std::string l = text.substr(line, eol - line);
+        if (l.find("vmovdq") != std::string::npos && (l.ends_with("], ymm0") || l.ends_with("], zmm0"))) ++n;
+      }
+      return n;
+    };
+    const size_t stores = tier == x64::Tier::Avx2 ? 4 : 2;  // 128 bytes of zeros
+    const size_t unread = zero_stores(make(false)), read = zero_stores(make(true));
+    CHECK_MESSAGE(unread + stores <= read, x64::tier_name(tier) << ": " << unread << " vs " << read);
   }
 }
 

@@ -15,7 +15,10 @@
 //    (with `x < C` beside it, which keeps its forms);
 //  - an ffma whose addend is an fneg right before it, read only there, is
 //    one vfmsub231ps (fneg_fma_of; the MAD's residual), in and out of DAZ
-//    mode, and the cases it must leave alone (the Propagate NaN rule).
+//    mode, and the cases it must leave alone (the Propagate NaN rule);
+//  - a float op with the Any NaN rule (the MAD's fast path) has no NaN test
+//    and no fix (FtzOut keeps its test); its non-NaN lanes are the
+//    interpreter's bits, its NaN lanes some NaN.
 // (One file named to sort last: a unity batch that includes tests/backend's
 // tiers.h before a file using both x64 and backend::test names breaks it.)
 #include <doctest/doctest.h>
@@ -216,7 +219,98 @@ ir::Function fneg_fma_function(bool daz) {
   b.ret();
   return f;
 }
+constexpr uint32_t kAny = uint32_t(ir::NanRule::Any) << ir::ff::NanShift;
+
+// The MAD fast path's ops with NaN rule `rule`, in DAZ mode (FtzIn on every
+// op) or not (an fsqrt keeps IEEE mode), beside a Sat and an FtzOut op.
+ir::Function nan_rule_function(bool daz, uint32_t rule) {
+  ir::Function f;
+  for (const char* n : {"a", "b", "c"}) f.add_var(n, Type::F32);
+  f.add_block("entry");
+  ir::Builder b(f);
+  auto a = b.emit(Opcode::LoadVar, Type::F32, {}, 0, 0, 0);
+  auto x = b.emit(Opcode::LoadVar, Type::F32, {}, 0, 0, 1);
+  auto c = b.emit(Opcode::LoadVar, Type::F32, {}, 0, 0, 2);
+  const uint32_t in = daz ? ir::ff::FtzIn : 0;
+  auto p = b.fmul(a, x, ir::ff::FtzIn | rule);  // the product
+  std::vector<ir::ValueId> outs = {
+      p,
+      b.ffma(a, x, b.fneg(p), in | rule),                          // the residual (one vfmsub)
+      b.fadd(p, c, in | rule),                                     // the sum
+      b.binary(Opcode::FSub, x, c, 0, in | rule | ir::ff::Sat | (daz ? ir::ff::FtzOut : 0)),  // NaN lanes -> +0
+      b.fmul(a, c, in | rule | ir::ff::FtzOut),                    // keeps its test (the flush)
+  };
+  if (!daz) outs.push_back(b.emit(Opcode::FSqrt, Type::F32, {a}, 0, rule));
+  for (size_t i = 0; i < outs.size(); ++i)
+    b.emit(Opcode::StoreVar, Type::Void, {outs[i]}, 0, 0, f.add_var("out" + std::to_string(i), Type::F32));
+  b.ret();
+  return f;
+}
+
+// The number of result tests in the code before the epilogue's `ret`: one
+// vptest (AVX2) or kortestw (AVX-512) each.
+size_t result_tests(const std::string& text, x64::Tier tier) {
+  const size_t ret = text.find(" ret");
+  REQUIRE(ret != std::string::npos);
+  return count_lines_with(text.substr(0, ret), tier == x64::Tier::Avx2 ? "vptest" : "kortestw");
+}
 }  // namespace
+
+TEST_CASE("x64 jit: the Any NaN rule has no result test, and its non-NaN lanes are exact") {
+  for (bool daz : {false, true}) {
+    CAPTURE(daz);
+    ir::Function f = nan_rule_function(daz, kAny);
+    REQUIRE(ir::verify(f) == "");
+    ir::Function g = nan_rule_function(daz, kNan);
+    for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
+      CAPTURE(x64::tier_name(tier));
+      const std::string text = gpurc::test::compile_for_tier(f, tier)->disassemble();
+      CHECK((text.find("0x1FC0") != std::string::npos) == daz);
+      // One FtzOut op keeps its test (in DAZ mode the stored Sat difference is
+      // flushed at its store, without one).
+      CHECK_MESSAGE(result_tests(text, tier) == 1, text);
+      CHECK(result_tests(gpurc::test::compile_for_tier(g, tier)->disassemble(), tier) >= 5);
+    }
+    // Every tier against the interpreter (which gives the canonical NaN):
+    // equal bits, except that a NaN may be any NaN.
+    std::mt19937_64 rng(daz ? 91 : 92);
+    const int runs = std::getenv("GPURC_TEST_LIGHT") ? 60 : 300;
+    size_t nan_lanes = 0;
+    auto ref = ir::make_ir_interpreter(f);
+    for (Tier t : host_tiers()) {
+      std::string err;
+      JitOptions o;
+      o.tier = t;
+      auto jit = compile(f, o, &err);
+      REQUIRE_MESSAGE(jit, err);
+      for (int k = 0; k < runs; ++k) {
+        RunSpec s;
+        s.vars.resize(f.vars_bytes());
+        fill_random(s.vars, rng);
+        for (uint32_t v = 0; v < 3; ++v)
+          for (unsigned l = 0; l < 32; ++l) set_lane(s.vars, f, v, l, operand(rng));
+        Outcome want = run_one(*ref, f, s), got = run_one(*jit, f, s);
+        REQUIRE(want.status == ir::RunStatus::Done);
+        REQUIRE(got.status == ir::RunStatus::Done);
+        for (uint32_t var = 3; var < f.vars.size(); ++var)
+          for (unsigned l = 0; l < 32; ++l) {
+            const uint32_t w = uint32_t(get_lane(want.vars, f, var, l)), h = uint32_t(get_lane(got.vars, f, var, l));
+            auto is_nan = [](uint32_t u) { return (u & 0x7fffffffu) > 0x7f800000u; };
+            CAPTURE(tier_name(t));
+            CAPTURE(var);
+            CAPTURE(l);
+            if (is_nan(w)) {
+              CHECK(is_nan(h));
+              ++nan_lanes;
+            } else {
+              CHECK(w == h);
+            }
+          }
+      }
+    }
+    CHECK(nan_lanes > 0);
+  }
+}
 
 TEST_CASE("x64 jit: ffma of an fneg right before it is one vfmsub, exactly") {
   for (bool daz : {false, true}) {

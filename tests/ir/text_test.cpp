@@ -5,6 +5,7 @@
 
 #include "ir/builder.h"
 #include "ir/ir.h"
+#include "ir/scalar.h"
 #include "random_ir.h"
 
 namespace gpurc_test_ir_text_test {  // one namespace per file: unity builds (CMakeLists.txt)
@@ -73,6 +74,30 @@ TEST_CASE("text: round trip of hand-built functions") {
   for (ValueId v = 0; v < f.insts.size(); ++v) CHECK(same_inst(f.insts[v], g.insts[v]));
   CHECK(g.blocks[0].name == "entry");
   CHECK(g.blocks[2].preds == f.blocks[2].preds);
+}
+
+TEST_CASE("text: the Any NaN rule prints, parses, verifies and evaluates to some NaN") {
+  Function f;
+  f.add_block("entry");
+  f.add_var("r0", Type::F32);
+  Builder b(f);
+  ValueId x = b.get_var(0);
+  ValueId inf = b.f32_bits(0x7f800000);
+  ValueId m = b.binary(Opcode::FMul, x, inf, 0, with_nan(ff::FtzIn, NanRule::Any));
+  b.set_var(0, m);
+  b.ret();
+  f.compute_preds();
+  CHECK(verify(f) == "");
+  const std::string t = print(f);
+  CHECK(t.find("fmul f32 %0, %1 [ftz_in, nan=any]") != std::string::npos);
+  Function g;
+  std::string err;
+  REQUIRE_MESSAGE(parse(t, g, err), err);
+  CHECK(verify(g) == "");
+  CHECK(g.insts[m].fflags == f.insts[m].fflags);
+  // The interpreter's NaN for the rule (0 * inf) is the canonical one.
+  uint64_t args[2] = {0, 0x7f800000};
+  CHECK(eval_lane(lane_op(f, m), args) == 0x7fc00000u);
 }
 
 TEST_CASE("text: the launch-contract header lines round trip") {

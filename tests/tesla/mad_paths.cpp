@@ -207,6 +207,8 @@ void check_common_case(const gpurc::ir::Function& f, bool daz) {
       const auto& in = f.insts[v];
       if (in.op != Opcode::FMul || !(in.fflags & gpurc::ir::ff::FtzIn)) continue;
       ++products;
+      // No NaN test on these three (their NaN lanes fail the test).
+      CHECK(gpurc::ir::nan_rule(in.fflags) == gpurc::ir::NanRule::Any);
       size_t fmas = 0, sums = 0;
       bool seen = false;
       for (auto w : b.insts) {
@@ -217,6 +219,7 @@ void check_common_case(const gpurc::ir::Function& f, bool daz) {
         if (wi.op == Opcode::FFma || wi.op == Opcode::FAdd) {
           CHECK(((wi.fflags & gpurc::ir::ff::FtzIn) != 0) == daz);
           CHECK((wi.fflags & gpurc::ir::ff::FtzOut) == 0);
+          CHECK(gpurc::ir::nan_rule(wi.fflags) == gpurc::ir::NanRule::Any);
           ++(wi.op == Opcode::FFma ? fmas : sums);
         }
       }
@@ -226,13 +229,17 @@ void check_common_case(const gpurc::ir::Function& f, bool daz) {
   }
   CHECK(products == 3);
   // Every float op of the function flushes its inputs exactly when `daz`
-  // says (the exact form's ops too), except the SFU op of the other variant.
+  // says (the exact form's ops too), except the SFU op of the other variant;
+  // only the common cases' nine ops have the Any NaN rule.
+  size_t any_rule = 0;
   for (const auto& b : f.blocks)
     for (auto v : b.insts) {
       const auto& in = f.insts[v];
       if (in.op == Opcode::FAdd || in.op == Opcode::FMul || in.op == Opcode::FFma || in.op == Opcode::FSub)
         if (daz) CHECK((in.fflags & gpurc::ir::ff::FtzIn) != 0);
+      if (gpurc::ir::op_info(in.op).uses_fflags) any_rule += gpurc::ir::nan_rule(in.fflags) == gpurc::ir::NanRule::Any;
     }
+  CHECK(any_rule == 9);
 }
 
 TEST_CASE("tesla mad: the common case's shape (one vote outside loops, none inside)") {
@@ -259,10 +266,18 @@ TEST_CASE("tesla mad: the common case's shape (one vote outside loops, none insi
   CHECK(count_op(h, Opcode::FFma) == 1);
 }
 
+// A NaN result of an op with the Any NaN rule, as an engine may leave it:
+// with `rng`, a random NaN of either sign (recorded in *nans), else the
+// interpreter's.
+struct AnyNans {
+  std::mt19937* rng = nullptr;
+  size_t nans = 0;
+};
+
 // One lane of value v of the translated (pre-pass) IR, its vars read from
 // `vars` (register values by var index); pure ops through ir::eval_lane.
 uint64_t eval_value(const gpurc::ir::Function& f, gpurc::ir::ValueId v, const std::map<uint64_t, uint64_t>& vars,
-                    std::map<gpurc::ir::ValueId, uint64_t>& memo) {
+                    std::map<gpurc::ir::ValueId, uint64_t>& memo, AnyNans& any) {
   using gpurc::ir::Opcode;
   if (auto it = memo.find(v); it != memo.end()) return it->second;
   const auto& in = f.insts[v];
@@ -273,11 +288,16 @@ uint64_t eval_value(const gpurc::ir::Function& f, gpurc::ir::ValueId v, const st
     r = it->second;
   } else {
     std::vector<uint64_t> args;
-    for (auto a : in.args) args.push_back(eval_value(f, a, vars, memo));
+    for (auto a : in.args) args.push_back(eval_value(f, a, vars, memo, any));
     const gpurc::ir::LaneOp op = gpurc::ir::lane_op(f, v);
     std::string why;
     REQUIRE_MESSAGE(gpurc::ir::lane_op_supported(op, &why), why << " op " << int(in.op));
     r = gpurc::ir::eval_lane(op, args.data());
+    if (any.rng && in.type == gpurc::ir::Type::F32 && gpurc::ir::op_info(in.op).uses_fflags &&
+        gpurc::ir::nan_rule(in.fflags) == gpurc::ir::NanRule::Any && (r & 0x7fffffffu) > 0x7f800000u) {
+      r = ((*any.rng)() & 0x80000000u) | 0x7f800000u | (1u + (*any.rng)() % 0x7fffffu);
+      ++any.nans;
+    }
   }
   memo[v] = r;
   return r;
@@ -288,7 +308,10 @@ TEST_CASE("tesla mad: the common case's test takes exactly the lanes it should")
   // definition: the product of the flushed factors rounded to nearest in
   // [2^-100, 2^127) and source 3 a finite normal. A test that rejected
   // ordinary lanes would still give exact results (through the exact
-  // block), only slowly: this is what catches it.
+  // block), only slowly: this is what catches it. The fast path's ops have
+  // the Any NaN rule: their NaN results are drawn at random here (any NaN
+  // an engine may leave), and the test must not change with them, nor may
+  // a lane that passes it see such a NaN.
   using gpurc::ir::Opcode;
   gpurc::ir::Function f = translated("add f32 $r5 (mul $r1 $r2) $r3\nexit nop\n");
   gpurc::ir::ValueId vote_arg = gpurc::ir::kNoValue;
@@ -296,6 +319,12 @@ TEST_CASE("tesla mad: the common case's test takes exactly the lanes it should")
     for (auto v : b.insts)
       if (f.insts[v].op == Opcode::Any) vote_arg = f.insts[v].args[0];
   REQUIRE(vote_arg != gpurc::ir::kNoValue);
+  gpurc::ir::ValueId sum = gpurc::ir::kNoValue;  // the fast path's fadd
+  for (const auto& b : f.blocks)
+    for (auto v : b.insts)
+      if (f.insts[v].op == Opcode::FAdd && sum == gpurc::ir::kNoValue) sum = v;
+  REQUIRE(sum != gpurc::ir::kNoValue);
+  REQUIRE(gpurc::ir::nan_rule(f.insts[sum].fflags) == gpurc::ir::NanRule::Any);
   auto var_of = [&](const std::string& n) {
     for (size_t i = 0; i < f.vars.size(); ++i)
       if (f.vars[i].name == n) return uint64_t(i);
@@ -305,7 +334,7 @@ TEST_CASE("tesla mad: the common case's test takes exactly the lanes it should")
   const uint64_t r1 = var_of("r1"), r2 = var_of("r2"), r3 = var_of("r3");
   auto flush = [](uint32_t v) { return (v & 0x7f800000u) == 0 ? v & 0x80000000u : v; };
   std::mt19937 rng(77);
-  size_t taken = 0;
+  size_t taken = 0, any_nan_lanes = 0;
   const int n = light() ? 4000 : 40000;
   for (int k = 0; k < n; ++k) {
     uint32_t x, y, z;
@@ -318,12 +347,19 @@ TEST_CASE("tesla mad: the common case's test takes exactly the lanes it should")
     const uint32_t e = (bits_of(fx * fy) >> 23) & 0xff, ez = (z >> 23) & 0xff;
     const bool common = e >= 0x1b && e < 0xfe && ez >= 1 && ez < 0xff;
     std::map<gpurc::ir::ValueId, uint64_t> memo;
-    const uint64_t not_common = eval_value(f, vote_arg, {{r1, x}, {r2, y}, {r3, z}}, memo);
+    AnyNans any{&rng};
+    const uint64_t not_common = eval_value(f, vote_arg, {{r1, x}, {r2, y}, {r3, z}}, memo, any);
+    // The sum (the fast path's result; evaluated with the same memo, so
+    // with the same NaN draws).
+    (void)eval_value(f, sum, {{r1, x}, {r2, y}, {r3, z}}, memo, any);
     INFO(std::hex << x << " " << y << " " << z);
     CHECK(not_common == (common ? 0u : 1u));
+    if (common) CHECK(any.nans == 0);
     taken += common;
+    any_nan_lanes += any.nans != 0;
   }
   CHECK(taken > size_t(n) / 3);  // the ordinary third at least
+  CHECK(any_nan_lanes > 0);      // and NaN draws in others
 }
 
 TEST_CASE("tesla mad: after a loop, the common case inline again, bit-exact") {
