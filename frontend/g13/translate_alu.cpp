@@ -214,12 +214,17 @@ bool Translator::float_arith(const Insn& in, const std::string& n, std::string& 
   if (ct == Type::F64) {
     // One rounding to f16 as the interpreter does: the f64 result must be
     // rounded to odd (an f64 rounded to nearest and then to f16 can round
-    // twice). Round to odd = truncate, then set the last bit if inexact
-    // (truncated != rounded up). Saturation applies to that exact-enough value.
+    // twice). Round to odd = truncate, then set the last bit if inexact.
+    // Inexact is "rounded up != rounded down": truncation equals one of the
+    // two on either side of zero (down for positive results, up for negative
+    // ones), so comparing it with one direction misses the other sign.
+    // Saturation applies to that exact-enough value.
     const ValueId tz = b_.ffma(a, b, c, ir::with_round(0, ir::Round::TowardZero));
     const ValueId up = b_.ffma(a, b, c, ir::with_round(0, ir::Round::Up));
+    const ValueId down = b_.ffma(a, b, c, ir::with_round(0, ir::Round::Down));
     const ValueId tz_bits = b_.bitcast(Type::I64, tz);
-    const ValueId inexact = b_.icmp(IntPred::Ne, tz_bits, b_.bitcast(Type::I64, up));
+    const ValueId inexact =
+        b_.icmp(IntPred::Ne, b_.bitcast(Type::I64, down), b_.bitcast(Type::I64, up));
     const ValueId odd = b_.select(inexact, b_.or_(tz_bits, b_.i64(1)), tz_bits);
     r = b_.bitcast(Type::F64, odd);
     if (flags & ff::Sat) {
