@@ -111,6 +111,7 @@ Emitter::Emitter(const Function& f, Tier tier, size_t max_code, uint8_t* buffer,
   if (has_phis_) frame_bytes_ = kLaunchMaskBytes;  // launch masks at frame offset 0
   ir::StageTimer t("indexed memory plan");
   plan_indexed_memory();
+  find_load_homes();
   plan_vote_nots();
   lane_equal_values();
   plan_uniform_index_folds();
@@ -225,6 +226,7 @@ void Emitter::find_var_homes() {
 
 Address Emitter::strip_mem(ValueId v, int half) {
   if (var_home_[v] >= 0) return var_mem(uint32_t(var_home_[v]), half);
+  if (load_homed(v)) return load_home_ref(v).address();
   uint32_t s = slot(v);
   // lane rbp: the second strip of an interleaved loop (loops.cpp)
   if (wide(v)) return ptr[lane_exp_[0][strip_alt_][1] + int(s + half * vbytes_)];
@@ -240,6 +242,7 @@ Address Emitter::var_mem(uint32_t var, int half) {
 // (The registers of lane_exp_: r12 frame / r13 vars, r14 or rbp the lane offset.)
 MemRef Emitter::strip_ref(ValueId v, int half) {
   if (var_home_[v] >= 0) return var_ref(uint32_t(var_home_[v]), half);
+  if (load_homed(v)) return load_home_ref(v);
   const uint32_t s = slot(v);
   const uint8_t lane = strip_alt_ ? 5 : 14;
   if (wide(v)) return MemRef{12, lane, 2, int32_t(s + half * vbytes_)};
@@ -1066,14 +1069,27 @@ void Emitter::emit_warp_op(ValueId v) {
   }
   d->res_slot = in.type == ir::Type::Void ? 0 : slot(v);
   d->value = v;
-  Label done;
+  Label done, home_done;
+  const bool home = load_homed(v);  // the contiguous path sets the cell and jumps to home_done
+  if (home) {
+    load_home_active_cell_ = load_home_cell_[v];
+    load_home_active_slot_ = slot(v);
+    load_home_done_ = &home_done;
+  }
   bool fast = emit_memory_fast(v, done);  // falls through to the helper when it cannot do the access
+  load_home_active_cell_ = -1;
+  load_home_done_ = nullptr;
   mov(rdi, reinterpret_cast<uint64_t>(d.get()));
   mov(rsi, rbx);
   call_abs(reinterpret_cast<const void*>(&rt::run_warp_op));
   test(eax, eax);
   jnz(fault_return_, T_NEAR);
   if (fast) L(done);
+  if (home) {  // every other path filled the slot: the cell points at it
+    lea(rax, ptr[r12 + int(slot(v))]);
+    mov(qword[r12 + load_home_cell_[v]], rax);
+    L(home_done);
+  }
   warp_ops.push_back(std::move(d));
   vals_[v].in_frame = true;
 }

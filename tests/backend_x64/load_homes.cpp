@@ -1,0 +1,222 @@
+// Load homes (seventeenth session, Emitter::find_load_homes in
+// backend_x64/memory_fast.cpp): a 4-byte load read only by strip ops of its
+// block that take operands through use() / strip_mem, with no op between the
+// load and its last reader that can write memory, keeps its result where the
+// all-lanes contiguous access found it (a pointer cell holding the host
+// address) instead of moving it to its frame slot; every other path fills
+// the slot and points the cell at it. Each shape is compared with the IR
+// interpreter on every host tier (results, memory, fault kind / lane /
+// address): homed pairs read by an add, a compare and a select, a store
+// between the load and its reader (that reader must see the old data, so
+// the load is not homed), a load after a store to the same addresses, a
+// result read in a later block and through a phi, a store of the loaded
+// value, the indexed (G13) address shape, more loads than home registers;
+// with full, partial and random entry and exec masks, runs at and past the
+// window's edges (faults), misaligned and out-of-run lanes.
+#include <doctest/doctest.h>
+
+#include <cstring>
+
+#include "../backend/compare.h"
+#include "backend_x64/jit.h"
+
+namespace gpurc_test_backend_x64_load_homes {  // one namespace per file: unity builds (CMakeLists.txt)
+
+using namespace gpurc;
+using namespace gpurc::backend::test;
+using ir::Opcode;
+using ir::Type;
+
+namespace {
+
+constexpr uint64_t kHomesMemBase = 0x10000;  // TestMemory's base
+constexpr size_t kHomesMemBytes = 1024;
+
+enum class Shape { Pair, StoreBetween, StoreBefore, LaterBlock, Phi, StoreLoaded, Indexed, Many };
+constexpr Shape kShapes[] = {Shape::Pair,   Shape::StoreBetween, Shape::StoreBefore, Shape::LaterBlock,
+                             Shape::Phi,    Shape::StoreLoaded,  Shape::Indexed,     Shape::Many};
+
+// vars x, y (i32 addresses or indices), mask (i1), c (f32), out, out2 (f32).
+ir::Function homes_function(Shape shape) {
+  ir::Function f;
+  f.add_var("x", Type::I32);
+  f.add_var("y", Type::I32);
+  f.add_var("mask", Type::I1);
+  f.add_var("c", Type::F32);
+  f.add_var("out", Type::F32);
+  f.add_var("out2", Type::F32);
+  const ir::BlockId entry = f.add_block("entry");
+  const ir::BlockId next = f.add_block("next");
+  ir::Builder b(f);
+  b.set_block(entry);
+  auto var = [&](uint32_t i) { return b.emit(Opcode::LoadVar, f.vars[i].type, {}, 0, 0, i); };
+  auto set = [&](uint32_t i, ir::ValueId v) { b.emit(Opcode::StoreVar, Type::Void, {v}, 0, 0, i); };
+  const auto x = var(0), y = var(1), c = var(3);
+  const auto mask = shape == Shape::Pair || shape == Shape::Indexed ? b.entry_mask() : var(2);
+  auto addr = [&](ir::ValueId i) {
+    if (shape == Shape::Indexed) return b.iadd(b.i64(kHomesMemBase), b.shl(b.zext(Type::I64, i), b.i32(2)));
+    return b.zext(Type::I64, i);
+  };
+  auto load = [&](ir::ValueId a) {
+    return b.bitcast(Type::F32, b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, a, mask));
+  };
+  auto store = [&](ir::ValueId a, ir::ValueId v) {
+    b.store(ir::Space::Global, ir::AddrClass::Random, a, b.bitcast(Type::I32, v), mask);
+  };
+  const uint32_t ftz = ir::ff::FtzIn | ir::ff::FtzOut;
+  switch (shape) {
+    case Shape::Pair: case Shape::Indexed: {
+      auto p = load(addr(x)), q = load(addr(y));
+      set(4, b.fadd(p, q, ftz));
+      set(5, b.select(b.fcmp(ir::FloatPred::Olt, p, q), p, b.fmul(q, c)));
+      b.ret();
+      break;
+    }
+    case Shape::StoreBetween: {  // the store must not change what the bitcast and the add read
+      auto p = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, addr(x), mask);
+      store(addr(y), c);
+      set(4, b.fadd(b.bitcast(Type::F32, p), c));
+      set(5, b.fadd(load(addr(x)), c));
+      b.ret();
+      break;
+    }
+    case Shape::StoreBefore: {
+      store(addr(y), c);
+      auto p = load(addr(x));
+      set(4, b.fadd(p, c));
+      b.ret();
+      break;
+    }
+    case Shape::LaterBlock: {
+      auto p = load(addr(x));
+      set(5, b.fneg(p));
+      b.br(next);
+      b.set_block(next);
+      set(4, b.fadd(p, c));
+      b.ret();
+      break;
+    }
+    case Shape::Phi: {
+      auto p = load(addr(x));
+      auto q = b.fabs(load(addr(y)));
+      b.cond_br(b.fcmp(ir::FloatPred::Olt, c, b.f32(0.5f)), next, next);
+      b.set_block(next);
+      set(4, b.fadd(b.emit(Opcode::Phi, Type::F32, {p, p}), q));
+      b.ret();
+      break;
+    }
+    case Shape::StoreLoaded: {
+      auto p = load(addr(x));
+      store(addr(y), p);
+      set(4, b.fneg(p));
+      b.ret();
+      break;
+    }
+    case Shape::Many: {  // eight loads in one block: more than the six home registers
+      ir::ValueId sum = c;
+      std::vector<ir::ValueId> loads;
+      for (uint32_t k = 0; k < 8; ++k) loads.push_back(load(addr(b.iadd(k % 2 ? y : x, b.i32(4 * k)))));
+      for (ir::ValueId p : loads) sum = b.fadd(sum, p);
+      set(4, sum);
+      set(5, b.fmin(ir::MinMaxNan::NumberWins, loads[0], loads[7]));
+      b.ret();
+      break;
+    }
+  }
+  if (shape != Shape::LaterBlock && shape != Shape::Phi) {
+    b.set_block(next);
+    b.ret();
+  }
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("x64 load homes: homed and unhomed loads, masks, window edges, stores around them") {
+  std::mt19937_64 rng(171);
+  const int per_shape = std::getenv("GPURC_TEST_LIGHT") ? 16 : 48;
+  for (Shape shape : kShapes) {
+    const ir::Function f = homes_function(shape);
+    const bool indexed = shape == Shape::Indexed;
+    for (int k = 0; k < per_shape; ++k) {
+      RunSpec s;
+      s.vars.resize(f.vars_bytes());
+      fill_random(s.vars, rng);
+      s.memory = true;
+      s.memory_bytes = kHomesMemBytes;
+      s.memory_init.resize(kHomesMemBytes);
+      fill_random(s.memory_init, rng);
+      // Some subnormal and NaN data (the add's flush and NaN rules).
+      for (size_t o = 0; o + 4 <= kHomesMemBytes; o += 4 * (1 + rng() % 9)) {
+        const uint32_t special[] = {0x00000001u, 0x807fffffu, 0x7fc00001u, 0xff800000u, 0x3f800000u};
+        std::memcpy(&s.memory_init[o], &special[rng() % 5], 4);
+      }
+      s.window = true;
+      s.window_offset = 128;
+      s.window_bytes = 640;
+      switch (k % 4) {
+        case 0: case 1: s.entry_mask = ~0u; break;
+        case 2: s.entry_mask = ~0u << (rng() % 32); break;
+        default: s.entry_mask = uint32_t(rng()) | 1u; break;
+      }
+      // Lane 0's offsets in the memory: inside, at the window's ends, past them.
+      auto start = [&]() -> int64_t {
+        switch (rng() % 6) {
+          case 0: return 128;
+          case 1: return 128 + 640 - 128;         // the run ends at the window's end
+          case 2: return 128 + 640 - 128 + 4;     // one element past it
+          case 3: return 124;                     // one element before the window
+          default: return 128 + 4 * int64_t(rng() % 96);
+        }
+      };
+      const int64_t ox = start(), oy = k % 3 == 0 ? ox : start();  // k % 3 == 0: the same addresses
+      const int disturb = int(rng() % 4);  // 1: one lane misaligned, 2: one lane off the run
+      const unsigned odd = unsigned(rng() % 32);
+      for (unsigned l = 0; l < 32; ++l) {
+        auto lane_value = [&](int64_t off) {
+          int64_t a = off + 4 * int64_t(l);
+          if (l == odd && disturb == 1) a += 1 + int64_t(rng() % 3);
+          if (l == odd && disturb == 2) a += 12;
+          // indexed: the element index from kHomesMemBase (a misaligned one rounds down)
+          return indexed ? uint32_t(a / 4) : uint32_t(kHomesMemBase + uint64_t(a));
+        };
+        set_lane(s.vars, f, 0, l, lane_value(ox));
+        set_lane(s.vars, f, 1, l, lane_value(oy));
+        set_lane(s.vars, f, 2, l, k % 4 < 2 || rng() % 8 ? 1u : 0u);  // exec mask (some shapes)
+      }
+      check_all_tiers(f, s,
+                      "shape " + std::to_string(int(shape)) + " k " + std::to_string(k) + " ox " +
+                          std::to_string(ox) + " oy " + std::to_string(oy) + " disturb " + std::to_string(disturb));
+    }
+  }
+}
+
+TEST_CASE("x64 load homes: a homed pair moves nothing to its slots; the add reads the data through the cells") {
+  // The contiguous path of each load stores lane 0's host address to its
+  // cell (no vector move to the slot); the add strip loads each operand
+  // from [gpr + lane offset] (r8, r9: the first two home registers). Fails
+  // with GPURC_LOAD_HOMES=0.
+  const ir::Function f = homes_function(Shape::Indexed);
+  for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
+    x64::JitOptions o{tier};
+    o.listing_only = !x64::host_supports(tier);
+    std::string err;
+    auto cf = x64::compile(f, o, &err);
+    REQUIRE_MESSAGE(cf, err);
+    const std::string text = cf->disassemble();
+    const std::string name = tier == x64::Tier::Avx512 ? "avx512" : "avx2";
+    for (const char* gpr : {"r8", "r9"}) {
+      const std::string operand = std::string("[") + gpr + "+r14*1]";
+      CHECK_MESSAGE(text.find(operand) != std::string::npos, name << ": no " << operand);
+    }
+    // The cells: lane 0's host address (rsi) stored by each load's contiguous path.
+    size_t cells = 0;
+    for (size_t p = text.find("], rsi"); p != std::string::npos; p = text.find("], rsi", p + 1))
+      if (text.rfind("mov [r12+", p) != std::string::npos && text.rfind('\n', p) < text.rfind("mov [r12+", p)) ++cells;
+    CHECK_MESSAGE(cells >= 2, name << ": " << cells << " cell stores");
+  }
+}
+
+}  // namespace gpurc_test_backend_x64_load_homes
