@@ -508,6 +508,7 @@ void Emitter::call_abs(const void* fn) {
   if (daz_) ldmxcsr(dword[rsp + kMxcsrIeeeOffset]);  // helpers compute in IEEE mode
   call(rax);
   if (daz_) ldmxcsr(dword[rsp + kMxcsrDazOffset]);
+  load_home_reload();  // (a strip segment's hoisted home pointers: the call clobbered them)
 }
 
 void Emitter::emit_fault_return(FaultKind kind, uint64_t code, uint64_t addr, uint32_t space, int lane) {
@@ -858,6 +859,11 @@ void Emitter::emit_strip_segment(const Segment& s) {
   // Every op left to a memory op's fallback (an address chain): no code.
   if (std::all_of(s.ops.begin(), s.ops.end(), [&](ValueId v) { return deferred_[v] != 0; })) return;
   const bool hoisted = hoist_uniform_test(s);
+  load_home_hoist(s);
+  struct HomesDone {  // the hoisted pointers end with the segment, however it returns
+    Emitter& e;
+    ~HomesDone() { std::fill(std::begin(e.load_home_hoisted_), std::end(e.load_home_hoisted_), kNoValue); }
+  } homes_done{*this};
   auto body = [&] {
     reset_cache();
     in_segment_body_ = true;

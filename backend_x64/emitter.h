@@ -166,6 +166,11 @@ class Emitter : public FastEncoder {
   uint32_t load_home_active_slot_ = 0;
   Xbyak::Label* load_home_done_ = nullptr;
   bool load_home_take(const Xbyak::Reg64& host, unsigned bytes, uint32_t data_slot);
+  // The homed values whose GPR the current strip segment loaded once, before
+  // its strips (kNoValue: none; reloaded after every helper call, call_abs).
+  ir::ValueId load_home_hoisted_[std::size(kLoadHomeGprs)] = {};
+  void load_home_hoist(const Segment& s);
+  void load_home_reload();
   uint32_t stage_slot(ir::ValueId phi);
   Xbyak::Address strip_mem(ir::ValueId v, int half = 0);
   Xbyak::Address var_mem(uint32_t var, int half = 0);

@@ -1952,6 +1952,7 @@ bool Emitter::load_homes_enabled() {
 void Emitter::find_load_homes() {
   load_home_gpr_.assign(f_.insts.size(), -1);
   load_home_cell_.assign(f_.insts.size(), -1);
+  std::fill(std::begin(load_home_hoisted_), std::end(load_home_hoisted_), kNoValue);
   if (!load_homes_enabled()) return;
   auto reads_through_use = [&](const Inst& u) {
     switch (u.op) {
@@ -2016,8 +2017,29 @@ void Emitter::find_load_homes() {
 
 MemRef Emitter::load_home_ref(ValueId v) {
   const int g = kLoadHomeGprs[load_home_gpr_[v]];
-  mov(Reg64(g), qword[r12 + load_home_cell_[v]]);
+  if (load_home_hoisted_[load_home_gpr_[v]] != v) mov(Reg64(g), qword[r12 + load_home_cell_[v]]);
   return MemRef{uint8_t(g), uint8_t(strip_alt_ ? 5 : 14), 1, 0};
+}
+
+// A strip segment's homed operands: their GPRs loaded once before the
+// strips (no strip lowering writes r8..r11, rsi or rdi; a helper call in
+// the segment reloads them after it). Each GPR belongs to one homed value
+// of the block, so they never collide. An empty segment clears the set.
+void Emitter::load_home_hoist(const Segment& s) {
+  std::fill(std::begin(load_home_hoisted_), std::end(load_home_hoisted_), kNoValue);
+  for (ValueId v : s.ops) {
+    if (deferred_[v]) continue;
+    for (ValueId a : f_.insts[v].args)
+      if (load_homed(a) && load_home_hoisted_[load_home_gpr_[a]] != a) {
+        mov(Reg64(kLoadHomeGprs[load_home_gpr_[a]]), qword[r12 + load_home_cell_[a]]);
+        load_home_hoisted_[load_home_gpr_[a]] = a;
+      }
+  }
+}
+
+void Emitter::load_home_reload() {
+  for (size_t i = 0; i < std::size(kLoadHomeGprs); ++i)
+    if (const ValueId v = load_home_hoisted_[i]; v != kNoValue) mov(Reg64(kLoadHomeGprs[i]), qword[r12 + load_home_cell_[v]]);
 }
 
 bool Emitter::load_home_take(const Reg64& host, unsigned bytes, uint32_t data_slot) {

@@ -10,7 +10,9 @@
 // between the load and its reader (that reader must see the old data, so
 // the load is not homed), a load after a store to the same addresses, a
 // result read in a later block and through a phi, a store of the loaded
-// value, the indexed (G13) address shape, more loads than home registers;
+// value, the indexed (G13) address shape, more loads than home registers,
+// a helper call between the readers (the home GPRs, loaded once per
+// segment, are reloaded after it);
 // with full, partial and random entry and exec masks, runs at and past the
 // window's edges (faults), misaligned and out-of-run lanes.
 #include <doctest/doctest.h>
@@ -32,9 +34,10 @@ namespace {
 constexpr uint64_t kHomesMemBase = 0x10000;  // TestMemory's base
 constexpr size_t kHomesMemBytes = 1024;
 
-enum class Shape { Pair, StoreBetween, StoreBefore, LaterBlock, Phi, StoreLoaded, Indexed, Many };
-constexpr Shape kShapes[] = {Shape::Pair,   Shape::StoreBetween, Shape::StoreBefore, Shape::LaterBlock,
-                             Shape::Phi,    Shape::StoreLoaded,  Shape::Indexed,     Shape::Many};
+enum class Shape { Pair, StoreBetween, StoreBefore, LaterBlock, Phi, StoreLoaded, Indexed, Many, HelperBetween };
+constexpr Shape kShapes[] = {Shape::Pair,        Shape::StoreBetween, Shape::StoreBefore,
+                             Shape::LaterBlock,  Shape::Phi,          Shape::StoreLoaded,
+                             Shape::Indexed,     Shape::Many,         Shape::HelperBetween};
 
 // vars x, y (i32 addresses or indices), mask (i1), c (f32), out, out2 (f32).
 ir::Function homes_function(Shape shape) {
@@ -109,6 +112,16 @@ ir::Function homes_function(Shape shape) {
       auto p = load(addr(x));
       store(addr(y), p);
       set(4, b.fneg(p));
+      b.ret();
+      break;
+    }
+    case Shape::HelperBetween: {  // a helper call (sin) in the readers' segment: the home GPRs are reloaded
+      auto p = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, addr(x), mask);
+      auto q = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, addr(y), mask);
+      auto t = b.fadd(b.bitcast(Type::F32, p), c);
+      auto h = b.transc(Opcode::FSin, ir::Transc::Ieee, b.fmul(t, c));
+      set(4, b.fmul(b.fadd(b.bitcast(Type::F32, q), h), b.bitcast(Type::F32, p)));
+      set(5, b.fsub(b.bitcast(Type::F32, q), t));
       b.ret();
       break;
     }
@@ -216,6 +229,34 @@ TEST_CASE("x64 load homes: a homed pair moves nothing to its slots; the add read
     for (size_t p = text.find("], rsi"); p != std::string::npos; p = text.find("], rsi", p + 1))
       if (text.rfind("mov [r12+", p) != std::string::npos && text.rfind('\n', p) < text.rfind("mov [r12+", p)) ++cells;
     CHECK_MESSAGE(cells >= 2, name << ": " << cells << " cell stores");
+  }
+}
+
+TEST_CASE("x64 load homes: a helper call in the readers' segment reloads the home registers after it") {
+  // The segment loads r8 / r9 from the cells once, before its strips; the
+  // helper call (sin, IEEE) may clobber them, so every call is followed by
+  // their reloads. (The results: the first case's HelperBetween shape.)
+  const ir::Function f = homes_function(Shape::HelperBetween);
+  for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
+    x64::JitOptions o{tier};
+    o.listing_only = !x64::host_supports(tier);
+    std::string err;
+    auto cf = x64::compile(f, o, &err);
+    REQUIRE_MESSAGE(cf, err);
+    const std::string text = cf->disassemble();
+    const std::string name = tier == x64::Tier::Avx512 ? "avx512" : "avx2";
+    size_t calls = 0, reloaded = 0;
+    for (size_t p = text.find("call rax"); p != std::string::npos; p = text.find("call rax", p + 1)) {
+      // the lines up to the next instruction that is neither the MXCSR restore nor a reload
+      const size_t end = text.find("vmov", p);
+      const std::string after = text.substr(p, end == std::string::npos ? std::string::npos : end - p);
+      if (after.find("run_warp_op") != std::string::npos) continue;
+      ++calls;
+      if (after.find("mov r8, [r12+") != std::string::npos && after.find("mov r9, [r12+") != std::string::npos)
+        ++reloaded;
+    }
+    CHECK_MESSAGE(calls > 0, name);
+    CHECK_MESSAGE(reloaded > 0, name << ": " << reloaded << " of " << calls << " calls reload r8 / r9");
   }
 }
 
