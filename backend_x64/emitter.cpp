@@ -1614,7 +1614,17 @@ void Emitter::emit_terminator(BlockId b) {
       jmp(epilogue_, T_NEAR);
       break;
     case Opcode::Return:
-      mov(dword[CTX(resume)], 0);
+      // A function with a warp loop has no barrier: the prologue's reset of
+      // ctx.resume still holds. In a warp-loop call (no draw loop) the next
+      // warp follows at once: the status stays unwritten until the loop's
+      // end stores Done (a later warp's fault stores its own), and the
+      // loop's test of it is skipped (seventeenth session: 5 instructions
+      // per warp).
+      if (!warp_loop_) mov(dword[CTX(resume)], 0);
+      if (warp_loop_ && !draw_loop_ && warp_loop_return_enabled()) {
+        cmp(qword[rsp + kWarpLoopOffset], 0);
+        jne(loop_next_done_, T_NEAR);
+      }
       mov(eax, uint32_t(RunStatus::Done));
       jmp(epilogue_, T_NEAR);
       break;

@@ -861,6 +861,10 @@ class Emitter : public FastEncoder {
   bool touches_shared_memory() const;  // a load/store of Space::Shared or an atomic (warp_loop.cpp)
   size_t warp_loop_entry_ = kNoWarpLoop;
   Xbyak::Label warp_start_, loop_next_;
+  // In the warp loop past loop_next_'s status test (seventeenth session): a
+  // `return` of a warp-loop call (no draw loop) goes on there directly, the
+  // status Done known (no status store: the loop's end stores it).
+  Xbyak::Label loop_next_done_;
   // In the per-run prologue, past what is the same for every full warp of a
   // warp-loop call (fault reset, first launched lane, launched-lane masks,
   // resume): the loop's later warps start here, eax = 0 (warp_loop.cpp).
@@ -874,6 +878,7 @@ class Emitter : public FastEncoder {
   // loop_next_ goes on at draw_next_, which jumps back into the stub.
   static bool draw_loop_enabled();  // false with GPURC_DRAW_LOOP=0 (no draw loop emitted)
   static bool strip_limit_enabled();  // false with GPURC_STRIP_LIMIT=0 (every strip of a partial warp runs)
+  static bool warp_loop_return_enabled();  // false with GPURC_WARP_LOOP_RETURN=0 (`return` through the epilogue)
   bool draw_loop_ = false;
   Xbyak::Label draw_next_;
   void emit_draw_loop();
