@@ -692,7 +692,8 @@ void Emitter::emit_prologue() {
     cmp(eax, to);
     je(block_label_[to], T_NEAR);
   }
-  jmp(block_label_[0], T_NEAR);
+  // Block 0 is emitted right after this (emit): the code falls into it (a
+  // jump to the next instruction was one per warp of a warp-loop call).
 }
 
 // The slots of the entry block's constants that later segments (or other
@@ -819,7 +820,7 @@ void Emitter::emit_function() {
       continue;
     partial_slots_.push_back(v);
   }
-  emit_prologue();
+  emit_prologue();  // falls through into block 0
   for (BlockId b = 0; b < f_.blocks.size(); ++b) emit_block(b);
 
   L(fault_return_);  // eax already holds the status

@@ -268,8 +268,9 @@ void Emitter::emit_warp_loop() {
     L(none);
   }
   // The call's first warp runs the whole per-run prologue; the others, full
-  // warps in the same frame, skip what it wrote for all of them.
-  mov(eax, dword[rsp + kLoopWarpOffset]);
+  // warps in the same frame, skip what it wrote for all of them. (eax is
+  // still the warp index unless the shared-memory zeroing above used it.)
+  if (zeroes_shared) mov(eax, dword[rsp + kLoopWarpOffset]);
   cmp(eax, dword[LOOP(first_warp)]);
   point(WarpLoopCopy::JeWarpStart, [&] { je(warp_start_, T_NEAR); });
   xor_(eax, eax);
