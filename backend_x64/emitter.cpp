@@ -668,6 +668,13 @@ void Emitter::emit_prologue() {
   // launched-lane masks), which every entry, fresh or resumed, needs.
   mov(eax, dword[CTX(resume)]);
   mov(dword[CTX(resume)], 0);
+  // The entry block's test of the uniform pointer (entry_uniform_test_: no
+  // barriers, so every run enters block 0 from here, and only pure strip
+  // ops precede that load in the block): r15 is the same for every warp of
+  // a call, and nothing above is observable, so once per run, not per warp
+  // of a warp-loop call (seventeenth session).
+  if (entry_uniform_test_ != kNoValue)
+    emit_uniform_block_test(entry_uniform_test_, f_.insts[entry_uniform_test_].imm);
   // The warp loop's later warps enter here with eax = 0 (warp_loop.cpp:
   // everything above is the same for every full warp of a call, done once).
   L(loop_warp_start_);
@@ -842,8 +849,6 @@ void Emitter::emit_block(BlockId b) {
   L(block_label_[b]);
   cur_block_ = b;
   if (f_.terminator(b) == kNoValue) throw CompileError("x64 jit: block " + std::to_string(b) + " has no terminator");
-  if (b == 0 && entry_uniform_test_ != kNoValue)
-    emit_uniform_block_test(entry_uniform_test_, f_.insts[entry_uniform_test_].imm);
   if (plan_.strip_loop_of[b] >= 0) {
     emit_strip_loop(plan_.strip_loops[plan_.strip_loop_of[b]]);
     return;

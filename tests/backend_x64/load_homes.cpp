@@ -354,4 +354,47 @@ TEST_CASE("x64 load homes: the warp loop runs homed warps one after another; a l
   }
 }
 
+TEST_CASE("x64 load homes: G13's uniform bases, with and without the uniform block (the entry test, once per run)") {
+  // c[i] = a[i] + b[i] with the bases `(u & ~3)` from the uniform block, as
+  // G13 translates `device_load`: the entry block's uniform test (now in
+  // the per-run prologue, once per warp-loop call) faults without a block
+  // at the first base's load_uniform, as the interpreter does.
+  ir::Function f;
+  f.add_var("i", Type::I32);
+  f.add_block("entry");
+  f.uniform_bytes = 24;
+  ir::Builder b(f);
+  auto i = b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 0);
+  auto mask = b.entry_mask();
+  auto scaled = b.shl(b.zext(Type::I64, i), b.i32(2));
+  auto at = [&](uint32_t u) { return b.iadd(b.and_(b.load_uniform(Type::I64, u), b.i64(~3ull)), scaled); };
+  auto x = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, at(0), mask);
+  auto y = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, at(8), mask);
+  auto sum = b.fadd(b.bitcast(Type::F32, x), b.bitcast(Type::F32, y), ir::ff::FtzIn | ir::ff::FtzOut);
+  b.store(ir::Space::Global, ir::AddrClass::Random, at(16), b.bitcast(Type::I32, sum), mask);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  std::mt19937_64 rng(173);
+  for (int k = 0; k < 24; ++k) {
+    RunSpec s;
+    s.vars.resize(f.vars_bytes());
+    s.memory = true;
+    s.memory_bytes = kHomesMemBytes;
+    s.memory_init.resize(kHomesMemBytes);
+    fill_random(s.memory_init, rng);
+    s.window = true;
+    s.entry_mask = k % 3 == 2 ? uint32_t(rng()) | 1u : ~0u;
+    const uint32_t first = uint32_t(rng() % 64);
+    for (unsigned l = 0; l < 32; ++l) set_lane(s.vars, f, 0, l, first + l);
+    if (k % 4 != 3) {  // k % 4 == 3: no uniform block
+      s.uniforms.resize(24);
+      const uint64_t bases[3] = {kHomesMemBase + (rng() % 4), kHomesMemBase + 320 + 4 * (rng() % 8),
+                                 kHomesMemBase + 640 + (k % 8 == 1 ? 200 : 0)};  // k % 8 == 1: c runs past the memory
+      std::memcpy(s.uniforms.data(), bases, sizeof bases);
+    }
+    check_all_tiers(f, s, "k " + std::to_string(k));
+  }
+}
+
 }  // namespace gpurc_test_backend_x64_load_homes
