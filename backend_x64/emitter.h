@@ -155,6 +155,7 @@ class Emitter : public FastEncoder {
   std::vector<int32_t> load_home_cell_;
   static constexpr int kLoadHomeGprs[6] = {8, 9, 10, 11, 6, 7};  // r8..r11, rsi, rdi: no strip lowering uses them
   void find_load_homes();
+  bool has_memory_ops_hint() const;  // a 4-byte load anywhere (find_load_homes's early out)
   static bool load_homes_enabled();
   bool load_homed(ir::ValueId v) const { return v < load_home_gpr_.size() && load_home_gpr_[v] >= 0; }
   MemRef load_home_ref(ir::ValueId v);  // emits the cell's load into the value's GPR

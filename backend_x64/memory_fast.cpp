@@ -1950,10 +1950,10 @@ bool Emitter::load_homes_enabled() {
 }
 
 void Emitter::find_load_homes() {
+  std::fill(std::begin(load_home_hoisted_), std::end(load_home_hoisted_), kNoValue);
+  if (!load_homes_enabled() || !has_memory_ops_hint()) return;  // (load_homed() is false while the vectors are empty)
   load_home_gpr_.assign(f_.insts.size(), -1);
   load_home_cell_.assign(f_.insts.size(), -1);
-  std::fill(std::begin(load_home_hoisted_), std::end(load_home_hoisted_), kNoValue);
-  if (!load_homes_enabled()) return;
   auto reads_through_use = [&](const Inst& u) {
     switch (u.op) {
       case Opcode::FAdd: case Opcode::FSub: case Opcode::FMul: case Opcode::FFma: case Opcode::FMad:
@@ -2015,6 +2015,15 @@ void Emitter::find_load_homes() {
     if (c >= 0) c = int32_t(base + uint32_t(c) * 8);
 }
 
+// Whether the function has a 4-byte load at all (PICA200 shaders have none:
+// the analysis below and its vectors cost compile time for nothing).
+bool Emitter::has_memory_ops_hint() const {
+  for (const Inst& in : f_.insts)
+    if (in.op == Opcode::Load && in.block != kNoBlock && (in.type == ir::Type::I32 || in.type == ir::Type::F32))
+      return true;
+  return false;
+}
+
 MemRef Emitter::load_home_ref(ValueId v) {
   const int g = kLoadHomeGprs[load_home_gpr_[v]];
   if (load_home_hoisted_[load_home_gpr_[v]] != v) mov(Reg64(g), qword[r12 + load_home_cell_[v]]);
@@ -2027,6 +2036,7 @@ MemRef Emitter::load_home_ref(ValueId v) {
 // of the block, so they never collide. An empty segment clears the set.
 void Emitter::load_home_hoist(const Segment& s) {
   std::fill(std::begin(load_home_hoisted_), std::end(load_home_hoisted_), kNoValue);
+  if (load_home_gpr_.empty()) return;  // no homes in this function
   for (ValueId v : s.ops) {
     if (deferred_[v]) continue;
     for (ValueId a : f_.insts[v].args)
