@@ -124,6 +124,7 @@ void Emitter::analyze_function() {
   if (has_phis_) frame_bytes_ = kLaunchMaskBytes;  // launch masks at frame offset 0
   ir::StageTimer t("indexed memory plan");
   plan_indexed_memory();
+  find_load_homes();
   if (votes) plan_vote_nots();
   // lane_equal_ is read for load_uniform_idx offsets and in strip-outer
   // loops only; the folds are load_uniform_idx selects (seventeenth session:
@@ -210,6 +211,8 @@ Emitter::Emitter(const Emitter& parent, size_t max_code, uint8_t* buffer, uint8_
   uidx_fold_ = parent.uidx_fold_;
   uniforms_tested_at_entry_ = parent.uniforms_tested_at_entry_;
   entry_uniform_test_ = parent.entry_uniform_test_;
+  load_home_gpr_ = parent.load_home_gpr_;
+  load_home_cell_ = parent.load_home_cell_;
   adopt_lazy_analyses(parent);
 }
 
@@ -317,6 +320,7 @@ void Emitter::find_var_homes() {
 
 Address Emitter::strip_mem(ValueId v, int half) {
   if (var_home_[v] >= 0) return var_mem(uint32_t(var_home_[v]), half);
+  if (load_homed(v)) return load_home_ref(v).address();
   uint32_t s = slot(v);
   // lane rbp: the second strip of an interleaved loop (loops.cpp)
   if (wide(v)) return ptr[lane_exp_[0][strip_alt_][1] + int(s + half * vbytes_)];
@@ -332,6 +336,7 @@ Address Emitter::var_mem(uint32_t var, int half) {
 // (The registers of lane_exp_: r12 frame / r13 vars, r14 or rbp the lane offset.)
 MemRef Emitter::strip_ref(ValueId v, int half) {
   if (var_home_[v] >= 0) return var_ref(uint32_t(var_home_[v]), half);
+  if (load_homed(v)) return load_home_ref(v);
   const uint32_t s = slot(v);
   const uint8_t lane = strip_alt_ ? 5 : 14;
   if (wide(v)) return MemRef{12, lane, 2, int32_t(s + half * vbytes_)};
@@ -597,6 +602,7 @@ void Emitter::call_abs(const void* fn) {
   if (daz_) ldmxcsr(dword[rsp + kMxcsrIeeeOffset]);  // helpers compute in IEEE mode
   call(rax);
   if (daz_) ldmxcsr(dword[rsp + kMxcsrDazOffset]);
+  load_home_reload();  // (a strip segment's hoisted home pointers: the call clobbered them)
 }
 
 void Emitter::emit_fault_return(FaultKind kind, uint64_t code, uint64_t addr, uint32_t space, int lane) {
@@ -756,6 +762,13 @@ void Emitter::emit_prologue() {
   // launched-lane masks), which every entry, fresh or resumed, needs.
   mov(eax, dword[CTX(resume)]);
   mov(dword[CTX(resume)], 0);
+  // The entry block's test of the uniform pointer (entry_uniform_test_: no
+  // barriers, so every run enters block 0 from here, and only pure strip
+  // ops precede that load in the block): r15 is the same for every warp of
+  // a call, and nothing above is observable, so once per run, not per warp
+  // of a warp-loop call (seventeenth session).
+  if (entry_uniform_test_ != kNoValue)
+    emit_uniform_block_test(entry_uniform_test_, f_.insts[entry_uniform_test_].imm);
   // The warp loop's later warps enter here with eax = 0 (warp_loop.cpp:
   // everything above is the same for every full warp of a call, done once).
   L(loop_warp_start_);
@@ -780,7 +793,8 @@ void Emitter::emit_prologue() {
     cmp(eax, to);
     je(block_label_[to], T_NEAR);
   }
-  jmp(block_label_[0], T_NEAR);
+  // Block 0 is emitted right after this (emit): the code falls into it (a
+  // jump to the next instruction was one per warp of a warp-loop call).
 }
 
 // The slots of the entry block's constants that later segments (or other
@@ -965,7 +979,7 @@ void Emitter::emit_function() {
     }
     partial_slots_.push_back(v);
   }
-  emit_prologue();
+  emit_prologue();  // falls through into block 0
   for (BlockId b = 0; b < f_.blocks.size(); ++b) emit_block(b);
 
   L(fault_return_);  // eax already holds the status
@@ -987,8 +1001,6 @@ void Emitter::emit_block(BlockId b) {
   L(block_label_[b]);
   cur_block_ = b;
   if (f_.terminator(b) == kNoValue) throw CompileError("x64 jit: block " + std::to_string(b) + " has no terminator");
-  if (b == 0 && entry_uniform_test_ != kNoValue)
-    emit_uniform_block_test(entry_uniform_test_, f_.insts[entry_uniform_test_].imm);
   if (plan_.strip_loop_of[b] >= 0) {
     emit_strip_loop(plan_.strip_loops[plan_.strip_loop_of[b]]);
     return;
@@ -1005,6 +1017,11 @@ void Emitter::emit_strip_segment(const Segment& s) {
   // Every op left to a memory op's fallback (an address chain): no code.
   if (std::all_of(s.ops.begin(), s.ops.end(), [&](ValueId v) { return deferred_[v] != 0; })) return;
   const bool hoisted = hoist_uniform_test(s);
+  load_home_hoist(s);
+  struct HomesDone {  // the hoisted pointers end with the segment, however it returns
+    Emitter& e;
+    ~HomesDone() { std::fill(std::begin(e.load_home_hoisted_), std::end(e.load_home_hoisted_), kNoValue); }
+  } homes_done{*this};
   auto body = [&] {
     reset_cache();
     in_segment_body_ = true;
@@ -1216,14 +1233,27 @@ void Emitter::emit_warp_op(ValueId v) {
   }
   d->res_slot = in.type == ir::Type::Void ? 0 : slot(v);
   d->value = v;
-  Label done;
+  Label done, home_done;
+  const bool home = load_homed(v);  // the contiguous path sets the cell and jumps to home_done
+  if (home) {
+    load_home_active_cell_ = load_home_cell_[v];
+    load_home_active_slot_ = slot(v);
+    load_home_done_ = &home_done;
+  }
   bool fast = emit_memory_fast(v, done);  // falls through to the helper when it cannot do the access
+  load_home_active_cell_ = -1;
+  load_home_done_ = nullptr;
   mov(rdi, reinterpret_cast<uint64_t>(d.get()));
   mov(rsi, rbx);
   call_abs(reinterpret_cast<const void*>(&rt::run_warp_op));
   test(eax, eax);
   jnz(fault_return_, T_NEAR);
   if (fast) L(done);
+  if (home) {  // every other path filled the slot: the cell points at it
+    lea(rax, ptr[r12 + int(slot(v))]);
+    mov(qword[r12 + load_home_cell_[v]], rax);
+    L(home_done);
+  }
   warp_ops.push_back(std::move(d));
   vals_[v].in_frame = true;
 }
@@ -1742,7 +1772,17 @@ void Emitter::emit_terminator(BlockId b) {
       jmp(epilogue_, T_NEAR);
       break;
     case Opcode::Return:
-      mov(dword[CTX(resume)], 0);
+      // A function with a warp loop has no barrier: the prologue's reset of
+      // ctx.resume still holds. In a warp-loop call (no draw loop) the next
+      // warp follows at once: the status stays unwritten until the loop's
+      // end stores Done (a later warp's fault stores its own), and the
+      // loop's test of it is skipped (seventeenth session: 5 instructions
+      // per warp).
+      if (!warp_loop_) mov(dword[CTX(resume)], 0);
+      if (warp_loop_ && !draw_loop_ && warp_loop_return_enabled()) {
+        cmp(qword[rsp + kWarpLoopOffset], 0);
+        jne(loop_next_done_, T_NEAR);
+      }
       mov(eax, uint32_t(RunStatus::Done));
       jmp(epilogue_, T_NEAR);
       break;

@@ -149,6 +149,36 @@ class Emitter : public FastEncoder {
   std::vector<int32_t> var_home_;
   void find_var_homes();
   static bool var_homes_enabled();
+  // Load homes (seventeenth session, memory_fast.cpp, find_load_homes): a
+  // 4-byte load whose every reader is a strip op of its block after it that
+  // takes operands through use() / strip_mem, with no op between the load
+  // and its last reader that can write memory, has a pointer cell in the
+  // frame: the host address of lane 0's element when the access took the
+  // all-lanes contiguous path (no moves to the slot), else the slot's own
+  // address. strip_ref / strip_mem read the cell into the value's GPR
+  // (kLoadHomeGprs, distinct per block) and address [gpr + lane offset].
+  // Per value: the GPR's index in kLoadHomeGprs, else -1; the cell's offset.
+  std::vector<int8_t> load_home_gpr_;
+  std::vector<int32_t> load_home_cell_;
+  static constexpr int kLoadHomeGprs[6] = {8, 9, 10, 11, 6, 7};  // r8..r11, rsi, rdi: no strip lowering uses them
+  void find_load_homes();
+  bool has_memory_ops_hint() const;  // a 4-byte load anywhere (find_load_homes's early out)
+  static bool load_homes_enabled();
+  bool load_homed(ir::ValueId v) const { return v < load_home_gpr_.size() && load_home_gpr_[v] >= 0; }
+  MemRef load_home_ref(ir::ValueId v);  // emits the cell's load into the value's GPR
+  // While a homed load's access is emitted: its slot, cell and the label
+  // after the cell's default (the slot's address); load_home_take(host,
+  // bytes, slot) stores `host` to the cell and jumps there when the access
+  // is the homed load's with every lane taking part.
+  int32_t load_home_active_cell_ = -1;
+  uint32_t load_home_active_slot_ = 0;
+  Xbyak::Label* load_home_done_ = nullptr;
+  bool load_home_take(const Xbyak::Reg64& host, unsigned bytes, uint32_t data_slot);
+  // The homed values whose GPR the current strip segment loaded once, before
+  // its strips (kNoValue: none; reloaded after every helper call, call_abs).
+  ir::ValueId load_home_hoisted_[std::size(kLoadHomeGprs)] = {};
+  void load_home_hoist(const Segment& s);
+  void load_home_reload();
   uint32_t stage_slot(ir::ValueId phi);
   Xbyak::Address strip_mem(ir::ValueId v, int half = 0);
   Xbyak::Address var_mem(uint32_t var, int half = 0);
@@ -868,6 +898,10 @@ class Emitter : public FastEncoder {
   bool touches_shared_memory() const;  // a load/store of Space::Shared or an atomic (warp_loop.cpp)
   size_t warp_loop_entry_ = kNoWarpLoop;
   Xbyak::Label warp_start_, loop_next_;
+  // In the warp loop past loop_next_'s status test (seventeenth session): a
+  // `return` of a warp-loop call (no draw loop) goes on there directly, the
+  // status Done known (no status store: the loop's end stores it).
+  Xbyak::Label loop_next_done_;
   // In the per-run prologue, past what is the same for every full warp of a
   // warp-loop call (fault reset, first launched lane, launched-lane masks,
   // resume): the loop's later warps start here, eax = 0 (warp_loop.cpp).
@@ -881,6 +915,7 @@ class Emitter : public FastEncoder {
   // loop_next_ goes on at draw_next_, which jumps back into the stub.
   static bool draw_loop_enabled();  // false with GPURC_DRAW_LOOP=0 (no draw loop emitted)
   static bool strip_limit_enabled();  // false with GPURC_STRIP_LIMIT=0 (every strip of a partial warp runs)
+  static bool warp_loop_return_enabled();  // false with GPURC_WARP_LOOP_RETURN=0 (`return` through the epilogue)
   bool draw_loop_ = false;
   Xbyak::Label draw_next_;
   void emit_draw_loop();

@@ -1644,6 +1644,17 @@ void Emitter::lanes_in_sequence(uint32_t off, unsigned lb, int step_log2, const 
 
 void Emitter::emit_contiguous_access(bool is_load, unsigned bytes, uint32_t data_slot, const Reg64& host) {
   const int per = vbytes_ / int(bytes);
+  if (is_load && load_home_active_cell_ >= 0) {  // a homed load: every lane taking part moves nothing
+    if (!z_) {
+      if (load_home_take(host, bytes, data_slot)) return;  // (Avx2: every lane takes part)
+    } else if (bytes == 4 && data_slot == load_home_active_slot_) {
+      Label some;
+      cmp(ecx, uint32_t(-1));
+      jne(some, T_NEAR);
+      load_home_take(host, bytes, data_slot);
+      L(some);
+    }
+  }
   for (int i = 0; i < kWarpLanes / per; ++i) {
     const Address mem = ptr[host + i * vbytes_];
     const Address data = ptr[r12 + int(data_slot + uint32_t(i * vbytes_))];
@@ -1708,12 +1719,14 @@ void Emitter::emit_span_moves(bool is_load, unsigned bytes, uint32_t data_slot, 
     Label some;
     cmp(ecx, uint32_t(-1));
     jne(some, T_NEAR);
-    for (uint32_t o = 0; o < kWarpLanes * bytes; o += 64) {
-      const Address mem = ptr[rsi + int(o)], data = ptr[r12 + int(data_slot + o)];
-      vmovdqu32(Zmm(1), is_load ? mem : data);
-      vmovdqu32(is_load ? data : mem, Zmm(1));
+    if (!is_load || !load_home_take(rsi, bytes, data_slot)) {  // (a homed load: the cell, no moves)
+      for (uint32_t o = 0; o < kWarpLanes * bytes; o += 64) {
+        const Address mem = ptr[rsi + int(o)], data = ptr[r12 + int(data_slot + o)];
+        vmovdqu32(Zmm(1), is_load ? mem : data);
+        vmovdqu32(is_load ? data : mem, Zmm(1));
+      }
+      jmp(done, T_NEAR);
     }
-    jmp(done, T_NEAR);
     L(some);
   }
   emit_contiguous_access(is_load, bytes, data_slot, rsi);
@@ -1910,6 +1923,140 @@ void Emitter::emit_uniform_address(ValueId v, Label& done) {
   L(next_window);
   emit_next_window(windows, try_window);
   L(not_uniform);
+}
+
+// ---------------------------------------------------------------- load homes
+
+// Seventeenth session. A 4-byte load's result went to its 32-lane slot in
+// every path (two / four vector stores on the all-lanes contiguous path),
+// and the strip segment after it read it back: the slot's round trip sat on
+// the warp's chain (G13 `memory`: two loads, the add strip, a store). When
+// every reader of the load is a strip op of its block that takes operands
+// through use() / strip_mem (the ops var homes allow, and 4-byte bitcasts)
+// and nothing between the load and its last reader can write memory (only
+// strip ops and other loads: the host data the cell points to is what the
+// load read), the result's home is a pointer cell: the contiguous path
+// stores lane 0's host address there and moves nothing; every other path
+// (partial masks, gathers, scalar loops, the helper) fills the slot as
+// before and the cell gets the slot's address. Readers load [cell] into the
+// value's GPR and the data from [gpr + lane offset], lane l at 4 * l in
+// both. GPURC_LOAD_HOMES=0 (read once) turns it off, for measurements.
+bool Emitter::load_homes_enabled() {
+  static const bool yes = [] {
+    const char* e = std::getenv("GPURC_LOAD_HOMES");
+    return !(e && *e == '0');
+  }();
+  return yes;
+}
+
+void Emitter::find_load_homes() {
+  std::fill(std::begin(load_home_hoisted_), std::end(load_home_hoisted_), kNoValue);
+  if (!load_homes_enabled() || !has_memory_ops_hint()) return;  // (load_homed() is false while the vectors are empty)
+  load_home_gpr_.assign(f_.insts.size(), -1);
+  load_home_cell_.assign(f_.insts.size(), -1);
+  auto reads_through_use = [&](const Inst& u) {
+    switch (u.op) {
+      case Opcode::FAdd: case Opcode::FSub: case Opcode::FMul: case Opcode::FFma: case Opcode::FMad:
+      case Opcode::FMin: case Opcode::FMax: case Opcode::FNeg: case Opcode::FAbs:
+        return u.type == ir::Type::F32;
+      case Opcode::FCmp:
+        return !u.args.empty() && f_.insts[u.args[0]].type == ir::Type::F32;
+      case Opcode::Select:
+        return lane_bytes(u.type) == 4;
+      case Opcode::Bitcast:
+        return u.type == ir::Type::F32 || u.type == ir::Type::I32;
+      default:
+        return false;
+    }
+  };
+  auto strip_op = [&](ValueId u) {
+    const int32_t seg = u < plan_.segment_of.size() ? plan_.segment_of[u] : -1;
+    return seg >= 0 && plan_.segments[size_t(seg)].strip;
+  };
+  // Per value: the position of its last reader in its block (or -1), and
+  // whether every reader qualifies.
+  std::vector<int32_t> last_reader(f_.insts.size(), -1);
+  std::vector<uint8_t> ok(f_.insts.size(), 1);
+  std::vector<int32_t> pos_in_block(f_.insts.size(), -1);
+  for (BlockId b = 0; b < f_.blocks.size(); ++b)
+    for (size_t i = 0; i < f_.blocks[b].insts.size(); ++i) pos_in_block[f_.blocks[b].insts[i]] = int32_t(i);
+  for (ValueId u = 0; u < f_.insts.size(); ++u) {
+    const Inst& in = f_.insts[u];
+    if (in.block == kNoBlock) continue;
+    const bool through = reads_through_use(in) && strip_op(u);
+    for (ValueId a : in.args) {
+      if (a >= f_.insts.size()) continue;
+      if (!through || f_.insts[a].block != in.block || pos_in_block[u] <= pos_in_block[a]) ok[a] = 0;
+      else last_reader[a] = std::max(last_reader[a], pos_in_block[u]);
+    }
+  }
+  uint32_t homes = 0;
+  for (BlockId b = 0; b < f_.blocks.size(); ++b) {
+    int next_gpr = 0;
+    const auto& insts = f_.blocks[b].insts;
+    for (size_t i = 0; i < insts.size() && next_gpr < int(std::size(kLoadHomeGprs)); ++i) {
+      const ValueId v = insts[i];
+      const Inst& in = f_.insts[v];
+      if (in.op != Opcode::Load || (in.type != ir::Type::I32 && in.type != ir::Type::F32) || !ok[v] ||
+          last_reader[v] < 0 || plan_.segment_of[v] < 0 || plan_.segments[size_t(plan_.segment_of[v])].strip)
+        continue;
+      bool clean = true;  // nothing between the load and its last reader writes memory
+      for (size_t j = i + 1; j < size_t(last_reader[v]) && clean; ++j)
+        clean = strip_op(insts[j]) || f_.insts[insts[j]].op == Opcode::Load;
+      if (!clean) continue;
+      load_home_gpr_[v] = int8_t(next_gpr++);
+      load_home_cell_[v] = int32_t(homes++);  // an index until the cells are placed below
+    }
+  }
+  if (homes == 0) return;
+  const uint32_t base = frame_bytes_;
+  frame_bytes_ += (homes * 8 + 63) & ~63u;
+  for (int32_t& c : load_home_cell_)
+    if (c >= 0) c = int32_t(base + uint32_t(c) * 8);
+}
+
+// Whether the function has a 4-byte load at all (PICA200 shaders have none:
+// the analysis below and its vectors cost compile time for nothing).
+bool Emitter::has_memory_ops_hint() const {
+  for (const Inst& in : f_.insts)
+    if (in.op == Opcode::Load && in.block != kNoBlock && (in.type == ir::Type::I32 || in.type == ir::Type::F32))
+      return true;
+  return false;
+}
+
+MemRef Emitter::load_home_ref(ValueId v) {
+  const int g = kLoadHomeGprs[load_home_gpr_[v]];
+  if (load_home_hoisted_[load_home_gpr_[v]] != v) mov(Reg64(g), qword[r12 + load_home_cell_[v]]);
+  return MemRef{uint8_t(g), uint8_t(strip_alt_ ? 5 : 14), 1, 0};
+}
+
+// A strip segment's homed operands: their GPRs loaded once before the
+// strips (no strip lowering writes r8..r11, rsi or rdi; a helper call in
+// the segment reloads them after it). Each GPR belongs to one homed value
+// of the block, so they never collide. An empty segment clears the set.
+void Emitter::load_home_hoist(const Segment& s) {
+  std::fill(std::begin(load_home_hoisted_), std::end(load_home_hoisted_), kNoValue);
+  if (load_home_gpr_.empty()) return;  // no homes in this function
+  for (ValueId v : s.ops) {
+    if (deferred_[v]) continue;
+    for (ValueId a : f_.insts[v].args)
+      if (load_homed(a) && load_home_hoisted_[load_home_gpr_[a]] != a) {
+        mov(Reg64(kLoadHomeGprs[load_home_gpr_[a]]), qword[r12 + load_home_cell_[a]]);
+        load_home_hoisted_[load_home_gpr_[a]] = a;
+      }
+  }
+}
+
+void Emitter::load_home_reload() {
+  for (size_t i = 0; i < std::size(kLoadHomeGprs); ++i)
+    if (const ValueId v = load_home_hoisted_[i]; v != kNoValue) mov(Reg64(kLoadHomeGprs[i]), qword[r12 + load_home_cell_[v]]);
+}
+
+bool Emitter::load_home_take(const Reg64& host, unsigned bytes, uint32_t data_slot) {
+  if (load_home_active_cell_ < 0 || bytes != 4 || data_slot != load_home_active_slot_) return false;
+  mov(qword[r12 + load_home_active_cell_], host);
+  jmp(*load_home_done_, T_NEAR);
+  return true;
 }
 
 }  // namespace gpurc::x64

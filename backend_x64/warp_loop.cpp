@@ -17,6 +17,7 @@
 // at a barrier needs the runtime's rounds and a slot of its own).
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -44,7 +45,7 @@ namespace {
 // functions copy it (replay_warp_loop). Every jump inside the loop is a
 // rel32 to a label inside it, so the bytes do not depend on where they go.
 struct WarpLoopCopy {
-  enum Kind : uint8_t { BindLoopNext, JnzDrawNext, JeWarpStart, JmpLoopWarpStart };
+  enum Kind : uint8_t { BindLoopNext, JnzDrawNext, JeWarpStart, JmpLoopWarpStart, BindLoopNextDone };
   struct Point {
     uint32_t at, len;  // offset from the loop's entry, bytes the reference takes
     Kind kind;
@@ -66,6 +67,14 @@ void set_warp_loop_copies(bool on) {
 }
 uint64_t warp_loop_replays() { return tl_warp_loops.replays; }
 
+bool Emitter::warp_loop_return_enabled() {
+  static const bool yes = [] {
+    const char* e = std::getenv("GPURC_WARP_LOOP_RETURN");
+    return !(e && *e == '0');
+  }();
+  return yes;
+}
+
 void Emitter::emit_warp_loop() {
   if (!warp_loop_) return;
   align(16);
@@ -86,6 +95,7 @@ void Emitter::emit_warp_loop() {
         case WarpLoopCopy::JnzDrawNext: jnz(draw_next_, T_NEAR); break;
         case WarpLoopCopy::JeWarpStart: je(warp_start_, T_NEAR); break;
         case WarpLoopCopy::JmpLoopWarpStart: jmp(loop_warp_start_, T_NEAR); break;
+        case WarpLoopCopy::BindLoopNextDone: L(loop_next_done_); break;
       }
       if (size_ - before != p.len) throw CompileError("x64 jit: warp loop copy: a reference changed its length");
       from = p.at + p.len;
@@ -148,6 +158,7 @@ void Emitter::emit_warp_loop() {
   }
   cmp(eax, uint32_t(RunStatus::Done));
   jne(exit, T_NEAR);
+  point(WarpLoopCopy::BindLoopNextDone, [&] { L(loop_next_done_); });  // a `return`'s way in (emit_block)
   mov(rsi, qword[rsp + kWarpLoopOffset]);
   mov(eax, dword[rsp + kLoopWarpOffset]);
   add(eax, 1);
@@ -257,8 +268,9 @@ void Emitter::emit_warp_loop() {
     L(none);
   }
   // The call's first warp runs the whole per-run prologue; the others, full
-  // warps in the same frame, skip what it wrote for all of them.
-  mov(eax, dword[rsp + kLoopWarpOffset]);
+  // warps in the same frame, skip what it wrote for all of them. (eax is
+  // still the warp index unless the shared-memory zeroing above used it.)
+  if (zeroes_shared) mov(eax, dword[rsp + kLoopWarpOffset]);
   cmp(eax, dword[LOOP(first_warp)]);
   point(WarpLoopCopy::JeWarpStart, [&] { je(warp_start_, T_NEAR); });
   xor_(eax, eax);
