@@ -75,6 +75,9 @@ void Emitter::init_emission_state(uint8_t* buffer, uint8_t* pool_low) {
   vbytes_ = lanes_ * 4;
   nregs_ = z_ ? 32 : 16;
   cache_hi_ = nregs_;
+  // (Emission state: a trial emitter that shares the analyses does not run
+  // find_load_homes, and a zero here would name value 0 as hoisted.)
+  std::fill(std::begin(load_home_hoisted_), std::end(load_home_hoisted_), kNoValue);
   pool_.reset(pool_low, buffer);
   constvec_.bytes = constvec64_.bytes = uint8_t(vbytes_);
   uint8_t* iota = pool_.alloc(64);
