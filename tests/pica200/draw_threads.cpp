@@ -118,6 +118,11 @@ TEST_CASE("draw threads: a draw with too little work never splits, however long 
   CHECK(feed(c, clock, 3000, 4096, 4096, 100, 0, 0) == 0);
   CHECK(c.one_draw > 0);
   CHECK(c.cycle[1] == 0);
+  // Such draws read the clock only now and then; heavier ones always.
+  size_t clocked = 0;
+  for (int d = 0; d < 320; ++d) clocked += c.wants_clock(4096);
+  CHECK(clocked == 320 / SplitChooser::kResample);
+  CHECK(c.wants_clock(4096 * 4));
 }
 
 TEST_CASE("draw threads: a split that pays is taken, and the other way is probed less and less often") {

@@ -1115,8 +1115,15 @@ DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t
   Fault fault;
   const size_t warps = (count + kWarp - 1) / kWarp;
   bool split = threads != 1 && count >= kDrawParallelMin && rt::ThreadPool::host_cores() > 1;
-  const bool timed = split && threads == 0;  // automatic: SplitChooser decides
-  if (timed) split = scratch.chooser.begin(count, steady_ns());
+  bool timed = split && threads == 0;  // automatic: SplitChooser decides
+  if (timed) {
+    if (scratch.chooser.wants_clock(count)) {
+      split = scratch.chooser.begin(count, steady_ns());
+    } else {
+      scratch.chooser.skip();
+      split = timed = false;
+    }
+  }
   if (!split) {
     run_range(s, plan, uniforms, in, out, mv, 0, count, units, scratch.get(area), fault);
   } else {

@@ -171,6 +171,22 @@ struct SplitChooser {
   static constexpr double kGapCap = 2;
   static constexpr double kMargin = 0.9;  // a split must be 10% faster (timings are noisy)
   static constexpr uint32_t kProbeFirst = 64, kProbeMax = 1024, kProbeDraws = 3;
+  // Whether a large draw of `count` vertices needs the clock: not when its
+  // one-thread time is well under kMinWorkNs (it would not split anyway),
+  // but for every kResample-th such draw (the load changes). A clock read
+  // costs 40-80 ns on the development VM: two per draw were ~2.5% of a
+  // 4096-vertex draw of ref_simple. False: call skip() and run it on the
+  // calling thread.
+  bool wants_clock(size_t count) {
+    if (one_draw == 0 || one_draw * double(count) >= 0.5 * kMinWorkNs) return true;
+    return ++unclocked % kResample == 0;
+  }
+  void skip() {
+    start = 0;
+    probing = false;
+    probe_left = 0;
+  }
+  static constexpr uint32_t kResample = 32;
   // A large draw of `count` vertices starts at `now`: split it?
   bool begin(size_t count, int64_t now);
   // It returned at `now`.
@@ -186,6 +202,7 @@ struct SplitChooser {
   // Probes: draws until the next; draws of the running probe left; the
   // choice before it.
   uint32_t since_probe = 0, probe_every = kProbeFirst, probe_left = 0;
+  uint32_t unclocked = 0;  // draws wants_clock() let go untimed
   bool probe_mode = false, before_probe = false, probing = false;
 };
 
