@@ -22,11 +22,6 @@
 #include "runtime/code_cache.h"
 #include "runtime/memory.h"
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#include <x86intrin.h>
-#endif
-
 namespace gpurc::pica200 {
 
 struct Shader::Impl {
@@ -205,14 +200,23 @@ double tsc_us_per_tick() {
   double f = factor.load(std::memory_order_relaxed);
   if (f > 0) return f;
   static const bool invariant = [] {
-    unsigned a, b, c, d;
-    return __get_cpuid(0x80000007, &a, &b, &c, &d) && (d >> 8 & 1);  // invariant TSC
+    // CPUID 0x80000007 EDX bit 8: invariant TSC (when the extended leaf exists).
+    auto cpuid = [](uint32_t leaf, uint32_t& a, uint32_t& d) {
+      uint32_t b, c;
+      asm volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(leaf), "c"(0));
+    };
+    uint32_t max_ext, d;
+    cpuid(0x80000000u, max_ext, d);
+    if (max_ext < 0x80000007u) return false;
+    uint32_t a;
+    cpuid(0x80000007u, a, d);
+    return (d >> 8 & 1) != 0;
   }();
   if (!invariant) return 0;
   static const std::pair<std::chrono::steady_clock::time_point, uint64_t> first{std::chrono::steady_clock::now(),
-                                                                               __rdtsc()};
+                                                                               __builtin_ia32_rdtsc()};
   const auto now = std::chrono::steady_clock::now();
-  const uint64_t ticks = __rdtsc();
+  const uint64_t ticks = __builtin_ia32_rdtsc();
   const double us = std::chrono::duration<double, std::micro>(now - first.first).count();
   if (us < 2000 || ticks <= first.second) return 0;
   f = us / double(ticks - first.second);
@@ -228,7 +232,7 @@ class RunTimer {
   RunTimer() : us_per_tick_(tsc_us_per_tick()) {
 #if defined(__x86_64__)
     if (us_per_tick_ > 0) {
-      t0_ = __rdtsc();
+      t0_ = __builtin_ia32_rdtsc();
       return;
     }
 #endif
@@ -236,7 +240,7 @@ class RunTimer {
   }
   double elapsed_us() const {
 #if defined(__x86_64__)
-    if (us_per_tick_ > 0) return double(__rdtsc() - t0_) * us_per_tick_;
+    if (us_per_tick_ > 0) return double(__builtin_ia32_rdtsc() - t0_) * us_per_tick_;
 #endif
     return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - c0_).count();
   }
