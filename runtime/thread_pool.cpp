@@ -10,14 +10,6 @@ namespace gpurc::rt {
 
 namespace {
 
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
 int default_spin_us() {
   const char* env = std::getenv("GPURC_POOL_SPIN_US");
   if (env && *env) {
@@ -73,9 +65,16 @@ bool ThreadPool::spin_until(Done done) const {
   if (spin_us_ <= 0) return false;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_us_);
   for (;;) {
-    // The clock every 16 pauses: a pause is tens of cycles, a clock read a few tens of ns.
-    for (int k = 0; k < 16; ++k) {
-      cpu_relax();
+    // Yielding, not pausing (seventeenth session): on a machine whose cores
+    // other processes want, a thread spinning with `pause` kept its core
+    // from them and from this pool's own other thread (forced two-thread
+    // draws of ref_heavy and ref_loop at 0.58-0.66x of one thread, load
+    // average ~2.7), while yielding gives the core away when anyone else
+    // can run and still sees the next job within a system call when the
+    // core is idle (0.97-0.98x under the same load). The clock every 4
+    // yields.
+    for (int k = 0; k < 4; ++k) {
+      std::this_thread::yield();
       if (done()) return true;
     }
     if (std::chrono::steady_clock::now() >= deadline) return done();

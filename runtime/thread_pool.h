@@ -5,8 +5,9 @@
 // Hand-off (seventeenth session, docs/runtime.md "Thread pool"): a job is
 // published in one atomic word (job number and next item), workers claim
 // items from it with compare-and-swap, and a worker that finished a job
-// spins on that word for a bounded time (spin_us) before it sleeps on a
-// condition variable, so back-to-back jobs find it awake: on a KVM guest a
+// spins on that word (yielding its core to anyone else who wants it) for a
+// bounded time (spin_us) before it sleeps on a condition variable, so
+// back-to-back jobs find it awake: on a KVM guest a
 // futex wake costs an inter-processor interrupt and the sleeping thread
 // starts several to tens of microseconds later, which is the whole time of
 // a small job. The caller waits for the last item the same way (spins,
