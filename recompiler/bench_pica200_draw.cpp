@@ -19,6 +19,8 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <tuple>
+#include <utility>
 #include <regex>
 #include <time.h>
 
@@ -160,30 +162,51 @@ double now_seconds(bool cpu) {
   return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
 }
 
-// Best ns/vertex of `reps` timed stretches of about `seconds / reps` each
-// (at least one batch each, the clock read every >= 4096 vertices), walking
-// the ring batch by batch.
+// ns/vertex of one timed stretch of about `seconds` (at least one batch, the
+// clock read every >= 4096 vertices), walking the ring batch by batch from
+// `pos`.
+double stretch(const RefShader& s, Unit& u, size_t batch, const RunBatch& run, double seconds, bool cpu, bool& ok,
+               size_t& pos) {
+  const double t0 = now_seconds(cpu);
+  size_t vertices = 0;
+  double elapsed = 0;
+  do {
+    for (size_t chunk = 0; chunk < 4096; chunk += batch) {
+      copy_in(s, u, pos, batch);
+      if (run && !run(u, batch)) ok = false;
+      copy_out(s, u, pos, batch);
+      pos = (pos + batch) & (kRing - 1);
+      vertices += batch;
+    }
+    elapsed = now_seconds(cpu) - t0;
+  } while (elapsed < seconds);
+  return elapsed * 1e9 / double(vertices);
+}
+
+// Best ns/vertex of 3 stretches of about `seconds / 3` each.
 double measure(const RefShader& s, Unit& u, size_t batch, const RunBatch& run, double seconds, bool cpu, bool& ok) {
   constexpr int kReps = 3;
   double best = 1e300;
   size_t pos = 0;
-  for (int rep = 0; rep < kReps; ++rep) {
-    const double t0 = now_seconds(cpu);
-    size_t vertices = 0;
-    double elapsed = 0;
-    do {
-      for (size_t chunk = 0; chunk < 4096; chunk += batch) {
-        copy_in(s, u, pos, batch);
-        if (run && !run(u, batch)) ok = false;
-        copy_out(s, u, pos, batch);
-        pos = (pos + batch) & (kRing - 1);
-        vertices += batch;
-      }
-      elapsed = now_seconds(cpu) - t0;
-    } while (elapsed < seconds / kReps);
-    best = std::min(best, elapsed * 1e9 / double(vertices));
-  }
+  for (int rep = 0; rep < kReps; ++rep) best = std::min(best, stretch(s, u, batch, run, seconds / kReps, cpu, ok, pos));
   return best;
+}
+
+// Two configurations by the wall clock, their stretches interleaved (a, b,
+// a, b, ...; 6 of about `seconds / 6` each), best of each: on a shared
+// machine the load changes from second to second, and a ratio of two
+// measurements taken one after the other (seventeenth session: 0.7-1.4x
+// for rows that never split) says more about the load than about threads.
+std::pair<double, double> measure_pair(const RefShader& s, Unit& u, size_t batch, const RunBatch& a,
+                                       const RunBatch& b, double seconds, bool& ok) {
+  constexpr int kReps = 6;
+  double best_a = 1e300, best_b = 1e300;
+  size_t pos = 0;
+  for (int rep = 0; rep < kReps; ++rep) {
+    best_a = std::min(best_a, stretch(s, u, batch, a, seconds / kReps, false, ok, pos));
+    best_b = std::min(best_b, stretch(s, u, batch, b, seconds / kReps, false, ok, pos));
+  }
+  return {best_a, best_b};
 }
 
 // |err| / max(1, |ref|) <= 1e-2 on every output float of one batch: the
@@ -296,10 +319,11 @@ int bench_pica200_draws(const BenchArgs& a, std::ostream& out, std::ostream& err
             run = [&](Unit& unit, size_t n) {
               return sh.run(s.uniforms, std::span(unit.in.data(), n), std::span(unit.out.data(), n), opt).ok;
             };
-          row.ns = measure(s, u, batch, run, seconds, threads == 1, row.expect_ok);
-          if (threads > 1) {
-            // The same configuration on one thread by the wall clock, measured
-            // beside it: whether spreading the draw paid.
+          if (threads == 1) {
+            row.ns = measure(s, u, batch, run, seconds, true, row.expect_ok);
+          } else {
+            // The same configuration on one thread by the wall clock,
+            // measured interleaved with it: whether spreading the draw paid.
             p::RunOptions one = opt;
             one.threads = 1;
             RunBatch run1;
@@ -311,7 +335,7 @@ int bench_pica200_draws(const BenchArgs& a, std::ostream& out, std::ostream& err
               run1 = [&](Unit& unit, size_t n) {
                 return sh.run(s.uniforms, std::span(unit.in.data(), n), std::span(unit.out.data(), n), one).ok;
               };
-            row.wall_one = measure(s, u, batch, run1, seconds, false, row.expect_ok);
+            std::tie(row.ns, row.wall_one) = measure_pair(s, u, batch, run, run1, seconds, row.expect_ok);
           }
           copy_in(s, u, 0, batch);
           run(u, batch);
@@ -342,9 +366,9 @@ int bench_pica200_draws(const BenchArgs& a, std::ostream& out, std::ostream& err
   }
   out << fmt::format(
       "\nemulator-style draws: reference shaders, {}-vertex ring, copy in / run / copy out per batch "
-      "(ns/vertex, best of 3;\n"
-      "threads = 1 rows and the copies: the thread's CPU time; other rows: wall clock, and\n"
-      "`vs 1 thread` = the same row on one thread by the wall clock, measured beside it, over this row)\n",
+      "(ns/vertex;\n"
+      "threads = 1 rows and the copies: the thread's CPU time, best of 3; other rows: wall clock, and\n"
+      "`vs 1 thread` = the same row on one thread by the wall clock over this row, best of 6 stretches each, interleaved)\n",
       kRing);
   out << fmt::format("{:<11} {:<11} {:<10} {:>6} {:>7} {:>9} {:>12} {:>10} {:>12}\n", "kernel", "engine", "api",
                      "batch", "threads", "total", "above copies", "vs interp", "vs 1 thread");

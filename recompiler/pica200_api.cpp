@@ -1,6 +1,7 @@
 // The public PICA200 API (include/gpurc/pica200.h) over the module's launch
 // ABI (frontend/pica200/module/launch.h).
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -186,6 +187,71 @@ std::vector<std::string> engines() {
 
 const char* Shader::backend_name() const { return impl_->prepared.engine.c_str(); }
 
+namespace {
+// Shader::run's run_us by the time-stamp counter (seventeenth session): a
+// steady_clock reading cost 40-80 ns on the development VM, and run() took
+// two, ~30% of a 32-vertex call. Microseconds per tick come from a
+// steady_clock / counter pair taken at the first call and another once
+// 2 ms have passed; until then, and on hosts without an invariant counter,
+// the steady clock times the run.
+double tsc_us_per_tick() {
+#if defined(__x86_64__)
+  static std::atomic<double> factor{0};
+  double f = factor.load(std::memory_order_relaxed);
+  if (f > 0) return f;
+  static const bool invariant = [] {
+    // CPUID 0x80000007 EDX bit 8: invariant TSC (when the extended leaf exists).
+    auto cpuid = [](uint32_t leaf, uint32_t& a, uint32_t& d) {
+      uint32_t b, c;
+      asm volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(leaf), "c"(0));
+    };
+    uint32_t max_ext, d;
+    cpuid(0x80000000u, max_ext, d);
+    if (max_ext < 0x80000007u) return false;
+    uint32_t a;
+    cpuid(0x80000007u, a, d);
+    return (d >> 8 & 1) != 0;
+  }();
+  if (!invariant) return 0;
+  static const std::pair<std::chrono::steady_clock::time_point, uint64_t> first{std::chrono::steady_clock::now(),
+                                                                               __builtin_ia32_rdtsc()};
+  const auto now = std::chrono::steady_clock::now();
+  const uint64_t ticks = __builtin_ia32_rdtsc();
+  const double us = std::chrono::duration<double, std::micro>(now - first.first).count();
+  if (us < 2000 || ticks <= first.second) return 0;
+  f = us / double(ticks - first.second);
+  factor.store(f, std::memory_order_relaxed);
+  return f;
+#else
+  return 0;
+#endif
+}
+
+class RunTimer {
+ public:
+  RunTimer() : us_per_tick_(tsc_us_per_tick()) {
+#if defined(__x86_64__)
+    if (us_per_tick_ > 0) {
+      t0_ = __builtin_ia32_rdtsc();
+      return;
+    }
+#endif
+    c0_ = std::chrono::steady_clock::now();
+  }
+  double elapsed_us() const {
+#if defined(__x86_64__)
+    if (us_per_tick_ > 0) return double(__builtin_ia32_rdtsc() - t0_) * us_per_tick_;
+#endif
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - c0_).count();
+  }
+
+ private:
+  double us_per_tick_;
+  uint64_t t0_ = 0;
+  std::chrono::steady_clock::time_point c0_{};
+};
+}  // namespace
+
 RunResult Shader::run(const Uniforms& u, std::span<const InputVertex> in, std::span<OutputVertex> out,
                       const RunOptions& opt) const {
   if (out.size() != in.size())
@@ -201,11 +267,30 @@ RunResult Shader::run(const Uniforms& u, std::span<const InputVertex> in, std::s
     last = std::make_unique<DrawState>(*this);
     last_impl = impl_.get();
   }
-  auto t0 = std::chrono::steady_clock::now();
-  last->set_uniforms(u);
-  RunResult r = last->run(VertexInputs::records(in.data(), sizeof(InputVertex), 0xFFFF),
-                          VertexOutputs::records(out.data(), sizeof(OutputVertex), 0xFFFF), in.size(), opt);
-  r.run_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  const RunTimer timer;
+  // The block is rewritten only when the uniforms changed (seventeenth
+  // session): callers pass the same uniforms call after call, and writing
+  // them whole (~1.5 KiB into the mirror and the block) was most of a
+  // 32-vertex run()'s fixed cost. Compared bit for bit, field by field (the
+  // struct's padding bytes carry nothing).
+  const Uniforms& kept = last->uniforms();
+  if (std::memcmp(u.f.data(), kept.f.data(), sizeof(u.f)) != 0 || std::memcmp(u.i.data(), kept.i.data(), sizeof(u.i)) != 0 ||
+      u.b != kept.b)
+    last->set_uniforms(u);
+  // The stream descriptions (16 registers each way) of the last call's
+  // arrays again when the caller passes the same ones (seventeenth session).
+  thread_local const InputVertex* streams_in = nullptr;
+  thread_local OutputVertex* streams_out = nullptr;
+  thread_local VertexInputs vin;
+  thread_local VertexOutputs vout;
+  if (in.data() != streams_in || out.data() != streams_out || !streams_in) {
+    vin = VertexInputs::records(in.data(), sizeof(InputVertex), 0xFFFF);
+    vout = VertexOutputs::records(out.data(), sizeof(OutputVertex), 0xFFFF);
+    streams_in = in.data();
+    streams_out = out.data();
+  }
+  RunResult r = last->run(vin, vout, in.size(), opt);
+  r.run_us = timer.elapsed_us();
   return r;
 }
 
@@ -560,7 +645,7 @@ void DrawState::set_bools(uint16_t bits) {
 
 void DrawState::set_uniforms(const Uniforms& u) {
   impl_->mirror = u;
-  set_floats(0, u.f);
+  impl_->put(pica::kUniformFloat, u.f.data(), sizeof(u.f));
   for (unsigned n = 0; n < 4; ++n) impl_->put_int(n);
   impl_->put_bools();
 }

@@ -2,10 +2,15 @@
 // host: hand-worked results, cache, errors, faults, threads, geometry.
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "gpurc/pica200.h"
 #include "recompiler/engine.h"
@@ -320,6 +325,101 @@ TEST_CASE("pica200 api: a guest fault names the instruction address on every bac
     CHECK_FALSE(r.ok);
     CHECK(r.error.find("0x001") != std::string::npos);
     CHECK(r.failed_vertex == 0);
+  }
+}
+
+TEST_CASE("pica200 api: run() follows every change of the uniforms and times the run") {
+  // run() rewrites its uniform block only when the uniforms differ from the
+  // last call's (seventeenth session): alternate sets that differ in one
+  // float component, in the sign of a zero, in the loop count and in a bool,
+  // each against the interpreter.
+  // loop_sum with its loop count as a uniform (.ivec) instead of a constant,
+  // and a bool that chooses the colour.
+  std::string text = read_text("examples/pica200/loop_sum.pica");
+  const std::string consti = ".consti loopParams(7, 0, 1, 0)";
+  REQUIRE(text.find(consti) != std::string::npos);
+  text.replace(text.find(consti), consti.size(), ".ivec loopParams\n.bool pick");
+  const std::string tail = "    mov outColor, r3\n";
+  REQUIRE(text.find(tail) != std::string::npos);
+  text.replace(text.find(tail), tail.size(), "    mov outColor, r3\n    ifu pick\n        mov outColor, r0\n    .end\n");
+  p::Uniforms base;
+  const p::ShaderSetup setup = p::load_shbin(p::assemble(text), 0, &base);
+  base.i[0] = {7, 0, 1, 0};
+  base.b = 1;  // b0 (pick): the sum as the colour
+  for (unsigned n = 0; n < 96; ++n)
+    for (unsigned c = 0; c < 4; ++c) base.f[n][c] = float(int((n * 7 + c * 3) % 11) - 5) * 0.25f;
+  std::vector<p::Uniforms> sets(5, base);
+  sets[1].f[3][2] += 1.0f;           // one component of one array element
+  sets[2].i[0][0] = 2;               // three iterations instead of eight
+  REQUIRE(base.f[1][3] == 0.0f);
+  sets[3].f[1][3] = -0.0f;           // a sign bit only
+  sets[3].f[2][1] = std::nanf("");     // a NaN in the sum
+  sets[4].b = 0;                     // the colour from values[a0.x + 1]
+  const size_t order[] = {0, 0, 1, 0, 2, 2, 0, 4, 0, 3, 4, 3, 1};  // each change alone from set 0
+  std::vector<p::InputVertex> in(40);
+  for (size_t k = 0; k < in.size(); ++k) {
+    in[k].v[0] = {float(k % 9) - 4.0f, float(k % 5), 1, 1};
+    in[k].v[1] = {float(k % 6), 0, 0, 0};
+  }
+  auto interp = [&] {
+    p::ShaderSetup s = setup;
+    s.engine = "interp";
+    return p::Shader::compile(s);
+  }();
+  // The interpreter's outputs first: run() keeps the state of the last
+  // shader its thread ran, so the JIT's calls below follow each other.
+  std::vector<std::vector<p::OutputVertex>> wants;
+  for (const p::Uniforms& u : sets) {
+    wants.emplace_back(in.size());
+    REQUIRE(interp->run(u, in, wants.back(), p::RunOptions{1}).ok);
+  }
+  // The changes show in the outputs.
+  auto outputs_differ = [&](size_t a, size_t b) {
+    for (size_t k = 0; k < in.size(); ++k)
+      if (std::memcmp(&wants[a][k].o[1], &wants[b][k].o[1], 16) != 0) return true;
+    return false;
+  };
+  CHECK(outputs_differ(1, 0));
+  CHECK(outputs_differ(2, 0));
+  CHECK(outputs_differ(3, 0));
+  CHECK(outputs_differ(4, 0));
+  for (const std::string& e : host_engines()) {
+    if (e == "interp") continue;
+    CAPTURE(e);
+    p::ShaderSetup s = setup;
+    s.engine = e;
+    auto shader = p::Shader::compile(s);
+    for (size_t step = 0; step < std::size(order); ++step) {
+      CAPTURE(step);
+      const p::Uniforms& u = sets[order[step]];
+      const std::vector<p::OutputVertex>& want = wants[order[step]];
+      std::vector<p::OutputVertex> got(in.size());
+      REQUIRE(shader->run(u, in, got, p::RunOptions{1}).ok);
+      for (size_t k = 0; k < in.size(); ++k)
+        for (unsigned r : {0u, 1u})
+          for (unsigned c = 0; c < 4; ++c)
+            if (bits(got[k].o[r][c]) != bits(want[k].o[r][c]) &&
+                !(std::isnan(got[k].o[r][c]) && std::isnan(want[k].o[r][c]))) {
+              FAIL_CHECK("vertex " << k << " o" << r << "." << "xyzw"[c] << " = " << got[k].o[r][c] << ", expected "
+                                   << want[k].o[r][c]);
+              k = in.size();
+              break;
+            }
+    }
+    // run_us: the run's wall time, within the caller's own reading of the
+    // call (also once the time-stamp counter has been calibrated, 2 ms on).
+    const auto start = std::chrono::steady_clock::now();
+    bool calibrated_seen = false;
+    for (int i = 0; i < 100000 && !calibrated_seen; ++i) {
+      std::vector<p::OutputVertex> got(in.size());
+      const auto t0 = std::chrono::steady_clock::now();
+      const p::RunResult r = shader->run(base, in, got, p::RunOptions{1});
+      const double outer = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      REQUIRE(r.ok);
+      CHECK(r.run_us > 0);
+      CHECK(r.run_us <= outer * 1.01 + 0.5);
+      calibrated_seen = std::chrono::steady_clock::now() - start > std::chrono::milliseconds(5) && i > 10;
+    }
   }
 }
 

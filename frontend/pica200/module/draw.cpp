@@ -998,6 +998,66 @@ int run_draw_again_failed(const PreparedShader& s, const DrawPlan& plan, const u
   return -1;
 }
 
+namespace {
+int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+bool SplitChooser::begin(size_t n, int64_t now) {
+  // The previous large draw's cycle ends here.
+  if (start != 0 && counted && count != 0) {
+    const double draw = double(draw_ns), gap = std::max(0.0, double(now - start) - draw);
+    const double per = (draw + std::min(gap, kGapCap * draw)) / double(count);
+    const int m = split ? 1 : 0;
+    // The mean of the first cycles after a reset, then a moving average.
+    const double a = std::max(0.25, 1.0 / double(++samples[m]));
+    cycle[m] += a * (per - cycle[m]);
+  }
+  bool s;
+  if (one_draw == 0 || one_draw * double(n) < kMinWorkNs || cycle[0] == 0) {
+    // Not measured yet, or too little work to pay for a split.
+    s = false;
+    probing = false;
+    probe_left = 0;
+  } else if (probe_left > 0) {
+    s = probe_mode;
+    --probe_left;
+  } else {
+    const bool best = cycle[1] != 0 && cycle[1] < kMargin * cycle[0];
+    if (probing) {
+      // A probe ended: probe less often while probes confirm the choice.
+      probing = false;
+      probe_every = best == before_probe ? std::min(probe_every * 2, kProbeMax) : kProbeFirst;
+    }
+    if (cycle[1] == 0 || ++since_probe >= probe_every) {
+      since_probe = 0;
+      probing = true;
+      before_probe = best;
+      probe_mode = cycle[1] == 0 ? true : !best;
+      samples[probe_mode ? 1 : 0] = 0;  // the probe's cycles replace the old ones
+      probe_left = kProbeDraws - 1;
+      s = probe_mode;
+    } else {
+      s = best;
+    }
+  }
+  counted = start != 0 && s == split;
+  split = s;
+  count = n;
+  start = now;
+  draw_ns = 0;
+  return s;
+}
+
+void SplitChooser::end(int64_t now) {
+  draw_ns = std::max<int64_t>(0, now - start);
+  if (!split && count != 0) {
+    const double per = double(draw_ns) / double(count);
+    one_draw = one_draw == 0 ? per : 0.75 * one_draw + 0.25 * per;
+  }
+}
+
 DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t* uniforms, const DrawStreams& in,
                     const DrawStreams& out, size_t count, unsigned threads, uint64_t budget, DrawScratch& scratch) {
   // The previous draw's set-up again when the caller says the streams are
@@ -1055,19 +1115,15 @@ DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t
   Fault fault;
   const size_t warps = (count + kWarp - 1) / kWarp;
   bool split = threads != 1 && count >= kDrawParallelMin && rt::ThreadPool::host_cores() > 1;
-  bool timed = false;
-  if (split && threads == 0) {
-    // Automatic: measure each way once, then take the faster, re-measuring the other now and then.
-    const uint64_t n = scratch.large_draws++;
-    if (scratch.single_ns == 0) split = false;
-    else if (scratch.split_ns == 0) split = true;
-    else {
-      split = scratch.split_ns < 0.9 * scratch.single_ns;  // a split must win clearly (the timings are noisy)
-      if (n % DrawScratch::kRemeasure == 0) split = !split;
+  bool timed = split && threads == 0;  // automatic: SplitChooser decides
+  if (timed) {
+    if (scratch.chooser.wants_clock(count)) {
+      split = scratch.chooser.begin(count, steady_ns());
+    } else {
+      scratch.chooser.skip();
+      split = timed = false;
     }
-    timed = true;
   }
-  const auto t0 = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   if (!split) {
     run_range(s, plan, uniforms, in, out, mv, 0, count, units, scratch.get(area), fault);
   } else {
@@ -1082,12 +1138,7 @@ DrawResult run_draw(const PreparedShader& s, const DrawPlan& plan, const uint8_t
       run_range(s, plan, uniforms, in, out, mv, b, e, units, local.get(area), fault);
     });
   }
-  if (timed) {
-    const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / double(count);
-    // A moving average: one draw preempted or one lucky draw does not flip the choice.
-    double& avg = split ? scratch.split_ns : scratch.single_ns;
-    avg = avg == 0 ? ns : 0.75 * avg + 0.25 * ns;
-  }
+  if (timed) scratch.chooser.end(steady_ns());
   if (fault.any) return fault.first;
   return DrawResult{};
 }

@@ -149,19 +149,71 @@ struct DrawResult {
   std::string fault;
 };
 
+// The automatic thread choice (threads = 0) of one DrawScratch's large
+// draws (seventeenth session; docs/pica200.md). Clock readings are passed
+// in (ns, any epoch), so tests drive it with made-up times.
+//
+// What it compares is the *cycle*: ns per vertex from a large draw's start
+// to the next large draw's start. A split draw also costs its caller
+// afterwards (the caller reads output lines the other core wrote, and
+// writes input lines the other core holds), which the draw's own time does
+// not show; the cycle does. The part of the cycle after the draw counts up
+// to kGapCap times the draw's own time, so a caller that does much other
+// work between draws does not drown the draw in noise. A draw whose
+// one-thread time (measured) is under kMinWorkNs never splits. Otherwise
+// the faster mode runs, and now and then (every probe_every large draws,
+// 64 doubling to 1024 while the probes confirm the choice) a probe runs the
+// other mode for kProbeDraws draws. A draw that runs in the other mode than
+// the draw before it is not counted (the worker may have been asleep, the
+// lines elsewhere).
+struct SplitChooser {
+  static constexpr double kMinWorkNs = 20000;
+  static constexpr double kGapCap = 2;
+  static constexpr double kMargin = 0.9;  // a split must be 10% faster (timings are noisy)
+  static constexpr uint32_t kProbeFirst = 64, kProbeMax = 1024, kProbeDraws = 3;
+  // Whether a large draw of `count` vertices needs the clock: not when its
+  // one-thread time is well under kMinWorkNs (it would not split anyway),
+  // but for every kResample-th such draw (the load changes). A clock read
+  // costs 40-80 ns on the development VM: two per draw were ~2.5% of a
+  // 4096-vertex draw of ref_simple. False: call skip() and run it on the
+  // calling thread.
+  bool wants_clock(size_t count) {
+    if (one_draw == 0 || one_draw * double(count) >= 0.5 * kMinWorkNs) return true;
+    return ++unclocked % kResample == 0;
+  }
+  void skip() {
+    start = 0;
+    probing = false;
+    probe_left = 0;
+  }
+  static constexpr uint32_t kResample = 32;
+  // A large draw of `count` vertices starts at `now`: split it?
+  bool begin(size_t count, int64_t now);
+  // It returned at `now`.
+  void end(int64_t now);
+
+  double one_draw = 0;        // ns/vertex of the draw alone on one thread (moving average); 0: none yet
+  double cycle[2] = {0, 0};   // ns/vertex of the cycle: [0] one thread, [1] split; 0: none yet
+  uint32_t samples[2] = {0, 0};  // cycles counted into cycle[] since it was last reset
+  // The open draw (start = 0: none).
+  int64_t start = 0, draw_ns = 0;
+  size_t count = 0;
+  bool split = false, counted = false;
+  // Probes: draws until the next; draws of the running probe left; the
+  // choice before it.
+  uint32_t since_probe = 0, probe_every = kProbeFirst, probe_left = 0;
+  uint32_t unclocked = 0;  // draws wants_clock() let go untimed
+  bool probe_mode = false, before_probe = false, probing = false;
+};
+
 // One warp's var area and frame (64-byte aligned), grown on demand and kept,
 // and what this state measured about splitting draws over threads.
 struct DrawScratch {
   std::unique_ptr<uint8_t[], rt::Buffer::AlignedFree> mem;
   size_t bytes = 0;
   uint8_t* get(size_t need);
-  // threads = 0 (automatic): ns/vertex (wall clock, moving average) of
-  // large draws on the calling thread alone and split over the pool; 0 = not
-  // measured yet. Large draws split while that is at least 10% faster; every
-  // kRemeasure-th one measures the other way again (the load changes).
-  double single_ns = 0, split_ns = 0;
-  uint64_t large_draws = 0;
-  static constexpr uint64_t kRemeasure = 64;
+  // threads = 0 (automatic): the thread choice of large draws.
+  SplitChooser chooser;
   // The descriptors of the engine's draw loop (ir::DrawLoop) for the current
   // draw; only the entries a draw sets are read.
   std::array<ir::DrawRegMove, 16> loop_loads, loop_stores;
@@ -212,11 +264,11 @@ struct DrawScratch {
 };
 
 // Draws smaller than this run on the calling thread whatever the thread count
-// (docs/pica200-embedding.md, "Threading": waking the pool costs about as much
-// as 1024 vertices of the simple reference shader). From this size threads = 0
-// splits a draw only while the state's own measurements (DrawScratch) say that
-// pays, so the default is never slower than one thread by more than the
-// occasional re-measurement.
+// (docs/pica200-embedding.md, "Threading"; the short forms of the repeated
+// draw rely on it). From this size threads = 0 splits a draw only when its
+// one-thread time is large enough and the state's own measurements
+// (SplitChooser) say that pays, so the default is never slower than one
+// thread by more than the occasional probe.
 constexpr size_t kDrawParallelMin = 1024;
 
 // Runs vertices [0, count) of a compiled vertex shader: inputs from `in`
