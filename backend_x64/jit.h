@@ -51,6 +51,11 @@ uint64_t fix_code_replays();
 // the calling thread's trials that took them.
 void set_trial_analyses_shared(bool on);
 uint64_t trial_analyses_shares();
+// Warp loops' contiguous accesses prefetch the span `bytes` ahead (the
+// next warps' elements in grid-linear kernels; prefetcht0 for loads,
+// prefetchw for stores). 0 (the default, or GPURC_STREAM_PREFETCH) is off.
+// Applies to code compiled afterwards; the code cache does not key on it.
+void set_stream_prefetch_distance(int bytes);
 
 // The tiers this folder provides, best first: "jit-avx512" (16-lane strips)
 // and "jit-avx2" (8-lane strips).

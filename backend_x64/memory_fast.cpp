@@ -23,14 +23,17 @@
 // null uniforms) goes to the general path, which first computes the address
 // chain the code skipped ("deferred" values) and then does everything as
 // before, helper included, so faults stay exactly the interpreter's.
+#include <atomic>
 #include <algorithm>
 #include <map>
 #include <tuple>
 #include <cstddef>
 #include <cstring>
 #include <cstdint>
+#include <cstdlib>
 
 #include "backend_x64/emitter.h"
+#include "backend_x64/jit.h"
 #include "ir/abi.h"
 #include "ir/pass_util.h"
 
@@ -1642,8 +1645,40 @@ void Emitter::lanes_in_sequence(uint32_t off, unsigned lb, int step_log2, const 
   }
 }
 
+// A warp loop's contiguous access reads or writes the span the next warps
+// continue (grid-linear kernels: warp w + k at host + k * span). Out of the
+// caches the warp's code is too long for the core's window to keep enough
+// misses in flight, and the hardware prefetchers do not run far enough
+// ahead: prefetch the span `distance` bytes on (a prefetch never faults, and
+// one past the buffer or of a non-linear kernel only costs its slot).
+// Off by default: in the caches the prefetches cost more than they give
+// (docs/backend_x64.md, seventeenth session). GPURC_STREAM_PREFETCH=bytes
+// (a multiple of 64; 0: off) or set_stream_prefetch_distance (jit.h).
+namespace {
+std::atomic<int> stream_prefetch_bytes{[] {
+  const char* e = std::getenv("GPURC_STREAM_PREFETCH");
+  const int d = e && *e ? std::atoi(e) : 0;
+  return d > 0 ? (d + 63) / 64 * 64 : 0;
+}()};
+}  // namespace
+
+void set_stream_prefetch_distance(int bytes) { stream_prefetch_bytes = bytes > 0 ? (bytes + 63) / 64 * 64 : 0; }
+
+int Emitter::stream_prefetch_distance() { return stream_prefetch_bytes.load(std::memory_order_relaxed); }
+
+void Emitter::emit_stream_prefetch(bool is_load, unsigned bytes, const Reg64& host) {
+  const int d = stream_prefetch_distance();
+  if (!warp_loop_ || d <= 0) return;
+  for (uint32_t o = 0; o < kWarpLanes * bytes; o += 64) {
+    const Address at = ptr[host + int(d + int(o))];
+    if (is_load) prefetcht0(at);
+    else prefetchw(at);
+  }
+}
+
 void Emitter::emit_contiguous_access(bool is_load, unsigned bytes, uint32_t data_slot, const Reg64& host) {
   const int per = vbytes_ / int(bytes);
+  if (!in_span_moves_) emit_stream_prefetch(is_load, bytes, host);
   if (is_load && load_home_active_cell_ >= 0) {  // a homed load: every lane taking part moves nothing
     if (!z_) {
       if (load_home_take(host, bytes, data_slot)) return;  // (Avx2: every lane takes part)
@@ -1715,6 +1750,7 @@ void Emitter::emit_sequence_verdict(const IndexedAddress& a, Label& not_in_seque
 // one window: the moves, then a jump to `done`. With every lane taking part
 // (AVX-512) plain 64-byte moves, no lane masks.
 void Emitter::emit_span_moves(bool is_load, unsigned bytes, uint32_t data_slot, Label& done) {
+  emit_stream_prefetch(is_load, bytes, rsi);
   if (z_) {
     Label some;
     cmp(ecx, uint32_t(-1));
@@ -1729,7 +1765,9 @@ void Emitter::emit_span_moves(bool is_load, unsigned bytes, uint32_t data_slot, 
     }
     L(some);
   }
+  in_span_moves_ = true;  // (prefetched above)
   emit_contiguous_access(is_load, bytes, data_slot, rsi);
+  in_span_moves_ = false;
   jmp(done, T_NEAR);
 }
 
