@@ -51,20 +51,14 @@ static_assert(sizeof(DrawRegMove) == 32 && sizeof(DrawCopy) == 40);
 }  // namespace
 
 bool Emitter::draw_loop_enabled() {
-  static const bool yes = [] {
-    const char* e = std::getenv("GPURC_DRAW_LOOP");
-    return !(e && *e == '0');
-  }();
+  static const bool yes = env_switch_on("GPURC_DRAW_LOOP");
   return yes;
 }
 
 // Read once per process, for measurements and for the test that shows the
 // limit (tests/backend_x64/strip_limit.cpp).
 bool Emitter::strip_limit_enabled() {
-  static const bool yes = [] {
-    const char* e = std::getenv("GPURC_STRIP_LIMIT");
-    return !(e && *e == '0');
-  }();
+  static const bool yes = env_switch_on("GPURC_STRIP_LIMIT");
   return yes;
 }
 

@@ -171,6 +171,11 @@ void Emitter::analyze_function() {
   }
 }
 
+bool env_switch_on(const char* name) {
+  const char* e = std::getenv(name);
+  return !(e && *e == '0');
+}
+
 namespace {
 // set_trial_analyses_shared (jit.h): off, each trial emitter makes the
 // analyses again on a copy of the plan, as before the seventeenth session.
@@ -276,10 +281,7 @@ uint32_t Emitter::stage_slot(ValueId phi) {
 // value's frame slot by its offset. GPURC_VAR_HOMES=0 (read once) turns it
 // off, for measurements.
 bool Emitter::var_homes_enabled() {
-  static const bool yes = [] {
-    const char* e = std::getenv("GPURC_VAR_HOMES");
-    return !(e && *e == '0');
-  }();
+  static const bool yes = env_switch_on("GPURC_VAR_HOMES");
   return yes;
 }
 
@@ -866,18 +868,12 @@ void Emitter::emit_const_slots() {
 }
 
 bool Emitter::unroll_memory_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("GPURC_UNROLL_MEMORY");
-    return !(e && e[0] == '0');
-  }();
+  static const bool on = env_switch_on("GPURC_UNROLL_MEMORY");
   return on;
 }
 
 bool Emitter::prefill_consts_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("GPURC_PREFILL_CONSTS");
-    return !(e && e[0] == '0');
-  }();
+  static const bool on = env_switch_on("GPURC_PREFILL_CONSTS");
   return on;
 }
 

@@ -78,6 +78,11 @@ class ConstPool {
   size_t used_ = 0, gets_ = 0;
 };
 
+// A measuring switch of the code generator: on unless the environment
+// variable is "0" (GPURC_VAR_HOMES, GPURC_LOAD_HOMES, ...; each caller reads
+// it once into a static).
+bool env_switch_on(const char* name);
+
 class Emitter : public FastEncoder {
  public:
   // `buffer` (max_code bytes, 64-byte aligned): where the code is assembled,

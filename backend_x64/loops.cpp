@@ -673,10 +673,7 @@ void Emitter::loop_store_live_out(LoopState& s) {
 // changes what a load_var reads); the phis living in their slots (AVX2) are
 // kept in save slots for the rerun (the iterations overwrite them).
 bool Emitter::loop_defer_enabled() {
-  static const bool yes = [] {
-    const char* e = std::getenv("GPURC_LOOP_DEFER_NAN");
-    return !(e && *e == '0');
-  }();
+  static const bool yes = env_switch_on("GPURC_LOOP_DEFER_NAN");
   return yes;
 }
 
@@ -1337,19 +1334,13 @@ void Emitter::emit_interleaved_loop(const StripLoop& l, const std::vector<ValueI
 namespace {
 // GPURC_X64_CONTROL_LOOP=0 (read once; a measuring aid) keeps the forms above.
 bool control_loops_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("GPURC_X64_CONTROL_LOOP");
-    return !(e && *e == '0');
-  }();
+  static const bool on = env_switch_on("GPURC_X64_CONTROL_LOOP");
   return on;
 }
 // GPURC_X64_FUSED_CONTROL=0 (read once; a measuring aid) keeps the separate
 // control loop on AVX-512 too.
 bool fused_control_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("GPURC_X64_FUSED_CONTROL");
-    return !(e && *e == '0');
-  }();
+  static const bool on = env_switch_on("GPURC_X64_FUSED_CONTROL");
   return on;
 }
 }  // namespace

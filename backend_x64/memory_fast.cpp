@@ -1980,10 +1980,7 @@ void Emitter::emit_uniform_address(ValueId v, Label& done) {
 // value's GPR and the data from [gpr + lane offset], lane l at 4 * l in
 // both. GPURC_LOAD_HOMES=0 (read once) turns it off, for measurements.
 bool Emitter::load_homes_enabled() {
-  static const bool yes = [] {
-    const char* e = std::getenv("GPURC_LOAD_HOMES");
-    return !(e && *e == '0');
-  }();
+  static const bool yes = env_switch_on("GPURC_LOAD_HOMES");
   return yes;
 }
 

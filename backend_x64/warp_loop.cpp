@@ -68,10 +68,7 @@ void set_warp_loop_copies(bool on) {
 uint64_t warp_loop_replays() { return tl_warp_loops.replays; }
 
 bool Emitter::warp_loop_return_enabled() {
-  static const bool yes = [] {
-    const char* e = std::getenv("GPURC_WARP_LOOP_RETURN");
-    return !(e && *e == '0');
-  }();
+  static const bool yes = env_switch_on("GPURC_WARP_LOOP_RETURN");
   return yes;
 }
 
