@@ -463,7 +463,6 @@ class Emitter : public FastEncoder {
   void emit_span_moves(bool is_load, unsigned bytes, uint32_t data_slot, Xbyak::Label& done);
   static int stream_prefetch_distance();
   void emit_stream_prefetch(bool is_load, unsigned bytes, const Xbyak::Reg64& host);
-  bool in_span_moves_ = false;
   void emit_span_window_search(const WindowOffsets& w, unsigned bytes, Xbyak::Label& none, Xbyak::Label& try_window,
                                Xbyak::Label& next_window);
   // A load / store of 4- or 8-byte elements whose taking-part lanes address

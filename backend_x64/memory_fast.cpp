@@ -1678,7 +1678,7 @@ void Emitter::emit_stream_prefetch(bool is_load, unsigned bytes, const Reg64& ho
 
 void Emitter::emit_contiguous_access(bool is_load, unsigned bytes, uint32_t data_slot, const Reg64& host) {
   const int per = vbytes_ / int(bytes);
-  if (!in_span_moves_) emit_stream_prefetch(is_load, bytes, host);
+  emit_stream_prefetch(is_load, bytes, host);
   if (is_load && load_home_active_cell_ >= 0) {  // a homed load: every lane taking part moves nothing
     if (!z_) {
       if (load_home_take(host, bytes, data_slot)) return;  // (Avx2: every lane takes part)
@@ -1750,11 +1750,11 @@ void Emitter::emit_sequence_verdict(const IndexedAddress& a, Label& not_in_seque
 // one window: the moves, then a jump to `done`. With every lane taking part
 // (AVX-512) plain 64-byte moves, no lane masks.
 void Emitter::emit_span_moves(bool is_load, unsigned bytes, uint32_t data_slot, Label& done) {
-  emit_stream_prefetch(is_load, bytes, rsi);
   if (z_) {
     Label some;
     cmp(ecx, uint32_t(-1));
     jne(some, T_NEAR);
+    emit_stream_prefetch(is_load, bytes, rsi);  // (the other paths: emit_contiguous_access's)
     if (!is_load || !load_home_take(rsi, bytes, data_slot)) {  // (a homed load: the cell, no moves)
       for (uint32_t o = 0; o < kWarpLanes * bytes; o += 64) {
         const Address mem = ptr[rsi + int(o)], data = ptr[r12 + int(data_slot + o)];
@@ -1765,9 +1765,7 @@ void Emitter::emit_span_moves(bool is_load, unsigned bytes, uint32_t data_slot, 
     }
     L(some);
   }
-  in_span_moves_ = true;  // (prefetched above)
   emit_contiguous_access(is_load, bytes, data_slot, rsi);
-  in_span_moves_ = false;
   jmp(done, T_NEAR);
 }
 
@@ -1985,7 +1983,6 @@ bool Emitter::load_homes_enabled() {
 }
 
 void Emitter::find_load_homes() {
-  std::fill(std::begin(load_home_hoisted_), std::end(load_home_hoisted_), kNoValue);
   if (!load_homes_enabled() || !has_memory_ops_hint()) return;  // (load_homed() is false while the vectors are empty)
   load_home_gpr_.assign(f_.insts.size(), -1);
   load_home_cell_.assign(f_.insts.size(), -1);

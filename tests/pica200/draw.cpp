@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpurc/pica200.h"
+#include "tests/pica200/reference_draw_case.h"
 
 namespace gpurc_test_pica200_draw {  // one namespace per file: unity builds (CMakeLists.txt)
 
@@ -34,10 +35,6 @@ std::string read_file(const std::filesystem::path& path) {
   return ss.str();
 }
 
-uint32_t word_of(const nlohmann::json& j) {
-  return j.is_string() ? uint32_t(std::stoul(j.get<std::string>(), nullptr, 0)) : j.get<uint32_t>();
-}
-
 struct Case {
   std::string name;
   p::ShaderSetup setup;
@@ -50,20 +47,8 @@ std::vector<Case> cases() {
   const std::filesystem::path root = GPURC_TEST_DATA;
   std::vector<Case> out;
   for (const char* name : {"ref_simple", "ref_heavy", "ref_loop"}) {
-    const nlohmann::json doc = nlohmann::json::parse(read_file(root / "bench/pica200-reference" / (std::string(name) + ".json")));
-    Case c;
-    c.name = name;
-    for (const auto& w : doc["program"]["words"]) c.setup.code.push_back(word_of(w));
-    for (const auto& w : doc["program"]["descriptors"]) c.setup.descriptors.push_back(word_of(w));
-    c.setup.entry = doc["program"]["entry"].get<uint32_t>();
-    const nlohmann::json& st = doc["state"];
-    if (st.contains("float_uniforms"))
-      for (const auto& [k, v] : st["float_uniforms"].items())
-        for (size_t i = 0; i < 4; ++i) c.uniforms.f[std::stoul(k.substr(1))][i] = v[i].get<float>();
-    if (st.contains("int_uniforms"))
-      for (const auto& [k, v] : st["int_uniforms"].items())
-        for (size_t i = 0; i < 4; ++i) c.uniforms.i[std::stoul(k.substr(1))][i] = v[i].get<uint8_t>();
-    out.push_back(std::move(c));
+    gpurc::test::ReferenceDrawCase r = gpurc::test::load_reference_draw_case(name);
+    out.push_back(Case{std::move(r.name), std::move(r.setup), r.uniforms});
   }
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> d(-1.0f, 1.0f);

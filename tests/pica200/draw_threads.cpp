@@ -18,6 +18,7 @@
 
 #include "frontend/pica200/module/draw.h"
 #include "gpurc/pica200.h"
+#include "tests/pica200/reference_draw_case.h"
 
 namespace gpurc_test_pica200_draw_threads {  // one namespace per file: unity builds (CMakeLists.txt)
 
@@ -44,46 +45,11 @@ size_t feed(SplitChooser& c, int64_t& clock, size_t draws, size_t count, int64_t
   return splits;
 }
 
-std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in, "cannot open " << path.string());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct RefCase {
-  std::string name;
-  p::ShaderSetup setup;
-  p::Uniforms uniforms;
-};
+using RefCase = gpurc::test::ReferenceDrawCase;
 
 std::vector<RefCase> reference_shaders() {
-  const std::filesystem::path root = GPURC_TEST_DATA;
-  auto word = [](const nlohmann::json& j) {
-    return j.is_string() ? uint32_t(std::stoul(j.get<std::string>(), nullptr, 0)) : j.get<uint32_t>();
-  };
   std::vector<RefCase> out;
-  for (const char* name : {"ref_simple", "ref_heavy", "ref_loop"}) {
-    const nlohmann::json doc =
-        nlohmann::json::parse(slurp(root / "bench/pica200-reference" / (std::string(name) + ".json")));
-    RefCase c;
-    c.name = name;
-    for (const auto& w : doc["program"]["words"]) c.setup.code.push_back(word(w));
-    for (const auto& w : doc["program"]["descriptors"]) c.setup.descriptors.push_back(word(w));
-    c.setup.entry = doc["program"]["entry"].get<uint32_t>();
-    const nlohmann::json& st = doc["state"];
-    if (st.contains("float_uniforms"))
-      for (const auto& [k, v] : st["float_uniforms"].items())
-        for (size_t i = 0; i < 4; ++i) c.uniforms.f[std::stoul(k.substr(1))][i] = v[i].get<float>();
-    if (st.contains("int_uniforms"))
-      for (const auto& [k, v] : st["int_uniforms"].items())
-        for (size_t i = 0; i < 4; ++i) c.uniforms.i[std::stoul(k.substr(1))][i] = v[i].get<uint8_t>();
-    if (st.contains("bool_uniforms"))
-      for (const auto& [k, v] : st["bool_uniforms"].items())
-        if (v.get<bool>()) c.uniforms.b |= uint16_t(1u << std::stoul(k.substr(1)));
-    out.push_back(std::move(c));
-  }
+  for (const char* name : {"ref_simple", "ref_heavy", "ref_loop"}) out.push_back(gpurc::test::load_reference_draw_case(name));
   return out;
 }
 
