@@ -269,7 +269,7 @@ int bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
         rt::LaunchConfig cfg = replay::parse_launch(doc.contains("launch") ? doc["launch"] : json::object());
         items = cfg.grid.count() * cfg.block.count();
       }
-      const uint64_t traffic = bench_rows::traffic_bytes(doc);
+      const uint64_t traffic = bench_rows::traffic_bytes(doc, &counted);
       if (traffic && !memcpy_rate.count(traffic)) {
         Row row;
         row.kind = Row::Kind::Memcpy;

@@ -11,12 +11,19 @@ namespace gpurc::cli::bench_rows {
 
 using replay::json;
 
-uint64_t traffic_bytes(const json& doc) {
+uint64_t traffic_bytes(const json& doc, const replay::ReplayRun* run) {
   if (!doc.contains("memory") || !doc["memory"].is_array()) return 0;
   std::vector<std::string> written;
   if (doc.contains("expect") && doc["expect"].contains("memory") && doc["expect"]["memory"].is_array())
     for (const json& e : doc["expect"]["memory"])
       if (e.contains("name") && e["name"].is_string()) written.push_back(e["name"].get<std::string>());
+  // A buffer with no init starts as zeros: if the run left anything else in
+  // it, the kernel wrote it (vector_add's c, which no expect names).
+  if (run)
+    for (const replay::Observed& o : run->observed)
+      if (o.kind == "memory" && std::any_of(o.bytes.begin(), o.bytes.end(), [](uint8_t b) { return b != 0; }))
+        for (const json& b : doc["memory"])
+          if (!b.contains("init") && b.value("name", std::string()) == o.name) written.push_back(o.name);
   uint64_t bytes = 0;
   for (const json& b : doc["memory"]) {
     if (!b.contains("size")) continue;

@@ -13,8 +13,10 @@ namespace gpurc::cli::bench_rows {
 
 // The compulsory guest-memory traffic of a kernel replay document, in bytes:
 // every buffer with an `init` is read once, every buffer `expect.memory`
-// names is written once (saxpy: x and y read, y written). 0 = no buffers.
-uint64_t traffic_bytes(const replay::json& doc);
+// names is written once (saxpy: x and y read, y written), and so is every
+// buffer without an `init` that `run` (a run of the document) left non-zero
+// (vector_add's c). 0 = no buffers.
+uint64_t traffic_bytes(const replay::json& doc, const replay::ReplayRun* run = nullptr);
 
 // Bytes per second std::memcpy moves (bytes read + bytes written) over a
 // working set of `traffic` bytes (a copy of traffic / 2 bytes), best of

@@ -413,4 +413,26 @@ TEST_CASE("cli: bench --json lists every host engine per kernel") {
   CHECK(run({"bench", "--dir", (s.dir / "nothing-here").string()}).rc == 2);
 }
 
+// The memcpy baseline is sized by the traffic a kernel must move: a buffer
+// with no init that the kernel fills counts as written even when no expect
+// names it (G13 vector_add: a and b read, c written, 256 KiB each).
+TEST_CASE("cli: bench counts a written buffer that no expect names") {
+  Scratch s;
+  json d = load(std::string(GPURC_TEST_DATA) + "/bench/g13/memory.json");
+  d["program"] = {{"asm_file", std::string(GPURC_TEST_DATA) + "/examples/g13/vector_add.s"}};
+  REQUIRE_FALSE(d.contains("expect"));
+  s.write("memory.json", d.dump());
+  Result r = run({"bench", "--isa", "g13", "--json", "--dir", s.dir.string(), "--seconds", "0.01", "--threads", "1"});
+  REQUIRE(r.rc == 0);
+  bool saw_copy = false;
+  for (const json& row : json::parse(r.out))
+    if (row["row"] == "memcpy") {
+      saw_copy = true;
+      CHECK(row["traffic_bytes"].get<uint64_t>() == 3 * 262144);
+    } else if (row["row"] == "kernel") {
+      CHECK(row["traffic_bytes"].get<uint64_t>() == 3 * 262144);
+    }
+  CHECK(saw_copy);
+}
+
 }  // namespace gpurc_test_cli_cli
