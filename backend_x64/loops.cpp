@@ -1534,12 +1534,6 @@ void Emitter::emit_counted_pairs(const StripLoop& l, const std::vector<ValueId>&
   LoopState sb = loop_analyze(l, register_uses, true, nullptr, &skip);
   cache_lo_ = kFirstCacheReg;
   cache_hi_ = cache_lo_ + half;
-  auto both = [&](auto&& fa, auto&& fb) {
-    fa();
-    loop_switch_strip();
-    fb();
-    loop_switch_strip();
-  };
   auto reset_both = [&] {
     loop_reset_range();
     loop_switch_strip();
