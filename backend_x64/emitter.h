@@ -184,6 +184,31 @@ class Emitter : public FastEncoder {
   ir::ValueId load_home_hoisted_[std::size(kLoadHomeGprs)] = {};
   void load_home_hoist(const Segment& s);
   void load_home_reload();
+  // Store homes (eighteenth session, memory_fast.cpp, find_store_homes): a
+  // 4-byte indexed store whose value is computed by the strip segment right
+  // before it, read by nothing else. Before that segment's strips a probe
+  // (the store's own fast path up to its moves, emit_indexed_fast with
+  // store_probe_ set) finds whether every lane takes part in one contiguous
+  // span inside a window that no homed load the segment reads overlaps
+  // (strip k's store must not change what strip k + 1 reads): then the
+  // value's cell (load_home_cell_, GPR load_home_gpr_, as a load home's)
+  // gets lane 0's host address and each strip writes its lanes straight to
+  // guest memory; else the cell gets the value's slot address, the strips
+  // write the slot and the store runs at its place as before. The store
+  // tests the cell first and does nothing after a taken probe.
+  struct StoreHome {
+    ir::ValueId store = ir::kNoValue, data = ir::kNoValue;
+    std::vector<ir::ValueId> loads;  // homed loads the segment reads (the overlap test)
+  };
+  std::map<uint32_t, StoreHome> store_home_of_segment_;  // the value's segment -> its store
+  std::vector<uint8_t> store_homed_;                     // per store: it has a store home
+  static bool store_homes_enabled();
+  void find_store_homes();
+  void store_home_probe(const Segment& s, bool uniforms_tested);
+  void store_probe_take(const Xbyak::Reg64& host);  // the probe found the span at host: overlap tests, the cell
+  void store_home_copy(ir::ValueId v);  // lower_helper: a store home's value from its slot to the cell
+  const StoreHome* store_probe_ = nullptr;          // set while the probe is emitted
+  Xbyak::Label *store_probe_ok_ = nullptr, *store_probe_fail_ = nullptr;
   uint32_t stage_slot(ir::ValueId phi);
   Xbyak::Address strip_mem(ir::ValueId v, int half = 0);
   Xbyak::Address var_mem(uint32_t var, int half = 0);

@@ -1202,6 +1202,10 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
     jmp(general, T_NEAR);
   }
   L(scattered);
+  if (store_probe_) {  // a store home's probe takes only the all-lanes span: the store runs at its place
+    jmp(general, T_NEAR);
+    return;
+  }
   if (sequential) emit_base();
   lea(r11, ptr[rbx + int(windows.primary)]);
 
@@ -1750,6 +1754,15 @@ void Emitter::emit_sequence_verdict(const IndexedAddress& a, Label& not_in_seque
 // one window: the moves, then a jump to `done`. With every lane taking part
 // (AVX-512) plain 64-byte moves, no lane masks.
 void Emitter::emit_span_moves(bool is_load, unsigned bytes, uint32_t data_slot, Label& done) {
+  if (store_probe_ && !is_load) {  // a store home's probe: every lane, or the store at its place
+    if (z_) {
+      cmp(ecx, uint32_t(-1));
+      jne(done, T_NEAR);
+    }
+    emit_stream_prefetch(false, bytes, rsi);
+    store_probe_take(rsi);
+    return;
+  }
   if (z_) {
     Label some;
     cmp(ecx, uint32_t(-1));
@@ -2076,6 +2089,10 @@ void Emitter::load_home_hoist(const Segment& s) {
         mov(Reg64(kLoadHomeGprs[load_home_gpr_[a]]), qword[r12 + load_home_cell_[a]]);
         load_home_hoisted_[load_home_gpr_[a]] = a;
       }
+    if (load_homed(v)) {  // a store home's value (find_store_homes): where the strips write it
+      mov(Reg64(kLoadHomeGprs[load_home_gpr_[v]]), qword[r12 + load_home_cell_[v]]);
+      load_home_hoisted_[load_home_gpr_[v]] = v;
+    }
   }
 }
 
@@ -2089,6 +2106,168 @@ bool Emitter::load_home_take(const Reg64& host, unsigned bytes, uint32_t data_sl
   mov(qword[r12 + load_home_active_cell_], host);
   jmp(*load_home_done_, T_NEAR);
   return true;
+}
+
+}  // namespace gpurc::x64
+
+namespace gpurc::x64 {
+
+// ---------------------------------------------------------------- store homes
+
+// Eighteenth session (emitter.h, StoreHome). The store's side of load homes:
+// G13 `memory`'s add strip stored its sum to the frame slot and the store
+// read it back (two / four vector round trips per warp on the warp's
+// chain). Which stores qualify:
+// * an indexed store (not narrow) of a 4-byte value with the element step
+//   as scale (the consecutive path), outside strip-outer loops;
+// * its value is defined in the block's strip segment whose next emitted
+//   segment is the store (segments of deferred ops only, which emit
+//   nothing, may lie between), by an op whose result the register cache
+//   writes through strip_ref (float and integer arithmetic, selects,
+//   bitcasts; a helper's result is copied to the cell by lower_helper), and
+//   the store is its only reader;
+// * what the store's fast path reads is there before that segment: its
+//   index is the var (never written) or defined in another segment, and its
+//   mask is the entry mask, a dominating access's cache, or defined
+//   elsewhere;
+// * nothing in the segment can fault once a strip has stored (no
+//   load_uniform_idx, no load_uniform out of range at compile time; an
+//   in-range load_uniform only when r15's test comes before the strips:
+//   store_home_probe checks that at its emission) -- a store seen before a
+//   fault would be a write the interpreter never makes;
+// * a home register is free in the block (the load homes take the first).
+bool Emitter::store_homes_enabled() {
+  static const bool yes = env_switch_on("GPURC_STORE_HOMES");
+  return yes;
+}
+
+void Emitter::find_store_homes() {
+  if (!store_homes_enabled() || indexed_.empty()) return;
+  auto writes_through_cache = [&](const Inst& d) {
+    if (lane_bytes(d.type) != 4 || d.type == ir::Type::I1) return false;
+    switch (d.op) {
+      case Opcode::FAdd: case Opcode::FSub: case Opcode::FMul: case Opcode::FFma: case Opcode::FMad:
+      case Opcode::FMin: case Opcode::FMax: case Opcode::FNeg: case Opcode::FAbs:
+      case Opcode::IAdd: case Opcode::ISub: case Opcode::IMul: case Opcode::And: case Opcode::Or:
+      case Opcode::Xor: case Opcode::Shl: case Opcode::LShr: case Opcode::AShr: case Opcode::Select:
+        return true;
+      case Opcode::Bitcast:
+        return d.args.size() == 1 && lane_bytes(f_.insts[d.args[0]].type) == 4;
+      default:
+        return false;
+    }
+  };
+  for (const auto& [v, m] : indexed_) {
+    const Inst& in = f_.insts[v];
+    if (in.op != Opcode::Store || m.narrow || m.shift != 2 || in.args.size() != 3) continue;
+    const ValueId data = in.args[1];
+    const Inst& d = f_.insts[data];
+    const BlockId b = in.block;
+    if (d.block != b || (d.type != ir::Type::I32 && d.type != ir::Type::F32) || !writes_through_cache(d)) continue;
+    if (uses_[data] != 1 || deferred_[data] || var_home_[data] >= 0 || load_homed(data)) continue;
+    if (b < plan_.strip_loop_of.size() && plan_.strip_loop_of[b] >= 0) continue;
+    const int32_t seg = plan_.segment_of[data];
+    if (seg < 0 || !plan_.segments[size_t(seg)].strip) continue;
+    // The store is the next segment that emits code.
+    const auto& segs = plan_.block_segments[b];
+    auto at = std::find(segs.begin(), segs.end(), uint32_t(seg));
+    if (at == segs.end()) continue;
+    bool next_is_store = false;
+    for (auto it = at + 1; it != segs.end(); ++it) {
+      const Segment& s = plan_.segments[*it];
+      if (s.strip && std::all_of(s.ops.begin(), s.ops.end(), [&](ValueId o) { return deferred_[o] != 0; })) continue;
+      next_is_store = !s.strip && s.ops.size() == 1 && s.ops[0] == v;
+      break;
+    }
+    if (!next_is_store) continue;
+    const Segment& s = plan_.segments[size_t(seg)];
+    if (m.index_var < 0 && plan_.segment_of[m.index] == seg) continue;
+    const ValueId mask = in.args[2];
+    if (f_.insts[mask].op != Opcode::EntryMask && !(m.mask_cache >= 0 && !m.mask_owner) &&
+        plan_.segment_of[mask_lanes_value(mask)] == seg)
+      continue;
+    bool quiet = true;  // nothing in the segment faults (an in-range load_uniform: checked at emission)
+    for (ValueId o : s.ops) {
+      if (deferred_[o]) continue;
+      const Inst& oi = f_.insts[o];
+      if (oi.op == Opcode::LoadUniformIdx || oi.op == Opcode::Budget) quiet = false;
+      if (oi.op == Opcode::LoadUniform) {
+        const unsigned bytes = oi.type == ir::Type::I1 ? 1 : bit_width(oi.type) / 8;
+        if (oi.imm > f_.uniform_bytes || f_.uniform_bytes - oi.imm < bytes) quiet = false;
+      }
+    }
+    if (!quiet) continue;
+    // A home register the block's load homes left free.
+    int next_gpr = 0;
+    for (ValueId o : f_.blocks[b].insts)
+      if (load_homed(o)) next_gpr = std::max(next_gpr, int(load_home_gpr_[o]) + 1);
+    if (next_gpr >= int(std::size(kLoadHomeGprs))) continue;
+    StoreHome h;
+    h.store = v;
+    h.data = data;
+    for (ValueId o : s.ops)
+      if (!deferred_[o])
+        for (ValueId a : f_.insts[o].args)
+          if (load_homed(a) && f_.insts[a].op == Opcode::Load && std::find(h.loads.begin(), h.loads.end(), a) == h.loads.end())
+            h.loads.push_back(a);
+    if (load_home_gpr_.empty()) {
+      load_home_gpr_.assign(f_.insts.size(), -1);
+      load_home_cell_.assign(f_.insts.size(), -1);
+    }
+    load_home_gpr_[data] = int8_t(next_gpr);
+    load_home_cell_[data] = int32_t(frame_bytes_);
+    frame_bytes_ += 64;
+    if (store_homed_.empty()) store_homed_.assign(f_.insts.size(), 0);
+    store_homed_[v] = 1;
+    store_home_of_segment_[uint32_t(seg)] = std::move(h);
+  }
+}
+
+// Before the strips of a segment that computes a homed store's value (the
+// uniform test, if any, already made): the probe, then the cell.
+void Emitter::store_home_probe(const Segment& s, bool uniforms_tested) {
+  if (store_home_of_segment_.empty()) return;
+  auto it = store_home_of_segment_.find(uint32_t(&s - plan_.segments.data()));
+  if (it == store_home_of_segment_.end()) return;
+  const StoreHome& h = it->second;
+  // An in-range load_uniform in the segment may fault only before the
+  // strips (the hoisted test, or r15 known good): else no probe, the slot.
+  bool probe = true;
+  for (ValueId o : s.ops)
+    if (!deferred_[o] && f_.insts[o].op == Opcode::LoadUniform && !uniforms_tested && !uniforms_known_nonnull() &&
+        !(prefilled_[o] && narrow_uniform_in_slot(o)))
+      probe = false;
+  Label ok, fail;
+  if (probe) {
+    store_probe_ = &h;
+    store_probe_ok_ = &ok;
+    store_probe_fail_ = &fail;
+    emit_indexed_fast(h.store, indexed_.at(h.store), fail, fail);
+    store_probe_ = nullptr;
+    store_probe_ok_ = store_probe_fail_ = nullptr;
+  }
+  L(fail);
+  lea(rax, ptr[r12 + int(slot(h.data))]);
+  mov(qword[r12 + load_home_cell_[h.data]], rax);
+  L(ok);
+}
+
+// host = lane 0's element of the store's span (every lane takes part, inside
+// a window). A homed load the segment reads at L, with the store at S: strip
+// k stores [S + k * w, +w) after reading [L + k * w, +w); a later strip j
+// reads [L + j * w, +w), which that store overlaps only when L < S < L +
+// 128 (32 lanes of 4 bytes). S <= L or S >= L + 128 is safe; a cell that
+// points at a frame slot (the load's other paths) is never inside guest
+// memory, so the test only costs a fallback there.
+void Emitter::store_probe_take(const Reg64& host) {
+  for (ValueId l : store_probe_->loads) {
+    lea(rax, ptr[host - 1]);
+    sub(rax, qword[r12 + load_home_cell_[l]]);
+    cmp(rax, int(kWarpLanes * 4 - 1));
+    jb(*store_probe_fail_, T_NEAR);
+  }
+  mov(qword[r12 + load_home_cell_[store_probe_->data]], host);
+  jmp(*store_probe_ok_, T_NEAR);
 }
 
 }  // namespace gpurc::x64
