@@ -223,6 +223,8 @@ Emitter::Emitter(const Emitter& parent, size_t max_code, uint8_t* buffer, uint8_
   load_home_gpr_ = parent.load_home_gpr_;
   load_home_cell_ = parent.load_home_cell_;
   store_home_of_segment_ = parent.store_home_of_segment_;
+  lane0_var_ = parent.lane0_var_;
+  lane0_flag_ = parent.lane0_flag_;
   store_homed_ = parent.store_homed_;
   adopt_lazy_analyses(parent);
 }
@@ -1497,6 +1499,7 @@ bool Emitter::emit_memory_fast(ValueId v, Label& done) {
     if (it->second.narrow) emit_narrow_fast(v, it->second, done, general);
     else emit_indexed_fast(v, it->second, done, general);
     L(general);
+    lane0_restore(it->second);  // the deferred index (a lane-0 var's load_var) reads every lane
     materialize_deferred(it->second.deferred);  // the address slot the code below and the helper read
   }
   taking_part();

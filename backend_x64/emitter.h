@@ -431,6 +431,20 @@ class Emitter : public FastEncoder {
   void plan_window_cache();            // IndexedAddress::win_cache, window_caches_
   void plan_lane_run_flags();          // IndexedAddress::run_flag, lane_run_flags_
   void emit_lane_run_flags();          // in the prologue's once-per-call part
+  // A lane-0 var (eighteenth session, plan_lane0_var): an index var whose
+  // every load_var is deferred and read only by indexed accesses with a run
+  // flag (which read lane 0 only when the flag is set). When the call's
+  // descriptor writes it as base + lane (the flag), the warp loop writes
+  // lane 0 alone for the call's later warps; every path of those accesses
+  // that reads more lanes (the full check, the scattered paths, the
+  // fallback) first writes lanes 0..31 as lane 0 + l (lane0_restore).
+  int lane0_var_ = -1;
+  int32_t lane0_flag_ = -1;     // the var's run flag (frame offset)
+  void plan_lane0_var();
+  static bool lane0_vars_enabled();  // false with GPURC_LANE0_VARS=0 (every lane written per warp, as before)
+  bool lane0_loop() const { return lane0_var_ >= 0 && warp_loop_ && !draw_loop_; }
+  void lane0_restore(const IndexedAddress& a);
+  const uint8_t* iota32();      // 32 dwords 0..31 in the pool (iota32_, made on the first call)
   std::vector<std::pair<int, int32_t>> lane_run_flags_;  // var, frame offset of its flag
   bool plan_narrow_lane_proof(IndexedAddress& m, unsigned bytes) const;  // narrow_iota, narrow_same, narrow_wraps
   struct NarrowRunFlag {
@@ -526,6 +540,12 @@ class Emitter : public FastEncoder {
   // its block (grid loop with shared memory); [rsp+96]: the next warp's
   // lane var bases (warp_loop.cpp).
   static constexpr int kLoopWarpOffset = 88, kLoopBlockLeftOffset = 92, kLoopBasesOffset = 96;
+  // [rsp+68]: in a warp-loop call of a function with a lane-0 var
+  // (plan_lane0_var), the countdown value (nvars - place) of the descriptor
+  // entry the loop writes as lane 0 only, 0: none, -1: that var is the
+  // descriptor's only entry and no var range is zeroed (the loop's short
+  // way per warp, warp_loop.cpp).
+  static constexpr int kLoopLane0Offset = 68;
   static constexpr int kStackBytes = 104;     // below the pushed registers; keeps rsp 16-byte aligned
   static constexpr uint32_t kZeroSource = ~0u;  // copy_warp source that stores zeros
   static constexpr uint32_t kLaunchMaskBytes = ir::kWarpLanes * 12;

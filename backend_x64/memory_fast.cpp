@@ -490,6 +490,7 @@ void Emitter::plan_lane_run_flags() {
     }
     m.run_flag = it->second;
   }
+  plan_lane0_var();
   // Narrow accesses (Tesla's g[] addresses, whose index is built from
   // several lane vars): the IR walk of plan_narrow_lane_proof; one flag per
   // set of descriptor conditions.
@@ -654,11 +655,7 @@ void Emitter::emit_lane_run_flags() {
   }
   for (const NarrowRunFlag& nf : narrow_run_flags_) mov(dword[r12 + nf.off], 0);
   if (!warp_loop_) return;
-  if (!iota32_) {
-    uint8_t* p = pool_.alloc(4 * kWarpLanes);
-    for (uint32_t i = 0; i < kWarpLanes; ++i) std::memcpy(p + 4 * i, &i, 4);
-    iota32_ = p;
-  }
+  iota32();
   Label single;
   mov(r11, qword[rsp + kWarpLoopOffset]);
   test(r11, r11);
@@ -667,6 +664,28 @@ void Emitter::emit_lane_run_flags() {
   jnz(single, T_NEAR);  // a draw-loop call (draw_loop.cpp)
   for (const auto& [var, off] : lane_run_flags_) {
     emit_var_entry_scan(var_offsets_[uint32_t(var)], true, off, off + 4);
+    if (var == lane0_var_ && lane0_loop()) {
+      // The loop's later warps write lane 0 of the var alone: the entry's
+      // place as the loop's countdown of entries (nvars - place).
+      Label not_iota;
+      cmp(dword[r12 + off], 0);
+      je(not_iota, T_NEAR);
+      mov(eax, dword[r11 + int(offsetof(WarpLoop, nvars))]);
+      sub(eax, dword[r12 + off + 4]);
+      if (!touches_shared_memory()) {
+        // The var is the descriptor's only entry and no var range is
+        // zeroed per warp: -1, the loop's short way (warp_loop.cpp).
+        Label general;
+        cmp(dword[r11 + int(offsetof(WarpLoop, nvars))], 1);
+        jne(general, T_NEAR);
+        cmp(dword[r11 + int(offsetof(WarpLoop, nzero))], 0);
+        jne(general, T_NEAR);
+        mov(eax, -1);
+        L(general);
+      }
+      mov(dword[rsp + kLoopLane0Offset], eax);
+      L(not_iota);
+    }
     // The call's range of lane 0's index: every warp's x_0 = (u32) its base
     // (lane_add[0] = 0), as a signed dword; [lo, hi + 31] when every x_0 is
     // at most 2^31 - 32 (each warp's lanes x_0 .. x_0 + 31 do not wrap),
@@ -752,6 +771,78 @@ void Emitter::emit_lane_run_flags() {
     L(fail);
   }
   L(single);
+}
+
+const uint8_t* Emitter::iota32() {
+  if (!iota32_) {
+    uint8_t* p = pool_.alloc(4 * kWarpLanes);
+    for (uint32_t i = 0; i < kWarpLanes; ++i) std::memcpy(p + 4 * i, &i, 4);
+    iota32_ = p;
+  }
+  return iota32_;
+}
+
+// Eighteenth session. G13's thread index var was written for all 32 lanes
+// per warp by the warp loop (two / four vector stores and a broadcast) and
+// read by the accesses' run-flag paths as lane 0 only: the read waited on
+// the vector store (no forwarding from it to a scalar load here), and the
+// stores cost a share of the warp's store slots. A var qualifies when it is
+// the index var of run-flag accesses only: every load_var of it is deferred
+// (no strip reads it) and is the index of a non-narrow access with a run
+// flag (plan_lane_run_flags); then its lanes are read only by those
+// accesses' other paths, each of which restores them first.
+bool Emitter::lane0_vars_enabled() {
+  static const bool yes = env_switch_on("GPURC_LANE0_VARS");
+  return yes;
+}
+
+void Emitter::plan_lane0_var() {
+  if (!lane0_vars_enabled()) return;
+  for (const auto& [var, off] : lane_run_flags_) {
+    bool ok = true;
+    for (ValueId v = 0; v < f_.insts.size() && ok; ++v) {
+      const Inst& in = f_.insts[v];
+      if (in.block == kNoBlock || in.op != Opcode::LoadVar || in.imm != uint64_t(var)) continue;
+      ok = deferred_[v] != 0;
+    }
+    bool any = false;
+    for (const auto& [v, m] : indexed_) {
+      if (m.index_var != var) continue;
+      any = true;
+      if (m.narrow || m.run_flag != off) ok = false;
+    }
+    // Every load_var of the var is some such access's index (deferred values
+    // are computed only by the fallbacks of the accesses whose trees hold them).
+    for (ValueId v = 0; v < f_.insts.size() && ok; ++v) {
+      const Inst& in = f_.insts[v];
+      if (in.block == kNoBlock || in.op != Opcode::LoadVar || in.imm != uint64_t(var)) continue;
+      ok = std::any_of(indexed_.begin(), indexed_.end(),
+                       [&](const auto& e) { return e.second.index == v && e.second.index_var == var; });
+    }
+    if (ok && any) {
+      lane0_var_ = var;
+      lane0_flag_ = off;
+      return;
+    }
+  }
+}
+
+// Before a path of access `a` that reads more than lane 0 of its index var:
+// when the call's descriptor writes the lane-0 var as base + lane (its run
+// flag), lanes 0..31 = lane 0 + l, what the loop would have written. Vector
+// registers 0, 1 (the register cache is empty between segments).
+void Emitter::lane0_restore(const IndexedAddress& a) {
+  if (a.index_var < 0 || a.index_var != lane0_var_ || !lane0_loop()) return;
+  const uint32_t off = var_offsets_[uint32_t(lane0_var_)];
+  Label written;
+  cmp(dword[r12 + lane0_flag_], 0);
+  je(written, T_NEAR);
+  vpbroadcastd(V(1), dword[r13 + int(off)]);
+  for (int o = 0; o < 4 * kWarpLanes; o += vbytes_) {
+    vpaddd(V(0), V(1), ptr[rip + iota32() + o]);
+    vstore(ptr[r13 + int(off + uint32_t(o))], 0);
+  }
+  L(written);
 }
 
 // CF set when the 32 dwords of lane_add at r8 are 0..31 (iota) or all equal
@@ -1110,6 +1201,7 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
       }
       jmp(seq_checked, T_NEAR);
       L(full);
+      lane0_restore(a);  // the lanes below
     }
     bsf(eax, ecx);
     movsxd(rsi, dword[index_base + rax * 4 + int(index_slot)]);
@@ -1206,6 +1298,7 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
     jmp(general, T_NEAR);
     return;
   }
+  lane0_restore(a);  // the gathers and scalar steps read every lane's index
   if (sequential) emit_base();
   lea(r11, ptr[rbx + int(windows.primary)]);
 
