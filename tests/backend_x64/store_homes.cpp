@@ -9,7 +9,8 @@
 // (results, memory, fault kind / lane / address): c[i] = a[i] + b[i] with c
 // at, just above, just below and far from a (strip k's store must not
 // change what strip k + 1 reads), under the entry mask and an exec mask; a
-// stored value that escapes to a var; a store of a loaded value and of an
+// stored value that escapes to a var, and through a phi to a helper in the
+// next block (which reads its slot); a store of a loaded value and of an
 // op of it; loads of the stored addresses (and overlapping ones) after the
 // store; a helper call in the segment; a load_uniform in the segment, with
 // and without the uniform block; two stores in one block; full, partial
@@ -35,10 +36,11 @@ namespace {
 constexpr uint64_t kStoreMemBase = 0x10000;  // TestMemory's base
 constexpr size_t kStoreMemBytes = 2048;
 
-enum class StoreShape { Add, AddMasked, Escapes, StoreLoaded, StoreLoadedOp, LoadAfter, Helper, Uniform, TwoStores };
+enum class StoreShape { Add, AddMasked, Escapes, StoreLoaded, StoreLoadedOp, LoadAfter, Helper, Uniform, TwoStores, Phi };
 constexpr StoreShape kStoreShapes[] = {StoreShape::Add,        StoreShape::AddMasked,     StoreShape::Escapes,
                                        StoreShape::StoreLoaded, StoreShape::StoreLoadedOp, StoreShape::LoadAfter,
-                                       StoreShape::Helper,      StoreShape::Uniform,       StoreShape::TwoStores};
+                                       StoreShape::Helper,      StoreShape::Uniform,       StoreShape::TwoStores,
+                                       StoreShape::Phi};
 
 // vars i (element index), mask (i1), out, out2 (f32); byte offsets of a, b,
 // c (and d) in the memory are the uniform qwords 0..3 (added to
@@ -52,7 +54,9 @@ ir::Function store_function(StoreShape shape) {
   f.add_var("out2", Type::F32);
   f.uniform_bytes = 36;
   f.add_block("entry");
+  const ir::BlockId next = f.add_block("next");
   ir::Builder b(f);
+  b.set_block(0);
   auto var = [&](uint32_t k) { return b.emit(Opcode::LoadVar, f.vars[k].type, {}, 0, 0, k); };
   auto set = [&](uint32_t k, ir::ValueId v) { b.emit(Opcode::StoreVar, Type::Void, {v}, 0, 0, k); };
   const auto i = var(0);
@@ -111,6 +115,20 @@ ir::Function store_function(StoreShape shape) {
       storef(3, b.fsub(p, q, ftz));
       break;
     }
+    case StoreShape::Phi: {  // the stored value also goes through a phi to a helper (sin) in the next block
+      auto p = loadf(0), q = loadf(1);
+      auto v = b.bitcast(Type::I32, b.fadd(p, q, ftz));
+      store(2, v);
+      b.cond_br(b.fcmp(ir::FloatPred::Olt, p, b.f32(0.5f)), next, next);
+      b.set_block(next);
+      auto phi = b.emit(Opcode::Phi, Type::I32, {v, v});
+      set(3, b.transc(Opcode::FSin, ir::Transc::Ieee, b.bitcast(Type::F32, phi)));
+      break;
+    }
+  }
+  if (shape != StoreShape::Phi) {
+    b.ret();
+    b.set_block(next);
   }
   b.ret();
   f.compute_preds();
