@@ -128,6 +128,7 @@ void Emitter::analyze_function() {
   ir::StageTimer t("indexed memory plan");
   plan_indexed_memory();
   find_load_homes();
+  find_store_homes();
   if (votes) plan_vote_nots();
   // lane_equal_ is read for load_uniform_idx offsets and in strip-outer
   // loops only; the folds are load_uniform_idx selects (seventeenth session:
@@ -221,6 +222,10 @@ Emitter::Emitter(const Emitter& parent, size_t max_code, uint8_t* buffer, uint8_
   entry_uniform_test_ = parent.entry_uniform_test_;
   load_home_gpr_ = parent.load_home_gpr_;
   load_home_cell_ = parent.load_home_cell_;
+  store_home_of_segment_ = parent.store_home_of_segment_;
+  lane0_var_ = parent.lane0_var_;
+  lane0_flag_ = parent.lane0_flag_;
+  store_homed_ = parent.store_homed_;
   adopt_lazy_analyses(parent);
 }
 
@@ -1016,6 +1021,7 @@ void Emitter::emit_strip_segment(const Segment& s) {
   // Every op left to a memory op's fallback (an address chain): no code.
   if (std::all_of(s.ops.begin(), s.ops.end(), [&](ValueId v) { return deferred_[v] != 0; })) return;
   const bool hoisted = hoist_uniform_test(s);
+  store_home_probe(s, hoisted);  // (before the home registers: the probe uses them)
   load_home_hoist(s);
   struct HomesDone {  // the hoisted pointers end with the segment, however it returns
     Emitter& e;
@@ -1173,6 +1179,7 @@ void Emitter::lower_helper(ValueId v) {
   if (auto it = eval_op_of_.find(v); it != eval_op_of_.end()) {  // a segment emitted once per strip
     emit_eval_call(it->second);
     vals_[v].in_frame = true;
+    store_home_copy(v);
     return;
   }
   auto d = std::make_unique<rt::EvalOp>();
@@ -1192,6 +1199,15 @@ void Emitter::lower_helper(ValueId v) {
   eval_op_of_[v] = d.get();
   eval_ops.push_back(std::move(d));
   vals_[v].in_frame = true;
+  store_home_copy(v);
+}
+
+// A store home's value computed by a helper (which writes the slot): this
+// strip's lanes copied to where the cell points (no-op when that is the slot).
+void Emitter::store_home_copy(ValueId v) {
+  if (!load_homed(v) || f_.insts[v].op == Opcode::Load) return;
+  vload(0, ptr[r12 + r14 + int(slot(v))]);
+  vstore(strip_ref(v), 0);
 }
 
 void Emitter::emit_eval_call(const rt::EvalOp* d) {
@@ -1232,7 +1248,13 @@ void Emitter::emit_warp_op(ValueId v) {
   }
   d->res_slot = in.type == ir::Type::Void ? 0 : slot(v);
   d->value = v;
-  Label done, home_done;
+  Label done, home_done, stored_home;
+  if (v < store_homed_.size() && store_homed_[v]) {  // the strips stored it when the cell is not the slot
+    const ValueId data = in.args[1];
+    lea(rax, ptr[r12 + int(slot(data))]);
+    cmp(qword[r12 + load_home_cell_[data]], rax);
+    jne(stored_home, T_NEAR);
+  }
   const bool home = load_homed(v);  // the contiguous path sets the cell and jumps to home_done
   if (home) {
     load_home_active_cell_ = load_home_cell_[v];
@@ -1253,6 +1275,7 @@ void Emitter::emit_warp_op(ValueId v) {
     mov(qword[r12 + load_home_cell_[v]], rax);
     L(home_done);
   }
+  L(stored_home);
   warp_ops.push_back(std::move(d));
   vals_[v].in_frame = true;
 }
@@ -1476,6 +1499,7 @@ bool Emitter::emit_memory_fast(ValueId v, Label& done) {
     if (it->second.narrow) emit_narrow_fast(v, it->second, done, general);
     else emit_indexed_fast(v, it->second, done, general);
     L(general);
+    lane0_restore(it->second);  // the deferred index (a lane-0 var's load_var) reads every lane
     materialize_deferred(it->second.deferred);  // the address slot the code below and the helper read
   }
   taking_part();

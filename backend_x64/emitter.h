@@ -184,6 +184,31 @@ class Emitter : public FastEncoder {
   ir::ValueId load_home_hoisted_[std::size(kLoadHomeGprs)] = {};
   void load_home_hoist(const Segment& s);
   void load_home_reload();
+  // Store homes (eighteenth session, memory_fast.cpp, find_store_homes): a
+  // 4-byte indexed store whose value is computed by the strip segment right
+  // before it, read by nothing else. Before that segment's strips a probe
+  // (the store's own fast path up to its moves, emit_indexed_fast with
+  // store_probe_ set) finds whether every lane takes part in one contiguous
+  // span inside a window that no homed load the segment reads overlaps
+  // (strip k's store must not change what strip k + 1 reads): then the
+  // value's cell (load_home_cell_, GPR load_home_gpr_, as a load home's)
+  // gets lane 0's host address and each strip writes its lanes straight to
+  // guest memory; else the cell gets the value's slot address, the strips
+  // write the slot and the store runs at its place as before. The store
+  // tests the cell first and does nothing after a taken probe.
+  struct StoreHome {
+    ir::ValueId store = ir::kNoValue, data = ir::kNoValue;
+    std::vector<ir::ValueId> loads;  // homed loads the segment reads (the overlap test)
+  };
+  std::map<uint32_t, StoreHome> store_home_of_segment_;  // the value's segment -> its store
+  std::vector<uint8_t> store_homed_;                     // per store: it has a store home
+  static bool store_homes_enabled();
+  void find_store_homes();
+  void store_home_probe(const Segment& s, bool uniforms_tested);
+  void store_probe_take(const Xbyak::Reg64& host);  // the probe found the span at host: overlap tests, the cell
+  void store_home_copy(ir::ValueId v);  // lower_helper: a store home's value from its slot to the cell
+  const StoreHome* store_probe_ = nullptr;          // set while the probe is emitted
+  Xbyak::Label *store_probe_ok_ = nullptr, *store_probe_fail_ = nullptr;
   uint32_t stage_slot(ir::ValueId phi);
   Xbyak::Address strip_mem(ir::ValueId v, int half = 0);
   Xbyak::Address var_mem(uint32_t var, int half = 0);
@@ -406,6 +431,20 @@ class Emitter : public FastEncoder {
   void plan_window_cache();            // IndexedAddress::win_cache, window_caches_
   void plan_lane_run_flags();          // IndexedAddress::run_flag, lane_run_flags_
   void emit_lane_run_flags();          // in the prologue's once-per-call part
+  // A lane-0 var (eighteenth session, plan_lane0_var): an index var whose
+  // every load_var is deferred and read only by indexed accesses with a run
+  // flag (which read lane 0 only when the flag is set). When the call's
+  // descriptor writes it as base + lane (the flag), the warp loop writes
+  // lane 0 alone for the call's later warps; every path of those accesses
+  // that reads more lanes (the full check, the scattered paths, the
+  // fallback) first writes lanes 0..31 as lane 0 + l (lane0_restore).
+  int lane0_var_ = -1;
+  int32_t lane0_flag_ = -1;     // the var's run flag (frame offset)
+  void plan_lane0_var();
+  static bool lane0_vars_enabled();  // false with GPURC_LANE0_VARS=0 (every lane written per warp, as before)
+  bool lane0_loop() const { return lane0_var_ >= 0 && warp_loop_ && !draw_loop_; }
+  void lane0_restore(const IndexedAddress& a);
+  const uint8_t* iota32();      // 32 dwords 0..31 in the pool (iota32_, made on the first call)
   std::vector<std::pair<int, int32_t>> lane_run_flags_;  // var, frame offset of its flag
   bool plan_narrow_lane_proof(IndexedAddress& m, unsigned bytes) const;  // narrow_iota, narrow_same, narrow_wraps
   struct NarrowRunFlag {
@@ -501,6 +540,12 @@ class Emitter : public FastEncoder {
   // its block (grid loop with shared memory); [rsp+96]: the next warp's
   // lane var bases (warp_loop.cpp).
   static constexpr int kLoopWarpOffset = 88, kLoopBlockLeftOffset = 92, kLoopBasesOffset = 96;
+  // [rsp+68]: in a warp-loop call of a function with a lane-0 var
+  // (plan_lane0_var), the countdown value (nvars - place) of the descriptor
+  // entry the loop writes as lane 0 only, 0: none, -1: that var is the
+  // descriptor's only entry and no var range is zeroed (the loop's short
+  // way per warp, warp_loop.cpp).
+  static constexpr int kLoopLane0Offset = 68;
   static constexpr int kStackBytes = 104;     // below the pushed registers; keeps rsp 16-byte aligned
   static constexpr uint32_t kZeroSource = ~0u;  // copy_warp source that stores zeros
   static constexpr uint32_t kLaunchMaskBytes = ir::kWarpLanes * 12;

@@ -490,6 +490,7 @@ void Emitter::plan_lane_run_flags() {
     }
     m.run_flag = it->second;
   }
+  plan_lane0_var();
   // Narrow accesses (Tesla's g[] addresses, whose index is built from
   // several lane vars): the IR walk of plan_narrow_lane_proof; one flag per
   // set of descriptor conditions.
@@ -654,11 +655,7 @@ void Emitter::emit_lane_run_flags() {
   }
   for (const NarrowRunFlag& nf : narrow_run_flags_) mov(dword[r12 + nf.off], 0);
   if (!warp_loop_) return;
-  if (!iota32_) {
-    uint8_t* p = pool_.alloc(4 * kWarpLanes);
-    for (uint32_t i = 0; i < kWarpLanes; ++i) std::memcpy(p + 4 * i, &i, 4);
-    iota32_ = p;
-  }
+  iota32();
   Label single;
   mov(r11, qword[rsp + kWarpLoopOffset]);
   test(r11, r11);
@@ -667,6 +664,28 @@ void Emitter::emit_lane_run_flags() {
   jnz(single, T_NEAR);  // a draw-loop call (draw_loop.cpp)
   for (const auto& [var, off] : lane_run_flags_) {
     emit_var_entry_scan(var_offsets_[uint32_t(var)], true, off, off + 4);
+    if (var == lane0_var_ && lane0_loop()) {
+      // The loop's later warps write lane 0 of the var alone: the entry's
+      // place as the loop's countdown of entries (nvars - place).
+      Label not_iota;
+      cmp(dword[r12 + off], 0);
+      je(not_iota, T_NEAR);
+      mov(eax, dword[r11 + int(offsetof(WarpLoop, nvars))]);
+      sub(eax, dword[r12 + off + 4]);
+      if (!touches_shared_memory()) {
+        // The var is the descriptor's only entry and no var range is
+        // zeroed per warp: -1, the loop's short way (warp_loop.cpp).
+        Label general;
+        cmp(dword[r11 + int(offsetof(WarpLoop, nvars))], 1);
+        jne(general, T_NEAR);
+        cmp(dword[r11 + int(offsetof(WarpLoop, nzero))], 0);
+        jne(general, T_NEAR);
+        mov(eax, -1);
+        L(general);
+      }
+      mov(dword[rsp + kLoopLane0Offset], eax);
+      L(not_iota);
+    }
     // The call's range of lane 0's index: every warp's x_0 = (u32) its base
     // (lane_add[0] = 0), as a signed dword; [lo, hi + 31] when every x_0 is
     // at most 2^31 - 32 (each warp's lanes x_0 .. x_0 + 31 do not wrap),
@@ -752,6 +771,78 @@ void Emitter::emit_lane_run_flags() {
     L(fail);
   }
   L(single);
+}
+
+const uint8_t* Emitter::iota32() {
+  if (!iota32_) {
+    uint8_t* p = pool_.alloc(4 * kWarpLanes);
+    for (uint32_t i = 0; i < kWarpLanes; ++i) std::memcpy(p + 4 * i, &i, 4);
+    iota32_ = p;
+  }
+  return iota32_;
+}
+
+// Eighteenth session. G13's thread index var was written for all 32 lanes
+// per warp by the warp loop (two / four vector stores and a broadcast) and
+// read by the accesses' run-flag paths as lane 0 only: the read waited on
+// the vector store (no forwarding from it to a scalar load here), and the
+// stores cost a share of the warp's store slots. A var qualifies when it is
+// the index var of run-flag accesses only: every load_var of it is deferred
+// (no strip reads it) and is the index of a non-narrow access with a run
+// flag (plan_lane_run_flags); then its lanes are read only by those
+// accesses' other paths, each of which restores them first.
+bool Emitter::lane0_vars_enabled() {
+  static const bool yes = env_switch_on("GPURC_LANE0_VARS");
+  return yes;
+}
+
+void Emitter::plan_lane0_var() {
+  if (!lane0_vars_enabled()) return;
+  for (const auto& [var, off] : lane_run_flags_) {
+    bool ok = true;
+    for (ValueId v = 0; v < f_.insts.size() && ok; ++v) {
+      const Inst& in = f_.insts[v];
+      if (in.block == kNoBlock || in.op != Opcode::LoadVar || in.imm != uint64_t(var)) continue;
+      ok = deferred_[v] != 0;
+    }
+    bool any = false;
+    for (const auto& [v, m] : indexed_) {
+      if (m.index_var != var) continue;
+      any = true;
+      if (m.narrow || m.run_flag != off) ok = false;
+    }
+    // Every load_var of the var is some such access's index (deferred values
+    // are computed only by the fallbacks of the accesses whose trees hold them).
+    for (ValueId v = 0; v < f_.insts.size() && ok; ++v) {
+      const Inst& in = f_.insts[v];
+      if (in.block == kNoBlock || in.op != Opcode::LoadVar || in.imm != uint64_t(var)) continue;
+      ok = std::any_of(indexed_.begin(), indexed_.end(),
+                       [&](const auto& e) { return e.second.index == v && e.second.index_var == var; });
+    }
+    if (ok && any) {
+      lane0_var_ = var;
+      lane0_flag_ = off;
+      return;
+    }
+  }
+}
+
+// Before a path of access `a` that reads more than lane 0 of its index var:
+// when the call's descriptor writes the lane-0 var as base + lane (its run
+// flag), lanes 0..31 = lane 0 + l, what the loop would have written. Vector
+// registers 0, 1 (the register cache is empty between segments).
+void Emitter::lane0_restore(const IndexedAddress& a) {
+  if (a.index_var < 0 || a.index_var != lane0_var_ || !lane0_loop()) return;
+  const uint32_t off = var_offsets_[uint32_t(lane0_var_)];
+  Label written;
+  cmp(dword[r12 + lane0_flag_], 0);
+  je(written, T_NEAR);
+  vpbroadcastd(V(1), dword[r13 + int(off)]);
+  for (int o = 0; o < 4 * kWarpLanes; o += vbytes_) {
+    vpaddd(V(0), V(1), ptr[rip + iota32() + o]);
+    vstore(ptr[r13 + int(off + uint32_t(o))], 0);
+  }
+  L(written);
 }
 
 // CF set when the 32 dwords of lane_add at r8 are 0..31 (iota) or all equal
@@ -1110,6 +1201,7 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
       }
       jmp(seq_checked, T_NEAR);
       L(full);
+      lane0_restore(a);  // the lanes below
     }
     bsf(eax, ecx);
     movsxd(rsi, dword[index_base + rax * 4 + int(index_slot)]);
@@ -1202,6 +1294,11 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
     jmp(general, T_NEAR);
   }
   L(scattered);
+  if (store_probe_) {  // a store home's probe takes only the all-lanes span: the store runs at its place
+    jmp(general, T_NEAR);
+    return;
+  }
+  lane0_restore(a);  // the gathers and scalar steps read every lane's index
   if (sequential) emit_base();
   lea(r11, ptr[rbx + int(windows.primary)]);
 
@@ -1750,6 +1847,15 @@ void Emitter::emit_sequence_verdict(const IndexedAddress& a, Label& not_in_seque
 // one window: the moves, then a jump to `done`. With every lane taking part
 // (AVX-512) plain 64-byte moves, no lane masks.
 void Emitter::emit_span_moves(bool is_load, unsigned bytes, uint32_t data_slot, Label& done) {
+  if (store_probe_ && !is_load) {  // a store home's probe: every lane, or the store at its place
+    if (z_) {
+      cmp(ecx, uint32_t(-1));
+      jne(done, T_NEAR);
+    }
+    emit_stream_prefetch(false, bytes, rsi);
+    store_probe_take(rsi);
+    return;
+  }
   if (z_) {
     Label some;
     cmp(ecx, uint32_t(-1));
@@ -2076,6 +2182,10 @@ void Emitter::load_home_hoist(const Segment& s) {
         mov(Reg64(kLoadHomeGprs[load_home_gpr_[a]]), qword[r12 + load_home_cell_[a]]);
         load_home_hoisted_[load_home_gpr_[a]] = a;
       }
+    if (load_homed(v)) {  // a store home's value (find_store_homes): where the strips write it
+      mov(Reg64(kLoadHomeGprs[load_home_gpr_[v]]), qword[r12 + load_home_cell_[v]]);
+      load_home_hoisted_[load_home_gpr_[v]] = v;
+    }
   }
 }
 
@@ -2089,6 +2199,168 @@ bool Emitter::load_home_take(const Reg64& host, unsigned bytes, uint32_t data_sl
   mov(qword[r12 + load_home_active_cell_], host);
   jmp(*load_home_done_, T_NEAR);
   return true;
+}
+
+}  // namespace gpurc::x64
+
+namespace gpurc::x64 {
+
+// ---------------------------------------------------------------- store homes
+
+// Eighteenth session (emitter.h, StoreHome). The store's side of load homes:
+// G13 `memory`'s add strip stored its sum to the frame slot and the store
+// read it back (two / four vector round trips per warp on the warp's
+// chain). Which stores qualify:
+// * an indexed store (not narrow) of a 4-byte value with the element step
+//   as scale (the consecutive path), outside strip-outer loops;
+// * its value is defined in the block's strip segment whose next emitted
+//   segment is the store (segments of deferred ops only, which emit
+//   nothing, may lie between), by an op whose result the register cache
+//   writes through strip_ref (float and integer arithmetic, selects,
+//   bitcasts; a helper's result is copied to the cell by lower_helper), and
+//   the store is its only reader;
+// * what the store's fast path reads is there before that segment: its
+//   index is the var (never written) or defined in another segment, and its
+//   mask is the entry mask, a dominating access's cache, or defined
+//   elsewhere;
+// * nothing in the segment can fault once a strip has stored (no
+//   load_uniform_idx, no load_uniform out of range at compile time; an
+//   in-range load_uniform only when r15's test comes before the strips:
+//   store_home_probe checks that at its emission) -- a store seen before a
+//   fault would be a write the interpreter never makes;
+// * a home register is free in the block (the load homes take the first).
+bool Emitter::store_homes_enabled() {
+  static const bool yes = env_switch_on("GPURC_STORE_HOMES");
+  return yes;
+}
+
+void Emitter::find_store_homes() {
+  if (!store_homes_enabled() || indexed_.empty()) return;
+  auto writes_through_cache = [&](const Inst& d) {
+    if (lane_bytes(d.type) != 4 || d.type == ir::Type::I1) return false;
+    switch (d.op) {
+      case Opcode::FAdd: case Opcode::FSub: case Opcode::FMul: case Opcode::FFma: case Opcode::FMad:
+      case Opcode::FMin: case Opcode::FMax: case Opcode::FNeg: case Opcode::FAbs:
+      case Opcode::IAdd: case Opcode::ISub: case Opcode::IMul: case Opcode::And: case Opcode::Or:
+      case Opcode::Xor: case Opcode::Shl: case Opcode::LShr: case Opcode::AShr: case Opcode::Select:
+        return true;
+      case Opcode::Bitcast:
+        return d.args.size() == 1 && lane_bytes(f_.insts[d.args[0]].type) == 4;
+      default:
+        return false;
+    }
+  };
+  for (const auto& [v, m] : indexed_) {
+    const Inst& in = f_.insts[v];
+    if (in.op != Opcode::Store || m.narrow || m.shift != 2 || in.args.size() != 3) continue;
+    const ValueId data = in.args[1];
+    const Inst& d = f_.insts[data];
+    const BlockId b = in.block;
+    if (d.block != b || (d.type != ir::Type::I32 && d.type != ir::Type::F32) || !writes_through_cache(d)) continue;
+    if (uses_[data] != 1 || deferred_[data] || var_home_[data] >= 0 || load_homed(data)) continue;
+    if (b < plan_.strip_loop_of.size() && plan_.strip_loop_of[b] >= 0) continue;
+    const int32_t seg = plan_.segment_of[data];
+    if (seg < 0 || !plan_.segments[size_t(seg)].strip) continue;
+    // The store is the next segment that emits code.
+    const auto& segs = plan_.block_segments[b];
+    auto at = std::find(segs.begin(), segs.end(), uint32_t(seg));
+    if (at == segs.end()) continue;
+    bool next_is_store = false;
+    for (auto it = at + 1; it != segs.end(); ++it) {
+      const Segment& s = plan_.segments[*it];
+      if (s.strip && std::all_of(s.ops.begin(), s.ops.end(), [&](ValueId o) { return deferred_[o] != 0; })) continue;
+      next_is_store = !s.strip && s.ops.size() == 1 && s.ops[0] == v;
+      break;
+    }
+    if (!next_is_store) continue;
+    const Segment& s = plan_.segments[size_t(seg)];
+    if (m.index_var < 0 && plan_.segment_of[m.index] == seg) continue;
+    const ValueId mask = in.args[2];
+    if (f_.insts[mask].op != Opcode::EntryMask && !(m.mask_cache >= 0 && !m.mask_owner) &&
+        plan_.segment_of[mask_lanes_value(mask)] == seg)
+      continue;
+    bool quiet = true;  // nothing in the segment faults (an in-range load_uniform: checked at emission)
+    for (ValueId o : s.ops) {
+      if (deferred_[o]) continue;
+      const Inst& oi = f_.insts[o];
+      if (oi.op == Opcode::LoadUniformIdx || oi.op == Opcode::Budget) quiet = false;
+      if (oi.op == Opcode::LoadUniform) {
+        const unsigned bytes = oi.type == ir::Type::I1 ? 1 : bit_width(oi.type) / 8;
+        if (oi.imm > f_.uniform_bytes || f_.uniform_bytes - oi.imm < bytes) quiet = false;
+      }
+    }
+    if (!quiet) continue;
+    // A home register the block's load homes left free.
+    int next_gpr = 0;
+    for (ValueId o : f_.blocks[b].insts)
+      if (load_homed(o)) next_gpr = std::max(next_gpr, int(load_home_gpr_[o]) + 1);
+    if (next_gpr >= int(std::size(kLoadHomeGprs))) continue;
+    StoreHome h;
+    h.store = v;
+    h.data = data;
+    for (ValueId o : s.ops)
+      if (!deferred_[o])
+        for (ValueId a : f_.insts[o].args)
+          if (load_homed(a) && f_.insts[a].op == Opcode::Load && std::find(h.loads.begin(), h.loads.end(), a) == h.loads.end())
+            h.loads.push_back(a);
+    if (load_home_gpr_.empty()) {
+      load_home_gpr_.assign(f_.insts.size(), -1);
+      load_home_cell_.assign(f_.insts.size(), -1);
+    }
+    load_home_gpr_[data] = int8_t(next_gpr);
+    load_home_cell_[data] = int32_t(frame_bytes_);
+    frame_bytes_ += 64;
+    if (store_homed_.empty()) store_homed_.assign(f_.insts.size(), 0);
+    store_homed_[v] = 1;
+    store_home_of_segment_[uint32_t(seg)] = std::move(h);
+  }
+}
+
+// Before the strips of a segment that computes a homed store's value (the
+// uniform test, if any, already made): the probe, then the cell.
+void Emitter::store_home_probe(const Segment& s, bool uniforms_tested) {
+  if (store_home_of_segment_.empty()) return;
+  auto it = store_home_of_segment_.find(uint32_t(&s - plan_.segments.data()));
+  if (it == store_home_of_segment_.end()) return;
+  const StoreHome& h = it->second;
+  // An in-range load_uniform in the segment may fault only before the
+  // strips (the hoisted test, or r15 known good): else no probe, the slot.
+  bool probe = true;
+  for (ValueId o : s.ops)
+    if (!deferred_[o] && f_.insts[o].op == Opcode::LoadUniform && !uniforms_tested && !uniforms_known_nonnull() &&
+        !(prefilled_[o] && narrow_uniform_in_slot(o)))
+      probe = false;
+  Label ok, fail;
+  if (probe) {
+    store_probe_ = &h;
+    store_probe_ok_ = &ok;
+    store_probe_fail_ = &fail;
+    emit_indexed_fast(h.store, indexed_.at(h.store), fail, fail);
+    store_probe_ = nullptr;
+    store_probe_ok_ = store_probe_fail_ = nullptr;
+  }
+  L(fail);
+  lea(rax, ptr[r12 + int(slot(h.data))]);
+  mov(qword[r12 + load_home_cell_[h.data]], rax);
+  L(ok);
+}
+
+// host = lane 0's element of the store's span (every lane takes part, inside
+// a window). A homed load the segment reads at L, with the store at S: strip
+// k stores [S + k * w, +w) after reading [L + k * w, +w); a later strip j
+// reads [L + j * w, +w), which that store overlaps only when L < S < L +
+// 128 (32 lanes of 4 bytes). S <= L or S >= L + 128 is safe; a cell that
+// points at a frame slot (the load's other paths) is never inside guest
+// memory, so the test only costs a fallback there.
+void Emitter::store_probe_take(const Reg64& host) {
+  for (ValueId l : store_probe_->loads) {
+    lea(rax, ptr[host - 1]);
+    sub(rax, qword[r12 + load_home_cell_[l]]);
+    cmp(rax, int(kWarpLanes * 4 - 1));
+    jb(*store_probe_fail_, T_NEAR);
+  }
+  mov(qword[r12 + load_home_cell_[store_probe_->data]], host);
+  jmp(*store_probe_ok_, T_NEAR);
 }
 
 }  // namespace gpurc::x64

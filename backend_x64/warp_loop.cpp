@@ -54,7 +54,7 @@ struct WarpLoopCopy {
   std::vector<Point> points;
 };
 struct WarpLoopCopies {
-  WarpLoopCopy shape[16];  // z_ | daz_ << 1 | draw_loop_ << 2 | shared << 3
+  WarpLoopCopy shape[32];  // z_ | daz_ << 1 | draw_loop_ << 2 | shared << 3 | lane0_loop() << 4
   uint64_t replays = 0;
 };
 thread_local WarpLoopCopies tl_warp_loops;
@@ -77,8 +77,9 @@ void Emitter::emit_warp_loop() {
   align(16);
   warp_loop_entry_ = getSize();
   const bool zeroes_shared = touches_shared_memory();
+  const bool lane0 = lane0_loop();
   WarpLoopCopy& copy = tl_warp_loops.shape[(z_ ? 1 : 0) | (daz_ ? 2 : 0) | (draw_loop_ ? 4 : 0) |
-                                           (zeroes_shared ? 8 : 0)];
+                                           (zeroes_shared ? 8 : 0) | (lane0 ? 16 : 0)];
   if (warp_loop_copies_on && !copy.bytes.empty() && maxSize_ - size_ >= copy.bytes.size() + 64) {
     // The kept bytes between the points; at each point what the first
     // emission did there, through xbyak (the labels are this function's).
@@ -120,6 +121,7 @@ void Emitter::emit_warp_loop() {
   mov(rdx, qword[LOOP(bases)]);
   mov(qword[rsp + kLoopBasesOffset], rdx);
   mov(dword[rsp + kLoopBlockLeftOffset], 0);
+  if (lane0) mov(dword[rsp + kLoopLane0Offset], 0);  // every entry whole until the first warp's prologue says
   {
     // Once per call: whether every lane var entry is 4 bytes wide with no
     // lane_keep (Tesla's and G13's launches), for the per-warp writes below.
@@ -156,6 +158,15 @@ void Emitter::emit_warp_loop() {
   cmp(eax, uint32_t(RunStatus::Done));
   jne(exit, T_NEAR);
   point(WarpLoopCopy::BindLoopNextDone, [&] { L(loop_next_done_); });  // a `return`'s way in (emit_block)
+  // A call whose descriptor is the lane-0 var alone, with no var ranges to
+  // zero (the first warp's prologue marked it -1, emit_lane_run_flags): the
+  // short way below for every later warp.
+  Label tight;
+  const bool tight_path = lane0 && !zeroes_shared;
+  if (tight_path) {
+    cmp(dword[rsp + kLoopLane0Offset], -1);
+    je(tight, T_NEAR);
+  }
   mov(rsi, qword[rsp + kWarpLoopOffset]);
   mov(eax, dword[rsp + kLoopWarpOffset]);
   add(eax, 1);
@@ -209,19 +220,31 @@ void Emitter::emit_warp_loop() {
     // tests of width and lane_keep (about 7 instructions fewer per var).
     cmp(dword[LOOP(plain_vars)], 0);
     je(vars, T_NEAR);
+    Label lane0_only, advance;
     L(plain);
     mov(r8d, dword[LANEVAR(offset)]);
+    if (lane0) {  // the function's lane-0 var (emitter.h, plan_lane0_var): lane 0 = base (lane_add[0] = 0)
+      cmp(ecx, dword[rsp + kLoopLane0Offset]);
+      je(lane0_only, T_NEAR);
+    }
     mov(r9, qword[LANEVAR(lane_add)]);
     vpbroadcastd(V(1), dword[rdx]);
     for (int o = 0; o < 4 * kWarpLanes; o += vbytes_) {
       vpaddd(V(2), V(1), ptr[r9 + o]);
       vstore(ptr[r13 + r8 + o], 2);
     }
+    L(advance);
     add(rdx, 8);
     add(rdi, int(sizeof(LaneVarInit)));
     sub(ecx, 1);
     jnz(plain, T_NEAR);
     jmp(stored, T_NEAR);
+    if (lane0) {
+      L(lane0_only);
+      mov(r9d, dword[rdx]);
+      mov(dword[r13 + r8], r9d);
+      jmp(advance, T_NEAR);
+    }
     L(vars);
     mov(r8d, dword[LANEVAR(offset)]);
     add(r8, r13);
@@ -272,6 +295,28 @@ void Emitter::emit_warp_loop() {
   point(WarpLoopCopy::JeWarpStart, [&] { je(warp_start_, T_NEAR); });
   xor_(eax, eax);
   point(WarpLoopCopy::JmpLoopWarpStart, [&] { jmp(loop_warp_start_, T_NEAR); });
+  if (tight_path) {
+    // The next warp: its budget and lane 0 of the one var (lane_add[0] = 0),
+    // as the general way does for this descriptor, without its tests.
+    L(tight);
+    mov(rsi, qword[rsp + kWarpLoopOffset]);
+    mov(eax, dword[rsp + kLoopWarpOffset]);
+    add(eax, 1);
+    mov(dword[rsp + kLoopWarpOffset], eax);
+    cmp(eax, dword[LOOP(end_warp)]);
+    jae(done, T_NEAR);
+    mov(rdx, qword[LOOP(budget)]);
+    mov(qword[CTX(budget)], rdx);
+    mov(rdx, qword[rsp + kLoopBasesOffset]);
+    mov(r9d, dword[rdx]);
+    mov(rdi, qword[LOOP(vars)]);
+    mov(r8d, dword[LANEVAR(offset)]);
+    mov(dword[r13 + r8], r9d);
+    add(rdx, 8);
+    mov(qword[rsp + kLoopBasesOffset], rdx);
+    xor_(eax, eax);
+    point(WarpLoopCopy::JmpLoopWarpStart, [&] { jmp(loop_warp_start_, T_NEAR); });
+  }
 
   L(done);  // eax = end_warp
   mov(dword[LOOP(warp)], eax);

@@ -256,11 +256,13 @@ TEST_CASE("x64 window cache: indexed accesses over many warps of a call, against
 TEST_CASE("x64 window cache: the later warps compare their span with the kept bounds before any search") {
   // The cached test of each access: the span's last element (narrow: its
   // address, rdx; indexed: its index, rsi) against a bound kept in the
-  // frame (r12). The window search compares with registers only.
+  // frame (r12). The window search compares with registers only. (The
+  // indexed store has a store home, eighteenth session: its probe before
+  // the add strip makes the store's test too, so three there.)
   for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
     const std::string name = x64::tier_name(tier);
     CHECK_MESSAGE(count_in(listing(copy_function(true, true), tier), "cmp rdx, [r12+") == 2, name);
-    CHECK_MESSAGE(count_in(listing(copy_function(false, false), tier), "cmp rsi, [r12+") == 2, name);
+    CHECK_MESSAGE(count_in(listing(copy_function(false, false), tier), "cmp rsi, [r12+") == 3, name);
   }
 }
 
