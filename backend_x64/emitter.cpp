@@ -1146,8 +1146,8 @@ bool Emitter::narrow_uniform_in_slot(ValueId v) const {
   return (in_segment_body_ && uniforms_checked_) || uniforms_known_nonnull();
 }
 
-// The 32-bit integer ops lowered inline (lower_int.cpp): no call, no branch,
-// no write of k5..k7.
+// The 32-bit integer ops lowered inline (lower_int.cpp) and f32 arithmetic:
+// no call, no write of k5..k7.
 bool Emitter::kmask_keeps(ValueId v) const {
   const Inst& in = f_.insts[v];
   if (wide(v)) return false;
@@ -1157,8 +1157,13 @@ bool Emitter::kmask_keeps(ValueId v) const {
     case Opcode::Const: case Opcode::Select: case Opcode::ICmp: case Opcode::IAdd: case Opcode::ISub:
     case Opcode::IMul: case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::Shl: case Opcode::LShr:
     case Opcode::AShr: case Opcode::Extract16: case Opcode::Insert16: case Opcode::Zext: case Opcode::Sext:
-    case Opcode::Trunc:
+    case Opcode::Trunc: case Opcode::Bitcast:
       return true;
+    // f32 arithmetic is always native (lower_float) and its tests and
+    // out-of-line fixes use k1..k4 only: Tesla's MAD sum between its range
+    // tests and their `and` (kand_pair).
+    case Opcode::FAdd: case Opcode::FSub: case Opcode::FMul:
+      return in.type == ir::Type::F32;
     default:
       return false;
   }

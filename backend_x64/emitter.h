@@ -739,6 +739,8 @@ class Emitter : public FastEncoder {
   // FtzIn arithmetic needs no flush of its operands.
   static bool daz_eligible(const ir::Function& f);
   bool lower_daz_arith(ir::ValueId v, const int* r, int d);  // fadd/fsub/fmul (FtzIn) under DAZ
+  void lower_mul_rz_avx2(int d, int a, int b, uint32_t fflags);  // AVX2 fmul toward zero without MXCSR
+  void lower_mul_rz_step(int d, int a, int b);  // (its step, from the product in scratch 0)
   bool read_by_daz_arith_only(ir::ValueId v);  // every reader is a lower_daz_arith op (lower_float.cpp)
   std::vector<uint8_t> daz_arith_only_;        // its per-value answers, computed on first use (2: and store_var)
   bool store_needs_flush(ir::ValueId v);        // a store_var of v flushes it (its FtzOut was left out)
