@@ -1541,12 +1541,13 @@ bool Emitter::lower_float(ValueId v) {
 // Scratch: 0, 1, 4, 5 (a and b may be the flushed copies in 2, 3).
 void Emitter::lower_mul_rz_avx2(int d, int a, int b, uint32_t fl) {
   vmulps(V(0), V(a), V(b));
+  vpand(V(1), V(0), const_vec(0x80000000u));  // s
+  vpxor(V(5), V(0), V(1));                    // |p|
   if (daz_ && !(fl & ff::FtzOut)) {
     // DAZ mode: EQ_UQ against zero is true for zeros, subnormals and NaNs;
-    // those with nonzero bits besides the sign need the MXCSR product.
-    vcmpps(V(1), V(0), const_vec(0), 0x08);
-    vpslld(V(4), V(0), 1);
-    vptest(V(1), V(4));
+    // those with a nonzero |p| need the MXCSR product.
+    vcmpps(V(4), V(0), const_vec(0), 0x08);
+    vptest(V(4), V(5));
     Xbyak::Label& cold = cold_label();
     Xbyak::Label& back = cold_label();
     jnz(cold, T_NEAR);
@@ -1564,10 +1565,9 @@ void Emitter::lower_mul_rz_avx2(int d, int a, int b, uint32_t fl) {
   lower_mul_rz_step(d, a, b);
 }
 
+// (p in scratch 0, its sign bit in 1, |p| in 5)
 void Emitter::lower_mul_rz_step(int d, int a, int b) {
-  vpand(V(1), V(0), const_vec(0x80000000u));   // s
   vpxor(V(4), V(a), V(1));                     // a ^ s
-  vpxor(V(5), V(0), V(1));                     // |p|
   vfmsub231ps(V(5), V(4), V(b));               // |a b| - |p|, rounded once
   vpaddd(V(5), V(5), const_vec(0x007FFFFFu));
   vpsrad(V(5), V(5), 31);                      // -1: rounded away from zero

@@ -500,17 +500,22 @@ bool Translator::alu() {
   }
 }
 
-// The MAD of almost every lane in two float ops. When the product of the
-// flushed factors, truncated toward zero, lies in [2^-100, 2^127) and
-// source 3 is a finite normal, sem::fmad is that product (truncating to 24
-// bits inside the normal range is rounding toward zero: an `fmul` with
-// Round::TowardZero) plus source 3 rounded once: the IEEE add of the host
-// (the sum cannot be a denormal or a NaN there). AVX-512 lowers the product
-// to one `vmulps {rz-sae}`, AVX2 to the product rounded to nearest and a
-// step toward zero from its fma residual (backend_x64/lower_float.cpp,
-// lower_mul_rz_avx2), ARM64 to `fmul` under FPCR rounding. NaN, inf or
-// zero factors, a product outside that range and a source 3 that is a
-// zero, a denormal, an inf or a NaN fail the test: if an active lane
+// The MAD of almost every lane in three float ops. When the product of the
+// flushed factors, rounded to nearest, lies in [2^-100, 2^127) and source 3
+// is a finite normal, sem::fmad is the product truncated to 24
+// bits (which, inside the normal range, is exactly the product rounded
+// toward zero) plus source 3 rounded once: the IEEE add of the host (the
+// sum cannot be a denormal or a NaN there). The truncation is computed from the nearest-rounded
+// product and its exact error (an fma of the factors minus it: exact since
+// the product's exponent is at least -101, so the error's bits are above
+// 2^-149): when the error is nonzero and of the other sign, rounding went
+// away from zero and the truncated product is the next float toward zero
+// (its bits minus one; a product rounded up to a power of two steps back
+// to the largest float below it). Both tiers lower this to a few vector
+// ops, where an `fmul` rounding toward zero is one op on AVX-512 but an
+// MXCSR switch per strip on AVX2. NaN, inf or zero factors, a product
+// outside that range and a source 3 that is a zero, a denormal, an inf or a
+// NaN fail the test: if an active lane
 // does, a uniform any() vote branches to fmad_exact, whose result those
 // lanes take. Inside a loop the exact form stays straight-line (a branch
 // would split the loop body, which the backends run much slower).
@@ -535,42 +540,54 @@ V Translator::fmad(V x, V y, V z) {
   if (inside_loop(pc)) return fmad_exact(x, y, z);
   auto F = [&](V v) { return b.bitcast(Type::F32, v); };
   auto I = [&](V v) { return b.bitcast(Type::I32, v); };
+  V fx = F(x), fy = F(y);
   // Only the product reads its factors flushed: in a lane that passes the
-  // test below no operand of the sum is a denormal (the product is at
-  // least 2^-100; z's exponent is not zero), so its input flush changes
-  // nothing there, and the other lanes take the exact form's result. The
-  // sum gets FtzIn only where that is free (mad_daz_flags: the whole
-  // function flushes, so the x64 tiers run it in DAZ mode); elsewhere the
-  // host would flush its operands for nothing.
-  // NanRule::Any on both ops: a NaN product (NaN, inf * 0 or inf factors),
-  // whatever its bits, has the exponent field 0xff and fails `in_range`
-  // below; the sum of a lane that passes is never a NaN. So every lane
-  // whose value is a NaN takes the exact form's result, and the x64 tiers
-  // leave out the NaN tests (and fixes) the AllOnes rule costs.
+  // test below no operand of the residual and the sum is a denormal (the
+  // factors are not, or the flushed product would be zero; the product is
+  // at least 2^-100; z's exponent is not zero), so their input flush changes
+  // nothing there, and the other lanes take the exact form's result. They
+  // get FtzIn only where that is free (mad_daz_flags: the whole function
+  // flushes, so the x64 tiers run it in DAZ mode); elsewhere the host would
+  // flush x and y a second time.
+  // NanRule::Any on the three ops: a NaN product (NaN, inf * 0 or inf
+  // factors), whatever its bits, has the exponent field 0xff and fails
+  // `in_range` below; a NaN residual comes only from such a product; the
+  // sum of a lane that passes is never a NaN. So every lane whose value is
+  // a NaN takes the exact form's result, and the x64 tiers leave out the
+  // three NaN tests (and fixes) the AllOnes rule costs.
   auto any_nan = [](uint32_t fl) { return ir::with_nan(fl, ir::NanRule::Any); };
-  // (The bitcasts come after their operands' last other reader, so the x64
-  // tiers give each its operand's register instead of a copy: z's after its
-  // range test, the product's after the sum. AVX-512 keeps z's test in a
-  // mask register across the sum, kand_pair.)
-  V p = b.fmul(F(x), F(y), any_nan(float_flags(true, false, ir::Round::TowardZero)));
+  // (Each bitcast comes after its operand's last other reader, so the x64
+  // tiers give it the operand's register instead of a copy: the product's
+  // after the residual, z's after its range test.)
+  V p = b.fmul(fx, fy, any_nan(float_flags(true, false)));
+  V err = I(mad_op(b.ffma(fx, fy, b.fneg(p), any_nan(float_flags(false, false)))));
+  V pn = I(p);
+  // Rounded away from zero: the error has the other sign than the product
+  // and is not a zero. With s = pn >> 31 (arithmetic: 0 or -1), (err ^ s) -
+  // s is err's bits, negated as an integer when pn is negative, so its sign
+  // bit says "away" (err is never -0 in a lane that passes the test: the
+  // residual of a nonzero product of normals is exact), and that sign, as 0
+  // or -1, steps the product one float toward zero (a product rounded up to
+  // a power of two steps back to the largest float below it). No constant
+  // but the shift count: the exact block does not read any of them.
+  V s = b.ashr(pn, b.i32(31));
+  V pt = b.iadd(pn, b.ashr(b.isub(b.xor_(err, s), s), b.i32(31)));
+  // The product in [2^-100, 2^127): its exponent field in [0x1b, 0xfe),
+  // pn << 1 (no sign) in [0x1b000000, 0xfe000000) unsigned, as a signed
+  // compare (AVX2 has no unsigned one): biased by 0x80000000 - 0xfe000000,
+  // the range ends at the largest signed value, so `x > C` (AVX2 reads C
+  // from the constant pool for that form).
+  V in_range = b.icmp(ir::IntPred::Sgt, b.iadd(shl(pn, 1), b.i32(0x82000000u)), b.i32(0x9cffffffu));
   // z finite and not a zero or denormal: its exponent field in [1, 0xff),
   // z << 1 in [0x01000000, 0xff000000), biased so that range ends at the
   // largest signed value: z << 1 plus 0x81000000 above 0x81ffffff. Then the
-  // sum is never a NaN and never a denormal (both operands normal, |p| >=
-  // 2^-100: a cancelling sum is a nonzero multiple of 2^-124 or a zero), so
+  // sum is never a NaN and never a denormal (both operands normal, |pt| >=
+  // 2^-101: a cancelling sum is a nonzero multiple of 2^-125 or a zero), so
   // it needs no output flush. (Shifts rather than masks, and constants of
   // their own: a constant the exact block also reads would be stored to the
   // frame in every strip of this one.)
-  V z_normal = b.icmp(ir::IntPred::Sgt, b.iadd(shl(z, 1), b.i32(0x81000000u)), b.i32(0x81ffffffu));
-  V r = I(mad_op(b.fadd(p, F(z), any_nan(float_flags(false, false)))));
-  // The product in [2^-100, 2^127): its exponent field in [0x1b, 0xfe),
-  // pt << 1 (no sign) in [0x1b000000, 0xfe000000) unsigned, as a signed
-  // compare (AVX2 has no unsigned one): biased by 0x80000000 - 0xfe000000,
-  // the range ends at the largest signed value, so `x > C` (AVX2 reads C
-  // from the constant pool for that form). The upper end also leaves out
-  // the products that rounding toward zero clamps to the largest float.
-  V pt = I(p);
-  V common = b.and_(b.icmp(ir::IntPred::Sgt, b.iadd(shl(pt, 1), b.i32(0x82000000u)), b.i32(0x9cffffffu)), z_normal);
+  V common = b.and_(in_range, b.icmp(ir::IntPred::Sgt, b.iadd(shl(z, 1), b.i32(0x81000000u)), b.i32(0x81ffffffu)));
+  V r = I(mad_op(b.fadd(F(pt), F(z), any_nan(float_flags(false, false)))));
   const ir::BlockId exact = f.add_block(), join = f.add_block();
   b.set_var(kVarMadResult, r);
   b.cond_br(b.any(b.not_(common), mask()), exact, join);

@@ -213,10 +213,9 @@ TEST_CASE("tesla mad: inside a loop the exact form, bit-exact") {
     for (int mode = 0; mode < 3; ++mode) run_mad(kLoop, 32, s, mode);
 }
 
-// The common case's product (an fmul rounding toward zero with FtzIn in the
-// block of a vote) and the sum after it: FtzIn on the sum only where the
-// rest of the function flushes (`daz`), the sum never flushed on output,
-// and no residual fma (the product is rounded toward zero by the op itself).
+// The common case's product (an RN fmul with FtzIn in the block of a vote)
+// and the residual fma and sum after it: FtzIn on those two only where the
+// rest of the function flushes (`daz`), the sum never flushed on output.
 void check_common_case(const gpurc::ir::Function& f, bool daz) {
   using gpurc::ir::Opcode;
   size_t products = 0;
@@ -226,35 +225,32 @@ void check_common_case(const gpurc::ir::Function& f, bool daz) {
     if (!has_vote) continue;
     for (auto v : b.insts) {
       const auto& in = f.insts[v];
-      CHECK(in.op != Opcode::FFma);
       if (in.op != Opcode::FMul || !(in.fflags & gpurc::ir::ff::FtzIn)) continue;
       ++products;
-      CHECK(gpurc::ir::round_mode(in.fflags) == gpurc::ir::Round::TowardZero);
-      CHECK((in.fflags & gpurc::ir::ff::FtzOut) == 0);
-      // No NaN test on these two (their NaN lanes fail the test).
+      // No NaN test on these three (their NaN lanes fail the test).
       CHECK(gpurc::ir::nan_rule(in.fflags) == gpurc::ir::NanRule::Any);
-      size_t sums = 0;
+      size_t fmas = 0, sums = 0;
       bool seen = false;
       for (auto w : b.insts) {
         const auto& wi = f.insts[w];
         if (w == v) seen = true;
         if (!seen || w == v) continue;
         if (wi.op == Opcode::Any) break;
-        if (wi.op == Opcode::FAdd) {
+        if (wi.op == Opcode::FFma || wi.op == Opcode::FAdd) {
           CHECK(((wi.fflags & gpurc::ir::ff::FtzIn) != 0) == daz);
           CHECK((wi.fflags & gpurc::ir::ff::FtzOut) == 0);
-          CHECK(gpurc::ir::round_mode(wi.fflags) == gpurc::ir::Round::NearestEven);
           CHECK(gpurc::ir::nan_rule(wi.fflags) == gpurc::ir::NanRule::Any);
-          ++sums;
+          ++(wi.op == Opcode::FFma ? fmas : sums);
         }
       }
+      CHECK(fmas == 1);
       CHECK(sums == 1);
     }
   }
   CHECK(products == 3);
   // Every float op of the function flushes its inputs exactly when `daz`
   // says (the exact form's ops too), except the SFU op of the other variant;
-  // only the common cases' six ops have the Any NaN rule.
+  // only the common cases' nine ops have the Any NaN rule.
   size_t any_rule = 0;
   for (const auto& b : f.blocks)
     for (auto v : b.insts) {
@@ -263,22 +259,22 @@ void check_common_case(const gpurc::ir::Function& f, bool daz) {
         if (daz) CHECK((in.fflags & gpurc::ir::ff::FtzIn) != 0);
       if (gpurc::ir::op_info(in.op).uses_fflags) any_rule += gpurc::ir::nan_rule(in.fflags) == gpurc::ir::NanRule::Any;
     }
-  CHECK(any_rule == 6);
+  CHECK(any_rule == 9);
 }
 
 TEST_CASE("tesla mad: the common case's shape (one vote outside loops, none inside)") {
   using gpurc::ir::Opcode;
   gpurc::ir::Function f = translated(kStraight);
   CHECK(count_op(f, Opcode::Any) == 3);  // one vote per MAD
-  CHECK(count_op(f, Opcode::FFma) == 0);  // (no residual: the product rounds toward zero)
+  CHECK(count_op(f, Opcode::FFma) == 3);
   // Every float op flushes its inputs, so the MADs' ops get FtzIn too (it
   // changes nothing in the lanes that take their results) and the x64 tiers
   // run the function in DAZ mode, where FtzIn is free (mad_daz_flags).
   check_common_case(f, true);
   // An SFU op (not a flushing arithmetic op) keeps the x64 tiers in IEEE
-  // mode: then only the product flushes its factors, the sum reads its
-  // operands as they are (its lanes that pass the test hold no denormal
-  // operand), so the host does not flush them for nothing.
+  // mode: then only the product flushes its factors, the residual's fma and
+  // the sum read theirs as they are (their lanes that pass the test hold no
+  // denormal operand), so the host does not flush the factors twice.
   check_common_case(translated(kStraightSfu), false);
   gpurc::ir::Function g = translated(kLoop);
   CHECK(count_op(g, Opcode::Any) == 0);
@@ -287,6 +283,7 @@ TEST_CASE("tesla mad: the common case's shape (one vote outside loops, none insi
   gpurc::ir::Function h = translated(std::string(kLoop).replace(std::string(kLoop).find("exit nop"), 8,
                                                                 "add f32 $r7 (mul $r1 $r2) $r3\nexit nop"));
   CHECK(count_op(h, Opcode::Any) == 1);
+  CHECK(count_op(h, Opcode::FFma) == 1);
 }
 
 // A NaN result of an op with the Any NaN rule, as an engine may leave it:
@@ -328,7 +325,7 @@ uint64_t eval_value(const gpurc::ir::Function& f, gpurc::ir::ValueId v, const st
 
 TEST_CASE("tesla mad: the common case's test takes exactly the lanes it should") {
   // The vote's operand (not common), evaluated per lane, against its
-  // definition: the product of the flushed factors rounded toward zero in
+  // definition: the product of the flushed factors rounded to nearest in
   // [2^-100, 2^127) and source 3 a finite normal. A test that rejected
   // ordinary lanes would still give exact results (through the exact
   // block), only slowly: this is what catches it. The fast path's ops have
@@ -357,7 +354,7 @@ TEST_CASE("tesla mad: the common case's test takes exactly the lanes it should")
   const uint64_t r1 = var_of("r1"), r2 = var_of("r2"), r3 = var_of("r3");
   auto flush = [](uint32_t v) { return (v & 0x7f800000u) == 0 ? v & 0x80000000u : v; };
   std::mt19937 rng(77);
-  size_t taken = 0, any_nan_lanes = 0, below_low = 0, below_high = 0;
+  size_t taken = 0, any_nan_lanes = 0, rounded_up_to_low = 0, rounded_up_to_high = 0;
   const int n = light() ? 4000 : 40000;
   for (int k = 0; k < n; ++k) {
     uint32_t x, y, z;
@@ -367,11 +364,11 @@ TEST_CASE("tesla mad: the common case's test takes exactly the lanes it should")
     const uint32_t ux = flush(x), uy = flush(y);
     std::memcpy(&fx, &ux, 4);
     std::memcpy(&fy, &uy, 4);
-    const uint32_t e = (bits_of(product_rz(fx, fy)) >> 23) & 0xff, ez = (z >> 23) & 0xff;
-    // (Rounded to nearest, the edge cases' products land on the other side.)
-    const uint32_t e_rn = (bits_of(fx * fy) >> 23) & 0xff;
-    below_low += e_rn == 0x1b && e == 0x1a;
-    below_high += e_rn == 0xfe && e == 0xfd;
+    const uint32_t e = (bits_of(fx * fy) >> 23) & 0xff, ez = (z >> 23) & 0xff;
+    // (Products at the test's edges that rounding to nearest took up to it.)
+    const uint32_t e_rz = (bits_of(product_rz(fx, fy)) >> 23) & 0xff;
+    rounded_up_to_low += e == 0x1b && e_rz == 0x1a;
+    rounded_up_to_high += e == 0xfe && e_rz == 0xfd;
     const bool common = e >= 0x1b && e < 0xfe && ez >= 1 && ez < 0xff;
     std::map<gpurc::ir::ValueId, uint64_t> memo;
     AnyNans any{&rng};
@@ -387,8 +384,8 @@ TEST_CASE("tesla mad: the common case's test takes exactly the lanes it should")
   }
   CHECK(taken > size_t(n) / 3);  // the ordinary third at least
   CHECK(any_nan_lanes > 0);      // and NaN draws in others
-  CHECK(below_low > 0);  // (the products the test of the nearest-rounded product had on the other side)
-  CHECK(below_high > 0);
+  CHECK(rounded_up_to_low > 0);
+  CHECK(rounded_up_to_high > 0);
 }
 
 TEST_CASE("tesla mad: after a loop, the common case inline again, bit-exact") {
