@@ -1288,13 +1288,13 @@ void Emitter::emit_next_window(const WindowOffsets& w, Label& try_window) {
 // moved to its sign, the four vectors packed with signed saturation to
 // bytes (0x80000000 -> 0x8000 -> 0x80, 0 stays 0), the 128-bit halves'
 // interleaving undone by one vpermd, then vpmovmskb: 14 instructions where
-// a vmovmskps, shift and or per vector took 20.
+// a vmovmskps, shift and or per vector took 20. (VEX vpslld has no memory
+// operand: a load each. AVX-512 since the eighteenth session: one broadcast
+// 1, then each vptestmd reads its slot, 5 instructions instead of 6.)
 void Emitter::lane_bits(const Reg32& r, uint32_t off) {
   if (z_) {
-    for (int i = 0; i < 2; ++i) {
-      vmovdqu32(Zmm(0), ptr[r12 + int(off + 64 * i)]);
-      vptestmd(Opmask(1 + i), Zmm(0), ptr_b[rip + const32_[1]]);
-    }
+    vpbroadcastd(Zmm(0), const_mem(1));
+    for (int i = 0; i < 2; ++i) vptestmd(Opmask(1 + i), Zmm(0), ptr[r12 + int(off + 64 * i)]);
     kunpckwd(k1, k2, k1);
     kmovd(r, k1);
     return;
