@@ -165,6 +165,7 @@ void Emitter::analyze_function() {
       uniforms_tested_at_entry_ = true;
       break;
     }
+  if (has_phis_ && f.unlaunched_lanes_free) coalesce_phi_slots();
   if (!plan_.strip_loops.empty()) {  // trial emitters will start from here (loops.cpp)
     setup_slot_ = slot_;
     setup_frame_bytes_ = frame_bytes_;
@@ -252,6 +253,99 @@ void Emitter::adopt_lazy_analyses(const Emitter& from) {
 
 
 // ---------------------------------------------------------------- frame
+
+// A phi at the join of a diamond's short side (P -> {Q, J}, Q -> J, Q's one
+// predecessor P) whose operand from P is a value v of P shares v's slot,
+// so the edge P -> J copies nothing (Tesla's MAD: the fast path's sum is the
+// phi's value unless a lane needs the exact block Q, which writes the phi
+// from its select). Safe when no one reads v after Q writes the phi: v's
+// readers are the phi, P's ops and Q's ops up to the phi's operand u from
+// Q (which writes the slot at its definition or on the edge Q -> J); and
+// when the phi's slot is written nowhere else: J's phis read no phi of J
+// (no staging), no cycle passes through the blocks (a loop could run P
+// again while the phi is live), and the copy is unmasked (the
+// unlaunched-lanes contract: the masked copy would zero lanes of v's slot).
+// 32-bit values computed in a segment only (not loads, constants, vars or
+// uniform fills, whose slots other code fills or reads in its own ways).
+void Emitter::coalesce_phi_slots() {
+  const Function& f = f_;
+  const size_t nb = f.blocks.size(), n = f.insts.size();
+  // No cycle at all (depth-first colours): the simple case is all we take.
+  {
+    std::vector<uint8_t> colour(nb, 0);
+    std::vector<std::pair<BlockId, size_t>> stack{{0, 0}};
+    colour[0] = 1;
+    while (!stack.empty()) {
+      auto& [b, i] = stack.back();
+      if (i == f.blocks[b].succs.size()) {
+        colour[b] = 2;
+        stack.pop_back();
+        continue;
+      }
+      const BlockId s = f.blocks[b].succs[i++];
+      if (s >= nb) return;
+      if (colour[s] == 1) return;  // a back edge
+      if (colour[s] == 0) {
+        colour[s] = 1;
+        stack.push_back({s, 0});
+      }
+    }
+  }
+  std::vector<int32_t> index(n, -1);  // position in its block
+  for (BlockId b = 0; b < nb; ++b)
+    for (size_t i = 0; i < f.blocks[b].insts.size(); ++i) index[f.blocks[b].insts[i]] = int32_t(i);
+  std::vector<std::vector<ValueId>> users(n);
+  for (ValueId w = 0; w < n; ++w)
+    if (f.insts[w].block != kNoBlock)
+      for (ValueId a : f.insts[w].args)
+        if (a < n) users[a].push_back(w);
+  auto plain = [&](ValueId x) {
+    const ir::Inst& in = f.insts[x];
+    if (in.block == kNoBlock || wide(x) || lane_bytes(in.type) != 4 || in.type == ir::Type::I1 || deferred_[x]) return false;
+    switch (in.op) {
+      case Opcode::Phi: case Opcode::Const: case Opcode::Undef: case Opcode::LoadVar: case Opcode::LoadUniform:
+      case Opcode::LoadUniformIdx: case Opcode::Load: case Opcode::EntryMask:
+        return false;
+      default:
+        return plan_.segment_of[x] >= 0;
+    }
+  };
+  for (BlockId j = 0; j < nb; ++j) {
+    const ir::Block& jb = f.blocks[j];
+    if (jb.preds.size() != 2) continue;
+    bool phis_read_phis = false;
+    for (ValueId p : jb.insts) {
+      if (f.insts[p].op != Opcode::Phi) break;
+      for (ValueId a : f.insts[p].args)
+        if (a < n && f.insts[a].op == Opcode::Phi && f.insts[a].block == j) phis_read_phis = true;
+    }
+    if (phis_read_phis) continue;
+    for (ValueId p : jb.insts) {
+      const ir::Inst& pi = f.insts[p];
+      if (pi.op != Opcode::Phi) break;
+      if (pi.args.size() != 2 || slot_[p] >= 0 || wide(p)) continue;
+      for (int k = 0; k < 2; ++k) {
+        const BlockId P = jb.preds[size_t(k)], Q = jb.preds[size_t(1 - k)];
+        const ValueId v = pi.args[size_t(k)], u = pi.args[size_t(1 - k)];
+        if (v >= n || u >= n || v == u || f.insts[v].type != pi.type || f.insts[v].block != P) continue;
+        if (f.insts[u].block != Q || !plain(v)) continue;
+        const ir::Block& qb = f.blocks[Q];
+        if (qb.preds.size() != 1 || qb.preds[0] != P || qb.succs.size() != 1 || qb.succs[0] != j) continue;
+        if (slot_[v] >= 0) continue;  // (someone took it already)
+        bool ok = true;
+        for (ValueId w : users[v]) {
+          const BlockId wb = f.insts[w].block;
+          if (w == p || wb == P) continue;
+          if (wb == Q && f.insts[w].op != Opcode::Phi && index[w] <= index[u]) continue;
+          ok = false;
+        }
+        if (!ok) continue;
+        slot_[p] = int32_t(slot(v));
+        break;
+      }
+    }
+  }
+}
 
 uint32_t Emitter::slot(ValueId v) {
   if (slot_[v] < 0) {
@@ -1712,6 +1806,7 @@ void Emitter::emit_edge(BlockId from, size_t succ_index) {
   for (auto& [p, a] : copies) {
     unsigned bytes = lane_bytes(f_.insts[p].type) * kWarpLanes;
     uint32_t src = f_.insts[a].op == Opcode::Undef ? kZeroSource : slot(a);  // undef reads as 0
+    if (src == slot(p) && !reads_phi && f_.unlaunched_lanes_free) continue;  // coalesce_phi_slots: already there
     // Lanes that were not launched are kept at 0, as the interpreter does,
     // unless they are don't-care (the unlaunched-lanes contract): then every
     // lane is copied, so a phi of values equal in all lanes stays so.
