@@ -1798,6 +1798,16 @@ void Emitter::copy_warp(uint32_t dst, uint32_t src, unsigned bytes, bool launche
   }
 }
 
+// Whether emit_edge(from, succ_index) emits no code: no phi copy, or only
+// the ones coalesce_phi_slots made copies of a slot onto itself.
+bool Emitter::edge_is_empty(BlockId from, size_t succ_index) {
+  auto [copies, reads_phi, missing] = backend::edge_copies(f_, plan_, from, succ_index);
+  if (missing != kNoValue || reads_phi) return false;
+  for (auto& [p, a] : copies)
+    if (!f_.unlaunched_lanes_free || f_.insts[a].op == Opcode::Undef || slot(a) != slot(p)) return false;
+  return true;
+}
+
 void Emitter::emit_edge(BlockId from, size_t succ_index) {
   auto [copies, reads_phi, missing] = backend::edge_copies(f_, plan_, from, succ_index);
   if (missing != kNoValue)
@@ -1839,6 +1849,12 @@ void Emitter::emit_terminator(BlockId b) {
         cmp(dword[r12 + rax + int(slot(in.args[0]))], 0);  // uniform: the first launched lane decides
       }
       vote_in_eax_ = kNoValue;
+      if (edge_is_empty(b, 1)) {  // (a coalesced phi's edge: one taken jump, not two)
+        je(block_label_[bl.succs[1]], T_NEAR);
+        emit_edge(b, 0);
+        jmp(block_label_[bl.succs[0]], T_NEAR);
+        break;
+      }
       je(other, T_NEAR);
       emit_edge(b, 0);
       jmp(block_label_[bl.succs[0]], T_NEAR);

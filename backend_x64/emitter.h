@@ -809,6 +809,7 @@ class Emitter : public FastEncoder {
   void init_emission_state(uint8_t* buffer, uint8_t* pool_low);
   void analyze_function();  // the constructor's analyses, on plan_
   void coalesce_phi_slots();  // a diamond's phi in its short side's value's slot (emitter.cpp)
+  bool edge_is_empty(ir::BlockId from, size_t succ_index);  // emit_edge would emit nothing
   // A trial emitter that took its parent's analyses (set_trial_analyses_shared,
   // jit.h): it hands back the answers it made on first use.
   bool shares_analyses_ = false;
