@@ -1053,7 +1053,12 @@ void Emitter::emit_function() {
                   in.op != Opcode::All;
   }
   const bool lanes_private = f_.unlaunched_lanes_free && !cross_lane;
-  strip_limit_ = lanes_private && strip_limit_enabled() && !memory;
+  // (Only with strips to limit: an empty Tesla kernel would pay the
+  // prologue's bsr per warp for nothing.)
+  bool strip_ops = false;
+  for (const Segment& sg : plan_.segments)
+    for (ValueId v : sg.ops) strip_ops |= sg.strip && !deferred_[v] && f_.insts[v].op != Opcode::Const;
+  strip_limit_ = lanes_private && strip_limit_enabled() && !memory && strip_ops;
   has_memory_ops_ = memory;
   std::vector<std::vector<ValueId>> readers;  // (made for the first load under a mask)
   for (ValueId v : loads) {
