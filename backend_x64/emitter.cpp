@@ -166,6 +166,7 @@ void Emitter::analyze_function() {
       uniforms_tested_at_entry_ = true;
       break;
     }
+  if (has_phis_ && f.unlaunched_lanes_free) coalesce_phi_slots();
   if (!plan_.strip_loops.empty()) {  // trial emitters will start from here (loops.cpp)
     setup_slot_ = slot_;
     setup_frame_bytes_ = frame_bytes_;
@@ -257,6 +258,99 @@ void Emitter::adopt_lazy_analyses(const Emitter& from) {
 
 
 // ---------------------------------------------------------------- frame
+
+// A phi at the join of a diamond's short side (P -> {Q, J}, Q -> J, Q's one
+// predecessor P) whose operand from P is a value v of P shares v's slot,
+// so the edge P -> J copies nothing (Tesla's MAD: the fast path's sum is the
+// phi's value unless a lane needs the exact block Q, which writes the phi
+// from its select). Safe when no one reads v after Q writes the phi: v's
+// readers are the phi, P's ops and Q's ops up to the phi's operand u from
+// Q (which writes the slot at its definition or on the edge Q -> J); and
+// when the phi's slot is written nowhere else: J's phis read no phi of J
+// (no staging), no cycle passes through the blocks (a loop could run P
+// again while the phi is live), and the copy is unmasked (the
+// unlaunched-lanes contract: the masked copy would zero lanes of v's slot).
+// 32-bit values computed in a segment only (not loads, constants, vars or
+// uniform fills, whose slots other code fills or reads in its own ways).
+void Emitter::coalesce_phi_slots() {
+  const Function& f = f_;
+  const size_t nb = f.blocks.size(), n = f.insts.size();
+  // No cycle at all (depth-first colours): the simple case is all we take.
+  {
+    std::vector<uint8_t> colour(nb, 0);
+    std::vector<std::pair<BlockId, size_t>> stack{{0, 0}};
+    colour[0] = 1;
+    while (!stack.empty()) {
+      auto& [b, i] = stack.back();
+      if (i == f.blocks[b].succs.size()) {
+        colour[b] = 2;
+        stack.pop_back();
+        continue;
+      }
+      const BlockId s = f.blocks[b].succs[i++];
+      if (s >= nb) return;
+      if (colour[s] == 1) return;  // a back edge
+      if (colour[s] == 0) {
+        colour[s] = 1;
+        stack.push_back({s, 0});
+      }
+    }
+  }
+  std::vector<int32_t> index(n, -1);  // position in its block
+  for (BlockId b = 0; b < nb; ++b)
+    for (size_t i = 0; i < f.blocks[b].insts.size(); ++i) index[f.blocks[b].insts[i]] = int32_t(i);
+  std::vector<std::vector<ValueId>> users(n);
+  for (ValueId w = 0; w < n; ++w)
+    if (f.insts[w].block != kNoBlock)
+      for (ValueId a : f.insts[w].args)
+        if (a < n) users[a].push_back(w);
+  auto plain = [&](ValueId x) {
+    const ir::Inst& in = f.insts[x];
+    if (in.block == kNoBlock || wide(x) || lane_bytes(in.type) != 4 || in.type == ir::Type::I1 || deferred_[x]) return false;
+    switch (in.op) {
+      case Opcode::Phi: case Opcode::Const: case Opcode::Undef: case Opcode::LoadVar: case Opcode::LoadUniform:
+      case Opcode::LoadUniformIdx: case Opcode::Load: case Opcode::EntryMask:
+        return false;
+      default:
+        return plan_.segment_of[x] >= 0;
+    }
+  };
+  for (BlockId j = 0; j < nb; ++j) {
+    const ir::Block& jb = f.blocks[j];
+    if (jb.preds.size() != 2) continue;
+    bool phis_read_phis = false;
+    for (ValueId p : jb.insts) {
+      if (f.insts[p].op != Opcode::Phi) break;
+      for (ValueId a : f.insts[p].args)
+        if (a < n && f.insts[a].op == Opcode::Phi && f.insts[a].block == j) phis_read_phis = true;
+    }
+    if (phis_read_phis) continue;
+    for (ValueId p : jb.insts) {
+      const ir::Inst& pi = f.insts[p];
+      if (pi.op != Opcode::Phi) break;
+      if (pi.args.size() != 2 || slot_[p] >= 0 || wide(p)) continue;
+      for (int k = 0; k < 2; ++k) {
+        const BlockId P = jb.preds[size_t(k)], Q = jb.preds[size_t(1 - k)];
+        const ValueId v = pi.args[size_t(k)], u = pi.args[size_t(1 - k)];
+        if (v >= n || u >= n || v == u || f.insts[v].type != pi.type || f.insts[v].block != P) continue;
+        if (f.insts[u].block != Q || !plain(v)) continue;
+        const ir::Block& qb = f.blocks[Q];
+        if (qb.preds.size() != 1 || qb.preds[0] != P || qb.succs.size() != 1 || qb.succs[0] != j) continue;
+        if (slot_[v] >= 0) continue;  // (someone took it already)
+        bool ok = true;
+        for (ValueId w : users[v]) {
+          const BlockId wb = f.insts[w].block;
+          if (w == p || wb == P) continue;
+          if (wb == Q && f.insts[w].op != Opcode::Phi && index[w] <= index[u]) continue;
+          ok = false;
+        }
+        if (!ok) continue;
+        slot_[p] = int32_t(slot(v));
+        break;
+      }
+    }
+  }
+}
 
 uint32_t Emitter::slot(ValueId v) {
   if (slot_[v] < 0) {
@@ -964,7 +1058,12 @@ void Emitter::emit_function() {
                   in.op != Opcode::All;
   }
   const bool lanes_private = f_.unlaunched_lanes_free && !cross_lane;
-  strip_limit_ = lanes_private && strip_limit_enabled() && !memory;
+  // (Only with strips to limit: an empty Tesla kernel would pay the
+  // prologue's bsr per warp for nothing.)
+  bool strip_ops = false;
+  for (const Segment& sg : plan_.segments)
+    for (ValueId v : sg.ops) strip_ops |= sg.strip && !deferred_[v] && f_.insts[v].op != Opcode::Const;
+  strip_limit_ = lanes_private && strip_limit_enabled() && !memory && strip_ops;
   has_memory_ops_ = memory;
   std::vector<std::vector<ValueId>> readers;  // (made for the first load under a mask)
   for (ValueId v : loads) {
@@ -1152,8 +1251,8 @@ bool Emitter::narrow_uniform_in_slot(ValueId v) const {
   return (in_segment_body_ && uniforms_checked_) || uniforms_known_nonnull();
 }
 
-// The 32-bit integer ops lowered inline (lower_int.cpp): no call, no branch,
-// no write of k5..k7.
+// The 32-bit integer ops lowered inline (lower_int.cpp) and f32 arithmetic:
+// no call, no write of k5..k7.
 bool Emitter::kmask_keeps(ValueId v) const {
   const Inst& in = f_.insts[v];
   if (wide(v)) return false;
@@ -1163,8 +1262,13 @@ bool Emitter::kmask_keeps(ValueId v) const {
     case Opcode::Const: case Opcode::Select: case Opcode::ICmp: case Opcode::IAdd: case Opcode::ISub:
     case Opcode::IMul: case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::Shl: case Opcode::LShr:
     case Opcode::AShr: case Opcode::Extract16: case Opcode::Insert16: case Opcode::Zext: case Opcode::Sext:
-    case Opcode::Trunc:
+    case Opcode::Trunc: case Opcode::Bitcast:
       return true;
+    // f32 arithmetic is always native (lower_float) and its tests and
+    // out-of-line fixes use k1..k4 only: Tesla's MAD sum between its range
+    // tests and their `and` (kand_pair).
+    case Opcode::FAdd: case Opcode::FSub: case Opcode::FMul:
+      return in.type == ir::Type::F32;
     default:
       return false;
   }
@@ -1306,13 +1410,13 @@ void Emitter::emit_next_window(const WindowOffsets& w, Label& try_window) {
 // moved to its sign, the four vectors packed with signed saturation to
 // bytes (0x80000000 -> 0x8000 -> 0x80, 0 stays 0), the 128-bit halves'
 // interleaving undone by one vpermd, then vpmovmskb: 14 instructions where
-// a vmovmskps, shift and or per vector took 20.
+// a vmovmskps, shift and or per vector took 20. (VEX vpslld has no memory
+// operand: a load each. AVX-512 since the eighteenth session: one broadcast
+// 1, then each vptestmd reads its slot, 5 instructions instead of 6.)
 void Emitter::lane_bits(const Reg32& r, uint32_t off) {
   if (z_) {
-    for (int i = 0; i < 2; ++i) {
-      vmovdqu32(Zmm(0), ptr[r12 + int(off + 64 * i)]);
-      vptestmd(Opmask(1 + i), Zmm(0), ptr_b[rip + const32_[1]]);
-    }
+    vpbroadcastd(Zmm(0), const_mem(1));
+    for (int i = 0; i < 2; ++i) vptestmd(Opmask(1 + i), Zmm(0), ptr[r12 + int(off + 64 * i)]);
     kunpckwd(k1, k2, k1);
     kmovd(r, k1);
     return;
@@ -1723,6 +1827,16 @@ void Emitter::copy_warp(uint32_t dst, uint32_t src, unsigned bytes, bool launche
   }
 }
 
+// Whether emit_edge(from, succ_index) emits no code: no phi copy, or only
+// the ones coalesce_phi_slots made copies of a slot onto itself.
+bool Emitter::edge_is_empty(BlockId from, size_t succ_index) {
+  auto [copies, reads_phi, missing] = backend::edge_copies(f_, plan_, from, succ_index);
+  if (missing != kNoValue || reads_phi) return false;
+  for (auto& [p, a] : copies)
+    if (!f_.unlaunched_lanes_free || f_.insts[a].op == Opcode::Undef || slot(a) != slot(p)) return false;
+  return true;
+}
+
 void Emitter::emit_edge(BlockId from, size_t succ_index) {
   auto [copies, reads_phi, missing] = backend::edge_copies(f_, plan_, from, succ_index);
   if (missing != kNoValue)
@@ -1731,6 +1845,7 @@ void Emitter::emit_edge(BlockId from, size_t succ_index) {
   for (auto& [p, a] : copies) {
     unsigned bytes = lane_bytes(f_.insts[p].type) * kWarpLanes;
     uint32_t src = f_.insts[a].op == Opcode::Undef ? kZeroSource : slot(a);  // undef reads as 0
+    if (src == slot(p) && !reads_phi && f_.unlaunched_lanes_free) continue;  // coalesce_phi_slots: already there
     // Lanes that were not launched are kept at 0, as the interpreter does,
     // unless they are don't-care (the unlaunched-lanes contract): then every
     // lane is copied, so a phi of values equal in all lanes stays so.
@@ -1763,6 +1878,12 @@ void Emitter::emit_terminator(BlockId b) {
         cmp(dword[r12 + rax + int(slot(in.args[0]))], 0);  // uniform: the first launched lane decides
       }
       vote_in_eax_ = kNoValue;
+      if (edge_is_empty(b, 1)) {  // (a coalesced phi's edge: one taken jump, not two)
+        je(block_label_[bl.succs[1]], T_NEAR);
+        emit_edge(b, 0);
+        jmp(block_label_[bl.succs[0]], T_NEAR);
+        break;
+      }
       je(other, T_NEAR);
       emit_edge(b, 0);
       jmp(block_label_[bl.succs[0]], T_NEAR);

@@ -784,6 +784,8 @@ class Emitter : public FastEncoder {
   // FtzIn arithmetic needs no flush of its operands.
   static bool daz_eligible(const ir::Function& f);
   bool lower_daz_arith(ir::ValueId v, const int* r, int d);  // fadd/fsub/fmul (FtzIn) under DAZ
+  void lower_mul_rz_avx2(int d, int a, int b, uint32_t fflags);  // AVX2 fmul toward zero without MXCSR
+  void lower_mul_rz_step(int d, int a, int b);  // (its step, from the product in scratch 0)
   bool read_by_daz_arith_only(ir::ValueId v);  // every reader is a lower_daz_arith op (lower_float.cpp)
   std::vector<uint8_t> daz_arith_only_;        // its per-value answers, computed on first use (2: and store_var)
   bool store_needs_flush(ir::ValueId v);        // a store_var of v flushes it (its FtzOut was left out)
@@ -851,6 +853,8 @@ class Emitter : public FastEncoder {
   // The per-emitter state every constructor makes (registers, pool, caches).
   void init_emission_state(uint8_t* buffer, uint8_t* pool_low);
   void analyze_function();  // the constructor's analyses, on plan_
+  void coalesce_phi_slots();  // a diamond's phi in its short side's value's slot (emitter.cpp)
+  bool edge_is_empty(ir::BlockId from, size_t succ_index);  // emit_edge would emit nothing
   // A trial emitter that took its parent's analyses (set_trial_analyses_shared,
   // jit.h): it hands back the answers it made on first use.
   bool shares_analyses_ = false;

@@ -1279,17 +1279,19 @@ bool Emitter::lower_float(ValueId v) {
       (in.op == Opcode::FAdd || in.op == Opcode::FSub || in.op == Opcode::FMul))
     return lower_daz_arith(v, r, d);
   // DAZ mode compares FtzIn operands as flushed already, and so an fma reads
-  // them (with MXCSR's rounding on both tiers), and on AVX2 a product or sum
-  // rounding another way than to nearest (lower_daz_arith takes the others;
-  // MXCSR's rounding too). AVX-512 rounds those with an embedded mode and
-  // keeps its explicit flushes: DAZ under {rz-sae} is not tested here.
+  // them (with MXCSR's rounding on both tiers), and a product or sum
+  // rounding another way than to nearest (lower_daz_arith takes the others):
+  // on AVX2 under MXCSR's rounding or lower_mul_rz_avx2, on AVX-512 with an
+  // embedded mode, which keeps MXCSR.DAZ (checked on an AMD Zen 5 host:
+  // `vmulps {rz-sae}` of a subnormal operand in DAZ mode gives the flushed
+  // operand's product; tests/backend_x64/x64_daz_compares.cpp runs it).
   // Not with ZeroMul: its 0 * inf test below reads the operands' bits and
   // takes only an exact zero for zero, so a subnormal factor must be flushed
   // first (MXCSR's DAZ alone made ffma(subnormal, inf) a NaN where the IR
   // says 0: tests/regressions/ir-daz-zero-mul-*.json).
   if (daz_ && !(fl & ff::ZeroMul) &&
       (in.op == Opcode::FCmp || in.op == Opcode::FFma ||
-       (!z_ && (in.op == Opcode::FAdd || in.op == Opcode::FSub || in.op == Opcode::FMul))))
+       in.op == Opcode::FAdd || in.op == Opcode::FSub || in.op == Opcode::FMul))
     ftz_in = false;
   const bool pica = (in.op == Opcode::FRcp || in.op == Opcode::FRsqrt || in.op == Opcode::FExp2 ||
                      in.op == Opcode::FLog2) && Transc(in.attr) == Transc::Pica;
@@ -1466,6 +1468,11 @@ bool Emitter::lower_float(ValueId v) {
     }
   }
 
+  if (!z_ && in.op == Opcode::FMul && rm == Round::TowardZero && !zero_mul) {
+    lower_mul_rz_avx2(d, x[0], x[1], fl);
+    float_finish(v, d, r, int(n));
+    return true;
+  }
   round_begin(rm);
   switch (in.op) {
     case Opcode::FAdd: vaddps(V(d), V(x[0]), rop(x[1], rm)); break;
@@ -1509,6 +1516,62 @@ bool Emitter::lower_float(ValueId v) {
   }
   float_finish(v, d, r, int(n));
   return true;
+}
+
+// AVX2 f32 product rounded toward zero without switching MXCSR (AVX-512
+// has `vmulps {rz-sae}`; two ldmxcsr per strip cost more than this): the
+// product p rounded to nearest, stepped one float toward zero (its bits
+// minus one, either sign) when it was rounded away from zero. That is when
+// |a b| - |p| < 0, computed exactly by one fma and rounded once, as
+// fma(a ^ s, b, -(p ^ s)) with s = p's sign bit. Its sign is reliable: an
+// exact zero difference is +0, and a nonzero one that underflows keeps its
+// sign (-0 for "away"), so small products need no guard; as a signed
+// integer, "away" is every value up to the bits of -inf (negative numbers,
+// -0, -inf), which err + 0x007fffff turns into the negative ones. The
+// other values: positive numbers, +0, +inf, and the NaN of inf * b - inf
+// (p = inf from an inf factor: the x86 default NaN 0xffc00000, whose bits
+// lie above -inf's) keep p. A product that overflowed to inf steps to the
+// largest float (err = -inf); a NaN p stays a NaN (a quiet NaN's bits
+// minus one are a NaN; a positive NaN err only comes with a NaN p), which
+// float_finish then treats by the op's rule. In DAZ mode the fma reads a
+// subnormal p as zero and would keep it: without FtzOut (which flushes
+// such results anyway), a lane with a subnormal p sends the strip out of
+// line, to the product under MXCSR rounding (DAZ kept: the operands are
+// FtzIn there). ZeroMul products keep the MXCSR form (not taken here).
+// Scratch: 0, 1, 4, 5 (a and b may be the flushed copies in 2, 3).
+void Emitter::lower_mul_rz_avx2(int d, int a, int b, uint32_t fl) {
+  vmulps(V(0), V(a), V(b));
+  vpand(V(1), V(0), const_vec(0x80000000u));  // s
+  vpxor(V(5), V(0), V(1));                    // |p|
+  if (daz_ && !(fl & ff::FtzOut)) {
+    // DAZ mode: EQ_UQ against zero is true for zeros, subnormals and NaNs;
+    // those with a nonzero |p| need the MXCSR product.
+    vcmpps(V(4), V(0), const_vec(0), 0x08);
+    vptest(V(4), V(5));
+    Xbyak::Label& cold = cold_label();
+    Xbyak::Label& back = cold_label();
+    jnz(cold, T_NEAR);
+    push_cold([this, &cold, &back, d, a, b] {
+      L(cold);
+      mxcsr_begin(Round::TowardZero);
+      vmulps(V(d), V(a), V(b));
+      mxcsr_end(Round::TowardZero);
+      jmp(back, T_NEAR);
+    });
+    lower_mul_rz_step(d, a, b);
+    L(back);
+    return;
+  }
+  lower_mul_rz_step(d, a, b);
+}
+
+// (p in scratch 0, its sign bit in 1, |p| in 5)
+void Emitter::lower_mul_rz_step(int d, int a, int b) {
+  vpxor(V(4), V(a), V(1));                     // a ^ s
+  vfmsub231ps(V(5), V(4), V(b));               // |a b| - |p|, rounded once
+  vpaddd(V(5), V(5), const_vec(0x007FFFFFu));
+  vpsrad(V(5), V(5), 31);                      // -1: rounded away from zero
+  vpaddd(V(d), V(0), V(5));
 }
 
 // Transc::Pica in vector code, bit for bit the functions of ir/transc_pica.h

@@ -353,6 +353,14 @@ bool Translator::run() {
   // exits as stores of vars the code had not touched yet (reduce: 10% more IR).
   if (opt.fresh_launch && barrier_kinds.empty()) zero_written_vars();
   private_state = opt.fresh_launch && opt.discard_state && barrier_kinds.empty();
+  // Nobody reads any lane's vars after such a run (and without `bar` no
+  // later run of the warp reads them): the lanes outside the entry mask are
+  // don't-care (ir::Function::unlaunched_lanes_free), so a var's store needs
+  // no select of its old value and the x64 tiers copy a phi's lanes without
+  // the launch mask.
+  // (A Tesla compute function never runs in a draw: no draw-loop hooks.)
+  f.unlaunched_lanes_free = private_state;
+  f.no_draw_loop = true;
   if (private_state && opt.launch_abi) drop_unread_abi_block(abi_first, abi_end);
   mad_daz_flags();
   merge_straight_line();

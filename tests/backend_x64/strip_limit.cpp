@@ -21,6 +21,7 @@
 #include "backend_x64/jit.h"
 #include "frontend/pica200/abi.h"
 #include "frontend/pica200/translate.h"
+#include "ir/builder.h"
 #include "ir/passes.h"
 #include "tests/backend_x64/reference_shader.h"
 #include "tests/backend_x64/tier_compile.h"
@@ -105,6 +106,25 @@ TEST_CASE("x64 jit: a partial warp of a vertex shader runs only the strips holdi
         if (mask >> l & 1) CHECK(all[l] == bits);
       }
     }
+  }
+}
+
+TEST_CASE("x64 jit: a function without strip ops gets no strip limit") {
+  // Under the contract and without memory ops, but nothing to run in
+  // strips (an empty kernel): the prologue computes no strip end (a bsr of
+  // the entry mask per warp before the eighteenth session); the shader
+  // beside it keeps it.
+  ir::Function f;
+  f.unlaunched_lanes_free = true;
+  f.add_var("x", ir::Type::I32);
+  f.add_block("entry");
+  ir::Builder b(f);
+  b.ret();
+  REQUIRE(ir::verify(f) == "");
+  for (Tier t : {Tier::Avx512, Tier::Avx2}) {
+    CAPTURE(tier_name(t));
+    CHECK(test::compile_for_tier(f, t)->disassemble().find("bsr") == std::string::npos);
+    CHECK(test::compile_for_tier(ref_simple(true), t)->disassemble().find("bsr") != std::string::npos);
   }
 }
 

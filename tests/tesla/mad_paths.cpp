@@ -7,6 +7,7 @@
 // common case's test (products near 2^-100 and 2^127, products rounded up
 // to a power of two, sums that cancel to the smallest normals or below,
 // denormal and zero sources, NaN, inf and signed zeros).
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <utility>
@@ -98,10 +99,29 @@ void edge_operands(std::mt19937& rng, uint32_t& x, uint32_t& y, uint32_t& z) {
       z = random_float(rng, 1, 254);
       if (rng() & 1) std::swap(x, y);
       break;
+    case 10: {  // (1 + 2^-23) (2 - 2^-22) = 2 - 2^-45 scaled to 2^127 or 2^-100: rounded to nearest, the
+                // product is the power of two at the edge; toward zero, the float below it
+      const bool upper = rng() & 1;
+      const unsigned sum = upper ? 380u : 153u, e1 = upper ? 126u + rng() % 120u : 30u + rng() % 90u;
+      x = (rng() & 0x80000000u) | (e1 << 23) | 1u;
+      y = (rng() & 0x80000000u) | ((sum - e1) << 23) | 0x7ffffeu;
+      if (rng() & 1) std::swap(x, y);
+      z = upper ? random_float(rng, 200, 254) : random_float(rng, 1, 60);
+      break;
+    }
     default:  // ordinary operands
       x = random_float(rng, 100, 154), y = random_float(rng, 100, 154), z = random_float(rng, 100, 154);
       break;
   }
+}
+
+// The product of two f32 values rounded toward zero (exact in a double,
+// then rounded to nearest and stepped back when that went away from zero).
+float product_rz(float a, float b) {
+  const double exact = double(a) * double(b);
+  float r = float(exact);
+  if (std::fabs(double(r)) > std::fabs(exact)) r = std::nextafter(r, 0.0f);
+  return r;
 }
 
 // One warp (or a partial one) of `program` with $r1..$r3 from `pick`.
@@ -334,7 +354,7 @@ TEST_CASE("tesla mad: the common case's test takes exactly the lanes it should")
   const uint64_t r1 = var_of("r1"), r2 = var_of("r2"), r3 = var_of("r3");
   auto flush = [](uint32_t v) { return (v & 0x7f800000u) == 0 ? v & 0x80000000u : v; };
   std::mt19937 rng(77);
-  size_t taken = 0, any_nan_lanes = 0;
+  size_t taken = 0, any_nan_lanes = 0, rounded_up_to_low = 0, rounded_up_to_high = 0;
   const int n = light() ? 4000 : 40000;
   for (int k = 0; k < n; ++k) {
     uint32_t x, y, z;
@@ -345,6 +365,10 @@ TEST_CASE("tesla mad: the common case's test takes exactly the lanes it should")
     std::memcpy(&fx, &ux, 4);
     std::memcpy(&fy, &uy, 4);
     const uint32_t e = (bits_of(fx * fy) >> 23) & 0xff, ez = (z >> 23) & 0xff;
+    // (Products at the test's edges that rounding to nearest took up to it.)
+    const uint32_t e_rz = (bits_of(product_rz(fx, fy)) >> 23) & 0xff;
+    rounded_up_to_low += e == 0x1b && e_rz == 0x1a;
+    rounded_up_to_high += e == 0xfe && e_rz == 0xfd;
     const bool common = e >= 0x1b && e < 0xfe && ez >= 1 && ez < 0xff;
     std::map<gpurc::ir::ValueId, uint64_t> memo;
     AnyNans any{&rng};
@@ -360,6 +384,8 @@ TEST_CASE("tesla mad: the common case's test takes exactly the lanes it should")
   }
   CHECK(taken > size_t(n) / 3);  // the ordinary third at least
   CHECK(any_nan_lanes > 0);      // and NaN draws in others
+  CHECK(rounded_up_to_low > 0);
+  CHECK(rounded_up_to_high > 0);
 }
 
 TEST_CASE("tesla mad: after a loop, the common case inline again, bit-exact") {

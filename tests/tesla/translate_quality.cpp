@@ -326,6 +326,26 @@ TEST_CASE("tesla translate quality: discard_state makes written registers privat
   }
 }
 
+TEST_CASE("tesla translate quality: a private-state launch leaves the unlaunched lanes free") {
+  // fresh_launch + discard_state without `bar`: no lane's vars are read
+  // after the run, so the function carries the unlaunched-lanes contract
+  // (no select of the old value at var stores; the x64 tiers copy phis
+  // without the launch mask) and says no draw runs it.
+  const gpurc::ir::Function f = launch_translation(abi_program(""), true);
+  CHECK(f.unlaunched_lanes_free);
+  CHECK(f.no_draw_loop);
+  size_t entry_masks = 0;
+  gpurc::ir::Function lowered = f;
+  REQUIRE(gpurc::ir::run_pipeline(lowered, gpurc::ir::PassOptions{}).empty());
+  for (const auto& b : lowered.blocks)
+    for (auto v : b.insts) entry_masks += lowered.insts[v].op == gpurc::ir::Opcode::EntryMask;
+  CHECK(entry_masks <= 1);  // (at most the bound of a masked access; no store's select)
+  // The state is read afterwards without discard_state, and a later run of
+  // the warp reads it with `bar`: the contract does not hold there.
+  CHECK_FALSE(launch_translation(abi_program(""), false).unlaunched_lanes_free);
+  CHECK_FALSE(launch_translation(abi_program("bar 0x0 all\n"), true).unlaunched_lanes_free);
+}
+
 TEST_CASE("tesla translate quality: an ABI read through a computed s[] address sees the writer's block") {
   // $a1 = 8: s[$a1 + 4] is s[0xc], ctaid.x | ctaid.y << 16, which only the
   // ABI writer (thread 0 of warp 0) stores; both warps of a block read it.
