@@ -1173,12 +1173,12 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
     mov(r8, qword[r12 + a.win_cache + kCallSpanOffset]);
     test(r8, r8);
     jz(per_warp, T_NEAR);
-    mov(ecx, uint32_t(-1));
-    if (a.mask_owner) mov(dword[r12 + a.mask_cache], ecx);
+    if (z_) mov(ecx, uint32_t(-1));  // (the moves' lane test; Avx2's moves and probe read no ecx)
+    if (a.mask_owner) mov(dword[r12 + a.mask_cache], uint32_t(-1));
     movsxd(rdi, dword[index_base + int(index_slot)]);
     if (a.seq_owner) {
       mov(qword[r12 + a.seq_cache], rdi);
-      mov(dword[r12 + a.seq_cache + 8], ecx);
+      mov(dword[r12 + a.seq_cache + 8], uint32_t(-1));
     }
     lea(rsi, ptr[r8 + rdi * scale]);
     store_probe_direct_ = store_probe_ != nullptr;
