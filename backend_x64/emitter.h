@@ -208,6 +208,7 @@ class Emitter : public FastEncoder {
   void store_probe_take(const Xbyak::Reg64& host);  // the probe found the span at host: overlap tests, the cell
   void store_home_copy(ir::ValueId v);  // lower_helper: a store home's value from its slot to the cell
   const StoreHome* store_probe_ = nullptr;          // set while the probe is emitted
+  bool store_probe_direct_ = false;  // the probe's call-span path: overlap decided per call (call_span_ok)
   Xbyak::Label *store_probe_ok_ = nullptr, *store_probe_fail_ = nullptr;
   uint32_t stage_slot(ir::ValueId phi);
   Xbyak::Address strip_mem(ir::ValueId v, int half = 0);
@@ -430,6 +431,18 @@ class Emitter : public FastEncoder {
   void plan_mask_cache();              // IndexedAddress::mask_cache, vote_mask_cache_
   void plan_window_cache();            // IndexedAddress::win_cache, window_caches_
   void plan_lane_run_flags();          // IndexedAddress::run_flag, lane_run_flags_
+  // A call span (nineteenth step of issue 13, call_span_ok): an indexed
+  // access with a run flag, a window cache and the entry mask as its mask
+  // keeps at [win_cache + 32] the host + d of a window holding every warp's
+  // span of the call, set (once per call) only when all 32 lanes are
+  // launched (ctx.entry_mask does not change within a call) and, for a
+  // store home's probe, when no homed load of its segment overlaps it for
+  // the whole call. Then each warp moves from host + d + x_0 * scale with no
+  // lane, window or sequence test.
+  bool call_span_ok(ir::ValueId v, const IndexedAddress& a) const;
+  static bool call_spans_enabled();  // false with GPURC_CALL_SPANS=0
+  const IndexedAddress* probe_load_on_span(ir::ValueId l) const;  // store_probe_'s load tested once per call
+  static constexpr int kCallSpanOffset = 32;  // in the 64-byte window cache
   void emit_lane_run_flags();          // in the prologue's once-per-call part
   // A lane-0 var (eighteenth session, plan_lane0_var): an index var whose
   // every load_var is deferred and read only by indexed accesses with a run

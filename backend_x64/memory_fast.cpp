@@ -442,9 +442,10 @@ void Emitter::clear_window_caches() {
     if (narrow) {  // lo = 2^64 - 1, hi = 0
       mov(qword[r12 + off], -1);
       mov(qword[r12 + off + 8], 0);
-    } else {  // host + d = 0: none; the call-wide host + d (emit_lane_run_flags) too
+    } else {  // host + d = 0: none; the call-wide host + d (emit_lane_run_flags) and the call span too
       mov(qword[r12 + off], 0);
       mov(qword[r12 + off + 24], 0);
+      mov(qword[r12 + off + kCallSpanOffset], 0);
     }
   }
 }
@@ -1105,6 +1106,37 @@ void Emitter::emit_base_gpr(ValueId v, int depth) {
 // r8 = its host pointer (then host + d), r9 = d, eax / edx = Lo / Hi.
 // Vector registers 0..5 are scratch (the register cache is empty between
 // segments); the AVX-512 general path below uses zmm6..9 the same way.
+bool Emitter::call_spans_enabled() {
+  static const bool yes = env_switch_on("GPURC_CALL_SPANS");
+  return yes;
+}
+
+// The accesses that may keep a call span (emitter.h): the consecutive
+// path with a run flag and a window cache (so the call-wide host + d of
+// [win_cache + 24] exists), and the entry mask as the mask, whose lanes are
+// ctx.entry_mask, the same for every warp of a call.
+bool Emitter::call_span_ok(ValueId v, const IndexedAddress& a) const {
+  if (!call_spans_enabled() || a.narrow || a.run_flag < 0 || a.win_cache < 0) return false;
+  const Inst& in = f_.insts[v];
+  const unsigned bytes = bit_width(in.op == Opcode::Load ? in.type : f_.insts[in.args[1]].type) / 8;
+  if ((bytes != 4 && bytes != 8) || (1u << a.shift) != bytes) return false;
+  return f_.insts[in.args.back()].op == Opcode::EntryMask;
+}
+
+// A homed load of the probed store's segment whose overlap with the store
+// is decided once per call: both on call spans with the same index var and
+// scale, so in every warp S - L = (host + d of the store) - (the load's).
+// The load runs before the probe in each warp; its call span, once set,
+// stays for the call, so it moved from it in every warp after the store's
+// was set. Else null: the probe tests it per warp.
+const Emitter::IndexedAddress* Emitter::probe_load_on_span(ValueId l) const {
+  auto li = indexed_.find(l);
+  if (li == indexed_.end() || !call_span_ok(l, li->second)) return nullptr;
+  const IndexedAddress& st = indexed_.at(store_probe_->store);
+  if (li->second.index_var != st.index_var || li->second.shift != st.shift || li->second.disp != st.disp) return nullptr;
+  return &li->second;
+}
+
 void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done, Label& general) {
   const Inst& in = f_.insts[v];
   bool is_load = in.op == Opcode::Load;
@@ -1130,6 +1162,30 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
       add(r10, rax);
     }
   };
+  const bool call_span = call_span_ok(v, a);
+  if (call_span) {
+    // The call span (set below by this call's first search that found the
+    // whole call's range in a window with all lanes launched): every lane
+    // takes part (ecx = ctx.entry_mask = all ones for the whole call),
+    // x_l = x_0 + l, and the window holds every warp's span. What the other
+    // paths leave for later accesses is written as they write it.
+    Label per_warp;
+    mov(r8, qword[r12 + a.win_cache + kCallSpanOffset]);
+    test(r8, r8);
+    jz(per_warp, T_NEAR);
+    if (z_) mov(ecx, uint32_t(-1));  // (the moves' lane test; Avx2's moves and probe read no ecx)
+    if (a.mask_owner) mov(dword[r12 + a.mask_cache], uint32_t(-1));
+    movsxd(rdi, dword[index_base + int(index_slot)]);
+    if (a.seq_owner) {
+      mov(qword[r12 + a.seq_cache], rdi);
+      mov(dword[r12 + a.seq_cache + 8], uint32_t(-1));
+    }
+    lea(rsi, ptr[r8 + rdi * scale]);
+    store_probe_direct_ = store_probe_ != nullptr;
+    emit_span_moves(is_load, bytes, data_slot, done);
+    store_probe_direct_ = false;
+    L(per_warp);
+  }
   Label full_check, seq_checked;
   const bool reuse = sequential && a.seq_cache >= 0 && !a.seq_owner;
   if (reuse) {  // an earlier access of this block found these lanes consecutive: ecx and b from its cache
@@ -1285,6 +1341,27 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
       cmp(rax, qword[r12 + wc + 8]);
       jg(not_all, T_NEAR);
       mov(qword[r12 + wc + 24], r8);
+      if (call_span) {
+        // Every lane launched (the same for every warp of the call); a
+        // store home's probe: no homed load of its segment overlaps the
+        // store in any warp (both move from their call spans, S - L is the
+        // difference of the two, tested as store_probe_take does per warp).
+        cmp(ecx, uint32_t(-1));
+        jne(not_all, T_NEAR);
+        if (store_probe_ && !is_load)
+          for (ValueId l : store_probe_->loads) {
+            const IndexedAddress* la = probe_load_on_span(l);
+            if (!la) continue;  // tested per warp
+            mov(rax, qword[r12 + la->win_cache + kCallSpanOffset]);
+            test(rax, rax);
+            jz(not_all, T_NEAR);
+            lea(rdx, ptr[r8 - 1]);
+            sub(rdx, rax);
+            cmp(rdx, int(kWarpLanes * 4 - 1));
+            jb(not_all, T_NEAR);
+          }
+        mov(qword[r12 + wc + kCallSpanOffset], r8);
+      }
       L(not_all);
     }
     lea(rsi, ptr[r8 + rdi * scale]);
@@ -2354,6 +2431,7 @@ void Emitter::store_home_probe(const Segment& s, bool uniforms_tested) {
 // memory, so the test only costs a fallback there.
 void Emitter::store_probe_take(const Reg64& host) {
   for (ValueId l : store_probe_->loads) {
+    if (store_probe_direct_ && probe_load_on_span(l)) continue;  // decided when the store's call span was set
     lea(rax, ptr[host - 1]);
     sub(rax, qword[r12 + load_home_cell_[l]]);
     cmp(rax, int(kWarpLanes * 4 - 1));
