@@ -4,6 +4,7 @@
 #pragma once
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <mutex>
 
 #include "harness.h"
@@ -89,6 +90,44 @@ inline WarpsOutcome run_warp_loop(const ir::Executable& e, ir::WarpContext& ctx,
   }
   return r;
 }
+// The reference a warp loop is compared with: `interp` warp by warp, each
+// warp on zeroed vars that `write_vars(vars, w)` fills as the loop's lane-var
+// descriptor would and on a zeroed frame, with `setup(ctx)` adding what else
+// the run reads (uniforms, windows, an entry mask); the warp that stopped, or
+// `warps` when every warp ran.
+template <typename WriteVars, typename Setup>
+WarpsOutcome run_warps_reference(const ir::Function& f, const ir::Executable& interp, TestMemory& mem, size_t warps,
+                                 WriteVars&& write_vars, Setup&& setup) {
+  std::vector<uint8_t> frame(interp.frame_bytes() + 64);
+  WarpsOutcome r;
+  for (size_t w = 0; w < warps; ++w) {
+    std::vector<uint8_t> vars(f.vars_bytes(), 0);
+    write_vars(vars, w);
+    std::fill(frame.begin(), frame.end(), 0);
+    ir::WarpContext ctx;
+    ctx.vars = vars.data();
+    ctx.frame = frame.data();
+    ctx.entry_mask = ~0u;
+    ctx.budget = 1ll << 40;
+    ctx.memory = &mem;
+    setup(ctx);
+    r.status = interp.run(ctx);
+    if (r.status != ir::RunStatus::Done) {
+      r.warp = uint32_t(w);
+      r.fault = ctx.fault;
+      r.lane = ctx.fault_lane;
+      r.addr = ctx.fault_addr;
+      return r;
+    }
+  }
+  r.warp = uint32_t(warps);
+  return r;
+}
+template <typename WriteVars>
+WarpsOutcome run_warps_reference(const ir::Function& f, const ir::Executable& interp, TestMemory& mem, size_t warps,
+                                 WriteVars&& write_vars) {
+  return run_warps_reference(f, interp, mem, warps, write_vars, [](ir::WarpContext&) {});
+}
 // "" if both runs ended alike and left the same memory, else the first difference.
 inline std::string warps_differ(const WarpsOutcome& want, const WarpsOutcome& got, const TestMemory& a,
                                 const TestMemory& b) {
@@ -101,6 +140,48 @@ inline std::string warps_differ(const WarpsOutcome& want, const WarpsOutcome& go
   for (size_t i = 0; i < a.bytes.size(); ++i)
     if (a.bytes[i] != b.bytes[i]) return "memory byte " + s(i) + ": " + s(a.bytes[i]) + " vs " + s(b.bytes[i]);
   return "";
+}
+
+// The warp loop's usual launch shape against run_warps_reference: `warps`
+// warps whose vars 0 .. nvars-1 are bases[w * nvars + k] + lane (the lane
+// var descriptor's iota), the memory two copies of `init` with the JIT's
+// Global window over its first `window_bytes` (0: all of it), the entry
+// mask `entry_mask`; "" when both ended alike with the same memory.
+inline std::string compare_warp_loop(const ir::Function& f, const ir::Executable& jit,
+                                     const std::vector<uint8_t>& init, const std::vector<uint64_t>& bases,
+                                     size_t warps, size_t nvars = 1, uint32_t entry_mask = ~0u,
+                                     size_t window_bytes = 0) {
+  alignas(64) static const uint32_t iota[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+                                                16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+  auto interp = ir::make_ir_interpreter(f);
+  TestMemory want_mem(init.size()), got_mem(init.size());
+  want_mem.bytes = init;
+  got_mem.bytes = init;
+  const WarpsOutcome want = run_warps_reference(
+      f, *interp, want_mem, warps,
+      [&](std::vector<uint8_t>& vars, size_t w) {
+        for (size_t k = 0; k < nvars; ++k)
+          for (unsigned l = 0; l < 32; ++l) set_lane(vars, f, uint32_t(k), l, uint32_t(bases[w * nvars + k] + l));
+      },
+      [&](ir::WarpContext& ctx) { ctx.entry_mask = entry_mask; });
+  std::vector<uint64_t> jframe((jit.frame_bytes() + 7) / 8 + 8, 0xA5A5A5A5DEADBEEFull);
+  std::vector<uint8_t> vars(f.vars_bytes() + 64);
+  ir::WarpContext ctx;
+  ctx.vars = vars.data();
+  ctx.frame = reinterpret_cast<uint8_t*>(jframe.data());
+  ctx.entry_mask = entry_mask;
+  ctx.budget = 1ll << 40;
+  ctx.memory = &got_mem;
+  ctx.windows[0] = ir::MemWindow{got_mem.base, window_bytes ? window_bytes : got_mem.bytes.size(), got_mem.bytes.data()};
+  std::vector<ir::LaneVarInit> lv(nvars);
+  for (size_t k = 0; k < nvars; ++k) {
+    lv[k].offset = uint32_t(f.var_offset(uint32_t(k)));
+    lv[k].lane_add = reinterpret_cast<const uint8_t*>(iota);
+  }
+  const WarpsOutcome got = run_warp_loop(jit, ctx, lv.data(), nvars, bases.data(), warps);
+  std::string d = warps_differ(want, got, want_mem, got_mem);
+  if (d.empty() && got.status == ir::RunStatus::Done && ctx.status != ir::RunStatus::Done) d = "ctx.status not Done";
+  return d;
 }
 
 struct RunSpec {

@@ -124,36 +124,18 @@ TEST_CASE("x64 lane-0 vars: warps of one call against the interpreter, every des
           TestMemory want_mem(init.size()), got_mem(init.size());
           want_mem.bytes = init;
           got_mem.bytes = init;
-          WarpsOutcome want;
-          want.warp = uint32_t(warps);
-          std::vector<uint8_t> frame(interp->frame_bytes() + 64);
-          for (size_t w = 0; w < warps; ++w) {
-            std::vector<uint8_t> vars(f.vars_bytes());
-            for (size_t e = 0; e < nv; ++e) {
-              const ir::LaneVarInit& v = d.vars[e];
-              const auto* add = reinterpret_cast<const uint32_t*>(v.lane_add);
-              const auto* keep = reinterpret_cast<const uint32_t*>(v.lane_keep);
-              for (unsigned l = 0; l < 32; ++l) {
-                const uint32_t x = (uint32_t(bases[w * nv + e]) + add[l]) & (keep ? keep[l] : ~0u);
-                std::memcpy(vars.data() + v.offset + 4 * l, &x, 4);
-              }
-            }
-            std::fill(frame.begin(), frame.end(), 0);
-            ir::WarpContext ctx;
-            ctx.vars = vars.data();
-            ctx.frame = frame.data();
-            ctx.entry_mask = ~0u;
-            ctx.budget = 1ll << 40;
-            ctx.memory = &want_mem;
-            want.status = interp->run(ctx);
-            if (want.status != ir::RunStatus::Done) {
-              want.warp = uint32_t(w);
-              want.fault = ctx.fault;
-              want.lane = ctx.fault_lane;
-              want.addr = ctx.fault_addr;
-              break;
-            }
-          }
+          const WarpsOutcome want =
+              run_warps_reference(f, *interp, want_mem, warps, [&](std::vector<uint8_t>& vars, size_t w) {
+                for (size_t e = 0; e < nv; ++e) {
+                  const ir::LaneVarInit& v = d.vars[e];
+                  const auto* add = reinterpret_cast<const uint32_t*>(v.lane_add);
+                  const auto* keep = reinterpret_cast<const uint32_t*>(v.lane_keep);
+                  for (unsigned l = 0; l < 32; ++l) {
+                    const uint32_t x = (uint32_t(bases[w * nv + e]) + add[l]) & (keep ? keep[l] : ~0u);
+                    std::memcpy(vars.data() + v.offset + 4 * l, &x, 4);
+                  }
+                }
+              });
           std::vector<uint64_t> jframe((jit->frame_bytes() + 7) / 8 + 8, 0xA5A5A5A5DEADBEEFull);
           std::vector<uint8_t> vars(f.vars_bytes() + 64);
           ir::WarpContext ctx;

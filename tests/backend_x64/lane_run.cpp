@@ -137,24 +137,14 @@ ir::WarpContext context(std::vector<uint8_t>& vars, uint8_t* frame, const std::v
 WarpsOutcome reference(const ir::Function& f, TestMemory& mem, const std::vector<uint8_t>& uniforms,
                   const std::vector<ir::LaneVarInit>& d, const std::vector<uint64_t>& bases, size_t warps) {
   auto interp = ir::make_ir_interpreter(f);
-  std::vector<uint8_t> frame(interp->frame_bytes() + 64);
-  WarpsOutcome r;
-  for (size_t w = 0; w < warps; ++w) {
-    std::vector<uint8_t> vars(f.vars_bytes(), 0);
-    write_vars(vars, d, bases, w);
-    std::fill(frame.begin(), frame.end(), 0);
-    ir::WarpContext ctx = context(vars, frame.data(), uniforms, mem, ~0u);
-    r.status = interp->run(ctx);
-    if (r.status != ir::RunStatus::Done) {
-      r.warp = uint32_t(w);
-      r.fault = ctx.fault;
-      r.lane = ctx.fault_lane;
-      r.addr = ctx.fault_addr;
-      return r;
-    }
-  }
-  r.warp = uint32_t(warps);
-  return r;
+  std::vector<uint8_t> scratch;
+  return run_warps_reference(
+      f, *interp, mem, warps, [&](std::vector<uint8_t>& vars, size_t w) { write_vars(vars, d, bases, w); },
+      [&](ir::WarpContext& ctx) {  // the JIT's context, on the reference's vars
+        uint8_t* vars = ctx.vars;
+        ctx = context(scratch, ctx.frame, uniforms, mem, ~0u);
+        ctx.vars = vars;
+      });
 }
 
 }  // namespace

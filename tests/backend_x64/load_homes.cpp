@@ -262,7 +262,6 @@ TEST_CASE("x64 load homes: a helper call in the readers' segment reloads the hom
 
 namespace {
 
-alignas(64) uint32_t g_homes_lane_add[32];
 
 // G13's `memory` shape over several warps in one run_warps call (one
 // frame: the cells are rewritten per warp; `return` goes on to the next
@@ -291,7 +290,6 @@ ir::Function homes_vector_add() {
 
 TEST_CASE("x64 load homes: the warp loop runs homed warps one after another; a later warp's fault stops it") {
   const ir::Function f = homes_vector_add();
-  for (unsigned l = 0; l < 32; ++l) g_homes_lane_add[l] = l;
   std::mt19937_64 rng(172);
   for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
     if (!x64::host_supports(tier)) continue;
@@ -299,7 +297,6 @@ TEST_CASE("x64 load homes: the warp loop runs homed warps one after another; a l
     auto jit = x64::compile(f, x64::JitOptions{tier}, &err);
     REQUIRE_MESSAGE(jit, err);
     REQUIRE(jit->has_warp_loop());
-    auto interp = ir::make_ir_interpreter(f);
     for (int k = 0; k < 24; ++k) {
       // Warp bases: inside the 256 elements of a (and b, c), one past the
       // end (the last lanes of c fault: out of the memory), misaligned runs.
@@ -308,48 +305,8 @@ TEST_CASE("x64 load homes: the warp loop runs homed warps one after another; a l
       for (size_t w = 0; w < warps; ++w) bases.push_back(rng() % 8 == 0 ? 256 + 200 + rng() % 64 : rng() % (256 - 32));
       std::vector<uint8_t> init(3 * 1024);
       fill_random(init, rng);
-      TestMemory want_mem(init.size()), got_mem(init.size());
-      want_mem.bytes = init;
-      got_mem.bytes = init;
-      WarpsOutcome want;
-      want.warp = uint32_t(warps);
-      std::vector<uint8_t> frame(interp->frame_bytes() + 64);
-      for (size_t w = 0; w < warps; ++w) {
-        std::vector<uint8_t> vars(f.vars_bytes());
-        for (unsigned l = 0; l < 32; ++l) set_lane(vars, f, 0, l, uint32_t(bases[w] + l));
-        std::fill(frame.begin(), frame.end(), 0);
-        ir::WarpContext ctx;
-        ctx.vars = vars.data();
-        ctx.frame = frame.data();
-        ctx.entry_mask = ~0u;
-        ctx.budget = 1ll << 40;
-        ctx.memory = &want_mem;
-        want.status = interp->run(ctx);
-        if (want.status != ir::RunStatus::Done) {
-          want.warp = uint32_t(w);
-          want.fault = ctx.fault;
-          want.lane = ctx.fault_lane;
-          want.addr = ctx.fault_addr;
-          break;
-        }
-      }
-      std::vector<uint64_t> jframe((jit->frame_bytes() + 7) / 8 + 8, 0xA5A5A5A5DEADBEEFull);
-      std::vector<uint8_t> vars(f.vars_bytes() + 64);
-      ir::WarpContext ctx;
-      ctx.vars = vars.data();
-      ctx.frame = reinterpret_cast<uint8_t*>(jframe.data());
-      ctx.entry_mask = ~0u;
-      ctx.budget = 1ll << 40;
-      ctx.memory = &got_mem;
-      ctx.windows[0] = ir::MemWindow{got_mem.base, got_mem.bytes.size(), got_mem.bytes.data()};
-      ir::LaneVarInit lv[1];
-      lv[0].offset = uint32_t(f.var_offset(0));
-      lv[0].lane_add = reinterpret_cast<const uint8_t*>(g_homes_lane_add);
-      const WarpsOutcome got = run_warp_loop(*jit, ctx, lv, 1, bases.data(), warps);
-      CHECK_MESSAGE(warps_differ(want, got, want_mem, got_mem) == "", (tier == x64::Tier::Avx512 ? "avx512" : "avx2")
-                                                                           << " case " << k << ": "
-                                                                           << warps_differ(want, got, want_mem, got_mem));
-      if (got.status == ir::RunStatus::Done) CHECK(ctx.status == ir::RunStatus::Done);
+      const std::string d = compare_warp_loop(f, *jit, init, bases, warps);
+      CHECK_MESSAGE(d == "", (tier == x64::Tier::Avx512 ? "avx512" : "avx2") << " case " << k << ": " << d);
     }
   }
 }

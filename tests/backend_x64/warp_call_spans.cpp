@@ -29,7 +29,6 @@ using ir::Type;
 namespace {
 
 constexpr uint64_t kSpanMemBase = 0x10000;  // TestMemory's base
-alignas(64) uint32_t g_span_lane_add[32];
 
 // vars i, j (i32): a[i] and b[i] loaded, their f32 sum stored to c[i], or to
 // c[j] when `store_j` (a, b, c at byte offsets of the memory).
@@ -64,61 +63,14 @@ struct SpanCase {
 
 // The interpreter warp by warp against the warp loop; "" when alike.
 std::string span_run(const ir::Function& f, const ir::Executable& jit, const SpanCase& c, std::mt19937_64& rng) {
-  auto interp = ir::make_ir_interpreter(f);
   std::vector<uint8_t> init(8 * 1024);
   fill_random(init, rng);
-  TestMemory want_mem(init.size()), got_mem(init.size());
-  want_mem.bytes = init;
-  got_mem.bytes = init;
-  WarpsOutcome want;
-  want.warp = uint32_t(c.warps);
-  std::vector<uint8_t> frame(interp->frame_bytes() + 64);
-  for (size_t w = 0; w < c.warps; ++w) {
-    std::vector<uint8_t> vars(f.vars_bytes());
-    for (unsigned l = 0; l < 32; ++l)
-      for (size_t k = 0; k < 2; ++k)
-        set_lane(vars, f, uint32_t(k), l, uint32_t(c.bases[w * c.nvars + (k < c.nvars ? k : 0)] + l));
-    std::fill(frame.begin(), frame.end(), 0);
-    ir::WarpContext ctx;
-    ctx.vars = vars.data();
-    ctx.frame = frame.data();
-    ctx.entry_mask = c.entry_mask;
-    ctx.budget = 1ll << 40;
-    ctx.memory = &want_mem;
-    want.status = interp->run(ctx);
-    if (want.status != ir::RunStatus::Done) {
-      want.warp = uint32_t(w);
-      want.fault = ctx.fault;
-      want.lane = ctx.fault_lane;
-      want.addr = ctx.fault_addr;
-      break;
-    }
-  }
-  std::vector<uint64_t> jframe((jit.frame_bytes() + 7) / 8 + 8, 0xA5A5A5A5DEADBEEFull);
-  std::vector<uint8_t> vars(f.vars_bytes() + 64);
-  if (c.nvars == 1) {  // j (not read) as i
-    for (unsigned l = 0; l < 32; ++l) set_lane(vars, f, 1, l, 0);
-  }
-  ir::WarpContext ctx;
-  ctx.vars = vars.data();
-  ctx.frame = reinterpret_cast<uint8_t*>(jframe.data());
-  ctx.entry_mask = c.entry_mask;
-  ctx.budget = 1ll << 40;
-  ctx.memory = &got_mem;
-  ctx.windows[0] = ir::MemWindow{got_mem.base, c.window_bytes, got_mem.bytes.data()};
-  ir::LaneVarInit lv[2];
-  for (size_t k = 0; k < c.nvars; ++k) {
-    lv[k].offset = uint32_t(f.var_offset(uint32_t(k)));
-    lv[k].lane_add = reinterpret_cast<const uint8_t*>(g_span_lane_add);
-  }
-  const WarpsOutcome got = run_warp_loop(jit, ctx, lv, c.nvars, c.bases.data(), c.warps);
-  return warps_differ(want, got, want_mem, got_mem);
+  return compare_warp_loop(f, jit, init, c.bases, c.warps, c.nvars, c.entry_mask, c.window_bytes);
 }
 
 }  // namespace
 
 TEST_CASE("x64 call spans: one check per warp-loop call; windows, faults, masks and overlaps as per warp") {
-  for (unsigned l = 0; l < 32; ++l) g_span_lane_add[l] = l;
   std::mt19937_64 rng(191);
   const int64_t c_rel[] = {0, 4, 100, 128, -4, -124, 2048};
   for (int64_t rel : c_rel) {
@@ -149,7 +101,6 @@ TEST_CASE("x64 call spans: one check per warp-loop call; windows, faults, masks 
 }
 
 TEST_CASE("x64 call spans: a store through another lane var whose distance from the loads' changes per warp") {
-  for (unsigned l = 0; l < 32; ++l) g_span_lane_add[l] = l;
   std::mt19937_64 rng(192);
   // c[j] = a[i] + b[i] with c = a: warp w overlaps its loads when 0 < j - i < 32.
   const ir::Function f = span_vector_add(2048, 4096, 2048, true);

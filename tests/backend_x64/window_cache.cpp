@@ -120,33 +120,15 @@ WarpsOutcome run_reference(const ir::Function& f, TestMemory& mem, const std::ve
                      const std::vector<uint64_t>& xs, const std::vector<uint64_t>& ys, bool narrow) {
   auto interp = ir::make_ir_interpreter(f);
   const uint32_t step = narrow ? 4 : 1;
-  std::vector<uint8_t> frame(interp->frame_bytes() + 64);
-  WarpsOutcome r;
-  for (size_t k = 0; k < xs.size(); ++k) {
-    std::vector<uint8_t> vars(f.vars_bytes());
-    for (unsigned l = 0; l < 32; ++l) {
-      set_lane(vars, f, 0, l, uint32_t(xs[k] + step * l));
-      set_lane(vars, f, 1, l, uint32_t(ys[k] + step * l));
-    }
-    std::fill(frame.begin(), frame.end(), 0);
-    ir::WarpContext ctx;
-    ctx.vars = vars.data();
-    ctx.frame = frame.data();
-    ctx.uniforms = uniforms.data();
-    ctx.entry_mask = ~0u;
-    ctx.budget = 1ll << 40;
-    ctx.memory = &mem;
-    r.status = interp->run(ctx);
-    if (r.status != ir::RunStatus::Done) {
-      r.warp = uint32_t(k);
-      r.fault = ctx.fault;
-      r.lane = ctx.fault_lane;
-      r.addr = ctx.fault_addr;
-      return r;
-    }
-  }
-  r.warp = uint32_t(xs.size());
-  return r;
+  return run_warps_reference(
+      f, *interp, mem, xs.size(),
+      [&](std::vector<uint8_t>& vars, size_t k) {
+        for (unsigned l = 0; l < 32; ++l) {
+          set_lane(vars, f, 0, l, uint32_t(xs[k] + step * l));
+          set_lane(vars, f, 1, l, uint32_t(ys[k] + step * l));
+        }
+      },
+      [&](ir::WarpContext& ctx) { ctx.uniforms = uniforms.data(); });
 }
 
 // Where a warp's span of 32 elements starts, as a byte offset from the
