@@ -976,7 +976,7 @@ void Emitter::taking_part_lanes(const IndexedAddress& a, ValueId mask) {
     test(ecx, ecx);
     return;
   }
-  lane_bits(ecx, slot(mask_lanes_value(mask)));
+  lane_bits(ecx, slot(mask_lanes_value(mask)), true);  // (a bound check: all ones but in a last warp)
   and_(ecx, dword[CTX(entry_mask)]);
   if (a.mask_owner) mov(dword[r12 + a.mask_cache], ecx);  // keeps the flags
 }
