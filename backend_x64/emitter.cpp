@@ -1413,7 +1413,21 @@ void Emitter::emit_next_window(const WindowOffsets& w, Label& try_window) {
 // a vmovmskps, shift and or per vector took 20. (VEX vpslld has no memory
 // operand: a load each. AVX-512 since the eighteenth session: one broadcast
 // 1, then each vptestmd reads its slot, 5 instructions instead of 6.)
-void Emitter::lane_bits(const Reg32& r, uint32_t off) {
+//
+// likely_all (masks that are all ones in the common case: the bound check's
+// lanes, the MAD's `common` under its vote): Avx2 first ANDs the four
+// vectors and tests bit 0 of every lane with one vptest (CF: no lane lacks
+// it); then r = all ones without the packs (7 instructions instead of 14,
+// 21 when some lane is 0). Avx512's conversion is short already.
+void Emitter::lane_bits(const Reg32& r, uint32_t off, bool likely_all) {
+  Label done;
+  if (likely_all && !z_) {
+    vmovdqu(Ymm(0), ptr[r12 + int(off)]);
+    for (int i = 1; i < 4; ++i) vpand(Ymm(0), Ymm(0), ptr[r12 + int(off + 32 * i)]);
+    vptest(Ymm(0), const_vec(1));  // CF = no lane without bit 0
+    mov(r, uint32_t(-1));          // (keeps the flags)
+    jc(done, T_NEAR);
+  }
   if (z_) {
     vpbroadcastd(Zmm(0), const_mem(1));
     for (int i = 0; i < 2; ++i) vptestmd(Opmask(1 + i), Zmm(0), ptr[r12 + int(off + 64 * i)]);
@@ -1440,6 +1454,7 @@ void Emitter::lane_bits(const Reg32& r, uint32_t off) {
   vmovdqu(Ymm(1), ptr[rip + lane_bits_perm_]);
   vpermd(Ymm(0), Ymm(1), Ymm(0));
   vpmovmskb(r, Ymm(0));
+  L(done);
 }
 
 void Emitter::store_uniform_gpr(uint32_t off, const Reg32& r) {
@@ -1458,11 +1473,11 @@ bool Emitter::emit_vote(ValueId v) {
   if (auto it = vote_mask_cache_.find(v); it != vote_mask_cache_.end()) {
     mov(ecx, dword[r12 + it->second]);  // stored by a dominating access of the same mask (plan_mask_cache)
   } else {
-    lane_bits(ecx, slot(mask_lanes_value(in.args[1])));  // (A of a deferred `and A, entry_mask`)
+    lane_bits(ecx, slot(mask_lanes_value(in.args[1])), true);  // (A of a deferred `and A, entry_mask`)
     and_(ecx, dword[CTX(entry_mask)]);  // lanes taking part
   }
   if (auto it = vote_not_source_.find(v); it != vote_not_source_.end()) {
-    lane_bits(eax, slot(it->second));  // the lanes of A, for `not A`
+    lane_bits(eax, slot(it->second), true);  // the lanes of A, for `not A` (any(not A): A mostly all ones)
     not_(eax);
   } else {
     lane_bits(eax, slot(in.args[0]));

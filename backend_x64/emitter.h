@@ -344,7 +344,9 @@ class Emitter : public FastEncoder {
   bool kmask_keeps(ir::ValueId v) const;  // lower_strip_op: v's lowering leaves k5..k7 as they are
   bool uniforms_known_nonnull() const { return uniforms_tested_at_entry_ && cur_block_ != 0; }
   bool hoistable_uniform(ir::ValueId v) const;  // loops.cpp: a load_uniform pinned like a loop invariant
-  void lane_bits(const Xbyak::Reg32& r, uint32_t slot_off);  // r = bit 0 of each lane of a 4-byte slot
+  // r = bit 0 of each lane of a 4-byte slot; likely_all: Avx2 first tests
+  // whether every lane has it (r = all ones then, in 7 instructions)
+  void lane_bits(const Xbyak::Reg32& r, uint32_t slot_off, bool likely_all = false);
   // The memory windows of a space: offsets in WarpContext of windows[space]
   // and of extra_windows[space][0]. Both fast paths walk them with r11.
   struct WindowOffsets {

@@ -976,7 +976,7 @@ void Emitter::taking_part_lanes(const IndexedAddress& a, ValueId mask) {
     test(ecx, ecx);
     return;
   }
-  lane_bits(ecx, slot(mask_lanes_value(mask)));
+  lane_bits(ecx, slot(mask_lanes_value(mask)), true);  // (a bound check: all ones but in a last warp)
   and_(ecx, dword[CTX(entry_mask)]);
   if (a.mask_owner) mov(dword[r12 + a.mask_cache], ecx);  // keeps the flags
 }
@@ -1595,12 +1595,11 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
   } else {
     // Avx512: lane 0 as above when all 32 take part (a predicted branch,
     // no data dependency on the mask), else the first taking-part lane.
-    Label some, first_done;
-    cmp(ecx, uint32_t(-1));
-    jne(some, T_NEAR);
+    // (The all-lanes case falls through: no taken jump.)
+    Label first_done;
     mov(esi, dword[index_base + int(index_slot)]);
-    jmp(first_done, T_NEAR);
-    L(some);
+    cmp(ecx, uint32_t(-1));
+    je(first_done, T_NEAR);
     bsf(eax, ecx);
     mov(esi, dword[index_base + rax * 4 + int(index_slot)]);  // x (or s) of the first taking-part lane, zero-extended
     shl(eax, uint8_t(shift));
@@ -1678,21 +1677,15 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
     // for: [lo, hi] (every element starting there lies in the window) and
     // host - window base. Cleared: lo = 2^64 - 1, hi = 0 (nothing passes:
     // the last element's address is not below the first's).
+    // The test takes lanes 0..31's elements (b .. b + 31 * bytes, no
+    // carry: b + 31 * bytes < 2^32 and C's low half is 0) whatever lanes
+    // take part: when they lie in the window, so do the taking-part ones
+    // (Avx2: all 32 take part; Avx512: no bsf / bsr of the mask on the way,
+    // a partial warp whose other lanes leave the window searches).
     Label search;
-    if (z_) {
-      bsf(eax, ecx);
-      lea(rdi, ptr[rsi + rax * int(bytes)]);
-    } else {
-      mov(rdi, rsi);  // Avx2: all 32 lanes take part
-    }
-    cmp(rdi, qword[r12 + wc]);
+    cmp(rsi, qword[r12 + wc]);
     jb(search, T_NEAR);
-    if (z_) {
-      bsr(edx, ecx);
-      lea(rdx, ptr[rsi + rdx * int(bytes)]);
-    } else {
-      lea(rdx, ptr[rsi + 31 * int(bytes)]);
-    }
+    lea(rdx, ptr[rsi + 31 * int(bytes)]);
     cmp(rdx, qword[r12 + wc + 8]);
     ja(search, T_NEAR);
     add(rsi, qword[r12 + wc + 16]);

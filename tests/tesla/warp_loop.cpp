@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "frontend/tesla/module/launch.h"
 #include "recompiler/isa_engine.h"
@@ -124,6 +125,34 @@ TEST_CASE("tesla warp loop: a fault inside the loop names the first faulting war
       }
       if (ref.empty()) ref = out;
       CHECK(out == ref);  // warp 3's lanes before the fault too: the same on both paths
+    }
+  }
+}
+
+TEST_CASE("tesla warp loop: a warp whose last lanes alone leave the buffer faults there, after warps whose window was kept") {
+  // Block 1's warp 3 has lanes 0..L-1 inside the buffer and lane L (31: only
+  // the last one) past its end; warps 0..2 of the call found the window and
+  // kept it (the narrow path's window cache): warp 3 must not pass that test.
+  for (uint32_t lane : {31u, 30u, 16u, 1u}) {
+    CAPTURE(lane);
+    const uint32_t bytes = (512 + 96 + lane) * 4;
+    for (Engine e : host_engines()) {
+      CAPTURE(engine_name(e));
+      if (e == Engine::Interp) continue;
+      for (int mode : {0, 1, 2}) {
+        CAPTURE(mode);
+        std::vector<uint8_t> out;
+        tesla_run::Outcome r = run(kIndexKernel, {2, 1, 1}, {256, 1, 1}, bytes, e, mode, out);
+        REQUIRE(r.faulted);
+        CHECK(r.fault_message == "out-of-bounds fault in block (1,0,0) warp 3 lane " + std::to_string(lane) +
+                                     " at global address " + hex(0x10000 + bytes));
+        for (uint32_t t = 0; t < 512 + 96 + lane; ++t) {  // block 0, block 1's warps 0..2 and warp 3's lanes before
+          if (t == 256) t = 512;
+          uint32_t v;
+          std::memcpy(&v, out.data() + 4 * t, 4);
+          CHECK(v == (t & 255));
+        }
+      }
     }
   }
 }
