@@ -349,7 +349,7 @@ TEST_CASE("backend: load/store fast path at window and buffer edges, 32- and 64-
             case 1: a = base + s.window_offset + (s.window_bytes ? s.window_bytes : 1024 - s.window_offset) - bytes - rng() % 3; break;  // window end
             case 2: a = base + 1024 - bytes - rng() % 4; break;                                   // memory end
             case 3: a = base + rng() % 4; break;                                                  // memory start
-            case 4: a = k % 4 == 3 ? base + 1024 - bytes + 1 + rng() % bytes : base + rng() % 1000;  // straddles the end
+            case 4: a = k % 4 == 3 ? base + 1024 - bytes + 1 + rng() % bytes : base + rng() % 1000; break;  // straddles the end
             default: a = k % 8 == 7 && l > 20 ? base - 1 - rng() % 4 : base + rng() % (1024 - 8); break;  // below
           }
           if (at == Type::I64 && k % 2) a |= k % 4 == 1 ? 0x100000000ull : 0;  // far above: outside
