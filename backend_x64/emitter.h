@@ -713,6 +713,9 @@ class Emitter : public FastEncoder {
   // Tests d and jumps (rel32, not yet bound: the returned offset of the
   // displacement, for bind_forward) to the fix when some lane of d needs float_fix.
   size_t float_test(uint32_t fflags, int d);
+  // In DAZ mode (FtzOut, to nearest, a constant NaN rule): d's fixes in line
+  // with no test; false (nothing emitted) when the case is not that.
+  bool daz_fix_inline(uint32_t fflags, int d);
   // Out-of-line code (lower_float.cpp): cold_ runs after the last block (emit_cold_code).
   Xbyak::Label& cold_label();
   void emit_cold_code();

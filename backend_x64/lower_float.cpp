@@ -596,6 +596,40 @@ bool Emitter::store_needs_flush(ValueId v) {
   return read_by_daz_arith_only(v) && daz_arith_only_[v] == 2;
 }
 
+// The fixes of a result in line, with no test and no branch, where that
+// costs no more than the test: in DAZ mode, rounding to nearest, with FtzOut
+// and a NaN rule that writes a constant (Canonical, AllOnes). What the test
+// of float_test catches there is a NaN lane (any payload, quiet: the host op
+// made it) or a subnormal lane (MXCSR has DAZ but not FTZ, so the host writes
+// subnormal results; FtzOut flushes the rounded result's bits, as
+// flush_subnormal does). The flush is one add of -0: DAZ reads a subnormal
+// as a zero of its sign, and to nearest +-0 + -0 is that zero, while x + -0
+// is x for every other x (a NaN stays a NaN). Then the NaN lanes get the
+// rule's constant from a compare mask: three instructions where the test
+// was three and a branch. (set_daz_fix_inline(false), jit.h, turns it off.)
+namespace {
+bool fix_inline_on = true;
+}  // namespace
+void set_daz_fix_inline(bool on) { fix_inline_on = on; }
+
+bool Emitter::daz_fix_inline(uint32_t fl, int d) {
+  const NanRule rule = nan_rule(fl);
+  if (!fix_inline_on || !daz_ || !(fl & ff::FtzOut) || round_mode(fl) != Round::NearestEven ||
+      (rule != NanRule::Canonical && rule != NanRule::AllOnes))
+    return false;
+  const uint32_t nan_bits = rule == NanRule::AllOnes ? 0x7FFFFFFFu : kCanonicalNan;
+  if (z_) {
+    vmaxps(V(d), V(d), V(d));
+    vcmpps(k1, V(d), V(d), 0x03);  // unordered: the NaN lanes
+    vpbroadcastd(V(d) | k1, const_mem(nan_bits));
+  } else {
+    vmaxps(V(d), V(d), V(d));
+    vcmpps(V(0), V(d), V(d), 0x03);
+    vblendvps(V(d), V(d), const_vec(nan_bits), V(0));
+  }
+  return true;
+}
+
 // fadd / fsub / fmul with FtzIn, rounding to nearest, in DAZ mode: the
 // host op on the raw operands, then one test of the result. A lane of 0 * inf
 // (ZeroMul) is a NaN there, so it takes the out-of-line fix with the NaN and
@@ -615,7 +649,9 @@ bool Emitter::lower_daz_arith(ValueId v, const int* r, int d) {
     case Opcode::FMul: vmulps(V(d), V(r[0]), V(r[1])); break;
     default: return false;
   }
-  if (!fix_free(test_fl) || zero_mul) {
+  if (!zero_mul && daz_fix_inline(test_fl, d)) {
+    // (fixed in line: no test)
+  } else if (!fix_free(test_fl) || zero_mul) {
     ColdFix c{};
     c.jump_at = float_test(test_fl, d);
     c.back = getSize();
