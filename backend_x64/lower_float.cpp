@@ -596,17 +596,20 @@ bool Emitter::store_needs_flush(ValueId v) {
   return read_by_daz_arith_only(v) && daz_arith_only_[v] == 2;
 }
 
-// The fixes of a result in line, with no test and no branch, where that
-// costs no more than the test: in DAZ mode, rounding to nearest, with FtzOut
-// and a NaN rule that writes a constant (Canonical, AllOnes). What the test
-// of float_test catches there is a NaN lane (any payload, quiet: the host op
-// made it) or a subnormal lane (MXCSR has DAZ but not FTZ, so the host writes
-// subnormal results; FtzOut flushes the rounded result's bits, as
-// flush_subnormal does). The flush is one add of -0: DAZ reads a subnormal
-// as a zero of its sign, and to nearest +-0 + -0 is that zero, while x + -0
-// is x for every other x (a NaN stays a NaN). Then the NaN lanes get the
-// rule's constant from a compare mask: three instructions where the test
-// was three and a branch. (set_daz_fix_inline(false), jit.h, turns it off.)
+// The fixes of a result in line, with no test and no branch: in DAZ mode,
+// rounding to nearest, with FtzOut and a NaN rule that writes a constant
+// (Canonical, AllOnes). What float_test catches there is a NaN lane (quiet,
+// any payload and sign: the host op made it) or a subnormal lane (MXCSR has
+// DAZ but not FTZ, so the host writes subnormal results; FtzOut flushes the
+// rounded result's bits, as flush_subnormal does, so there is no question
+// of tininess before or after rounding). The flush is vmaxps x, x, x: DAZ
+// reads a subnormal operand as the zero of its sign, the max of two equal
+// zeros is the second, and every other x is returned as it is (a NaN as
+// the second operand). Then a compare mask puts the rule's NaN in the NaN
+// lanes. Three instructions, one memory operand, where the test was three
+// (one memory operand) and a branch; a flush by an add of -0 (as at stores,
+// flush_at_store) reads a second constant per result and was 5% slower on
+// G13 memory. (set_daz_fix_inline(false), jit.h, turns the form off.)
 namespace {
 bool fix_inline_on = true;
 }  // namespace
