@@ -609,7 +609,11 @@ bool Emitter::store_needs_flush(ValueId v) {
 // lanes. Three instructions, one memory operand, where the test was three
 // (one memory operand) and a branch; a flush by an add of -0 (as at stores,
 // flush_at_store) reads a second constant per result and was 5% slower on
-// G13 memory. (set_daz_fix_inline(false), jit.h, turns the form off.)
+// G13 memory. But the form adds its latency (~7 cycles) to the result,
+// where the test's branch is predicted and adds none: Tesla hash, a chain
+// of dependent ops, ran 20% slower with every such result fixed in line.
+// So only results that stores alone read (read_by_stores_only: G13
+// memory's sum) take it. (set_daz_fix_inline(false), jit.h, turns it off.)
 namespace {
 bool fix_inline_on = true;
 }  // namespace
@@ -633,6 +637,19 @@ bool Emitter::daz_fix_inline(uint32_t fl, int d) {
   return true;
 }
 
+bool Emitter::read_by_stores_only(ValueId v) {
+  const size_t n = f_.insts.size();
+  if (stored_only_.size() != n) {
+    stored_only_.assign(n, 1);
+    for (const ir::Inst& in : f_.insts) {
+      if (in.block == kNoBlock || in.op == Opcode::Store || in.op == Opcode::StoreVar) continue;
+      for (ValueId a : in.args)
+        if (a < n) stored_only_[a] = 0;
+    }
+  }
+  return v < n && uses_[v] > 0 && stored_only_[v] != 0;
+}
+
 // fadd / fsub / fmul with FtzIn, rounding to nearest, in DAZ mode: the
 // host op on the raw operands, then one test of the result. A lane of 0 * inf
 // (ZeroMul) is a NaN there, so it takes the out-of-line fix with the NaN and
@@ -652,7 +669,7 @@ bool Emitter::lower_daz_arith(ValueId v, const int* r, int d) {
     case Opcode::FMul: vmulps(V(d), V(r[0]), V(r[1])); break;
     default: return false;
   }
-  if (!zero_mul && daz_fix_inline(test_fl, d)) {
+  if (!zero_mul && read_by_stores_only(v) && daz_fix_inline(test_fl, d)) {
     // (fixed in line: no test)
   } else if (!fix_free(test_fl) || zero_mul) {
     ColdFix c{};
