@@ -640,11 +640,24 @@ bool Emitter::daz_fix_inline(uint32_t fl, int d) {
 bool Emitter::read_by_stores_only(ValueId v) {
   const size_t n = f_.insts.size();
   if (stored_only_.size() != n) {
+    // (a bitcast passes its operand on: G13 stores an f32 sum as i32)
     stored_only_.assign(n, 1);
     for (const ir::Inst& in : f_.insts) {
-      if (in.block == kNoBlock || in.op == Opcode::Store || in.op == Opcode::StoreVar) continue;
+      if (in.block == kNoBlock || in.op == Opcode::Store || in.op == Opcode::StoreVar || in.op == Opcode::Bitcast) continue;
       for (ValueId a : in.args)
         if (a < n) stored_only_[a] = 0;
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (ValueId b = 0; b < n; ++b) {
+        const ir::Inst& in = f_.insts[b];
+        if (in.block == kNoBlock || in.op != Opcode::Bitcast || stored_only_[b] != 0) continue;
+        for (ValueId a : in.args)
+          if (a < n && stored_only_[a] != 0) {
+            stored_only_[a] = 0;
+            changed = true;
+          }
+      }
     }
   }
   return v < n && uses_[v] > 0 && stored_only_[v] != 0;

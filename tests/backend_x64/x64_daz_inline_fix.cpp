@@ -73,7 +73,8 @@ ir::Function inline_fix_function() {
   const ir::ValueId all = b.constant(Type::I1, 1);
   for (size_t i = 0; i < outs.size(); ++i) {
     const ir::ValueId at = b.emit(Opcode::IAdd, Type::I64, {addr, b.constant(Type::I64, 128 * i)});
-    b.store(ir::Space::Global, ir::AddrClass::Random, at, outs[i], all);
+    // (the sum stored as i32 through a bitcast, as G13's device_store does)
+    b.store(ir::Space::Global, ir::AddrClass::Random, at, i == 0 ? b.bitcast(Type::I32, outs[i]) : outs[i], all);
   }
   b.ret();
   f.compute_preds();
