@@ -715,6 +715,12 @@ class Emitter : public FastEncoder {
   // Tests d and jumps (rel32, not yet bound: the returned offset of the
   // displacement, for bind_forward) to the fix when some lane of d needs float_fix.
   size_t float_test(uint32_t fflags, int d);
+  // In DAZ mode (FtzOut, to nearest, a constant NaN rule): d's fixes in line
+  // with no test; false (nothing emitted) when the case is not that.
+  bool daz_fix_inline(uint32_t fflags, int d);
+  // Whether every reader of v is a store (store / store_var): no op waits for
+  // v, so a fix in line adds no latency to a dependency chain.
+  bool read_by_stores_only(ir::ValueId v);
   // Out-of-line code (lower_float.cpp): cold_ runs after the last block (emit_cold_code).
   Xbyak::Label& cold_label();
   void emit_cold_code();
@@ -803,6 +809,7 @@ class Emitter : public FastEncoder {
   void lower_mul_rz_step(int d, int a, int b);  // (its step, from the product in scratch 0)
   bool read_by_daz_arith_only(ir::ValueId v);  // every reader is a lower_daz_arith op (lower_float.cpp)
   std::vector<uint8_t> daz_arith_only_;        // its per-value answers, computed on first use (2: and store_var)
+  std::vector<uint8_t> stored_only_;           // read_by_stores_only's per-value answers, computed on first use
   bool store_needs_flush(ir::ValueId v);        // a store_var of v flushes it (its FtzOut was left out)
   // A DAZ product read only by one fadd / fsub: both emitted at the product
   // with the sum's test only (lower_float.cpp).

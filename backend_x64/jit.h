@@ -42,6 +42,9 @@ void set_warp_loop_copies(bool on);
 uint64_t warp_loop_replays();
 // Likewise the out-of-line fix code of each float fix shape (lower_float.cpp).
 void set_fix_code_copies(bool on);
+// Tests: whether DAZ-mode float results with FtzOut and a constant NaN rule
+// are fixed in line (default) or tested with an out-of-line fix (lower_float.cpp).
+void set_daz_fix_inline(bool on);
 uint64_t fix_code_replays();
 // A loop's trial emitters (loops.cpp: a loop emitted into a discarded buffer
 // to see which registers it uses) take the function-level analyses of the

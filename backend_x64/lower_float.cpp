@@ -596,6 +596,73 @@ bool Emitter::store_needs_flush(ValueId v) {
   return read_by_daz_arith_only(v) && daz_arith_only_[v] == 2;
 }
 
+// The fixes of a result in line, with no test and no branch: in DAZ mode,
+// rounding to nearest, with FtzOut and a NaN rule that writes a constant
+// (Canonical, AllOnes). What float_test catches there is a NaN lane (quiet,
+// any payload and sign: the host op made it) or a subnormal lane (MXCSR has
+// DAZ but not FTZ, so the host writes subnormal results; FtzOut flushes the
+// rounded result's bits, as flush_subnormal does, so there is no question
+// of tininess before or after rounding). The flush is vmaxps x, x, x: DAZ
+// reads a subnormal operand as the zero of its sign, the max of two equal
+// zeros is the second, and every other x is returned as it is (a NaN as
+// the second operand). Then a compare mask puts the rule's NaN in the NaN
+// lanes. Three instructions, one memory operand, where the test was three
+// (one memory operand) and a branch; a flush by an add of -0 (as at stores,
+// flush_at_store) reads a second constant per result and was 5% slower on
+// G13 memory. But the form adds its latency (~7 cycles) to the result,
+// where the test's branch is predicted and adds none: Tesla hash, a chain
+// of dependent ops, ran 20% slower with every such result fixed in line.
+// So only results that stores alone read (read_by_stores_only: G13
+// memory's sum) take it. (set_daz_fix_inline(false), jit.h, turns it off.)
+namespace {
+bool fix_inline_on = true;
+}  // namespace
+void set_daz_fix_inline(bool on) { fix_inline_on = on; }
+
+bool Emitter::daz_fix_inline(uint32_t fl, int d) {
+  const NanRule rule = nan_rule(fl);
+  if (!fix_inline_on || !daz_ || !(fl & ff::FtzOut) || round_mode(fl) != Round::NearestEven ||
+      (rule != NanRule::Canonical && rule != NanRule::AllOnes))
+    return false;
+  const uint32_t nan_bits = rule == NanRule::AllOnes ? 0x7FFFFFFFu : kCanonicalNan;
+  if (z_) {
+    vmaxps(V(d), V(d), V(d));
+    vcmpps(k1, V(d), V(d), 0x03);  // unordered: the NaN lanes
+    vpbroadcastd(V(d) | k1, const_mem(nan_bits));
+  } else {
+    vmaxps(V(d), V(d), V(d));
+    vcmpps(V(0), V(d), V(d), 0x03);
+    vblendvps(V(d), V(d), const_vec(nan_bits), V(0));
+  }
+  return true;
+}
+
+bool Emitter::read_by_stores_only(ValueId v) {
+  const size_t n = f_.insts.size();
+  if (stored_only_.size() != n) {
+    // (a bitcast passes its operand on: G13 stores an f32 sum as i32)
+    stored_only_.assign(n, 1);
+    for (const ir::Inst& in : f_.insts) {
+      if (in.block == kNoBlock || in.op == Opcode::Store || in.op == Opcode::StoreVar || in.op == Opcode::Bitcast) continue;
+      for (ValueId a : in.args)
+        if (a < n) stored_only_[a] = 0;
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (ValueId b = 0; b < n; ++b) {
+        const ir::Inst& in = f_.insts[b];
+        if (in.block == kNoBlock || in.op != Opcode::Bitcast || stored_only_[b] != 0) continue;
+        for (ValueId a : in.args)
+          if (a < n && stored_only_[a] != 0) {
+            stored_only_[a] = 0;
+            changed = true;
+          }
+      }
+    }
+  }
+  return v < n && uses_[v] > 0 && stored_only_[v] != 0;
+}
+
 // fadd / fsub / fmul with FtzIn, rounding to nearest, in DAZ mode: the
 // host op on the raw operands, then one test of the result. A lane of 0 * inf
 // (ZeroMul) is a NaN there, so it takes the out-of-line fix with the NaN and
@@ -615,7 +682,9 @@ bool Emitter::lower_daz_arith(ValueId v, const int* r, int d) {
     case Opcode::FMul: vmulps(V(d), V(r[0]), V(r[1])); break;
     default: return false;
   }
-  if (!fix_free(test_fl) || zero_mul) {
+  if (!zero_mul && read_by_stores_only(v) && daz_fix_inline(test_fl, d)) {
+    // (fixed in line: no test)
+  } else if (!fix_free(test_fl) || zero_mul) {
     ColdFix c{};
     c.jump_at = float_test(test_fl, d);
     c.back = getSize();

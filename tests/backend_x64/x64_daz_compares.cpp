@@ -269,7 +269,8 @@ TEST_CASE("x64 jit: the Any NaN rule has no result test, and its non-NaN lanes a
       // One FtzOut op keeps its test (in DAZ mode the stored Sat difference is
       // flushed at its store, without one).
       CHECK_MESSAGE(result_tests(text, tier) == 1, text);
-      CHECK(result_tests(gpurc::test::compile_for_tier(g, tier)->disassemble(), tier) >= 5);
+      // (in DAZ mode the AllOnes product with FtzOut is fixed in line, untested: daz_fix_inline)
+      CHECK(result_tests(gpurc::test::compile_for_tier(g, tier)->disassemble(), tier) >= (daz ? 4u : 5u));
     }
     // Every tier against the interpreter (which gives the canonical NaN):
     // equal bits, except that a NaN may be any NaN.
