@@ -284,6 +284,24 @@ inline void check_all_tiers(const ir::Function& f, const RunSpec& s, const std::
 inline void fill_random(std::vector<uint8_t>& v, std::mt19937_64& rng) {
   for (auto& b : v) b = uint8_t(rng());
 }
+// Random f32 data with subnormals, NaNs, an infinity and 1.0 planted at
+// random 4-byte steps (the flush and NaN rules of float readers).
+inline void fill_random_floats(std::vector<uint8_t>& v, std::mt19937_64& rng) {
+  fill_random(v, rng);
+  for (size_t o = 0; o + 4 <= v.size(); o += 4 * (1 + rng() % 9)) {
+    const uint32_t special[] = {0x00000001u, 0x807fffffu, 0x7fc00001u, 0xff800000u, 0x3f800000u};
+    std::memcpy(&v[o], &special[rng() % 5], 4);
+  }
+}
+// Case k's entry mask: every lane (half the cases), the top lanes from a
+// random one, or random lanes with lane 0.
+inline uint32_t random_entry_mask(int k, std::mt19937_64& rng) {
+  switch (k % 4) {
+    case 0: case 1: return ~0u;
+    case 2: return ~0u << (rng() % 32);
+    default: return uint32_t(rng()) | 1u;
+  }
+}
 
 // Lanes of two 32-bit vars for compare tests: `a` mostly from `edges` (8
 // values), the rest random; `b` equal to `a` in every fourth lane, an edge

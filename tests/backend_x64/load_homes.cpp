@@ -160,20 +160,11 @@ TEST_CASE("x64 load homes: homed and unhomed loads, masks, window edges, stores 
       s.memory = true;
       s.memory_bytes = kHomesMemBytes;
       s.memory_init.resize(kHomesMemBytes);
-      fill_random(s.memory_init, rng);
-      // Some subnormal and NaN data (the add's flush and NaN rules).
-      for (size_t o = 0; o + 4 <= kHomesMemBytes; o += 4 * (1 + rng() % 9)) {
-        const uint32_t special[] = {0x00000001u, 0x807fffffu, 0x7fc00001u, 0xff800000u, 0x3f800000u};
-        std::memcpy(&s.memory_init[o], &special[rng() % 5], 4);
-      }
+      fill_random_floats(s.memory_init, rng);  // the add's flush and NaN rules
       s.window = true;
       s.window_offset = 128;
       s.window_bytes = 640;
-      switch (k % 4) {
-        case 0: case 1: s.entry_mask = ~0u; break;
-        case 2: s.entry_mask = ~0u << (rng() % 32); break;
-        default: s.entry_mask = uint32_t(rng()) | 1u; break;
-      }
+      s.entry_mask = random_entry_mask(k, rng);
       // Lane 0's offsets in the memory: inside, at the window's ends, past them.
       auto start = [&]() -> int64_t {
         switch (rng() % 6) {

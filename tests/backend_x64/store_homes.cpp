@@ -150,21 +150,13 @@ TEST_CASE("x64 store homes: stores straight from the strips, overlaps, masks, wi
       s.memory = true;
       s.memory_bytes = kStoreMemBytes;
       s.memory_init.resize(kStoreMemBytes);
-      fill_random(s.memory_init, rng);
-      for (size_t o = 0; o + 4 <= kStoreMemBytes; o += 4 * (1 + rng() % 9)) {  // subnormals and NaNs
-        const uint32_t special[] = {0x00000001u, 0x807fffffu, 0x7fc00001u, 0xff800000u, 0x3f800000u};
-        std::memcpy(&s.memory_init[o], &special[rng() % 5], 4);
-      }
+      fill_random_floats(s.memory_init, rng);
       s.window = true;
       if (k % 5 == 4) {  // only part of the memory in the window: the runs near its ends fall back
         s.window_offset = 256;
         s.window_bytes = 1024;
       }
-      switch (k % 4) {
-        case 0: case 1: s.entry_mask = ~0u; break;
-        case 2: s.entry_mask = ~0u << (rng() % 32); break;
-        default: s.entry_mask = uint32_t(rng()) | 1u; break;
-      }
+      s.entry_mask = random_entry_mask(k, rng);
       // Buffers: a anywhere; c at a, just above (inside a's span), just
       // below, a span away, far; b anywhere (at c sometimes).
       const uint32_t a = uint32_t(4 * (rng() % 160));
