@@ -153,6 +153,8 @@ std::unique_ptr<backend::CompiledCode> compile(const ir::Function& f, const back
   fn->eval_ops = std::move(e.eval_ops);
   fn->warp_ops = std::move(e.warp_ops);
   if (opt.perf_map) backend::append_perf_map(fn->mem.entry(), fn->mem.size(), opt.symbol);
+  if (backend::installed_listings_on())
+        backend::append_installed_listing(fn->mem.entry(), "a64", fn->disassemble());
   return fn;
 }
 

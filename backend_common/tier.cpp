@@ -4,6 +4,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 
 namespace gpurc::backend {
@@ -47,6 +48,34 @@ void append_perf_map(const void* addr, size_t size, const std::string& symbol) {
   std::string path = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
   if (FILE* f = std::fopen(path.c_str(), "a")) {
     std::fprintf(f, "%" PRIxPTR " %zx %s\n", uintptr_t(addr), size, symbol.c_str());
+    std::fclose(f);
+  }
+}
+
+// GPURC_JIT_LISTINGS=FILE: every function a run installs, appended to FILE
+// as "entry <address> <arch>" and its listing (offsets from the entry). The
+// static listings of `gpurc bench --static` are compiled without a launch's
+// options, so only this one matches the addresses a profiler (callgrind's
+// per-instruction counts, scripts/jit-profile.py) reports for a run.
+namespace {
+// Read at every install (a getenv is nothing beside a compile), so a test
+// can turn it on and off.
+const char* installed_listings_path() {
+  const char* e = std::getenv("GPURC_JIT_LISTINGS");
+  return e && *e ? e : nullptr;
+}
+}  // namespace
+
+bool installed_listings_on() { return installed_listings_path() != nullptr; }
+
+void append_installed_listing(const void* entry, const char* arch, const std::string& listing) {
+  const char* path = installed_listings_path();
+  if (!path) return;
+  static std::mutex lock;
+  std::lock_guard<std::mutex> g(lock);
+  if (FILE* f = std::fopen(path, "a")) {
+    std::fprintf(f, "entry %" PRIxPTR " %s\n", uintptr_t(entry), arch);
+    std::fputs(listing.c_str(), f);
     std::fclose(f);
   }
 }

@@ -73,5 +73,9 @@ std::vector<std::pair<uint32_t, uint32_t>> var_read_ranges_of(const ir::Function
 
 // Appends "addr size symbol" to /tmp/perf-<pid>.map (thread-safe).
 void append_perf_map(const void* addr, size_t size, const std::string& symbol);
+// Whether $GPURC_JIT_LISTINGS is set; then append_installed_listing adds an
+// installed function's entry and listing to it (a profiling aid).
+bool installed_listings_on();
+void append_installed_listing(const void* entry, const char* arch, const std::string& listing);
 
 }  // namespace gpurc::backend

@@ -156,6 +156,8 @@ std::unique_ptr<CompiledFunction> compile(const ir::Function& f, const JitOption
       fn->eval_ops = std::move(e.eval_ops);
       fn->warp_ops = std::move(e.warp_ops);
       if (opt.perf_map) backend::append_perf_map(fn->mem.entry(), fn->mem.size(), opt.symbol);
+      if (backend::installed_listings_on())
+        backend::append_installed_listing(fn->mem.entry(), "x64", fn->disassemble());
       return fn;
     } catch (const CompileError& ex) {
       return fail(ex.what());

@@ -373,6 +373,28 @@ TEST_CASE("cli: fuzz exit status follows its mismatches") {
 
 // The output shape of bench --json on one tiny kernel (no speed is checked:
 // benchmarks are measurements, not tests).
+TEST_CASE("cli: GPURC_JIT_LISTINGS lists every installed function with its entry address") {
+  if (!engine_available(Engine::Jit)) return;
+  Scratch s;
+  const fs::path file = s.dir / "installed.txt";
+  setenv("GPURC_JIT_LISTINGS", file.c_str(), 1);
+  Result r = run({"host", example("saxpy.ir")});
+  unsetenv("GPURC_JIT_LISTINGS");
+  CHECK(r.rc == 0);
+  std::ifstream in(file);
+  std::string first, second;
+  std::getline(in, first);
+  std::getline(in, second);
+  // "entry <hex address> <arch>", then the listing from offset 0.
+  CHECK(first.rfind("entry ", 0) == 0);
+  CHECK((first.find(" x64") != std::string::npos || first.find(" a64") != std::string::npos));
+  CHECK(second.find("       0  ") == 0);
+  // Unset: nothing more is written.
+  const auto size = fs::file_size(file);
+  CHECK(run({"host", example("saxpy.ir")}).rc == 0);
+  CHECK(fs::file_size(file) == size);
+}
+
 TEST_CASE("cli: bench --json lists every host engine per kernel") {
   Scratch s;
   s.write("tiny.json", saxpy_doc().dump());
