@@ -169,6 +169,9 @@ class Emitter : public FastEncoder {
   void find_load_homes();
   bool has_memory_ops_hint() const;  // a 4-byte load anywhere (find_load_homes's early out)
   static bool load_homes_enabled();
+  bool load_home_int_reader(const ir::Inst& u) const;    // an integer strip op reading operands through use()
+  std::vector<ir::BlockId> load_home_only_preds() const;  // per block its one predecessor, or kNoBlock
+  bool load_home_later_block(ir::BlockId l, ir::BlockId r, const std::vector<ir::BlockId>& only_pred) const;
   bool load_homed(ir::ValueId v) const { return v < load_home_gpr_.size() && load_home_gpr_[v] >= 0; }
   MemRef load_home_ref(ir::ValueId v);  // emits the cell's load into the value's GPR
   // While a homed load's access is emitted: its slot, cell and the label

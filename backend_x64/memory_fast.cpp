@@ -2174,7 +2174,7 @@ void Emitter::find_load_homes() {
       case Opcode::Bitcast:
         return u.type == ir::Type::F32 || u.type == ir::Type::I32;
       default:
-        return false;
+        return load_home_int_reader(u);
     }
   };
   auto strip_op = [&](ValueId u) {
@@ -2188,13 +2188,20 @@ void Emitter::find_load_homes() {
   std::vector<int32_t> pos_in_block(f_.insts.size(), -1);
   for (BlockId b = 0; b < f_.blocks.size(); ++b)
     for (size_t i = 0; i < f_.blocks[b].insts.size(); ++i) pos_in_block[f_.blocks[b].insts[i]] = int32_t(i);
+  // Readers in a later block (load_home_later_block): the load's block
+  // must then be clean from the load to its end.
+  std::vector<uint8_t> later(f_.insts.size(), 0);
+  const std::vector<BlockId> only_pred = load_home_only_preds();
   for (ValueId u = 0; u < f_.insts.size(); ++u) {
     const Inst& in = f_.insts[u];
     if (in.block == kNoBlock) continue;
     const bool through = reads_through_use(in) && strip_op(u);
     for (ValueId a : in.args) {
       if (a >= f_.insts.size()) continue;
-      if (!through || f_.insts[a].block != in.block || pos_in_block[u] <= pos_in_block[a]) ok[a] = 0;
+      if (through && f_.insts[a].block != in.block && f_.insts[a].block != kNoBlock &&
+          load_home_later_block(f_.insts[a].block, in.block, only_pred))
+        later[a] = 1;
+      else if (!through || f_.insts[a].block != in.block || pos_in_block[u] <= pos_in_block[a]) ok[a] = 0;
       else last_reader[a] = std::max(last_reader[a], pos_in_block[u]);
     }
   }
@@ -2206,11 +2213,19 @@ void Emitter::find_load_homes() {
       const ValueId v = insts[i];
       const Inst& in = f_.insts[v];
       if (in.op != Opcode::Load || (in.type != ir::Type::I32 && in.type != ir::Type::F32) || !ok[v] ||
-          last_reader[v] < 0 || plan_.segment_of[v] < 0 || plan_.segments[size_t(plan_.segment_of[v])].strip)
+          (last_reader[v] < 0 && !later[v]) || plan_.segment_of[v] < 0 ||
+          plan_.segments[size_t(plan_.segment_of[v])].strip)
         continue;
       bool clean = true;  // nothing between the load and its last reader writes memory
-      for (size_t j = i + 1; j < size_t(last_reader[v]) && clean; ++j)
+      for (size_t j = i + 1; last_reader[v] >= 0 && j < size_t(last_reader[v]) && clean; ++j)
         clean = strip_op(insts[j]) || f_.insts[insts[j]].op == Opcode::Load;
+      // A later block's reader: nothing from the load to the block's end
+      // writes memory (pure ops, loads, the branch to that block).
+      for (size_t j = i + 1; later[v] && j < insts.size() && clean; ++j) {
+        const Inst& o = f_.insts[insts[j]];
+        clean = strip_op(insts[j]) || o.op == Opcode::Load || o.op == Opcode::Br || o.op == Opcode::CondBr ||
+                ir::op_info(o.op).pure;
+      }
       if (!clean) continue;
       load_home_gpr_[v] = int8_t(next_gpr++);
       load_home_cell_[v] = int32_t(homes++);  // an index until the cells are placed below
@@ -2221,6 +2236,59 @@ void Emitter::find_load_homes() {
   frame_bytes_ += (homes * 8 + 63) & ~63u;
   for (int32_t& c : load_home_cell_)
     if (c >= 0) c = int32_t(base + uint32_t(c) * 8);
+}
+
+// Nineteenth session. Integer strip ops whose lowering (lower_int) reads
+// every operand through use() / strip_mem / slot_operand, so a homed
+// operand is read as [gpr + lane offset] like a float op's: 32-bit adds,
+// subtractions, bit ops and shifts, and compares of 32-bit operands
+// (Tesla's MAD reads x's and y's bits: its range tests shift, bias and
+// compare them, the exact form masks and selects them).
+bool Emitter::load_home_int_reader(const Inst& u) const {
+  switch (u.op) {
+    case Opcode::IAdd: case Opcode::ISub: case Opcode::And: case Opcode::Or: case Opcode::Xor:
+    case Opcode::Shl: case Opcode::LShr: case Opcode::AShr:
+      return u.type == ir::Type::I32;
+    case Opcode::ICmp:
+      return u.args.size() == 2 && f_.insts[u.args[0]].type == ir::Type::I32;
+    default:
+      return false;
+  }
+}
+
+// Per block, its one predecessor (kNoBlock when it has none or several).
+std::vector<BlockId> Emitter::load_home_only_preds() const {
+  std::vector<BlockId> only(f_.blocks.size(), kNoBlock);
+  std::vector<uint8_t> count(f_.blocks.size(), 0);
+  for (BlockId b = 0; b < f_.blocks.size(); ++b)
+    for (BlockId s : f_.blocks[b].succs)
+      if (s < f_.blocks.size() && count[s] < 2 && (count[s] == 0 || only[s] != b)) {
+        only[s] = b;
+        ++count[s];
+      }
+  for (BlockId b = 0; b < f_.blocks.size(); ++b)
+    if (count[b] != 1) only[b] = kNoBlock;
+  return only;
+}
+
+// Nineteenth session. A homed load of block L read by a strip op of block
+// R: R's only predecessor is L (so the load ran in this warp just before,
+// and its cell is this warp's), and R itself writes no memory and calls no
+// budget (every op pure, var reads and writes -- the warp context, not
+// guest memory -- then its branch): with L clean from the load to
+// its end (find_load_homes), the host data the cell points to is what the
+// load read. R loads no value of its own, so it has no load or store home
+// whose register could collide with L's. Tesla's MAD: the exact block,
+// which only the vote's rare side enters, reads x and y.
+bool Emitter::load_home_later_block(BlockId l, BlockId r, const std::vector<BlockId>& only_pred) const {
+  if (r == l || r >= f_.blocks.size() || only_pred[r] != l || r == 0) return false;
+  for (ValueId o : f_.blocks[r].insts) {
+    const Opcode op = f_.insts[o].op;
+    if (op != Opcode::Br && op != Opcode::CondBr && op != Opcode::LoadVar && op != Opcode::StoreVar &&
+        !ir::op_info(op).pure)
+      return false;
+  }
+  return true;
 }
 
 // Whether the function has a 4-byte load at all (PICA200 shaders have none:

@@ -345,4 +345,206 @@ TEST_CASE("x64 load homes: G13's uniform bases, with and without the uniform blo
   }
 }
 
+
+// Nineteenth session: integer readers of a homed load, and readers in a
+// later block whose only predecessor is the load's block (Tesla's MAD: the
+// range tests shift, bias and compare x's and y's bits; the exact block,
+// entered when the vote finds a lane outside the common case, masks and
+// selects them). The shapes that must keep the slot: a store between the
+// load and the branch, a store in the reading block, a reading block with a
+// second predecessor that stores.
+namespace {
+
+enum class Later { IntReaders, RareBlock, RareOnly, StoreInLoadBlock, StoreInRare, TwoPreds };
+constexpr Later kLaterShapes[] = {Later::IntReaders,       Later::RareBlock,   Later::RareOnly,
+                                  Later::StoreInLoadBlock, Later::StoreInRare, Later::TwoPreds};
+
+// The same vars as homes_function: x, y (i32 addresses), mask, c, out, out2.
+ir::Function later_function(Later shape) {
+  ir::Function f;
+  f.add_var("x", Type::I32);
+  f.add_var("y", Type::I32);
+  f.add_var("mask", Type::I1);
+  f.add_var("c", Type::F32);
+  f.add_var("out", Type::F32);
+  f.add_var("out2", Type::F32);
+  const ir::BlockId entry = f.add_block("entry");
+  const ir::BlockId rare = f.add_block("rare");
+  const ir::BlockId join = f.add_block("join");
+  ir::Builder b(f);
+  b.set_block(entry);
+  auto var = [&](uint32_t i) { return b.emit(Opcode::LoadVar, f.vars[i].type, {}, 0, 0, i); };
+  auto set = [&](uint32_t i, ir::ValueId v) { b.emit(Opcode::StoreVar, Type::Void, {v}, 0, 0, i); };
+  auto F = [&](ir::ValueId v) { return b.bitcast(Type::F32, v); };
+  auto I = [&](ir::ValueId v) { return b.bitcast(Type::I32, v); };
+  const auto x = var(0), y = var(1), c = var(3), mask = var(2);
+  auto load = [&](ir::ValueId a) {
+    return b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, b.zext(Type::I64, a), mask);
+  };
+  auto store = [&](ir::ValueId a, ir::ValueId v) {
+    b.store(ir::Space::Global, ir::AddrClass::Random, b.zext(Type::I64, a), v, mask);
+  };
+  const uint32_t ftz = ir::ff::FtzIn | ir::ff::FtzOut;
+  switch (shape) {
+    case Later::IntReaders: {
+      auto p = load(x), q = load(y);
+      set(4, F(b.iadd(b.xor_(p, q), b.shl(q, b.i32(2)))));
+      set(5, F(b.select(b.icmp(ir::IntPred::Sgt, p, q), p, b.isub(b.lshr(q, b.i32(3)), b.ashr(p, b.i32(1))))));
+      b.br(join);
+      break;
+    }
+    case Later::RareOnly: {
+      auto p = load(x);
+      b.cond_br(b.any(b.fcmp(ir::FloatPred::Olt, c, b.f32(0.5f)), mask), rare, join);
+      b.set_block(rare);
+      set(4, F(b.xor_(b.shl(p, b.i32(1)), p)));
+      b.br(join);
+      break;
+    }
+    case Later::RareBlock: case Later::StoreInLoadBlock: case Later::StoreInRare: case Later::TwoPreds: {
+      // The MAD's shape: the common test on the bits, a sum, the vote; the
+      // rare side reads both loads again; the join stores over y.
+      auto p = load(x), q = load(y);
+      auto in_p = b.icmp(ir::IntPred::Sgt, b.iadd(b.shl(p, b.i32(1)), b.i32(0x82000000u)), b.i32(0x9cffffffu));
+      auto in_q = b.icmp(ir::IntPred::Sgt, b.iadd(b.shl(q, b.i32(1)), b.i32(0x81000000u)), b.i32(0x81ffffffu));
+      auto common = b.and_(in_p, in_q);
+      auto s = I(b.fadd(F(p), F(q), ftz));
+      if (shape == Later::StoreInLoadBlock) store(x, I(c));  // after the loads, before the branch
+      const ir::BlockId mid = shape == Later::TwoPreds ? f.add_block("mid") : join;
+      b.cond_br(b.any(b.not_(common), mask), rare, mid);
+      if (shape == Later::TwoPreds) {  // mid stores over x, then enters rare too
+        b.set_block(mid);
+        store(x, I(c));
+        b.br(rare);
+      }
+      b.set_block(rare);
+      if (shape == Later::StoreInRare) store(x, I(b.fmul(c, c)));
+      auto sign = b.and_(p, b.i32(0x80000000u));
+      auto flushed = b.select(b.icmp(ir::IntPred::Eq, b.and_(p, b.i32(0x7f800000u)), b.i32(0)), sign, p);
+      auto e = b.select(common, s, I(b.fmul(F(flushed), F(b.or_(q, b.i32(1))), ftz)));
+      set(5, F(b.xor_(q, e)));
+      b.br(join);
+      b.set_block(join);
+      auto ph = shape == Later::TwoPreds ? e : b.emit(Opcode::Phi, Type::I32, {s, e});
+      store(y, ph);
+      set(4, F(ph));
+      b.ret();
+      f.compute_preds();
+      REQUIRE(ir::verify(f) == "");
+      return f;
+    }
+  }
+  if (shape == Later::IntReaders) {
+    b.set_block(rare);
+    b.br(join);
+  }
+  b.set_block(join);
+  b.ret();
+  f.compute_preds();
+  REQUIRE(ir::verify(f) == "");
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("x64 load homes: integer readers and the rare block's readers, stores around them, aliasing x and y") {
+  std::mt19937_64 rng(191);
+  const int per_shape = std::getenv("GPURC_TEST_LIGHT") ? 24 : 64;
+  for (Later shape : kLaterShapes) {
+    const ir::Function f = later_function(shape);
+    for (int k = 0; k < per_shape; ++k) {
+      RunSpec s;
+      s.vars.resize(f.vars_bytes());
+      fill_random(s.vars, rng);
+      s.memory = true;
+      s.memory_bytes = kHomesMemBytes;
+      s.memory_init.resize(kHomesMemBytes);
+      fill_random_floats(s.memory_init, rng);  // subnormal, inf, NaN bits: the rare side for some lanes
+      if (k % 4 == 1) {  // every lane in the common case but one (at each position in turn)
+        for (size_t o = 0; o + 4 <= kHomesMemBytes; o += 4) {
+          const float v = 1.0f + float(rng() % 1000) / 64.0f;
+          std::memcpy(&s.memory_init[o], &v, 4);
+        }
+        const uint32_t odd = 0x00000001u;  // a subnormal
+        std::memcpy(&s.memory_init[128 + 4 * (k / 4 % 32) + 4 * 32 * (rng() % 2)], &odd, 4);
+      } else if (k % 4 == 2) {  // every lane in the common case
+        for (size_t o = 0; o + 4 <= kHomesMemBytes; o += 4) {
+          const float v = -3.0f + float(rng() % 1000) / 16.0f + 0.25f;
+          std::memcpy(&s.memory_init[o], &v, 4);
+        }
+      }
+      s.window = true;
+      s.window_offset = 128;
+      s.window_bytes = 640;
+      s.entry_mask = random_entry_mask(k, rng);
+      auto start = [&]() -> int64_t {
+        switch (rng() % 6) {
+          case 0: return 128;
+          case 1: return 128 + 640 - 128;      // the run ends at the window's end
+          case 2: return 128 + 640 - 128 + 4;  // one element past it (faults)
+          case 3: return 124;                  // one element before the window
+          default: return 128 + 4 * int64_t(rng() % 96);
+        }
+      };
+      // x and y: the same addresses, overlapping by a few elements either way, or apart.
+      const int64_t ox = start();
+      const int64_t oy = k % 5 == 0 ? ox : k % 5 == 1 ? ox + 4 * int64_t(1 + rng() % 3)
+                                         : k % 5 == 2 ? ox - 4 * int64_t(1 + rng() % 3) : start();
+      const int disturb = int(rng() % 4);
+      const unsigned odd = unsigned(rng() % 32);
+      for (unsigned l = 0; l < 32; ++l) {
+        auto lane_value = [&](int64_t off) {
+          int64_t a = off + 4 * int64_t(l);
+          if (l == odd && disturb == 1) a += 1 + int64_t(rng() % 3);
+          if (l == odd && disturb == 2) a += 12;
+          return uint32_t(kHomesMemBase + uint64_t(a));
+        };
+        set_lane(s.vars, f, 0, l, lane_value(ox));
+        set_lane(s.vars, f, 1, l, lane_value(oy));
+        set_lane(s.vars, f, 2, l, k % 4 < 3 || rng() % 8 ? 1u : 0u);
+      }
+      float cv = k % 2 ? 0.25f : 2.0f;  // RareOnly: the rare side taken or not
+      std::memcpy(&s.vars[f.var_offset(3) + 0], &cv, 4);
+      for (unsigned l = 1; l < 32; ++l) set_lane(s.vars, f, 3, l, rng() % 4 ? uint32_t(0x40000000u) : uint32_t(rng()));
+      check_all_tiers(f, s,
+                      "later shape " + std::to_string(int(shape)) + " k " + std::to_string(k) + " ox " +
+                          std::to_string(ox) + " oy " + std::to_string(oy) + " disturb " + std::to_string(disturb));
+    }
+  }
+}
+
+TEST_CASE("x64 load homes: integer readers and a later block's readers read the data through the cells") {
+  // IntReaders: both loads homed (their readers are shifts, adds, bit ops
+  // and compares); RareOnly: the load read only in the block after the vote
+  // is homed, read there through r8. StoreInRare / TwoPreds: the rare
+  // block's reads keep the slot (no [r8 + r14] reads there). Fails before
+  // the nineteenth session (integer and later-block readers kept the slot).
+  for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
+    x64::JitOptions o{tier};
+    o.listing_only = !x64::host_supports(tier);
+    const std::string name = tier == x64::Tier::Avx512 ? "avx512" : "avx2";
+    auto listing = [&](Later shape) {
+      std::string err;
+      auto cf = x64::compile(later_function(shape), o, &err);
+      REQUIRE_MESSAGE(cf, err);
+      return cf->disassemble();
+    };
+    const std::string ints = listing(Later::IntReaders);
+    CHECK_MESSAGE(ints.find("[r8+r14*1]") != std::string::npos, name);
+    CHECK_MESSAGE(ints.find("[r9+r14*1]") != std::string::npos, name);
+    CHECK_MESSAGE(listing(Later::RareOnly).find("[r8+r14*1]") != std::string::npos, name);
+    CHECK_MESSAGE(listing(Later::RareBlock).find("[r9+r14*1]") != std::string::npos, name);
+    for (Later kept : {Later::StoreInRare, Later::TwoPreds, Later::StoreInLoadBlock}) {
+      const std::string text = listing(kept);
+      // x (r8) is read by the rare block only through its slot; the entry block reads it through r8 at most.
+      size_t reads = 0;
+      for (size_t p = text.find("[r8+r14*1]"); p != std::string::npos; p = text.find("[r8+r14*1]", p + 1)) ++reads;
+      const std::string ref = listing(Later::RareBlock);
+      size_t ref_reads = 0;
+      for (size_t p = ref.find("[r8+r14*1]"); p != std::string::npos; p = ref.find("[r8+r14*1]", p + 1)) ++ref_reads;
+      CHECK_MESSAGE(reads < ref_reads, name << " shape " << int(kept) << ": " << reads << " of " << ref_reads);
+    }
+  }
+}
+
 }  // namespace gpurc_test_backend_x64_load_homes

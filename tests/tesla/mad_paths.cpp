@@ -395,4 +395,81 @@ TEST_CASE("tesla mad: after a loop, the common case inline again, bit-exact") {
     for (int mode = 0; mode < 3; ++mode) run_mad(src, 32, s + 500, mode);
 }
 
+namespace {
+
+// saxpy's data side (nineteenth session): x and y loaded from g0[], the MAD,
+// y stored back. The x64 tiers keep both loads where the access found them
+// (load homes: the range tests' integer ops and the exact block read them
+// there), so this runs the common case and the exact block from guest
+// memory with x and y apart, the same, and overlapping by two elements
+// either way (the store over y after both reads).
+const char* kLoadedMad =
+    "ld b32 $r8 g0[$r6]\n"
+    "ld b32 $r9 g0[$r7]\n"
+    "add f32 $r9 (mul $r10 $r8) $r9\n"
+    "st b32 g0[$r7] $r9\n"
+    "exit nop\n";
+
+// The same with an SFU op: IEEE mode on the x64 tiers.
+const char* kLoadedMadSfu =
+    "ld b32 $r8 g0[$r6]\n"
+    "ld b32 $r9 g0[$r7]\n"
+    "add f32 $r9 (mul $r10 $r8) $r9\n"
+    "st b32 g0[$r7] $r9\n"
+    "rcp f32 $r11 $r10\n"
+    "exit nop\n";
+
+// mode 0: every element in the common case; 1: one lane off it (at `odd`,
+// in x or in y); 2: edge operands everywhere. `shift`: y's base minus x's,
+// in elements.
+void run_loaded_mad(const char* program, unsigned threads, uint32_t seed, int mode, int shift) {
+  std::mt19937 rng(seed * 7919 + uint32_t(mode) * 31 + uint32_t(shift + 8));
+  const uint32_t x_base = 0x40, y_base = uint32_t(int(x_base) + 4 * shift);
+  Case c;
+  c.src = program;
+  c.threads = threads;
+  c.global0.assign(0x200, 0);
+  std::vector<uint32_t> words(0x200 / 4);
+  uint32_t a = random_float(rng, 110, 144);
+  for (size_t k = 0; k < words.size(); ++k) {
+    uint32_t x, y, z;
+    if (mode == 2) {
+      edge_operands(rng, x, y, z);
+      if (k == 0) a = y;
+      words[k] = (rng() & 1) ? x : z;
+    } else {
+      words[k] = random_float(rng, 100, 154);
+    }
+  }
+  if (mode == 1) {  // one element off the common case: a denormal, an inf, a NaN, a zero or a huge value
+    static const uint32_t odd_values[] = {0x00000001u, 0x7f800000u, 0x7fc00001u, 0x80000000u, 0x7e000000u, 0x0c000000u};
+    const unsigned lane = seed % threads;
+    const uint32_t base = (seed & 1) ? x_base : y_base;
+    words[(base / 4) + lane] = odd_values[(seed / 2) % std::size(odd_values)];
+  }
+  std::memcpy(c.global0.data(), words.data(), c.global0.size());
+  c.init = [=](unsigned i, ThreadState& st) {
+    st.r[6] = x_base + 4 * i;
+    st.r[7] = y_base + 4 * i;
+    st.r[10] = a;
+  };
+  check_case(c);
+}
+
+}  // namespace
+
+TEST_CASE("tesla mad: loaded operands (x and y apart, the same, overlapping), every engine bit-exact") {
+  const uint32_t seeds = light() ? 8 : 40;
+  for (uint32_t s = 1; s <= seeds; ++s) {
+    INFO("seed " << s);
+    for (int mode = 0; mode < 3; ++mode)
+      for (int shift : {32, 0, 2, -2}) {
+        INFO("mode " << mode << " shift " << shift);
+        run_loaded_mad(kLoadedMad, 32, s, mode, shift);
+        run_loaded_mad(kLoadedMad, 5 + s % 27, s + 1000, mode, shift);  // partial warp
+        run_loaded_mad(kLoadedMadSfu, 32, s + 2000, mode, shift);       // IEEE mode on the x64 tiers
+      }
+  }
+}
+
 }  // namespace gpurc_test_tesla_mad_paths
