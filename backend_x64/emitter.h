@@ -463,12 +463,40 @@ class Emitter : public FastEncoder {
   std::vector<std::pair<int, int32_t>> lane_run_flags_;  // var, frame offset of its flag
   bool plan_narrow_lane_proof(IndexedAddress& m, unsigned bytes) const;  // narrow_iota, narrow_same, narrow_wraps
   struct NarrowRunFlag {
-    int32_t off;                       // frame: the flag (dword), a scratch dword
+    int32_t off;                       // frame: the flag (dword), a scratch dword; then per var k (iota, then
+                                       // same): off + 8 + 8k its entry's base's place from the next warp's bases
+                                       // (bytes, negative), off + 12 + 8k its lane_add[0]
     std::vector<int> iota, same;       // vars the descriptor must write as base + lane / alike in every lane
   };
   std::vector<NarrowRunFlag> narrow_run_flags_;
+  // Nineteenth session (memory_fast.cpp, plan_index_segments): a strip
+  // segment whose ops are the index chain of narrow accesses with a run
+  // flag (Tesla's ntid * ctaid + tid, its bound compare, `<< 2`) gets a
+  // second version per warp: lane 0 of each op in a general register, from
+  // the warp loop's bases (no read of a var just written by vector stores),
+  // the compares decided for all 32 lanes at once from lanes 0 and 31; the
+  // slots that anything else reads written as lane 0 + step * l. Any other
+  // outcome (no flag, a wrap, a compare that differs across the warp, no
+  // uniform block) runs the segment's strips as before.
+  struct IndexSegment {
+    int32_t flag = -1;                           // the NarrowRunFlag record (its off)
+    std::vector<int> vars;                       // the record's iota vars, then its same vars
+    std::vector<std::pair<int, uint32_t>> wraps;  // (var, m): (x_0 & m) <= m - 31
+    std::vector<ir::ValueId> ops;                // evaluated on lane 0, in segment order
+    std::vector<uint32_t> steps;                 // per op: v_l = v_0 + step * l (mod 2^32)
+    std::vector<uint32_t> cmp_steps;             // per compare: its first operand's step
+    std::vector<int8_t> regs;                    // per op: its GPR (index into kIndexGprs)
+    std::vector<uint8_t> read;                   // per op: another evaluated op reads it
+  };
+  std::map<uint32_t, IndexSegment> index_segments_;  // segment index -> its lane-0 version
+  std::map<uint32_t, const uint8_t*> step_vectors_;  // step -> 32 dwords step * l in the pool
+  static bool index_segments_enabled();              // false with GPURC_INDEX_LANE0=0
+  void plan_index_segments();
+  bool emit_index_segment(const Segment& s, Xbyak::Label& done);
+  const uint8_t* step_vector(uint32_t step);
   void emit_lane_add_test(bool iota);  // CF: the 32 dwords at r8 are 0..31 (iota) / all equal
-  void emit_var_entry_scan(uint32_t var_off, bool iota, int32_t verdict, int32_t place = -1);  // in emit_lane_run_flags
+  void emit_var_entry_scan(uint32_t var_off, bool iota, int32_t verdict, int32_t place = -1,
+                           int32_t lane_add0 = -1);  // in emit_lane_run_flags
   bool bitcast_in_place(ir::ValueId v);  // lower_int.cpp: a dying operand's register becomes the bitcast's
   ir::ValueId entry_and_source(ir::ValueId mask) const;  // A of `and A, entry_mask`, else kNoValue
   bool mask_vote(ir::ValueId v) const;                   // a vote emit_vote lowers

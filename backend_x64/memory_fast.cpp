@@ -760,13 +760,23 @@ void Emitter::emit_lane_run_flags() {
     L(ranged);
   }
   // The narrow proofs: every var of the set written as its proof needs.
+  // Per var k (iota first), where its base lies from the next warp's bases
+  // ([rsp + kLoopBasesOffset] while a warp runs: (place - nvars) * 8) and
+  // its lane_add[0], for the index segments' lane 0 (plan_index_segments).
   for (const NarrowRunFlag& nf : narrow_run_flags_) {
     Label fail;
+    int k = 0;
     for (int iota = 1; iota >= 0; --iota)
       for (int var : iota ? nf.iota : nf.same) {
-        emit_var_entry_scan(var_offsets_[uint32_t(var)], iota, nf.off + 4);
+        const int32_t place = nf.off + 8 + 8 * k, add0 = place + 4;
+        emit_var_entry_scan(var_offsets_[uint32_t(var)], iota, nf.off + 4, place, add0);
         cmp(dword[r12 + nf.off + 4], 0);
         je(fail, T_NEAR);
+        mov(eax, dword[r12 + place]);
+        sub(eax, dword[r11 + int(offsetof(WarpLoop, nvars))]);
+        shl(eax, 3);
+        mov(dword[r12 + place], eax);
+        ++k;
       }
     mov(dword[r12 + nf.off], 1);
     L(fail);
@@ -885,7 +895,7 @@ void Emitter::emit_lane_add_test(bool iota) {
 // `place` >= 0, the dword at r12 + place gets that entry's index in the
 // loop's descriptor (its place among each warp's bases) when the verdict is
 // 1. Uses rax, rcx, rdx, r8..r10, vectors 0..2.
-void Emitter::emit_var_entry_scan(uint32_t var_off, bool iota, int32_t verdict, int32_t place) {
+void Emitter::emit_var_entry_scan(uint32_t var_off, bool iota, int32_t verdict, int32_t place, int32_t lane_add0) {
   Label scan, next, end;
   mov(dword[r12 + verdict], 0);
   mov(ecx, dword[r11 + int(offsetof(WarpLoop, nvars))]);
@@ -916,6 +926,10 @@ void Emitter::emit_var_entry_scan(uint32_t var_off, bool iota, int32_t verdict, 
     mov(eax, dword[r11 + int(offsetof(WarpLoop, nvars))]);
     sub(eax, ecx);
     mov(dword[r12 + place], eax);
+  }
+  if (lane_add0 >= 0) {  // (r8: the entry's lane_add)
+    mov(eax, dword[r8]);
+    mov(dword[r12 + lane_add0], eax);
   }
   L(next);
   add(rdx, int(sizeof(LaneVarInit)));
@@ -2432,6 +2446,271 @@ void Emitter::store_probe_take(const Reg64& host) {
   }
   mov(qword[r12 + load_home_cell_[store_probe_->data]], host);
   jmp(*store_probe_ok_, T_NEAR);
+}
+
+}  // namespace gpurc::x64
+
+namespace gpurc::x64 {
+
+using namespace ir;
+using namespace Xbyak;
+
+// Nineteenth session: the index chain's lane 0 per warp (emitter.h,
+// IndexSegment). Tesla's saxpy computed ntid * (ctaid & 0xffff) + (tid &
+// 0xffff), its bound compare and `<< 2` in four (two) strips per warp,
+// stored both to their slots, and its narrow accesses then read lane 0 of
+// the shifted index right after those vector stores (a store-forwarding
+// stall on this host class); the warp loop had just written tid and ctaid
+// for all lanes, which the strips read. With the accesses' narrow proof (the
+// descriptor writes each var as base + lane or alike in every lane) every
+// value of the chain is lane 0's plus a fixed step per lane modulo 2^32
+// (NarrowLaneWalk), so lane 0 alone decides it; an unsigned compare of
+// x_l = x_0 + k l (no wrap over the warp: x_0 + 31 k < 2^32) with a value
+// alike in every lane has one outcome for all lanes when lanes 0 and 31
+// agree (x is monotone over the warp).
+namespace {
+const Reg32 kIndexGprs[] = {util::ecx, util::esi, util::edi, util::r8d, util::r9d, util::r10d, util::r11d};  // eax, edx: scratch
+}  // namespace
+
+bool Emitter::index_segments_enabled() {
+  static const bool yes = env_switch_on("GPURC_INDEX_LANE0");
+  return yes;
+}
+
+const uint8_t* Emitter::step_vector(uint32_t step) {
+  if (step == 1) return iota32();
+  auto [it, fresh] = step_vectors_.try_emplace(step, nullptr);
+  if (fresh) {
+    uint8_t* p = pool_.alloc(4 * kWarpLanes);
+    for (uint32_t i = 0; i < kWarpLanes; ++i) {
+      const uint32_t d = i * step;
+      std::memcpy(p + 4 * i, &d, 4);
+    }
+    it->second = p;
+  }
+  return it->second;
+}
+
+void Emitter::plan_index_segments() {
+  if (!index_segments_enabled()) return;  // (warp_loop_ and draw_loop_ are known at emission)
+  for (const auto& [acc, m] : indexed_) {
+    if (!m.narrow || m.run_flag < 0) continue;
+    const ValueId checked = m.seq_index != kNoValue ? m.seq_index : m.index;
+    const int32_t seg = plan_.segment_of[checked];
+    if (seg < 0 || index_segments_.count(uint32_t(seg)) || !plan_.segments[size_t(seg)].strip) continue;
+    if (store_home_of_segment_.count(uint32_t(seg)) || plan_.strip_loop_of[plan_.segments[size_t(seg)].block] >= 0)
+      continue;
+    const NarrowRunFlag* nf = nullptr;
+    for (const NarrowRunFlag& r : narrow_run_flags_)
+      if (r.off == m.run_flag) nf = &r;
+    if (!nf) continue;
+    IndexSegment is;
+    is.flag = nf->off;
+    is.vars = nf->iota;
+    is.vars.insert(is.vars.end(), nf->same.begin(), nf->same.end());
+    const unsigned iota = (1u << nf->iota.size()) - 1;
+    std::map<ValueId, size_t> at;  // evaluated op -> its index in is.ops
+    std::vector<size_t> last_reader;
+    bool ok = true;
+    for (ValueId v : plan_.segments[size_t(seg)].ops) {
+      if (deferred_[v]) continue;
+      const Inst& in = f_.insts[v];
+      if (!plan_.direct_phis[v].empty()) { ok = false; break; }
+      NarrowLaneWalk w{f_, is.vars, iota, {}};
+      uint32_t step = 0, cmp_step = 0;
+      bool known = false;
+      switch (in.op) {
+        case Opcode::Const:
+          known = in.type == ir::Type::I32 || in.type == ir::Type::I16 || in.type == ir::Type::I8;
+          break;
+        case Opcode::LoadUniform: {
+          const unsigned bytes = in.type == ir::Type::I1 ? 0 : bit_width(in.type) / 8;
+          known = (bytes == 4 || bytes == 2 || bytes == 1) && in.imm <= f_.uniform_bytes &&
+                  f_.uniform_bytes - in.imm >= bytes;
+          break;
+        }
+        case Opcode::LoadVar: known = in.type == ir::Type::I32 && w.step(v, 0, step); break;
+        case Opcode::Zext: {
+          const ir::Type t = f_.insts[in.args[0]].type;
+          known = in.type == ir::Type::I32 && (t == ir::Type::I16 || t == ir::Type::I8) && at.count(in.args[0]) &&
+                  (f_.insts[in.args[0]].op == Opcode::LoadUniform || f_.insts[in.args[0]].op == Opcode::Const);
+          break;
+        }
+        case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::IAdd: case Opcode::ISub:
+        case Opcode::IMul:
+          known = in.type == ir::Type::I32 && w.step(v, 0, step);
+          break;
+        case Opcode::Shl: case Opcode::LShr:
+          known = in.type == ir::Type::I32 && f_.insts[in.args[1]].op == Opcode::Const &&
+                  f_.insts[in.args[1]].imm < 32 && w.step(v, 0, step);
+          break;
+        case Opcode::ICmp: {
+          const auto p = ir::IntPred(in.attr);
+          uint32_t sx = 0, sy = 1;
+          known = in.type == ir::Type::I1 && in.args.size() == 2 &&
+                  (p == ir::IntPred::Ult || p == ir::IntPred::Ule || p == ir::IntPred::Ugt || p == ir::IntPred::Uge) &&
+                  f_.insts[in.args[0]].type == ir::Type::I32 && w.step(in.args[0], 0, sx) &&
+                  w.step(in.args[1], 0, sy) && sy == 0 && sx != 0 && sx < (1u << 26);
+          step = 0;  // (one outcome for the warp, or the general version)
+          cmp_step = sx;
+          break;
+        }
+        default: break;
+      }
+      // Every operand is an op evaluated before (the walk reads through
+      // deferred ones only for its proof; their values come from here).
+      for (ValueId a : in.args)
+        if (in.op != Opcode::LoadVar && !at.count(a)) known = false;
+      if (!known) { ok = false; break; }
+      for (auto& wr : w.wraps) is.wraps.push_back(wr);
+      for (ValueId a : in.args) last_reader[at[a]] = is.ops.size();
+      at[v] = is.ops.size();
+      is.ops.push_back(v);
+      is.steps.push_back(step);
+      is.cmp_steps.push_back(cmp_step);
+      last_reader.push_back(0);
+    }
+    if (!ok || std::find(is.ops.begin(), is.ops.end(), checked) == is.ops.end()) continue;
+    // GPRs: an op's register is taken at its definition and given back after
+    // its last reader (never reused by that reader's own result).
+    std::vector<int> free_regs;
+    for (int r = int(std::size(kIndexGprs)) - 1; r >= 0; --r) free_regs.push_back(r);
+    for (size_t k = 0; k < is.ops.size() && ok; ++k) {
+      if (free_regs.empty()) { ok = false; break; }
+      is.regs.push_back(int8_t(free_regs.back()));
+      free_regs.pop_back();
+      std::vector<ValueId> args = f_.insts[is.ops[k]].args;
+      std::sort(args.begin(), args.end());
+      args.erase(std::unique(args.begin(), args.end()), args.end());
+      for (ValueId a : args)
+        if (last_reader[at[a]] == k) free_regs.push_back(is.regs[at[a]]);
+      if (last_reader[k] == 0) free_regs.push_back(is.regs[k]);  // no evaluated reader (a reader comes later: > 0)
+    }
+    if (!ok) continue;
+    for (size_t k = 0; k < is.ops.size(); ++k) is.read.push_back(last_reader[k] != 0);
+    std::sort(is.wraps.begin(), is.wraps.end());
+    is.wraps.erase(std::unique(is.wraps.begin(), is.wraps.end()), is.wraps.end());
+    index_segments_.emplace(uint32_t(seg), std::move(is));
+  }
+}
+
+// The segment's lane-0 version (plan_index_segments), before its strips:
+// true when emitted; then it ends in a jump to `done` (past the strips) and
+// falls through to the strips (the general version) on any other outcome.
+bool Emitter::emit_index_segment(const Segment& s, Label& done) {
+  auto it = index_segments_.find(uint32_t(plan_.segment_of[s.ops[0]]));
+  if (it == index_segments_.end() || !warp_loop_ || draw_loop_ || strip_limit_) return false;
+  const IndexSegment& is = it->second;
+  for (ValueId v : is.ops)  // a slot to write that the version cannot: none of its types are wider
+    if (lane_bytes(f_.insts[v].type) != 4) return false;
+  auto reg_of = [&](ValueId a) {
+    const size_t k = size_t(std::find(is.ops.begin(), is.ops.end(), a) - is.ops.begin());
+    return kIndexGprs[is.regs[k]];
+  };
+  // Lane 0 of var is.vars[k] = its entry's dword base + lane_add[0]
+  // (emit_lane_run_flags), read from the warp loop's bases, not the var.
+  auto var_lane0 = [&](const Reg32& d, int var) {
+    const int k = int(std::find(is.vars.begin(), is.vars.end(), var) - is.vars.begin());
+    mov(rax, qword[rsp + kLoopBasesOffset]);
+    movsxd(rdx, dword[r12 + is.flag + 8 + 8 * k]);
+    mov(d, dword[rax + rdx]);
+    add(d, dword[r12 + is.flag + 12 + 8 * k]);
+  };
+  Label general;
+  cmp(dword[r12 + is.flag], 0);
+  je(general, T_NEAR);
+  if (std::any_of(is.ops.begin(), is.ops.end(), [&](ValueId v) { return f_.insts[v].op == Opcode::LoadUniform; })) {
+    test(r15, r15);
+    jz(general, T_NEAR);  // (the strips fault at the load)
+  }
+  for (const auto& [var, m] : is.wraps) {  // (x_0 & m) + 31 <= m: `and x, m` steps by 1 over the warp
+    var_lane0(eax, var);
+    if (m == 0xffff) movzx(eax, ax);
+    else and_(eax, m);
+    cmp(eax, m - 31);
+    ja(general, T_NEAR);
+  }
+  for (size_t k = 0; k < is.ops.size(); ++k) {
+    const ValueId v = is.ops[k];
+    const Inst& in = f_.insts[v];
+    const Reg32 r = kIndexGprs[is.regs[k]];
+    const bool slot_written = plan_.escapes[v] && !prefilled_[v];
+    if (!is.read[k] && !slot_written && in.op != Opcode::ICmp) continue;  // (a compare decides the warp)
+    switch (in.op) {
+      case Opcode::Const: mov(r, uint32_t(in.imm & type_mask(in.type))); break;
+      case Opcode::LoadUniform: {
+        const unsigned bytes = bit_width(in.type) / 8;
+        if (bytes == 4) mov(r, dword[r15 + int(in.imm)]);
+        else if (bytes == 2) movzx(r, word[r15 + int(in.imm)]);
+        else movzx(r, byte[r15 + int(in.imm)]);
+        break;
+      }
+      case Opcode::LoadVar: var_lane0(r, int(in.imm)); break;
+      case Opcode::Zext: mov(r, reg_of(in.args[0])); break;
+      case Opcode::Shl:
+      case Opcode::LShr:
+        mov(r, reg_of(in.args[0]));
+        if (in.op == Opcode::Shl) shl(r, uint8_t(f_.insts[in.args[1]].imm));
+        else shr(r, uint8_t(f_.insts[in.args[1]].imm));
+        break;
+      case Opcode::ICmp: {
+        // x_l = x_0 + k l, no wrap: lanes 0 and 31 agree, or the strips decide.
+        const Reg32 x = reg_of(in.args[0]), y = reg_of(in.args[1]);
+        const uint32_t sx = is.cmp_steps[k];
+        auto setcc = [&](const Reg8& d) {
+          switch (ir::IntPred(in.attr)) {
+            case ir::IntPred::Ult: setb(d); break;
+            case ir::IntPred::Ule: setbe(d); break;
+            case ir::IntPred::Ugt: seta(d); break;
+            default: setae(d); break;
+          }
+        };
+        mov(eax, x);
+        add(rax, int32_t(31 * sx));
+        mov(rdx, rax);
+        shr(rdx, 32);
+        jnz(general, T_NEAR);
+        mov(edx, y);
+        cmp(rax, rdx);
+        setcc(dl);
+        cmp(x, y);
+        setcc(al);
+        cmp(al, dl);
+        jne(general, T_NEAR);
+        movzx(r, al);
+        break;
+      }
+      default: {  // the binary integer ops of plan_index_segments
+        const Reg32 a = reg_of(in.args[0]), b = reg_of(in.args[1]);
+        mov(r, a);
+        switch (in.op) {
+          case Opcode::And: and_(r, b); break;
+          case Opcode::Or: or_(r, b); break;
+          case Opcode::Xor: xor_(r, b); break;
+          case Opcode::IAdd: add(r, b); break;
+          case Opcode::ISub: sub(r, b); break;
+          default: imul(r, b); break;
+        }
+        break;
+      }
+    }
+    if (!slot_written) continue;
+    // Its slot, as the strips would write it: lane 0 + step * l; then lane
+    // 0 once more as a dword (a lane-0 reader forwards from that store).
+    bcast_gpr(1, r);
+    for (int o = 0; o < 4 * kWarpLanes; o += vbytes_) {
+      if (is.steps[k] == 0) {
+        vstore(ptr[r12 + int(slot(v) + uint32_t(o))], 1);
+        continue;
+      }
+      vpaddd(V(0), V(1), ptr[rip + step_vector(is.steps[k]) + o]);
+      vstore(ptr[r12 + int(slot(v) + uint32_t(o))], 0);
+    }
+    if (is.steps[k] != 0) mov(dword[r12 + int(slot(v))], r);
+  }
+  jmp(done, T_NEAR);
+  L(general);
+  return true;
 }
 
 }  // namespace gpurc::x64
