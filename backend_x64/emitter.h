@@ -457,7 +457,11 @@ class Emitter : public FastEncoder {
   int32_t lane0_flag_ = -1;     // the var's run flag (frame offset)
   void plan_lane0_var();
   static bool lane0_vars_enabled();  // false with GPURC_LANE0_VARS=0 (every lane written per warp, as before)
-  bool lane0_loop() const { return lane0_var_ >= 0 && warp_loop_ && !draw_loop_; }
+  bool lane0_loop() const { return (lane0_var_ >= 0 || !index_lane0_vars_.empty()) && warp_loop_ && !draw_loop_; }
+  // Nineteenth session: vars every load_var of which is an op of an index
+  // segment (plan_index_segments; its lane-0 version reads the loop's bases,
+  // its strips restore the lanes first): the loop writes lane 0 alone.
+  std::vector<int> index_lane0_vars_;
   void lane0_restore(const IndexedAddress& a);
   const uint8_t* iota32();      // 32 dwords 0..31 in the pool (iota32_, made on the first call)
   std::vector<std::pair<int, int32_t>> lane_run_flags_;  // var, frame offset of its flag
@@ -481,6 +485,7 @@ class Emitter : public FastEncoder {
   struct IndexSegment {
     int32_t flag = -1;                           // the NarrowRunFlag record (its off)
     std::vector<int> vars;                       // the record's iota vars, then its same vars
+    size_t n_iota = 0;                           // how many of vars are iota
     std::vector<std::pair<int, uint32_t>> wraps;  // (var, m): (x_0 & m) <= m - 31
     std::vector<ir::ValueId> ops;                // evaluated on lane 0, in segment order
     std::vector<uint32_t> steps;                 // per op: v_l = v_0 + step * l (mod 2^32)
@@ -583,11 +588,11 @@ class Emitter : public FastEncoder {
   // its block (grid loop with shared memory); [rsp+96]: the next warp's
   // lane var bases (warp_loop.cpp).
   static constexpr int kLoopWarpOffset = 88, kLoopBlockLeftOffset = 92, kLoopBasesOffset = 96;
-  // [rsp+68]: in a warp-loop call of a function with a lane-0 var
-  // (plan_lane0_var), the countdown value (nvars - place) of the descriptor
-  // entry the loop writes as lane 0 only, 0: none, -1: that var is the
-  // descriptor's only entry and no var range is zeroed (the loop's short
-  // way per warp, warp_loop.cpp).
+  // [rsp+68]: in a warp-loop call of a function with lane-0 vars
+  // (plan_lane0_var, index_lane0_vars_), bit c set: the descriptor entry of
+  // countdown value c (nvars - place, 1..31) is written as lane 0 only; bit
+  // 0: that var is G13's lane-0 var, the descriptor's only entry, and no
+  // var range is zeroed (the loop's short way per warp, warp_loop.cpp).
   static constexpr int kLoopLane0Offset = 68;
   static constexpr int kStackBytes = 104;     // below the pushed registers; keeps rsp 16-byte aligned
   static constexpr uint32_t kZeroSource = ~0u;  // copy_warp source that stores zeros

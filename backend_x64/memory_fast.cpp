@@ -684,7 +684,18 @@ void Emitter::emit_lane_run_flags() {
         mov(eax, -1);
         L(general);
       }
-      mov(dword[rsp + kLoopLane0Offset], eax);
+      // As the loop's bit mask: 1 << c (c < 32), or bit 0 and bit 1 for the
+      // short way (the only entry: c = 1).
+      Label bit, no_bit;
+      cmp(eax, -1);
+      jne(bit, T_NEAR);
+      or_(dword[rsp + kLoopLane0Offset], 3);
+      jmp(no_bit, T_NEAR);
+      L(bit);
+      cmp(eax, 32);
+      jae(no_bit, T_NEAR);
+      bts(dword[rsp + kLoopLane0Offset], eax);
+      L(no_bit);
       L(not_iota);
     }
     // The call's range of lane 0's index: every warp's x_0 = (u32) its base
@@ -779,6 +790,26 @@ void Emitter::emit_lane_run_flags() {
         ++k;
       }
     mov(dword[r12 + nf.off], 1);
+    // The index segments' lane-0 vars of this record: the loop writes lane
+    // 0 alone from the next warp on (lane_add[0] = 0: lane 0 is the base).
+    if (lane0_loop()) {
+      int k = 0;
+      for (int iota = 1; iota >= 0; --iota)
+        for (int var : iota ? nf.iota : nf.same) {
+          const int32_t place = nf.off + 8 + 8 * k++;
+          if (std::find(index_lane0_vars_.begin(), index_lane0_vars_.end(), var) == index_lane0_vars_.end()) continue;
+          Label skip;
+          cmp(dword[r12 + place + 4], 0);
+          jne(skip, T_NEAR);
+          mov(eax, dword[r12 + place]);
+          neg(eax);
+          shr(eax, 3);  // the countdown value nvars - place
+          cmp(eax, 32);
+          jae(skip, T_NEAR);
+          bts(dword[rsp + kLoopLane0Offset], eax);
+          L(skip);
+        }
+    }
     L(fail);
   }
   L(single);
@@ -2590,7 +2621,29 @@ void Emitter::plan_index_segments() {
     for (size_t k = 0; k < is.ops.size(); ++k) is.read.push_back(last_reader[k] != 0);
     std::sort(is.wraps.begin(), is.wraps.end());
     is.wraps.erase(std::unique(is.wraps.begin(), is.wraps.end()), is.wraps.end());
+    is.n_iota = nf->iota.size();
     index_segments_.emplace(uint32_t(seg), std::move(is));
+  }
+  // The lane-0 vars: every load_var of the var is an op of index segments
+  // of one run-flag record (their strips restore the lanes under that flag).
+  if (!lane0_vars_enabled()) return;
+  std::map<int, int32_t> flag_of_var;
+  std::vector<uint8_t> evaluated(f_.insts.size(), 0);
+  for (const auto& [seg, is] : index_segments_)
+    for (ValueId v : is.ops) {
+      evaluated[v] = 1;
+      if (f_.insts[v].op != Opcode::LoadVar) continue;
+      auto [it, fresh] = flag_of_var.try_emplace(int(f_.insts[v].imm), is.flag);
+      if (!fresh && it->second != is.flag) it->second = -1;
+    }
+  for (const auto& [var, flag] : flag_of_var) {
+    if (flag < 0 || var == lane0_var_) continue;
+    bool only = true;
+    for (ValueId v = 0; v < f_.insts.size() && only; ++v) {
+      const Inst& in = f_.insts[v];
+      if (in.block != kNoBlock && in.op == Opcode::LoadVar && in.imm == uint64_t(var)) only = evaluated[v] != 0;
+    }
+    if (only) index_lane0_vars_.push_back(var);
   }
 }
 
@@ -2616,9 +2669,9 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
     mov(d, dword[rax + rdx]);
     add(d, dword[r12 + is.flag + 12 + 8 * k]);
   };
-  Label general;
+  Label general, strips;
   cmp(dword[r12 + is.flag], 0);
-  je(general, T_NEAR);
+  je(strips, T_NEAR);
   if (std::any_of(is.ops.begin(), is.ops.end(), [&](ValueId v) { return f_.insts[v].op == Opcode::LoadUniform; })) {
     test(r15, r15);
     jz(general, T_NEAR);  // (the strips fault at the load)
@@ -2710,6 +2763,26 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
   }
   jmp(done, T_NEAR);
   L(general);
+  // The strips read every lane of the vars: lanes 0..31 of each lane-0 var
+  // (the loop may have written lane 0 alone) as the descriptor's entry
+  // writes them, lane 0 + l (iota) or lane 0 (alike).
+  if (lane0_loop())
+    for (size_t k = 0; k < is.vars.size(); ++k) {
+      const int var = is.vars[k];
+      if (std::find(index_lane0_vars_.begin(), index_lane0_vars_.end(), var) == index_lane0_vars_.end()) continue;
+      const uint32_t off = var_offsets_[uint32_t(var)];
+      var_lane0(eax, var);
+      bcast_gpr(1, eax);
+      for (int o = 0; o < 4 * kWarpLanes; o += vbytes_) {
+        if (k < is.n_iota) {
+          vpaddd(V(0), V(1), ptr[rip + iota32() + o]);
+          vstore(ptr[r13 + int(off + uint32_t(o))], 0);
+        } else {
+          vstore(ptr[r13 + int(off + uint32_t(o))], 1);
+        }
+      }
+    }
+  L(strips);
   return true;
 }
 
