@@ -462,6 +462,13 @@ class Emitter : public FastEncoder {
   // segment (plan_index_segments; its lane-0 version reads the loop's bases,
   // its strips restore the lanes first): the loop writes lane 0 alone.
   std::vector<int> index_lane0_vars_;
+  std::map<int, int32_t> index_lane0_record_;  // lane-0 var -> its NarrowRunFlag record (off)
+  // Every lane-0 var read directly (a narrow access's no-wrap test) is read
+  // from the bases under its own record: then a call whose every entry is a
+  // lane-0 var takes the loop's short way (no var written).
+  bool index_tight_ok_ = false;
+  std::vector<uint32_t> index_emitted_;  // segments whose lane-0 version is emitted (proven dword written)
+  void index_var_lane0(const Xbyak::Reg32& d, int var, int32_t record, const std::vector<int>& vars);
   void lane0_restore(const IndexedAddress& a);
   const uint8_t* iota32();      // 32 dwords 0..31 in the pool (iota32_, made on the first call)
   std::vector<std::pair<int, int32_t>> lane_run_flags_;  // var, frame offset of its flag
@@ -492,6 +499,7 @@ class Emitter : public FastEncoder {
     std::vector<uint32_t> cmp_steps;             // per compare: its first operand's step
     std::vector<int8_t> regs;                    // per op: its GPR (index into kIndexGprs)
     std::vector<uint8_t> read;                   // per op: another evaluated op reads it
+    int32_t proven = -1;                         // frame dword: 1 when this warp's lane-0 version decided it
   };
   std::map<uint32_t, IndexSegment> index_segments_;  // segment index -> its lane-0 version
   std::map<uint32_t, const uint8_t*> step_vectors_;  // step -> 32 dwords step * l in the pool

@@ -809,6 +809,25 @@ void Emitter::emit_lane_run_flags() {
           bts(dword[rsp + kLoopLane0Offset], eax);
           L(skip);
         }
+      if (index_tight_ok_ && !touches_shared_memory()) {
+        // Every entry a lane-0 var (bits 1..nvars), no var range zeroed:
+        // the loop's short way (bit 0), which writes no var of ours.
+        Label no_tight;
+        mov(ecx, dword[r11 + int(offsetof(WarpLoop, nvars))]);
+        cmp(ecx, 30);
+        ja(no_tight, T_NEAR);
+        mov(eax, 2);
+        shl(eax, cl);
+        sub(eax, 2);  // bits 1..nvars
+        mov(edx, dword[rsp + kLoopLane0Offset]);
+        and_(edx, eax);
+        cmp(edx, eax);
+        jne(no_tight, T_NEAR);
+        cmp(dword[r11 + int(offsetof(WarpLoop, nzero))], 0);
+        jne(no_tight, T_NEAR);
+        or_(dword[rsp + kLoopLane0Offset], 1);
+        L(no_tight);
+      }
     }
     L(fail);
   }
@@ -1665,11 +1684,32 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
     // per-warp no-wrap tests of its `and x, m` (x_0 & m <= m - 31): then
     // x_l = b + l * bytes exactly (b .. b + 31 * bytes stays below 2^32).
     Label full;
+    // This warp's index segment (emit_index_segment, emitted before this
+    // access) decided the same conditions: its proven dword.
+    const ValueId checked = a.seq_index != kNoValue ? a.seq_index : a.index;
+    const int32_t seg = plan_.segment_of[checked];
+    if (auto is = index_segments_.find(uint32_t(seg));
+        seg >= 0 && is != index_segments_.end() &&
+        std::find(index_emitted_.begin(), index_emitted_.end(), uint32_t(seg)) != index_emitted_.end()) {
+      cmp(dword[r12 + is->second.proven], 0);
+      jne(proven, T_NEAR);
+    }
     cmp(dword[r12 + a.run_flag], 0);
     je(full, T_NEAR);
     for (const auto& [var, m] : a.narrow_wraps) {
       const int lane0 = int(var_offsets_[uint32_t(var)]);
-      if (m == 0xffff) movzx(eax, word[r13 + lane0]);
+      // A lane-0 var of this record: the loop may not write it (its short way).
+      auto rec = index_lane0_record_.find(var);
+      if (rec != index_lane0_record_.end() && rec->second == a.run_flag) {
+        const NarrowRunFlag* nf = nullptr;
+        for (const NarrowRunFlag& r : narrow_run_flags_)
+          if (r.off == a.run_flag) nf = &r;
+        std::vector<int> vars = nf->iota;
+        vars.insert(vars.end(), nf->same.begin(), nf->same.end());
+        index_var_lane0(eax, var, a.run_flag, vars);
+        if (m == 0xffff) movzx(eax, ax);
+        else and_(eax, m);
+      } else if (m == 0xffff) movzx(eax, word[r13 + lane0]);
       else if (m == 0xff) movzx(eax, byte[r13 + lane0]);
       else {
         mov(eax, dword[r13 + lane0]);
@@ -2622,6 +2662,8 @@ void Emitter::plan_index_segments() {
     std::sort(is.wraps.begin(), is.wraps.end());
     is.wraps.erase(std::unique(is.wraps.begin(), is.wraps.end()), is.wraps.end());
     is.n_iota = nf->iota.size();
+    is.proven = int32_t(frame_bytes_);
+    frame_bytes_ += 64;
     index_segments_.emplace(uint32_t(seg), std::move(is));
   }
   // The lane-0 vars: every load_var of the var is an op of index segments
@@ -2643,8 +2685,28 @@ void Emitter::plan_index_segments() {
       const Inst& in = f_.insts[v];
       if (in.block != kNoBlock && in.op == Opcode::LoadVar && in.imm == uint64_t(var)) only = evaluated[v] != 0;
     }
-    if (only) index_lane0_vars_.push_back(var);
+    if (only) {
+      index_lane0_vars_.push_back(var);
+      index_lane0_record_[var] = flag;
+    }
   }
+  index_tight_ok_ = !index_lane0_vars_.empty() && lane0_var_ < 0;
+  for (const auto& [acc, m] : indexed_)
+    if (m.narrow && m.run_flag >= 0)
+      for (const auto& [var, mask] : m.narrow_wraps)
+        if (auto it = index_lane0_record_.find(var); it != index_lane0_record_.end() && it->second != m.run_flag)
+          index_tight_ok_ = false;
+}
+
+// d = lane 0 of lane var `var` (one of `vars`, the record's order) in a
+// warp-loop call whose record at `record` is set: its descriptor entry's
+// dword base (from the loop's bases of this warp) + lane_add[0]. Uses rax, rdx.
+void Emitter::index_var_lane0(const Reg32& d, int var, int32_t record, const std::vector<int>& vars) {
+  const int k = int(std::find(vars.begin(), vars.end(), var) - vars.begin());
+  mov(rax, qword[rsp + kLoopBasesOffset]);
+  movsxd(rdx, dword[r12 + record + 8 + 8 * k]);
+  mov(d, dword[rax + rdx]);
+  add(d, dword[r12 + record + 12 + 8 * k]);
 }
 
 // The segment's lane-0 version (plan_index_segments), before its strips:
@@ -2662,13 +2724,7 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
   };
   // Lane 0 of var is.vars[k] = its entry's dword base + lane_add[0]
   // (emit_lane_run_flags), read from the warp loop's bases, not the var.
-  auto var_lane0 = [&](const Reg32& d, int var) {
-    const int k = int(std::find(is.vars.begin(), is.vars.end(), var) - is.vars.begin());
-    mov(rax, qword[rsp + kLoopBasesOffset]);
-    movsxd(rdx, dword[r12 + is.flag + 8 + 8 * k]);
-    mov(d, dword[rax + rdx]);
-    add(d, dword[r12 + is.flag + 12 + 8 * k]);
-  };
+  auto var_lane0 = [&](const Reg32& d, int var) { index_var_lane0(d, var, is.flag, is.vars); };
   Label general, strips;
   cmp(dword[r12 + is.flag], 0);
   je(strips, T_NEAR);
@@ -2761,7 +2817,9 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
     }
     if (is.steps[k] != 0) mov(dword[r12 + int(slot(v))], r);
   }
+  mov(dword[r12 + is.proven], 1);
   jmp(done, T_NEAR);
+  index_emitted_.push_back(it->first);
   L(general);
   // The strips read every lane of the vars: lanes 0..31 of each lane-0 var
   // (the loop may have written lane 0 alone) as the descriptor's entry
@@ -2783,6 +2841,7 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
       }
     }
   L(strips);
+  mov(dword[r12 + is.proven], 0);
   return true;
 }
 

@@ -313,7 +313,8 @@ void Emitter::emit_warp_loop() {
     mov(rdi, qword[LOOP(vars)]);
     mov(r8d, dword[LANEVAR(offset)]);
     mov(dword[r13 + r8], r9d);
-    add(rdx, 8);
+    mov(ecx, dword[LOOP(nvars)]);  // (entries past the first: lane-0 vars read from these bases)
+    lea(rdx, ptr[rdx + rcx * 8]);
     mov(qword[rsp + kLoopBasesOffset], rdx);
     xor_(eax, eax);
     point(WarpLoopCopy::JmpLoopWarpStart, [&] { jmp(loop_warp_start_, T_NEAR); });
