@@ -2541,6 +2541,21 @@ using namespace Xbyak;
 // agree (x is monotone over the warp).
 namespace {
 const Reg32 kIndexGprs[] = {util::ecx, util::esi, util::edi, util::r8d, util::r9d, util::r10d, util::r11d};  // eax, edx: scratch
+
+// Whether operand j of an evaluated op is a constant the lane-0 version
+// takes as an immediate (no register): a shift count, the constant operand
+// of a commutative op (the first one only when the second is not constant),
+// the subtrahend.
+bool index_imm_operand(const ir::Function& f, const Inst& in, size_t j) {
+  auto is_const = [&](size_t i) { return i < in.args.size() && f.insts[in.args[i]].op == Opcode::Const; };
+  switch (in.op) {
+    case Opcode::Shl: case Opcode::LShr: return j == 1;
+    case Opcode::ISub: return j == 1 && is_const(1);
+    case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::IAdd: case Opcode::IMul:
+      return j == 1 ? is_const(1) : is_const(0) && !is_const(1);
+    default: return false;
+  }
+}
 }  // namespace
 
 bool Emitter::index_segments_enabled() {
@@ -2634,7 +2649,8 @@ void Emitter::plan_index_segments() {
         if (in.op != Opcode::LoadVar && !at.count(a)) known = false;
       if (!known) { ok = false; break; }
       for (auto& wr : w.wraps) is.wraps.push_back(wr);
-      for (ValueId a : in.args) last_reader[at[a]] = is.ops.size();
+      for (size_t j = 0; j < in.args.size(); ++j)
+        if (!index_imm_operand(f_, in, j)) last_reader[at[in.args[j]]] = is.ops.size();
       at[v] = is.ops.size();
       is.ops.push_back(v);
       is.steps.push_back(step);
@@ -2657,6 +2673,12 @@ void Emitter::plan_index_segments() {
         if (last_reader[at[a]] == k) free_regs.push_back(is.regs[at[a]]);
       if (last_reader[k] == 0) free_regs.push_back(is.regs[k]);  // no evaluated reader (a reader comes later: > 0)
     }
+    // Each no-wrap test runs where its var's lane 0 is loaded.
+    for (const auto& wr : is.wraps)
+      if (std::none_of(is.ops.begin(), is.ops.end(), [&](ValueId o) {
+            return f_.insts[o].op == Opcode::LoadVar && f_.insts[o].imm == uint64_t(wr.first);
+          }))
+        ok = false;
     if (!ok) continue;
     for (size_t k = 0; k < is.ops.size(); ++k) is.read.push_back(last_reader[k] != 0);
     std::sort(is.wraps.begin(), is.wraps.end());
@@ -2732,13 +2754,6 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
     test(r15, r15);
     jz(general, T_NEAR);  // (the strips fault at the load)
   }
-  for (const auto& [var, m] : is.wraps) {  // (x_0 & m) + 31 <= m: `and x, m` steps by 1 over the warp
-    var_lane0(eax, var);
-    if (m == 0xffff) movzx(eax, ax);
-    else and_(eax, m);
-    cmp(eax, m - 31);
-    ja(general, T_NEAR);
-  }
   for (size_t k = 0; k < is.ops.size(); ++k) {
     const ValueId v = is.ops[k];
     const Inst& in = f_.insts[v];
@@ -2754,7 +2769,19 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
         else movzx(r, byte[r15 + int(in.imm)]);
         break;
       }
-      case Opcode::LoadVar: var_lane0(r, int(in.imm)); break;
+      case Opcode::LoadVar:
+        var_lane0(r, int(in.imm));
+        for (const auto& [var, m] : is.wraps) {  // (x_0 & m) + 31 <= m: `and x, m` steps by 1 over the warp
+          if (var != int(in.imm)) continue;
+          if (m == 0xffff) movzx(eax, r.cvt16());
+          else {
+            mov(eax, r);
+            and_(eax, m);
+          }
+          cmp(eax, m - 31);
+          ja(general, T_NEAR);
+        }
+        break;
       case Opcode::Zext: mov(r, reg_of(in.args[0])); break;
       case Opcode::Shl:
       case Opcode::LShr:
@@ -2790,15 +2817,29 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
         break;
       }
       default: {  // the binary integer ops of plan_index_segments
-        const Reg32 a = reg_of(in.args[0]), b = reg_of(in.args[1]);
-        mov(r, a);
+        const bool swap = index_imm_operand(f_, in, 0);  // (a commutative op's constant first operand)
+        const ValueId a = in.args[swap ? 1 : 0], b = in.args[swap ? 0 : 1];
+        mov(r, reg_of(a));
+        if (swap || index_imm_operand(f_, in, 1)) {
+          const uint32_t c = uint32_t(f_.insts[b].imm);
+          switch (in.op) {
+            case Opcode::And: and_(r, c); break;
+            case Opcode::Or: or_(r, c); break;
+            case Opcode::Xor: xor_(r, c); break;
+            case Opcode::IAdd: add(r, c); break;
+            case Opcode::ISub: sub(r, c); break;
+            default: imul(r, r, int(c)); break;
+          }
+          break;
+        }
+        const Reg32 rb = reg_of(b);
         switch (in.op) {
-          case Opcode::And: and_(r, b); break;
-          case Opcode::Or: or_(r, b); break;
-          case Opcode::Xor: xor_(r, b); break;
-          case Opcode::IAdd: add(r, b); break;
-          case Opcode::ISub: sub(r, b); break;
-          default: imul(r, b); break;
+          case Opcode::And: and_(r, rb); break;
+          case Opcode::Or: or_(r, rb); break;
+          case Opcode::Xor: xor_(r, rb); break;
+          case Opcode::IAdd: add(r, rb); break;
+          case Opcode::ISub: sub(r, rb); break;
+          default: imul(r, rb); break;
         }
         break;
       }
