@@ -2801,6 +2801,29 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
             default: setae(d); break;
           }
         };
+        const ir::IntPred pred = ir::IntPred(in.attr);
+        if (pred == ir::IntPred::Ult || pred == ir::IntPred::Ule) {
+          // Every lane true when lane 31's x_0 + 31 k (64-bit: the GPRs'
+          // upper halves are 0) is below (at most) y, which also rules out
+          // a carry; every lane false when lane 0 is not and nothing
+          // carries; else the strips.
+          Label not_all, decided;
+          lea(rax, ptr[x.cvt64() + int32_t(31 * sx)]);
+          cmp(rax, y.cvt64());
+          if (pred == ir::IntPred::Ult) jae(not_all, T_NEAR);
+          else ja(not_all, T_NEAR);
+          mov(r, 1);
+          jmp(decided, T_NEAR);
+          L(not_all);
+          shr(rax, 32);
+          jnz(general, T_NEAR);
+          cmp(x, y);
+          if (pred == ir::IntPred::Ult) jb(general, T_NEAR);
+          else jbe(general, T_NEAR);
+          xor_(r, r);
+          L(decided);
+          break;
+        }
         mov(eax, x);
         add(rax, int32_t(31 * sx));
         mov(rdx, rax);
