@@ -129,6 +129,7 @@ void Emitter::analyze_function() {
   plan_indexed_memory();
   find_load_homes();
   find_store_homes();
+  plan_index_segments();  // (after the store homes: a segment with a probe keeps its strips alone)
   if (votes) plan_vote_nots();
   // lane_equal_ is read for load_uniform_idx offsets and in strip-outer
   // loops only; the folds are load_uniform_idx selects (seventeenth session:
@@ -1119,6 +1120,18 @@ void Emitter::emit_block(BlockId b) {
 void Emitter::emit_strip_segment(const Segment& s) {
   // Every op left to a memory op's fallback (an address chain): no code.
   if (std::all_of(s.ops.begin(), s.ops.end(), [&](ValueId v) { return deferred_[v] != 0; })) return;
+  // The index chain's lane-0 version first (memory_fast.cpp), jumping past
+  // the strips below when it decides the warp.
+  Label lane0_done;
+  const bool lane0_version = emit_index_segment(s, lane0_done);
+  struct Lane0Done {  // bound after the strips, however this returns
+    Emitter& e;
+    Label& l;
+    bool on;
+    ~Lane0Done() {
+      if (on) e.L(l);
+    }
+  } lane0_bind{*this, lane0_done, lane0_version};
   const bool hoisted = hoist_uniform_test(s);
   store_home_probe(s, hoisted);  // (before the home registers: the probe uses them)
   load_home_hoist(s);

@@ -460,18 +460,59 @@ class Emitter : public FastEncoder {
   int32_t lane0_flag_ = -1;     // the var's run flag (frame offset)
   void plan_lane0_var();
   static bool lane0_vars_enabled();  // false with GPURC_LANE0_VARS=0 (every lane written per warp, as before)
-  bool lane0_loop() const { return lane0_var_ >= 0 && warp_loop_ && !draw_loop_; }
+  bool lane0_loop() const { return (lane0_var_ >= 0 || !index_lane0_vars_.empty()) && warp_loop_ && !draw_loop_; }
+  // Nineteenth session: vars every load_var of which is an op of an index
+  // segment (plan_index_segments; its lane-0 version reads the loop's bases,
+  // its strips restore the lanes first): the loop writes lane 0 alone.
+  std::vector<int> index_lane0_vars_;
+  std::map<int, int32_t> index_lane0_record_;  // lane-0 var -> its NarrowRunFlag record (off)
+  // Every lane-0 var read directly (a narrow access's no-wrap test) is read
+  // from the bases under its own record: then a call whose every entry is a
+  // lane-0 var takes the loop's short way (no var written).
+  bool index_tight_ok_ = false;
+  std::vector<uint32_t> index_emitted_;  // segments whose lane-0 version is emitted (proven dword written)
+  void index_var_lane0(const Xbyak::Reg32& d, int var, int32_t record, const std::vector<int>& vars);
   void lane0_restore(const IndexedAddress& a);
   const uint8_t* iota32();      // 32 dwords 0..31 in the pool (iota32_, made on the first call)
   std::vector<std::pair<int, int32_t>> lane_run_flags_;  // var, frame offset of its flag
   bool plan_narrow_lane_proof(IndexedAddress& m, unsigned bytes) const;  // narrow_iota, narrow_same, narrow_wraps
   struct NarrowRunFlag {
-    int32_t off;                       // frame: the flag (dword), a scratch dword
+    int32_t off;                       // frame: the flag (dword), a scratch dword; then per var k (iota, then
+                                       // same): off + 8 + 8k its entry's base's place from the next warp's bases
+                                       // (bytes, negative), off + 12 + 8k its lane_add[0]
     std::vector<int> iota, same;       // vars the descriptor must write as base + lane / alike in every lane
   };
   std::vector<NarrowRunFlag> narrow_run_flags_;
+  // Nineteenth session (memory_fast.cpp, plan_index_segments): a strip
+  // segment whose ops are the index chain of narrow accesses with a run
+  // flag (Tesla's ntid * ctaid + tid, its bound compare, `<< 2`) gets a
+  // second version per warp: lane 0 of each op in a general register, from
+  // the warp loop's bases (no read of a var just written by vector stores),
+  // the compares decided for all 32 lanes at once from lanes 0 and 31; the
+  // slots that anything else reads written as lane 0 + step * l. Any other
+  // outcome (no flag, a wrap, a compare that differs across the warp, no
+  // uniform block) runs the segment's strips as before.
+  struct IndexSegment {
+    int32_t flag = -1;                           // the NarrowRunFlag record (its off)
+    std::vector<int> vars;                       // the record's iota vars, then its same vars
+    size_t n_iota = 0;                           // how many of vars are iota
+    std::vector<std::pair<int, uint32_t>> wraps;  // (var, m): (x_0 & m) <= m - 31
+    std::vector<ir::ValueId> ops;                // evaluated on lane 0, in segment order
+    std::vector<uint32_t> steps;                 // per op: v_l = v_0 + step * l (mod 2^32)
+    std::vector<uint32_t> cmp_steps;             // per compare: its first operand's step
+    std::vector<int8_t> regs;                    // per op: its GPR (index into kIndexGprs)
+    std::vector<uint8_t> read;                   // per op: another evaluated op reads it
+    int32_t proven = -1;                         // frame dword: 1 when this warp's lane-0 version decided it
+  };
+  std::map<uint32_t, IndexSegment> index_segments_;  // segment index -> its lane-0 version
+  std::map<uint32_t, const uint8_t*> step_vectors_;  // step -> 32 dwords step * l in the pool
+  static bool index_segments_enabled();              // false with GPURC_INDEX_LANE0=0
+  void plan_index_segments();
+  bool emit_index_segment(const Segment& s, Xbyak::Label& done);
+  const uint8_t* step_vector(uint32_t step);
   void emit_lane_add_test(bool iota);  // CF: the 32 dwords at r8 are 0..31 (iota) / all equal
-  void emit_var_entry_scan(uint32_t var_off, bool iota, int32_t verdict, int32_t place = -1);  // in emit_lane_run_flags
+  void emit_var_entry_scan(uint32_t var_off, bool iota, int32_t verdict, int32_t place = -1,
+                           int32_t lane_add0 = -1);  // in emit_lane_run_flags
   bool bitcast_in_place(ir::ValueId v);  // lower_int.cpp: a dying operand's register becomes the bitcast's
   ir::ValueId entry_and_source(ir::ValueId mask) const;  // A of `and A, entry_mask`, else kNoValue
   bool mask_vote(ir::ValueId v) const;                   // a vote emit_vote lowers
@@ -558,11 +599,11 @@ class Emitter : public FastEncoder {
   // its block (grid loop with shared memory); [rsp+96]: the next warp's
   // lane var bases (warp_loop.cpp).
   static constexpr int kLoopWarpOffset = 88, kLoopBlockLeftOffset = 92, kLoopBasesOffset = 96;
-  // [rsp+68]: in a warp-loop call of a function with a lane-0 var
-  // (plan_lane0_var), the countdown value (nvars - place) of the descriptor
-  // entry the loop writes as lane 0 only, 0: none, -1: that var is the
-  // descriptor's only entry and no var range is zeroed (the loop's short
-  // way per warp, warp_loop.cpp).
+  // [rsp+68]: in a warp-loop call of a function with lane-0 vars
+  // (plan_lane0_var, index_lane0_vars_), bit c set: the descriptor entry of
+  // countdown value c (nvars - place, 1..31) is written as lane 0 only; bit
+  // 0: that var is G13's lane-0 var, the descriptor's only entry, and no
+  // var range is zeroed (the loop's short way per warp, warp_loop.cpp).
   static constexpr int kLoopLane0Offset = 68;
   static constexpr int kStackBytes = 104;     // below the pushed registers; keeps rsp 16-byte aligned
   static constexpr uint32_t kZeroSource = ~0u;  // copy_warp source that stores zeros

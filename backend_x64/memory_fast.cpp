@@ -684,7 +684,18 @@ void Emitter::emit_lane_run_flags() {
         mov(eax, -1);
         L(general);
       }
-      mov(dword[rsp + kLoopLane0Offset], eax);
+      // As the loop's bit mask: 1 << c (c < 32), or bit 0 and bit 1 for the
+      // short way (the only entry: c = 1).
+      Label bit, no_bit;
+      cmp(eax, -1);
+      jne(bit, T_NEAR);
+      or_(dword[rsp + kLoopLane0Offset], 3);
+      jmp(no_bit, T_NEAR);
+      L(bit);
+      cmp(eax, 32);
+      jae(no_bit, T_NEAR);
+      bts(dword[rsp + kLoopLane0Offset], eax);
+      L(no_bit);
       L(not_iota);
     }
     // The call's range of lane 0's index: every warp's x_0 = (u32) its base
@@ -760,15 +771,64 @@ void Emitter::emit_lane_run_flags() {
     L(ranged);
   }
   // The narrow proofs: every var of the set written as its proof needs.
+  // Per var k (iota first), where its base lies from the next warp's bases
+  // ([rsp + kLoopBasesOffset] while a warp runs: (place - nvars) * 8) and
+  // its lane_add[0], for the index segments' lane 0 (plan_index_segments).
   for (const NarrowRunFlag& nf : narrow_run_flags_) {
     Label fail;
+    int k = 0;
     for (int iota = 1; iota >= 0; --iota)
       for (int var : iota ? nf.iota : nf.same) {
-        emit_var_entry_scan(var_offsets_[uint32_t(var)], iota, nf.off + 4);
+        const int32_t place = nf.off + 8 + 8 * k, add0 = place + 4;
+        emit_var_entry_scan(var_offsets_[uint32_t(var)], iota, nf.off + 4, place, add0);
         cmp(dword[r12 + nf.off + 4], 0);
         je(fail, T_NEAR);
+        mov(eax, dword[r12 + place]);
+        sub(eax, dword[r11 + int(offsetof(WarpLoop, nvars))]);
+        shl(eax, 3);
+        mov(dword[r12 + place], eax);
+        ++k;
       }
     mov(dword[r12 + nf.off], 1);
+    // The index segments' lane-0 vars of this record: the loop writes lane
+    // 0 alone from the next warp on (lane_add[0] = 0: lane 0 is the base).
+    if (lane0_loop()) {
+      int k = 0;
+      for (int iota = 1; iota >= 0; --iota)
+        for (int var : iota ? nf.iota : nf.same) {
+          const int32_t place = nf.off + 8 + 8 * k++;
+          if (std::find(index_lane0_vars_.begin(), index_lane0_vars_.end(), var) == index_lane0_vars_.end()) continue;
+          Label skip;
+          cmp(dword[r12 + place + 4], 0);
+          jne(skip, T_NEAR);
+          mov(eax, dword[r12 + place]);
+          neg(eax);
+          shr(eax, 3);  // the countdown value nvars - place
+          cmp(eax, 32);
+          jae(skip, T_NEAR);
+          bts(dword[rsp + kLoopLane0Offset], eax);
+          L(skip);
+        }
+      if (index_tight_ok_ && !touches_shared_memory()) {
+        // Every entry a lane-0 var (bits 1..nvars), no var range zeroed:
+        // the loop's short way (bit 0), which writes no var of ours.
+        Label no_tight;
+        mov(ecx, dword[r11 + int(offsetof(WarpLoop, nvars))]);
+        cmp(ecx, 30);
+        ja(no_tight, T_NEAR);
+        mov(eax, 2);
+        shl(eax, cl);
+        sub(eax, 2);  // bits 1..nvars
+        mov(edx, dword[rsp + kLoopLane0Offset]);
+        and_(edx, eax);
+        cmp(edx, eax);
+        jne(no_tight, T_NEAR);
+        cmp(dword[r11 + int(offsetof(WarpLoop, nzero))], 0);
+        jne(no_tight, T_NEAR);
+        or_(dword[rsp + kLoopLane0Offset], 1);
+        L(no_tight);
+      }
+    }
     L(fail);
   }
   L(single);
@@ -885,7 +945,7 @@ void Emitter::emit_lane_add_test(bool iota) {
 // `place` >= 0, the dword at r12 + place gets that entry's index in the
 // loop's descriptor (its place among each warp's bases) when the verdict is
 // 1. Uses rax, rcx, rdx, r8..r10, vectors 0..2.
-void Emitter::emit_var_entry_scan(uint32_t var_off, bool iota, int32_t verdict, int32_t place) {
+void Emitter::emit_var_entry_scan(uint32_t var_off, bool iota, int32_t verdict, int32_t place, int32_t lane_add0) {
   Label scan, next, end;
   mov(dword[r12 + verdict], 0);
   mov(ecx, dword[r11 + int(offsetof(WarpLoop, nvars))]);
@@ -916,6 +976,10 @@ void Emitter::emit_var_entry_scan(uint32_t var_off, bool iota, int32_t verdict, 
     mov(eax, dword[r11 + int(offsetof(WarpLoop, nvars))]);
     sub(eax, ecx);
     mov(dword[r12 + place], eax);
+  }
+  if (lane_add0 >= 0) {  // (r8: the entry's lane_add)
+    mov(eax, dword[r8]);
+    mov(dword[r12 + lane_add0], eax);
   }
   L(next);
   add(rdx, int(sizeof(LaneVarInit)));
@@ -1620,11 +1684,32 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
     // per-warp no-wrap tests of its `and x, m` (x_0 & m <= m - 31): then
     // x_l = b + l * bytes exactly (b .. b + 31 * bytes stays below 2^32).
     Label full;
+    // This warp's index segment (emit_index_segment, emitted before this
+    // access) decided the same conditions: its proven dword.
+    const ValueId checked = a.seq_index != kNoValue ? a.seq_index : a.index;
+    const int32_t seg = plan_.segment_of[checked];
+    if (auto is = index_segments_.find(uint32_t(seg));
+        seg >= 0 && is != index_segments_.end() &&
+        std::find(index_emitted_.begin(), index_emitted_.end(), uint32_t(seg)) != index_emitted_.end()) {
+      cmp(dword[r12 + is->second.proven], 0);
+      jne(proven, T_NEAR);
+    }
     cmp(dword[r12 + a.run_flag], 0);
     je(full, T_NEAR);
     for (const auto& [var, m] : a.narrow_wraps) {
       const int lane0 = int(var_offsets_[uint32_t(var)]);
-      if (m == 0xffff) movzx(eax, word[r13 + lane0]);
+      // A lane-0 var of this record: the loop may not write it (its short way).
+      auto rec = index_lane0_record_.find(var);
+      if (rec != index_lane0_record_.end() && rec->second == a.run_flag) {
+        const NarrowRunFlag* nf = nullptr;
+        for (const NarrowRunFlag& r : narrow_run_flags_)
+          if (r.off == a.run_flag) nf = &r;
+        std::vector<int> vars = nf->iota;
+        vars.insert(vars.end(), nf->same.begin(), nf->same.end());
+        index_var_lane0(eax, var, a.run_flag, vars);
+        if (m == 0xffff) movzx(eax, ax);
+        else and_(eax, m);
+      } else if (m == 0xffff) movzx(eax, word[r13 + lane0]);
       else if (m == 0xff) movzx(eax, byte[r13 + lane0]);
       else {
         mov(eax, dword[r13 + lane0]);
@@ -2500,6 +2585,396 @@ void Emitter::store_probe_take(const Reg64& host) {
   }
   mov(qword[r12 + load_home_cell_[store_probe_->data]], host);
   jmp(*store_probe_ok_, T_NEAR);
+}
+
+}  // namespace gpurc::x64
+
+namespace gpurc::x64 {
+
+using namespace ir;
+using namespace Xbyak;
+
+// Nineteenth session: the index chain's lane 0 per warp (emitter.h,
+// IndexSegment). Tesla's saxpy computed ntid * (ctaid & 0xffff) + (tid &
+// 0xffff), its bound compare and `<< 2` in four (two) strips per warp,
+// stored both to their slots, and its narrow accesses then read lane 0 of
+// the shifted index right after those vector stores (a store-forwarding
+// stall on this host class); the warp loop had just written tid and ctaid
+// for all lanes, which the strips read. With the accesses' narrow proof (the
+// descriptor writes each var as base + lane or alike in every lane) every
+// value of the chain is lane 0's plus a fixed step per lane modulo 2^32
+// (NarrowLaneWalk), so lane 0 alone decides it; an unsigned compare of
+// x_l = x_0 + k l (no wrap over the warp: x_0 + 31 k < 2^32) with a value
+// alike in every lane has one outcome for all lanes when lanes 0 and 31
+// agree (x is monotone over the warp).
+namespace {
+const Reg32 kIndexGprs[] = {util::ecx, util::esi, util::edi, util::r8d, util::r9d, util::r10d, util::r11d};  // eax, edx: scratch
+
+// Whether operand j of an evaluated op is a constant the lane-0 version
+// takes as an immediate (no register): a shift count, the constant operand
+// of a commutative op (the first one only when the second is not constant),
+// the subtrahend.
+bool index_imm_operand(const ir::Function& f, const Inst& in, size_t j) {
+  auto is_const = [&](size_t i) { return i < in.args.size() && f.insts[in.args[i]].op == Opcode::Const; };
+  switch (in.op) {
+    case Opcode::Shl: case Opcode::LShr: return j == 1;
+    case Opcode::ISub: return j == 1 && is_const(1);
+    case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::IAdd: case Opcode::IMul:
+      return j == 1 ? is_const(1) : is_const(0) && !is_const(1);
+    default: return false;
+  }
+}
+}  // namespace
+
+bool Emitter::index_segments_enabled() {
+  static const bool yes = env_switch_on("GPURC_INDEX_LANE0");
+  return yes;
+}
+
+const uint8_t* Emitter::step_vector(uint32_t step) {
+  if (step == 1) return iota32();
+  auto [it, fresh] = step_vectors_.try_emplace(step, nullptr);
+  if (fresh) {
+    uint8_t* p = pool_.alloc(4 * kWarpLanes);
+    for (uint32_t i = 0; i < kWarpLanes; ++i) {
+      const uint32_t d = i * step;
+      std::memcpy(p + 4 * i, &d, 4);
+    }
+    it->second = p;
+  }
+  return it->second;
+}
+
+void Emitter::plan_index_segments() {
+  if (!index_segments_enabled()) return;  // (warp_loop_ and draw_loop_ are known at emission)
+  for (const auto& [acc, m] : indexed_) {
+    if (!m.narrow || m.run_flag < 0) continue;
+    const ValueId checked = m.seq_index != kNoValue ? m.seq_index : m.index;
+    const int32_t seg = plan_.segment_of[checked];
+    if (seg < 0 || index_segments_.count(uint32_t(seg)) || !plan_.segments[size_t(seg)].strip) continue;
+    if (store_home_of_segment_.count(uint32_t(seg)) || plan_.strip_loop_of[plan_.segments[size_t(seg)].block] >= 0)
+      continue;
+    const NarrowRunFlag* nf = nullptr;
+    for (const NarrowRunFlag& r : narrow_run_flags_)
+      if (r.off == m.run_flag) nf = &r;
+    if (!nf) continue;
+    IndexSegment is;
+    is.flag = nf->off;
+    is.vars = nf->iota;
+    is.vars.insert(is.vars.end(), nf->same.begin(), nf->same.end());
+    const unsigned iota = (1u << nf->iota.size()) - 1;
+    std::map<ValueId, size_t> at;  // evaluated op -> its index in is.ops
+    std::vector<size_t> last_reader;
+    bool ok = true;
+    for (ValueId v : plan_.segments[size_t(seg)].ops) {
+      if (deferred_[v]) continue;
+      const Inst& in = f_.insts[v];
+      if (!plan_.direct_phis[v].empty()) { ok = false; break; }
+      NarrowLaneWalk w{f_, is.vars, iota, {}};
+      uint32_t step = 0, cmp_step = 0;
+      bool known = false;
+      switch (in.op) {
+        case Opcode::Const:
+          known = in.type == ir::Type::I32 || in.type == ir::Type::I16 || in.type == ir::Type::I8;
+          break;
+        case Opcode::LoadUniform: {
+          const unsigned bytes = in.type == ir::Type::I1 ? 0 : bit_width(in.type) / 8;
+          known = (bytes == 4 || bytes == 2 || bytes == 1) && in.imm <= f_.uniform_bytes &&
+                  f_.uniform_bytes - in.imm >= bytes;
+          break;
+        }
+        case Opcode::LoadVar: known = in.type == ir::Type::I32 && w.step(v, 0, step); break;
+        case Opcode::Zext: {
+          const ir::Type t = f_.insts[in.args[0]].type;
+          known = in.type == ir::Type::I32 && (t == ir::Type::I16 || t == ir::Type::I8) && at.count(in.args[0]) &&
+                  (f_.insts[in.args[0]].op == Opcode::LoadUniform || f_.insts[in.args[0]].op == Opcode::Const);
+          break;
+        }
+        case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::IAdd: case Opcode::ISub:
+        case Opcode::IMul:
+          known = in.type == ir::Type::I32 && w.step(v, 0, step);
+          break;
+        case Opcode::Shl: case Opcode::LShr:
+          known = in.type == ir::Type::I32 && f_.insts[in.args[1]].op == Opcode::Const &&
+                  f_.insts[in.args[1]].imm < 32 && w.step(v, 0, step);
+          break;
+        case Opcode::ICmp: {
+          const auto p = ir::IntPred(in.attr);
+          uint32_t sx = 0, sy = 1;
+          known = in.type == ir::Type::I1 && in.args.size() == 2 &&
+                  (p == ir::IntPred::Ult || p == ir::IntPred::Ule || p == ir::IntPred::Ugt || p == ir::IntPred::Uge) &&
+                  f_.insts[in.args[0]].type == ir::Type::I32 && w.step(in.args[0], 0, sx) &&
+                  w.step(in.args[1], 0, sy) && sy == 0 && sx != 0 && sx < (1u << 26);
+          step = 0;  // (one outcome for the warp, or the general version)
+          cmp_step = sx;
+          break;
+        }
+        default: break;
+      }
+      // Every operand is an op evaluated before (the walk reads through
+      // deferred ones only for its proof; their values come from here).
+      for (ValueId a : in.args)
+        if (in.op != Opcode::LoadVar && !at.count(a)) known = false;
+      if (!known) { ok = false; break; }
+      for (auto& wr : w.wraps) is.wraps.push_back(wr);
+      for (size_t j = 0; j < in.args.size(); ++j)
+        if (!index_imm_operand(f_, in, j)) last_reader[at[in.args[j]]] = is.ops.size();
+      at[v] = is.ops.size();
+      is.ops.push_back(v);
+      is.steps.push_back(step);
+      is.cmp_steps.push_back(cmp_step);
+      last_reader.push_back(0);
+    }
+    if (!ok || std::find(is.ops.begin(), is.ops.end(), checked) == is.ops.end()) continue;
+    // GPRs: an op's register is taken at its definition and given back after
+    // its last reader (never reused by that reader's own result).
+    std::vector<int> free_regs;
+    for (int r = int(std::size(kIndexGprs)) - 1; r >= 0; --r) free_regs.push_back(r);
+    for (size_t k = 0; k < is.ops.size() && ok; ++k) {
+      if (free_regs.empty()) { ok = false; break; }
+      is.regs.push_back(int8_t(free_regs.back()));
+      free_regs.pop_back();
+      std::vector<ValueId> args = f_.insts[is.ops[k]].args;
+      std::sort(args.begin(), args.end());
+      args.erase(std::unique(args.begin(), args.end()), args.end());
+      for (ValueId a : args)
+        if (last_reader[at[a]] == k) free_regs.push_back(is.regs[at[a]]);
+      if (last_reader[k] == 0) free_regs.push_back(is.regs[k]);  // no evaluated reader (a reader comes later: > 0)
+    }
+    // Each no-wrap test runs where its var's lane 0 is loaded.
+    for (const auto& wr : is.wraps)
+      if (std::none_of(is.ops.begin(), is.ops.end(), [&](ValueId o) {
+            return f_.insts[o].op == Opcode::LoadVar && f_.insts[o].imm == uint64_t(wr.first);
+          }))
+        ok = false;
+    if (!ok) continue;
+    for (size_t k = 0; k < is.ops.size(); ++k) is.read.push_back(last_reader[k] != 0);
+    std::sort(is.wraps.begin(), is.wraps.end());
+    is.wraps.erase(std::unique(is.wraps.begin(), is.wraps.end()), is.wraps.end());
+    is.n_iota = nf->iota.size();
+    is.proven = int32_t(frame_bytes_);
+    frame_bytes_ += 64;
+    index_segments_.emplace(uint32_t(seg), std::move(is));
+  }
+  // The lane-0 vars: every load_var of the var is an op of index segments
+  // of one run-flag record (their strips restore the lanes under that flag).
+  if (!lane0_vars_enabled()) return;
+  std::map<int, int32_t> flag_of_var;
+  std::vector<uint8_t> evaluated(f_.insts.size(), 0);
+  for (const auto& [seg, is] : index_segments_)
+    for (ValueId v : is.ops) {
+      evaluated[v] = 1;
+      if (f_.insts[v].op != Opcode::LoadVar) continue;
+      auto [it, fresh] = flag_of_var.try_emplace(int(f_.insts[v].imm), is.flag);
+      if (!fresh && it->second != is.flag) it->second = -1;
+    }
+  for (const auto& [var, flag] : flag_of_var) {
+    if (flag < 0 || var == lane0_var_) continue;
+    bool only = true;
+    for (ValueId v = 0; v < f_.insts.size() && only; ++v) {
+      const Inst& in = f_.insts[v];
+      if (in.block != kNoBlock && in.op == Opcode::LoadVar && in.imm == uint64_t(var)) only = evaluated[v] != 0;
+    }
+    if (only) {
+      index_lane0_vars_.push_back(var);
+      index_lane0_record_[var] = flag;
+    }
+  }
+  index_tight_ok_ = !index_lane0_vars_.empty() && lane0_var_ < 0;
+  for (const auto& [acc, m] : indexed_)
+    if (m.narrow && m.run_flag >= 0)
+      for (const auto& [var, mask] : m.narrow_wraps)
+        if (auto it = index_lane0_record_.find(var); it != index_lane0_record_.end() && it->second != m.run_flag)
+          index_tight_ok_ = false;
+}
+
+// d = lane 0 of lane var `var` (one of `vars`, the record's order) in a
+// warp-loop call whose record at `record` is set: its descriptor entry's
+// dword base (from the loop's bases of this warp) + lane_add[0]. Uses rax, rdx.
+void Emitter::index_var_lane0(const Reg32& d, int var, int32_t record, const std::vector<int>& vars) {
+  const int k = int(std::find(vars.begin(), vars.end(), var) - vars.begin());
+  mov(rax, qword[rsp + kLoopBasesOffset]);
+  movsxd(rdx, dword[r12 + record + 8 + 8 * k]);
+  mov(d, dword[rax + rdx]);
+  add(d, dword[r12 + record + 12 + 8 * k]);
+}
+
+// The segment's lane-0 version (plan_index_segments), before its strips:
+// true when emitted; then it ends in a jump to `done` (past the strips) and
+// falls through to the strips (the general version) on any other outcome.
+bool Emitter::emit_index_segment(const Segment& s, Label& done) {
+  auto it = index_segments_.find(uint32_t(plan_.segment_of[s.ops[0]]));
+  if (it == index_segments_.end() || !warp_loop_ || draw_loop_ || strip_limit_) return false;
+  const IndexSegment& is = it->second;
+  for (ValueId v : is.ops)  // a slot to write that the version cannot: none of its types are wider
+    if (lane_bytes(f_.insts[v].type) != 4) return false;
+  auto reg_of = [&](ValueId a) {
+    const size_t k = size_t(std::find(is.ops.begin(), is.ops.end(), a) - is.ops.begin());
+    return kIndexGprs[is.regs[k]];
+  };
+  // Lane 0 of var is.vars[k] = its entry's dword base + lane_add[0]
+  // (emit_lane_run_flags), read from the warp loop's bases, not the var.
+  auto var_lane0 = [&](const Reg32& d, int var) { index_var_lane0(d, var, is.flag, is.vars); };
+  Label general, strips;
+  cmp(dword[r12 + is.flag], 0);
+  je(strips, T_NEAR);
+  if (std::any_of(is.ops.begin(), is.ops.end(), [&](ValueId v) { return f_.insts[v].op == Opcode::LoadUniform; })) {
+    test(r15, r15);
+    jz(general, T_NEAR);  // (the strips fault at the load)
+  }
+  for (size_t k = 0; k < is.ops.size(); ++k) {
+    const ValueId v = is.ops[k];
+    const Inst& in = f_.insts[v];
+    const Reg32 r = kIndexGprs[is.regs[k]];
+    const bool slot_written = plan_.escapes[v] && !prefilled_[v];
+    if (!is.read[k] && !slot_written && in.op != Opcode::ICmp) continue;  // (a compare decides the warp)
+    switch (in.op) {
+      case Opcode::Const: mov(r, uint32_t(in.imm & type_mask(in.type))); break;
+      case Opcode::LoadUniform: {
+        const unsigned bytes = bit_width(in.type) / 8;
+        if (bytes == 4) mov(r, dword[r15 + int(in.imm)]);
+        else if (bytes == 2) movzx(r, word[r15 + int(in.imm)]);
+        else movzx(r, byte[r15 + int(in.imm)]);
+        break;
+      }
+      case Opcode::LoadVar:
+        var_lane0(r, int(in.imm));
+        for (const auto& [var, m] : is.wraps) {  // (x_0 & m) + 31 <= m: `and x, m` steps by 1 over the warp
+          if (var != int(in.imm)) continue;
+          if (m == 0xffff) movzx(eax, r.cvt16());
+          else {
+            mov(eax, r);
+            and_(eax, m);
+          }
+          cmp(eax, m - 31);
+          ja(general, T_NEAR);
+        }
+        break;
+      case Opcode::Zext: mov(r, reg_of(in.args[0])); break;
+      case Opcode::Shl:
+      case Opcode::LShr:
+        mov(r, reg_of(in.args[0]));
+        if (in.op == Opcode::Shl) shl(r, uint8_t(f_.insts[in.args[1]].imm));
+        else shr(r, uint8_t(f_.insts[in.args[1]].imm));
+        break;
+      case Opcode::ICmp: {
+        // x_l = x_0 + k l, no wrap: lanes 0 and 31 agree, or the strips decide.
+        const Reg32 x = reg_of(in.args[0]), y = reg_of(in.args[1]);
+        const uint32_t sx = is.cmp_steps[k];
+        auto setcc = [&](const Reg8& d) {
+          switch (ir::IntPred(in.attr)) {
+            case ir::IntPred::Ult: setb(d); break;
+            case ir::IntPred::Ule: setbe(d); break;
+            case ir::IntPred::Ugt: seta(d); break;
+            default: setae(d); break;
+          }
+        };
+        const ir::IntPred pred = ir::IntPred(in.attr);
+        if (pred == ir::IntPred::Ult || pred == ir::IntPred::Ule) {
+          // Every lane true when lane 31's x_0 + 31 k (64-bit: the GPRs'
+          // upper halves are 0) is below (at most) y, which also rules out
+          // a carry; every lane false when lane 0 is not and nothing
+          // carries; else the strips.
+          Label not_all, decided;
+          lea(rax, ptr[x.cvt64() + int32_t(31 * sx)]);
+          cmp(rax, y.cvt64());
+          if (pred == ir::IntPred::Ult) jae(not_all, T_NEAR);
+          else ja(not_all, T_NEAR);
+          mov(r, 1);
+          jmp(decided, T_NEAR);
+          L(not_all);
+          shr(rax, 32);
+          jnz(general, T_NEAR);
+          cmp(x, y);
+          if (pred == ir::IntPred::Ult) jb(general, T_NEAR);
+          else jbe(general, T_NEAR);
+          xor_(r, r);
+          L(decided);
+          break;
+        }
+        mov(eax, x);
+        add(rax, int32_t(31 * sx));
+        mov(rdx, rax);
+        shr(rdx, 32);
+        jnz(general, T_NEAR);
+        mov(edx, y);
+        cmp(rax, rdx);
+        setcc(dl);
+        cmp(x, y);
+        setcc(al);
+        cmp(al, dl);
+        jne(general, T_NEAR);
+        movzx(r, al);
+        break;
+      }
+      default: {  // the binary integer ops of plan_index_segments
+        const bool swap = index_imm_operand(f_, in, 0);  // (a commutative op's constant first operand)
+        const ValueId a = in.args[swap ? 1 : 0], b = in.args[swap ? 0 : 1];
+        mov(r, reg_of(a));
+        if (swap || index_imm_operand(f_, in, 1)) {
+          const uint32_t c = uint32_t(f_.insts[b].imm);
+          switch (in.op) {
+            case Opcode::And: and_(r, c); break;
+            case Opcode::Or: or_(r, c); break;
+            case Opcode::Xor: xor_(r, c); break;
+            case Opcode::IAdd: add(r, c); break;
+            case Opcode::ISub: sub(r, c); break;
+            default: imul(r, r, int(c)); break;
+          }
+          break;
+        }
+        const Reg32 rb = reg_of(b);
+        switch (in.op) {
+          case Opcode::And: and_(r, rb); break;
+          case Opcode::Or: or_(r, rb); break;
+          case Opcode::Xor: xor_(r, rb); break;
+          case Opcode::IAdd: add(r, rb); break;
+          case Opcode::ISub: sub(r, rb); break;
+          default: imul(r, rb); break;
+        }
+        break;
+      }
+    }
+    if (!slot_written) continue;
+    // Its slot, as the strips would write it: lane 0 + step * l; then lane
+    // 0 once more as a dword (a lane-0 reader forwards from that store).
+    bcast_gpr(1, r);
+    for (int o = 0; o < 4 * kWarpLanes; o += vbytes_) {
+      if (is.steps[k] == 0) {
+        vstore(ptr[r12 + int(slot(v) + uint32_t(o))], 1);
+        continue;
+      }
+      vpaddd(V(0), V(1), ptr[rip + step_vector(is.steps[k]) + o]);
+      vstore(ptr[r12 + int(slot(v) + uint32_t(o))], 0);
+    }
+    if (is.steps[k] != 0) mov(dword[r12 + int(slot(v))], r);
+  }
+  mov(dword[r12 + is.proven], 1);
+  jmp(done, T_NEAR);
+  index_emitted_.push_back(it->first);
+  L(general);
+  // The strips read every lane of the vars: lanes 0..31 of each lane-0 var
+  // (the loop may have written lane 0 alone) as the descriptor's entry
+  // writes them, lane 0 + l (iota) or lane 0 (alike).
+  if (lane0_loop())
+    for (size_t k = 0; k < is.vars.size(); ++k) {
+      const int var = is.vars[k];
+      if (std::find(index_lane0_vars_.begin(), index_lane0_vars_.end(), var) == index_lane0_vars_.end()) continue;
+      const uint32_t off = var_offsets_[uint32_t(var)];
+      var_lane0(eax, var);
+      bcast_gpr(1, eax);
+      for (int o = 0; o < 4 * kWarpLanes; o += vbytes_) {
+        if (k < is.n_iota) {
+          vpaddd(V(0), V(1), ptr[rip + iota32() + o]);
+          vstore(ptr[r13 + int(off + uint32_t(o))], 0);
+        } else {
+          vstore(ptr[r13 + int(off + uint32_t(o))], 1);
+        }
+      }
+    }
+  L(strips);
+  mov(dword[r12 + is.proven], 0);
+  return true;
 }
 
 }  // namespace gpurc::x64

@@ -164,8 +164,8 @@ void Emitter::emit_warp_loop() {
   Label tight;
   const bool tight_path = lane0 && !zeroes_shared;
   if (tight_path) {
-    cmp(dword[rsp + kLoopLane0Offset], -1);
-    je(tight, T_NEAR);
+    test(byte[rsp + kLoopLane0Offset], 1);
+    jnz(tight, T_NEAR);
   }
   mov(rsi, qword[rsp + kWarpLoopOffset]);
   mov(eax, dword[rsp + kLoopWarpOffset]);
@@ -221,11 +221,12 @@ void Emitter::emit_warp_loop() {
     cmp(dword[LOOP(plain_vars)], 0);
     je(vars, T_NEAR);
     Label lane0_only, advance;
+    if (lane0) mov(r10d, dword[rsp + kLoopLane0Offset]);
     L(plain);
     mov(r8d, dword[LANEVAR(offset)]);
-    if (lane0) {  // the function's lane-0 var (emitter.h, plan_lane0_var): lane 0 = base (lane_add[0] = 0)
-      cmp(ecx, dword[rsp + kLoopLane0Offset]);
-      je(lane0_only, T_NEAR);
+    if (lane0) {  // the function's lane-0 vars (emitter.h, plan_lane0_var): lane 0 = base (lane_add[0] = 0)
+      bt(r10d, ecx);  // (bit c: the entry of countdown c, set only when nvars < 32)
+      jc(lane0_only, T_NEAR);
     }
     mov(r9, qword[LANEVAR(lane_add)]);
     vpbroadcastd(V(1), dword[rdx]);
@@ -312,7 +313,8 @@ void Emitter::emit_warp_loop() {
     mov(rdi, qword[LOOP(vars)]);
     mov(r8d, dword[LANEVAR(offset)]);
     mov(dword[r13 + r8], r9d);
-    add(rdx, 8);
+    mov(ecx, dword[LOOP(nvars)]);  // (entries past the first: lane-0 vars read from these bases)
+    lea(rdx, ptr[rdx + rcx * 8]);
     mov(qword[rsp + kLoopBasesOffset], rdx);
     xor_(eax, eax);
     point(WarpLoopCopy::JmpLoopWarpStart, [&] { jmp(loop_warp_start_, T_NEAR); });

@@ -318,7 +318,9 @@ TEST_CASE("x64 lane run flag: the listing scans the bases four warps at a time")
 // y[i] = x[i] + 1. Variants: 0 saxpy's shape; 1 an index that looks affine
 // but steps 8 bytes per lane for 4-byte elements (shift 3); 2 the lane part
 // read from a third var (tid from another register); 3 `& 0xff` instead of
-// `& 0xffff` (the per-warp no-wrap test at 0xe0).
+// `& 0xffff` (the per-warp no-wrap test at 0xe0); 4 saxpy's shape with the
+// third var added to the stored value (a var read outside the index
+// segment: the warp loop must keep writing it, nineteenth session).
 ir::Function tesla_copy_kernel(int variant) {
   ir::Function f;
   f.add_var("ctaid", Type::I32);
@@ -342,7 +344,9 @@ ir::Function tesla_copy_kernel(int variant) {
     return b.select(misaligned, b.i64(0xffffffffffff0000ull), b.emit(Opcode::Zext, Type::I64, {x}));
   };
   auto v = b.load(Type::I32, ir::Space::Global, ir::AddrClass::Random, address(0x10), mask);
-  b.store(ir::Space::Global, ir::AddrClass::Random, address(0x14), b.binary(Opcode::IAdd, v, b.i32(1)), mask);
+  auto stored = b.binary(Opcode::IAdd, v, b.i32(1));
+  if (variant == 4) stored = b.binary(Opcode::IAdd, stored, b.emit(Opcode::LoadVar, Type::I32, {}, 0, 0, 2));
+  b.store(ir::Space::Global, ir::AddrClass::Random, address(0x14), stored, mask);
   b.ret();
   f.compute_preds();
   REQUIRE(ir::verify(f) == "");
@@ -372,7 +376,7 @@ TEST_CASE("x64 narrow lane proof: Tesla's index from two lane vars, against the 
   fill_lane_tables();
   std::mt19937_64 rng(1414);
   const int rounds = std::getenv("GPURC_TEST_LIGHT") ? 50 : 200;
-  for (int variant = 0; variant < 4; ++variant) {
+  for (int variant = 0; variant < 5; ++variant) {
     const ir::Function f = tesla_copy_kernel(variant);
     for (Tier tier : host_tiers()) {
       auto jit = compile_with_warp_loop(f, tier);
