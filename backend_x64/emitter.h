@@ -209,6 +209,9 @@ class Emitter : public FastEncoder {
   void store_home_copy(ir::ValueId v);  // lower_helper: a store home's value from its slot to the cell
   const StoreHome* store_probe_ = nullptr;          // set while the probe is emitted
   bool store_probe_direct_ = false;  // the probe's call-span path: overlap decided per call (call_span_ok)
+  // An access's call-span path (emit_indexed_fast): every lane takes part, so
+  // emit_span_moves neither reads nor needs ecx (no lane test on AVX-512).
+  bool span_all_lanes_ = false;
   Xbyak::Label *store_probe_ok_ = nullptr, *store_probe_fail_ = nullptr;
   uint32_t stage_slot(ir::ValueId phi);
   Xbyak::Address strip_mem(ir::ValueId v, int half = 0);
@@ -492,6 +495,7 @@ class Emitter : public FastEncoder {
   // no i64 address computed), aligned, the span in one window: vector moves.
   void emit_narrow_fast(ir::ValueId v, const IndexedAddress& a, Xbyak::Label& done, Xbyak::Label& general);
   void emit_base_gpr(ir::ValueId v, int depth);  // gpr `depth` of {rax, rdx, rsi, rdi} = the uniform base
+  void seq_reader_on_owner_span(const IndexedAddress& a, Xbyak::Label& have);
   void emit_indexed_fast(ir::ValueId v, const IndexedAddress& a, Xbyak::Label& done, Xbyak::Label& general);
   void materialize_deferred(const std::vector<ir::ValueId>& values);  // all 32 lanes into their slots
   // ---- run-time address shapes of any load / store (memory_fast.cpp), with
