@@ -307,13 +307,17 @@ void Emitter::emit_warp_loop() {
     jae(done, T_NEAR);
     mov(rdx, qword[LOOP(budget)]);
     mov(qword[CTX(budget)], rdx);
-    mov(rdx, qword[rsp + kLoopBasesOffset]);
-    mov(r9d, dword[rdx]);
+    // The warp's base from its index (one entry per warp: bases + 8 (warp -
+    // first_warp)), not from kLoopBasesOffset: a store per warp fewer (the
+    // frame stores bounded G13 `memory`'s warp; kLoopBasesOffset is stale
+    // from here on, and nothing after the first warp reads it in this mode).
+    mov(ecx, eax);
+    sub(ecx, dword[LOOP(first_warp)]);
+    mov(rdx, qword[LOOP(bases)]);
+    mov(r9d, dword[rdx + rcx * 8]);
     mov(rdi, qword[LOOP(vars)]);
     mov(r8d, dword[LANEVAR(offset)]);
     mov(dword[r13 + r8], r9d);
-    add(rdx, 8);
-    mov(qword[rsp + kLoopBasesOffset], rdx);
     xor_(eax, eax);
     point(WarpLoopCopy::JmpLoopWarpStart, [&] { jmp(loop_warp_start_, T_NEAR); });
   }
