@@ -977,6 +977,7 @@ class Emitter : public FastEncoder {
   // call; warp_start_ is the per-warp part of the prologue, loop_next_ where
   // the epilogue goes in a warp-loop call.
   bool warp_loop_ = false;
+  bool has_budget_ops() const;
   bool touches_shared_memory() const;  // a load/store of Space::Shared or an atomic (warp_loop.cpp)
   size_t warp_loop_entry_ = kNoWarpLoop;
   Xbyak::Label warp_start_, loop_next_;

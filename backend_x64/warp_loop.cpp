@@ -54,7 +54,7 @@ struct WarpLoopCopy {
   std::vector<Point> points;
 };
 struct WarpLoopCopies {
-  WarpLoopCopy shape[32];  // z_ | daz_ << 1 | draw_loop_ << 2 | shared << 3 | lane0_loop() << 4
+  WarpLoopCopy shape[64];  // z_ | daz_ << 1 | draw_loop_ << 2 | shared << 3 | lane0_loop() << 4 | budget-free short way << 5
   uint64_t replays = 0;
 };
 thread_local WarpLoopCopies tl_warp_loops;
@@ -78,8 +78,15 @@ void Emitter::emit_warp_loop() {
   warp_loop_entry_ = getSize();
   const bool zeroes_shared = touches_shared_memory();
   const bool lane0 = lane0_loop();
+  // The short way below leaves ctx.budget alone in a function with no
+  // budget op (nothing else reads it): a frame store per warp fewer, which
+  // is what bounds a memory kernel's warp on this host (docs/backend_x64.md,
+  // nineteenth session). The general way keeps its store (placement: the
+  // eighteenth session measured the empty row dropping without it).
+  const bool tight_budget_free = lane0 && !zeroes_shared && !has_budget_ops();
   WarpLoopCopy& copy = tl_warp_loops.shape[(z_ ? 1 : 0) | (daz_ ? 2 : 0) | (draw_loop_ ? 4 : 0) |
-                                           (zeroes_shared ? 8 : 0) | (lane0 ? 16 : 0)];
+                                           (zeroes_shared ? 8 : 0) | (lane0 ? 16 : 0) |
+                                           (tight_budget_free ? 32 : 0)];
   if (warp_loop_copies_on && !copy.bytes.empty() && maxSize_ - size_ >= copy.bytes.size() + 64) {
     // The kept bytes between the points; at each point what the first
     // emission did there, through xbyak (the labels are this function's).
@@ -305,8 +312,10 @@ void Emitter::emit_warp_loop() {
     mov(dword[rsp + kLoopWarpOffset], eax);
     cmp(eax, dword[LOOP(end_warp)]);
     jae(done, T_NEAR);
-    mov(rdx, qword[LOOP(budget)]);
-    mov(qword[CTX(budget)], rdx);
+    if (!tight_budget_free) {
+      mov(rdx, qword[LOOP(budget)]);
+      mov(qword[CTX(budget)], rdx);
+    }
     // The warp's base from its index (one entry per warp: bases + 8 (warp -
     // first_warp)), not from kLoopBasesOffset: a store per warp fewer (the
     // frame stores bounded G13 `memory`'s warp; kLoopBasesOffset is stale
@@ -375,6 +384,15 @@ void Emitter::emit_zero_ranges(int count_off, int list_off) {
   sub(ecx, 1);
   jnz(ranges, T_NEAR);
   L(none);
+}
+
+// Whether the function has a budget op (the watchdog's only reader of
+// ctx.budget in generated code; helpers and the runtime do not read it).
+bool Emitter::has_budget_ops() const {
+  for (const Block& b : f_.blocks)
+    for (ValueId v : b.insts)
+      if (f_.insts[v].op == Opcode::Budget) return true;
+  return false;
 }
 
 // Whether any op of the function may access the shared space: a load or
