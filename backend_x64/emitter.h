@@ -565,7 +565,13 @@ class Emitter : public FastEncoder {
   // descriptor's only entry and no var range is zeroed (the loop's short
   // way per warp, warp_loop.cpp).
   static constexpr int kLoopLane0Offset = 68;
-  static constexpr int kStackBytes = 104;     // below the pushed registers; keeps rsp 16-byte aligned
+  // [rsp+104]: in the short way's mode (-1 above), the end of the call's
+  // lane var bases (bases + 8 (end_warp - first_warp)); [rsp+112]: the var's
+  // offset in the vars. Written by the first warp's prologue
+  // (emit_lane_run_flags) with the -1, read by the loop's short way instead
+  // of the descriptor (nineteenth session: loads bounded the warp).
+  static constexpr int kLoopBasesEndOffset = 104, kLoopLane0VarOffset = 112;
+  static constexpr int kStackBytes = 120;     // below the pushed registers; keeps rsp 16-byte aligned
   static constexpr uint32_t kZeroSource = ~0u;  // copy_warp source that stores zeros
   static constexpr uint32_t kLaunchMaskBytes = ir::kWarpLanes * 12;
   void copy_warp(uint32_t dst_off, uint32_t src_off, unsigned bytes, bool launched_only);

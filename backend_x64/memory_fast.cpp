@@ -681,6 +681,15 @@ void Emitter::emit_lane_run_flags() {
         jne(general, T_NEAR);
         cmp(dword[r11 + int(offsetof(WarpLoop, nzero))], 0);
         jne(general, T_NEAR);
+        // What the short way reads per warp, from the frame (emitter.h).
+        mov(eax, dword[r11 + int(offsetof(WarpLoop, end_warp))]);
+        sub(eax, dword[r11 + int(offsetof(WarpLoop, first_warp))]);
+        shl(rax, 3);
+        add(rax, qword[r11 + int(offsetof(WarpLoop, bases))]);
+        mov(qword[rsp + kLoopBasesEndOffset], rax);
+        mov(rax, qword[r11 + int(offsetof(WarpLoop, vars))]);
+        mov(eax, dword[rax + int(offsetof(LaneVarInit, offset))]);
+        mov(dword[rsp + kLoopLane0VarOffset], eax);
         mov(eax, -1);
         L(general);
       }

@@ -303,32 +303,32 @@ void Emitter::emit_warp_loop() {
   xor_(eax, eax);
   point(WarpLoopCopy::JmpLoopWarpStart, [&] { jmp(loop_warp_start_, T_NEAR); });
   if (tight_path) {
-    // The next warp: its budget and lane 0 of the one var (lane_add[0] = 0),
-    // as the general way does for this descriptor, without its tests.
+    // The next warp: its budget (with budget ops) and lane 0 of the one var
+    // (lane_add[0] = 0), as the general way does for this descriptor, from
+    // the frame: the bases pointer is the warp counter (kLoopWarpOffset is
+    // not kept in this mode; `exit` derives the warp from the pointer).
+    // Four loads and two stores per warp: the frame's loads and stores, not
+    // the instruction count, bounded G13 `memory`'s warp on this host.
+    Label tight_done;
     L(tight);
-    mov(rsi, qword[rsp + kWarpLoopOffset]);
-    mov(eax, dword[rsp + kLoopWarpOffset]);
-    add(eax, 1);
-    mov(dword[rsp + kLoopWarpOffset], eax);
-    cmp(eax, dword[LOOP(end_warp)]);
-    jae(done, T_NEAR);
+    mov(rdx, qword[rsp + kLoopBasesOffset]);
+    cmp(rdx, qword[rsp + kLoopBasesEndOffset]);
+    jae(tight_done, T_NEAR);
     if (!tight_budget_free) {
-      mov(rdx, qword[LOOP(budget)]);
-      mov(qword[CTX(budget)], rdx);
+      mov(rsi, qword[rsp + kWarpLoopOffset]);
+      mov(rcx, qword[LOOP(budget)]);
+      mov(qword[CTX(budget)], rcx);
     }
-    // The warp's base from its index (one entry per warp: bases + 8 (warp -
-    // first_warp)), not from kLoopBasesOffset: a store per warp fewer (the
-    // frame stores bounded G13 `memory`'s warp; kLoopBasesOffset is stale
-    // from here on, and nothing after the first warp reads it in this mode).
-    mov(ecx, eax);
-    sub(ecx, dword[LOOP(first_warp)]);
-    mov(rdx, qword[LOOP(bases)]);
-    mov(r9d, dword[rdx + rcx * 8]);
-    mov(rdi, qword[LOOP(vars)]);
-    mov(r8d, dword[LANEVAR(offset)]);
+    mov(r9d, dword[rdx]);
+    mov(r8d, dword[rsp + kLoopLane0VarOffset]);
     mov(dword[r13 + r8], r9d);
+    add(rdx, 8);
+    mov(qword[rsp + kLoopBasesOffset], rdx);
     xor_(eax, eax);
     point(WarpLoopCopy::JmpLoopWarpStart, [&] { jmp(loop_warp_start_, T_NEAR); });
+    L(tight_done);
+    mov(rsi, qword[rsp + kWarpLoopOffset]);
+    mov(eax, dword[LOOP(end_warp)]);
   }
 
   L(done);  // eax = end_warp
@@ -339,7 +339,23 @@ void Emitter::emit_warp_loop() {
   jmp(leave, T_NEAR);
   L(exit);  // eax = the call's status (ctx.status holds it): the warp that stopped
   mov(rsi, qword[rsp + kWarpLoopOffset]);
-  mov(ecx, dword[rsp + kLoopWarpOffset]);
+  if (tight_path) {
+    // The short way's mode: warp = first_warp + (next entry - bases) / 8 - 1.
+    Label counted, stored;
+    cmp(dword[rsp + kLoopLane0Offset], -1);
+    jne(counted, T_NEAR);
+    mov(rcx, qword[rsp + kLoopBasesOffset]);
+    sub(rcx, qword[LOOP(bases)]);
+    shr(rcx, 3);
+    add(ecx, dword[LOOP(first_warp)]);
+    sub(ecx, 1);
+    jmp(stored, T_NEAR);
+    L(counted);
+    mov(ecx, dword[rsp + kLoopWarpOffset]);
+    L(stored);
+  } else {
+    mov(ecx, dword[rsp + kLoopWarpOffset]);
+  }
   mov(dword[LOOP(warp)], ecx);
   L(leave);
   emit_exit_frame();
