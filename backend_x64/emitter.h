@@ -212,6 +212,9 @@ class Emitter : public FastEncoder {
   void store_home_copy(ir::ValueId v);  // lower_helper: a store home's value from its slot to the cell
   const StoreHome* store_probe_ = nullptr;          // set while the probe is emitted
   bool store_probe_direct_ = false;  // the probe's call-span path: overlap decided per call (call_span_ok)
+  // An access's call-span path (emit_indexed_fast): every lane takes part, so
+  // emit_span_moves neither reads nor needs ecx (no lane test on AVX-512).
+  bool span_all_lanes_ = false;
   Xbyak::Label *store_probe_ok_ = nullptr, *store_probe_fail_ = nullptr;
   uint32_t stage_slot(ir::ValueId phi);
   Xbyak::Address strip_mem(ir::ValueId v, int half = 0);
@@ -536,6 +539,7 @@ class Emitter : public FastEncoder {
   // no i64 address computed), aligned, the span in one window: vector moves.
   void emit_narrow_fast(ir::ValueId v, const IndexedAddress& a, Xbyak::Label& done, Xbyak::Label& general);
   void emit_base_gpr(ir::ValueId v, int depth);  // gpr `depth` of {rax, rdx, rsi, rdi} = the uniform base
+  void seq_reader_on_owner_span(const IndexedAddress& a, Xbyak::Label& have);
   void emit_indexed_fast(ir::ValueId v, const IndexedAddress& a, Xbyak::Label& done, Xbyak::Label& general);
   void materialize_deferred(const std::vector<ir::ValueId>& values);  // all 32 lanes into their slots
   // ---- run-time address shapes of any load / store (memory_fast.cpp), with
@@ -605,7 +609,13 @@ class Emitter : public FastEncoder {
   // 0: that var is G13's lane-0 var, the descriptor's only entry, and no
   // var range is zeroed (the loop's short way per warp, warp_loop.cpp).
   static constexpr int kLoopLane0Offset = 68;
-  static constexpr int kStackBytes = 104;     // below the pushed registers; keeps rsp 16-byte aligned
+  // [rsp+104]: in the short way's mode (-1 above), the end of the call's
+  // lane var bases (bases + 8 (end_warp - first_warp)); [rsp+112]: the var's
+  // offset in the vars. Written by the first warp's prologue
+  // (emit_lane_run_flags) with the -1, read by the loop's short way instead
+  // of the descriptor (nineteenth session: loads bounded the warp).
+  static constexpr int kLoopBasesEndOffset = 104, kLoopLane0VarOffset = 112;
+  static constexpr int kStackBytes = 120;     // below the pushed registers; keeps rsp 16-byte aligned
   static constexpr uint32_t kZeroSource = ~0u;  // copy_warp source that stores zeros
   static constexpr uint32_t kLaunchMaskBytes = ir::kWarpLanes * 12;
   void copy_warp(uint32_t dst_off, uint32_t src_off, unsigned bytes, bool launched_only);
@@ -1017,6 +1027,7 @@ class Emitter : public FastEncoder {
   // call; warp_start_ is the per-warp part of the prologue, loop_next_ where
   // the epilogue goes in a warp-loop call.
   bool warp_loop_ = false;
+  bool has_budget_ops() const;
   bool touches_shared_memory() const;  // a load/store of Space::Shared or an atomic (warp_loop.cpp)
   size_t warp_loop_entry_ = kNoWarpLoop;
   Xbyak::Label warp_start_, loop_next_;

@@ -681,6 +681,15 @@ void Emitter::emit_lane_run_flags() {
         jne(general, T_NEAR);
         cmp(dword[r11 + int(offsetof(WarpLoop, nzero))], 0);
         jne(general, T_NEAR);
+        // What the short way reads per warp, from the frame (emitter.h).
+        mov(eax, dword[r11 + int(offsetof(WarpLoop, end_warp))]);
+        sub(eax, dword[r11 + int(offsetof(WarpLoop, first_warp))]);
+        shl(rax, 3);
+        add(rax, qword[r11 + int(offsetof(WarpLoop, bases))]);
+        mov(qword[rsp + kLoopBasesEndOffset], rax);
+        mov(rax, qword[r11 + int(offsetof(WarpLoop, vars))]);
+        mov(eax, dword[rax + int(offsetof(LaneVarInit, offset))]);
+        mov(dword[rsp + kLoopLane0VarOffset], eax);
         mov(eax, -1);
         L(general);
       }
@@ -1201,6 +1210,33 @@ const Emitter::IndexedAddress* Emitter::probe_load_on_span(ValueId l) const {
   return &li->second;
 }
 
+// A reader of a sequence cache (an access after its owner, the same index
+// and mask): when the owner's call span is set, the owner moved from it in
+// this warp and wrote no cache (a store per field and warp, which bounded
+// G13 `memory`'s warp on this host); its verdict is then known: every lane
+// takes part (the span is set only with ctx.entry_mask all ones, the same
+// for the whole call) and b is lane 0 of the owner's index var (base +
+// lane, which no store_var writes). Jumps to `have` with ecx and rsi as the
+// cache would give them; falls through to the cache otherwise.
+void Emitter::seq_reader_on_owner_span(const IndexedAddress& a, Label& have) {
+  const IndexedAddress* owner = nullptr;
+  ValueId owner_v = kNoValue;
+  for (const auto& [ov, om] : indexed_)
+    if (om.seq_owner && om.seq_cache == a.seq_cache) {
+      owner = &om;
+      owner_v = ov;
+      break;
+    }
+  if (!owner || !call_span_ok(owner_v, *owner) || owner->index_var < 0) return;
+  Label from_cache;
+  cmp(qword[r12 + owner->win_cache + kCallSpanOffset], 0);
+  je(from_cache, T_NEAR);
+  mov(ecx, uint32_t(-1));
+  movsxd(rsi, dword[r13 + int(var_offsets_[uint32_t(owner->index_var)])]);
+  jmp(have, T_NEAR);
+  L(from_cache);
+}
+
 void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done, Label& general) {
   const Inst& in = f_.insts[v];
   bool is_load = in.op == Opcode::Load;
@@ -1237,27 +1273,31 @@ void Emitter::emit_indexed_fast(ValueId v, const IndexedAddress& a, Label& done,
     mov(r8, qword[r12 + a.win_cache + kCallSpanOffset]);
     test(r8, r8);
     jz(per_warp, T_NEAR);
-    if (z_) mov(ecx, uint32_t(-1));  // (the moves' lane test; Avx2's moves and probe read no ecx)
+    // (No ecx: the moves below take every lane without a lane test, and
+    // nothing after `done` reads it, as on Avx2's paths.)
     if (a.mask_owner) mov(dword[r12 + a.mask_cache], uint32_t(-1));
     movsxd(rdi, dword[index_base + int(index_slot)]);
-    if (a.seq_owner) {
-      mov(qword[r12 + a.seq_cache], rdi);
-      mov(dword[r12 + a.seq_cache + 8], uint32_t(-1));
-    }
+    // (No sequence cache: its readers take x_0 from the var while this
+    // access's call span is set, seq_reader_on_owner_span.)
     lea(rsi, ptr[r8 + rdi * scale]);
     store_probe_direct_ = store_probe_ != nullptr;
+    span_all_lanes_ = true;
     emit_span_moves(is_load, bytes, data_slot, done);
+    span_all_lanes_ = false;
     store_probe_direct_ = false;
     L(per_warp);
   }
   Label full_check, seq_checked;
   const bool reuse = sequential && a.seq_cache >= 0 && !a.seq_owner;
   if (reuse) {  // an earlier access of this block found these lanes consecutive: ecx and b from its cache
+    Label have_lanes;
+    seq_reader_on_owner_span(a, have_lanes);
     mov(ecx, dword[r12 + a.seq_cache + 8]);
     test(ecx, ecx);
     jz(full_check, T_NEAR);
-    if (a.mask_owner) mov(dword[r12 + a.mask_cache], ecx);  // the same lanes (same mask value)
     mov(rsi, qword[r12 + a.seq_cache]);
+    L(have_lanes);
+    if (a.mask_owner) mov(dword[r12 + a.mask_cache], ecx);  // the same lanes (same mask value)
     if (a.run_flag >= 0 && a.win_cache >= 0) {  // a window holds every warp's span of the call (below)
       mov(r8, qword[r12 + a.win_cache + 24]);
       test(r8, r8);
@@ -2003,7 +2043,7 @@ void Emitter::emit_sequence_verdict(const IndexedAddress& a, Label& not_in_seque
 // (AVX-512) plain 64-byte moves, no lane masks.
 void Emitter::emit_span_moves(bool is_load, unsigned bytes, uint32_t data_slot, Label& done) {
   if (store_probe_ && !is_load) {  // a store home's probe: every lane, or the store at its place
-    if (z_) {
+    if (z_ && !span_all_lanes_) {
       cmp(ecx, uint32_t(-1));
       jne(done, T_NEAR);
     }
@@ -2013,8 +2053,10 @@ void Emitter::emit_span_moves(bool is_load, unsigned bytes, uint32_t data_slot, 
   }
   if (z_) {
     Label some;
-    cmp(ecx, uint32_t(-1));
-    jne(some, T_NEAR);
+    if (!span_all_lanes_) {
+      cmp(ecx, uint32_t(-1));
+      jne(some, T_NEAR);
+    }
     emit_stream_prefetch(is_load, bytes, rsi);  // (the other paths: emit_contiguous_access's)
     if (!is_load || !load_home_take(rsi, bytes, data_slot)) {  // (a homed load: the cell, no moves)
       for (uint32_t o = 0; o < kWarpLanes * bytes; o += 64) {
@@ -2024,6 +2066,7 @@ void Emitter::emit_span_moves(bool is_load, unsigned bytes, uint32_t data_slot, 
       }
       jmp(done, T_NEAR);
     }
+    if (span_all_lanes_) return;  // (no partial lanes: the masked moves would be dead code)
     L(some);
   }
   emit_contiguous_access(is_load, bytes, data_slot, rsi);

@@ -54,7 +54,7 @@ struct WarpLoopCopy {
   std::vector<Point> points;
 };
 struct WarpLoopCopies {
-  WarpLoopCopy shape[32];  // z_ | daz_ << 1 | draw_loop_ << 2 | shared << 3 | lane0_loop() << 4
+  WarpLoopCopy shape[64];  // z_ | daz_ << 1 | draw_loop_ << 2 | shared << 3 | lane0_loop() << 4 | budget-free short way << 5
   uint64_t replays = 0;
 };
 thread_local WarpLoopCopies tl_warp_loops;
@@ -78,8 +78,15 @@ void Emitter::emit_warp_loop() {
   warp_loop_entry_ = getSize();
   const bool zeroes_shared = touches_shared_memory();
   const bool lane0 = lane0_loop();
+  // The short way below leaves ctx.budget alone in a function with no
+  // budget op (nothing else reads it): a frame store per warp fewer, which
+  // is what bounds a memory kernel's warp on this host (docs/backend_x64.md,
+  // nineteenth session). The general way keeps its store (placement: the
+  // eighteenth session measured the empty row dropping without it).
+  const bool tight_budget_free = lane0 && !zeroes_shared && !has_budget_ops();
   WarpLoopCopy& copy = tl_warp_loops.shape[(z_ ? 1 : 0) | (daz_ ? 2 : 0) | (draw_loop_ ? 4 : 0) |
-                                           (zeroes_shared ? 8 : 0) | (lane0 ? 16 : 0)];
+                                           (zeroes_shared ? 8 : 0) | (lane0 ? 16 : 0) |
+                                           (tight_budget_free ? 32 : 0)];
   if (warp_loop_copies_on && !copy.bytes.empty() && maxSize_ - size_ >= copy.bytes.size() + 64) {
     // The kept bytes between the points; at each point what the first
     // emission did there, through xbyak (the labels are this function's).
@@ -297,27 +304,33 @@ void Emitter::emit_warp_loop() {
   xor_(eax, eax);
   point(WarpLoopCopy::JmpLoopWarpStart, [&] { jmp(loop_warp_start_, T_NEAR); });
   if (tight_path) {
-    // The next warp: its budget and lane 0 of the one var (lane_add[0] = 0),
-    // as the general way does for this descriptor, without its tests.
+    // The next warp: its budget (with budget ops) and lane 0 of the one var
+    // (lane_add[0] = 0), as the general way does for this descriptor, from
+    // the frame: the bases pointer is the warp counter (kLoopWarpOffset is
+    // not kept in this mode; `exit` derives the warp from the pointer).
+    // Four loads and two stores per warp: the frame's loads and stores, not
+    // the instruction count, bounded G13 `memory`'s warp on this host.
+    Label tight_done;
     L(tight);
-    mov(rsi, qword[rsp + kWarpLoopOffset]);
-    mov(eax, dword[rsp + kLoopWarpOffset]);
-    add(eax, 1);
-    mov(dword[rsp + kLoopWarpOffset], eax);
-    cmp(eax, dword[LOOP(end_warp)]);
-    jae(done, T_NEAR);
-    mov(rdx, qword[LOOP(budget)]);
-    mov(qword[CTX(budget)], rdx);
     mov(rdx, qword[rsp + kLoopBasesOffset]);
+    cmp(rdx, qword[rsp + kLoopBasesEndOffset]);
+    jae(tight_done, T_NEAR);
+    if (!tight_budget_free) {
+      mov(rsi, qword[rsp + kWarpLoopOffset]);
+      mov(rcx, qword[LOOP(budget)]);
+      mov(qword[CTX(budget)], rcx);
+    }
     mov(r9d, dword[rdx]);
-    mov(rdi, qword[LOOP(vars)]);
-    mov(r8d, dword[LANEVAR(offset)]);
+    mov(r8d, dword[rsp + kLoopLane0VarOffset]);
     mov(dword[r13 + r8], r9d);
     mov(ecx, dword[LOOP(nvars)]);  // (entries past the first: lane-0 vars read from these bases)
     lea(rdx, ptr[rdx + rcx * 8]);
     mov(qword[rsp + kLoopBasesOffset], rdx);
     xor_(eax, eax);
     point(WarpLoopCopy::JmpLoopWarpStart, [&] { jmp(loop_warp_start_, T_NEAR); });
+    L(tight_done);
+    mov(rsi, qword[rsp + kWarpLoopOffset]);
+    mov(eax, dword[LOOP(end_warp)]);
   }
 
   L(done);  // eax = end_warp
@@ -328,7 +341,23 @@ void Emitter::emit_warp_loop() {
   jmp(leave, T_NEAR);
   L(exit);  // eax = the call's status (ctx.status holds it): the warp that stopped
   mov(rsi, qword[rsp + kWarpLoopOffset]);
-  mov(ecx, dword[rsp + kLoopWarpOffset]);
+  if (tight_path) {
+    // The short way's mode: warp = first_warp + (next entry - bases) / 8 - 1.
+    Label counted, stored;
+    cmp(dword[rsp + kLoopLane0Offset], -1);
+    jne(counted, T_NEAR);
+    mov(rcx, qword[rsp + kLoopBasesOffset]);
+    sub(rcx, qword[LOOP(bases)]);
+    shr(rcx, 3);
+    add(ecx, dword[LOOP(first_warp)]);
+    sub(ecx, 1);
+    jmp(stored, T_NEAR);
+    L(counted);
+    mov(ecx, dword[rsp + kLoopWarpOffset]);
+    L(stored);
+  } else {
+    mov(ecx, dword[rsp + kLoopWarpOffset]);
+  }
   mov(dword[LOOP(warp)], ecx);
   L(leave);
   emit_exit_frame();
@@ -373,6 +402,15 @@ void Emitter::emit_zero_ranges(int count_off, int list_off) {
   sub(ecx, 1);
   jnz(ranges, T_NEAR);
   L(none);
+}
+
+// Whether the function has a budget op (the watchdog's only reader of
+// ctx.budget in generated code; helpers and the runtime do not read it).
+bool Emitter::has_budget_ops() const {
+  for (const Block& b : f_.blocks)
+    for (ValueId v : b.insts)
+      if (f_.insts[v].op == Opcode::Budget) return true;
+  return false;
 }
 
 // Whether any op of the function may access the shared space: a load or
