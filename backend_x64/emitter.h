@@ -473,6 +473,9 @@ class Emitter : public FastEncoder {
   // from the bases under its own record: then a call whose every entry is a
   // lane-0 var takes the loop's short way (no var written).
   bool index_tight_ok_ = false;
+  // The prologue's frame words of the loop's short way (kLoopBasesEndOffset..);
+  // r11 = the WarpLoop. Uses rax, rcx.
+  void emit_short_way_frame();
   std::vector<uint32_t> index_emitted_;  // segments whose lane-0 version is emitted (proven dword written)
   void index_var_lane0(const Xbyak::Reg32& d, int var, int32_t record, const std::vector<int>& vars);
   void lane0_restore(const IndexedAddress& a);
@@ -609,12 +612,14 @@ class Emitter : public FastEncoder {
   // 0: that var is G13's lane-0 var, the descriptor's only entry, and no
   // var range is zeroed (the loop's short way per warp, warp_loop.cpp).
   static constexpr int kLoopLane0Offset = 68;
-  // [rsp+104]: in the short way's mode (-1 above), the end of the call's
-  // lane var bases (bases + 8 (end_warp - first_warp)); [rsp+112]: the var's
-  // offset in the vars. Written by the first warp's prologue
-  // (emit_lane_run_flags) with the -1, read by the loop's short way instead
-  // of the descriptor (nineteenth session: loads bounded the warp).
-  static constexpr int kLoopBasesEndOffset = 104, kLoopLane0VarOffset = 112;
+  // [rsp+104]: in the short way's mode (bit 0 above), the end of the call's
+  // lane var bases (bases + 8 nvars (end_warp - first_warp)); [rsp+112]: the
+  // first entry's var offset in the vars; [rsp+116]: the bytes between two
+  // warps' bases (8 nvars). Written by the first warp's prologue
+  // (emit_lane_run_flags, emit_short_way_frame) with bit 0, read by the
+  // loop's short way instead of the descriptor (nineteenth session: loads
+  // bounded the warp).
+  static constexpr int kLoopBasesEndOffset = 104, kLoopLane0VarOffset = 112, kLoopBasesStepOffset = 116;
   static constexpr int kStackBytes = 120;     // below the pushed registers; keeps rsp 16-byte aligned
   static constexpr uint32_t kZeroSource = ~0u;  // copy_warp source that stores zeros
   static constexpr uint32_t kLaunchMaskBytes = ir::kWarpLanes * 12;

@@ -681,15 +681,7 @@ void Emitter::emit_lane_run_flags() {
         jne(general, T_NEAR);
         cmp(dword[r11 + int(offsetof(WarpLoop, nzero))], 0);
         jne(general, T_NEAR);
-        // What the short way reads per warp, from the frame (emitter.h).
-        mov(eax, dword[r11 + int(offsetof(WarpLoop, end_warp))]);
-        sub(eax, dword[r11 + int(offsetof(WarpLoop, first_warp))]);
-        shl(rax, 3);
-        add(rax, qword[r11 + int(offsetof(WarpLoop, bases))]);
-        mov(qword[rsp + kLoopBasesEndOffset], rax);
-        mov(rax, qword[r11 + int(offsetof(WarpLoop, vars))]);
-        mov(eax, dword[rax + int(offsetof(LaneVarInit, offset))]);
-        mov(dword[rsp + kLoopLane0VarOffset], eax);
+        emit_short_way_frame();
         mov(eax, -1);
         L(general);
       }
@@ -834,6 +826,7 @@ void Emitter::emit_lane_run_flags() {
         jne(no_tight, T_NEAR);
         cmp(dword[r11 + int(offsetof(WarpLoop, nzero))], 0);
         jne(no_tight, T_NEAR);
+        emit_short_way_frame();
         or_(dword[rsp + kLoopLane0Offset], 1);
         L(no_tight);
       }
@@ -841,6 +834,24 @@ void Emitter::emit_lane_run_flags() {
     L(fail);
   }
   L(single);
+}
+
+// What the loop's short way reads per warp instead of the descriptor
+// (emitter.h, kLoopBasesEndOffset): the end of the call's bases, the first
+// entry's var offset and the bases' step, 8 nvars (G13's one lane-0 var: 8;
+// Tesla's index-segment vars: every entry of the descriptor).
+void Emitter::emit_short_way_frame() {
+  mov(ecx, dword[r11 + int(offsetof(WarpLoop, nvars))]);
+  shl(ecx, 3);
+  mov(dword[rsp + kLoopBasesStepOffset], ecx);
+  mov(eax, dword[r11 + int(offsetof(WarpLoop, end_warp))]);
+  sub(eax, dword[r11 + int(offsetof(WarpLoop, first_warp))]);
+  imul(rax, rcx);
+  add(rax, qword[r11 + int(offsetof(WarpLoop, bases))]);
+  mov(qword[rsp + kLoopBasesEndOffset], rax);
+  mov(rax, qword[r11 + int(offsetof(WarpLoop, vars))]);
+  mov(eax, dword[rax + int(offsetof(LaneVarInit, offset))]);
+  mov(dword[rsp + kLoopLane0VarOffset], eax);
 }
 
 const uint8_t* Emitter::iota32() {

@@ -54,7 +54,8 @@ struct WarpLoopCopy {
   std::vector<Point> points;
 };
 struct WarpLoopCopies {
-  WarpLoopCopy shape[64];  // z_ | daz_ << 1 | draw_loop_ << 2 | shared << 3 | lane0_loop() << 4 | budget-free short way << 5
+  WarpLoopCopy shape[128];  // z_ | daz_ << 1 | draw_loop_ << 2 | shared << 3 | lane0_loop() << 4 |
+                           // budget-free short way << 5 | short way over several vars << 6
   uint64_t replays = 0;
 };
 thread_local WarpLoopCopies tl_warp_loops;
@@ -84,9 +85,12 @@ void Emitter::emit_warp_loop() {
   // nineteenth session). The general way keeps its store (placement: the
   // eighteenth session measured the empty row dropping without it).
   const bool tight_budget_free = lane0 && !zeroes_shared && !has_budget_ops();
+  // Tesla's index-segment vars (index_tight_ok_): the short way steps over
+  // every entry of the descriptor (the frame's step), G13's over its one var.
+  const bool tight_vars = lane0 && index_tight_ok_;
   WarpLoopCopy& copy = tl_warp_loops.shape[(z_ ? 1 : 0) | (daz_ ? 2 : 0) | (draw_loop_ ? 4 : 0) |
                                            (zeroes_shared ? 8 : 0) | (lane0 ? 16 : 0) |
-                                           (tight_budget_free ? 32 : 0)];
+                                           (tight_budget_free ? 32 : 0) | (tight_vars ? 64 : 0)];
   if (warp_loop_copies_on && !copy.bytes.empty() && maxSize_ - size_ >= copy.bytes.size() + 64) {
     // The kept bytes between the points; at each point what the first
     // emission did there, through xbyak (the labels are this function's).
@@ -323,8 +327,12 @@ void Emitter::emit_warp_loop() {
     mov(r9d, dword[rdx]);
     mov(r8d, dword[rsp + kLoopLane0VarOffset]);
     mov(dword[r13 + r8], r9d);
-    mov(ecx, dword[LOOP(nvars)]);  // (entries past the first: lane-0 vars read from these bases)
-    lea(rdx, ptr[rdx + rcx * 8]);
+    if (tight_vars) {  // (entries past the first: lane-0 vars read from these bases)
+      mov(ecx, dword[rsp + kLoopBasesStepOffset]);
+      add(rdx, rcx);
+    } else {
+      add(rdx, 8);
+    }
     mov(qword[rsp + kLoopBasesOffset], rdx);
     xor_(eax, eax);
     point(WarpLoopCopy::JmpLoopWarpStart, [&] { jmp(loop_warp_start_, T_NEAR); });
@@ -342,15 +350,20 @@ void Emitter::emit_warp_loop() {
   L(exit);  // eax = the call's status (ctx.status holds it): the warp that stopped
   mov(rsi, qword[rsp + kWarpLoopOffset]);
   if (tight_path) {
-    // The short way's mode: warp = first_warp + (next entry - bases) / 8 - 1.
+    // The short way's mode (bit 0): warp = first_warp + (next entry -
+    // bases) / step - 1, the step 8 nvars (eax, the status, is kept).
     Label counted, stored;
-    cmp(dword[rsp + kLoopLane0Offset], -1);
-    jne(counted, T_NEAR);
-    mov(rcx, qword[rsp + kLoopBasesOffset]);
-    sub(rcx, qword[LOOP(bases)]);
-    shr(rcx, 3);
+    test(byte[rsp + kLoopLane0Offset], 1);
+    jz(counted, T_NEAR);
+    mov(r10d, eax);
+    mov(rax, qword[rsp + kLoopBasesOffset]);
+    sub(rax, qword[LOOP(bases)]);
+    xor_(edx, edx);
+    mov(ecx, dword[rsp + kLoopBasesStepOffset]);
+    div(rcx);
+    lea(ecx, ptr[rax - 1]);
     add(ecx, dword[LOOP(first_warp)]);
-    sub(ecx, 1);
+    mov(eax, r10d);
     jmp(stored, T_NEAR);
     L(counted);
     mov(ecx, dword[rsp + kLoopWarpOffset]);
