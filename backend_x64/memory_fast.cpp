@@ -26,6 +26,7 @@
 #include <atomic>
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 #include <cstddef>
 #include <cstring>
@@ -1040,9 +1041,69 @@ void Emitter::taking_part_lanes(const IndexedAddress& a, ValueId mask) {
     test(ecx, ecx);
     return;
   }
+  Label converted;
+  if (const IndexSegment* is = proven_compare(mask_lanes_value(mask))) {
+    // This warp's index segment decided the compare for all 32 lanes
+    // (proven dword 2: true in every lane): the lanes are the entry mask,
+    // with no read of the compare's slot just written by vector stores.
+    Label convert;
+    cmp(dword[r12 + is->proven], 2);
+    jne(convert, T_NEAR);
+    mov(ecx, dword[CTX(entry_mask)]);
+    test(ecx, ecx);
+    jmp(converted, T_NEAR);
+    L(convert);
+  }
   lane_bits(ecx, slot(mask_lanes_value(mask)), true);  // (a bound check: all ones but in a last warp)
   and_(ecx, dword[CTX(entry_mask)]);
+  L(converted);
   if (a.mask_owner) mov(dword[r12 + a.mask_cache], ecx);  // keeps the flags
+}
+
+bool Emitter::lazy_lanes_enabled() {
+  static const bool yes = env_switch_on("GPURC_INDEX_LAZY_LANES");
+  return yes;
+}
+
+const Emitter::IndexSegment* Emitter::lazy_lanes(ValueId v, uint32_t& step) const {
+  if (plan_.segment_of[v] < 0) return nullptr;
+  const uint32_t seg = uint32_t(plan_.segment_of[v]);
+  auto it = index_segments_.find(seg);
+  if (it == index_segments_.end() ||
+      std::find(index_emitted_.begin(), index_emitted_.end(), seg) == index_emitted_.end())
+    return nullptr;
+  const IndexSegment& is = it->second;
+  for (size_t k = 0; k < is.ops.size(); ++k)
+    if (is.ops[k] == v && is.lazy[k]) {
+      step = is.steps[k];
+      return &is;
+    }
+  return nullptr;
+}
+
+// When this warp's lane-0 version ran (proven dword nonzero), v's slot holds
+// lane 0 alone: write lanes 0..31 as lane 0 + step * l. Uses eax, V(0), V(1).
+void Emitter::rebuild_lazy_lanes(const IndexSegment& is, ValueId v, uint32_t step) {
+  Label written;
+  cmp(dword[r12 + is.proven], 0);
+  je(written, T_NEAR);
+  mov(eax, dword[r12 + int(slot(v))]);
+  bcast_gpr(1, eax);
+  for (int o = 0; o < 4 * kWarpLanes; o += vbytes_) {
+    vpaddd(V(0), V(1), ptr[rip + step_vector(step) + o]);
+    vstore(ptr[r12 + int(slot(v) + uint32_t(o))], 0);
+  }
+  L(written);
+}
+
+const Emitter::IndexSegment* Emitter::proven_compare(ValueId c) const {
+  if (f_.insts[c].op != Opcode::ICmp || plan_.segment_of[c] < 0) return nullptr;
+  const uint32_t seg = uint32_t(plan_.segment_of[c]);
+  auto it = index_segments_.find(seg);
+  if (it == index_segments_.end() || it->second.decided_cmp < 0 || it->second.ops[size_t(it->second.decided_cmp)] != c ||
+      std::find(index_emitted_.begin(), index_emitted_.end(), seg) == index_emitted_.end())
+    return nullptr;
+  return &it->second;
 }
 
 // Accesses with the same index value, mask value and element step (G13's
@@ -1614,7 +1675,11 @@ void Emitter::no_lane_exit(const IndexedAddress& a, Label& done, Label& general)
 // r10 = size - bytes. Every test that fails jumps to `general` (the deferred
 // address values are computed there and the general path decides, faults
 // included); nothing is accessed before every test has passed.
-void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, Label& general) {
+void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, Label& general_out) {
+  narrow_fast_emitted_.push_back(v);
+  Label general;  // rebuilds a lazy index's lanes, then general_out
+  uint32_t lazy_step = 0;
+  const IndexSegment* lazy = lazy_lanes(a.seq_index != kNoValue ? a.seq_index : a.index, lazy_step);
   const Inst& in = f_.insts[v];
   const bool is_load = in.op == Opcode::Load;
   const ir::Type data_t = is_load ? in.type : f_.insts[in.args[1]].type;
@@ -1664,6 +1729,7 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
     mov(esi, dword[index_base + int(index_slot)]);
     cmp(ecx, uint32_t(-1));
     je(first_done, T_NEAR);
+    if (lazy) rebuild_lazy_lanes(*lazy, a.seq_index != kNoValue ? a.seq_index : a.index, lazy_step);
     bsf(eax, ecx);
     mov(esi, dword[index_base + rax * 4 + int(index_slot)]);  // x (or s) of the first taking-part lane, zero-extended
     shl(eax, uint8_t(shift));
@@ -1796,7 +1862,9 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
   emit_span_moves(is_load, bytes, data_slot, done);
   L(next_window);
   emit_next_window(windows, try_window);
-  jmp(general, T_NEAR);
+  L(general);
+  if (lazy) rebuild_lazy_lanes(*lazy, a.seq_index != kNoValue ? a.seq_index : a.index, lazy_step);
+  jmp(general_out, T_NEAR);
 }
 
 }  // namespace gpurc::x64
@@ -2752,6 +2820,48 @@ void Emitter::plan_index_segments() {
     std::sort(is.wraps.begin(), is.wraps.end());
     is.wraps.erase(std::unique(is.wraps.begin(), is.wraps.end()), is.wraps.end());
     is.n_iota = nf->iota.size();
+    for (size_t k = 0; k < is.ops.size(); ++k)
+      if (f_.insts[is.ops[k]].op == Opcode::ICmp) is.decided_cmp = is.decided_cmp == -1 ? int32_t(k) : -2;
+    if (is.decided_cmp < 0) is.decided_cmp = -1;
+    // Lazy lanes: a stepped op whose every reader is a narrow access of a run
+    // flag checking it (as the address operand, not data or mask), or a
+    // deferred op (the address u + s) read that way alone: their fast paths
+    // read lane 0 alone once the warp is proven, their cold paths rebuild.
+    is.lazy.assign(is.ops.size(), 0);
+    if (lazy_lanes_enabled())
+      for (size_t k = 0; k < is.ops.size(); ++k) {
+        const ValueId v = is.ops[k];
+        // (A load_var's lanes live in the var, which the access may read.)
+        if (is.steps[k] == 0 || is.read[k] || !plan_.escapes[v] || f_.insts[v].op == Opcode::LoadVar) continue;
+        // A: the accesses checking v; D: their deferred ops (computed on
+        // their cold paths alone). Every reader of v and of D is in D or A,
+        // and an access reads them only as its address (not data or mask).
+        std::set<ValueId> acc, dset;
+        std::vector<ValueId> xs{v};  // v and the deferred ops that read it, directly or not
+        bool lazy = true;
+        for (const auto& [u, am] : indexed_) {
+          if (!am.narrow || (am.seq_index != kNoValue ? am.seq_index : am.index) != v) continue;
+          if (am.run_flag < 0 || (am.index_var >= 0 && am.seq_index == kNoValue)) lazy = false;  // (it reads the var)
+          acc.insert(u);
+          for (ValueId d : am.deferred)  // (operands before users)
+            for (ValueId x : f_.insts[d].args)
+              if (std::find(xs.begin(), xs.end(), x) != xs.end() && dset.insert(d).second) {
+                xs.push_back(d);
+                break;
+              }
+        }
+        for (ValueId u = 0; u < f_.insts.size() && lazy; ++u) {
+          const Inst& ui = f_.insts[u];
+          if (ui.block == kNoBlock) continue;
+          for (size_t j = 0; j < ui.args.size() && lazy; ++j) {
+            if (std::find(xs.begin(), xs.end(), ui.args[j]) == xs.end()) continue;
+            if (dset.count(u)) lazy = deferred_[u] && plan_.direct_phis[u].empty();
+            else lazy = acc.count(u) && j == 0;
+          }
+        }
+        if (acc.empty()) lazy = false;
+        is.lazy[k] = lazy;
+      }
     is.proven = int32_t(frame_bytes_);
     frame_bytes_ += 64;
     index_segments_.emplace(uint32_t(seg), std::move(is));
@@ -2815,6 +2925,15 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
   // Lane 0 of var is.vars[k] = its entry's dword base + lane_add[0]
   // (emit_lane_run_flags), read from the warp loop's bases, not the var.
   auto var_lane0 = [&](const Reg32& d, int var) { index_var_lane0(d, var, is.flag, is.vars); };
+  // Lazy lanes only when no reader is emitted yet (each rebuilds on its cold
+  // path after this segment's proven dword).
+  std::vector<uint8_t> lazy = is.lazy;
+  for (size_t k = 0; k < lazy.size(); ++k)
+    for (ValueId u : narrow_fast_emitted_) {
+      const IndexedAddress& am = indexed_.at(u);
+      if ((am.seq_index != kNoValue ? am.seq_index : am.index) == is.ops[k]) lazy[k] = 0;
+    }
+  it->second.lazy = lazy;
   Label general, strips;
   cmp(dword[r12 + is.flag], 0);
   je(strips, T_NEAR);
@@ -2881,6 +3000,7 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
           if (pred == ir::IntPred::Ult) jae(not_all, T_NEAR);
           else ja(not_all, T_NEAR);
           mov(r, 1);
+          if (is.decided_cmp == int32_t(k)) mov(dword[r12 + is.proven], 2);
           jmp(decided, T_NEAR);
           L(not_all);
           shr(rax, 32);
@@ -2889,6 +3009,7 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
           if (pred == ir::IntPred::Ult) jb(general, T_NEAR);
           else jbe(general, T_NEAR);
           xor_(r, r);
+          if (is.decided_cmp == int32_t(k)) mov(dword[r12 + is.proven], 1);
           L(decided);
           break;
         }
@@ -2905,6 +3026,10 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
         cmp(al, dl);
         jne(general, T_NEAR);
         movzx(r, al);
+        if (is.decided_cmp == int32_t(k)) {
+          lea(eax, ptr[r.cvt64() + 1]);  // 1 + the outcome
+          mov(dword[r12 + is.proven], eax);
+        }
         break;
       }
       default: {  // the binary integer ops of plan_index_segments
@@ -2936,6 +3061,10 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
       }
     }
     if (!slot_written) continue;
+    if (lazy[k]) {  // lane 0 alone: its readers rebuild the rest when they need it
+      mov(dword[r12 + int(slot(v))], r);
+      continue;
+    }
     // Its slot, as the strips would write it: lane 0 + step * l; then lane
     // 0 once more as a dword (a lane-0 reader forwards from that store).
     bcast_gpr(1, r);
@@ -2949,7 +3078,7 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
     }
     if (is.steps[k] != 0) mov(dword[r12 + int(slot(v))], r);
   }
-  mov(dword[r12 + is.proven], 1);
+  if (is.decided_cmp < 0) mov(dword[r12 + is.proven], 1);  // (else written where the compare decided)
   jmp(done, T_NEAR);
   index_emitted_.push_back(it->first);
   L(general);
