@@ -513,6 +513,7 @@ class Emitter : public FastEncoder {
   // (rebuild_lazy_lanes) before it reads more than lane 0; else null.
   const IndexSegment* lazy_lanes(ir::ValueId v, uint32_t& step) const;
   void rebuild_lazy_lanes(const IndexSegment& is, ir::ValueId v, uint32_t step);
+  void rebuild_lazy_compare(ir::ValueId c);
   std::vector<ir::ValueId> narrow_fast_emitted_;  // accesses emit_narrow_fast emitted, in order
   // The index segment whose proven dword (2) says compare `c` holds in every
   // lane of this warp, when it is emitted before this point; else null.

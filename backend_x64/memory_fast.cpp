@@ -1046,9 +1046,15 @@ void Emitter::taking_part_lanes(const IndexedAddress& a, ValueId mask) {
     // This warp's index segment decided the compare for all 32 lanes
     // (proven dword 2: true in every lane): the lanes are the entry mask,
     // with no read of the compare's slot just written by vector stores.
-    Label convert;
+    // (1: false in every lane, no lane; the slot may not be written.)
+    Label convert, all_true;
     cmp(dword[r12 + is->proven], 2);
+    je(all_true, T_NEAR);
+    cmp(dword[r12 + is->proven], 1);
     jne(convert, T_NEAR);
+    xor_(ecx, ecx);  // (ZF set)
+    jmp(converted, T_NEAR);
+    L(all_true);
     mov(ecx, dword[CTX(entry_mask)]);
     test(ecx, ecx);
     jmp(converted, T_NEAR);
@@ -1093,6 +1099,20 @@ void Emitter::rebuild_lazy_lanes(const IndexSegment& is, ValueId v, uint32_t ste
     vpaddd(V(0), V(1), ptr[rip + step_vector(step) + o]);
     vstore(ptr[r12 + int(slot(v) + uint32_t(o))], 0);
   }
+  L(written);
+}
+
+// The decided compare c's slot when its segment writes it lazily (the
+// proven dword nonzero): every lane 1 + outcome - 1. Uses eax, V(1).
+void Emitter::rebuild_lazy_compare(ValueId c) {
+  const IndexSegment* is = proven_compare(c);
+  if (!is || !is->lazy[size_t(is->decided_cmp)]) return;
+  Label written;
+  mov(eax, dword[r12 + is->proven]);
+  sub(eax, 1);
+  jb(written, T_NEAR);  // 0: the strips wrote it
+  bcast_gpr(1, eax);
+  for (int o = 0; o < 4 * kWarpLanes; o += vbytes_) vstore(ptr[r12 + int(slot(c) + uint32_t(o))], 1);
   L(written);
 }
 
@@ -1864,6 +1884,7 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
   emit_next_window(windows, try_window);
   L(general);
   if (lazy) rebuild_lazy_lanes(*lazy, a.seq_index != kNoValue ? a.seq_index : a.index, lazy_step);
+  rebuild_lazy_compare(mask_lanes_value(in.args.back()));
   jmp(general_out, T_NEAR);
 }
 
@@ -2862,6 +2883,38 @@ void Emitter::plan_index_segments() {
         if (acc.empty()) lazy = false;
         is.lazy[k] = lazy;
       }
+    // The decided compare's slot, lazily: every reader is `and c, entry_mask`
+    // (deferred) or c itself as the mask of a narrow access (their fast paths
+    // take the lanes from the proven dword, their cold paths rebuild) or of a
+    // vote that takes its lanes from a dominating access's mask cache.
+    if (lazy_lanes_enabled() && is.decided_cmp >= 0 && !is.read[size_t(is.decided_cmp)]) {
+      const ValueId c = is.ops[size_t(is.decided_cmp)];
+      auto mask_reader = [&](ValueId u, ValueId m) {
+        const Inst& ui = f_.insts[u];
+        if (ui.args.empty() || ui.args.back() != m) return false;
+        for (size_t j = 0; j + 1 < ui.args.size(); ++j)
+          if (ui.args[j] == m) return false;
+        if (auto ia = indexed_.find(u); ia != indexed_.end()) return ia->second.narrow && ia->second.run_flag >= 0;
+        return (ui.op == Opcode::Any || ui.op == Opcode::All || ui.op == Opcode::Ballot) && vote_mask_cache_.count(u);
+      };
+      bool lazy = plan_.escapes[c] && plan_.direct_phis[c].empty();
+      for (ValueId u = 0; u < f_.insts.size() && lazy; ++u) {
+        const Inst& ui = f_.insts[u];
+        if (ui.block == kNoBlock || std::find(ui.args.begin(), ui.args.end(), c) == ui.args.end()) continue;
+        if (mask_reader(u, c)) continue;
+        auto ms = mask_source_.find(u);
+        if (ms == mask_source_.end() || ms->second != c || !deferred_[u] || !plan_.direct_phis[u].empty()) {
+          lazy = false;
+          break;
+        }
+        for (ValueId w = 0; w < f_.insts.size() && lazy; ++w) {
+          const Inst& wi = f_.insts[w];
+          if (wi.block != kNoBlock && std::find(wi.args.begin(), wi.args.end(), u) != wi.args.end())
+            lazy = mask_reader(w, u);
+        }
+      }
+      is.lazy[size_t(is.decided_cmp)] = lazy;
+    }
     is.proven = int32_t(frame_bytes_);
     frame_bytes_ += 64;
     index_segments_.emplace(uint32_t(seg), std::move(is));
@@ -2931,7 +2984,9 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
   for (size_t k = 0; k < lazy.size(); ++k)
     for (ValueId u : narrow_fast_emitted_) {
       const IndexedAddress& am = indexed_.at(u);
-      if ((am.seq_index != kNoValue ? am.seq_index : am.index) == is.ops[k]) lazy[k] = 0;
+      if ((am.seq_index != kNoValue ? am.seq_index : am.index) == is.ops[k] ||
+          mask_lanes_value(f_.insts[u].args.back()) == is.ops[k])
+        lazy[k] = 0;
     }
   it->second.lazy = lazy;
   Label general, strips;
@@ -3061,6 +3116,7 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
       }
     }
     if (!slot_written) continue;
+    if (lazy[k] && in.op == Opcode::ICmp) continue;  // the proven dword holds it (1 + outcome)
     if (lazy[k]) {  // lane 0 alone: its readers rebuild the rest when they need it
       mov(dword[r12 + int(slot(v))], r);
       continue;

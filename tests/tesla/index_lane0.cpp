@@ -296,3 +296,32 @@ TEST_CASE("tesla index lane 0: a fault after many proven warps (lazy lanes of i 
 }
 
 }  // namespace gpurc_test_tesla_index_lane0
+
+namespace gpurc_test_tesla_index_lane0 {
+
+// The bound compare decided for a proven warp lives in the proven dword
+// alone (its slot is not written): a cold path after it rebuilds the slot.
+// j = i + k with k = 2^32 - d: the warps below i = d compare false (the
+// warp holding d partly), the later ones true; a fault in a later warp takes
+// its lanes from the rebuilt slot, not the partial warp's.
+TEST_CASE("tesla index lane 0: a fault after a partly true compare (lazy compare slot)") {
+  for (uint32_t d : {1000u, 40u, 300u}) {
+    for (uint32_t missing : {100u, 1u, 700u}) {
+      for (int short_x = 0; short_x < 2; ++short_x) {
+        CAPTURE(d);
+        CAPTURE(missing);
+        CAPTURE(short_x);
+        Setup s;
+        s.src = kSaxpyOffset;
+        s.grid = {16, 1, 1};
+        s.block = {128, 1, 1};
+        s.n = 0x7fffffffu;
+        s.k = 0u - d;
+        (short_x ? s.x_bytes : s.y_bytes) = 4 * (16 * 128 - missing);
+        check_all(s);
+      }
+    }
+  }
+}
+
+}  // namespace gpurc_test_tesla_index_lane0
