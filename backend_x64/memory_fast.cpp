@@ -2819,15 +2819,32 @@ void Emitter::plan_index_segments() {
     // its last reader (never reused by that reader's own result).
     std::vector<int> free_regs;
     for (int r = int(std::size(kIndexGprs)) - 1; r >= 0; --r) free_regs.push_back(r);
+    // A unary or binary op whose first (register) operand dies here takes
+    // that operand's register: its `mov r, a` goes.
     for (size_t k = 0; k < is.ops.size() && ok; ++k) {
-      if (free_regs.empty()) { ok = false; break; }
-      is.regs.push_back(int8_t(free_regs.back()));
-      free_regs.pop_back();
-      std::vector<ValueId> args = f_.insts[is.ops[k]].args;
+      const Inst& in = f_.insts[is.ops[k]];
+      ValueId first = kNoValue;
+      switch (in.op) {
+        case Opcode::Zext: case Opcode::Shl: case Opcode::LShr: first = in.args[0]; break;
+        case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::IAdd: case Opcode::ISub:
+        case Opcode::IMul:
+          first = in.args[index_imm_operand(f_, in, 0) ? 1 : 0];
+          break;
+        default: break;
+      }
+      const bool reuse = first != kNoValue && at.count(first) && last_reader[at[first]] == k;
+      if (reuse) {
+        is.regs.push_back(is.regs[at[first]]);
+      } else {
+        if (free_regs.empty()) { ok = false; break; }
+        is.regs.push_back(int8_t(free_regs.back()));
+        free_regs.pop_back();
+      }
+      std::vector<ValueId> args = in.args;
       std::sort(args.begin(), args.end());
       args.erase(std::unique(args.begin(), args.end()), args.end());
       for (ValueId a : args)
-        if (last_reader[at[a]] == k) free_regs.push_back(is.regs[at[a]]);
+        if (last_reader[at[a]] == k && !(reuse && a == first)) free_regs.push_back(is.regs[at[a]]);
       if (last_reader[k] == 0) free_regs.push_back(is.regs[k]);  // no evaluated reader (a reader comes later: > 0)
     }
     // Each no-wrap test runs where its var's lane 0 is loaded.
@@ -2975,6 +2992,9 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
     const size_t k = size_t(std::find(is.ops.begin(), is.ops.end(), a) - is.ops.begin());
     return kIndexGprs[is.regs[k]];
   };
+  auto copy_to = [&](const Reg32& d, const Reg32& src) {  // (the same register: its operand died here)
+    if (d.getIdx() != src.getIdx()) mov(d, src);
+  };
   // Lane 0 of var is.vars[k] = its entry's dword base + lane_add[0]
   // (emit_lane_run_flags), read from the warp loop's bases, not the var.
   auto var_lane0 = [&](const Reg32& d, int var) { index_var_lane0(d, var, is.flag, is.vars); };
@@ -3024,10 +3044,10 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
           ja(general, T_NEAR);
         }
         break;
-      case Opcode::Zext: mov(r, reg_of(in.args[0])); break;
+      case Opcode::Zext: copy_to(r, reg_of(in.args[0])); break;
       case Opcode::Shl:
       case Opcode::LShr:
-        mov(r, reg_of(in.args[0]));
+        copy_to(r, reg_of(in.args[0]));
         if (in.op == Opcode::Shl) shl(r, uint8_t(f_.insts[in.args[1]].imm));
         else shr(r, uint8_t(f_.insts[in.args[1]].imm));
         break;
@@ -3054,7 +3074,8 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
           cmp(rax, y.cvt64());
           if (pred == ir::IntPred::Ult) jae(not_all, T_NEAR);
           else ja(not_all, T_NEAR);
-          mov(r, 1);
+          const bool value_read = is.read[k] || (slot_written && !lazy[k]);  // (else the proven dword alone)
+          if (value_read) mov(r, 1);
           if (is.decided_cmp == int32_t(k)) mov(dword[r12 + is.proven], 2);
           jmp(decided, T_NEAR);
           L(not_all);
@@ -3063,7 +3084,7 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
           cmp(x, y);
           if (pred == ir::IntPred::Ult) jb(general, T_NEAR);
           else jbe(general, T_NEAR);
-          xor_(r, r);
+          if (value_read) xor_(r, r);
           if (is.decided_cmp == int32_t(k)) mov(dword[r12 + is.proven], 1);
           L(decided);
           break;
@@ -3090,7 +3111,7 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
       default: {  // the binary integer ops of plan_index_segments
         const bool swap = index_imm_operand(f_, in, 0);  // (a commutative op's constant first operand)
         const ValueId a = in.args[swap ? 1 : 0], b = in.args[swap ? 0 : 1];
-        mov(r, reg_of(a));
+        copy_to(r, reg_of(a));
         if (swap || index_imm_operand(f_, in, 1)) {
           const uint32_t c = uint32_t(f_.insts[b].imm);
           switch (in.op) {
