@@ -502,7 +502,7 @@ class Emitter : public FastEncoder {
     std::vector<uint32_t> cmp_steps;             // per compare: its first operand's step
     std::vector<int8_t> regs;                    // per op: its GPR (index into kIndexGprs)
     std::vector<uint8_t> read;                   // per op: another evaluated op reads it
-    int32_t proven = -1;                         // frame dword: 1 when this warp's lane-0 version decided it
+    int32_t proven = -1;                         // frame dword: nonzero when this warp's lane-0 version decided it
     int32_t decided_cmp = -1;                    // the one compare op (index into ops), else -1: then the
                                                  // proven dword is 1 + its outcome (2: every lane true)
     std::vector<uint8_t> lazy;                   // per op: only narrow accesses' cold paths read its lanes;
