@@ -508,11 +508,26 @@ class Emitter : public FastEncoder {
     std::vector<uint32_t> cmp_steps;             // per compare: its first operand's step
     std::vector<int8_t> regs;                    // per op: its GPR (index into kIndexGprs)
     std::vector<uint8_t> read;                   // per op: another evaluated op reads it
-    int32_t proven = -1;                         // frame dword: 1 when this warp's lane-0 version decided it
+    int32_t proven = -1;                         // frame dword: nonzero when this warp's lane-0 version decided it
+    int32_t decided_cmp = -1;                    // the one compare op (index into ops), else -1: then the
+                                                 // proven dword is 1 + its outcome (2: every lane true)
+    std::vector<uint8_t> lazy;                   // per op: only narrow accesses' cold paths read its lanes;
+                                                 // the lane-0 version writes lane 0 alone (lazy_lanes)
   };
+  // The index segment (emitted before this point) whose lane-0 version writes
+  // lane 0 of `v`'s slot alone: a proven warp's reader rebuilds the lanes
+  // (rebuild_lazy_lanes) before it reads more than lane 0; else null.
+  const IndexSegment* lazy_lanes(ir::ValueId v, uint32_t& step) const;
+  void rebuild_lazy_lanes(const IndexSegment& is, ir::ValueId v, uint32_t step);
+  void rebuild_lazy_compare(ir::ValueId c);
+  std::vector<ir::ValueId> narrow_fast_emitted_;  // accesses emit_narrow_fast emitted, in order
+  // The index segment whose proven dword (2) says compare `c` holds in every
+  // lane of this warp, when it is emitted before this point; else null.
+  const IndexSegment* proven_compare(ir::ValueId c) const;
   std::map<uint32_t, IndexSegment> index_segments_;  // segment index -> its lane-0 version
   std::map<uint32_t, const uint8_t*> step_vectors_;  // step -> 32 dwords step * l in the pool
   static bool index_segments_enabled();              // false with GPURC_INDEX_LANE0=0
+  static bool lazy_lanes_enabled();                  // false with GPURC_INDEX_LAZY_LANES=0
   void plan_index_segments();
   bool emit_index_segment(const Segment& s, Xbyak::Label& done);
   const uint8_t* step_vector(uint32_t step);

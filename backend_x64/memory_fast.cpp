@@ -26,6 +26,7 @@
 #include <atomic>
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 #include <cstddef>
 #include <cstring>
@@ -1060,9 +1061,89 @@ void Emitter::taking_part_lanes(const IndexedAddress& a, ValueId mask) {
     test(ecx, ecx);
     return;
   }
+  Label converted;
+  if (const IndexSegment* is = proven_compare(mask_lanes_value(mask))) {
+    // This warp's index segment decided the compare for all 32 lanes
+    // (proven dword 2: true in every lane): the lanes are the entry mask,
+    // with no read of the compare's slot just written by vector stores.
+    // (1: false in every lane, no lane; the slot may not be written.)
+    Label convert, all_true;
+    cmp(dword[r12 + is->proven], 2);
+    je(all_true, T_NEAR);
+    cmp(dword[r12 + is->proven], 1);
+    jne(convert, T_NEAR);
+    xor_(ecx, ecx);  // (ZF set)
+    jmp(converted, T_NEAR);
+    L(all_true);
+    mov(ecx, dword[CTX(entry_mask)]);
+    test(ecx, ecx);
+    jmp(converted, T_NEAR);
+    L(convert);
+  }
   lane_bits(ecx, slot(mask_lanes_value(mask)), true);  // (a bound check: all ones but in a last warp)
   and_(ecx, dword[CTX(entry_mask)]);
+  L(converted);
   if (a.mask_owner) mov(dword[r12 + a.mask_cache], ecx);  // keeps the flags
+}
+
+bool Emitter::lazy_lanes_enabled() {
+  static const bool yes = env_switch_on("GPURC_INDEX_LAZY_LANES");
+  return yes;
+}
+
+const Emitter::IndexSegment* Emitter::lazy_lanes(ValueId v, uint32_t& step) const {
+  if (plan_.segment_of[v] < 0) return nullptr;
+  const uint32_t seg = uint32_t(plan_.segment_of[v]);
+  auto it = index_segments_.find(seg);
+  if (it == index_segments_.end() ||
+      std::find(index_emitted_.begin(), index_emitted_.end(), seg) == index_emitted_.end())
+    return nullptr;
+  const IndexSegment& is = it->second;
+  for (size_t k = 0; k < is.ops.size(); ++k)
+    if (is.ops[k] == v && is.lazy[k]) {
+      step = is.steps[k];
+      return &is;
+    }
+  return nullptr;
+}
+
+// When this warp's lane-0 version ran (proven dword nonzero), v's slot holds
+// lane 0 alone: write lanes 0..31 as lane 0 + step * l. Uses eax, V(0), V(1).
+void Emitter::rebuild_lazy_lanes(const IndexSegment& is, ValueId v, uint32_t step) {
+  Label written;
+  cmp(dword[r12 + is.proven], 0);
+  je(written, T_NEAR);
+  mov(eax, dword[r12 + int(slot(v))]);
+  bcast_gpr(1, eax);
+  for (int o = 0; o < 4 * kWarpLanes; o += vbytes_) {
+    vpaddd(V(0), V(1), ptr[rip + step_vector(step) + o]);
+    vstore(ptr[r12 + int(slot(v) + uint32_t(o))], 0);
+  }
+  L(written);
+}
+
+// The decided compare c's slot when its segment writes it lazily (the
+// proven dword nonzero): every lane 1 + outcome - 1. Uses eax, V(1).
+void Emitter::rebuild_lazy_compare(ValueId c) {
+  const IndexSegment* is = proven_compare(c);
+  if (!is || !is->lazy[size_t(is->decided_cmp)]) return;
+  Label written;
+  mov(eax, dword[r12 + is->proven]);
+  sub(eax, 1);
+  jb(written, T_NEAR);  // 0: the strips wrote it
+  bcast_gpr(1, eax);
+  for (int o = 0; o < 4 * kWarpLanes; o += vbytes_) vstore(ptr[r12 + int(slot(c) + uint32_t(o))], 1);
+  L(written);
+}
+
+const Emitter::IndexSegment* Emitter::proven_compare(ValueId c) const {
+  if (f_.insts[c].op != Opcode::ICmp || plan_.segment_of[c] < 0) return nullptr;
+  const uint32_t seg = uint32_t(plan_.segment_of[c]);
+  auto it = index_segments_.find(seg);
+  if (it == index_segments_.end() || it->second.decided_cmp < 0 || it->second.ops[size_t(it->second.decided_cmp)] != c ||
+      std::find(index_emitted_.begin(), index_emitted_.end(), seg) == index_emitted_.end())
+    return nullptr;
+  return &it->second;
 }
 
 // Accesses with the same index value, mask value and element step (G13's
@@ -1665,7 +1746,11 @@ void Emitter::no_lane_exit(const IndexedAddress& a, Label& done, Label& general)
 // r10 = size - bytes. Every test that fails jumps to `general` (the deferred
 // address values are computed there and the general path decides, faults
 // included); nothing is accessed before every test has passed.
-void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, Label& general) {
+void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, Label& general_out) {
+  narrow_fast_emitted_.push_back(v);
+  Label general;  // rebuilds a lazy index's lanes, then general_out
+  uint32_t lazy_step = 0;
+  const IndexSegment* lazy = lazy_lanes(a.seq_index != kNoValue ? a.seq_index : a.index, lazy_step);
   const Inst& in = f_.insts[v];
   const bool is_load = in.op == Opcode::Load;
   const ir::Type data_t = is_load ? in.type : f_.insts[in.args[1]].type;
@@ -1715,6 +1800,7 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
     mov(esi, dword[index_base + int(index_slot)]);
     cmp(ecx, uint32_t(-1));
     je(first_done, T_NEAR);
+    if (lazy) rebuild_lazy_lanes(*lazy, a.seq_index != kNoValue ? a.seq_index : a.index, lazy_step);
     bsf(eax, ecx);
     mov(esi, dword[index_base + rax * 4 + int(index_slot)]);  // x (or s) of the first taking-part lane, zero-extended
     shl(eax, uint8_t(shift));
@@ -1847,7 +1933,10 @@ void Emitter::emit_narrow_fast(ValueId v, const IndexedAddress& a, Label& done, 
   emit_span_moves(is_load, bytes, data_slot, done);
   L(next_window);
   emit_next_window(windows, try_window);
-  jmp(general, T_NEAR);
+  L(general);
+  if (lazy) rebuild_lazy_lanes(*lazy, a.seq_index != kNoValue ? a.seq_index : a.index, lazy_step);
+  rebuild_lazy_compare(mask_lanes_value(in.args.back()));
+  jmp(general_out, T_NEAR);
 }
 
 }  // namespace gpurc::x64
@@ -2784,15 +2873,32 @@ void Emitter::plan_index_segments() {
     // its last reader (never reused by that reader's own result).
     std::vector<int> free_regs;
     for (int r = int(std::size(kIndexGprs)) - 1; r >= 0; --r) free_regs.push_back(r);
+    // A unary or binary op whose first (register) operand dies here takes
+    // that operand's register: its `mov r, a` goes.
     for (size_t k = 0; k < is.ops.size() && ok; ++k) {
-      if (free_regs.empty()) { ok = false; break; }
-      is.regs.push_back(int8_t(free_regs.back()));
-      free_regs.pop_back();
-      std::vector<ValueId> args = f_.insts[is.ops[k]].args;
+      const Inst& in = f_.insts[is.ops[k]];
+      ValueId first = kNoValue;
+      switch (in.op) {
+        case Opcode::Zext: case Opcode::Shl: case Opcode::LShr: first = in.args[0]; break;
+        case Opcode::And: case Opcode::Or: case Opcode::Xor: case Opcode::IAdd: case Opcode::ISub:
+        case Opcode::IMul:
+          first = in.args[index_imm_operand(f_, in, 0) ? 1 : 0];
+          break;
+        default: break;
+      }
+      const bool reuse = first != kNoValue && at.count(first) && last_reader[at[first]] == k;
+      if (reuse) {
+        is.regs.push_back(is.regs[at[first]]);
+      } else {
+        if (free_regs.empty()) { ok = false; break; }
+        is.regs.push_back(int8_t(free_regs.back()));
+        free_regs.pop_back();
+      }
+      std::vector<ValueId> args = in.args;
       std::sort(args.begin(), args.end());
       args.erase(std::unique(args.begin(), args.end()), args.end());
       for (ValueId a : args)
-        if (last_reader[at[a]] == k) free_regs.push_back(is.regs[at[a]]);
+        if (last_reader[at[a]] == k && !(reuse && a == first)) free_regs.push_back(is.regs[at[a]]);
       if (last_reader[k] == 0) free_regs.push_back(is.regs[k]);  // no evaluated reader (a reader comes later: > 0)
     }
     // Each no-wrap test runs where its var's lane 0 is loaded.
@@ -2806,6 +2912,80 @@ void Emitter::plan_index_segments() {
     std::sort(is.wraps.begin(), is.wraps.end());
     is.wraps.erase(std::unique(is.wraps.begin(), is.wraps.end()), is.wraps.end());
     is.n_iota = nf->iota.size();
+    for (size_t k = 0; k < is.ops.size(); ++k)
+      if (f_.insts[is.ops[k]].op == Opcode::ICmp) is.decided_cmp = is.decided_cmp == -1 ? int32_t(k) : -2;
+    if (is.decided_cmp < 0) is.decided_cmp = -1;
+    // Lazy lanes: a stepped op whose every reader is a narrow access of a run
+    // flag checking it (as the address operand, not data or mask), or a
+    // deferred op (the address u + s) read that way alone: their fast paths
+    // read lane 0 alone once the warp is proven, their cold paths rebuild.
+    is.lazy.assign(is.ops.size(), 0);
+    if (lazy_lanes_enabled())
+      for (size_t k = 0; k < is.ops.size(); ++k) {
+        const ValueId v = is.ops[k];
+        // (A load_var's lanes live in the var, which the access may read.)
+        if (is.steps[k] == 0 || is.read[k] || !plan_.escapes[v] || f_.insts[v].op == Opcode::LoadVar) continue;
+        // A: the accesses checking v; D: their deferred ops (computed on
+        // their cold paths alone). Every reader of v and of D is in D or A,
+        // and an access reads them only as its address (not data or mask).
+        std::set<ValueId> acc, dset;
+        std::vector<ValueId> xs{v};  // v and the deferred ops that read it, directly or not
+        bool lazy = true;
+        for (const auto& [u, am] : indexed_) {
+          if (!am.narrow || (am.seq_index != kNoValue ? am.seq_index : am.index) != v) continue;
+          if (am.run_flag < 0 || (am.index_var >= 0 && am.seq_index == kNoValue)) lazy = false;  // (it reads the var)
+          acc.insert(u);
+          for (ValueId d : am.deferred)  // (operands before users)
+            for (ValueId x : f_.insts[d].args)
+              if (std::find(xs.begin(), xs.end(), x) != xs.end() && dset.insert(d).second) {
+                xs.push_back(d);
+                break;
+              }
+        }
+        for (ValueId u = 0; u < f_.insts.size() && lazy; ++u) {
+          const Inst& ui = f_.insts[u];
+          if (ui.block == kNoBlock) continue;
+          for (size_t j = 0; j < ui.args.size() && lazy; ++j) {
+            if (std::find(xs.begin(), xs.end(), ui.args[j]) == xs.end()) continue;
+            if (dset.count(u)) lazy = deferred_[u] && plan_.direct_phis[u].empty();
+            else lazy = acc.count(u) && j == 0;
+          }
+        }
+        if (acc.empty()) lazy = false;
+        is.lazy[k] = lazy;
+      }
+    // The decided compare's slot, lazily: every reader is `and c, entry_mask`
+    // (deferred) or c itself as the mask of a narrow access (their fast paths
+    // take the lanes from the proven dword, their cold paths rebuild) or of a
+    // vote that takes its lanes from a dominating access's mask cache.
+    if (lazy_lanes_enabled() && is.decided_cmp >= 0 && !is.read[size_t(is.decided_cmp)]) {
+      const ValueId c = is.ops[size_t(is.decided_cmp)];
+      auto mask_reader = [&](ValueId u, ValueId m) {
+        const Inst& ui = f_.insts[u];
+        if (ui.args.empty() || ui.args.back() != m) return false;
+        for (size_t j = 0; j + 1 < ui.args.size(); ++j)
+          if (ui.args[j] == m) return false;
+        if (auto ia = indexed_.find(u); ia != indexed_.end()) return ia->second.narrow && ia->second.run_flag >= 0;
+        return (ui.op == Opcode::Any || ui.op == Opcode::All || ui.op == Opcode::Ballot) && vote_mask_cache_.count(u);
+      };
+      bool lazy = plan_.escapes[c] && plan_.direct_phis[c].empty();
+      for (ValueId u = 0; u < f_.insts.size() && lazy; ++u) {
+        const Inst& ui = f_.insts[u];
+        if (ui.block == kNoBlock || std::find(ui.args.begin(), ui.args.end(), c) == ui.args.end()) continue;
+        if (mask_reader(u, c)) continue;
+        auto ms = mask_source_.find(u);
+        if (ms == mask_source_.end() || ms->second != c || !deferred_[u] || !plan_.direct_phis[u].empty()) {
+          lazy = false;
+          break;
+        }
+        for (ValueId w = 0; w < f_.insts.size() && lazy; ++w) {
+          const Inst& wi = f_.insts[w];
+          if (wi.block != kNoBlock && std::find(wi.args.begin(), wi.args.end(), u) != wi.args.end())
+            lazy = mask_reader(w, u);
+        }
+      }
+      is.lazy[size_t(is.decided_cmp)] = lazy;
+    }
     is.proven = int32_t(frame_bytes_);
     frame_bytes_ += 64;
     index_segments_.emplace(uint32_t(seg), std::move(is));
@@ -2866,9 +3046,23 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
     const size_t k = size_t(std::find(is.ops.begin(), is.ops.end(), a) - is.ops.begin());
     return kIndexGprs[is.regs[k]];
   };
+  auto copy_to = [&](const Reg32& d, const Reg32& src) {  // (the same register: its operand died here)
+    if (d.getIdx() != src.getIdx()) mov(d, src);
+  };
   // Lane 0 of var is.vars[k] = its entry's dword base + lane_add[0]
   // (emit_lane_run_flags), read from the warp loop's bases, not the var.
   auto var_lane0 = [&](const Reg32& d, int var) { index_var_lane0(d, var, is.flag, is.vars); };
+  // Lazy lanes only when no reader is emitted yet (each rebuilds on its cold
+  // path after this segment's proven dword).
+  std::vector<uint8_t> lazy = is.lazy;
+  for (size_t k = 0; k < lazy.size(); ++k)
+    for (ValueId u : narrow_fast_emitted_) {
+      const IndexedAddress& am = indexed_.at(u);
+      if ((am.seq_index != kNoValue ? am.seq_index : am.index) == is.ops[k] ||
+          mask_lanes_value(f_.insts[u].args.back()) == is.ops[k])
+        lazy[k] = 0;
+    }
+  it->second.lazy = lazy;
   Label general, strips;
   cmp(dword[r12 + is.flag], 0);
   je(strips, T_NEAR);
@@ -2904,10 +3098,10 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
           ja(general, T_NEAR);
         }
         break;
-      case Opcode::Zext: mov(r, reg_of(in.args[0])); break;
+      case Opcode::Zext: copy_to(r, reg_of(in.args[0])); break;
       case Opcode::Shl:
       case Opcode::LShr:
-        mov(r, reg_of(in.args[0]));
+        copy_to(r, reg_of(in.args[0]));
         if (in.op == Opcode::Shl) shl(r, uint8_t(f_.insts[in.args[1]].imm));
         else shr(r, uint8_t(f_.insts[in.args[1]].imm));
         break;
@@ -2934,7 +3128,9 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
           cmp(rax, y.cvt64());
           if (pred == ir::IntPred::Ult) jae(not_all, T_NEAR);
           else ja(not_all, T_NEAR);
-          mov(r, 1);
+          const bool value_read = is.read[k] || (slot_written && !lazy[k]);  // (else the proven dword alone)
+          if (value_read) mov(r, 1);
+          if (is.decided_cmp == int32_t(k)) mov(dword[r12 + is.proven], 2);
           jmp(decided, T_NEAR);
           L(not_all);
           shr(rax, 32);
@@ -2942,7 +3138,8 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
           cmp(x, y);
           if (pred == ir::IntPred::Ult) jb(general, T_NEAR);
           else jbe(general, T_NEAR);
-          xor_(r, r);
+          if (value_read) xor_(r, r);
+          if (is.decided_cmp == int32_t(k)) mov(dword[r12 + is.proven], 1);
           L(decided);
           break;
         }
@@ -2959,12 +3156,16 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
         cmp(al, dl);
         jne(general, T_NEAR);
         movzx(r, al);
+        if (is.decided_cmp == int32_t(k)) {
+          lea(eax, ptr[r.cvt64() + 1]);  // 1 + the outcome
+          mov(dword[r12 + is.proven], eax);
+        }
         break;
       }
       default: {  // the binary integer ops of plan_index_segments
         const bool swap = index_imm_operand(f_, in, 0);  // (a commutative op's constant first operand)
         const ValueId a = in.args[swap ? 1 : 0], b = in.args[swap ? 0 : 1];
-        mov(r, reg_of(a));
+        copy_to(r, reg_of(a));
         if (swap || index_imm_operand(f_, in, 1)) {
           const uint32_t c = uint32_t(f_.insts[b].imm);
           switch (in.op) {
@@ -2990,6 +3191,11 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
       }
     }
     if (!slot_written) continue;
+    if (lazy[k] && in.op == Opcode::ICmp) continue;  // the proven dword holds it (1 + outcome)
+    if (lazy[k]) {  // lane 0 alone: its readers rebuild the rest when they need it
+      mov(dword[r12 + int(slot(v))], r);
+      continue;
+    }
     // Its slot, as the strips would write it: lane 0 + step * l; then lane
     // 0 once more as a dword (a lane-0 reader forwards from that store).
     bcast_gpr(1, r);
@@ -3003,7 +3209,7 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
     }
     if (is.steps[k] != 0) mov(dword[r12 + int(slot(v))], r);
   }
-  mov(dword[r12 + is.proven], 1);
+  if (is.decided_cmp < 0) mov(dword[r12 + is.proven], 1);  // (else written where the compare decided)
   jmp(done, T_NEAR);
   index_emitted_.push_back(it->first);
   L(general);

@@ -262,3 +262,66 @@ TEST_CASE("tesla index lane 0: x and y at the 4 GiB edge (u + 4 i carrying)") {
 }
 
 }  // namespace gpurc_test_tesla_index_lane0
+
+namespace gpurc_test_tesla_index_lane0 {
+
+// Second round (docs/backend_x64.md, "Issue 13, nineteenth session, second
+// round"): a proven warp writes lane 0 alone of `i << 2` and decides the
+// first access's lanes from the proven dword. The cold paths that read more
+// lanes (a load or store leaving its buffer after many proven warps, in a
+// later block of the same call or a later call) rebuild them first; the
+// fault must name the interpreter's warp, lane and address, every earlier
+// store done.
+TEST_CASE("tesla index lane 0: a fault after many proven warps (lazy lanes of i << 2)") {
+  struct Shape { rt::Dim3 grid, block; };
+  const Shape shapes[] = {{{64, 1, 1}, {256, 1, 1}}, {{40, 1, 1}, {48, 1, 1}}, {{20, 1, 1}, {100, 1, 1}},
+                          {{16, 1, 1}, {64, 2, 1}}, {{200, 1, 1}, {32, 1, 1}}};
+  for (const Shape& sh : shapes) {
+    const uint32_t threads = uint32_t(sh.grid.count() * sh.block.count());
+    for (uint32_t missing : {1u, 29u, 100u, 1000u}) {
+      for (int short_x = 0; short_x < 2; ++short_x) {
+        CAPTURE(sh.grid.x);
+        CAPTURE(sh.block.x);
+        CAPTURE(missing);
+        CAPTURE(short_x);
+        Setup s;
+        s.grid = sh.grid;
+        s.block = sh.block;
+        s.n = threads;
+        (short_x ? s.x_bytes : s.y_bytes) = 4 * (threads - missing);
+        check_all(s);
+      }
+    }
+  }
+}
+
+}  // namespace gpurc_test_tesla_index_lane0
+
+namespace gpurc_test_tesla_index_lane0 {
+
+// The bound compare decided for a proven warp lives in the proven dword
+// alone (its slot is not written): a cold path after it rebuilds the slot.
+// j = i + k with k = 2^32 - d: the warps below i = d compare false (the
+// warp holding d partly), the later ones true; a fault in a later warp takes
+// its lanes from the rebuilt slot, not the partial warp's.
+TEST_CASE("tesla index lane 0: a fault after a partly true compare (lazy compare slot)") {
+  for (uint32_t d : {1000u, 40u, 300u}) {
+    for (uint32_t missing : {100u, 1u, 700u}) {
+      for (int short_x = 0; short_x < 2; ++short_x) {
+        CAPTURE(d);
+        CAPTURE(missing);
+        CAPTURE(short_x);
+        Setup s;
+        s.src = kSaxpyOffset;
+        s.grid = {16, 1, 1};
+        s.block = {128, 1, 1};
+        s.n = 0x7fffffffu;
+        s.k = 0u - d;
+        (short_x ? s.x_bytes : s.y_bytes) = 4 * (16 * 128 - missing);
+        check_all(s);
+      }
+    }
+  }
+}
+
+}  // namespace gpurc_test_tesla_index_lane0
