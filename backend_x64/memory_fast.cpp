@@ -25,6 +25,7 @@
 // before, helper included, so faults stay exactly the interpreter's.
 #include <atomic>
 #include <algorithm>
+#include <type_traits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -3166,27 +3167,22 @@ bool Emitter::emit_index_segment(const Segment& s, Label& done) {
         const bool swap = index_imm_operand(f_, in, 0);  // (a commutative op's constant first operand)
         const ValueId a = in.args[swap ? 1 : 0], b = in.args[swap ? 0 : 1];
         copy_to(r, reg_of(a));
-        if (swap || index_imm_operand(f_, in, 1)) {
-          const uint32_t c = uint32_t(f_.insts[b].imm);
+        // r = r op b, b a register or (a constant operand) an immediate.
+        auto apply = [&](const auto& operand) {
           switch (in.op) {
-            case Opcode::And: and_(r, c); break;
-            case Opcode::Or: or_(r, c); break;
-            case Opcode::Xor: xor_(r, c); break;
-            case Opcode::IAdd: add(r, c); break;
-            case Opcode::ISub: sub(r, c); break;
-            default: imul(r, r, int(c)); break;
+            case Opcode::And: and_(r, operand); break;
+            case Opcode::Or: or_(r, operand); break;
+            case Opcode::Xor: xor_(r, operand); break;
+            case Opcode::IAdd: add(r, operand); break;
+            case Opcode::ISub: sub(r, operand); break;
+            default:
+              if constexpr (std::is_same_v<std::decay_t<decltype(operand)>, uint32_t>) imul(r, r, int(operand));
+              else imul(r, operand);
+              break;
           }
-          break;
-        }
-        const Reg32 rb = reg_of(b);
-        switch (in.op) {
-          case Opcode::And: and_(r, rb); break;
-          case Opcode::Or: or_(r, rb); break;
-          case Opcode::Xor: xor_(r, rb); break;
-          case Opcode::IAdd: add(r, rb); break;
-          case Opcode::ISub: sub(r, rb); break;
-          default: imul(r, rb); break;
-        }
+        };
+        if (swap || index_imm_operand(f_, in, 1)) apply(uint32_t(f_.insts[b].imm));
+        else apply(reg_of(b));
         break;
       }
     }

@@ -23,51 +23,40 @@ using namespace gpurc;
 
 namespace {
 
-// y[i] = a * x[i] + y[i] for j = i + k < n (k = 0: examples/tesla/saxpy.asm).
-const char* kSaxpyOffset =
-    "ld $r1 u16 s[0x2]\n"
-    "ld $r2 u16 s[0xc]\n"
-    "long mul $r1 u16 $r1l u16 $r2l\n"
-    "cvt u32 $r3 u16 $r0l\n"
-    "long add b32 $r1 $r1 $r3\n"          // i
-    "ld $r4 b32 s[0x1c]\n"                // n
-    "ld $r11 b32 s[0x20]\n"               // k
-    "long add b32 $r12 $r1 $r11\n"        // j = i + k
-    "set $c0 $r5 ge u32 $r12 $r4\n"
-    "(lg $c0) bra #done\n"
-    "shl b32 $r1 $r1 0x2\n"
-    "ld $r6 b32 s[0x10]\n"
-    "long add b32 $r6 $r6 $r1\n"
-    "ld $r7 b32 s[0x14]\n"
-    "long add b32 $r7 $r7 $r1\n"
-    "ld b32 $r8 g0[$r6]\n"
-    "ld b32 $r9 g0[$r7]\n"
-    "ld $r10 b32 s[0x18]\n"
-    "long add f32 $r9 (mul $r10 $r8) $r9\n"
-    "st b32 g0[$r7] $r9\n"
-    "done: exit nop\n";
+// y[i] = a * x[i] + y[i] for j < n: the index i, then the bound compare
+// (kBound*), then the accesses and the MAD.
+#define SAXPY_INDEX              \
+  "ld $r1 u16 s[0x2]\n"          \
+  "ld $r2 u16 s[0xc]\n"          \
+  "long mul $r1 u16 $r1l u16 $r2l\n" \
+  "cvt u32 $r3 u16 $r0l\n"       \
+  "long add b32 $r1 $r1 $r3\n"   /* i */ \
+  "ld $r4 b32 s[0x1c]\n"         /* n */
+#define SAXPY_BODY               \
+  "(lg $c0) bra #done\n"         \
+  "shl b32 $r1 $r1 0x2\n"        \
+  "ld $r6 b32 s[0x10]\n"         \
+  "long add b32 $r6 $r6 $r1\n"   \
+  "ld $r7 b32 s[0x14]\n"         \
+  "long add b32 $r7 $r7 $r1\n"   \
+  "ld b32 $r8 g0[$r6]\n"         \
+  "ld b32 $r9 g0[$r7]\n"         \
+  "ld $r10 b32 s[0x18]\n"        \
+  "long add f32 $r9 (mul $r10 $r8) $r9\n" \
+  "st b32 g0[$r7] $r9\n"         \
+  "done: exit nop\n"
 
-// The same without k: the compare reads i itself (the bench's saxpy).
-const char* kSaxpy =
-    "ld $r1 u16 s[0x2]\n"
-    "ld $r2 u16 s[0xc]\n"
-    "long mul $r1 u16 $r1l u16 $r2l\n"
-    "cvt u32 $r3 u16 $r0l\n"
-    "long add b32 $r1 $r1 $r3\n"
-    "ld $r4 b32 s[0x1c]\n"
-    "set $c0 $r5 ge u32 $r1 $r4\n"
-    "(lg $c0) bra #done\n"
-    "shl b32 $r1 $r1 0x2\n"
-    "ld $r6 b32 s[0x10]\n"
-    "long add b32 $r6 $r6 $r1\n"
-    "ld $r7 b32 s[0x14]\n"
-    "long add b32 $r7 $r7 $r1\n"
-    "ld b32 $r8 g0[$r6]\n"
-    "ld b32 $r9 g0[$r7]\n"
-    "ld $r10 b32 s[0x18]\n"
-    "long add f32 $r9 (mul $r10 $r8) $r9\n"
-    "st b32 g0[$r7] $r9\n"
-    "done: exit nop\n";
+// j = i + k, k from s[0x20]: a compared value that may wrap inside a warp.
+const char* kSaxpyOffset = SAXPY_INDEX
+    "ld $r11 b32 s[0x20]\n"
+    "long add b32 $r12 $r1 $r11\n"
+    "set $c0 $r5 ge u32 $r12 $r4\n" SAXPY_BODY;
+
+// j = i: the bench's saxpy (examples/tesla/saxpy.asm).
+const char* kSaxpy = SAXPY_INDEX "set $c0 $r5 ge u32 $r1 $r4\n" SAXPY_BODY;
+
+#undef SAXPY_INDEX
+#undef SAXPY_BODY
 
 struct Setup {
   const char* src = kSaxpy;
