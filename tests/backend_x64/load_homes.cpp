@@ -40,14 +40,18 @@ constexpr Shape kShapes[] = {Shape::Pair,        Shape::StoreBetween, Shape::Sto
                              Shape::Indexed,     Shape::Many,         Shape::HelperBetween};
 
 // vars x, y (i32 addresses or indices), mask (i1), c (f32), out, out2 (f32).
-ir::Function homes_function(Shape shape) {
-  ir::Function f;
+void add_homes_vars(ir::Function& f) {
   f.add_var("x", Type::I32);
   f.add_var("y", Type::I32);
   f.add_var("mask", Type::I1);
   f.add_var("c", Type::F32);
   f.add_var("out", Type::F32);
   f.add_var("out2", Type::F32);
+}
+
+ir::Function homes_function(Shape shape) {
+  ir::Function f;
+  add_homes_vars(f);
   const ir::BlockId entry = f.add_block("entry");
   const ir::BlockId next = f.add_block("next");
   ir::Builder b(f);
@@ -359,15 +363,10 @@ enum class Later { IntReaders, RareBlock, RareOnly, StoreInLoadBlock, StoreInRar
 constexpr Later kLaterShapes[] = {Later::IntReaders,       Later::RareBlock,   Later::RareOnly,
                                   Later::StoreInLoadBlock, Later::StoreInRare, Later::TwoPreds};
 
-// The same vars as homes_function: x, y (i32 addresses), mask, c, out, out2.
+// The same vars as homes_function (add_homes_vars).
 ir::Function later_function(Later shape) {
   ir::Function f;
-  f.add_var("x", Type::I32);
-  f.add_var("y", Type::I32);
-  f.add_var("mask", Type::I1);
-  f.add_var("c", Type::F32);
-  f.add_var("out", Type::F32);
-  f.add_var("out2", Type::F32);
+  add_homes_vars(f);
   const ir::BlockId entry = f.add_block("entry");
   const ir::BlockId rare = f.add_block("rare");
   const ir::BlockId join = f.add_block("join");
