@@ -19,6 +19,7 @@
 
 #include "../backend/compare.h"
 #include "backend_x64/jit.h"
+#include "tests/backend_x64/tier_compile.h"
 
 namespace gpurc_test_backend_x64_lane0_vars {  // one namespace per file: unity builds (CMakeLists.txt)
 
@@ -101,10 +102,7 @@ TEST_CASE("x64 lane-0 vars: warps of one call against the interpreter, every des
     for (const Descriptor& d : lane0_descriptors(f)) {
       for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
         if (!x64::host_supports(tier)) continue;
-        std::string err;
-        auto jit = x64::compile(f, x64::JitOptions{tier}, &err);
-        REQUIRE_MESSAGE(jit, err);
-        REQUIRE(jit->has_warp_loop());
+        auto jit = test::compile_warp_loop(f, tier);
         for (int k = 0; k < 16; ++k) {
           // Per warp and var a base: inside the 256 elements, past the
           // window (the helper's path: the window holds the first 2560

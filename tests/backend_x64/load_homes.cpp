@@ -21,6 +21,7 @@
 
 #include "../backend/compare.h"
 #include "backend_x64/jit.h"
+#include "tests/backend_x64/tier_compile.h"
 
 namespace gpurc_test_backend_x64_load_homes {  // one namespace per file: unity builds (CMakeLists.txt)
 
@@ -288,10 +289,7 @@ TEST_CASE("x64 load homes: the warp loop runs homed warps one after another; a l
   std::mt19937_64 rng(172);
   for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
     if (!x64::host_supports(tier)) continue;
-    std::string err;
-    auto jit = x64::compile(f, x64::JitOptions{tier}, &err);
-    REQUIRE_MESSAGE(jit, err);
-    REQUIRE(jit->has_warp_loop());
+    auto jit = test::compile_warp_loop(f, tier);
     for (int k = 0; k < 24; ++k) {
       // Warp bases: inside the 256 elements of a (and b, c), one past the
       // end (the last lanes of c fault: out of the memory), misaligned runs.

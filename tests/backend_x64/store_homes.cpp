@@ -23,6 +23,7 @@
 
 #include "../backend/compare.h"
 #include "backend_x64/jit.h"
+#include "tests/backend_x64/tier_compile.h"
 
 namespace gpurc_test_backend_x64_store_homes {  // one namespace per file: unity builds (CMakeLists.txt)
 
@@ -226,10 +227,7 @@ TEST_CASE("x64 store homes: the warp loop's warps store straight from the strips
     const ir::Function f = store_vector_add(1024, 2048, uint64_t(1024 + rel));
     for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
       if (!x64::host_supports(tier)) continue;
-      std::string err;
-      auto jit = x64::compile(f, x64::JitOptions{tier}, &err);
-      REQUIRE_MESSAGE(jit, err);
-      REQUIRE(jit->has_warp_loop());
+      auto jit = test::compile_warp_loop(f, tier);
       for (int k = 0; k < 12; ++k) {
         // Warp bases: inside the 256 elements, overlapping warps, one past
         // the memory's end (c faults).

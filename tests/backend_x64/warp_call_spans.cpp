@@ -18,6 +18,7 @@
 
 #include "../backend/compare.h"
 #include "backend_x64/jit.h"
+#include "tests/backend_x64/tier_compile.h"
 
 namespace gpurc_test_backend_x64_call_spans {  // one namespace per file: unity builds (CMakeLists.txt)
 
@@ -77,10 +78,7 @@ TEST_CASE("x64 call spans: one check per warp-loop call; windows, faults, masks 
     const ir::Function f = span_vector_add(2048, 4096, uint64_t(2048 + rel), false);
     for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
       if (!x64::host_supports(tier)) continue;
-      std::string err;
-      auto jit = x64::compile(f, x64::JitOptions{tier}, &err);
-      REQUIRE_MESSAGE(jit, err);
-      REQUIRE(jit->has_warp_loop());
+      auto jit = test::compile_warp_loop(f, tier);
       for (int k = 0; k < 16; ++k) {
         SpanCase c;
         c.warps = 2 + rng() % 7;
@@ -107,10 +105,7 @@ TEST_CASE("x64 call spans: a store through another lane var whose distance from 
   const int64_t dist[] = {0, 40, -3, 5, 31, 32, 1, -40};
   for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
     if (!x64::host_supports(tier)) continue;
-    std::string err;
-    auto jit = x64::compile(f, x64::JitOptions{tier}, &err);
-    REQUIRE_MESSAGE(jit, err);
-    REQUIRE(jit->has_warp_loop());
+    auto jit = test::compile_warp_loop(f, tier);
     for (int k = 0; k < 24; ++k) {
       SpanCase c;
       c.nvars = 2;

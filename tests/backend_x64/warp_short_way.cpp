@@ -19,6 +19,7 @@
 #include "../backend/compare.h"
 #include "backend_x64/jit.h"
 #include "ir/builder.h"
+#include "tests/backend_x64/tier_compile.h"
 
 namespace gpurc_test_backend_x64_warp_short_way {  // one namespace per file: unity builds (CMakeLists.txt)
 
@@ -130,10 +131,7 @@ TEST_CASE("x64 warp loop short way: budgets reset per warp, the stopping warp fr
     const ir::Function f = short_way_function(trips);
     for (x64::Tier tier : {x64::Tier::Avx512, x64::Tier::Avx2}) {
       if (!x64::host_supports(tier)) continue;
-      std::string err;
-      auto jit = x64::compile(f, x64::JitOptions{tier}, &err);
-      REQUIRE_MESSAGE(jit, err);
-      REQUIRE(jit->has_warp_loop());
+      auto jit = test::compile_warp_loop(f, tier);
       for (int k = 0; k < 24; ++k) {
         const size_t warps = 2 + rng() % 9;
         const uint32_t first = k % 3 == 0 ? 0 : uint32_t(rng() % 1000);
